@@ -1,0 +1,8 @@
+"""``python -m ralph_verify``."""
+
+import sys
+
+from ralph_verify.session import main
+
+if __name__ == "__main__":
+    sys.exit(main())

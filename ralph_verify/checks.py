@@ -1,0 +1,279 @@
+"""Checks: the objects that decide whether work is done, their results and their registry.
+
+A plugin declares check *types* in ``ralph_register_checks``; the registry
+turns each ``--until`` spec into a configured :class:`Check`, whose ``run``
+returns a :class:`CheckResult`. One plugin may own several names and share
+work between them (``tests`` and ``coverage`` share one pytest run).
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ralph_verify.fingerprint import fingerprint
+from ralph_verify.until import CheckSpec, SpecError
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+    from ralph_verify.verification import VerifyContext
+
+
+class Status(str, enum.Enum):
+    """The outcome of one check. ``error`` means the check could not decide."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One problem found by a check.
+
+    ``location`` is what a person would look up (``src/app.py:12:5`` or a test
+    id); ``path`` and ``line`` are kept apart for annotations. ``code`` is the
+    rule or error code (``E501``, ``arg-type``, ``AssertionError``) and takes
+    part in the fingerprint; the location does not, so the same mistake made in
+    ten places folds into one group.
+    """
+
+    message: str
+    location: str | None = None
+    detail: str = ""
+    code: str | None = None
+    path: str | None = None
+    line: int | None = None
+    fingerprint: str = ""
+    #: Set by the loop when the same failure was already there at the baseline.
+    pre_existing: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "fingerprint": self.fingerprint,
+            "location": self.location,
+            "message": self.message,
+            "detail": self.detail,
+            "code": self.code,
+            "path": self.path,
+            "line": self.line,
+            "pre_existing": self.pre_existing,
+        }
+
+
+@dataclass
+class CheckResult:
+    """What one check found. Fingerprints are filled in from the check name."""
+
+    name: str
+    spec: str
+    status: Status
+    summary: str
+    metric: float | None = None
+    failures: list[Failure] = field(default_factory=list)
+    duration_s: float = 0.0
+    #: The tool's last output, for errors (missing tool, crash, timeout).
+    output: str = ""
+    #: Tests that failed and then passed when re-run.
+    flaky: list[str] = field(default_factory=list)
+    #: Counts a plugin wants to keep (tests passed/failed, lint errors, ...).
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.failures = [
+            f if f.fingerprint else replace(f, fingerprint=fingerprint(self.name, f.message, f.code))
+            for f in self.failures
+        ]
+
+    @property
+    def passed(self) -> bool:
+        return self.status in (Status.PASSED, Status.SKIPPED)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "spec": self.spec,
+            "status": self.status.value,
+            "summary": self.summary,
+            "metric": self.metric,
+            "duration_s": round(self.duration_s, 3),
+            "counts": self.counts,
+            "flaky": self.flaky,
+            "output": self.output,
+            "failures": [f.to_json() for f in self.failures],
+        }
+
+
+class CheckOptions(BaseModel):
+    """Options every check accepts in ``[tool.ralph-verify.checks.NAME]``."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+
+    timeout: float | None = Field(
+        default=None, gt=0,
+        description="Seconds before the check's tool is killed and the check errors "
+                    "(default: the global timeout, 900).",
+    )
+
+
+class Check:
+    """A configured verifier. Subclasses implement :meth:`run`.
+
+    ``cost`` orders the start of concurrent checks: cheap ones first.
+    ``needs_coverage`` asks the shared pytest run to go under coverage.
+    """
+
+    cost: int = 10
+    #: True if the pytest run must go under coverage for this check (``coverage``, ``diffcover``).
+    needs_coverage: bool = False
+    #: True if the check applies ``!name`` itself; otherwise the core inverts its result.
+    handles_negation: bool = False
+
+    def __init__(self, spec: CheckSpec, options: CheckOptions, config: Config,
+                 check_type: CheckType) -> None:
+        self.spec = spec
+        self.options = options
+        self.config = config
+        self.type = check_type
+
+    @property
+    def name(self) -> str:
+        return self.type.name
+
+    @property
+    def timeout(self) -> float:
+        if self.options.timeout is not None:
+            return self.options.timeout
+        value = self.config.get("timeout")
+        return float(value) if value is not None else 900.0
+
+    def run(self, ctx: VerifyContext) -> CheckResult:
+        raise NotImplementedError(f"check {self.name!r} does not implement run()")
+
+    def result(self, status: Status, summary: str, **kwargs: Any) -> CheckResult:
+        """Build a result of this check; negation (``!name``) is applied by the core."""
+        return CheckResult(name=self.name, spec=self.spec.text, status=status, summary=summary,
+                           **kwargs)
+
+    def error(self, summary: str, output: str = "") -> CheckResult:
+        return self.result(Status.ERROR, summary, output=output)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec.text!r}>"
+
+
+CheckFactory = Callable[[CheckSpec, CheckOptions, "Config", "CheckType"], Check]
+
+
+@dataclass(frozen=True)
+class CheckType:
+    """A check name a plugin provides, with what its spec may contain.
+
+    ``threshold`` describes what a number after an operator means (``None``:
+    no threshold allowed); ``negatable`` allows ``!name``.
+    """
+
+    name: str
+    factory: CheckFactory
+    help: str
+    aliases: tuple[str, ...] = ()
+    arg: Literal["none", "optional", "required"] = "none"
+    arg_help: str = ""
+    threshold: str | None = None
+    negatable: bool = False
+    options: type[CheckOptions] = CheckOptions
+    plugin: str = ""
+
+    def usage(self) -> str:
+        text = ("!" if self.negatable else "") + self.name
+        if self.arg == "required":
+            text += ":ARG"
+        elif self.arg == "optional":
+            text += "[:ARG]"
+        if self.threshold:
+            text += "[>=N]"
+        return text
+
+
+class CheckRegistry:
+    """Check types by name and alias; builds checks from specs."""
+
+    def __init__(self, plugin_of_module: Callable[[str], str] | None = None) -> None:
+        self._types: dict[str, CheckType] = {}
+        self._aliases: dict[str, str] = {}
+        self._plugin_of_module = plugin_of_module
+
+    def add(self, check_type: CheckType) -> None:
+        """Declare a check type; a name or alias may be taken only once."""
+        if not check_type.plugin and self._plugin_of_module is not None:
+            module = getattr(check_type.factory, "__module__", "")
+            check_type = replace(check_type, plugin=self._plugin_of_module(module))
+        for key in (check_type.name, *check_type.aliases):
+            owner = self._aliases.get(key)
+            if owner is not None:
+                from ralph_verify.errors import UsageError
+
+                raise UsageError(
+                    f"check name {key!r} of plugin {check_type.plugin or '?'} is already "
+                    f"taken by plugin {self._types[owner].plugin or '?'}; disable one of "
+                    f"them with -p no:NAME"
+                )
+            self._aliases[key] = check_type.name
+        self._types[check_type.name] = check_type
+
+    def get(self, name: str) -> CheckType | None:
+        canonical = self._aliases.get(name)
+        return self._types[canonical] if canonical is not None else None
+
+    def types(self) -> list[CheckType]:
+        return sorted(self._types.values(), key=lambda t: t.name)
+
+    def known_names(self) -> str:
+        """``tests (pytest), lint (ruff), ...`` for error messages."""
+        parts = []
+        for check_type in self.types():
+            aliases = f" ({', '.join(check_type.aliases)})" if check_type.aliases else ""
+            parts.append(check_type.name + aliases)
+        return ", ".join(parts)
+
+    def resolve(self, spec: CheckSpec) -> CheckType:
+        """The check type for ``spec``, or a :class:`SpecError` pointing at what is wrong."""
+        check_type = self.get(spec.name)
+        text, start = spec.source_text or spec.text, spec.offset if spec.source_text else 0
+
+        def fail(problem: str, position: int, hint: str = "") -> SpecError:
+            return SpecError(problem, text, position, source=spec.source, hint=hint)
+
+        if check_type is None:
+            close = difflib.get_close_matches(spec.name, list(self._aliases), n=1)
+            did_you_mean = f"did you mean {close[0]!r}? " if close else ""
+            raise fail(f"unknown check {spec.name!r}", spec.name_offset,
+                       hint=f"{did_you_mean}known checks: {self.known_names()}")
+        if spec.negated and not check_type.negatable:
+            raise fail(f"check {check_type.name!r} cannot be negated with '!'", start)
+        if spec.arg is None and check_type.arg == "required":
+            raise fail(f"check {check_type.name!r} needs an argument: {check_type.usage()}"
+                       + (f" ({check_type.arg_help})" if check_type.arg_help else ""),
+                       spec.name_offset + len(spec.name))
+        if spec.arg is not None and check_type.arg == "none":
+            raise fail(f"check {check_type.name!r} takes no ':' argument",
+                       spec.name_offset + len(spec.name))
+        if spec.op is not None and check_type.threshold is None:
+            raise fail(f"check {check_type.name!r} takes no threshold", spec.op_offset)
+        return check_type
+
+    def build(self, specs: Sequence[CheckSpec], config: Config,
+              options: Mapping[str, CheckOptions] | None = None) -> list[Check]:
+        """Configured checks for ``specs``; ``options`` maps check names to their options."""
+        checks = []
+        for spec in specs:
+            check_type = self.resolve(spec)
+            check_options = (options or {}).get(check_type.name) or check_type.options()
+            checks.append(check_type.factory(spec, check_options, config, check_type))
+        return checks

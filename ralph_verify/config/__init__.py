@@ -1,0 +1,260 @@
+"""The run's configuration: plugin manager, command line, ``pyproject.toml``, check registry.
+
+:func:`get_config` builds a fresh plugin manager for every run (never a global
+one), registers the built-in plugins from a tuple through the same function as
+third-party plugins from the ``ralph_verify`` entry-point group, lets plugins
+declare options and checks, parses the command line and validates the config.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+from ralph_verify import hookspec
+from ralph_verify.config.parser import Command, Parser, Setting
+from ralph_verify.errors import ConfigError, UsageError
+
+if TYPE_CHECKING:
+    import argparse
+
+    from ralph_verify.checks import Check, CheckOptions, CheckRegistry
+    from ralph_verify.until import CheckSpec
+
+__all__ = ["Config", "ConfigError", "UsageError", "get_config", "get_plugin_manager"]
+
+ENTRY_POINT_GROUP = "ralph_verify"
+DISABLE_AUTOLOAD_ENV = "RALPH_VERIFY_DISABLE_PLUGIN_AUTOLOAD"
+
+#: Built-in plugins, registered in this order under their short names.
+BUILTIN_PLUGINS: tuple[str, ...] = (
+    "core",
+    "feedback",
+    "terminal",
+    "json_report",
+    "files",
+    "cmd",
+    "promise",
+    "pytest_run",
+    "junit",
+    "ruff",
+    "mypy",
+    "commands",
+)
+
+
+class Config:
+    """Access to settings, the plugin manager and the hooks for one run."""
+
+    def __init__(self, pluginmanager: pluggy.PluginManager, parser: Parser,
+                 namespace: argparse.Namespace, command: Command, root: Path,
+                 pyproject: Path, file_settings: dict[str, Any], registry: CheckRegistry,
+                 check_options: dict[str, CheckOptions], args: Sequence[str]) -> None:
+        self.pluginmanager = pluginmanager
+        self.hook = pluginmanager.hook
+        self.parser = parser
+        self.option = namespace
+        self.command = command
+        self.root = root
+        self.pyproject = pyproject
+        self.file_settings = file_settings
+        self.registry = registry
+        self.check_options = check_options
+        self.args = tuple(args)
+        self.invocation_dir = Path.cwd()
+        #: Plugins keep per-run objects here (``config.stash["key"]``).
+        self.stash: dict[str, Any] = {}
+
+    def get(self, key: str) -> Any:
+        """A setting: the command line, else ``[tool.ralph-verify]``, else the default."""
+        dest = key.replace("-", "_")
+        value = getattr(self.option, dest, None)
+        if value is not None:
+            return value
+        if dest in self.file_settings:
+            return self.file_settings[dest]
+        setting = self._setting(dest)
+        return setting.default if setting is not None else None
+
+    def source_of(self, key: str) -> str:
+        """Where a setting's value came from: ``command line``, the file, or ``default``."""
+        dest = key.replace("-", "_")
+        if getattr(self.option, dest, None) is not None:
+            return "command line"
+        if dest in self.file_settings:
+            return str(self.pyproject)
+        return "default"
+
+    def _setting(self, dest: str) -> Setting | None:
+        return next((s for s in self.parser.settings.values() if s.dest == dest), None)
+
+    def until_specs(self) -> list[CheckSpec]:
+        """The checks asked for: ``--until``, else ``until`` in the config file."""
+        from ralph_verify.until import parse_spec, parse_until
+
+        cli = getattr(self.option, "until", None)
+        if cli is not None:
+            specs = parse_until(cli)
+        elif "until" in self.file_settings:
+            value = self.file_settings["until"]
+            where = f"{self.pyproject.name} [tool.ralph-verify] until"
+            if isinstance(value, str):
+                specs = parse_until(value, source=where)
+            else:
+                specs = [parse_spec(item, source=f"{where}[{i}]") for i, item in enumerate(value)]
+        else:
+            raise UsageError(
+                "no checks to run: pass --until (for example --until tests,lint,coverage>=80) "
+                f"or set until = [...] in {TABLE_HINT}")
+        for spec in specs:
+            self.registry.resolve(spec)
+        return specs
+
+    def build_checks(self, specs: Sequence[CheckSpec] | None = None) -> list[Check]:
+        return self.registry.build(self.until_specs() if specs is None else specs, self,
+                                   self.check_options)
+
+
+TABLE_HINT = "[tool.ralph-verify] of pyproject.toml"
+
+
+def plugin_name_of(pm: pluggy.PluginManager, module: str) -> str:
+    """The registered plugin name whose module is ``module`` (or a parent of it)."""
+    for name, plugin in pm.list_name_plugin():
+        plugin_module = getattr(plugin, "__name__", None) or type(plugin).__module__
+        if module == plugin_module or module.startswith(f"{plugin_module}."):
+            return name or ""
+    return module
+
+
+def register_plugin(pm: pluggy.PluginManager, plugin: object, name: str) -> None:
+    """Register one plugin, built-in or third-party, with a clear error if it is malformed."""
+    try:
+        pm.register(plugin, name=name)
+    except pluggy.PluginValidationError as exc:
+        raise UsageError(f"plugin {name!r} is invalid: {exc}") from None
+    except ValueError as exc:
+        raise UsageError(f"plugin {name!r} could not be registered: {exc}") from None
+
+
+def _entry_points() -> Iterator[Any]:
+    from importlib.metadata import entry_points
+
+    yield from entry_points(group=ENTRY_POINT_GROUP)
+
+
+def get_plugin_manager(disabled: Sequence[str] = ()) -> pluggy.PluginManager:
+    """A fresh plugin manager with the built-ins and (unless disabled) entry-point plugins."""
+    pm = pluggy.PluginManager("ralph_verify")
+    pm.add_hookspecs(hookspec)
+    blocked = set(disabled)
+    for name in blocked:
+        pm.set_blocked(name)
+    for name in BUILTIN_PLUGINS:
+        if name in blocked:
+            continue
+        module = importlib.import_module(f"ralph_verify.plugins.{name}")
+        register_plugin(pm, module, name)
+    if not os.environ.get(DISABLE_AUTOLOAD_ENV):
+        for entry_point in _entry_points():
+            if entry_point.name in blocked or pm.get_plugin(entry_point.name) is not None:
+                continue
+            dist = getattr(entry_point, "dist", None)
+            origin = f" (from {dist.name} {dist.version})" if dist is not None else ""
+            try:
+                plugin = entry_point.load()
+            except Exception as exc:
+                raise UsageError(
+                    f"plugin {entry_point.name!r}{origin} failed to import: "
+                    f"{type(exc).__name__}: {exc}; fix or uninstall it, or run with "
+                    f"-p no:{entry_point.name} (or {DISABLE_AUTOLOAD_ENV}=1 to load no "
+                    "third-party plugin)"
+                ) from None
+            register_plugin(pm, plugin, entry_point.name)
+            pm._plugin_distinfo.append((plugin, dist))  # type: ignore[arg-type]  # pluggy's own bookkeeping, as load_setuptools_entrypoints does
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise UsageError(f"{exc} (is it misspelled? run 'ralph-verify plugins')") from None
+    return pm
+
+
+def split_disable_args(args: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Take ``-p no:NAME`` out of ``args``; other ``-p`` values stay (``run -p PROMPT.md``)."""
+    rest: list[str] = []
+    disabled: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "-p" and index + 1 < len(args) and args[index + 1].startswith("no:"):
+            disabled.append(args[index + 1][3:])
+            index += 2
+            continue
+        if arg.startswith("-pno:"):
+            disabled.append(arg[5:])
+        else:
+            rest.append(arg)
+        index += 1
+    return rest, disabled
+
+
+def find_root(start: Path) -> Path:
+    """The nearest directory at or above ``start`` with a pyproject.toml or .git."""
+    for folder in (start, *start.parents):
+        if (folder / "pyproject.toml").is_file() or (folder / ".git").exists():
+            return folder
+    return start
+
+
+def get_config(args: Sequence[str]) -> Config:
+    """Build the run's configuration; raises :class:`UsageError` for anything the user got wrong."""
+    from ralph_verify.checks import CheckRegistry
+    from ralph_verify.config.pyproject import load_table, validate_checks, validate_settings
+
+    args, disabled = split_disable_args(args)
+    pm = get_plugin_manager(disabled)
+    parser = Parser()
+    # Each implementation is called in turn so that what it declares names its plugin.
+    for impl in reversed(pm.hook.ralph_addoption.get_hookimpls()):
+        parser.current_plugin = impl.plugin_name
+        impl.function(parser=parser)
+    parser.current_plugin = ""
+    namespace = parser.parse(args)
+    if namespace.version:
+        namespace.command = "version"
+    if namespace.command is None:
+        raise UsageError("missing command: try 'ralph-verify check --until tests' "
+                         "(see 'ralph-verify --help')")
+    if namespace.command == "version":
+        command = Command("version", lambda config: 0, "")
+    else:
+        command = parser.commands[namespace.command]
+    root_option = getattr(namespace, "root", None)
+    if root_option is not None:
+        root = Path(root_option).resolve()
+        if not root.is_dir():
+            raise UsageError(f"--root {root_option}: no such directory")
+    else:
+        root = find_root(Path.cwd().resolve())
+    pyproject = root / "pyproject.toml"
+    table = load_table(pyproject)
+    file_settings = validate_settings(table, parser.settings, pyproject)
+    registry = CheckRegistry(plugin_of_module=lambda module: plugin_name_of(pm, module))
+    pm.hook.ralph_register_checks(registry=registry)
+    check_options = validate_checks(table.get("checks", {}), registry, pyproject)
+    config = Config(pm, parser, namespace, command, root, pyproject, file_settings, registry,
+                    check_options, args)
+    pm.hook.ralph_configure.call_historic(kwargs={"config": config})
+    return config
+
+
+def version() -> str:
+    from ralph_verify import __version__
+
+    return f"ralph-verify {__version__} (Python {sys.version.split()[0]})"

@@ -1,0 +1,143 @@
+"""Options, settings and subcommands, declared by plugins in ``ralph_addoption``.
+
+An option may carry a setting key: then ``[tool.ralph-verify] key = ...`` sets
+it too, and the command line wins. Options belong to *scopes* (``project``,
+``verify``, ``output`` ...) and a subcommand lists the scopes it accepts, so
+``check`` and ``run`` share ``--until`` without declaring it twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from ralph_verify.errors import UsageError
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+
+CommandHandler = Callable[["Config"], int]
+
+EXIT_CODES_HELP = """exit codes:
+  0  all checks passed
+  1  some check failed
+  2  usage or configuration error (bad option, --until spec, config key, plugin)
+  3  a check could not decide (tool missing, timed out, crashed, unreadable output)
+  4  internal error in ralph-verify or a plugin (a bug: the traceback is shown)
+  130 interrupted (Ctrl-C)"""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A value that may come from ``[tool.ralph-verify]`` (kebab-case key)."""
+
+    key: str
+    type: Any
+    default: Any
+    help: str
+    plugin: str = ""
+
+    @property
+    def dest(self) -> str:
+        return self.key.replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Option:
+    flags: tuple[str, ...]
+    kwargs: dict[str, Any]
+    scope: str
+    setting: str | None
+    plugin: str = ""
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    handler: CommandHandler
+    help: str
+    description: str = ""
+    scopes: tuple[str, ...] = ()
+    plugin: str = ""
+
+
+@dataclass
+class Parser:
+    """Collects what plugins declare; :meth:`parse` builds the argparse parser from it."""
+
+    options: list[Option] = field(default_factory=list)
+    settings: dict[str, Setting] = field(default_factory=dict)
+    commands: dict[str, Command] = field(default_factory=dict)
+    #: Set by the config while calling each plugin, so declarations name their plugin.
+    current_plugin: str = ""
+
+    def add_command(self, name: str, handler: CommandHandler, *, help: str,
+                    description: str = "", scopes: Sequence[str] = ()) -> None:
+        """Add a subcommand; ``scopes`` lists the option scopes it accepts."""
+        if name in self.commands:
+            raise UsageError(f"command {name!r} is declared by both "
+                             f"{self.commands[name].plugin} and {self.current_plugin}")
+        self.commands[name] = Command(name, handler, help, description or help,
+                                      ("project", *scopes), self.current_plugin)
+
+    def addsetting(self, key: str, *, type: Any, default: Any, help: str) -> None:
+        """Declare a setting that has no command-line option."""
+        if key in self.settings:
+            raise UsageError(f"setting {key!r} is declared by both "
+                             f"{self.settings[key].plugin} and {self.current_plugin}")
+        self.settings[key] = Setting(key, type, default, help, self.current_plugin)
+
+    def addoption(self, *flags: str, scope: str = "verify", setting: str | None = None,
+                  setting_type: Any = None, **kwargs: Any) -> None:
+        """Declare an option (argparse arguments) for every command accepting ``scope``.
+
+        With ``setting``, the option also reads ``[tool.ralph-verify] <setting>``;
+        ``default`` then is the setting's default, and the command line wins.
+        """
+        if setting is not None:
+            default = kwargs.pop("default", None)
+            if setting_type is None:
+                action = kwargs.get("action")
+                setting_type = (bool if action in ("store_true", "store_false")
+                                else kwargs.get("type", str))
+            self.addsetting(setting, type=setting_type, default=default,
+                            help=kwargs.get("help", ""))
+            kwargs["default"] = None
+            kwargs.setdefault("dest", setting.replace("-", "_"))
+            if kwargs.get("action") == "store_true":
+                kwargs["default"] = None
+        self.options.append(Option(tuple(flags), kwargs, scope, setting, self.current_plugin))
+
+    def build(self) -> argparse.ArgumentParser:
+        parser = _ArgumentParser(
+            prog="ralph-verify",
+            description="Run AI coding agents in a loop until the work is verifiably done: "
+                        "verifier plugins decide, not the agent.",
+            epilog="-p no:NAME disables plugin NAME (see 'ralph-verify plugins').\n\n"
+                   + EXIT_CODES_HELP,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        parser.add_argument("--version", action="store_true",
+                            help="show the version and exit")
+        sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+        for command in sorted(self.commands.values(), key=lambda c: c.name):
+            command_parser = sub.add_parser(
+                command.name, help=command.help, description=command.description,
+                epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+            )
+            for option in self.options:
+                if option.scope in command.scopes:
+                    command_parser.add_argument(*option.flags, **option.kwargs)
+        return parser
+
+    def parse(self, args: Sequence[str]) -> argparse.Namespace:
+        return self.build().parse_args(list(args))
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse that raises :class:`UsageError` instead of printing and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")

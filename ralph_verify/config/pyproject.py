@@ -1,0 +1,111 @@
+"""Reading and validating ``[tool.ralph-verify]`` in ``pyproject.toml``.
+
+The accepted keys are the settings plugins declared, plus one table per check
+under ``checks``; both are validated with pydantic, and an error names the file,
+the key and what was expected.
+"""
+
+from __future__ import annotations
+
+import difflib
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ralph_verify.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
+    from ralph_verify.checks import CheckOptions, CheckRegistry
+    from ralph_verify.config.parser import Setting
+
+TABLE = "[tool.ralph-verify]"
+
+
+def load_table(path: Path) -> dict[str, Any]:
+    """The ``[tool.ralph-verify]`` table of ``path`` (empty if the file or table is absent)."""
+    if not path.is_file():
+        return {}
+    try:
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
+    table = data.get("tool", {}).get("ralph-verify", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: {TABLE} must be a table, not {type(table).__name__}")
+    return table
+
+
+def validate_settings(table: Mapping[str, Any], settings: Mapping[str, Setting],
+                      path: Path) -> dict[str, Any]:
+    """Validated setting values by ``dest`` (snake_case); only keys present in the file."""
+    from pydantic import ConfigDict, Field, ValidationError, create_model
+
+    fields: dict[str, Any] = {
+        setting.dest: (setting.type | None, Field(default=None, alias=setting.key))
+        for setting in settings.values()
+    }
+    fields["checks"] = (dict[str, dict[str, Any]], Field(default_factory=dict))
+    model = create_model(  # type: ignore[call-overload]  # dynamic fields from plugins
+        "RalphVerifySettings",
+        __config__=ConfigDict(extra="forbid", populate_by_name=True, strict=False),
+        **fields,
+    )
+    try:
+        validated = model.model_validate(dict(table))
+    except ValidationError as exc:
+        known = sorted([*settings, "checks"])
+        raise ConfigError(_describe(exc, path, TABLE, known)) from None
+    present = validated.model_fields_set
+    return {name: getattr(validated, name) for name in present if name != "checks"}
+
+
+def validate_checks(tables: Mapping[str, Any], registry: CheckRegistry,
+                    path: Path) -> dict[str, CheckOptions]:
+    """Options for each ``[tool.ralph-verify.checks.NAME]`` table, by canonical check name."""
+    from pydantic import ValidationError
+
+    options: dict[str, CheckOptions] = {}
+    for name, table in tables.items():
+        where = f"{TABLE[:-1]}.checks.{name}]"
+        check_type = registry.get(name)
+        if check_type is None:
+            close = difflib.get_close_matches(name, [t.name for t in registry.types()], n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"{path}: {where}: unknown check {name!r}{hint}; known checks: "
+                              f"{registry.known_names()}")
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: {where} must be a table")
+        try:
+            options[check_type.name] = check_type.options.model_validate(table)
+        except ValidationError as exc:
+            known = sorted(field.alias or key
+                           for key, field in check_type.options.model_fields.items())
+            raise ConfigError(_describe(exc, path, where, known)) from None
+    return options
+
+
+def _describe(exc: ValidationError, path: Path, where: str, known: list[str]) -> str:
+    """One line per problem: the file, the table, the key, what was expected."""
+    lines = []
+    for error in exc.errors():
+        key = ".".join(str(part) for part in error["loc"])
+        if error["type"] == "extra_forbidden":
+            close = difflib.get_close_matches(str(error["loc"][0]), known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            lines.append(f"{path}: {where}: unknown key {key!r}{hint}; "
+                         f"known keys: {', '.join(known)}")
+        else:
+            lines.append(f"{path}: {where} {key}: {error['msg'].lower()} "
+                         f"(got {error.get('input')!r})")
+    return "\n".join(lines)

@@ -1,0 +1,19 @@
+"""The two exceptions a user may see: both print ``ERROR: ...`` and exit 2, never a traceback.
+
+Anything else that escapes is a bug in ralph-verify or a plugin and is shown
+with its traceback (exit code 4), as pytest does with internal errors.
+"""
+
+from __future__ import annotations
+
+
+class UsageError(Exception):
+    """Bad command line, bad ``--until`` spec, bad configuration or a broken plugin.
+
+    The message is shown as is after ``ERROR:``; it must name the problem and
+    the fix.
+    """
+
+
+class ConfigError(UsageError):
+    """A configuration file has a bad key or value; the message names the file and key."""

@@ -1,0 +1,43 @@
+"""Failure fingerprints: the same problem gets the same fingerprint across runs.
+
+Whatever changes between two runs of the same failure is normalised away:
+timestamps, UUIDs, temporary directories, paths, memory addresses, long hex
+ids and numbers. The fingerprint folds duplicates in feedback and tells the
+stall breaker that the agent is looking at the same errors again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"),
+     "<time>"),
+    (re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<time>"),
+    (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
+     "<uuid>"),
+    # Temporary directories before paths, so they fold whatever follows them.
+    (re.compile(r"(?:[A-Za-z]:)?[\\/](?:tmp|var[\\/]folders|private[\\/]var|Temp)"
+                r"(?:[\\/][^\s'\":,)\]]*)?", re.IGNORECASE), "<tmp>"),
+    (re.compile(r"\bpytest-of-[^\s'\":,)\]]+"), "<tmp>"),
+    (re.compile(r"0x[0-9a-fA-F]+"), "<addr>"),
+    (re.compile(r"(?:[A-Za-z]:)?(?:[\w.-]*[\\/])+[\w.-]+"), "<path>"),
+    (re.compile(r"\b(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*[0-9])[0-9a-fA-F]{8,}\b"), "<hex>"),
+    (re.compile(r"(?<![A-Za-z_])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"), "N"),
+)
+_SPACE = re.compile(r"\s+")
+
+
+def normalise(message: str) -> str:
+    """Replace the parts of ``message`` that vary between runs with placeholders."""
+    text = message
+    for pattern, replacement in _RULES:
+        text = pattern.sub(replacement, text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def fingerprint(check: str, message: str, code: str | None = None) -> str:
+    """A short stable id for a failure of ``check`` with this message and rule code."""
+    key = "\x1f".join((check, code or "", normalise(message)))
+    return hashlib.sha1(key.encode("utf-8"), usedforsecurity=False).hexdigest()[:12]

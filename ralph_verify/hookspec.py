@@ -1,0 +1,107 @@
+"""Every hook ralph-verify calls, in one place, documented.
+
+Plugins implement these with ``@ralph_verify.hookimpl``. Hook names start with
+``ralph_``; a plugin that implements an unknown ``ralph_`` hook is refused at
+start-up with its name and the hook's. Arguments are passed by name, so an
+implementation may accept only the ones it needs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from ralph_verify.checks import Check, CheckRegistry, CheckResult
+    from ralph_verify.config import Config
+    from ralph_verify.config.parser import Parser
+    from ralph_verify.verification import Verification, VerifyContext
+
+hookspec = pluggy.HookspecMarker("ralph_verify")
+
+
+@hookspec
+def ralph_addoption(parser: Parser) -> None:
+    """Declare command-line options, config settings and subcommands.
+
+    :param parser: call ``parser.addoption("--flag", setting="key", ...)`` for an
+        option that may also be set as ``key`` in ``[tool.ralph-verify]`` (the
+        command line wins), ``parser.addsetting(...)`` for a config-only setting,
+        and ``parser.add_command(name, handler, help=...)`` for a subcommand.
+
+    Called once per plugin, before the command line is parsed, in registration
+    order (built-ins first); what a plugin declares is listed under its name.
+    """
+
+
+@hookspec(historic=True)
+def ralph_configure(config: Config) -> None:
+    """Act on the parsed command line and configuration.
+
+    :param config: the run's :class:`~ralph_verify.Config`; settings are read
+        with ``config.get(key)``.
+
+    A plugin may register further plugin objects here (as pytest's junitxml
+    does) and keep per-run state on itself, never in globals. Historic: a plugin
+    registered during configure is configured too.
+    """
+
+
+@hookspec
+def ralph_unconfigure(config: Config) -> None:
+    """Release what ``ralph_configure`` acquired; called once before exit, even after errors."""
+
+
+@hookspec
+def ralph_register_checks(registry: CheckRegistry) -> None:
+    """Declare the check names this plugin provides.
+
+    :param registry: call ``registry.add(CheckType(name=..., factory=..., help=...))``.
+        A name or alias already taken is an error naming both plugins.
+
+    ``CheckType.options`` is a pydantic model validating
+    ``[tool.ralph-verify.checks.NAME]``; ``threshold`` says what ``name>=N``
+    means (``None`` forbids a threshold); ``negatable`` allows ``!name``.
+    """
+
+
+@hookspec(firstresult=True)
+def ralph_verify_check(check: Check, ctx: VerifyContext) -> CheckResult | None:
+    """Run one check and return its result.
+
+    :param check: the configured check (``check.spec``, ``check.options``).
+    :param ctx: the verification's context: project ``root``, a scratch
+        ``workdir``, ``run()`` for tools (own process group, timeout),
+        ``shared()`` to share one tool run between checks, and every
+        ``checks`` of this verification.
+
+    The first non-``None`` result wins; the built-in implementation (``trylast``)
+    calls ``check.run(ctx)``. Implement it with ``wrapper=True`` to wrap every
+    check: the built-in wrappers time each check and turn a missing tool, a
+    timeout or a crash into an ``error`` result instead of a crash of
+    ralph-verify. Called from worker threads, concurrently for different checks.
+    """
+
+
+@hookspec
+def ralph_verify_logresult(result: CheckResult) -> None:
+    """Report one check's result as soon as it is known (main thread, completion order)."""
+
+
+@hookspec(firstresult=True)
+def ralph_format_feedback(verification: Verification, budget: int) -> str | None:
+    """Render the verification's failures as the text an agent reads next.
+
+    :param verification: all results of one verification.
+    :param budget: the size limit in characters (``feedback-budget``, default 4000).
+
+    The built-in (``trylast``) groups failures by fingerprint, counts and ranks
+    the groups, quotes one example of each as tool output, and always says how
+    much was left out. Return a string to replace it.
+    """
+
+
+@hookspec
+def ralph_verification_finish(config: Config, verification: Verification) -> None:
+    """Report a finished verification: the terminal summary, ``--json``, other outputs."""

@@ -1,0 +1,56 @@
+"""``cmd:"COMMAND"``: any command; exit code 0 passes (``!cmd:`` passes when it fails)."""
+
+from __future__ import annotations
+
+import os
+
+from ralph_verify import hookimpl
+from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
+from ralph_verify.process import tail_of_file
+from ralph_verify.verification import VerifyContext
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""
+
+
+class CommandCheck(Check):
+    cost = 5
+    handles_negation = True
+
+    def run(self, ctx: VerifyContext) -> CheckResult:
+        command = self.spec.arg or ""
+        env = {**os.environ, "RALPH_VERIFY_ROOT": str(ctx.root)}
+        run = ctx.run([command], timeout=self.timeout, env=env, shell=True)
+        output = "\n".join(p for p in (tail_of_file(run.stdout_path, 40),
+                                       tail_of_file(run.stderr_path, 40)) if p)
+        succeeded = run.returncode == 0
+        if self.spec.negated:
+            if not succeeded:
+                return self.result(Status.PASSED, f"exited {run.returncode}, as required",
+                                   metric=run.returncode)
+            return self.result(
+                Status.FAILED, "succeeded (exit 0) but must fail", metric=0,
+                failures=[Failure(message=f"`{command}` must fail but succeeded: "
+                                          f"{_last_line(output)}", detail=output,
+                                  location=command, code="cmd")],
+            )
+        if succeeded:
+            return self.result(Status.PASSED, "exit 0", metric=0)
+        return self.result(
+            Status.FAILED, f"exit {run.returncode}: {_last_line(output)}", metric=run.returncode,
+            failures=[Failure(message=f"`{command}` exited {run.returncode}: "
+                                      f"{_last_line(output)}", detail=output, location=command,
+                              code="cmd")],
+        )
+
+
+@hookimpl
+def ralph_register_checks(registry: CheckRegistry) -> None:
+    registry.add(CheckType(
+        name="cmd", factory=CommandCheck, arg="required", negatable=True,
+        arg_help='a shell command, quoted if it has commas: cmd:"make docs"',
+        help="a command must exit 0 (!cmd: must exit non-zero); runs in the project root "
+             "through the shell, output quoted in the feedback",
+    ))

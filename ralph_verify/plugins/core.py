@@ -1,0 +1,60 @@
+"""The core's own hook implementations: common options, running a check, timing, errors."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Generator
+
+from ralph_verify import hookimpl
+from ralph_verify.checks import Check, CheckResult
+from ralph_verify.config.parser import Parser
+from ralph_verify.process import ToolError
+from ralph_verify.verification import VerifyContext
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.addoption("--root", scope="project", metavar="DIR",
+                     help="project root: where checks run and pyproject.toml is read "
+                          "(default: nearest folder with pyproject.toml or .git)")
+    parser.addoption("--timeout", setting="timeout", type=float, default=900.0,
+                     metavar="SECONDS",
+                     help="seconds before a check's tool is killed and the check errors "
+                          "(default 900; per check: [tool.ralph-verify.checks.NAME] timeout)")
+    parser.addoption("--feedback-budget", setting="feedback-budget", type=int, default=4000,
+                     metavar="CHARS",
+                     help="size limit of the feedback text in characters (default 4000)")
+    parser.addoption("--python", setting="python", metavar="PATH",
+                     help="the project's Python interpreter, for pytest and mypy "
+                          "(default: $VIRTUAL_ENV, then .venv/ or venv/ in the root, "
+                          "then ralph-verify's own)")
+    parser.addoption("-j", "--jobs", setting="jobs", type=int, metavar="N",
+                     help="how many checks run at once (default: all of them)")
+
+
+@hookimpl(trylast=True)
+def ralph_verify_check(check: Check, ctx: VerifyContext) -> CheckResult:
+    return check.run(ctx)
+
+
+@hookimpl(wrapper=True, specname="ralph_verify_check")
+def ralph_verify_check_wrapper(check: Check, ctx: VerifyContext) -> Generator[
+        None, CheckResult | None, CheckResult | None]:
+    """Time every check; a missing tool, a timeout or a crash becomes an ``error`` result."""
+    started = time.perf_counter()
+    try:
+        result = yield
+    except ToolError as exc:
+        result = check.error(str(exc), output=exc.output)
+    except Exception as exc:
+        plugin = check.type.plugin or "?"
+        result = check.error(
+            f"check {check.spec.text!r} crashed ({type(exc).__name__}: {exc}); "
+            f"this is a bug in plugin {plugin}",
+            output=traceback.format_exc(limit=8),
+        )
+    if result is not None and not result.duration_s:
+        result.duration_s = time.perf_counter() - started
+    return result
+

@@ -1,0 +1,66 @@
+"""``files:GLOB`` (something matches) and ``!files:GLOB`` (nothing matches)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ralph_verify import hookimpl
+from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
+from ralph_verify.verification import VerifyContext
+
+_IGNORED_PARTS = {".git", ".ralph", ".venv", "__pycache__", "node_modules"}
+
+
+def matches(root: Path, pattern: str) -> list[str]:
+    """Files and folders under ``root`` matching ``pattern`` (``**`` allowed), sorted."""
+    if Path(pattern).is_absolute():
+        raise ValueError("files: takes a path relative to the project root")
+    found = []
+    for path in root.glob(pattern):
+        relative = path.relative_to(root)
+        if not _IGNORED_PARTS.intersection(relative.parts[:-1]):
+            found.append(relative.as_posix())
+    return sorted(found)
+
+
+class FilesCheck(Check):
+    cost = 0
+    handles_negation = True
+
+    def run(self, ctx: VerifyContext) -> CheckResult:
+        pattern = self.spec.arg or ""
+        try:
+            found = matches(ctx.root, pattern)
+        except ValueError as exc:
+            return self.error(str(exc))
+        count = len(found)
+        listing = ", ".join(found[:5]) + (f" and {count - 5} more" if count > 5 else "")
+        if self.spec.negated:
+            if not found:
+                return self.result(Status.PASSED, f"nothing matches {pattern}", metric=0)
+            return self.result(
+                Status.FAILED, f"{count} must not exist: {listing}", metric=count,
+                failures=[Failure(message=f"{path} must not exist (matches !files:{pattern})",
+                                  location=path, path=path) for path in found],
+            )
+        wanted_count = self.spec.op is not None
+        ok = self.spec.compare(count) if wanted_count else count > 0
+        if ok:
+            return self.result(Status.PASSED, f"{count} match{'es' if count != 1 else ''}: "
+                                              f"{listing}", metric=count)
+        want = self.spec.threshold_text() or ">=1"
+        return self.result(
+            Status.FAILED, f"{count} files match {pattern}, wanted {want}", metric=count,
+            failures=[Failure(message=f"expected files matching {pattern} ({want}), "
+                                      f"found {count}", location=pattern)],
+        )
+
+
+@hookimpl
+def ralph_register_checks(registry: CheckRegistry) -> None:
+    registry.add(CheckType(
+        name="files", factory=FilesCheck, arg="required", negatable=True,
+        arg_help="a path or glob relative to the root, ** allowed",
+        threshold="number of matching files (default: at least one)",
+        help="a file or glob must exist (files:src/app.py) or must not (!files:jest.config.js)",
+    ))

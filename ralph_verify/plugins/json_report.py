@@ -1,0 +1,34 @@
+"""``--json [FILE]``: the verification as JSON, on stdout or in a file."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ralph_verify import hookimpl
+from ralph_verify.config import Config
+from ralph_verify.config.parser import Parser
+from ralph_verify.redact import redact
+from ralph_verify.state_files import write_text_atomic
+from ralph_verify.verification import Verification
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.addoption("--json", scope="output", nargs="?", const="-", metavar="FILE",
+                     help="write the verification as JSON to FILE, or to stdout when no FILE "
+                          "is given (the terminal summary then goes to stderr)")
+
+
+@hookimpl
+def ralph_verification_finish(config: Config, verification: Verification) -> None:
+    target = getattr(config.option, "json", None)
+    if target is None:
+        return
+    text = redact(json.dumps(verification.to_json(), indent=2)) + "\n"
+    if target == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        write_text_atomic(Path(config.invocation_dir, target), text)

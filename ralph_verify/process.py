@@ -1,0 +1,169 @@
+"""Run a tool as a subprocess: its own process group, a timeout, output kept on disk.
+
+Output goes to temporary files, not pipes, so a tool that prints hundreds of
+megabytes neither blocks nor fills memory; callers read what they need. On a
+timeout or Ctrl-C the whole process group is killed, so no grandchild (an
+xdist worker, a shell's child) survives.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+#: How much of a tool's output an error result quotes.
+TAIL_LINES = 30
+TAIL_CHARS = 3000
+
+
+class ToolError(Exception):
+    """A tool could not give an answer; the check becomes an ``error`` result."""
+
+    def __init__(self, message: str, output: str = "") -> None:
+        super().__init__(message)
+        self.output = output
+
+
+class ToolMissing(ToolError):
+    """The tool is not installed; the message says which package provides it."""
+
+
+class ToolTimeout(ToolError):
+    """The tool ran past its timeout and was killed."""
+
+
+@dataclass
+class ToolRun:
+    """A finished tool run. ``stdout``/``stderr`` are read from disk on demand."""
+
+    argv: list[str]
+    returncode: int
+    duration_s: float
+    stdout_path: Path
+    stderr_path: Path
+
+    @property
+    def stdout(self) -> str:
+        return self.stdout_path.read_text(encoding="utf-8", errors="replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+    def tail(self, lines: int = TAIL_LINES) -> str:
+        """The last lines of stdout and stderr, bounded, for error messages and feedback."""
+        return "\n".join(part for part in (tail_of_file(self.stdout_path, lines),
+                                           tail_of_file(self.stderr_path, lines)) if part)
+
+
+def tail_of_file(path: Path, lines: int = TAIL_LINES, max_chars: int = TAIL_CHARS) -> str:
+    """The last ``lines`` lines of a file without reading all of it."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - max_chars * 4))
+            data = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    text = "\n".join(data.rstrip().splitlines()[-lines:])
+    return text[-max_chars:]
+
+
+class ProcessGroup:
+    """The tool processes of one verification, so Ctrl-C can kill them all."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen[bytes]] = set()
+
+    def add(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._running.add(proc)
+
+    def discard(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._running.discard(proc)
+
+    def kill_all(self) -> None:
+        with self._lock:
+            procs = list(self._running)
+        for proc in procs:
+            kill_process_group(proc)
+
+
+def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill ``proc`` and every process in its group; never raises."""
+    if proc.poll() is not None and sys.platform == "win32":
+        return
+    try:
+        if sys.platform == "win32":
+            subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)],
+                           capture_output=True, check=False)
+        else:
+            os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
+             env: Mapping[str, str] | None = None, group: ProcessGroup | None = None,
+             missing_hint: str = "", shell: bool = False) -> ToolRun:
+    """Run ``argv`` in ``cwd``; raise :class:`ToolMissing` or :class:`ToolTimeout`."""
+    fd_out, out_name = tempfile.mkstemp(prefix="out-", suffix=".txt", dir=workdir)
+    fd_err, err_name = tempfile.mkstemp(prefix="err-", suffix=".txt", dir=workdir)
+    stdout_path, stderr_path = Path(out_name), Path(err_name)
+    argv = list(argv)
+    kwargs: dict[str, object] = {}
+    if sys.platform == "win32":
+        kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined,unused-ignore]  # Windows only
+    else:
+        kwargs["start_new_session"] = True
+    started = time.perf_counter()
+    with os.fdopen(fd_out, "wb") as out, os.fdopen(fd_err, "wb") as err:
+        try:
+            proc = subprocess.Popen(  # noqa: S603 - the argv is the configured tool
+                argv[0] if shell else argv, cwd=cwd, stdout=out, stderr=err,
+                stdin=subprocess.DEVNULL, env=dict(env) if env is not None else None,
+                shell=shell, **kwargs,  # type: ignore[call-overload]  # kwargs differ per OS
+            )
+        except FileNotFoundError:
+            raise ToolMissing(
+                f"{argv[0]} not found" + (f": {missing_hint}" if missing_hint else "")
+            ) from None
+        if group is not None:
+            group.add(proc)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_process_group(proc)
+            raise ToolTimeout(
+                f"{Path(argv[0]).name} timed out after {timeout:g}s and was killed "
+                "(raise the check's 'timeout' option or --timeout)",
+                output="\n".join(p for p in (tail_of_file(stdout_path),
+                                             tail_of_file(stderr_path)) if p),
+            ) from None
+        finally:
+            if group is not None:
+                group.discard(proc)
+            if sys.platform != "win32" and proc.returncode is not None:
+                # Reap any grandchildren left in the group (daemons, workers).
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError, OSError):
+                    pass
+    return ToolRun(argv=argv, returncode=proc.returncode,
+                   duration_s=time.perf_counter() - started,
+                   stdout_path=stdout_path, stderr_path=stderr_path)

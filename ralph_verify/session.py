@@ -1,0 +1,82 @@
+"""The one place that maps outcomes and exceptions to exit codes.
+
+``UsageError`` (bad option, spec, config, plugin) prints ``ERROR: ...`` and
+exits 2 with no traceback; Ctrl-C exits 130; any other exception is a bug and
+is shown with its traceback (exit 4).
+"""
+
+from __future__ import annotations
+
+import enum
+import sys
+import traceback
+from collections.abc import Sequence
+
+
+class ExitCode(enum.IntEnum):
+    """Exit codes of ``ralph-verify``; documented in ``--help`` and the README."""
+
+    OK = 0
+    CHECKS_FAILED = 1
+    USAGE_ERROR = 2
+    CHECK_ERROR = 3
+    INTERNAL_ERROR = 4
+    INTERRUPTED = 130
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ralph-verify`` command; returns the exit code."""
+    argv = list(sys.argv[1:] if args is None else args)
+    if argv in (["--version"], ["-V"]):
+        from ralph_verify.config import version
+
+        print(version())
+        return ExitCode.OK
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # Output piped into `head` and closed: not an error of ours.
+        sys.stderr.close()
+        return ExitCode.OK
+
+
+def _main(argv: list[str]) -> int:
+    from ralph_verify.config import get_config
+    from ralph_verify.errors import UsageError
+
+    config = None
+    try:
+        config = get_config(argv)
+        if config.command.name == "version":
+            from ralph_verify.config import version
+
+            print(version())
+            return ExitCode.OK
+        return int(config.command.handler(config))
+    except UsageError as exc:
+        print(f"ERROR: {exc}", file=sys.stderr)
+        return ExitCode.USAGE_ERROR
+    except KeyboardInterrupt:
+        print("\nralph-verify: interrupted (Ctrl-C)", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except SystemExit as exc:  # argparse --help
+        return int(exc.code or 0) if isinstance(exc.code, int) or exc.code is None else 2
+    except Exception:
+        traceback.print_exc()
+        print("INTERNAL ERROR: this is a bug in ralph-verify or one of its plugins "
+              "(see 'ralph-verify plugins'); please report it with the traceback above",
+              file=sys.stderr)
+        return ExitCode.INTERNAL_ERROR
+    finally:
+        if config is not None:
+            try:
+                config.hook.ralph_unconfigure(config=config)
+            except Exception:
+                traceback.print_exc()
+
+
+def verification_exit_code(passed: bool, errored: bool) -> ExitCode:
+    """0 all passed, 3 some check errored (it could not decide), else 1."""
+    if errored:
+        return ExitCode.CHECK_ERROR
+    return ExitCode.OK if passed else ExitCode.CHECKS_FAILED

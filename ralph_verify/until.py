@@ -1,0 +1,220 @@
+"""The ``--until`` grammar: a pure parser from text to :class:`CheckSpec` items.
+
+::
+
+    until  := spec ("," spec)*
+    spec   := ["!"] name [":" arg] [op number ["%"]]
+    arg    := '"' chars '"' | chars up to "," or an operator
+    op     := ">=" | ">" | "<=" | "<" | "=="
+
+Whitespace around specs and around an operator is ignored. Inside quotes a
+backslash escapes ``"`` and ``\\``. The parser knows no check names: the
+registry resolves them afterwards, using the positions kept on each spec to
+point at the bad character.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from ralph_verify.errors import UsageError
+
+OPERATORS = (">=", "<=", "==", ">", "<")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """One item of ``--until``, as written; ``text`` is the item itself."""
+
+    name: str
+    arg: str | None = None
+    op: str | None = None
+    threshold: float | None = None
+    percent: bool = False
+    negated: bool = False
+    text: str = ""
+    #: Where the spec came from and where in that text it starts, for errors.
+    source: str = "--until"
+    source_text: str = ""
+    offset: int = 0
+    name_offset: int = 0
+    op_offset: int = 0
+
+    def __str__(self) -> str:
+        return self.text
+
+    def compare(self, value: float) -> bool:
+        """Whether ``value`` satisfies this spec's threshold (True when there is none)."""
+        if self.op is None or self.threshold is None:
+            return True
+        return _COMPARE[self.op](value, self.threshold)
+
+    def threshold_text(self) -> str:
+        if self.op is None or self.threshold is None:
+            return ""
+        number = f"{self.threshold:g}"
+        return f"{self.op}{number}{'%' if self.percent else ''}"
+
+
+_COMPARE = {
+    ">=": lambda a, b: a >= b,
+    ">": lambda a, b: a > b,
+    "<=": lambda a, b: a <= b,
+    "<": lambda a, b: a < b,
+    "==": lambda a, b: a == b,
+}
+
+
+class SpecError(UsageError):
+    """A bad ``--until`` item: the message shows the text with a caret under the bad character."""
+
+    def __init__(self, problem: str, text: str, position: int, *, source: str = "--until",
+                 hint: str = "") -> None:
+        self.problem = problem
+        self.text = text
+        self.position = max(0, min(position, len(text)))
+        self.source = source
+        self.hint = hint
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        lines = [f"bad check spec in {self.source}: {self.problem}",
+                 f"  {self.text}",
+                 "  " + " " * self.position + "^"]
+        if self.hint:
+            lines.append(self.hint)
+        return "\n".join(lines)
+
+
+def parse_until(text: str, *, source: str = "--until") -> list[CheckSpec]:
+    """Parse a comma-separated ``--until`` value into specs."""
+    specs: list[CheckSpec] = []
+    for start, end in _split_items(text, source):
+        specs.append(_parse_item(text, start, end, source))
+    if not specs:
+        raise SpecError("no checks given (example: tests,lint,coverage>=80)", text, 0,
+                        source=source)
+    return specs
+
+
+def parse_spec(text: str, *, source: str = "--until") -> CheckSpec:
+    """Parse exactly one spec (an item of ``until = [...]`` in a config file)."""
+    items = list(_split_items(text, source))
+    if len(items) != 1:
+        position = items[1][0] - 1 if len(items) > 1 else 0
+        raise SpecError("expected exactly one check per list item (quote commas: cmd:\"a, b\")",
+                        text, position, source=source)
+    return _parse_item(text, items[0][0], items[0][1], source)
+
+
+def _split_items(text: str, source: str) -> Iterator[tuple[int, int]]:
+    """Yield (start, end) of each comma-separated item, honouring quotes."""
+    start = 0
+    in_quotes = False
+    quote_start = 0
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if in_quotes and char == "\\":
+            index += 2
+            continue
+        if char == '"':
+            in_quotes = not in_quotes
+            quote_start = index
+        elif char == "," and not in_quotes:
+            yield start, index
+            start = index + 1
+        index += 1
+    if in_quotes:
+        raise SpecError("unterminated quote: close it with \"", text, quote_start, source=source)
+    yield start, len(text)
+
+
+def _parse_item(text: str, start: int, end: int, source: str) -> CheckSpec:
+    def fail(problem: str, position: int, hint: str = "") -> SpecError:
+        return SpecError(problem, text, position, source=source, hint=hint)
+
+    pos = start
+    while pos < end and text[pos].isspace():
+        pos += 1
+    stop = end
+    while stop > pos and text[stop - 1].isspace():
+        stop -= 1
+    if pos >= stop:
+        raise fail("empty check spec (remove the extra comma)", pos)
+    item_start = pos
+    negated = text[pos] == "!"
+    if negated:
+        pos += 1
+    match = _NAME.match(text, pos, stop)
+    if match is None:
+        raise fail("expected a check name (letters, digits, '_' or '-')", pos,
+                   hint="run 'ralph-verify checks' to list the known names")
+    name = match.group()
+    name_offset = pos
+    pos = match.end()
+    arg: str | None = None
+    if pos < stop and text[pos] == ":":
+        pos += 1
+        arg, pos = _parse_arg(text, pos, stop, fail)
+    op: str | None = None
+    threshold: float | None = None
+    percent = False
+    op_offset = 0
+    while pos < stop and text[pos].isspace():
+        pos += 1
+    if pos < stop:
+        op = next((o for o in OPERATORS if text.startswith(o, pos)), None)
+        if op is None:
+            raise fail("expected ',' or an operator (>=, >, <=, <, ==) here", pos)
+        op_offset = pos
+        pos += len(op)
+        while pos < stop and text[pos].isspace():
+            pos += 1
+        number = _NUMBER.match(text, pos, stop)
+        if number is None:
+            raise fail(f"expected a number after '{op}'", pos)
+        threshold = float(number.group())
+        pos = number.end()
+        if pos < stop and text[pos] == "%":
+            percent = True
+            pos += 1
+        if pos < stop:
+            raise fail("unexpected text after the threshold (separate checks with ',')", pos)
+    return CheckSpec(
+        name=name, arg=arg, op=op, threshold=threshold, percent=percent, negated=negated,
+        text=text[item_start:stop], source=source, source_text=text, offset=item_start,
+        name_offset=name_offset, op_offset=op_offset,
+    )
+
+
+def _parse_arg(text: str, pos: int, stop: int, fail: _Fail) -> tuple[str, int]:
+    if pos < stop and text[pos] == '"':
+        chars: list[str] = []
+        index = pos + 1
+        while index < stop and text[index] != '"':
+            if text[index] == "\\" and index + 1 < stop:
+                index += 1
+            chars.append(text[index])
+            index += 1
+        if index >= stop:
+            raise fail("unterminated quote: close it with \"", pos)
+        if not chars:
+            raise fail("empty argument after ':'", pos)
+        return "".join(chars), index + 1
+    index = pos
+    while index < stop and not any(text.startswith(o, index) for o in OPERATORS):
+        index += 1
+    value = text[pos:index].rstrip()
+    if not value:
+        raise fail("empty argument after ':'", pos)
+    return value, pos + len(value)
+
+
+class _Fail(Protocol):
+    def __call__(self, problem: str, position: int, hint: str = "") -> SpecError: ...

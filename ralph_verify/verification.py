@@ -1,0 +1,195 @@
+"""One verification: every check run against one working tree, concurrently.
+
+The core knows no tool: it asks ``ralph_verify_check`` for each check's
+result, reports each with ``ralph_verify_logresult`` and asks
+``ralph_format_feedback`` for the text the agent will read.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ralph_verify.checks import Check, CheckResult, Failure, Status
+from ralph_verify.process import ProcessGroup, ToolMissing, ToolRun, run_tool
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+
+T = TypeVar("T")
+
+_BIN = "Scripts" if sys.platform == "win32" else "bin"
+_EXE = ".exe" if sys.platform == "win32" else ""
+
+
+class VerifyContext:
+    """What a check may use while it runs: the project, a scratch dir, shared work, tools."""
+
+    def __init__(self, config: Config, checks: Sequence[Check], workdir: Path) -> None:
+        self.config = config
+        self.root: Path = config.root
+        self.checks = tuple(checks)
+        self.workdir = workdir
+        self.processes = ProcessGroup()
+        self._shared: dict[str, Any] = {}
+        self._shared_locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def shared(self, key: str, compute: Callable[[], T]) -> T:
+        """Compute ``key`` once per verification; concurrent callers wait for the first.
+
+        This is how two checks share one tool run (``tests`` and ``coverage``).
+        An exception is shared too: every caller sees it.
+        """
+        with self._lock:
+            lock = self._shared_locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._shared:
+                try:
+                    self._shared[key] = (True, compute())
+                except BaseException as exc:
+                    self._shared[key] = (False, exc)
+            ok, value = self._shared[key]
+        if not ok:
+            raise value
+        return value  # type: ignore[no-any-return]  # stored by the same key's compute()
+
+    def python(self) -> str:
+        """The project's interpreter: ``python`` setting, the active or project venv, or ours."""
+        configured = self.config.get("python")
+        if configured:
+            path = Path(str(configured))
+            return str(path if path.is_absolute() else self.root / path)
+        candidates = []
+        if os.environ.get("VIRTUAL_ENV"):
+            candidates.append(Path(os.environ["VIRTUAL_ENV"]))
+        candidates += [self.root / ".venv", self.root / "venv"]
+        for venv in candidates:
+            python = venv / _BIN / f"python{_EXE}"
+            if python.exists():
+                return str(python)
+        return sys.executable
+
+    def find_tool(self, name: str, *, package: str | None = None) -> str:
+        """Path of a console tool: next to the project's Python, next to ours, or on PATH."""
+        folders = [Path(self.python()).parent, Path(sysconfig.get_path("scripts")),
+                   Path(sys.executable).parent]
+        for folder in folders:
+            candidate = folder / f"{name}{_EXE}"
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(candidate)
+        found = shutil.which(name)
+        if found:
+            return found
+        raise ToolMissing(
+            f"{name} not found next to {self.python()} nor on PATH: "
+            f"install it with 'pip install {package or name}'"
+        )
+
+    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
+            missing_hint: str = "", shell: bool = False, cwd: Path | None = None) -> ToolRun:
+        """Run a tool from the project root, in its own process group, with a timeout."""
+        return run_tool(argv, cwd=cwd or self.root, timeout=timeout, workdir=self.workdir,
+                        env=env, group=self.processes, missing_hint=missing_hint, shell=shell)
+
+
+@dataclass
+class Verification:
+    """The results of all checks against one tree; passed only if every check passed."""
+
+    root: Path
+    results: list[CheckResult]
+    duration_s: float = 0.0
+    started_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
+    feedback: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return all(result.passed for result in self.results)
+
+    @property
+    def failed(self) -> list[CheckResult]:
+        return [r for r in self.results if r.status is Status.FAILED]
+
+    @property
+    def errored(self) -> list[CheckResult]:
+        return [r for r in self.results if r.status is Status.ERROR]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "root": str(self.root),
+            "started_at": self.started_at,
+            "duration_s": round(self.duration_s, 3),
+            "checks": [result.to_json() for result in self.results],
+            "feedback": self.feedback,
+        }
+
+
+def apply_negation(check: Check, result: CheckResult) -> CheckResult:
+    """``!name`` passes where ``name`` fails and fails where it passes; errors stay errors."""
+    if (not check.spec.negated or check.handles_negation
+            or result.status not in (Status.PASSED, Status.FAILED)):
+        return result
+    if result.status is Status.PASSED:
+        result.status = Status.FAILED
+        result.summary = f"must not hold, but: {result.summary}"
+        result.failures = [Failure(message=f"{check.spec.text}: {result.summary}")]
+    else:
+        result.status = Status.PASSED
+        result.summary = f"not met, as required: {result.summary}"
+        result.failures = []
+    return result
+
+
+def verify(config: Config, checks: Sequence[Check]) -> Verification:
+    """Run ``checks`` concurrently, cheap ones first; Ctrl-C kills every tool started."""
+    started = time.perf_counter()
+    results: dict[int, CheckResult] = {}
+    with tempfile.TemporaryDirectory(prefix="ralph-verify-") as tmp:
+        ctx = VerifyContext(config, checks, Path(tmp))
+        order = sorted(range(len(checks)), key=lambda i: checks[i].cost)
+        workers = max(1, min(len(checks), int(config.get("jobs") or len(checks) or 1)))
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ralph-check")
+        try:
+            futures: dict[Future[CheckResult], int] = {
+                pool.submit(_run_one, config, checks[i], ctx): i for i in order
+            }
+            pending = set(futures)
+            while pending:
+                # A short timeout keeps the main thread responsive to Ctrl-C.
+                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for future in done:
+                    index = futures[future]
+                    results[index] = future.result()
+                    config.hook.ralph_verify_logresult(result=results[index])
+        except BaseException:
+            ctx.processes.kill_all()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+    verification = Verification(root=config.root,
+                                results=[results[i] for i in range(len(checks))],
+                                duration_s=time.perf_counter() - started)
+    budget = int(config.get("feedback_budget") or 4000)
+    verification.feedback = config.hook.ralph_format_feedback(
+        verification=verification, budget=budget) or ""
+    return verification
+
+
+def _run_one(config: Config, check: Check, ctx: VerifyContext) -> CheckResult:
+    result: CheckResult | None = config.hook.ralph_verify_check(check=check, ctx=ctx)
+    if result is None:
+        return check.error(f"no plugin ran check {check.spec.text!r}")
+    return apply_negation(check, result)
