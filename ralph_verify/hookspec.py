@@ -13,9 +13,12 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
+    from ralph_verify.agents import AgentRegistry
     from ralph_verify.checks import Check, CheckRegistry, CheckResult
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
+    from ralph_verify.iteration import Iteration, Session
+    from ralph_verify.verdict import VerdictProposal
     from ralph_verify.verification import Verification, VerifyContext
 
 hookspec = pluggy.HookspecMarker("ralph_verify")
@@ -105,3 +108,57 @@ def ralph_format_feedback(verification: Verification, budget: int) -> str | None
 @hookspec
 def ralph_verification_finish(config: Config, verification: Verification) -> None:
     """Report a finished verification: the terminal summary, ``--json``, other outputs."""
+
+
+# --- The loop (``ralph-verify run``) ---------------------------------------------------------
+
+
+@hookspec
+def ralph_register_agents(registry: AgentRegistry) -> None:
+    """Declare agent adapters: ``registry.add(AgentType(name, factory, help))``.
+
+    ``--agent NAME[:ARG]`` picks one; the factory gets ``ARG`` and the common
+    :class:`~ralph_verify.agents.AgentOptions`.
+    """
+
+
+@hookspec
+def ralph_session_start(session: Session) -> None:
+    """A session starts (or resumes): the baseline verification is in ``session.baseline``.
+
+    Policies take their own baselines here (integrity, coverage at start) and
+    restore state from ``session.plugin_state`` on resume.
+    """
+
+
+@hookspec
+def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
+    """An iteration begins; its prompt is not rendered yet."""
+
+
+@hookspec
+def ralph_prompt_notes(session: Session, iteration: Iteration) -> str | None:
+    """Return a note to add to this iteration's prompt (e.g. the breaker's
+    "the same failures persist: change your approach"), or ``None``."""
+
+
+@hookspec
+def ralph_iteration_end(session: Session, iteration: Iteration,
+                        verification: Verification) -> None:
+    """The iteration's agent ran and its verification is done; update state, report."""
+
+
+@hookspec
+def ralph_iteration_verdict(session: Session, iteration: Iteration,
+                            verification: Verification) -> VerdictProposal | None:
+    """Vote to end the session, or return ``None`` to go on.
+
+    Every implementation is asked; the core decides among the proposals by the
+    documented precedence in :mod:`ralph_verify.verdict` (cancelled, complete,
+    agent-error, blocked, budget, stalled, max-iterations), never by plugin order.
+    """
+
+
+@hookspec
+def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
+    """The session ended with ``verdict``; reporters write their outputs."""

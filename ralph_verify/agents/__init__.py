@@ -1,0 +1,100 @@
+"""Agent adapters: one per agent CLI, registered through ``ralph_register_agents``.
+
+An adapter turns a rendered prompt into one run of its CLI and reads what the
+run reports (final text, tokens, cost). ``--agent NAME[:ARG]`` picks one:
+``cmd:"python fix.py"``, ``replay:DIR``, ``claude``...
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass
+class AgentRequest:
+    """Everything one agent run needs."""
+
+    prompt: str
+    prompt_file: Path
+    iteration: int
+    root: Path
+    session_dir: Path
+    #: Where the agent's output streams to (bounded memory whatever its size).
+    log_path: Path
+    timeout: float
+    env: Mapping[str, str] = field(default_factory=dict)
+    #: Set from another thread (Ctrl-C, ``ralph-verify cancel``): kill the run's process group.
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass
+class AgentResult:
+    """What one agent run did. ``text`` is the agent's own output (for the promise protocol)."""
+
+    exit_code: int | None
+    duration_s: float
+    text: str = ""
+    timed_out: bool = False
+    cancelled: bool = False
+    #: The agent could not run at all (binary missing, crashed at start): the reason.
+    error: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    turns: int | None = None
+    session_id: str | None = None
+
+
+class Agent(Protocol):
+    """A configured agent adapter."""
+
+    name: str
+
+    def run(self, request: AgentRequest) -> AgentResult: ...
+
+
+#: Builds an agent from the ``ARG`` of ``--agent NAME:ARG`` (None when absent).
+AgentFactory = Callable[[str | None, "AgentOptions"], Agent]
+
+
+@dataclass(frozen=True)
+class AgentOptions:
+    """Options common to every adapter (command line and ``[tool.ralph-verify]``)."""
+
+    extra_args: tuple[str, ...] = ()
+    model: str | None = None
+    bypass_permissions: bool = False
+    continue_session: bool = False
+
+
+@dataclass(frozen=True)
+class AgentType:
+    name: str
+    factory: AgentFactory
+    help: str
+    arg: str = "none"  # "none" | "optional" | "required"
+    plugin: str = ""
+
+
+class AgentRegistry:
+    """Agent adapters by name."""
+
+    def __init__(self) -> None:
+        self._types: dict[str, AgentType] = {}
+
+    def add(self, agent_type: AgentType) -> None:
+        if agent_type.name in self._types:
+            from ralph_verify.errors import UsageError
+
+            raise UsageError(f"agent {agent_type.name!r} is registered twice")
+        self._types[agent_type.name] = agent_type
+
+    def get(self, name: str) -> AgentType | None:
+        return self._types.get(name)
+
+    def types(self) -> list[AgentType]:
+        return sorted(self._types.values(), key=lambda t: t.name)

@@ -1,0 +1,67 @@
+"""The data of a loop session and its iterations, shared by the loop and its plugins.
+
+Plain data: the loop (``loop.py``) fills it in; policies (breaker, budgets,
+integrity) read it in their hooks and keep their own state in
+``session.plugin_state[plugin_name]`` (JSON-serialisable: it is saved in
+``.ralph/state.json`` so ``--resume`` restores it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ralph_verify.agents import AgentResult
+    from ralph_verify.config import Config
+    from ralph_verify.verdict import VerdictProposal
+    from ralph_verify.verification import Verification
+
+
+@dataclass
+class Iteration:
+    """One turn: prompt -> agent -> verification -> record -> decide."""
+
+    number: int
+    prompt: str = ""
+    prompt_path: Path | None = None
+    agent: AgentResult | None = None
+    verification: Verification | None = None
+    #: Paths (relative to the root) the agent changed in this iteration.
+    files_changed: list[str] = field(default_factory=list)
+    started_at: str = ""
+    duration_s: float = 0.0
+    #: Set by the core once the verdict of this iteration is decided.
+    verdict: VerdictProposal | None = None
+
+
+@dataclass
+class Session:
+    """One ``run``: its settings, baseline, iterations and per-plugin state."""
+
+    id: str
+    root: Path
+    #: The session's folder, ``ROOT/.ralph``.
+    dir: Path
+    config: Config
+    task: str
+    max_iterations: int
+    baseline: Verification | None = None
+    iterations: list[Iteration] = field(default_factory=list)
+    started_at: str = ""
+    #: Per-plugin JSON-serialisable state, saved in state.json.
+    plugin_state: dict[str, Any] = field(default_factory=dict)
+    #: Set when a cancel was requested (Ctrl-C, ``ralph-verify cancel``).
+    cancel_requested: bool = False
+
+    @property
+    def last(self) -> Iteration | None:
+        return self.iterations[-1] if self.iterations else None
+
+    def previous_verification(self) -> Verification | None:
+        """The verification the next prompt is built from: the last one, else the baseline."""
+        for iteration in reversed(self.iterations):
+            if iteration.verification is not None:
+                return iteration.verification
+        return self.baseline

@@ -1,0 +1,68 @@
+"""Verdicts of a session, the proposals policies make, and the precedence that decides.
+
+Every policy (completion, promise, stall breaker, budgets, iteration limit,
+agent errors, cancellation) answers ``ralph_iteration_verdict`` with a
+:class:`VerdictProposal` or ``None``. The core, not plugin order, picks the
+winner by :data:`PRECEDENCE`: a user's cancel beats everything; verified
+completion beats every reason to give up (work that passes is done); the
+agent's own failures come next; budget and breaker limits after; the iteration
+limit last.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+class Verdict(str, enum.Enum):
+    """How a session ended; each has its own exit code (:data:`EXIT_CODES`)."""
+
+    COMPLETE = "complete"
+    CANCELLED = "cancelled"
+    AGENT_ERROR = "agent-error"
+    BLOCKED = "blocked"
+    BUDGET = "budget"
+    STALLED = "stalled"
+    MAX_ITERATIONS = "max-iterations"
+
+
+#: Highest first.
+PRECEDENCE: tuple[Verdict, ...] = (
+    Verdict.CANCELLED,
+    Verdict.COMPLETE,
+    Verdict.AGENT_ERROR,
+    Verdict.BLOCKED,
+    Verdict.BUDGET,
+    Verdict.STALLED,
+    Verdict.MAX_ITERATIONS,
+)
+
+EXIT_CODES: dict[Verdict, int] = {
+    Verdict.COMPLETE: 0,
+    Verdict.MAX_ITERATIONS: 10,
+    Verdict.STALLED: 11,
+    Verdict.BLOCKED: 12,
+    Verdict.BUDGET: 13,
+    Verdict.AGENT_ERROR: 14,
+    Verdict.CANCELLED: 130,
+}
+
+
+@dataclass(frozen=True)
+class VerdictProposal:
+    """A policy's vote to end the session, with the reason shown to the user."""
+
+    verdict: Verdict
+    reason: str
+    #: The plugin that proposed it (filled in by the core).
+    source: str = ""
+
+
+def decide(proposals: Iterable[VerdictProposal | None]) -> VerdictProposal | None:
+    """The winning proposal by :data:`PRECEDENCE`, or ``None`` to go on."""
+    ranked = [p for p in proposals if p is not None]
+    if not ranked:
+        return None
+    return min(ranked, key=lambda p: PRECEDENCE.index(p.verdict))
