@@ -87,7 +87,8 @@ class CheckResult:
 
     def __post_init__(self) -> None:
         self.failures = [
-            f if f.fingerprint else replace(f, fingerprint=fingerprint(self.name, f.message, f.code))
+            f if f.fingerprint
+            else replace(f, fingerprint=fingerprint(self.name, f.message, f.code))
             for f in self.failures
         ]
 

@@ -24,7 +24,7 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"0x[0-9a-fA-F]+"), "<addr>"),
     (re.compile(r"(?:[A-Za-z]:)?(?:[\w.-]*[\\/])+[\w.-]+"), "<path>"),
     (re.compile(r"\b(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*[0-9])[0-9a-fA-F]{8,}\b"), "<hex>"),
-    (re.compile(r"(?<![A-Za-z_])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"), "N"),
+    (re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"), "N"),
 )
 _SPACE = re.compile(r"\s+")
 

@@ -8,6 +8,7 @@ xdist worker, a shell's child) survives.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -112,10 +113,8 @@ def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
         pass
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
@@ -134,7 +133,7 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
     started = time.perf_counter()
     with os.fdopen(fd_out, "wb") as out, os.fdopen(fd_err, "wb") as err:
         try:
-            proc = subprocess.Popen(  # noqa: S603 - the argv is the configured tool
+            proc = subprocess.Popen(
                 argv[0] if shell else argv, cwd=cwd, stdout=out, stderr=err,
                 stdin=subprocess.DEVNULL, env=dict(env) if env is not None else None,
                 shell=shell, **kwargs,  # type: ignore[call-overload]  # kwargs differ per OS
@@ -160,10 +159,8 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
                 group.discard(proc)
             if sys.platform != "win32" and proc.returncode is not None:
                 # Reap any grandchildren left in the group (daemons, workers).
-                try:
+                with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
                     os.killpg(proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError, OSError):
-                    pass
     return ToolRun(argv=argv, returncode=proc.returncode,
                    duration_s=time.perf_counter() - started,
                    stdout_path=stdout_path, stderr_path=stderr_path)

@@ -24,8 +24,12 @@ class ExitCode(enum.IntEnum):
     INTERRUPTED = 130
 
 
-def main(args: Sequence[str] | None = None) -> int:
-    """Entry point of the ``ralph-verify`` command; returns the exit code."""
+def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> int:
+    """Entry point of the ``ralph-verify`` command; returns the exit code.
+
+    ``plugins`` are plugin objects to register for this run only (tests, embedding),
+    as with ``pytest.main(plugins=...)``.
+    """
     argv = list(sys.argv[1:] if args is None else args)
     if argv in (["--version"], ["-V"]):
         from ralph_verify.config import version
@@ -33,20 +37,20 @@ def main(args: Sequence[str] | None = None) -> int:
         print(version())
         return ExitCode.OK
     try:
-        return _main(argv)
+        return _main(argv, plugins)
     except BrokenPipeError:
         # Output piped into `head` and closed: not an error of ours.
         sys.stderr.close()
         return ExitCode.OK
 
 
-def _main(argv: list[str]) -> int:
+def _main(argv: list[str], plugins: Sequence[object]) -> int:
     from ralph_verify.config import get_config
     from ralph_verify.errors import UsageError
 
     config = None
     try:
-        config = get_config(argv)
+        config = get_config(argv, plugins)
         if config.command.name == "version":
             from ralph_verify.config import version
 

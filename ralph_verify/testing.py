@@ -24,7 +24,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,15 +102,18 @@ class Ralph:
             self.git("add", "-A")
             self.git("commit", "-q", "-m", "initial")
 
-    def run(self, *args: str) -> RunResult:
-        """Run ``ralph-verify ARGS`` in-process, from the project folder."""
+    def run(self, *args: str, plugins: Sequence[object] = ()) -> RunResult:
+        """Run ``ralph-verify ARGS`` in-process, from the project folder.
+
+        ``plugins``: plugin objects registered for this run only (hook tests).
+        """
         from ralph_verify.session import main
 
         out, err = io.StringIO(), io.StringIO()
         started = time.perf_counter()
         with _chdir(self.path), _environ(self.env), \
                 contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            ret = main(list(args))
+            ret = main(list(args), plugins=plugins)
         return RunResult(int(ret), out.getvalue(), err.getvalue(),
                          time.perf_counter() - started)
 

@@ -16,7 +16,7 @@ point at the bad character.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -61,7 +61,7 @@ class CheckSpec:
         return f"{self.op}{number}{'%' if self.percent else ''}"
 
 
-_COMPARE = {
+_COMPARE: dict[str, Callable[[float, float], bool]] = {
     ">=": lambda a, b: a >= b,
     ">": lambda a, b: a > b,
     "<=": lambda a, b: a <= b,

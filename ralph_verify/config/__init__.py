@@ -149,8 +149,10 @@ def _entry_points() -> Iterator[Any]:
     yield from entry_points(group=ENTRY_POINT_GROUP)
 
 
-def get_plugin_manager(disabled: Sequence[str] = ()) -> pluggy.PluginManager:
-    """A fresh plugin manager with the built-ins and (unless disabled) entry-point plugins."""
+def get_plugin_manager(disabled: Sequence[str] = (),
+                       plugins: Sequence[object] = ()) -> pluggy.PluginManager:
+    """A fresh plugin manager: built-ins, then entry-point plugins (unless disabled), then
+    ``plugins`` given by the caller (named after their class or module)."""
     pm = pluggy.PluginManager("ralph_verify")
     pm.add_hookspecs(hookspec)
     blocked = set(disabled)
@@ -178,6 +180,13 @@ def get_plugin_manager(disabled: Sequence[str] = ()) -> pluggy.PluginManager:
                 ) from None
             register_plugin(pm, plugin, entry_point.name)
             pm._plugin_distinfo.append((plugin, dist))  # type: ignore[arg-type]  # pluggy's own bookkeeping, as load_setuptools_entrypoints does
+    for plugin in plugins:
+        name = getattr(plugin, "__name__", None) or type(plugin).__name__
+        suffix = 1
+        while pm.has_plugin(name if suffix == 1 else f"{name}-{suffix}"):
+            suffix += 1
+        name = name if suffix == 1 else f"{name}-{suffix}"
+        register_plugin(pm, plugin, name)
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
@@ -212,13 +221,13 @@ def find_root(start: Path) -> Path:
     return start
 
 
-def get_config(args: Sequence[str]) -> Config:
+def get_config(args: Sequence[str], plugins: Sequence[object] = ()) -> Config:
     """Build the run's configuration; raises :class:`UsageError` for anything the user got wrong."""
     from ralph_verify.checks import CheckRegistry
     from ralph_verify.config.pyproject import load_table, validate_checks, validate_settings
 
     args, disabled = split_disable_args(args)
-    pm = get_plugin_manager(disabled)
+    pm = get_plugin_manager(disabled, plugins)
     parser = Parser()
     # Each implementation is called in turn so that what it declares names its plugin.
     for impl in reversed(pm.hook.ralph_addoption.get_hookimpls()):

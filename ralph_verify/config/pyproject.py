@@ -56,7 +56,7 @@ def validate_settings(table: Mapping[str, Any], settings: Mapping[str, Setting],
         for setting in settings.values()
     }
     fields["checks"] = (dict[str, dict[str, Any]], Field(default_factory=dict))
-    model = create_model(  # type: ignore[call-overload]  # dynamic fields from plugins
+    model = create_model(
         "RalphVerifySettings",
         __config__=ConfigDict(extra="forbid", populate_by_name=True, strict=False),
         **fields,

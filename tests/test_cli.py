@@ -1,0 +1,177 @@
+"""The command line through the front door: exit codes, output, --json."""
+
+from __future__ import annotations
+
+import json
+
+from ralph_verify.testing import Ralph
+
+
+def test_version(ralph: Ralph) -> None:
+    result = ralph.run("--version")
+    assert result.ret == 0
+    assert result.out.startswith("ralph-verify 0.")
+
+
+def test_help_lists_commands_and_exit_codes(ralph: Ralph) -> None:
+    result = ralph.run_subprocess("--help")
+    assert result.ret == 0
+    for word in ("check", "checks", "plugins", "exit codes:", "-p no:NAME"):
+        assert word in result.out
+
+
+def test_check_help_explains_until(ralph: Ralph) -> None:
+    result = ralph.run_subprocess("check", "--help")
+    assert result.ret == 0
+    assert "--until SPECS" in result.out and "tests,lint,types,coverage>=80" in result.out
+
+
+def test_missing_command_is_a_usage_error(ralph: Ralph) -> None:
+    result = ralph.run()
+    assert result.ret == 2
+    assert result.err.startswith("ERROR: missing command")
+
+
+def test_unknown_option_is_one_line_no_traceback(ralph: Ralph) -> None:
+    result = ralph.run_subprocess("check", "--untill", "tests")
+    assert result.ret == 2
+    assert result.err.strip().startswith("ERROR: unrecognized arguments: --untill tests")
+    assert "Traceback" not in result.err
+
+
+def test_unknown_check_shows_caret_and_known_names(ralph: Ralph) -> None:
+    result = ralph.run("check", "--until", "files:a,tset>=3")
+    assert result.ret == 2
+    result.stderr.fnmatch_lines([
+        "ERROR: bad check spec in --until: unknown check 'tset'",
+        "  files:a,tset>=3",
+        "          ^",
+        "did you mean 'tests'? known checks: *cmd*files*",
+    ])
+
+
+def test_threshold_on_a_check_without_one(ralph: Ralph) -> None:
+    result = ralph.run("check", "--until", "promise>=3")
+    assert result.ret == 2
+    assert "check 'promise' takes no threshold" in result.err
+
+
+def test_negating_a_check_that_cannot_be_negated(ralph: Ralph) -> None:
+    result = ralph.run("check", "--until", "!promise")
+    assert result.ret == 2
+    assert "check 'promise' cannot be negated" in result.err
+
+
+def test_files_and_not_files(ralph: Ralph) -> None:
+    ralph.makefile("src/app.py", "")
+    ralph.makefile("jest.config.js", "")
+    result = ralph.run("check", "--until", "files:src/*.py,!files:jest.config.js")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines([
+        "PASSED*files:src/*.py*1 match: src/app.py*",
+        "FAILED*!files:jest.config.js*1 must not exist: jest.config.js*",
+        "*jest.config.js must not exist*",
+        "FAILED: 1 failed, 1 passed in *",
+    ])
+
+
+def test_files_threshold_counts_matches(ralph: Ralph) -> None:
+    for name in "abc":
+        ralph.makefile(f"src/{name}.py", "")
+    assert ralph.run("check", "--until", "files:src/*.py>=3").ret == 0
+    result = ralph.run("check", "--until", "files:src/*.py>=4")
+    assert result.ret == 1
+    assert "3 files match src/*.py, wanted >=4" in result.out
+
+
+def test_cmd_passes_on_exit_zero_and_feeds_back_output(ralph: Ralph) -> None:
+    assert ralph.run("check", "--until", 'cmd:"python -c \\"print(1)\\""').ret == 0
+    result = ralph.run("check", "--until",
+                       'cmd:"python -c \\"import sys; print(\'docs broken\'); sys.exit(2)\\""')
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["FAILED*exit 2: docs broken*", "Feedback", "*docs broken*"])
+
+
+def test_negated_cmd_passes_when_the_command_fails(ralph: Ralph) -> None:
+    ralph.makefile("tests/test_a.py", "import unittest\n")
+    result = ralph.run("check", "--until", '!cmd:"grep -rn \'import unittest\' tests"')
+    assert result.ret == 1
+    assert "tests/test_a.py:1:import unittest" in result.out
+    ralph.makefile("tests/test_a.py", "import pytest\n")
+    assert ralph.run("check", "--until", '!cmd:"grep -rn \'import unittest\' tests"').ret == 0
+
+
+def test_timeout_is_an_error_and_kills_the_tool(ralph: Ralph) -> None:
+    # The shell starts a grandchild; the process-hygiene fixture fails the test if it survives.
+    result = ralph.run("check", "--until", 'cmd:"sleep 60 & sleep 60"', "--timeout", "1")
+    assert result.ret == 3
+    result.stdout.fnmatch_lines(["ERROR*timed out after 1s and was killed*"])
+
+
+def test_per_check_timeout_from_config(ralph: Ralph) -> None:
+    ralph.makepyproject('[tool.ralph-verify.checks.cmd]\ntimeout = 0.5\n')
+    result = ralph.run("check", "--until", 'cmd:"sleep 30"', "--json")
+    assert result.ret == 3
+    (check,) = result.json()["checks"]
+    assert check["status"] == "error"
+    assert "timed out after 0.5s" in check["summary"]
+
+
+def test_json_on_stdout_has_the_documented_fields(ralph: Ralph) -> None:
+    result = ralph.run("check", "--until", "files:nothing.txt", "--json")
+    assert result.ret == 1
+    data = result.json()
+    assert data["passed"] is False
+    (check,) = data["checks"]
+    assert {"name", "spec", "status", "summary", "metric", "duration_s", "failures"} <= set(check)
+    (failure,) = check["failures"]
+    assert {"fingerprint", "location", "message"} <= set(failure)
+    assert len(failure["fingerprint"]) == 12
+    # The human summary went to stderr, so stdout is pure JSON.
+    assert "FAILED: 1 failed" in result.err
+
+
+def test_json_to_a_file(ralph: Ralph) -> None:
+    result = ralph.run("check", "--until", "files:pyproject.toml", "--json", "out/v.json")
+    assert result.ret == 0
+    assert "PASSED: 1 passed" in result.out
+    data = json.loads((ralph.path / "out" / "v.json").read_text())
+    assert data["passed"] is True
+
+
+def test_promise_is_skipped_outside_a_loop(ralph: Ralph) -> None:
+    result = ralph.run("check", "--until", "promise")
+    assert result.ret == 0
+    assert "judged only in a loop" in result.out
+
+
+def test_quiet_prints_nothing(ralph: Ralph) -> None:
+    result = ralph.run("check", "--until", "files:nothing", "-q")
+    assert (result.ret, result.out) == (1, "")
+
+
+def test_checks_lists_names_plugins_and_options(ralph: Ralph) -> None:
+    result = ralph.run("checks")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines([
+        "!files:ARG[[]>=N[]]  [[]plugin files[]]",
+        "*a file or glob must exist*",
+        "*[[]tool.ralph-verify.checks.files[]] timeout: *",
+    ])
+
+
+def test_plugins_lists_builtins_and_disabling(ralph: Ralph) -> None:
+    result = ralph.run("plugins")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["core  [[]built-in[]]*ralph_verify_check*"])
+    result = ralph.run("-p", "no:files", "plugins")
+    assert "files  (disabled with -p no:files)" in result.out
+    result = ralph.run("check", "-p", "no:files", "--until", "files:x")
+    assert result.ret == 2
+    assert "unknown check 'files'" in result.err
+
+
+def test_python_dash_m_works(ralph: Ralph) -> None:
+    result = ralph.run_subprocess("check", "--until", "files:pyproject.toml")
+    assert result.ret == 0
+    assert "PASSED" in result.out

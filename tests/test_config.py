@@ -1,0 +1,105 @@
+"""Configuration: [tool.ralph-verify] is validated, CLI beats config beats defaults."""
+
+from __future__ import annotations
+
+from ralph_verify.testing import Ralph
+
+
+def test_until_from_pyproject(ralph: Ralph) -> None:
+    ralph.makefile("a.txt", "x")
+    ralph.makepyproject("""
+        [tool.ralph-verify]
+        until = ["files:a.txt", '!files:"b.txt"']
+    """)
+    result = ralph.run("check", "--json")
+    assert result.ret == 0, result
+    assert [c["spec"] for c in result.json()["checks"]] == ["files:a.txt", '!files:"b.txt"']
+
+
+def test_until_as_a_string_in_pyproject(ralph: Ralph) -> None:
+    ralph.makefile("a.txt", "x")
+    ralph.makepyproject('[tool.ralph-verify]\nuntil = "files:a.txt,!files:b.txt"\n')
+    assert ralph.run("check").ret == 0
+
+
+def test_command_line_beats_config(ralph: Ralph) -> None:
+    ralph.makepyproject('[tool.ralph-verify]\nuntil = ["files:missing.txt"]\n')
+    ralph.makefile("a.txt", "x")
+    result = ralph.run("check", "--until", "files:a.txt", "--json")
+    assert result.ret == 0
+    assert [c["spec"] for c in result.json()["checks"]] == ["files:a.txt"]
+
+
+def test_unknown_key_names_key_file_and_a_close_match(ralph: Ralph) -> None:
+    ralph.makepyproject('[tool.ralph-verify]\nuntill = ["tests"]\n')
+    result = ralph.run("check")
+    assert result.ret == 2
+    (line,) = result.err.splitlines()
+    assert "pyproject.toml: [tool.ralph-verify]: unknown key 'untill'" in line
+    assert "did you mean 'until'?" in line
+    assert "Traceback" not in result.err
+
+
+def test_wrong_type_names_the_key(ralph: Ralph) -> None:
+    ralph.makepyproject('[tool.ralph-verify]\nuntil = ["files:x"]\nfeedback-budget = "big"\n')
+    result = ralph.run("check")
+    assert result.ret == 2
+    assert "[tool.ralph-verify] feedback-budget: input should be a valid integer" in result.err
+    assert "(got 'big')" in result.err
+
+
+def test_unknown_check_table(ralph: Ralph) -> None:
+    ralph.makepyproject('[tool.ralph-verify.checks.fils]\ntimeout = 3\n')
+    result = ralph.run("check", "--until", "files:x")
+    assert result.ret == 2
+    assert "[tool.ralph-verify.checks.fils]: unknown check 'fils' (did you mean 'files'?)" \
+        in result.err
+
+
+def test_unknown_key_in_a_check_table(ralph: Ralph) -> None:
+    ralph.makepyproject('[tool.ralph-verify.checks.files]\ntimout = 3\n')
+    result = ralph.run("check", "--until", "files:x")
+    assert result.ret == 2
+    assert "[tool.ralph-verify.checks.files]: unknown key 'timout' (did you mean 'timeout'?)" \
+        in result.err
+
+
+def test_invalid_toml(ralph: Ralph) -> None:
+    ralph.makefile("pyproject.toml", "[tool.ralph-verify\nuntil = 1\n")
+    result = ralph.run("check", "--until", "files:x")
+    assert result.ret == 2
+    assert "pyproject.toml: not valid TOML" in result.err
+
+
+def test_bad_spec_in_config_names_the_list_item(ralph: Ralph) -> None:
+    ralph.makepyproject('[tool.ralph-verify]\nuntil = ["files:a", "coverage=>80"]\n')
+    result = ralph.run("check")
+    assert result.ret == 2
+    result.stderr.fnmatch_lines([
+        "ERROR: bad check spec in pyproject.toml [[]tool.ralph-verify[]] until[[]1[]]: *",
+        "  coverage=>80",
+        "          ^",
+    ])
+
+
+def test_no_checks_anywhere(ralph: Ralph) -> None:
+    result = ralph.run("check")
+    assert result.ret == 2
+    assert "no checks to run: pass --until" in result.err
+
+
+def test_root_is_found_from_a_subdirectory(ralph: Ralph) -> None:
+    ralph.makefile("a.txt", "x")
+    ralph.makepyproject('[tool.ralph-verify]\nuntil = ["files:a.txt"]\n')
+    sub = ralph.path / "src" / "deep"
+    sub.mkdir(parents=True)
+    inner = Ralph(sub)
+    result = inner.run("check", "--json")
+    assert result.ret == 0
+    assert result.json()["root"] == str(ralph.path)
+
+
+def test_missing_root(ralph: Ralph) -> None:
+    result = ralph.run("check", "--root", "nowhere", "--until", "files:x")
+    assert result.ret == 2
+    assert "--root nowhere: no such directory" in result.err

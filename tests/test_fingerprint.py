@@ -1,0 +1,46 @@
+"""Fingerprints fold what varies between runs and keep what identifies the problem."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph_verify.fingerprint import fingerprint, normalise
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("assert 3 == 4", "assert 10 == 12"),
+        ("object at 0x7f3a2b1c9d00", "object at 0x55d0c0ffee00"),
+        ("failed at 2026-11-21T23:57:56.123Z", "failed at 2025-01-02 03:04:05"),
+        ("in /tmp/pytest-of-root/pytest-12/test_a0/x.py", "in /tmp/pytest-of-bob/pytest-3/b/y.py"),
+        ("took 12:01:02", "took 00:00:09"),
+        ("id 123e4567-e89b-12d3-a456-426614174000", "id 00000000-1111-2222-3333-444444444444"),
+        ("commit deadbeef12", "commit 0123abcd99"),
+        ("No module named 'src/pkg/mod.py'", "No module named 'lib/other/thing.py'"),
+    ],
+)
+def test_varying_parts_are_normalised(a: str, b: str) -> None:
+    assert normalise(a) == normalise(b)
+    assert fingerprint("tests", a) == fingerprint("tests", b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("assert 3 == 4", "assert 3 != 4"),
+        ("NameError: name 'x' is not defined", "NameError: name 'y' is not defined"),
+        ("E501 line too long", "F401 unused import"),
+    ],
+)
+def test_different_problems_differ(a: str, b: str) -> None:
+    assert fingerprint("tests", a) != fingerprint("tests", b)
+
+
+def test_check_name_and_code_take_part() -> None:
+    assert fingerprint("lint", "x") != fingerprint("types", "x")
+    assert fingerprint("lint", "x", "E501") != fingerprint("lint", "x", "F401")
+
+
+def test_identifiers_with_digits_are_kept() -> None:
+    assert normalise("utf8 codec and sha256") == "utf8 codec and sha256"

@@ -1,0 +1,177 @@
+"""Hooks, exercised with inline plugin classes registered for one run."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Generator
+
+import pytest
+
+from ralph_verify import hookimpl, hookspec
+from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
+from ralph_verify.config import Config
+from ralph_verify.testing import Ralph
+from ralph_verify.verification import Verification, VerifyContext
+
+
+class AnswerCheck(Check):
+    def run(self, ctx: VerifyContext) -> CheckResult:
+        value = float(self.spec.arg or 0)
+        if self.spec.compare(value):
+            return self.result(Status.PASSED, f"answer {value:g}", metric=value)
+        return self.result(Status.FAILED, f"answer {value:g}", metric=value,
+                           failures=[Failure(message=f"wrong answer {value:g}")])
+
+
+class AnswerPlugin:
+    @hookimpl
+    def ralph_register_checks(self, registry: CheckRegistry) -> None:
+        registry.add(CheckType(name="answer", factory=AnswerCheck, arg="required",
+                               threshold="the answer", help="the answer must be right"))
+
+
+def test_a_plugin_adds_a_check(ralph: Ralph) -> None:
+    assert ralph.run("check", "--until", "answer:42==42", plugins=[AnswerPlugin()]).ret == 0
+    result = ralph.run("check", "--until", "answer:41==42", "--json", plugins=[AnswerPlugin()])
+    assert result.ret == 1
+    assert result.json()["checks"][0]["failures"][0]["message"] == "wrong answer 41"
+
+
+def test_checks_lists_the_plugin_that_owns_a_check(ralph: Ralph) -> None:
+    result = ralph.run("checks", plugins=[AnswerPlugin()])
+    assert "answer:ARG[>=N]  [plugin AnswerPlugin]" in result.out
+
+
+def test_a_wrapper_sees_every_check(ralph: Ralph) -> None:
+    seen: list[str] = []
+
+    class Wrapper:
+        @hookimpl(wrapper=True)
+        def ralph_verify_check(self, check: Check) -> Generator[None, CheckResult, CheckResult]:
+            result = yield
+            seen.append(f"{check.spec.text}={result.status.value}")
+            result.summary += " (wrapped)"
+            return result
+
+    result = ralph.run("check", "--until", "files:pyproject.toml,files:nope", plugins=[Wrapper()])
+    assert sorted(seen) == ["files:nope=failed", "files:pyproject.toml=passed"]
+    assert "(wrapped)" in result.out
+
+
+def test_a_plugin_can_answer_a_check_itself(ralph: Ralph) -> None:
+    class Cache:
+        @hookimpl
+        def ralph_verify_check(self, check: Check) -> CheckResult:
+            return check.result(Status.PASSED, "from cache")
+
+    result = ralph.run("check", "--until", "files:nope", plugins=[Cache()])
+    assert result.ret == 0 and "from cache" in result.out
+
+
+def test_feedback_can_be_replaced_and_results_are_logged(ralph: Ralph) -> None:
+    logged: list[str] = []
+
+    class Custom:
+        @hookimpl
+        def ralph_format_feedback(self, verification: Verification, budget: int) -> str:
+            return f"{len(verification.failed)} failing (budget {budget})"
+
+        @hookimpl
+        def ralph_verify_logresult(self, result: CheckResult) -> None:
+            logged.append(result.spec)
+
+    result = ralph.run("check", "--until", "files:nope", "--feedback-budget", "99",
+                       plugins=[Custom()])
+    assert "1 failing (budget 99)" in result.out
+    assert logged == ["files:nope"]
+
+
+def test_configure_and_unconfigure_are_called(ralph: Ralph) -> None:
+    calls: list[str] = []
+
+    class Lifecycle:
+        @hookimpl
+        def ralph_configure(self, config: Config) -> None:
+            calls.append(f"configure {config.command.name}")
+
+        @hookimpl
+        def ralph_unconfigure(self) -> None:
+            calls.append("unconfigure")
+
+    ralph.run("check", "--until", "files:x", plugins=[Lifecycle()])
+    assert calls == ["configure check", "unconfigure"]
+
+
+def test_a_crashing_check_is_an_error_naming_the_plugin(ralph: Ralph) -> None:
+    class Broken(Check):
+        def run(self, ctx: VerifyContext) -> CheckResult:
+            raise ZeroDivisionError("oops")
+
+    class BrokenPlugin:
+        @hookimpl
+        def ralph_register_checks(self, registry: CheckRegistry) -> None:
+            registry.add(CheckType(name="broken", factory=Broken, help="crashes"))
+
+    result = ralph.run("check", "--until", "broken,files:pyproject.toml", "--json",
+                       plugins=[BrokenPlugin()])
+    assert result.ret == 3
+    broken = result.json()["checks"][0]
+    assert broken["status"] == "error"
+    assert "crashed (ZeroDivisionError: oops); this is a bug in plugin BrokenPlugin" \
+        in broken["summary"]
+    assert "Traceback" in broken["output"]
+    assert result.json()["checks"][1]["status"] == "passed"
+
+
+def test_unknown_hook_is_refused_with_its_name(ralph: Ralph) -> None:
+    class Typo:
+        @hookimpl
+        def ralph_register_check(self, registry: CheckRegistry) -> None:
+            pass
+
+    result = ralph.run("checks", plugins=[Typo()])
+    assert result.ret == 2
+    assert "ralph_register_check" in result.err and "Typo" in result.err
+
+
+def test_a_name_taken_twice_names_both_plugins(ralph: Ralph) -> None:
+    class Clash:
+        @hookimpl
+        def ralph_register_checks(self, registry: CheckRegistry) -> None:
+            registry.add(CheckType(name="lint2", aliases=("files",), factory=AnswerCheck,
+                                   help="x"))
+
+    result = ralph.run("checks", plugins=[Clash()])
+    assert result.ret == 2
+    assert "check name 'files' of plugin" in result.err
+    assert "plugin Clash" in result.err and "plugin files" in result.err
+
+
+def test_a_plugin_adds_a_setting_read_from_pyproject(ralph: Ralph) -> None:
+    got: list[object] = []
+
+    class Settings:
+        @hookimpl
+        def ralph_addoption(self, parser: object) -> None:
+            parser.addoption("--flavour", setting="flavour", default="vanilla")  # type: ignore[attr-defined]  # Parser, untyped here on purpose: the hook passes it by name
+
+        @hookimpl
+        def ralph_configure(self, config: Config) -> None:
+            got.append(config.get("flavour"))
+
+    ralph.makepyproject('[tool.ralph-verify]\nflavour = "mint"\n')
+    ralph.run("check", "--until", "files:x", plugins=[Settings()])
+    ralph.run("check", "--until", "files:x", "--flavour", "lemon", plugins=[Settings()])
+    assert got == ["mint", "lemon"]
+
+
+@pytest.mark.parametrize("name", [n for n in dir(hookspec) if n.startswith("ralph_")])
+def test_every_hook_is_documented(name: str) -> None:
+    spec = getattr(hookspec, name)
+    doc = inspect.getdoc(spec) or ""
+    assert len(doc) > 40, f"{name} needs a docstring saying what it is for"
+    for parameter in inspect.signature(spec).parameters:
+        assert parameter in doc or len(inspect.signature(spec).parameters) == 1 or \
+            name.startswith("ralph_iteration") or name.startswith("ralph_session") or \
+            name in ("ralph_prompt_notes", "ralph_verification_finish"), \
+            f"{name}: parameter {parameter} is not documented"
