@@ -46,6 +46,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "ruff",
     "mypy",
     "commands",
+    "breaker",
 )
 
 
