@@ -1,1 +1,448 @@
-"""Placeholder: filled in by its own change."""
+"""``tests`` (alias ``pytest``) and ``coverage`` (alias ``cov``): one pytest run feeds both.
+
+The suite runs once per verification, with the project's interpreter, from the
+root, writing JUnit XML to a temporary file. When any check of the
+verification sets ``needs_coverage`` (``coverage`` does; so may a third-party
+check), that one run goes under ``python -m coverage run`` with a data file of
+our own, honouring the project's coverage config; parallel data files (and
+those of pytest-xdist workers) are combined into it afterwards.
+
+Public API for third-party plugins
+----------------------------------
+``shared_pytest_run(ctx: VerifyContext) -> PytestRun``
+    Run the suite, or reuse the run already made in this verification, under
+    coverage if any check in ``ctx.checks`` has ``needs_coverage = True``.
+    Raises :class:`~ralph_verify.process.ToolError` when there is no usable
+    run (interpreter, pytest or coverage missing, pytest internal or usage
+    error, crash, timeout); a check that lets it propagate becomes an
+    ``error`` result with the tool's last output.
+
+``PytestRun`` (frozen dataclass)
+    ``python``: the interpreter that ran pytest; ``junit_path``: pytest's
+    JUnit XML (xunit1, so test cases carry ``file`` and ``line``);
+    ``coverage_data``: the combined coverage data file, or ``None`` when the
+    run was not under coverage; ``tool_run``: the :class:`ToolRun`
+    (``returncode`` is pytest's exit code); ``args``: the extra pytest
+    arguments (option ``args`` of ``[tool.ralph-verify.checks.tests]``).
+
+Example, a check reading the shared coverage data::
+
+    run = shared_pytest_run(ctx)
+    ctx.run([run.python, "-m", "coverage", "xml", f"--data-file={run.coverage_data}", ...])
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from ralph_verify import hookimpl
+from ralph_verify.checks import (
+    Check,
+    CheckOptions,
+    CheckRegistry,
+    CheckResult,
+    CheckType,
+    Failure,
+    Status,
+)
+from ralph_verify.junit_xml import JUnitError, JUnitReport, iter_cases, read_report
+from ralph_verify.plugins.junit import MAX_FAILURES, report_result
+from ralph_verify.process import ToolError, ToolRun
+from ralph_verify.verification import VerifyContext
+
+__all__ = ["CoverageOptions", "PytestRun", "TestsOptions", "shared_pytest_run"]
+
+#: pytest exit codes (``pytest.ExitCode``), without importing pytest.
+EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE, EXIT_NO_TESTS = range(6)
+
+#: Environment a surrounding pytest-xdist run would leak into the project's own run.
+_LEAKED_ENV = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID",
+               "PYTEST_CURRENT_TEST")
+
+_XDIST_COVERAGE_PLUGIN = "ralph_verify_xdist_coverage"
+#: Loaded with ``-p`` into the project's pytest: measures pytest-xdist workers, which
+#: ``coverage run`` does not (it measures only the main process).
+_XDIST_COVERAGE_SOURCE = '''\
+"""Written by ralph-verify: coverage for pytest-xdist workers (like pytest-cov does)."""
+import os
+
+_cov = None
+if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("RALPH_VERIFY_COVERAGE_FILE"):
+    import coverage
+
+    _cov = coverage.Coverage(data_file=os.environ["RALPH_VERIFY_COVERAGE_FILE"],
+                             data_suffix=True)
+    _cov.start()
+
+
+def pytest_unconfigure(config):
+    global _cov
+    if _cov is not None:
+        _cov.stop()
+        _cov.save()
+        _cov = None
+'''
+
+
+class TestsOptions(CheckOptions):
+    """``[tool.ralph-verify.checks.tests]``; ``args`` also apply when only ``coverage`` runs."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    args: list[str] = Field(
+        default_factory=list,
+        description='extra pytest arguments, e.g. ["-q", "tests/unit"] or ["-n", "auto"]',
+    )
+    rerun: int = Field(
+        default=5, ge=0,
+        description="re-run the failed tests once when 1 to N failed; one that passes then "
+                    "is reported as flaky, not failed (0: never re-run)",
+    )
+
+
+class CoverageOptions(CheckOptions):
+    """``[tool.ralph-verify.checks.coverage]``: the common options only."""
+
+
+@dataclass(frozen=True)
+class PytestRun:
+    """The one pytest run of a verification; see the module docstring."""
+
+    python: str
+    junit_path: Path
+    coverage_data: Path | None
+    tool_run: ToolRun
+    args: tuple[str, ...] = ()
+
+
+def shared_pytest_run(ctx: VerifyContext) -> PytestRun:
+    """Run pytest for this verification, or return the run another check already made."""
+    return ctx.shared("pytest", lambda: _run_pytest(ctx))
+
+
+def tests_options(ctx: VerifyContext) -> TestsOptions:
+    options = ctx.config.check_options.get("tests")
+    return options if isinstance(options, TestsOptions) else TestsOptions()
+
+
+def pytest_env(**extra: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if key not in _LEAKED_ENV}
+    env.update(extra)
+    return env
+
+
+def _timeout(ctx: VerifyContext) -> float:
+    users = [c.timeout for c in ctx.checks
+             if isinstance(c, (TestsCheck, CoverageCheck)) or c.needs_coverage]
+    if users:
+        return max(users)
+    value = ctx.config.get("timeout")
+    return float(value) if value is not None else 900.0
+
+
+def _run_pytest(ctx: VerifyContext) -> PytestRun:
+    python = ctx.python()
+    args = tuple(tests_options(ctx).args)
+    folder = ctx.workdir / "pytest-run"
+    folder.mkdir(exist_ok=True)
+    junit = folder / "junit.xml"
+    pytest_argv = ["-m", "pytest", *args, f"--junitxml={junit}", "-o", "junit_family=xunit1"]
+    env = pytest_env()
+    data: Path | None = None
+    if any(check.needs_coverage for check in ctx.checks):
+        data = folder / ".coverage"
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_xdist_plugin(ctx, python, folder)),
+                                                        env.get("PYTHONPATH")) if p)
+        env["RALPH_VERIFY_COVERAGE_FILE"] = str(data)
+        argv = [python, "-m", "coverage", "run", f"--data-file={data}", *pytest_argv,
+                "-p", _XDIST_COVERAGE_PLUGIN]
+    else:
+        argv = [python, *pytest_argv]
+    hint = f"the project's Python {python} does not exist (set --python or the python setting)"
+    run = ctx.run(argv, timeout=_timeout(ctx), env=env, missing_hint=hint)
+    _raise_for_unusable(run, python, junit, under_coverage=data is not None)
+    if data is not None:
+        _combine(ctx, python, data)
+    return PytestRun(python=python, junit_path=junit, coverage_data=data, tool_run=run,
+                     args=args)
+
+
+def _xdist_plugin(ctx: VerifyContext, python: str, folder: Path) -> Path:
+    """Compile the xdist plugin to a sourceless ``.pyc`` whose code is named ``<...>``.
+
+    Coverage never measures code from a file name in angle brackets, so the
+    plugin does not show up in the project's report, whatever its config.
+    """
+    source = folder / "xdist_coverage_source.py"
+    source.write_text(_XDIST_COVERAGE_SOURCE, encoding="utf-8")
+    plugin_dir = folder / "plugin"
+    plugin_dir.mkdir(exist_ok=True)
+    target = plugin_dir / f"{_XDIST_COVERAGE_PLUGIN}.pyc"
+    code = ("import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], "
+            "dfile='<ralph-verify xdist coverage>', doraise=True)")
+    hint = f"the project's Python {python} does not exist (set --python or the python setting)"
+    run = ctx.run([python, "-c", code, str(source), str(target)], timeout=60,
+                  env=pytest_env(), missing_hint=hint)
+    if run.returncode != 0:
+        raise ToolError(f"{python} could not compile a file (exit {run.returncode})",
+                        output=run.tail())
+    return plugin_dir
+
+
+def _raise_for_unusable(run: ToolRun, python: str, junit: Path, *, under_coverage: bool) -> None:
+    """Raise :class:`ToolError` unless the run produced test results (or found no tests)."""
+    code = run.returncode
+    if code in (EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED) and junit.exists():
+        return
+    if code == EXIT_NO_TESTS:
+        return
+    stderr = run.stderr[-20000:]
+    if under_coverage and "No module named coverage" in stderr:
+        raise ToolError(f"coverage is not installed in {python}: install it there with "
+                        "'pip install coverage'", output=run.tail())
+    if under_coverage and "no such option: --data-file" in stderr:
+        raise ToolError(f"coverage in {python} is too old: upgrade it with "
+                        "'pip install -U coverage' (7.0 or newer)", output=run.tail())
+    if "No module named pytest" in stderr:
+        raise ToolError(f"pytest is not installed in {python}: install it there with "
+                        "'pip install pytest' (or point --python at the project's "
+                        "interpreter)", output=run.tail())
+    if code == EXIT_INTERNAL:
+        raise ToolError("pytest stopped with an internal error (exit 3)", output=run.tail())
+    if code == EXIT_USAGE:
+        raise ToolError("pytest stopped with a usage error (exit 4): check the pytest "
+                        "arguments and conftest.py", output=run.tail())
+    if code in (EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED):
+        raise ToolError(f"pytest exited {code} without writing its JUnit XML",
+                        output=run.tail())
+    raise ToolError(f"pytest crashed or was killed (exit {code})", output=run.tail())
+
+
+def _combine(ctx: VerifyContext, python: str, data: Path) -> None:
+    """Fold parallel and xdist-worker data files (``.coverage.*``) into ``data``."""
+    if not any(data.parent.glob(f"{data.name}.*")):
+        return
+    run = ctx.run([python, "-m", "coverage", "combine", "--append", f"--data-file={data}"],
+                  timeout=_timeout(ctx), env=pytest_env())
+    if run.returncode != 0:
+        raise ToolError(f"'coverage combine' failed (exit {run.returncode})", output=run.tail())
+
+
+class TestsCheck(Check):
+    """``tests``: every collected test passes (flaky ones excepted), at least N with ``>=N``."""
+
+    __test__ = False
+    cost = 100  # the slowest check: start it last so cheap ones report first
+
+    def run(self, ctx: VerifyContext) -> CheckResult:
+        run = shared_pytest_run(ctx)
+        code = run.tool_run.returncode
+        if code == EXIT_NO_TESTS:
+            where = " ".join(run.args) or "the default test paths"
+            message = (f"no tests collected from {where} (pytest exit 5): add tests, or fix "
+                       "[tool.ralph-verify.checks.tests] args / pytest's testpaths")
+            return self.result(Status.FAILED, "no tests collected", metric=0.0,
+                               counts={"passed": 0}, output=run.tool_run.tail(),
+                               failures=[Failure(message=message, code="no-tests")])
+        try:
+            report = read_report(run.junit_path, max_problems=MAX_FAILURES)
+        except JUnitError as exc:
+            return self.error(f"pytest's JUnit XML is unreadable: {exc}",
+                              output=run.tool_run.tail())
+        if report.failing == 0 and code == EXIT_INTERRUPTED:
+            return self.error("pytest was interrupted (exit 2)", output=run.tool_run.tail())
+        if report.failing == 0 and code == EXIT_TESTS_FAILED:
+            tail = run.tool_run.tail()
+            result = report_result(self, report, no_tests="no tests ran", output=tail)
+            result.status = Status.FAILED
+            result.summary += "; but pytest exited 1"
+            result.failures.append(Failure(
+                message="pytest exited 1 although no test failed (a plugin, a warning "
+                        "filter or a session hook failed)", detail=tail, code="pytest-exit"))
+            return result
+        limit = self.options.rerun if isinstance(self.options, TestsOptions) else 5
+        if limit and 1 <= report.failing <= limit:
+            _mark_flaky(report, self._rerun(ctx, run, report))
+        return report_result(self, report, no_tests="no tests ran")
+
+    def _rerun(self, ctx: VerifyContext, run: PytestRun, report: JUnitReport) -> list[str]:
+        """Run the failed tests once more (not under coverage); the ids that passed."""
+        if len(report.problems) != report.failing or any(c.collection for c in report.problems):
+            return []
+        ids = [case.id for case in report.problems]
+        junit = run.junit_path.with_name("rerun.xml")
+        argv = [run.python, "-m", "pytest", *rerun_args(run.args, ctx.root),
+                f"--junitxml={junit}", "-o", "junit_family=xunit1", *ids]
+        ctx.run(argv, timeout=self.timeout, env=pytest_env())
+        try:
+            passed = {case.id for case in iter_cases(junit) if case.outcome == "passed"}
+        except JUnitError:
+            return []  # the re-run could not tell: the first run's failures stand
+        return [test_id for test_id in ids if test_id in passed]
+
+
+def _mark_flaky(report: JUnitReport, flaky: list[str]) -> None:
+    for case in [c for c in report.problems if c.id in flaky]:
+        report.problems.remove(case)
+        if case.outcome == "failed":
+            report.failed -= 1
+        else:
+            report.errors -= 1
+        report.passed += 1
+        report.flaky.append(case.id)
+
+
+#: Options that take a value which may look like a path; the value is kept on re-runs.
+_VALUE_OPTIONS = {"-c", "--config-file", "--rootdir", "--confcutdir", "--basetemp", "-p",
+                  "--ignore", "--ignore-glob", "--deselect", "-o", "--override-ini", "-k", "-m",
+                  "--cov", "--cov-config", "--log-file", "--import-mode", "-W"}
+#: pytest-xdist and ordering options dropped on re-runs: a handful of tests, in one process.
+_DROPPED_OPTIONS = {"-n", "--numprocesses", "--maxprocesses", "--dist", "-d"}
+_DROPPED_FLAGS = {"--lf", "--last-failed", "--ff", "--failed-first", "--sw", "--stepwise",
+                  "--nf", "--new-first"}
+
+
+def rerun_args(args: tuple[str, ...], root: Path) -> list[str]:
+    """``args`` without test paths, pytest-xdist and selection flags: re-runs name their tests."""
+    kept: list[str] = []
+    skip_value = False
+    for index, arg in enumerate(args):
+        if skip_value:
+            skip_value = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in _DROPPED_OPTIONS:
+            skip_value = "=" not in arg
+            continue
+        if arg in _DROPPED_FLAGS or (arg.startswith("-n") and arg[2:].isalnum()):
+            continue
+        previous = args[index - 1] if index else ""
+        if (not arg.startswith("-") and previous not in _VALUE_OPTIONS
+                and (root / arg.split("::", 1)[0]).exists()):
+            continue
+        kept.append(arg)
+    return kept
+
+
+class CoverageCheck(Check):
+    """``coverage>=N``: total coverage of the shared run, as ``coverage report`` prints it."""
+
+    cost = 100
+    needs_coverage = True
+
+    def run(self, ctx: VerifyContext) -> CheckResult:
+        import json
+
+        run = shared_pytest_run(ctx)
+        if run.coverage_data is None:  # only if a plugin replaced the shared run
+            return self.error("the shared pytest run was not under coverage")
+        out = run.coverage_data.with_name("coverage.json")
+        report = ctx.run([run.python, "-m", "coverage", "json", f"--data-file={run.coverage_data}",
+                          "-o", str(out)], timeout=self.timeout, env=pytest_env())
+        # coverage exits 2 when the project's own fail_under is not met; the file is written.
+        if report.returncode not in (0, 2) or not out.exists():
+            if "No data to report" in report.stdout + report.stderr:
+                why = ("pytest collected no tests" if run.tool_run.returncode == EXIT_NO_TESTS
+                       else "the tests ran no measured code (check [run] source in the "
+                            "coverage config)")
+                return self.error(f"coverage has no data to report: {why}",
+                                  output=run.tool_run.tail())
+            return self.error(f"'coverage json' failed (exit {report.returncode})",
+                              output=report.tail())
+        try:
+            data = json.loads(out.read_text(encoding="utf-8"))
+            totals = data["totals"]
+            display = str(totals.get("percent_covered_display")
+                          or f"{float(totals['percent_covered']):.0f}")
+            metric = float(display)
+            files = data.get("files", {})
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            return self.error(f"'coverage json' wrote an unreadable report: {exc}")
+        counts = {"statements": int(totals.get("num_statements", 0)),
+                  "missing": int(totals.get("missing_lines", 0)), "files": len(files)}
+        if self.spec.op is not None and self.spec.threshold is not None:
+            passed = self.spec.compare(metric)
+            shown = f"{self.spec.threshold:g}%"
+            summary = (f"{display}% {self.spec.op} {shown}" if passed
+                       else f"{display}% {_NEGATED[self.spec.op]} {shown}")
+        else:
+            passed = report.returncode != 2
+            summary = (f"{display}% covered" if passed
+                       else f"{display}% is below the project's fail_under")
+        failures = [] if passed else least_covered(files)
+        return self.result(Status.PASSED if passed else Status.FAILED, summary, metric=metric,
+                           counts=counts, failures=failures)
+
+
+_NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!="}
+
+
+def least_covered(files: dict[str, Any], limit: int = 10) -> list[Failure]:
+    """Failures for the ``limit`` least-covered files, with their missing line ranges."""
+    rows = []
+    for path, info in files.items():
+        summary = info.get("summary", {})
+        percent = float(summary.get("percent_covered", 100.0))
+        if percent >= 100.0:
+            continue
+        missing = [int(n) for n in info.get("missing_lines", [])]
+        statements = sorted({*missing, *(int(n) for n in info.get("executed_lines", []))})
+        rows.append((percent, -len(missing), path, summary, missing, statements, info))
+    rows.sort(key=lambda row: (row[0], row[1], row[2]))
+    failures = []
+    for percent, _, path, summary, missing, statements, info in rows[:limit]:
+        display = summary.get("percent_covered_display") or f"{percent:.0f}"
+        if missing:
+            what = f"missing {line_ranges(statements, missing)}"
+        else:
+            branches = sorted({int(pair[0]) for pair in info.get("missing_branches", [])})
+            what = f"partial branches at {line_ranges(branches, branches)}"
+        failures.append(Failure(message=f"{path}: {display}% — {what}", location=path,
+                                path=path, line=missing[0] if missing else None,
+                                code="coverage"))
+    return failures
+
+
+def line_ranges(statements: list[int], missing: list[int], max_chars: int = 200) -> str:
+    """``12-15, 30`` as ``coverage report`` shows them: runs of missing statements."""
+    wanted = set(missing)
+    runs: list[tuple[int, int]] = []
+    start: int | None = None
+    end = 0
+    for number in statements:
+        if number in wanted:
+            start = number if start is None else start
+            end = number
+        elif start is not None:
+            runs.append((start, end))
+            start = None
+    if start is not None:
+        runs.append((start, end))
+    text = ""
+    for index, (first, last) in enumerate(runs):
+        part = str(first) if first == last else f"{first}-{last}"
+        if len(text) + len(part) > max_chars:
+            return f"{text}, ... ({len(runs) - index} more)"
+        text = f"{text}, {part}" if text else part
+    return text
+
+
+@hookimpl
+def ralph_register_checks(registry: CheckRegistry) -> None:
+    registry.add(CheckType(
+        name="tests", aliases=("pytest",), factory=TestsCheck, options=TestsOptions,
+        threshold="minimum number of passing tests (tests>=120)",
+        help="the pytest suite passes (run once with --junitxml; a few failed tests are "
+             "re-run once to tell flaky from failing)",
+    ))
+    registry.add(CheckType(
+        name="coverage", aliases=("cov",), factory=CoverageCheck, options=CoverageOptions,
+        threshold="total coverage in percent, as 'coverage report' prints it (coverage>=80)",
+        help="coverage of the same pytest run, read with 'coverage json' and the project's "
+             "coverage config (without a threshold: the project's fail_under)",
+    ))

@@ -1,0 +1,253 @@
+"""A streaming, bounded reader of JUnit XML, whoever wrote it (pytest, jest-junit, go, nextest).
+
+The file is read with :func:`xml.etree.ElementTree.iterparse`; every finished
+``<testcase>`` is interpreted by :class:`junitparser.TestCase` and then removed
+from the tree, so memory stays flat on a 100,000-test file. Details are kept
+for the first ``max_problems`` failing tests only; the counts cover them all.
+
+Test ids are pytest node ids when the file carries pytest's ``file``
+attribute (``-o junit_family=xunit1``): ``tests/test_calc.py::TestAdd::test_one[2]``.
+Otherwise they are ``classname::name`` (or ``name`` when both are the same,
+as jest-junit writes them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
+
+Outcome = Literal["passed", "failed", "error", "skipped"]
+
+#: Bounds on what is kept of one failing test.
+MESSAGE_CHARS = 500
+DETAIL_LINES = 20
+DETAIL_CHARS = 1500
+
+#: Messages that say nothing; the first meaningful line of the text is used instead.
+_GENERIC_MESSAGES = {"", "failed", "failure", "error", "collection failure", "test failed",
+                     "test failure"}
+#: pytest's last traceback line: ``tests/test_calc.py:4: AssertionError``.
+_CRASH_LINE = re.compile(r"^(?P<path>\S.*?):(?P<line>\d+): (?P<type>[A-Za-z_][\w.]*)$")
+#: pytest's exception line: ``E   ValueError: bad value``.
+_E_LINE = re.compile(r"^E\s+(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*): ")
+_SUITE_TAGS = ("testsuite", "testsuites")
+
+
+class JUnitError(ValueError):
+    """The file is not readable JUnit XML (malformed, truncated, empty or something else)."""
+
+
+@dataclass(frozen=True)
+class TestCaseResult:
+    """One test as read from the file; ``message``/``detail`` are bounded."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    id: str
+    outcome: Outcome
+    message: str = ""
+    detail: str = ""
+    code: str | None = None
+    path: str | None = None
+    line: int | None = None
+    #: pytest could not import the test module (the test id is the file).
+    collection: bool = False
+    #: The tool itself retried it and it passed (nextest ``<flakyFailure>``).
+    flaky: bool = False
+
+
+@dataclass
+class JUnitReport:
+    """Counts over every test read, and the first ``max_problems`` failing tests."""
+
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    problems: list[TestCaseResult] = field(default_factory=list)
+    flaky: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    max_problems: int = 500
+
+    @property
+    def total(self) -> int:
+        return self.passed + self.failed + self.errors + self.skipped
+
+    @property
+    def failing(self) -> int:
+        return self.failed + self.errors
+
+    def add(self, case: TestCaseResult) -> None:
+        if case.outcome == "passed":
+            self.passed += 1
+            if case.flaky and len(self.flaky) < self.max_problems:
+                self.flaky.append(case.id)
+            return
+        if case.outcome == "skipped":
+            self.skipped += 1
+            return
+        if case.outcome == "failed":
+            self.failed += 1
+        else:
+            self.errors += 1
+        if len(self.problems) < self.max_problems:
+            self.problems.append(case)
+
+
+def read_report(path: Path, *, max_problems: int = 500,
+                report: JUnitReport | None = None) -> JUnitReport:
+    """Read ``path`` into ``report`` (a new one by default); raises :class:`JUnitError`."""
+    report = report if report is not None else JUnitReport(max_problems=max_problems)
+    for case in iter_cases(path):
+        report.add(case)
+    report.files.append(str(path))
+    return report
+
+
+def iter_cases(path: Path) -> Iterator[TestCaseResult]:
+    """Yield every test case of ``path`` as it is parsed; raises :class:`JUnitError`."""
+    import xml.etree.ElementTree as ET
+
+    try:
+        if path.stat().st_size == 0:
+            raise JUnitError(f"{path}: the file is empty (did the tool stop while writing it?)")
+        handle = path.open("rb")
+    except OSError as exc:
+        raise JUnitError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    stack: list[Element] = []
+    with handle:
+        try:
+            for event, elem in ET.iterparse(handle, events=("start", "end")):
+                if event == "start":
+                    if not stack and elem.tag not in _SUITE_TAGS:
+                        raise JUnitError(f"{path}: not JUnit XML (the root element is "
+                                         f"<{elem.tag}>, expected <testsuites> or <testsuite>)")
+                    stack.append(elem)
+                    continue
+                stack.pop()
+                parent = stack[-1] if stack else None
+                if parent is None or parent.tag not in _SUITE_TAGS or elem.tag in _SUITE_TAGS:
+                    continue
+                if elem.tag == "testcase":
+                    yield _case(elem)
+                elif elem.tag in ("error", "failure"):
+                    # A suite-level error (some tools report a suite that could not run so).
+                    yield _suite_problem(parent, elem)
+                parent.remove(elem)
+        except ET.ParseError as exc:
+            kind = "truncated" if "no element found" in str(exc) else "malformed"
+            raise JUnitError(f"{path}: {kind} XML ({exc})") from None
+
+
+def _case(elem: Element) -> TestCaseResult:
+    from junitparser import Error, Failure, Skipped, TestCase
+
+    case = TestCase.fromelem(elem)  # type: ignore[no-untyped-call]  # junitparser is untyped
+    name = case.name or ""
+    classname = case.classname or ""
+    file = elem.get("file") or None
+    results = case.result
+    problem = next((r for r in results if isinstance(r, (Failure, Error))), None)
+    pytest_style = file is not None and _pytest_module(file, classname) is not None
+    test_id = _test_id(name, classname, file)
+    line = _int(elem.get("line"))
+    if pytest_style and line is not None:
+        line += 1  # pytest writes the 0-based line of the test's def
+    path = file
+    if problem is None:
+        if any(isinstance(r, Skipped) for r in results):
+            return TestCaseResult(test_id, "skipped", path=path, line=line)
+        flaky = elem.find("flakyFailure") is not None or elem.find("flakyError") is not None
+        return TestCaseResult(test_id, "passed", path=path, line=line, flaky=flaky)
+    text = problem.text or ""
+    raw_message = (problem.message or "").strip()
+    collection = raw_message == "collection failure"
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    code = (problem.type or "").strip() or None
+    crash = _CRASH_LINE.match(lines[-1]) if lines else None
+    if crash is not None:
+        code = code or crash.group("type")
+        if file is None or crash.group("path") == file:
+            path, line = crash.group("path"), int(crash.group("line"))
+    e_lines = [m for m in (_E_LINE.match(ln) for ln in lines) if m]
+    if code is None and e_lines:
+        code = e_lines[-1].group("type")
+    message = raw_message
+    if message.lower() in _GENERIC_MESSAGES or message.lower().startswith("test failure"):
+        message = _first_meaningful(lines)
+    if collection:
+        message = f"collection error: {message}"
+    if code is None:
+        prefix = re.match(r"((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)): ", message)
+        code = prefix.group(1) if prefix else None
+    outcome: Outcome = "failed" if isinstance(problem, Failure) else "error"
+    return TestCaseResult(test_id, outcome, message=_clip_message(message or "failed"),
+                          detail=_excerpt(text), code=code[:80] if code else None,
+                          path=path, line=line, collection=collection)
+
+
+def _suite_problem(suite: Element, elem: Element) -> TestCaseResult:
+    message = (elem.get("message") or "").strip()
+    text = elem.text or ""
+    if message.lower() in _GENERIC_MESSAGES:
+        message = _first_meaningful([ln for ln in text.splitlines() if ln.strip()])
+    return TestCaseResult(suite.get("name") or "(test suite)", "error",
+                          message=_clip_message(message or "the test suite failed to run"),
+                          detail=_excerpt(text), code=(elem.get("type") or "").strip() or None)
+
+
+def _pytest_module(file: str, classname: str) -> str | None:
+    """The class part of ``classname`` when it is pytest's dotted form of ``file``, else None."""
+    if not file.endswith(".py"):
+        return None
+    module = file[:-3].replace("\\", "/").replace("/", ".")
+    if classname == "" or classname == module:
+        return ""
+    if classname.startswith(module + "."):
+        return classname[len(module) + 1:]
+    return None
+
+
+def _test_id(name: str, classname: str, file: str | None) -> str:
+    if file is not None:
+        inner = _pytest_module(file, classname)
+        if inner is not None:
+            if classname == "" and file[:-3].replace("/", ".") == name:
+                return file  # a collection error: the module itself
+            parts = [file, *(inner.split(".") if inner else []), name]
+            return "::".join(parts)
+    if not classname or classname == name:
+        return name or "(unnamed test)"
+    return f"{classname}::{name}"
+
+
+def _first_meaningful(lines: list[str]) -> str:
+    """The exception line of a pytest traceback, else the first non-empty line."""
+    for line in lines:
+        if line.startswith("E ") and line[1:].strip():
+            return line[1:].strip()
+    return lines[0].strip() if lines else ""
+
+
+def _clip_message(message: str) -> str:
+    return message if len(message) <= MESSAGE_CHARS else message[: MESSAGE_CHARS - 3] + "..."
+
+
+def _excerpt(text: str) -> str:
+    """The end of a traceback, where the error is: last lines, bounded."""
+    lines = text.strip("\n").splitlines()[-DETAIL_LINES:]
+    excerpt = "\n".join(lines)
+    return excerpt if len(excerpt) <= DETAIL_CHARS else "..." + excerpt[-(DETAIL_CHARS - 3):]
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
