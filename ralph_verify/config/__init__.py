@@ -38,6 +38,8 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "feedback",
     "terminal",
     "json_report",
+    "junitxml",
+    "github",
     "files",
     "cmd",
     "promise",

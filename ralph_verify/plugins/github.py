@@ -1,0 +1,209 @@
+"""``--github``: GitHub Actions annotations and a job summary.
+
+Each failure that has a file (and line) becomes an ``::error file=...,line=...``
+workflow command, so GitHub shows it on the pull request's diff; a failed or
+errored check with no located failure gets one annotation of its own. When
+``GITHUB_STEP_SUMMARY`` is set, a Markdown summary (one row per check, the
+feedback folded under it; for a loop the verdict and one row per iteration) is
+appended to that file.
+
+Values are escaped as the Actions runner unescapes them: ``%``, ``\\r`` and
+``\\n`` everywhere, and ``:`` and ``,`` in properties too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ralph_verify import hookimpl
+from ralph_verify.checks import CheckResult, Failure, Status
+from ralph_verify.redact import redact
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+    from ralph_verify.config.parser import Parser
+    from ralph_verify.iteration import Session
+    from ralph_verify.verdict import VerdictProposal
+    from ralph_verify.verification import Verification
+
+#: Annotations per run; GitHub shows only the first few per step anyway.
+MAX_ANNOTATIONS = 50
+_ICONS = {Status.PASSED: "✅", Status.FAILED: "❌", Status.ERROR: "⚠️", Status.SKIPPED: "⏭️"}
+
+
+def escape_data(text: str) -> str:
+    """Escape a workflow command's message."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Escape a workflow command's property value (``file=``, ``title=``)."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def command(name: str, message: str, **properties: str | int | None) -> str:
+    """``::name key=value,...::message`` with everything escaped; ``None`` properties left out."""
+    props = ",".join(f"{key}={escape_property(str(value))}"
+                     for key, value in properties.items() if value is not None)
+    return f"::{name}{' ' + props if props else ''}::{escape_data(message)}"
+
+
+def workspace_path(root: Path, path: str) -> str:
+    """``path`` (relative to the project root) relative to ``$GITHUB_WORKSPACE`` when inside it."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    full = (root / path).resolve()
+    if workspace:
+        try:
+            return full.relative_to(Path(workspace).resolve()).as_posix()
+        except ValueError:
+            pass
+    try:
+        return full.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path
+
+
+def _column(failure: Failure) -> int | None:
+    """The column of ``path:line:col`` locations (ruff, mypy), else ``None``."""
+    prefix = f"{failure.path}:{failure.line}:"
+    if failure.line is None or not (failure.location or "").startswith(prefix):
+        return None
+    column = (failure.location or "")[len(prefix):].split(":")[0]
+    return int(column) if column.isdigit() else None
+
+
+def _message(failure: Failure) -> str:
+    text = failure.message
+    if failure.detail:
+        text += "\n\n" + failure.detail[:2000]
+    return redact(text)
+
+
+def annotation_lines(verification: Verification) -> Iterator[str]:
+    """The workflow commands for a verification's failures, at most :data:`MAX_ANNOTATIONS`."""
+    emitted = 0
+    left_out = 0
+    for result in verification.results:
+        if result.status not in (Status.FAILED, Status.ERROR):
+            continue
+        located = [f for f in result.failures if f.path]
+        title_base = f"ralph-verify {result.spec}"
+        if result.status is Status.ERROR or not located:
+            items: list[str] = [command("error", redact(result.summary), title=title_base)]
+        else:
+            items = [command("error", _message(f),
+                             file=workspace_path(verification.root, f.path or ""),
+                             line=f.line, col=_column(f),
+                             title=f"{title_base}: {f.code}" if f.code else title_base)
+                     for f in located]
+        for item in items:
+            if emitted < MAX_ANNOTATIONS:
+                emitted += 1
+                yield item
+            else:
+                left_out += 1
+    if left_out:
+        yield command("warning", f"{left_out} more failures were not annotated "
+                                 f"(limit {MAX_ANNOTATIONS}); see the job summary or --json",
+                      title="ralph-verify")
+
+
+def _cell(text: str) -> str:
+    return " ".join(redact(text).split()).replace("|", "\\|")
+
+
+def _metric(result: CheckResult) -> str:
+    return "" if result.metric is None else f"{result.metric:g}"
+
+
+def checks_table(verification: Verification) -> str:
+    lines = ["| | check | status | metric | summary |", "| --- | --- | --- | --- | --- |"]
+    for result in verification.results:
+        lines.append(f"| {_ICONS[result.status]} | `{_cell(result.spec)}` | "
+                     f"{result.status.value} | {_metric(result)} | {_cell(result.summary)} |")
+    return "\n".join(lines)
+
+
+def _feedback_block(verification: Verification) -> str:
+    if verification.passed:
+        return ""
+    # A fence longer than any run of backticks inside cannot be closed by the feedback.
+    longest = max((len(run) for run in re.findall("`+", verification.feedback)), default=0)
+    fence = "`" * max(4, longest + 4)
+    return (f"\n<details><summary>Feedback</summary>\n\n{fence}text\n"
+            f"{redact(verification.feedback)}\n{fence}\n\n</details>\n")
+
+
+def verification_summary(verification: Verification) -> str:
+    verdict = "passed" if verification.passed else "failed"
+    return (f"## ralph-verify check: {verdict}\n\n{checks_table(verification)}\n"
+            f"{_feedback_block(verification)}\n")
+
+
+def session_summary(session: Session, verdict: VerdictProposal) -> str:
+    lines = [f"## ralph-verify run: {verdict.verdict.value}", "", _cell(verdict.reason), "",
+             "| iteration | verification | failing checks | seconds |",
+             "| --- | --- | --- | --- |"]
+    for iteration in session.iterations:
+        ver = iteration.verification
+        if ver is None:
+            lines.append(f"| {iteration.number} | not verified | | "
+                         f"{iteration.duration_s:.1f} |")
+            continue
+        failing = ", ".join(f"`{_cell(r.spec)}`" for r in ver.results if not r.passed)
+        lines.append(f"| {iteration.number} | {'passed' if ver.passed else 'failed'} | "
+                     f"{failing} | {iteration.duration_s:.1f} |")
+    last = session.previous_verification()
+    if last is not None:
+        lines += ["", "### Last verification", "", checks_table(last), _feedback_block(last)]
+    return "\n".join(lines) + "\n"
+
+
+def append_summary(markdown: str) -> None:
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if target:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(markdown)
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.addoption("--github", scope="output", action="store_true", default=None,
+                     help="print GitHub Actions annotations for failures and append a Markdown "
+                          "summary to $GITHUB_STEP_SUMMARY when it is set")
+
+
+def _enabled(config: Config) -> bool:
+    return bool(getattr(config.option, "github", None))
+
+
+def _emit(config: Config, lines: Iterator[str]) -> None:
+    """Workflow commands on lines of their own: stdout, or stderr when stdout carries JSON."""
+    stream = sys.stderr if getattr(config.option, "json", None) == "-" else sys.stdout
+    sys.stdout.flush()
+    for line in lines:
+        stream.write(line + "\n")
+    stream.flush()
+
+
+@hookimpl
+def ralph_verification_finish(config: Config, verification: Verification) -> None:
+    if not _enabled(config) or config.command.name != "check":
+        return
+    _emit(config, annotation_lines(verification))
+    append_summary(verification_summary(verification))
+
+
+@hookimpl
+def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
+    if not _enabled(session.config):
+        return
+    last = session.previous_verification()
+    if last is not None:
+        _emit(session.config, annotation_lines(last))
+    append_summary(session_summary(session, verdict))

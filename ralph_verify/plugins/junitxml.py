@@ -1,0 +1,168 @@
+"""``--junitxml FILE``: verifications as JUnit XML, for CI test reporters.
+
+One ``<testsuite>`` per verification (``check``: one; ``run``: the baseline and
+every iteration, in order, so the last suite is the final state) and one
+``<testcase>`` per check in it. A failed check carries a ``<failure>`` whose
+text is the feedback for that check alone; a check that could not decide
+carries an ``<error>`` with the tool's last output; a skipped one ``<skipped>``.
+
+As pytest's junitxml does, the option registers a writer object at configure
+time; the writer keeps the verifications seen so far and rewrites the file
+(atomically) after each one, so a crashed or interrupted session still leaves
+a valid file behind.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ralph_verify import hookimpl
+from ralph_verify.checks import CheckResult, Status
+from ralph_verify.redact import redact
+from ralph_verify.state_files import write_text_atomic
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
+
+    from ralph_verify.config import Config
+    from ralph_verify.config.parser import Parser
+    from ralph_verify.iteration import Iteration, Session
+    from ralph_verify.verification import Verification
+
+WRITER = "junitxml-writer"
+#: Characters XML 1.0 cannot carry (tool output has ANSI escapes and worse).
+_INVALID_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` redacted and made safe for XML 1.0 (invalid characters shown as ``\\xNN``)."""
+    return _INVALID_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", redact(text))
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.addoption("--junitxml", scope="output", metavar="FILE",
+                     help="write the verification(s) as JUnit XML to FILE: one test case per "
+                          "check (in a loop: one test suite per iteration)")
+
+
+@hookimpl
+def ralph_configure(config: Config) -> None:
+    target = getattr(config.option, "junitxml", None)
+    if target:
+        config.pluginmanager.register(
+            JUnitXmlWriter(config, Path(config.invocation_dir, target)), WRITER)
+
+
+@hookimpl
+def ralph_unconfigure(config: Config) -> None:
+    writer = config.pluginmanager.get_plugin(WRITER)
+    if writer is not None:
+        config.pluginmanager.unregister(writer, WRITER)
+
+
+class JUnitXmlWriter:
+    """Collects the run's verifications and keeps ``path`` up to date."""
+
+    def __init__(self, config: Config, path: Path) -> None:
+        self.config = config
+        self.path = path
+        self.suites: list[tuple[str, Verification]] = []
+
+    def add(self, name: str, verification: Verification) -> None:
+        if any(seen is verification for _, seen in self.suites):
+            return
+        self.suites.append((name, verification))
+        write_text_atomic(self.path, self.render())
+
+    @hookimpl
+    def ralph_verification_finish(self, verification: Verification) -> None:
+        self.add("ralph-verify check" if not self.suites else
+                 f"verification {len(self.suites) + 1}", verification)
+
+    @hookimpl
+    def ralph_session_start(self, session: Session) -> None:
+        if session.baseline is not None:
+            self.add("baseline", session.baseline)
+
+    @hookimpl
+    def ralph_iteration_end(self, iteration: Iteration, verification: Verification) -> None:
+        self.add(f"iteration {iteration.number}", verification)
+
+    def feedback_of(self, verification: Verification, result: CheckResult) -> str:
+        """The feedback the agent would read for this one check."""
+        from ralph_verify.verification import Verification
+
+        alone = Verification(root=verification.root, results=[result])
+        budget = int(self.config.get("feedback_budget") or 4000)
+        text: str | None = self.config.hook.ralph_format_feedback(verification=alone,
+                                                                  budget=budget)
+        return text or result.summary
+
+    def render(self) -> str:
+        from xml.etree.ElementTree import Element, SubElement, indent, tostring
+
+        root = Element("testsuites", name="ralph-verify")
+        totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
+        total_time = 0.0
+        for name, verification in self.suites:
+            suite = self._suite(name, verification)
+            root.append(suite)
+            for key in totals:
+                totals[key] += int(suite.get(key, "0"))
+            total_time += verification.duration_s
+        for key, value in totals.items():
+            root.set(key, str(value))
+        root.set("time", f"{total_time:.3f}")
+        if not self.suites:
+            SubElement(root, "testsuite", name="ralph-verify", tests="0")
+        indent(root)
+        return ('<?xml version="1.0" encoding="utf-8"?>\n'
+                + tostring(root, encoding="unicode") + "\n")
+
+    def _suite(self, name: str, verification: Verification) -> Element:
+        from xml.etree.ElementTree import Element, SubElement
+
+        results = verification.results
+        suite = Element("testsuite", {
+            "name": name,
+            "tests": str(len(results)),
+            "failures": str(sum(r.status is Status.FAILED for r in results)),
+            "errors": str(sum(r.status is Status.ERROR for r in results)),
+            "skipped": str(sum(r.status is Status.SKIPPED for r in results)),
+            "time": f"{verification.duration_s:.3f}",
+            "timestamp": verification.started_at,
+            "hostname": socket.gethostname(),
+        })
+        properties = SubElement(suite, "properties")
+        SubElement(properties, "property", name="root", value=xml_text(str(verification.root)))
+        for result in results:
+            if result.metric is not None:
+                SubElement(properties, "property", name=f"metric:{xml_text(result.spec)}",
+                           value=f"{result.metric:g}")
+        for result in results:
+            case = SubElement(suite, "testcase", {
+                "classname": f"ralph-verify.{result.name}",
+                "name": xml_text(result.spec),
+                "time": f"{result.duration_s:.3f}",
+            })
+            message = xml_text(" ".join(result.summary.split()))
+            if result.status is Status.FAILED:
+                failure = SubElement(case, "failure", message=message, type="failed")
+                failure.text = xml_text(self.feedback_of(verification, result))
+            elif result.status is Status.ERROR:
+                error = SubElement(case, "error", message=message, type="error")
+                error.text = xml_text(result.output or result.summary)
+            elif result.status is Status.SKIPPED:
+                SubElement(case, "skipped", message=message)
+            else:
+                out = SubElement(case, "system-out")
+                out.text = message
+            if result.flaky:
+                err = SubElement(case, "system-err")
+                err.text = xml_text("flaky (failed, then passed on re-run): "
+                                    + ", ".join(result.flaky))
+        return suite

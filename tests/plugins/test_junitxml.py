@@ -1,0 +1,100 @@
+"""``--junitxml``: read back with junitparser, round-tripped, safe for any tool output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from junitparser import Error, Failure, JUnitXml, Skipped, TestCase, TestSuite
+
+from ralph_verify.testing import Ralph
+
+
+def _suites(path: Path) -> list[TestSuite]:
+    xml = JUnitXml.fromfile(str(path))
+    return list(xml)
+
+
+def _cases(suite: TestSuite) -> dict[str, TestCase]:
+    return {case.name: case for case in suite}
+
+
+def test_one_testcase_per_check_failures_carry_feedback(ralph: Ralph) -> None:
+    ralph.makefile("src/app.py", "")
+    result = ralph.run("check", "--until", "files:src/app.py,files:missing.txt,promise",
+                       "--junitxml", "reports/ralph.xml")
+    assert result.ret == 1
+    xml = JUnitXml.fromfile(str(ralph.path / "reports" / "ralph.xml"))
+    assert (xml.tests, xml.failures, xml.errors, xml.skipped) == (3, 1, 0, 1)
+    (suite,) = list(xml)
+    assert suite.name == "ralph-verify check"
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (3, 1, 0, 1)
+    cases = _cases(suite)
+    assert set(cases) == {"files:src/app.py", "files:missing.txt", "promise"}
+    assert cases["files:src/app.py"].is_passed
+    assert cases["files:src/app.py"].classname == "ralph-verify.files"
+    (failure,) = cases["files:missing.txt"].result
+    assert isinstance(failure, Failure)
+    assert failure.message == "0 files match missing.txt, wanted >=1"
+    # The text is the feedback an agent gets, for this check alone.
+    assert failure.text is not None
+    assert "## files:missing.txt: failed" in failure.text
+    assert "expected files matching missing.txt (>=1), found 0" in failure.text
+    assert "files:src/app.py" not in failure.text
+    (skipped,) = cases["promise"].result
+    assert isinstance(skipped, Skipped)
+    # junitparser's properties() has no annotations.
+    props = {p.name: p.value for p in suite.properties()}  # type: ignore[no-untyped-call]
+    assert props["metric:files:missing.txt"] == "0"
+    assert props["root"] == str(ralph.path)
+
+
+def test_round_trips_through_junitparser(ralph: Ralph, tmp_path: Path) -> None:
+    result = ralph.run("check", "--until", "files:pyproject.toml,files:nope",
+                       "--junitxml", "out.xml")
+    assert result.ret == 1
+    first = JUnitXml.fromfile(str(ralph.path / "out.xml"))
+    first.write(str(tmp_path / "again.xml"))
+    second = JUnitXml.fromfile(str(tmp_path / "again.xml"))
+
+    def facts(xml: JUnitXml) -> list[tuple[str, str, str, str | None]]:
+        return [(suite.name, case.name, case.classname,
+                 type(case.result[0]).__name__ if case.result else None)
+                for suite in xml for case in suite]
+
+    assert facts(first) == facts(second) == [
+        ("ralph-verify check", "files:pyproject.toml", "ralph-verify.files", None),
+        ("ralph-verify check", "files:nope", "ralph-verify.files", "Failure"),
+    ]
+    assert (second.tests, second.failures) == (2, 1)
+
+
+def test_an_erroring_check_carries_its_output_even_with_control_characters(
+        ralph: Ralph) -> None:
+    # ANSI colours and a NUL byte are not allowed in XML 1.0: they must not break the file.
+    script = "import sys; sys.stdout.write('\\x1b[31mboom\\x00\\x1b[0m'); sys.exit(2)"
+    ralph.makefile("boom.py", script)
+    result = ralph.run("check", "--until", 'cmd:"python boom.py",cmd:"sleep 5"',
+                       "--timeout", "0.5", "--junitxml", "out.xml")
+    assert result.ret == 3
+    cases = _cases(_suites(ralph.path / "out.xml")[0])
+    (failure,) = cases['cmd:"python boom.py"'].result
+    assert isinstance(failure, Failure)
+    assert failure.text is not None and "\\x1b[31mboom\\x00" in failure.text
+    (error,) = cases['cmd:"sleep 5"'].result
+    assert isinstance(error, Error)
+    assert error.message is not None and "timed out after 0.5s" in error.message
+
+
+def test_secrets_are_redacted(ralph: Ralph) -> None:
+    ralph.env["MY_API_TOKEN"] = "s3cr3t-value-123"
+    result = ralph.run("check", "--until", 'cmd:"echo s3cr3t-value-123 && exit 1"',
+                       "--junitxml", "out.xml")
+    assert result.ret == 1
+    text = (ralph.path / "out.xml").read_text(encoding="utf-8")
+    assert "s3cr3t-value-123" not in text
+    assert "[redacted:MY_API_TOKEN]" in text
+
+
+def test_no_file_without_the_option(ralph: Ralph) -> None:
+    assert ralph.run("check", "--until", "files:pyproject.toml").ret == 0
+    assert not list(ralph.path.glob("*.xml"))
