@@ -31,6 +31,8 @@ __all__ = ["Config", "ConfigError", "UsageError", "get_config", "get_plugin_mana
 
 ENTRY_POINT_GROUP = "ralph_verify"
 DISABLE_AUTOLOAD_ENV = "RALPH_VERIFY_DISABLE_PLUGIN_AUTOLOAD"
+#: Comma-separated modules to load as plugins, like ``PYTEST_PLUGINS``.
+PLUGINS_ENV = "RALPH_VERIFY_PLUGINS"
 
 #: Built-in plugins, registered in this order under their short names.
 BUILTIN_PLUGINS: tuple[str, ...] = (
@@ -155,7 +157,13 @@ def _entry_points() -> Iterator[Any]:
 def get_plugin_manager(disabled: Sequence[str] = (),
                        plugins: Sequence[object] = ()) -> pluggy.PluginManager:
     """A fresh plugin manager: built-ins, then entry-point plugins (unless disabled), then
-    ``plugins`` given by the caller (named after their class or module)."""
+    ``plugins`` given by the caller (named after their class or module).
+
+    Modules named in ``RALPH_VERIFY_PLUGINS`` (comma-separated, importable from
+    ``sys.path``) are registered after the entry-point plugins under their module
+    name, even with autoloading disabled: like ``PYTEST_PLUGINS``, a way to use a
+    plugin without installing it.
+    """
     pm = pluggy.PluginManager("ralph_verify")
     pm.add_hookspecs(hookspec)
     blocked = set(disabled)
@@ -183,6 +191,17 @@ def get_plugin_manager(disabled: Sequence[str] = (),
                 ) from None
             register_plugin(pm, plugin, entry_point.name)
             pm._plugin_distinfo.append((plugin, dist))  # type: ignore[arg-type]  # pluggy's own bookkeeping, as load_setuptools_entrypoints does
+    for module_name in os.environ.get(PLUGINS_ENV, "").split(","):
+        module_name = module_name.strip()
+        if not module_name or module_name in blocked or pm.has_plugin(module_name):
+            continue
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:
+            raise UsageError(f"plugin {module_name!r} (from {PLUGINS_ENV}) failed to import: "
+                             f"{type(exc).__name__}: {exc}; fix it or take it out of "
+                             f"{PLUGINS_ENV}") from None
+        register_plugin(pm, module, module_name)
     for plugin in plugins:
         name = getattr(plugin, "__name__", None) or type(plugin).__name__
         suffix = 1
