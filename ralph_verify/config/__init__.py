@@ -51,6 +51,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "mypy",
     "commands",
     "breaker",
+    "integrity",
 )
 
 

@@ -1,0 +1,393 @@
+"""Tool settings that gate checks, read with their file and line, and how they may weaken.
+
+Read from ``pyproject.toml`` (``[tool.coverage.*]``, ``[tool.ruff]``,
+``[tool.mypy]`` and its overrides, ``[tool.pytest.ini_options]``),
+``ruff.toml``/``.ruff.toml``, ``setup.cfg``, ``tox.ini``, ``.coveragerc``,
+``mypy.ini``/``.mypy.ini``, ``pytest.ini`` and every ``conftest.py``
+(``collect_ignore``, deselecting hooks). Only the keys in :data:`KINDS` (and the
+mypy flag families) are kept; each has a *kind* saying which change weakens it:
+
+- ``min``: a number that must not go down (``fail_under``);
+- ``grow``: a list that must not gain entries (``ignore``, ``omit``, ``exclude``...);
+- ``shrink``: a list that must not lose entries (``select``, ``testpaths``...);
+- ``on``: a flag that must not be turned on (``ignore_errors``, ``allow_*``);
+- ``off``: a flag that must not be turned off (``strict``, ``disallow_*``, ``warn_*``);
+- ``opts``: pytest ``addopts``: no new ``-k``/``-m``/``--deselect``/``--ignore``,
+  no dropped ``--strict-markers``/``-W error``, no lower ``--cov-fail-under``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.integrity.sources import conftest_settings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+KINDS: dict[str, str] = {
+    "fail_under": "min",
+    **dict.fromkeys(("omit", "exclude_lines", "exclude_also", "partial_branches", "ignore",
+                     "extend_ignore", "per_file_ignores", "extend_per_file_ignores", "exclude",
+                     "extend_exclude", "disable_error_code", "collect_ignore",
+                     "collect_ignore_glob", "norecursedirs", "hooks"), "grow"),
+    **dict.fromkeys(("select", "extend_select", "enable_error_code", "testpaths",
+                     "python_files", "python_classes", "python_functions", "source",
+                     "include"), "shrink"),
+    **dict.fromkeys(("branch", "xfail_strict", "check_untyped_defs", "extra_checks"), "off"),
+    "addopts": "opts",
+}
+_ON_PREFIXES = ("allow_", "ignore_", "implicit_")
+_OFF_PREFIXES = ("strict", "disallow_", "warn_", "no_implicit_")
+#: addopts options that take tests out of a run when added / make it stricter when present.
+_ADD_WEAKENS = ("-k", "-m", "--deselect", "--ignore", "--ignore-glob", "--lf", "--last-failed",
+                "--sw", "--stepwise", "--continue-on-collection-errors")
+_DROP_WEAKENS = ("--strict-markers", "--strict-config", "--strict", "-W", "--runxfail")
+_VALUE_OPTIONS = ("-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-W", "-p", "-o",
+                  "--cov-fail-under", "--cov")
+_TOOLS = ("coverage", "ruff", "mypy", "pytest")
+_INI_FILES = ("setup.cfg", "tox.ini", ".coveragerc", "mypy.ini", ".mypy.ini", "pytest.ini")
+
+
+def kind_of(key: str) -> str | None:
+    name = key.rsplit(".", 1)[-1].replace("-", "_")
+    if name in KINDS:
+        return KINDS[name]
+    if key.startswith("mypy") and name.startswith(_ON_PREFIXES):
+        return "on"
+    if key.startswith("mypy") and name.startswith(_OFF_PREFIXES):
+        return "off"
+    return None
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One watched setting: ``key`` is ``tool.section.name`` (``coverage.report.fail_under``)."""
+
+    file: str
+    key: str
+    value: Any
+    line: int | None = None
+    #: Line of each list entry, where it could be found.
+    item_lines: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ident(self) -> str:
+        return f"{self.file}|{self.key}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "key": self.key, "value": self.value, "line": self.line,
+                "item_lines": self.item_lines}
+
+
+def read_all(root: Path, files: list[str]) -> list[Setting]:
+    """Every watched setting in the project's config files (``files``: the tree's files)."""
+    found: list[Setting] = []
+    for rel in files:
+        name = rel.rsplit("/", 1)[-1]
+        is_top = "/" not in rel
+        try:
+            if is_top and name == "pyproject.toml":
+                found += _from_toml(rel, _read(root / rel), prefix="tool.")
+            elif is_top and name in ("ruff.toml", ".ruff.toml"):
+                found += _from_toml(rel, _read(root / rel), prefix="", into="ruff.")
+            elif is_top and name in _INI_FILES:
+                found += _from_ini(rel, _read(root / rel))
+            elif name == "conftest.py":
+                found += [Setting(rel, f"conftest.{key}", items, line)
+                          for key, items, line in conftest_settings(_read(root / rel))]
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            continue  # unreadable config: the tools themselves will complain
+    return found
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+# --- TOML ------------------------------------------------------------------------------------
+
+
+def _from_toml(rel: str, text: str, *, prefix: str, into: str = "") -> list[Setting]:
+    data = tomllib.loads(text)
+    if prefix:
+        data = {tool: data.get("tool", {}).get(tool) for tool in _TOOLS}
+    else:
+        data = {into.rstrip("."): data}
+    lines = text.splitlines()
+    where = _toml_key_lines(lines)
+    found = []
+    for path, index_path, value in _walk(data):
+        key = ".".join(path)
+        kind = kind_of(key)
+        if kind is None:
+            continue
+        line = where.get(prefix + ".".join(index_path[1:] if into else index_path))
+        if key.startswith("pytest.ini_options."):
+            key = "pytest." + key.removeprefix("pytest.ini_options.")
+        found.append(_setting(rel, key, kind, value, line, lines))
+    return found
+
+
+def _walk(data: Any, path: tuple[str, ...] = (),
+          index_path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], tuple[str, ...],
+                                                          Any]]:
+    """Leaves of the tool tables; mypy overrides are named by their module, not index."""
+    if isinstance(data, dict) and not (path and kind_of(".".join(path)) == "grow"):
+        for key, value in data.items():
+            yield from _walk(value, (*path, str(key)), (*index_path, str(key)))
+    elif isinstance(data, list) and data and all(isinstance(d, dict) for d in data):
+        for index, table in enumerate(data):
+            module = table.get("module", index)
+            modules = ",".join(module) if isinstance(module, list) else str(module)
+            yield from _walk(table, (*path[:-1], f"{path[-1]}[{modules}]"),
+                             (*index_path, str(index)))
+    elif data is not None and path:
+        yield path, index_path, data
+
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?")
+_PART = r"""(?:[\w-]+|"[^"]*"|'[^']*')"""
+_KEY = re.compile(rf"^\s*({_PART}(?:\s*\.\s*{_PART})*)\s*=")
+
+
+def _split_key(text: str) -> list[str]:
+    return [part.strip().strip("\"'") for part in re.findall(r"""[\w-]+|"[^"]*"|'[^']*'""",
+                                                               text)]
+
+
+def _toml_key_lines(lines: list[str]) -> dict[str, int]:
+    """Dotted key (array-of-table entries by index) -> the line it is set on."""
+    found: dict[str, int] = {}
+    table: list[str] = []
+    arrays: dict[str, int] = {}
+    for number, line in enumerate(lines, 1):
+        header = _HEADER.match(line)
+        if header:
+            table = _split_key(header.group(2))
+            if header.group(1) == "[[":
+                name = ".".join(table)
+                arrays[name] = arrays.get(name, -1) + 1
+                table = [*table, str(arrays[name])]
+            found.setdefault(".".join(table), number)
+            continue
+        key = _KEY.match(line)
+        if key:
+            found.setdefault(".".join([*table, *_split_key(key.group(1))]), number)
+    return found
+
+
+# --- INI -------------------------------------------------------------------------------------
+
+
+def _ini_section(file: str, section: str) -> str | None:
+    """The tool prefix of an INI section (``coverage:report`` -> ``coverage.report``)."""
+    if section.startswith("coverage:"):
+        return "coverage." + section.split(":", 1)[1]
+    if file == ".coveragerc" and section in ("run", "report", "paths", "html", "xml"):
+        return "coverage." + section
+    if section == "mypy":
+        return "mypy"
+    if section.startswith("mypy-"):
+        return f"mypy.overrides[{section[5:]}]"
+    if section in ("tool:pytest", "pytest") and (file != "setup.cfg" or section != "pytest"):
+        return "pytest"
+    return None
+
+
+def _from_ini(rel: str, text: str) -> list[Setting]:
+    lines = text.splitlines()
+    found = []
+    section: str | None = None
+    key: str | None = None
+    value: list[str] = []
+    start = 0
+
+    def flush() -> None:
+        if section is not None and key is not None:
+            full = f"{section}.{key.strip().replace('-', '_')}"
+            kind = kind_of(full)
+            if kind is not None:
+                found.append(_setting(rel, full, kind, "\n".join(value).strip(), start, lines))
+
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        if line[0].isspace() and key is not None:
+            value.append(stripped)
+            continue
+        if stripped.startswith("[") and stripped.endswith("]"):
+            flush()
+            section, key = _ini_section(rel, stripped[1:-1].strip()), None
+            continue
+        flush()
+        match = re.match(r"([^=:]+)[=:](.*)", stripped)
+        key, value, start = (match.group(1), [match.group(2).strip()], number) if match \
+            else (None, [], number)
+    flush()
+    return found
+
+
+# --- Normalising -----------------------------------------------------------------------------
+
+
+def _setting(rel: str, key: str, kind: str, value: Any, line: int | None,
+             lines: list[str]) -> Setting:
+    normal = normalise(kind, value)
+    item_lines = {}
+    if isinstance(normal, list) and line is not None:
+        for item in normal:
+            found = _item_line(lines, line, item.split(": ", 1)[0] if kind == "grow" else item)
+            if found is not None:
+                item_lines[item] = found
+    return Setting(rel, key, normal, line, item_lines)
+
+
+def normalise(kind: str, value: Any) -> Any:
+    """Comparable values: a float, a bool, a list of strings, or the text."""
+    if kind == "min":
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            return str(value)
+    if kind in ("on", "off"):
+        if isinstance(value, str):
+            return value.strip().lower() in ("1", "true", "yes", "on")
+        return bool(value)
+    if kind == "opts":
+        return addopts_items(value)
+    if isinstance(value, dict):
+        return [f"{k}: {item}" for k, v in value.items()
+                for item in (v if isinstance(v, list) else [v])]
+    if isinstance(value, list):
+        return [str(item) for item in value]
+    if isinstance(value, str):
+        return [part.strip() for part in re.split(r"[\n,]", value) if part.strip()]
+    return [str(value)]
+
+
+def addopts_items(value: Any) -> list[str]:
+    """``-k "not slow" --strict-markers`` -> ``["-k not slow", "--strict-markers"]``."""
+    try:
+        tokens = shlex.split(value) if isinstance(value, str) else [str(v) for v in value]
+    except ValueError:
+        tokens = str(value).split()
+    items: list[str] = []
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        name, eq, rest = token.partition("=")
+        if eq and name in _VALUE_OPTIONS:
+            items.append(f"{name} {rest}")
+        elif token in _VALUE_OPTIONS and index + 1 < len(tokens):
+            items.append(f"{token} {tokens[index + 1]}")
+            index += 1
+        elif token.startswith("-W") and len(token) > 2:
+            items.append(f"-W {token[2:]}")
+        else:
+            items.append(token)
+        index += 1
+    return items
+
+
+def _item_line(lines: list[str], start: int, item: str) -> int | None:
+    """The line (from ``start`` on, within its value) where ``item`` is written, quoted first."""
+    end = min(len(lines), start + 200)
+    for needles in ((f'"{item}"', f"'{item}'"), (item,)):
+        for number in range(start, end + 1):
+            line = lines[number - 1]
+            if number > start and _HEADER.match(line):
+                break
+            if item and any(needle in line for needle in needles):
+                return number
+    return None
+
+
+# --- Comparing -------------------------------------------------------------------------------
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def weakenings(old: Setting | None, new: Setting | None
+               ) -> list[tuple[str, Setting, int | None]]:
+    """How ``old`` -> ``new`` (either may be missing) weakens a check: (message, where, line)."""
+    current = new or old
+    assert current is not None
+    key, kind = current.key, kind_of(current.key)
+    gone = f"removed {key} (was {_show(old.value)})" if old is not None else ""
+    if new is None:
+        assert old is not None
+        weak = (kind == "min" or (kind == "off" and old.value is True)
+                or (kind == "shrink" and bool(old.value))
+                or (kind == "opts" and _opts_weaker(old.value, [])))
+        return [(gone, old, None)] if weak else []
+    if kind == "min":
+        if old is not None and isinstance(old.value, float) and isinstance(new.value, float) \
+                and new.value < old.value:
+            return [(f"lowered {key} from {_show(old.value)} to {_show(new.value)}", new,
+                     new.line)]
+        return []
+    if kind in ("on", "off"):
+        was = old.value if old is not None else None
+        if kind == "on" and new.value is True and was is not True:
+            return [(f"turned on {key} (was {was if was is not None else 'unset'})", new,
+                     new.line)]
+        if kind == "off" and new.value is False and was is True:
+            return [(f"turned off {key} (was true)", new, new.line)]
+        return []
+    then = list(old.value) if old is not None else []
+    now = list(new.value)
+    if kind == "grow":
+        added = [item for item in now if item not in then]
+        return [(f"added {item!r} to {key}", new, new.item_lines.get(item, new.line))
+                for item in added]
+    if kind == "shrink":
+        if old is None:
+            return [(f"set {key} to {now} (narrower than the tool's default)", new, new.line)]
+        return [(f"removed {item!r} from {key}", new, new.line)
+                for item in then if item not in now]
+    if kind == "opts":
+        return [(f"{what} in {key}", new, new.item_lines.get(item, new.line))
+                for what, item in _opts_changes(then, now)]
+    return []
+
+
+def _option(item: str) -> str:
+    return item.split(" ", 1)[0]
+
+
+def _opts_changes(then: list[str], now: list[str]) -> list[tuple[str, str]]:
+    changes = [(f"added {item!r}", item) for item in now
+               if item not in then and _option(item) in _ADD_WEAKENS]
+    changes += [(f"dropped {item!r}", item) for item in then
+                if item not in now and _option(item) in _DROP_WEAKENS]
+    old_cov = [i for i in then if _option(i) == "--cov-fail-under"]
+    new_cov = [i for i in now if _option(i) == "--cov-fail-under"]
+    if old_cov and (not new_cov or _number(new_cov[-1]) < _number(old_cov[-1])):
+        changes.append((f"lowered {old_cov[-1]!r} to {new_cov[-1] if new_cov else 'nothing'!r}",
+                        new_cov[-1] if new_cov else old_cov[-1]))
+    return changes
+
+
+def _opts_weaker(then: list[str], now: list[str]) -> bool:
+    return bool(_opts_changes(then, now))
+
+
+def _number(item: str) -> float:
+    try:
+        return float(item.split(" ", 1)[1])
+    except (IndexError, ValueError):
+        return 0.0

@@ -1,0 +1,171 @@
+"""Python sources: test functions, skip/xfail markers and suppression comments, with lines.
+
+Comments are read from the tokenizer's ``COMMENT`` tokens and markers from code
+outside string literals, so a docstring that mentions ``# noqa`` or
+``pytest.mark.skip`` is not a marker. A file that does not tokenize falls back
+to a line scan.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+#: Marker kinds found in code: (kind, pattern matched against a line's code, strings removed).
+CODE_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("skip", re.compile(r"pytest\.mark\.skip(?:if)?\b|pytest\.(?:skip|importorskip)\("
+                        r"|\bunittest\.skip(?:If|Unless)?\b|@skip(?:If|Unless)?\b"
+                        r"|\.skipTest\(")),
+    ("xfail", re.compile(r"pytest\.mark\.xfail\b|pytest\.xfail\("
+                         r"|\bunittest\.expectedFailure\b|@expectedFailure\b")),
+)
+#: Suppression kinds found in comments.
+COMMENT_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("noqa", re.compile(r"#\s*(?:(?i:ruff|flake8)\s*:\s*)?(?i:noqa)\b"
+                        r"(?::\s*[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*)?")),
+    ("type: ignore", re.compile(r"#\s*type:\s*ignore\b(?:\[[^\]]*\])?")),
+    ("type: ignore", re.compile(r"#\s*pyright:\s*ignore\b(?:\[[^\]]*\])?")),
+    ("type: ignore", re.compile(r"#\s*mypy:\s*ignore-errors\b")),
+    ("no cover", re.compile(r"pragma:\s*no\s*(?:cover|branch)\b")),
+)
+TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test)\.py$")
+
+
+@dataclass(frozen=True)
+class Marker:
+    """One skip/xfail marker or suppression comment: ``text`` is what matched."""
+
+    kind: str
+    text: str
+    line: int
+    #: The whole source line, stripped: tells a new occurrence from a moved one.
+    source: str
+
+
+def is_test_file(path: str) -> bool:
+    return bool(TEST_FILE.search(path))
+
+
+def markers(text: str) -> list[Marker]:
+    """Every marker of ``text`` (a Python module's source), in line order."""
+    lines = text.splitlines()
+    try:
+        found = list(_token_markers(text, lines))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        found = list(_line_markers(lines))
+    return sorted(found, key=lambda m: m.line)
+
+
+def _source(lines: list[str], number: int) -> str:
+    return lines[number - 1].strip() if 0 < number <= len(lines) else ""
+
+
+def _token_markers(text: str, lines: list[str]) -> Iterator[Marker]:
+    code: dict[int, list[str]] = {}
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        if token.type == tokenize.COMMENT:
+            yield from _match(COMMENT_MARKERS, token.string, token.start[0], lines)
+        elif token.type not in (tokenize.STRING, tokenize.NL, tokenize.NEWLINE,
+                                tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING) \
+                and token.type != getattr(tokenize, "FSTRING_MIDDLE", -1):
+            code.setdefault(token.start[0], []).append(token.string)
+    for number, parts in code.items():
+        yield from _match(CODE_MARKERS, "".join(parts), number, lines)
+
+
+def _line_markers(lines: list[str]) -> Iterator[Marker]:
+    for number, line in enumerate(lines, 1):
+        code, _, comment = line.partition("#")
+        yield from _match(CODE_MARKERS, code, number, lines)
+        if comment:
+            yield from _match(COMMENT_MARKERS, "#" + comment, number, lines)
+
+
+def _match(table: tuple[tuple[str, re.Pattern[str]], ...], text: str, number: int,
+           lines: list[str]) -> Iterator[Marker]:
+    for kind, pattern in table:
+        for match in pattern.finditer(text):
+            yield Marker(kind, match.group().strip(), number, _source(lines, number))
+
+
+def find_tests(text: str) -> dict[str, int]:
+    """Test functions of a test module: ``name`` or ``Class.name`` -> line.
+
+    Module-level ``test*`` functions and ``test*`` methods of classes, as pytest
+    and unittest collect them (parametrisation is not expanded).
+    """
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return {match.group(1): text.count("\n", 0, match.start()) + 1
+                for match in re.finditer(r"^\s*(?:async\s+)?def\s+(test\w*)", text, re.M)}
+    found: dict[str, int] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.name.startswith("test"):
+            found[node.name] = node.lineno
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                        and item.name.startswith("test"):
+                    found[f"{node.name}.{item.name}"] = item.lineno
+    return found
+
+
+#: conftest.py hooks that can take tests out of a run.
+DESELECTING_HOOKS = ("pytest_collection_modifyitems", "pytest_ignore_collect",
+                     "pytest_deselected", "pytest_collect_file", "pytest_pycollect_makeitem")
+
+
+def conftest_settings(text: str) -> list[tuple[str, list[str], int]]:
+    """``collect_ignore``/``collect_ignore_glob`` entries and deselecting hooks of a conftest.
+
+    Returns ``(key, items, line)`` triples; items that are not literals are kept
+    as their source text.
+    """
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    items: dict[str, list[str]] = {}
+    lines: dict[str, int] = {}
+
+    def add(key: str, values: list[str], line: int) -> None:
+        items.setdefault(key, []).extend(values)
+        lines.setdefault(key, line)
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id.startswith("collect_ignore") \
+                        and node.value is not None:
+                    add(target.id, _literal_items(node.value), node.lineno)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id.startswith("collect_ignore") \
+                and node.func.attr in ("append", "extend", "insert"):
+            for arg in node.args[-1:]:
+                values = _literal_items(arg) if node.func.attr == "extend" \
+                    else [_literal(arg)]
+                add(node.func.value.id, values, node.lineno)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.name in DESELECTING_HOOKS:
+            add("hooks", [node.name], node.lineno)
+    return [(key, values, lines[key]) for key, values in items.items()]
+
+
+def _literal_items(node: ast.expr) -> list[str]:
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [_literal(element) for element in node.elts]
+    return [_literal(node)]
+
+
+def _literal(node: ast.expr) -> str:
+    if isinstance(node, ast.Constant):
+        return str(node.value)
+    return ast.unparse(node)

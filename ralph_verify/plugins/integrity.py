@@ -1,0 +1,203 @@
+"""``integrity``: the agent must not pass by weakening the project's own checks.
+
+When a session starts (``ralph_session_start``) the plugin takes a baseline
+of how strict the project is and saves it as ``.ralph/integrity-baseline.json``
+(kept on ``--resume``): the test functions, skip/xfail markers, suppression
+comments (``# noqa``, ``# type: ignore``, ``pragma: no cover``), the tool
+settings that gate checks, and hashes of guarded files. Each verification then
+reports what got weaker, as failures with a file and line that are fed back
+like any other: a deleted test file, fewer tests, a new ``pytest.mark.skip``,
+a new ``# type: ignore``, a lowered ``fail_under``, an edited protected file.
+
+In ``run`` the check is on by default (``--no-integrity`` or
+``integrity = false`` turn it off); ``ralph-verify check --until integrity``
+compares against the baseline of the current or last session and is skipped,
+with a note, when there is none.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
+
+from ralph_verify import hookimpl
+from ralph_verify.checks import Check, CheckOptions, CheckRegistry, CheckResult, CheckType, Status
+from ralph_verify.state_files import write_text_atomic
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+    from ralph_verify.config.parser import Parser
+    from ralph_verify.iteration import Session
+    from ralph_verify.until import CheckSpec
+    from ralph_verify.verdict import VerdictProposal
+    from ralph_verify.verification import VerifyContext
+
+NAME = "integrity"
+BASELINE_FILE = "integrity-baseline.json"
+#: Set in ``config.stash`` once this process has the session's baseline.
+STASH_KEY = "integrity.session"
+_WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected file",
+         "fewer-tests": "fewer tests", "removed-test": "removed test",
+         "new-skip": "new skip", "new-xfail": "new xfail", "new-noqa": "new noqa",
+         "new-type-ignore": "new type: ignore", "new-no-cover": "new no cover",
+         "weakened-setting": "weakened setting"}
+
+
+class IntegrityOptions(CheckOptions):
+    """``[tool.ralph-verify.checks.integrity]``."""
+
+    protected: list[str] = Field(
+        default_factory=list,
+        description='globs of files the agent may neither edit nor delete, e.g. ["conftest.py", '
+                    '"tests/data/**"] (** spans folders)')
+    keep: list[str] = Field(
+        default_factory=lambda: ["tests/**"],
+        description='globs of files the agent may edit but not delete (default ["tests/**"])')
+
+
+def baseline_path(root: Path) -> Path:
+    return root / ".ralph" / BASELINE_FILE
+
+
+def options_of(config: Config) -> IntegrityOptions:
+    options = config.check_options.get(NAME)
+    return options if isinstance(options, IntegrityOptions) else IntegrityOptions()
+
+
+def read_baseline(root: Path) -> dict[str, Any] | None:
+    """The saved baseline, ``None`` if there is none; ``ValueError`` if it is unreadable."""
+    path = baseline_path(root)
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path} is unreadable ({exc}): delete it and start a new session "
+                         "to take a new baseline") from None
+    if not isinstance(data, dict) or not isinstance(data.get("tests"), dict):
+        raise ValueError(f"{path} is not an integrity baseline: delete it and start a new "
+                         "session to take a new baseline")
+    return data
+
+
+def take_baseline(config: Config, session: Session) -> dict[str, Any]:
+    """Take and save the baseline of ``session`` (kept as is when the session resumes)."""
+    from ralph_verify.integrity.baseline import take
+
+    try:
+        existing = read_baseline(session.root)
+    except ValueError:
+        existing = None
+    if existing is not None and existing.get("session") == session.id:
+        return existing
+    options = options_of(config)
+    counts: dict[str, int] = {}
+    if session.baseline is not None:
+        tests = next((r for r in session.baseline.results if r.name == "tests"), None)
+        counts = dict(tests.counts) if tests is not None else {}
+    picture = take(session.root, protected=options.protected, keep=options.keep,
+                   session=session.id, test_counts=counts)
+    write_text_atomic(baseline_path(session.root), json.dumps(picture, indent=1) + "\n")
+    return picture
+
+
+def enabled(config: Config) -> bool:
+    """Whether ``run`` adds ``integrity`` to its checks (``--no-integrity``, ``integrity``)."""
+    return config.get(NAME) is not False
+
+
+def loop_specs(config: Config, specs: list[CheckSpec]) -> list[CheckSpec]:
+    """``specs`` with ``integrity`` added, unless it is there already or switched off."""
+    from ralph_verify.until import parse_spec
+
+    if not enabled(config) or any(spec.name == NAME for spec in specs):
+        return specs
+    return [*specs, parse_spec(NAME, source="run (integrity is on by default)")]
+
+
+class IntegrityCheck(Check):
+    cost = 3
+
+    def run(self, ctx: VerifyContext) -> CheckResult:
+        from ralph_verify.integrity.baseline import compare, take, test_total
+
+        if ctx.config.command.name == "run" and STASH_KEY not in ctx.config.stash:
+            return self.result(Status.SKIPPED, "the baseline is taken when the session starts; "
+                                               "later verifications compare against it")
+        try:
+            before = read_baseline(ctx.root)
+        except ValueError as exc:
+            return self.error(str(exc))
+        if before is None:
+            return self.result(
+                Status.SKIPPED,
+                "no baseline: integrity compares against the baseline a session takes when it "
+                f"starts ({baseline_path(ctx.root).relative_to(ctx.root)}); run "
+                "'ralph-verify run' first")
+        after = take(ctx.root, protected=before.get("protected_globs", []),
+                     keep=before.get("keep_globs", []))
+        failures = compare(before, after)
+        since = f"since session {before.get('session') or '?'} started"
+        if not failures:
+            markers = sum(len(m) for m in after["markers"].values())
+            return self.result(
+                Status.PASSED,
+                f"nothing weakened {since} ({test_total(after)} tests, {markers} markers and "
+                f"suppressions, {len(after['settings'])} gating settings)",
+                metric=0.0, counts={"tests": test_total(after)})
+        kinds = Counter(f.code or "?" for f in failures)
+        listing = ", ".join(f"{n} {_WHAT.get(code, code)}" for code, n in kinds.most_common())
+        return self.result(Status.FAILED, f"{len(failures)} weakened {since}: {listing}",
+                           metric=float(len(failures)), failures=failures,
+                           counts={"tests": test_total(after)})
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.addoption("--no-integrity", scope="loop", setting=NAME, action="store_false",
+                     default=True,
+                     help="do not add the integrity check to the loop's checks (by default "
+                          "'run' fails any iteration that deletes tests, adds skips or "
+                          "suppressions, or loosens tool settings; config: integrity = false)")
+
+
+@hookimpl
+def ralph_register_checks(registry: CheckRegistry) -> None:
+    registry.add(CheckType(
+        name=NAME, factory=IntegrityCheck, options=IntegrityOptions,
+        help="nothing was weakened since the session started: no test deleted, no new skip/"
+             "xfail, # noqa, # type: ignore or pragma: no cover, no loosened coverage/ruff/"
+             "mypy/pytest setting, no guarded file deleted or edited (on by default in 'run')",
+    ))
+
+
+@hookimpl
+def ralph_session_start(session: Session) -> None:
+    config = session.config
+    picture = take_baseline(config, session)
+    config.stash[STASH_KEY] = session.id
+    from ralph_verify.integrity.baseline import test_total
+
+    session.plugin_state[NAME] = {
+        "baseline": str(baseline_path(session.root)),
+        "taken_at": picture.get("taken_at"),
+        "tests": test_total(picture),
+        "markers": sum(len(m) for m in picture.get("markers", {}).values()),
+        "settings": len(picture.get("settings", [])),
+    }
+
+
+@hookimpl
+def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
+    """Note in the baseline that its session ended (``check`` says so)."""
+    try:
+        data = read_baseline(session.root)
+    except ValueError:
+        return
+    if data is not None and data.get("session") == session.id:
+        data["finished"] = verdict.verdict.value
+        write_text_atomic(baseline_path(session.root), json.dumps(data, indent=1) + "\n")

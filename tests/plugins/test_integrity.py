@@ -1,0 +1,293 @@
+"""The integrity check on real project trees: a baseline at session start, then what got weaker."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ralph_verify.checks import CheckResult, Status
+from ralph_verify.config import get_config
+from ralph_verify.integrity import sources
+from ralph_verify.integrity.settings import Setting, read_all, weakenings
+from ralph_verify.iteration import Session
+from ralph_verify.plugins import integrity
+from ralph_verify.testing import Ralph
+from ralph_verify.verification import Verification
+
+PYPROJECT = """
+    [tool.coverage.report]
+    fail_under = 90
+    exclude_lines = ["if TYPE_CHECKING:"]
+
+    [tool.ruff.lint]
+    select = ["E", "F"]
+    ignore = [
+        "E501",
+    ]
+
+    [tool.mypy]
+    strict = true
+
+    [tool.pytest.ini_options]
+    addopts = "--strict-markers"
+"""
+APP = """
+    def add(a: int, b: int) -> int:
+        return a + b  # noqa: E501
+"""
+TESTS = """
+    from app import add
+
+
+    def test_add():
+        assert add(1, 2) == 3
+
+
+    def test_add_zero():
+        assert add(0, 0) == 0
+
+
+    class TestMore:
+        def test_negative(self):
+            assert add(-1, 1) == 0
+"""
+
+
+def _project(ralph: Ralph) -> None:
+    ralph.makepyproject(PYPROJECT)
+    ralph.makepyfile(app=APP, **{"tests/test_app": TESTS, "tests/test_other": """
+        def test_other():
+            assert True
+    """})
+
+
+def _start_session(ralph: Ralph, session_id: str = "s1",
+                   baseline: Verification | None = None) -> Session:
+    """Start a session's integrity baseline, as the loop does at ``ralph_session_start``."""
+    config = get_config(["check", "--root", str(ralph.path)])
+    session = Session(id=session_id, root=ralph.path, dir=ralph.path / ".ralph", config=config,
+                      task="t", max_iterations=3, baseline=baseline)
+    integrity.ralph_session_start(session=session)
+    return session
+
+
+def _failures(ralph: Ralph) -> list[str]:
+    result = ralph.run("check", "--until", "integrity", "--json")
+    assert result.ret in (0, 1), result
+    return [f["message"] for f in result.json()["checks"][0]["failures"]]
+
+
+def _line_of(path: Path, needle: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+def test_an_unchanged_tree_is_clean(ralph: Ralph) -> None:
+    _project(ralph)
+    _start_session(ralph)
+    result = ralph.run("check", "--until", "integrity")
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines(["PASSED*integrity*nothing weakened since session s1 started "
+                                 "(4 tests, 1 markers and suppressions, 6 gating settings)*"])
+
+
+def test_without_a_session_the_check_is_skipped_with_a_note(ralph: Ralph) -> None:
+    _project(ralph)
+    result = ralph.run("check", "--until", "integrity")
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines(["SKIPPED*integrity*no baseline*.ralph/integrity-baseline.json*"
+                                 "ralph-verify run*"])
+
+
+def test_a_deleted_test_file_and_fewer_tests_are_caught(ralph: Ralph) -> None:
+    _project(ralph)
+    _start_session(ralph)
+    (ralph.path / "tests/test_other.py").unlink()
+    assert _failures(ralph) == [
+        "tests/test_other.py was deleted; files matching tests/** (keep) must not be deleted "
+        "during the session: restore it",
+        "fewer tests than at the session's start: 3 test functions now, 4 then; restore the "
+        "tests, do not delete them to pass",
+        "test tests/test_other.py::test_other was removed (it was at line 1 at the session's "
+        "start)",
+    ]
+
+
+def test_a_new_skip_marker_is_caught_with_its_line(ralph: Ralph) -> None:
+    _project(ralph)
+    _start_session(ralph)
+    path = ralph.path / "tests/test_app.py"
+    path.write_text(path.read_text().replace(
+        "def test_add_zero", "import pytest\n@pytest.mark.skip(reason='later')\ndef test_add_zero"))
+    line = _line_of(path, "@pytest.mark.skip")
+    result = ralph.run("check", "--until", "integrity", "--json")
+    assert result.ret == 1
+    failure = result.json()["checks"][0]["failures"][0]
+    assert failure["message"] == (f"new skip marker `pytest.mark.skip` at tests/test_app.py:"
+                                  f"{line}: make the test pass instead of skipping it")
+    assert (failure["path"], failure["line"]) == ("tests/test_app.py", line)
+    assert failure["detail"] == "@pytest.mark.skip(reason='later')"
+
+
+def test_a_new_type_ignore_is_caught_but_an_existing_noqa_is_not(ralph: Ralph) -> None:
+    _project(ralph)
+    _start_session(ralph)
+    ralph.makepyfile(app=APP + """
+        def half(a: int) -> int:
+            return a / 2  # type: ignore[return-value]
+    """)
+    line = _line_of(ralph.path / "app.py", "type: ignore")
+    assert _failures(ralph) == [
+        f"new type: ignore suppression comment `# type: ignore[return-value]` at app.py:{line}: "
+        "fix the type error instead of silencing the type checker"]
+
+
+def test_a_lowered_fail_under_is_caught_at_its_line(ralph: Ralph) -> None:
+    _project(ralph)
+    _start_session(ralph)
+    ralph.makepyproject(PYPROJECT.replace("fail_under = 90", "fail_under = 50"))
+    line = _line_of(ralph.path / "pyproject.toml", "fail_under")
+    result = ralph.run("check", "--until", "integrity")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines([
+        f"*lowered coverage.report.fail_under from 90 to 50 at pyproject.toml:{line}*"])
+
+
+def test_loosened_lint_type_and_pytest_settings_are_caught(ralph: Ralph) -> None:
+    _project(ralph)
+    _start_session(ralph)
+    ralph.makepyproject(PYPROJECT.replace('"E501",', '"E501",\n    "F401",')
+                        .replace("strict = true", "strict = false")
+                        .replace('select = ["E", "F"]', 'select = ["E"]')
+                        .replace('"--strict-markers"', '"-k \'not slow\'"'))
+    toml = ralph.path / "pyproject.toml"
+    assert _failures(ralph) == [
+        f"turned off mypy.strict (was true) at pyproject.toml:{_line_of(toml, 'strict =')}",
+        f"added '-k not slow' in pytest.addopts at pyproject.toml:{_line_of(toml, 'addopts')}",
+        f"dropped '--strict-markers' in pytest.addopts at pyproject.toml:"
+        f"{_line_of(toml, 'addopts')}",
+        f"added 'F401' to ruff.lint.ignore at pyproject.toml:{_line_of(toml, 'F401')}",
+        f"removed 'F' from ruff.lint.select at pyproject.toml:{_line_of(toml, 'select')}",
+    ]
+
+
+def test_protected_files_may_not_be_edited(ralph: Ralph) -> None:
+    _project(ralph)
+    ralph.makepyproject(PYPROJECT + """
+        [tool.ralph-verify.checks.integrity]
+        protected = ["tests/conftest.py"]
+    """)
+    ralph.makefile("tests/conftest.py", "collect_ignore = []\n")
+    _start_session(ralph)
+    ralph.makefile("tests/conftest.py", "collect_ignore = ['test_app.py']\n")
+    assert _failures(ralph) == [
+        "protected file tests/conftest.py was edited; files matching tests/conftest.py "
+        "(protected) must stay as they were at the session's start: restore it",
+        "added 'test_app.py' to conftest.collect_ignore at tests/conftest.py:1",
+    ]
+
+
+def test_a_resumed_session_keeps_its_baseline_and_a_new_one_retakes_it(ralph: Ralph) -> None:
+    _project(ralph)
+    _start_session(ralph, "s1")
+    (ralph.path / "tests/test_other.py").unlink()
+    _start_session(ralph, "s1")
+    assert len(_failures(ralph)) == 3
+    session = _start_session(ralph, "s2")
+    assert _failures(ralph) == []
+    assert session.plugin_state["integrity"]["tests"] == 3
+
+
+def test_the_baseline_records_the_collected_test_counts(ralph: Ralph) -> None:
+    _project(ralph)
+    tests = CheckResult("tests", "tests", Status.PASSED, "4 passed",
+                        counts={"passed": 4, "failed": 0})
+    _start_session(ralph, baseline=Verification(root=ralph.path, results=[tests]))
+    data = json.loads((ralph.path / ".ralph/integrity-baseline.json").read_text())
+    assert data["test_counts"] == {"passed": 4, "failed": 0}
+    assert data["tests"]["tests/test_app.py"] == {"test_add": 4, "test_add_zero": 8,
+                                                 "TestMore.test_negative": 13}
+
+
+def test_an_unreadable_baseline_is_an_error(ralph: Ralph) -> None:
+    _project(ralph)
+    ralph.makefile(".ralph/integrity-baseline.json", "{not json")
+    result = ralph.run("check", "--until", "integrity")
+    assert result.ret == 3
+    result.stdout.fnmatch_lines(["ERROR*integrity*unreadable*start a new session*"])
+
+
+def test_markers_in_strings_do_not_count() -> None:
+    found = sources.markers('"""Use # noqa or pytest.mark.skip here."""\n'
+                            "x = 'pytest.skip('  # type: ignore[misc]\n"
+                            "@unittest.skipIf(True, 'no')\n"
+                            "def f(): pass  # NOQA:E501,F401 because\n"
+                            "# pragma: no cover\n")
+    assert [(m.kind, m.text, m.line) for m in found] == [
+        ("type: ignore", "# type: ignore[misc]", 2),
+        ("skip", "unittest.skipIf", 3),
+        ("noqa", "# NOQA:E501,F401", 4),
+        ("no cover", "pragma: no cover", 5),
+    ]
+
+
+def test_settings_from_ini_files_and_ruff_toml(ralph: Ralph) -> None:
+    ralph.makefile("setup.cfg", """
+        [coverage:report]
+        fail_under = 80
+        omit =
+            src/legacy.py
+            src/gen/*
+
+        [mypy-app.vendored.*]
+        ignore_errors = True
+
+        [tool:pytest]
+        testpaths = tests
+    """)
+    ralph.makefile(".coveragerc", "[run]\nbranch = true\n")
+    ralph.makefile("mypy.ini", "[mypy]\nwarn_unused_ignores = True\n")
+    ralph.makefile("ruff.toml", "[lint.per-file-ignores]\n\"tests/*\" = [\"S101\"]\n")
+    found = {(s.file, s.key): (s.value, s.line)
+             for s in read_all(ralph.path, ["setup.cfg", ".coveragerc", "mypy.ini", "ruff.toml"])}
+    assert found == {
+        ("setup.cfg", "coverage.report.fail_under"): (80.0, 2),
+        ("setup.cfg", "coverage.report.omit"): (["src/legacy.py", "src/gen/*"], 3),
+        ("setup.cfg", "mypy.overrides[app.vendored.*].ignore_errors"): (True, 8),
+        ("setup.cfg", "pytest.testpaths"): (["tests"], 11),
+        (".coveragerc", "coverage.run.branch"): (True, 2),
+        ("mypy.ini", "mypy.warn_unused_ignores"): (True, 2),
+        ("ruff.toml", "ruff.lint.per-file-ignores"): (["tests/*: S101"], 1),
+    }
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    (None, Setting("f", "mypy.overrides[x].ignore_errors", True, 3),
+     ["turned on mypy.overrides[x].ignore_errors (was unset)"]),
+    (Setting("f", "coverage.report.fail_under", 90.0), None,
+     ["removed coverage.report.fail_under (was 90)"]),
+    (Setting("f", "coverage.report.fail_under", 90.0),
+     Setting("f", "coverage.report.fail_under", 95.0), []),
+    (Setting("f", "ruff.lint.ignore", ["E1"]), None, []),
+    (Setting("f", "pytest.addopts", ["--cov-fail-under 90"]),
+     Setting("f", "pytest.addopts", ["--cov-fail-under 80"]),
+     ["lowered '--cov-fail-under 90' to '--cov-fail-under 80' in pytest.addopts"]),
+    (None, Setting("f", "pytest.testpaths", ["tests/unit"]),
+     ["set pytest.testpaths to ['tests/unit'] (narrower than the tool's default)"]),
+])
+def test_weakenings(old: Setting | None, new: Setting | None, expected: list[str]) -> None:
+    assert [message for message, _, _ in weakenings(old, new)] == expected
+
+
+def test_loop_specs_add_integrity_unless_switched_off(ralph: Ralph) -> None:
+    from ralph_verify.until import parse_until
+
+    config = get_config(["check", "--root", str(ralph.path)])
+    specs = parse_until("tests")
+    assert [s.text for s in integrity.loop_specs(config, specs)] == ["tests", "integrity"]
+    assert integrity.loop_specs(config, parse_until("integrity,tests")) == \
+        parse_until("integrity,tests")
+    ralph.makepyproject("[tool.ralph-verify]\nintegrity = false\n")
+    config = get_config(["check", "--root", str(ralph.path)])
+    assert integrity.loop_specs(config, specs) == specs
