@@ -13,6 +13,9 @@ import pytest
 
 pytest_plugins = ["ralph_verify.testing"]
 
+#: Sample projects that tests copy and run ralph-verify on; not part of our suite.
+collect_ignore = ["tests/example_projects"]
+
 _MARK = "RALPH_VERIFY_TEST_MARK"
 
 
