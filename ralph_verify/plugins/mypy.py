@@ -1,1 +1,385 @@
-"""Placeholder: filled in by its own change."""
+"""``types`` (alias ``mypy``): mypy's JSON output (``--output json``), read line by line.
+
+mypy runs from the project root and reads the project's own configuration
+(mypy.ini, .mypy.ini, ``[tool.mypy]``, setup.cfg) itself. Where that
+configuration names no ``files``, the root is checked, minus virtual
+environments and build output that mypy would otherwise walk into. mypy runs
+from the project's interpreter when that has mypy, else ours runs with
+``--python-executable`` so the project's imports resolve.
+"""
+
+from __future__ import annotations
+
+import configparser
+import importlib.util
+import json
+import os
+import re
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from ralph_verify import hookimpl
+from ralph_verify.checks import (
+    Check,
+    CheckOptions,
+    CheckRegistry,
+    CheckResult,
+    CheckType,
+    Failure,
+    Status,
+)
+from ralph_verify.process import ToolError, ToolRun
+from ralph_verify.verification import VerifyContext
+
+#: Flags for mypy < 1.11, which has no JSON output: one message per line, with columns.
+PLAIN_FLAGS = ("--show-column-numbers", "--show-error-codes", "--no-pretty",
+               "--no-color-output", "--no-error-summary")
+#: Top-level folders of build output and environments that mypy does not skip by itself.
+SKIP_DIRS = ("venv", "build", "dist", "_build", "buck-out", "__pypackages__")
+_CONFIG_NAMES = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
+_TARGET_KEYS = ("files", "modules", "packages")
+_PLAIN = re.compile(
+    r"^(?P<file>.+?):(?:(?P<line>-?\d+):(?:(?P<column>-?\d+):)?(?:-?\d+:-?\d+:)?)? "
+    r"(?P<severity>error|warning|note): (?P<message>.*?)(?:  \[(?P<code>[\w-]+)\])?$"
+)
+
+
+class MypyOptions(CheckOptions):
+    """``[tool.ralph-verify.checks.types]``."""
+
+    args: list[str] = Field(
+        default_factory=list,
+        description="Extra arguments for mypy after ralph-verify's own, e.g. --strict.",
+    )
+    targets: list[str] | None = Field(
+        default=None,
+        description="Files, folders or -p/-m options to check (default: the 'files' of the "
+                    "project's mypy config, else the root without virtualenvs and build "
+                    "output).",
+    )
+    command: list[str] | None = Field(
+        default=None,
+        description="The mypy command, e.g. [\"/opt/mypy/bin/mypy\"] (default: the project's "
+                    "Python -m mypy if it has mypy, else ralph-verify's mypy with "
+                    "--python-executable).",
+    )
+
+
+@dataclass
+class Message:
+    """One message of mypy's output; ``column`` is 1-based like mypy's text output."""
+
+    file: str
+    line: int | None
+    column: int | None
+    severity: str
+    message: str
+    code: str | None = None
+    hint: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def _tail(text: str, chars: int = 2000) -> str:
+    return text if len(text) <= chars else "..." + text[-chars:]
+
+
+def _json_message(record: Any, lineno: int, text: str) -> Message:
+    def bad(problem: str) -> ToolError:
+        return ToolError(f"mypy's JSON output is unreadable at line {lineno}: {problem}",
+                         output=_tail(text))
+
+    if not isinstance(record, dict):
+        raise bad("not a JSON object")
+    file, message, severity = record.get("file"), record.get("message"), record.get("severity")
+    line, column = record.get("line"), record.get("column")
+    if not (isinstance(file, str) and isinstance(message, str) and isinstance(severity, str)):
+        raise bad("no file, message or severity")
+    if not isinstance(line, int) or not isinstance(column, int):
+        raise bad(f"line and column must be numbers, got {line!r} and {column!r}")
+    code, hint = record.get("code"), record.get("hint")
+    return Message(file=file, line=line if line > 0 else None,
+                   column=column + 1 if column >= 0 else None,  # JSON columns are 0-based
+                   severity=severity, message=message, code=code if isinstance(code, str) else None,
+                   hint=hint if isinstance(hint, str) else "")
+
+
+def plain_message(line: str) -> Message | None:
+    """A message from mypy's ``file:line:col: severity: message  [code]`` line, if it is one."""
+    match = _PLAIN.match(line)
+    if match is None:
+        return None
+    number, column = match["line"], match["column"]
+    return Message(file=match["file"], line=int(number) if number and int(number) > 0 else None,
+                   column=int(column) if column and int(column) > 0 else None,
+                   severity=match["severity"], message=match["message"], code=match["code"])
+
+
+def parse_json_lines(text: str) -> tuple[list[Message], list[str]]:
+    """Messages of ``mypy --output json`` (one object per line) and the other lines.
+
+    mypy prints some notes as text even in JSON mode (``pyproject.toml: note:
+    unused section(s)``); those are read as text lines. A line that starts like
+    JSON but does not parse (truncated output) raises :class:`ToolError`.
+    """
+    messages, other = [], []
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("{"):
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ToolError(f"mypy's JSON output is unreadable at line {lineno} ({exc.msg}): "
+                                "truncated, or not mypy's JSON format",
+                                output=_tail(text)) from None
+            messages.append(_json_message(record, lineno, text))
+        elif (message := plain_message(line)) is not None:
+            messages.append(message)
+        else:
+            other.append(line)
+    return messages, other
+
+
+def parse_plain(text: str) -> tuple[list[Message], list[str]]:
+    """Messages of mypy's standard line format (the fallback for mypy < 1.11)."""
+    messages, other = [], []
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        if line and (message := plain_message(line)) is not None:
+            messages.append(message)
+        elif line:
+            other.append(line)
+    return messages, other
+
+
+def _relative(path: str, root: Path) -> str:
+    candidate = Path(path)
+    if candidate.is_absolute():
+        for base in (root, root.resolve()):
+            try:
+                return candidate.relative_to(base).as_posix()
+            except ValueError:
+                continue
+    return candidate.as_posix()
+
+
+def to_failures(messages: Sequence[Message], root: Path) -> tuple[list[Failure], list[str]]:
+    """Errors as failures, each with the notes that follow it; and the notes that follow none.
+
+    A note belongs to the error before it, except a ``reveal_type`` note on
+    another line, which stands alone.
+    """
+    errors: list[Message] = []
+    orphans: list[str] = []
+    for message in messages:
+        if message.severity == "error":
+            errors.append(message)
+            continue
+        owner = errors[-1] if errors else None
+        standalone = message.message.startswith("Revealed ") and (
+            owner is None or (owner.file, owner.line) != (message.file, message.line))
+        if owner is None or standalone:
+            orphans.append(f"{message.file}:{message.line or ''}: note: {message.message}")
+        else:
+            owner.notes.append(message.message)
+    failures = []
+    for error in errors:
+        path = _relative(error.file, root)
+        location = path
+        if error.line is not None:
+            location += f":{error.line}" + (f":{error.column}" if error.column else "")
+        detail = "\n".join(f"note: {note}" for note in [*error.hint.splitlines(), *error.notes])
+        text = f"{error.message}  [{error.code}]" if error.code else error.message
+        failures.append(Failure(message=text, location=location, detail=detail,
+                                code=error.code, path=path, line=error.line))
+    return failures, orphans
+
+
+def json_unsupported(run: ToolRun) -> bool:
+    """Whether mypy refused ``--output`` (mypy < 1.11: "unrecognized arguments: --output")."""
+    stderr = run.stderr
+    return run.returncode == 2 and "unrecognized arguments" in stderr and "--output" in stderr
+
+
+def config_names_targets(root: Path, args: Sequence[str] = ()) -> bool:
+    """Whether the mypy config that mypy will use from ``root`` sets files/modules/packages.
+
+    Mirrors mypy's search: ``--config-file``, else mypy.ini, .mypy.ini,
+    pyproject.toml ([tool.mypy]), setup.cfg ([mypy]) in the root and its parents
+    up to the repository root, else the user's config.
+    """
+    args = list(args)
+    if "--config-file" in args[:-1]:
+        return bool(_section_has_targets(root / args[args.index("--config-file") + 1]))
+    folder = root.resolve()
+    while True:
+        for name in _CONFIG_NAMES:
+            found = _section_has_targets(folder / name, required=name.startswith(("mypy",
+                                                                                  ".mypy")))
+            if found is not None:
+                return found
+        if (folder / ".git").exists() or (folder / ".hg").exists() or folder.parent == folder:
+            break
+        folder = folder.parent
+    home = os.environ.get("XDG_CONFIG_HOME")
+    user = ([Path(home) / "mypy" / "config"] if home else []) + [
+        Path("~/.config/mypy/config").expanduser(), Path("~/.mypy.ini").expanduser()]
+    return any(_section_has_targets(path, required=True) for path in user)
+
+
+def _section_has_targets(path: Path, required: bool = True) -> bool | None:
+    """True/False if ``path`` is a mypy config (with/without targets); None if mypy skips it."""
+    if not path.is_file():
+        return None
+    try:
+        if path.suffix == ".toml":
+            if sys.version_info >= (3, 11):
+                import tomllib
+            else:  # pragma: no cover - Python 3.10
+                import tomli as tomllib
+            with path.open("rb") as handle:
+                section = tomllib.load(handle).get("tool", {}).get("mypy")
+            if not isinstance(section, dict):
+                return None
+            return any(section.get(key) for key in _TARGET_KEYS)
+        parser = configparser.RawConfigParser()
+        parser.read(path, encoding="utf-8")
+    except (OSError, ValueError, configparser.Error):
+        return None  # mypy ignores a config it cannot read, and says so
+    if not parser.has_section("mypy"):
+        return False if required else None
+    return any(parser.get("mypy", key, fallback="").strip() for key in _TARGET_KEYS)
+
+
+def default_targets(root: Path) -> list[str]:
+    """``.`` minus top-level virtualenvs and build output (mypy skips dot-folders itself)."""
+    skip = [name for name in SKIP_DIRS if (root / name).is_dir()]
+    skip += sorted(entry.name for entry in root.iterdir() if entry.is_dir()
+                   and entry.name not in skip and not entry.name.startswith(".")
+                   and (entry / "pyvenv.cfg").is_file())
+    excludes = ["--exclude", f"^({'|'.join(re.escape(name) for name in skip)})/"] if skip else []
+    return [*excludes, "."]
+
+
+def _count_summary(failures: Sequence[Failure]) -> str:
+    counts = Counter(failure.code or "error" for failure in failures)
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    parts = [f"{count} {code}" for code, count in ranked[:5]]
+    if len(ranked) > 5:
+        parts.append(f"{len(ranked) - 5} more codes")
+    total = len(failures)
+    return f"{total} error{'' if total == 1 else 's'}" + (f" ({', '.join(parts)})"
+                                                          if parts else "")
+
+
+class TypesCheck(Check):
+    cost = 20
+
+    @property
+    def mypy_options(self) -> MypyOptions:
+        options = self.options
+        return options if isinstance(options, MypyOptions) else MypyOptions()
+
+    def run(self, ctx: VerifyContext) -> CheckResult:
+        options = self.mypy_options
+        mypy = self.command(ctx)
+        if options.targets is not None:
+            targets = list(options.targets)
+        elif config_names_targets(ctx.root, options.args):
+            targets = []
+        else:
+            targets = default_targets(ctx.root)
+        rest = [*options.args, *targets]
+        # types and types<=N in one verification share one mypy run.
+        run, failures, other = ctx.shared(f"mypy {json.dumps([*mypy, *rest])}",
+                                          lambda: self.run_mypy(ctx, mypy, rest))
+        return self.judge(run, failures, other)
+
+    def run_mypy(self, ctx: VerifyContext, mypy: list[str],
+                 rest: list[str]) -> tuple[ToolRun, list[Failure], list[str]]:
+        run = self.mypy(ctx, [*mypy, "--output", "json", *rest])
+        if json_unsupported(run):
+            run = self.mypy(ctx, [*mypy, *PLAIN_FLAGS, *rest])
+            messages, other = parse_plain(run.stdout)
+        else:
+            messages, other = parse_json_lines(run.stdout)
+        failures, orphans = to_failures(messages, ctx.root)
+        return run, failures, [*orphans, *other]
+
+    def judge(self, run: ToolRun, failures: list[Failure], other: list[str]) -> CheckResult:
+        code = run.returncode
+        if code == 2 and any(f.code == "syntax" for f in failures):
+            pass  # a syntax error stops mypy (exit 2), but it is the project's to fix
+        elif code not in (0, 1):
+            return self.error(f"mypy failed (exit {code}): {_what_failed(run, failures, other)}",
+                              output=run.tail())
+        elif code == 1 and not failures:
+            raise ToolError("mypy exited 1 but its output names no error: unreadable output",
+                            output=run.tail())
+        count = len(failures)
+        summary = _count_summary(failures)
+        passed = self.spec.compare(count) if self.spec.op is not None else count == 0
+        wanted = self.spec.threshold_text()
+        notes = "\n".join([*other, run.stderr.strip()]).strip()
+        kwargs: dict[str, Any] = {"metric": count, "counts": {"errors": count},
+                                  "output": _tail(notes)}
+        if passed:
+            return self.result(Status.PASSED, summary + (f", within {wanted}"
+                                                         if wanted and count else ""), **kwargs)
+        return self.result(Status.FAILED, summary + (f", wanted {wanted}" if wanted else ""),
+                           failures=failures, **kwargs)
+
+    def mypy(self, ctx: VerifyContext, argv: list[str]) -> ToolRun:
+        hint = ("install it with 'pip install mypy', or fix 'command' in "
+                "[tool.ralph-verify.checks.types]")
+        return ctx.run(argv, timeout=self.timeout, missing_hint=hint)
+
+    def command(self, ctx: VerifyContext) -> list[str]:
+        """The project's ``python -m mypy`` if it has mypy, else ours aimed at the project."""
+        if self.mypy_options.command:
+            return list(self.mypy_options.command)
+        python = ctx.python()
+        if not _same_file(python, sys.executable):
+            probe = ctx.run([python, "-c", "import importlib.util, sys; "
+                                           "sys.exit(importlib.util.find_spec('mypy') is None)"],
+                            timeout=min(self.timeout, 60),
+                            missing_hint="set the project's interpreter with --python or "
+                                         "[tool.ralph-verify] python")
+            if probe.returncode == 0:
+                return [python, "-m", "mypy"]
+        ours = ([sys.executable, "-m", "mypy"] if importlib.util.find_spec("mypy") is not None
+                else [ctx.find_tool("mypy", package="mypy")])
+        if _same_file(python, sys.executable):
+            return ours
+        return [*ours, "--python-executable", python]
+
+
+def _what_failed(run: ToolRun, failures: Sequence[Failure], other: Sequence[str]) -> str:
+    """The line that says why mypy stopped: an error on stderr (bad config, unreadable file,
+    crash), else its first error (duplicate module), else whatever it printed."""
+    stderr = [line.strip() for line in run.stderr.splitlines() if line.strip()]
+    errors = [line for line in stderr if "error" in line.lower()]
+    lines = [*errors, *(f.message for f in failures), *other, *stderr[-1:], "no output"]
+    return lines[0][:200]
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Same path, symlinks not followed: two venvs' pythons link to one base interpreter."""
+    return Path(os.path.abspath(a)) == Path(os.path.abspath(b))
+
+
+@hookimpl
+def ralph_register_checks(registry: CheckRegistry) -> None:
+    registry.add(CheckType(
+        name="types", aliases=("mypy",), factory=TypesCheck, options=MypyOptions,
+        threshold="number of mypy errors allowed (default: none)",
+        help="mypy (JSON output) reports no errors; uses the project's mypy config and "
+             "interpreter; types<=N allows N",
+    ))

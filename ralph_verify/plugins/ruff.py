@@ -1,1 +1,323 @@
-"""Placeholder: filled in by its own change."""
+"""``lint`` (``ruff check``) and ``format`` (``ruff format --check``), read from ruff's JSON.
+
+Both run ruff from the project root, so ruff finds the project's own
+configuration (``ruff.toml``, ``.ruff.toml``, ``[tool.ruff]``) as it does by
+hand. ``lint`` never fixes anything (``--no-fix``): it only reports.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from ralph_verify import hookimpl
+from ralph_verify.checks import (
+    Check,
+    CheckOptions,
+    CheckRegistry,
+    CheckResult,
+    CheckType,
+    Failure,
+    Status,
+)
+from ralph_verify.process import ToolError, ToolRun
+from ralph_verify.verification import VerifyContext
+
+#: Files whose ``ruff format --diff`` excerpt goes into the feedback; more would be cut anyway.
+DIFF_FILES = 10
+DIFF_LINES = 14
+#: Codes of ``ruff format --check`` entries that are the project's problem, not ruff's.
+_FORMAT_CODES = {"unformatted", "invalid-syntax"}
+_WOULD_REFORMAT = re.compile(r"^Would reformat: (?P<path>.+)$")
+_PARSE_ERROR = re.compile(r"^error: Failed to parse (?P<path>.+?):(?P<line>\d+):(?P<col>\d+): "
+                          r"(?P<message>.*)$")
+
+
+class RuffOptions(CheckOptions):
+    """``[tool.ralph-verify.checks.lint]`` and ``[tool.ralph-verify.checks.format]``."""
+
+    args: list[str] = Field(
+        default_factory=list,
+        description="Extra arguments for ruff after ralph-verify's own, e.g. paths to check "
+                    "or --select/--exclude options.",
+    )
+    command: list[str] | None = Field(
+        default=None,
+        description="The ruff command, e.g. [\"uvx\", \"ruff\"] (default: ruff next to the "
+                    "project's Python, next to ralph-verify's, or on PATH).",
+    )
+
+
+def relative_path(path: str, root: Path) -> str:
+    """``path`` relative to ``root`` with forward slashes; unchanged if outside it."""
+    candidate = Path(path)
+    if candidate.is_absolute():
+        for base in (root, root.resolve()):
+            try:
+                return candidate.relative_to(base).as_posix()
+            except ValueError:
+                continue
+    return candidate.as_posix()
+
+
+def _tail(text: str, chars: int = 2000) -> str:
+    return text if len(text) <= chars else "..." + text[-chars:]
+
+
+def load_entries(text: str, what: str) -> list[dict[str, Any]]:
+    """The list of objects ruff prints with ``--output-format json``; :class:`ToolError` if not."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ToolError(
+            f"{what} output is not readable JSON ({exc.msg} at line {exc.lineno}, column "
+            f"{exc.colno}): truncated, or not ruff's JSON format",
+            output=_tail(text),
+        ) from None
+    if not isinstance(data, list) or not all(isinstance(entry, dict) for entry in data):
+        raise ToolError(f"{what} output is JSON but not ruff's list of violations",
+                        output=_tail(text))
+    return data
+
+
+def _entry_failure(entry: dict[str, Any], root: Path, what: str, *,
+                   message: str | None = None) -> Failure:
+    filename, text = entry.get("filename"), entry.get("message")
+    location = entry.get("location") or {}
+    if not isinstance(filename, str) or not isinstance(text, str) or not isinstance(location,
+                                                                                    dict):
+        raise ToolError(f"{what} output has a violation without filename, message or "
+                        f"location: {json.dumps(entry)[:300]}")
+    # Syntax errors have code null in ruff 0.5-0.12 and "invalid-syntax" since.
+    code = str(entry.get("code") or entry.get("name") or "invalid-syntax")
+    path = relative_path(filename, root)
+    row, column = location.get("row"), location.get("column")
+    where = path
+    if entry.get("cell") is not None:
+        where += f":cell {entry['cell']}"
+    if isinstance(row, int):
+        where += f":{row}" + (f":{column}" if isinstance(column, int) else "")
+    return Failure(message=message or f"{code} {text}", location=where, code=code, path=path,
+                   line=row if isinstance(row, int) else None, detail=_fix_detail(entry))
+
+
+def _fix_detail(entry: dict[str, Any]) -> str:
+    """ruff's fix suggestion, if it has one (the rule's URL is left out: it costs budget)."""
+    fix = entry.get("fix")
+    if not isinstance(fix, dict):
+        return ""
+    applicability = fix.get("applicability") or "available"
+    return f"fix ({applicability}): {fix.get('message') or 'ruff can fix this'}"
+
+
+def parse_check_output(text: str, root: Path) -> list[Failure]:
+    """One failure per violation in ``ruff check --output-format json`` output."""
+    return [_entry_failure(entry, root, "ruff check")
+            for entry in load_entries(text, "ruff check")]
+
+
+def parse_format_json(text: str, root: Path) -> tuple[list[Failure], list[str]]:
+    """``ruff format --check --output-format json``: files to reformat and files that do not
+    parse, and the messages of anything else (I/O errors), which make the check undecidable."""
+    failures, problems = [], []
+    for entry in load_entries(text, "ruff format"):
+        code = entry.get("code")
+        if code == "unformatted":
+            failures.append(_entry_failure(entry, root, "ruff format",
+                                           message="file would be reformatted by ruff format"))
+        elif code in _FORMAT_CODES or code is None:
+            failures.append(_entry_failure(entry, root, "ruff format"))
+        else:
+            problems.append(f"{code}: {entry.get('message')}")
+    return failures, problems
+
+
+def parse_format_text(stdout: str, stderr: str) -> tuple[list[Failure], list[str]]:
+    """The plain output of ``ruff format --check`` from a ruff without JSON for ``format``
+    (0.4 has none): ``Would reformat: PATH`` and ``error: Failed to parse PATH:L:C: ...``."""
+    failures: list[Failure] = []
+    problems: list[str] = []
+    for line in stdout.splitlines():
+        match = _WOULD_REFORMAT.match(line.strip())
+        if match:
+            path = Path(match["path"]).as_posix()
+            failures.append(Failure(message="file would be reformatted by ruff format",
+                                    location=path, path=path, code="unformatted"))
+    for line in stderr.splitlines():
+        match = _PARSE_ERROR.match(line.strip())
+        if match:
+            path = Path(match["path"]).as_posix()
+            failures.append(Failure(message=f"invalid-syntax {match['message']}",
+                                    location=f"{path}:{match['line']}:{match['col']}",
+                                    path=path, line=int(match["line"]), code="invalid-syntax"))
+        elif line.startswith("error:"):
+            problems.append(line.strip())
+    return failures, problems
+
+
+def split_diff(text: str, root: Path) -> dict[str, str]:
+    """``ruff format --diff`` output cut into a short excerpt per file."""
+    chunks: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith("--- "):
+            current = chunks.setdefault(relative_path(line[4:].strip(), root), [])
+        elif current is not None and not line.startswith("+++ "):
+            current.append(line)
+    excerpts = {}
+    for path, lines in chunks.items():
+        while lines and not lines[-1].strip():
+            lines.pop()
+        cut = len(lines) - DIFF_LINES
+        excerpts[path] = "\n".join(lines[:DIFF_LINES]) + (f"\n... ({cut} more diff lines)"
+                                                          if cut > 0 else "")
+    return excerpts
+
+
+def count_summary(failures: Sequence[Failure], noun: str) -> str:
+    """``5 errors (3 F401, 2 E501)``: the most frequent codes first."""
+    counts = Counter(failure.code or "?" for failure in failures)
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    parts = [f"{count} {code}" for code, count in ranked[:5]]
+    if len(ranked) > 5:
+        parts.append(f"{len(ranked) - 5} more codes")
+    total = len(failures)
+    return f"{total} {noun}{'' if total == 1 else 's'}" + (f" ({', '.join(parts)})"
+                                                           if parts else "")
+
+
+def _first_cause(run: ToolRun) -> str:
+    """The line of ruff's stderr that says what went wrong (``Cause: ...``)."""
+    lines = [line.strip() for line in run.stderr.splitlines() if line.strip()]
+    causes = [line.removeprefix("Cause:").strip() for line in lines if line.startswith("Cause:")]
+    return (causes or lines or ["no output"])[0][:200]
+
+
+class RuffCheck(Check):
+    cost = 3
+    noun = "error"
+
+    @property
+    def ruff_options(self) -> RuffOptions:
+        options = self.options
+        return options if isinstance(options, RuffOptions) else RuffOptions()
+
+    def ruff_command(self, ctx: VerifyContext) -> list[str]:
+        return self.ruff_options.command or [ctx.find_tool("ruff", package="ruff")]
+
+    def ruff(self, ctx: VerifyContext, *args: str) -> ToolRun:
+        command = self.ruff_command(ctx)
+        hint = (f"install it with 'pip install ruff', or fix 'command' in "
+                f"[tool.ralph-verify.checks.{self.name}]")
+        return ctx.run([*command, *args], timeout=self.timeout, missing_hint=hint)
+
+    def summarise(self, failures: list[Failure]) -> str:
+        return count_summary(failures, self.noun)
+
+    def verdict(self, failures: list[Failure]) -> CheckResult:
+        """Pass when the count meets the threshold (none given: the count must be 0)."""
+        count = len(failures)
+        summary = self.summarise(failures)
+        passed = self.spec.compare(count) if self.spec.op is not None else count == 0
+        wanted = self.spec.threshold_text()
+        counts = {f"{self.noun}s": count}
+        if self.noun != "file":
+            counts["files"] = len({f.path for f in failures})
+        if passed:
+            return self.result(Status.PASSED, summary + (f", within {wanted}" if wanted and count
+                                                         else ""), metric=count, counts=counts)
+        if wanted:
+            summary += f", wanted {wanted}"
+        return self.result(Status.FAILED, summary, metric=count, failures=failures,
+                           counts=counts)
+
+
+class LintCheck(RuffCheck):
+    def run(self, ctx: VerifyContext) -> CheckResult:
+        args = ("check", "--output-format", "json", "--no-fix", *self.ruff_options.args)
+        # lint and lint<=N in one verification share one ruff run.
+        run, failures = ctx.shared(f"ruff {json.dumps([*self.ruff_command(ctx), *args])}",
+                                   lambda: self.lint(ctx, args))
+        if failures is None:
+            return self.error(f"ruff check failed (exit {run.returncode}): {_first_cause(run)}",
+                              output=run.tail())
+        return self.verdict(failures)
+
+    def lint(self, ctx: VerifyContext, args: Sequence[str]) -> tuple[ToolRun,
+                                                                      list[Failure] | None]:
+        run = self.ruff(ctx, *args)
+        if run.returncode not in (0, 1):
+            return run, None
+        return run, parse_check_output(run.stdout, ctx.root)
+
+
+class FormatCheck(RuffCheck):
+    noun = "file"
+
+    def run(self, ctx: VerifyContext) -> CheckResult:
+        args = self.ruff_options.args
+        run = self.ruff(ctx, "format", "--check", "--output-format", "json", *args)
+        stderr = run.stderr
+        if run.returncode == 2 and "--output-format" in stderr and "unexpected argument" in stderr:
+            # An older ruff (0.4) has no JSON for format: read its "Would reformat:" lines.
+            run = self.ruff(ctx, "format", "--check", *args)
+            failures, problems = parse_format_text(run.stdout, run.stderr)
+        elif run.returncode not in (0, 1) and not run.stdout.strip():
+            return self.error(f"ruff format failed (exit {run.returncode}): "
+                              f"{_first_cause(run)}", output=run.tail())
+        else:
+            failures, problems = parse_format_json(run.stdout, ctx.root)
+        if problems or run.returncode not in (0, 1, 2) or (run.returncode == 2 and not failures):
+            first = problems[0] if problems else _first_cause(run)
+            return self.error(f"ruff format failed (exit {run.returncode}): {first}",
+                              output="\n".join(problems) or run.tail())
+        if failures:
+            failures = self.with_diffs(ctx, failures)
+        return self.verdict(failures)
+
+    def summarise(self, failures: list[Failure]) -> str:
+        if not failures:
+            return "all files formatted"
+        paths = [f.path or "?" for f in failures if f.code == "unformatted"]
+        listing = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+        parts = [f"{len(paths)} file{'' if len(paths) == 1 else 's'} would be reformatted"
+                 + (f": {listing}" if listing else "")] if paths else []
+        broken = len(failures) - len(paths)
+        if broken:
+            parts.append(f"{broken} cannot be parsed")
+        return "; ".join(parts)
+
+    def with_diffs(self, ctx: VerifyContext, failures: list[Failure]) -> list[Failure]:
+        """Add a ``ruff format --diff`` excerpt to the first files; a nicety, never an error."""
+        paths = [f.path for f in failures if f.code == "unformatted" and f.path][:DIFF_FILES]
+        if not paths:
+            return failures
+        run = self.ruff(ctx, "format", "--diff", "--", *paths)
+        if run.returncode not in (0, 1):
+            return failures
+        excerpts = split_diff(run.stdout, ctx.root)
+        return [replace(f, detail=excerpts[f.path]) if f.path in excerpts
+                and f.code == "unformatted" else f for f in failures]
+
+
+@hookimpl
+def ralph_register_checks(registry: CheckRegistry) -> None:
+    registry.add(CheckType(
+        name="lint", aliases=("ruff",), factory=LintCheck, options=RuffOptions,
+        threshold="number of ruff violations allowed (default: none)",
+        help="ruff check (JSON output, no fixing) reports no violations; uses the project's "
+             "ruff config; lint<=N allows N",
+    ))
+    registry.add(CheckType(
+        name="format", factory=FormatCheck, options=RuffOptions,
+        threshold="number of files allowed to need formatting (default: none)",
+        help="ruff format --check: every file is formatted as the project's ruff config "
+             "says; each file that would change is a failure with a diff excerpt",
+    ))
