@@ -19,8 +19,10 @@ hookimpl = pluggy.HookimplMarker("ralph_verify")
 if TYPE_CHECKING:
     from ralph_verify.checks import Check, CheckOptions, CheckResult, CheckType, Failure, Status
     from ralph_verify.config import Config
+    from ralph_verify.loop import Loop, LoopResult
     from ralph_verify.session import ExitCode, main
     from ralph_verify.until import CheckSpec
+    from ralph_verify.verdict import Verdict
 
 __all__ = [
     "Check",
@@ -32,8 +34,11 @@ __all__ = [
     "ConfigError",
     "ExitCode",
     "Failure",
+    "Loop",
+    "LoopResult",
     "Status",
     "UsageError",
+    "Verdict",
     "__version__",
     "hookimpl",
     "main",
@@ -50,6 +55,9 @@ _LAZY = {
     "Config": "ralph_verify.config",
     "ExitCode": "ralph_verify.session",
     "main": "ralph_verify.session",
+    "Loop": "ralph_verify.loop",
+    "LoopResult": "ralph_verify.loop",
+    "Verdict": "ralph_verify.verdict",
 }
 
 

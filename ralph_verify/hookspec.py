@@ -123,6 +123,16 @@ def ralph_register_agents(registry: AgentRegistry) -> None:
 
 
 @hookspec
+def ralph_session_prepare(session: Session) -> None:
+    """A session is about to start (or resume), before the baseline verification.
+
+    Refuse to start by raising :class:`~ralph_verify.UsageError` (the git
+    checkpoint refuses a tree with uncommitted changes unless ``--allow-dirty``):
+    nothing has been spent yet. ``session.baseline`` is still ``None`` here.
+    """
+
+
+@hookspec
 def ralph_session_start(session: Session) -> None:
     """A session starts (or resumes): the baseline verification is in ``session.baseline``.
 

@@ -34,6 +34,8 @@ class Iteration:
     duration_s: float = 0.0
     #: Set by the core once the verdict of this iteration is decided.
     verdict: VerdictProposal | None = None
+    #: Texts of the promise tags the agent printed itself (``COMPLETE``, ``BLOCKED: why``).
+    promises: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -54,6 +56,8 @@ class Session:
     plugin_state: dict[str, Any] = field(default_factory=dict)
     #: Set when a cancel was requested (Ctrl-C, ``ralph-verify cancel``).
     cancel_requested: bool = False
+    #: True when this run continues an interrupted session (``run --resume``).
+    resumed: bool = False
 
     @property
     def last(self) -> Iteration | None:

@@ -61,6 +61,8 @@ class Command:
     description: str = ""
     scopes: tuple[str, ...] = ()
     plugin: str = ""
+    #: Shown after the options in ``COMMAND --help`` (default: the exit codes of ``check``).
+    epilog: str = ""
 
 
 @dataclass
@@ -74,13 +76,14 @@ class Parser:
     current_plugin: str = ""
 
     def add_command(self, name: str, handler: CommandHandler, *, help: str,
-                    description: str = "", scopes: Sequence[str] = ()) -> None:
+                    description: str = "", scopes: Sequence[str] = (),
+                    epilog: str = "") -> None:
         """Add a subcommand; ``scopes`` lists the option scopes it accepts."""
         if name in self.commands:
             raise UsageError(f"command {name!r} is declared by both "
                              f"{self.commands[name].plugin} and {self.current_plugin}")
         self.commands[name] = Command(name, handler, help, description or help,
-                                      ("project", *scopes), self.current_plugin)
+                                      ("project", *scopes), self.current_plugin, epilog)
 
     def addsetting(self, key: str, *, type: Any, default: Any, help: str) -> None:
         """Declare a setting that has no command-line option."""
@@ -125,7 +128,8 @@ class Parser:
         for command in sorted(self.commands.values(), key=lambda c: c.name):
             command_parser = sub.add_parser(
                 command.name, help=command.help, description=command.description,
-                epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog=command.epilog or EXIT_CODES_HELP,
+                formatter_class=argparse.RawDescriptionHelpFormatter,
             )
             for option in self.options:
                 if option.scope in command.scopes:

@@ -1,9 +1,13 @@
-"""``promise:TEXT``: the agent must print ``<promise>TEXT</promise>``; judged only in a loop."""
+"""``promise:TEXT``: the agent must print ``<promise>TEXT</promise>`` in that iteration.
+
+Judged only in a loop (``run``), from the promise tags the loop found in the
+agent's own new output; ``check`` skips it.
+"""
 
 from __future__ import annotations
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Status
+from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
 from ralph_verify.verification import VerifyContext
 
 DEFAULT_PROMISE = "COMPLETE"
@@ -17,11 +21,19 @@ class PromiseCheck(Check):
         return self.spec.arg or DEFAULT_PROMISE
 
     def run(self, ctx: VerifyContext) -> CheckResult:
-        return self.result(
-            Status.SKIPPED,
-            f"<promise>{self.text}</promise> is judged only in a loop (ralph-verify run); "
-            "skipped here",
-        )
+        # The loop puts the promises the agent printed in this iteration here
+        # (ralph_verify.loop.PROMISES_KEY); outside a loop there are none to judge.
+        promised = ctx.config.stash.get("ralph.promises")
+        tag = f"<promise>{self.text}</promise>"
+        if promised is None:
+            return self.result(Status.SKIPPED,
+                               f"{tag} is judged only in a loop (ralph-verify run); skipped here")
+        if self.text in promised:
+            return self.result(Status.PASSED, f"the agent printed {tag}")
+        return self.result(Status.FAILED, f"the agent did not print {tag} in this iteration",
+                           failures=[Failure(message=f"print {tag} (on a line of its own) once "
+                                                     "the work is done and every check passes",
+                                             code="promise")])
 
 
 @hookimpl

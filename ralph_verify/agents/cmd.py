@@ -1,0 +1,88 @@
+"""``cmd:COMMAND``: any command as the agent.
+
+The rendered prompt arrives on stdin and in the file named by
+``$RALPH_PROMPT_FILE``; ``$RALPH_ITERATION`` (1-based) and
+``$RALPH_SESSION_DIR`` tell where the loop is. The command runs through the
+shell in the project root; its stdout and stderr are the agent's output.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import time
+from pathlib import Path
+
+from ralph_verify.agents import AgentOptions, AgentRequest, AgentResult
+from ralph_verify.agents.runner import OutputSink, run_agent_process
+
+#: The exit status of a shell that could not find the command.
+_SHELL_NOT_FOUND = 127
+
+
+def agent_env(request: AgentRequest) -> dict[str, str]:
+    """The environment every agent process gets: ours plus the loop's variables."""
+    return {
+        **os.environ,
+        "RALPH_PROMPT_FILE": str(request.prompt_file),
+        "RALPH_ITERATION": str(request.iteration),
+        "RALPH_SESSION_DIR": str(request.session_dir),
+        **request.env,
+    }
+
+
+def missing_program(command: str, root: Path) -> str | None:
+    """The command's program if it is plainly not there, else ``None`` (ask the shell)."""
+    try:
+        words = shlex.split(command, posix=os.name != "nt")
+    except ValueError:
+        return None
+    if not words or "=" in words[0]:
+        return None
+    program = words[0]
+    if any(sep in program for sep in ("/", os.sep)):
+        return None if (root / program).exists() or Path(program).exists() else program
+    if shutil.which(program) is not None:
+        return None
+    # Builtins and shell keywords are not on PATH; let the shell decide for those.
+    builtins = {"cd", "echo", "exit", "true", "false", "test", "[", "exec", "set", "export",
+                "if", "for", "while", "case", "{", "(", "source", ".", "printf", "read"}
+    return None if program in builtins else program
+
+
+class CommandAgent:
+    """Runs ``COMMAND`` once per iteration."""
+
+    name = "cmd"
+
+    def __init__(self, command: str, options: AgentOptions) -> None:
+        command = command.strip()
+        if len(command) >= 2 and command[0] == command[-1] and command[0] in "\"'":
+            command = command[1:-1]
+        extra = " ".join(shlex.quote(arg) for arg in options.extra_args)
+        self.command = f"{command} {extra}".strip()
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        started = time.monotonic()
+        missing = missing_program(self.command, request.root)
+        if missing is not None:
+            return AgentResult(exit_code=None, duration_s=0.0,
+                               error=f"agent command not found: {missing!r} is not on PATH "
+                                     f"(from --agent cmd:{self.command})")
+        sink = OutputSink(request.log_path)
+        try:
+            outcome = run_agent_process(self.command, cwd=request.root, env=agent_env(request),
+                                        sink=sink, timeout=request.timeout,
+                                        cancel=request.cancel, stdin_path=request.prompt_file,
+                                        shell=True)
+        finally:
+            sink.close()
+        error = None
+        if outcome.exit_code == _SHELL_NOT_FOUND and sink.total_bytes < 4096 \
+                and "not found" in sink.tail():
+            error = f"agent command not found: {self.command!r} ({sink.tail().strip()})"
+        return AgentResult(exit_code=outcome.exit_code,
+                           duration_s=time.monotonic() - started, text=sink.tail(),
+                           timed_out=outcome.timed_out, cancelled=outcome.cancelled,
+                           error=error)

@@ -1,0 +1,150 @@
+"""Run an agent's process: own process group, timeout, cancel, output streamed to a log.
+
+Every adapter runs its CLI through :func:`run_agent_process`. The output goes
+through a pipe to a reader thread that redacts secrets, appends to
+``agent.log`` and keeps only a bounded tail in memory, so an agent printing
+gigabytes costs disk, not memory. On timeout, on cancel (``request.cancel``)
+and on Ctrl-C the whole process group is killed, grandchildren included.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from ralph_verify.process import kill_process_group
+from ralph_verify.redact import redact
+
+#: How much of the agent's output stays in memory (the promise scan reads it).
+TAIL_BYTES = 256 * 1024
+_CHUNK = 64 * 1024
+#: A line longer than this is written out before its end arrives.
+_MAX_CARRY = 1024 * 1024
+#: How often the waiting loop looks at the cancel event and the deadline.
+_POLL_S = 0.05
+
+
+@dataclass
+class ProcessOutcome:
+    """How one agent process ended."""
+
+    exit_code: int | None
+    duration_s: float
+    timed_out: bool = False
+    cancelled: bool = False
+
+
+class OutputSink:
+    """Receives an agent's output: redacted onto the log on disk, a bounded tail in memory."""
+
+    def __init__(self, log_path: Path, environ: Mapping[str, str] | None = None) -> None:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.log_path = log_path
+        self._log = log_path.open("ab")
+        self._tail = bytearray()
+        self._environ = dict(os.environ if environ is None else environ)
+        self._lock = threading.Lock()
+        self.total_bytes = 0
+
+    def write(self, data: bytes) -> None:
+        """Append complete text (whole lines, or an over-long piece of one)."""
+        if not data:
+            return
+        text = data.decode("utf-8", errors="replace")
+        clean = redact(text, self._environ).encode("utf-8")
+        with self._lock:
+            self._log.write(clean)
+            self._log.flush()
+            self.total_bytes += len(clean)
+            self._tail += clean
+            if len(self._tail) > TAIL_BYTES * 2:
+                del self._tail[: len(self._tail) - TAIL_BYTES]
+
+    def write_text(self, text: str) -> None:
+        self.write(text.encode("utf-8"))
+
+    def pump(self, stream: IO[bytes]) -> None:
+        """Copy ``stream`` until EOF, cutting at line ends so redaction sees whole lines."""
+        carry = b""
+        while True:
+            chunk = stream.read1(_CHUNK) if hasattr(stream, "read1") else stream.read(_CHUNK)
+            if not chunk:
+                break
+            carry += chunk
+            cut = carry.rfind(b"\n") + 1
+            if cut == 0 and len(carry) < _MAX_CARRY:
+                continue
+            if cut == 0:
+                cut = len(carry)
+            self.write(carry[:cut])
+            carry = carry[cut:]
+        self.write(carry)
+
+    def tail(self) -> str:
+        """The last :data:`TAIL_BYTES` of the output, decoded."""
+        with self._lock:
+            data = bytes(self._tail[-TAIL_BYTES:])
+        return data.decode("utf-8", errors="replace")
+
+    def close(self) -> None:
+        with self._lock:
+            self._log.close()
+
+
+def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str, str],
+                      sink: OutputSink, timeout: float, cancel: threading.Event,
+                      stdin_path: Path | None = None, shell: bool = False) -> ProcessOutcome:
+    """Run one process to its end, its timeout or a cancel; raise ``FileNotFoundError``.
+
+    stdout and stderr both go to ``sink``. The prompt reaches stdin from a file,
+    so an agent that never reads stdin cannot block the loop.
+    """
+    kwargs: dict[str, object] = {}
+    if sys.platform == "win32":
+        kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined,unused-ignore]  # Windows only
+    else:
+        kwargs["start_new_session"] = True
+    started = time.monotonic()
+    stdin = stdin_path.open("rb") if stdin_path is not None else subprocess.DEVNULL
+    try:
+        proc = subprocess.Popen(
+            argv if not shell or isinstance(argv, str) else " ".join(argv),
+            cwd=cwd, env=dict(env), shell=shell, stdin=stdin, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, **kwargs,  # type: ignore[call-overload]  # kwargs differ per OS
+        )
+    finally:
+        if not isinstance(stdin, int):
+            stdin.close()
+    assert proc.stdout is not None
+    reader = threading.Thread(target=sink.pump, args=(proc.stdout,), daemon=True,
+                              name="ralph-agent-output")
+    reader.start()
+    outcome = ProcessOutcome(exit_code=None, duration_s=0.0)
+    deadline = started + timeout
+    try:
+        while proc.poll() is None:
+            if cancel.is_set():
+                outcome.cancelled = True
+                break
+            if time.monotonic() >= deadline:
+                outcome.timed_out = True
+                break
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=_POLL_S)
+    finally:
+        # Always: kill the whole group (what is left of it after a normal exit,
+        # too: an agent's background children must not outlive its turn).
+        kill_process_group(proc)
+        reader.join(timeout=10)
+        proc.stdout.close()
+    outcome.exit_code = proc.returncode
+    outcome.duration_s = time.monotonic() - started
+    return outcome

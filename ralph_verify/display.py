@@ -1,0 +1,105 @@
+"""What a person watching ``ralph-verify run`` sees.
+
+On a terminal: one live status line (iteration n/N, elapsed time, phase,
+checks passed), repainted twice a second under the permanent lines. Anywhere
+else (a pipe, CI, a log file): plain lines only, one per event.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import TextIO
+
+
+def duration(seconds: float) -> str:
+    """``42s``, ``3m05s``, ``1h02m``."""
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds}s"
+    if seconds < 3600:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+class Display:
+    """Permanent lines plus, on a TTY, a status line kept at the bottom."""
+
+    def __init__(self, stream: TextIO, *, quiet: bool = False, live: bool | None = None) -> None:
+        self.stream = stream
+        self.quiet = quiet
+        if live is None:
+            live = (hasattr(stream, "isatty") and stream.isatty()
+                    and os.environ.get("TERM") != "dumb")
+        self.live = live and not quiet
+        self.started = time.monotonic()
+        self.iteration = 0
+        self.max_iterations = 0
+        self.checks = ""
+        self._phase = "starting"
+        self._phase_started = time.monotonic()
+        self._lock = threading.Lock()
+        self._shown = False
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self.live and self._thread is None:
+            self._thread = threading.Thread(target=self._tick, daemon=True,
+                                            name="ralph-status-line")
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+            self._thread = None
+        with self._lock:
+            self._clear()
+
+    def line(self, text: str) -> None:
+        """A permanent line (shown unless ``--quiet``)."""
+        if self.quiet:
+            return
+        with self._lock:
+            self._clear()
+            print(text, file=self.stream, flush=True)
+            self._paint()
+
+    def phase(self, text: str) -> None:
+        """What the loop is doing now (only the live status line shows it)."""
+        with self._lock:
+            self._phase = text
+            self._phase_started = time.monotonic()
+            self._paint()
+
+    def status_text(self) -> str:
+        elapsed = duration(time.monotonic() - self.started)
+        in_phase = duration(time.monotonic() - self._phase_started)
+        where = (f"iteration {self.iteration}/{self.max_iterations}" if self.iteration
+                 else "baseline")
+        checks = f" · checks {self.checks}" if self.checks else ""
+        return f"[ralph] {where} · {elapsed} · {self._phase} ({in_phase}){checks}"
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.5):
+            with self._lock:
+                self._paint()
+
+    def _paint(self) -> None:
+        if not self.live:
+            return
+        try:
+            width = os.get_terminal_size(self.stream.fileno()).columns
+        except (OSError, ValueError, AttributeError):
+            width = 100
+        self.stream.write("\r\x1b[2K" + self.status_text()[: max(20, width - 1)])
+        self.stream.flush()
+        self._shown = True
+
+    def _clear(self) -> None:
+        if self._shown:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+            self._shown = False

@@ -1,0 +1,144 @@
+"""The few git operations the loop needs, through the ``git`` command.
+
+Checkpoint commits run with ``--no-verify`` and without signing: they are
+the loop's own bookkeeping on its session branch, not the user's commits.
+When git has no identity configured, commits are made as ``ralph-verify``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+
+from ralph_verify.errors import UsageError
+
+#: Paths that are never the agent's work nor the user's: caches tools write while verifying.
+NOISE_PARTS = frozenset({".ralph", ".git", "__pycache__", ".pytest_cache", ".mypy_cache",
+                         ".ruff_cache", ".venv", "venv", "node_modules", ".tox", ".nox",
+                         ".hypothesis"})
+
+
+def is_noise(path: str) -> bool:
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    return bool(NOISE_PARTS.intersection(parts)) or name.startswith(".coverage") \
+        or name.endswith((".pyc", ".pyo"))
+
+
+class GitError(UsageError):
+    """A git command failed; the message has git's own words."""
+
+
+def git(root: Path, *args: str, check: bool = True, identity: bool = False) -> str:
+    """Run ``git ARGS`` in ``root`` and return stdout; raise :class:`GitError` on failure."""
+    argv = ["git"]
+    if identity:
+        argv += ["-c", "commit.gpgsign=false"]
+        if not _has_identity(root):
+            argv += ["-c", "user.name=ralph-verify", "-c", "user.email=ralph-verify@localhost"]
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C",
+           "GIT_LITERAL_PATHSPECS": "1"}
+    proc = subprocess.run([*argv, *args], cwd=root, capture_output=True, text=True,
+                          env=env, stdin=subprocess.DEVNULL, check=False)
+    if check and proc.returncode != 0:
+        raise GitError(f"git {' '.join(args)} failed in {root}: "
+                       f"{(proc.stderr or proc.stdout).strip()}")
+    return proc.stdout
+
+
+def _has_identity(root: Path) -> bool:
+    proc = subprocess.run(["git", "config", "user.email"], cwd=root, capture_output=True,
+                          text=True, check=False, stdin=subprocess.DEVNULL)
+    return proc.returncode == 0 and bool(proc.stdout.strip())
+
+
+def is_repo(root: Path) -> bool:
+    """Whether ``root`` is the top of a git work tree (and git is installed)."""
+    if shutil.which("git") is None:
+        return False
+    proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root,
+                          capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        return False
+    return Path(proc.stdout.strip()).resolve() == root.resolve()
+
+
+def head(root: Path) -> str | None:
+    out = git(root, "rev-parse", "--verify", "-q", "HEAD", check=False).strip()
+    return out or None
+
+
+def current_branch(root: Path) -> str | None:
+    out = git(root, "symbolic-ref", "--short", "-q", "HEAD", check=False).strip()
+    return out or None
+
+
+def dirty_paths(root: Path) -> list[str]:
+    """Uncommitted changes (modified, staged, untracked), without tool caches and ``.ralph/``."""
+    out = git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    paths = []
+    entries = out.split("\0")
+    index = 0
+    while index < len(entries):
+        entry = entries[index]
+        index += 1
+        if len(entry) < 4:
+            continue
+        status, path = entry[:2], entry[3:]
+        if status[0] in "RC":
+            index += 1  # the rename's source follows
+        if not is_noise(path):
+            paths.append(path)
+    return sorted(paths)
+
+
+def exclude_ralph_dir(root: Path) -> None:
+    """Keep ``.ralph/`` out of ``git status`` and commits, without touching .gitignore."""
+    git_dir = Path(git(root, "rev-parse", "--git-dir").strip())
+    exclude = (git_dir if git_dir.is_absolute() else root / git_dir) / "info" / "exclude"
+    text = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""
+    if ".ralph/" not in text.split():
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        exclude.write_text(text + ("" if text.endswith("\n") or not text else "\n")
+                           + "# ralph-verify session files\n.ralph/\n", encoding="utf-8")
+
+
+def switch_new_branch(root: Path, branch: str) -> None:
+    if git(root, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False).strip():
+        raise GitError(f"branch {branch!r} already exists; choose another --branch-prefix")
+    git(root, "switch", "-q", "-c", branch)
+
+
+def switch(root: Path, branch: str) -> None:
+    git(root, "switch", "-q", branch)
+
+
+def commit_paths(root: Path, paths: Sequence[str], message: str) -> str | None:
+    """Commit exactly ``paths`` (added, changed or deleted); the new HEAD, or None if nothing."""
+    paths = [p for p in paths if not is_noise(p)]
+    if not paths:
+        return None
+    git(root, "add", "-A", "--", *paths)
+    if not git(root, "diff", "--cached", "--name-only", "--", *paths).strip():
+        return None
+    git(root, "commit", "-q", "--no-verify", "-m", message, "--", *paths, identity=True)
+    return head(root)
+
+
+def commit_all(root: Path, message: str) -> str | None:
+    """Commit every uncommitted change but tool caches; the new HEAD, or None if nothing."""
+    return commit_paths(root, dirty_paths(root), message)
+
+
+def restore_tree(root: Path, commit: str) -> None:
+    """Make the work tree and index those of ``commit`` (files it lacks are removed)."""
+    git(root, "restore", f"--source={commit}", "--staged", "--worktree", "--", ".")
+
+
+def tracked_and_untracked(root: Path) -> list[str]:
+    """Files git would consider: tracked plus untracked but not ignored."""
+    out = git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    return sorted({p for p in out.split("\0") if p and not is_noise(p)})

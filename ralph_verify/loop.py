@@ -1,0 +1,461 @@
+"""The iteration protocol: prompt -> agent -> verify -> record -> decide.
+
+The loop owns no tool and no policy. It verifies a baseline, then per
+iteration renders the prompt, runs the agent adapter, snapshots what changed,
+verifies, records, and asks every policy plugin for a verdict through
+``ralph_iteration_verdict``; :func:`~ralph_verify.verdict.decide` picks by
+precedence. Python API::
+
+    from ralph_verify import Loop
+
+    result = Loop(agent='cmd:python fix.py', until=["tests", "lint"],
+                  task="Make the tests pass", max_iterations=10).run()
+    print(result.verdict, len(result.iterations), result.verification.passed)
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from ralph_verify import hookimpl
+from ralph_verify.display import Display, duration
+from ralph_verify.errors import UsageError
+from ralph_verify.iteration import Iteration, Session
+from ralph_verify.state import StateDir, now_iso
+from ralph_verify.verdict import EXIT_CODES, Verdict, VerdictProposal, decide
+
+if TYPE_CHECKING:
+    from ralph_verify.agents import Agent
+    from ralph_verify.checks import Check
+    from ralph_verify.config import Config
+    from ralph_verify.verification import Verification
+
+#: ``config.stash`` keys: the running session, the display, this iteration's promises
+#: (read by the ``promise`` check; absent outside a loop).
+SESSION_KEY = "ralph.session"
+DISPLAY_KEY = "ralph.display"
+PROMISES_KEY = "ralph.promises"
+#: Exit code when the baseline verification could not decide (a check errored).
+BASELINE_ERROR_EXIT = 3
+
+
+@dataclass
+class LoopResult:
+    """How a run ended. ``verdict`` is ``None`` when it stopped before the first iteration
+    because a check could not decide at baseline (exit code 3)."""
+
+    verdict: Verdict | None
+    reason: str
+    exit_code: int
+    session: Session
+    #: The last verification (the baseline when no iteration ran).
+    verification: Verification | None
+    duration_s: float
+
+    @property
+    def iterations(self) -> list[Iteration]:
+        return self.session.iterations
+
+    def to_json(self) -> dict[str, Any]:
+        from ralph_verify.records import iteration_record
+
+        return {
+            "session": self.session.id,
+            "verdict": self.verdict.value if self.verdict else None,
+            "reason": self.reason,
+            "exit_code": self.exit_code,
+            "duration_s": round(self.duration_s, 3),
+            "iterations": [iteration_record(it, self.session) for it in self.iterations],
+            "verification": self.verification.to_json() if self.verification else None,
+        }
+
+
+class _Cancelled(Exception):
+    """The user asked to stop (cancel file seen, agent run cancelled)."""
+
+
+class Loop:
+    """One ``ralph-verify run``; build it from keyword arguments or from a parsed config."""
+
+    def __init__(self, agent: str | Agent | None = None,
+                 until: Sequence[str] | str | None = None, max_iterations: int | None = None,
+                 *, task: str | None = None, prompt_file: str | Path | None = None,
+                 root: str | Path = ".",
+                 on_iteration_end: Callable[[Iteration], object] | None = None,
+                 args: Sequence[str] = (), plugins: Sequence[object] = (),
+                 quiet: bool = False, stream: TextIO | None = None) -> None:
+        from ralph_verify.config import get_config
+
+        argv = ["run", "--root", str(Path(root).resolve())]
+        if isinstance(agent, str):
+            argv += ["--agent", agent]
+        if until is not None:
+            argv += ["--until", until if isinstance(until, str) else ",".join(until)]
+        if max_iterations is not None:
+            argv += ["--max-iterations", str(max_iterations)]
+        if prompt_file is not None:
+            argv += ["--prompt", str(prompt_file)]
+        if quiet:
+            argv.append("--quiet")
+        argv += list(args)
+        if task is not None:
+            argv += ["--", task]
+        extra = list(plugins)
+        if on_iteration_end is not None:
+            extra.append(_Callback(on_iteration_end))
+        self.config = get_config(argv, extra)
+        self._owns_config = True
+        self._agent = None if agent is None or isinstance(agent, str) else agent
+        self._stream = stream
+
+    @classmethod
+    def from_config(cls, config: Config, agent: Agent | None = None,
+                    stream: TextIO | None = None) -> Loop:
+        loop = cls.__new__(cls)
+        loop.config = config
+        loop._owns_config = False
+        loop._agent = agent
+        loop._stream = stream
+        return loop
+
+    def run(self) -> LoopResult:
+        """Run the session to its verdict; exceptions other than ``UsageError`` are bugs."""
+        try:
+            return _Run(self.config, self._agent, self._stream).run()
+        finally:
+            if self._owns_config:
+                self.config.hook.ralph_unconfigure(config=self.config)
+
+
+class _Callback:
+    """Adapts ``Loop(on_iteration_end=...)`` to the hook."""
+
+    def __init__(self, callback: Callable[[Iteration], object]) -> None:
+        self.callback = callback
+
+    @hookimpl
+    def ralph_iteration_end(self, iteration: Iteration) -> None:
+        self.callback(iteration)
+
+
+class _Run:
+    """The state of one run while it goes; :meth:`run` is the protocol."""
+
+    def __init__(self, config: Config, agent: Agent | None, stream: TextIO | None) -> None:
+        from ralph_verify.plugins.terminal import output_stream
+
+        self.config = config
+        self.root = config.root
+        self.state = StateDir(config.root)
+        self.display = Display(stream or output_stream(config),
+                               quiet=bool(config.get("quiet")))
+        config.stash[DISPLAY_KEY] = self.display
+        self.agent = agent
+        self.cancel = threading.Event()
+        self.cancel_reason = "cancelled"
+        self.started = time.monotonic()
+        self.session: Session | None = None
+        self._finishing = False
+        from ralph_verify.git import is_repo
+
+        self.use_git = is_repo(config.root)
+
+    # --- the protocol ------------------------------------------------------------------------
+
+    def run(self) -> LoopResult:
+        from ralph_verify import signals
+
+        resume = bool(self.config.get("resume"))
+        previous = self.state.read_state() if resume else None
+        session_id = str(previous.get("session")) if previous else _new_session_id()
+        note = self.state.acquire_lock(session_id)
+        try:
+            if note:
+                self.display.line(f"ralph-verify: {note}")
+            with signals.cancel_on_signals(self._on_signal), \
+                    signals.watch_file(self.state.cancel_path, self._on_cancel_file):
+                self.display.start()
+                try:
+                    return self._run(session_id, previous)
+                except (KeyboardInterrupt, _Cancelled):
+                    return self._finish(VerdictProposal(Verdict.CANCELLED, self.cancel_reason,
+                                                        source="core"))
+        finally:
+            self.display.stop()
+            self.state.cancel_path.unlink(missing_ok=True)
+            self.state.release_lock()
+
+    def _run(self, session_id: str, previous: dict[str, Any] | None) -> LoopResult:
+        from ralph_verify import records
+        from ralph_verify.prompt import load_template
+
+        config = self.config
+        session, start = (records.restore_session(config, self.state, previous)
+                          if previous is not None else self._new_session(session_id))
+        self.session = session
+        config.stash[SESSION_KEY] = session
+        if self.agent is None:
+            self.agent = make_agent(config)
+        checks = config.build_checks()
+        template = load_template(config.get("template"), config.invocation_dir)
+        self.display.max_iterations = session.max_iterations
+        config.hook.ralph_session_prepare(session=session)
+        self.display.line(records.header(session, config, previous))
+        if session.baseline is None:
+            self.display.phase("verifying the baseline")
+            config.stash[PROMISES_KEY] = []
+            session.baseline = self._verify(checks, mark=False)
+            self.state.write_verification(0, session.baseline)
+            self.display.line(records.verification_line("baseline", session.baseline))
+            if session.baseline.errored:
+                return self._baseline_error(session.baseline)
+            if session.baseline.passed:
+                return self._finish(VerdictProposal(
+                    Verdict.COMPLETE, "every check passes already; the agent was not called",
+                    source="core"))
+        config.hook.ralph_session_start(session=session)
+        self._save(phase="running")
+        snap = None
+        for number in range(start, session.max_iterations + 1):
+            iteration, snap = self._iteration(number, template, checks, snap)
+            if iteration.verdict is not None:
+                return self._finish(iteration.verdict)
+        return self._finish(VerdictProposal(
+            Verdict.MAX_ITERATIONS, f"reached {session.max_iterations} iterations",
+            source="core"))
+
+    def _iteration(self, number: int, template: str, checks: Sequence[Check],
+                   snap: Any) -> tuple[Iteration, Any]:
+        from ralph_verify import records, snapshot
+        from ralph_verify.agents import AgentRequest, AgentResult
+        from ralph_verify.promises import find_promises
+
+        config, session, state = self.config, self._session(), self.state
+        assert self.agent is not None
+        iteration = Iteration(number=number, started_at=now_iso())
+        session.iterations.append(iteration)
+        self.display.iteration = number
+        started = time.monotonic()
+        config.hook.ralph_iteration_start(session=session, iteration=iteration)
+        self._check_cancel()
+        iteration.prompt = self._prompt(template, iteration)
+        folder = state.iteration_dir(number)
+        iteration.prompt_path = folder / "prompt.md"
+        state.write_text(iteration.prompt_path, iteration.prompt)
+        log_path = folder / "agent.log"
+        log_path.unlink(missing_ok=True)
+        self._save(phase="agent")
+        use_git = self.use_git
+        before = snapshot.take(self.root, snap, use_git=use_git)
+        self.display.phase(f"agent {getattr(self.agent, 'name', 'agent')} running")
+        request = AgentRequest(prompt=iteration.prompt, prompt_file=iteration.prompt_path,
+                               iteration=number, root=self.root, session_dir=state.path,
+                               log_path=log_path, timeout=float(config.get("agent_timeout")),
+                               cancel=self.cancel)
+        try:
+            result = self.agent.run(request)
+        except FileNotFoundError as exc:
+            result = AgentResult(exit_code=None, duration_s=0.0,
+                                 error=f"agent program not found: {exc.filename or exc}")
+        finally:
+            after = snapshot.take(self.root, before, use_git=use_git)
+            iteration.files_changed = snapshot.changed(before, after)
+        iteration.agent = result
+        self._check_cancel()
+        iteration.promises = find_promises(result.text, iteration.prompt)
+        config.stash[PROMISES_KEY] = list(iteration.promises)
+        self.display.line(records.agent_line(iteration))
+        self.display.phase("verifying")
+        self._save(phase="verifying")
+        verification = self._verify(checks, mark=True)
+        iteration.verification = verification
+        iteration.duration_s = time.monotonic() - started
+        state.write_verification(number, verification)
+        config.hook.ralph_iteration_end(session=session, iteration=iteration,
+                                        verification=verification)
+        iteration.verdict = self._decide(iteration, verification)
+        self._record(iteration)
+        self.display.checks = records.passed_text(verification)
+        self.display.line(records.verification_line(f"iteration {number}", verification))
+        return iteration, after
+
+    def _decide(self, iteration: Iteration, verification: Verification) -> VerdictProposal | None:
+        """Ask every policy; the core, not plugin order, decides (see :mod:`verdict`)."""
+        proposals: list[VerdictProposal] = []
+        kwargs = {"session": self._session(), "iteration": iteration,
+                  "verification": verification}
+        for impl in self.config.hook.ralph_iteration_verdict.get_hookimpls():
+            proposal = impl.function(**{name: kwargs[name] for name in impl.argnames})
+            if isinstance(proposal, VerdictProposal):
+                if not proposal.source:
+                    proposal = VerdictProposal(proposal.verdict, proposal.reason,
+                                               impl.plugin_name)
+                proposals.append(proposal)
+        return decide(proposals)
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _new_session(self, session_id: str) -> tuple[Session, int]:
+        from ralph_verify.records import read_task
+
+        config = self.config
+        self.state.clear_session_files()
+        session = Session(id=session_id, root=self.root, dir=self.state.path, config=config,
+                          task=read_task(config), max_iterations=int(config.get("max_iterations")),
+                          started_at=now_iso())
+        if session.max_iterations < 1:
+            raise UsageError("--max-iterations must be at least 1")
+        return session, 1
+
+    def _session(self) -> Session:
+        assert self.session is not None
+        return self.session
+
+    def _verify(self, checks: Sequence[Check], *, mark: bool) -> Verification:
+        from ralph_verify.records import mark_pre_existing
+        from ralph_verify.verification import verify
+
+        verification = verify(self.config, checks)
+        baseline = self._session().baseline
+        if mark and baseline is not None and mark_pre_existing(verification, baseline):
+            budget = int(self.config.get("feedback_budget") or 4000)
+            verification.feedback = self.config.hook.ralph_format_feedback(
+                verification=verification, budget=budget) or ""
+        return verification
+
+    def _prompt(self, template: str, iteration: Iteration) -> str:
+        from ralph_verify.prompt import progress_text, render, render_notes
+
+        session = self._session()
+        notes = [n for n in self.config.hook.ralph_prompt_notes(session=session,
+                                                                  iteration=iteration) if n]
+        previous = session.previous_verification()
+        return render(template, {
+            "task": session.task.strip(),
+            "feedback": previous.feedback if previous is not None else "",
+            "iteration": str(iteration.number),
+            "max_iterations": str(session.max_iterations),
+            "progress": progress_text(session.iterations, iteration.number),
+            "notes": render_notes(notes),
+        })
+
+    def _record(self, iteration: Iteration) -> None:
+        from ralph_verify.records import iteration_record, progress_entry
+
+        session = self._session()
+        self.state.append_history(iteration_record(iteration, session))
+        self.state.append_progress(progress_entry(iteration))
+        self._save(phase="between iterations")
+
+    def _save(self, *, phase: str, verdict: VerdictProposal | None = None,
+              error: str | None = None) -> None:
+        from ralph_verify.records import state_record
+
+        if self.session is not None:
+            self.state.write_state(state_record(self.session, self.config, phase=phase,
+                                                verdict=verdict, error=error,
+                                                elapsed_s=time.monotonic() - self.started))
+
+    def _finish(self, verdict: VerdictProposal) -> LoopResult:
+        from ralph_verify.records import summary_lines
+
+        self._finishing = True
+        session = self.session
+        if session is None:  # cancelled before the session existed
+            raise KeyboardInterrupt
+        last = session.last
+        if last is not None and last.verdict is None:
+            last.verdict = verdict
+            if verdict.verdict is Verdict.CANCELLED:
+                self._record(last)
+        self._save(phase="finished", verdict=verdict)
+        self.config.hook.ralph_session_finish(session=session, verdict=verdict)
+        elapsed = time.monotonic() - self.started
+        for line in summary_lines(session, verdict, self.state, elapsed):
+            self.display.line(line)
+        return LoopResult(verdict.verdict, verdict.reason, EXIT_CODES[verdict.verdict], session,
+                          session.previous_verification(), elapsed)
+
+    def _baseline_error(self, baseline: Verification) -> LoopResult:
+        lines = ["ERROR: the baseline verification could not decide, so the agent was not "
+                 "started (nothing spent); fix these first:"]
+        for result in baseline.errored:
+            lines.append(f"  {result.spec}: {result.summary}")
+            if result.output:
+                lines += [f"    {line}" for line in result.output.splitlines()[-10:]]
+        print("\n".join(lines), file=sys.stderr)
+        self._save(phase="finished", error="a check could not decide at baseline")
+        return LoopResult(None, "a check could not decide at baseline", BASELINE_ERROR_EXIT,
+                          self._session(), baseline, time.monotonic() - self.started)
+
+    def _check_cancel(self) -> None:
+        if self.cancel.is_set() or (self.session is not None and self.session.cancel_requested):
+            raise _Cancelled
+
+    def _on_signal(self, name: str) -> bool:
+        """Ctrl-C / SIGTERM: cancel; returns whether to interrupt the main thread."""
+        self.cancel_reason = f"cancelled by {name}"
+        self._request_cancel()
+        return not self._finishing
+
+    def _on_cancel_file(self) -> None:
+        self.cancel_reason = "cancelled by 'ralph-verify cancel'"
+        self._request_cancel()
+
+    def _request_cancel(self) -> None:
+        if self.session is not None:
+            self.session.cancel_requested = True
+        self.cancel.set()
+        self.display.phase("cancelling")
+
+
+def _new_session_id() -> str:
+    import secrets
+
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
+
+
+def make_agent(config: Config) -> Agent:
+    """The adapter ``--agent NAME[:ARG]`` names, from the agents plugins registered."""
+    from ralph_verify.agents import AgentOptions, AgentRegistry
+
+    spec = config.get("agent")
+    if not spec:
+        raise UsageError("no agent: pass --agent, for example --agent cmd:\"python fix.py\" or "
+                         "--agent replay:DIR (or set agent = ... in [tool.ralph-verify])")
+    name, _, arg = str(spec).partition(":")
+    registry = AgentRegistry()
+    config.hook.ralph_register_agents(registry=registry)
+    agent_type = registry.get(name)
+    if agent_type is None:
+        known = ", ".join(t.name for t in registry.types()) or "none"
+        raise UsageError(f"--agent {spec}: unknown agent {name!r}; known agents: {known}")
+    if agent_type.arg == "required" and not arg:
+        raise UsageError(f"--agent {name} needs an argument: --agent {name}:ARG "
+                         f"({agent_type.help})")
+    if agent_type.arg == "none" and arg:
+        raise UsageError(f"--agent {name} takes no ':' argument")
+    options = AgentOptions(extra_args=tuple(config.get("agent_arg") or ()),
+                           model=config.get("model"),
+                           bypass_permissions=bool(config.get("yolo")),
+                           continue_session=bool(config.get("continue_session")))
+    return agent_type.factory(arg or None, options)
+
+
+def run_session(config: Config) -> int:
+    """The ``run`` command."""
+    import json
+
+    result = Loop.from_config(config).run()
+    if getattr(config.option, "json", None) == "-":
+        sys.stdout.write(json.dumps(result.to_json(), indent=2) + "\n")
+    return result.exit_code
+
+
+__all__ = ["Loop", "LoopResult", "Verdict", "duration", "make_agent", "run_session"]

@@ -1,0 +1,39 @@
+"""``agent-error``: the agent cannot run (program not found), or it failed (non-zero
+exit, timeout) ``--max-agent-failures`` times in a row (default 3)."""
+
+from __future__ import annotations
+
+from ralph_verify import hookimpl
+from ralph_verify.config.parser import Parser
+from ralph_verify.iteration import Iteration, Session
+from ralph_verify.verdict import Verdict, VerdictProposal
+
+NAME = "agent_error"
+DEFAULT_MAX_FAILURES = 3
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.addoption("--max-agent-failures", scope="loop", setting="max-agent-failures",
+                     type=int, default=DEFAULT_MAX_FAILURES, metavar="N",
+                     help="stop with agent-error after the agent failed (non-zero exit or "
+                          f"timeout) N times in a row (default {DEFAULT_MAX_FAILURES})")
+
+
+@hookimpl
+def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictProposal | None:
+    result = iteration.agent
+    if result is None:
+        return None
+    if result.error:
+        return VerdictProposal(Verdict.AGENT_ERROR, result.error)
+    state = session.plugin_state.setdefault(NAME, {"failures_in_a_row": 0})
+    failed = result.timed_out or (result.exit_code not in (0, None))
+    state["failures_in_a_row"] = state.get("failures_in_a_row", 0) + 1 if failed else 0
+    limit = int(session.config.get("max_agent_failures") or DEFAULT_MAX_FAILURES)
+    if state["failures_in_a_row"] >= limit:
+        what = "timed out" if result.timed_out else f"exited {result.exit_code}"
+        return VerdictProposal(Verdict.AGENT_ERROR,
+                               f"the agent failed {state['failures_in_a_row']} times in a row "
+                               f"(last: {what}; see the iteration's agent.log)")
+    return None

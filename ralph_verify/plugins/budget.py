@@ -1,0 +1,123 @@
+"""``budget``: wall time, cost and call-rate limits, each with a default.
+
+- ``--max-time`` (default 4h): the session's wall time, baseline included,
+  summed over ``--resume``; checked after each iteration.
+- ``--max-cost`` (default 20 USD): the cost the agent reports (adapters that
+  read it from their CLI's output; ``cmd:`` and ``replay:`` report none).
+- ``--max-calls-per-hour`` (default 100): never fails the session, it waits,
+  with a countdown, until the oldest call of the last hour has aged out.
+
+State in ``session.plugin_state["budget"]``: elapsed time, cost so far, the
+start times of the agent calls of the last hour.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import time
+from datetime import datetime
+from typing import Any
+
+from ralph_verify import hookimpl
+from ralph_verify.config.parser import Parser
+from ralph_verify.display import duration
+from ralph_verify.errors import UsageError
+from ralph_verify.iteration import Iteration, Session
+from ralph_verify.verdict import Verdict, VerdictProposal
+
+NAME = "budget"
+DEFAULT_MAX_TIME = "4h"
+DEFAULT_MAX_COST = 20.0
+DEFAULT_CALLS_PER_HOUR = 100
+_HOUR = 3600.0
+_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str | float | int) -> float:
+    """Seconds from ``90``, ``90s``, ``15m``, ``2h``, ``1h30m``."""
+    if isinstance(text, (int, float)):
+        return float(text)
+    value = str(text).strip().lower()
+    parts = re.findall(r"(\d+(?:\.\d+)?)\s*([smhd]?)", value)
+    if not parts or re.sub(r"[\d.\s]|[smhd]", "", value):
+        raise UsageError(f"--max-time {text!r}: expected a duration such as 90m, 2h, 1h30m "
+                         "or seconds")
+    return sum(float(number) * _UNITS[unit] for number, unit in parts)
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.addoption("--max-time", scope="loop", setting="max-time", setting_type=str,
+                     default=DEFAULT_MAX_TIME, metavar="DURATION",
+                     help=f"stop with verdict budget after this wall time, e.g. 90m, 2h "
+                          f"(default {DEFAULT_MAX_TIME}; checked after each iteration)")
+    parser.addoption("--max-cost", scope="loop", setting="max-cost", type=float,
+                     default=DEFAULT_MAX_COST, metavar="USD",
+                     help="stop with verdict budget once the agent's reported cost reaches "
+                          f"this (default {DEFAULT_MAX_COST:g} USD; agents that report cost)")
+    parser.addoption("--max-calls-per-hour", scope="loop", setting="max-calls-per-hour",
+                     type=int, default=DEFAULT_CALLS_PER_HOUR, metavar="N",
+                     help="at most N agent runs in any hour: the loop waits, with a countdown, "
+                          f"rather than fail (default {DEFAULT_CALLS_PER_HOUR})")
+
+
+def _state(session: Session) -> dict[str, Any]:
+    state: dict[str, Any] = session.plugin_state.setdefault(NAME, {})
+    state.setdefault("elapsed_s", 0.0)
+    state.setdefault("cost_usd", 0.0)
+    state.setdefault("calls", [])
+    return state
+
+
+@hookimpl
+def ralph_session_start(session: Session) -> None:
+    parse_duration(session.config.get("max_time"))  # a bad value fails before any spending
+    state = _state(session)
+    started = time.time()
+    if not session.resumed and session.started_at:
+        with contextlib.suppress(ValueError):
+            started = datetime.fromisoformat(session.started_at).timestamp()
+    state["elapsed_before_s"] = state["elapsed_s"] if session.resumed else 0.0
+    state["run_started"] = started
+
+
+@hookimpl
+def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
+    """Wait (visibly, cancellably) while the last hour already holds the allowed calls."""
+    state = _state(session)
+    limit = int(session.config.get("max_calls_per_hour") or DEFAULT_CALLS_PER_HOUR)
+    calls = sorted(t for t in state["calls"] if time.time() - t < _HOUR)
+    if limit > 0 and len(calls) >= limit:
+        until = calls[len(calls) - limit] + _HOUR
+        display = session.config.stash.get("ralph.display")
+        if display is not None:
+            display.line(f"rate limit: {limit} agent calls in the last hour "
+                         f"(--max-calls-per-hour); waiting {duration(until - time.time())} "
+                         "before the next one")
+        while time.time() < until and not session.cancel_requested:
+            if display is not None:
+                display.phase(f"rate limit: next agent call in {duration(until - time.time())}")
+            time.sleep(0.2)
+        if session.cancel_requested:
+            return
+    calls.append(time.time())
+    state["calls"] = calls[-max(limit, 1):]
+
+
+@hookimpl
+def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictProposal | None:
+    state = _state(session)
+    state["elapsed_s"] = state.get("elapsed_before_s", 0.0) + time.time() - state.get(
+        "run_started", time.time())
+    if iteration.agent is not None and iteration.agent.cost_usd is not None:
+        state["cost_usd"] = state["cost_usd"] + iteration.agent.cost_usd
+    max_time = parse_duration(session.config.get("max_time") or DEFAULT_MAX_TIME)
+    if max_time > 0 and state["elapsed_s"] >= max_time:
+        return VerdictProposal(Verdict.BUDGET, f"ran {duration(state['elapsed_s'])}, the limit "
+                                               f"is {duration(max_time)} (--max-time)")
+    max_cost = float(session.config.get("max_cost") or 0)
+    if max_cost > 0 and state["cost_usd"] >= max_cost:
+        return VerdictProposal(Verdict.BUDGET, f"the agent reported ${state['cost_usd']:.2f}, "
+                                               f"the limit is ${max_cost:.2f} (--max-cost)")
+    return None

@@ -1,0 +1,156 @@
+"""Git checkpoints: a session branch, one commit per iteration, and ``rollback``.
+
+In a git repository a session switches to a new branch ``ralph/<session-id>``
+(``--branch-prefix``, ``--no-branch``) and commits what the agent changed
+after every iteration (``--no-commit`` turns that off), so any iteration's
+tree can be restored with ``ralph-verify rollback N``. The user's own
+uncommitted changes are never discarded or committed silently: the run refuses
+to start with them unless ``--allow-dirty``, and then says what it does.
+``.ralph/`` is kept out of git through ``.git/info/exclude``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ralph_verify import git, hookimpl
+from ralph_verify.config.parser import Parser
+from ralph_verify.errors import UsageError
+from ralph_verify.iteration import Iteration, Session
+from ralph_verify.verdict import VerdictProposal
+from ralph_verify.verification import Verification
+
+NAME = "checkpoint"
+DEFAULT_PREFIX = "ralph/"
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.addoption("--no-branch", scope="loop", setting="no-branch", action="store_true",
+                     default=False, help="work on the current branch instead of a new "
+                                         "session branch")
+    parser.addoption("--branch-prefix", scope="loop", setting="branch-prefix",
+                     default=DEFAULT_PREFIX, metavar="PREFIX",
+                     help=f"the session branch is PREFIX<session-id> (default {DEFAULT_PREFIX})")
+    parser.addoption("--allow-dirty", scope="loop", setting="allow-dirty", action="store_true",
+                     default=False,
+                     help="start although the tree has uncommitted changes: they are committed "
+                          "first, as their own commit on the session branch (with --no-commit "
+                          "they stay uncommitted)")
+    parser.addoption("--no-commit", scope="loop", setting="no-commit", action="store_true",
+                     default=False, help="do not commit the agent's changes after each "
+                                         "iteration (rollback then has nothing to restore)")
+
+
+def _state(session: Session) -> dict[str, Any]:
+    state: dict[str, Any] = session.plugin_state.setdefault(NAME, {})
+    state.setdefault("commits", {})
+    return state
+
+
+def _say(session: Session, text: str) -> None:
+    display = session.config.stash.get("ralph.display")
+    if display is not None:
+        display.line(text)
+
+
+def _listing(paths: list[str]) -> str:
+    return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+
+
+@hookimpl
+def ralph_session_prepare(session: Session) -> None:
+    """Refuse a dirty tree before anything is spent; on resume, get back on the branch."""
+    state = _state(session)
+    if not git.is_repo(session.root):
+        state["git"] = False
+        return
+    state["git"] = True
+    root, config = session.root, session.config
+    git.exclude_ralph_dir(root)
+    dirty = git.dirty_paths(root)
+    if session.resumed:
+        branch = state.get("branch")
+        if branch and git.current_branch(root) != branch:
+            if dirty:
+                raise UsageError(f"to resume, ralph-verify switches back to {branch}, but the "
+                                 f"tree has uncommitted changes ({_listing(dirty)}): commit "
+                                 "or stash them first")
+            git.switch(root, branch)
+            _say(session, f"switched back to the session branch {branch}")
+        return
+    if dirty and not config.get("allow_dirty"):
+        raise UsageError(
+            f"the tree has uncommitted changes ({_listing(dirty)}); ralph-verify will not mix "
+            "them with the agent's work. Commit or stash them, or pass --allow-dirty (they are "
+            "then committed first, as their own commit on the session branch)")
+    state["dirty_at_start"] = dirty
+
+
+@hookimpl
+def ralph_session_start(session: Session) -> None:
+    state = _state(session)
+    if not state.get("git"):
+        return
+    root, config = session.root, session.config
+    commit = not config.get("no_commit")
+    if session.resumed:
+        left = git.dirty_paths(root)
+        if left and commit:
+            sha = git.commit_paths(root, left, "ralph: changes left by the interrupted "
+                                               "session, found on resume")
+            _say(session, f"committed changes left by the interrupted iteration "
+                          f"({_listing(left)}) as {sha[:10] if sha else '?'}")
+        return
+    state["from_branch"] = git.current_branch(root)
+    if not config.get("no_branch"):
+        branch = f"{config.get('branch_prefix') or DEFAULT_PREFIX}{session.id}"
+        git.switch_new_branch(root, branch)
+        state["branch"] = branch
+        _say(session, f"working on the new branch {branch} (from {state['from_branch']})")
+    dirty = list(state.pop("dirty_at_start", []))
+    if dirty:
+        where = state.get("branch") or f"your branch {state['from_branch']}"
+        if commit:
+            sha = git.commit_paths(root, dirty, "ralph: uncommitted changes at the session "
+                                                "start (--allow-dirty)")
+            _say(session, f"--allow-dirty: your uncommitted changes ({_listing(dirty)}) were "
+                          f"committed on {where} as {sha[:10] if sha else '?'}, apart from the "
+                          "agent's work")
+        else:
+            _say(session, f"--allow-dirty --no-commit: your uncommitted changes "
+                          f"({_listing(dirty)}) stay in the tree, uncommitted; the agent "
+                          "works on top of them")
+    state["commits"]["0"] = git.head(root)
+
+
+@hookimpl
+def ralph_iteration_end(session: Session, iteration: Iteration,
+                        verification: Verification) -> None:
+    from ralph_verify.records import check_brief
+
+    state = _state(session)
+    if not state.get("git") or session.config.get("no_commit"):
+        return
+    message = (f"ralph: iteration {iteration.number} — "
+               + ", ".join(check_brief(r) for r in verification.results))
+    sha = git.commit_paths(session.root, iteration.files_changed, message)
+    state["commits"][str(iteration.number)] = sha or git.head(session.root)
+
+
+@hookimpl
+def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
+    state = _state(session)
+    branch = state.get("branch")
+    if branch and state.get("from_branch"):
+        _say(session, f"branch: {branch} holds the work; 'git switch {state['from_branch']}' "
+                      f"to go back, 'git merge {branch}' to keep it")
+
+
+def describe(state: dict[str, Any]) -> str:
+    """For ``status``."""
+    if not state.get("git"):
+        return "not a git repository"
+    commits = state.get("commits") or {}
+    return (f"branch {state.get('branch') or '(current)'}, {len(commits)} checkpoint(s); "
+            "'ralph-verify rollback N' restores iteration N")

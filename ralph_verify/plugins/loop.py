@@ -1,0 +1,217 @@
+"""The loop's commands: ``run``, ``status``, ``cancel``, ``rollback``, and ``run``'s options."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import time
+
+from ralph_verify import hookimpl
+from ralph_verify.config import Config
+from ralph_verify.config.parser import Parser
+from ralph_verify.errors import UsageError
+from ralph_verify.verdict import EXIT_CODES, PRECEDENCE, Verdict
+
+DEFAULT_MAX_ITERATIONS = 20
+DEFAULT_AGENT_TIMEOUT = 1800.0
+
+_VERDICT_HELP = {
+    Verdict.COMPLETE: "every check passes (and a required promise:TEXT was printed then)",
+    Verdict.MAX_ITERATIONS: "the iteration limit was reached (--max-iterations)",
+    Verdict.STALLED: "the stall breaker opened: same failures, no file changed, no progress",
+    Verdict.BLOCKED: "the agent printed <promise>BLOCKED: reason</promise>",
+    Verdict.BUDGET: "--max-time or --max-cost was reached",
+    Verdict.AGENT_ERROR: "the agent could not run, or failed --max-agent-failures times in a row",
+    Verdict.CANCELLED: "Ctrl-C, SIGTERM or 'ralph-verify cancel'",
+}
+
+
+def run_epilog() -> str:
+    """The verdicts and their exit codes, from :mod:`ralph_verify.verdict` itself."""
+    lines = ["verdicts and exit codes:"]
+    for verdict in sorted(Verdict, key=lambda v: EXIT_CODES[v]):
+        lines.append(f"  {EXIT_CODES[verdict]:<4}{verdict.value:<16}{_VERDICT_HELP[verdict]}")
+    lines += [
+        "  2   usage error: bad option or config, another run holds the lock, uncommitted",
+        "      changes (see --allow-dirty)",
+        "  3   a check could not decide at baseline (tool missing...): the agent never ran",
+        "  4   internal error in ralph-verify or a plugin (a bug: the traceback is shown)",
+        "when several verdicts apply at once, the first of "
+        f"{', '.join(v.value for v in PRECEDENCE)} wins.",
+        "",
+        "files: .ralph/state.json, history.jsonl, progress.md, iterations/NNN/{prompt.md,"
+        "agent.log,verification.json}",
+    ]
+    return "\n".join(lines)
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.add_command(
+        "run", run, scopes=("verify", "output", "loop"),
+        help="run an agent in a loop until the checks pass",
+        description="Iterate: prompt -> agent -> verify -> record -> decide, until every check "
+                    "of --until passes or a limit stops the loop.\n\nexamples:\n"
+                    "  ralph-verify run --agent cmd:\"python fix.py\" --until tests,lint "
+                    "--max-iterations 10 -p PROMPT.md\n"
+                    "  ralph-verify run --agent replay:examples/tdd-kata/replay "
+                    "--until tests,coverage>=90\n"
+                    "  ralph-verify run --resume",
+        epilog=run_epilog(),
+    )
+    parser.add_command("status", status, help="show the current or last session: iteration, "
+                       "checks, breaker, verdict", scopes=("status",))
+    parser.add_command("cancel", cancel, scopes=("cancel",),
+                       help="stop the session running in this project, cleanly")
+    parser.add_command("rollback", rollback, scopes=("rollback",),
+                       help="restore the project tree of iteration N of the last session "
+                            "(0: as it was at the start) as a new commit")
+    parser.addoption("task", scope="loop", nargs="?", metavar="TASK",
+                     help="the task as text (or use -p FILE; default: PROMPT.md in the root)")
+    parser.addoption("-p", "--prompt", scope="loop", setting="prompt", metavar="FILE",
+                     help="file with the task (-p no:NAME still disables plugin NAME)")
+    parser.addoption("--agent", scope="loop", setting="agent", metavar="NAME[:ARG]",
+                     help="the agent: cmd:COMMAND (prompt on stdin), replay:DIR, or an adapter "
+                          "a plugin registers (see 'ralph-verify plugins')")
+    parser.addoption("--max-iterations", scope="loop", setting="max-iterations", type=int,
+                     default=DEFAULT_MAX_ITERATIONS, metavar="N",
+                     help=f"stop after N iterations (default {DEFAULT_MAX_ITERATIONS})")
+    parser.addoption("--template", scope="loop", setting="template", metavar="FILE",
+                     help="prompt template with {{task}}, {{feedback}}, {{iteration}}, "
+                          "{{max_iterations}}, {{progress}}, {{notes}} (default: built in)")
+    parser.addoption("--agent-timeout", scope="loop", setting="agent-timeout", type=float,
+                     default=DEFAULT_AGENT_TIMEOUT, metavar="SECONDS",
+                     help="seconds one agent run may take before its whole process group is "
+                          f"killed (default {DEFAULT_AGENT_TIMEOUT:g}: 30 minutes)")
+    parser.addoption("--resume", scope="loop", action="store_true", default=None,
+                     help="continue the interrupted session of .ralph/state.json at its next "
+                          "iteration, with its settings and plugin state")
+    parser.addoption("--agent-arg", scope="loop", setting="agent-arg", action="append",
+                     setting_type=list[str], metavar="ARG",
+                     help="an extra argument for the agent's command line (repeatable)")
+    parser.addoption("--model", scope="loop", setting="model", metavar="NAME",
+                     help="the model the agent should use (adapters that support it)")
+    parser.addoption("--yolo", scope="loop", setting="yolo", action="store_true", default=False,
+                     help="let the agent act without asking permission (adapters that "
+                          "support it); use in a sandbox")
+    parser.addoption("--continue-session", scope="loop", setting="continue-session",
+                     action="store_true", default=False,
+                     help="continue the agent's own conversation across iterations (adapters "
+                          "that support it)")
+    parser.addoption("--json", scope="status", nargs="?", const="-", metavar="FILE",
+                     help="print state.json instead of the summary")
+    parser.addoption("--wait", scope="cancel", type=float, default=30.0, metavar="SECONDS",
+                     help="how long to wait for the run to stop (default 30)")
+    parser.addoption("iteration", scope="rollback", type=int, metavar="N",
+                     help="the iteration whose tree to restore (0: the session's start)")
+
+
+def run(config: Config) -> int:
+    from ralph_verify.loop import run_session
+
+    return run_session(config)
+
+
+def status(config: Config) -> int:
+    from ralph_verify.display import duration
+    from ralph_verify.state import StateDir
+
+    state = StateDir(config.root)
+    data = state.read_state()
+    if data is None:
+        print(f"no session in {config.root} (no .ralph/state.json)")
+        return 1
+    if getattr(config.option, "json", None):
+        print(json.dumps(data, indent=2))
+        return 0
+    holder = state.lock_holder()
+    if data.get("status") == "finished":
+        condition = "finished"
+    elif holder is not None and holder.session == data.get("session"):
+        condition = f"running (pid {holder.pid}), {data.get('phase')}"
+    else:
+        condition = "interrupted: go on with 'ralph-verify run --resume'"
+    print(f"session {data.get('session')} · {condition}")
+    print(f"iteration {data.get('iteration')}/{data.get('max_iterations')} · "
+          f"elapsed {duration(float(data.get('elapsed_s') or 0))} · agent {data.get('agent')}")
+    checks = data.get("checks") or []
+    passed = sum(1 for c in checks if c.get("status") in ("passed", "skipped"))
+    print(f"checks: {passed}/{len(checks)} passed")
+    for check in checks:
+        print(f"  {check.get('status', '?').upper():<7} {check.get('spec')}  "
+              f"{' '.join(str(check.get('summary', '')).split())[:100]}")
+    for name, value in (data.get("plugin_state") or {}).items():
+        plugin = config.pluginmanager.get_plugin(name)
+        describe = getattr(plugin, "describe", None)
+        if callable(describe) and isinstance(value, dict):
+            print(f"{name}: {describe(value)}")
+    verdict = data.get("verdict")
+    if verdict:
+        print(f"verdict: {verdict.get('verdict')} — {verdict.get('reason')}")
+    elif data.get("error"):
+        print(f"stopped: {data['error']}")
+    else:
+        print("verdict: none yet")
+    print(f"logs: {data.get('log_dir')}")
+    return 0
+
+
+def cancel(config: Config) -> int:
+    from ralph_verify.state import StateDir
+
+    state = StateDir(config.root)
+    holder = state.lock_holder()
+    if holder is None:
+        print(f"no run is active in {config.root}")
+        return 1
+    state.cancel_path.write_text(f"cancel requested by pid {os.getpid()}\n", encoding="utf-8")
+    if sys.platform != "win32":
+        import signal
+
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(holder.pid, signal.SIGTERM)
+    deadline = time.monotonic() + float(getattr(config.option, "wait", 30.0))
+    while state.lock_holder() is not None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if state.lock_holder() is not None:
+        print(f"ERROR: run {holder.pid} did not stop within the wait; it will stop when it "
+              "next looks at .ralph/cancel", file=sys.stderr)
+        return 1
+    data = state.read_state() or {}
+    verdict = (data.get("verdict") or {}).get("verdict", "?")
+    print(f"cancelled session {holder.session} (pid {holder.pid}) at iteration "
+          f"{data.get('iteration')}; verdict {verdict}")
+    return 0
+
+
+def rollback(config: Config) -> int:
+    from ralph_verify import git
+    from ralph_verify.state import StateDir
+
+    state = StateDir(config.root)
+    number = int(config.option.iteration)
+    data = state.read_state()
+    if data is None:
+        raise UsageError(f"no session in {config.root} to roll back")
+    commits = ((data.get("plugin_state") or {}).get("checkpoint") or {}).get("commits") or {}
+    commit = commits.get(str(number))
+    if commit is None:
+        known = ", ".join(sorted(commits, key=int)) or "none (was it run with --no-commit, "\
+            "--no-branch outside git, or -p no:checkpoint?)"
+        raise UsageError(f"session {data.get('session')} has no commit for iteration {number}; "
+                         f"iterations with commits: {known}")
+    if state.lock_holder() is not None:
+        raise UsageError("a run is active in this project: stop it first ('ralph-verify cancel')")
+    dirty = git.dirty_paths(config.root)
+    if dirty:
+        raise UsageError(f"uncommitted changes ({', '.join(dirty[:5])}"
+                         f"{' ...' if len(dirty) > 5 else ''}) would be overwritten: commit "
+                         "or stash them first")
+    git.restore_tree(config.root, commit)
+    new = git.commit_all(config.root, f"ralph: rollback to iteration {number} ({commit[:10]})")
+    where = f"as commit {new[:10]}" if new else "(the tree was already the same)"
+    print(f"restored the tree of iteration {number} (commit {commit[:10]}) {where} on "
+          f"{git.current_branch(config.root) or 'a detached HEAD'}")
+    return 0

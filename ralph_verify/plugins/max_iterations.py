@@ -1,0 +1,16 @@
+"""``max-iterations``: stop after ``--max-iterations`` iterations (default 20)."""
+
+from __future__ import annotations
+
+from ralph_verify import hookimpl
+from ralph_verify.iteration import Iteration, Session
+from ralph_verify.verdict import Verdict, VerdictProposal
+
+
+@hookimpl
+def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictProposal | None:
+    if iteration.number >= session.max_iterations:
+        return VerdictProposal(Verdict.MAX_ITERATIONS,
+                               f"reached the limit of {session.max_iterations} iterations "
+                               "(--max-iterations)")
+    return None

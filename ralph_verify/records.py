@@ -1,0 +1,296 @@
+"""What a session records and shows: state.json, history lines, progress entries,
+terminal lines, and rebuilding a session from them for ``run --resume``."""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ralph_verify.agents import AgentResult
+from ralph_verify.checks import CheckResult, Status
+from ralph_verify.display import duration
+from ralph_verify.errors import UsageError
+from ralph_verify.iteration import Iteration, Session
+from ralph_verify.verdict import Verdict, VerdictProposal
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+    from ralph_verify.state import StateDir
+    from ralph_verify.verification import Verification
+
+#: Settings never carried over to ``--resume``.
+_NOT_PERSISTED = {"resume", "until"}
+
+
+# --- the task and the settings ---------------------------------------------------------------
+
+
+def read_task(config: Config) -> str:
+    """The task: ``-p FILE``, else the text argument, else ``PROMPT.md`` in the root."""
+    prompt = config.get("prompt")
+    if prompt:
+        path = Path(str(prompt)).expanduser()
+        path = path if path.is_absolute() else config.invocation_dir / path
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--prompt {prompt}: cannot read it ({exc.strerror})") from None
+    task = getattr(config.option, "task", None)
+    if task:
+        return str(task)
+    default = config.root / "PROMPT.md"
+    if default.is_file():
+        return default.read_text(encoding="utf-8")
+    raise UsageError("no task: pass -p PROMPT.md, or the task as text "
+                     "(ralph-verify run --agent ... --until ... 'make the tests pass'), "
+                     "or put it in PROMPT.md in the project root")
+
+
+def persisted_settings(config: Config) -> dict[str, Any]:
+    """Settings given on the command line, so ``--resume`` runs with the same ones."""
+    found: dict[str, Any] = {}
+    for setting in config.parser.settings.values():
+        if setting.dest in _NOT_PERSISTED:
+            continue
+        if config.source_of(setting.dest) == "command line":
+            value = config.get(setting.dest)
+            if isinstance(value, (str, int, float, bool, list)):
+                found[setting.dest] = value
+    return found
+
+
+def restore_session(config: Config, state: StateDir,
+                    previous: dict[str, Any]) -> tuple[Session, int]:
+    """The interrupted session of ``state.json``, ready to go on at its next iteration."""
+    verdict = (previous.get("verdict") or {}).get("verdict")
+    if verdict == Verdict.COMPLETE.value:
+        raise UsageError(f"session {previous.get('session')} is already complete; start a new "
+                         "run without --resume")
+    for dest, value in (previous.get("settings") or {}).items():
+        if config.source_of(dest) != "command line":
+            setattr(config.option, dest, value)
+    if getattr(config.option, "until", None) is None and previous.get("until"):
+        config.option.until = ",".join(previous["until"])
+    baseline = state.read_verification(0)
+    if baseline is None:
+        raise UsageError("nothing to resume: the session has no baseline "
+                         f"({state.iteration_dir(0)}/verification.json); start a new run")
+    iterations = [_iteration_from_record(record, state) for record in state.read_history()]
+    session = Session(id=str(previous["session"]), root=config.root, dir=state.path,
+                      config=config, task=str(previous.get("task", "")),
+                      max_iterations=int(config.get("max_iterations")),
+                      baseline=baseline, iterations=iterations,
+                      started_at=str(previous.get("started_at", "")),
+                      plugin_state=dict(previous.get("plugin_state") or {}), resumed=True)
+    start = max((it.number for it in iterations), default=0) + 1
+    if start > session.max_iterations:
+        raise UsageError(f"session {session.id} already ran {start - 1} iterations; raise "
+                         "--max-iterations to go on")
+    return session, start
+
+
+def _iteration_from_record(record: dict[str, Any], state: StateDir) -> Iteration:
+    number = int(record["iteration"])
+    agent = record.get("agent") or {}
+    fields = AgentResult.__dataclass_fields__
+    result = AgentResult(**{k: v for k, v in agent.items() if k in fields and k != "text"})
+    return Iteration(number=number, prompt_path=state.iteration_dir(number) / "prompt.md",
+                     agent=result, verification=state.read_verification(number),
+                     files_changed=list(record.get("files_changed", [])),
+                     started_at=str(record.get("started_at", "")),
+                     duration_s=float(record.get("duration_s", 0.0)),
+                     promises=list(record.get("promises", [])))
+
+
+# --- pre-existing failures -------------------------------------------------------------------
+
+
+def mark_pre_existing(verification: Verification, baseline: Verification) -> bool:
+    """Mark failures already in the baseline (same check, fingerprint and location)."""
+    known = {(r.name, f.fingerprint, f.location) for r in baseline.results for f in r.failures}
+    marked = False
+    for result in verification.results:
+        if result.name == "promise":
+            continue
+        for index, failure in enumerate(result.failures):
+            if (result.name, failure.fingerprint, failure.location) in known:
+                result.failures[index] = replace(failure, pre_existing=True)
+                marked = True
+    return marked
+
+
+# --- records ---------------------------------------------------------------------------------
+
+
+def _verdict_json(verdict: VerdictProposal | None) -> dict[str, str] | None:
+    if verdict is None:
+        return None
+    return {"verdict": verdict.verdict.value, "reason": verdict.reason, "source": verdict.source}
+
+
+def check_json(result: CheckResult) -> dict[str, Any]:
+    return {"name": result.name, "spec": result.spec, "status": result.status.value,
+            "summary": result.summary, "metric": result.metric, "counts": result.counts,
+            "failures": len(result.failures),
+            "pre_existing": sum(1 for f in result.failures if f.pre_existing),
+            "fingerprints": sorted({f.fingerprint for f in result.failures})}
+
+
+def agent_json(result: AgentResult | None) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    return {"exit_code": result.exit_code, "duration_s": round(result.duration_s, 3),
+            "timed_out": result.timed_out, "cancelled": result.cancelled, "error": result.error,
+            "input_tokens": result.input_tokens, "output_tokens": result.output_tokens,
+            "cost_usd": result.cost_usd, "turns": result.turns, "session_id": result.session_id}
+
+
+def iteration_record(iteration: Iteration, session: Session) -> dict[str, Any]:
+    """One line of history.jsonl."""
+    verification = iteration.verification
+    prompt = (os.path.relpath(iteration.prompt_path, session.root)
+              if iteration.prompt_path is not None else None)
+    commits = (session.plugin_state.get("checkpoint") or {}).get("commits") or {}
+    return {
+        "iteration": iteration.number,
+        "started_at": iteration.started_at,
+        "duration_s": round(iteration.duration_s, 3),
+        "prompt": prompt,
+        "agent": agent_json(iteration.agent),
+        "files_changed": iteration.files_changed,
+        "promises": iteration.promises,
+        "passed": verification.passed if verification is not None else None,
+        "checks": [check_json(r) for r in verification.results] if verification else [],
+        "commit": commits.get(str(iteration.number)),
+        "verdict": _verdict_json(iteration.verdict),
+        "plugin_state": copy.deepcopy(session.plugin_state),
+    }
+
+
+def state_record(session: Session, config: Config, *, phase: str,
+                 verdict: VerdictProposal | None, error: str | None,
+                 elapsed_s: float) -> dict[str, Any]:
+    """The content of state.json."""
+    last = session.previous_verification()
+    number = session.last.number if session.last is not None else 0
+    return {
+        "session": session.id,
+        "pid": os.getpid(),
+        "root": str(session.root),
+        "status": "finished" if phase == "finished" else "running",
+        "phase": phase,
+        "started_at": session.started_at,
+        "elapsed_s": round(elapsed_s, 3),
+        "iteration": number,
+        "max_iterations": session.max_iterations,
+        "agent": config.get("agent"),
+        "until": [spec.text for spec in config.until_specs()],
+        "task": session.task,
+        "settings": persisted_settings(config),
+        "passed": last.passed if last is not None else None,
+        "checks": [check_json(r) for r in last.results] if last is not None else [],
+        "verdict": _verdict_json(verdict),
+        "error": error,
+        "log_dir": os.path.relpath(session.dir / "iterations" / f"{number:03d}", session.root),
+        "plugin_state": session.plugin_state,
+    }
+
+
+def progress_entry(iteration: Iteration) -> str:
+    """The iteration's section of progress.md."""
+    from ralph_verify.prompt import iteration_line
+
+    lines = [f"## Iteration {iteration.number} ({iteration.started_at}, "
+             f"{duration(iteration.duration_s)})", "", f"- {iteration_line(iteration)}"]
+    if iteration.agent is not None:
+        lines.append(f"- agent: {agent_text(iteration.agent)}")
+    if iteration.promises:
+        lines.append(f"- promised: {', '.join(iteration.promises)}")
+    if iteration.verification is not None:
+        for result in iteration.verification.results:
+            summary = " ".join(result.summary.split())
+            lines.append(f"- {result.spec}: {result.status.value} — {summary}")
+    if iteration.verdict is not None:
+        lines.append(f"- verdict: {iteration.verdict.verdict.value} — {iteration.verdict.reason}")
+    return "\n".join(lines) + "\n\n"
+
+
+# --- terminal lines --------------------------------------------------------------------------
+
+
+def header(session: Session, config: Config, previous: dict[str, Any] | None) -> str:
+    agent = config.get("agent") or "(object)"
+    until = ",".join(spec.text for spec in config.until_specs())
+    text = (f"ralph-verify run · session {session.id} · agent {agent} · until {until} · "
+            f"up to {session.max_iterations} iterations")
+    if previous is not None:
+        text += f" · resumed after iteration {len(session.iterations)}"
+    return text
+
+
+def passed_text(verification: Verification) -> str:
+    passed = sum(1 for r in verification.results if r.passed)
+    return f"{passed}/{len(verification.results)}"
+
+
+def check_brief(result: CheckResult) -> str:
+    """``tests 12/15``, ``lint 0``, ``files passed``: for status lines and commit messages."""
+    counts = result.counts
+    if "passed" in counts and ("failed" in counts or "total" in counts):
+        total = counts.get("total") or counts["passed"] + counts.get("failed", 0) \
+            + counts.get("errors", 0)
+        return f"{result.spec} {counts['passed']}/{total}"
+    if result.status is Status.ERROR:
+        return f"{result.spec} error"
+    if result.metric is not None:
+        return f"{result.spec} {result.metric:g}"
+    return f"{result.spec} {result.status.value}"
+
+
+def verification_line(label: str, verification: Verification) -> str:
+    text = (f"{label}: {passed_text(verification)} checks passed "
+            f"({duration(verification.duration_s)})")
+    bad = [f"{r.spec} {r.status.value} — {' '.join(r.summary.split())[:120]}"
+           for r in verification.results if not r.passed]
+    return text + ("".join(f"\n    {line}" for line in bad) if bad else "")
+
+
+def agent_text(result: AgentResult) -> str:
+    if result.error:
+        return f"could not run: {result.error}"
+    text = f"exit {result.exit_code} in {duration(result.duration_s)}"
+    if result.timed_out:
+        text += " (timed out and killed)"
+    if result.cost_usd is not None:
+        text += f", ${result.cost_usd:.2f}"
+    return text
+
+
+def agent_line(iteration: Iteration) -> str:
+    assert iteration.agent is not None
+    files = iteration.files_changed
+    text = (f"iteration {iteration.number}: agent {agent_text(iteration.agent)}; "
+            f"changed {len(files)} file{'s' if len(files) != 1 else ''}")
+    if iteration.promises:
+        text += f"; promised {', '.join(iteration.promises)}"
+    return text
+
+
+def summary_lines(session: Session, verdict: VerdictProposal, state: StateDir,
+                  elapsed: float) -> list[str]:
+    last = session.previous_verification()
+    checks = f"; checks {passed_text(last)} passed" if last is not None else ""
+    logs = os.path.relpath(state.path, Path.cwd()) if state.path.is_relative_to(Path.cwd()) \
+        else str(state.path)
+    number = session.last.number if session.last is not None else 0
+    return [
+        "",
+        f"verdict: {verdict.verdict.value} — {verdict.reason}",
+        f"iterations: {number} of at most {session.max_iterations} in {duration(elapsed)}"
+        f"{checks}",
+        f"logs: {logs}/ (state.json, history.jsonl, progress.md"
+        + (f", iterations/{number:03d}/agent.log)" if number else ")"),
+    ]

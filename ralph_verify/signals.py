@@ -1,0 +1,62 @@
+"""Stopping a run cleanly: Ctrl-C, SIGTERM (``ralph-verify cancel``) and the cancel file.
+
+A signal handler tells the run to cancel (so the agent's run is killed whole)
+and interrupts the main thread with ``KeyboardInterrupt`` so whatever it waits
+for (the agent, a check, a rate-limit countdown) stops; the run then writes
+its state with the verdict ``cancelled``. The cancel file is the portable
+path: a watcher thread notices it within a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+
+_POLL_S = 0.2
+
+
+@contextmanager
+def cancel_on_signals(callback: Callable[[str], bool]) -> Iterator[None]:
+    """While inside, SIGINT/SIGTERM call ``callback(name)``; a true answer interrupts."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    names = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+    if sys.platform == "win32":  # pragma: no cover - Windows only
+        names[signal.SIGBREAK] = "Ctrl-Break"  # type: ignore[attr-defined,unused-ignore]  # Windows only
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if callback(names.get(signal.Signals(signum), str(signum))):
+            raise KeyboardInterrupt
+
+    saved = {sig: signal.signal(sig, handler) for sig in names}
+    try:
+        yield
+    finally:
+        for sig, old in saved.items():
+            signal.signal(sig, old)
+
+
+@contextmanager
+def watch_file(path: Path, callback: Callable[[], None]) -> Iterator[None]:
+    """While inside, call ``callback()`` once when ``path`` appears."""
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(_POLL_S):
+            if path.exists():
+                callback()
+                return
+
+    thread = threading.Thread(target=watch, daemon=True, name="ralph-cancel-watch")
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=2)

@@ -1,0 +1,78 @@
+"""What the agent changed in one iteration: a before/after snapshot of the tree.
+
+Works the same in a git repository (the file list comes from git: tracked and
+untracked but not ignored) and outside one (a walk that skips caches and
+virtual environments). File contents are hashed only when size or mtime
+changed, so a snapshot of an unchanged tree costs one ``stat`` per file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph_verify import git
+
+
+@dataclass(frozen=True)
+class Entry:
+    size: int
+    mtime_ns: int
+    digest: str
+
+
+Snapshot = dict[str, Entry]
+
+
+def _digest(path: Path) -> str:
+    sha = hashlib.sha1(usedforsecurity=False)
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            sha.update(block)
+    return sha.hexdigest()
+
+
+def _walk(root: Path) -> list[str]:
+    found = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in git.NOISE_PARTS]
+        base = Path(folder).relative_to(root)
+        for name in files:
+            rel = (base / name).as_posix()
+            if not git.is_noise(rel):
+                found.append(rel)
+    return found
+
+
+def take(root: Path, previous: Snapshot | None = None, *, use_git: bool = False) -> Snapshot:
+    """A snapshot of ``root``; contents are re-hashed only where size or mtime moved."""
+    paths = git.tracked_and_untracked(root) if use_git else _walk(root)
+    previous = previous or {}
+    snap: Snapshot = {}
+    for rel in paths:
+        path = root / rel
+        try:
+            stat = path.stat()
+        except OSError:
+            continue  # listed by git but deleted
+        if not path.is_file():
+            continue
+        old = previous.get(rel)
+        if old is not None and old.size == stat.st_size and old.mtime_ns == stat.st_mtime_ns:
+            snap[rel] = old
+            continue
+        try:
+            snap[rel] = Entry(stat.st_size, stat.st_mtime_ns, _digest(path))
+        except OSError:
+            continue
+    return snap
+
+
+def changed(before: Snapshot, after: Snapshot) -> list[str]:
+    """Paths added, removed or whose content differs."""
+    paths = set(before) | set(after)
+    return sorted(p for p in paths
+                  if before.get(p) is None or after.get(p) is None
+                  or before[p].digest != after[p].digest)
