@@ -198,7 +198,7 @@ class CheckType:
         elif self.arg == "optional":
             text += "[:ARG]"
         if self.threshold:
-            text += "[>=N]"
+            text += "[<op>N]"
         return text
 
 

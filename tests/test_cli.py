@@ -154,7 +154,7 @@ def test_checks_lists_names_plugins_and_options(ralph: Ralph) -> None:
     result = ralph.run("checks")
     assert result.ret == 0
     result.stdout.fnmatch_lines([
-        "!files:ARG[[]>=N[]]  [[]plugin files[]]",
+        "!files:ARG[[]<op>N[]]  [[]plugin files[]]",
         "*a file or glob must exist*",
         "*[[]tool.ralph-verify.checks.files[]] timeout: *",
     ])

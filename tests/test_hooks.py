@@ -39,7 +39,7 @@ def test_a_plugin_adds_a_check(ralph: Ralph) -> None:
 
 def test_checks_lists_the_plugin_that_owns_a_check(ralph: Ralph) -> None:
     result = ralph.run("checks", plugins=[AnswerPlugin()])
-    assert "answer:ARG[>=N]  [plugin AnswerPlugin]" in result.out
+    assert "answer:ARG[<op>N]  [plugin AnswerPlugin]" in result.out
 
 
 def test_a_wrapper_sees_every_check(ralph: Ralph) -> None:
