@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
     from ralph_verify.iteration import Iteration, Session
+    from ralph_verify.scaffold import InitRegistry
     from ralph_verify.verdict import VerdictProposal
     from ralph_verify.verification import Verification, VerifyContext
 
@@ -102,6 +103,21 @@ def ralph_format_feedback(verification: Verification, budget: int) -> str | None
     The built-in (``trylast``) groups failures by fingerprint, counts and ranks
     the groups, quotes one example of each as tool output, and always says how
     much was left out. Return a string to replace it.
+    """
+
+
+@hookspec
+def ralph_register_init_targets(registry: InitRegistry) -> None:
+    """Declare what ``ralph-verify init [TARGET]`` can set up.
+
+    :param registry: call ``registry.add(InitTarget(name, handler, help))``;
+        ``handler(config)`` returns the exit code. The bare ``init`` is the target
+        ``project`` (``[tool.ralph-verify]``, ``PROMPT.md``, ``.gitignore``);
+        ``init claude`` writes Claude Code's hooks. Options for ``init`` use scope
+        ``"init"`` (``--force``, ``--dry-run``). Helpers in
+        :mod:`ralph_verify.scaffold` write a file only where it does not clobber
+        the user's own text: otherwise they show the diff and refuse unless
+        ``--force``.
     """
 
 

@@ -42,6 +42,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "json_report",
     "junitxml",
     "github",
+    "init",
     "files",
     "cmd",
     "promise",

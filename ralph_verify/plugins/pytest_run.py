@@ -240,6 +240,14 @@ class TestsCheck(Check):
     cost = 100  # the slowest check: start it last so cheap ones report first
 
     def run(self, ctx: VerifyContext) -> CheckResult:
+        if self.spec.arg is not None:
+            from ralph_verify.new_failures import judge_new  # tests:new, in a loop
+
+            return judge_new(self, ctx, self.run_suite)
+        return self.run_suite(ctx)
+
+    def run_suite(self, ctx: VerifyContext) -> CheckResult:
+        """The plain ``tests`` verdict of this verification's pytest run."""
         run = shared_pytest_run(ctx)
         code = run.tool_run.returncode
         if code == EXIT_NO_TESTS:
@@ -436,7 +444,9 @@ def line_ranges(statements: list[int], missing: list[int], max_chars: int = 200)
 def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
         name="tests", aliases=("pytest",), factory=TestsCheck, options=TestsOptions,
-        threshold="minimum number of passing tests (tests>=120)",
+        threshold="minimum number of passing tests (tests>=120)", arg="optional",
+        arg_help="new: in a loop, only failures that were not there at the baseline count "
+                 "(tests:new)",
         help="the pytest suite passes (run once with --junitxml; a few failed tests are "
              "re-run once to tell flaky from failing)",
     ))

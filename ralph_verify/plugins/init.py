@@ -1,0 +1,272 @@
+"""``ralph-verify init [TARGET]``: set a project up; the bare ``init`` is the ``project`` target.
+
+``init`` looks at the project (:mod:`ralph_verify.detect`) and writes a
+``[tool.ralph-verify]`` table into ``pyproject.toml`` (appended as text; the
+rest of the file is kept byte for byte), a ``PROMPT.md`` template and
+``.ralph/`` in ``.gitignore``. An existing table is never overwritten without
+``--force``: its diff is shown instead. On a terminal it asks two questions
+(checks, agent); otherwise it asks nothing. Other targets (``init claude``)
+come from plugins through ``ralph_register_init_targets``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from ralph_verify import hookimpl
+from ralph_verify.config import Config
+from ralph_verify.config.parser import Parser
+from ralph_verify.detect import Project, detect
+from ralph_verify.errors import UsageError
+from ralph_verify.scaffold import (
+    FileChange,
+    InitRegistry,
+    InitTarget,
+    append_block,
+    apply_changes,
+    init_targets,
+    newline_of,
+    read_text,
+)
+
+PROMPT_TEMPLATE = """\
+# Task
+
+Describe the change you want, as you would to a colleague: what to build or fix,
+where it lives, and what "done" looks like.
+
+## Done when
+
+`ralph-verify check` passes: {checks}.
+
+## Rules
+
+- Work in small steps; run the tests yourself before you stop.
+- Do not delete, skip or weaken tests, and do not add `# type: ignore`, `# noqa`
+  or `pragma: no cover` to make a check pass: fix the code instead.
+- When the task is done, print `<promise>COMPLETE</promise>`.
+- If you cannot go on (a decision or access only a person can give), print
+  `<promise>BLOCKED: the reason</promise>`.
+"""
+
+_HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*([^\]\r\n]*?)[ \t]*\]")
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.add_command(
+        "init", run_init, scopes=("init",),
+        help="set a project up: [tool.ralph-verify] in pyproject.toml, PROMPT.md, .gitignore",
+        description="Look at the project (tests, ruff, mypy, coverage config, agent CLIs on "
+                    "PATH) and write a [tool.ralph-verify] table to pyproject.toml, a PROMPT.md "
+                    "template and .ralph/ in .gitignore. An existing table is shown as a diff "
+                    "and kept unless --force. Asks nothing when not on a terminal.\n\n"
+                    "targets: project (the default), and what plugins add, e.g. "
+                    "'init claude' for Claude Code's hooks",
+    )
+    parser.addoption("target", scope="init", nargs="?", default="project", metavar="TARGET",
+                     help="what to set up (default: project; see the list above)")
+    parser.addoption("--force", scope="init", action="store_true",
+                     help="replace an existing configuration (after showing its diff)")
+    parser.addoption("--dry-run", scope="init", action="store_true",
+                     help="show the diffs and write nothing")
+    parser.addoption("-y", "--yes", scope="init", action="store_true",
+                     help="ask nothing, take what was detected (the default off a terminal)")
+
+
+@hookimpl
+def ralph_register_init_targets(registry: InitRegistry) -> None:
+    registry.add(InitTarget("project", init_project,
+                            help="[tool.ralph-verify] in pyproject.toml, PROMPT.md, .gitignore"))
+
+
+def run_init(config: Config) -> int:
+    registry = init_targets(config)
+    name = config.option.target
+    target = registry.get(name)
+    if target is None:
+        known = ", ".join(t.name for t in registry.targets())
+        raise UsageError(f"unknown init target {name!r}; known targets: {known}")
+    return target.handler(config)
+
+
+# --- The ``project`` target --------------------------------------------------------------------
+
+
+def detected_until(project: Project) -> list[str]:
+    """The checks to start with: what the project already has tools configured for."""
+    until = []
+    if project.has_tests:
+        until.append("tests")
+    until.append("lint")
+    if project.ruff_format:
+        until.append("format")
+    if project.mypy_config:
+        until.append("types")
+    if project.has_tests and project.coverage_config:
+        until.append("coverage" if project.coverage_fail_under is not None else "coverage>=80")
+    return until
+
+
+def _toml_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def config_block(config: Config, project: Project, until: list[str], agent: str | None) -> str:
+    """The ``[tool.ralph-verify]`` table; keys no loaded plugin declares are commented out."""
+    known = set(config.parser.settings)
+    lines = ["[tool.ralph-verify]",
+             "# Written by 'ralph-verify init'; every key: docs/configuration.md",
+             f"until = [{', '.join(_toml_string(spec) for spec in until)}]"]
+    if not project.has_tests:
+        lines.append('# no tests found: add "tests" to until once there are some')
+    wanted: list[tuple[str, str, str]] = [
+        ("agent", _toml_string(agent or "claude"),
+         "" if agent else "no agent CLI found on PATH; install one or pick another"),
+        ("max-iterations", "20", ""),
+        ("prompt", _toml_string("PROMPT.md"), ""),
+    ]
+    for key, value, note in wanted:
+        if note:
+            lines.append(f"# {note}")
+        prefix = "" if key in known and not note else "# "
+        lines.append(f"{prefix}{key} = {value}")
+    lines += ["", "# [tool.ralph-verify.checks.tests]", '# args = ["-q"]']
+    return "\n".join(lines) + "\n"
+
+
+def _is_ours(header: str) -> bool:
+    key = re.sub(r"""[\s"']""", "", header)
+    return key == "tool.ralph-verify" or key.startswith("tool.ralph-verify.")
+
+
+def replace_tables(text: str, block: str) -> str | None:
+    """``text`` with every ``[tool.ralph-verify...]`` table replaced by ``block`` (where the first
+    one was); ``None`` if the table is not written as table headers (inline, dotted keys)."""
+    kept: list[str] = []
+    insert_at: int | None = None
+    skipping = False
+    for line in text.splitlines(keepends=True):
+        match = _HEADER.match(line)
+        if match:
+            skipping = _is_ours(match.group(1))
+            if skipping and insert_at is None:
+                insert_at = len(kept)
+        if not skipping:
+            kept.append(line)
+    if insert_at is None:
+        return None
+    eol = newline_of(text)
+    after = kept[insert_at:]
+    # A table ends at the next header: the blank lines before it went with ours.
+    new_block = block.replace("\n", eol) + (eol if after else "")
+    return "".join(kept[:insert_at]) + new_block + "".join(after)
+
+
+def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
+    tool = dict(data.get("tool", {}))
+    tool.pop("ralph-verify", None)
+    return {**data, "tool": tool}
+
+
+def pyproject_change(path: Path, block: str) -> FileChange:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
+
+    old = read_text(path)
+    if old is None:
+        return FileChange(path, None, block, why="create it")
+    data = tomllib.loads(old)
+    if "ralph-verify" not in data.get("tool", {}):
+        new = append_block(old, block)
+        clobbers = False
+    else:
+        replaced = replace_tables(old, block)
+        if replaced is None:
+            raise UsageError(f"{path} sets [tool.ralph-verify] with inline tables or dotted keys: "
+                             "edit it by hand (see docs/configuration.md)")
+        new, clobbers = replaced, True
+    try:
+        parsed = tomllib.loads(new)
+    except tomllib.TOMLDecodeError:
+        parsed = {}
+    if _without_ours(parsed) != _without_ours(data):
+        raise UsageError(f"could not add [tool.ralph-verify] to {path} without changing other "
+                         "settings: edit it by hand (see docs/configuration.md)")
+    return FileChange(path, old, new, clobbers=clobbers,
+                      why=f"{path.name} already has a [tool.ralph-verify] table")
+
+
+def gitignore_change(path: Path) -> FileChange:
+    old = read_text(path)
+    entries = {line.strip() for line in (old or "").splitlines()}
+    if entries & {".ralph", ".ralph/", "/.ralph", "/.ralph/"}:
+        return FileChange(path, old, old or "")
+    return FileChange(path, old, append_block(old, "# ralph-verify's session files\n.ralph/\n")
+                      if old else ".ralph/\n")
+
+
+def _ask(question: str, default: str) -> str:
+    answer = input(f"{question} [{default}]: ").strip()
+    return answer or default
+
+
+def init_project(config: Config) -> int:
+    from ralph_verify.until import parse_until
+
+    out = sys.stdout
+    root = config.root
+    agent_names = _registered_agents(config)
+    project = detect(root, agent_names)
+    print(f"ralph-verify init · {root}", file=out)
+    for line in project.describe():
+        print(f"  {line}", file=out)
+    until = detected_until(project)
+    agent = project.agents[0] if project.agents else None
+    interactive = (not config.option.yes and not config.option.dry_run
+                   and sys.stdin.isatty() and sys.stdout.isatty())
+    if interactive:
+        until = [s.strip() for s in _ask("Checks that must pass", ",".join(until)).split(",")
+                 if s.strip()]
+        agent = _ask("Agent", agent or "claude")
+    for spec in parse_until(",".join(until), source="the checks"):
+        config.registry.resolve(spec)
+    block = config_block(config, project, until, agent)
+    prompt = root / "PROMPT.md"
+    changes = [
+        pyproject_change(config.pyproject, block),
+        FileChange(prompt, read_text(prompt), read_text(prompt)
+                   or PROMPT_TEMPLATE.format(checks=", ".join(until))),
+        gitignore_change(root / ".gitignore"),
+    ]
+    written = apply_changes(changes, root, force=config.option.force,
+                            dry_run=config.option.dry_run, out=out)
+    print("", file=out)
+    for change in changes:
+        name = change.path.relative_to(root).as_posix()
+        if config.option.dry_run:
+            state = "would change" if change.changed else "unchanged"
+        elif change in written:
+            state = "created" if change.old is None else "updated"
+        else:
+            state = "kept as it is"
+        print(f"  {name}: {state}", file=out)
+    if not config.option.dry_run:
+        print("\nnext: 'ralph-verify check' to see where the project stands, then edit "
+              "PROMPT.md and 'ralph-verify run'", file=out)
+    return 0
+
+
+def _registered_agents(config: Config) -> list[str] | None:
+    """Adapter names the loaded plugins provide, or ``None`` if none does (look for all)."""
+    from ralph_verify.agents import AgentRegistry
+
+    registry = AgentRegistry()
+    config.hook.ralph_register_agents(registry=registry)
+    names = [t.name for t in registry.types()]
+    return names or None
