@@ -31,6 +31,9 @@ from typing import Any
 
 import pytest
 
+#: The scripted model server's ``model_server`` fixture comes with this plugin.
+pytest_plugins = ["ralph_verify.testing_server"]
+
 DEFAULT_PYPROJECT = """\
 [project]
 name = "sample"
