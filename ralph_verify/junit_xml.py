@@ -31,7 +31,7 @@ DETAIL_CHARS = 1500
 
 #: Messages that say nothing; the first meaningful line of the text is used instead.
 _GENERIC_MESSAGES = {"", "failed", "failure", "error", "collection failure", "test failed",
-                     "test failure"}
+                     "test failure", "build error", "build failed"}
 #: pytest's last traceback line: ``tests/test_calc.py:4: AssertionError``.
 _CRASH_LINE = re.compile(r"^(?P<path>\S.*?):(?P<line>\d+): (?P<type>[A-Za-z_][\w.]*)$")
 #: pytest's exception line: ``E   ValueError: bad value``.
@@ -141,7 +141,8 @@ def iter_cases(path: Path) -> Iterator[TestCaseResult]:
                     yield _suite_problem(parent, elem)
                 parent.remove(elem)
         except ET.ParseError as exc:
-            kind = "truncated" if "no element found" in str(exc) else "malformed"
+            truncated = any(why in str(exc) for why in ("no element found", "unclosed token"))
+            kind = "truncated" if truncated else "malformed"
             raise JUnitError(f"{path}: {kind} XML ({exc})") from None
 
 
@@ -184,7 +185,7 @@ def _case(elem: Element) -> TestCaseResult:
     if collection:
         message = f"collection error: {message}"
     if code is None:
-        prefix = re.match(r"((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)): ", message)
+        prefix = re.match(r"((?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|Exception)): ", message)
         code = prefix.group(1) if prefix else None
     outcome: Outcome = "failed" if isinstance(problem, Failure) else "error"
     return TestCaseResult(test_id, outcome, message=_clip_message(message or "failed"),
@@ -232,7 +233,11 @@ def _first_meaningful(lines: list[str]) -> str:
     for line in lines:
         if line.startswith("E ") and line[1:].strip():
             return line[1:].strip()
-    return lines[0].strip() if lines else ""
+    if not lines:
+        return ""
+    first = lines[0].strip()
+    # "thread 'x' panicked at src/lib.rs:21:9:" says what follows on the next line.
+    return f"{first} {lines[1].strip()}" if first.endswith(":") and len(lines) > 1 else first
 
 
 def _clip_message(message: str) -> str:

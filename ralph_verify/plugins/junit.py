@@ -73,8 +73,8 @@ class JUnitCheck(Check):
         pattern = self.spec.arg or ""
         try:
             found = [p for p in matches(ctx.root, pattern) if (ctx.root / p).is_file()]
-        except ValueError as exc:
-            return self.error(f"junit: {exc}")
+        except ValueError:
+            return self.error(f"junit:{pattern}: the glob must be relative to the project root")
         if not found:
             message = (f"no file matches {pattern} (relative to {ctx.root}): did the tool that "
                        "writes the JUnit XML run, and does it write there?")

@@ -96,11 +96,11 @@ class TestsOptions(CheckOptions):
 
     args: list[str] = Field(
         default_factory=list,
-        description='extra pytest arguments, e.g. ["-q", "tests/unit"] or ["-n", "auto"]',
+        description='Extra pytest arguments, e.g. ["-q", "tests/unit"] or ["-n", "auto"]',
     )
     rerun: int = Field(
         default=5, ge=0,
-        description="re-run the failed tests once when 1 to N failed; one that passes then "
+        description="Re-run the failed tests once when 1 to N failed; one that passes then "
                     "is reported as flaky, not failed (0: never re-run)",
     )
 
@@ -130,10 +130,8 @@ def tests_options(ctx: VerifyContext) -> TestsOptions:
     return options if isinstance(options, TestsOptions) else TestsOptions()
 
 
-def pytest_env(**extra: str) -> dict[str, str]:
-    env = {key: value for key, value in os.environ.items() if key not in _LEAKED_ENV}
-    env.update(extra)
-    return env
+def pytest_env() -> dict[str, str]:
+    return {key: value for key, value in os.environ.items() if key not in _LEAKED_ENV}
 
 
 def _timeout(ctx: VerifyContext) -> float:
@@ -201,14 +199,14 @@ def _raise_for_unusable(run: ToolRun, python: str, junit: Path, *, under_coverag
         return
     if code == EXIT_NO_TESTS:
         return
-    stderr = run.stderr[-20000:]
-    if under_coverage and "No module named coverage" in stderr:
+    output = run.tail(50)
+    if under_coverage and _no_module("coverage", output):
         raise ToolError(f"coverage is not installed in {python}: install it there with "
                         "'pip install coverage'", output=run.tail())
-    if under_coverage and "no such option: --data-file" in stderr:
+    if under_coverage and "no such option: --data-file" in output:
         raise ToolError(f"coverage in {python} is too old: upgrade it with "
                         "'pip install -U coverage' (7.0 or newer)", output=run.tail())
-    if "No module named pytest" in stderr:
+    if _no_module("pytest", output):
         raise ToolError(f"pytest is not installed in {python}: install it there with "
                         "'pip install pytest' (or point --python at the project's "
                         "interpreter)", output=run.tail())
@@ -221,6 +219,11 @@ def _raise_for_unusable(run: ToolRun, python: str, junit: Path, *, under_coverag
         raise ToolError(f"pytest exited {code} without writing its JUnit XML",
                         output=run.tail())
     raise ToolError(f"pytest crashed or was killed (exit {code})", output=run.tail())
+
+
+def _no_module(name: str, output: str) -> bool:
+    """Python says ``No module named pytest``; ``coverage run`` says ``... 'pytest'``."""
+    return f"No module named {name}" in output or f"No module named '{name}'" in output
 
 
 def _combine(ctx: VerifyContext, python: str, data: Path) -> None:
@@ -286,10 +289,10 @@ class TestsCheck(Check):
         junit = run.junit_path.with_name("rerun.xml")
         argv = [run.python, "-m", "pytest", *rerun_args(run.args, ctx.root),
                 f"--junitxml={junit}", "-o", "junit_family=xunit1", *ids]
-        ctx.run(argv, timeout=self.timeout, env=pytest_env())
         try:
+            ctx.run(argv, timeout=self.timeout, env=pytest_env())
             passed = {case.id for case in iter_cases(junit) if case.outcome == "passed"}
-        except JUnitError:
+        except (ToolError, JUnitError):
             return []  # the re-run could not tell: the first run's failures stand
         return [test_id for test_id in ids if test_id in passed]
 
@@ -354,7 +357,7 @@ class CoverageCheck(Check):
                           "-o", str(out)], timeout=self.timeout, env=pytest_env())
         # coverage exits 2 when the project's own fail_under is not met; the file is written.
         if report.returncode not in (0, 2) or not out.exists():
-            if "No data to report" in report.stdout + report.stderr:
+            if "No data to report" in report.tail():
                 why = ("pytest collected no tests" if run.tool_run.returncode == EXIT_NO_TESTS
                        else "the tests ran no measured code (check [run] source in the "
                             "coverage config)")
