@@ -37,6 +37,11 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
         print(version())
         return ExitCode.OK
     try:
+        if argv[:1] == ["hook"]:
+            # An agent hook must never fail its agent (exit 2 would block it): see hookrun.
+            from ralph_verify.hookrun import safe_main
+
+            return safe_main(argv, plugins)
         return _main(argv, plugins)
     except BrokenPipeError:
         # Output piped into `head` and closed: not an error of ours.

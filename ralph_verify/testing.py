@@ -105,28 +105,34 @@ class Ralph:
             self.git("add", "-A")
             self.git("commit", "-q", "-m", "initial")
 
-    def run(self, *args: str, plugins: Sequence[object] = ()) -> RunResult:
+    def run(self, *args: str, plugins: Sequence[object] = (),
+            stdin: str | None = None) -> RunResult:
         """Run ``ralph-verify ARGS`` in-process, from the project folder.
 
         ``plugins``: plugin objects registered for this run only (hook tests).
+        ``stdin``: text the command reads as its standard input (agent hooks).
         """
         from ralph_verify.session import main
 
         out, err = io.StringIO(), io.StringIO()
         started = time.perf_counter()
-        with _chdir(self.path), _environ(self.env), \
+        with _chdir(self.path), _environ(self.env), _stdin(stdin), \
                 contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             ret = main(list(args), plugins=plugins)
         return RunResult(int(ret), out.getvalue(), err.getvalue(),
                          time.perf_counter() - started)
 
     def run_subprocess(self, *args: str, timeout: float = 300,
-                       python: str | None = None) -> RunResult:
-        """Run ``python -m ralph_verify ARGS`` in a child process, from the project folder."""
+                       python: str | None = None, stdin: str | None = None) -> RunResult:
+        """Run ``python -m ralph_verify ARGS`` in a child process, from the project folder.
+
+        ``stdin``: text fed to its standard input (default: none, as from ``/dev/null``).
+        """
         started = time.perf_counter()
         proc = subprocess.run([python or sys.executable, "-m", "ralph_verify", *args],
                               cwd=self.path, capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, **self.env}, stdin=subprocess.DEVNULL)
+                              env={**os.environ, **self.env}, input=stdin,
+                              stdin=subprocess.DEVNULL if stdin is None else None)
         return RunResult(proc.returncode, proc.stdout, proc.stderr,
                          time.perf_counter() - started)
 
@@ -146,6 +152,19 @@ def _chdir(path: Path) -> Iterator[None]:
         yield
     finally:
         os.chdir(old)
+
+
+@contextlib.contextmanager
+def _stdin(text: str | None) -> Iterator[None]:
+    if text is None:
+        yield
+        return
+    saved = sys.stdin
+    sys.stdin = io.StringIO(text)
+    try:
+        yield
+    finally:
+        sys.stdin = saved
 
 
 @contextlib.contextmanager

@@ -61,6 +61,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "checkpoint",
     "breaker",
     "integrity",
+    "hookmode",
 )
 
 
