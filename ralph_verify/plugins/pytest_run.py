@@ -23,7 +23,9 @@ Public API for third-party plugins
     ``coverage_data``: the combined coverage data file, or ``None`` when the
     run was not under coverage; ``tool_run``: the :class:`ToolRun`
     (``returncode`` is pytest's exit code); ``args``: the extra pytest
-    arguments (option ``args`` of ``[tool.ralph-verify.checks.tests]``).
+    arguments (option ``args`` of ``[tool.ralph-verify.checks.tests]``). When
+    pytest collected no tests (``returncode == 5``) the JUnit and coverage
+    files may be missing: check ``.exists()``.
 
 Example, a check reading the shared coverage data::
 
