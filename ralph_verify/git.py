@@ -121,7 +121,11 @@ def commit_paths(root: Path, paths: Sequence[str], message: str) -> str | None:
     paths = [p for p in paths if not is_noise(p)]
     if not paths:
         return None
-    git(root, "add", "-A", "--", *paths)
+    # A path gone from the tree and the index needs no staging (and would fail `git add`).
+    tracked = set(git(root, "ls-files", "-z", "--", *paths).split("\0"))
+    to_add = [p for p in paths if p in tracked or (root / p).exists()]
+    if to_add:
+        git(root, "add", "-A", "--", *to_add)
     if not git(root, "diff", "--cached", "--name-only", "--", *paths).strip():
         return None
     git(root, "commit", "-q", "--no-verify", "-m", message, "--", *paths, identity=True)

@@ -202,7 +202,11 @@ class _Run:
         config.stash[SESSION_KEY] = session
         if self.agent is None:
             self.agent = make_agent(config)
-        checks = config.build_checks()
+        specs = config.until_specs()
+        integrity = config.pluginmanager.get_plugin("integrity")
+        if integrity is not None:  # on by default in run: --no-integrity, integrity = false
+            specs = integrity.loop_specs(config, specs)
+        checks = config.build_checks(specs)
         template = load_template(config.get("template"), config.invocation_dir)
         self.display.max_iterations = session.max_iterations
         config.hook.ralph_session_prepare(session=session)

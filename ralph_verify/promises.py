@@ -1,9 +1,11 @@
 """The promise protocol: ``<promise>COMPLETE</promise>``, ``<promise>BLOCKED: reason</promise>``.
 
-Only the agent's own new output counts, and only as an exact tag: a line that
-also stands in the prompt (an agent echoing its instructions or the feedback)
-is ignored, and so is a tag whose whole text appears in the prompt (the
-template's example of a BLOCKED reason).
+Only the agent's own new output counts, and only as an exact tag. Echoes of
+the prompt (its instructions, the feedback) are ignored: a line equal to a
+line of the prompt, a line with more than tags on it that stands anywhere in
+the prompt, and a BLOCKED tag whose whole text is in the prompt (the
+template's example). A line holding nothing but the tag is the agent's own
+unless the prompt has that very line.
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ def find_promises(output: str, prompt: str) -> list[str]:
     prompt_lines = {line.strip() for line in prompt.splitlines() if line.strip()}
     found: list[str] = []
     for line in output.splitlines():
-        if "<promise>" not in line or line.strip() in prompt_lines:
+        text = line.strip()
+        if "<promise>" not in text or text in prompt_lines:
+            continue
+        if _TAG.sub("", text).strip() and text in prompt:
             continue
         for match in _TAG.finditer(line):
             if match.group(0) in prompt and match.group(1).startswith(BLOCKED_PREFIX):

@@ -94,9 +94,10 @@ def restore_session(config: Config, state: StateDir,
 
 def _iteration_from_record(record: dict[str, Any], state: StateDir) -> Iteration:
     number = int(record["iteration"])
-    agent = record.get("agent") or {}
+    agent = record.get("agent")
     fields = AgentResult.__dataclass_fields__
-    result = AgentResult(**{k: v for k, v in agent.items() if k in fields and k != "text"})
+    result = (AgentResult(**{k: v for k, v in agent.items() if k in fields and k != "text"})
+              if isinstance(agent, dict) else None)
     return Iteration(number=number, prompt_path=state.iteration_dir(number) / "prompt.md",
                      agent=result, verification=state.read_verification(number),
                      files_changed=list(record.get("files_changed", [])),

@@ -80,11 +80,13 @@ def pid_alive(pid: int) -> bool:
         return False
 
 
-def wait_for(predicate: Any, timeout: float = 20.0, what: str = "condition") -> None:
+def wait_for(predicate: Any, timeout: float = 20.0, what: str = "condition",
+             run: Background | None = None) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            output = f"; the run's output:\n{run.output()}" if run is not None else ""
+            raise AssertionError(f"timed out waiting for {what}{output}")
         time.sleep(0.05)
 
 

@@ -28,8 +28,9 @@ def test_completes_when_the_checks_pass_and_feeds_back_failing_test_ids(ralph: R
     result = ralph.run("run", "--agent", agent(ralph, FIX_ONE_PER_TURN), "--until", "tests",
                        "make the tests pass")
     assert result.ret == 0, result
-    result.stdout.fnmatch_lines(["baseline: 0/1 checks passed*", "iteration 1: agent exit 0*",
-                                 "iteration 2: 1/1 checks passed*",
+    # integrity is on by default in `run` (skipped at baseline: its own baseline comes next).
+    result.stdout.fnmatch_lines(["baseline: 1/2 checks passed*", "iteration 1: agent exit 0*",
+                                 "iteration 2: 2/2 checks passed*",
                                  "verdict: complete — every check passes*",
                                  "logs: .ralph/ (state.json, history.jsonl, progress.md*"])
     # The first prompt names both failing tests of the baseline...
@@ -45,7 +46,7 @@ def test_completes_when_the_checks_pass_and_feeds_back_failing_test_ids(ralph: R
     assert "iteration 1: changed 1 file (calc.py)" in second
     data = state(ralph)
     assert data["verdict"] == {"verdict": "complete", "source": "completion",
-                               "reason": "every check passes (1 of 1)"}
+                               "reason": "every check passes (2 of 2)"}
     assert data["status"] == "finished" and data["iteration"] == 2
     lines = history(ralph)
     assert [line["iteration"] for line in lines] == [1, 2]
@@ -89,7 +90,8 @@ def test_a_promise_echoed_from_the_prompt_does_not_count(ralph: Ralph) -> None:
     assert [line["promises"] for line in lines] == [[], ["COMPLETE"]]
     assert "<promise>COMPLETE</promise>" in (ralph.path / ".ralph/iterations/001/agent.log"
                                              ).read_text()
-    assert [c["status"] for c in lines[0]["checks"]] == ["passed", "failed"]
+    assert {c["spec"]: c["status"] for c in lines[0]["checks"]} == {
+        "files:done.txt": "passed", "promise": "failed", "integrity": "passed"}
     assert "did not print <promise>COMPLETE</promise>" in prompt(ralph, 2)
 
 
@@ -175,7 +177,7 @@ def test_template_and_notes(ralph: Ralph) -> None:
                        "--max-iterations", "2", "-p", "no:breaker", "write done.txt")
     assert result.ret == 10, result
     text = prompt(ralph, 2)
-    assert text.startswith("DO: write done.txt (2/2)\n# Verification: 1 of 1")
+    assert text.startswith("DO: write done.txt (2/2)\n# Verification: 1 of 2")
     assert "# Notes from the loop\n\nYour last turn claimed COMPLETE" in text
 
     ralph.makefile("bad.md", "{{task}} {{nope}}")
@@ -220,9 +222,9 @@ def test_status_after_a_run(ralph: Ralph, json_flag: bool) -> None:
     result = ralph.run("status")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["session * · finished", "iteration 1/1 · elapsed * · agent "
-                                 "cmd:true", "checks: 0/1 passed",
+                                 "cmd:true", "checks: 1/2 passed",
                                  "  FAILED  files:done.txt*",
-                                 "breaker: breaker closed*",
+                                 "breaker: closed (*",
                                  "verdict: max-iterations — reached the limit of 1*",
                                  "logs: .ralph/iterations/001"])
     assert ralph.run("status", "--json").json()["verdict"]["verdict"] == "max-iterations"

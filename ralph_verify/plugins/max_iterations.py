@@ -10,7 +10,8 @@ from ralph_verify.verdict import Verdict, VerdictProposal
 @hookimpl
 def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictProposal | None:
     if iteration.number >= session.max_iterations:
+        limit = session.max_iterations
         return VerdictProposal(Verdict.MAX_ITERATIONS,
-                               f"reached the limit of {session.max_iterations} iterations "
-                               "(--max-iterations)")
+                               f"reached the limit of {limit} iteration{'s' if limit != 1 else ''}"
+                               " (--max-iterations)")
     return None
