@@ -82,7 +82,7 @@ def test_fresh_install_gives_the_tools_own_counts(fresh_venv: Path, tmp_path: Pa
     mypy = _run([python, "-m", "mypy"], project)
     errors = [line for line in mypy.stdout.splitlines() if ": error:" in line]
     assert len(checks["types"]["failures"]) == len(errors) == 1
-    assert "src/mixed/calc.py:25" in checks["types"]["failures"][0]["location"]
+    assert "src/mixed/calc.py:23" in checks["types"]["failures"][0]["location"]
 
 
 def test_fresh_install_passes_a_clean_project(fresh_venv: Path, tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from typing import TextIO
 from ralph_verify import hookimpl
 from ralph_verify.checks import CheckResult, Status
 from ralph_verify.config import Config
-from ralph_verify.redact import redact
 from ralph_verify.verification import Verification
 
 _COLOURS = {Status.PASSED: "32", Status.FAILED: "31", Status.ERROR: "35", Status.SKIPPED: "33"}
@@ -59,8 +58,4 @@ def ralph_verification_finish(config: Config, verification: Verification) -> Non
     if not verification.passed:
         print("\nFeedback\n--------", file=stream)
         print(verification.feedback, file=stream)
-    for result in verification.errored:
-        if result.output:
-            print(f"\n{result.spec} output (last lines):", file=stream)
-            print(redact(result.output), file=stream)
     print(f"\n{summary_line(verification)}", file=stream)
