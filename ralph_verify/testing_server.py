@@ -42,7 +42,7 @@ import pytest
 from ralph_verify import testing_wire as wire
 
 __all__ = [
-    "ModelServer", "RecordedRequest", "Reply", "Step", "ToolCall", "aider_whole",
+    "Fail", "ModelServer", "RecordedRequest", "Reply", "Step", "ToolCall", "aider_whole",
     "claude_bash", "claude_edit", "claude_read", "claude_write", "codex_exec", "model_server",
     "text", "tool",
 ]
@@ -87,8 +87,19 @@ def _replace(value: Any, cwd: str) -> Any:
     return value
 
 
-#: A step of the script: a fixed reply, or a function of the request that returns one.
-Step = Reply | Callable[["RecordedRequest"], Reply]
+@dataclass(frozen=True)
+class Fail:
+    """An API error instead of a reply: ``status`` and an error body in the API's shape.
+
+    400 is not retried by the CLIs (a quick, clean failure); 429 and 5xx are retried.
+    """
+
+    status: int = 400
+    message: str = "scripted failure"
+
+
+#: A step of the script: a fixed reply or failure, or a function of the request returning one.
+Step = Reply | Fail | Callable[["RecordedRequest"], "Reply | Fail"]
 
 
 def text(content: str) -> Reply:
@@ -296,7 +307,7 @@ class ModelServer:
         with self._lock:
             self._requests.append(request)
 
-    def _take_step(self, request: RecordedRequest) -> Reply:
+    def _take_step(self, request: RecordedRequest) -> Reply | Fail:
         with self._lock:
             index = self._next
             step = self._steps[index] if index < len(self._steps) else None
@@ -307,6 +318,8 @@ class ModelServer:
             return text(EXHAUSTED_TEXT)
         request.step = index
         reply = step(request) if callable(step) else step
+        if isinstance(reply, Fail):
+            return reply
         return reply.substitute(request.cwd or self.cwd)
 
 
@@ -378,6 +391,10 @@ class _Handler(BaseHTTPRequestHandler):
                 {"error": {"type": "invalid_request_error", "message": request.error}}).encode())
             return
         reply = model._take_step(request)
+        if isinstance(reply, Fail):
+            self._send(reply.status, "application/json",
+                       wire.render_error(request.api, reply.status, reply.message))
+            return
         content_type, payload = wire.render(request.api, reply, body, raw)
         self._send(200, content_type, payload)
 

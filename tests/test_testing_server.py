@@ -13,6 +13,7 @@ import pytest
 
 from ralph_verify.testing_server import (
     EXHAUSTED_TEXT,
+    Fail,
     ModelServer,
     RecordedRequest,
     Reply,
@@ -145,6 +146,19 @@ def test_chat_completions_json_and_stream(model_server: ModelServer) -> None:
     chunks = sse_events(data)
     assert "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks) == "streamed"
     assert chunks[-1]["choices"][0]["finish_reason"] == "stop"
+    assert [r.step for r in model_server.requests] == [0, 1, 2]
+
+
+def test_fail_steps_answer_api_errors_in_each_shape(model_server: ModelServer) -> None:
+    model_server.script(Fail(400, "too long"), Fail(429, "slow down"), lambda _: Fail(500))
+    status, _, data = post(model_server.url, "/v1/messages", {"model": "m", "messages": []})
+    assert status == 400
+    assert json.loads(data) == {"type": "error", "error": {
+        "type": "invalid_request_error", "message": "too long"}}
+    status, _, data = post(model_server.url, "/v1/responses", {"model": "m", "input": []})
+    assert status == 429 and json.loads(data)["error"]["type"] == "rate_limit_error"
+    status, _, data = post(model_server.url, "/v1/chat/completions", {"messages": []})
+    assert status == 500 and json.loads(data)["error"]["message"] == "scripted failure"
     assert [r.step for r in model_server.requests] == [0, 1, 2]
 
 

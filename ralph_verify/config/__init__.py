@@ -53,6 +53,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "commands",
     "loop",
     "agents",
+    "agent_clis",
     "completion",
     "max_iterations",
     "budget",

@@ -1,0 +1,88 @@
+"""``aider``: aider in one-shot mode (``--message-file``). Tested offline with version 0.86.2.
+
+Invocation: ``aider --message-file PROMPT --yes-always ...``. ``--yes-always``
+is what makes aider headless: it answers yes to adding and creating files, and
+never to running shell commands (aider asks for an explicit yes there). aider
+has no sandbox or permission mode, so ``--yolo`` changes nothing.
+
+The loop owns the checkpoints and the project's files, so the adapter turns off
+aider's own commits and its ``.gitignore`` edit, and keeps aider's history
+files under ``.ralph/agent/`` instead of the project.
+
+Output: plain text (the model's reply and the edits). After each model call
+aider prints ``Tokens: 870 sent, 21 received. Cost: $0.00091 message,
+$0.00091 session.``: those lines give tokens, cost and the number of calls. A
+failed call shows as ``litellm.BadRequestError: ...`` (aider still exits 0).
+
+``--continue-session`` passes ``--restore-chat-history`` (the chat history of
+the previous iterations, kept in ``.ralph/agent/``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ralph_verify.agents import AgentRequest
+from ralph_verify.agents.cli import CLIAgent, Parsed, session_file
+
+_TOKENS = re.compile(r"^Tokens: (?P<counts>[^.]*(?:\.\d[^.]*)*)\.(?: Cost: \$(?P<message>[\d.]+)"
+                     r" message, \$(?P<session>[\d.]+) session\.)?")
+_COUNT = re.compile(r"(?P<value>[\d.]+)(?P<unit>[kM]?) (?P<label>[a-z ]+)")
+#: aider reports a failed model call (bad request, auth, connection) as litellm's exception.
+_API_ERROR = re.compile(r"^litellm\.(?P<kind>\w+Error): (?P<message>.+)")
+
+
+class AiderAgent(CLIAgent):
+    name = "aider"
+    program = "aider"
+    install = "pip install aider-chat  (or: pipx install aider-chat)"
+    prompt_via = "file"
+
+    def command(self, request: AgentRequest) -> list[str]:
+        argv = [
+            "--message-file", str(request.prompt_file), "--yes-always",
+            "--no-auto-commits", "--no-dirty-commits", "--no-gitignore",
+            "--no-check-update", "--no-show-release-notes", "--analytics-disable",
+            "--no-stream", "--no-pretty", "--no-fancy-input",
+            "--input-history-file", str(session_file(request, "aider.input.history")),
+            "--chat-history-file", str(session_file(request, "aider.chat.history.md")),
+        ]
+        if self.continuing(request):
+            argv.append("--restore-chat-history")
+        if self.options.model:
+            argv += ["--model", self.options.model]
+        return [*argv, *self.options.extra_args]
+
+    def parse(self, lines: Iterable[str]) -> Parsed:
+        return parse_aider_output(lines)
+
+
+def _tokens(value: str, unit: str) -> int:
+    return round(float(value) * {"": 1, "k": 1_000, "M": 1_000_000}[unit])
+
+
+def parse_aider_output(lines: Iterable[str]) -> Parsed:
+    """Tokens, cost and model calls from aider's report lines; the text is the output itself."""
+    parsed = Parsed()
+    calls = 0
+    for line in lines:
+        error = _API_ERROR.match(line.strip())
+        if error:
+            parsed.error = f"{error.group('kind')}: {error.group('message')}"
+        match = _TOKENS.match(line.strip())
+        if not match:
+            continue
+        calls += 1
+        for count in _COUNT.finditer(match.group("counts")):
+            tokens = _tokens(count.group("value"), count.group("unit"))
+            label = count.group("label").strip()
+            if label == "received":
+                parsed.output_tokens = (parsed.output_tokens or 0) + tokens
+            elif label in ("sent", "cache write", "cache hit"):
+                parsed.input_tokens = (parsed.input_tokens or 0) + tokens
+        if match.group("session"):
+            # Cumulative over this aider process: the last one is the run's cost.
+            parsed.cost_usd = float(match.group("session"))
+    parsed.turns = calls or None
+    return parsed

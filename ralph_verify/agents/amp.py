@@ -1,0 +1,45 @@
+"""``amp``: Amp, execute mode (``amp -x``). UNTESTED: not run here, built from its docs.
+
+Invocation: ``amp -x PROMPT --stream-json``. Amp documents its stream JSON as
+compatible with Claude Code's (``system`` init with ``session_id``,
+``assistant`` messages, a final ``result`` with ``result``, ``usage``,
+``num_turns``); it is read with the Claude reader and falls back to the plain
+text.
+
+Permissions: Amp's own settings by default; with ``--yolo``
+``--dangerously-allow-all``. ``--continue-session``: ``amp threads continue
+[ID]``. Amp picks its model itself (``--agent-arg=--mode=...``), so ``--model``
+is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ralph_verify.agents import AgentRequest
+from ralph_verify.agents.claude import parse_claude_messages
+from ralph_verify.agents.cli import CLIAgent, Parsed, json_lines
+from ralph_verify.errors import UsageError
+
+
+class AmpAgent(CLIAgent):
+    name = "amp"
+    program = "amp"
+    install = "npm install -g @sourcegraph/amp"
+
+    def check_options(self) -> None:
+        if self.options.model:
+            raise UsageError("--agent amp has no model option: Amp chooses its model by mode "
+                             "(--agent-arg=--mode=rush, for example); drop --model")
+
+    def command(self, request: AgentRequest) -> list[str]:
+        argv: list[str] = []
+        if self.continuing(request):
+            argv += ["threads", "continue", *([self.session_id] if self.session_id else [])]
+        argv += ["--stream-json"]
+        if self.options.bypass_permissions:
+            argv.append("--dangerously-allow-all")
+        return [*argv, *self.options.extra_args, "-x", request.prompt]
+
+    def parse(self, lines: Iterable[str]) -> Parsed:
+        return parse_claude_messages(json_lines(lines))

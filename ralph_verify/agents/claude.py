@@ -1,0 +1,91 @@
+"""``claude``: Claude Code, headless (``claude -p``). Tested offline with version 2.1.330.
+
+Invocation: ``claude -p --output-format stream-json --verbose`` with the prompt
+on stdin; every message streams to ``agent.log`` as one JSON line, and the last
+line, ``{"type": "result", ...}``, carries ``result`` (final text),
+``num_turns``, ``session_id``, ``usage`` and ``total_cost_usd`` (the same
+object ``--output-format json`` prints alone, which is read as well).
+
+Permissions: ``--permission-mode acceptEdits`` by default (file edits are
+accepted, commands follow the project's own Claude settings); with ``--yolo``
+``--dangerously-skip-permissions``. Claude Code refuses that flag when run as
+root unless ``IS_SANDBOX=1``: the adapter sets it then, and only then (opted
+in, running as root), since root in a loop is usually a container.
+
+``--continue-session`` resumes the previous iteration's session
+(``--resume ID``, or ``--continue`` when the id is unknown).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ralph_verify.agents import AgentRequest
+from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, is_root, json_lines, number
+
+
+class ClaudeAgent(CLIAgent):
+    name = "claude"
+    program = "claude"
+    install = "npm install -g @anthropic-ai/claude-code"
+    prompt_via = "stdin"
+
+    def command(self, request: AgentRequest) -> list[str]:
+        argv = ["-p", "--output-format", "stream-json", "--verbose"]
+        if self.options.bypass_permissions:
+            argv.append("--dangerously-skip-permissions")
+        else:
+            argv += ["--permission-mode", "acceptEdits"]
+        if self.options.model:
+            argv += ["--model", self.options.model]
+        if self.continuing(request):
+            argv += ["--resume", self.session_id] if self.session_id else ["--continue"]
+        return [*argv, *self.options.extra_args]
+
+    def environment(self, request: AgentRequest) -> dict[str, str]:
+        if self.options.bypass_permissions and is_root():
+            return {"IS_SANDBOX": "1"}
+        return {}
+
+    def parse(self, lines: Iterable[str]) -> Parsed:
+        return parse_claude_messages(json_lines(lines))
+
+
+def parse_claude_messages(messages: Iterable[dict[str, Any]]) -> Parsed:
+    """Read Claude Code's stream-json / json messages (also Qwen Code's and Amp's)."""
+    parsed = Parsed()
+    texts: list[str] = []
+    result: dict[str, Any] | None = None
+    for message in messages:
+        kind = message.get("type")
+        if kind in ("system", "assistant", "user", "result"):
+            parsed.structured = True
+        if isinstance(message.get("session_id"), str):
+            parsed.session_id = message["session_id"]
+        if kind == "assistant":
+            content = (message.get("message") or {}).get("content") or []
+            texts.extend(block["text"] for block in content if isinstance(block, dict)
+                         and block.get("type") == "text" and isinstance(block.get("text"), str)
+                         and block["text"].strip())
+        elif kind == "result":
+            result = message
+    if result is not None:
+        usage = as_dict(result.get("usage"))
+        tokens_in = add(None, usage.get("input_tokens"))
+        if tokens_in is not None:
+            tokens_in = add(add(tokens_in, usage.get("cache_creation_input_tokens")),
+                            usage.get("cache_read_input_tokens"))
+        parsed.input_tokens = tokens_in
+        parsed.output_tokens = add(None, usage.get("output_tokens"))
+        parsed.cost_usd = number(result.get("total_cost_usd"))
+        turns = result.get("num_turns")
+        parsed.turns = turns if isinstance(turns, int) and not isinstance(turns, bool) else None
+        final = result.get("result")
+        if result.get("is_error"):
+            parsed.error = final if isinstance(final, str) and final else str(
+                result.get("subtype") or "error")
+        elif isinstance(final, str) and final.strip() and (not texts or texts[-1] != final):
+            texts.append(final)
+    parsed.text = "\n\n".join(texts)
+    return parsed

@@ -1,0 +1,192 @@
+"""What every agent-CLI adapter shares: find the program, run it, read what it reports.
+
+An adapter says three things, each a pure method unit-tested on recorded
+output: its command line (:meth:`CLIAgent.command`), extra environment
+(:meth:`CLIAgent.environment`) and how to read its output
+(:meth:`CLIAgent.parse`, fed the run's log line by line, so a 50 MB log costs
+no memory). Running goes through the loop's shared process runner: own process
+group, timeout, cancel, output streamed to ``agent.log``.
+
+``--agent NAME:PROGRAM`` names the program when it is not on ``PATH`` as its
+usual name. The skip-permissions flag of a CLI is passed only when the user
+opted in (``--yolo``); a CLI's own session is continued only with
+``--continue-session`` (a fresh context every iteration is the default).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ralph_verify.agents import AgentOptions, AgentRequest, AgentResult
+from ralph_verify.agents.cmd import agent_env
+from ralph_verify.agents.runner import OutputSink, run_agent_process
+
+#: A prompt passed as one argument must stay under the OS limit for one argument
+#: (128 KiB on Linux, a 32 K command line on Windows).
+MAX_ARGV_PROMPT = 30_000 if os.name == "nt" else 120_000
+
+
+@dataclass
+class Parsed:
+    """What a CLI's output told about its run (None: not reported)."""
+
+    text: str = ""
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    turns: int | None = None
+    session_id: str | None = None
+    #: The CLI said the run failed (API error, bad arguments...): its message.
+    error: str | None = None
+    #: The output was the CLI's machine format (False: plain text, the text is the output).
+    structured: bool = False
+
+
+def json_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The JSON objects among ``lines``, one a line, or in an array on one line.
+
+    Other lines (warnings on stderr, a truncated last line) are skipped.
+    """
+    for line in lines:
+        line = line.strip()
+        if not line.startswith(("{", "[")):
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            yield value
+        elif isinstance(value, list):
+            yield from (item for item in value if isinstance(item, dict))
+
+
+def tail_text(lines: Iterable[str], limit: int = 4_000_000) -> str:
+    """The last ``limit`` characters of the output (where a final JSON document stands)."""
+    kept: deque[str] = deque()
+    size = 0
+    for line in lines:
+        kept.append(line)
+        size += len(line)
+        while size > limit and len(kept) > 1:
+            size -= len(kept.popleft())
+    return "".join(kept)
+
+
+def add(total: int | None, value: Any) -> int | None:
+    """``total + value`` when ``value`` is a number (None + 3 is 3)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return total
+    return (total or 0) + int(value)
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one (output is never trusted)."""
+    return value if isinstance(value, dict) else {}
+
+
+def number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+class CLIAgent:
+    """Base of the adapters for agent CLIs; subclasses set the class attributes."""
+
+    #: The ``--agent`` name.
+    name: ClassVar[str]
+    #: The program's usual name on PATH.
+    program: ClassVar[str]
+    #: How to install it (shown when the program is missing).
+    install: ClassVar[str]
+    #: How the prompt reaches the CLI: ``stdin``, ``argv`` (:meth:`command` puts it on the
+    #: command line) or ``file`` (:meth:`command` names ``request.prompt_file``).
+    prompt_via: ClassVar[str] = "argv"
+
+    def __init__(self, arg: str | None, options: AgentOptions) -> None:
+        self.options = options
+        self.program_path = arg or self.program
+        #: The CLI's session id from the last run (for ``--continue-session``).
+        self.session_id: str | None = None
+        self.check_options()
+
+    def check_options(self) -> None:
+        """Raise :class:`~ralph_verify.UsageError` for options this CLI cannot honour."""
+
+    # --- what a subclass says --------------------------------------------------------------
+
+    def command(self, request: AgentRequest) -> list[str]:
+        """The arguments after the program (pure: no I/O)."""
+        raise NotImplementedError
+
+    def environment(self, request: AgentRequest) -> dict[str, str]:
+        """Environment variables the CLI needs on top of the loop's."""
+        return {}
+
+    def parse(self, lines: Iterable[str]) -> Parsed:
+        """Read the run's output (stdout and stderr, line by line)."""
+        return Parsed()
+
+    # --- shared helpers --------------------------------------------------------------------
+
+    def continuing(self, request: AgentRequest) -> bool:
+        """Continue the CLI's own session this iteration?"""
+        return self.options.continue_session and (request.iteration > 1 or bool(self.session_id))
+
+    def missing_message(self) -> str:
+        return (f"{self.name}: the program {self.program_path!r} is not on PATH; install it with "
+                f"`{self.install}` (or name it: --agent {self.name}:/path/to/{self.program})")
+
+    # --- running ---------------------------------------------------------------------------
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        started = time.monotonic()
+        env = {**agent_env(request), **self.environment(request)}
+        executable = shutil.which(self.program_path, path=env.get("PATH"))
+        if executable is None:
+            return AgentResult(exit_code=None, duration_s=0.0, error=self.missing_message())
+        argv = [executable, *self.command(request)]
+        if self.prompt_via == "argv" and len(request.prompt.encode("utf-8")) > MAX_ARGV_PROMPT:
+            return AgentResult(exit_code=None, duration_s=0.0, error=(
+                f"{self.name}: the prompt ({len(request.prompt)} characters) is too long for "
+                "a command-line argument; shorten the task or the feedback budget"))
+        sink = OutputSink(request.log_path)
+        try:
+            outcome = run_agent_process(
+                argv, cwd=request.root, env=env, sink=sink, timeout=request.timeout,
+                cancel=request.cancel,
+                stdin_path=request.prompt_file if self.prompt_via == "stdin" else None)
+        finally:
+            sink.close()
+        with request.log_path.open(encoding="utf-8", errors="replace") as log:
+            parsed = self.parse(log)
+        if parsed.session_id:
+            self.session_id = parsed.session_id
+        text = parsed.text if parsed.structured else (parsed.text or sink.tail())
+        if parsed.error and parsed.error not in text:
+            text = f"{text}\n{self.name} reported an error: {parsed.error}".strip()
+        return AgentResult(exit_code=outcome.exit_code, duration_s=time.monotonic() - started,
+                           text=text, timed_out=outcome.timed_out, cancelled=outcome.cancelled,
+                           input_tokens=parsed.input_tokens, output_tokens=parsed.output_tokens,
+                           cost_usd=parsed.cost_usd, turns=parsed.turns,
+                           session_id=parsed.session_id)
+
+
+def is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def session_file(request: AgentRequest, name: str) -> Path:
+    """A file of this adapter's own under the session folder (``.ralph/agent/NAME``)."""
+    folder = request.session_dir / "agent"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / name

@@ -1,0 +1,92 @@
+"""``codex``: OpenAI Codex CLI, headless (``codex exec``). Tested offline with version 0.169.0.
+
+Invocation: ``codex exec --json --skip-git-repo-check -`` with the prompt on
+stdin (``-``). ``--json`` prints one event per line: ``thread.started``
+(``thread_id``: the session), ``item.completed`` items (``agent_message``
+text; ``error`` items are warnings), ``turn.completed`` (``usage``:
+``input_tokens``, ``output_tokens``) and ``turn.failed`` / ``error``. Codex
+reports no cost. ``--skip-git-repo-check``: the loop keeps its own checkpoints,
+so a project need not be a git repository.
+
+Permissions: Codex's own ``workspace-write`` sandbox by default (edits and
+commands inside the project); with ``--yolo``
+``--dangerously-bypass-approvals-and-sandbox``.
+
+``--continue-session``: ``codex exec resume THREAD_ID`` (``--last`` when the id
+is unknown).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from ralph_verify.agents import AgentRequest
+from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, json_lines
+
+
+class CodexAgent(CLIAgent):
+    name = "codex"
+    program = "codex"
+    install = "npm install -g @openai/codex"
+    prompt_via = "stdin"
+
+    def command(self, request: AgentRequest) -> list[str]:
+        argv = ["exec"]
+        if self.continuing(request):
+            argv += ["resume", self.session_id] if self.session_id else ["resume", "--last"]
+        argv += ["--json", "--skip-git-repo-check"]
+        if self.options.bypass_permissions:
+            argv.append("--dangerously-bypass-approvals-and-sandbox")
+        else:
+            # ``exec resume`` has no --sandbox; the config key works for both.
+            argv += ["-c", 'sandbox_mode="workspace-write"']
+        if self.options.model:
+            argv += ["--model", self.options.model]
+        return [*argv, *self.options.extra_args, "-"]
+
+    def parse(self, lines: Iterable[str]) -> Parsed:
+        return parse_codex_events(lines)
+
+
+def parse_codex_events(lines: Iterable[str]) -> Parsed:
+    """Read ``codex exec --json`` events."""
+    parsed = Parsed()
+    texts: list[str] = []
+    turns = 0
+    errors: list[str] = []
+    for event in json_lines(lines):
+        kind = event.get("type")
+        parsed.structured = True
+        if kind == "thread.started" and isinstance(event.get("thread_id"), str):
+            parsed.session_id = event["thread_id"]
+        elif kind == "item.completed":
+            item = as_dict(event.get("item"))
+            if item.get("type") == "agent_message" and isinstance(item.get("text"), str):
+                texts.append(item["text"])
+        elif kind == "turn.completed":
+            turns += 1
+            usage = as_dict(event.get("usage"))
+            parsed.input_tokens = add(parsed.input_tokens, usage.get("input_tokens"))
+            parsed.output_tokens = add(parsed.output_tokens, usage.get("output_tokens"))
+        elif kind in ("turn.failed", "error"):
+            error = as_dict(event.get("error")) or event
+            errors.append(_message(error.get("message")) or str(kind))
+    parsed.text = "\n\n".join(texts)
+    parsed.turns = turns or None
+    if errors:
+        parsed.error = errors[-1]
+    return parsed
+
+
+def _message(value: Any) -> str:
+    """An error message; Codex passes the API's error body through as a JSON string."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        body = json.loads(value)
+    except ValueError:
+        return value
+    inner = as_dict(as_dict(body).get("error")).get("message")
+    return inner if isinstance(inner, str) and inner else value

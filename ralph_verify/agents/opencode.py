@@ -1,0 +1,67 @@
+"""``opencode``: OpenCode, headless (``opencode run``). UNTESTED: not run here, built from its docs.
+
+Invocation: ``opencode run --format json PROMPT``. The output, as documented
+and described by its users, is one JSON event per line with ``sessionID``:
+``text`` (``part.text``), ``step_finish`` (``part.tokens.input`` /
+``output``, ``part.cost``: one per model call) and ``error``. Falls back to
+the plain text when there are no such events.
+
+Permissions: OpenCode's own configuration by default; with ``--yolo``
+``--auto`` (approve every request not explicitly denied).
+``--continue-session``: ``--session ID`` (``--continue`` when the id is
+unknown). ``--model`` takes ``provider/model``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ralph_verify.agents import AgentRequest
+from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, json_lines, number
+
+
+class OpenCodeAgent(CLIAgent):
+    name = "opencode"
+    program = "opencode"
+    install = "npm install -g opencode-ai"
+
+    def command(self, request: AgentRequest) -> list[str]:
+        argv = ["run", "--format", "json"]
+        if self.options.bypass_permissions:
+            argv.append("--auto")
+        if self.options.model:
+            argv += ["--model", self.options.model]
+        if self.continuing(request):
+            argv += ["--session", self.session_id] if self.session_id else ["--continue"]
+        return [*argv, *self.options.extra_args, "--", request.prompt]
+
+    def parse(self, lines: Iterable[str]) -> Parsed:
+        return parse_opencode_events(lines)
+
+
+def parse_opencode_events(lines: Iterable[str]) -> Parsed:
+    parsed = Parsed()
+    texts: list[str] = []
+    for event in json_lines(lines):
+        if isinstance(event.get("sessionID"), str):
+            parsed.session_id = event["sessionID"]
+        part = as_dict(event.get("part"))
+        kind = event.get("type")
+        if kind in ("text", "step_start", "step_finish", "tool_use", "error"):
+            parsed.structured = True
+        if kind == "text" and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif kind == "step_finish":
+            parsed.turns = add(parsed.turns, 1)
+            tokens = as_dict(part.get("tokens"))
+            parsed.input_tokens = add(parsed.input_tokens, tokens.get("input"))
+            parsed.output_tokens = add(parsed.output_tokens, tokens.get("output"))
+            cost = number(part.get("cost"))
+            if cost is not None:
+                parsed.cost_usd = (parsed.cost_usd or 0.0) + cost
+        elif kind == "error":
+            error = as_dict(event.get("error")) or part
+            message = as_dict(error.get("data")).get("message") or error.get("message")
+            parsed.error = str(message or error.get("name") or kind)
+    parsed.text = "\n\n".join(texts)
+    return parsed

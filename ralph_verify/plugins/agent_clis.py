@@ -1,0 +1,40 @@
+"""The adapters for agent CLIs: ``claude``, ``codex``, ``aider`` (tested offline with the
+real programs) and ``gemini``, ``qwen``, ``opencode``, ``amp``, ``copilot`` (built from their
+documentation). ``--agent NAME:PROGRAM`` names the program when it is not on PATH."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from ralph_verify import hookimpl
+from ralph_verify.agents import Agent, AgentOptions, AgentRegistry, AgentType
+
+#: name -> (module, class, help). Modules are imported only when their agent is picked.
+ADAPTERS: dict[str, tuple[str, str, str]] = {
+    "claude": ("claude", "ClaudeAgent", "Claude Code (claude -p, stream-json); tested offline"),
+    "codex": ("codex", "CodexAgent", "OpenAI Codex (codex exec --json); tested offline"),
+    "aider": ("aider", "AiderAgent", "aider (--message-file, --yes-always); tested offline"),
+    "gemini": ("gemini", "GeminiAgent", "Gemini CLI (gemini -p, json); untested"),
+    "qwen": ("qwen", "QwenAgent", "Qwen Code (qwen -p, json); untested"),
+    "opencode": ("opencode", "OpenCodeAgent", "OpenCode (opencode run --format json); untested"),
+    "amp": ("amp", "AmpAgent", "Amp (amp -x --stream-json); untested"),
+    "copilot": ("copilot", "CopilotAgent", "GitHub Copilot CLI (copilot -p, text); untested"),
+}
+
+
+def _factory(module: str, cls: str) -> Callable[[str | None, AgentOptions], Agent]:
+    def make(arg: str | None, options: AgentOptions) -> Agent:
+        adapter: Agent = getattr(importlib.import_module(f"ralph_verify.agents.{module}"),
+                                 cls)(arg, options)
+        return adapter
+
+    return make
+
+
+@hookimpl
+def ralph_register_agents(registry: AgentRegistry) -> None:
+    for name, (module, cls, help_text) in ADAPTERS.items():
+        registry.add(AgentType(name=name, factory=_factory(module, cls), arg="optional",
+                               plugin="agent_clis",
+                               help=f"{help_text}; ARG: the program, if not {name!r} on PATH"))
