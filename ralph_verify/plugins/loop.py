@@ -131,6 +131,10 @@ def status(config: Config) -> int:
         condition = "finished"
     elif holder is not None and holder.session == data.get("session"):
         condition = f"running (pid {holder.pid}), {data.get('phase')}"
+    elif data.get("mode") == "hook":  # driven by the agent's Stop hook (stophook.py)
+        from ralph_verify.stophook import waiting_condition
+
+        condition = waiting_condition(data)
     else:
         condition = "interrupted: go on with 'ralph-verify run --resume'"
     print(f"session {data.get('session')} · {condition}")
@@ -147,6 +151,12 @@ def status(config: Config) -> int:
         describe = getattr(plugin, "describe", None)
         if callable(describe) and isinstance(value, dict):
             print(f"{name}: {describe(value)}")
+    from ralph_verify.hookrun import refusal_counts
+
+    refused = refusal_counts(config.root)  # the PreToolUse guard's refusals (hookrun.py)
+    if refused:
+        print(f"guard: {sum(refused.values())} tool calls refused ("
+              + ", ".join(f"{rule} {n}" for rule, n in sorted(refused.items())) + ")")
     verdict = data.get("verdict")
     if verdict:
         print(f"verdict: {verdict.get('verdict')} — {verdict.get('reason')}")
@@ -164,6 +174,12 @@ def cancel(config: Config) -> int:
     state = StateDir(config.root)
     holder = state.lock_holder()
     if holder is None:
+        from ralph_verify.stophook import cancel_hook_session
+
+        stopped = cancel_hook_session(config.root)  # a loop driven by the agent's Stop hook
+        if stopped is not None:
+            print(stopped)
+            return 0
         print(f"no run is active in {config.root}")
         return 1
     state.cancel_path.write_text(f"cancel requested by pid {os.getpid()}\n", encoding="utf-8")

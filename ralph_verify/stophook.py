@@ -1,0 +1,455 @@
+"""Hook mode: the loop driven by the agent's own Stop hook (Claude Code, Codex).
+
+``ralph-verify start`` records a session in ``.ralph/`` (the same files as
+``run``: state.json, history.jsonl, progress.md, iterations/NNN/) and takes the
+baseline verification. Each time the agent wants to stop, its Stop hook runs
+``ralph-verify hook claude-stop``: that is one iteration. The hook verifies,
+records, asks every policy for a verdict (``ralph_iteration_verdict``: the
+breaker, completion, iteration limit, cancel ... decided by precedence) and
+then either blocks the stop with the feedback as the reason, or lets the agent
+stop and finishes the session.
+
+Binding: the loop belongs to one agent session. ``start`` binds it to
+``--session-id`` or ``$CLAUDE_CODE_SESSION_ID`` when known, else the first
+Stop hook call binds its ``session_id``; every other session's hook calls
+exit 0 with no output. ``last_assistant_message`` feeds the promise protocol;
+the transcript is never read.
+
+Block caps: Claude Code ends a turn after ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP``
+(default 9) consecutive blocks of turns without a tool call. ``init claude``
+raises it; otherwise the block that may reach it says so to the user. Codex
+has no cap: every block is an iteration, so ``max-iterations`` bounds them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
+
+from ralph_verify.errors import UsageError
+from ralph_verify.hookrun import emit, log
+
+if TYPE_CHECKING:
+    from ralph_verify.checks import Check
+    from ralph_verify.config import Config
+    from ralph_verify.iteration import Iteration, Session
+    from ralph_verify.state import StateDir
+    from ralph_verify.verdict import VerdictProposal
+    from ralph_verify.verification import Verification
+
+MODE = "hook"
+CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
+#: Claude Code's consecutive-block cap when the environment does not set one.
+DEFAULT_CLAUDE_BLOCK_CAP = 9
+SNAPSHOT_FILE = "hook-snapshot.json"
+WAITING = "waiting for the agent to stop"
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def block_cap() -> int:
+    """Claude Code's consecutive Stop-hook block cap in this environment."""
+    try:
+        return max(1, int(os.environ.get(CAP_ENV, "")))
+    except ValueError:
+        return DEFAULT_CLAUDE_BLOCK_CAP
+
+
+def budget_s(config: Config) -> float:
+    """Seconds the checks may take: below the hook timeout the agent enforces."""
+    timeout = float(config.get("hook_timeout") or 600)
+    return max(1.0, timeout * 0.9 - 5)
+
+
+def _loop_specs(config: Config) -> list[Any]:
+    from ralph_verify.plugins.integrity import loop_specs
+
+    return loop_specs(config, config.until_specs())
+
+
+# --- start -----------------------------------------------------------------------------------
+
+
+def start_loop(config: Config) -> int:
+    """The ``start`` command: record the loop, take the baseline, tell the agent the rules."""
+    from ralph_verify.iteration import Session
+    from ralph_verify.state import StateDir
+    from ralph_verify.verdict import Verdict, VerdictProposal
+    from ralph_verify.verification import verify
+
+    state = StateDir(config.root)
+    specs = _loop_specs(config)
+    max_iterations = int(config.get("max_iterations") or 20)
+    if max_iterations < 1:
+        raise UsageError("--max-iterations must be at least 1")
+    session_id = time.strftime("%Y%m%d-%H%M%S") + "-" + os.urandom(2).hex()
+    note = state.acquire_lock(session_id)
+    try:
+        if note:
+            print(f"ralph-verify: {note}")
+        state.clear_session_files()
+        (state.path / SNAPSHOT_FILE).unlink(missing_ok=True)
+        task = " ".join(getattr(config.option, "task", None) or []).strip()
+        session = Session(id=session_id, root=config.root, dir=state.path, config=config,
+                          task=task, max_iterations=max_iterations, started_at=now_iso())
+        # Hook mode works on the user's branch: no session branch, no checkpoint commits.
+        session.plugin_state["checkpoint"] = {"git": False, "commits": {}}
+        bound = getattr(config.option, "session_id", None) or os.environ.get(
+            "CLAUDE_CODE_SESSION_ID")
+        agent = getattr(config.option, "agent_name", None) or ("claude" if bound else None)
+        hook = {"agent": agent, "session_id": bound or None,
+                "bound_by": "start" if bound else None, "blocks_in_a_row": 0,
+                "last_decision": None, "last_stop_at": None, "note": ""}
+        baseline_checks = config.build_checks([s for s in specs if s.name != "integrity"])
+        with contextlib.redirect_stdout(sys.stderr):
+            session.baseline = verify(config, baseline_checks)
+        state.write_verification(0, session.baseline)
+        if session.baseline.errored:
+            _write_state(state, session, config, hook, phase="finished",
+                         error="a check could not decide at baseline")
+            print("ralph-verify: the baseline verification could not decide, so no loop was "
+                  "started; fix these first:")
+            for result in session.baseline.errored:
+                print(f"  {result.spec}: {result.summary}")
+            return 3
+        if session.baseline.passed:
+            verdict = VerdictProposal(Verdict.COMPLETE, "every check passes already",
+                                      source="core")
+            _write_state(state, session, config, hook, phase="finished", verdict=verdict)
+            print(f"ralph-verify: every check of {_until_text(specs)} passes already; "
+                  "no loop started.")
+            return 0
+        config.hook.ralph_session_start(session=session)
+        _save_snapshot(state, config.root, None)
+        message = start_message(session, specs, session.baseline)
+        state.write_text(state.iteration_dir(1) / "prompt.md", message)
+        _write_state(state, session, config, hook, phase=WAITING)
+        print(message)
+        return 0
+    finally:
+        state.release_lock()
+
+
+def _until_text(specs: list[Any]) -> str:
+    return ",".join(spec.text for spec in specs)
+
+
+def start_message(session: Session, specs: list[Any], baseline: Verification) -> str:
+    """What the agent reads when the loop starts (the slash command shows it too)."""
+    cap = block_cap()
+    lines = [
+        f"ralph-verify loop started (session {session.id}): until {_until_text(specs)}, "
+        f"at most {session.max_iterations} iterations.",
+        "Each time you finish a turn, the checks run. While they fail, you get their feedback "
+        "and go on; when they all pass, you may stop. If you cannot go on, end your reply with "
+        "<promise>BLOCKED: the reason</promise>. Never weaken tests or settings to pass.",
+    ]
+    if session.task:
+        lines += ["", "Task:", session.task]
+    lines += ["", baseline.feedback]
+    if session.max_iterations > cap and not os.environ.get(CAP_ENV):
+        lines += ["", f"Note: Claude Code ends a turn after {cap} Stop-hook blocks in a row "
+                      f"without a tool call ({CAP_ENV}); 'ralph-verify init claude' raises it."]
+    return "\n".join(lines)
+
+
+def _write_state(state: StateDir, session: Session, config: Config, hook: dict[str, Any], *,
+                 phase: str, verdict: VerdictProposal | None = None,
+                 error: str | None = None) -> None:
+    from ralph_verify.records import state_record
+
+    started = _epoch(session.started_at)
+    record = state_record(session, config, phase=phase, verdict=verdict, error=error,
+                          elapsed_s=max(0.0, time.time() - started) if started else 0.0)
+    record["mode"] = MODE
+    record["agent"] = f"{hook.get('agent') or 'agent'} (Stop hook)"
+    record["hook"] = hook
+    state.write_state(record)
+
+
+def _epoch(stamp: str) -> float | None:
+    try:
+        return datetime.fromisoformat(stamp).timestamp()
+    except (TypeError, ValueError):
+        return None
+
+
+def _save_snapshot(state: StateDir, root: Path, previous: Any) -> Any:
+    from ralph_verify import git, snapshot
+
+    snap = snapshot.take(root, previous, use_git=git.is_repo(root))
+    data = {path: [e.size, e.mtime_ns, e.digest] for path, e in snap.items()}
+    state.write_text(state.path / SNAPSHOT_FILE, json.dumps(data))
+    return snap
+
+
+def _load_snapshot(state: StateDir) -> Any:
+    from ralph_verify.snapshot import Entry
+
+    try:
+        data = json.loads((state.path / SNAPSHOT_FILE).read_text(encoding="utf-8"))
+        return {path: Entry(int(v[0]), int(v[1]), str(v[2])) for path, v in data.items()}
+    except (OSError, ValueError, TypeError, IndexError, AttributeError):
+        return None
+
+
+def waiting_condition(data: dict[str, Any]) -> str:
+    """``status`` of a hook-mode loop between two Stop hook calls."""
+    hook = data.get("hook") or {}
+    agent = hook.get("agent") or "the agent"
+    who = (f"session {hook['session_id']}" if hook.get("session_id")
+           else "no agent session bound yet: the first Stop hook call binds it")
+    text = f"driven by {agent}'s Stop hook ({who}); {data.get('phase')}"
+    if hook.get("note"):
+        text += f"; note: {hook['note']}"
+    return text + "; 'ralph-verify cancel' ends it"
+
+
+# --- cancel ----------------------------------------------------------------------------------
+
+
+def cancel_hook_session(root: Path) -> str | None:
+    """``ralph-verify cancel`` of a hook-mode loop: finish it now; ``None`` if there is none."""
+    from ralph_verify.state import StateDir
+
+    state = StateDir(root)
+    data = state.read_state()
+    if not data or data.get("mode") != MODE or data.get("status") == "finished":
+        return None
+    data["status"] = "finished"
+    data["phase"] = "finished"
+    data["verdict"] = {"verdict": "cancelled", "reason": "cancelled by 'ralph-verify cancel'",
+                       "source": "core"}
+    data.pop("version", None)
+    data.pop("updated_at", None)
+    state.write_state(data)
+    state.append_progress(f"## Cancelled ({now_iso()})\n\n- verdict: cancelled — by "
+                          "'ralph-verify cancel'\n\n")
+    hook = data.get("hook") or {}
+    who = hook.get("session_id") or "no session bound yet"
+    return (f"cancelled the {hook.get('agent') or 'agent'} Stop-hook loop {data.get('session')} "
+            f"({who}) at iteration {data.get('iteration')}; the agent may stop now")
+
+
+# --- the Stop hook ---------------------------------------------------------------------------
+
+
+def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
+    """One Stop hook call: act only for the bound session of an active hook-mode loop."""
+    from ralph_verify.state import StateDir
+
+    state = StateDir(config.root)
+    data = state.read_state()
+    if not data or data.get("mode") != MODE or data.get("status") == "finished":
+        return 0
+    hook: dict[str, Any] = dict(data.get("hook") or {})
+    session_id = str(payload.get("session_id") or "")
+    if hook.get("session_id") is None:
+        if not session_id or (hook.get("agent") not in (None, agent)):
+            return 0
+        hook.update(session_id=session_id, agent=agent, bound_by="first Stop hook call")
+    elif hook["session_id"] != session_id or hook.get("agent") not in (None, agent):
+        return 0
+    hook["agent"] = agent
+    try:
+        state.acquire_lock(str(data.get("session")))
+    except UsageError as exc:
+        log(config.root, f"{agent}-stop", f"not verifying, letting the agent stop: {exc}")
+        emit({"systemMessage": f"ralph-verify: {exc}; letting the agent stop"})
+        return 0
+    deadline = time.monotonic() + budget_s(config)
+    watchdog = threading.Timer(budget_s(config) + 15, _expired, (config.root, agent))
+    watchdog.daemon = True
+    watchdog.start()
+    real_stdout = sys.stdout
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            answer = _iterate(config, state, data, hook, payload, deadline)
+    finally:
+        watchdog.cancel()
+        state.release_lock()
+    if answer is not None:
+        real_stdout.write(json.dumps(answer) + "\n")
+        real_stdout.flush()
+    return 0
+
+
+def _expired(root: Path, agent: str) -> None:
+    """Last resort: the checks ignored their timeouts. Let the agent stop, now."""
+    log(root, f"{agent}-stop", "the hook's time budget ran out; letting the agent stop")
+    with contextlib.suppress(Exception):
+        sys.__stdout__.write(json.dumps({  # type: ignore[union-attr]  # None only without a console
+            "systemMessage": "ralph-verify: the checks took longer than the hook's time "
+                             "budget (hook-timeout); letting the agent stop. See .ralph/hook.log"})
+            + "\n")
+        sys.__stdout__.flush()  # type: ignore[union-attr]  # as above
+    from ralph_verify.state import StateDir
+
+    StateDir(root).release_lock()
+    os._exit(0)
+
+
+def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[str, Any],
+             payload: dict[str, Any], deadline: float) -> dict[str, Any] | None:
+    """Verify, record, decide; the hook's answer (``None``: no output, the agent stops)."""
+    from ralph_verify.agents import AgentResult
+    from ralph_verify.iteration import Iteration
+    from ralph_verify.loop import PROMISES_KEY, SESSION_KEY
+    from ralph_verify.promises import find_promises
+    from ralph_verify.records import (
+        iteration_record,
+        mark_pre_existing,
+        progress_entry,
+        restore_session,
+    )
+    from ralph_verify.snapshot import changed
+    from ralph_verify.verdict import Verdict, VerdictProposal
+    from ralph_verify.verification import verify
+
+    agent = str(hook.get("agent"))
+    config.option.quiet = True
+    config.option.max_iterations = int(data.get("max_iterations") or 20)
+    session, number = restore_session(config, state, data)
+    if not payload.get("stop_hook_active"):
+        hook["blocks_in_a_row"] = 0
+    config.stash[SESSION_KEY] = session
+    if state.cancel_path.exists():
+        state.cancel_path.unlink(missing_ok=True)
+        verdict = VerdictProposal(Verdict.CANCELLED, "cancelled by 'ralph-verify cancel'",
+                                  source="core")
+        return _finish(config, state, session, hook, verdict)
+
+    iteration = Iteration(number=number, started_at=now_iso())
+    iteration.prompt_path = state.iteration_dir(number) / "prompt.md"
+    with contextlib.suppress(OSError):
+        iteration.prompt = iteration.prompt_path.read_text(encoding="utf-8")
+    text = str(payload.get("last_assistant_message") or "")
+    state.write_text(state.iteration_dir(number) / "agent.log", text)
+    last_stop = _epoch(str(hook.get("last_stop_at") or session.started_at)) or time.time()
+    iteration.agent = AgentResult(exit_code=0, duration_s=max(0.0, time.time() - last_stop),
+                                  text=text, session_id=str(payload.get("session_id") or ""))
+    iteration.promises = find_promises(text, iteration.prompt)
+    config.stash[PROMISES_KEY] = list(iteration.promises)
+    before = _load_snapshot(state)
+    after = _save_snapshot(state, config.root, before)
+    iteration.files_changed = changed(before, after) if before is not None else []
+    session.iterations.append(iteration)
+
+    checks = _clamped(config, config.build_checks(_loop_specs(config)), deadline)
+    started = time.monotonic()
+    verification = verify(config, checks)
+    if session.baseline is not None and mark_pre_existing(verification, session.baseline):
+        budget = int(config.get("feedback_budget") or 4000)
+        verification.feedback = config.hook.ralph_format_feedback(
+            verification=verification, budget=budget) or ""
+    iteration.verification = verification
+    iteration.duration_s = time.monotonic() - started
+    state.write_verification(number, verification)
+    if time.monotonic() >= deadline:
+        log(config.root, f"{agent}-stop", f"iteration {number}: the checks took "
+                                          f"{iteration.duration_s:.0f}s, over the hook's time "
+                                          "budget; letting the agent stop")
+        hook["note"] = "the checks ran out of the hook's time budget (raise hook-timeout)"
+        state.append_history(iteration_record(iteration, session))
+        state.append_progress(progress_entry(iteration))
+        _save(state, session, config, hook, WAITING)
+        return {"systemMessage": f"ralph-verify iteration {number}: the checks took longer than "
+                                 "the hook's time budget (hook-timeout); letting the agent "
+                                 "stop. See .ralph/hook.log"}
+    config.hook.ralph_iteration_end(session=session, iteration=iteration,
+                                    verification=verification)
+    iteration.verdict = decide(config, session, iteration, verification)
+    state.append_history(iteration_record(iteration, session))
+    state.append_progress(progress_entry(iteration))
+    hook["last_stop_at"] = now_iso()
+    if iteration.verdict is not None:
+        return _finish(config, state, session, hook, iteration.verdict)
+
+    reason = block_reason(config, session, iteration, verification)
+    state.write_text(state.iteration_dir(number + 1) / "prompt.md", reason)
+    hook["blocks_in_a_row"] = int(hook.get("blocks_in_a_row") or 0) + 1
+    hook["last_decision"] = "block"
+    failing = sum(1 for r in verification.results if not r.passed)
+    message = (f"ralph-verify iteration {number}/{session.max_iterations}: {failing} "
+               f"check{'s' if failing != 1 else ''} failing")
+    cap = block_cap()
+    if agent == "claude" and hook["blocks_in_a_row"] >= cap:
+        hook["note"] = (f"Claude Code ends a turn after {cap} Stop-hook blocks in a row without "
+                        f"a tool call ({CAP_ENV}={cap}); if it stopped, the loop waits at "
+                        f"iteration {number}/{session.max_iterations}: send any message to go "
+                        "on, or run 'ralph-verify init claude' to raise the cap")
+        message += f". {hook['note']}"
+    _save(state, session, config, hook, WAITING)
+    return {"decision": "block", "reason": reason, "systemMessage": message}
+
+
+def _clamped(config: Config, checks: list[Check], deadline: float) -> list[Check]:
+    """Every check's tool is killed before the hook's budget runs out."""
+    left = max(1.0, deadline - time.monotonic())
+    config.option.timeout = min(float(config.get("timeout") or 900), left)
+    for check in checks:
+        if check.options.timeout is not None and check.options.timeout > left:
+            check.options = check.options.model_copy(update={"timeout": left})
+    return checks
+
+
+def decide(config: Config, session: Session, iteration: Iteration,
+           verification: Verification) -> VerdictProposal | None:
+    """Ask every policy, as ``run`` does; the precedence in :mod:`verdict` decides."""
+    from ralph_verify.verdict import VerdictProposal
+    from ralph_verify.verdict import decide as by_precedence
+
+    proposals: list[VerdictProposal] = []
+    kwargs = {"session": session, "iteration": iteration, "verification": verification}
+    for impl in config.hook.ralph_iteration_verdict.get_hookimpls():
+        proposal = cast("VerdictProposal | None",
+                        impl.function(**{name: kwargs[name] for name in impl.argnames}))
+        if proposal is not None:
+            if not proposal.source:
+                proposal = VerdictProposal(proposal.verdict, proposal.reason, impl.plugin_name)
+            proposals.append(proposal)
+    return by_precedence(proposals)
+
+
+def block_reason(config: Config, session: Session, iteration: Iteration,
+                 verification: Verification) -> str:
+    """The text the agent reads when its stop is blocked: feedback, notes, the rules."""
+    from ralph_verify.iteration import Iteration
+
+    upcoming = Iteration(number=iteration.number + 1)
+    notes = [n for n in config.hook.ralph_prompt_notes(session=session, iteration=upcoming) if n]
+    parts = [f"ralph-verify: iteration {iteration.number} of {session.max_iterations} is not "
+             "done, because these checks fail. Fix them, then finish your turn: the checks run "
+             "again each time you stop.", verification.feedback, *notes,
+             "If you cannot go on, end your reply with <promise>BLOCKED: the reason</promise>."]
+    return "\n\n".join(part for part in parts if part)
+
+
+def _save(state: StateDir, session: Session, config: Config, hook: dict[str, Any],
+          phase: str, verdict: VerdictProposal | None = None) -> None:
+    _write_state(state, session, config, hook, phase=phase, verdict=verdict)
+
+
+def _finish(config: Config, state: StateDir, session: Session, hook: dict[str, Any],
+            verdict: VerdictProposal) -> dict[str, Any]:
+    hook["last_decision"] = "stop"
+    last = session.last
+    if last is not None and last.verdict is None:
+        last.verdict = verdict
+    _save(state, session, config, hook, "finished", verdict)
+    state.append_progress(f"## Verdict ({now_iso()})\n\n- {verdict.verdict.value} — "
+                          f"{verdict.reason}\n\n")
+    config.hook.ralph_session_finish(session=session, verdict=verdict)
+    number = session.last.number if session.last is not None else 0
+    return {"systemMessage": f"ralph-verify: {verdict.verdict.value} after {number} "
+                             f"iteration{'s' if number != 1 else ''} — {verdict.reason}"}

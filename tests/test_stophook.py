@@ -1,0 +1,258 @@
+"""Hook mode through the front door: ``start``, then Stop hook JSON on stdin, as agents send it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from ralph_verify import hookimpl
+from ralph_verify.testing import Ralph, RunResult
+
+UNTIL = "files:done.txt"
+
+
+@pytest.fixture(autouse=True)
+def _no_agent_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The suite may itself run inside Claude Code: its variables must not leak in."""
+    for name in ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
+                 "CLAUDE_PROJECT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    yield
+
+
+def stop(ralph: Ralph, session: str = "s-1", *, active: bool = False, message: str = "done",
+         action: str = "claude-stop", plugins: tuple[object, ...] = ()) -> RunResult:
+    payload: dict[str, Any] = {
+        "session_id": session, "transcript_path": f"/nowhere/{session}.jsonl",
+        "cwd": str(ralph.path), "prompt_id": "p-1", "permission_mode": "bypassPermissions",
+        "hook_event_name": "Stop", "stop_hook_active": active,
+        "last_assistant_message": message, "background_tasks": [], "session_crons": []}
+    if action == "codex-stop":
+        payload.update(turn_id="t-1", model="ralph-test-model")
+        for key in ("prompt_id", "background_tasks", "session_crons"):
+            del payload[key]
+    result = ralph.run("hook", action, stdin=json.dumps(payload), plugins=plugins)
+    assert result.ret == 0, result
+    return result
+
+
+def answer(result: RunResult) -> dict[str, Any]:
+    data = result.json()
+    assert isinstance(data, dict)
+    return data
+
+
+def state(ralph: Ralph) -> dict[str, Any]:
+    data = json.loads((ralph.path / ".ralph" / "state.json").read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def start(ralph: Ralph, *args: str) -> RunResult:
+    result = ralph.run("start", "--until", UNTIL, *args)
+    assert result.ret == 0, result
+    return result
+
+
+def test_no_loop_means_no_opinion(ralph: Ralph) -> None:
+    assert stop(ralph).out == ""
+    assert not (ralph.path / ".ralph" / "state.json").exists()
+
+
+def test_blocks_while_checks_fail_then_lets_claude_stop(ralph: Ralph) -> None:
+    started = start(ralph, "--max-iterations", "5", "create", "done.txt")
+    assert "ralph-verify loop started" in started.out
+    assert "done.txt" in started.out  # the baseline's feedback, for the agent
+    assert state(ralph)["hook"]["session_id"] is None
+
+    first = answer(stop(ralph, message="I think I am done"))
+    assert first["decision"] == "block"
+    assert "done.txt" in first["reason"] and "iteration 1 of 5" in first["reason"]
+    assert first["systemMessage"] == "ralph-verify iteration 1/5: 1 check failing"
+    data = state(ralph)
+    assert data["mode"] == "hook" and data["status"] == "running"
+    assert data["hook"]["session_id"] == "s-1" and data["iteration"] == 1
+    folder = ralph.path / ".ralph" / "iterations"
+    assert (folder / "002" / "prompt.md").read_text() == first["reason"]
+    assert (folder / "001" / "agent.log").read_text() == "I think I am done"
+
+    ralph.makefile("done.txt", "ok\n")
+    second = answer(stop(ralph, active=True, message="created it"))
+    assert "decision" not in second
+    assert second["systemMessage"].startswith("ralph-verify: complete after 2 iterations")
+    data = state(ralph)
+    assert data["status"] == "finished" and data["verdict"]["verdict"] == "complete"
+    history = [json.loads(line) for line in
+               (ralph.path / ".ralph" / "history.jsonl").read_text().splitlines()]
+    assert [h["iteration"] for h in history] == [1, 2]
+    assert history[1]["files_changed"] == ["done.txt"]
+    assert "Iteration 2" in (ralph.path / ".ralph" / "progress.md").read_text()
+    assert stop(ralph).out == ""  # finished: Claude stops freely from now on
+
+    status = ralph.run("status")
+    assert status.ret == 0
+    status.stdout.fnmatch_lines(["session * · finished", "*agent claude (Stop hook)*",
+                                 "verdict: complete*"])
+
+
+def test_other_sessions_in_the_project_are_left_alone(ralph: Ralph) -> None:
+    start(ralph)
+    assert answer(stop(ralph, "s-1"))["decision"] == "block"
+    before = state(ralph)
+    other = stop(ralph, "s-2")
+    assert other.out == "" and other.err == ""
+    assert state(ralph) == before
+
+
+def test_start_binds_the_session_it_runs_in(ralph: Ralph) -> None:
+    ralph.env["CLAUDE_CODE_SESSION_ID"] = "s-9"
+    start(ralph)
+    assert state(ralph)["hook"]["session_id"] == "s-9"
+    assert stop(ralph, "s-1").out == ""
+    assert answer(stop(ralph, "s-9"))["decision"] == "block"
+
+
+def test_iteration_limit_lets_claude_stop(ralph: Ralph) -> None:
+    start(ralph, "--max-iterations", "2")
+    assert answer(stop(ralph))["decision"] == "block"
+    last = answer(stop(ralph, active=True))
+    assert "decision" not in last
+    assert "max-iterations" in last["systemMessage"]
+    assert state(ralph)["verdict"]["verdict"] == "max-iterations"
+
+
+def test_breaker_opens_and_lets_claude_stop(ralph: Ralph) -> None:
+    ralph.makepyproject("[tool.ralph-verify]\nstall-no-change = 1\n")
+    start(ralph)
+    first = answer(stop(ralph))
+    assert first["decision"] == "block"
+    assert "change your approach" in first["reason"]  # half-open: the note goes to the agent
+    second = answer(stop(ralph, active=True))
+    assert "decision" not in second
+    assert "stalled" in second["systemMessage"]
+    assert state(ralph)["verdict"]["verdict"] == "stalled"
+
+
+def test_cancel_ends_the_loop(ralph: Ralph) -> None:
+    start(ralph)
+    assert answer(stop(ralph))["decision"] == "block"
+    cancelled = ralph.run("cancel")
+    assert cancelled.ret == 0 and "cancelled" in cancelled.out
+    assert state(ralph)["verdict"]["verdict"] == "cancelled"
+    assert stop(ralph, active=True).out == ""
+
+
+def test_cancel_file_seen_by_the_hook(ralph: Ralph) -> None:
+    """``cancel`` while the hook runs leaves .ralph/cancel: the next stop ends the loop."""
+    start(ralph)
+    (ralph.path / ".ralph" / "cancel").write_text("cancel\n")
+    result = answer(stop(ralph))
+    assert "decision" not in result and "cancelled" in result["systemMessage"]
+    assert state(ralph)["verdict"]["verdict"] == "cancelled"
+
+
+def test_blocked_promise_in_the_last_message_stops(ralph: Ralph) -> None:
+    start(ralph)
+    echoed = answer(stop(ralph, message="<promise>BLOCKED: the reason</promise>"))
+    assert echoed["decision"] == "block"  # the template's example, echoed: does not count
+    own = answer(stop(ralph, active=True,
+                      message="I need an API key.\n<promise>BLOCKED: no API key</promise>"))
+    assert "decision" not in own and "no API key" in own["systemMessage"]
+    assert state(ralph)["verdict"]["verdict"] == "blocked"
+
+
+def test_block_cap_is_reported_before_claude_code_ends_the_turn(ralph: Ralph) -> None:
+    ralph.env["CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"] = "2"
+    start(ralph)
+    first = answer(stop(ralph, active=False))
+    assert "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP" not in first["systemMessage"]
+    second = answer(stop(ralph, active=True))
+    assert second["decision"] == "block"
+    assert "ends a turn after 2 Stop-hook blocks" in second["systemMessage"]
+    assert "send any message" in second["systemMessage"]
+    assert state(ralph)["hook"]["blocks_in_a_row"] == 2
+    ralph.run("status").stdout.fnmatch_lines(["*note: Claude Code ends a turn after 2*"])
+    # A new turn (stop_hook_active false) starts counting again.
+    third = answer(stop(ralph, active=False))
+    assert state(ralph)["hook"]["blocks_in_a_row"] == 1
+    assert "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP" not in third["systemMessage"]
+
+
+def test_start_warns_when_the_loop_is_longer_than_the_block_cap(ralph: Ralph) -> None:
+    assert "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP" in start(ralph, "--max-iterations", "20").out
+
+
+def test_codex_stop_hook(ralph: Ralph) -> None:
+    start(ralph, "--max-iterations", "3")
+    blocked = answer(stop(ralph, "c-1", action="codex-stop"))
+    assert blocked["decision"] == "block" and "done.txt" in blocked["reason"]
+    assert set(blocked) == {"decision", "reason", "systemMessage"}  # Codex's output schema
+    assert state(ralph)["hook"]["agent"] == "codex"
+    assert stop(ralph, "c-1", action="claude-stop").out == ""  # another agent: not ours
+    # No block cap in Codex: max-iterations bounds the blocks, whatever stop_hook_active says.
+    assert answer(stop(ralph, "c-1", active=True, action="codex-stop"))["decision"] == "block"
+    last = answer(stop(ralph, "c-1", active=True, action="codex-stop"))
+    assert "decision" not in last and "max-iterations" in last["systemMessage"]
+
+
+class Crash:
+    """A policy plugin with a bug."""
+
+    @hookimpl
+    def ralph_iteration_end(self) -> None:
+        raise RuntimeError("plugin bug")
+
+
+def test_a_crash_lets_claude_stop_and_is_logged(ralph: Ralph) -> None:
+    start(ralph)
+    result = answer(stop(ralph, plugins=(Crash(),)))
+    assert "decision" not in result
+    assert "failed" in result["systemMessage"] and ".ralph/hook.log" in result["systemMessage"]
+    log = (ralph.path / ".ralph" / "hook.log").read_text()
+    assert "RuntimeError: plugin bug" in log
+    assert not (ralph.path / ".ralph" / "lock").exists()
+
+
+def test_broken_state_or_config_lets_claude_stop(ralph: Ralph) -> None:
+    start(ralph)
+    (ralph.path / ".ralph" / "state.json").write_text("{cut")
+    result = answer(stop(ralph))
+    assert "decision" not in result and "failed" in result["systemMessage"]
+    ralph.makepyproject("[tool.ralph-verify]\nno-such-key = 1\n")
+    result = answer(stop(ralph))
+    assert "decision" not in result and "no-such-key" in result["systemMessage"]
+
+
+def test_checks_over_the_time_budget_let_claude_stop(ralph: Ralph) -> None:
+    ralph.makepyproject("[tool.ralph-verify]\nhook-timeout = 8\n")
+    slow = ("cmd:\"python -c \\\"import os,time; time.sleep(30 if os.path.exists('slow') "
+            "else 0); raise SystemExit(1)\\\"\"")
+    assert ralph.run("start", "--until", slow).ret == 0
+    ralph.makefile("slow", "")
+    result = answer(stop(ralph))
+    assert result.get("decision") is None
+    assert "time budget" in result["systemMessage"]
+    assert result_took_less_than(ralph, 8)
+    assert "time budget" in (ralph.path / ".ralph" / "hook.log").read_text()
+
+
+def result_took_less_than(ralph: Ralph, seconds: float) -> bool:
+    history = (ralph.path / ".ralph" / "history.jsonl").read_text().splitlines()
+    return float(json.loads(history[-1])["duration_s"]) < seconds
+
+
+def test_a_run_session_is_not_driven_by_the_hook(ralph: Ralph) -> None:
+    (ralph.path / ".ralph").mkdir()
+    (ralph.path / ".ralph" / "state.json").write_text(json.dumps(
+        {"session": "x", "status": "running", "agent": "claude", "iteration": 1}))
+    assert stop(ralph).out == ""
+
+
+def test_start_when_everything_passes_already(ralph: Ralph) -> None:
+    ralph.makefile("done.txt", "")
+    assert "passes already" in start(ralph).out
+    assert state(ralph)["verdict"]["verdict"] == "complete"
+    assert stop(ralph).out == ""
