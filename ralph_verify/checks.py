@@ -252,10 +252,9 @@ class CheckRegistry:
             return SpecError(problem, text, position, source=spec.source, hint=hint)
 
         if check_type is None:
-            # Suggest a canonical name before an alias ('tests' rather than 'pytest').
-            close = (difflib.get_close_matches(spec.name, list(self._types), n=1)
-                     or difflib.get_close_matches(spec.name, list(self._aliases), n=1))
-            did_you_mean = f"did you mean {close[0]!r}? " if close else ""
+            # Match names and aliases, suggest the canonical name ('tests', not 'pytest').
+            close = difflib.get_close_matches(spec.name, list(self._aliases), n=1)
+            did_you_mean = f"did you mean {self._aliases[close[0]]!r}? " if close else ""
             raise fail(f"unknown check {spec.name!r}", spec.name_offset,
                        hint=f"{did_you_mean}known checks: {self.known_names()}")
         if spec.negated and not check_type.negatable:

@@ -32,7 +32,7 @@ def test_same_fingerprint_folds_into_one_group_with_a_count_and_one_example() ->
     assert text.count("[7x] assert 0 == 1") == 1
     assert "at tests/test_a.py::t0 (also tests/test_a.py::t1" in text
     assert "and 3 more" in text
-    assert "Shown: all 1 failure groups (7 failures); nothing left out." in text
+    assert "Shown: all 1 failure group (7 failures); nothing left out." in text
     assert PREAMBLE in text
 
 

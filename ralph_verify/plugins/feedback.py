@@ -51,6 +51,10 @@ class Group:
         return "\n".join(lines)
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _one_line(text: str, limit: int = 300) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 3] + "..."
@@ -138,13 +142,14 @@ def format_feedback(verification: Verification, budget: int) -> str:
     shown_groups = sum(len(c) for c in chosen.values())
     shown_failures = sum(len(g.failures) for c in chosen.values() for g in c)
     if shown_groups == total_groups:
-        closing = (f"Shown: all {total_groups} failure groups ({total_failures} failures); "
-                   "nothing left out.")
+        closing = (f"Shown: all {_count(total_groups, 'failure group')} "
+                   f"({_count(total_failures, 'failure')}); nothing left out.")
     else:
-        closing = (f"Shown: {shown_groups} of {total_groups} failure groups "
-                   f"({shown_failures} of {total_failures} failures); left out "
-                   f"{total_groups - shown_groups} groups ({total_failures - shown_failures} "
-                   f"failures) to stay within {budget} characters.")
+        closing = (f"Shown: {shown_groups} of {_count(total_groups, 'failure group')} "
+                   f"({shown_failures} of {_count(total_failures, 'failure')}); left out "
+                   f"{_count(total_groups - shown_groups, 'group')} "
+                   f"({_count(total_failures - shown_failures, 'failure')}) "
+                   f"to stay within {budget} characters.")
     text = redact("\n\n".join(parts) + "\n\n" + closing)
     if len(text) > budget:
         note = f"\n[feedback cut at {budget} characters]"

@@ -49,7 +49,8 @@ def ralph_verification_finish(config: Config, verification: Verification) -> Non
         return
     stream = output_stream(config)
     width = max((len(r.spec) for r in verification.results), default=8)
-    print(f"ralph-verify check · {verification.root} · {len(verification.results)} checks",
+    count = len(verification.results)
+    print(f"ralph-verify check · {verification.root} · {count} check{'s' if count != 1 else ''}",
           file=stream)
     for result in verification.results:
         print(result_line(result, stream, width), file=stream)
