@@ -173,6 +173,9 @@ class _Run:
 
         resume = bool(self.config.get("resume"))
         previous = self.state.read_state() if resume else None
+        if resume and previous is None:
+            raise UsageError(f"nothing to resume: no session in {self.root} "
+                             "(.ralph/state.json not found)")
         session_id = str(previous.get("session")) if previous else _new_session_id()
         note = self.state.acquire_lock(session_id)
         try:
@@ -216,6 +219,7 @@ class _Run:
             config.stash[PROMISES_KEY] = []
             session.baseline = self._verify(checks, mark=False)
             self.state.write_verification(0, session.baseline)
+            self.display.checks = records.passed_text(session.baseline)
             self.display.line(records.verification_line("baseline", session.baseline))
             if session.baseline.errored:
                 return self._baseline_error(session.baseline)
@@ -453,12 +457,20 @@ def make_agent(config: Config) -> Agent:
 
 
 def run_session(config: Config) -> int:
-    """The ``run`` command."""
+    """The ``run`` command; ``--json [FILE]`` writes the session's result as JSON."""
     import json
 
+    from ralph_verify.redact import redact
+    from ralph_verify.state_files import write_text_atomic
+
     result = Loop.from_config(config).run()
-    if getattr(config.option, "json", None) == "-":
-        sys.stdout.write(json.dumps(result.to_json(), indent=2) + "\n")
+    target = getattr(config.option, "json", None)
+    if target is not None:
+        text = redact(json.dumps(result.to_json(), indent=2)) + "\n"
+        if target == "-":
+            sys.stdout.write(text)
+        else:
+            write_text_atomic(Path(config.invocation_dir, target), text)
     return result.exit_code
 
 

@@ -71,7 +71,11 @@ def test_cancel_from_another_terminal_then_resume(ralph: Ralph) -> None:
     assert data["session"] == session and data["iteration"] == 2
     assert [line["iteration"] for line in history(ralph)] == [1, 2]
     assert data["plugin_state"]["budget"]["calls"][0] < data["plugin_state"]["budget"]["calls"][1]
-    assert ralph.run("run", "--resume").ret == 2  # complete: nothing to resume
+    done = ralph.run("run", "--resume")
+    assert done.ret == 2 and f"session {session} is already complete" in done.err
+    (ralph.path / ".ralph" / "state.json").unlink()
+    nothing = ralph.run("run", "--resume")
+    assert nothing.ret == 2 and "nothing to resume: no session in" in nothing.err
 
 
 def test_rate_limit_waits_with_a_countdown_and_can_be_cancelled(ralph: Ralph) -> None:
