@@ -49,6 +49,14 @@ RULES: dict[str, tuple[str, int]] = {
     "no-progress": ("stall-no-progress", 5),
 }
 NOTE_FAILURES = 10
+ADVICE = {
+    "same-errors": "Repeating the same fix will not work: re-read the failing output, question "
+                   "your assumptions about the cause, and try a different approach.",
+    "no-change": "Make a concrete change to the project's files this time; if you cannot go "
+                 "on, say why with a BLOCKED promise as described above.",
+    "no-progress": "The failures are not getting fewer: step back, find the root cause of the "
+                   "first failure below, and try a different approach.",
+}
 
 
 @hookimpl
@@ -255,10 +263,9 @@ def advance(state: BreakerState, iteration: Iteration, verification: Verificatio
 def render_note(state: BreakerState, verification: Verification) -> str:
     """The half-open note: change your approach, and the failures that keep coming back."""
     lines = ["## The same failures persist: change your approach",
-             f"ralph-verify's stall breaker noticed that {state.reason}. Repeating the same "
-             "fix will not work: re-read the failing output, question your assumptions about "
-             "the cause, and try a different approach. If the next iteration repeats, the "
-             "loop stops as stalled."]
+             f"ralph-verify's stall breaker noticed that {state.reason}. "
+             f"{ADVICE.get(state.rule or '', '')} If the next iteration repeats this, the loop "
+             "stops as stalled."]
     seen: dict[str, str] = {}
     for result in verification.results:
         if result.status is Status.ERROR:
@@ -308,20 +315,38 @@ def ralph_prompt_notes(session: Session, iteration: Iteration) -> str | None:
     return state.note if state.state == HALF_OPEN and state.note else None
 
 
+def _update(session: Session, iteration: Iteration, verification: Verification) -> BreakerState:
+    """Count the iteration once (whichever hook comes first) and say when the circuit moves."""
+    state = load(session)
+    before = state.state
+    advance(state, iteration, verification)
+    save(session, state)
+    display = session.config.stash.get("ralph.display")
+    if display is not None and state.state != before:
+        display.line(announcement(state))
+    return state
+
+
+def announcement(state: BreakerState) -> str:
+    """The terminal line for a move of the circuit."""
+    if state.state == HALF_OPEN:
+        return (f"breaker half-open ({state.rule}): {state.reason}; the next prompt asks the "
+                "agent to change its approach")
+    if state.state == OPEN:
+        return f"breaker open ({state.rule}): {state.reason}"
+    return "breaker closed again: the iteration after the warning made a difference"
+
+
 @hookimpl
 def ralph_iteration_end(session: Session, iteration: Iteration,
                         verification: Verification) -> None:
-    state = load(session)
-    advance(state, iteration, verification)
-    save(session, state)
+    _update(session, iteration, verification)
 
 
 @hookimpl
 def ralph_iteration_verdict(session: Session, iteration: Iteration,
                             verification: Verification) -> VerdictProposal | None:
-    state = load(session)
-    advance(state, iteration, verification)  # counted once, whichever hook comes first
-    save(session, state)
+    state = _update(session, iteration, verification)
     if state.state != OPEN:
         return None
     return VerdictProposal(Verdict.STALLED, f"stall breaker ({state.rule}): {state.reason}",
@@ -329,11 +354,11 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration,
 
 
 def describe(state: dict[str, Any]) -> str:
-    """One line for ``status`` and the terminal: state, counters against thresholds."""
+    """What ``status`` shows after ``breaker:``: the state, counters against thresholds."""
     counters = state.get("counters", {})
     limits = state.get("thresholds", {})
     parts = [f"{rule} {counters.get(rule, 0)}/{limits.get(rule, '?')}" for rule in RULES]
-    text = f"breaker {state.get('state', CLOSED)} ({', '.join(parts)})"
+    text = f"{state.get('state', CLOSED)} ({', '.join(parts)})"
     if state.get("reason"):
         text += f": {state['reason']}"
     return text

@@ -183,12 +183,19 @@ def ralph_session_start(session: Session) -> None:
     from ralph_verify.integrity.baseline import test_total
 
     session.plugin_state[NAME] = {
-        "baseline": str(baseline_path(session.root)),
+        "baseline": baseline_path(session.root).relative_to(session.root).as_posix(),
         "taken_at": picture.get("taken_at"),
         "tests": test_total(picture),
         "markers": sum(len(m) for m in picture.get("markers", {}).values()),
         "settings": len(picture.get("settings", [])),
     }
+
+
+def describe(state: dict[str, Any]) -> str:
+    """What ``status`` shows after ``integrity:``."""
+    return (f"baseline of {state.get('tests')} tests, {state.get('markers')} markers and "
+            f"suppressions, {state.get('settings')} gating settings, taken "
+            f"{state.get('taken_at')} ({state.get('baseline')})")
 
 
 @hookimpl

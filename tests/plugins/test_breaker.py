@@ -222,7 +222,7 @@ def test_describe_names_the_state_and_counters(ralph: Ralph) -> None:
     driver = Driver(ralph, same)
     driver.step(same, files=())
     assert breaker.describe(driver.state) == (
-        "breaker closed (same-errors 1/5, no-change 1/3, no-progress 1/5)")
+        "closed (same-errors 1/5, no-change 1/3, no-progress 1/5)")
 
 
 @pytest.mark.parametrize(("spec", "metric", "gap"), [
