@@ -31,6 +31,9 @@ def test_ctrl_c_kills_the_agent_group_and_records_cancelled(ralph: Ralph) -> Non
                      "files:done.txt", "write done.txt")
     try:
         pids = _agent_pids(ralph, run)
+        status = ralph.run("status")
+        status.stdout.fnmatch_lines([f"session * · running (pid {run.proc.pid}), agent",
+                                     "iteration 1/20 · *"])
         run.interrupt()
         assert run.wait() == 130, run.output()
     finally:
