@@ -94,3 +94,18 @@ def test_rate_limit_waits_with_a_countdown_and_can_be_cancelled(ralph: Ralph) ->
     assert "waiting 59m" in run.output()
     assert len(history(ralph)) == 2  # iteration 2 was cancelled while it waited
     assert history(ralph)[1]["agent"] is None
+
+
+def test_the_cancel_file_alone_stops_the_run(ralph: Ralph) -> None:
+    """The portable path (no signals, as on Windows): the run watches .ralph/cancel."""
+    run = Background(ralph, "run", "--agent", agent(ralph, HANGING_AGENT), "--until",
+                     "files:done.txt", "write done.txt")
+    try:
+        pids = _agent_pids(ralph, run)
+        (ralph.path / ".ralph" / "cancel").write_text("stop")
+        assert run.wait() == 130, run.output()
+    finally:
+        run.kill()
+    assert not any(pid_alive(pid) for pid in pids)
+    assert state(ralph)["verdict"]["reason"] == "cancelled by 'ralph-verify cancel'"
+    assert not (ralph.path / ".ralph" / "cancel").exists()

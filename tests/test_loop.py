@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from ralph_verify import Loop, Verdict
+from ralph_verify.agents import AgentRequest, AgentResult
 from ralph_verify.iteration import Iteration
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import CALC, CALC_TESTS, agent, history, prompt, state
@@ -228,3 +229,24 @@ def test_status_after_a_run(ralph: Ralph, json_flag: bool) -> None:
                                  "verdict: max-iterations — reached the limit of 1*",
                                  "logs: .ralph/iterations/001"])
     assert ralph.run("status", "--json").json()["verdict"]["verdict"] == "max-iterations"
+
+
+class _PricedAgent:
+    """An agent object (the Python API accepts any ``Agent``) that reports its cost."""
+
+    name = "priced"
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        request.log_path.write_text("spent some money\n")
+        return AgentResult(exit_code=0, duration_s=0.01, text="spent some money\n",
+                           cost_usd=0.75, input_tokens=1000, output_tokens=50)
+
+
+def test_max_cost_with_an_agent_that_reports_cost(ralph: Ralph) -> None:
+    result = Loop(agent=_PricedAgent(), until="files:done.txt", task="x", root=ralph.path,
+                  quiet=True, args=["--max-cost", "2", "-p", "no:breaker"]).run()
+    assert result.verdict is Verdict.BUDGET and result.exit_code == 13
+    assert len(result.iterations) == 3  # 0.75, 1.50, 2.25 >= 2
+    assert result.reason == "the agent reported $2.25, the limit is $2.00 (--max-cost)"
+    line = history(ralph)[0]
+    assert line["agent"]["cost_usd"] == 0.75 and line["agent"]["input_tokens"] == 1000
