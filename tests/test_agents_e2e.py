@@ -1,0 +1,128 @@
+"""``ralph-verify run`` with the real Claude Code, Codex and aider, offline.
+
+Each CLI is installed once per machine (tests/agents_setup.py) and talks only
+to the scripted model server on 127.0.0.1. The script is a two-iteration loop:
+iteration 1 writes a wrong ``add()``, the tests fail; iteration 2's request to
+the model carries that failure (the feedback), the model fixes ``add()``, the
+session ends ``complete``.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ralph_verify.testing import Ralph
+from ralph_verify.testing_server import (
+    ModelServer,
+    RecordedRequest,
+    Step,
+    aider_whole,
+    claude_write,
+    codex_exec,
+    text,
+)
+from tests.agents_setup import MODEL, AgentCLI
+
+pytestmark = pytest.mark.agents_e2e
+
+WRONG = "def add(a, b):\n    return a - b\n"
+RIGHT = "def add(a, b):\n    return a + b\n"
+TASK = "Implement add() in calc.py so that the tests pass."
+#: What iteration 1's verification says, and only it (the baseline failure differs).
+FAILURE = "assert -1 == 5"
+TEST_ID = "tests/test_calc.py::test_add"
+
+
+def make_project(ralph: Ralph) -> None:
+    ralph.makepyfile(calc="def add(a, b):\n    raise NotImplementedError\n",
+                     **{"tests/test_calc": "from calc import add\n\n\n"
+                                           "def test_add():\n    assert add(2, 3) == 5\n"})
+    ralph.makefile(".gitignore", ".ralph/\n")
+    ralph.git_init()
+
+
+def run_loop(ralph: Ralph, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """``ralph-verify run`` in a child process with the CLI's clean, offline environment."""
+    argv = [sys.executable, "-m", "ralph_verify", "run", "--until", "tests",
+            "--max-iterations", "4", "--agent-timeout", "60", "--json", "-", *args, TASK]
+    return subprocess.run(argv, cwd=ralph.path, env=env, capture_output=True, text=True,
+                          timeout=240, stdin=subprocess.DEVNULL)
+
+
+def check_session(ralph: Ralph, proc: subprocess.CompletedProcess[str], server: ModelServer,
+                  iteration_2: RecordedRequest) -> None:
+    """The loop's verdict, the fix on disk, and the feedback in the model's second request."""
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    result = json.loads(proc.stdout[proc.stdout.index("{"):])
+    assert result["verdict"] == "complete", result
+    assert len(result["iterations"]) == 2, result
+    assert (ralph.path / "calc.py").read_text() == RIGHT
+    assert not server.errors, [r.error for r in server.errors]
+    assert server.steps_left == 0
+    first = server.model_requests()[0]
+    assert FAILURE not in first.text  # the baseline failed differently (NotImplementedError)
+    prompt = iteration_2.last_user_text()
+    assert TEST_ID in prompt and FAILURE in prompt, prompt[-2000:]
+
+
+#: Iteration 1's last words: in iteration 2's request only when the session is continued.
+SAID = "Implemented add()."
+CONTINUE = pytest.mark.parametrize("continued", [False, True], ids=["fresh", "continue-session"])
+
+
+@CONTINUE
+def test_claude_two_iterations(ralph: Ralph, claude_cli: AgentCLI, agent_home: Path,
+                               model_server: ModelServer, continued: bool) -> None:
+    make_project(ralph)
+    model_server.script(claude_write("calc.py", WRONG), text(SAID),
+                        claude_write("calc.py", RIGHT), text("Fixed the sign."))
+    env = claude_cli.env(agent_home, model_server.url)
+    proc = run_loop(ralph, env, "--agent", "claude", "--yolo", "--model", "claude-test-model",
+                    *(["--continue-session"] if continued else []))
+    requests = model_server.model_requests("anthropic")
+    assert len(requests) == 4
+    check_session(ralph, proc, model_server, requests[2])
+    assert {r.body["model"] for r in requests} == {"claude-test-model"}
+    assert all(r.stream and r.query == "beta=true" for r in requests)
+    # Fresh: iteration 2 starts a new conversation; continued: it carries iteration 1's.
+    assert (SAID in json.dumps(requests[2].body["messages"])) is continued
+
+
+@CONTINUE
+def test_codex_two_iterations(ralph: Ralph, codex_cli: AgentCLI, agent_home: Path,
+                              model_server: ModelServer, continued: bool) -> None:
+    make_project(ralph)
+    model_server.script(codex_exec(f"cat > calc.py <<'EOF'\n{WRONG}EOF"), text(SAID),
+                        codex_exec(f"cat > calc.py <<'EOF'\n{RIGHT}EOF"),
+                        text("Fixed the sign."))
+    env = codex_cli.env(agent_home, model_server.url)
+    proc = run_loop(ralph, env, "--agent", "codex", "--yolo", "--model", MODEL,
+                    *(["--continue-session"] if continued else []))
+    requests = model_server.model_requests("responses")
+    assert len(requests) == 4
+    check_session(ralph, proc, model_server, requests[2])
+    assert requests[0].cwd == str(ralph.path)
+    assert (SAID in json.dumps(requests[2].body["input"])) is continued
+
+
+def test_aider_two_iterations(ralph: Ralph, aider_cli: AgentCLI, agent_home: Path,
+                              model_server: ModelServer) -> None:
+    make_project(ralph)
+    steps: list[Step] = [aider_whole("calc.py", WRONG, note=SAID),
+                         aider_whole("calc.py", RIGHT, note="Fixed the sign.")]
+    model_server.script(*steps)
+    env = aider_cli.env(agent_home, model_server.url)
+    del env["AIDER_OPENAI_API_BASE"]  # given below through --agent-arg instead
+    proc = run_loop(ralph, env, "--agent", "aider", "--model", f"openai/{MODEL}",
+                    "--agent-arg=--edit-format=whole",
+                    f"--agent-arg=--openai-api-base={model_server.url}/v1")
+    requests = model_server.model_requests("chat")
+    assert len(requests) == 2
+    check_session(ralph, proc, model_server, requests[1])
+    history = ralph.path / ".ralph" / "agent" / "aider.chat.history.md"
+    assert history.is_file() and not (ralph.path / ".aider.chat.history.md").exists()
