@@ -39,7 +39,9 @@ class Display:
         self.checks = ""
         self._phase = "starting"
         self._phase_started = time.monotonic()
-        self._lock = threading.Lock()
+        # Re-entrant: a signal handler (Ctrl-C) may update the phase while the main thread
+        # is inside line().
+        self._lock = threading.RLock()
         self._shown = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None

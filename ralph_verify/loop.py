@@ -213,6 +213,9 @@ class _Run:
         template = load_template(config.get("template"), config.invocation_dir)
         self.display.max_iterations = session.max_iterations
         config.hook.ralph_session_prepare(session=session)
+        if previous is None:
+            # Only now, when nothing refused to start: the last session's files go.
+            self.state.clear_session_files()
         self.display.line(records.header(session, config, previous))
         if session.baseline is None:
             self.display.phase("verifying the baseline")
@@ -313,7 +316,6 @@ class _Run:
         from ralph_verify.records import read_task
 
         config = self.config
-        self.state.clear_session_files()
         session = Session(id=session_id, root=self.root, dir=self.state.path, config=config,
                           task=read_task(config), max_iterations=int(config.get("max_iterations")),
                           started_at=now_iso())

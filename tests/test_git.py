@@ -60,6 +60,7 @@ def test_uncommitted_changes_refused_unless_allow_dirty(ralph: Ralph) -> None:
     assert "--allow-dirty" in refused.err
     assert ralph.git("branch", "--show-current").strip() == "main"
     assert not (ralph.path / ".ralph" / "iterations" / "000").exists()  # nothing verified
+    assert not (ralph.path / ".ralph" / "state.json").exists()
 
     allowed = ralph.run("run", "--agent", agent(ralph, STEPS), "--until", "files:done.txt",
                         "--allow-dirty", "step")
@@ -104,3 +105,16 @@ def test_outside_git_files_changed_come_from_snapshots(ralph: Ralph) -> None:
     assert [line["files_changed"] for line in history(ralph)] == [
         ["pkg/a.py"], ["pyproject.toml"], ["done.txt"]]
     assert state(ralph)["plugin_state"]["checkpoint"] == {"commits": {}, "git": False}
+
+
+def test_a_refused_run_keeps_the_last_sessions_files(ralph: Ralph) -> None:
+    ralph.git_init()
+    assert ralph.run("run", "--agent", agent(ralph, STEPS), "--until", "files:done.txt",
+                     "step").ret == 0
+    session = state(ralph)["session"]
+    ralph.makefile("notes.txt", "mine\n")
+    assert ralph.run("run", "--agent", agent(ralph, STEPS), "--until", "files:done.txt",
+                     "step").ret == 2
+    assert state(ralph)["session"] == session
+    assert len(history(ralph)) == 3
+    assert ralph.run("rollback", "2").ret == 2  # the dirty tree still protects notes.txt
