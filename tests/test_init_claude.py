@@ -1,0 +1,98 @@
+"""``ralph-verify init claude`` / ``init codex``: merge the hooks, keep everything else."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.testing import Ralph
+
+HOOK = "python -m ralph_verify"
+
+
+def settings(ralph: Ralph) -> dict[str, Any]:
+    data = json.loads((ralph.path / ".claude" / "settings.json").read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def commands(data: dict[str, Any], event: str) -> list[str]:
+    return [h["command"] for group in data["hooks"].get(event, []) for h in group["hooks"]]
+
+
+def test_init_claude_writes_the_hooks(ralph: Ralph) -> None:
+    result = ralph.run("init", "claude", "--hook-command", HOOK)
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines([
+        "ralph-verify init claude · .claude/settings.json: created",
+        "  added: the Stop hook ralph-verify hook claude-stop",
+        "  added: the PreToolUse hook ralph-verify hook claude-pretool",
+        "  added: env CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=1000*",
+    ])
+    data = settings(ralph)
+    stop = data["hooks"]["Stop"][0]["hooks"][0]
+    assert stop == {"type": "command", "command": f"{HOOK} hook claude-stop", "timeout": 600}
+    guard = data["hooks"]["PreToolUse"][0]
+    assert "Bash" in guard["matcher"] and "Write" in guard["matcher"]
+    assert guard["hooks"][0]["command"] == f"{HOOK} hook claude-pretool"
+    assert data["env"] == {"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "1000"}
+
+
+def test_init_claude_merges_without_clobbering_and_is_idempotent(ralph: Ralph) -> None:
+    mine: dict[str, Any] = {
+        "permissions": {"allow": ["Bash(npm test)"], "deny": ["Read(./secrets/**)"]},
+        "env": {"FOO": "1", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "50"},
+        "hooks": {
+            "PostToolUse": [{"matcher": "Write|Edit",
+                             "hooks": [{"type": "command", "command": "ruff format"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+        },
+        "model": "opus",
+    }
+    path = ralph.makefile(".claude/settings.json", json.dumps(mine, indent=4))
+    result = ralph.run("init", "claude", "--hook-command", HOOK)
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines(["*: updated",
+                                 "*kept your: env CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=50"])
+    data = settings(ralph)
+    assert data["permissions"] == mine["permissions"] and data["model"] == "opus"
+    assert data["env"] == mine["env"]
+    assert data["hooks"]["PostToolUse"] == mine["hooks"]["PostToolUse"]
+    assert commands(data, "Stop") == ["notify-send done", f"{HOOK} hook claude-stop"]
+    assert list(data) == list(mine)  # key order kept
+
+    text = path.read_text()
+    again = ralph.run("init", "claude", "--hook-command", "ralph-verify")
+    assert again.ret == 0
+    again.stdout.fnmatch_lines(["*: unchanged", "  kept: the Stop hook*",
+                                "  kept: the PreToolUse*"])
+    assert path.read_text() == text
+
+
+def test_init_claude_dry_run_and_no_guard(ralph: Ralph) -> None:
+    dry = ralph.run("init", "claude", "--dry-run", "--no-guard", "--hook-command", HOOK)
+    assert dry.ret == 0
+    dry.stdout.fnmatch_lines(["+++ b/.claude/settings.json", "*claude-stop*",
+                              "*: would change"])
+    assert "claude-pretool" not in dry.out
+    assert not (ralph.path / ".claude").exists()
+
+
+def test_init_claude_refuses_broken_json(ralph: Ralph) -> None:
+    path = ralph.makefile(".claude/settings.json", "{\"hooks\": ")
+    result = ralph.run("init", "claude")
+    assert result.ret == 2
+    assert "not valid JSON" in result.err and "nothing was changed" in result.err
+    assert path.read_text() == "{\"hooks\": "
+
+
+def test_init_codex_writes_codex_home_hooks(ralph: Ralph, tmp_path: Path) -> None:
+    home = tmp_path / "codex-home"
+    ralph.env["CODEX_HOME"] = str(home)
+    result = ralph.run("init", "codex", "--hook-command", HOOK)
+    assert result.ret == 0, result
+    data = json.loads((home / "hooks.json").read_text())
+    assert data == {"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": f"{HOOK} hook codex-stop", "timeout": 600}]}]}}
+    assert "--dangerously-bypass-hook-trust" in result.out
