@@ -95,8 +95,9 @@ class Display:
         try:
             width = os.get_terminal_size(self.stream.fileno()).columns
         except (OSError, ValueError, AttributeError):
-            width = 100
-        self.stream.write("\r\x1b[2K" + self.status_text()[: max(20, width - 1)])
+            width = 0
+        width = width if width >= 40 else 120  # 0: a terminal that does not say its size
+        self.stream.write("\r\x1b[2K" + self.status_text()[: width - 1])
         self.stream.flush()
         self._shown = True
 

@@ -376,6 +376,7 @@ class _Run:
         from ralph_verify.records import summary_lines
 
         self._finishing = True
+        self.display.phase(f"finished: {verdict.verdict.value}")
         session = self.session
         if session is None:  # cancelled before the session existed
             raise KeyboardInterrupt
