@@ -43,6 +43,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "junitxml",
     "github",
     "init",
+    "report",
     "files",
     "cmd",
     "promise",

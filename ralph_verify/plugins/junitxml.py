@@ -60,8 +60,13 @@ def ralph_configure(config: Config) -> None:
 @hookimpl
 def ralph_unconfigure(config: Config) -> None:
     writer = config.pluginmanager.get_plugin(WRITER)
-    if writer is not None:
-        config.pluginmanager.unregister(writer, WRITER)
+    if writer is None:
+        return
+    # A run that stopped at its baseline (a check could not decide) finishes no session.
+    session = config.stash.get("ralph.session")
+    if session is not None:
+        writer.add_session(session)
+    config.pluginmanager.unregister(writer, WRITER)
 
 
 class JUnitXmlWriter:
@@ -85,12 +90,23 @@ class JUnitXmlWriter:
 
     @hookimpl
     def ralph_session_start(self, session: Session) -> None:
-        if session.baseline is not None:
-            self.add("baseline", session.baseline)
+        self.add_session(session)
 
     @hookimpl
     def ralph_iteration_end(self, iteration: Iteration, verification: Verification) -> None:
         self.add(f"iteration {iteration.number}", verification)
+
+    @hookimpl
+    def ralph_session_finish(self, session: Session) -> None:
+        self.add_session(session)
+
+    def add_session(self, session: Session) -> None:
+        """The baseline and every verified iteration not written yet, in order."""
+        if session.baseline is not None:
+            self.add("baseline", session.baseline)
+        for iteration in session.iterations:
+            if iteration.verification is not None:
+                self.add(f"iteration {iteration.number}", iteration.verification)
 
     def feedback_of(self, verification: Verification, result: CheckResult) -> str:
         """The feedback the agent would read for this one check."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -91,3 +92,29 @@ def test_nothing_without_the_option(ralph: Ralph) -> None:
     assert result.ret == 1
     assert "::error" not in result.out
     assert not summary.exists()
+
+
+def test_a_run_annotates_its_last_verification_and_summarises_iterations(ralph: Ralph) -> None:
+    ralph.makefile("app.py", "import os\n")
+    ralph.git_init()
+    summary = ralph.path.parent / "summary.md"
+    ralph.env["GITHUB_STEP_SUMMARY"] = str(summary)
+    result = ralph.run("run", "--agent", 'cmd:"python -c pass"', "--until", "lint",
+                       "--max-iterations", "1", "--github", "fix it")
+    assert result.ret == 10, result  # max-iterations
+    annotations = [line for line in result.out.splitlines() if line.startswith("::")]
+    assert annotations == [
+        "::error file=app.py,line=1,col=8,title=ralph-verify lint%3A F401::F401 `os` imported "
+        "but unused%0A%0Afix (safe): Remove unused import: `os`"]
+    lines = summary.read_text(encoding="utf-8").splitlines()
+    reason = json.loads((ralph.path / ".ralph" / "state.json").read_text())["verdict"]["reason"]
+    assert lines[:6] == [
+        "## ralph-verify run: max-iterations",
+        "",
+        reason,
+        "",
+        "| iteration | verification | failing checks | seconds |",
+        "| --- | --- | --- | --- |",
+    ]
+    assert lines[6].startswith("| 1 | failed | `lint` | ")
+    assert "### Last verification" in lines

@@ -98,3 +98,29 @@ def test_secrets_are_redacted(ralph: Ralph) -> None:
 def test_no_file_without_the_option(ralph: Ralph) -> None:
     assert ralph.run("check", "--until", "files:pyproject.toml").ret == 0
     assert not list(ralph.path.glob("*.xml"))
+
+
+def test_a_run_writes_one_suite_per_verification(ralph: Ralph) -> None:
+    ralph.makefile("fix.py", "open('done.txt', 'w').close()\n")
+    ralph.git_init()
+    result = ralph.run("run", "--agent", 'cmd:"python fix.py"', "--until", "files:done.txt",
+                       "--junitxml", "junit.xml", "make done.txt")
+    assert result.ret == 0, result
+    suites = _suites(ralph.path / "junit.xml")
+    assert [suite.name for suite in suites] == ["baseline", "iteration 1"]
+    baseline = _cases(suites[0])
+    assert set(baseline) == {"files:done.txt", "integrity"}
+    (failure,) = baseline["files:done.txt"].result
+    assert isinstance(failure, Failure)
+    assert all(case.is_passed or case.is_skipped for case in _cases(suites[1]).values())
+
+
+def test_a_run_stopped_at_its_baseline_still_writes_the_file(ralph: Ralph) -> None:
+    ralph.git_init()
+    result = ralph.run("run", "--agent", 'cmd:"python -c pass"', "--until", 'cmd:"sleep 5"',
+                       "--timeout", "0.3", "--junitxml", "junit.xml", "task")
+    assert result.ret == 3, result
+    (suite,) = _suites(ralph.path / "junit.xml")
+    assert suite.name == "baseline"
+    (error,) = _cases(suite)['cmd:"sleep 5"'].result
+    assert isinstance(error, Error)

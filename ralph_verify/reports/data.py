@@ -1,0 +1,275 @@
+"""A session, read back from ``.ralph/``, as the numbers a report shows.
+
+Only the files are read, never the live objects, so the report of a finished
+session (``ralph-verify report``) and the one written at the end of ``run``
+are the same page. A missing or truncated file leaves its part empty; it is
+never an error, since a crashed session is exactly what one wants to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.errors import UsageError
+
+#: Checks whose metric is a percentage, drawn on the chart's right axis.
+PERCENT_CHECKS = frozenset({"coverage", "diffcover"})
+
+
+def problems(check: dict[str, Any]) -> float | None:
+    """How many problems a check record reports (``None``: it could not decide).
+
+    Failing tests for test checks, errors for lint and type checks, else the
+    number of failures the check listed.
+    """
+    if check.get("status") == "error":
+        return None
+    counts = check.get("counts") or {}
+    if "failed" in counts:
+        return float(counts.get("failed", 0) + counts.get("errors", 0))
+    if "errors" in counts:
+        return float(counts["errors"])
+    failures = check.get("failures", 0)
+    return float(failures if isinstance(failures, int) else len(failures))
+
+
+def series_value(check: dict[str, Any]) -> float | None:
+    """The number charted for a check: its percentage, or its number of problems."""
+    if check.get("name") in PERCENT_CHECKS:
+        metric = check.get("metric")
+        return float(metric) if isinstance(metric, (int, float)) else None
+    return problems(check)
+
+
+@dataclass
+class FileStat:
+    path: str
+    added: int | None = None
+    removed: int | None = None
+
+
+@dataclass
+class IterationData:
+    """One line of history.jsonl, with what its files add."""
+
+    number: int
+    record: dict[str, Any]
+    verification: dict[str, Any] | None
+    #: The feedback the agent read in this iteration's prompt (the previous verification's).
+    feedback_sent: str = ""
+    diffstat: list[FileStat] = field(default_factory=list)
+
+    @property
+    def checks(self) -> list[dict[str, Any]]:
+        return list(self.record.get("checks") or [])
+
+    @property
+    def agent(self) -> dict[str, Any]:
+        return dict(self.record.get("agent") or {})
+
+    @property
+    def breaker(self) -> str:
+        state = (self.record.get("plugin_state") or {}).get("breaker") or {}
+        return str(state.get("state", "closed"))
+
+    @property
+    def verification_s(self) -> float:
+        return float((self.verification or {}).get("duration_s") or 0.0)
+
+
+@dataclass
+class Repeat:
+    """A failure fingerprint seen in two or more verifications in a row."""
+
+    fingerprint: str
+    check: str
+    message: str
+    location: str | None
+    #: Verification numbers (0: baseline) it was seen in.
+    seen: list[int]
+    longest: int
+    still_failing: bool
+
+
+@dataclass
+class SessionData:
+    """Everything the report shows, from one ``.ralph/`` folder."""
+
+    dir: Path
+    state: dict[str, Any]
+    baseline: dict[str, Any] | None
+    iterations: list[IterationData]
+
+    @property
+    def session(self) -> str:
+        return str(self.state.get("session", "?"))
+
+    @property
+    def verdict(self) -> dict[str, Any]:
+        return dict(self.state.get("verdict") or {})
+
+    def verification(self, number: int) -> dict[str, Any] | None:
+        if number == 0:
+            return self.baseline
+        for iteration in self.iterations:
+            if iteration.number == number:
+                return iteration.verification
+        return None
+
+    def specs(self) -> list[tuple[str, str]]:
+        """(spec, check name) of every check seen, in the order of the first verification."""
+        seen: dict[str, str] = {}
+        sources = [self.baseline.get("checks", [])] if self.baseline else []
+        sources += [it.checks for it in self.iterations]
+        for checks in sources:
+            for check in checks:
+                seen.setdefault(str(check.get("spec")), str(check.get("name")))
+        return list(seen.items())
+
+    def totals(self) -> dict[str, float | int | None]:
+        agents = [it.agent for it in self.iterations]
+
+        def total(key: str) -> float | None:
+            values = [float(a[key]) for a in agents if isinstance(a.get(key), (int, float))]
+            return sum(values) if values else None
+
+        verification_s = sum(it.verification_s for it in self.iterations)
+        if self.baseline:
+            verification_s += float(self.baseline.get("duration_s") or 0.0)
+        return {
+            "wall_s": float(self.state.get("elapsed_s") or 0.0),
+            "agent_s": sum(float(a.get("duration_s") or 0.0) for a in agents),
+            "verification_s": verification_s,
+            "input_tokens": total("input_tokens"),
+            "output_tokens": total("output_tokens"),
+            "cost_usd": total("cost_usd"),
+        }
+
+    def repeats(self) -> list[Repeat]:
+        """Fingerprints that persisted across verifications, longest run first."""
+        verifications: list[tuple[int, dict[str, Any] | None]] = (
+            [(0, self.baseline)] if self.baseline else [])
+        verifications += [(it.number, it.verification) for it in self.iterations]
+        seen: dict[str, list[int]] = {}
+        example: dict[str, tuple[str, dict[str, Any]]] = {}
+        for number, verification in verifications:
+            for check in (verification or {}).get("checks", []):
+                for failure in check.get("failures", []):
+                    fingerprint = str(failure.get("fingerprint", ""))
+                    numbers = seen.setdefault(fingerprint, [])
+                    if number not in numbers:
+                        numbers.append(number)
+                    example.setdefault(fingerprint, (str(check.get("spec")), failure))
+        order = [number for number, _ in verifications]
+        last = order[-1] if order else None
+        found = []
+        for fingerprint, numbers in seen.items():
+            longest = _longest_run(numbers, order)
+            if longest < 2:
+                continue
+            spec, failure = example[fingerprint]
+            found.append(Repeat(fingerprint, spec, str(failure.get("message", "")),
+                                failure.get("location"), numbers, longest,
+                                last in numbers))
+        return sorted(found, key=lambda r: (-r.longest, r.seen[0], r.fingerprint))
+
+    def integrity_findings(self) -> list[tuple[int, dict[str, Any]]]:
+        """Failures of the ``integrity`` check: (first verification seen, failure), deduplicated."""
+        found: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
+        for iteration in self.iterations:
+            for check in (iteration.verification or {}).get("checks", []):
+                if check.get("name") != "integrity":
+                    continue
+                for failure in check.get("failures", []):
+                    key = (str(failure.get("fingerprint")), str(failure.get("location")))
+                    found.setdefault(key, (iteration.number, failure))
+        return list(found.values())
+
+
+def _longest_run(numbers: list[int], order: list[int]) -> int:
+    present = set(numbers)
+    best = run = 0
+    for number in order:
+        run = run + 1 if number in present else 0
+        best = max(best, run)
+    return best
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _read_history(path: Path) -> list[dict[str, Any]]:
+    records = []
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue  # a line cut by a crash
+                if isinstance(record, dict) and isinstance(record.get("iteration"), int):
+                    records.append(record)
+    except OSError:
+        pass
+    return records
+
+
+def diffstat(root: Path, before: str, after: str) -> list[FileStat] | None:
+    """``git diff --numstat`` between two checkpoint commits; ``None`` if git cannot tell."""
+    try:
+        proc = subprocess.run(["git", "diff", "--numstat", "-z", before, after], cwd=root,
+                              capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0:
+        return None
+    stats = []
+    fields = proc.stdout.decode("utf-8", "replace").split("\0")
+    index = 0
+    while index < len(fields) and fields[index]:
+        added, removed, path = [*fields[index].split("\t", 2), "", ""][:3]
+        if not path:  # a rename: the two paths follow
+            path = fields[index + 2] if index + 2 < len(fields) else ""
+            index += 2
+        stats.append(FileStat(path, int(added) if added.isdigit() else None,
+                              int(removed) if removed.isdigit() else None))
+        index += 1
+    return stats
+
+
+def load_session(ralph_dir: Path, session: str | None = None) -> SessionData:
+    """Read a session's files; ``session`` must be the one in ``state.json`` when given."""
+    state = _read_json(ralph_dir / "state.json")
+    if state is None:
+        raise UsageError(f"no session to report on: {ralph_dir / 'state.json'} is missing or "
+                         "unreadable (run 'ralph-verify run' first)")
+    if session is not None and session != state.get("session"):
+        raise UsageError(f"session {session!r} is not in {ralph_dir}: only the last session's "
+                         f"files are kept, and that is {state.get('session')!r}")
+    root = Path(str(state.get("root") or ralph_dir.parent))
+    commits = ((state.get("plugin_state") or {}).get("checkpoint") or {}).get("commits") or {}
+    baseline = _read_json(ralph_dir / "iterations" / "000" / "verification.json")
+    previous = baseline
+    iterations = []
+    for record in _read_history(ralph_dir / "history.jsonl"):
+        number = int(record["iteration"])
+        verification = _read_json(ralph_dir / "iterations" / f"{number:03d}" /
+                                  "verification.json")
+        data = IterationData(number, record, verification,
+                             feedback_sent=str((previous or {}).get("feedback", "")))
+        before, after = commits.get(str(number - 1)), commits.get(str(number))
+        stats = diffstat(root, before, after) if before and after else None
+        data.diffstat = stats if stats is not None else [
+            FileStat(str(path)) for path in record.get("files_changed") or []]
+        iterations.append(data)
+        previous = verification or previous
+    return SessionData(ralph_dir, state, baseline, iterations)
