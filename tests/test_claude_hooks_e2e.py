@@ -180,3 +180,39 @@ def test_the_guard_refuses_a_force_push_in_a_real_run(
     assert "ralph-verify guard refused this Bash call (rule force-push)" in requests[1].text
     refusals = (ralph.path / ".ralph" / "guard.jsonl").read_text().splitlines()
     assert [json.loads(line)["rule"] for line in refusals] == ["force-push"]
+
+
+PLUGIN = Path(__file__).resolve().parent.parent / "claude-plugin"
+
+
+def test_the_plugin_folder_and_its_slash_command(
+        ralph: Ralph, claude_cli: AgentCLI, agent_home: Path, model_server: ModelServer) -> None:
+    """``--plugin-dir claude-plugin``: its hooks register; ``/ralph-verify:ralph-verify start``
+    starts a loop bound to this session, with the user's words intact (no shell parses them)."""
+    ralph.makepyfile(calc="def add(a, b):\n    raise NotImplementedError\n",
+                     **{"tests/test_calc": "from calc import add\n\n\n"
+                                           "def test_add():\n    assert add(2, 3) == 5\n"})
+    ralph.git_init()
+    task = "make add() right, so that 2 + 3 > 4 (see <tests/test_calc.py>); don't \"cheat\""
+    model_server.script(claude_write("calc.py", WRONG), text("Implemented add()."),
+                        claude_write("calc.py", RIGHT), text("Fixed the sign."))
+    result = finish(claude(claude_cli, agent_home, model_server, ralph.path,
+                           f"/ralph-verify:ralph-verify start --until tests --max-iterations 4 "
+                           f"{task}", "--plugin-dir", str(PLUGIN)))
+    requests = model_server.model_requests()
+    assert len(requests) == 4
+    first = requests[0].last_user_text()
+    assert "ralph-verify loop started" in first and "NotImplementedError" in first
+    assert FAILURE in feedback_in(requests[2])
+    data = state(ralph)
+    assert data["task"] == task
+    assert data["hook"]["session_id"] == result["session_id"]
+    assert data["hook"]["bound_by"] == "start"
+    assert data["verdict"]["verdict"] == "complete"
+
+    with ModelServer(cwd=ralph.path) as second:
+        second.script(text("The loop is complete."))
+        finish(claude(claude_cli, agent_home, second, ralph.path,
+                      "/ralph-verify:ralph-verify status", "--plugin-dir", str(PLUGIN)))
+        shown = second.model_requests()[0].last_user_text()
+        assert "verdict: complete" in shown and "agent claude (Stop hook)" in shown

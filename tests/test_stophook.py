@@ -256,3 +256,17 @@ def test_start_when_everything_passes_already(ralph: Ralph) -> None:
     assert "passes already" in start(ralph).out
     assert state(ralph)["verdict"]["verdict"] == "complete"
     assert stop(ralph).out == ""
+
+
+def test_slash_command_takes_the_users_words_verbatim(ralph: Ralph) -> None:
+    task = "fix (the) <bug> it's \"quoted\" $HOME; rm -rf / && echo"
+    result = ralph.run("slash", stdin=f"start --until {UNTIL} --max-iterations=3 {task}\n")
+    assert result.ret == 0, result
+    assert "ralph-verify loop started" in result.out
+    data = state(ralph)
+    assert data["task"] == task and data["max_iterations"] == 3
+    assert data["until"][0] == UNTIL
+    status = ralph.run("slash", stdin="status\n")
+    status.stdout.fnmatch_lines(["*driven by*Stop hook*"])
+    assert ralph.run("slash", stdin="cancel").ret == 0
+    assert state(ralph)["verdict"]["verdict"] == "cancelled"

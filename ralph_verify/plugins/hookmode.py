@@ -102,6 +102,11 @@ def ralph_addoption(parser: Parser) -> None:
     )
     parser.addoption("action", scope="hook", choices=HOOK_ACTIONS, metavar="ACTION",
                      help=f"one of {', '.join(HOOK_ACTIONS)}")
+    parser.add_command(
+        "slash", slash, scopes=("slash",),
+        help="the /ralph-verify command of the Claude Code plugin: reads 'start ... | cancel | "
+             "status' as raw text on stdin, so no shell ever parses the user's words",
+    )
     parser.addoption("--no-guard", scope="init", action="store_true", default=None,
                      help="init claude: install the Stop hook only, not the PreToolUse guard")
     parser.addoption("--hook-command", scope="init", metavar="CMD",
@@ -127,6 +132,15 @@ def start(config: Config) -> int:
     from ralph_verify.stophook import start_loop
 
     return start_loop(config)
+
+
+def slash(config: Config) -> int:
+    import sys
+
+    from ralph_verify.hookrun import slash_argv
+    from ralph_verify.session import main
+
+    return main(slash_argv(sys.stdin.read()))
 
 
 def hook(config: Config) -> int:
