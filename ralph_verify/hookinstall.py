@@ -39,6 +39,20 @@ def hook_command(config: Config) -> str:
     return f"{shlex.quote(sys.executable)} -m ralph_verify"
 
 
+def run_guard_command(config: Config) -> str | None:
+    """The guard for ``run``'s agents: this interpreter's ralph-verify, unless switched off."""
+    settings = config.get("guard")
+    if settings is not None and not settings.enabled:
+        return None
+    return f"{shlex.quote(sys.executable)} -m ralph_verify"
+
+
+def guard_settings_json(command: str) -> str:
+    """``--settings`` JSON giving one Claude Code run the PreToolUse guard."""
+    return json.dumps({"hooks": {"PreToolUse": claude_hooks(command, guard=True,
+                                                             timeout=0)["PreToolUse"]}})
+
+
 def claude_hooks(command: str, *, guard: bool, timeout: int) -> dict[str, list[dict[str, Any]]]:
     """The ``hooks`` entries ralph-verify needs in Claude Code's settings."""
     hooks: dict[str, list[dict[str, Any]]] = {"Stop": [{"hooks": [

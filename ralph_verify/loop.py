@@ -452,10 +452,13 @@ def make_agent(config: Config) -> Agent:
                          f"({agent_type.help})")
     if agent_type.arg == "none" and arg:
         raise UsageError(f"--agent {name} takes no ':' argument")
+    from ralph_verify.hookinstall import run_guard_command
+
     options = AgentOptions(extra_args=tuple(config.get("agent_arg") or ()),
                            model=config.get("model"),
                            bypass_permissions=bool(config.get("yolo")),
-                           continue_session=bool(config.get("continue_session")))
+                           continue_session=bool(config.get("continue_session")),
+                           guard_command=run_guard_command(config))
     return agent_type.factory(arg or None, options)
 
 

@@ -216,3 +216,28 @@ def test_the_plugin_folder_and_its_slash_command(
                       "/ralph-verify:ralph-verify status", "--plugin-dir", str(PLUGIN)))
         shown = second.model_requests()[0].last_user_text()
         assert "verdict: complete" in shown and "agent claude (Stop hook)" in shown
+
+
+def test_run_gives_claude_the_guard(ralph: Ralph, claude_cli: AgentCLI, agent_home: Path,
+                                    model_server: ModelServer) -> None:
+    """``ralph-verify run --agent claude``: the adapter passes the guard with --settings."""
+    ralph.makepyfile(calc="def add(a, b):\n    raise NotImplementedError\n",
+                     **{"tests/test_calc": "from calc import add\n\n\n"
+                                           "def test_add():\n    assert add(2, 3) == 5\n"})
+    ralph.makefile(".gitignore", ".ralph/\n")
+    ralph.git_init()
+    model_server.script(claude_bash("git push --force origin main"), claude_write("calc.py", RIGHT),
+                        text("Fixed add()."))
+    env = claude_cli.env(agent_home, model_server.url)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ralph_verify", "run", "--agent", "claude", "--yolo", "--until",
+         "tests", "--max-iterations", "2", "--agent-timeout", "120", "Fix add()."],
+        cwd=ralph.path, env=env, capture_output=True, text=True, timeout=240,
+        stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    requests = model_server.model_requests()
+    assert len(requests) == 3
+    assert "ralph-verify guard refused this Bash call (rule force-push)" in requests[1].text
+    refusals = (ralph.path / ".ralph" / "guard.jsonl").read_text().splitlines()
+    assert [json.loads(line)["rule"] for line in refusals] == ["force-push"]
+    assert "guard: 1 tool calls refused (force-push 1)" in ralph.run("status").out

@@ -208,3 +208,26 @@ def test_symlink_out_of_the_project_counts_as_outside(tmp_path: Path) -> None:
     # rm of the link itself removes the link, inside the project.
     assert evaluate("Bash", {"command": "rm link"}, Policy(root=root, cwd=root,
                                                             environ={})) is None
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_run_offers_the_guard_to_claude(ralph: Ralph, enabled: bool) -> None:
+    from ralph_verify.agents import AgentRequest
+    from ralph_verify.agents.claude import ClaudeAgent
+    from ralph_verify.config import get_config
+    from ralph_verify.loop import make_agent
+
+    if not enabled:
+        ralph.makepyproject("[tool.ralph-verify.guard]\nenabled = false\n")
+    config = get_config(["run", "--root", str(ralph.path), "--agent", "claude", "task"])
+    agent = make_agent(config)
+    assert isinstance(agent, ClaudeAgent)
+    request = AgentRequest(prompt="p", prompt_file=ralph.path / "p.md", iteration=1,
+                           root=ralph.path, session_dir=ralph.path / ".ralph",
+                           log_path=ralph.path / "agent.log", timeout=1.0)
+    argv = agent.command(request)
+    assert ("--settings" in argv) is enabled
+    if enabled:
+        settings = json.loads(argv[argv.index("--settings") + 1])
+        hook = settings["hooks"]["PreToolUse"][0]["hooks"][0]
+        assert hook["command"].endswith("-m ralph_verify hook claude-pretool")

@@ -69,6 +69,9 @@ class AgentOptions:
     model: str | None = None
     bypass_permissions: bool = False
     continue_session: bool = False
+    #: How to call ralph-verify for the PreToolUse safety guard (``PREFIX hook claude-pretool``)
+    #: in adapters whose CLI runs such hooks; ``None`` when the guard is off (hookmode plugin).
+    guard_command: str | None = None
 
 
 @dataclass(frozen=True)

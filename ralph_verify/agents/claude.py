@@ -14,6 +14,10 @@ in, running as root), since root in a loop is usually a container.
 
 ``--continue-session`` resumes the previous iteration's session
 (``--resume ID``, or ``--continue`` when the id is unknown).
+
+Safety guard: unless ``[tool.ralph-verify.guard] enabled = false``, the run
+gets ralph-verify's PreToolUse hook through ``--settings`` (merged with the
+project's own settings), so destructive tool calls are refused in the loop too.
 """
 
 from __future__ import annotations
@@ -41,6 +45,10 @@ class ClaudeAgent(CLIAgent):
             argv += ["--model", self.options.model]
         if self.continuing(request):
             argv += ["--resume", self.session_id] if self.session_id else ["--continue"]
+        if self.options.guard_command:
+            from ralph_verify.hookinstall import guard_settings_json
+
+            argv += ["--settings", guard_settings_json(self.options.guard_command)]
         return [*argv, *self.options.extra_args]
 
     def environment(self, request: AgentRequest) -> dict[str, str]:
