@@ -44,6 +44,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "github",
     "init",
     "report",
+    "watch",
     "files",
     "cmd",
     "promise",

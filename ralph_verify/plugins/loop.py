@@ -118,6 +118,10 @@ def status(config: Config) -> int:
     from ralph_verify.display import duration
     from ralph_verify.state import StateDir
 
+    if getattr(config.option, "watch", False):  # --watch: declared by plugins/watch.py
+        from ralph_verify.plugins.watch import watch_status
+
+        return watch_status(config)
     state = StateDir(config.root)
     data = state.read_state()
     if data is None:

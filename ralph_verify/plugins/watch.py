@@ -1,0 +1,31 @@
+"""``status --watch``: the option; the view itself is :mod:`ralph_verify.watch`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ralph_verify import hookimpl
+from ralph_verify.config import Config
+from ralph_verify.config.parser import Parser
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.addoption("--watch", scope="status", action="store_true", default=False,
+                     help="follow the session live until it ends (from another terminal, over "
+                          "ssh; plain lines when not a terminal); exits with the run's code")
+    parser.addoption("--interval", scope="status", type=float, default=2.0, metavar="SECONDS",
+                     help="seconds between two looks with --watch (default 2)")
+
+
+def watch_status(config: Config) -> int:
+    """Called by ``status`` when ``--watch`` is given."""
+    from ralph_verify.watch import watch
+
+    def describe(name: str, value: dict[str, Any]) -> str | None:
+        plugin = config.pluginmanager.get_plugin(name)
+        method = getattr(plugin, "describe", None)
+        return str(method(value)) if callable(method) else None
+
+    interval = max(0.05, float(config.option.interval))
+    return watch(config.root, interval=interval, describe=describe)

@@ -1,0 +1,156 @@
+"""``status --watch`` following real runs from another process: plain lines, a terminal, a crash."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ralph_verify.testing import Ralph
+from ralph_verify.watch import ERROR_MARK, History, sparkline
+
+#: An agent that needs three iterations: done.txt appears on the third.
+AGENT = """\
+import pathlib, time
+counter = pathlib.Path("count.txt")
+n = int(counter.read_text()) + 1 if counter.exists() else 1
+counter.write_text(str(n))
+time.sleep(0.4)
+if n >= 3:
+    pathlib.Path("done.txt").write_text("done")
+"""
+
+
+def _project(ralph: Ralph) -> None:
+    ralph.makefile("agent.py", AGENT)
+    ralph.git_init()
+
+
+def _start_run(ralph: Ralph, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "ralph_verify", "run", "--agent", 'cmd:"python agent.py"',
+         "--until", "files:done.txt", *extra, "make done.txt"],
+        cwd=ralph.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def _watch_argv() -> list[str]:
+    return [sys.executable, "-m", "ralph_verify", "status", "--watch", "--interval", "0.1"]
+
+
+def _wait_for_state(ralph: Ralph, predicate: str = "running") -> dict[str, object]:
+    path = ralph.path / ".ralph" / "state.json"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            data = json.loads(path.read_text())
+            if data.get("status") == predicate:
+                assert isinstance(data, dict)
+                return data
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.05)
+    raise AssertionError(f"no {predicate} session in {path}")
+
+
+def test_plain_lines_when_not_a_terminal_from_waiting_to_the_verdict(ralph: Ralph) -> None:
+    _project(ralph)
+    watcher = subprocess.Popen(_watch_argv(), cwd=ralph.path, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    time.sleep(0.5)  # the watcher starts before the run and waits for it
+    run = _start_run(ralph)
+    run_out, _ = run.communicate(timeout=120)
+    out, err = watcher.communicate(timeout=60)
+    assert run.returncode == 0, run_out
+    assert watcher.returncode == 0, err
+    assert "\x1b" not in out
+    lines = out.splitlines()
+    assert lines[0].startswith(f"waiting for a session in {ralph.path}")
+    assert lines[1].startswith("session ") and "until files:done.txt" in lines[1]
+    finished = [line for line in lines if line.startswith("iteration ") and "checks passed" in line]
+    assert [line.split(":")[0] for line in finished] == ["iteration 1", "iteration 2",
+                                                         "iteration 3"]
+    assert "failing: files:done.txt 1" in finished[0]
+    assert finished[2].startswith("iteration 3: 2/2 checks passed")
+    assert lines[-1].startswith("verdict: complete")
+
+
+def test_a_terminal_gets_a_redrawn_screen_until_the_end(ralph: Ralph) -> None:
+    _project(ralph)
+    run = _start_run(ralph)
+    _wait_for_state(ralph)
+    primary, secondary = os.openpty()
+    watcher = subprocess.Popen(_watch_argv(), cwd=ralph.path, stdin=secondary,
+                               stdout=secondary, stderr=secondary,
+                               env={**os.environ, "TERM": "xterm", "COLUMNS": "100"})
+    os.close(secondary)
+    seen = b""
+    try:
+        deadline = time.monotonic() + 120
+        while watcher.poll() is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([primary], [], [], 0.2)
+            if ready:
+                try:
+                    seen += os.read(primary, 65536)
+                except OSError:
+                    break
+        assert watcher.wait(timeout=10) == 0
+    finally:
+        if watcher.poll() is None:
+            watcher.kill()
+            watcher.wait()
+        os.close(primary)
+        run.communicate(timeout=120)
+    text = seen.decode("utf-8", "replace")
+    screens = text.split("\x1b[H\x1b[2J")
+    assert len(screens) > 3, text  # redrawn in place, several times
+    last = screens[-1]
+    assert "· finished ·" in last.splitlines()[0]
+    assert "progress per iteration" in last
+    assert "files:done.txt  ██▁  0" in last
+    assert "verdict: complete" in last
+    assert "refreshing every" not in last and "refreshing every 0.1s" in screens[-2]
+
+
+def test_a_run_that_died_is_reported_interrupted(ralph: Ralph) -> None:
+    _project(ralph)
+    run = _start_run(ralph)
+    _wait_for_state(ralph)
+    os.killpg(run.pid, signal.SIGKILL)  # no cleanup: the lock stays, its pid is gone
+    run.communicate(timeout=30)
+    result = subprocess.run(_watch_argv(), cwd=ralph.path, capture_output=True, text=True,
+                            timeout=60, stdin=subprocess.DEVNULL)
+    assert result.returncode == 1
+    assert result.stdout.splitlines()[-1] == ("the run is no longer running: go on with "
+                                              "'ralph-verify run --resume'")
+
+
+@pytest.mark.parametrize(("values", "expected"), [
+    ([13.0, 8.0, 7.0, 0.0], "█▅▅▁"),
+    ([0.0, 0.0], "▁▁"),
+    ([None, 3.0, 2.0], ERROR_MARK + "█▆"),
+    ([100.0, 100.0], "██"),
+])
+def test_sparkline(values: list[float | None], expected: str) -> None:
+    assert sparkline(values) == expected
+
+
+def test_history_reads_only_complete_new_lines(tmp_path: Path) -> None:
+    path = tmp_path / "history.jsonl"
+    history = History(path)
+    assert history.poll() == []
+    path.write_text('{"iteration": 1}\n{"iteration": 2')
+    assert history.poll() == [{"iteration": 1}]
+    with path.open("a") as handle:
+        handle.write('}\n')
+    assert history.poll() == [{"iteration": 2}]
+    path.write_text('{"iteration": 1}\n')  # a new session: the file started over
+    assert history.poll() == [{"iteration": 1}]
+    assert history.records == [{"iteration": 1}]
