@@ -1,0 +1,56 @@
+"""The real Codex CLI with the Stop hook from ``ralph-verify init codex``, offline."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ralph_verify.testing import Ralph
+from ralph_verify.testing_server import ModelServer, codex_exec, text
+from tests.agents_setup import AgentCLI
+
+pytestmark = pytest.mark.agents_e2e
+
+WRONG = "def add(a, b):\n    return a - b\n"
+RIGHT = "def add(a, b):\n    return a + b\n"
+FAILURE = "assert -1 == 5"
+
+
+def test_codex_stop_hook_blocks_until_the_tests_pass(
+        ralph: Ralph, codex_cli: AgentCLI, agent_home: Path, model_server: ModelServer) -> None:
+    ralph.makepyfile(calc="def add(a, b):\n    raise NotImplementedError\n",
+                     **{"tests/test_calc": "from calc import add\n\n\n"
+                                           "def test_add():\n    assert add(2, 3) == 5\n"})
+    ralph.makefile(".gitignore", ".ralph/\n")
+    ralph.git_init()
+    env = codex_cli.env(agent_home, model_server.url)
+    ralph.env["CODEX_HOME"] = env["CODEX_HOME"]
+    hook = f"{shlex.quote(sys.executable)} -m ralph_verify"
+    assert ralph.run("init", "codex", "--hook-command", hook).ret == 0
+    assert (Path(env["CODEX_HOME"]) / "hooks.json").is_file()
+    started = ralph.run("start", "--until", "tests", "--max-iterations", "4",
+                        "--agent-name", "codex")
+    assert started.ret == 0, started
+    model_server.script(codex_exec(f"cat > calc.py <<'EOF'\n{WRONG}EOF"),
+                        text("Implemented add()."),
+                        codex_exec(f"cat > calc.py <<'EOF'\n{RIGHT}EOF"),
+                        text("Fixed the sign."))
+    proc = subprocess.run(
+        [str(codex_cli.executable), "exec", "--dangerously-bypass-approvals-and-sandbox",
+         "--dangerously-bypass-hook-trust", "Implement add() in calc.py."],
+        cwd=ralph.path, env=env, capture_output=True, text=True, timeout=240,
+        stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    requests = model_server.model_requests("responses")
+    assert len(requests) == 4, [r.text[-300:] for r in requests]
+    assert FAILURE in requests[2].text and "iteration 1 of 4" in requests[2].text
+    assert FAILURE not in requests[1].text
+    assert (ralph.path / "calc.py").read_text() == RIGHT
+    data = json.loads((ralph.path / ".ralph" / "state.json").read_text())
+    assert data["verdict"]["verdict"] == "complete" and data["iteration"] == 2
+    assert data["hook"]["agent"] == "codex"
