@@ -154,6 +154,8 @@ def test_skipping_a_failing_test_does_not_complete_unless_integrity_is_off(
     message = ("new skip marker `pytest.mark.skip` at tests/test_calc.py:6: make the test pass "
                "instead of skipping it")
     assert message in prompt(ralph, 2)
+    assert ("pytest skipped more tests than at the session's start: 1 now, 0 then"
+            in prompt(ralph, 2))
 
 
 def test_tests_new_allows_failures_that_were_there_at_the_start(ralph: Ralph) -> None:

@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import Check, CheckOptions, CheckRegistry, CheckResult, CheckType, Status
+from ralph_verify.checks import (
+    Check,
+    CheckOptions,
+    CheckRegistry,
+    CheckResult,
+    CheckType,
+    Failure,
+    Status,
+)
 from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
@@ -44,7 +52,8 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "fewer-tests": "fewer tests", "removed-test": "removed test",
          "new-skip": "new skip", "new-xfail": "new xfail", "new-noqa": "new noqa",
          "new-type-ignore": "new type: ignore", "new-no-cover": "new no cover",
-         "weakened-setting": "weakened setting"}
+         "weakened-setting": "weakened setting", "fewer-collected": "fewer tests run",
+         "more-skipped": "more tests skipped"}
 
 
 class IntegrityOptions(CheckOptions):
@@ -141,6 +150,7 @@ class IntegrityCheck(Check):
         after = take(ctx.root, protected=before.get("protected_globs", []),
                      keep=before.get("keep_globs", []))
         failures = compare(before, after)
+        failures += compare_collected(before.get("test_counts") or {}, self._collected(ctx))
         since = f"since session {before.get('session') or '?'} started"
         if not failures:
             markers = sum(len(m) for m in after["markers"].values())
@@ -154,6 +164,48 @@ class IntegrityCheck(Check):
         return self.result(Status.FAILED, f"{len(failures)} weakened {since}: {listing}",
                            metric=float(len(failures)), failures=failures,
                            counts={"tests": test_total(after)})
+
+
+    def _collected(self, ctx: VerifyContext) -> dict[str, int] | None:
+        """Counts of this verification's pytest run, when one runs anyway (tests, coverage)."""
+        if not any(c.name in ("tests", "coverage") or c.needs_coverage for c in ctx.checks):
+            return None
+        from ralph_verify.junit_xml import JUnitError, read_report
+        from ralph_verify.plugins.pytest_run import EXIT_NO_TESTS, shared_pytest_run
+        from ralph_verify.process import ToolError
+
+        try:
+            run = shared_pytest_run(ctx)
+            if run.tool_run.returncode == EXIT_NO_TESTS:
+                return dict.fromkeys(_COUNTED, 0)
+            report = read_report(run.junit_path, max_problems=0)
+        except (ToolError, JUnitError, OSError):
+            return None  # the tests check reports what went wrong
+        return {"passed": report.passed, "failed": report.failed, "errors": report.errors,
+                "skipped": report.skipped}
+
+
+_COUNTED = ("passed", "failed", "errors", "skipped")
+
+
+def compare_collected(then: dict[str, int], now: dict[str, int] | None) -> list[Failure]:
+    """Fewer tests collected, or more skipped, than in the baseline verification's pytest run."""
+    if now is None or not any(key in then for key in _COUNTED):
+        return []
+    failures = []
+    total_then = sum(then.get(key, 0) for key in _COUNTED)
+    total_now = sum(now.get(key, 0) for key in _COUNTED)
+    if total_now < total_then:
+        failures.append(Failure(
+            message=f"pytest ran fewer tests than at the session's start: {total_now} now, "
+                    f"{total_then} then (deleted, deselected or no longer collected?)",
+            code="fewer-collected"))
+    if now.get("skipped", 0) > then.get("skipped", 0):
+        failures.append(Failure(
+            message=f"pytest skipped more tests than at the session's start: "
+                    f"{now['skipped']} now, {then.get('skipped', 0)} then; make them pass "
+                    "instead of skipping them", code="more-skipped"))
+    return failures
 
 
 @hookimpl

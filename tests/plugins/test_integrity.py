@@ -291,3 +291,20 @@ def test_loop_specs_add_integrity_unless_switched_off(ralph: Ralph) -> None:
     ralph.makepyproject("[tool.ralph-verify]\nintegrity = false\n")
     config = get_config(["check", "--root", str(ralph.path)])
     assert integrity.loop_specs(config, specs) == specs
+
+
+@pytest.mark.parametrize(("then", "now", "expected"), [
+    ({"passed": 5, "failed": 1, "skipped": 0}, {"passed": 4, "failed": 0, "skipped": 0},
+     ["pytest ran fewer tests than at the session's start: 4 now, 6 then (deleted, deselected "
+      "or no longer collected?)"]),
+    ({"passed": 5, "skipped": 1}, {"passed": 4, "skipped": 2},
+     ["pytest skipped more tests than at the session's start: 2 now, 1 then; make them pass "
+      "instead of skipping them"]),
+    ({"passed": 5}, {"passed": 9, "failed": 1}, []),
+    ({}, {"passed": 0}, []),
+    ({"passed": 5}, None, []),
+])
+def test_collected_counts_against_the_baseline_run(then: dict[str, int],
+                                                   now: dict[str, int] | None,
+                                                   expected: list[str]) -> None:
+    assert [f.message for f in integrity.compare_collected(then, now)] == expected
