@@ -72,18 +72,28 @@ def check_session(ralph: Ralph, proc: subprocess.CompletedProcess[str], server: 
 
 #: Iteration 1's last words: in iteration 2's request only when the session is continued.
 SAID = "Implemented add()."
-CONTINUE = pytest.mark.parametrize("continued", [False, True], ids=["fresh", "continue-session"])
+#: Fresh context and the CLI's default (edits-only) permissions; continued and --yolo.
+VARIANTS = pytest.mark.parametrize("continued", [False, True],
+                                   ids=["fresh-default-permissions", "continue-session-yolo"])
 
 
-@CONTINUE
+def variant_args(continued: bool) -> list[str]:
+    return ["--continue-session", "--yolo"] if continued else []
+
+
+def agent_log(ralph: Ralph, iteration: int) -> str:
+    return (ralph.path / ".ralph" / "iterations" / f"{iteration:03d}" / "agent.log").read_text()
+
+
+@VARIANTS
 def test_claude_two_iterations(ralph: Ralph, claude_cli: AgentCLI, agent_home: Path,
                                model_server: ModelServer, continued: bool) -> None:
     make_project(ralph)
     model_server.script(claude_write("calc.py", WRONG), text(SAID),
                         claude_write("calc.py", RIGHT), text("Fixed the sign."))
     env = claude_cli.env(agent_home, model_server.url)
-    proc = run_loop(ralph, env, "--agent", "claude", "--yolo", "--model", "claude-test-model",
-                    *(["--continue-session"] if continued else []))
+    proc = run_loop(ralph, env, "--agent", "claude", "--model", "claude-test-model",
+                    *variant_args(continued))
     requests = model_server.model_requests("anthropic")
     assert len(requests) == 4
     check_session(ralph, proc, model_server, requests[2])
@@ -91,9 +101,11 @@ def test_claude_two_iterations(ralph: Ralph, claude_cli: AgentCLI, agent_home: P
     assert all(r.stream and r.query == "beta=true" for r in requests)
     # Fresh: iteration 2 starts a new conversation; continued: it carries iteration 1's.
     assert (SAID in json.dumps(requests[2].body["messages"])) is continued
+    mode = "bypassPermissions" if continued else "acceptEdits"
+    assert f'"permissionMode":"{mode}"' in agent_log(ralph, 1)
 
 
-@CONTINUE
+@VARIANTS
 def test_codex_two_iterations(ralph: Ralph, codex_cli: AgentCLI, agent_home: Path,
                               model_server: ModelServer, continued: bool) -> None:
     make_project(ralph)
@@ -101,13 +113,14 @@ def test_codex_two_iterations(ralph: Ralph, codex_cli: AgentCLI, agent_home: Pat
                         codex_exec(f"cat > calc.py <<'EOF'\n{RIGHT}EOF"),
                         text("Fixed the sign."))
     env = codex_cli.env(agent_home, model_server.url)
-    proc = run_loop(ralph, env, "--agent", "codex", "--yolo", "--model", MODEL,
-                    *(["--continue-session"] if continued else []))
+    proc = run_loop(ralph, env, "--agent", "codex", "--model", MODEL, *variant_args(continued))
     requests = model_server.model_requests("responses")
     assert len(requests) == 4
     check_session(ralph, proc, model_server, requests[2])
     assert requests[0].cwd == str(ralph.path)
     assert (SAID in json.dumps(requests[2].body["input"])) is continued
+    sandbox = "danger-full-access" if continued else "workspace-write"
+    assert f"`sandbox_mode` is `{sandbox}`" in requests[0].text
 
 
 def test_aider_two_iterations(ralph: Ralph, aider_cli: AgentCLI, agent_home: Path,
