@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from ralph_verify.verification import VerifyContext
 
 ARG = "new"
-#: ``config.stash`` key of the running session (set by the loop before its baseline).
-SESSION_KEY = "ralph.session"
 #: Failures that are never pre-existing: the minimum number of passing tests always counts.
 _ALWAYS_NEW = frozenset({"tests-threshold"})
 
@@ -52,6 +50,8 @@ def judge_new(check: Check, ctx: VerifyContext,
     if check.spec.arg != ARG:
         return check.error(f"{check.name}:{check.spec.arg}: unknown argument; the only one is "
                            f"'{check.name}:{ARG}' (no new failures against the loop's baseline)")
+    from ralph_verify.loop import SESSION_KEY  # set by the loop before its baseline
+
     session = ctx.config.stash.get(SESSION_KEY)
     if session is None:
         return check.error(

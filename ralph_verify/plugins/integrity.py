@@ -46,8 +46,6 @@ if TYPE_CHECKING:
 
 NAME = "integrity"
 BASELINE_FILE = "integrity-baseline.json"
-#: Set in ``config.stash`` once this process has the session's baseline.
-STASH_KEY = "integrity.session"
 _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected file",
          "fewer-tests": "fewer tests", "removed-test": "removed test",
          "new-skip": "new skip", "new-xfail": "new xfail", "new-noqa": "new noqa",
@@ -133,14 +131,21 @@ class IntegrityCheck(Check):
 
     def run(self, ctx: VerifyContext) -> CheckResult:
         from ralph_verify.integrity.baseline import compare, take, test_total
+        from ralph_verify.loop import SESSION_KEY
 
-        if ctx.config.command.name == "run" and STASH_KEY not in ctx.config.stash:
+        session = ctx.config.stash.get(SESSION_KEY)
+        if session is not None and session.baseline is None:
             return self.result(Status.SKIPPED, "the baseline is taken when the session starts; "
                                                "later verifications compare against it")
         try:
             before = read_baseline(ctx.root)
         except ValueError as exc:
             return self.error(str(exc))
+        if session is not None and before is not None and before.get("session") != session.id:
+            return self.result(
+                Status.SKIPPED, f"{baseline_path(ctx.root).relative_to(ctx.root)} belongs to "
+                f"session {before.get('session')}, not to this session {session.id}: a "
+                "baseline is taken when a session starts")
         if before is None:
             return self.result(
                 Status.SKIPPED,
@@ -231,7 +236,6 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
 def ralph_session_start(session: Session) -> None:
     config = session.config
     picture = take_baseline(config, session)
-    config.stash[STASH_KEY] = session.id
     from ralph_verify.integrity.baseline import test_total
 
     session.plugin_state[NAME] = {

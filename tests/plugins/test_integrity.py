@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from ralph_verify import hookimpl
 from ralph_verify.checks import CheckResult, Status
-from ralph_verify.config import get_config
+from ralph_verify.config import Config, get_config
 from ralph_verify.integrity import sources
 from ralph_verify.integrity.settings import Setting, read_all, weakenings
 from ralph_verify.iteration import Session
+from ralph_verify.loop import SESSION_KEY
 from ralph_verify.plugins import integrity
 from ralph_verify.testing import Ralph
 from ralph_verify.verification import Verification
@@ -308,3 +310,35 @@ def test_collected_counts_against_the_baseline_run(then: dict[str, int],
                                                    now: dict[str, int] | None,
                                                    expected: list[str]) -> None:
     assert [f.message for f in integrity.compare_collected(then, now)] == expected
+
+
+class InSession:
+    """A loop session in the run, as ``ralph-verify run`` and hook mode set it."""
+
+    def __init__(self, ralph: Ralph, session_id: str, baseline: Verification | None) -> None:
+        self.ralph, self.session_id, self.baseline = ralph, session_id, baseline
+
+    @hookimpl
+    def ralph_configure(self, config: Config) -> None:
+        config.stash[SESSION_KEY] = Session(
+            id=self.session_id, root=self.ralph.path, dir=self.ralph.path / ".ralph",
+            config=config, task="t", max_iterations=3, baseline=self.baseline)
+
+
+@pytest.mark.parametrize(("session_id", "has_baseline", "summary"), [
+    ("s2", False, "the baseline is taken when the session starts; later verifications compare "
+                  "against it"),
+    ("s2", True, ".ralph/integrity-baseline.json belongs to session s1, not to this session "
+                 "s2: a baseline is taken when a session starts"),
+    ("s1", True, "3 weakened since session s1 started: 1 deleted file, 1 fewer tests, "
+                 "1 removed test"),
+])
+def test_in_a_loop_only_the_sessions_own_baseline_counts(
+        ralph: Ralph, session_id: str, has_baseline: bool, summary: str) -> None:
+    _project(ralph)
+    _start_session(ralph, "s1")
+    (ralph.path / "tests/test_other.py").unlink()
+    baseline = Verification(root=ralph.path, results=[]) if has_baseline else None
+    result = ralph.run("check", "--until", "integrity", "--json",
+                       plugins=[InSession(ralph, session_id, baseline)])
+    assert result.json()["checks"][0]["summary"] == summary
