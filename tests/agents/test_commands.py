@@ -19,6 +19,8 @@ from ralph_verify.agents.gemini import GeminiAgent
 from ralph_verify.agents.opencode import OpenCodeAgent
 from ralph_verify.agents.qwen import QwenAgent
 from ralph_verify.errors import UsageError
+from ralph_verify.testing import Ralph
+from ralph_verify.verdict import EXIT_CODES, Verdict
 
 ALL = [ClaudeAgent, CodexAgent, AiderAgent, GeminiAgent, QwenAgent, OpenCodeAgent, AmpAgent,
        CopilotAgent]
@@ -174,3 +176,13 @@ def test_registered_through_the_built_in_plugin() -> None:
         if agent_type.plugin == "agent_clis":
             assert ("untested" in agent_type.help) != (agent_type.name in
                                                        ("claude", "codex", "aider"))
+
+
+def test_run_with_a_missing_cli_stops_with_agent_error(ralph: Ralph) -> None:
+    ralph.makepyfile(**{"tests/test_a": "def test_a():\n    assert False\n"})
+    ralph.git_init()
+    result = ralph.run("run", "--agent", "gemini:ralph-no-such-gemini", "--until", "tests",
+                       "fix the test")
+    assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result
+    result.stdout.fnmatch_lines(["verdict: agent-error*'ralph-no-such-gemini' is not on PATH*"
+                                 "npm install -g @google/gemini-cli*"])
