@@ -59,11 +59,11 @@ class IntegrityOptions(CheckOptions):
 
     protected: list[str] = Field(
         default_factory=list,
-        description='globs of files the agent may neither edit nor delete, e.g. ["conftest.py", '
+        description='Globs of files the agent may neither edit nor delete, e.g. ["conftest.py", '
                     '"tests/data/**"] (** spans folders)')
     keep: list[str] = Field(
         default_factory=lambda: ["tests/**"],
-        description='globs of files the agent may edit but not delete (default ["tests/**"])')
+        description='Globs of files the agent may edit but not delete (default ["tests/**"])')
 
 
 def baseline_path(root: Path) -> Path:
