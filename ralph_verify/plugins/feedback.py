@@ -141,7 +141,9 @@ def format_feedback(verification: Verification, budget: int) -> str:
         parts.append("\n".join(section))
     shown_groups = sum(len(c) for c in chosen.values())
     shown_failures = sum(len(g.failures) for c in chosen.values() for g in c)
-    if shown_groups == total_groups:
+    if total_groups == 0:
+        closing = "Nothing left out."
+    elif shown_groups == total_groups:
         closing = (f"Shown: all {_count(total_groups, 'failure group')} "
                    f"({_count(total_failures, 'failure')}); nothing left out.")
     else:
