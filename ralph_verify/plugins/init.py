@@ -127,7 +127,6 @@ def config_block(config: Config, project: Project, until: list[str], agent: str 
         ("agent", _toml_string(agent or "claude"),
          "" if agent else "no agent CLI found on PATH; install one or pick another"),
         ("max-iterations", "20", ""),
-        ("prompt", _toml_string("PROMPT.md"), ""),
     ]
     for key, value, note in wanted:
         if note:
