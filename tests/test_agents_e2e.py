@@ -10,6 +10,7 @@ session ends ``complete``.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -92,6 +93,7 @@ def test_claude_two_iterations(ralph: Ralph, claude_cli: AgentCLI, agent_home: P
     model_server.script(claude_write("calc.py", WRONG), text(SAID),
                         claude_write("calc.py", RIGHT), text("Fixed the sign."))
     env = claude_cli.env(agent_home, model_server.url)
+    env.pop("IS_SANDBOX", None)  # as root with --yolo the adapter must set it itself
     proc = run_loop(ralph, env, "--agent", "claude", "--model", "claude-test-model",
                     *variant_args(continued))
     requests = model_server.model_requests("anthropic")
@@ -103,6 +105,8 @@ def test_claude_two_iterations(ralph: Ralph, claude_cli: AgentCLI, agent_home: P
     assert (SAID in json.dumps(requests[2].body["messages"])) is continued
     mode = "bypassPermissions" if continued else "acceptEdits"
     assert f'"permissionMode":"{mode}"' in agent_log(ralph, 1)
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    assert ("IS_SANDBOX=1 is set" in agent_log(ralph, 1)) is (continued and root)
 
 
 @VARIANTS

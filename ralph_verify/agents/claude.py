@@ -56,6 +56,12 @@ class ClaudeAgent(CLIAgent):
             return {"IS_SANDBOX": "1"}
         return {}
 
+    def notes(self, request: AgentRequest) -> list[str]:
+        if self.environment(request):
+            return ["running as root with --yolo: IS_SANDBOX=1 is set, without which Claude "
+                    "Code refuses --dangerously-skip-permissions as root"]
+        return []
+
     def parse(self, lines: Iterable[str]) -> Parsed:
         return parse_claude_messages(json_lines(lines))
 

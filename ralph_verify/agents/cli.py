@@ -136,6 +136,10 @@ class CLIAgent:
         """Read the run's output (stdout and stderr, line by line)."""
         return Parsed()
 
+    def notes(self, request: AgentRequest) -> list[str]:
+        """Lines written at the top of ``agent.log`` (what the adapter did on the user's behalf)."""
+        return []
+
     # --- shared helpers --------------------------------------------------------------------
 
     def continuing(self, request: AgentRequest) -> bool:
@@ -160,6 +164,8 @@ class CLIAgent:
                 f"{self.name}: the prompt ({len(request.prompt)} characters) is too long for "
                 "a command-line argument; shorten the task or the feedback budget"))
         sink = OutputSink(request.log_path)
+        for note in self.notes(request):
+            sink.write_text(f"ralph-verify: {note}\n")
         try:
             outcome = run_agent_process(
                 argv, cwd=request.root, env=env, sink=sink, timeout=request.timeout,
