@@ -205,6 +205,13 @@ class _Run:
         config.stash[SESSION_KEY] = session
         if self.agent is None:
             self.agent = make_agent(config)
+        preflight = getattr(self.agent, "preflight", None)
+        problem = preflight() if callable(preflight) else None
+        if problem:
+            # Say it before the baseline: a missing agent should cost nothing.
+            return self._finish(VerdictProposal(
+                Verdict.AGENT_ERROR, f"{problem} (found before the baseline; nothing was run)",
+                source="core"))
         specs = config.until_specs()
         integrity = config.pluginmanager.get_plugin("integrity")
         if integrity is not None:  # on by default in run: --no-integrity, integrity = false

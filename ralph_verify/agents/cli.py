@@ -150,6 +150,12 @@ class CLIAgent:
         return (f"{self.name}: the program {self.program_path!r} is not on PATH; install it with "
                 f"`{self.install}` (or name it: --agent {self.name}:/path/to/{self.program})")
 
+    def preflight(self) -> str | None:
+        """Before the session spends anything: the problem that would stop every run, if any."""
+        if shutil.which(self.program_path) is None:
+            return self.missing_message()
+        return None
+
     # --- running ---------------------------------------------------------------------------
 
     def run(self, request: AgentRequest) -> AgentResult:

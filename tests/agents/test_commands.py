@@ -185,4 +185,8 @@ def test_run_with_a_missing_cli_stops_with_agent_error(ralph: Ralph) -> None:
                        "fix the test")
     assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result
     result.stdout.fnmatch_lines(["verdict: agent-error*'ralph-no-such-gemini' is not on PATH*"
-                                 "npm install -g @google/gemini-cli*"])
+                                 "npm install -g @google/gemini-cli*"
+                                 "found before the baseline; nothing was run*"])
+    # Nothing was spent: no baseline verification, no session branch.
+    assert not (ralph.path / ".ralph" / "iterations").exists()
+    assert ralph.git("branch", "--show-current").strip() == "main"
