@@ -268,7 +268,9 @@ def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
         emit({"systemMessage": f"ralph-verify: {exc}; letting the agent stop"})
         return 0
     deadline = time.monotonic() + budget_s(config)
-    watchdog = threading.Timer(budget_s(config) + 15, _expired, (config.root, agent))
+    # The last moment before the agent kills the hook itself (hook-timeout).
+    last_moment = max(budget_s(config) + 1, float(config.get("hook_timeout") or 600) - 2)
+    watchdog = threading.Timer(last_moment, _expired, (config.root, agent))
     watchdog.daemon = True
     watchdog.start()
     real_stdout = sys.stdout

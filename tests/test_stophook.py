@@ -270,3 +270,38 @@ def test_slash_command_takes_the_users_words_verbatim(ralph: Ralph) -> None:
     status.stdout.fnmatch_lines(["*driven by*Stop hook*"])
     assert ralph.run("slash", stdin="cancel").ret == 0
     assert state(ralph)["verdict"]["verdict"] == "cancelled"
+
+
+HANGING_PLUGIN = '''
+import time
+from ralph_verify import hookimpl
+from ralph_verify.checks import Check, CheckType, Status
+
+
+class Hang(Check):
+    def run(self, ctx):
+        if ctx.config.command.name == "hook":
+            time.sleep(60)  # Python code that no tool timeout can stop
+        return self.result(Status.FAILED, "not yet")
+
+
+@hookimpl
+def ralph_register_checks(registry):
+    registry.add(CheckType(name="hang", factory=Hang, help="hangs in the Stop hook"))
+'''
+
+
+def test_a_hook_that_runs_out_of_time_lets_claude_stop(ralph: Ralph) -> None:
+    """The watchdog answers just before the agent would kill the hook (hook-timeout)."""
+    ralph.makefile("hangplugin.py", HANGING_PLUGIN)
+    ralph.makepyproject("[tool.ralph-verify]\nhook-timeout = 6\n")
+    ralph.env["RALPH_VERIFY_PLUGINS"] = "hangplugin"
+    assert ralph.run_subprocess("start", "--until", "hang").ret == 0
+    payload = {"session_id": "s-1", "hook_event_name": "Stop", "stop_hook_active": False,
+               "last_assistant_message": "done"}
+    result = ralph.run_subprocess("hook", "claude-stop", stdin=json.dumps(payload), timeout=30)
+    assert result.ret == 0, result
+    assert "time budget" in json.loads(result.out)["systemMessage"]
+    assert result.duration < 6
+    assert "time budget ran out" in (ralph.path / ".ralph" / "hook.log").read_text()
+    assert not (ralph.path / ".ralph" / "lock").exists()
