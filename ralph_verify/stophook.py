@@ -93,10 +93,14 @@ def start_loop(config: Config) -> int:
     if max_iterations < 1:
         raise UsageError("--max-iterations must be at least 1")
     session_id = time.strftime("%Y%m%d-%H%M%S") + "-" + os.urandom(2).hex()
+    previous = state.read_state()
     note = state.acquire_lock(session_id)
     try:
         if note:
             print(f"ralph-verify: {note}")
+        if previous and previous.get("mode") == MODE and previous.get("status") != "finished":
+            print(f"ralph-verify: replacing the unfinished loop {previous.get('session')} "
+                  f"(iteration {previous.get('iteration')})")
         state.clear_session_files()
         (state.path / SNAPSHOT_FILE).unlink(missing_ok=True)
         task = " ".join(getattr(config.option, "task", None) or []).strip()
@@ -362,9 +366,16 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
                                           f"{iteration.duration_s:.0f}s, over the hook's time "
                                           "budget; letting the agent stop")
         hook["note"] = "the checks ran out of the hook's time budget (raise hook-timeout)"
+        if number >= session.max_iterations:
+            iteration.verdict = VerdictProposal(
+                Verdict.MAX_ITERATIONS, f"reached the limit of {session.max_iterations} "
+                "iterations (the last one ran out of the hook's time budget)", source="core")
         state.append_history(iteration_record(iteration, session))
         state.append_progress(progress_entry(iteration))
-        _save(state, session, config, hook, WAITING)
+        if iteration.verdict is not None:
+            _finish(config, state, session, hook, iteration.verdict)
+        else:
+            _save(state, session, config, hook, WAITING)
         return {"systemMessage": f"ralph-verify iteration {number}: the checks took longer than "
                                  "the hook's time budget (hook-timeout); letting the agent "
                                  "stop. See .ralph/hook.log"}

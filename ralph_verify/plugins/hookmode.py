@@ -86,7 +86,8 @@ def ralph_addoption(parser: Parser) -> None:
                      help="the agent session to bind (default: $CLAUDE_CODE_SESSION_ID, else "
                           "the first session whose Stop hook fires)")
     parser.addoption("--agent-name", scope="start", choices=("claude", "codex"),
-                     help="which agent runs the hook (default: claude)")
+                     help="which agent's Stop hook drives the loop (default: the first to "
+                          "call; claude when $CLAUDE_CODE_SESSION_ID binds it)")
     parser.addoption("task", scope="start", nargs="*", metavar="TASK",
                      help="the task, recorded for 'status' and progress.md")
     parser.add_command(
