@@ -326,8 +326,9 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
     config.option.quiet = True
     config.option.max_iterations = int(data.get("max_iterations") or 20)
     session, number = restore_session(config, state, data)
-    if not payload.get("stop_hook_active"):
+    if not payload.get("stop_hook_active"):  # a new turn: the harness counts afresh too
         hook["blocks_in_a_row"] = 0
+        hook["note"] = ""
     config.stash[SESSION_KEY] = session
     if state.cancel_path.exists():
         state.cancel_path.unlink(missing_ok=True)
