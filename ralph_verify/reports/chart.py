@@ -128,8 +128,26 @@ def render_chart(data: SessionData) -> str:
     return "\n".join(out)
 
 
+def _threshold(spec: str) -> float | None:
+    """The number of ``coverage>=80`` (the line a percentage series must reach)."""
+    from ralph_verify.errors import UsageError
+    from ralph_verify.until import parse_spec
+
+    try:
+        parsed = parse_spec(spec)
+    except UsageError:
+        return None
+    return parsed.threshold if parsed.op is not None else None
+
+
 def _draw_series(s: Series, x: Any, y: Any, with_baseline: bool, top: float) -> list[str]:
     out = [f'<g class="series" data-series="{escape(s.spec)}" style="--c:{s.colour}">']
+    goal = _threshold(s.spec) if s.percent else None
+    if goal is not None:
+        ypos = y(goal, True)
+        out.append(f'<line class="goal" x1="{x(0):.1f}" x2="{x(max(s.values, default=0)):.1f}" '
+                   f'y1="{ypos:.1f}" y2="{ypos:.1f}"><title>{escape(s.spec)}: goal '
+                   f"{goal:g}%</title></line>")
     path: list[str] = []
     for number in sorted(s.values):
         value = s.values[number]

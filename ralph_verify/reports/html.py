@@ -49,6 +49,7 @@ pre { background: var(--soft); padding: 8px; overflow-x: auto; white-space: pre-
 .chart { width: 100%; height: auto; background: #fff; border: 1px solid var(--line); }
 .chart .grid { stroke: var(--line); } .chart .axis { fill: var(--muted); font-size: 11px; }
 .chart .line { fill: none; stroke: var(--c); stroke-width: 2; }
+.chart .goal { stroke: var(--c); stroke-width: 1; stroke-dasharray: 6 4; opacity: .7; }
 .chart circle { fill: var(--c); stroke: #fff; stroke-width: 1; }
 .chart circle.baseline-point { fill: #fff; stroke: var(--c); stroke-width: 2; }
 .chart circle.error { fill: #fff; stroke: var(--err); stroke-width: 3; }
