@@ -31,6 +31,8 @@ def write_report(ralph_dir: Path, output: Path | None = None,
     target = output or ralph_dir / REPORT_NAME
     data = load_session(ralph_dir, session)
     write_text_atomic(target, render_report(data, target.resolve()))
+    # The temporary file was private (0600); a page to share gets the usual mode.
+    target.chmod(0o644)
     return target
 
 
