@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ralph_verify.agents import Agent
     from ralph_verify.checks import Check
     from ralph_verify.config import Config
+    from ralph_verify.until import CheckSpec
     from ralph_verify.verification import Verification
 
 #: ``config.stash`` keys: the running session, the display, this iteration's promises
@@ -212,11 +213,7 @@ class _Run:
             return self._finish(VerdictProposal(
                 Verdict.AGENT_ERROR, f"{problem} (found before the baseline; nothing was run)",
                 source="core"))
-        specs = config.until_specs()
-        integrity = config.pluginmanager.get_plugin("integrity")
-        if integrity is not None:  # on by default in run: --no-integrity, integrity = false
-            specs = integrity.loop_specs(config, specs)
-        checks = config.build_checks(specs)
+        checks = config.build_checks(session_specs(config))
         template = load_template(config.get("template"), config.invocation_dir)
         self.display.max_iterations = session.max_iterations
         config.hook.ralph_session_prepare(session=session)
@@ -439,6 +436,16 @@ def _new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
 
 
+def session_specs(config: Config) -> list[CheckSpec]:
+    """The checks of a loop session (``run`` or hook mode): ``until``, plus ``integrity``
+    unless switched off (``--no-integrity``, ``integrity = false``, ``-p no:integrity``)."""
+    specs = config.until_specs()
+    integrity = config.pluginmanager.get_plugin("integrity")
+    if integrity is not None:
+        specs = integrity.loop_specs(config, specs)
+    return list(specs)
+
+
 def make_agent(config: Config) -> Agent:
     """The adapter ``--agent NAME[:ARG]`` names, from the agents plugins registered."""
     from ralph_verify.agents import AgentOptions, AgentRegistry
@@ -487,4 +494,5 @@ def run_session(config: Config) -> int:
     return result.exit_code
 
 
-__all__ = ["Loop", "LoopResult", "Verdict", "duration", "make_agent", "run_session"]
+__all__ = ["Loop", "LoopResult", "Verdict", "duration", "make_agent", "run_session",
+           "session_specs"]

@@ -68,6 +68,8 @@ def _main(argv: list[str], plugins: Sequence[object]) -> int:
     except KeyboardInterrupt:
         print("\nralph-verify: interrupted (Ctrl-C)", file=sys.stderr)
         return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        raise  # handled by main(): output piped into `head` is not a bug
     except SystemExit as exc:  # argparse --help
         return int(exc.code or 0) if isinstance(exc.code, int) or exc.code is None else 2
     except Exception:

@@ -72,9 +72,9 @@ def budget_s(config: Config) -> float:
 
 
 def _loop_specs(config: Config) -> list[Any]:
-    from ralph_verify.plugins.integrity import loop_specs
+    from ralph_verify.loop import session_specs
 
-    return loop_specs(config, config.until_specs())
+    return session_specs(config)
 
 
 # --- start -----------------------------------------------------------------------------------

@@ -175,3 +175,13 @@ def test_python_dash_m_works(ralph: Ralph) -> None:
     result = ralph.run_subprocess("check", "--until", "files:pyproject.toml")
     assert result.ret == 0
     assert "PASSED" in result.out
+
+
+def test_output_piped_into_head_is_not_an_error(ralph: Ralph) -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.run(f"'{sys.executable}' -m ralph_verify checks | head -1", shell=True,
+                          cwd=ralph.path, capture_output=True, text=True, check=False)
+    assert proc.stdout.count("\n") == 1
+    assert "Traceback" not in proc.stderr and "INTERNAL ERROR" not in proc.stderr

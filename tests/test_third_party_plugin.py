@@ -183,7 +183,7 @@ def test_installed_plugin_is_listed_with_its_version(installed: Venv, ralph: Ral
     ], consecutive=False)
     checks = installed.ralph_verify(ralph.path, "checks")
     assert checks.ret == 0, checks
-    checks.stdout.fnmatch_lines(["diffcover[[]:ARG][[]>=N]  ?plugin diffcover?",
+    checks.stdout.fnmatch_lines(["diffcover[[]:ARG][[]<op>N]  ?plugin diffcover?",
                                  "*lines changed since a git ref*",
                                  "*checks.diffcover] compare-branch: *"])
 
