@@ -1,13 +1,16 @@
 """Run the test suite: ``python3 scripts/test.py [PYTEST ARGS]``.
 
-Creates ``.venv-test`` (once), installs ralph-verify with its test extras and the
-tools its checks run, then runs pytest in parallel. Pure Python, so it works on
-any OS with Python 3.10+.
+Installs Debian's chromium if it is missing (for the HTML report tests), creates
+``.venv-test`` (once), installs ralph-verify with its test extras and the tools its
+checks run, then runs pytest in parallel. The real agent CLIs (Claude Code, Codex,
+aider) are installed by the tests themselves into a cache, once per machine. Pure
+Python, so it works on any OS with Python 3.10+.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -24,7 +27,27 @@ def run(*args: str | os.PathLike[str]) -> None:
     subprocess.run([str(a) for a in args], check=True, cwd=ROOT)
 
 
+def ensure_chromium() -> None:
+    """The HTML report is tested in a real headless browser: Debian's chromium.
+
+    Installed here, before pytest starts, where apt-get is available and we are root;
+    otherwise the report tests install it themselves or fail saying how to get it.
+    """
+    if shutil.which("chromium") or os.name == "nt":
+        return
+    apt = shutil.which("apt-get")
+    if apt is None or os.geteuid() != 0:
+        print("note: chromium is not installed; the HTML report tests will say how to get it",
+              flush=True)
+        return
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for argv in ([apt, "update", "-q"], [apt, "install", "-y", "-q", "chromium"]):
+        print("+", " ".join(argv), flush=True)
+        subprocess.run(argv, check=True, env=env, stdout=subprocess.DEVNULL)
+
+
 def main() -> int:
+    ensure_chromium()
     if not PYTHON.exists():
         venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
         run(PYTHON, "-m", "pip", "install", "-q", "--upgrade", "pip")

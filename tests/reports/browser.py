@@ -1,7 +1,7 @@
 """Headless Chromium for the report tests: the DOM after scripts ran, console lines, a screenshot.
 
-Debian's ``chromium`` is installed by ``.ci/run``; when it is missing here the
-first test installs it with apt-get (as root, under a lock shared by xdist
+Debian's ``chromium`` is installed by ``scripts/test.py`` (what ``.ci/run`` runs); when it
+is missing here the first test installs it with apt-get (as root, under a lock shared by xdist
 workers) and otherwise fails with what to do: a browser test never skips.
 """
 
