@@ -16,7 +16,6 @@ import json
 import os
 import re
 import sys
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +34,7 @@ from ralph_verify.checks import (
     Status,
 )
 from ralph_verify.process import ToolError, ToolRun
+from ralph_verify.tool_output import clip_tail, count_summary, relative_path
 from ralph_verify.verification import VerifyContext
 
 #: Flags for mypy < 1.11, which has no JSON output: one message per line, with columns.
@@ -85,14 +85,10 @@ class Message:
     notes: list[str] = field(default_factory=list)
 
 
-def _tail(text: str, chars: int = 2000) -> str:
-    return text if len(text) <= chars else "..." + text[-chars:]
-
-
 def _json_message(record: Any, lineno: int, text: str) -> Message:
     def bad(problem: str) -> ToolError:
         return ToolError(f"mypy's JSON output is unreadable at line {lineno}: {problem}",
-                         output=_tail(text))
+                         output=clip_tail(text))
 
     if not isinstance(record, dict):
         raise bad("not a JSON object")
@@ -138,7 +134,7 @@ def parse_json_lines(text: str) -> tuple[list[Message], list[str]]:
             except json.JSONDecodeError as exc:
                 raise ToolError(f"mypy's JSON output is unreadable at line {lineno} ({exc.msg}): "
                                 "truncated, or not mypy's JSON format",
-                                output=_tail(text)) from None
+                                output=clip_tail(text)) from None
             messages.append(_json_message(record, lineno, text))
         elif (message := plain_message(line)) is not None:
             messages.append(message)
@@ -157,17 +153,6 @@ def parse_plain(text: str) -> tuple[list[Message], list[str]]:
         elif line:
             other.append(line)
     return messages, other
-
-
-def _relative(path: str, root: Path) -> str:
-    candidate = Path(path)
-    if candidate.is_absolute():
-        for base in (root, root.resolve()):
-            try:
-                return candidate.relative_to(base).as_posix()
-            except ValueError:
-                continue
-    return candidate.as_posix()
 
 
 def to_failures(messages: Sequence[Message], root: Path) -> tuple[list[Failure], list[str]]:
@@ -191,7 +176,7 @@ def to_failures(messages: Sequence[Message], root: Path) -> tuple[list[Failure],
             owner.notes.append(message.message)
     failures = []
     for error in errors:
-        path = _relative(error.file, root)
+        path = relative_path(error.file, root)
         location = path
         if error.line is not None:
             location += f":{error.line}" + (f":{error.column}" if error.column else "")
@@ -268,17 +253,6 @@ def default_targets(root: Path) -> list[str]:
     return [*excludes, "."]
 
 
-def _count_summary(failures: Sequence[Failure]) -> str:
-    counts = Counter(failure.code or "error" for failure in failures)
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    parts = [f"{count} {code}" for code, count in ranked[:5]]
-    if len(ranked) > 5:
-        parts.append(f"{len(ranked) - 5} more codes")
-    total = len(failures)
-    return f"{total} error{'' if total == 1 else 's'}" + (f" ({', '.join(parts)})"
-                                                          if parts else "")
-
-
 class TypesCheck(Check):
     cost = 20
 
@@ -324,12 +298,12 @@ class TypesCheck(Check):
             raise ToolError("mypy exited 1 but its output names no error: unreadable output",
                             output=run.tail())
         count = len(failures)
-        summary = _count_summary(failures)
+        summary = count_summary(failures, "error")
         passed = self.spec.compare(count) if self.spec.op is not None else count == 0
         wanted = self.spec.threshold_text()
         notes = "\n".join([*other, run.stderr.strip()]).strip()
         kwargs: dict[str, Any] = {"metric": count, "counts": {"errors": count},
-                                  "output": _tail(notes)}
+                                  "output": clip_tail(notes)}
         if passed:
             return self.result(Status.PASSED, summary + (f", within {wanted}"
                                                          if wanted and count else ""), **kwargs)

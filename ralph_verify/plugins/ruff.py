@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -28,6 +27,7 @@ from ralph_verify.checks import (
     Status,
 )
 from ralph_verify.process import ToolError, ToolRun
+from ralph_verify.tool_output import clip_tail, count_summary, relative_path
 from ralph_verify.verification import VerifyContext
 
 #: Files whose ``ruff format --diff`` excerpt goes into the feedback; more would be cut anyway.
@@ -55,22 +55,6 @@ class RuffOptions(CheckOptions):
     )
 
 
-def relative_path(path: str, root: Path) -> str:
-    """``path`` relative to ``root`` with forward slashes; unchanged if outside it."""
-    candidate = Path(path)
-    if candidate.is_absolute():
-        for base in (root, root.resolve()):
-            try:
-                return candidate.relative_to(base).as_posix()
-            except ValueError:
-                continue
-    return candidate.as_posix()
-
-
-def _tail(text: str, chars: int = 2000) -> str:
-    return text if len(text) <= chars else "..." + text[-chars:]
-
-
 def load_entries(text: str, what: str) -> list[dict[str, Any]]:
     """The list of objects ruff prints with ``--output-format json``; :class:`ToolError` if not."""
     try:
@@ -79,11 +63,11 @@ def load_entries(text: str, what: str) -> list[dict[str, Any]]:
         raise ToolError(
             f"{what} output is not readable JSON ({exc.msg} at line {exc.lineno}, column "
             f"{exc.colno}): truncated, or not ruff's JSON format",
-            output=_tail(text),
+            output=clip_tail(text),
         ) from None
     if not isinstance(data, list) or not all(isinstance(entry, dict) for entry in data):
         raise ToolError(f"{what} output is JSON but not ruff's list of violations",
-                        output=_tail(text))
+                        output=clip_tail(text))
     return data
 
 
@@ -179,18 +163,6 @@ def split_diff(text: str, root: Path) -> dict[str, str]:
         excerpts[path] = "\n".join(lines[:DIFF_LINES]) + (f"\n... ({cut} more diff lines)"
                                                           if cut > 0 else "")
     return excerpts
-
-
-def count_summary(failures: Sequence[Failure], noun: str) -> str:
-    """``5 errors (3 F401, 2 E501)``: the most frequent codes first."""
-    counts = Counter(failure.code or "?" for failure in failures)
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    parts = [f"{count} {code}" for code, count in ranked[:5]]
-    if len(ranked) > 5:
-        parts.append(f"{len(ranked) - 5} more codes")
-    total = len(failures)
-    return f"{total} {noun}{'' if total == 1 else 's'}" + (f" ({', '.join(parts)})"
-                                                           if parts else "")
 
 
 def _first_cause(run: ToolRun) -> str:

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from ralph_verify.plugins.ruff import (
-    count_summary,
     parse_check_output,
     parse_format_json,
     parse_format_text,
@@ -21,6 +20,7 @@ from ralph_verify.plugins.ruff import (
 )
 from ralph_verify.process import ToolError
 from ralph_verify.testing import Ralph
+from ralph_verify.tool_output import count_summary
 
 DATA = Path(__file__).parent.parent / "data" / "ruff"
 #: The recordings were made in /tmp/rt (see tests/data/ruff/README.md).
