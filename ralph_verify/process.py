@@ -117,6 +117,14 @@ def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=5)
 
 
+def own_process_group() -> dict[str, object]:
+    """``Popen`` arguments that start a child in a process group of its own, so that
+    :func:`kill_process_group` can take it down with everything it started."""
+    if sys.platform == "win32":
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}  # type: ignore[attr-defined,unused-ignore]  # Windows only
+    return {"start_new_session": True}
+
+
 def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
              env: Mapping[str, str] | None = None, group: ProcessGroup | None = None,
              missing_hint: str = "", shell: bool = False) -> ToolRun:
@@ -125,11 +133,7 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
     fd_err, err_name = tempfile.mkstemp(prefix="err-", suffix=".txt", dir=workdir)
     stdout_path, stderr_path = Path(out_name), Path(err_name)
     argv = list(argv)
-    kwargs: dict[str, object] = {}
-    if sys.platform == "win32":
-        kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined,unused-ignore]  # Windows only
-    else:
-        kwargs["start_new_session"] = True
+    kwargs = own_process_group()
     started = time.perf_counter()
     with os.fdopen(fd_out, "wb") as out, os.fdopen(fd_err, "wb") as err:
         try:

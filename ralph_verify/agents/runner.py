@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from ralph_verify.process import kill_process_group
+from ralph_verify.process import kill_process_group, own_process_group
 from ralph_verify.redact import redact
 
 #: How much of the agent's output stays in memory (the promise scan reads it).
@@ -107,11 +106,7 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
     stdout and stderr both go to ``sink``. The prompt reaches stdin from a file,
     so an agent that never reads stdin cannot block the loop.
     """
-    kwargs: dict[str, object] = {}
-    if sys.platform == "win32":
-        kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined,unused-ignore]  # Windows only
-    else:
-        kwargs["start_new_session"] = True
+    kwargs = own_process_group()
     started = time.monotonic()
     stdin = stdin_path.open("rb") if stdin_path is not None else subprocess.DEVNULL
     try:
