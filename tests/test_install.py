@@ -106,3 +106,19 @@ def test_fresh_install_passes_a_clean_project(fresh_venv: Path, tmp_path: Path) 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "PASSED: 4 passed" in result.stdout
     assert sys.executable  # the suite's own interpreter is not what ran the checks
+
+
+def test_readme_main_command_runs_the_example_to_complete(fresh_venv: Path,
+                                                          tmp_path: Path) -> None:
+    """The README's first set-up command, after `pip install .`: the bundled example,
+    offline and with no API key, ends `complete`."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert ".venv/bin/pip install . && .venv/bin/python examples/run.py" in readme
+    env = {k: v for k, v in os.environ.items()
+           if k != "VIRTUAL_ENV" and not k.startswith(("ANTHROPIC", "OPENAI"))}
+    proc = subprocess.run([str(fresh_venv / BIN / "python"), str(ROOT / "examples" / "run.py"),
+                           "--dest", str(tmp_path / "kata")], capture_output=True, text=True,
+                          env=env, stdin=subprocess.DEVNULL, check=False, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "verdict: complete" in proc.stdout
+    assert (tmp_path / "kata" / ".ralph" / "report.html").is_file()
