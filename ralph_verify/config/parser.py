@@ -93,11 +93,14 @@ class Parser:
         self.settings[key] = Setting(key, type, default, help, self.current_plugin)
 
     def addoption(self, *flags: str, scope: str = "verify", setting: str | None = None,
-                  setting_type: Any = None, **kwargs: Any) -> None:
+                  setting_type: Any = None, setting_help: str | None = None,
+                  **kwargs: Any) -> None:
         """Declare an option (argparse arguments) for every command accepting ``scope``.
 
         With ``setting``, the option also reads ``[tool.ralph-verify] <setting>``;
         ``default`` then is the setting's default, and the command line wins.
+        ``setting_help`` describes the config key where the flag's help would read wrong
+        there (a ``--no-X`` flag for a ``X = true`` setting).
         """
         if setting is not None:
             default = kwargs.pop("default", None)
@@ -106,7 +109,7 @@ class Parser:
                 setting_type = (bool if action in ("store_true", "store_false")
                                 else kwargs.get("type", str))
             self.addsetting(setting, type=setting_type, default=default,
-                            help=kwargs.get("help", ""))
+                            help=setting_help or kwargs.get("help", ""))
             kwargs["default"] = None
             kwargs.setdefault("dest", setting.replace("-", "_"))
             if kwargs.get("action") == "store_true":

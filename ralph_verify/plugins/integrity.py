@@ -219,7 +219,11 @@ def ralph_addoption(parser: Parser) -> None:
                      default=True,
                      help="do not add the integrity check to the loop's checks (by default "
                           "'run' fails any iteration that deletes tests, adds skips or "
-                          "suppressions, or loosens tool settings; config: integrity = false)")
+                          "suppressions, or loosens tool settings; config: integrity = false)",
+                     setting_help="add the integrity check to the loop's checks, so that 'run' "
+                                  "fails any iteration that deletes tests, adds skips or "
+                                  "suppressions, or loosens tool settings (true by default; "
+                                  "--no-integrity on the command line)")
 
 
 @hookimpl
