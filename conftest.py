@@ -34,6 +34,18 @@ def _marked_processes(mark: str) -> list[str]:
     return found
 
 
+@pytest.fixture(autouse=True, scope="session")
+def private_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """ralph-verify's caches (bytecode prefix, mypy) go to a temporary folder, not ~/.cache."""
+    saved = os.environ.get("RALPH_VERIFY_CACHE_DIR")
+    os.environ["RALPH_VERIFY_CACHE_DIR"] = str(tmp_path_factory.mktemp("ralph-verify-cache"))
+    yield
+    if saved is None:
+        os.environ.pop("RALPH_VERIFY_CACHE_DIR", None)
+    else:
+        os.environ["RALPH_VERIFY_CACHE_DIR"] = saved
+
+
 @pytest.fixture(autouse=True)
 def no_process_left_behind() -> Iterator[None]:
     """Every process a test starts (tools, agents, servers) must be gone when it ends."""

@@ -132,8 +132,15 @@ def tests_options(ctx: VerifyContext) -> TestsOptions:
     return options if isinstance(options, TestsOptions) else TestsOptions()
 
 
-def pytest_env() -> dict[str, str]:
-    return {key: value for key, value in os.environ.items() if key not in _LEAKED_ENV}
+def pytest_env(ctx: VerifyContext) -> dict[str, str]:
+    """Our environment without pytest's own variables, and with a bytecode prefix whose
+    project part is fresh for this verification (see :mod:`ralph_verify.caches`)."""
+    from ralph_verify.caches import bytecode_prefix
+
+    env = {key: value for key, value in os.environ.items() if key not in _LEAKED_ENV}
+    env["PYTHONPYCACHEPREFIX"] = str(ctx.shared("bytecode-prefix",
+                                                lambda: bytecode_prefix(ctx.root)))
+    return env
 
 
 def _timeout(ctx: VerifyContext) -> float:
@@ -152,7 +159,7 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
     folder.mkdir(exist_ok=True)
     junit = folder / "junit.xml"
     pytest_argv = ["-m", "pytest", *args, f"--junitxml={junit}", "-o", "junit_family=xunit1"]
-    env = pytest_env()
+    env = pytest_env(ctx)
     data: Path | None = None
     if any(check.needs_coverage for check in ctx.checks):
         data = folder / ".coverage"
@@ -187,7 +194,7 @@ def _xdist_plugin(ctx: VerifyContext, python: str, folder: Path) -> Path:
             "dfile='<ralph-verify xdist coverage>', doraise=True)")
     hint = f"the project's Python {python} does not exist (set --python or the python setting)"
     run = ctx.run([python, "-c", code, str(source), str(target)], timeout=60,
-                  env=pytest_env(), missing_hint=hint)
+                  env=pytest_env(ctx), missing_hint=hint)
     if run.returncode != 0:
         raise ToolError(f"{python} could not compile a file (exit {run.returncode})",
                         output=run.tail())
@@ -233,7 +240,7 @@ def _combine(ctx: VerifyContext, python: str, data: Path) -> None:
     if not any(data.parent.glob(f"{data.name}.*")):
         return
     run = ctx.run([python, "-m", "coverage", "combine", "--append", f"--data-file={data}"],
-                  timeout=_timeout(ctx), env=pytest_env())
+                  timeout=_timeout(ctx), env=pytest_env(ctx))
     if run.returncode != 0:
         raise ToolError(f"'coverage combine' failed (exit {run.returncode})", output=run.tail())
 
@@ -292,7 +299,7 @@ class TestsCheck(Check):
         argv = [run.python, "-m", "pytest", *rerun_args(run.args, ctx.root),
                 f"--junitxml={junit}", "-o", "junit_family=xunit1", *ids]
         try:
-            ctx.run(argv, timeout=self.timeout, env=pytest_env())
+            ctx.run(argv, timeout=self.timeout, env=pytest_env(ctx))
             passed = {case.id for case in iter_cases(junit) if case.outcome == "passed"}
         except (ToolError, JUnitError):
             return []  # the re-run could not tell: the first run's failures stand
@@ -356,7 +363,7 @@ class CoverageCheck(Check):
             return self.error("the shared pytest run was not under coverage")
         out = run.coverage_data.with_name("coverage.json")
         report = ctx.run([run.python, "-m", "coverage", "json", f"--data-file={run.coverage_data}",
-                          "-o", str(out)], timeout=self.timeout, env=pytest_env())
+                          "-o", str(out)], timeout=self.timeout, env=pytest_env(ctx))
         # coverage exits 2 when the project's own fail_under is not met; the file is written.
         if report.returncode not in (0, 2) or not out.exists():
             if "No data to report" in report.tail():

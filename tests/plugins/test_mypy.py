@@ -4,6 +4,7 @@ recorded output (JSON from mypy 2.4, the line format from mypy 1.10)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -300,3 +301,15 @@ def test_default_targets_leave_out_environments_and_build_output(tmp_path: Path)
         (tmp_path / name).mkdir()
     (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     assert default_targets(tmp_path) == ["--exclude", "^(build|dist|env)/", "."]
+
+
+def test_a_rewrite_within_the_same_second_is_not_hidden_by_the_cache(ralph: Ralph) -> None:
+    ralph.makepyfile(app="def f() -> int:\n    return 12\n")
+    assert ralph.run("check", "--until", "types").ret == 0
+    app = ralph.path / "app.py"
+    before = app.stat()
+    app.write_text("def f() -> int:\n    return ''\n")  # same size, now a type error
+    os.utime(app, ns=(before.st_atime_ns, before.st_mtime_ns))
+    result = ralph.run("check", "--until", "types")
+    assert result.ret == 1, result
+    result.stdout.fnmatch_lines(["FAILED*types*1 error (1 return-value)*"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -313,3 +314,24 @@ def test_line_ranges_like_coverage_report() -> None:
     assert line_ranges(statements, [2, 3, 5, 12, 20]) == "2-5, 12, 20"
     assert line_ranges(list(range(1, 400, 2)), list(range(1, 400, 4)),
                        max_chars=20) == "1, 5, 9, 13, 17, 21, ... (94 more)"
+
+
+def _rewrite_keeping_size_and_mtime(path: Path, text: str) -> None:
+    """What a fast agent does: a new body of the same size within the same second."""
+    before = path.stat()
+    assert len(text.encode()) == before.st_size
+    path.write_text(text)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def test_a_rewrite_within_the_same_second_is_tested_not_stale_bytecode(ralph: Ralph) -> None:
+    ralph.makepyfile(calc="def add(a, b):\n    return a - b\n",
+                     **{"tests/test_calc": "from calc import add\n\n\n"
+                                           "def test_add():\n    assert add(2, 3) == 5\n"})
+    ralph.makepyproject('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    assert ralph.run("check", "--until", "tests").ret == 1
+    _rewrite_keeping_size_and_mtime(ralph.path / "calc.py", "def add(a, b):\n    return a + b\n")
+    result = ralph.run("check", "--until", "tests")
+    assert result.ret == 0, result
+    # Our runs leave no bytecode in the project either.
+    assert not list(ralph.path.rglob("__pycache__"))

@@ -1,0 +1,105 @@
+"""Caches the checks keep outside the project, and why each one is safe.
+
+Python's ``.pyc`` files and mypy's cache both decide that a source file is
+unchanged by its size and its modification time in *whole seconds*. An agent
+that rewrites a file within a second of the last verification, keeping its size
+(``a - b`` → ``a + b``), would be judged on the old code: the loop could stop on
+work that does not pass. So pytest runs with a bytecode prefix whose project part
+is cleared before every run, and mypy gets a cache of its own that is dropped
+whenever a file changed without changing its size or its second.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+#: Folders never part of the project's own sources.
+SKIPPED_DIRS = frozenset({".git", ".hg", ".ralph", ".tox", ".nox", ".venv", "venv",
+                          "node_modules", "__pycache__", ".mypy_cache", ".ruff_cache",
+                          ".pytest_cache", "build", "dist"})
+
+
+def user_cache_dir() -> Path:
+    """``$RALPH_VERIFY_CACHE_DIR``, else ``$XDG_CACHE_HOME/ralph-verify``, else ``~/.cache/...``."""
+    configured = os.environ.get("RALPH_VERIFY_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ralph-verify"
+
+
+def _project_key(root: Path) -> str:
+    return hashlib.sha1(str(root.resolve()).encode(), usedforsecurity=False).hexdigest()[:16]
+
+
+def bytecode_prefix(root: Path) -> Path:
+    """A ``PYTHONPYCACHEPREFIX`` whose part for ``root`` was just emptied.
+
+    With the prefix set, Python never reads the project's ``__pycache__`` folders
+    (where an agent's own runs may have left stale bytecode) and writes none there.
+    Virtual environments inside the root keep their bytecode, so only the project's
+    own modules are compiled again.
+    """
+    prefix = user_cache_dir() / "pycache"
+    resolved = root.resolve()
+    mirror = prefix / resolved.relative_to(resolved.anchor)
+    if mirror.is_dir():
+        for child in mirror.iterdir():
+            if (resolved / child.name / "pyvenv.cfg").is_file():
+                continue
+            if child.is_dir():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+    mirror.mkdir(parents=True, exist_ok=True)
+    return prefix
+
+
+def python_sources(root: Path) -> Iterator[Path]:
+    """The ``.py``/``.pyi`` files under ``root``, outside virtual environments and caches."""
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS and not d.startswith(".")
+                   and not (Path(folder, d) / "pyvenv.cfg").is_file()]
+        for name in files:
+            if name.endswith((".py", ".pyi")):
+                yield Path(folder, name)
+
+
+def mypy_cache_dir(root: Path) -> Path:
+    """mypy's ``--cache-dir`` for ``root``, dropped first if mypy could be fooled.
+
+    The manifest records each source's size, whole-second mtime and content hash
+    at the last run. A file whose content changed while size and second did not is
+    exactly the case mypy's cache cannot see: then the whole cache goes (one cold
+    run, rare), instead of a wrong "no errors".
+    """
+    folder = user_cache_dir() / "mypy" / _project_key(root)
+    manifest_path = folder / "ralph-verify-sources.json"
+    try:
+        previous: dict[str, list[object]] = json.loads(manifest_path.read_text("utf-8"))
+    except (OSError, ValueError):
+        previous = {}
+    current: dict[str, list[object]] = {}
+    fooled = False
+    for path in python_sources(root):
+        try:
+            stat = path.stat()
+            digest = hashlib.sha1(path.read_bytes(), usedforsecurity=False).hexdigest()
+        except OSError:
+            continue
+        key = str(path.relative_to(root))
+        entry: list[object] = [stat.st_size, int(stat.st_mtime), digest]
+        current[key] = entry
+        before = previous.get(key)
+        if before is not None and before[:2] == entry[:2] and before[2] != digest:
+            fooled = True
+    if fooled:
+        shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    manifest_path.write_text(json.dumps(current), encoding="utf-8")
+    return folder
