@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/bench_check.py [--project boltons==26.2.0] [--repeat 3]
 
-Downloads the project's sdist from PyPI into ``benchmarks/.work/`` (once),
+Downloads the project's sdist from PyPI into ``~/.cache/ralph-verify-bench/`` (once),
 then, ``--repeat`` times each, with caches (.mypy_cache, .ruff_cache,
 .pytest_cache, coverage data) removed before every run so both sides do the
 same work from cold:
@@ -34,15 +34,16 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-WORK = HERE / ".work"
+#: Outside any repository: ruff and mypy look for their configuration in parent folders,
+#: so a project unpacked inside this checkout would be checked with our settings.
+WORK = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ralph-verify-bench"
 CACHES = (".mypy_cache", ".ruff_cache", ".pytest_cache", ".coverage")
 
 
 def fetch(requirement: str) -> Path:
     """Download and unpack the sdist of ``requirement``; return the project folder."""
     name = requirement.split("==")[0]
-    WORK.mkdir(exist_ok=True)
+    WORK.mkdir(parents=True, exist_ok=True)
     existing = sorted(p for p in WORK.iterdir() if p.is_dir() and p.name.startswith(f"{name}-"))
     if existing and "==" not in requirement:
         return existing[-1]
@@ -56,7 +57,16 @@ def fetch(requirement: str) -> Path:
     return folder
 
 
+#: ralph-verify's own caches (bytecode prefix, mypy) for the benchmark, kept apart from yours.
+RALPH_CACHE = WORK / "ralph-verify-cache"
+
+
 def clean(project: Path) -> None:
+    """Cold project caches for both sides: the tools' caches in the project, its bytecode,
+    and ralph-verify's mypy cache. Interpreter and site-packages bytecode stay warm."""
+    shutil.rmtree(RALPH_CACHE / "mypy", ignore_errors=True)
+    for pycache in project.rglob("__pycache__"):
+        shutil.rmtree(pycache, ignore_errors=True)
     for name in CACHES:
         target = project / name
         if target.is_dir():
@@ -94,6 +104,7 @@ def with_ralph(project: Path) -> tuple[float, dict[str, object]]:
         [sys.executable, "-c", _MEASURE, "check", "--until", "tests,lint,types,coverage>=0",
          "--root", str(project), "--json"],
         capture_output=True, text=True, check=False,
+        env={**os.environ, "RALPH_VERIFY_CACHE_DIR": str(RALPH_CACHE)},
     )
     elapsed = time.perf_counter() - started
     lines = proc.stdout.splitlines()
