@@ -185,3 +185,15 @@ def test_output_piped_into_head_is_not_an_error(ralph: Ralph) -> None:
                           cwd=ralph.path, capture_output=True, text=True, check=False)
     assert proc.stdout.count("\n") == 1
     assert "Traceback" not in proc.stderr and "INTERNAL ERROR" not in proc.stderr
+
+
+def test_numbers_are_checked_before_anything_runs(ralph: Ralph) -> None:
+    result = ralph.run("check", "--until", "files:x", "--timeout", "-5")
+    assert result.ret == 2
+    assert result.err.startswith("ERROR: argument --timeout: must be greater than 0, got -5")
+    result = ralph.run("check", "--until", "files:x", "-j", "0")
+    assert result.ret == 2 and "must be at least 1, got 0" in result.err
+    ralph.makepyproject('[tool.ralph-verify]\ntimeout = -1\n')
+    result = ralph.run("check", "--until", "files:x")
+    assert result.ret == 2
+    assert "[tool.ralph-verify] timeout: input should be greater than 0 (got -1)" in result.err

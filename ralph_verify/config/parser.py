@@ -143,6 +143,28 @@ class Parser:
         return self.build().parse_args(list(args))
 
 
+def positive_float(text: str) -> float:
+    """argparse type: a number greater than zero (seconds, costs)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of at least 1 (sizes, counts)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    return value
+
+
 class _ArgumentParser(argparse.ArgumentParser):
     """argparse that raises :class:`UsageError` instead of printing and exiting."""
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Generator
+from typing import Annotated
+
+from pydantic import Field
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import Check, CheckResult
-from ralph_verify.config.parser import Parser
+from ralph_verify.config.parser import Parser, positive_float, positive_int
 from ralph_verify.process import ToolError
 from ralph_verify.verification import VerifyContext
 
@@ -18,18 +21,21 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--root", scope="project", metavar="DIR",
                      help="project root: where checks run and pyproject.toml is read "
                           "(default: nearest folder with pyproject.toml or .git)")
-    parser.addoption("--timeout", setting="timeout", type=float, default=900.0,
+    parser.addoption("--timeout", setting="timeout", type=positive_float, default=900.0,
+                     setting_type=Annotated[float, Field(gt=0)],
                      metavar="SECONDS",
                      help="seconds before a check's tool is killed and the check errors "
                           "(default 900; per check: [tool.ralph-verify.checks.NAME] timeout)")
-    parser.addoption("--feedback-budget", setting="feedback-budget", type=int, default=4000,
+    parser.addoption("--feedback-budget", setting="feedback-budget", type=positive_int,
+                     default=4000, setting_type=Annotated[int, Field(ge=1)],
                      metavar="CHARS",
                      help="size limit of the feedback text in characters (default 4000)")
     parser.addoption("--python", setting="python", metavar="PATH",
                      help="the project's Python interpreter, for pytest and mypy "
                           "(default: $VIRTUAL_ENV, then .venv/ or venv/ in the root, "
                           "then ralph-verify's own)")
-    parser.addoption("-j", "--jobs", setting="jobs", type=int, metavar="N",
+    parser.addoption("-j", "--jobs", setting="jobs", type=positive_int, metavar="N",
+                     setting_type=Annotated[int, Field(ge=1)],
                      help="how many checks run at once (default: all of them)")
 
 
