@@ -65,6 +65,14 @@ def type_name(tp: Any) -> str:
     if tp in names:
         return names[tp]
     origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        base, *metadata = typing.get_args(tp)
+        # A pydantic Field keeps its constraints in .metadata (annotated_types.Gt, ...).
+        constraints = [c for meta in metadata for c in (meta, *getattr(meta, "metadata", ()))]
+        bounds = [f"{symbol} {getattr(c, attr)}" for c in constraints
+                  for attr, symbol in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤"))
+                  if getattr(c, attr, None) is not None]
+        return type_name(base) + (f" ({', '.join(bounds)})" if bounds else "")
     if origin in (typing.Union, types.UnionType):
         parts = [type_name(arg) for arg in typing.get_args(tp) if arg is not type(None)]
         return " or ".join(parts)
