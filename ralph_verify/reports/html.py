@@ -71,6 +71,7 @@ th { background: var(--soft); font-weight: 600; font-size: 12px; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .status-passed { color: var(--pass); } .status-failed { color: var(--fail); }
 .status-error { color: var(--err); } .status-skipped { color: var(--skip); }
+td.check b { white-space: nowrap; }
 td.check { max-width: 190px; overflow-wrap: anywhere; } td.check b { font-weight: 600; }
 .files { list-style: none; margin: 0; padding: 0; }
 .add { color: var(--pass); } .del { color: var(--fail); }
