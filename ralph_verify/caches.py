@@ -18,11 +18,6 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-#: Folders never part of the project's own sources.
-SKIPPED_DIRS = frozenset({".git", ".hg", ".ralph", ".tox", ".nox", ".venv", "venv",
-                          "node_modules", "__pycache__", ".mypy_cache", ".ruff_cache",
-                          ".pytest_cache", "build", "dist"})
-
 
 def user_cache_dir() -> Path:
     """``$RALPH_VERIFY_CACHE_DIR``, else ``$XDG_CACHE_HOME/ralph-verify``, else ``~/.cache/...``."""
@@ -61,13 +56,12 @@ def bytecode_prefix(root: Path) -> Path:
 
 
 def python_sources(root: Path) -> Iterator[Path]:
-    """The ``.py``/``.pyi`` files under ``root``, outside virtual environments and caches."""
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in SKIPPED_DIRS and not d.startswith(".")
-                   and not (Path(folder, d) / "pyvenv.cfg").is_file()]
-        for name in files:
-            if name.endswith((".py", ".pyi")):
-                yield Path(folder, name)
+    """The project's ``.py``/``.pyi`` files (outside virtual environments and caches)."""
+    from ralph_verify.snapshot import project_files
+
+    for rel in project_files(root):
+        if rel.endswith((".py", ".pyi")):
+            yield root / rel
 
 
 def mypy_cache_dir(root: Path) -> Path:

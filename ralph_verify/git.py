@@ -18,7 +18,7 @@ from ralph_verify.errors import UsageError
 #: Paths that are never the agent's work nor the user's: caches tools write while verifying.
 NOISE_PARTS = frozenset({".ralph", ".git", "__pycache__", ".pytest_cache", ".mypy_cache",
                          ".ruff_cache", ".venv", "venv", "node_modules", ".tox", ".nox",
-                         ".hypothesis"})
+                         ".hypothesis", "site-packages", ".eggs"})
 
 
 def is_noise(path: str) -> bool:

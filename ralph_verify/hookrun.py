@@ -18,9 +18,10 @@ import os
 import sys
 import traceback
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
@@ -41,7 +42,7 @@ def log(root: Path | None, action: str, message: str) -> None:
     """Append one line (and any traceback) to ``ROOT/.ralph/hook.log``; never raises."""
     from ralph_verify.redact import redact
 
-    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    stamp = now_iso()
     try:
         folder = (root or Path.cwd()) / ".ralph"
         folder.mkdir(parents=True, exist_ok=True)
@@ -174,7 +175,7 @@ def record_refusal(root: Path, record: dict[str, Any]) -> None:
     """One line per refusal in ``.ralph/guard.jsonl`` (``status`` counts them)."""
     from ralph_verify.redact import redact
 
-    record = {"time": datetime.now(timezone.utc).isoformat(timespec="seconds"), **record}
+    record = {"time": now_iso(), **record}
     folder = root / ".ralph"
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / GUARD_LOG).open("a", encoding="utf-8") as handle:

@@ -27,7 +27,8 @@ from ralph_verify import hookimpl
 from ralph_verify.display import Display, duration
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Iteration, Session
-from ralph_verify.state import StateDir, now_iso
+from ralph_verify.state import StateDir
+from ralph_verify.state_files import now_iso
 from ralph_verify.verdict import EXIT_CODES, Verdict, VerdictProposal, decide
 
 if TYPE_CHECKING:

@@ -34,21 +34,32 @@ def _digest(path: Path) -> str:
     return sha.hexdigest()
 
 
-def _walk(root: Path) -> list[str]:
+def project_files(root: Path, *, use_git: bool | None = None) -> list[str]:
+    """The project's files, relative, sorted: git's tracked and untracked-but-not-ignored
+    ones in a repository (``use_git=None``: when ``root/.git`` exists), else a walk. Caches,
+    ``.ralph/`` and virtual environments are never part of it."""
+    if use_git is None:
+        use_git = (root / ".git").exists()
+    if use_git:
+        try:
+            return git.tracked_and_untracked(root)
+        except (git.GitError, OSError, ValueError):
+            pass  # not a repository after all, no git, or undecodable names: walk
     found = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in git.NOISE_PARTS]
+        dirs[:] = sorted(d for d in dirs if d not in git.NOISE_PARTS
+                         and not (Path(folder, d) / "pyvenv.cfg").is_file())
         base = Path(folder).relative_to(root)
         for name in files:
             rel = (base / name).as_posix()
             if not git.is_noise(rel):
                 found.append(rel)
-    return found
+    return sorted(found)
 
 
 def take(root: Path, previous: Snapshot | None = None, *, use_git: bool = False) -> Snapshot:
     """A snapshot of ``root``; contents are re-hashed only where size or mtime moved."""
-    paths = git.tracked_and_untracked(root) if use_git else _walk(root)
+    paths = project_files(root, use_git=use_git)
     previous = previous or {}
     snap: Snapshot = {}
     for rel in paths:

@@ -20,21 +20,16 @@ import os
 import socket
 import sys
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ralph_verify.checks import CheckResult, Failure, Status
 from ralph_verify.errors import UsageError
 from ralph_verify.redact import redact
-from ralph_verify.state_files import write_text_atomic
+from ralph_verify.state_files import now_iso, write_text_atomic
 from ralph_verify.verification import Verification
 
 STATE_VERSION = 1
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def pid_alive(pid: int) -> bool:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import os
 import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
+
+
+def now_iso() -> str:
+    """Now, in UTC, to the second: the timestamp of every record ralph-verify writes."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def write_text_atomic(path: Path, text: str) -> None:

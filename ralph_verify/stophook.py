@@ -30,12 +30,13 @@ import os
 import sys
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from ralph_verify.errors import UsageError
 from ralph_verify.hookrun import emit, log
+from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
     from ralph_verify.checks import Check
@@ -51,10 +52,6 @@ CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
 DEFAULT_CLAUDE_BLOCK_CAP = 9
 SNAPSHOT_FILE = "hook-snapshot.json"
 WAITING = "waiting for the agent to stop"
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def block_cap() -> int:

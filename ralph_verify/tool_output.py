@@ -21,6 +21,12 @@ def relative_path(path: str, root: Path) -> str:
     return candidate.as_posix()
 
 
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` on one line, whitespace folded, cut with ``...`` past ``limit`` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
 def clip_tail(text: str, chars: int = 2000) -> str:
     """The end of ``text``, at most ``chars`` characters (where tools print what matters)."""
     return text if len(text) <= chars else "..." + text[-chars:]

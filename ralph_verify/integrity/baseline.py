@@ -10,45 +10,26 @@ differences that weaken the project into failures with a file and line.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import subprocess
 from collections import Counter
 from collections.abc import Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ralph_verify.checks import Failure
 from ralph_verify.integrity.settings import Setting, read_all, weakenings
 from ralph_verify.integrity.sources import find_tests, is_test_file, markers
+from ralph_verify.state_files import now_iso
 
 VERSION = 1
-_NOISE = frozenset({".ralph", ".git", "__pycache__", ".pytest_cache", ".mypy_cache",
-                    ".ruff_cache", ".venv", "venv", "node_modules", ".tox", ".nox",
-                    ".hypothesis", "site-packages", ".eggs"})
 MAX_REPORTED_TESTS = 20
 
 
 def list_files(root: Path) -> list[str]:
-    """The project's files: git's tracked and untracked-not-ignored ones, else a walk."""
-    found: list[str] | None = None
-    if (root / ".git").exists():
-        try:
-            out = subprocess.run(
-                ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                cwd=root, capture_output=True, check=True, timeout=60).stdout
-            found = [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
-        except (OSError, subprocess.SubprocessError):
-            found = None
-    if found is None:
-        found = []
-        for folder, dirs, files in os.walk(root):
-            dirs[:] = sorted(d for d in dirs if d not in _NOISE)
-            base = Path(folder).relative_to(root)
-            found += [(base / name).as_posix() for name in files]
-    return sorted(p for p in set(found)
-                  if not _NOISE.intersection(p.split("/")) and (root / p).is_file())
+    """The project's files (see :func:`ralph_verify.snapshot.project_files`), existing ones."""
+    from ralph_verify.snapshot import project_files
+
+    return [p for p in project_files(root) if (root / p).is_file()]
 
 
 def glob_regex(pattern: str) -> re.Pattern[str]:
@@ -117,7 +98,7 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
     return {
         "version": VERSION,
         "session": session,
-        "taken_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "taken_at": now_iso(),
         "protected_globs": list(protected),
         "keep_globs": list(keep),
         "test_counts": test_counts or {},

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ralph_verify import hookimpl
 from ralph_verify.checks import CheckResult, Failure, Status
 from ralph_verify.redact import redact
+from ralph_verify.tool_output import one_line
 from ralph_verify.verification import Verification
 
 DETAIL_LINES = 15
@@ -37,7 +38,7 @@ class Group:
         count = len(self.failures)
         times = f"[{count}x] " if count > 1 else ""
         tag = " (pre-existing)" if all(f.pre_existing for f in self.failures) else ""
-        lines = [f"- {times}{_one_line(example.message)}{tag}"]
+        lines = [f"- {times}{one_line(example.message)}{tag}"]
         if example.location:
             where = f"  at {example.location}"
             others = [f.location for f in self.failures[1:4] if f.location]
@@ -53,11 +54,6 @@ class Group:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
-def _one_line(text: str, limit: int = 300) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def _clip(text: str) -> str:
@@ -87,7 +83,7 @@ def groups_of(result: CheckResult) -> list[Group]:
 
 
 def _check_heading(result: CheckResult) -> str:
-    return f"## {result.spec}: {result.status.value} — {_one_line(result.summary)}"
+    return f"## {result.spec}: {result.status.value} — {one_line(result.summary)}"
 
 
 def _error_section(result: CheckResult) -> str:

@@ -9,7 +9,6 @@ never an error, since a crashed session is exactly what one wants to look at.
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,15 +224,14 @@ def _read_history(path: Path) -> list[dict[str, Any]]:
 
 def diffstat(root: Path, before: str, after: str) -> list[FileStat] | None:
     """``git diff --numstat`` between two checkpoint commits; ``None`` if git cannot tell."""
+    from ralph_verify import git
+
     try:
-        proc = subprocess.run(["git", "diff", "--numstat", "-z", before, after], cwd=root,
-                              capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if proc.returncode != 0:
+        out = git.git(root, "diff", "--numstat", "-z", before, after)
+    except (git.GitError, OSError, ValueError):
         return None
     stats = []
-    fields = proc.stdout.decode("utf-8", "replace").split("\0")
+    fields = out.split("\0")
     index = 0
     while index < len(fields) and fields[index]:
         added, removed, path = [*fields[index].split("\t", 2), "", ""][:3]

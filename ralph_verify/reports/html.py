@@ -13,7 +13,6 @@ checks the chart against the data and writes the outcome into
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from ralph_verify.display import duration
 from ralph_verify.redact import redact
 from ralph_verify.reports.chart import legend, render_chart
 from ralph_verify.reports.data import IterationData, SessionData, series_value
+from ralph_verify.state_files import now_iso
 
 #: Characters of feedback and task shown per cell; the files have the rest.
 TEXT_LIMIT = 6000
@@ -341,7 +341,7 @@ def _integrity(data: SessionData) -> str:
 def render_report(data: SessionData, output: Path) -> str:
     """The whole page; links are relative to ``output``'s folder."""
     base = output.parent
-    generated = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    generated = now_iso()
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
