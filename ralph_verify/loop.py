@@ -302,18 +302,7 @@ class _Run:
         return iteration, after
 
     def _decide(self, iteration: Iteration, verification: Verification) -> VerdictProposal | None:
-        """Ask every policy; the core, not plugin order, decides (see :mod:`verdict`)."""
-        proposals: list[VerdictProposal] = []
-        kwargs = {"session": self._session(), "iteration": iteration,
-                  "verification": verification}
-        for impl in self.config.hook.ralph_iteration_verdict.get_hookimpls():
-            proposal = impl.function(**{name: kwargs[name] for name in impl.argnames})
-            if isinstance(proposal, VerdictProposal):
-                if not proposal.source:
-                    proposal = VerdictProposal(proposal.verdict, proposal.reason,
-                                               impl.plugin_name)
-                proposals.append(proposal)
-        return decide(proposals)
+        return ask_policies(self.config, self._session(), iteration, verification)
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -333,16 +322,8 @@ class _Run:
         return self.session
 
     def _verify(self, checks: Sequence[Check], *, mark: bool) -> Verification:
-        from ralph_verify.records import mark_pre_existing
-        from ralph_verify.verification import verify
-
-        verification = verify(self.config, checks)
-        baseline = self._session().baseline
-        if mark and baseline is not None and mark_pre_existing(verification, baseline):
-            budget = int(self.config.get("feedback_budget") or 4000)
-            verification.feedback = self.config.hook.ralph_format_feedback(
-                verification=verification, budget=budget) or ""
-        return verification
+        return verify_in_session(self.config, checks,
+                                 self._session().baseline if mark else None)
 
     def _prompt(self, template: str, iteration: Iteration) -> str:
         from ralph_verify.prompt import progress_text, render, render_notes
@@ -437,6 +418,37 @@ def _new_session_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
 
 
+def verify_in_session(config: Config, checks: Sequence[Check],
+                      baseline: Verification | None) -> Verification:
+    """Verify; failures already there at the ``baseline`` are marked pre-existing, and the
+    feedback (formatted before the marking) is formatted again to say so."""
+    from ralph_verify.records import mark_pre_existing
+    from ralph_verify.verification import verify
+
+    verification = verify(config, checks)
+    if baseline is not None and mark_pre_existing(verification, baseline):
+        budget = int(config.get("feedback_budget") or 4000)
+        verification.feedback = config.hook.ralph_format_feedback(
+            verification=verification, budget=budget) or ""
+    return verification
+
+
+def ask_policies(config: Config, session: Session, iteration: Iteration,
+                 verification: Verification) -> VerdictProposal | None:
+    """Ask every ``ralph_iteration_verdict`` policy; the precedence in :mod:`verdict`, not
+    plugin order, picks the winner. Each proposal is credited to the plugin that made it."""
+    proposals: list[VerdictProposal] = []
+    kwargs = {"session": session, "iteration": iteration, "verification": verification}
+    for impl in config.hook.ralph_iteration_verdict.get_hookimpls():
+        proposal = impl.function(**{name: kwargs[name] for name in impl.argnames})
+        if isinstance(proposal, VerdictProposal):
+            if not proposal.source:
+                proposal = VerdictProposal(proposal.verdict, proposal.reason,
+                                           impl.plugin_name)
+            proposals.append(proposal)
+    return decide(proposals)
+
+
 def session_specs(config: Config) -> list[CheckSpec]:
     """The checks of a loop session (``run`` or hook mode): ``until``, plus ``integrity``
     unless switched off (``--no-integrity``, ``integrity = false``, ``-p no:integrity``)."""
@@ -495,5 +507,5 @@ def run_session(config: Config) -> int:
     return result.exit_code
 
 
-__all__ = ["Loop", "LoopResult", "Verdict", "duration", "make_agent", "run_session",
-           "session_specs"]
+__all__ = ["Loop", "LoopResult", "Verdict", "ask_policies", "duration", "make_agent",
+           "run_session", "session_specs", "verify_in_session"]

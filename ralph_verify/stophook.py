@@ -32,7 +32,7 @@ import threading
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify.errors import UsageError
 from ralph_verify.hookrun import emit, log
@@ -307,17 +307,15 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
     """Verify, record, decide; the hook's answer (``None``: no output, the agent stops)."""
     from ralph_verify.agents import AgentResult
     from ralph_verify.iteration import Iteration
-    from ralph_verify.loop import PROMISES_KEY, SESSION_KEY
+    from ralph_verify.loop import PROMISES_KEY, SESSION_KEY, ask_policies, verify_in_session
     from ralph_verify.promises import find_promises
     from ralph_verify.records import (
         iteration_record,
-        mark_pre_existing,
         progress_entry,
         restore_session,
     )
     from ralph_verify.snapshot import changed
     from ralph_verify.verdict import Verdict, VerdictProposal
-    from ralph_verify.verification import verify
 
     agent = str(hook.get("agent"))
     config.option.quiet = True
@@ -351,11 +349,7 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
 
     checks = _clamped(config, config.build_checks(_loop_specs(config)), deadline)
     started = time.monotonic()
-    verification = verify(config, checks)
-    if session.baseline is not None and mark_pre_existing(verification, session.baseline):
-        budget = int(config.get("feedback_budget") or 4000)
-        verification.feedback = config.hook.ralph_format_feedback(
-            verification=verification, budget=budget) or ""
+    verification = verify_in_session(config, checks, session.baseline)
     iteration.verification = verification
     iteration.duration_s = time.monotonic() - started
     state.write_verification(number, verification)
@@ -379,7 +373,7 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
                                  "stop. See .ralph/hook.log"}
     config.hook.ralph_iteration_end(session=session, iteration=iteration,
                                     verification=verification)
-    iteration.verdict = decide(config, session, iteration, verification)
+    iteration.verdict = ask_policies(config, session, iteration, verification)
     state.append_history(iteration_record(iteration, session))
     state.append_progress(progress_entry(iteration))
     hook["last_stop_at"] = now_iso()
@@ -412,24 +406,6 @@ def _clamped(config: Config, checks: list[Check], deadline: float) -> list[Check
         if check.options.timeout is not None and check.options.timeout > left:
             check.options = check.options.model_copy(update={"timeout": left})
     return checks
-
-
-def decide(config: Config, session: Session, iteration: Iteration,
-           verification: Verification) -> VerdictProposal | None:
-    """Ask every policy, as ``run`` does; the precedence in :mod:`verdict` decides."""
-    from ralph_verify.verdict import VerdictProposal
-    from ralph_verify.verdict import decide as by_precedence
-
-    proposals: list[VerdictProposal] = []
-    kwargs = {"session": session, "iteration": iteration, "verification": verification}
-    for impl in config.hook.ralph_iteration_verdict.get_hookimpls():
-        proposal = cast("VerdictProposal | None",
-                        impl.function(**{name: kwargs[name] for name in impl.argnames}))
-        if proposal is not None:
-            if not proposal.source:
-                proposal = VerdictProposal(proposal.verdict, proposal.reason, impl.plugin_name)
-            proposals.append(proposal)
-    return by_precedence(proposals)
 
 
 def block_reason(config: Config, session: Session, iteration: Iteration,
