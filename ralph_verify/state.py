@@ -60,6 +60,24 @@ class LockInfo:
     started_at: str
 
 
+def read_history(path: Path) -> list[dict[str, Any]]:
+    """The records of a ``history.jsonl``; a line cut by a crash is skipped, a missing or
+    unreadable file is no history."""
+    records = []
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue  # a line cut by a crash
+                if isinstance(record, dict):
+                    records.append(record)
+    except OSError:
+        pass
+    return records
+
+
 class StateDir:
     """Paths and writers of one project's ``.ralph/`` folder."""
 
@@ -149,17 +167,7 @@ class StateDir:
             os.fsync(handle.fileno())
 
     def read_history(self) -> list[dict[str, Any]]:
-        records = []
-        try:
-            with self.history_path.open(encoding="utf-8") as handle:
-                for line in handle:
-                    try:
-                        records.append(json.loads(line))
-                    except ValueError:
-                        continue  # a line cut by a crash
-        except FileNotFoundError:
-            pass
-        return records
+        return read_history(self.history_path)
 
     def append_progress(self, text: str) -> None:
         self.path.mkdir(parents=True, exist_ok=True)

@@ -206,22 +206,6 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _read_history(path: Path) -> list[dict[str, Any]]:
-    records = []
-    try:
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue  # a line cut by a crash
-                if isinstance(record, dict) and isinstance(record.get("iteration"), int):
-                    records.append(record)
-    except OSError:
-        pass
-    return records
-
-
 def diffstat(root: Path, before: str, after: str) -> list[FileStat] | None:
     """``git diff --numstat`` between two checkpoint commits; ``None`` if git cannot tell."""
     from ralph_verify import git
@@ -258,7 +242,11 @@ def load_session(ralph_dir: Path, session: str | None = None) -> SessionData:
     baseline = _read_json(ralph_dir / "iterations" / "000" / "verification.json")
     previous = baseline
     iterations = []
-    for record in _read_history(ralph_dir / "history.jsonl"):
+    from ralph_verify.state import read_history
+
+    for record in read_history(ralph_dir / "history.jsonl"):
+        if not isinstance(record.get("iteration"), int):
+            continue
         number = int(record["iteration"])
         verification = _read_json(ralph_dir / "iterations" / f"{number:03d}" /
                                   "verification.json")
