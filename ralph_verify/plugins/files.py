@@ -6,19 +6,19 @@ from pathlib import Path
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
+from ralph_verify.git import NOISE_PARTS
 from ralph_verify.verification import VerifyContext
-
-_IGNORED_PARTS = {".git", ".ralph", ".venv", "__pycache__", "node_modules"}
 
 
 def matches(root: Path, pattern: str) -> list[str]:
-    """Files and folders under ``root`` matching ``pattern`` (``**`` allowed), sorted."""
+    """Files and folders under ``root`` matching ``pattern`` (``**`` allowed), sorted;
+    nothing inside caches, ``.ralph/`` or virtual environments counts."""
     if Path(pattern).is_absolute():
         raise ValueError("files: takes a path relative to the project root")
     found = []
     for path in root.glob(pattern):
         relative = path.relative_to(root)
-        if not _IGNORED_PARTS.intersection(relative.parts[:-1]):
+        if not NOISE_PARTS.intersection(relative.parts[:-1]):
             found.append(relative.as_posix())
     return sorted(found)
 
