@@ -103,8 +103,8 @@ def start_loop(config: Config) -> int:
         task = " ".join(getattr(config.option, "task", None) or []).strip()
         session = Session(id=session_id, root=config.root, dir=state.path, config=config,
                           task=task, max_iterations=max_iterations, started_at=now_iso())
-        # Hook mode works on the user's branch: no session branch, no checkpoint commits.
-        session.plugin_state["checkpoint"] = {"git": False, "commits": {}}
+        # Hook mode works on the user's branch: ralph_session_prepare is not called, so the
+        # checkpoint plugin makes no session branch and no commits.
         bound = getattr(config.option, "session_id", None) or os.environ.get(
             "CLAUDE_CODE_SESSION_ID")
         agent = getattr(config.option, "agent_name", None) or ("claude" if bound else None)

@@ -149,6 +149,8 @@ def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
 
 def describe(state: dict[str, Any]) -> str:
     """For ``status``."""
+    if "git" not in state:  # ralph_session_prepare never ran: the Stop-hook mode
+        return "no checkpoints: the session works on your own branch"
     if not state.get("git"):
         return "not a git repository"
     commits = state.get("commits") or {}
