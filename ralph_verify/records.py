@@ -295,3 +295,13 @@ def summary_lines(session: Session, verdict: VerdictProposal, state: StateDir,
         f"logs: {logs}/ (state.json, history.jsonl, progress.md"
         + (f", iterations/{number:03d}/agent.log)" if number else ")"),
     ]
+
+
+def describe_plugin_state(config: Config, name: str, value: Any) -> str | None:
+    """A plugin's one-line account of its saved state, for ``status`` and ``status --watch``:
+    the plugin's module-level ``describe(state)`` if it has one (breaker, checkpoint,
+    integrity)."""
+    method = getattr(config.pluginmanager.get_plugin(name), "describe", None)
+    if not callable(method) or not isinstance(value, dict):
+        return None
+    return str(method(value))

@@ -150,11 +150,12 @@ def status(config: Config) -> int:
     for check in checks:
         print(f"  {check.get('status', '?').upper():<7} {check.get('spec')}  "
               f"{' '.join(str(check.get('summary', '')).split())[:100]}")
+    from ralph_verify.records import describe_plugin_state
+
     for name, value in (data.get("plugin_state") or {}).items():
-        plugin = config.pluginmanager.get_plugin(name)
-        describe = getattr(plugin, "describe", None)
-        if callable(describe) and isinstance(value, dict):
-            print(f"{name}: {describe(value)}")
+        described = describe_plugin_state(config, name, value)
+        if described is not None:
+            print(f"{name}: {described}")
     from ralph_verify.hookrun import refusal_counts
 
     refused = refusal_counts(config.root)  # the PreToolUse guard's refusals (hookrun.py)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
@@ -20,12 +18,9 @@ def ralph_addoption(parser: Parser) -> None:
 
 def watch_status(config: Config) -> int:
     """Called by ``status`` when ``--watch`` is given."""
+    from ralph_verify.records import describe_plugin_state
     from ralph_verify.watch import watch
 
-    def describe(name: str, value: dict[str, Any]) -> str | None:
-        plugin = config.pluginmanager.get_plugin(name)
-        method = getattr(plugin, "describe", None)
-        return str(method(value)) if callable(method) else None
-
     interval = max(0.05, float(config.option.interval))
-    return watch(config.root, interval=interval, describe=describe)
+    return watch(config.root, interval=interval,
+                 describe=lambda name, value: describe_plugin_state(config, name, value))
