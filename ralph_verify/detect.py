@@ -10,16 +10,12 @@ from __future__ import annotations
 import configparser
 import os
 import shutil
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+from ralph_verify.compat import tomllib
 
 #: Agent adapters and the CLI each one drives, in the order ``init`` prefers them.
 AGENT_CLIS: dict[str, str] = {

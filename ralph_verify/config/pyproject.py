@@ -8,17 +8,12 @@ the key and what was expected.
 from __future__ import annotations
 
 import difflib
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.compat import tomllib
 from ralph_verify.errors import ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 if TYPE_CHECKING:
     from pydantic import ValidationError

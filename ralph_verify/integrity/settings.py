@@ -20,18 +20,13 @@ from __future__ import annotations
 
 import re
 import shlex
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.compat import tomllib
 from ralph_verify.integrity.sources import conftest_settings
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 KINDS: dict[str, str] = {
     "fail_under": "min",

@@ -225,10 +225,8 @@ def _section_has_targets(path: Path, required: bool = True) -> bool | None:
         return None
     try:
         if path.suffix == ".toml":
-            if sys.version_info >= (3, 11):
-                import tomllib
-            else:  # pragma: no cover - Python 3.10
-                import tomli as tomllib
+            from ralph_verify.compat import tomllib
+
             with path.open("rb") as handle:
                 section = tomllib.load(handle).get("tool", {}).get("mypy")
             if not isinstance(section, dict):
