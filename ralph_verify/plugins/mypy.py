@@ -270,12 +270,13 @@ class TypesCheck(Check):
             targets = default_targets(ctx.root)
         rest = [*options.args, *targets]
         # types and types<=N in one verification share one mypy run.
-        run, failures, other = ctx.shared(f"mypy {json.dumps([*mypy, *rest])}",
-                                          lambda: self.run_mypy(ctx, mypy, rest))
-        return self.judge(run, failures, other)
+        run, failures, notes, other = ctx.shared(f"mypy {json.dumps([*mypy, *rest])}",
+                                                 lambda: self.run_mypy(ctx, mypy, rest))
+        return self.judge(run, failures, notes, other)
 
     def run_mypy(self, ctx: VerifyContext, mypy: list[str],
-                 rest: list[str]) -> tuple[ToolRun, list[Failure], list[str]]:
+                 rest: list[str]) -> tuple[ToolRun, list[Failure], list[str], list[str]]:
+        """mypy's run, its errors, the notes that belong to no error, and its other lines."""
         if not any(arg.startswith("--cache-dir") or arg == "--no-incremental" for arg in rest):
             # A cache of our own, dropped when mypy's mtime check could be fooled
             # (see ralph_verify.caches); the project's .mypy_cache is left alone.
@@ -289,25 +290,31 @@ class TypesCheck(Check):
         else:
             messages, other = parse_json_lines(run.stdout)
         failures, orphans = to_failures(messages, ctx.root)
-        return run, failures, [*orphans, *other]
+        return run, failures, orphans, other
 
-    def judge(self, run: ToolRun, failures: list[Failure], other: list[str]) -> CheckResult:
+    def judge(self, run: ToolRun, failures: list[Failure], notes: list[str],
+              other: list[str]) -> CheckResult:
         code = run.returncode
         if code == 2 and any(f.code == "syntax" for f in failures):
             pass  # a syntax error stops mypy (exit 2), but it is the project's to fix
         elif code not in (0, 1):
-            return self.error(f"mypy failed (exit {code}): {_what_failed(run, failures, other)}",
+            return self.error(f"mypy failed (exit {code}): "
+                              f"{_what_failed(run, failures, [*notes, *other])}",
                               output=run.tail())
-        elif code == 1 and not failures:
+        elif code == 1 and not failures and not notes:
             raise ToolError("mypy exited 1 but its output names no error: unreadable output",
                             output=run.tail())
+        # With --output json, mypy exits 1 when it prints only notes (annotation-unchecked),
+        # where its text mode says "Success" and exits 0: notes are not errors.
         count = len(failures)
         summary = count_summary(failures, "error")
+        if notes:
+            summary += f", {len(notes)} note{'' if len(notes) == 1 else 's'}"
         passed = self.spec.compare(count) if self.spec.op is not None else count == 0
         wanted = self.spec.threshold_text()
-        notes = "\n".join([*other, run.stderr.strip()]).strip()
+        output = "\n".join([*other, run.stderr.strip()]).strip()
         kwargs: dict[str, Any] = {"metric": count, "counts": {"errors": count},
-                                  "output": clip_tail(notes)}
+                                  "output": clip_tail(output)}
         if passed:
             return self.result(Status.PASSED, summary + (f", within {wanted}"
                                                          if wanted and count else ""), **kwargs)

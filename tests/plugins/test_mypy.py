@@ -90,6 +90,16 @@ def test_type_errors_reported_with_location_code_and_notes(ralph: Ralph) -> None
     result.stderr.fnmatch_lines(["FAILED*types*2 errors (1 arg-type, 1 override)*"])
 
 
+def test_notes_alone_are_not_errors(ralph: Ralph) -> None:
+    """mypy --output json exits 1 on notes alone; its text mode says "Success" and exits 0."""
+    ralph.makepyfile(app="def untyped():\n    count: int = 1\n    return count\n")
+    result = ralph.run("check", "--until", "types")
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines(["PASSED*types*0 errors, 1 note*"])
+    assert "annotation-unchecked" not in result.out + result.err
+    assert "Feedback" not in result.out
+
+
 def test_project_mypy_config_is_respected(ralph: Ralph) -> None:
     ralph.makepyfile(**{"src/pkg/__init__": "def double(x):\n    return x * 2\n",
                         "scripts/tool": 'x: int = "not checked: outside files"\n'})
@@ -196,7 +206,7 @@ sys.exit(1)
     assert result.ret == 1, result
     check = result.json()["checks"][0]
     assert check["summary"] == ("5 errors (1 arg-type, 1 assignment, 1 attr-defined, "
-                                "1 import-not-found, 1 override)")
+                                "1 import-not-found, 1 override), 1 note")  # reveal_type
     assert check["failures"][0]["location"] == "app.py:1:1"
     assert check["failures"][0]["detail"] == (
         "note: See https://mypy.readthedocs.io/en/stable/running_mypy.html#missing-imports")
