@@ -180,7 +180,7 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration,
     """Vote to end the session, or return ``None`` to go on.
 
     Every implementation is asked; the core decides among the proposals by the
-    documented precedence in :mod:`ralph_verify.verdict` (cancelled, complete,
+    documented precedence in :mod:`ralph_verify.verdict` (cancelled, complete, nothing-to-do,
     agent-error, blocked, budget, stalled, max-iterations), never by plugin order.
     """
 

@@ -198,6 +198,7 @@ class _Run:
 
     def _run(self, session_id: str, previous: dict[str, Any] | None) -> LoopResult:
         from ralph_verify import records
+        from ralph_verify.new_failures import nothing_to_do
         from ralph_verify.prompt import load_template
 
         config = self.config
@@ -231,6 +232,9 @@ class _Run:
             self.display.line(records.verification_line("baseline", session.baseline))
             if session.baseline.errored:
                 return self._baseline_error(session.baseline)
+            idle = nothing_to_do(session.baseline)
+            if idle is not None:
+                return self._finish(idle)
             if session.baseline.passed:
                 return self._finish(VerdictProposal(
                     Verdict.COMPLETE, "every check passes already; the agent was not called",

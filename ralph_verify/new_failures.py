@@ -20,11 +20,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ralph_verify.checks import CheckResult, Failure, Status
+from ralph_verify.verdict import Verdict, VerdictProposal
 
 if TYPE_CHECKING:
     from ralph_verify.checks import Check
     from ralph_verify.iteration import Session
-    from ralph_verify.verification import VerifyContext
+    from ralph_verify.verification import Verification, VerifyContext
 
 ARG = "new"
 #: Failures that are never pre-existing: the minimum number of passing tests always counts.
@@ -41,6 +42,27 @@ def baseline_failures(session: Session, check_name: str) -> set[str] | None:
         return None
     return {_key(f) for r in session.baseline.results if r.name == check_name
             for f in r.failures}
+
+
+def nothing_to_do(baseline: Verification) -> VerdictProposal | None:
+    """A baseline that passes only because every failure was pre-existing is not ``complete``.
+
+    ``tests:new`` at the baseline records the failing tests and passes: ending that session
+    ``complete`` would claim work that nobody did, so it ends ``nothing-to-do``, saying why.
+    """
+    if not baseline.passed:
+        return None
+    allowed = [(r, sum(f.pre_existing for f in r.failures)) for r in baseline.results]
+    allowed = [(r, n) for r, n in allowed if n]
+    if not allowed:
+        return None
+    parts = ", ".join(f"{r.spec} ({n} failing, all there before the session)"
+                      for r, n in allowed)
+    plain = ",".join(r.spec.split(":", 1)[0] for r, _ in allowed)
+    return VerdictProposal(
+        Verdict.NOTHING_TO_DO,
+        f"nothing for the agent to do: {parts} passes only because no failure is new; "
+        f"to have the agent fix them, use --until '{plain}' instead", source="core")
 
 
 def judge_new(check: Check, ctx: VerifyContext,

@@ -1,11 +1,14 @@
 """The promise protocol: ``<promise>COMPLETE</promise>``, ``<promise>BLOCKED: reason</promise>``.
 
 Only the agent's own new output counts, and only as an exact tag. Echoes of
-the prompt (its instructions, the feedback) are ignored: a line equal to a
-line of the prompt, a line with more than tags on it that stands anywhere in
-the prompt, and a BLOCKED tag whose whole text is in the prompt (the
-template's example). A line holding nothing but the tag is the agent's own
-unless the prompt has that very line.
+the prompt (its instructions, the feedback) are ignored: a line with more than
+tags on it that stands anywhere in the prompt, a BLOCKED tag whose whole text is
+in the prompt (the template's example), and a line holding nothing but a tag
+that the prompt also has *in the same context*: next to a neighbouring line
+that is its neighbour in the prompt too, as an echo of the prompt would print
+it. So a user's task may itself say "print <promise>COMPLETE</promise> when
+done" on a line of its own, and the agent's own tag, printed after its own
+words, still counts.
 """
 
 from __future__ import annotations
@@ -17,22 +20,43 @@ BLOCKED_PREFIX = "BLOCKED:"
 _TAG = re.compile(r"<promise>([^<>\n]{1,500})</promise>")
 
 
+def _neighbours(lines: list[str]) -> dict[str, set[tuple[str, str]]]:
+    """For each line, the (previous, next) non-empty lines around each place it stands."""
+    around: dict[str, set[tuple[str, str]]] = {}
+    for index, line in enumerate(lines):
+        before = lines[index - 1] if index > 0 else ""
+        after = lines[index + 1] if index + 1 < len(lines) else ""
+        around.setdefault(line, set()).add((before, after))
+    return around
+
+
+def _echoed(index: int, lines: list[str], prompt_around: dict[str, set[tuple[str, str]]]
+            ) -> bool:
+    """Whether output line ``index`` stands as it does in the prompt (a neighbour matches)."""
+    places = prompt_around.get(lines[index])
+    if places is None:
+        return False
+    before = lines[index - 1] if index > 0 else ""
+    after = lines[index + 1] if index + 1 < len(lines) else ""
+    return any((before and before == b) or (after and after == a) for b, a in places)
+
+
 def find_promises(output: str, prompt: str) -> list[str]:
     """The texts of the promise tags the agent printed itself, in order, without repeats."""
-    prompt_lines = {line.strip() for line in prompt.splitlines() if line.strip()}
+    prompt_around = _neighbours([ln.strip() for ln in prompt.splitlines() if ln.strip()])
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
     found: list[str] = []
-    for line in output.splitlines():
-        text = line.strip()
-        if "<promise>" not in text or text in prompt_lines:
+    for index, text in enumerate(lines):
+        if "<promise>" not in text or _echoed(index, lines, prompt_around):
             continue
         if _TAG.sub("", text).strip() and text in prompt:
             continue
-        for match in _TAG.finditer(line):
+        for match in _TAG.finditer(text):
             if match.group(0) in prompt and match.group(1).startswith(BLOCKED_PREFIX):
                 continue
-            text = match.group(1)
-            if text not in found:
-                found.append(text)
+            claim = match.group(1)
+            if claim not in found:
+                found.append(claim)
     return found
 
 

@@ -2,7 +2,8 @@
 
 Placeholders: ``{{task}}``, ``{{feedback}}`` (the previous verification's
 feedback), ``{{iteration}}``, ``{{max_iterations}}``, ``{{progress}}`` (a short
-account of the iterations so far) and ``{{notes}}`` (what plugins add through
+account of the iterations so far), ``{{rules}}`` (:data:`RULES`: what counts as cheating
+and the honest way out) and ``{{notes}}`` (what plugins add through
 ``ralph_prompt_notes``, e.g. the stall breaker's warning; appended at the end
 when a template has no ``{{notes}}``). Substitution is one pass: text the
 feedback quotes is never expanded again.
@@ -20,8 +21,21 @@ from ralph_verify.errors import UsageError
 if TYPE_CHECKING:
     from ralph_verify.iteration import Iteration
 
-PLACEHOLDERS = ("task", "feedback", "iteration", "max_iterations", "progress", "notes")
+PLACEHOLDERS = ("task", "feedback", "iteration", "max_iterations", "progress", "notes",
+                "rules")
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_]+)\s*\}\}")
+
+#: The rules every prompt states, in run and in hook mode alike: cheating is detected and
+#: wasted, and BLOCKED is the honest way out (offering it measurably cuts test-gaming).
+RULES = (
+    "Make the checks pass by fixing the code, never the checks. Editing, deleting or skipping "
+    "existing tests, rewriting their assertions, special-casing the tests' inputs, adding "
+    "suppression comments or loosening tool settings is detected by the loop's integrity "
+    "checks and fails the run: it is wasted effort. If the task or the tests contradict each "
+    "other, or you cannot go on (missing access, a decision only a person can make), do not "
+    "work around it: end your reply with a line like <promise>BLOCKED: the reason</promise>. "
+    "The loop then stops as blocked, for a person to look at."
+)
 
 # The promise tags stand inside sentences, never alone on a line: a line the
 # agent merely echoes from its prompt never counts as its promise.
@@ -42,12 +56,10 @@ done. {{progress}}
 
 # How to work
 
-Work in the project directory. Fix the causes of the failures above; do not delete or skip \
-tests, add suppression comments, or loosen tool settings to make a check pass.
+Work in the project directory and fix the causes of the failures above.
+{{rules}}
 When you believe every check passes, end your reply with the tag <promise>COMPLETE</promise> \
 on a line of its own; the loop verifies your claim and goes on if a check still fails.
-If you cannot go on (missing access, a decision only a person can make), end your reply \
-with a line like <promise>BLOCKED: what you need</promise> instead.
 
 {{notes}}
 """
@@ -73,6 +85,7 @@ def load_template(template: str | None, base: Path) -> str:
 
 def render(template: str, values: Mapping[str, str]) -> str:
     """Fill the placeholders in one pass; notes go at the end if the template has no slot."""
+    values = {"rules": RULES, **values}
     notes = values.get("notes", "")
     text = _PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), m.group(0))), template)
     if notes and not re.search(r"\{\{\s*notes\s*\}\}", template):

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.errors import UsageError
 from ralph_verify.hookrun import emit, log
+from ralph_verify.prompt import RULES
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
@@ -80,8 +81,10 @@ def _loop_specs(config: Config) -> list[Any]:
 def start_loop(config: Config) -> int:
     """The ``start`` command: record the loop, take the baseline, tell the agent the rules."""
     from ralph_verify.iteration import Session
+    from ralph_verify.loop import SESSION_KEY
+    from ralph_verify.new_failures import nothing_to_do
     from ralph_verify.state import StateDir
-    from ralph_verify.verdict import Verdict, VerdictProposal
+    from ralph_verify.verdict import EXIT_CODES, Verdict, VerdictProposal
     from ralph_verify.verification import verify
 
     state = StateDir(config.root)
@@ -112,6 +115,8 @@ def start_loop(config: Config) -> int:
                 "bound_by": "start" if bound else None, "blocks_in_a_row": 0,
                 "last_decision": None, "last_stop_at": None, "note": ""}
         baseline_checks = config.build_checks([s for s in specs if s.name != "integrity"])
+        # As in run: checks that judge against the session (tests:new) see it at the baseline.
+        config.stash[SESSION_KEY] = session
         with contextlib.redirect_stdout(sys.stderr):
             session.baseline = verify(config, baseline_checks)
         state.write_verification(0, session.baseline)
@@ -123,6 +128,11 @@ def start_loop(config: Config) -> int:
             for result in session.baseline.errored:
                 print(f"  {result.spec}: {result.summary}")
             return 3
+        idle = nothing_to_do(session.baseline)
+        if idle is not None:
+            _write_state(state, session, config, hook, phase="finished", verdict=idle)
+            print(f"ralph-verify: no loop started: {idle.reason}.")
+            return EXIT_CODES[idle.verdict]
         if session.baseline.passed:
             verdict = VerdictProposal(Verdict.COMPLETE, "every check passes already",
                                       source="core")
@@ -152,8 +162,7 @@ def start_message(session: Session, specs: list[Any], baseline: Verification) ->
         f"ralph-verify loop started (session {session.id}): until {_until_text(specs)}, "
         f"at most {session.max_iterations} iterations.",
         "Each time you finish a turn, the checks run. While they fail, you get their feedback "
-        "and go on; when they all pass, you may stop. If you cannot go on, end your reply with "
-        "<promise>BLOCKED: the reason</promise>. Never weaken tests or settings to pass.",
+        "and go on; when they all pass, you may stop.", RULES,
     ]
     if session.task:
         lines += ["", "Task:", session.task]
@@ -417,8 +426,7 @@ def block_reason(config: Config, session: Session, iteration: Iteration,
     notes = [n for n in config.hook.ralph_prompt_notes(session=session, iteration=upcoming) if n]
     parts = [f"ralph-verify: iteration {iteration.number} of {session.max_iterations} is not "
              "done, because these checks fail. Fix them, then finish your turn: the checks run "
-             "again each time you stop.", verification.feedback, *notes,
-             "If you cannot go on, end your reply with <promise>BLOCKED: the reason</promise>."]
+             "again each time you stop.", verification.feedback, *notes, RULES]
     return "\n\n".join(part for part in parts if part)
 
 

@@ -26,12 +26,16 @@ class Verdict(str, enum.Enum):
     BUDGET = "budget"
     STALLED = "stalled"
     MAX_ITERATIONS = "max-iterations"
+    #: The checks pass at the baseline only because their failures were there already
+    #: (``tests:new``): the agent would have nothing to do, and the run says so.
+    NOTHING_TO_DO = "nothing-to-do"
 
 
 #: Highest first.
 PRECEDENCE: tuple[Verdict, ...] = (
     Verdict.CANCELLED,
     Verdict.COMPLETE,
+    Verdict.NOTHING_TO_DO,
     Verdict.AGENT_ERROR,
     Verdict.BLOCKED,
     Verdict.BUDGET,
@@ -46,6 +50,7 @@ EXIT_CODES: dict[Verdict, int] = {
     Verdict.BLOCKED: 12,
     Verdict.BUDGET: 13,
     Verdict.AGENT_ERROR: 14,
+    Verdict.NOTHING_TO_DO: 15,
     Verdict.CANCELLED: 130,
 }
 

@@ -25,6 +25,8 @@ _VERDICT_HELP = {
     Verdict.BUDGET: "--max-time or --max-cost was reached",
     Verdict.AGENT_ERROR: "the agent could not run, or failed --max-agent-failures times in a row",
     Verdict.CANCELLED: "Ctrl-C, SIGTERM or 'ralph-verify cancel'",
+    Verdict.NOTHING_TO_DO: "the baseline passes only because its failures were there already "
+                           "(tests:new): use 'tests' to have them fixed",
 }
 
 
@@ -80,7 +82,8 @@ def ralph_addoption(parser: Parser) -> None:
                      help=f"stop after N iterations (default {DEFAULT_MAX_ITERATIONS})")
     parser.addoption("--template", scope="loop", setting="template", metavar="FILE",
                      help="prompt template with {{task}}, {{feedback}}, {{iteration}}, "
-                          "{{max_iterations}}, {{progress}}, {{notes}} (default: built in)")
+                          "{{max_iterations}}, {{progress}}, {{rules}}, {{notes}} "
+                          "(default: built in)")
     parser.addoption("--agent-timeout", scope="loop", setting="agent-timeout", type=float,
                      default=DEFAULT_AGENT_TIMEOUT, metavar="SECONDS",
                      help="seconds one agent run may take before its whole process group is "
