@@ -44,6 +44,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "github",
     "init",
     "report",
+    "notify",
     "watch",
     "files",
     "cmd",
