@@ -115,8 +115,28 @@ def _toml_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def config_block(config: Config, project: Project, until: list[str], agent: str | None) -> str:
-    """The ``[tool.ralph-verify]`` table; keys no loaded plugin declares are commented out."""
+def types_settings(root: Path) -> tuple[list[str] | None, list[str], str]:
+    """The ``targets`` and ``args`` that make ``types`` agree with the project's CI, and why:
+    the targets and options of the CI's mypy command, else no targets (the mypy config's
+    ``files``), else the project's package(s)."""
+    from ralph_verify.layout import ci_mypy_targets, project_packages
+    from ralph_verify.plugins.mypy import config_names_targets
+
+    found = ci_mypy_targets(root)
+    if found is not None:
+        return found[0], found[1], f"as the project's CI runs mypy ({found[2]})"
+    if config_names_targets(root):
+        return None, [], "the files of your mypy config"
+    packages = project_packages(root)
+    if packages:
+        return packages, [], "the project's package(s), not its tests"
+    return None, [], "no package found: the whole project"
+
+
+def config_block(config: Config, project: Project, until: list[str], agent: str | None,
+                 types: bool = False) -> str:
+    """The ``[tool.ralph-verify]`` table; keys no loaded plugin declares are commented out.
+    ``types``: ``until`` has the ``types`` check, so its targets are written too."""
     known = set(config.parser.settings)
     lines = ["[tool.ralph-verify]",
              "# Written by 'ralph-verify init'; every key: docs/configuration.md",
@@ -133,6 +153,13 @@ def config_block(config: Config, project: Project, until: list[str], agent: str 
             lines.append(f"# {note}")
         prefix = "" if key in known and not note else "# "
         lines.append(f"{prefix}{key} = {value}")
+    if types:
+        targets, args, why = types_settings(project.root)
+        lines += ["", "[tool.ralph-verify.checks.types]", f"# targets: {why}"]
+        if targets is not None:
+            lines.append(f"targets = [{', '.join(_toml_string(t) for t in targets)}]")
+        if args:
+            lines.append(f"args = [{', '.join(_toml_string(a) for a in args)}]")
     lines += ["", "# [tool.ralph-verify.checks.tests]", '# args = ["-q"]']
     return "\n".join(lines) + "\n"
 
@@ -233,9 +260,9 @@ def init_project(config: Config) -> int:
         until = [s.strip() for s in _ask("Checks that must pass", ",".join(until)).split(",")
                  if s.strip()]
         agent = _ask("Agent", agent or "claude")
-    for spec in parse_until(",".join(until), source="the checks"):
-        config.registry.resolve(spec)
-    block = config_block(config, project, until, agent)
+    names = {config.registry.resolve(spec).name
+             for spec in parse_until(",".join(until), source="the checks")}
+    block = config_block(config, project, until, agent, types="types" in names)
     prompt = root / "PROMPT.md"
     changes = [
         pyproject_change(config.pyproject, block),

@@ -2,8 +2,10 @@
 
 mypy runs from the project root and reads the project's own configuration
 (mypy.ini, .mypy.ini, ``[tool.mypy]``, setup.cfg) itself. Where that
-configuration names no ``files``, the root is checked, minus virtual
-environments and build output that mypy would otherwise walk into. mypy runs
+configuration names no ``files``, the project's package(s) are checked
+(:mod:`ralph_verify.layout`: the src layout, what pyproject.toml names, the
+top-level packages; not the tests), else the root minus virtual environments
+and build output that mypy would otherwise walk into. The summary says which. mypy runs
 from the project's interpreter when that has mypy, else ours runs with
 ``--python-executable`` so the project's imports resolve.
 """
@@ -60,8 +62,9 @@ class MypyOptions(CheckOptions):
     targets: list[str] | None = Field(
         default=None,
         description="Files, folders or -p/-m options to check (default: the 'files' of the "
-                    "project's mypy config, else the root without virtualenvs and build "
-                    "output).",
+                    "project's mypy config, else the project's package(s): src/<pkg> or the "
+                    "top-level packages, not the tests; else the root without virtualenvs "
+                    "and build output).",
     )
     command: list[str] | None = Field(
         default=None,
@@ -242,7 +245,13 @@ def _section_has_targets(path: Path, required: bool = True) -> bool | None:
 
 
 def default_targets(root: Path) -> list[str]:
-    """``.`` minus top-level virtualenvs and build output (mypy skips dot-folders itself)."""
+    """The project's package(s) (:func:`ralph_verify.layout.project_packages`), else ``.``
+    minus top-level virtualenvs and build output (mypy skips dot-folders itself)."""
+    from ralph_verify.layout import project_packages
+
+    packages = project_packages(root)
+    if packages:
+        return packages
     skip = [name for name in SKIP_DIRS if (root / name).is_dir()]
     skip += sorted(entry.name for entry in root.iterdir() if entry.is_dir()
                    and entry.name not in skip and not entry.name.startswith(".")
@@ -272,7 +281,10 @@ class TypesCheck(Check):
         # types and types<=N in one verification share one mypy run.
         run, failures, notes, other = ctx.shared(f"mypy {json.dumps([*mypy, *rest])}",
                                                  lambda: self.run_mypy(ctx, mypy, rest))
-        return self.judge(run, failures, notes, other)
+        result = self.judge(run, failures, notes, other)
+        if result.status is not Status.ERROR:
+            result.summary += f"; checked {describe_targets(targets)}"
+        return result
 
     def run_mypy(self, ctx: VerifyContext, mypy: list[str],
                  rest: list[str]) -> tuple[ToolRun, list[Failure], list[str], list[str]]:
@@ -344,6 +356,25 @@ class TypesCheck(Check):
         if _same_file(python, sys.executable):
             return ours
         return [*ours, "--python-executable", python]
+
+
+def describe_targets(targets: Sequence[str]) -> str:
+    """What mypy was given, for the summary: ``src/pkg``, ``. except venv/``, ``files of the
+    mypy config``."""
+    if not targets:
+        return "the files of the mypy config"
+    names: list[str] = []
+    excluded = ""
+    words = iter(targets)
+    for word in words:
+        if word == "--exclude":
+            excluded = next(words, "").strip("^()/").replace("|", "/, ").replace("\\", "")
+        elif word in ("-p", "--package", "-m", "--module"):
+            names.append(f"{word} {next(words, '')}")
+        else:
+            names.append("the whole project" if word == "." else word)
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    return shown + (f" except {excluded}/" if excluded else "")
 
 
 def _what_failed(run: ToolRun, failures: Sequence[Failure], other: Sequence[str]) -> str:

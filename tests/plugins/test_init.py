@@ -211,3 +211,25 @@ def test_asks_on_a_terminal(ralph: Ralph) -> None:
         proc.wait()
         os.close(primary)
     assert _table(ralph)["until"] == ["lint", "files:README.md"]
+
+
+@pytest.mark.slow
+def test_types_targets_agree_with_the_project(ralph: Ralph) -> None:
+    """src layout, tests with type errors, no 'files' in the mypy config: init writes the
+    package as the target, so check passes where the project's own CI would."""
+    ralph.makepyproject("[tool.mypy]\nwarn_unused_ignores = true\n")
+    ralph.makefile("src/sample/__init__.py", APP)
+    ralph.makefile("tests/test_app.py", "from sample import add\n\n\ndef test_add() -> None:\n"
+                                        "    assert add('1', 2) == 3\n")
+    result = ralph.run_subprocess("init", "--dry-run")
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines(["+# targets: the project's package(s), not its tests",
+                                 '+targets = ["src/sample"]'])
+
+    ralph.makefile("tox.ini", "[testenv:types]\ncommands = mypy --strict src tests {posargs}\n")
+    assert ralph.run_subprocess("init").ret == 0
+    table = _table(ralph)
+    assert table["checks"] == {"types": {"targets": ["src", "tests"], "args": ["--strict"]}}
+    check = ralph.run("check", "--until", "types")
+    assert check.ret == 1, check  # as tox -e types would: the tests' type error counts
+    check.stdout.fnmatch_lines(["FAILED*types*1 error (1 arg-type); checked src, tests*"])

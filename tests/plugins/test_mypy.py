@@ -70,7 +70,8 @@ def test_type_errors_reported_with_location_code_and_notes(ralph: Ralph) -> None
     assert result.ret == 1, result
     types, at_most_two = result.json()["checks"]
     assert (types["status"], types["metric"]) == ("failed", 2)
-    assert types["summary"] == "2 errors (1 arg-type, 1 override)"
+    assert types["summary"] == ("2 errors (1 arg-type, 1 override); "
+                                "checked the whole project except venv/, build/")
     arg_type, override = types["failures"]
     assert arg_type == {
         "fingerprint": arg_type["fingerprint"],
@@ -86,7 +87,7 @@ def test_type_errors_reported_with_location_code_and_notes(ralph: Ralph) -> None
     assert override["detail"].splitlines()[0] == (
         "note: This violates the Liskov substitution principle")
     assert (at_most_two["name"], at_most_two["status"]) == ("types", "passed")
-    assert at_most_two["summary"] == "2 errors (1 arg-type, 1 override), within <=2"
+    assert at_most_two["summary"].startswith("2 errors (1 arg-type, 1 override), within <=2;")
     result.stderr.fnmatch_lines(["FAILED*types*2 errors (1 arg-type, 1 override)*"])
 
 
@@ -114,6 +115,40 @@ def test_project_mypy_config_is_respected(ralph: Ralph) -> None:
     [failure] = strict.json()["checks"][0]["failures"]
     assert (failure["code"], failure["location"]) == ("no-untyped-def",
                                                       "src/pkg/__init__.py:1:1")
+
+
+def test_src_layout_checks_the_package_not_the_tests(ralph: Ralph) -> None:
+    """No 'files' in the mypy config: the package is checked, as the project's CI does."""
+    ralph.makepyproject("[tool.mypy]\nwarn_unused_ignores = true\n")
+    ralph.makepyfile(**{"src/sample/__init__": "def double(x: int) -> int:\n    return x * 2\n",
+                        "tests/test_double": "from sample import double\n\ndouble('no')\n",
+                        "docs/conf": "year: int = '2024'\n"})
+    result = ralph.run("check", "--until", "types")
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines(["PASSED*types*0 errors; checked src/sample*"])
+
+    ralph.makepyfile(**{"src/sample/more": "wrong: int = 'x'\n"})
+    failing = ralph.run("check", "--until", "types", "--json")
+    assert failing.ret == 1, failing
+    [failure] = failing.json()["checks"][0]["failures"]
+    assert failure["location"] == "src/sample/more.py:1:14"
+
+
+def test_flat_layout_checks_the_top_level_package(ralph: Ralph) -> None:
+    ralph.makepyproject("")  # project 'sample', no package of that name
+    ralph.makepyfile(**{"calc/__init__": "def add(a: int, b: int) -> int:\n    return a + b\n",
+                        "tests/__init__": "", "tests/test_calc": "from calc import add\n\n"
+                                                                "add('1', 2)\n",
+                        "examples/__init__": "", "examples/demo": "n: int = 'x'\n",
+                        "setup": "version: int = '1'\n"})
+    result = ralph.run("check", "--until", "types")
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines(["PASSED*types*0 errors; checked calc*"])
+    # The project's own choice still wins.
+    ralph.makepyproject('[tool.ralph-verify.checks.types]\ntargets = ["calc", "tests"]\n')
+    both = ralph.run("check", "--until", "types")
+    assert both.ret == 1, both
+    both.stdout.fnmatch_lines(["FAILED*types*1 error (1 arg-type); checked calc, tests*"])
 
 
 def test_project_venv_without_mypy_gets_ours_aimed_at_it(ralph: Ralph) -> None:
@@ -206,7 +241,8 @@ sys.exit(1)
     assert result.ret == 1, result
     check = result.json()["checks"][0]
     assert check["summary"] == ("5 errors (1 arg-type, 1 assignment, 1 attr-defined, "
-                                "1 import-not-found, 1 override), 1 note")  # reveal_type
+                                "1 import-not-found, 1 override), 1 note; "  # reveal_type
+                                "checked the whole project")
     assert check["failures"][0]["location"] == "app.py:1:1"
     assert check["failures"][0]["detail"] == (
         "note: See https://mypy.readthedocs.io/en/stable/running_mypy.html#missing-imports")
