@@ -52,6 +52,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "pytest_run",
     "junit",
     "ruff",
+    "precommit",
     "mypy",
     "commands",
     "loop",

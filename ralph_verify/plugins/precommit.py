@@ -1,0 +1,166 @@
+"""``precommit``: the project's own pre-commit (or prek) hooks, each failing hook a failure.
+
+Many projects keep their real gate in ``.pre-commit-config.yaml``; this check runs it as
+``pre-commit run --all-files`` from the project root, so the loop is held to the same bar
+as a commit. pre-commit has no machine-readable output, so its plain report (``--color
+never``) is read: each ``NAME....Failed`` line opens a hook's block (``- hook id:``,
+``- exit code:``, ``- files were modified by this hook``, then the hook's output), which
+becomes one failure with that output as its detail.
+
+As when you run pre-commit yourself, fixer hooks (formatters, whitespace) change files;
+a hook that changed files fails, as it does in pre-commit.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass, field
+
+from pydantic import Field
+
+from ralph_verify import hookimpl
+from ralph_verify.checks import (
+    Check,
+    CheckOptions,
+    CheckRegistry,
+    CheckResult,
+    CheckType,
+    Failure,
+    Status,
+)
+from ralph_verify.process import ToolMissing, tail_of_file
+from ralph_verify.verification import VerifyContext
+
+#: ``ruff....Failed``, ``nothing to check....(no files to check)Skipped``.
+_STATUS = re.compile(r"^(?P<name>.+?)\.{2,}(?:\([^)]*\))?(?P<status>Passed|Failed|Skipped)$")
+_DETAIL_LINES = 60
+_MAX_REPORT = 4 * 1024 * 1024
+
+
+class PrecommitOptions(CheckOptions):
+    """``[tool.ralph-verify.checks.precommit]``."""
+
+    args: list[str] = Field(
+        default_factory=list,
+        description="Extra arguments for 'pre-commit run' after '--all-files', e.g. a hook id "
+                    "or '--hook-stage pre-push'.",
+    )
+    command: list[str] | None = Field(
+        default=None,
+        description="The pre-commit command, e.g. [\"prek\"] (default: pre-commit next to the "
+                    "project's Python, next to ralph-verify's or on PATH, else prek).",
+    )
+
+
+@dataclass
+class HookReport:
+    """One hook's lines in pre-commit's report."""
+
+    name: str
+    status: str
+    hook_id: str = ""
+    exit_code: int | None = None
+    modified: bool = False
+    output: list[str] = field(default_factory=list)
+
+
+def parse_report(text: str) -> list[HookReport]:
+    """Every hook pre-commit reported on, in order, with the output of the failing ones."""
+    hooks: list[HookReport] = []
+    for line in text.splitlines():
+        match = _STATUS.match(line.rstrip())
+        if match:
+            hooks.append(HookReport(match.group("name").strip(), match.group("status")))
+            continue
+        if not hooks:
+            continue
+        current = hooks[-1]
+        if line.startswith("- hook id: "):
+            current.hook_id = line[len("- hook id: "):].strip()
+        elif line.startswith("- exit code: "):
+            try:
+                current.exit_code = int(line[len("- exit code: "):].strip())
+            except ValueError:
+                current.output.append(line)
+        elif line.strip() == "- files were modified by this hook":
+            current.modified = True
+        else:
+            current.output.append(line)
+    return hooks
+
+
+def _why(hook: HookReport) -> str:
+    reasons = []
+    if hook.exit_code is not None:
+        reasons.append(f"exit code {hook.exit_code}")
+    if hook.modified:
+        reasons.append("files were modified by this hook")
+    first = next((line.strip() for line in hook.output if line.strip()), "")
+    text = ", ".join(reasons) or "failed"
+    return f"{text}: {first[:200]}" if first else text
+
+
+class PrecommitCheck(Check):
+    cost = 20
+
+    @property
+    def precommit_options(self) -> PrecommitOptions:
+        assert isinstance(self.options, PrecommitOptions)
+        return self.options
+
+    def command(self, ctx: VerifyContext) -> list[str]:
+        if self.precommit_options.command:
+            return list(self.precommit_options.command)
+        try:
+            return [ctx.find_tool("pre-commit", package="pre-commit")]
+        except ToolMissing:
+            prek = shutil.which("prek")
+            if prek:
+                return [prek]
+            raise
+
+    def run(self, ctx: VerifyContext) -> CheckResult:
+        if not any((ctx.root / name).is_file()
+                   for name in (".pre-commit-config.yaml", ".pre-commit-config.yml")):
+            return self.error("no .pre-commit-config.yaml in the project root: nothing to run "
+                              "(write one, or drop 'precommit' from --until)")
+        argv = [*self.command(ctx), "run", "--all-files", "--color", "never",
+                *self.precommit_options.args]
+        run = ctx.run(argv, timeout=self.timeout,
+                      missing_hint="install it with 'pip install pre-commit' (or prek), or set "
+                                   "'command' in [tool.ralph-verify.checks.precommit]")
+        with run.stdout_path.open("rb") as out:  # bounded: a runaway hook cannot flood us
+            stdout = out.read(_MAX_REPORT).decode("utf-8", errors="replace")
+        hooks = parse_report(stdout)
+        failed = [hook for hook in hooks if hook.status == "Failed"]
+        if run.returncode != 0 and not failed:
+            output = "\n".join(p for p in (tail_of_file(run.stdout_path, 40),
+                                           tail_of_file(run.stderr_path, 40)) if p)
+            return self.error(f"pre-commit exited {run.returncode} without a failing hook",
+                              output)
+        if not failed:
+            ran = sum(hook.status == "Passed" for hook in hooks)
+            return self.result(Status.PASSED, f"{ran} hook{'s' if ran != 1 else ''} passed",
+                               metric=0)
+        failures = [
+            Failure(message=f"pre-commit hook {hook.hook_id or hook.name} failed: {_why(hook)}",
+                    location=hook.hook_id or hook.name,
+                    detail="\n".join(hook.output[:_DETAIL_LINES]).strip(),
+                    code=hook.hook_id or hook.name)
+            for hook in failed
+        ]
+        names = ", ".join(hook.hook_id or hook.name for hook in failed)
+        return self.result(Status.FAILED,
+                           f"{len(failed)} of {len(hooks)} hooks failed: {names}",
+                           metric=len(failed), failures=failures)
+
+
+@hookimpl
+def ralph_register_checks(registry: CheckRegistry) -> None:
+    registry.add(CheckType(
+        name="precommit", factory=PrecommitCheck, options=PrecommitOptions,
+        help="the project's pre-commit (or prek) hooks pass: 'pre-commit run --all-files', "
+             "each failing hook a failure with its output (fixer hooks change files, as in "
+             "pre-commit)",
+    ))
