@@ -36,6 +36,10 @@ class Iteration:
     verdict: VerdictProposal | None = None
     #: Texts of the promise tags the agent printed itself (``COMPLETE``, ``BLOCKED: why``).
     promises: list[str] = field(default_factory=list)
+    #: What the agent may still spend in this run, in USD (``None``: no cap). Set by the budget
+    #: policy in ``ralph_iteration_start``; adapters whose CLI has its own budget flag pass it
+    #: on (Claude Code ``--max-budget-usd``), so a runaway turn stops inside the CLI.
+    budget_usd: float | None = None
 
 
 @dataclass

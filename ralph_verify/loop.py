@@ -277,7 +277,7 @@ class _Run:
         request = AgentRequest(prompt=iteration.prompt, prompt_file=iteration.prompt_path,
                                iteration=number, root=self.root, session_dir=state.path,
                                log_path=log_path, timeout=float(config.get("agent_timeout")),
-                               cancel=self.cancel)
+                               cancel=self.cancel, budget_usd=iteration.budget_usd)
         try:
             result = self.agent.run(request)
         except FileNotFoundError as exc:

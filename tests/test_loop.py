@@ -250,3 +250,27 @@ def test_max_cost_with_an_agent_that_reports_cost(ralph: Ralph) -> None:
     assert result.reason == "the agent reported $2.25, the limit is $2.00 (--max-cost)"
     line = history(ralph)[0]
     assert line["agent"]["cost_usd"] == 0.75 and line["agent"]["input_tokens"] == 1000
+
+
+def test_each_agent_run_gets_what_is_left_of_max_cost(ralph: Ralph) -> None:
+    class Spender:
+        """An agent that reports a cost, as the CLI adapters do, and records its budget."""
+
+        name = "spender"
+
+        def __init__(self) -> None:
+            self.budgets: list[float | None] = []
+
+        def run(self, request: AgentRequest) -> AgentResult:
+            self.budgets.append(request.budget_usd)
+            return AgentResult(exit_code=0, duration_s=0.0, text="spent", cost_usd=1.5)
+
+    spender = Spender()
+    result = Loop(agent=spender, until=["files:done.txt"], max_iterations=3, task="t",
+                  root=ralph.path, args=["--max-cost", "4", "-p", "no:breaker"]).run()
+    assert result.verdict is Verdict.BUDGET
+    assert spender.budgets == [4.0, 2.5, 1.0]
+    unlimited = Spender()
+    Loop(agent=unlimited, until=["files:done.txt"], max_iterations=1, task="t",
+         root=ralph.path, args=["--max-cost", "0", "-p", "no:breaker"]).run()
+    assert unlimited.budgets == [None]

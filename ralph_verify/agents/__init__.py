@@ -29,6 +29,8 @@ class AgentRequest:
     env: Mapping[str, str] = field(default_factory=dict)
     #: Set from another thread (Ctrl-C, ``ralph-verify cancel``): kill the run's process group.
     cancel: threading.Event = field(default_factory=threading.Event)
+    #: The most this run may spend, in USD (the session's ``--max-cost`` left), or ``None``.
+    budget_usd: float | None = None
 
 
 @dataclass

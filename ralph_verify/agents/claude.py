@@ -12,6 +12,9 @@ accepted, commands follow the project's own Claude settings); with ``--yolo``
 root unless ``IS_SANDBOX=1``: the adapter sets it then, and only then (opted
 in, running as root), since root in a loop is usually a container.
 
+Cost: what ``--max-cost`` leaves goes to ``--max-budget-usd``, so one runaway run stops
+inside Claude Code instead of overshooting the session's budget.
+
 ``--continue-session`` resumes the previous iteration's session
 (``--resume ID``, or ``--continue`` when the id is unknown).
 
@@ -43,6 +46,9 @@ class ClaudeAgent(CLIAgent):
             argv += ["--permission-mode", "acceptEdits"]
         if self.options.model:
             argv += ["--model", self.options.model]
+        if request.budget_usd is not None:
+            # The CLI stops itself once this run has spent what the session has left.
+            argv += ["--max-budget-usd", f"{max(request.budget_usd, 0.01):.2f}"]
         if self.continuing(request):
             argv += ["--resume", self.session_id] if self.session_id else ["--continue"]
         if self.options.guard_command:

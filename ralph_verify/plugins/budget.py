@@ -3,7 +3,9 @@
 - ``--max-time`` (default 4h): the session's wall time, baseline included,
   summed over ``--resume``; checked after each iteration.
 - ``--max-cost`` (default 20 USD): the cost the agent reports (adapters that
-  read it from their CLI's output; ``cmd:`` and ``replay:`` report none).
+  read it from their CLI's output; ``cmd:`` and ``replay:`` report none). What is
+  left goes to each iteration (``iteration.budget_usd``), and adapters whose CLI
+  has a budget flag of its own pass it on (Claude Code ``--max-budget-usd``).
 - ``--max-calls-per-hour`` (default 100): never fails the session, it waits,
   with a countdown, until the oldest call of the last hour has aged out.
 
@@ -103,6 +105,9 @@ def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
             return
     calls.append(time.time())
     state["calls"] = calls[-max(limit, 1):]
+    max_cost = float(session.config.get("max_cost") or 0)
+    if max_cost > 0:
+        iteration.budget_usd = round(max(max_cost - state["cost_usd"], 0.0), 4)
 
 
 @hookimpl

@@ -49,6 +49,16 @@ def test_claude_command(tmp_path: Path) -> None:
     assert agent.environment(request(tmp_path)) == {}
 
 
+def test_claude_gets_what_is_left_of_the_session_budget(tmp_path: Path) -> None:
+    agent = ClaudeAgent(None, AgentOptions())
+    req = request(tmp_path)
+    req.budget_usd = 3.456
+    argv = agent.command(req)
+    assert argv[argv.index("--max-budget-usd") + 1] == "3.46"
+    req.budget_usd = None  # --max-cost 0: no cap, no flag
+    assert "--max-budget-usd" not in agent.command(req)
+
+
 def test_claude_sets_is_sandbox_only_when_opted_in_as_root(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     opted_in = ClaudeAgent(None, AgentOptions(bypass_permissions=True))
