@@ -7,7 +7,7 @@
       history.jsonl     one JSON line per iteration
       progress.md       human-readable log, also offered to the agent ({{progress}})
       iterations/NNN/   prompt.md, agent.log, verification.json (000 is the baseline)
-      lock              the pid of the run working here
+      lock              the run working here: pid, host, start time, command line (flock)
       cancel            written by ``ralph-verify cancel``; the run stops when it appears
 
 Everything written goes through :func:`~ralph_verify.redact.redact`.
@@ -19,10 +19,11 @@ import json
 import os
 import socket
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ralph_verify import procinfo
 from ralph_verify.checks import CheckResult, Failure, Status
 from ralph_verify.errors import UsageError
 from ralph_verify.redact import redact
@@ -54,10 +55,28 @@ def pid_alive(pid: int) -> bool:
 
 @dataclass
 class LockInfo:
+    """What ``.ralph/lock`` says about the run holding it (anyone can write that file: see
+    :meth:`StateDir.is_our_run` before believing it)."""
+
     pid: int
     host: str
     session: str
     started_at: str
+    start_time: str = ""
+    cmdline: list[str] = field(default_factory=list)
+
+
+def parse_lock(text: str) -> LockInfo | None:
+    """The contents of a lock file, or ``None`` if it is not one."""
+    try:
+        data = json.loads(text)
+        command = data.get("cmdline") or []
+        return LockInfo(int(data["pid"]), str(data.get("host", "")),
+                        str(data.get("session", "")), str(data.get("started_at", "")),
+                        str(data.get("start_time") or ""),
+                        [str(part) for part in command] if isinstance(command, list) else [])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
 
 
 def read_history(path: Path) -> list[dict[str, Any]]:
@@ -89,6 +108,7 @@ class StateDir:
         self.progress_path = self.path / "progress.md"
         self.lock_path = self.path / "lock"
         self.cancel_path = self.path / "cancel"
+        self._lock_fd: int | None = None
 
     def iteration_dir(self, number: int) -> Path:
         return self.path / "iterations" / f"{number:03d}"
@@ -97,47 +117,117 @@ class StateDir:
 
     def read_lock(self) -> LockInfo | None:
         try:
-            data = json.loads(self.lock_path.read_text(encoding="utf-8"))
-            return LockInfo(int(data["pid"]), str(data.get("host", "")),
-                            str(data.get("session", "")), str(data.get("started_at", "")))
-        except (OSError, ValueError, KeyError, TypeError):
+            return parse_lock(self.lock_path.read_text(encoding="utf-8"))
+        except OSError:
             return None
+
+    def is_our_run(self, info: LockInfo) -> bool:
+        """Whether ``info`` names a live ralph-verify run of this project, proven: a pid above
+        1 on this host whose start time and command line are those recorded, and which holds
+        this lock file open. Only such a process is ever signalled."""
+        if info.pid <= 1 or info.host != socket.gethostname() or not info.start_time \
+                or not info.cmdline:
+            return False
+        if procinfo.start_time(info.pid) != info.start_time \
+                or procinfo.cmdline(info.pid) != info.cmdline:
+            return False
+        holds = procinfo.holds_open(info.pid, self.lock_path)
+        if holds is None:  # no /proc: the command line must at least be ours
+            return any("ralph" in part for part in info.cmdline)  # pragma: no cover - not Linux
+        return holds
 
     def lock_holder(self) -> LockInfo | None:
-        """The live run holding the lock, or ``None`` (no lock, or its process is gone)."""
+        """The live run holding the lock, or ``None`` (no lock, its process is gone, or the
+        lock names a process that is not a ralph-verify run of this project)."""
         info = self.read_lock()
-        if info is None or (info.host == socket.gethostname() and not pid_alive(info.pid)):
+        if info is None:
             return None
-        return info
+        if info.host != socket.gethostname():
+            return info  # another machine (a shared folder): it cannot be checked from here
+        return info if self.is_our_run(info) else None
 
     def acquire_lock(self, session: str) -> str | None:
-        """Take the lock; a stale one (dead pid) is taken over: returns a note saying so."""
+        """Take the lock, atomically: an exclusive ``flock`` on ``.ralph/lock`` held for the
+        whole run (the kernel drops it when the process dies, however it dies). A lock file
+        no process holds is stale and taken over; returns a note saying so."""
         self.path.mkdir(parents=True, exist_ok=True)
+        me = os.getpid()
+        payload = json.dumps({"pid": me, "host": socket.gethostname(), "session": session,
+                              "started_at": now_iso(), "start_time": procinfo.start_time(me),
+                              "cmdline": procinfo.cmdline(me)})
+        if sys.platform == "win32":  # pragma: no cover - no flock there
+            return self._acquire_exclusive(payload)
+        import fcntl
+
+        for _ in range(20):
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                holder = self.read_lock()
+                who = (f" (pid {holder.pid}, session {holder.session}, started "
+                       f"{holder.started_at})" if holder is not None else "")
+                raise UsageError(
+                    f"another ralph-verify run{who} is working in {self.root}; wait for it, "
+                    "or stop it with 'ralph-verify cancel'") from None
+            try:
+                same = os.fstat(fd).st_ino == self.lock_path.stat().st_ino
+            except OSError:
+                same = False
+            if not same:  # released (unlinked) between our open and our flock: again
+                os.close(fd)
+                continue
+            old = os.read(fd, 65536).decode("utf-8", errors="replace").strip()
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, payload.encode("utf-8"), 0)
+            os.fsync(fd)
+            self._lock_fd = fd
+            if not old:
+                return None
+            stale = parse_lock(old)
+            if stale is None:
+                return "took over an unreadable lock file"
+            gone = stale.pid <= 0 or procinfo.start_time(stale.pid) is None
+            return (f"took over a stale lock of pid {stale.pid} ("
+                    + ("no longer running)" if gone else "not a run holding the lock)"))
+        raise UsageError(f"could not take the lock {self.lock_path}; remove it if no run is "
+                         "active")
+
+    def _acquire_exclusive(self, payload: str) -> str | None:  # pragma: no cover - Windows
         note = None
-        payload = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                              "session": session, "started_at": now_iso()})
         for _ in range(3):
             try:
                 fd = os.open(self.lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
-                holder = self.lock_holder()
-                if holder is not None:
-                    raise UsageError(
-                        f"another ralph-verify run (pid {holder.pid}, session {holder.session}, "
-                        f"started {holder.started_at}) is working in {self.root}; wait for it, "
-                        "or stop it with 'ralph-verify cancel'") from None
                 stale = self.read_lock()
+                if stale is not None and pid_alive(stale.pid):
+                    raise UsageError(
+                        f"another ralph-verify run (pid {stale.pid}, session {stale.session}) "
+                        f"is working in {self.root}; wait for it, or stop it with "
+                        "'ralph-verify cancel'") from None
                 note = (f"took over a stale lock of pid {stale.pid} (no longer running)"
                         if stale else "took over an unreadable lock file")
                 self.lock_path.unlink(missing_ok=True)
                 continue
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(payload)
+            os.write(fd, payload.encode("utf-8"))
+            self._lock_fd = fd
             return note
         raise UsageError(f"could not take the lock {self.lock_path}; remove it if no run is "
                          "active")
 
     def release_lock(self) -> None:
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            # Unlink while still holding the flock: a run that opened the old file before
+            # sees it is no longer the lock file (acquire_lock compares inodes) and tries again.
+            try:
+                if os.fstat(fd).st_ino == self.lock_path.stat().st_ino:
+                    self.lock_path.unlink(missing_ok=True)
+            except OSError:
+                pass
+            os.close(fd)
+            return
         info = self.read_lock()
         if info is not None and info.pid == os.getpid():
             self.lock_path.unlink(missing_ok=True)

@@ -24,18 +24,40 @@ def _lock(ralph: Ralph, pid: int) -> None:
 
 
 def test_a_live_lock_refuses_a_second_run(ralph: Ralph) -> None:
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; "
+         "from ralph_verify.state import StateDir; StateDir(Path('.')).acquire_lock('other'); "
+         "print('held', flush=True); time.sleep(30)"],
+        cwd=ralph.path, stdout=subprocess.PIPE, text=True)
     try:
-        _lock(ralph, sleeper.pid)
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        started = json.loads((ralph.path / ".ralph" / "lock").read_text())["started_at"]
         result = ralph.run("run", "--agent", "cmd:true", "--until", "files:x", "task")
     finally:
-        sleeper.kill()
-        sleeper.wait()
+        holder.kill()
+        holder.wait()
     assert result.ret == 2, result
-    assert (f"another ralph-verify run (pid {sleeper.pid}, session other, started earlier) is "
+    assert (f"another ralph-verify run (pid {holder.pid}, session other, started {started}) is "
             f"working in {ralph.path}; wait for it, or stop it with 'ralph-verify cancel'"
             ) in result.err
     assert not (ralph.path / ".ralph" / "state.json").exists()
+
+
+def test_a_lock_naming_a_live_process_that_holds_nothing_is_taken_over(ralph: Ralph) -> None:
+    """The lock file is data (an agent or a repository can write it): only a run holding it
+    counts, not whatever pid it names."""
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        _lock(ralph, sleeper.pid)
+        result = ralph.run("run", "--agent", "cmd:true", "--until", "files:x",
+                           "--max-iterations", "1", "task")
+        assert sleeper.poll() is None
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert result.ret == 10, result
+    result.stdout.fnmatch_lines([f"ralph-verify: took over a stale lock of pid {sleeper.pid} "
+                                 "(not a run holding the lock)"])
 
 
 def test_a_stale_lock_is_taken_over(ralph: Ralph) -> None:

@@ -177,37 +177,55 @@ def status(config: Config) -> int:
 
 
 def cancel(config: Config) -> int:
+    """Stop the run that holds the lock: only a process proven to be this project's run is
+    signalled (see StateDir.is_our_run); ``.ralph/lock`` is data anyone can write."""
+    import socket
+
     from ralph_verify.state import StateDir
 
     state = StateDir(config.root)
-    holder = state.lock_holder()
-    if holder is None:
+    info = state.read_lock()
+    local = info is not None and info.host == socket.gethostname()
+    proven = info is not None and local and state.is_our_run(info)
+    if info is None or (local and not proven):
         from ralph_verify.stophook import cancel_hook_session
 
         stopped = cancel_hook_session(config.root)  # a loop driven by the agent's Stop hook
         if stopped is not None:
             print(stopped)
             return 0
+        if info is not None and (info.pid <= 1 or procinfo_alive(info.pid)):
+            raise UsageError(f"the lock names pid {info.pid}, which is not a ralph-verify run "
+                             f"of this project; remove {state.lock_path} if no run is active")
         print(f"no run is active in {config.root}")
         return 1
+    assert info is not None
     state.cancel_path.write_text(f"cancel requested by pid {os.getpid()}\n", encoding="utf-8")
-    if sys.platform != "win32":
+    if proven and sys.platform != "win32":
         import signal
 
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(holder.pid, signal.SIGTERM)
+            os.kill(info.pid, signal.SIGTERM)  # a single process, proven ours, pid > 1
     deadline = time.monotonic() + float(getattr(config.option, "wait", 30.0))
     while state.lock_holder() is not None and time.monotonic() < deadline:
         time.sleep(0.1)
     if state.lock_holder() is not None:
-        print(f"ERROR: run {holder.pid} did not stop within the wait; it will stop when it "
-              "next looks at .ralph/cancel", file=sys.stderr)
+        where = "" if local else f" on host {info.host}"
+        print(f"ERROR: the run{where} (pid {info.pid}) did not stop within the wait; it will "
+              "stop when it next looks at .ralph/cancel", file=sys.stderr)
         return 1
     data = state.read_state() or {}
     verdict = (data.get("verdict") or {}).get("verdict", "?")
-    print(f"cancelled session {holder.session} (pid {holder.pid}) at iteration "
+    print(f"cancelled session {info.session} (pid {info.pid}) at iteration "
           f"{data.get('iteration')}; verdict {verdict}")
     return 0
+
+
+def procinfo_alive(pid: int) -> bool:
+    """Whether a process ``pid`` (> 0) lives on this machine."""
+    from ralph_verify import procinfo
+
+    return procinfo.start_time(pid) is not None
 
 
 def rollback(config: Config) -> int:

@@ -1,0 +1,193 @@
+"""What we know about other processes: identity, descendants, and Linux's process controls.
+
+A pid alone proves nothing: it may be reused, forged in ``.ralph/lock``, or be
+``-1`` (every process). A process is named by its pid *and* its start time and
+command line, read from the live process and compared with what was recorded.
+On Linux, ralph-verify also becomes the *child subreaper* of what it starts, so
+a tool's child that calls ``setsid()`` and is orphaned comes back to us and can
+be ended, and a child gets a parent-death signal so it dies with us.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+_PROC = Path("/proc")
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def start_time(pid: int) -> str | None:
+    """When ``pid`` started (an opaque text: boot-relative clock ticks on Linux), or ``None``
+    if there is no such process."""
+    if pid <= 0:
+        return None
+    if _PROC.is_dir():
+        try:
+            stat = (_PROC / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        # Field 2 (the name) may hold spaces and ')': fields 3.. follow the last ')'.
+        fields = stat[stat.rfind(")") + 2:].split()
+        return fields[19] if len(fields) > 19 and fields[0] != "Z" else None
+    if sys.platform == "win32":  # pragma: no cover - no signals are sent there
+        return None
+    return _ps(pid, "lstart=")  # pragma: no cover - macOS, BSD
+
+
+def cmdline(pid: int) -> list[str] | None:
+    """The command line of ``pid``, or ``None`` if it cannot be read."""
+    if pid <= 0:
+        return None
+    if _PROC.is_dir():
+        try:
+            raw = (_PROC / str(pid) / "cmdline").read_bytes()
+        except OSError:
+            return None
+        return [part.decode("utf-8", errors="replace") for part in raw.split(b"\0")[:-1]]
+    if sys.platform == "win32":  # pragma: no cover - no signals are sent there
+        return None
+    text = _ps(pid, "args=")  # pragma: no cover - macOS, BSD
+    return text.split() if text is not None else None  # pragma: no cover - as above
+
+
+def _ps(pid: int, field: str) -> str | None:  # pragma: no cover - macOS, BSD
+    try:
+        out = subprocess.run(["ps", "-p", str(pid), "-o", field], capture_output=True,
+                             text=True, check=False, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out or None
+
+
+def holds_open(pid: int, path: Path) -> bool | None:
+    """Whether ``pid`` has the file ``path`` open (Linux); ``None`` where it cannot be told."""
+    fds = _PROC / str(pid) / "fd"
+    if not _PROC.is_dir():
+        return None  # pragma: no cover - macOS, BSD, Windows
+    try:
+        wanted = path.stat()
+        names = os.listdir(fds)
+    except OSError:
+        return False
+    for name in names:
+        with contextlib.suppress(OSError):
+            found = os.stat(fds / name)
+            if (found.st_dev, found.st_ino) == (wanted.st_dev, wanted.st_ino):
+                return True
+    return False
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every live (not zombie) process (Linux)."""
+    parents: dict[int, int] = {}
+    try:
+        entries = os.listdir(_PROC)
+    except OSError:
+        return parents
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            stat = (_PROC / entry / "stat").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2:].split()
+        if len(fields) > 1 and fields[0] not in ("Z", "X"):
+            parents[int(entry)] = int(fields[1])
+    return parents
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live descendant of ``pid`` (its children, their children...), Linux only."""
+    parents = _parents()
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items()
+                    if parent in frontier and child not in found}
+        found |= frontier
+    found.discard(pid)
+    return found
+
+
+def kill_tree(pids: set[int]) -> None:
+    """SIGKILL each of ``pids`` (all > 1, all ours) and whatever they started meanwhile;
+    reap those that were orphaned to us. Never raises."""
+    seen: set[int] = set()
+    for _ in range(5):  # a process may fork while we kill: look again a few times
+        pending = {pid for pid in pids if pid > 1 and pid != os.getpid()} - seen
+        if not pending:
+            break
+        for pid in pending:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        seen |= pending
+        pids = set().union(*(descendants(pid) for pid in pending)) if _PROC.is_dir() else set()
+    for pid in seen:
+        with contextlib.suppress(ChildProcessError, OSError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def orphans(known: set[int]) -> set[int]:
+    """Our live children that we did not start (``known``): orphans given to us as the
+    subreaper, and what they started."""
+    if not _PROC.is_dir():
+        return set()  # pragma: no cover - not Linux
+    me = os.getpid()
+    found = {pid for pid, parent in _parents().items() if parent == me and pid not in known}
+    for pid in list(found):
+        found |= descendants(pid)
+    return found
+
+
+_prctl_function: Any = None
+
+
+def _load_prctl() -> Any:
+    """libc's prctl (Linux), or ``False``."""
+    global _prctl_function
+    if _prctl_function is None:
+        _prctl_function = False
+        if sys.platform.startswith("linux"):
+            with contextlib.suppress(OSError, AttributeError):
+                import ctypes
+
+                _prctl_function = ctypes.CDLL(None, use_errno=True).prctl
+    return _prctl_function
+
+
+def _prctl(option: int, value: int) -> bool:
+    function = _load_prctl()
+    return bool(function) and int(function(option, value, 0, 0, 0)) == 0
+
+
+def become_subreaper() -> bool:
+    """Orphaned descendants of this process come back to it instead of to init (Linux)."""
+    return _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` for ``Popen`` that makes the child get SIGKILL when the thread that
+    started it dies (Linux's parent-death signal), or ``None`` where there is none.
+
+    Everything is looked up here, in the parent: between fork and exec the child only calls
+    prctl, and leaves at once if its parent died before that."""
+    function = _load_prctl()
+    if not function:
+        return None  # pragma: no cover - not Linux
+    parent = os.getpid()
+
+    def setup() -> None:
+        function(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os._exit(1)  # the parent is already gone: do not start
+
+    return setup
