@@ -229,7 +229,9 @@ def header(session: Session, config: Config, previous: dict[str, Any] | None) ->
             f"up to {session.max_iterations} iterations")
     if previous is not None:
         text += f" · resumed after iteration {len(session.iterations)}"
-    return text
+    from ralph_verify.interpreter import choose
+
+    return text + f"\npython: {choose(config.root, config.get('python')).describe(config.root)}"
 
 
 def passed_text(verification: Verification) -> str:

@@ -66,20 +66,10 @@ class VerifyContext:
         return value  # type: ignore[no-any-return]  # stored by the same key's compute()
 
     def python(self) -> str:
-        """The project's interpreter: ``python`` setting, the active or project venv, or ours."""
-        configured = self.config.get("python")
-        if configured:
-            path = Path(str(configured))
-            return str(path if path.is_absolute() else self.root / path)
-        candidates = []
-        if os.environ.get("VIRTUAL_ENV"):
-            candidates.append(Path(os.environ["VIRTUAL_ENV"]))
-        candidates += [self.root / ".venv", self.root / "venv"]
-        for venv in candidates:
-            python = venv / _BIN / f"python{_EXE}"
-            if python.exists():
-                return str(python)
-        return sys.executable
+        """The project's interpreter (:func:`ralph_verify.interpreter.choose`)."""
+        from ralph_verify.interpreter import choose
+
+        return choose(self.root, self.config.get("python")).path
 
     def find_tool(self, name: str, *, package: str | None = None) -> str:
         """Path of a console tool: next to the project's Python, next to ours, or on PATH."""

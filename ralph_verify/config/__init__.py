@@ -50,6 +50,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "cmd",
     "promise",
     "pytest_run",
+    "interpreter",
     "junit",
     "ruff",
     "precommit",

@@ -32,8 +32,9 @@ def ralph_addoption(parser: Parser) -> None:
                      help="size limit of the feedback text in characters (default 4000)")
     parser.addoption("--python", setting="python", metavar="PATH",
                      help="the project's Python interpreter, for pytest and mypy "
-                          "(default: $VIRTUAL_ENV, then .venv/ or venv/ in the root, "
-                          "then ralph-verify's own)")
+                          "(default: $VIRTUAL_ENV -- unless it is ralph-verify's own "
+                          "virtualenv and the project has one --, then .venv/ or venv/ in "
+                          "the root, then ralph-verify's own)")
     parser.addoption("-j", "--jobs", setting="jobs", type=positive_int, metavar="N",
                      setting_type=Annotated[int, Field(ge=1)],
                      help="how many checks run at once (default: all of them)")

@@ -43,6 +43,13 @@ def summary_line(verification: Verification) -> str:
     return f"{verdict}: {', '.join(parts)} in {verification.duration_s:.2f}s"
 
 
+def python_line(config: Config) -> str:
+    """``python: .venv/bin/python (3.11.7, project .venv)``: which Python runs the tests."""
+    from ralph_verify.interpreter import choose
+
+    return f"python: {choose(config.root, config.get('python')).describe(config.root)}"
+
+
 @hookimpl
 def ralph_verification_finish(config: Config, verification: Verification) -> None:
     if getattr(config.option, "quiet", False):
@@ -52,6 +59,7 @@ def ralph_verification_finish(config: Config, verification: Verification) -> Non
     count = len(verification.results)
     print(f"ralph-verify check · {verification.root} · {count} check{'s' if count != 1 else ''}",
           file=stream)
+    print(python_line(config), file=stream)
     for result in verification.results:
         print(result_line(result, stream, width), file=stream)
         for name in result.flaky:

@@ -1,0 +1,131 @@
+"""Which Python runs the project's tests and mypy, and why; the others the project has.
+
+The precedence: the ``python`` setting (``--python``), then an activated
+``$VIRTUAL_ENV``, then the project's ``.venv/`` or ``venv/``, then the Python
+ralph-verify runs on. One exception: when the activated environment is
+ralph-verify's own (the one it is installed in, activated to run it) and the
+project has its own ``.venv``/``venv``, the project's wins -- the project's
+dependencies live there, not next to ralph-verify.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+_BIN = "Scripts" if sys.platform == "win32" else "bin"
+_EXE = ".exe" if sys.platform == "win32" else ""
+PROJECT_VENVS = (".venv", "venv")
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """The chosen Python: its path and where it came from (``project .venv``, ``--python``...)."""
+
+    path: str
+    source: str
+
+    def describe(self, root: Path) -> str:
+        """``.venv/bin/python (3.11.7, project .venv)``: for headers and hints."""
+        return f"{shown_path(self.path, root)} ({python_version(self.path)}, {self.source})"
+
+
+def venv_python(venv: Path) -> Path:
+    return venv / _BIN / f"python{_EXE}"
+
+
+def own_venv() -> Path | None:
+    """The virtual environment ralph-verify is installed in, if it runs from one."""
+    return Path(sys.prefix) if sys.prefix != sys.base_prefix else None
+
+
+def _same(a: Path, b: Path | None) -> bool:
+    if b is None:
+        return False
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def choose(root: Path, configured: object = None) -> Interpreter:
+    """The project's interpreter, by the precedence in the module docstring."""
+    if configured:
+        path = Path(str(configured))
+        return Interpreter(str(path if path.is_absolute() else root / path),
+                           "--python / python setting")
+    project = [(root / name, f"project {name}") for name in PROJECT_VENVS
+               if venv_python(root / name).exists()]
+    active = os.environ.get("VIRTUAL_ENV")
+    own_activated = active and project and _same(Path(active), own_venv())
+    if active and venv_python(Path(active)).exists() and not own_activated:
+        return Interpreter(str(venv_python(Path(active))), "activated $VIRTUAL_ENV")
+    if project:
+        venv, source = project[0]
+        return Interpreter(str(venv_python(venv)), source)
+    return Interpreter(sys.executable, "ralph-verify's own")
+
+
+def alternatives(root: Path, chosen: Interpreter) -> list[Interpreter]:
+    """Other interpreters the user could mean: the project's virtualenvs (any top-level folder
+    with a ``pyvenv.cfg``), the activated one, ralph-verify's own."""
+    found: list[Interpreter] = []
+    folders = sorted(p for p in root.iterdir() if (p / "pyvenv.cfg").is_file()) \
+        if root.is_dir() else []
+    for folder in folders:
+        if venv_python(folder).exists():
+            found.append(Interpreter(str(venv_python(folder)), f"project {folder.name}"))
+    active = os.environ.get("VIRTUAL_ENV")
+    if active and venv_python(Path(active)).exists():
+        found.append(Interpreter(str(venv_python(Path(active))), "activated $VIRTUAL_ENV"))
+    found.append(Interpreter(sys.executable, "ralph-verify's own"))
+    unique: list[Interpreter] = []
+    for candidate in found:
+        # Paths compared without following symlinks: every venv's python links to its base.
+        if not any(os.path.abspath(candidate.path) == os.path.abspath(other.path)
+                   for other in [chosen, *unique]):
+            unique.append(candidate)
+    return unique
+
+
+def shown_path(path: str, root: Path) -> str:
+    """``path`` relative to ``root`` when inside it (without resolving venv symlinks)."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
+    except ValueError:
+        return path
+
+
+def python_version(path: str) -> str:
+    """``3.11.7``: from ``pyvenv.cfg`` when it says, else by asking the interpreter."""
+    if os.path.abspath(path) == os.path.abspath(sys.executable):
+        return ".".join(str(part) for part in sys.version_info[:3])
+    config = Path(path).parent.parent / "pyvenv.cfg"
+    try:
+        for line in config.read_text(encoding="utf-8", errors="replace").splitlines():
+            key, _, value = line.partition("=")
+            if key.strip() in ("version", "version_info") and value.strip():
+                return value.strip()
+    except OSError:
+        pass
+    try:
+        done = subprocess.run([path, "-c", "import platform; print(platform.python_version())"],
+                              capture_output=True, text=True, timeout=10,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return "version unknown"
+    return done.stdout.strip() or "version unknown"
+
+
+def has_module(path: str, module: str) -> bool:
+    """Whether the interpreter at ``path`` can import top-level ``module`` (found, not run)."""
+    code = ("import importlib.util, sys; "
+            f"sys.exit(importlib.util.find_spec({module.split('.')[0]!r}) is None)")
+    try:
+        return subprocess.run([path, "-c", code], capture_output=True, timeout=20,
+                              stdin=subprocess.DEVNULL).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
