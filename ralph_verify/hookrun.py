@@ -79,9 +79,11 @@ def safe_main(argv: Sequence[str], plugins: Sequence[object] = ()) -> int:
         return 0
     text = err.getvalue().strip() or f"exit code {code}"
     log(_project_root(), action, f"failed (exit {code}), letting the agent go on:\n{text}")
-    first = text.splitlines()[0] if text else ""
+    from ralph_verify.redact import cut
+
+    first = cut(text.splitlines()[0], 300) if text else ""
     if action.endswith("-stop"):
-        emit({"systemMessage": f"ralph-verify hook {action} failed ({first[:300]}); "
+        emit({"systemMessage": f"ralph-verify hook {action} failed ({first}); "
                                "Claude may stop. Details: .ralph/hook.log"})
     else:
         sys.stderr.write(f"ralph-verify hook {action} failed: {first}\n")
@@ -168,18 +170,20 @@ def pretool_hook(config: Config, payload: Mapping[str, Any], agent: str) -> int:
 
 def _brief(tool_input: Mapping[str, Any]) -> dict[str, Any]:
     keep = ("command", "cmd", "file_path", "notebook_path", "path", "url")
-    return {key: str(tool_input[key])[:500] for key in keep if key in tool_input}
+    from ralph_verify.redact import cut
+
+    return {key: cut(str(tool_input[key]), 500) for key in keep if key in tool_input}
 
 
 def record_refusal(root: Path, record: dict[str, Any]) -> None:
     """One line per refusal in ``.ralph/guard.jsonl`` (``status`` counts them)."""
-    from ralph_verify.redact import redact
+    from ralph_verify.redact import redact, redact_data
 
     record = {"time": now_iso(), **record}
     folder = root / ".ralph"
     folder.mkdir(parents=True, exist_ok=True)
     with (folder / GUARD_LOG).open("a", encoding="utf-8") as handle:
-        handle.write(redact(json.dumps(record)) + "\n")
+        handle.write(redact(json.dumps(redact_data(record))) + "\n")
 
 
 def refusal_counts(root: Path) -> dict[str, int]:

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from ralph_verify.redact import redact
+
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
@@ -28,6 +30,8 @@ Outcome = Literal["passed", "failed", "error", "skipped"]
 MESSAGE_CHARS = 500
 DETAIL_LINES = 20
 DETAIL_CHARS = 1500
+#: What is read of one failure's text at most (head and tail), before anything else.
+KEEP_CHARS = 64 * 1024
 
 #: Messages that say nothing; the first meaningful line of the text is used instead.
 _GENERIC_MESSAGES = {"", "failed", "failure", "error", "collection failure", "test failed",
@@ -166,8 +170,8 @@ def _case(elem: Element) -> TestCaseResult:
             return TestCaseResult(test_id, "skipped", path=path, line=line)
         flaky = elem.find("flakyFailure") is not None or elem.find("flakyError") is not None
         return TestCaseResult(test_id, "passed", path=path, line=line, flaky=flaky)
-    text = problem.text or ""
-    raw_message = (problem.message or "").strip()
+    text = _bounded(problem.text or "")
+    raw_message = redact((problem.message or "")[:KEEP_CHARS]).strip()
     collection = raw_message == "collection failure"
     lines = [ln for ln in text.splitlines() if ln.strip()]
     code = (problem.type or "").strip() or None
@@ -194,8 +198,8 @@ def _case(elem: Element) -> TestCaseResult:
 
 
 def _suite_problem(suite: Element, elem: Element) -> TestCaseResult:
-    message = (elem.get("message") or "").strip()
-    text = elem.text or ""
+    message = redact((elem.get("message") or "")[:KEEP_CHARS]).strip()
+    text = _bounded(elem.text or "")
     if message.lower() in _GENERIC_MESSAGES:
         message = _first_meaningful([ln for ln in text.splitlines() if ln.strip()])
     return TestCaseResult(suite.get("name") or "(test suite)", "error",
@@ -238,6 +242,16 @@ def _first_meaningful(lines: list[str]) -> str:
     first = lines[0].strip()
     # "thread 'x' panicked at src/lib.rs:21:9:" says what follows on the next line.
     return f"{first} {lines[1].strip()}" if first.endswith(":") and len(lines) > 1 else first
+
+
+def _bounded(text: str) -> str:
+    """A failure's text redacted, its middle cut past :data:`KEEP_CHARS` (the head says what
+    failed, the tail where), so no later step costs more than that."""
+    if len(text) > KEEP_CHARS:
+        cut = len(text) - KEEP_CHARS
+        text = (text[: KEEP_CHARS // 4] + f"\n[... {cut} characters cut ...]\n"
+                + text[-(KEEP_CHARS - KEEP_CHARS // 4):])
+    return redact(text)
 
 
 def _clip_message(message: str) -> str:

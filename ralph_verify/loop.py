@@ -497,13 +497,13 @@ def run_session(config: Config) -> int:
     """The ``run`` command; ``--json [FILE]`` writes the session's result as JSON."""
     import json
 
-    from ralph_verify.redact import redact
+    from ralph_verify.redact import redact, redact_data
     from ralph_verify.state_files import write_text_atomic
 
     result = Loop.from_config(config).run()
     target = getattr(config.option, "json", None)
     if target is not None:
-        text = redact(json.dumps(result.to_json(), indent=2)) + "\n"
+        text = redact(json.dumps(redact_data(result.to_json()), indent=2)) + "\n"
         if target == "-":
             sys.stdout.write(text)
         else:

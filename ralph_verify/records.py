@@ -14,6 +14,7 @@ from ralph_verify.checks import CheckResult, Status
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Iteration, Session
+from ralph_verify.tool_output import one_line
 from ralph_verify.verdict import Verdict, VerdictProposal
 
 if TYPE_CHECKING:
@@ -256,7 +257,7 @@ def check_brief(result: CheckResult) -> str:
 def verification_line(label: str, verification: Verification) -> str:
     text = (f"{label}: {passed_text(verification)} checks passed "
             f"({duration(verification.duration_s)})")
-    bad = [f"{r.spec} {r.status.value} — {' '.join(r.summary.split())[:120]}"
+    bad = [f"{r.spec} {r.status.value} — {one_line(r.summary, 120)}"
            for r in verification.results if not r.passed]
     return text + ("".join(f"\n    {line}" for line in bad) if bad else "")
 

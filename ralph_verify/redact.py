@@ -1,33 +1,177 @@
 """Keep secrets out of feedback, logs and reports.
 
 Values of environment variables whose names look secret are replaced by
-``[redacted:NAME]`` wherever they appear in text we show or feed back.
+``[redacted:NAME]`` wherever they appear in text we show or feed back -- in
+every plausible spelling: as is, JSON-escaped (a value with ``"``, ``\\`` or
+non-ASCII is stored escaped in ``verification.json``), HTML/XML-escaped,
+``repr``-quoted and URL-encoded.
+
+Redaction must come before any cut: a message cut at 300 characters may end
+in the first half of a token, which no later redaction recognises. Every cut
+in ralph-verify redacts first; as a second line of defence, a piece of at
+least :data:`PARTIAL_MIN` characters that starts (or ends) a secret and is
+cut off there (followed by the end of the text, ``...`` or any other
+non-alphanumeric character) is redacted too.
 """
 
 from __future__ import annotations
 
+import functools
+import html
+import json
 import os
 import re
+import urllib.parse
 from collections.abc import Mapping
+from typing import Any
+from xml.sax.saxutils import escape as xml_escape
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 #: Shorter values are too likely to occur by chance ("1", "true").
 _MIN_LENGTH = 6
+#: The shortest cut-off piece of a secret that is still redacted.
+PARTIAL_MIN = 8
+
+
+@functools.lru_cache(maxsize=4096)
+def _secret_name(name: str) -> bool:
+    return _SECRET_NAME.search(name) is not None
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """Map each secret-looking value in the environment to the variable's name."""
     env = os.environ if environ is None else environ
-    return {
-        value: name
-        for name, value in env.items()
-        if _SECRET_NAME.search(name) and len(value) >= _MIN_LENGTH
+    return {value: name for name, value in env.items()
+            if len(value) >= _MIN_LENGTH and _secret_name(name)}
+
+
+def _forms(value: str) -> set[str]:
+    """The spellings of ``value`` that may reach a file or the screen."""
+    forms = {
+        value,
+        json.dumps(value)[1:-1],
+        json.dumps(value, ensure_ascii=False)[1:-1],
+        html.escape(value, quote=True),
+        html.escape(value, quote=False),
+        xml_escape(value, {'"': "&quot;"}),
+        repr(value)[1:-1],
+        urllib.parse.quote(value, safe=""),
+        urllib.parse.quote_plus(value, safe=""),
     }
+    # The JSON escaping of the HTML spelling (a report embedded in JSON, and so on).
+    forms |= {json.dumps(form)[1:-1] for form in list(forms)}
+    return {form for form in forms if len(form) >= _MIN_LENGTH}
+
+
+def _looks_like_path(value: str) -> bool:
+    return value.startswith(("/", "~", "\\")) or re.match(r"[A-Za-z]:[\\/]", value) is not None
+
+
+class Redactor:
+    """Replaces every spelling of a set of secret values; build once, call often."""
+
+    def __init__(self, secrets: Mapping[str, str]) -> None:
+        forms: dict[str, str] = {}
+        partial: list[tuple[str, str]] = []
+        for value, name in secrets.items():
+            for form in _forms(value):
+                forms.setdefault(form, name)
+                if len(form) > PARTIAL_MIN and not _looks_like_path(value):
+                    partial.append((form, name))
+        # Longest first, so a secret containing another one is replaced whole.
+        self._forms = sorted(forms.items(), key=lambda kv: -len(kv[0]))
+        self._partial = sorted(partial, key=lambda kv: -len(kv[0]))
+
+    def __bool__(self) -> bool:
+        return bool(self._forms)
+
+    def __call__(self, text: str) -> str:
+        if not self._forms or not text:
+            return text
+        for form, name in self._forms:
+            if form in text:
+                text = text.replace(form, f"[redacted:{name}]")
+        for form, name in self._partial:
+            text = _cut_prefixes(text, form, name)
+            text = _cut_suffixes(text, form, name)
+        return text
+
+    def data(self, value: Any) -> Any:
+        """``value`` (JSON-like: dicts, lists, strings) with every string redacted."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, dict):
+            return {self(k) if isinstance(k, str) else k: self.data(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.data(item) for item in value]
+        return value
+
+
+def _cut_prefixes(text: str, form: str, name: str) -> str:
+    """Redact pieces of ``text`` that are a cut-off start of ``form``."""
+    head = form[:PARTIAL_MIN]
+    start = text.find(head)
+    while start != -1:
+        end = start + PARTIAL_MIN
+        limit = min(len(text), start + len(form))
+        while end < limit and text[end] == form[end - start]:
+            end += 1
+        if end == len(text) or not text[end].isalnum():
+            marker = f"[redacted:{name}]"
+            text = text[:start] + marker + text[end:]
+            end = start + len(marker)
+        start = text.find(head, end)
+    return text
+
+
+def _cut_suffixes(text: str, form: str, name: str) -> str:
+    """Redact pieces of ``text`` that are a cut-off end of ``form`` (a tail kept by a cut)."""
+    tail = form[-PARTIAL_MIN:]
+    stop = text.rfind(tail)
+    while stop != -1:
+        end = stop + PARTIAL_MIN
+        start = stop
+        offset = len(form) - PARTIAL_MIN
+        while start > 0 and offset > 0 and text[start - 1] == form[offset - 1]:
+            start -= 1
+            offset -= 1
+        if start == 0 or not text[start - 1].isalnum():
+            text = text[:start] + f"[redacted:{name}]" + text[end:]
+        if start == 0:
+            break
+        stop = text.rfind(tail, 0, start)
+    return text
+
+
+@functools.lru_cache(maxsize=16)
+def _redactor_for(secrets: tuple[tuple[str, str], ...]) -> Redactor:
+    return Redactor(dict(secrets))
+
+
+def redactor(environ: Mapping[str, str] | None = None) -> Redactor:
+    """The redactor for the secrets of ``environ`` (default: this process's environment)."""
+    return _redactor_for(tuple(sorted(secret_values(environ).items())))
 
 
 def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
-    """Return ``text`` with every secret environment value replaced."""
-    for value, name in sorted(secret_values(environ).items(), key=lambda kv: -len(kv[0])):
-        if value in text:
-            text = text.replace(value, f"[redacted:{name}]")
-    return text
+    """Return ``text`` with every secret environment value replaced, in every spelling."""
+    return redactor(environ)(text)
+
+
+def redact_data(value: Any, environ: Mapping[str, str] | None = None) -> Any:
+    """A JSON-like value with every string redacted: redact *before* serialising."""
+    return redactor(environ).data(value)
+
+
+def cut(text: str, limit: int, marker: str = "...") -> str:
+    """``text`` redacted, then cut to at most ``limit`` characters (ending in ``marker``)."""
+    text = redact(text)
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - len(marker))] + marker
+
+
+def cut_tail(text: str, limit: int, marker: str = "...") -> str:
+    """``text`` redacted, then its last ``limit`` characters (after ``marker``)."""
+    text = redact(text)
+    return text if len(text) <= limit else marker + text[-limit:]

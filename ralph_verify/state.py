@@ -26,7 +26,7 @@ from typing import Any
 from ralph_verify import procinfo
 from ralph_verify.checks import CheckResult, Failure, Status
 from ralph_verify.errors import UsageError
-from ralph_verify.redact import redact
+from ralph_verify.redact import redact, redact_data
 from ralph_verify.state_files import now_iso, write_text_atomic
 from ralph_verify.verification import Verification
 
@@ -236,7 +236,7 @@ class StateDir:
 
     def write_state(self, state: dict[str, Any]) -> None:
         state = {"version": STATE_VERSION, **state, "updated_at": now_iso()}
-        write_text_atomic(self.state_path, redact(json.dumps(state, indent=2)) + "\n")
+        write_text_atomic(self.state_path, redact(json.dumps(redact_data(state), indent=2)) + "\n")
 
     def read_state(self) -> dict[str, Any] | None:
         try:
@@ -250,7 +250,7 @@ class StateDir:
 
     def append_history(self, record: dict[str, Any]) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
-        line = redact(json.dumps(record, separators=(",", ":"))) + "\n"
+        line = redact(json.dumps(redact_data(record), separators=(",", ":"))) + "\n"
         with self.history_path.open("a", encoding="utf-8") as handle:
             handle.write(line)
             handle.flush()
@@ -269,7 +269,7 @@ class StateDir:
 
     def write_verification(self, number: int, verification: Verification) -> Path:
         path = self.iteration_dir(number) / "verification.json"
-        self.write_text(path, json.dumps(verification.to_json(), indent=2) + "\n")
+        self.write_text(path, json.dumps(redact_data(verification.to_json()), indent=2) + "\n")
         return path
 
     def read_verification(self, number: int) -> Verification | None:

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ralph_verify.checks import Failure
+from ralph_verify.redact import cut, cut_tail, redact
+from ralph_verify.terminal_text import strip_controls
 
 
 def relative_path(path: str, root: Path) -> str:
@@ -22,14 +24,17 @@ def relative_path(path: str, root: Path) -> str:
 
 
 def one_line(text: str, limit: int = 300) -> str:
-    """``text`` on one line, whitespace folded, cut with ``...`` past ``limit`` characters."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
+    """``text`` redacted, on one line, whitespace folded, cut with ``...`` past ``limit``."""
+    # Fold only what can be shown (a 100 MB message costs no more than its start); the
+    # start is redacted before anything is cut from it.
+    head = redact(text[: limit * 4 + 4096])
+    return cut(" ".join(strip_controls(head).split()), limit)
 
 
 def clip_tail(text: str, chars: int = 2000) -> str:
-    """The end of ``text``, at most ``chars`` characters (where tools print what matters)."""
-    return text if len(text) <= chars else "..." + text[-chars:]
+    """The end of ``text`` redacted, at most ``chars`` characters (where tools print what
+    matters)."""
+    return cut_tail(text, chars)
 
 
 def count_summary(failures: Sequence[Failure], noun: str) -> str:

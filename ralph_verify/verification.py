@@ -182,4 +182,33 @@ def _run_one(config: Config, check: Check, ctx: VerifyContext) -> CheckResult:
     result: CheckResult | None = config.hook.ralph_verify_check(check=check, ctx=ctx)
     if result is None:
         return check.error(f"no plugin ran check {check.spec.text!r}")
-    return apply_negation(check, result)
+    return clean_result(apply_negation(check, result))
+
+
+def clean_result(result: CheckResult) -> CheckResult:
+    """``result`` with secrets redacted and terminal controls stripped from all its text.
+
+    Done once, as the result leaves its check, so every reader (terminal, feedback,
+    ``verification.json``, reports) sees the same clean text and cuts only after it.
+    """
+    from dataclasses import replace
+
+    from ralph_verify.redact import redactor
+    from ralph_verify.terminal_text import strip_controls
+
+    hide = redactor()
+
+    def clean(text: str) -> str:
+        return strip_controls(hide(text))
+
+    def maybe(text: str | None) -> str | None:
+        return None if text is None else clean(text)
+
+    result.summary = clean(result.summary)
+    result.output = clean(result.output)
+    result.flaky = [clean(name) for name in result.flaky]
+    result.failures = [replace(f, message=clean(f.message), detail=clean(f.detail),
+                               location=maybe(f.location), path=maybe(f.path),
+                               code=maybe(f.code))
+                       for f in result.failures]
+    return result

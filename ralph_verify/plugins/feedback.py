@@ -57,7 +57,8 @@ def _count(number: int, noun: str) -> str:
 
 
 def _clip(text: str) -> str:
-    lines = text.strip("\n").splitlines()
+    # Redact before cutting: a cut token is no longer recognisable as a secret.
+    lines = redact(text[: DETAIL_CHARS * 8]).strip("\n").splitlines()
     if len(lines) > DETAIL_LINES:
         lines = [*lines[: DETAIL_LINES // 3], f"... ({len(lines) - DETAIL_LINES + 1} lines cut)",
                  *lines[-(DETAIL_LINES - DETAIL_LINES // 3 - 1):]]

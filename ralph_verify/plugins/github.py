@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import CheckResult, Failure, Status
-from ralph_verify.redact import redact
+from ralph_verify.redact import cut, redact
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
@@ -78,10 +78,10 @@ def _column(failure: Failure) -> int | None:
 
 
 def _message(failure: Failure) -> str:
-    text = failure.message
+    text = redact(failure.message)
     if failure.detail:
-        text += "\n\n" + failure.detail[:2000]
-    return redact(text)
+        text += "\n\n" + cut(failure.detail, 2000)
+    return text
 
 
 def annotation_lines(verification: Verification) -> Iterator[str]:

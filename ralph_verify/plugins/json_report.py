@@ -9,7 +9,7 @@ from pathlib import Path
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
-from ralph_verify.redact import redact
+from ralph_verify.redact import redact, redact_data
 from ralph_verify.state_files import write_text_atomic
 from ralph_verify.verification import Verification
 
@@ -26,7 +26,7 @@ def ralph_verification_finish(config: Config, verification: Verification) -> Non
     target = getattr(config.option, "json", None)
     if target is None:
         return
-    text = redact(json.dumps(verification.to_json(), indent=2)) + "\n"
+    text = redact(json.dumps(redact_data(verification.to_json()), indent=2)) + "\n"
     if target == "-":
         sys.stdout.write(text)
         sys.stdout.flush()

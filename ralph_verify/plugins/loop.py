@@ -12,6 +12,7 @@ from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
+from ralph_verify.tool_output import one_line
 from ralph_verify.verdict import EXIT_CODES, PRECEDENCE, Verdict
 
 DEFAULT_MAX_ITERATIONS = 20
@@ -152,7 +153,7 @@ def status(config: Config) -> int:
     print(f"checks: {passed}/{len(checks)} passed")
     for check in checks:
         print(f"  {check.get('status', '?').upper():<7} {check.get('spec')}  "
-              f"{' '.join(str(check.get('summary', '')).split())[:100]}")
+              f"{one_line(str(check.get('summary', '')), 100)}")
     from ralph_verify.records import describe_plugin_state
 
     for name, value in (data.get("plugin_state") or {}).items():

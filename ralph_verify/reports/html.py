@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.display import duration
-from ralph_verify.redact import redact
+from ralph_verify.redact import cut, redact
 from ralph_verify.reports.chart import legend, render_chart
 from ralph_verify.reports.data import IterationData, SessionData, series_value
 from ralph_verify.state_files import now_iso
+from ralph_verify.terminal_text import strip_controls
 
 #: Characters of feedback and task shown per cell; the files have the rest.
 TEXT_LIMIT = 6000
@@ -123,7 +124,7 @@ SCRIPT = """
 
 
 def _e(value: Any) -> str:
-    return escape(redact(str(value)), quote=True)
+    return escape(strip_controls(redact(str(value))), quote=True)
 
 
 def _seconds(value: float | None) -> str:
@@ -133,6 +134,7 @@ def _seconds(value: float | None) -> str:
 
 
 def _clip(text: str) -> str:
+    text = redact(text)  # before the cut: a cut token is no longer recognisable
     return text if len(text) <= TEXT_LIMIT else (
         text[:TEXT_LIMIT] + f"\n[... {len(text) - TEXT_LIMIT} more characters in the files]")
 
@@ -222,7 +224,7 @@ def _check_cell(spec: str, check: dict[str, Any] | None) -> str:
 
 
 def _short(text: str, limit: int = 70) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return cut(text, limit, "…")
 
 
 def _files(iteration: IterationData) -> str:
@@ -312,7 +314,7 @@ def _repeats(data: SessionData) -> str:
         rows.append(
             f'<tr class="repeat" data-fingerprint="{_e(repeat.fingerprint)}" '
             f'data-longest="{repeat.longest}"><td><code>{_e(repeat.fingerprint)}</code></td>'
-            f"<td>{_e(repeat.check)}</td><td>{_e(repeat.message[:300])}{where}</td>"
+            f"<td>{_e(repeat.check)}</td><td>{_e(cut(repeat.message, 300))}{where}</td>"
             f"<td>{seen}</td><td class=\"num\">{repeat.longest} verifications</td>"
             f"<td>{'still failing' if repeat.still_failing else 'fixed'}</td></tr>")
     rows.append("</tbody></table>")

@@ -1,0 +1,29 @@
+"""Text from tools and agents made safe for a terminal, a prompt and a report.
+
+A test the agent can edit may print escape sequences: an OSC sequence that
+retitles the window or writes the clipboard, a CSI sequence that moves the
+cursor and overwrites the verdict line, or a bare carriage return that hides
+what came before it. Every such sequence and every C0/C1 control character
+except newline and tab is removed before the text reaches the user's
+terminal, the feedback, the report or ``status``.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONTROLS = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]?"            # CSI: colours, cursor moves, erase
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks, clipboard (BEL or ST)
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"       # DCS, SOS, PM, APC strings
+    r"|\x1b[ -/]*[0-~]?"                    # any other escape sequence, or a lone ESC
+    r"|\x9b[0-?]*[ -/]*[@-~]?"              # 8-bit CSI
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"       # other C0 and C1 controls (not \t, \n)
+)
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without terminal escape sequences or control characters (``\\r\\n`` -> ``\\n``)."""
+    if not text or (text.isprintable() and "\x1b" not in text):
+        return text
+    return _CONTROLS.sub("", text.replace("\r\n", "\n"))
