@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from ralph_verify.agents import AgentRegistry
+    from ralph_verify.agents import Agent, AgentRegistry, AgentRequest, AgentResult
     from ralph_verify.checks import Check, CheckRegistry, CheckResult
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
@@ -166,6 +166,28 @@ def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
 def ralph_prompt_notes(session: Session, iteration: Iteration) -> str | None:
     """Return a note to add to this iteration's prompt (e.g. the breaker's
     "the same failures persist: change your approach"), or ``None``."""
+
+
+@hookspec(firstresult=True)
+def ralph_run_agent(session: Session, iteration: Iteration, agent: Agent,
+                    request: AgentRequest) -> AgentResult | None:
+    """Run the agent for this iteration and return what it did.
+
+    :param agent: the configured adapter (``--agent``).
+    :param request: the prompt, the log path, the timeout, the cancel event, the budget
+        left and ``env`` (extra environment for the agent's process).
+    :returns: the :class:`~ralph_verify.agents.AgentResult`; the first non-``None`` answer
+        wins. The built-in implementation (``trylast``) calls ``agent.run(request)``.
+
+    Wrap it (``wrapper=True``) to time or trace the agent, or to add to ``request.env``
+    before it runs (the ``otel`` plugin passes ``TRACEPARENT`` this way)::
+
+        @hookimpl(wrapper=True)
+        def ralph_run_agent(request):
+            request.env = {**request.env, "MY_TRACE": "..."}
+            result = yield
+            return result
+    """
 
 
 @hookspec

@@ -279,7 +279,8 @@ class _Run:
                                log_path=log_path, timeout=float(config.get("agent_timeout")),
                                cancel=self.cancel, budget_usd=iteration.budget_usd)
         try:
-            result = self.agent.run(request)
+            result = config.hook.ralph_run_agent(session=session, iteration=iteration,
+                                                 agent=self.agent, request=request)
         except FileNotFoundError as exc:
             result = AgentResult(exit_code=None, duration_s=0.0,
                                  error=f"agent program not found: {exc.filename or exc}")

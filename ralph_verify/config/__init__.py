@@ -45,6 +45,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "init",
     "report",
     "notify",
+    "otel",
     "watch",
     "files",
     "cmd",
