@@ -53,6 +53,9 @@ class Failure:
     fingerprint: str = ""
     #: Set by the loop when the same failure was already there at the baseline.
     pre_existing: bool = False
+    #: The text of the source line at ``path:line`` when the loop found it (not saved): tells
+    #: an old failure the agent's edits moved from a new one with the same message.
+    source: str = field(default="", compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -427,10 +427,11 @@ def verify_in_session(config: Config, checks: Sequence[Check],
                       baseline: Verification | None) -> Verification:
     """Verify; failures already there at the ``baseline`` are marked pre-existing, and the
     feedback (formatted before the marking) is formatted again to say so."""
-    from ralph_verify.records import mark_pre_existing
+    from ralph_verify.pre_existing import add_sources, mark_pre_existing
     from ralph_verify.verification import verify
 
     verification = verify(config, checks)
+    add_sources(verification)
     if baseline is not None and mark_pre_existing(verification, baseline):
         budget = int(config.get("feedback_budget") or 4000)
         verification.feedback = config.hook.ralph_format_feedback(

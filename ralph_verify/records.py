@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -105,23 +104,6 @@ def _iteration_from_record(record: dict[str, Any], state: StateDir) -> Iteration
                      started_at=str(record.get("started_at", "")),
                      duration_s=float(record.get("duration_s", 0.0)),
                      promises=list(record.get("promises", [])))
-
-
-# --- pre-existing failures -------------------------------------------------------------------
-
-
-def mark_pre_existing(verification: Verification, baseline: Verification) -> bool:
-    """Mark failures already in the baseline (same check, fingerprint and location)."""
-    known = {(r.name, f.fingerprint, f.location) for r in baseline.results for f in r.failures}
-    marked = False
-    for result in verification.results:
-        if result.name == "promise":
-            continue
-        for index, failure in enumerate(result.failures):
-            if (result.name, failure.fingerprint, failure.location) in known:
-                result.failures[index] = replace(failure, pre_existing=True)
-                marked = True
-    return marked
 
 
 # --- records ---------------------------------------------------------------------------------
