@@ -163,14 +163,40 @@ def ci_mypy_targets(root: Path) -> tuple[list[str], list[str], str] | None:
         for path in sorted([*workflows.glob("*.yml"), *workflows.glob("*.yaml")]):
             sources.append((path.relative_to(root).as_posix(), _read(path).splitlines()))
     for name, lines in sources:
+        targets: list[str] = []
+        options: list[str] = []
         for line in lines:
             for call in _MYPY_CALL.finditer(line):
                 if "install" in line[:call.start()]:
                     continue  # pip install mypy ...: not a run
                 found = mypy_arguments(call["rest"])
                 if found and _all_exist(root, found[0]):
-                    return found[0], found[1], name
+                    # Several runs (tox: 'mypy typing_tests', 'mypy src/...'): one run of all.
+                    targets += _new_targets(targets, found[0])
+                    options = options or found[1]  # runs with other flags cannot be fused
+        if targets:
+            return targets, options, name
     return None
+
+
+def _new_targets(known: list[str], found: list[str]) -> list[str]:
+    """The targets of ``found`` not in ``known`` yet (``-p x`` kept as a pair)."""
+    seen = set(_pairs(known))
+    fresh: list[str] = []
+    for target in _pairs(found):
+        if target not in seen:
+            seen.add(target)
+            fresh += target.split(" ", 1) if target.startswith("-") else [target]
+    return fresh
+
+
+def _pairs(targets: list[str]) -> list[str]:
+    """``["-p", "x", "src"]`` as ``["-p x", "src"]``."""
+    out: list[str] = []
+    words = iter(targets)
+    for word in words:
+        out.append(f"{word} {next(words, '')}" if word in _TARGET_OPTIONS else word)
+    return out
 
 
 def _all_exist(root: Path, targets: list[str]) -> bool:

@@ -68,3 +68,13 @@ def test_ci_mypy_targets(tmp_path: Path) -> None:
     assert ci_mypy_targets(tmp_path) == (["src"], ["--strict"], "noxfile.py")
     (tmp_path / "tox.ini").write_text("[testenv:types]\ncommands =\n    mypy -p pkg {posargs}\n")
     assert ci_mypy_targets(tmp_path) == (["-p", "pkg"], [], "tox.ini")
+
+
+def test_several_mypy_runs_become_one(tmp_path: Path) -> None:
+    """attrs' tox.ini runs mypy twice; the check runs once over both sets of targets."""
+    make(tmp_path, "typing_tests/a.py", "src/attr/__init__.pyi", "src/attr/filters.pyi")
+    (tmp_path / "tox.ini").write_text(
+        "[testenv]\ncommands =\n    mypy: pytest -k test_mypy\n    mypy: mypy typing_tests\n"
+        "    mypy: mypy src/attr/__init__.pyi src/attr/filters.pyi typing_tests\n")
+    assert ci_mypy_targets(tmp_path) == (
+        ["typing_tests", "src/attr/__init__.pyi", "src/attr/filters.pyi"], [], "tox.ini")
