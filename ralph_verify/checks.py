@@ -87,6 +87,9 @@ class CheckResult:
     flaky: list[str] = field(default_factory=list)
     #: Counts a plugin wants to keep (tests passed/failed, lint errors, ...).
     counts: dict[str, int] = field(default_factory=dict)
+    #: Failures counted (in the summary and metric) but not kept in ``failures``: memory
+    #: and files stay bounded; the feedback says how many it could not show.
+    unkept: int = 0
 
     def __post_init__(self) -> None:
         self.failures = [
@@ -111,6 +114,7 @@ class CheckResult:
             "flaky": self.flaky,
             "output": self.output,
             "failures": [f.to_json() for f in self.failures],
+            "unkept": self.unkept,
         }
 
 

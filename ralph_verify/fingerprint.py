@@ -22,16 +22,21 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
                 r"(?:[\\/][^\s'\":,)\]]*)?", re.IGNORECASE), "<tmp>"),
     (re.compile(r"\bpytest-of-[^\s'\":,)\]]+"), "<tmp>"),
     (re.compile(r"0x[0-9a-fA-F]+"), "<addr>"),
-    (re.compile(r"(?:[A-Za-z]:)?(?:[\w.-]*[\\/])+[\w.-]+"), "<path>"),
+    # A path starts where a word does: without the look-behind, every position of a long
+    # word would be tried as a start and scanned to its end (quadratic time).
+    (re.compile(r"(?<![\w.-])(?:[A-Za-z]:)?(?:[\w.-]*[\\/])+[\w.-]+"), "<path>"),
     (re.compile(r"\b(?=[0-9a-fA-F]*[a-fA-F])(?=[0-9a-fA-F]*[0-9])[0-9a-fA-F]{8,}\b"), "<hex>"),
     (re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"), "N"),
 )
 _SPACE = re.compile(r"\s+")
+#: Only the start of a message is normalised: what identifies a problem comes first, and
+#: a 100,000-character message must cost no more than a short one.
+MAX_CHARS = 2000
 
 
 def normalise(message: str) -> str:
     """Replace the parts of ``message`` that vary between runs with placeholders."""
-    text = message
+    text = message[:MAX_CHARS]
     for pattern, replacement in _RULES:
         text = pattern.sub(replacement, text)
     return _SPACE.sub(" ", text).strip()

@@ -23,6 +23,9 @@ from pathlib import Path
 #: How much of a tool's output an error result quotes.
 TAIL_LINES = 30
 TAIL_CHARS = 3000
+#: The most of one output stream read into memory at once; a check that needs more reads
+#: it as a stream (ruff's JSON) or fails with a clear error instead of swapping.
+MAX_READ_BYTES = 128 * 1024 * 1024
 
 
 class ToolError(Exception):
@@ -50,14 +53,35 @@ class ToolRun:
     duration_s: float
     stdout_path: Path
     stderr_path: Path
+    #: ``time.monotonic()`` by which reading the output must be done too: the check's
+    #: timeout covers the tool and the parsing of what it printed.
+    deadline: float | None = None
+    timeout: float | None = None
 
     @property
     def stdout(self) -> str:
-        return self.stdout_path.read_text(encoding="utf-8", errors="replace")
+        return self._read(self.stdout_path, "stdout")
 
     @property
     def stderr(self) -> str:
-        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+        return self._read(self.stderr_path, "stderr")
+
+    def _read(self, path: Path, what: str) -> str:
+        size = path.stat().st_size if path.exists() else 0
+        if size > MAX_READ_BYTES:
+            raise ToolError(
+                f"{Path(self.argv[0]).name} printed {size / 1e6:,.0f} MB on {what}, more than "
+                f"the {MAX_READ_BYTES // 2**20} MB ralph-verify reads: narrow what the check "
+                "looks at (its 'args' option)", output=self.tail())
+        return path.read_text(encoding="utf-8", errors="replace")
+
+    def check_deadline(self) -> None:
+        """Raise :class:`ToolTimeout` once reading the output has used up the timeout."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise ToolTimeout(
+                f"{Path(self.argv[0]).name}: reading its output took past the check's timeout "
+                f"({self.timeout:g}s); raise the check's 'timeout' option or --timeout, or "
+                "narrow what the check looks at")
 
     def tail(self, lines: int = TAIL_LINES) -> str:
         """The last lines of stdout and stderr, bounded, for error messages and feedback."""
@@ -77,6 +101,15 @@ def tail_of_file(path: Path, lines: int = TAIL_LINES, max_chars: int = TAIL_CHAR
         return ""
     text = "\n".join(data.rstrip().splitlines()[-lines:])
     return text[-max_chars:]
+
+
+def head_of_file(path: Path, max_chars: int = TAIL_CHARS * 4) -> str:
+    """The start of a file, at most ``max_chars`` characters, without reading all of it."""
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as handle:
+            return handle.read(max_chars)
+    except OSError:
+        return ""
 
 
 class ProcessGroup:
@@ -135,6 +168,7 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
     argv = list(argv)
     kwargs = own_process_group()
     started = time.perf_counter()
+    deadline = time.monotonic() + timeout
     with os.fdopen(fd_out, "wb") as out, os.fdopen(fd_err, "wb") as err:
         try:
             proc = subprocess.Popen(
@@ -167,4 +201,5 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
                     os.killpg(proc.pid, signal.SIGKILL)
     return ToolRun(argv=argv, returncode=proc.returncode,
                    duration_s=time.perf_counter() - started,
-                   stdout_path=stdout_path, stderr_path=stderr_path)
+                   stdout_path=stdout_path, stderr_path=stderr_path, deadline=deadline,
+                   timeout=timeout)

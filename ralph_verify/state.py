@@ -301,7 +301,8 @@ def verification_from_json(data: dict[str, Any]) -> Verification:
             name=check["name"], spec=check["spec"], status=Status(check["status"]),
             summary=check.get("summary", ""), metric=check.get("metric"), failures=failures,
             duration_s=float(check.get("duration_s", 0.0)), output=check.get("output", ""),
-            flaky=list(check.get("flaky", [])), counts=dict(check.get("counts", {}))))
+            flaky=list(check.get("flaky", [])), counts=dict(check.get("counts", {})),
+            unkept=int(check.get("unkept") or 0)))
     return Verification(root=Path(data["root"]), results=results,
                         duration_s=float(data.get("duration_s", 0.0)),
                         started_at=data.get("started_at", ""), feedback=data.get("feedback", ""))

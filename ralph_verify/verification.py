@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+#: What is kept of one text (a failure's detail, a check's output), head and tail; and how
+#: many failures of one check are kept (the rest are counted in ``unkept``).
+KEEP_CHARS = 8000
+MAX_KEPT_FAILURES = 5000
+
 _BIN = "Scripts" if sys.platform == "win32" else "bin"
 _EXE = ".exe" if sys.platform == "win32" else ""
 
@@ -198,16 +203,23 @@ def clean_result(result: CheckResult) -> CheckResult:
 
     hide = redactor()
 
-    def clean(text: str) -> str:
-        return strip_controls(hide(text))
+    def clean(text: str, limit: int = KEEP_CHARS) -> str:
+        text = strip_controls(hide(text))
+        if len(text) <= limit:
+            return text
+        note = f"\n[... {len(text) - limit} characters cut ...]\n"
+        return text[: limit // 4] + note + text[-(limit - limit // 4):]
 
     def maybe(text: str | None) -> str | None:
-        return None if text is None else clean(text)
+        return None if text is None else clean(text, 1000)
 
-    result.summary = clean(result.summary)
+    result.summary = clean(result.summary, 1000)
     result.output = clean(result.output)
-    result.flaky = [clean(name) for name in result.flaky]
-    result.failures = [replace(f, message=clean(f.message), detail=clean(f.detail),
+    result.flaky = [clean(name, 1000) for name in result.flaky[:MAX_KEPT_FAILURES]]
+    if len(result.failures) > MAX_KEPT_FAILURES:
+        result.unkept += len(result.failures) - MAX_KEPT_FAILURES
+        del result.failures[MAX_KEPT_FAILURES:]
+    result.failures = [replace(f, message=clean(f.message, 1000), detail=clean(f.detail),
                                location=maybe(f.location), path=maybe(f.path),
                                code=maybe(f.code))
                        for f in result.failures]

@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from ralph_verify.display import duration
 from ralph_verify.reports.data import series_value
+from ralph_verify.terminal_text import strip_controls
 
 SPARKS = "▁▂▃▄▅▆▇█"
 #: Marks an iteration whose check could not decide.
@@ -159,6 +160,7 @@ def screen(state: dict[str, Any], records: list[dict[str, Any]], alive: bool,
         lines.append(f"stopped: {state['error']}")
     else:
         lines.append("verdict: none yet")
+    lines = [strip_controls(line) for line in lines]  # state text can come from the agent
     return "\n".join(line[:width] if len(line) > width else line for line in lines)
 
 
@@ -217,7 +219,7 @@ def watch(root: Path, *, interval: float, out: TextIO | None = None,
                       + footer + "\n")
         else:
             for record in new:
-                out.write(_iteration_line(record) + "\n")
+                out.write(strip_controls(_iteration_line(record)) + "\n")
             phase = (state.get("iteration"), state.get("phase"))
             if phase != last_phase and not finished:
                 out.write(f"iteration {phase[0]}/{state.get('max_iterations')}: {phase[1]}\n")

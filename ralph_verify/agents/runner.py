@@ -21,12 +21,17 @@ from typing import IO
 
 from ralph_verify.process import kill_process_group, own_process_group
 from ralph_verify.redact import redact
+from ralph_verify.terminal_text import strip_controls
 
 #: How much of the agent's output stays in memory (the promise scan reads it).
 TAIL_BYTES = 256 * 1024
 _CHUNK = 64 * 1024
 #: A line longer than this is written out before its end arrives.
 _MAX_CARRY = 1024 * 1024
+#: The most ``agent.log`` grows to: its first part as written, then the last
+#: :data:`LOG_TAIL_BYTES`, with a note between them saying how much was cut.
+LOG_MAX_BYTES = 50 * 1024 * 1024
+LOG_TAIL_BYTES = 4 * 1024 * 1024
 #: How often the waiting loop looks at the cancel event and the deadline.
 _POLL_S = 0.05
 
@@ -52,20 +57,37 @@ class OutputSink:
         self._environ = dict(os.environ if environ is None else environ)
         self._lock = threading.Lock()
         self.total_bytes = 0
+        self._log_head_room = max(0, LOG_MAX_BYTES - LOG_TAIL_BYTES)
+        self._log_tail = bytearray()
+        self._cut_bytes = 0
 
     def write(self, data: bytes) -> None:
         """Append complete text (whole lines, or an over-long piece of one)."""
         if not data:
             return
         text = data.decode("utf-8", errors="replace")
-        clean = redact(text, self._environ).encode("utf-8")
+        clean = strip_controls(redact(text, self._environ)).encode("utf-8")
         with self._lock:
-            self._log.write(clean)
-            self._log.flush()
+            self._to_log(clean)
             self.total_bytes += len(clean)
             self._tail += clean
             if len(self._tail) > TAIL_BYTES * 2:
                 del self._tail[: len(self._tail) - TAIL_BYTES]
+
+    def _to_log(self, data: bytes) -> None:
+        """Write while the log is under its cap; past it, keep only a tail to write at close."""
+        if self._log_head_room:
+            head = data[: self._log_head_room]
+            self._log.write(head)
+            self._log.flush()
+            self._log_head_room -= len(head)
+            data = data[len(head):]
+        if data:
+            self._log_tail += data
+            if len(self._log_tail) > LOG_TAIL_BYTES * 2:
+                drop = len(self._log_tail) - LOG_TAIL_BYTES
+                self._cut_bytes += drop
+                del self._log_tail[:drop]
 
     def write_text(self, text: str) -> None:
         self.write(text.encode("utf-8"))
@@ -95,6 +117,18 @@ class OutputSink:
 
     def close(self) -> None:
         with self._lock:
+            if len(self._log_tail) > LOG_TAIL_BYTES:
+                drop = len(self._log_tail) - LOG_TAIL_BYTES
+                self._cut_bytes += drop
+                del self._log_tail[:drop]
+            if self._cut_bytes:
+                kept = LOG_MAX_BYTES - LOG_TAIL_BYTES
+                self._log.write(
+                    f"\n[ralph-verify: {self._cut_bytes:,} bytes of agent output cut here; "
+                    f"agent.log keeps the first {kept:,} and the last {len(self._log_tail):,} "
+                    "bytes]\n".encode())
+            self._log.write(bytes(self._log_tail))
+            self._log_tail.clear()
             self._log.close()
 
 

@@ -1,9 +1,15 @@
 """The built-in feedback: failures folded by fingerprint, ranked, quoted, within a budget.
 
 The text is what ``check`` prints under "Feedback" and what the loop gives the
-agent. Tool output can be written by code the agent edits, so it is quoted in
-fenced blocks under a heading that says it is output, never as instructions,
-and secret-looking environment values are redacted.
+agent. Tool output can be written by code the agent edits, so all of it -- failure
+messages and locations as much as excerpts and summaries -- is quoted in fenced
+blocks under a heading that says it is output, never as instructions; our own
+words (counts, headings, the closing line) stay outside the fences. Secret-looking
+environment values are redacted before anything is cut.
+
+The budget is shared in rounds: every failing check and every root cause
+(fingerprint group) gets its line before any group gets its excerpt, and the
+closing line says exactly what was left out, per check.
 """
 
 from __future__ import annotations
@@ -28,28 +34,34 @@ class Group:
 
     check: CheckResult
     failures: list[Failure] = field(default_factory=list)
+    #: Whether the excerpt (the example's detail) is shown, not only the headline.
+    with_detail: bool = False
 
     @property
     def example(self) -> Failure:
         return self.failures[0]
 
-    def render(self) -> str:
+    def render(self, with_detail: bool | None = None) -> str:
         example = self.example
         count = len(self.failures)
-        times = f"[{count}x] " if count > 1 else ""
         tag = " (pre-existing)" if all(f.pre_existing for f in self.failures) else ""
-        lines = [f"- {times}{one_line(example.message)}{tag}"]
+        quoted = [one_line(example.message)]
         if example.location:
-            where = f"  at {example.location}"
-            others = [f.location for f in self.failures[1:4] if f.location]
+            where = f"at {one_line(example.location, 200)}"
+            others = [one_line(f.location, 200) for f in self.failures[1:4] if f.location]
             if others:
                 more = count - 1 - len(others)
                 where += f" (also {', '.join(others)}{f' and {more} more' if more > 0 else ''})"
-            lines.append(where)
-        detail = _clip(example.detail)
+            quoted.append(where)
+        detail = _clip(example.detail) if (self.with_detail if with_detail is None
+                                           else with_detail) else ""
         if detail:
-            lines.append(_fence(detail, indent="  "))
-        return "\n".join(lines)
+            quoted += ["", detail]
+        return f"- {_count(count, 'failure')}{tag}:\n" + _fence("\n".join(quoted), indent="  ")
+
+    @property
+    def has_detail(self) -> bool:
+        return bool(self.example.detail.strip())
 
 
 def _count(number: int, noun: str) -> str:
@@ -70,7 +82,7 @@ def _fence(text: str, indent: str = "") -> str:
     ticks = "```"
     while ticks in text:
         ticks += "`"
-    body = "\n".join(indent + line for line in text.splitlines())
+    body = "\n".join((indent + line).rstrip() for line in text.splitlines())
     return f"{indent}{ticks}text\n{body}\n{indent}{ticks}"
 
 
@@ -84,13 +96,81 @@ def groups_of(result: CheckResult) -> list[Group]:
 
 
 def _check_heading(result: CheckResult) -> str:
-    return f"## {result.spec}: {result.status.value} — {one_line(result.summary)}"
+    heading = f"## {one_line(result.spec, 200)}: {result.status.value}"
+    return heading + ("\n" + _fence(one_line(result.summary)) if result.summary.strip() else "")
 
 
 def _error_section(result: CheckResult) -> str:
     text = f"{_check_heading(result)}\nThe check could not decide; fix what stops it first."
     if result.output:
         text += "\n" + _fence(_clip(result.output))
+    return text
+
+
+def _share(bad: list[CheckResult], per_check: dict[int, list[Group]],
+           room: int) -> dict[int, list[Group]]:
+    """Choose the groups to show within ``room`` characters, in rounds over the checks:
+    every group's line (biggest groups first) before any group's excerpt."""
+    chosen: dict[int, list[Group]] = {id(r): [] for r in bad}
+    used = 0
+    depth = max((len(groups) for groups in per_check.values()), default=0)
+    for rank in range(depth):
+        fitted = False
+        for result in bad:
+            groups = per_check[id(result)]
+            if rank >= len(groups):
+                continue
+            cost = len(groups[rank].render(with_detail=False)) + 1
+            if used + cost <= room:
+                chosen[id(result)].append(groups[rank])
+                used += cost
+                fitted = True
+        if not fitted:
+            break
+    for rank in range(depth):
+        for result in bad:
+            shown = chosen[id(result)]
+            if rank >= len(shown) or not shown[rank].has_detail:
+                continue
+            group = shown[rank]
+            cost = len(group.render(with_detail=True)) - len(group.render(with_detail=False))
+            if used + cost <= room:
+                group.with_detail = True
+                used += cost
+    return chosen
+
+
+def _closing(bad: list[CheckResult], per_check: dict[int, list[Group]],
+             chosen: dict[int, list[Group]], budget: int) -> str:
+    total_groups = sum(len(groups) for groups in per_check.values())
+    total_failures = sum(len(r.failures) + r.unkept for r in bad)
+    shown_groups = sum(len(groups) for groups in chosen.values())
+    shown_failures = sum(len(g.failures) for groups in chosen.values() for g in groups)
+    unkept = [f"{_count(r.unkept, 'failure')} of {r.spec} were counted but not kept, so "
+              "they are not shown" for r in bad if r.unkept]
+    left = []
+    for result in bad:
+        groups, shown = per_check[id(result)], chosen[id(result)]
+        if len(shown) < len(groups):
+            missing = sum(len(g.failures) for g in groups[len(shown):])
+            left.append(f"{result.spec}: {_count(len(groups) - len(shown), 'group')} "
+                        f"({_count(missing, 'failure')})")
+    no_excerpt = sum(1 for groups in chosen.values() for g in groups
+                     if g.has_detail and not g.with_detail)
+    if total_groups == 0 and not unkept:
+        return "Nothing left out."
+    if not left and not unkept and not no_excerpt:
+        return (f"Shown: all {_count(total_groups, 'failure group')} "
+                f"({_count(total_failures, 'failure')}); nothing left out.")
+    text = (f"Shown: {shown_groups} of {_count(total_groups, 'failure group')} "
+            f"({shown_failures} of {_count(total_failures, 'failure')}).")
+    if left:
+        text += f" Left out to stay within {budget} characters: {'; '.join(left)}."
+    if no_excerpt:
+        text += (f" The excerpts of {_count(no_excerpt, 'group')} left out to stay within "
+                 f"{budget} characters.")
+    if unkept:
+        text += " " + "; ".join(unkept) + "."
     return text
 
 
@@ -104,51 +184,21 @@ def format_feedback(verification: Verification, budget: int) -> str:
     header = (f"# Verification: {len(bad)} of {len(verification.results)} checks not passing\n"
               f"{PREAMBLE}")
     per_check = {id(r): groups_of(r) for r in bad}
-    total_groups = sum(len(g) for g in per_check.values())
-    total_failures = sum(len(r.failures) for r in bad)
-
-    # Round-robin over checks so every failing check gets its biggest group in
-    # before any check gets its second one.
-    chosen: dict[int, list[Group]] = {id(r): [] for r in bad}
-    sections_fixed = {id(r): (_error_section(r) if r.status is Status.ERROR
-                              else _check_heading(r)) for r in bad}
-    reserve = 200  # room for the closing line
-    used = len(header) + sum(len(s) + 2 for s in sections_fixed.values()) + reserve
-    rank = 0
-    full = False
-    while not full and rank < max((len(g) for g in per_check.values()), default=0):
-        for result in bad:
-            groups = per_check[id(result)]
-            if rank >= len(groups):
-                continue
-            block = groups[rank].render()
-            if used + len(block) + 1 > budget:
-                full = True
-                break
-            chosen[id(result)].append(groups[rank])
-            used += len(block) + 1
-        rank += 1
+    sections = {id(r): (_error_section(r) if r.status is Status.ERROR else _check_heading(r))
+                for r in bad}
+    # Room for the closing line: its longest form names each check once.
+    reserve = 300 + sum(len(r.spec) + 120 for r in bad)
+    fixed = len(header) + sum(len(s) + 2 for s in sections.values()) + reserve
+    chosen = _share(bad, per_check, budget - fixed)
 
     parts = [header]
     for result in bad:
-        section = [sections_fixed[id(result)]]
+        section = [sections[id(result)]]
         section += [group.render() for group in chosen[id(result)]]
-        if result.status is Status.FAILED and not result.failures:
+        if result.status is Status.FAILED and not result.failures and not result.unkept:
             section.append("- (the check reported no individual failures)")
         parts.append("\n".join(section))
-    shown_groups = sum(len(c) for c in chosen.values())
-    shown_failures = sum(len(g.failures) for c in chosen.values() for g in c)
-    if total_groups == 0:
-        closing = "Nothing left out."
-    elif shown_groups == total_groups:
-        closing = (f"Shown: all {_count(total_groups, 'failure group')} "
-                   f"({_count(total_failures, 'failure')}); nothing left out.")
-    else:
-        closing = (f"Shown: {shown_groups} of {_count(total_groups, 'failure group')} "
-                   f"({shown_failures} of {_count(total_failures, 'failure')}); left out "
-                   f"{_count(total_groups - shown_groups, 'group')} "
-                   f"({_count(total_failures - shown_failures, 'failure')}) "
-                   f"to stay within {budget} characters.")
+    closing = _closing(bad, per_check, chosen, budget)
     text = redact("\n\n".join(parts) + "\n\n" + closing)
     if len(text) > budget:
         note = f"\n[feedback cut at {budget} characters]"

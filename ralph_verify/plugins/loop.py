@@ -12,6 +12,7 @@ from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
+from ralph_verify.terminal_text import strip_controls
 from ralph_verify.tool_output import one_line
 from ralph_verify.verdict import EXIT_CODES, PRECEDENCE, Verdict
 
@@ -168,9 +169,9 @@ def status(config: Config) -> int:
               + ", ".join(f"{rule} {n}" for rule, n in sorted(refused.items())) + ")")
     verdict = data.get("verdict")
     if verdict:
-        print(f"verdict: {verdict.get('verdict')} — {verdict.get('reason')}")
+        print(strip_controls(f"verdict: {verdict.get('verdict')} — {verdict.get('reason')}"))
     elif data.get("error"):
-        print(f"stopped: {data['error']}")
+        print(strip_controls(f"stopped: {data['error']}"))
     else:
         print("verdict: none yet")
     print(f"logs: {data.get('log_dir')}")

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +27,18 @@ from ralph_verify.checks import (
     Failure,
     Status,
 )
-from ralph_verify.process import ToolError, ToolRun
-from ralph_verify.tool_output import clip_tail, count_summary, relative_path
+from ralph_verify.process import ToolError, ToolRun, head_of_file
+from ralph_verify.tool_output import (
+    clip_tail,
+    count_summary,
+    count_summary_of,
+    iter_json_array,
+    relative_path,
+)
 from ralph_verify.verification import VerifyContext
 
+#: Violations kept as failures (with location and message); the counts cover all of them.
+MAX_KEPT = 5000
 #: Files whose ``ruff format --diff`` excerpt goes into the feedback; more would be cut anyway.
 DIFF_FILES = 10
 DIFF_LINES = 14
@@ -107,6 +116,39 @@ def parse_check_output(text: str, root: Path) -> list[Failure]:
             for entry in load_entries(text, "ruff check")]
 
 
+@dataclass
+class Findings:
+    """Every violation counted; the first :data:`MAX_KEPT` kept as failures."""
+
+    failures: list[Failure] = field(default_factory=list)
+    codes: Counter[str] = field(default_factory=Counter)
+    files: set[str | None] = field(default_factory=set)
+
+    @property
+    def total(self) -> int:
+        return sum(self.codes.values())
+
+
+def read_check_output(run: ToolRun, root: Path) -> Findings:
+    """``ruff check`` JSON read as a stream: time linear in its size, memory bounded by
+    :data:`MAX_KEPT`, however many violations; the parsing counts against the timeout."""
+    found = Findings()
+    try:
+        for entry in iter_json_array(run.stdout_path, "ruff check", "ruff's JSON format",
+                                     check=run.check_deadline):
+            if not isinstance(entry, dict):
+                raise ToolError("ruff check output is JSON but not ruff's list of violations",
+                                output=run.tail())
+            failure = _entry_failure(entry, root, "ruff check")
+            found.codes[failure.code or "?"] += 1
+            found.files.add(failure.path)
+            if len(found.failures) < MAX_KEPT:
+                found.failures.append(failure)
+    except ValueError as exc:
+        raise ToolError(str(exc), output=run.tail()) from None
+    return found
+
+
 def parse_format_json(text: str, root: Path) -> tuple[list[Failure], list[str]]:
     """``ruff format --check --output-format json``: files to reformat and files that do not
     parse, and the messages of anything else (I/O errors), which make the check undecidable."""
@@ -167,7 +209,7 @@ def split_diff(text: str, root: Path) -> dict[str, str]:
 
 def _first_cause(run: ToolRun) -> str:
     """The line of ruff's stderr that says what went wrong (``Cause: ...``)."""
-    lines = [line.strip() for line in run.stderr.splitlines() if line.strip()]
+    lines = [line.strip() for line in head_of_file(run.stderr_path).splitlines() if line.strip()]
     causes = [line.removeprefix("Cause:").strip() for line in lines if line.startswith("Cause:")]
     return (causes or lines or ["no output"])[0][:200]
 
@@ -193,41 +235,45 @@ class RuffCheck(Check):
     def summarise(self, failures: list[Failure]) -> str:
         return count_summary(failures, self.noun)
 
-    def verdict(self, failures: list[Failure]) -> CheckResult:
-        """Pass when the count meets the threshold (none given: the count must be 0)."""
-        count = len(failures)
-        summary = self.summarise(failures)
+    def verdict(self, failures: list[Failure], found: Findings | None = None) -> CheckResult:
+        """Pass when the count meets the threshold (none given: the count must be 0).
+
+        ``found``: the counts over every violation, when only some are kept in ``failures``.
+        """
+        count = found.total if found is not None else len(failures)
+        summary = (count_summary_of(found.codes, self.noun) if found is not None
+                   else self.summarise(failures))
         passed = self.spec.compare(count) if self.spec.op is not None else count == 0
         wanted = self.spec.threshold_text()
         counts = {f"{self.noun}s": count}
         if self.noun != "file":
-            counts["files"] = len({f.path for f in failures})
+            counts["files"] = len(found.files if found is not None
+                                  else {f.path for f in failures})
         if passed:
             return self.result(Status.PASSED, summary + (f", within {wanted}" if wanted and count
                                                          else ""), metric=count, counts=counts)
         if wanted:
             summary += f", wanted {wanted}"
         return self.result(Status.FAILED, summary, metric=count, failures=failures,
-                           counts=counts)
+                           counts=counts, unkept=count - len(failures))
 
 
 class LintCheck(RuffCheck):
     def run(self, ctx: VerifyContext) -> CheckResult:
         args = ("check", "--output-format", "json", "--no-fix", *self.ruff_options.args)
         # lint and lint<=N in one verification share one ruff run.
-        run, failures = ctx.shared(f"ruff {json.dumps([*self.ruff_command(ctx), *args])}",
-                                   lambda: self.lint(ctx, args))
-        if failures is None:
+        run, found = ctx.shared(f"ruff {json.dumps([*self.ruff_command(ctx), *args])}",
+                                lambda: self.lint(ctx, args))
+        if found is None:
             return self.error(f"ruff check failed (exit {run.returncode}): {_first_cause(run)}",
                               output=run.tail())
-        return self.verdict(failures)
+        return self.verdict(found.failures, found)
 
-    def lint(self, ctx: VerifyContext, args: Sequence[str]) -> tuple[ToolRun,
-                                                                      list[Failure] | None]:
+    def lint(self, ctx: VerifyContext, args: Sequence[str]) -> tuple[ToolRun, Findings | None]:
         run = self.ruff(ctx, *args)
         if run.returncode not in (0, 1):
             return run, None
-        return run, parse_check_output(run.stdout, ctx.root)
+        return run, read_check_output(run, ctx.root)
 
 
 class FormatCheck(RuffCheck):

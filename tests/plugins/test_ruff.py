@@ -135,7 +135,9 @@ def test_bad_ruff_config_is_an_error_with_ruffs_message(ralph: Ralph) -> None:
     result.stdout.fnmatch_lines([
         "ERROR*lint*ruff check failed (exit 2): Unknown rule selector `XYZ9`*",
         "ERROR*format*ruff format failed (exit 2): Unknown rule selector `XYZ9`*",
-        "## lint: error — ruff check failed (exit 2)*",
+        "## lint: error",
+        "```text",
+        "ruff check failed (exit 2)*",
         "*ruff failed",
         "  Cause: Unknown rule selector `XYZ9` in `select` from `*pyproject.toml`",
     ])

@@ -1,0 +1,99 @@
+"""Any tool output costs bounded time and memory: linear parsing under the check's timeout,
+a cap on what is kept of each failure and of each check (saying what was cut), a capped
+agent log."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from ralph_verify.agents import runner
+from ralph_verify.plugins import ruff
+from ralph_verify.testing import Ralph
+from tests.loop_helpers import agent
+
+
+def test_a_120000_character_name_is_parsed_in_linear_time(ralph: Ralph) -> None:
+    # One lint message 120,000 characters long took 137 s (a quadratic path pattern in the
+    # fingerprint), far past --timeout 5; it now takes well under a second.
+    name = "test_" + "a" * 120_000
+    ralph.makepyfile(long=f"def f():\n    return {name}\n")
+    result = ralph.run("check", "--until", "lint", "--timeout", "5", "--json", "-")
+    assert result.ret == 1, result
+    assert result.duration < 30, result.duration  # generous: 137 s before the fix
+    (failure,) = result.json()["checks"][0]["failures"]
+    assert failure["code"] == "F821" and len(failure["message"]) <= 1100
+    assert "characters cut ..." in failure["message"]
+
+
+def test_every_violation_is_counted_and_only_some_are_kept(
+        ralph: Ralph, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ruff, "MAX_KEPT", 50)
+    ralph.makepyfile(many="".join(f"print(undefined_{i})\n" for i in range(120)))
+    result = ralph.run("check", "--until", "lint", "--json", "-")
+    assert result.ret == 1, result
+    check = result.json()["checks"][0]
+    assert check["metric"] == 120 and check["counts"]["errors"] == 120
+    assert len(check["failures"]) == 50 and check["unkept"] == 70
+    assert check["summary"].startswith("120 errors (120 F821)")
+    assert "70 failures of lint were counted but not kept" in result.json()["feedback"]
+
+
+def test_parsing_counts_against_the_checks_timeout(ralph: Ralph, tmp_path: Path) -> None:
+    # A lint command that prints a million violations at once: reading them would take
+    # long after the tool has finished; the timeout covers that reading too.
+    output = tmp_path / "violations.json"
+    entry = json.dumps({"filename": "a.py", "code": "E501", "message": "long",
+                        "location": {"row": 1, "column": 1}})
+    output.write_text("[" + ",".join([entry] * 1_000_000) + "]")
+    script = tmp_path / "print.py"
+    script.write_text(f"import shutil, sys\nshutil.copyfileobj(open({str(output)!r}), sys.stdout)\n"
+                      "sys.exit(1)\n")
+    command = json.dumps([sys.executable, str(script)])
+    ralph.makepyproject(f"[tool.ralph-verify.checks.lint]\ncommand = {command}\n")
+    result = ralph.run("check", "--until", "lint", "--timeout", "2")
+    assert result.ret == 3, result
+    result.stdout.fnmatch_lines(["ERROR*lint*reading its output took past the check's "
+                                 "timeout (2s)*"])
+    assert result.duration < 60, result.duration
+
+
+def test_what_is_kept_of_one_failure_is_bounded_and_says_what_was_cut(ralph: Ralph) -> None:
+    text = "".join(f"traceback line {i}\n" for i in range(200_000))  # 4 MB
+    ralph.makefile("junit.xml", f"""\
+        <testsuite name="s" tests="1">
+        <testcase classname="c" name="t"><failure message="{'m' * 100_000}">{text}
+        E   ValueError: the real cause</failure></testcase>
+        </testsuite>
+        """)
+    result = ralph.run("check", "--until", "junit:junit.xml", "--json", "-")
+    assert result.ret == 1, result
+    (failure,) = result.json()["checks"][0]["failures"]
+    assert len(failure["message"]) <= 1100 and len(failure["detail"]) <= 8100
+    assert "ValueError: the real cause" in failure["detail"]
+
+
+def test_the_agent_log_is_capped_keeping_its_head_and_tail(
+        ralph: Ralph, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "LOG_MAX_BYTES", 1_000_000)
+    monkeypatch.setattr(runner, "LOG_TAIL_BYTES", 200_000)
+    noisy = agent(ralph, """\
+        print("FIRST LINE")
+        for i in range(100_000):
+            print(f"line {i:06d} " + "x" * 50)
+        print("LAST LINE")
+        """)
+    result = ralph.run("run", "--agent", noisy, "--until", "files:done.txt",
+                       "--max-iterations", "1", "task")
+    assert result.ret == 10, result
+    log = (ralph.path / ".ralph/iterations/001/agent.log").read_text()
+    assert log.startswith("FIRST LINE") and log.rstrip().endswith("LAST LINE")
+    assert len(log.encode()) <= 1_000_000 + 200
+    note = [line for line in log.splitlines() if line.startswith("[ralph-verify: ")]
+    assert len(note) == 1 and "bytes of agent output cut here" in note[0], note
+    cut = int(note[0].split()[1].replace(",", ""))
+    assert cut + 1_000_000 >= 100_000 * 63  # what was cut and what was kept add up
+    assert sys.getsizeof(log) < 2_000_000
