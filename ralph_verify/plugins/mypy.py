@@ -396,6 +396,7 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
         name="types", aliases=("mypy",), factory=TypesCheck, options=MypyOptions,
         threshold="number of mypy errors allowed (default: none)",
-        help="mypy (JSON output) reports no errors; uses the project's mypy config and "
-             "interpreter; types<=N allows N",
+        help="mypy (JSON output) reports no errors (notes are not errors); uses the project's "
+             "mypy config and interpreter, and checks the config's files, else the project's "
+             "package(s), not its tests; types<=N allows N",
     ))
