@@ -164,6 +164,7 @@ class _Run:
         self.started = time.monotonic()
         self.session: Session | None = None
         self._finishing = False
+        self._signalled = False
         from ralph_verify.git import is_repo
 
         self.use_git = is_repo(config.root)
@@ -401,10 +402,15 @@ class _Run:
             raise _Cancelled
 
     def _on_signal(self, name: str) -> bool:
-        """Ctrl-C / SIGTERM: cancel; returns whether to interrupt the main thread."""
-        self.cancel_reason = f"cancelled by {name}"
+        """Ctrl-C / SIGTERM / SIGHUP: cancel; returns whether to interrupt the main thread.
+
+        Only the first signal interrupts: more (five quick Ctrl-C's) must not break the
+        cleanup that kills the agent and writes the state."""
+        first, self._signalled = not self._signalled, True
+        if first:
+            self.cancel_reason = f"cancelled by {name}"
         self._request_cancel()
-        return not self._finishing
+        return first and not self._finishing
 
     def _on_cancel_file(self) -> None:
         self.cancel_reason = "cancelled by 'ralph-verify cancel'"

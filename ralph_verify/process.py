@@ -2,15 +2,17 @@
 
 Output goes to temporary files, not pipes, so a tool that prints hundreds of
 megabytes neither blocks nor fills memory; callers read what they need. On a
-timeout or Ctrl-C the whole process group is killed, so no grandchild (an
-xdist worker, a shell's child) survives.
+timeout or Ctrl-C the whole process group is killed, and (on Linux) every
+process the tool started: found by parent links, and by a mark in the
+environment they inherit, so no grandchild (an xdist worker, a shell's child,
+one that called ``setsid()``) survives. ralph-verify is their child subreaper,
+and each child gets SIGKILL if ralph-verify dies.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -19,6 +21,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from ralph_verify import procinfo
 
 #: How much of a tool's output an error result quotes.
 TAIL_LINES = 30
@@ -134,8 +138,10 @@ class ProcessGroup:
             kill_process_group(proc)
 
 
-def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
-    """Kill ``proc`` and every process in its group; never raises."""
+def kill_process_group(proc: subprocess.Popen[bytes], mark: str | None = None) -> None:
+    """Kill ``proc``, every process in its group, and (Linux) every process it started that
+    left the group: its descendants, and those carrying ``mark`` (see :func:`marked_env`);
+    never raises."""
     if proc.poll() is not None and sys.platform == "win32":
         return
     try:
@@ -143,19 +149,59 @@ def kill_process_group(proc: subprocess.Popen[bytes]) -> None:
             subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)],
                            capture_output=True, check=False)
         else:
-            os.killpg(proc.pid, signal.SIGKILL)
+            procinfo.kill_family(proc.pid, mark)
     except (ProcessLookupError, PermissionError, OSError):
         pass
     with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=5)
 
 
+def marked_env(env: Mapping[str, str] | None) -> tuple[dict[str, str], str]:
+    """``env`` (default: ours) with a fresh mark that every descendant inherits, so that
+    :func:`kill_process_group` finds those that leave the process group (``setsid``)."""
+    mark = procinfo.new_mark()
+    return {**(os.environ if env is None else env), procinfo.MARK_VAR: mark}, mark
+
+
 def own_process_group() -> dict[str, object]:
     """``Popen`` arguments that start a child in a process group of its own, so that
-    :func:`kill_process_group` can take it down with everything it started."""
+    :func:`kill_process_group` can take it down with everything it started; on Linux the
+    child also gets SIGKILL if we die (``kill -9`` of ralph-verify runs no cleanup)."""
     if sys.platform == "win32":
         return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}  # type: ignore[attr-defined,unused-ignore]  # Windows only
-    return {"start_new_session": True}
+    setup = procinfo.die_with_parent()
+    return {"start_new_session": True, **({"preexec_fn": setup} if setup else {})}
+
+
+def start_watchdog(group: int, mark: str) -> subprocess.Popen[bytes] | None:
+    """Start :mod:`ralph_verify.watchdog` for the process group ``group`` (POSIX): if we die
+    before :func:`stop_watchdog`, it kills the group and the descendants it saw."""
+    if sys.platform == "win32" or not sys.executable or group <= 1:
+        return None  # pragma: no cover - Windows: the job object of the console ends them
+    from ralph_verify import watchdog
+
+    try:
+        return subprocess.Popen([sys.executable, "-I", "-S", watchdog.__file__, str(group),
+                                 mark],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:  # pragma: no cover - no process left to start one
+        return None
+
+
+def stop_watchdog(proc: subprocess.Popen[bytes] | None) -> None:
+    """Tell the watchdog the turn ended normally, and reap it; never raises."""
+    if proc is None or proc.stdin is None:
+        return
+    with contextlib.suppress(OSError):
+        proc.stdin.write(b"done")
+    with contextlib.suppress(OSError):
+        proc.stdin.close()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a watchdog that hangs
+        proc.kill()
+        proc.wait()
 
 
 def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
@@ -167,13 +213,15 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
     stdout_path, stderr_path = Path(out_name), Path(err_name)
     argv = list(argv)
     kwargs = own_process_group()
+    procinfo.become_subreaper()  # orphans of the tool come back to us, to be ended
+    child_env, mark = marked_env(env)
     started = time.perf_counter()
     deadline = time.monotonic() + timeout
     with os.fdopen(fd_out, "wb") as out, os.fdopen(fd_err, "wb") as err:
         try:
             proc = subprocess.Popen(
                 argv[0] if shell else argv, cwd=cwd, stdout=out, stderr=err,
-                stdin=subprocess.DEVNULL, env=dict(env) if env is not None else None,
+                stdin=subprocess.DEVNULL, env=child_env,
                 shell=shell, **kwargs,  # type: ignore[call-overload]  # kwargs differ per OS
             )
         except FileNotFoundError:
@@ -185,7 +233,7 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            kill_process_group(proc)
+            kill_process_group(proc, mark)
             raise ToolTimeout(
                 f"{Path(argv[0]).name} timed out after {timeout:g}s and was killed "
                 "(raise the check's 'timeout' option or --timeout)",
@@ -195,10 +243,11 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
         finally:
             if group is not None:
                 group.discard(proc)
-            if sys.platform != "win32" and proc.returncode is not None:
-                # Reap any grandchildren left in the group (daemons, workers).
-                with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
-                    os.killpg(proc.pid, signal.SIGKILL)
+            if proc.returncode is None:  # interrupted (Ctrl-C, SIGTERM): all of it goes
+                kill_process_group(proc, mark)
+            elif sys.platform != "win32":
+                # End any descendant left behind (daemons, workers, a setsid() escapee).
+                procinfo.kill_family(proc.pid, mark)
     return ToolRun(argv=argv, returncode=proc.returncode,
                    duration_s=time.perf_counter() - started,
                    stdout_path=stdout_path, stderr_path=stderr_path, deadline=deadline,

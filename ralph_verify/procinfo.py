@@ -11,7 +11,9 @@ be ended, and a child gets a parent-death signal so it dies with us.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -30,13 +32,9 @@ def start_time(pid: int) -> str | None:
     if pid <= 0:
         return None
     if _PROC.is_dir():
-        try:
-            stat = (_PROC / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return None
-        # Field 2 (the name) may hold spaces and ')': fields 3.. follow the last ')'.
-        fields = stat[stat.rfind(")") + 2:].split()
-        return fields[19] if len(fields) > 19 and fields[0] != "Z" else None
+        fields = _stat_fields(pid)
+        return fields[19] if fields is not None and len(fields) > 19 and fields[0] != "Z" \
+            else None
     if sys.platform == "win32":  # pragma: no cover - no signals are sent there
         return None
     return _ps(pid, "lstart=")  # pragma: no cover - macOS, BSD
@@ -85,6 +83,15 @@ def holds_open(pid: int, path: Path) -> bool | None:
     return False
 
 
+def _stat_fields(pid: int) -> list[str] | None:
+    """Fields 3.. of ``/proc/PID/stat`` (state, ppid, pgrp...), or ``None``."""
+    try:
+        stat = (_PROC / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return stat[stat.rfind(")") + 2:].split()
+
+
 def _parents() -> dict[int, int]:
     """pid -> parent pid of every live (not zombie) process (Linux)."""
     parents: dict[int, int] = {}
@@ -93,59 +100,79 @@ def _parents() -> dict[int, int]:
     except OSError:
         return parents
     for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            stat = (_PROC / entry / "stat").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2:].split()
-        if len(fields) > 1 and fields[0] not in ("Z", "X"):
+        fields = _stat_fields(int(entry)) if entry.isdigit() else None
+        if fields is not None and len(fields) > 1 and fields[0] not in ("Z", "X"):
             parents[int(entry)] = int(fields[1])
     return parents
 
 
-def descendants(pid: int) -> set[int]:
-    """Every live descendant of ``pid`` (its children, their children...), Linux only."""
+def descendants(roots: set[int]) -> set[int]:
+    """Every live descendant of the ``roots`` (children, their children...), Linux only."""
     parents = _parents()
     found: set[int] = set()
-    frontier = {pid}
+    frontier = set(roots)
     while frontier:
         frontier = {child for child, parent in parents.items()
                     if parent in frontier and child not in found}
         found |= frontier
-    found.discard(pid)
+    return found - roots
+
+
+#: The environment variable that marks every process one tool or agent run starts: the
+#: descendants inherit it, also those that leave the process group or are orphaned.
+MARK_VAR = "RALPH_VERIFY_PROCESS"
+_marks = itertools.count(1)
+
+
+def new_mark() -> str:
+    """A mark for one process run, unique on this machine."""
+    return f"{os.getpid()}-{next(_marks)}-{secrets.token_hex(4)}"
+
+
+def marked(mark: str) -> set[int]:
+    """The live processes whose environment carries ``mark`` (Linux; others: none)."""
+    needle = f"{MARK_VAR}={mark}\0".encode()
+    found: set[int] = set()
+    try:
+        entries = os.listdir(_PROC)
+    except OSError:
+        return found
+    me = os.getpid()
+    for entry in entries:
+        if entry.isdigit() and int(entry) != me:
+            with contextlib.suppress(OSError):
+                if needle in (_PROC / entry / "environ").read_bytes():
+                    found.add(int(entry))
     return found
 
 
-def kill_tree(pids: set[int]) -> None:
-    """SIGKILL each of ``pids`` (all > 1, all ours) and whatever they started meanwhile;
-    reap those that were orphaned to us. Never raises."""
+def kill_family(leader: int, mark: str | None) -> None:
+    """SIGKILL the process group ``leader`` leads and every process it started: by the
+    parent links (read before the kill, while they still hold) and by ``mark`` (those that
+    left the group with ``setsid`` and were orphaned). The leader itself is left to its
+    ``Popen`` to reap; orphans handed to us (the subreaper) are reaped here. Never raises."""
+    if leader <= 1:
+        return
+    me = os.getpid()
+    linux = _PROC.is_dir()
+    family = (descendants({leader}) if linux else set()) | (marked(mark) if mark else set())
+    with contextlib.suppress(OSError):
+        os.killpg(leader, signal.SIGKILL)
     seen: set[int] = set()
     for _ in range(5):  # a process may fork while we kill: look again a few times
-        pending = {pid for pid in pids if pid > 1 and pid != os.getpid()} - seen
+        pending = {pid for pid in family if pid > 1 and pid not in (me, leader)} - seen
         if not pending:
             break
         for pid in pending:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         seen |= pending
-        pids = set().union(*(descendants(pid) for pid in pending)) if _PROC.is_dir() else set()
+        family = descendants(pending) | (marked(mark) if mark else set())
     for pid in seen:
-        with contextlib.suppress(ChildProcessError, OSError):
-            os.waitpid(pid, os.WNOHANG)
-
-
-def orphans(known: set[int]) -> set[int]:
-    """Our live children that we did not start (``known``): orphans given to us as the
-    subreaper, and what they started."""
-    if not _PROC.is_dir():
-        return set()  # pragma: no cover - not Linux
-    me = os.getpid()
-    found = {pid for pid, parent in _parents().items() if parent == me and pid not in known}
-    for pid in list(found):
-        found |= descendants(pid)
-    return found
+        fields = _stat_fields(pid)
+        if fields is not None and len(fields) > 1 and int(fields[1]) == me:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, 0)
 
 
 _prctl_function: Any = None

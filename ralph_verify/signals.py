@@ -1,4 +1,5 @@
-"""Stopping a run cleanly: Ctrl-C, SIGTERM (``ralph-verify cancel``) and the cancel file.
+"""Stopping a run cleanly: Ctrl-C, SIGTERM (``ralph-verify cancel``), SIGHUP (a closed
+terminal) and the cancel file.
 
 A signal handler tells the run to cancel (so the agent's run is killed whole)
 and interrupts the main thread with ``KeyboardInterrupt`` so whatever it waits
@@ -22,15 +23,21 @@ _POLL_S = 0.2
 
 @contextmanager
 def cancel_on_signals(callback: Callable[[str], bool]) -> Iterator[None]:
-    """While inside, SIGINT/SIGTERM call ``callback(name)``; a true answer interrupts."""
+    """While inside, SIGINT/SIGTERM/SIGHUP call ``callback(name)``; a true answer
+    interrupts."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     names = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+    if hasattr(signal, "SIGHUP"):  # a closed terminal: stop as for SIGTERM
+        names[signal.SIGHUP] = "SIGHUP"
     if sys.platform == "win32":  # pragma: no cover - Windows only
         names[signal.SIGBREAK] = "Ctrl-Break"  # type: ignore[attr-defined,unused-ignore]  # Windows only
 
+    received = []
+
     def handler(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
         if callback(names.get(signal.Signals(signum), str(signum))):
             raise KeyboardInterrupt
 
@@ -39,7 +46,10 @@ def cancel_on_signals(callback: Callable[[str], bool]) -> Iterator[None]:
         yield
     finally:
         for sig, old in saved.items():
-            signal.signal(sig, old)
+            # Once stopping, more of the same (five quick Ctrl-C's) must not break the last
+            # words (summary, exit code 130): ignored, also while the interpreter shuts down
+            # (it puts back the default action of signals that have a Python handler).
+            signal.signal(sig, signal.SIG_IGN if received else old)
 
 
 @contextmanager

@@ -4,7 +4,9 @@ Every adapter runs its CLI through :func:`run_agent_process`. The output goes
 through a pipe to a reader thread that redacts secrets, appends to
 ``agent.log`` and keeps only a bounded tail in memory, so an agent printing
 gigabytes costs disk, not memory. On timeout, on cancel (``request.cancel``)
-and on Ctrl-C the whole process group is killed, grandchildren included.
+and on Ctrl-C the whole process group is killed, grandchildren included; if
+ralph-verify itself is killed (``kill -9``, a closed terminal), the parent-death
+signal and the watchdog (:mod:`ralph_verify.watchdog`) end them.
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from ralph_verify.process import kill_process_group, own_process_group
+from ralph_verify.process import (
+    kill_process_group,
+    marked_env,
+    own_process_group,
+    start_watchdog,
+    stop_watchdog,
+)
+from ralph_verify.procinfo import become_subreaper
 from ralph_verify.redact import redact
 from ralph_verify.terminal_text import strip_controls
 
@@ -141,18 +150,21 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
     so an agent that never reads stdin cannot block the loop.
     """
     kwargs = own_process_group()
+    become_subreaper()  # orphans of the agent come back to us, to be ended
+    child_env, mark = marked_env(env)
     started = time.monotonic()
     stdin = stdin_path.open("rb") if stdin_path is not None else subprocess.DEVNULL
     try:
         proc = subprocess.Popen(
             argv if not shell or isinstance(argv, str) else " ".join(argv),
-            cwd=cwd, env=dict(env), shell=shell, stdin=stdin, stdout=subprocess.PIPE,
+            cwd=cwd, env=child_env, shell=shell, stdin=stdin, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, **kwargs,  # type: ignore[call-overload]  # kwargs differ per OS
         )
     finally:
         if not isinstance(stdin, int):
             stdin.close()
     assert proc.stdout is not None
+    watchdog = start_watchdog(proc.pid, mark)  # kills the agent's processes if we are killed
     reader = threading.Thread(target=sink.pump, args=(proc.stdout,), daemon=True,
                               name="ralph-agent-output")
     reader.start()
@@ -171,7 +183,8 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
     finally:
         # Always: kill the whole group (what is left of it after a normal exit,
         # too: an agent's background children must not outlive its turn).
-        kill_process_group(proc)
+        kill_process_group(proc, mark)
+        stop_watchdog(watchdog)
         reader.join(timeout=10)
         proc.stdout.close()
     outcome.exit_code = proc.returncode

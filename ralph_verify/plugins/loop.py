@@ -146,6 +146,12 @@ def status(config: Config) -> int:
         condition = waiting_condition(data)
     else:
         condition = "interrupted: go on with 'ralph-verify run --resume'"
+        owner = state.read_lock()
+        if data.get("status") == "running" and owner is not None \
+                and owner.session == data.get("session"):
+            condition = (f"dead: the ralph-verify process that ran it (pid {owner.pid}) "
+                         f"ended without finishing it (phase {data.get('phase')}); "
+                         "'ralph-verify run --resume' continues it")
     print(f"session {data.get('session')} · {condition}")
     print(f"iteration {data.get('iteration')}/{data.get('max_iterations')} · "
           f"elapsed {duration(float(data.get('elapsed_s') or 0))} · agent {data.get('agent')}")
