@@ -82,20 +82,22 @@ def _named_in_pyproject(pyproject: dict[str, Any]) -> list[str]:
 def project_packages(root: Path) -> list[str]:
     """The project's own package(s) and modules, as paths relative to ``root``; [] if unknown.
 
-    The src layout (``src/<pkg>``) first; else what ``pyproject.toml`` names
-    (setuptools ``packages``, hatch ``packages``, flit's module, the project's
-    name) where it exists at the top level; else the top-level folders with an
-    ``__init__.py`` that are not tests, docs, examples, benchmarks or build output.
+    The src layout (``src/<pkg>``, or the folders of setuptools' ``packages.find.where``)
+    first; else what ``pyproject.toml`` names (setuptools ``packages``, hatch
+    ``packages``, flit's module, the project's name) where it exists at the top
+    level; else the top-level folders with an ``__init__.py`` that are not tests,
+    docs, examples, benchmarks or build output.
     """
-    src = root / "src"
-    if src.is_dir():
-        found = sorted(f"src/{p.name}" for p in src.iterdir()
-                       if (_is_package(p) or (p.suffix == ".py" and p.is_file()))
-                       and p.name != "__init__.py" and p.stem not in NOT_PACKAGES)
+    pyproject = _load_toml(root / "pyproject.toml")
+    where = _table(pyproject, "tool", "setuptools", "packages", "find").get("where")
+    folders = [w for w in where if isinstance(w, str) and w not in (".", "")] \
+        if isinstance(where, list) else []
+    for folder in [*folders, "src"]:
+        found = _packages_in(root, folder)
         if found:
             return found
     found = []
-    for name in _named_in_pyproject(_load_toml(root / "pyproject.toml")):
+    for name in _named_in_pyproject(pyproject):
         if (root / name).is_dir() and any((root / name).glob("*.py")):  # namespace ones too
             found.append(name)
         elif (root / f"{name}.py").is_file():
@@ -104,6 +106,24 @@ def project_packages(root: Path) -> list[str]:
         return found
     return sorted(p.name for p in root.iterdir() if _is_package(p)
                   and p.name.lower() not in NOT_PACKAGES and not p.name.startswith((".", "_")))
+
+
+def _packages_in(root: Path, folder: str) -> list[str]:
+    """Packages (namespace ones too) and modules directly in ``root/folder``."""
+    base = root / folder
+    if not base.is_dir() or base.resolve() == root.resolve():
+        return []
+    return [f"{folder.strip('/')}/{path.name}" for path in sorted(base.iterdir())
+            if not path.name.startswith((".", "_")) and path.stem not in NOT_PACKAGES
+            and _is_code(path)]
+
+
+def _is_code(path: Path) -> bool:
+    """A module, a package, or a folder with Python code somewhere below (a namespace)."""
+    if path.is_file():
+        return path.suffix in (".py", ".pyi")
+    return path.is_dir() and not path.name.endswith(".egg-info") and (
+        _is_package(path) or next(path.rglob("*.py"), None) is not None)
 
 
 def mypy_arguments(command: str) -> tuple[list[str], list[str]] | None:

@@ -21,6 +21,11 @@ def make(root: Path, *files: str, pyproject: str = "") -> Path:
     # src layout: every package and module under src/, never the tests
     (["src/pkg/__init__.py", "src/tool.py", "tests/test_pkg.py", "tests/__init__.py"], "",
      ["src/pkg", "src/tool.py"]),
+    # a namespace package under src; setuptools' find.where names another folder
+    (["src/company/product/__init__.py", "src/mylib.egg-info/x.py", "tests/__init__.py"], "",
+     ["src/company"]),
+    (["lib/pkg/__init__.py", "src/other.py"],
+     '[tool.setuptools.packages.find]\nwhere = ["lib"]\n', ["lib/pkg"]),
     # the name pyproject gives, normalised; a module or a package
     (["my_lib.py", "setup.py", "tests/__init__.py"], '[project]\nname = "My.Lib"\n', ["my_lib.py"]),
     (["app/__init__.py", "other/__init__.py"], '[tool.setuptools]\npackages = ["app", "app.sub"]\n',
