@@ -71,13 +71,15 @@ def choose(root: Path, configured: object = None) -> Interpreter:
 
 def alternatives(root: Path, chosen: Interpreter) -> list[Interpreter]:
     """Other interpreters the user could mean: the project's virtualenvs (any top-level folder
-    with a ``pyvenv.cfg``), the activated one, ralph-verify's own."""
+    with a ``pyvenv.cfg``, and tox's and nox's), the activated one, ralph-verify's own."""
     found: list[Interpreter] = []
-    folders = sorted(p for p in root.iterdir() if (p / "pyvenv.cfg").is_file()) \
-        if root.is_dir() else []
+    folders = sorted(p.parent for pattern in ("*/pyvenv.cfg", ".tox/*/pyvenv.cfg",
+                                              ".nox/*/pyvenv.cfg")
+                     for p in root.glob(pattern)) if root.is_dir() else []
     for folder in folders:
         if venv_python(folder).exists():
-            found.append(Interpreter(str(venv_python(folder)), f"project {folder.name}"))
+            name = folder.relative_to(root).as_posix()
+            found.append(Interpreter(str(venv_python(folder)), f"project {name}"))
     active = os.environ.get("VIRTUAL_ENV")
     if active and venv_python(Path(active)).exists():
         found.append(Interpreter(str(venv_python(Path(active))), "activated $VIRTUAL_ENV"))

@@ -79,7 +79,7 @@ def test_missing_test_dependency_names_the_interpreter_and_the_one_that_has_it(
     (site / "hypothesis_stand_in").mkdir(parents=True)
     (site / "hypothesis_stand_in" / "__init__.py").write_text("")
     make_venv(ralph.path / ".venv")  # without it
-    make_venv(ralph.path / "venv-dev", site)  # with it
+    make_venv(ralph.path / ".tox" / "py", site)  # with it
     ralph.makepyfile(**{"tests/test_props": "import hypothesis_stand_in\n\n\n"
                                             "def test_ok():\n    assert True\n"})
     result = ralph.run("check", "--until", "tests")
@@ -87,15 +87,15 @@ def test_missing_test_dependency_names_the_interpreter_and_the_one_that_has_it(
     result.stdout.fnmatch_lines([
         "*No module named 'hypothesis_stand_in'*",
         "*hint: 'hypothesis_stand_in' is not installed in .venv/bin/python (*, project .venv);"
-        " venv-dev/bin/python (*, project venv-dev) has it: run with "
-        "--python venv-dev/bin/python*",
+        " .tox/py/bin/python (*, project .tox/py) has it: run with "
+        "--python .tox/py/bin/python*",
     ])
-    fixed = ralph.run("check", "--until", "tests", "--python", "venv-dev/bin/python")
+    fixed = ralph.run("check", "--until", "tests", "--python", ".tox/py/bin/python")
     assert fixed.ret == 0, fixed
 
     # Nobody has it: the hint lists what was looked at.
     ralph.makepyfile(**{"tests/test_props": "import not_anywhere_zz\n"})
-    nowhere = ralph.run("check", "--until", "tests", "--python", "venv-dev/bin/python")
+    nowhere = ralph.run("check", "--until", "tests", "--python", ".tox/py/bin/python")
     nowhere.stdout.fnmatch_lines([
-        "*hint: 'not_anywhere_zz' is not installed in venv-dev/bin/python (*), nor in the "
+        "*hint: 'not_anywhere_zz' is not installed in .tox/py/bin/python (*), nor in the "
         "others found (.venv/bin/python (*, project .venv), *ralph-verify's own)*"])
