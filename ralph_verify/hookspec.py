@@ -173,6 +173,8 @@ def ralph_run_agent(session: Session, iteration: Iteration, agent: Agent,
                     request: AgentRequest) -> AgentResult | None:
     """Run the agent for this iteration and return what it did.
 
+    :param session: the running session (its config, earlier iterations).
+    :param iteration: this iteration; its prompt is rendered and ``budget_usd`` set.
     :param agent: the configured adapter (``--agent``).
     :param request: the prompt, the log path, the timeout, the cancel event, the budget
         left and ``env`` (extra environment for the agent's process).
