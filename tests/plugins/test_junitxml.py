@@ -72,13 +72,15 @@ def test_an_erroring_check_carries_its_output_even_with_control_characters(
         ralph: Ralph) -> None:
     # ANSI colours and a NUL byte are not allowed in XML 1.0: they must not break the file
     # (they are stripped from every result, as from everything else shown).
-    script = "import sys; sys.stdout.write('\\x1b[31mboom\\x00\\x1b[0m'); sys.exit(2)"
-    ralph.makefile("boom.py", script)
-    result = ralph.run("check", "--until", 'cmd:"python boom.py",cmd:"sleep 5"',
+    # printf, not a Python start-up: it must finish well within the 0.5 s that "sleep 5" gets,
+    # even on a loaded machine.
+    ralph.makefile("boom.sh", "printf '\\033[31mboom\\000\\033[0m'; exit 2\n")
+    boom = "sh boom.sh"
+    result = ralph.run("check", "--until", f'cmd:"{boom}",cmd:"sleep 5"',
                        "--timeout", "0.5", "--junitxml", "out.xml")
     assert result.ret == 3
     cases = _cases(_suites(ralph.path / "out.xml")[0])
-    (failure,) = cases['cmd:"python boom.py"'].result
+    (failure,) = cases[f'cmd:"{boom}"'].result
     assert isinstance(failure, Failure)
     assert failure.text is not None and "  boom\n" in failure.text
     assert "\\x1b" not in failure.text and "\\x00" not in failure.text
