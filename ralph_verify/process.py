@@ -117,25 +117,26 @@ def head_of_file(path: Path, max_chars: int = TAIL_CHARS * 4) -> str:
 
 
 class ProcessGroup:
-    """The tool processes of one verification, so Ctrl-C can kill them all."""
+    """The tool processes of one verification (and their marks), so Ctrl-C can kill them
+    all, with everything they started."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._running: set[subprocess.Popen[bytes]] = set()
+        self._running: dict[subprocess.Popen[bytes], str | None] = {}
 
-    def add(self, proc: subprocess.Popen[bytes]) -> None:
+    def add(self, proc: subprocess.Popen[bytes], mark: str | None = None) -> None:
         with self._lock:
-            self._running.add(proc)
+            self._running[proc] = mark
 
     def discard(self, proc: subprocess.Popen[bytes]) -> None:
         with self._lock:
-            self._running.discard(proc)
+            self._running.pop(proc, None)
 
     def kill_all(self) -> None:
         with self._lock:
-            procs = list(self._running)
-        for proc in procs:
-            kill_process_group(proc)
+            procs = list(self._running.items())
+        for proc, mark in procs:
+            kill_process_group(proc, mark)
 
 
 def kill_process_group(proc: subprocess.Popen[bytes], mark: str | None = None) -> None:
@@ -229,7 +230,7 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
                 f"{argv[0]} not found" + (f": {missing_hint}" if missing_hint else "")
             ) from None
         if group is not None:
-            group.add(proc)
+            group.add(proc, mark)
         try:
             proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

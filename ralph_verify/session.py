@@ -65,8 +65,9 @@ def _main(argv: list[str], plugins: Sequence[object]) -> int:
     except UsageError as exc:
         print(f"ERROR: {exc}", file=sys.stderr)
         return ExitCode.USAGE_ERROR
-    except KeyboardInterrupt:
-        print("\nralph-verify: interrupted (Ctrl-C)", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # the signal's name, from signals.cancel_on_signals
+        print(f"\nralph-verify: interrupted ({exc.args[0] if exc.args else 'Ctrl-C'})",
+              file=sys.stderr)
         return ExitCode.INTERRUPTED
     except BrokenPipeError:
         raise  # handled by main(): output piped into `head` is not a bug

@@ -38,8 +38,9 @@ def cancel_on_signals(callback: Callable[[str], bool]) -> Iterator[None]:
 
     def handler(signum: int, frame: FrameType | None) -> None:
         received.append(signum)
-        if callback(names.get(signal.Signals(signum), str(signum))):
-            raise KeyboardInterrupt
+        name = names.get(signal.Signals(signum), str(signum))
+        if callback(name):
+            raise KeyboardInterrupt(name)
 
     saved = {sig: signal.signal(sig, handler) for sig in names}
     try:

@@ -31,11 +31,15 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def run_check(config: Config) -> int:
+    from ralph_verify import signals
     from ralph_verify.session import verification_exit_code
     from ralph_verify.verification import verify
 
     checks = config.build_checks()
-    verification = verify(config, checks)
+    # SIGTERM and SIGHUP (a closed terminal) stop like Ctrl-C: every tool killed, temp
+    # folders removed, exit 130.
+    with signals.cancel_on_signals(lambda name: True):
+        verification = verify(config, checks)
     config.hook.ralph_verification_finish(config=config, verification=verification)
     return verification_exit_code(verification.passed, bool(verification.errored))
 
