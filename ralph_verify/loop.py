@@ -15,6 +15,7 @@ precedence. Python API::
 
 from __future__ import annotations
 
+import errno
 import sys
 import threading
 import time
@@ -192,6 +193,10 @@ class _Run:
                 except (KeyboardInterrupt, _Cancelled):
                     return self._finish(VerdictProposal(Verdict.CANCELLED, self.cancel_reason,
                                                         source="core"))
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            raise UsageError(self.state.stop_on_full_disk(exc)) from None
         finally:
             self.display.stop()
             self.state.cancel_path.unlink(missing_ok=True)

@@ -238,6 +238,39 @@ class StateDir:
         state = {"version": STATE_VERSION, **state, "updated_at": now_iso()}
         write_text_atomic(self.state_path, redact(json.dumps(redact_data(state), indent=2)) + "\n")
 
+    def stop_on_full_disk(self, exc: OSError) -> str:
+        """The disk is full: mark the session stopped in ``state.json`` without needing a
+        new block (rewritten in place, smaller than before) and say what happened."""
+        where = exc.filename or f"in {self.path}"
+        error = f"the disk is full ({exc.strerror}): could not write {where}"
+        written = False
+        try:
+            data = json.loads(self.state_path.read_text(encoding="utf-8"))
+            size = self.state_path.stat().st_size
+        except (OSError, ValueError):
+            data, size = None, 0
+        if isinstance(data, dict):
+            data.update(status="finished", phase="finished", error=error,
+                        updated_at=now_iso())
+            keep = ("version", "session", "status", "phase", "error", "iteration",
+                    "max_iterations", "agent", "log_dir", "updated_at")
+            for record in (data, {k: data[k] for k in keep if k in data}):
+                text = redact(json.dumps(record, separators=(",", ":"))).encode("utf-8")
+                if len(text) <= size:
+                    try:
+                        with self.state_path.open("r+b") as handle:
+                            handle.write(text.ljust(size))  # JSON allows trailing spaces
+                            handle.flush()
+                            os.fsync(handle.fileno())
+                        written = True
+                    except OSError:
+                        pass
+                    break
+        said = ("state.json says the session stopped" if written
+                else "state.json could not be updated either")
+        return (f"{error}; the session stopped ({said}). Free some space, then "
+                "'ralph-verify run --resume' goes on")
+
     def read_state(self) -> dict[str, Any] | None:
         try:
             data = json.loads(self.state_path.read_text(encoding="utf-8"))

@@ -69,6 +69,8 @@ class OutputSink:
         self._log_head_room = max(0, LOG_MAX_BYTES - LOG_TAIL_BYTES)
         self._log_tail = bytearray()
         self._cut_bytes = 0
+        #: Why the log could not be written (a full disk), raised when the agent has ended.
+        self.error: OSError | None = None
 
     def write(self, data: bytes) -> None:
         """Append complete text (whole lines, or an over-long piece of one)."""
@@ -77,7 +79,11 @@ class OutputSink:
         text = data.decode("utf-8", errors="replace")
         clean = strip_controls(redact(text, self._environ)).encode("utf-8")
         with self._lock:
-            self._to_log(clean)
+            if self.error is None:
+                try:
+                    self._to_log(clean)
+                except OSError as exc:  # a full disk: keep draining the agent, say it after
+                    self.error = exc
             self.total_bytes += len(clean)
             self._tail += clean
             if len(self._tail) > TAIL_BYTES * 2:
@@ -189,4 +195,6 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
         proc.stdout.close()
     outcome.exit_code = proc.returncode
     outcome.duration_s = time.monotonic() - started
+    if sink.error is not None:
+        raise sink.error
     return outcome
