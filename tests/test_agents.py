@@ -62,6 +62,26 @@ def test_cmd_agent_missing_program(ralph: Ralph) -> None:
     assert "not found" in shell.error
 
 
+@pytest.mark.parametrize("command", ["cat>/dev/null;touch done.txt",
+                                     "(cd . && touch done.txt)",
+                                     "cat|tee done.txt"])
+def test_cmd_agent_accepts_any_valid_shell_command(ralph: Ralph, command: str) -> None:
+    result = ralph.run("run", "--agent", f"cmd:{command}", "--until", "files:done.txt",
+                       "--max-iterations", "1", "make done.txt")
+    assert result.ret == 0, result
+    assert state(ralph)["verdict"]["verdict"] == "complete"
+
+
+def test_cmd_agent_that_is_not_valid_shell_gets_the_shells_own_message(ralph: Ralph) -> None:
+    result = ralph.run("run", "--agent", "cmd:echo (", "--until", "files:done.txt",
+                       "--max-iterations", "1", "make done.txt")
+    assert result.ret == 14, result
+    reason = state(ralph)["verdict"]["reason"]
+    assert reason.startswith("the agent command is not valid shell: ") and \
+        "syntax error" in reason.lower(), reason
+    assert not (ralph.path / ".ralph" / "iterations" / "001" / "agent.log").exists()
+
+
 def test_cancel_kills_the_running_agent(ralph: Ralph) -> None:
     request = _request(ralph)
     agent = CommandAgent(f"{sys.executable} -c 'import time; time.sleep(30)'", AgentOptions())

@@ -8,9 +8,11 @@ shell in the project root; its stdout and stderr are the agent's output.
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -19,6 +21,8 @@ from ralph_verify.agents.runner import OutputSink, run_agent_process
 
 #: The exit status of a shell that could not find the command.
 _SHELL_NOT_FOUND = 127
+#: The characters of shell operators: a command with one is not a simple command.
+_OPERATORS = "();<>|&"
 
 
 def agent_env(request: AgentRequest) -> dict[str, str]:
@@ -33,12 +37,15 @@ def agent_env(request: AgentRequest) -> dict[str, str]:
 
 
 def missing_program(command: str, root: Path) -> str | None:
-    """The command's program if it is plainly not there, else ``None`` (ask the shell)."""
+    """The program of a simple command if it is plainly not there, else ``None``: anything
+    with shell operators (``a;b``, ``(cd x && y)``, ``a|b``) is left to the shell."""
     try:
-        words = shlex.split(command, posix=os.name != "nt")
+        lexer = shlex.shlex(command, posix=os.name != "nt", punctuation_chars=True)
+        lexer.whitespace_split = True
+        words = list(lexer)
     except ValueError:
         return None
-    if not words or "=" in words[0]:
+    if not words or "=" in words[0] or any(set(word) <= set(_OPERATORS) for word in words):
         return None
     program = words[0]
     if any(sep in program for sep in ("/", os.sep)):
@@ -47,8 +54,24 @@ def missing_program(command: str, root: Path) -> str | None:
         return None
     # Builtins and shell keywords are not on PATH; let the shell decide for those.
     builtins = {"cd", "echo", "exit", "true", "false", "test", "[", "exec", "set", "export",
-                "if", "for", "while", "case", "{", "(", "source", ".", "printf", "read"}
+                "if", "for", "while", "case", "{", "source", ".", "printf", "read"}
     return None if program in builtins else program
+
+
+@functools.lru_cache(maxsize=16)
+def syntax_error(command: str) -> str | None:
+    """The shell's own complaint if ``command`` is not valid shell (``sh -n``), else
+    ``None``; the shell is the parser, not a home-made one."""
+    if os.name == "nt":  # pragma: no cover - cmd.exe has no syntax-only mode
+        return None
+    try:
+        checked = subprocess.run(["/bin/sh", "-n", "-c", command], capture_output=True,
+                                 text=True, timeout=30, stdin=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if checked.returncode == 0:
+        return None
+    return " ".join(checked.stderr.split()) or f"sh -n exited {checked.returncode}"
 
 
 class CommandAgent:
@@ -65,6 +88,11 @@ class CommandAgent:
 
     def run(self, request: AgentRequest) -> AgentResult:
         started = time.monotonic()
+        invalid = syntax_error(self.command)
+        if invalid is not None:
+            return AgentResult(exit_code=None, duration_s=0.0,
+                               error=f"the agent command is not valid shell: {invalid} "
+                                     f"(from --agent cmd:{self.command})")
         missing = missing_program(self.command, request.root)
         if missing is not None:
             return AgentResult(exit_code=None, duration_s=0.0,
