@@ -39,7 +39,7 @@ _GENERIC_MESSAGES = {"", "failed", "failure", "error", "collection failure", "te
 #: pytest's last traceback line: ``tests/test_calc.py:4: AssertionError``.
 _CRASH_LINE = re.compile(r"^(?P<path>\S.*?):(?P<line>\d+): (?P<type>[A-Za-z_][\w.]*)$")
 #: pytest's exception line: ``E   ValueError: bad value``.
-_E_LINE = re.compile(r"^E\s+(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*): ")
+E_LINE = re.compile(r"^E\s+(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*): ")
 _SUITE_TAGS = ("testsuite", "testsuites")
 
 
@@ -64,6 +64,9 @@ class TestCaseResult:
     collection: bool = False
     #: The tool itself retried it and it passed (nextest ``<flakyFailure>``).
     flaky: bool = False
+    #: The root cause when known (``path:func:source line``, from ralph-verify's pytest
+    #: recorder): failures sharing it and their exception type are one fingerprint.
+    cause: str | None = None
 
 
 @dataclass
@@ -78,10 +81,20 @@ class JUnitReport:
     flaky: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     max_problems: int = 500
+    #: Counted only from ralph-verify's pytest recorder, as pytest's summary counts them.
+    xfailed: int = 0
+    xpassed: int = 0
+    deselected: int = 0
+    subtests_passed: int = 0
+    #: Where the counts come from, when it is worth saying (e.g. a fallback to JUnit XML).
+    note: str = ""
+    #: Hook name -> the plugins implementing it (``plugin``, ``path``), from the recorder.
+    hooks: dict[str, list[dict[str, str]]] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
-        return self.passed + self.failed + self.errors + self.skipped
+        return (self.passed + self.failed + self.errors + self.skipped + self.xfailed
+                + self.xpassed)
 
     @property
     def failing(self) -> int:
@@ -180,7 +193,7 @@ def _case(elem: Element) -> TestCaseResult:
         code = code or crash.group("type")
         if file is None or crash.group("path") == file:
             path, line = crash.group("path"), int(crash.group("line"))
-    e_lines = [m for m in (_E_LINE.match(ln) for ln in lines) if m]
+    e_lines = [m for m in (E_LINE.match(ln) for ln in lines) if m]
     if code is None and e_lines:
         code = e_lines[-1].group("type")
     message = raw_message
@@ -193,7 +206,7 @@ def _case(elem: Element) -> TestCaseResult:
         code = prefix.group(1) if prefix else None
     outcome: Outcome = "failed" if isinstance(problem, Failure) else "error"
     return TestCaseResult(test_id, outcome, message=_clip_message(message or "failed"),
-                          detail=_excerpt(text), code=code[:80] if code else None,
+                          detail=excerpt(text), code=code[:80] if code else None,
                           path=path, line=line, collection=collection)
 
 
@@ -204,7 +217,7 @@ def _suite_problem(suite: Element, elem: Element) -> TestCaseResult:
         message = _first_meaningful([ln for ln in text.splitlines() if ln.strip()])
     return TestCaseResult(suite.get("name") or "(test suite)", "error",
                           message=_clip_message(message or "the test suite failed to run"),
-                          detail=_excerpt(text), code=(elem.get("type") or "").strip() or None)
+                          detail=excerpt(text), code=(elem.get("type") or "").strip() or None)
 
 
 def _pytest_module(file: str, classname: str) -> str | None:
@@ -258,11 +271,27 @@ def _clip_message(message: str) -> str:
     return message if len(message) <= MESSAGE_CHARS else message[: MESSAGE_CHARS - 3] + "..."
 
 
-def _excerpt(text: str) -> str:
-    """The end of a traceback, where the error is: last lines, bounded."""
-    lines = text.strip("\n").splitlines()[-DETAIL_LINES:]
-    excerpt = "\n".join(lines)
-    return excerpt if len(excerpt) <= DETAIL_CHARS else "..." + excerpt[-(DETAIL_CHARS - 3):]
+def excerpt(text: str) -> str:
+    """The lines of a traceback that say what failed, bounded.
+
+    A pytest traceback keeps its failing lines (``>``) with two lines of context, its
+    ``E`` lines and its ``file:line: Type`` lines, not the decorators (a long
+    parametrize list) above them; any other text keeps its last lines.
+    """
+    lines = text.strip("\n").splitlines()
+    marked = [i for i, ln in enumerate(lines)
+              if ln.startswith((">", "E ")) or _CRASH_LINE.match(ln)]
+    if marked and any(lines[i].startswith("E ") for i in marked):
+        keep: set[int] = set()
+        for i in marked:
+            keep.add(i)
+            if lines[i].startswith(">"):
+                keep.update(j for j in range(max(0, i - 2), i)
+                            if not lines[j].lstrip().startswith("@"))
+        lines = [lines[i] for i in sorted(keep)]
+    lines = lines[-DETAIL_LINES:]
+    kept = "\n".join(lines)
+    return kept if len(kept) <= DETAIL_CHARS else "..." + kept[-(DETAIL_CHARS - 3):]
 
 
 def _int(value: str | None) -> int | None:

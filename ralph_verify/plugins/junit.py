@@ -10,23 +10,31 @@ from __future__ import annotations
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
-from ralph_verify.junit_xml import JUnitError, JUnitReport, read_report
+from ralph_verify.fingerprint import root_cause_fingerprint
+from ralph_verify.junit_xml import JUnitError, JUnitReport, TestCaseResult, read_report
 from ralph_verify.verification import VerifyContext
 
-#: Failing tests kept in detail per check; the counts cover all of them.
+#: Failing tests kept with their traceback excerpt; every failing test is still counted
+#: and kept with its message, id and root cause (up to the results' own bound).
 MAX_FAILURES = 200
+#: Failing tests kept without an excerpt.
+MAX_KEPT = 5000
 
 
 def counts_text(report: JUnitReport) -> str:
-    """``2 failed, 1 error, 12 passed, 3 skipped (1 flaky)``, pytest's order."""
+    """``2 failed, 12 passed, 3 skipped, 1 xfailed, 1 error (1 flaky)``, pytest's order."""
     parts = []
     if report.failed:
         parts.append(f"{report.failed} failed")
+    parts.append(f"{report.passed} passed")
+    for number, noun in ((report.skipped, "skipped"), (report.deselected, "deselected"),
+                         (report.xfailed, "xfailed"), (report.xpassed, "xpassed")):
+        if number:
+            parts.append(f"{number} {noun}")
     if report.errors:
         parts.append(f"{report.errors} error{'s' if report.errors != 1 else ''}")
-    parts.append(f"{report.passed} passed")
-    if report.skipped:
-        parts.append(f"{report.skipped} skipped")
+    if report.subtests_passed:
+        parts.append(f"{report.subtests_passed} subtests passed")
     text = ", ".join(parts)
     if report.flaky:
         text += f" ({len(report.flaky)} flaky)"
@@ -34,24 +42,40 @@ def counts_text(report: JUnitReport) -> str:
 
 
 def report_result(check: Check, report: JUnitReport, *, no_tests: str, where: str = "",
-                  output: str = "") -> CheckResult:
+                  output: str = "", flaky_allowed: bool = True) -> CheckResult:
     """Judge a JUnit report: every test must pass, and at least N when ``NAME>=N`` is given.
 
     The metric is the number of passing tests (flaky ones included), so an
-    agent cannot "pass" by deleting tests once a threshold is set.
+    agent cannot "pass" by deleting tests once a threshold is set. Unless
+    ``flaky_allowed``, a test that failed and then passed on a re-run fails the check.
     """
     counts = {"passed": report.passed, "failed": report.failed, "errors": report.errors,
               "skipped": report.skipped, "flaky": len(report.flaky)}
+    for name in ("xfailed", "xpassed", "deselected", "subtests_passed"):
+        if getattr(report, name):
+            counts[name] = getattr(report, name)
     common = {"metric": float(report.passed), "counts": counts, "flaky": list(report.flaky)}
     if report.total == 0:
         return check.result(Status.FAILED, no_tests, output=output,
                             failures=[Failure(message=no_tests, code="no-tests")], **common)
-    failures = [Failure(message=case.message, location=case.id, detail=case.detail,
-                        code=case.code, path=case.path, line=case.line)
-                for case in report.problems]
+    failures = [_failure(check.name, case, index) for index, case in enumerate(report.problems)]
     summary = counts_text(report) + (f" in {where}" if where else "")
-    if report.failing > len(report.problems):
-        summary += f" (details of the first {len(report.problems)} failing tests kept)"
+    if report.note:
+        summary += f" ({report.note})"
+    status_ok = report.failing == 0
+    if report.passed == 0 and report.failing == 0:
+        summary += "; no test passed"
+        failures.append(Failure(message=f"no test passed: {counts_text(report)} (a suite "
+                                "that only skips proves nothing)", code="no-test-passed"))
+        status_ok = False
+    if report.flaky and not flaky_allowed:
+        status_ok = False
+        for test_id in report.flaky:
+            failures.append(Failure(
+                message="flaky: failed in this verification, then passed on a re-run; a test "
+                        "that fails even once is not done (make it deterministic; or set "
+                        'flaky = "allow" in [tool.ralph-verify.checks.tests])',
+                location=test_id, code="flaky"))
     threshold_met = check.spec.compare(report.passed)
     if not threshold_met:
         want = check.spec.threshold_text()
@@ -60,8 +84,18 @@ def report_result(check: Check, report: JUnitReport, *, no_tests: str, where: st
             message=f"{report.passed} tests passed, wanted {want} passing tests "
                     "(were tests deleted, skipped or not collected?)",
             code="tests-threshold"))
-    status = Status.PASSED if report.failing == 0 and threshold_met else Status.FAILED
-    return check.result(status, summary, failures=failures, output=output, **common)
+    status = Status.PASSED if status_ok and threshold_met else Status.FAILED
+    return check.result(status, summary, failures=failures, output=output,
+                        unkept=max(0, report.failing - len(report.problems)), **common)
+
+
+def _failure(check: str, case: TestCaseResult, index: int) -> Failure:
+    """Excerpts for the first :data:`MAX_FAILURES`; tests with a known root cause fold by it."""
+    fingerprint = (root_cause_fingerprint(check, case.cause, case.code) if case.cause
+                   else "")
+    return Failure(message=case.message, location=case.id,
+                   detail=case.detail if index < MAX_FAILURES else "", code=case.code,
+                   path=case.path, line=case.line, fingerprint=fingerprint)
 
 
 class JUnitCheck(Check):
@@ -81,7 +115,7 @@ class JUnitCheck(Check):
             return self.result(Status.FAILED, f"no file matches {pattern}", metric=0.0,
                                failures=[Failure(message=message, location=pattern,
                                                  code="no-junit-file")])
-        report = JUnitReport(max_problems=MAX_FAILURES)
+        report = JUnitReport(max_problems=MAX_KEPT)
         for path in found:
             try:
                 read_report(ctx.root / path, report=report)

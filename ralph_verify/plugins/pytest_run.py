@@ -1,7 +1,9 @@
 """``tests`` (alias ``pytest``) and ``coverage`` (alias ``cov``): one pytest run feeds both.
 
 The suite runs once per verification, with the project's interpreter, from the
-root, writing JUnit XML to a temporary file. When any check of the
+root, with our recorder plugin loaded first (:mod:`ralph_verify.pytest_recorder`,
+read by :mod:`ralph_verify.pytest_record`), and writing JUnit XML to a temporary
+file, read only when the recorder did not report. When any check of the
 verification sets ``needs_coverage`` (``coverage`` does; so may a third-party
 check), that one run goes under ``python -m coverage run`` with a data file of
 our own, honouring the project's coverage config; parallel data files (and
@@ -38,7 +40,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -53,8 +55,9 @@ from ralph_verify.checks import (
     Status,
 )
 from ralph_verify.junit_xml import JUnitError, JUnitReport, iter_cases, read_report
-from ralph_verify.plugins.junit import MAX_FAILURES, report_result
+from ralph_verify.plugins.junit import MAX_KEPT, report_result
 from ralph_verify.process import ToolError, ToolRun
+from ralph_verify.pytest_record import PLUGIN_NAME, passed_ids, plugin_source, read_record
 from ralph_verify.verification import VerifyContext
 
 __all__ = ["CoverageOptions", "PytestRun", "TestsOptions", "shared_pytest_run"]
@@ -105,6 +108,11 @@ class TestsOptions(CheckOptions):
         description="Re-run the failed tests once when 1 to N failed; one that passes then "
                     "is reported as flaky, not failed (0: never re-run)",
     )
+    flaky: Literal["block", "allow"] = Field(
+        default="block",
+        description='"block": a test that failed and then passed on the re-run still fails '
+                    'the check (it failed in this verification); "allow": it counts as passing',
+    )
 
 
 class CoverageOptions(CheckOptions):
@@ -120,6 +128,8 @@ class PytestRun:
     coverage_data: Path | None
     tool_run: ToolRun
     args: tuple[str, ...] = ()
+    #: Where ralph-verify's pytest plugin wrote its records (:mod:`ralph_verify.pytest_record`).
+    record_dir: Path | None = None
 
 
 def shared_pytest_run(ctx: VerifyContext) -> PytestRun:
@@ -158,13 +168,18 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
     folder = ctx.workdir / "pytest-run"
     folder.mkdir(exist_ok=True)
     junit = folder / "junit.xml"
-    pytest_argv = ["-m", "pytest", *args, f"--junitxml={junit}", "-o", "junit_family=xunit1"]
+    record = _record_dir(folder / "record")
+    under_coverage = any(check.needs_coverage for check in ctx.checks)
+    plugins = _plugin_dir(ctx, python, folder, compiled=under_coverage)
+    # Our recorder is loaded first, before the project's own plugins and conftest files.
+    pytest_argv = ["-m", "pytest", "-p", PLUGIN_NAME, *args, f"--junitxml={junit}",
+                   "-o", "junit_family=xunit1"]
     env = pytest_env(ctx)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(plugins), env.get("PYTHONPATH")) if p)
+    env["RALPH_VERIFY_RECORD_DIR"] = str(record)
     data: Path | None = None
-    if any(check.needs_coverage for check in ctx.checks):
+    if under_coverage:
         data = folder / ".coverage"
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_xdist_plugin(ctx, python, folder)),
-                                                        env.get("PYTHONPATH")) if p)
         env["RALPH_VERIFY_COVERAGE_FILE"] = str(data)
         argv = [python, "-m", "coverage", "run", f"--data-file={data}", *pytest_argv,
                 "-p", _XDIST_COVERAGE_PLUGIN]
@@ -176,25 +191,40 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
     if data is not None:
         _combine(ctx, python, data)
     return PytestRun(python=python, junit_path=junit, coverage_data=data, tool_run=run,
-                     args=args)
+                     args=args, record_dir=record)
 
 
-def _xdist_plugin(ctx: VerifyContext, python: str, folder: Path) -> Path:
-    """Compile the xdist plugin to a sourceless ``.pyc`` whose code is named ``<...>``.
+def _record_dir(path: Path) -> Path:
+    path.mkdir(exist_ok=True)
+    for old in path.glob("record-*.jsonl"):
+        old.unlink()
+    return path
 
-    Coverage never measures code from a file name in angle brackets, so the
-    plugin does not show up in the project's report, whatever its config.
+
+def _plugin_dir(ctx: VerifyContext, python: str, folder: Path, *, compiled: bool) -> Path:
+    """A folder holding our plugins for the project's interpreter to import with ``-p``.
+
+    Under coverage they are compiled to sourceless ``.pyc`` files whose code is
+    named ``<...>``: coverage never measures code from a file name in angle
+    brackets, so our plugins do not show up in the project's report.
     """
-    source = folder / "xdist_coverage_source.py"
-    source.write_text(_XDIST_COVERAGE_SOURCE, encoding="utf-8")
     plugin_dir = folder / "plugin"
     plugin_dir.mkdir(exist_ok=True)
-    target = plugin_dir / f"{_XDIST_COVERAGE_PLUGIN}.pyc"
-    code = ("import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], "
-            "dfile='<ralph-verify xdist coverage>', doraise=True)")
+    sources = {PLUGIN_NAME: plugin_source(), _XDIST_COVERAGE_PLUGIN: _XDIST_COVERAGE_SOURCE}
+    if not compiled:
+        (plugin_dir / f"{PLUGIN_NAME}.py").write_text(sources[PLUGIN_NAME], encoding="utf-8")
+        return plugin_dir
+    pairs = []
+    for name, text in sources.items():
+        source = folder / f"{name}_source.py"
+        source.write_text(text, encoding="utf-8")
+        pairs += [str(source), str(plugin_dir / f"{name}.pyc")]
+    code = ("import py_compile, sys; a = sys.argv[1:]; [py_compile.compile(a[i], "
+            "cfile=a[i + 1], dfile='<ralph-verify pytest plugin>', doraise=True) "
+            "for i in range(0, len(a), 2)]")
     hint = f"the project's Python {python} does not exist (set --python or the python setting)"
-    run = ctx.run([python, "-c", code, str(source), str(target)], timeout=60,
-                  env=pytest_env(ctx), missing_hint=hint)
+    run = ctx.run([python, "-c", code, *pairs], timeout=60, env=pytest_env(ctx),
+                  missing_hint=hint)
     if run.returncode != 0:
         raise ToolError(f"{python} could not compile a file (exit {run.returncode})",
                         output=run.tail())
@@ -270,7 +300,7 @@ class TestsCheck(Check):
                                counts={"passed": 0}, output=run.tool_run.tail(),
                                failures=[Failure(message=message, code="no-tests")])
         try:
-            report = read_report(run.junit_path, max_problems=MAX_FAILURES)
+            report = read_pytest_report(run)
         except JUnitError as exc:
             return self.error(f"pytest's JUnit XML is unreadable: {exc}",
                               output=run.tool_run.tail())
@@ -285,25 +315,48 @@ class TestsCheck(Check):
                 message="pytest exited 1 although no test failed (a plugin, a warning "
                         "filter or a session hook failed)", detail=tail, code="pytest-exit"))
             return result
-        limit = self.options.rerun if isinstance(self.options, TestsOptions) else 5
-        if limit and 1 <= report.failing <= limit:
+        options = self.options if isinstance(self.options, TestsOptions) else TestsOptions()
+        if options.rerun and 1 <= report.failing <= options.rerun:
             _mark_flaky(report, self._rerun(ctx, run, report))
-        return report_result(self, report, no_tests="no tests ran")
+        return report_result(self, report, no_tests="no tests ran",
+                             flaky_allowed=options.flaky == "allow")
 
     def _rerun(self, ctx: VerifyContext, run: PytestRun, report: JUnitReport) -> list[str]:
         """Run the failed tests once more (not under coverage); the ids that passed."""
-        if len(report.problems) != report.failing or any(c.collection for c in report.problems):
+        if (len(report.problems) != report.failing or any(c.collection for c in report.problems)
+                or any(c.code == "tampering" for c in report.problems)):
             return []
-        ids = [case.id for case in report.problems]
-        junit = run.junit_path.with_name("rerun.xml")
-        argv = [run.python, "-m", "pytest", *rerun_args(run.args, ctx.root),
+        ids = list(dict.fromkeys(case.id for case in report.problems))
+        folder = run.junit_path.parent
+        junit = folder / "rerun.xml"
+        record = _record_dir(folder / "rerun-record")
+        env = pytest_env(ctx)
+        plugins = folder / "plugin"
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(plugins), env.get("PYTHONPATH")) if p)
+        env["RALPH_VERIFY_RECORD_DIR"] = str(record)
+        argv = [run.python, "-m", "pytest", "-p", PLUGIN_NAME, *rerun_args(run.args, ctx.root),
                 f"--junitxml={junit}", "-o", "junit_family=xunit1", *ids]
         try:
-            ctx.run(argv, timeout=self.timeout, env=pytest_env(ctx))
-            passed = {case.id for case in iter_cases(junit) if case.outcome == "passed"}
+            ctx.run(argv, timeout=self.timeout, env=env)
+            if read_record(record, max_problems=0) is not None:
+                passed = passed_ids(record)
+            else:
+                passed = {case.id for case in iter_cases(junit) if case.outcome == "passed"}
         except (ToolError, JUnitError):
             return []  # the re-run could not tell: the first run's failures stand
         return [test_id for test_id in ids if test_id in passed]
+
+
+def read_pytest_report(run: PytestRun) -> JUnitReport:
+    """What ralph-verify's pytest plugin recorded; JUnit XML only when it did not report."""
+    if run.record_dir is not None:
+        report = read_record(run.record_dir, max_problems=MAX_KEPT)
+        if report is not None:
+            return report
+    report = read_report(run.junit_path, max_problems=MAX_KEPT)
+    report.note = ("read from pytest's JUnit XML: ralph-verify's pytest plugin did not report "
+                   "(is it disabled with -p no:ralph_verify_recorder?)")
+    return report
 
 
 def _mark_flaky(report: JUnitReport, flaky: list[str]) -> None:
@@ -459,8 +512,9 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
         threshold="minimum number of passing tests (tests>=120)", arg="optional",
         arg_help="new: in a loop, only failures that were not there at the baseline count "
                  "(tests:new)",
-        help="the pytest suite passes (run once with --junitxml; a few failed tests are "
-             "re-run once to tell flaky from failing)",
+        help="the pytest suite passes (run once with ralph-verify's own pytest plugin, which "
+             "records pytest's node ids, counts and raw outcomes; a few failed tests are re-run "
+             "once to tell flaky from failing, and flaky still fails unless flaky = \"allow\")",
     ))
     registry.add(CheckType(
         name="coverage", aliases=("cov",), factory=CoverageCheck, options=CoverageOptions,

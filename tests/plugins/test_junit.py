@@ -156,7 +156,7 @@ def test_junit_check_reads_every_matching_file(ralph: Ralph) -> None:
     assert result.ret == 1, result
     [check] = result.json()["checks"]
     assert check["status"] == "failed"
-    assert check["summary"] == "2 failed, 1 error, 4 passed, 2 skipped in 2 files"
+    assert check["summary"] == "2 failed, 4 passed, 2 skipped, 1 error in 2 files"
     assert check["metric"] == 4
     locations = [f["location"] for f in check["failures"]]
     assert locations == ["example.com/calc::TestDivide", "example.com/broken::[build failed]",

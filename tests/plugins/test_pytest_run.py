@@ -136,16 +136,26 @@ def test_a_test_passing_on_rerun_is_flaky_apart_from_real_failures(ralph: Ralph)
     tests = check_of(result, "tests")
     assert tests["summary"] == "1 failed, 2 passed (1 flaky)"
     assert tests["flaky"] == ["tests/test_calc.py::test_flaky"]
-    assert [f["location"] for f in tests["failures"]] == ["tests/test_calc.py::test_real_failure"]
+    assert [(f["location"], f["code"]) for f in tests["failures"]] == [
+        ("tests/test_calc.py::test_real_failure", "AssertionError"),
+        ("tests/test_calc.py::test_flaky", "flaky")]
     assert "flaky (failed, then passed on re-run): tests/test_calc.py::test_flaky" in result.err
 
 
-def test_flaky_alone_passes_and_rerun_zero_disables_reruns(ralph: Ralph) -> None:
+def test_flaky_is_not_green_unless_allowed_and_rerun_zero_disables_reruns(ralph: Ralph) -> None:
     project(ralph, FLAKY.replace("assert 1 == 2", "pass"))
     result = ralph.run("check", "--until", "tests")
-    assert result.ret == 0, result
-    result.stdout.fnmatch_lines(["PASSED*tests*3 passed (1 flaky)*",
+    # It failed in this verification: the feedback says it was flaky and why that blocks.
+    assert result.ret == 1, result
+    result.stdout.fnmatch_lines(["FAILED*tests*3 passed (1 flaky)*",
                                  "*flaky (failed, then passed on re-run): *test_flaky"])
+    assert "flaky: failed in this verification, then passed on a re-run" in result.out
+    assert "tests/test_calc.py::test_flaky" in result.out
+    (ralph.path / "tests" / "flaky-marker").unlink()
+    ralph.makepyproject('[tool.ralph-verify.checks.tests]\nflaky = "allow"\n')
+    result = ralph.run("check", "--until", "tests")
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines(["PASSED*tests*3 passed (1 flaky)*"])
     (ralph.path / "tests" / "flaky-marker").unlink()
     ralph.makepyproject("[tool.ralph-verify.checks.tests]\nrerun = 0\n")
     result = ralph.run("check", "--until", "tests")
@@ -281,7 +291,7 @@ def test_pytest_usage_error_is_an_error_with_its_output(ralph: Ralph) -> None:
                                  "*unrecognized arguments: --no-such-flag*"])
 
 
-def test_a_truncated_junit_file_is_an_error_not_a_traceback(ralph: Ralph) -> None:
+def test_junit_is_only_the_fallback_and_a_truncated_file_is_an_error(ralph: Ralph) -> None:
     truncating = """
         from pathlib import Path
 
@@ -291,6 +301,13 @@ def test_a_truncated_junit_file_is_an_error_not_a_traceback(ralph: Ralph) -> Non
             path.write_bytes(path.read_bytes()[:120])
     """
     project(ralph, conftest=truncating)
+    # Our pytest plugin's record decides: the broken JUnit file is not even read.
+    result = ralph.run("check", "--until", "tests")
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines(["PASSED*tests*3 passed*"])
+    # Without our plugin, JUnit XML is the fallback (and the summary says so).
+    ralph.makepyproject('[tool.ralph-verify.checks.tests]\n'
+                        'args = ["-p", "no:ralph_verify_recorder"]\n')
     result = ralph.run("check", "--until", "tests")
     assert result.ret == 3, result
     result.stdout.fnmatch_lines(["ERROR*pytest's JUnit XML is unreadable: *truncated XML*"])

@@ -1,0 +1,152 @@
+"""ralph-verify's pytest plugin: pytest's own node ids, pytest's own counts, raw call outcomes."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from typing import Any
+
+from ralph_verify.testing import Ralph
+
+CALC = "def add(a, b):\n    return a + b\n"
+
+MIXIN = """
+from pathlib import Path
+
+from calc import add
+
+
+class AddMixin:
+    def test_add(self):
+        assert add(1, 2) == 3
+
+    def test_flaky(self):
+        marker = Path(__file__).parent / ("marker-" + type(self).__name__)
+        if not marker.exists():
+            marker.write_text("failed once")
+            assert False, "fails the first time only"
+"""
+
+USES_MIXIN = """
+from tests.mixins import AddMixin
+
+
+class TestAdd(AddMixin):
+    pass
+"""
+
+
+def check_of_tests(result: Any) -> dict[str, Any]:
+    checks: list[dict[str, Any]] = result.json()["checks"]
+    return next(c for c in checks if c["name"] == "tests")
+
+
+def test_ids_are_pytests_node_ids_so_a_flaky_inherited_test_is_re_run(ralph: Ralph) -> None:
+    ralph.makepyfile(calc=CALC, **{"tests/__init__": "", "tests/mixins": MIXIN,
+                                   "tests/test_uses_mixin": USES_MIXIN})
+    ralph.makepyproject('[tool.ralph-verify.checks.tests]\nflaky = "allow"\n')
+    result = ralph.run("check", "--until", "tests", "--json")
+    assert result.ret == 0, result
+    tests = check_of_tests(result)
+    # The id names the class in the module that collects it, not the mixin's module:
+    # `pytest tests/test_uses_mixin.py::TestAdd::test_flaky` runs it, so the re-run works.
+    assert tests["flaky"] == ["tests/test_uses_mixin.py::TestAdd::test_flaky"]
+    assert tests["summary"] == "2 passed (1 flaky)"
+
+
+COUNTED = """
+import pytest
+
+
+def test_ok():
+    pass
+
+
+@pytest.mark.skip(reason="not today")
+def test_skipped():
+    pass
+
+
+@pytest.mark.xfail(reason="known bug")
+def test_xfail():
+    assert False
+
+
+@pytest.mark.xfail(reason="fixed already")
+def test_xpass():
+    pass
+
+
+def test_deselected_one():
+    pass
+
+
+def test_deselected_two():
+    pass
+
+
+def test_subtests(subtests):
+    for number in range(3):
+        with subtests.test(number=number):
+            assert number < 10
+"""
+
+
+def pytest_summary(ralph: Ralph, *args: str) -> str:
+    """pytest's own last line, without the time and warnings."""
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+                          cwd=ralph.path, capture_output=True, text=True, check=False)
+    last = proc.stdout.strip().splitlines()[-1].strip("= ")
+    last = re.sub(r" in [\d.]+s.*$", "", last)
+    return ", ".join(p for p in last.split(", ") if "warning" not in p)
+
+
+def test_counts_agree_with_pytests_own_summary(ralph: Ralph) -> None:
+    ralph.makepyfile(**{"tests/test_counted": COUNTED})
+    args = ["--deselect", "tests/test_counted.py::test_deselected_one",
+            "--deselect", "tests/test_counted.py::test_deselected_two"]
+    ralph.makepyproject(f"[tool.ralph-verify.checks.tests]\nargs = {args!r}\n".replace("'", '"'))
+    expected = pytest_summary(ralph, *args)
+    assert "xfailed" in expected and "deselected" in expected, expected
+    passed = int(expected.split(" passed")[0].split()[-1])
+    result = ralph.run("check", "--until", f"tests>={passed}", "--json")
+    assert result.ret == 0, result
+    tests = check_of_tests(result)
+    assert tests["summary"] == expected
+    assert tests["metric"] == passed
+    # The threshold counts what pytest calls passed: one more wanted fails.
+    result = ralph.run("check", "--until", f"tests>={passed + 1}")
+    assert result.ret == 1, result
+
+
+TAMPERING_CONFTEST = """
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed:
+        report.outcome = "passed"
+        report.longrepr = None
+"""
+
+
+def test_a_conftest_rewriting_failed_reports_to_passed_is_tampering(ralph: Ralph) -> None:
+    ralph.makepyfile(calc=CALC, conftest=TAMPERING_CONFTEST, **{"tests/test_calc": (
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 5\n\n\n"
+        "def test_ok():\n    assert add(1, 1) == 2\n")})
+    # pytest itself is fooled: "2 passed".
+    assert pytest_summary(ralph) == "2 passed"
+    result = ralph.run("check", "--until", "tests", "--json")
+    assert result.ret == 1, result
+    tests = check_of_tests(result)
+    assert tests["summary"] == "1 failed, 1 passed"
+    [failure] = tests["failures"]
+    assert failure["location"] == "tests/test_calc.py::test_add"
+    assert failure["code"] == "tampering"
+    assert failure["message"].startswith(
+        "tampering: report rewritten by conftest.py (pytest_runtest_makereport): the test "
+        "raised AssertionError but its report says passed")
