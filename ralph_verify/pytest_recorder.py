@@ -51,6 +51,7 @@ _raw: dict[tuple[str, str], dict[str, Any] | None] = {}
 #: Tests run in this process: a pytest-xdist controller sees its workers' reports too.
 _ran: set[str] = set()
 _texts = 0
+_causes: set[str] = set()
 _root = ""
 
 
@@ -176,9 +177,12 @@ def _message(report: Any) -> str:
     return str(message)[:1000]
 
 
-def _text(report: Any) -> str | None:
+def _text(report: Any, cause: str = "") -> str | None:
+    """The traceback of the first failures, and of the first failure of each root cause."""
     global _texts
-    if _texts >= MAX_TEXTS:
+    first = bool(cause) and cause not in _causes and len(_causes) < MAX_TEXTS * 5
+    _causes.add(cause)
+    if _texts >= MAX_TEXTS and not first:
         return None
     _texts += 1
     text = str(getattr(report, "longreprtext", "") or "")
@@ -227,7 +231,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
                 root = {"path": _relative(path), "line": crash.lineno, "func": "",
                         "source": linecache.getline(path, crash.lineno).strip()[:300]}
         record["root"] = root
-        text = _text(report)
+        cause = f"{root.get('path')}:{root.get('line')}:{record.get('raw')}" if root else ""
+        text = _text(report, cause)
         if text is not None:
             record["text"] = text
     _write(record)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
+from ralph_verify.fingerprint import fingerprint as fingerprint_of
 from ralph_verify.fingerprint import root_cause_fingerprint
 from ralph_verify.junit_xml import JUnitError, JUnitReport, TestCaseResult, read_report
 from ralph_verify.verification import VerifyContext
@@ -58,7 +59,9 @@ def report_result(check: Check, report: JUnitReport, *, no_tests: str, where: st
     if report.total == 0:
         return check.result(Status.FAILED, no_tests, output=output,
                             failures=[Failure(message=no_tests, code="no-tests")], **common)
-    failures = [_failure(check.name, case, index) for index, case in enumerate(report.problems)]
+    seen: set[str] = set()
+    failures = [_failure(check.name, case, index, seen)
+                for index, case in enumerate(report.problems)]
     summary = counts_text(report) + (f" in {where}" if where else "")
     if report.note:
         summary += f" ({report.note})"
@@ -89,12 +92,15 @@ def report_result(check: Check, report: JUnitReport, *, no_tests: str, where: st
                         unkept=max(0, report.failing - len(report.problems)), **common)
 
 
-def _failure(check: str, case: TestCaseResult, index: int) -> Failure:
-    """Excerpts for the first :data:`MAX_FAILURES`; tests with a known root cause fold by it."""
+def _failure(check: str, case: TestCaseResult, index: int, seen: set[str]) -> Failure:
+    """Excerpts for the first :data:`MAX_FAILURES` and the first of each root cause; tests
+    with a known root cause fold by it (and their exception type), not by their message."""
     fingerprint = (root_cause_fingerprint(check, case.cause, case.code) if case.cause
-                   else "")
+                   else fingerprint_of(check, case.message, case.code))
+    first = fingerprint not in seen
+    seen.add(fingerprint)
     return Failure(message=case.message, location=case.id,
-                   detail=case.detail if index < MAX_FAILURES else "", code=case.code,
+                   detail=case.detail if index < MAX_FAILURES or first else "", code=case.code,
                    path=case.path, line=case.line, fingerprint=fingerprint)
 
 

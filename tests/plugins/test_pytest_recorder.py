@@ -150,3 +150,66 @@ def test_a_conftest_rewriting_failed_reports_to_passed_is_tampering(ralph: Ralph
     assert failure["message"].startswith(
         "tampering: report rewritten by conftest.py (pytest_runtest_makereport): the test "
         "raised AssertionError but its report says passed")
+
+
+SLUGIFY = '''
+def slugify(text):
+    if "-" in text:
+        raise ValueError("a dash in " + text)
+    if text.isdigit():
+        return int(text) // (len(text) - len(text))
+    return text.lower()
+'''
+
+MANY_FAILURES = '''
+import pytest
+
+from slug import slugify
+
+DASHED = [a + "-" + b for a in "abcdefghijklmnopqrst" for b in "abcdefghijklmno"]
+DIGITS = [str(100 + n) for n in range(150)]
+UPPER = [a + b for a in "ABCDEFGHIJ" for b in "KLMNO"]
+
+
+@pytest.mark.parametrize("text", DASHED + DIGITS)
+def test_slugify_keeps_text(text):
+    assert slugify(text) is not None
+
+
+@pytest.mark.parametrize("text", UPPER)
+def test_slugify_keeps_case(text):
+    assert slugify(text) == text
+'''
+
+
+def test_500_failures_of_3_root_causes_are_3_groups_all_counted_and_named(ralph: Ralph) -> None:
+    ralph.makepyfile(slug=SLUGIFY, **{"tests/test_slug": MANY_FAILURES})
+    result = ralph.run("check", "--until", "tests", "--json")
+    assert result.ret == 1, result
+    tests = check_of_tests(result)
+    assert tests["summary"] == "500 failed, 0 passed"
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for failure in tests["failures"]:
+        groups.setdefault(failure["fingerprint"], []).append(failure)
+    sizes = sorted(((len(g), g[0]["code"], g[0]["path"], g[0]["line"]) for g in groups.values()),
+                   reverse=True)
+    # The failing line in the code under test (slug.py) and the exception, whatever the
+    # message; the test's own line when the code under test did not raise.
+    def line_of(path: str, needle: str) -> int:
+        lines = (ralph.path / path).read_text().splitlines()
+        return next(n for n, line in enumerate(lines, 1) if needle in line)
+
+    assert sizes == [
+        (300, "ValueError", "slug.py", line_of("slug.py", "raise ValueError")),
+        (150, "ZeroDivisionError", "slug.py", line_of("slug.py", "int(text) //")),
+        (50, "AssertionError", "tests/test_slug.py",
+         line_of("tests/test_slug.py", "assert slugify(text) == text"))]
+    # Every group has an excerpt, which shows the failing and E lines, not the long
+    # parametrize list above the test.
+    for group in groups.values():
+        detail = group[0]["detail"]
+        assert "E  " in detail and ">" in detail, detail
+        assert "DASHED + DIGITS" not in detail and "@pytest" not in detail, detail
+    # The feedback names all three causes with their true counts.
+    for count in ("300 failures", "150 failures", "50 failures"):
+        assert count in result.err, result.err
