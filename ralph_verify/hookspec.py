@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ralph_verify.checks import Check, CheckRegistry, CheckResult
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
+    from ralph_verify.fleet.executor import ExecutorRegistry
     from ralph_verify.iteration import Iteration, Session
     from ralph_verify.scaffold import InitRegistry
     from ralph_verify.verdict import VerdictProposal
@@ -212,3 +213,37 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration,
 @hookspec
 def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
     """The session ended with ``verdict``; reporters write their outputs."""
+
+
+# --- The fleet (``ralph-verify fleet``) ------------------------------------------------------
+
+
+@hookspec
+def ralph_register_executors(registry: ExecutorRegistry) -> None:
+    """Declare fleet executors: what runs the loops of ``ralph-verify fleet``.
+
+    :param registry: call ``registry.add(ExecutorType(name, factory, help))``;
+        ``--executor NAME`` then calls ``factory()`` for an object with a ``mode``
+        (``"worktree"`` on the repository's machine, ``"clone"`` elsewhere) and a
+        ``run(jobs, fleet)`` method (see :mod:`ralph_verify.fleet.executor`).
+    :returns: nothing; a name registered twice is an error naming it.
+
+    ``local`` is built in (a pool of child processes, ``-j`` at once); ``dask`` comes
+    from the ``ralph_verify_dask`` entry point when ``ralph-verify[dask]`` is installed.
+    An executor runs each job with :func:`ralph_verify.fleet.job.run_job` wherever it
+    likes and hands every result to ``fleet.finished(job, result)`` as soon as it has it::
+
+        @hookimpl
+        def ralph_register_executors(registry):
+            registry.add(ExecutorType("inline", Inline, "one loop after another"))
+
+        class Inline:
+            mode = "worktree"
+
+            def run(self, jobs, fleet):
+                for job in jobs:
+                    job = fleet.prepare(job)
+                    if job is not None:
+                        fleet.started(job, "here")
+                        fleet.finished(job, run_job(job))
+    """

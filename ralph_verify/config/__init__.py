@@ -69,6 +69,8 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "breaker",
     "integrity",
     "hookmode",
+    "fleet",
+    "fleet_local",
 )
 
 

@@ -1,0 +1,180 @@
+"""``ralph-verify fleet FILE | --matrix GLOB``: build the jobs, run them with the chosen
+executor, write the fleet's files, and map the outcome to an exit code.
+
+Exit codes: 0 every loop completed, 1 some loop did not (or failed alone), 2 usage error
+(nothing ran), 130 cancelled (Ctrl-C, SIGTERM, ``fleet cancel``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ralph_verify.errors import UsageError
+from ralph_verify.fleet.tasks import (
+    FleetSpec,
+    load_fleet_file,
+    matrix_tasks,
+    parse_duration,
+    parse_shard,
+    shard_of,
+)
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+
+DEFAULT_OUT = "fleet"
+
+
+def repository(start: Path) -> Path:
+    proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start,
+                          capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        raise UsageError(f"{start} is not in a git repository: every loop of a fleet works on "
+                         "its own branch; run 'git init' and commit first")
+    return Path(proc.stdout.strip()).resolve()
+
+
+def _git_out(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,
+                          check=False, stdin=subprocess.DEVNULL).stdout.strip()
+
+
+def _defaults(config: Config) -> list[str]:
+    """``--agent``, ``--until``, ``--max-iterations`` of the command line: every task's
+    defaults, below what the fleet file says."""
+    args: list[str] = []
+    for flag, dest in (("--agent", "fleet_agent"), ("--until", "fleet_until"),
+                       ("--max-iterations", "fleet_max_iterations")):
+        value = getattr(config.option, dest, None)
+        if value is not None:
+            args += [flag, str(value)]
+    return args
+
+
+def _prompt(config: Config) -> str | None:
+    path: str | None = getattr(config.option, "fleet_prompt", None)
+    if path is None:
+        return None
+    try:
+        return (config.invocation_dir / path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"-p {path}: cannot be read ({exc.strerror})") from None
+
+
+def load_spec(config: Config, repo: Path, file: str | None) -> FleetSpec:
+    matrix = getattr(config.option, "matrix", None)
+    if (file is None) == (matrix is None):
+        raise UsageError("give a fleet file or --matrix GLOB (not both), e.g. 'ralph-verify "
+                         "fleet fleet.toml' or \"ralph-verify fleet --matrix 'packages/*' "
+                         "--agent claude --until tests -p PROMPT.md\"")
+    if matrix is not None:
+        prompt = _prompt(config)
+        if prompt is None:
+            raise UsageError("--matrix needs the task: pass -p PROMPT.md")
+        return matrix_tasks(matrix, repo, prompt, [])
+    assert file is not None
+    return load_fleet_file(config.invocation_dir / file, default_prompt=_prompt(config))
+
+
+@contextlib.contextmanager
+def _cancel_on_signals(cancel: Any) -> Iterator[list[int]]:
+    """SIGINT and SIGTERM cancel the fleet (every loop stops cleanly) instead of killing it."""
+    caught: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield caught
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        caught.append(signum)
+        cancel("Ctrl-C" if signum == signal.SIGINT else "SIGTERM ('fleet cancel')")
+
+    saved = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield caught
+    finally:
+        for sig, old in saved.items():
+            signal.signal(sig, old)
+
+
+def run_fleet(config: Config, file: str | None) -> int:
+    from ralph_verify.fleet.executor import ExecutorRegistry
+    from ralph_verify.fleet.outputs import write_outputs
+    from ralph_verify.fleet.run import Fleet, make_jobs, resumable
+
+    repo = repository(config.invocation_dir)
+    out = (config.invocation_dir / (getattr(config.option, "fleet_out", None)
+                                    or DEFAULT_OUT)).resolve()
+    resume = bool(getattr(config.option, "fleet_resume", False))
+    previous: dict[str, Any] | None = resumable(out) if resume else None
+    spec = load_spec(config, repo, file)
+    settings = spec.settings
+    tasks = spec.tasks
+    shard_text = getattr(config.option, "shard", None)
+    if shard_text:
+        tasks = shard_of(tasks, *parse_shard(shard_text))
+    executor_name = getattr(config.option, "executor", None) or settings.get("executor", "local")
+    registry = ExecutorRegistry()
+    config.hook.ralph_register_executors(registry=registry)
+    executor = registry.get(executor_name).factory()
+    jobs_limit = getattr(config.option, "jobs", None) or settings.get("jobs") or os.cpu_count()
+    total_time_text = getattr(config.option, "total_time", None) or settings.get("total_time")
+    total_time = parse_duration(total_time_text, "--total-time") if total_time_text else None
+    if previous is not None:
+        fleet_id, base = str(previous["fleet"]), str(previous["base"])
+    else:
+        fleet_id = getattr(config.option, "fleet_id", None) or time.strftime("%Y%m%d-%H%M%S")
+        base = _git_out(repo, "rev-parse", "--verify", "-q", "HEAD")
+        if not base:
+            raise UsageError(f"{repo} has no commit yet: commit first, the loops start from it")
+    common = Path(_git_out(repo, "rev-parse", "--git-common-dir"))
+    workdir = (common if common.is_absolute() else repo / common) / "ralph-fleet" / fleet_id
+    jobs = make_jobs(tasks, fleet_id=fleet_id, repo=repo, base=base, mode=executor.mode,
+                     workdir=workdir, defaults=_defaults(config))
+    quiet = bool(getattr(config.option, "quiet", False))
+    fleet = Fleet(fleet_id=fleet_id, repo=repo, base=base, out=out, jobs=int(jobs_limit or 1),
+                  executor=executor_name,
+                  address=getattr(config.option, "address", None) or settings.get("address"),
+                  retries=int(getattr(config.option, "retries", None) or 2),
+                  total_cost=getattr(config.option, "total_cost", None)
+                  or settings.get("total_cost"),
+                  total_time=total_time, shard=shard_text,
+                  say=(lambda text: None) if quiet else _say)
+    if previous is not None:
+        done = {loop["name"]: loop for loop in previous["loops"]}
+        fleet.records.update(done)
+        fleet.started_at = str(previous.get("started_at") or fleet.started_at)
+        jobs = [job for job in jobs if job.name not in done]
+        for job in jobs:
+            job.resume = True
+        _say(f"resuming fleet {fleet_id}: {len(done)} loop(s) kept, {len(jobs)} to run")
+    elif not quiet:
+        _say(f"fleet {fleet_id}: {len(jobs)} loop(s), {fleet.jobs} at once, executor "
+             f"{executor_name}; branches ralph/fleet-{fleet_id}/<task>")
+    with _cancel_on_signals(fleet.cancel) as caught:
+        fleet.run(jobs, executor)
+    document = fleet.document()
+    write_outputs(out, document, github=bool(getattr(config.option, "github", False)),
+                  junit=Path(config.option.junitxml) if getattr(config.option, "junitxml",
+                                                                None) else None)
+    verdicts = [loop.get("verdict") for loop in document["loops"]]
+    complete = sum(1 for verdict in verdicts if verdict in ("complete", "nothing-to-do"))
+    if not quiet:
+        _say(f"fleet {fleet_id}: {complete}/{len(verdicts)} loops complete; report: "
+             f"{out / 'report.html'}")
+    if caught:
+        return 130
+    return 0 if complete == len(verdicts) else 1
+
+
+def _say(text: str) -> None:
+    print(f"fleet: {text}", flush=True)
+    sys.stdout.flush()

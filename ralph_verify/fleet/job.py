@@ -1,0 +1,212 @@
+"""One loop of a fleet, run anywhere: in a git worktree of the repository (same machine) or in
+a fresh clone (a remote worker), on its own branch, as a ``ralph-verify run`` child process.
+
+:func:`run_job` is a plain function of picklable data, so that an executor can run it in a
+thread, a process or on a Dask worker. What it returns is data too: the loop's record, its
+HTML report and, from a clone, its commits as a git bundle that the fleet fetches into the
+source repository. The user's own checkout and branch are never touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.state_files import now_iso
+
+#: Verdicts of loops that did not finish their work; ``fleet --resume`` runs them again.
+UNFINISHED = frozenset({"cancelled", "error", "lost", "not-run"})
+
+
+@dataclass
+class LoopJob:
+    """Everything a worker needs to run one loop (picklable)."""
+
+    fleet_id: str
+    name: str
+    folder: str
+    branch: str
+    prompt: str
+    run_args: list[str]
+    #: The repository to work from: a path (worktree, or clone on a worker) or a git URL.
+    source: str
+    #: The commit the branch starts from.
+    base: str
+    #: ``worktree`` (a linked worktree of ``source``) or ``clone``.
+    mode: str = "worktree"
+    #: Where the worktree goes (``worktree`` mode); clones go to a temporary folder.
+    workdir: str = ""
+    resume: bool = False
+    attempt: int = 1
+
+
+@dataclass
+class JobResult:
+    """What came back from one loop: its record and its files."""
+
+    record: dict[str, Any]
+    report_html: str | None = None
+    state_json: str | None = None
+    log_tail: str = ""
+    #: The branch's new commits (``clone`` mode), to fetch into the source repository.
+    bundle: bytes | None = None
+    files: dict[str, str] = field(default_factory=dict)
+
+
+def _git(cwd: Path | str, *args: str, check: bool = True) -> str:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    proc = subprocess.run(["git", "-c", "commit.gpgsign=false", *args], cwd=cwd,
+                          capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL,
+                          check=False)
+    if check and proc.returncode != 0:
+        raise RuntimeError(f"git {' '.join(args)} failed in {cwd}: "
+                           f"{(proc.stderr or proc.stdout).strip()}")
+    return proc.stdout
+
+
+def _identity(cwd: Path) -> list[str]:
+    if _git(cwd, "config", "user.email", check=False).strip():
+        return []
+    return ["-c", "user.name=ralph-verify", "-c", "user.email=ralph-verify@localhost"]
+
+
+def _prepare_worktree(job: LoopJob) -> Path:
+    tree = Path(job.workdir) / job.name
+    exists = bool(_git(job.source, "rev-parse", "--verify", "-q", f"refs/heads/{job.branch}",
+                       check=False).strip())
+    if job.resume and (tree / ".git").exists():
+        return tree
+    if tree.exists():
+        _git(job.source, "worktree", "remove", "--force", str(tree), check=False)
+        shutil.rmtree(tree, ignore_errors=True)
+    _git(job.source, "worktree", "prune", check=False)
+    tree.parent.mkdir(parents=True, exist_ok=True)
+    if exists:
+        _git(job.source, "worktree", "add", "-q", str(tree), job.branch)
+    else:
+        _git(job.source, "worktree", "add", "-q", "-b", job.branch, str(tree), job.base)
+    return tree
+
+
+def _prepare_clone(job: LoopJob, scratch: Path) -> Path:
+    tree = scratch / job.name
+    _git(scratch, "clone", "-q", "--no-checkout", job.source, str(tree))
+    base = job.base or _git(tree, "rev-parse", "HEAD").strip()
+    _git(tree, "checkout", "-q", "-b", job.branch, base)
+    return tree
+
+
+def _error_line(log: str) -> str:
+    lines = [line for line in log.splitlines() if line.startswith(("ERROR:", "INTERNAL ERROR"))]
+    if lines:
+        return lines[-1]
+    tail = [line for line in log.splitlines() if line.strip()]
+    return tail[-1] if tail else "no output"
+
+
+def _commit_leftovers(tree: Path, job: LoopJob, verdict: str) -> None:
+    """Commit what the loop left uncommitted (a loop in a sub-folder does not commit), so the
+    branch carries all of its work; the loop's own ``.ralph/`` stays out."""
+    from ralph_verify.git import NOISE_PARTS
+
+    noise = [f":(exclude,glob)**/{part}/**" for part in sorted({".ralph", *NOISE_PARTS})]
+    _git(tree, "add", "-A", "--", ".", *noise, ":(exclude,glob)**/.coverage*", check=False)
+    staged = subprocess.run(["git", "diff", "--cached", "--quiet"], cwd=tree, check=False,
+                            stdin=subprocess.DEVNULL)
+    if staged.returncode == 0:
+        return
+    _git(tree, *_identity(tree), "commit", "-q", "--no-verify", "-m",
+         f"ralph fleet {job.fleet_id}: {job.name} ({verdict})")
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
+            worker: str = "") -> JobResult:
+    """Run one loop to its end and return its result; never raises for the loop's own
+    failures (a missing folder, a bad setting, a crash): they are its verdict ``error``."""
+    from ralph_verify.process import own_process_group
+
+    started, clock = now_iso(), time.monotonic()
+    record: dict[str, Any] = {
+        "name": job.name, "folder": job.folder, "branch": job.branch, "base": job.base,
+        "host": socket.gethostname(), "worker": worker, "attempts": job.attempt,
+        "started_at": started,
+    }
+    scratch = Path(tempfile.mkdtemp(prefix=f"ralph-fleet-{job.name}-")) \
+        if job.mode == "clone" else None
+    result = JobResult(record)
+    try:
+        tree = _prepare_worktree(job) if scratch is None else _prepare_clone(job, scratch)
+        record["workdir"] = str(tree)
+        folder = (tree / job.folder).resolve()
+        if not folder.is_dir() or tree.resolve() not in (folder, *folder.parents):
+            raise RuntimeError(f"folder {job.folder!r} does not exist in {job.source} at "
+                               f"{job.base[:10] or 'HEAD'}; fix folder = ... of task "
+                               f"{job.name!r}")
+        prompt_file = tree.parent / f".{job.name}.prompt.md"
+        prompt_file.write_text(job.prompt, encoding="utf-8")
+        log_path = tree.parent / f".{job.name}.log"
+        resume = job.resume and (folder / ".ralph" / "state.json").is_file()
+        argv = [sys.executable, "-m", "ralph_verify", "run", "--no-branch", "--root",
+                str(folder), "-p", str(prompt_file), *(["--resume"] if resume else []),
+                *job.run_args]
+        env = {**os.environ, "RALPH_VERIFY_FLEET": job.fleet_id, "RALPH_FLEET_TASK": job.name}
+        with log_path.open("ab") as log:
+            proc = subprocess.Popen(argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=subprocess.STDOUT, env=env, **own_process_group())  # type: ignore[call-overload]  # the keyword set depends on the platform
+            if on_start is not None:
+                on_start(proc)
+            code = proc.wait()
+        log_text = _read(log_path) or ""
+        result.log_tail = log_text[-4000:]
+        record["exit_code"] = code
+        state = json.loads(_read(folder / ".ralph" / "state.json") or "null")
+        verdict = (state or {}).get("verdict") or {}
+        if verdict.get("verdict"):
+            record["verdict"] = verdict["verdict"]
+            record["reason"] = verdict.get("reason", "")
+        else:
+            record["verdict"] = "error"
+            record["reason"] = _error_line(log_text)
+        if state:
+            record["iterations"] = state.get("iteration") or 0
+            budget = (state.get("plugin_state") or {}).get("budget") or {}
+            record["cost_usd"] = round(float(budget.get("cost_usd") or 0.0), 4)
+        result.state_json = _read(folder / ".ralph" / "state.json")
+        result.report_html = _read(folder / ".ralph" / "report.html")
+        _commit_leftovers(tree, job, record["verdict"])
+        record["commits"] = int(_git(tree, "rev-list", "--count",
+                                     f"{job.base}..HEAD").strip() or 0) if job.base else 0
+        if scratch is not None and record["commits"]:
+            bundle = scratch / f"{job.name}.bundle"
+            _git(tree, "bundle", "create", "-q", str(bundle), f"{job.base}..{job.branch}")
+            result.bundle = bundle.read_bytes()
+    except Exception as exc:
+        record["verdict"] = "error"
+        record["reason"] = str(exc)
+    finally:
+        record.setdefault("iterations", 0)
+        record.setdefault("cost_usd", 0.0)
+        record["finished_at"] = now_iso()
+        record["duration_s"] = round(time.monotonic() - clock, 3)
+        if scratch is not None:
+            with contextlib.suppress(OSError):
+                shutil.rmtree(scratch)
+    return result

@@ -1,0 +1,224 @@
+"""A fleet run: jobs from tasks, the records as results arrive, fleet-wide limits, cancel.
+
+:class:`Fleet` is the :class:`~ralph_verify.fleet.executor.FleetContext` every executor
+reports to. Each result is written to ``OUT/fleet.json`` the moment it arrives (and a remote
+loop's commits are fetched into the repository as its branch), so neither a dying worker nor
+a cancelled fleet loses a finished loop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.fleet.job import UNFINISHED, JobResult, LoopJob
+from ralph_verify.fleet.outputs import FLEET_JSON, read_fleet_json, write_fleet_json
+from ralph_verify.fleet.tasks import Task
+from ralph_verify.state_files import now_iso, write_text_atomic
+
+PID_FILE = "fleet.pid"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True,
+                          stdin=subprocess.DEVNULL).stdout
+
+
+class Fleet:
+    """The records of one fleet run, and the limits that apply across its loops."""
+
+    def __init__(self, *, fleet_id: str, repo: Path, base: str, out: Path, jobs: int,
+                 executor: str, address: str | None = None, retries: int = 2,
+                 total_cost: float | None = None, total_time: float | None = None,
+                 shard: str | None = None, say: Callable[[str], None] = print) -> None:
+        self.fleet_id, self.repo, self.base, self.out = fleet_id, repo, base, out
+        self.jobs, self.executor, self.address, self.retries = jobs, executor, address, retries
+        self.total_cost, self.total_time, self.shard, self.say = (total_cost, total_time,
+                                                                   shard, say)
+        self.cancelled = threading.Event()
+        self.cancel_reason = ""
+        self.records: dict[str, dict[str, Any]] = {}
+        self.started_at = now_iso()
+        self._clock = time.monotonic()
+        self._lock = threading.RLock()
+
+    # --- FleetContext -----------------------------------------------------------------------
+
+    def prepare(self, job: LoopJob) -> LoopJob | None:
+        if self.cancelled.is_set():
+            return None
+        limits: list[str] = []
+        if self.total_cost is not None:
+            limits += ["--max-cost", f"{max(self.total_cost - self.spent(), 0.01):.4f}"]
+        if self.total_time is not None:
+            left = self.total_time - (time.monotonic() - self._clock)
+            if left < 1:
+                self.cancel(f"the fleet's total time ({self.total_time:g}s) is used up")
+                return None
+            limits += ["--max-time", f"{int(left)}s"]
+        return replace(job, run_args=[*job.run_args, *limits])
+
+    def started(self, job: LoopJob, where: str) -> None:
+        with self._lock:
+            record = self.records.setdefault(job.name, {"name": job.name})
+            record.update(status="running", where=where, branch=job.branch,
+                          started_at=now_iso(), attempts=job.attempt)
+            if job.mode == "worktree":
+                record["state"] = str(Path(job.workdir) / job.name / job.folder / ".ralph"
+                                      / "state.json")
+            self.save()
+        self.say(f"started  {job.name} on {where}")
+
+    def finished(self, job: LoopJob, result: JobResult) -> None:
+        record = dict(result.record)
+        record.update(status="finished", executor=self.executor)
+        record.setdefault("where", self.records.get(job.name, {}).get("where", ""))
+        loop_dir = self.out / "loops" / job.name
+        if result.report_html is not None:
+            write_text_atomic(loop_dir / "report.html", result.report_html)
+            record["report"] = f"loops/{job.name}/report.html"
+        if result.state_json is not None:
+            write_text_atomic(loop_dir / "state.json", result.state_json)
+        if result.log_tail:
+            write_text_atomic(loop_dir / "run.log", result.log_tail)
+        if result.bundle is not None:
+            self._fetch(job, result.bundle, record)
+        with self._lock:
+            self.records[job.name] = record
+            self.save()
+        self.say(f"finished {job.name}: {record.get('verdict')} after "
+                 f"{record.get('iterations', 0)} iteration(s) — {record.get('reason', '')}")
+        self.check_limits()
+
+    # --- the rest ---------------------------------------------------------------------------
+
+    def _fetch(self, job: LoopJob, bundle: bytes, record: dict[str, Any]) -> None:
+        """Bring a remote loop's commits into the source repository as its branch."""
+        with tempfile.NamedTemporaryFile(suffix=".bundle", delete=False) as handle:
+            handle.write(bundle)
+        try:
+            if job.source != str(self.repo):  # a task's own repository: keep the bundle
+                target = self.out / "loops" / job.name / f"{job.name}.bundle"
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(handle.name, target)
+                record["bundle"] = f"loops/{job.name}/{job.name}.bundle"
+                return
+            with self._lock:
+                _git(self.repo, "fetch", "-q", handle.name,
+                     f"+refs/heads/{job.branch}:refs/heads/{job.branch}")
+        except subprocess.CalledProcessError as exc:
+            record["verdict_note"] = f"its commits could not be fetched: {exc.stderr.strip()}"
+        finally:
+            Path(handle.name).unlink(missing_ok=True)
+
+    def spent(self) -> float:
+        """Cost so far: finished loops, and running ones as their state says."""
+        total = 0.0
+        with self._lock:
+            records = list(self.records.values())
+        for record in records:
+            if record.get("status") == "finished":
+                total += float(record.get("cost_usd") or 0)
+            elif record.get("status") == "running" and record.get("state"):
+                total += _running_cost(Path(record["state"]))
+        return total
+
+    def check_limits(self) -> None:
+        if self.total_cost is not None and self.spent() >= self.total_cost:
+            self.cancel(f"the fleet's total cost reached {self.total_cost:g} USD")
+        if self.total_time is not None and time.monotonic() - self._clock >= self.total_time:
+            self.cancel(f"the fleet's total time ({self.total_time:g}s) is used up")
+
+    def cancel(self, reason: str) -> None:
+        if not self.cancelled.is_set():
+            self.cancel_reason = reason
+            self.cancelled.set()
+            self.say(f"stopping every loop: {reason}")
+
+    def watch_limits(self) -> threading.Thread:
+        """A thread that checks the fleet-wide limits while loops run."""
+        def loop() -> None:
+            while not self.cancelled.wait(0.5) and not self._done:
+                self.check_limits()
+
+        self._done = False
+        thread = threading.Thread(target=loop, daemon=True, name="ralph-fleet-limits")
+        thread.start()
+        return thread
+
+    _done = False
+
+    def document(self) -> dict[str, Any]:
+        loops = [self.records[name] for name in sorted(self.records)]
+        return {"fleet": self.fleet_id, "repository": str(self.repo), "base": self.base,
+                "executor": self.executor, "shard": self.shard, "started_at": self.started_at,
+                "finished_at": None if not self._done else now_iso(),
+                "cancelled": self.cancel_reason or None, "loops": loops}
+
+    def save(self) -> None:
+        with self._lock:
+            write_fleet_json(self.out / FLEET_JSON, self.document())
+
+    def run(self, jobs: Sequence[LoopJob], executor: Any) -> None:
+        """Run ``jobs`` with ``executor``; loops it never started are ``not-run``."""
+        for job in jobs:
+            self.records.setdefault(job.name, {"name": job.name, "status": "pending",
+                                               "branch": job.branch, "folder": job.folder})
+        self.out.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(self.out / PID_FILE, json.dumps(
+            {"pid": os.getpid(), "host": socket.gethostname(), "fleet": self.fleet_id}))
+        self.save()
+        watcher = self.watch_limits()
+        try:
+            executor.run(jobs, self)
+        finally:
+            self._done = True
+            watcher.join(timeout=2)
+            for job in jobs:
+                record = self.records[job.name]
+                if record.get("status") != "finished":
+                    record.update(status="finished", verdict="not-run" if record.get(
+                        "status") == "pending" else "lost",
+                        reason=self.cancel_reason or "the executor returned without a result",
+                        iterations=0, cost_usd=0.0)
+            self.save()
+            (self.out / PID_FILE).unlink(missing_ok=True)
+
+
+def _running_cost(state: Path) -> float:
+    try:
+        data = json.loads(state.read_text(encoding="utf-8"))
+        return float(((data.get("plugin_state") or {}).get("budget") or {}).get("cost_usd") or 0)
+    except (OSError, ValueError, AttributeError):
+        return 0.0
+
+
+def make_jobs(tasks: Sequence[Task], *, fleet_id: str, repo: Path, base: str, mode: str,
+              workdir: Path, defaults: Sequence[str] = ()) -> list[LoopJob]:
+    """One job per task, on branch ``ralph/fleet-<id>/<task>``."""
+    jobs = []
+    for task in tasks:
+        jobs.append(LoopJob(
+            fleet_id=fleet_id, name=task.name, folder=task.folder,
+            branch=f"ralph/fleet-{fleet_id}/{task.name}", prompt=task.prompt,
+            run_args=[*defaults, *task.run_args],
+            source=task.repo or str(repo), base="" if task.repo else base,
+            mode="clone" if task.repo else mode, workdir=str(workdir)))
+    return jobs
+
+
+def resumable(out: Path) -> dict[str, Any]:
+    """The fleet.json to resume, with the loops that finished their work kept."""
+    document = read_fleet_json(out / FLEET_JSON)
+    kept = [loop for loop in document.get("loops", [])
+            if loop.get("status") == "finished" and loop.get("verdict") not in UNFINISHED]
+    return {**document, "loops": kept}

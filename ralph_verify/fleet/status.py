@@ -1,0 +1,127 @@
+"""``fleet status [--watch]`` and ``fleet cancel``: read and stop a running fleet from another
+terminal, through the files it keeps in its ``--out`` folder.
+
+``status`` prints one line per loop (live iteration and cost of running local loops, read from
+their own ``.ralph/state.json``). ``--watch`` redraws a table on a terminal and, elsewhere
+(CI logs, pipes), prints a plain line each time a loop changes, until the fleet ends.
+``cancel`` sends SIGTERM to the fleet process named in ``fleet.pid`` once it is proven to be a
+``ralph-verify fleet`` of this folder; the fleet then stops every loop cleanly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.errors import UsageError
+from ralph_verify.fleet.outputs import FLEET_JSON, read_fleet_json, totals
+from ralph_verify.fleet.run import PID_FILE
+
+
+def _live(loop: dict[str, Any]) -> dict[str, Any]:
+    """A running loop's record with its current iteration and cost, where they can be read."""
+    if loop.get("status") != "running" or not loop.get("state"):
+        return loop
+    try:
+        state = json.loads(Path(loop["state"]).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return loop
+    budget = (state.get("plugin_state") or {}).get("budget") or {}
+    return {**loop, "iterations": state.get("iteration") or 0,
+            "cost_usd": float(budget.get("cost_usd") or 0), "phase": state.get("phase")}
+
+
+def lines(document: dict[str, Any]) -> list[str]:
+    loops = [_live(loop) for loop in document.get("loops", [])]
+    width = max([len(str(loop.get("name"))) for loop in loops] + [4])
+    total = totals(loops)
+    running = sum(1 for loop in loops if loop.get("status") == "running")
+    head = (f"fleet {document.get('fleet')} · {total['loops']} loops · {running} running · "
+            + ", ".join(f"{n} {v}" for v, n in total["verdicts"].items()))
+    rows = [head]
+    for loop in loops:
+        state = loop.get("verdict") or loop.get("status") or "pending"
+        if loop.get("status") == "running" and loop.get("phase"):
+            state = f"running ({loop['phase']})"
+        rows.append(f"{loop.get('name')!s:<{width}}  {state:<24} "
+                    f"it {int(loop.get('iterations') or 0):>3}  "
+                    f"${float(loop.get('cost_usd') or 0):>7.2f}  {loop.get('branch', '')}")
+    return rows
+
+
+def fleet_running(out: Path) -> dict[str, Any] | None:
+    """The pid file of the fleet running in ``out``, if that process is alive here."""
+    try:
+        info = json.loads((out / PID_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(info, dict) or info.get("host") != socket.gethostname():
+        return None
+    pid = int(info.get("pid") or 0)
+    if pid <= 1 or not _is_fleet_process(pid):
+        return None
+    return info
+
+
+def _is_fleet_process(pid: int) -> bool:
+    """Only a live ``ralph-verify ... fleet`` process counts: fleet.pid is data anyone can
+    write, and a wrong pid must never be signalled."""
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    text = [part.decode("utf-8", "replace") for part in cmdline]
+    return "fleet" in text and any("ralph" in part for part in text)
+
+
+def status(out: Path, watch: bool, interval: float) -> int:
+    path = out / FLEET_JSON
+    if not path.is_file():
+        print(f"no fleet in {out} (no {FLEET_JSON}); pass --out DIR of the fleet")
+        return 1
+    if not watch:
+        for line in lines(read_fleet_json(path)):
+            print(line)
+        return 0
+    tty = sys.stdout.isatty()
+    seen: dict[str, str] = {}
+    while True:
+        document = read_fleet_json(path)
+        rows = lines(document)
+        if tty:
+            sys.stdout.write("\x1b[H\x1b[2J" + "\n".join(rows) + "\n")
+            sys.stdout.flush()
+        else:
+            for row, loop in zip(rows[1:], document.get("loops", []), strict=False):
+                if seen.get(str(loop.get("name"))) != row:
+                    seen[str(loop.get("name"))] = row
+                    print(row, flush=True)
+        if fleet_running(out) is None:
+            if not tty:
+                print(rows[0], flush=True)
+            return 0
+        time.sleep(interval)
+
+
+def cancel(out: Path, wait: float) -> int:
+    info = fleet_running(out)
+    if info is None:
+        raise UsageError(f"no fleet is running from {out} on this machine (no live process in "
+                         f"{out / PID_FILE}); pass --out DIR of the running fleet")
+    pid = int(info["pid"])
+    os.kill(pid, signal.SIGTERM)
+    print(f"fleet {info.get('fleet')}: asked pid {pid} to stop every loop")
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if fleet_running(out) is None:
+            print("the fleet stopped; 'ralph-verify fleet FILE --resume' runs what did not finish")
+            return 0
+        time.sleep(0.2)
+    print(f"the fleet is still stopping after {wait:g}s (pid {pid})")
+    return 1

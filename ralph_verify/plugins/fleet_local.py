@@ -1,0 +1,89 @@
+"""The ``local`` fleet executor: ``-j`` loops at once on this machine, each a ``ralph-verify
+run`` child process in its own git worktree; no dependency beyond the standard library.
+
+Cancelling the fleet (Ctrl-C, SIGTERM, ``fleet cancel``, a fleet-wide limit) sends SIGTERM to
+every running loop, which stops it like ``ralph-verify cancel``: verdict ``cancelled``, its
+state and commits kept, so ``fleet --resume`` can go on with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+from ralph_verify import hookimpl
+from ralph_verify.fleet.executor import ExecutorRegistry, ExecutorType, FleetContext
+from ralph_verify.fleet.job import LoopJob, run_job
+
+
+class LocalExecutor:
+    """A thread per running loop; the loop itself is a child process (its own session)."""
+
+    mode = "worktree"
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen[bytes]] = set()
+        self._done = threading.Event()
+
+    def _started(self, proc: subprocess.Popen[bytes], fleet: FleetContext) -> None:
+        with self._lock:
+            self._running.add(proc)
+        if fleet.cancelled.is_set():  # cancelled while it was starting
+            self._stop(proc)
+
+    def _stop(self, proc: subprocess.Popen[bytes]) -> None:
+        """SIGTERM to the loop's process group: ``run`` stops cleanly (verdict cancelled)."""
+        if proc.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if sys.platform == "win32":  # pragma: no cover - no process groups there
+                proc.terminate()
+            else:
+                os.killpg(proc.pid, signal.SIGTERM)
+
+    def _one(self, job: LoopJob, fleet: FleetContext) -> None:
+        prepared = fleet.prepare(job)
+        if prepared is None:
+            return
+        fleet.started(prepared, socket.gethostname())
+        result = run_job(prepared, on_start=lambda proc: self._started(proc, fleet),
+                         worker="local")
+        with self._lock:
+            self._running = {proc for proc in self._running if proc.poll() is None}
+        fleet.finished(prepared, result)
+
+    def run(self, jobs: Sequence[LoopJob], fleet: FleetContext) -> None:
+        stopper = threading.Thread(target=self._stop_on_cancel, args=(fleet,), daemon=True)
+        stopper.start()
+        with ThreadPoolExecutor(max_workers=max(1, fleet.jobs),
+                                thread_name_prefix="ralph-fleet") as pool:
+            futures = [pool.submit(self._one, job, fleet) for job in jobs]
+            for future in futures:
+                future.result()
+        self._done.set()
+        stopper.join(timeout=5)
+
+    def _stop_on_cancel(self, fleet: FleetContext) -> None:
+        while not self._done.is_set():
+            if fleet.cancelled.wait(0.2):
+                with self._lock:
+                    running = list(self._running)
+                for proc in running:
+                    self._stop(proc)
+                return
+
+
+@hookimpl
+def ralph_register_executors(registry: ExecutorRegistry) -> None:
+    registry.add(ExecutorType(
+        "local", LocalExecutor,
+        "loops run on this machine, -j at once (default: the number of cores), each in a git "
+        "worktree of the repository", plugin="fleet_local"))

@@ -1,0 +1,59 @@
+"""A monorepo of small katas for the fleet tests and benchmarks: each package has a bug its
+tests catch, and a ``cmd:`` agent that fixes it (optionally slowly, to be caught mid-loop)."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+CALC = "def add(a, b):\n    return a - b\n"
+TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
+PYPROJECT = '[project]\nname = "{name}"\nversion = "0.0.1"\n'
+
+#: The agent: waits ``FLEET_AGENT_SLEEP`` seconds (a file ``started-<task>`` in
+#: ``FLEET_AGENT_MARKS`` says it began, with its pid), then fixes calc.py.
+AGENT = """\
+import os, pathlib, time
+marks = os.environ.get("FLEET_AGENT_MARKS")
+if marks:
+    name = os.environ.get("RALPH_FLEET_TASK", "task")
+    pathlib.Path(marks, f"started-{name}").write_text(f"{os.getpid()} {os.getcwd()}")
+time.sleep(float(os.environ.get("FLEET_AGENT_SLEEP", "0")))
+path = pathlib.Path("calc.py")
+path.write_text(path.read_text().replace("a - b", "a + b"))
+print("fixed calc.py")
+"""
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid",
+           "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
+                          env={**os.environ, **GIT_ENV}).stdout
+
+
+def make_monorepo(repo: Path, names: list[str]) -> None:
+    """``packages/<name>`` for each name, committed on ``main``."""
+    repo.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        package = repo / "packages" / name
+        (package / "tests").mkdir(parents=True)
+        (package / "pyproject.toml").write_text(PYPROJECT.format(name=name))
+        (package / "calc.py").write_text(CALC)
+        (package / "tests" / "test_calc.py").write_text(TESTS)
+    (repo / ".gitignore").write_text("fleet*/\n__pycache__/\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "katas")
+
+
+def agent(where: Path) -> str:
+    """The ``--agent`` value of the fixing agent (its script lives outside the repository)."""
+    script = where / "fix_agent.py"
+    script.write_text(AGENT)
+    return f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
