@@ -200,3 +200,75 @@ def test_junit_check_with_no_test_case_fails(ralph: Ralph) -> None:
     result = ralph.run("check", "--until", "junit:reports/no-testcases.xml")
     assert result.ret == 1
     result.stdout.fnmatch_lines(["FAILED*no test case in reports/no-testcases.xml*"])
+
+
+BILLION_LAUGHS = """<?xml version="1.0"?>
+<!DOCTYPE testsuite [
+ <!ENTITY lol "lol">
+ <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+ <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+ <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+ <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+ <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+ <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+ <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+ <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+]>
+<testsuite name="lolz"><testcase classname="t" name="test_&lol9;"/></testsuite>
+"""
+
+XXE = """<?xml version="1.0"?>
+<!DOCTYPE testsuite [<!ENTITY secret SYSTEM "file:///etc/passwd">]>
+<testsuite name="xxe"><testcase classname="t" name="ok">
+<system-out>&secret;</system-out></testcase></testsuite>
+"""
+
+XXE_URL = """<?xml version="1.0"?>
+<!DOCTYPE testsuite SYSTEM "http://127.0.0.1:9/evil.dtd">
+<testsuite name="xxe"><testcase classname="t" name="ok"/></testsuite>
+"""
+
+
+@pytest.mark.parametrize("content", [BILLION_LAUGHS, XXE, XXE_URL],
+                         ids=["billion-laughs", "xxe-file", "xxe-url"])
+def test_a_junit_file_with_a_dtd_is_refused_unread(ralph: Ralph, content: str) -> None:
+    ralph.makefile("reports/evil.xml", content)
+    result = ralph.run("check", "--until", "junit:reports/evil.xml", "--json")
+    assert result.ret == 3, result
+    [check] = result.json()["checks"]
+    assert check["status"] == "error"
+    assert check["summary"].startswith("unreadable JUnit XML: ")
+    assert "reports/evil.xml: refused: the file declares a DTD" in check["summary"]
+    assert "root:" not in result.out + result.err  # nothing of /etc/passwd
+    assert "lollol" not in result.out + result.err
+
+
+@pytest.mark.parametrize(("suite", "expected"), [
+    ('<testsuite name="s" tests="-3" failures="0">', 'tests="-3"> is negative or absurd'),
+    ('<testsuite name="s" failures="99999999999">', "is negative or absurd"),
+    ('<testsuite name="s" errors="many">', "is not a number"),
+])
+def test_absurd_declared_numbers_are_an_error(ralph: Ralph, suite: str, expected: str) -> None:
+    ralph.makefile("reports/odd.xml",
+                   f'{suite}<testcase classname="t" name="test_ok"/></testsuite>')
+    result = ralph.run("check", "--until", "junit:reports/odd.xml")
+    assert result.ret == 3, result
+    assert expected in result.out, result
+
+
+def test_only_skipped_cases_or_hidden_failures_never_pass(ralph: Ralph) -> None:
+    ralph.makefile("reports/skipped.xml", '<testsuite name="s">'
+                   '<testcase classname="t" name="a"><skipped/></testcase>'
+                   '<testcase classname="t" name="b"><skipped/></testcase></testsuite>')
+    result = ralph.run("check", "--until", "junit:reports/skipped.xml")
+    assert result.ret == 1, result
+    result.stdout.fnmatch_lines(["FAILED*0 passed, 2 skipped*no test passed*"])
+    # A suite that says it had 2 failures but lists none (its cases were cut out).
+    ralph.makefile("reports/cut.xml", '<testsuite name="s" failures="2" tests="3">'
+                   '<testcase classname="t" name="a"/></testsuite>')
+    result = ralph.run("check", "--until", "junit:reports/cut.xml", "--json")
+    assert result.ret == 1, result
+    [check] = result.json()["checks"]
+    [failure] = check["failures"]
+    assert failure["code"] == "junit-counts"
+    assert "declares 2 failing tests (failures + errors) but lists 0" in failure["message"]
