@@ -37,7 +37,7 @@ KEEP_CHARS = 64 * 1024
 _GENERIC_MESSAGES = {"", "failed", "failure", "error", "collection failure", "test failed",
                      "test failure", "build error", "build failed"}
 #: pytest's last traceback line: ``tests/test_calc.py:4: AssertionError``.
-_CRASH_LINE = re.compile(r"^(?P<path>\S.*?):(?P<line>\d+): (?P<type>[A-Za-z_][\w.]*)$")
+CRASH_LINE = re.compile(r"^(?P<path>\S.*?):(?P<line>\d+): (?P<type>[A-Za-z_][\w.]*)$")
 #: pytest's exception line: ``E   ValueError: bad value``.
 E_LINE = re.compile(r"^E\s+(?P<type>(?:[A-Za-z_]\w*\.)*[A-Z]\w*): ")
 _SUITE_TAGS = ("testsuite", "testsuites")
@@ -302,7 +302,7 @@ def _case(elem: Element) -> TestCaseResult:
     collection = raw_message == "collection failure"
     lines = [ln for ln in text.splitlines() if ln.strip()]
     code = (problem.type or "").strip() or None
-    crash = _CRASH_LINE.match(lines[-1]) if lines else None
+    crash = CRASH_LINE.match(lines[-1]) if lines else None
     if crash is not None:
         code = code or crash.group("type")
         if file is None or crash.group("path") == file:
@@ -394,7 +394,7 @@ def excerpt(text: str) -> str:
     """
     lines = text.strip("\n").splitlines()
     marked = [i for i, ln in enumerate(lines)
-              if ln.startswith((">", "E ")) or _CRASH_LINE.match(ln)]
+              if ln.startswith((">", "E ")) or CRASH_LINE.match(ln)]
     if marked and any(lines[i].startswith("E ") for i in marked):
         keep: set[int] = set()
         for i in marked:

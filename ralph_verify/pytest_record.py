@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ralph_verify.junit_xml import E_LINE, JUnitReport, Outcome, TestCaseResult, excerpt
+from ralph_verify.junit_xml import CRASH_LINE, E_LINE, JUnitReport, Outcome, TestCaseResult, excerpt
 
 PLUGIN_NAME = "ralph_verify_recorder"
 #: Hooks that can rewrite a report after the test ran.
@@ -171,7 +171,11 @@ def _code(text: str, raw: str | None) -> str | None:
     """The exception type: the raw one, else pytest's last traceback line names it."""
     if raw:
         return raw.rsplit(".", 1)[-1] if raw.startswith("_pytest.") else raw
-    for line in reversed(text.splitlines()):
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    crash = CRASH_LINE.match(lines[-1]) if lines else None
+    if crash is not None:
+        return crash.group("type")
+    for line in reversed(lines):
         found = E_LINE.match(line)
         if found:
             return found.group("type")

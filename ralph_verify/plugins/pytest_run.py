@@ -27,7 +27,11 @@ Public API for third-party plugins
     (``returncode`` is pytest's exit code); ``args``: the extra pytest
     arguments (option ``args`` of ``[tool.ralph-verify.checks.tests]``). When
     pytest collected no tests (``returncode == 5``) the JUnit and coverage
-    files may be missing: check ``.exists()``.
+    files may be missing: check ``.exists()``. ``record_dir``: what our pytest
+    plugin recorded; ``read_record(run.record_dir)`` (:mod:`ralph_verify.pytest_record`)
+    gives the counts, the failing tests and ``hooks``: for each hook that can
+    rewrite reports or change collection, the plugins and conftest files
+    implementing it, with their paths (``None`` if the plugin did not run).
 
 Example, a check reading the shared coverage data::
 
