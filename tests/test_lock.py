@@ -121,12 +121,12 @@ def test_a_real_run_is_cancelled_and_the_lock_records_who_it_is(ralph: Ralph) ->
 
 
 _RACER = """\
-import sys, time
+import os, sys, time
 from pathlib import Path
 from ralph_verify.errors import UsageError
 from ralph_verify.state import StateDir
 
-root, start = Path(sys.argv[1]), float(sys.argv[2])
+root, start, answers = Path(sys.argv[1]), float(sys.argv[2]), Path(sys.argv[3])
 state = StateDir(root)
 time.sleep(max(0.0, start - time.time() - 0.02))
 while time.time() < start:
@@ -134,10 +134,15 @@ while time.time() < start:
 try:
     state.acquire_lock("racer")
 except UsageError:
+    (answers / str(os.getpid())).write_text("busy")
     print("busy")
 else:
+    (answers / str(os.getpid())).write_text("held")
     print("held", flush=True)
-    time.sleep(0.5)
+    # Hold it until every racer has tried: two "held" are then two holders at once.
+    deadline = time.monotonic() + 30
+    while len(list(answers.iterdir())) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
     state.release_lock()
 """
 
@@ -145,7 +150,8 @@ else:
 @pytest.mark.parametrize("stale", [False, True], ids=["no-lock", "stale-lock"])
 def test_synchronised_runs_never_hold_the_lock_together(ralph: Ralph, stale: bool) -> None:
     """4 processes ask for the lock at the same instant, 6 times: exactly one holds it each
-    time, also when they all take over a stale lock (the race the old unlink-and-create had)."""
+    time (it keeps it until all have tried), also when they all take over a stale lock (the
+    race the old unlink-and-create had)."""
     racer = ralph.path.parent / "racer.py"
     racer.write_text(textwrap.dedent(_RACER))
     (ralph.path / ".ralph").mkdir()
@@ -156,9 +162,32 @@ def test_synchronised_runs_never_hold_the_lock_together(ralph: Ralph, stale: boo
             (ralph.path / ".ralph" / "lock").write_text(json.dumps(
                 {"pid": dead.pid, "host": socket.gethostname(), "session": "old",
                  "started_at": "x"}))
+        answers = ralph.path.parent / f"answers-{trial}"
+        answers.mkdir()
         start = time.time() + 1.5
-        procs = [subprocess.Popen([sys.executable, str(racer), str(ralph.path), str(start)],
-                                  stdout=subprocess.PIPE, text=True) for _ in range(4)]
+        procs = [subprocess.Popen([sys.executable, str(racer), str(ralph.path), str(start),
+                                   str(answers)], stdout=subprocess.PIPE, text=True)
+                 for _ in range(4)]
         answers = sorted(proc.communicate(timeout=60)[0].strip() for proc in procs)
         assert answers == ["busy", "busy", "busy", "held"], (trial, answers)
         assert not (ralph.path / ".ralph" / "lock").exists()
+
+
+def test_a_lock_being_taken_is_not_taken_over(ralph: Ralph) -> None:
+    """The window the old lock lost in: a run has created the lock file but not yet written
+    its details. The file is empty, yet a live process holds it: not stale."""
+    (ralph.path / ".ralph").mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, os, sys, time; "
+         "fd = os.open('.ralph/lock', os.O_RDWR | os.O_CREAT); fcntl.flock(fd, fcntl.LOCK_EX); "
+         "print('held', flush=True); time.sleep(30)"],
+        cwd=ralph.path, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        result = ralph.run("run", "--agent", "cmd:true", "--until", "files:x", "task")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.ret == 2, result
+    assert (f"ERROR: another ralph-verify run is working in {ralph.path}; wait for it, or "
+            "stop it with 'ralph-verify cancel'") in result.err
