@@ -162,11 +162,11 @@ def test_synchronised_runs_never_hold_the_lock_together(ralph: Ralph, stale: boo
             (ralph.path / ".ralph" / "lock").write_text(json.dumps(
                 {"pid": dead.pid, "host": socket.gethostname(), "session": "old",
                  "started_at": "x"}))
-        answers = ralph.path.parent / f"answers-{trial}"
-        answers.mkdir()
+        folder = ralph.path.parent / f"answers-{trial}"
+        folder.mkdir()
         start = time.time() + 1.5
         procs = [subprocess.Popen([sys.executable, str(racer), str(ralph.path), str(start),
-                                   str(answers)], stdout=subprocess.PIPE, text=True)
+                                   str(folder)], stdout=subprocess.PIPE, text=True)
                  for _ in range(4)]
         answers = sorted(proc.communicate(timeout=60)[0].strip() for proc in procs)
         assert answers == ["busy", "busy", "busy", "held"], (trial, answers)
