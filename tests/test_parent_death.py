@@ -65,6 +65,10 @@ def test_kill_9_of_ralph_verify_ends_the_agent_and_resume_continues(ralph: Ralph
     status.stdout.fnmatch_lines([
         f"session * · dead: the ralph-verify process that ran it (pid {run.proc.pid}) ended "
         "without finishing it (phase *); 'ralph-verify run --resume' continues it"])
+    nothing = ralph.run("cancel")
+    assert nothing.ret == 1 and nothing.out == (
+        f"no run is active in {ralph.path}; session {state(ralph)['session']} was left running "
+        "by a run that died: 'ralph-verify run --resume' continues it\n"), nothing
     resumed = ralph.run("run", "--resume")
     assert resumed.ret == 0, resumed
     assert state(ralph)["verdict"]["verdict"] == "complete"

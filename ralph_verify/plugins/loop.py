@@ -205,7 +205,11 @@ def cancel(config: Config) -> int:
         if info is not None and (info.pid <= 1 or procinfo_alive(info.pid)):
             raise UsageError(f"the lock names pid {info.pid}, which is not a ralph-verify run "
                              f"of this project; remove {state.lock_path} if no run is active")
-        print(f"no run is active in {config.root}")
+        data = state.read_state() or {}
+        left = (f"; session {data.get('session')} was left running by a run that died: "
+                "'ralph-verify run --resume' continues it"
+                if data.get("status") == "running" else "")
+        print(f"no run is active in {config.root}{left}")
         return 1
     assert info is not None
     state.cancel_path.write_text(f"cancel requested by pid {os.getpid()}\n", encoding="utf-8")
