@@ -218,6 +218,10 @@ class StateDir:
 
     def release_lock(self) -> None:
         fd, self._lock_fd = self._lock_fd, None
+        if fd is not None and sys.platform == "win32":  # pragma: no cover - Windows
+            os.close(fd)  # an open file cannot be removed there
+            self.lock_path.unlink(missing_ok=True)
+            return
         if fd is not None:
             # Unlink while still holding the flock: a run that opened the old file before
             # sees it is no longer the lock file (acquire_lock compares inodes) and tries again.
