@@ -228,8 +228,9 @@ def ralph_register_executors(registry: ExecutorRegistry) -> None:
         ``run(jobs, fleet)`` method (see :mod:`ralph_verify.fleet.executor`).
     :returns: nothing; a name registered twice is an error naming it.
 
-    ``local`` is built in (a pool of child processes, ``-j`` at once); ``dask`` comes
-    from the ``ralph_verify_dask`` entry point when ``ralph-verify[dask]`` is installed.
+    ``local`` is built in (a pool of child processes, ``-j`` at once); ``dask`` is a
+    plugin that only the ``dask`` entry point of the ``ralph_verify`` group loads
+    (``ralph_verify.fleet.dask_executor``; ``pip install 'ralph-verify[dask]'``).
     An executor runs each job with :func:`ralph_verify.fleet.job.run_job` wherever it
     likes and hands every result to ``fleet.finished(job, result)`` as soon as it has it::
 

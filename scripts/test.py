@@ -1,7 +1,7 @@
 """Run the test suite: ``python3 scripts/test.py [PYTEST ARGS]``.
 
 Installs Debian's chromium if it is missing (for the HTML report tests), creates
-``.venv-test`` (once), installs ralph-verify with its test and otel extras and the tools its
+``.venv-test`` (once), installs ralph-verify with its test, otel and dask extras and the tools its
 checks run, then runs pytest in parallel. The real agent CLIs (Claude Code, Codex,
 aider) are installed by the tests themselves into a cache, once per machine. Pure
 Python, so it works on any OS with Python 3.10+.
@@ -51,7 +51,7 @@ def main() -> int:
     if not PYTHON.exists():
         venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
         run(PYTHON, "-m", "pip", "install", "-q", "--upgrade", "pip")
-    run(PYTHON, "-m", "pip", "install", "-q", "-e", f"{ROOT}[test,otel]")
+    run(PYTHON, "-m", "pip", "install", "-q", "-e", f"{ROOT}[test,otel,dask]")
     args = sys.argv[1:] or ["-n", "auto"]
     return subprocess.call([str(PYTHON), "-m", "pytest", *args], cwd=ROOT)
 

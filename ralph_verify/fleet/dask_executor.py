@@ -1,0 +1,202 @@
+"""The ``dask`` fleet executor: one Dask task per loop, on an existing scheduler
+(``--address tcp://host:8786``) or on a ``LocalCluster`` started for the fleet.
+
+This module is a plugin that only the ``dask`` entry point of the ``ralph_verify`` group names
+(``pip install 'ralph-verify[dask]'``); it imports Dask only when the executor runs, and the
+core never imports it. Each worker clones the source repository (a path or URL the worker can
+reach) into a temporary folder, runs the loop there on its branch, and sends back the record,
+the loop's report and its commits as a git bundle, which the fleet fetches into the source
+repository as the branch.
+
+Faults: results are gathered the moment they finish, so a worker that dies later loses
+nothing finished. A loop whose worker dies is run again by Dask on another worker (up to the
+scheduler's ``distributed.scheduler.allowed-failures``); when Dask gives up (``KilledWorker``)
+the fleet submits it again up to ``--retries`` times, then records it as ``lost`` with the
+reason. Cancel sets a Dask ``Event`` that the running loops watch: each stops cleanly
+(verdict ``cancelled``) and still sends its commits back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from ralph_verify import hookimpl
+from ralph_verify.fleet.executor import ExecutorRegistry, ExecutorType, FleetContext
+from ralph_verify.fleet.job import JobResult, LoopJob, run_job
+
+CLUSTER_TIMEOUT = 60
+
+
+def _distributed() -> Any:
+    """``distributed``, imported only here (its API is untyped: it is used as ``Any``)."""
+    import importlib
+
+    try:
+        return importlib.import_module("distributed")
+    except ImportError as exc:
+        from ralph_verify.errors import UsageError
+
+        raise UsageError(f"--executor dask needs Dask distributed ({exc}): pip install "
+                         "'ralph-verify[dask]' here and on every worker") from None
+
+
+def _event_name(job: LoopJob) -> str:
+    return f"ralph-fleet-{job.fleet_id}-cancel"
+
+
+def run_on_worker(job: LoopJob) -> JobResult:
+    """The Dask task: run one loop in a fresh clone on this worker; stop it cleanly when the
+    fleet's cancel event is set."""
+    distributed = _distributed()
+    worker = distributed.get_worker()
+    worker.log_event(f"ralph-fleet-{job.fleet_id}", {"task": job.name, "worker": worker.address})
+    cancel = distributed.Event(_event_name(job))
+    if cancel.is_set():  # the fleet was cancelled before this loop began
+        result = _lost(job, "the fleet was cancelled before it began")
+        result.record["verdict"] = "not-run"
+        return result
+    procs: list[subprocess.Popen[bytes]] = []
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            with contextlib.suppress(Exception):
+                if cancel.wait(timeout=1):
+                    for proc in procs:
+                        with contextlib.suppress(ProcessLookupError, PermissionError):
+                            os.killpg(proc.pid, signal.SIGTERM)
+                    return
+            done.wait(0.5)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        result = run_job(job, on_start=procs.append, worker=worker.address)
+    finally:
+        done.set()
+    result.record["where"] = worker.address
+    return result
+
+
+class DaskExecutor:
+    """Submits one task per loop, at most ``-j`` at a time, and gathers each as it ends."""
+
+    mode = "clone"
+
+    def run(self, jobs: Sequence[LoopJob], fleet: FleetContext) -> None:
+        distributed = _distributed()
+        Client, LocalCluster = distributed.Client, distributed.LocalCluster
+        cluster: Any = None
+        if fleet.address:
+            try:
+                client = Client(fleet.address, timeout=CLUSTER_TIMEOUT)
+            except OSError as exc:
+                from ralph_verify.errors import UsageError
+
+                raise UsageError(f"--address {fleet.address}: no Dask scheduler answered "
+                                 f"({exc}); start one with 'dask scheduler' or leave out "
+                                 "--address for a local cluster") from None
+            where = fleet.address
+        else:
+            cluster = LocalCluster(n_workers=max(1, min(fleet.jobs, len(jobs))),
+                                   threads_per_worker=1, processes=True, host="127.0.0.1",
+                                   dashboard_address=None)
+            client = Client(cluster)
+            where = "dask LocalCluster"
+        try:
+            self._run(client, distributed.Event, distributed.as_completed, jobs, fleet, where)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+
+    def _run(self, client: Any, event_type: Any, as_completed: Any, jobs: Sequence[LoopJob],
+             fleet: FleetContext, where: str) -> None:
+        KilledWorker = _distributed().KilledWorker
+        waiting = list(jobs)
+        cancel = event_type(_event_name(jobs[0]), client=client) if jobs else None
+        if cancel is not None:
+            cancel.clear()  # left set by an earlier, cancelled run of this fleet (--resume)
+        futures = as_completed()
+        running: dict[Any, LoopJob] = {}
+
+        def submit() -> None:
+            while waiting and len(running) < max(1, fleet.jobs) and not fleet.cancelled.is_set():
+                prepared = fleet.prepare(waiting.pop(0))
+                if prepared is None:
+                    continue
+                future = client.submit(run_on_worker, prepared, pure=False,
+                                       key=f"ralph-fleet-{prepared.name}-{prepared.attempt}"
+                                           f"-{os.getpid()}")
+                running[future] = prepared
+                futures.add(future)
+                fleet.started(prepared, where)
+
+        submit()
+        finished = threading.Event()
+        stop = threading.Thread(target=self._cancel_when_asked, args=(fleet, cancel, finished),
+                                daemon=True)
+        stop.start()
+        for future in futures:
+            job = running.pop(future)
+            try:
+                result: JobResult = future.result()
+            except KilledWorker as exc:
+                if job.attempt <= fleet.retries and not fleet.cancelled.is_set():
+                    waiting.insert(0, replace(job, attempt=job.attempt + 1))
+                else:
+                    fleet.finished(job, _lost(job, f"its worker died while it ran, every "
+                                                   f"time it was tried ({exc})"))
+            except Exception as exc:  # the task itself failed: a bug, recorded, not fatal
+                fleet.finished(job, _lost(job, f"{type(exc).__name__}: {exc}"))
+            else:
+                result.record["attempts"] = max(job.attempt,
+                                                self._starts(client, job, fleet))
+                fleet.finished(job, result)
+            future.release()
+            submit()
+        finished.set()
+        stop.join(timeout=5)
+        if cancel is not None:
+            with contextlib.suppress(Exception):
+                cancel.clear()
+
+    @staticmethod
+    def _starts(client: Any, job: LoopJob, fleet: FleetContext) -> int:
+        """How many times a worker began this loop (Dask reruns it when a worker dies)."""
+        try:
+            events = client.get_events(f"ralph-fleet-{job.fleet_id}")
+        except Exception:
+            return job.attempt
+        return sum(1 for _, msg in events if isinstance(msg, dict) and msg.get("task") == job.name)
+
+    @staticmethod
+    def _cancel_when_asked(fleet: FleetContext, cancel: Any, finished: threading.Event) -> None:
+        """Pass the fleet's cancel on to the loops running on the workers."""
+        while not finished.is_set():
+            if fleet.cancelled.wait(0.5):
+                with contextlib.suppress(Exception):
+                    if cancel is not None:
+                        cancel.set()
+                return
+
+
+def _lost(job: LoopJob, reason: str) -> JobResult:
+    return JobResult({"name": job.name, "folder": job.folder, "branch": job.branch,
+                      "base": job.base, "verdict": "lost", "reason": reason, "iterations": 0,
+                      "cost_usd": 0.0, "attempts": job.attempt, "commits": 0})
+
+
+@hookimpl
+def ralph_register_executors(registry: ExecutorRegistry) -> None:
+    registry.add(ExecutorType(
+        "dask", DaskExecutor,
+        "loops run on a Dask cluster (--address tcp://host:8786, default: a local cluster), "
+        "each in a clone of the repository; commits come back as branches", plugin="dask"))

@@ -1,0 +1,197 @@
+"""The ``dask`` executor against a real ``dask scheduler`` and two ``dask worker`` processes
+started here on 127.0.0.1: loops run on both workers, each in its own clone, every branch
+arrives in the source repository, and a worker killed mid-loop loses nothing finished."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ralph_verify.testing import Ralph
+from tests.fleet.kata import agent, git, make_monorepo
+
+DASK = str(Path(sys.executable).with_name("dask"))
+
+
+@dataclass
+class Cluster:
+    address: str
+    workers: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    #: Worker name (w1, w2) -> its address, as the scheduler knows it.
+    addresses: dict[str, str] = field(default_factory=dict)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """A scheduler and two single-thread workers (no nanny: kill -9 kills the worker itself).
+
+    The agent's environment (where it marks its start, how long it sleeps) is set here: the
+    workers pass their environment on to the loops."""
+    if not Path(DASK).is_file():
+        pytest.fail(f"{DASK} not found: install ralph-verify[dask] (scripts/test.py does)",
+                    pytrace=False)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    env = {**os.environ, "FLEET_AGENT_MARKS": str(marks), "FLEET_AGENT_SLEEP": "3",
+           "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    scheduler_file = tmp_path / "scheduler.json"
+    logs = tmp_path / "dask-logs"
+    logs.mkdir()
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(name: str, *args: str) -> subprocess.Popen[bytes]:
+        log = (logs / f"{name}.log").open("wb")
+        proc = subprocess.Popen([DASK, *args], env=env, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, cwd=tmp_path)
+        procs.append(proc)
+        return proc
+
+    try:
+        start("scheduler", "scheduler", "--host", "127.0.0.1", "--port", "0",
+              "--no-dashboard", "--scheduler-file", str(scheduler_file))
+        deadline = time.monotonic() + 60
+        while not scheduler_file.is_file():
+            assert time.monotonic() < deadline, (logs / "scheduler.log").read_text()
+            time.sleep(0.2)
+        address = json.loads(scheduler_file.read_text())["address"]
+        found = Cluster(address)
+        for name in ("w1", "w2"):
+            found.workers[name] = start(name, "worker", address, "--host", "127.0.0.1",
+                                        "--no-dashboard", "--nthreads", "1", "--no-nanny",
+                                        "--name", name)
+        import importlib
+
+        distributed: Any = importlib.import_module("distributed")  # untyped: used as Any
+        with distributed.Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=60)
+            info = client.scheduler_info()["workers"]
+        found.addresses = {w["name"]: a for a, w in info.items()}
+        yield found
+    finally:
+        for proc in reversed(procs):
+            _stop(proc)
+
+
+def _fleet(root: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((root / "fleet" / "fleet.json").read_text())
+    return data
+
+
+def _setup(ralph: Ralph, tmp_path: Path, names: list[str]) -> list[str]:
+    make_monorepo(ralph.path, names)
+    prompt = tmp_path / "PROMPT.md"
+    prompt.write_text("Make the tests pass.")
+    return ["--matrix", "packages/*", "--agent", agent(tmp_path), "--until", "tests",
+            "-p", str(prompt), "--executor", "dask"]
+
+
+def test_loops_run_on_both_workers_and_every_branch_comes_home(
+        ralph: Ralph, tmp_path: Path, cluster: Cluster) -> None:
+    args = _setup(ralph, tmp_path, ["a", "b", "c", "d"])
+    head = git(ralph.path, "rev-parse", "HEAD")
+    result = ralph.run("fleet", *args, "--address", cluster.address, "-j", "4", "--id", "d1")
+    assert result.ret == 0, result
+    loops = _fleet(ralph.path)["loops"]
+    assert [loop["verdict"] for loop in loops] == ["complete"] * 4
+    workers = {loop["where"] for loop in loops}
+    assert workers == set(cluster.addresses.values())
+    clones = [loop["workdir"] for loop in loops]
+    assert len(set(clones)) == 4  # each loop in its own clone, gone afterwards
+    assert not any(Path(clone).exists() for clone in clones)
+    assert all(not clone.startswith(str(ralph.path)) for clone in clones)
+    for loop in loops:
+        assert loop["commits"] == 1
+        fixed = git(ralph.path, "show", f"{loop['branch']}:{loop['folder']}/calc.py")
+        assert "a + b" in fixed  # the branch arrived in the source repository
+        assert (ralph.path / "fleet" / loop["report"]).is_file()
+    assert git(ralph.path, "rev-parse", "HEAD") == head
+    assert git(ralph.path, "branch", "--show-current").strip() == "main"
+
+
+def _worker_of(pid: int, workers: dict[str, subprocess.Popen[bytes]]) -> str | None:
+    """The name of the worker whose process ``pid`` descends from."""
+    by_pid = {proc.pid: name for name, proc in workers.items()}
+    while pid > 1:
+        if pid in by_pid:
+            return by_pid[pid]
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            return None
+    return None
+
+
+def test_a_worker_killed_mid_loop_loses_nothing_finished(
+        ralph: Ralph, tmp_path: Path, cluster: Cluster) -> None:
+    args = _setup(ralph, tmp_path, ["a", "b", "c", "d"])
+    marks = tmp_path / "marks"
+    proc = subprocess.Popen([sys.executable, "-m", "ralph_verify", "fleet", *args,
+                             "--address", cluster.address, "-j", "4", "--id", "k1"],
+                            cwd=ralph.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        # Wait until some loop finished and another is in its agent: kill that one's worker.
+        deadline = time.monotonic() + 240
+        victim = None
+        while victim is None:
+            assert time.monotonic() < deadline and proc.poll() is None, proc.stdout
+            done = (ralph.path / "fleet/fleet.json").is_file() and any(
+                loop.get("verdict") == "complete" for loop in _fleet(ralph.path)["loops"])
+            for mark in marks.glob("started-*"):
+                pid = int(mark.read_text().split()[0])
+                name = _worker_of(pid, cluster.workers)
+                if done and name is not None:
+                    victim = name
+            time.sleep(0.1)
+        finished_before = [loop["name"] for loop in _fleet(ralph.path)["loops"]
+                           if loop.get("verdict") == "complete"]
+        os.kill(cluster.workers[victim].pid, signal.SIGKILL)
+        cluster.workers[victim].wait()
+        out, _ = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, out.decode()
+    loops = {loop["name"]: loop for loop in _fleet(ralph.path)["loops"]}
+    assert {loop["verdict"] for loop in loops.values()} == {"complete"}
+    for name in finished_before:  # finished before the kill: kept, not run again
+        assert loops[name]["attempts"] == 1
+    survivor = cluster.addresses["w2" if victim == "w1" else "w1"]
+    rerun = [loop for loop in loops.values() if loop["attempts"] > 1]
+    assert rerun, loops  # the killed loop was run again...
+    assert all(loop["where"] == survivor for loop in rerun)  # ...on the other worker
+    for loop in loops.values():
+        assert "a + b" in git(ralph.path, "show", f"{loop['branch']}:{loop['folder']}/calc.py")
+
+
+def test_the_core_never_imports_dask(ralph: Ralph) -> None:
+    """The dask executor is a plugin its entry point loads; nothing imports Dask until a fleet
+    runs with --executor dask."""
+    code = ("import sys\nfrom ralph_verify.session import main\n"
+            "assert main(['plugins']) == 0\nassert main(['fleet', '--help']) == 0\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ralph.path, capture_output=True,
+                          text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "dask  [ralph-verify" in proc.stdout  # registered through its entry point
+    assert proc.stdout.rstrip().endswith("[]")
