@@ -64,10 +64,14 @@ def test_plain_lines_when_not_a_terminal_from_waiting_to_the_verdict(ralph: Ralp
     _project(ralph)
     watcher = subprocess.Popen(_watch_argv(), cwd=ralph.path, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
-    time.sleep(0.5)  # the watcher starts before the run and waits for it
+    # The watcher starts before the run and waits for it: its first line says so, and only
+    # then does the run start (a fixed sleep loses that race on a loaded machine).
+    assert watcher.stdout is not None
+    first = watcher.stdout.readline()
     run = _start_run(ralph)
     run_out, _ = run.communicate(timeout=120)
-    out, err = watcher.communicate(timeout=60)
+    rest, err = watcher.communicate(timeout=60)
+    out = first + rest
     assert run.returncode == 0, run_out
     assert watcher.returncode == 0, err
     assert "\x1b" not in out
