@@ -2,15 +2,20 @@
 
 ``UsageError`` (bad option, spec, config, plugin) prints ``ERROR: ...`` and
 exits 2 with no traceback; Ctrl-C exits 130; any other exception is a bug and
-is shown with its traceback (exit 4).
+is shown with its traceback (exit 4). A reader that goes away (``| head -1``)
+never changes the exit code: the rest of the output goes to /dev/null and the
+verdict is still decided and returned.
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, TextIO
 
 
 class ExitCode(enum.IntEnum):
@@ -36,17 +41,13 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
 
         print(version())
         return ExitCode.OK
-    try:
+    with _pipe_safe_output():
         if argv[:1] == ["hook"]:
             # An agent hook must never fail its agent (exit 2 would block it): see hookrun.
             from ralph_verify.hookrun import safe_main
 
             return safe_main(argv, plugins)
         return _main(argv, plugins)
-    except BrokenPipeError:
-        # Output piped into `head` and closed: not an error of ours.
-        sys.stderr.close()
-        return ExitCode.OK
 
 
 def _main(argv: list[str], plugins: Sequence[object]) -> int:
@@ -69,8 +70,6 @@ def _main(argv: list[str], plugins: Sequence[object]) -> int:
         print(f"\nralph-verify: interrupted ({exc.args[0] if exc.args else 'Ctrl-C'})",
               file=sys.stderr)
         return ExitCode.INTERRUPTED
-    except BrokenPipeError:
-        raise  # handled by main(): output piped into `head` is not a bug
     except SystemExit as exc:  # argparse --help
         return int(exc.code or 0) if isinstance(exc.code, int) or exc.code is None else 2
     except Exception:
@@ -92,3 +91,63 @@ def verification_exit_code(passed: bool, errored: bool) -> ExitCode:
     if errored:
         return ExitCode.CHECK_ERROR
     return ExitCode.OK if passed else ExitCode.CHECKS_FAILED
+
+
+class _PipeSafeStream:
+    """A stand-in for stdout/stderr that survives its reader going away.
+
+    ``check | head -1`` closes the pipe after one line; the verdict must still be
+    decided and returned as the exit code (``set -o pipefail`` relies on it), so
+    once a write fails with EPIPE the file descriptor is pointed at /dev/null and
+    everything after goes nowhere, silently.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._divert()
+            return len(text)
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._divert()
+
+    def _divert(self) -> None:
+        try:
+            fd = self._stream.fileno()
+        except (OSError, ValueError):
+            return
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, fd)
+        finally:
+            os.close(null)
+        # What the stream still holds in its buffer now drains into /dev/null.
+        with contextlib.suppress(OSError, ValueError):
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _pipe_safe_output() -> Iterator[None]:
+    saved = sys.stdout, sys.stderr
+    sys.stdout = _PipeSafeStream(saved[0])  # type: ignore[assignment]  # a TextIO look-alike
+    sys.stderr = _PipeSafeStream(saved[1])  # type: ignore[assignment]  # a TextIO look-alike
+    try:
+        yield
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        sys.stdout, sys.stderr = saved
