@@ -143,8 +143,8 @@ class _PipeSafeStream:
 @contextlib.contextmanager
 def _pipe_safe_output() -> Iterator[None]:
     saved = sys.stdout, sys.stderr
-    sys.stdout = _PipeSafeStream(saved[0])  # type: ignore[assignment]  # a TextIO look-alike
-    sys.stderr = _PipeSafeStream(saved[1])  # type: ignore[assignment]  # a TextIO look-alike
+    sys.stdout = _PipeSafeStream(saved[0])
+    sys.stderr = _PipeSafeStream(saved[1])
     try:
         yield
         sys.stdout.flush()
