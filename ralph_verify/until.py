@@ -3,14 +3,17 @@
 ::
 
     until  := spec ("," spec)*
-    spec   := ["!"] name [":" arg] [op number ["%"]]
+    spec   := ["!"] name [":" arg] [bound | op number ["%"]]
+    bound  := ".min=" number ["%"] | ".max=" number ["%"]
     arg    := '"' chars '"' | chars up to "," or an operator
     op     := ">=" | ">" | "<=" | "<" | "=="
 
-Whitespace around specs and around an operator is ignored. Inside quotes a
-backslash escapes ``"`` and ``\\``. The parser knows no check names: the
-registry resolves them afterwards, using the positions kept on each spec to
-point at the bad character.
+``coverage.min=80`` means ``coverage>=80`` and ``lint.max=3`` means ``lint<=3``:
+the same check, spelled without ``>`` and ``<``, which the shell reads as
+redirections when the spec is not quoted. Whitespace around specs and around an
+operator is ignored. Inside quotes a backslash escapes ``"`` and ``\\``. The
+parser knows no check names: the registry resolves them afterwards, using the
+positions kept on each spec to point at the bad character.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from typing import Protocol
 from ralph_verify.errors import UsageError
 
 OPERATORS = (">=", "<=", "==", ">", "<")
+#: The spellings with no shell metacharacters, and the operator each stands for.
+BOUNDS = {".min=": ">=", ".max=": "<="}
+_BOUND = re.compile(r"\.(?:min|max)=[0-9]")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 
@@ -97,7 +103,7 @@ def parse_until(text: str, *, source: str = "--until") -> list[CheckSpec]:
     for start, end in _split_items(text, source):
         specs.append(_parse_item(text, start, end, source))
     if not specs:
-        raise SpecError("no checks given (example: tests,lint,coverage>=80)", text, 0,
+        raise SpecError("no checks given (example: tests,lint,coverage.min=80)", text, 0,
                         source=source)
     return specs
 
@@ -169,16 +175,19 @@ def _parse_item(text: str, start: int, end: int, source: str) -> CheckSpec:
     while pos < stop and text[pos].isspace():
         pos += 1
     if pos < stop:
-        op = next((o for o in OPERATORS if text.startswith(o, pos)), None)
+        bound = next((b for b in BOUNDS if text.startswith(b, pos)), None)
+        op = BOUNDS[bound] if bound else next((o for o in OPERATORS if text.startswith(o, pos)),
+                                              None)
         if op is None:
-            raise fail("expected ',' or an operator (>=, >, <=, <, ==) here", pos)
+            raise fail("expected ',', .min=N, .max=N or an operator (>=, >, <=, <, ==) here",
+                       pos)
         op_offset = pos
-        pos += len(op)
+        pos += len(bound or op)
         while pos < stop and text[pos].isspace():
             pos += 1
         number = _NUMBER.match(text, pos, stop)
         if number is None:
-            raise fail(f"expected a number after '{op}'", pos)
+            raise fail(f"expected a number after '{bound or op}'", pos)
         threshold = float(number.group())
         pos = number.end()
         if pos < stop and text[pos] == "%":
@@ -208,7 +217,8 @@ def _parse_arg(text: str, pos: int, stop: int, fail: _Fail) -> tuple[str, int]:
             raise fail("empty argument after ':'", pos)
         return "".join(chars), index + 1
     index = pos
-    while index < stop and not any(text.startswith(o, index) for o in OPERATORS):
+    while index < stop and not any(text.startswith(o, index) for o in OPERATORS) \
+            and not _BOUND.match(text, index, stop):
         index += 1
     value = text[pos:index].rstrip()
     if not value:
@@ -218,3 +228,53 @@ def _parse_arg(text: str, pos: int, stop: int, fail: _Fail) -> tuple[str, int]:
 
 class _Fail(Protocol):
     def __call__(self, problem: str, position: int, hint: str = "") -> SpecError: ...
+
+
+#: A file the shell made from an unquoted ``>=80`` or ``>80`` (with what followed, if any).
+_REDIRECT_NAME = re.compile(r"(=?)([0-9]+(?:\.[0-9]+)?%?)(?:,.*)?")
+_JUST_NOW = 120.0
+
+
+def redirect_trap(specs: list[CheckSpec], takes_threshold: Callable[[str], bool]) -> str | None:
+    """A message when ``--until a,coverage>=80`` lost its threshold to the shell, else None.
+
+    Unquoted, ``>=80`` is a redirection: bash writes our stdout to a new file
+    ``=80`` and passes ``coverage``, which would then pass at any coverage. The
+    signs together: the last spec is a bare name that takes a threshold, and
+    stdout is a regular file, made moments ago in the current directory, whose
+    name looks like the rest of a threshold.
+    """
+    import os
+    import stat
+    import time
+
+    if not specs:
+        return None
+    last = specs[-1]
+    if last.op is not None or last.arg is not None or not takes_threshold(last.name):
+        return None
+    try:
+        out = os.fstat(1)
+        if not stat.S_ISREG(out.st_mode) or time.time() - out.st_ctime > _JUST_NOW:
+            return None
+        with os.scandir(".") as entries:
+            for entry in entries:
+                match = _REDIRECT_NAME.fullmatch(entry.name)
+                if match is None or not entry.is_file(follow_symlinks=False):
+                    continue
+                found = entry.stat(follow_symlinks=False)
+                if (found.st_dev, found.st_ino) == (out.st_dev, out.st_ino):
+                    return _trap_message(last, entry.name, match)
+    except OSError:
+        return None
+    return None
+
+
+def _trap_message(last: CheckSpec, file_name: str, match: re.Match[str]) -> str:
+    equals, number = match.group(1), match.group(2)
+    written = f"{last.name}>{file_name}"
+    quoted = f"--until '{last.source_text.rstrip()[:-len(last.text)]}{written}'"
+    safer = f" or write {last.name}.min={number}" if equals else ""
+    return (f"the shell took '>{file_name}' as a redirection: '{written}' was not quoted, so "
+            f"stdout went to a new file {file_name!r} and '{last.name}' lost its threshold. "
+            f"Quote the spec ({quoted}){safer}, then delete the file {file_name!r}")

@@ -23,7 +23,8 @@ def test_help_lists_commands_and_exit_codes(ralph: Ralph) -> None:
 def test_check_help_explains_until(ralph: Ralph) -> None:
     result = ralph.run_subprocess("check", "--help")
     assert result.ret == 0
-    assert "--until SPECS" in result.out and "tests,lint,types,coverage>=80" in result.out
+    assert "--until SPECS" in result.out and "tests,lint,types,coverage.min=80" in result.out
+    assert "quote operators in a shell" in " ".join(result.out.split())
 
 
 def test_missing_command_is_a_usage_error(ralph: Ralph) -> None:

@@ -30,6 +30,13 @@ def test_names_and_aliases_split_on_commas() -> None:
         ("cmd:make X=1", CheckSpec("cmd", arg="make X=1")),
         ("coverage >= 80", CheckSpec("coverage", op=">=", threshold=80)),
         ("tests:new", CheckSpec("tests", arg="new")),
+        ("coverage.min=80", CheckSpec("coverage", op=">=", threshold=80)),
+        ("coverage.min=80%", CheckSpec("coverage", op=">=", threshold=80, percent=True)),
+        ("lint.max=3", CheckSpec("lint", op="<=", threshold=3)),
+        ("tests.min=120", CheckSpec("tests", op=">=", threshold=120)),
+        ("files:src/*.py.min=3", CheckSpec("files", arg="src/*.py", op=">=", threshold=3)),
+        ("files:src/app.py", CheckSpec("files", arg="src/app.py")),
+        ('cmd:"x.min=3"', CheckSpec("cmd", arg="x.min=3")),
     ],
 )
 def test_spec_forms(text: str, expected: CheckSpec) -> None:
@@ -52,12 +59,14 @@ def test_quoted_argument_keeps_commas_and_the_next_spec_follows() -> None:
         ("tests,,lint", 6, "empty check spec"),
         ("tests,", 6, "empty check spec"),
         ("tests,9lint", 6, "expected a check name"),
-        ("coverage=>80", 8, "expected ',' or an operator"),
+        ("coverage=>80", 8, "expected ',', .min=N, .max=N or an operator"),
         ("coverage>=", 10, "expected a number after '>='"),
         ("coverage>=8o", 11, "unexpected text after the threshold"),
         ('cmd:"make docs', 4, "unterminated quote"),
         ("files:", 6, "empty argument"),
         ("", 0, "empty check spec"),
+        ("coverage.min=", 13, "expected a number after '.min='"),
+        ("coverage.mn=80", 8, "expected ',', .min=N, .max=N or an operator"),
     ],
 )
 def test_bad_specs_point_at_the_bad_character(text: str, caret: int, problem: str) -> None:

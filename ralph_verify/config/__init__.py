@@ -133,13 +133,27 @@ class Config:
                 specs = parse_until(value, source=where)
             else:
                 specs = [parse_spec(item, source=f"{where}[{i}]") for i, item in enumerate(value)]
+            if not specs:
+                raise UsageError(
+                    f"{where} is empty: with no checks nothing would be verified; list at least "
+                    "one, e.g. until = [\"tests\", \"lint\", \"coverage.min=80\"]")
         else:
             raise UsageError(
-                "no checks to run: pass --until (for example --until tests,lint,coverage>=80) "
+                "no checks to run: pass --until (for example --until tests,lint,coverage.min=80) "
                 f"or set until = [...] in {TABLE_HINT}")
         for spec in specs:
             self.registry.resolve(spec)
+        if cli is not None:
+            from ralph_verify.until import redirect_trap
+
+            trap = redirect_trap(specs, self._takes_threshold)
+            if trap is not None:
+                raise UsageError(trap)
         return specs
+
+    def _takes_threshold(self, name: str) -> bool:
+        check_type = self.registry.get(name)
+        return check_type is not None and check_type.threshold is not None
 
     def build_checks(self, specs: Sequence[CheckSpec] | None = None) -> list[Check]:
         return self.registry.build(self.until_specs() if specs is None else specs, self,

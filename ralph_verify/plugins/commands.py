@@ -15,13 +15,14 @@ def ralph_addoption(parser: Parser) -> None:
         description="Run the checks of --until (or [tool.ralph-verify] until) once against the "
                     "working tree and print one line per check, then the feedback an agent "
                     "would get.\n\nexamples:\n"
-                    "  ralph-verify check --until tests,lint,types,coverage>=80\n"
+                    "  ralph-verify check --until tests,lint,types,coverage.min=80\n"
                     "  ralph-verify check --until 'tests>=120,files:src/app.py,"
                     "!files:jest.config.js,cmd:\"make docs\"' --json",
     )
     parser.addoption("--until", setting="until", setting_type=list[str] | str, metavar="SPECS",
                      help="comma-separated checks that must pass, e.g. "
-                          "tests,lint,types,coverage>=80 (see 'ralph-verify checks')")
+                          "tests,lint,types,coverage.min=80 (quote operators in a shell: "
+                          "'coverage>=80'; see 'ralph-verify checks')")
     parser.addoption("-q", "--quiet", scope="output", action="store_true", default=False,
                      help="print nothing but errors (the exit code tells the verdict)")
     parser.add_command("checks", list_checks,

@@ -61,7 +61,7 @@ def ralph_addoption(parser: Parser) -> None:
                     "  ralph-verify run --agent cmd:\"python fix.py\" --until tests,lint "
                     "--max-iterations 10 -p PROMPT.md\n"
                     "  ralph-verify run --agent replay:examples/tdd-kata/replay "
-                    "--until tests,coverage>=90\n"
+                    "--until tests,coverage.min=90\n"
                     "  ralph-verify run --resume",
         epilog=run_epilog(),
     )

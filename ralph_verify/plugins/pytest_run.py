@@ -513,7 +513,7 @@ def line_ranges(statements: list[int], missing: list[int], max_chars: int = 200)
 def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
         name="tests", aliases=("pytest",), factory=TestsCheck, options=TestsOptions,
-        threshold="minimum number of passing tests (tests>=120)", arg="optional",
+        threshold="minimum number of passing tests (tests.min=120)", arg="optional",
         arg_help="new: in a loop, only failures that were not there at the baseline count "
                  "(tests:new)",
         help="the pytest suite passes (run once with ralph-verify's own pytest plugin, which "
@@ -522,7 +522,7 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
     ))
     registry.add(CheckType(
         name="coverage", aliases=("cov",), factory=CoverageCheck, options=CoverageOptions,
-        threshold="total coverage in percent, as 'coverage report' prints it (coverage>=80)",
+        threshold="total coverage in percent, as 'coverage report' prints it (coverage.min=80)",
         help="coverage of the same pytest run, read with 'coverage json' and the project's "
              "coverage config (without a threshold: the project's fail_under)",
     ))
