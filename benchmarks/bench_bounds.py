@@ -62,6 +62,21 @@ def junit_text() -> tuple[Path, list[str]]:
     return root, ["--until", "junit:junit.xml"]
 
 
+def junit_one_failure() -> tuple[Path, list[str]]:
+    """A JUnit file whose one failure carries 200 MB of text."""
+    root = _project("junit_one_failure")
+    path = root / "junit.xml"
+    if not path.exists():
+        line = "x" * 99 + "\n"
+        with path.open("w") as out:
+            out.write('<testsuite name="s" tests="1">\n<testcase classname="c" name="t">'
+                      '<failure message="boom">')
+            for _ in range(200):
+                out.write(line * 10_000)
+            out.write("E   ValueError: the cause</failure></testcase>\n</testsuite>\n")
+    return root, ["--until", "junit:junit.xml"]
+
+
 def huge_stdout() -> tuple[Path, list[str]]:
     """A lint command printing 1 GB: a JSON list of 2.5 million violations."""
     script = HOME / "print_gb.py"
@@ -84,7 +99,7 @@ def huge_stdout() -> tuple[Path, list[str]]:
 
 CASES: dict[str, Callable[[], tuple[Path, list[str]]]] = {
     "long_name": long_name, "many_messages": many_messages, "junit_text": junit_text,
-    "huge_stdout": huge_stdout,
+    "junit_one_failure": junit_one_failure, "huge_stdout": huge_stdout,
 }
 
 

@@ -7,12 +7,13 @@ import os
 from ralph_verify import hookimpl
 from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
 from ralph_verify.process import tail_of_file
+from ralph_verify.redact import cut
 from ralph_verify.verification import VerifyContext
 
 
 def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[-1][:200] if lines else ""
+    return cut(lines[-1], 200) if lines else ""
 
 
 class CommandCheck(Check):

@@ -28,6 +28,7 @@ from ralph_verify.checks import (
     Status,
 )
 from ralph_verify.process import ToolError, ToolRun, head_of_file
+from ralph_verify.redact import cut
 from ralph_verify.tool_output import (
     clip_tail,
     count_summary,
@@ -211,7 +212,7 @@ def _first_cause(run: ToolRun) -> str:
     """The line of ruff's stderr that says what went wrong (``Cause: ...``)."""
     lines = [line.strip() for line in head_of_file(run.stderr_path).splitlines() if line.strip()]
     causes = [line.removeprefix("Cause:").strip() for line in lines if line.startswith("Cause:")]
-    return (causes or lines or ["no output"])[0][:200]
+    return cut((causes or lines or ["no output"])[0], 200)
 
 
 class RuffCheck(Check):
