@@ -107,6 +107,11 @@ class Redactor:
         return value
 
 
+def _token_like(piece: str) -> bool:
+    """A piece that cannot be an ordinary word ("password", "localhost")."""
+    return not (piece.isalpha() and (piece.islower() or piece.isupper()))
+
+
 def _cut_prefixes(text: str, form: str, name: str) -> str:
     """Redact pieces of ``text`` that are a cut-off start of ``form``."""
     head = form[:PARTIAL_MIN]
@@ -116,7 +121,7 @@ def _cut_prefixes(text: str, form: str, name: str) -> str:
         limit = min(len(text), start + len(form))
         while end < limit and text[end] == form[end - start]:
             end += 1
-        if end == len(text) or not text[end].isalnum():
+        if (end == len(text) or not text[end].isalnum()) and _token_like(text[start:end]):
             marker = f"[redacted:{name}]"
             text = text[:start] + marker + text[end:]
             end = start + len(marker)
@@ -135,7 +140,7 @@ def _cut_suffixes(text: str, form: str, name: str) -> str:
         while start > 0 and offset > 0 and text[start - 1] == form[offset - 1]:
             start -= 1
             offset -= 1
-        if start == 0 or not text[start - 1].isalnum():
+        if (start == 0 or not text[start - 1].isalnum()) and _token_like(text[start:end]):
             text = text[:start] + f"[redacted:{name}]" + text[end:]
         if start == 0:
             break

@@ -83,6 +83,7 @@ def test_every_spelling_and_every_cut_piece_is_redacted() -> None:
     assert redact_data({"a": [f"x{PASSWORD}y"]}, env) == {"a": ["x[redacted:API_KEY]y"]}
     # An ordinary word that merely starts like a secret is left alone.
     assert redact(f"{TOKEN[:PARTIAL_MIN]}abc", env) == f"{TOKEN[:PARTIAL_MIN]}abc"
+    assert redact("password: wrong", {"DB_PASSWORD": "password-Xy7-long"}) == "password: wrong"
 
 
 def test_a_secret_path_does_not_redact_its_neighbours() -> None:
