@@ -14,6 +14,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -105,15 +106,19 @@ CASES: dict[str, Callable[[], tuple[Path, list[str]]]] = {
 
 def measure(root: Path, args: list[str], limit: float) -> str:
     started = time.perf_counter()
+    proc = subprocess.Popen(["/usr/bin/time", "-v", sys.executable, "-m", "ralph_verify",
+                             "check", *args], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=os.environ.copy(),
+                            start_new_session=True)
     try:
-        proc = subprocess.run(["/usr/bin/time", "-v", sys.executable, "-m", "ralph_verify",
-                               "check", *args], cwd=root, capture_output=True, text=True,
-                              timeout=limit, env=os.environ.copy())
+        stdout, stderr = proc.communicate(timeout=limit)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the whole tree: time, ralph-verify, the tool
+        proc.communicate()
         return f"stopped after {limit:.0f} s"
     wall = time.perf_counter() - started
-    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith(("FAILED ", "ERROR ",
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
+    lines = [ln for ln in stdout.splitlines() if ln.startswith(("FAILED ", "ERROR ",
                                                                      "PASSED "))]
     peak = f"{int(rss.group(1)) / 1024:.0f} MiB" if rss else "?"
     return f"{wall:.1f} s, peak RSS {peak}, exit {proc.returncode}: {' | '.join(lines)[:160]}"
