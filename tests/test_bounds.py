@@ -99,11 +99,11 @@ def test_the_agent_log_is_capped_keeping_its_head_and_tail(
     assert sys.getsizeof(log) < 2_000_000
 
 
-def test_failing_tests_without_kept_details_are_said_to_be_left_out(
+def test_failing_tests_not_kept_are_counted_and_said_to_be_left_out(
         ralph: Ralph, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ralph_verify.plugins import junit
+    from ralph_verify import verification
 
-    monkeypatch.setattr(junit, "MAX_FAILURES", 20)
+    monkeypatch.setattr(verification, "MAX_KEPT_FAILURES", 20)
     causes = ["cause A", "cause B", "cause C"]
     cases = "".join(f'<testcase classname="c" name="t{i}"><failure message="{causes[i % 3]}">'
                     f"E   ValueError: {causes[i % 3]}</failure></testcase>\n" for i in range(50))
@@ -112,6 +112,7 @@ def test_failing_tests_without_kept_details_are_said_to_be_left_out(
     assert result.ret == 1, result
     check = result.json()["checks"][0]
     assert check["counts"]["failed"] == 50 and len(check["failures"]) == 20
+    assert check["unkept"] == 30
     feedback = result.json()["feedback"]
     assert "nothing left out" not in feedback.lower()
     assert ("Shown: 3 of 3 failure groups (20 of 50 failures). 30 failures of junit:junit.xml "
