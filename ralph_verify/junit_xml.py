@@ -137,6 +137,8 @@ def iter_cases(path: Path) -> Iterator[TestCaseResult]:
     """
     import xml.etree.ElementTree as ET
 
+    from ralph_verify.xml_stream import iterparse_bounded
+
     try:
         if path.stat().st_size == 0:
             raise JUnitError(f"{path}: the file is empty (did the tool stop while writing it?)")
@@ -150,7 +152,8 @@ def iter_cases(path: Path) -> Iterator[TestCaseResult]:
         _refuse_dtd(handle, path)
         handle.seek(0)
         try:
-            for event, elem in ET.iterparse(handle, events=("start", "end")):
+            # Each text cut to KEEP_CHARS while it is read: a 200 MB failure costs 64 KB.
+            for event, elem in iterparse_bounded(handle, KEEP_CHARS):
                 if event == "start":
                     if not stack and elem.tag not in _SUITE_TAGS:
                         raise JUnitError(f"{path}: not JUnit XML (the root element is "
@@ -374,7 +377,7 @@ def _first_meaningful(lines: list[str]) -> str:
 def _bounded(text: str) -> str:
     """A failure's text redacted, its middle cut past :data:`KEEP_CHARS` (the head says what
     failed, the tail where), so no later step costs more than that."""
-    if len(text) > KEEP_CHARS:
+    if len(text) > KEEP_CHARS + 100:  # the reader has already cut it (with a note)
         cut = len(text) - KEEP_CHARS
         text = (text[: KEEP_CHARS // 4] + f"\n[... {cut} characters cut ...]\n"
                 + text[-(KEEP_CHARS - KEEP_CHARS // 4):])
