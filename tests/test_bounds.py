@@ -117,3 +117,27 @@ def test_failing_tests_not_kept_are_counted_and_said_to_be_left_out(
     assert "nothing left out" not in feedback.lower()
     assert ("Shown: 3 of 3 failure groups (20 of 50 failures). 30 failures of junit:junit.xml "
             "were counted but not kept, so they are not shown.") in feedback
+
+
+def test_the_xml_reader_keeps_a_bounded_head_and_tail_of_each_text(tmp_path: Path) -> None:
+    import tracemalloc
+
+    from ralph_verify.xml_stream import iterparse_bounded
+
+    body = "HEAD " + "x" * 5_000_000 + " TAIL"
+    path = tmp_path / "big.xml"
+    path.write_text(f'<testsuite><testcase name="t"><failure>{body}</failure></testcase>'
+                    "</testsuite>")
+    tracemalloc.start()
+    try:
+        with path.open("rb") as handle:
+            ends = [elem for event, elem in iterparse_bounded(handle, 4000) if event == "end"]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    failure = ends[0]
+    assert failure.tag == "failure" and failure.text is not None
+    assert failure.text.startswith("HEAD ") and failure.text.endswith(" TAIL")
+    assert f"\n[... {len(body) - 4000} characters cut ...]\n" in failure.text
+    assert len(failure.text) < 4100
+    assert peak < 2_000_000, peak  # the 5 MB text is never held whole
