@@ -72,8 +72,8 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = os.environ.get("RALPH_VERIFY_RECORD_DIR")
     if not folder:
         return
-    _root = str(config.rootpath)
-    _out = open(os.path.join(folder, f"record-{os.getpid()}.jsonl"), "a",  # noqa: SIM115
+    _root = str(getattr(config, "rootpath", None) or getattr(config, "rootdir", ""))  # pytest<6.1
+    _out = open(os.path.join(folder, f"record-{os.getpid()}.jsonl"), "a",  # noqa: SIM115  # open all session
                 encoding="utf-8")
     _write({"k": "start", "pytest": pytest.__version__, "worker": _worker(config),
             "root": _root})
