@@ -12,6 +12,7 @@ import pytest
 
 from ralph_verify.plugins.pytest_run import line_ranges, rerun_args
 from ralph_verify.testing import Ralph
+from tests.loop_helpers import agent, prompt, state
 
 CALC = """
 def add(a, b):
@@ -355,3 +356,38 @@ def test_a_rewrite_within_the_same_second_is_tested_not_stale_bytecode(
     assert result.ret == 0, result
     # Our runs leave no bytecode in the project either.
     assert not list(ralph.path.rglob("__pycache__"))
+
+
+#: An agent that "fixes" add with a flaky implementation: every full run fails, every
+#: re-run passes (a marker outside the project flips each call).
+FLAKY_FIX = '''
+pathlib.Path("calc.py").write_text(
+    "import pathlib\\n\\n\\n"
+    "def add(a, b):\\n"
+    "    marker = pathlib.Path(__file__).resolve().parent.parent / 'flip'\\n"
+    "    if marker.exists():\\n"
+    "        marker.unlink()\\n"
+    "        return a + b\\n"
+    "    marker.write_text('x')\\n"
+    "    return 0\\n\\n\\n"
+    "def sub(a, b):\\n"
+    "    return a - b\\n")
+'''
+
+
+def test_a_loop_never_completes_on_a_flaky_test_unless_allowed(ralph: Ralph) -> None:
+    project(ralph, "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    (ralph.path / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    result = ralph.run("run", "--agent", agent(ralph, FLAKY_FIX), "--until", "tests",
+                       "--max-iterations", "2", "fix add")
+    assert result.ret != 0, result
+    assert state(ralph)["verdict"]["verdict"] == "max-iterations"
+    # The agent is told the test was flaky, and why that still blocks.
+    second = prompt(ralph, 2)
+    assert "tests/test_calc.py::test_add" in second
+    assert "flaky: failed in this verification, then passed on a re-run" in second
+    ralph.makepyproject('[tool.ralph-verify.checks.tests]\nflaky = "allow"\n')
+    result = ralph.run("run", "--agent", agent(ralph, FLAKY_FIX), "--until", "tests",
+                       "--max-iterations", "2", "--allow-dirty", "fix add")
+    assert result.ret == 0, result
+    assert state(ralph)["verdict"]["verdict"] == "complete"
