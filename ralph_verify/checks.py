@@ -194,6 +194,11 @@ class CheckType:
     arg: Literal["none", "optional", "required"] = "none"
     arg_help: str = ""
     threshold: str | None = None
+    #: The largest threshold that makes sense (100 for a percentage); above it: a usage error.
+    threshold_max: float | None = None
+    #: The only arguments accepted (empty: any); ``loop_args`` need a session (``run``).
+    arg_choices: tuple[str, ...] = ()
+    loop_args: tuple[str, ...] = ()
     negatable: bool = False
     options: type[CheckOptions] = CheckOptions
     plugin: str = ""
@@ -275,6 +280,16 @@ class CheckRegistry:
                        spec.name_offset + len(spec.name))
         if spec.op is not None and check_type.threshold is None:
             raise fail(f"check {check_type.name!r} takes no threshold", spec.op_offset)
+        if spec.arg is not None and check_type.arg_choices \
+                and spec.arg not in check_type.arg_choices:
+            raise fail(f"check {check_type.name!r} accepts only "
+                       f"{', '.join(check_type.name + ':' + a for a in check_type.arg_choices)}",
+                       spec.name_offset + len(spec.name) + 1)
+        if check_type.threshold_max is not None and spec.threshold is not None \
+                and spec.threshold > check_type.threshold_max:
+            raise fail(f"threshold {spec.threshold:g} of {check_type.name!r} can never be "
+                       f"reached: it is at most {check_type.threshold_max:g}", spec.op_offset,
+                       hint=f"{check_type.name}: {check_type.threshold}")
         return check_type
 
     def build(self, specs: Sequence[CheckSpec], config: Config,

@@ -38,12 +38,19 @@ def read_task(config: Config) -> str:
             return path.read_text(encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"--prompt {prompt}: cannot read it ({exc.strerror})") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"--prompt {prompt}: not a UTF-8 text file (the task must be "
+                             "text, e.g. a PROMPT.md)") from None
     task = getattr(config.option, "task", None)
     if task:
         return str(task)
     default = config.root / "PROMPT.md"
     if default.is_file():
-        return default.read_text(encoding="utf-8")
+        try:
+            return default.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{default}: not a UTF-8 text file (the task must be text)") \
+                from None
     raise UsageError("no task: pass -p PROMPT.md, or the task as text "
                      "(ralph-verify run --agent ... --until ... 'make the tests pass'), "
                      "or put it in PROMPT.md in the project root")

@@ -8,6 +8,7 @@ declare options and checks, parses the command line and validates the config.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
@@ -313,10 +314,36 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = ()) -> Config:
     registry = CheckRegistry(plugin_of_module=lambda module: plugin_name_of(pm, module))
     pm.hook.ralph_register_checks(registry=registry)
     check_options = validate_checks(table.get("checks", {}), registry, pyproject)
+    _check_disabled(pm, disabled, registry)
     config = Config(pm, parser, namespace, command, root, pyproject, file_settings, registry,
                     check_options, args)
     pm.hook.ralph_configure.call_historic(kwargs={"config": config})
     return config
+
+
+def _check_disabled(pm: pluggy.PluginManager, disabled: Sequence[str],
+                    registry: CheckRegistry) -> None:
+    """``-p no:NAME`` must name a plugin: ``-p no:lint`` silently disabling nothing would run
+    the check the user meant to switch off."""
+    known = set(BUILTIN_PLUGINS)
+    with contextlib.suppress(Exception):
+        known.update(entry_point.name for entry_point in _entry_points())
+    known.update(name.strip() for name in os.environ.get(PLUGINS_ENV, "").split(",")
+                 if name.strip())
+    known.update(name for name, plugin in pm.list_name_plugin() if name and plugin is not None)
+    for name in disabled:
+        if name in known:
+            continue
+        check_type = registry.get(name)
+        if check_type is not None:
+            hint = (f"; the {name} check is in plugin {check_type.plugin!r} "
+                    f"(-p no:{check_type.plugin} disables it), or leave {name!r} out of --until")
+        else:
+            import difflib
+
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UsageError(f"-p no:{name}: no plugin {name!r}{hint} (see 'ralph-verify plugins')")
 
 
 def version() -> str:

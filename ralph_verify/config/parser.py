@@ -154,6 +154,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    """argparse type: zero or more (a limit where 0 means "no limit", as its help says)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, got {text}")
+    return value
+
+
 def positive_int(text: str) -> int:
     """argparse type: a whole number of at least 1 (sizes, counts)."""
     try:

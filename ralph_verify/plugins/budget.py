@@ -19,10 +19,13 @@ import contextlib
 import re
 import time
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from ralph_verify import hookimpl
-from ralph_verify.config.parser import Parser
+from ralph_verify.config import Config
+from ralph_verify.config.parser import Parser, non_negative_float, positive_int
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Iteration, Session
@@ -51,17 +54,41 @@ def parse_duration(text: str | float | int) -> float:
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--max-time", scope="loop", setting="max-time", setting_type=str,
-                     default=DEFAULT_MAX_TIME, metavar="DURATION",
+                     type=_duration_arg, default=DEFAULT_MAX_TIME, metavar="DURATION",
                      help=f"stop with verdict budget after this wall time, e.g. 90m, 2h "
-                          f"(default {DEFAULT_MAX_TIME}; checked after each iteration)")
-    parser.addoption("--max-cost", scope="loop", setting="max-cost", type=float,
+                          f"(default {DEFAULT_MAX_TIME}; 0: no limit; checked after each "
+                          "iteration)")
+    parser.addoption("--max-cost", scope="loop", setting="max-cost", type=non_negative_float,
+                     setting_type=Annotated[float, Field(ge=0)],
                      default=DEFAULT_MAX_COST, metavar="USD",
                      help="stop with verdict budget once the agent's reported cost reaches "
-                          f"this (default {DEFAULT_MAX_COST:g} USD; agents that report cost)")
+                          f"this (default {DEFAULT_MAX_COST:g} USD; 0: no limit; agents that "
+                          "report cost)")
     parser.addoption("--max-calls-per-hour", scope="loop", setting="max-calls-per-hour",
-                     type=int, default=DEFAULT_CALLS_PER_HOUR, metavar="N",
+                     type=positive_int, setting_type=Annotated[int, Field(ge=1)],
+                     default=DEFAULT_CALLS_PER_HOUR, metavar="N",
                      help="at most N agent runs in any hour: the loop waits, with a countdown, "
                           f"rather than fail (default {DEFAULT_CALLS_PER_HOUR})")
+
+
+def _duration_arg(text: str) -> str:
+    """argparse type: a duration ``parse_duration`` reads, kept as written."""
+    import argparse
+
+    try:
+        parse_duration(text)
+    except UsageError:
+        raise argparse.ArgumentTypeError(
+            f"expected a duration such as 90m, 2h, 1h30m or seconds, got {text!r}") from None
+    return text
+
+
+@hookimpl
+def ralph_configure(config: Config) -> None:
+    """A bad ``max-time`` in the config file fails before anything runs (no baseline, no
+    branch, no .ralph/)."""
+    if "loop" in config.command.scopes:
+        parse_duration(config.get("max_time"))
 
 
 def _state(session: Session) -> dict[str, Any]:

@@ -36,7 +36,16 @@ def run_check(config: Config) -> int:
     from ralph_verify.session import verification_exit_code
     from ralph_verify.verification import verify
 
-    checks = config.build_checks()
+    specs = config.until_specs()
+    for spec in specs:
+        check_type = config.registry.resolve(spec)
+        if spec.arg is not None and spec.arg in check_type.loop_args:
+            from ralph_verify.errors import UsageError
+
+            raise UsageError(
+                f"{spec.text!r} judges against a session's baseline, so it works only in a loop "
+                f"(ralph-verify run or start); for one verification use {check_type.name!r}")
+    checks = config.build_checks(specs)
     # SIGTERM and SIGHUP (a closed terminal) stop like Ctrl-C: every tool killed, temp
     # folders removed, exit 130.
     with signals.cancel_on_signals(lambda name: True):

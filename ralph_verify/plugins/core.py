@@ -11,7 +11,9 @@ from pydantic import Field
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import Check, CheckResult
+from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser, positive_float, positive_int
+from ralph_verify.errors import UsageError
 from ralph_verify.process import ToolError
 from ralph_verify.verification import VerifyContext
 
@@ -38,6 +40,29 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("-j", "--jobs", setting="jobs", type=positive_int, metavar="N",
                      setting_type=Annotated[int, Field(ge=1)],
                      help="how many checks run at once (default: all of them)")
+
+
+@hookimpl
+def ralph_configure(config: Config) -> None:
+    """A ``--python`` that names nothing runnable fails before anything runs."""
+    configured = config.get("python") if "verify" in config.command.scopes else None
+    if not configured:
+        return
+    from pathlib import Path
+
+    path = Path(str(configured)).expanduser()
+    full = path if path.is_absolute() else config.root / path
+    where = ("--python" if config.source_of("python") == "command line"
+             else f"python in {config.source_of('python')}")
+    if full.is_dir():
+        inside = next((p for p in (full / "bin" / "python", full / "Scripts" / "python.exe")
+                       if p.is_file()), None)
+        hint = f"; did you mean {inside}?" if inside else ""
+        raise UsageError(f"{where} {configured}: is a directory, not a Python interpreter "
+                         f"(give the interpreter itself, e.g. .venv/bin/python){hint}")
+    if not full.exists():
+        raise UsageError(f"{where} {configured}: no such file (give the path of the project's "
+                         "Python interpreter, e.g. .venv/bin/python)")
 
 
 @hookimpl(trylast=True)

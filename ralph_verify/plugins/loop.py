@@ -7,10 +7,13 @@ import json
 import os
 import sys
 import time
+from typing import Annotated
+
+from pydantic import Field
 
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser
+from ralph_verify.config.parser import Parser, positive_float, positive_int
 from ralph_verify.errors import UsageError
 from ralph_verify.terminal_text import strip_controls
 from ralph_verify.tool_output import one_line
@@ -79,14 +82,16 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--agent", scope="loop", setting="agent", metavar="NAME[:ARG]",
                      help="the agent: cmd:COMMAND (prompt on stdin), replay:DIR, or an adapter "
                           "a plugin registers (see 'ralph-verify plugins')")
-    parser.addoption("--max-iterations", scope="loop", setting="max-iterations", type=int,
+    parser.addoption("--max-iterations", scope="loop", setting="max-iterations",
+                     type=positive_int, setting_type=Annotated[int, Field(ge=1)],
                      default=DEFAULT_MAX_ITERATIONS, metavar="N",
                      help=f"stop after N iterations (default {DEFAULT_MAX_ITERATIONS})")
     parser.addoption("--template", scope="loop", setting="template", metavar="FILE",
                      help="prompt template with {{task}}, {{feedback}}, {{iteration}}, "
                           "{{max_iterations}}, {{progress}}, {{rules}}, {{notes}} "
                           "(default: built in)")
-    parser.addoption("--agent-timeout", scope="loop", setting="agent-timeout", type=float,
+    parser.addoption("--agent-timeout", scope="loop", setting="agent-timeout",
+                     type=positive_float, setting_type=Annotated[float, Field(gt=0)],
                      default=DEFAULT_AGENT_TIMEOUT, metavar="SECONDS",
                      help="seconds one agent run may take before its whole process group is "
                           f"killed (default {DEFAULT_AGENT_TIMEOUT:g}: 30 minutes)")
@@ -111,6 +116,18 @@ def ralph_addoption(parser: Parser) -> None:
                      help="how long to wait for the run to stop (default 30)")
     parser.addoption("iteration", scope="rollback", type=int, metavar="N",
                      help="the iteration whose tree to restore (0: the session's start)")
+
+
+@hookimpl
+def ralph_configure(config: Config) -> None:
+    """``run``'s usage errors (bad specs, no or unreadable task) come before anything runs:
+    no lock, no .ralph/, no branch, no baseline."""
+    if config.command.name != "run" or config.get("resume"):
+        return
+    from ralph_verify.records import read_task
+
+    config.until_specs()
+    read_task(config)
 
 
 def run(config: Config) -> int:

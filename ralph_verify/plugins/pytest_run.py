@@ -514,6 +514,7 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
         name="tests", aliases=("pytest",), factory=TestsCheck, options=TestsOptions,
         threshold="minimum number of passing tests (tests.min=120)", arg="optional",
+        arg_choices=("new",), loop_args=("new",),
         arg_help="new: in a loop, only failures that were not there at the baseline count "
                  "(tests:new)",
         help="the pytest suite passes (run once with ralph-verify's own pytest plugin, which "
@@ -523,6 +524,7 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
         name="coverage", aliases=("cov",), factory=CoverageCheck, options=CoverageOptions,
         threshold="total coverage in percent, as 'coverage report' prints it (coverage.min=80)",
+        threshold_max=100,
         help="coverage of the same pytest run, read with 'coverage json' and the project's "
              "coverage config (without a threshold: the project's fail_under)",
     ))

@@ -277,9 +277,10 @@ def test_missing_pytest_or_coverage_or_python_names_the_fix(ralph: Ralph,
     result = ralph.run("check", "--until", "tests,coverage", "--python", python)
     assert result.ret == 3, result
     result.stdout.fnmatch_lines(["ERROR*pytest is not installed in*'pip install pytest'*"] * 2)
+    # A --python that names nothing is the user's mistake: a usage error before anything runs.
     result = ralph.run("check", "--until", "tests", "--python", str(tmp_path / "nope"))
-    assert result.ret == 3, result
-    result.stdout.fnmatch_lines(["ERROR*does not exist (set --python or the python setting)*"])
+    assert result.ret == 2, result
+    assert f"ERROR: --python {tmp_path / 'nope'}: no such file" in result.err
     assert "Traceback" not in result.out + result.err
 
 
