@@ -7,13 +7,20 @@ tree can be restored with ``ralph-verify rollback N``. The user's own
 uncommitted changes are never discarded or committed silently: the run refuses
 to start with them unless ``--allow-dirty``, and then says what it does.
 ``.ralph/`` is kept out of git through ``.git/info/exclude``.
+
+Commits land only on the session's branch: when the agent has checked out another
+branch they are made through a temporary index, moving neither HEAD nor that branch,
+and ``rollback`` refuses to run off the session's branch. Before the agent runs, a
+recovery point (:mod:`ralph_verify.recovery`) keeps the user's branch tip and
+uncommitted work outside the tree, for ``ralph-verify recover``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ralph_verify import git, hookimpl
+from ralph_verify import git, hookimpl, recovery
+from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Iteration, Session
@@ -26,6 +33,11 @@ DEFAULT_PREFIX = "ralph/"
 
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
+    parser.add_command("recover", recover_command, scopes=("recover",),
+                       help="restore the user's branch tip and uncommitted work kept when a "
+                            "session started (after an agent deleted .git, reset or cleaned)")
+    parser.addoption("recovery_session", scope="recover", nargs="?", metavar="SESSION",
+                     help="the session whose recovery point to restore (default: the newest)")
     parser.addoption("--no-branch", scope="loop", setting="no-branch", action="store_true",
                      default=False, help="work on the current branch instead of a new "
                                          "session branch")
@@ -90,6 +102,9 @@ def ralph_session_prepare(session: Session) -> None:
 @hookimpl
 def ralph_session_start(session: Session) -> None:
     state = _state(session)
+    if "git" not in state and git.is_repo(session.root):
+        # The Stop-hook mode (no prepare): no branch, no commits, but a recovery point.
+        state["recovery"] = str(recovery.create(session.root, session.id).dir)
     if not state.get("git"):
         return
     root, config = session.root, session.config
@@ -103,6 +118,11 @@ def ralph_session_start(session: Session) -> None:
                           f"({_listing(left)}) as {sha[:10] if sha else '?'}")
         return
     state["from_branch"] = git.current_branch(root)
+    point = recovery.create(root, session.id)
+    state["recovery"] = str(point.dir)
+    _say(session, f"recovery point: your branch {point.branch or '(detached HEAD)'} and "
+                  f"{len(point.dirty)} uncommitted file(s) are kept in {point.dir}; "
+                  "'ralph-verify recover' restores them")
     if not config.get("no_branch"):
         branch = f"{config.get('branch_prefix') or DEFAULT_PREFIX}{session.id}"
         git.switch_new_branch(root, branch)
@@ -134,8 +154,46 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
         return
     message = (f"ralph: iteration {iteration.number} — "
                + ", ".join(check_brief(r) for r in verification.results))
-    sha = git.commit_paths(session.root, iteration.files_changed, message)
-    state["commits"][str(iteration.number)] = sha or git.head(session.root)
+    own = state.get("branch") or state.get("from_branch")
+    where = git.current_branch(session.root)
+    if own and where != own:
+        sha = _commit_elsewhere(session, own, where, iteration.files_changed, message)
+    else:
+        sha = git.commit_paths(session.root, iteration.files_changed, message)
+        sha = sha or git.head(session.root)
+    state["commits"][str(iteration.number)] = sha
+
+
+def _commit_elsewhere(session: Session, own: str, where: str | None, paths: list[str],
+                      message: str) -> str | None:
+    """The agent left the session's branch: record its changes on the session's branch
+    through a temporary index, moving neither HEAD nor the branch the agent is on."""
+    root = session.root
+    tip = git.git(root, "rev-parse", "--verify", "-q", f"refs/heads/{own}",
+                  check=False).strip() or None
+    state = _state(session)
+    state["left_branch"] = where or "a detached HEAD"
+    if tip is None:
+        _say(session, f"WARNING: the session's branch {own} is gone; this iteration's "
+                      "changes are not committed")
+        return None
+    sha = recovery.snapshot_commit(root, tip, [p for p in paths if not git.is_noise(p)],
+                                   message + f" (the agent was on {state['left_branch']})")
+    git.git(root, "update-ref", f"refs/heads/{own}", sha, tip)
+    _say(session, f"WARNING: the agent left the session's branch {own} for "
+                  f"{state['left_branch']}; its changes were committed on {own} as {sha[:10]}, "
+                  f"{where or 'HEAD'} was not touched")
+    return sha
+
+
+@hookimpl
+def ralph_prompt_notes(session: Session, iteration: Iteration) -> str | None:
+    state = session.plugin_state.get(NAME) or {}
+    own = state.get("branch") or state.get("from_branch")
+    if not state.get("git") or not own or git.current_branch(session.root) == own:
+        return None
+    return (f"You are not on the session's branch {own}: switch back with 'git switch {own}' "
+            "and do not change other branches.")
 
 
 @hookimpl
@@ -150,9 +208,28 @@ def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
 def describe(state: dict[str, Any]) -> str:
     """For ``status``."""
     if "git" not in state:  # ralph_session_prepare never ran: the Stop-hook mode
-        return "no checkpoints: the session works on your own branch"
+        return ("no checkpoints: the session works on your own branch"
+                + (f"; recovery point {state['recovery']} ('ralph-verify recover')"
+                   if state.get("recovery") else ""))
     if not state.get("git"):
         return "not a git repository"
     commits = state.get("commits") or {}
-    return (f"branch {state.get('branch') or '(current)'}, {len(commits)} checkpoint(s); "
+    text = (f"branch {state.get('branch') or '(current)'}, {len(commits)} checkpoint(s); "
             "'ralph-verify rollback N' restores iteration N")
+    if state.get("recovery"):
+        text += f"; recovery point {state['recovery']} ('ralph-verify recover')"
+    if state.get("left_branch"):
+        text += f"; the agent left the session's branch for {state['left_branch']}"
+    return text
+
+
+def recover_command(config: Config) -> int:
+    """``ralph-verify recover [SESSION]``: see :mod:`ralph_verify.recovery`."""
+    from ralph_verify.state import StateDir
+
+    if (config.root / ".ralph").is_dir() and StateDir(config.root).lock_holder() is not None:
+        raise UsageError("a run is active in this project: stop it first ('ralph-verify "
+                         "cancel'), then recover")
+    for line in recovery.recover(config.root, getattr(config.option, "recovery_session", None)):
+        print(f"recover: {line}")
+    return 0

@@ -275,6 +275,13 @@ def rollback(config: Config) -> int:
                          f"iterations with commits: {known}")
     if state.lock_holder() is not None:
         raise UsageError("a run is active in this project: stop it first ('ralph-verify cancel')")
+    checkpoint = (data.get("plugin_state") or {}).get("checkpoint") or {}
+    own = checkpoint.get("branch") or checkpoint.get("from_branch")
+    here = git.current_branch(config.root)
+    if own and here != own:
+        raise UsageError(f"rollback commits onto the session's own branch {own}, but HEAD is "
+                         f"on {here or 'a detached HEAD'}: 'git switch {own}' first (your "
+                         "other branches are never rolled back)")
     dirty = git.dirty_paths(config.root)
     if dirty:
         raise UsageError(f"uncommitted changes ({', '.join(dirty[:5])}"

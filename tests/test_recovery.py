@@ -1,0 +1,120 @@
+"""The recovery point: an agent that destroys git history or the tree loses the user nothing.
+
+Every scenario starts from the same user state: a branch ``main`` with two commits, a
+tracked file changed but not committed, and an untracked file; the run starts with
+``--allow-dirty``, the agent does its damage, and ``ralph-verify recover`` must bring back
+the branch tip and the uncommitted contents.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph_verify.testing import Ralph
+from ralph_verify.verdict import EXIT_CODES, Verdict
+from tests.loop_helpers import state
+
+
+def _user_state(ralph: Ralph) -> str:
+    ralph.git_init()
+    ralph.makefile("app.txt", "version 1\n")
+    ralph.git("add", "app.txt")
+    ralph.git("commit", "-q", "-m", "second")
+    ralph.makefile("app.txt", "version 2, not committed\n")
+    ralph.makefile("notes.txt", "my untracked notes\n")
+    return ralph.git("rev-parse", "main").strip()
+
+
+@pytest.mark.parametrize(("damage", "options"), [
+    ("rm -rf .git", ()),
+    ("git checkout -q main && git reset -q --hard HEAD~1", ()),
+    # --no-commit leaves the user's changes uncommitted in the tree: the agent wipes them
+    ("git checkout -q -- . && git clean -fdxq", ("--no-commit",)),
+])
+def test_recover_after_the_agent_destroys_work(ralph: Ralph, damage: str,
+                                               options: tuple[str, ...]) -> None:
+    tip = _user_state(ralph)
+    result = ralph.run("run", "--agent", f"cmd:{damage}", "--until", "files:done.txt",
+                       "--max-iterations", "1", "--allow-dirty", *options, "go")
+    assert result.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], result  # no done.txt written
+    result.stdout.fnmatch_lines(["*recovery point: your branch main and 2 uncommitted file(s) "
+                                 "are kept in *; 'ralph-verify recover' restores them"])
+    assert "INTERNAL ERROR" not in result.err
+    if damage != "rm -rf .git":
+        assert ralph.git("rev-parse", "main").strip() != tip or \
+            not (ralph.path / "notes.txt").exists()  # the damage is real
+
+    recovered = ralph.run("recover")
+    assert recovered.ret == 0, recovered
+    assert ralph.git("rev-parse", "main").strip() == tip
+    assert ralph.git("branch", "--show-current").strip() == "main"
+    assert (ralph.path / "app.txt").read_text() == "version 2, not committed\n"
+    assert (ralph.path / "notes.txt").read_text() == "my untracked notes\n"
+    assert ralph.git("log", "--format=%s", "main").splitlines() == ["second", "initial"]
+    recovered.stdout.fnmatch_lines(["recover: *"])
+
+
+def test_checkpoints_never_land_on_the_users_branch(ralph: Ralph) -> None:
+    ralph.git_init()
+    main = ralph.git("rev-parse", "main").strip()
+    agent = "cmd:git checkout -q main && echo agent work > work.txt"
+    result = ralph.run("run", "--agent", agent, "--until", "files:done.txt",
+                       "--max-iterations", "2", "go")
+    assert result.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], result
+    assert ralph.git("rev-parse", "main").strip() == main  # the user's branch never moved
+    session = state(ralph)["session"]
+    branch = f"ralph/{session}"
+    result.stdout.fnmatch_lines([f"*WARNING: the agent left the session's branch {branch} for "
+                                 f"main; its changes were committed on {branch} as *, main was "
+                                 "not touched"])
+    assert ralph.git("show", f"{branch}:work.txt") == "agent work\n"
+    prompt = (ralph.path / ".ralph" / "iterations" / "002" / "prompt.md").read_text()
+    assert f"You are not on the session's branch {branch}" in prompt
+    assert "the agent left the session's branch for main" in ralph.run("status").stdout.str()
+
+    refused = ralph.run("rollback", "0")  # HEAD is on main: rollback must not commit there
+    assert refused.ret == 2, refused
+    assert f"HEAD is on main: 'git switch {branch}' first" in refused.err
+    assert ralph.git("rev-parse", "main").strip() == main
+
+
+def test_hook_mode_start_keeps_a_recovery_point(ralph: Ralph) -> None:
+    tip = _user_state(ralph)
+    started = ralph.run("start", "--until", "files:done.txt")
+    assert started.ret == 0, started
+    assert "recovery point " in ralph.run("status").stdout.str()
+    ralph.git("reset", "-q", "--hard", "HEAD~1")  # what an agent inside Claude Code might do
+    ralph.git("clean", "-fdq")
+    assert not (ralph.path / "notes.txt").exists()
+
+    recovered = ralph.run("recover")
+    assert recovered.ret == 0, recovered
+    assert ralph.git("rev-parse", "main").strip() == tip
+    assert (ralph.path / "app.txt").read_text() == "version 2, not committed\n"
+    assert (ralph.path / "notes.txt").read_text() == "my untracked notes\n"
+
+
+def test_recover_never_overwrites_newer_work(ralph: Ralph) -> None:
+    _user_state(ralph)
+    result = ralph.run("run", "--agent", "cmd:git clean -fdxq && echo agent > app.txt",
+                       "--until", "files:done.txt", "--max-iterations", "1", "--allow-dirty",
+                       "--no-commit", "go")
+    assert result.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], result
+    recovered = ralph.run("recover")
+    assert recovered.ret == 0, recovered
+    assert (ralph.path / "app.txt").read_text() == "agent\n"  # newer than the start: kept
+    assert (ralph.path / "notes.txt").read_text() == "my untracked notes\n"
+    session = state(ralph)["session"]
+    recovered.stdout.fnmatch_lines([f"recover: 1 file(s) changed since the session start were "
+                                    f"left as they are (app.txt); the uncommitted work of the "
+                                    f"start is on branch ralph-recover/{session}/uncommitted*"])
+    kept = ralph.git("show", f"ralph-recover/{session}/uncommitted:app.txt")
+    assert kept == "version 2, not committed\n"
+
+
+def test_recover_without_a_recovery_point_is_a_usage_error(ralph: Ralph) -> None:
+    ralph.git_init()
+    result = ralph.run("recover")
+    assert result.ret == 2 and "ERROR: no recovery point for" in result.err
+    named = ralph.run("recover", "nope")
+    assert named.ret == 2 and "no recovery point for session nope" in named.err
