@@ -227,7 +227,14 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
             )
         except FileNotFoundError:
             raise ToolMissing(
-                f"{argv[0]} not found" + (f": {missing_hint}" if missing_hint else "")
+                f"{argv[0] or 'an empty command'} not found"
+                + (f": {missing_hint}" if missing_hint else "")
+            ) from None
+        except OSError as exc:
+            # A folder, an empty name or a non-executable file as the tool (a config mistake).
+            raise ToolMissing(
+                f"{argv[0] or 'an empty command name'} cannot be run ({exc.strerror})"
+                + (f": {missing_hint}" if missing_hint else "")
             ) from None
         if group is not None:
             group.add(proc, mark)

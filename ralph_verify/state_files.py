@@ -13,6 +13,31 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
+def output_target(option: str, value: str, base: Path) -> Path:
+    """The file ``--json FILE`` / ``--junitxml FILE`` names, checked before anything runs:
+    a directory, or a folder that cannot be written, is a usage error, not a traceback at
+    the end."""
+    from ralph_verify.errors import UsageError
+
+    path = Path(base, value).expanduser()
+    if path.is_dir():
+        raise UsageError(f"{option} {value}: is a directory; give a file name, e.g. "
+                         f"{Path(value, 'result' + ('.xml' if 'junit' in option else '.json'))}")
+    folder = path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UsageError(f"{option} {value}: {folder} is not a folder")
+    try:  # the only sure test: make a file there (and remove it)
+        fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise UsageError(f"{option} {value}: cannot write in {folder} ({exc.strerror}); "
+                         "choose another path") from None
+    return path
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)

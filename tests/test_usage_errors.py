@@ -98,3 +98,78 @@ def test_zero_limits_that_mean_no_limit_say_so_in_help(ralph: Ralph) -> None:
     assert "(default 4h; 0: no limit;" in text
     assert "USD; 0: no limit;" in text
     assert "-p no:NAME" in text
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--json", "out"), "--json out: is a directory; give a file name, e.g. out/result.json"),
+    (("--junitxml", "out"), "--junitxml out: is a directory"),
+    (("--junitxml", "/proc/ralph.xml"), "--junitxml /proc/ralph.xml: cannot write in /proc"),
+    (("--json", "app.py/r.json"), "--json app.py/r.json: "),
+])
+def test_an_output_file_that_cannot_be_written_is_a_usage_error(
+        ralph: Ralph, args: tuple[str, ...], message: str) -> None:
+    _project(ralph)
+    (ralph.path / "out").mkdir()
+    for command in (("check",), RUN):
+        result = ralph.run(*command, "--until", "lint", *args)
+        assert result.ret == 2, result
+        assert result.err.startswith("ERROR: ") and message in result.err, result.err
+        assert "Traceback" not in result.err
+        assert not (ralph.path / ".ralph").exists()
+
+
+@pytest.mark.parametrize("content", [
+    pytest.param(b"a = " + b"[" * 100_000 + b"]" * 100_000 + b"\n", id="deeply-nested"),
+    pytest.param(b"\x7fELF\x02\x01\x01\x00\xd0\xff\xfe" * 20, id="binary"),
+    pytest.param("[tool.ralph-verify]\nuntil = ['lint']\n".encode("utf-16"), id="utf-16"),
+])
+def test_a_pyproject_that_is_not_toml_is_a_usage_error(ralph: Ralph, content: bytes) -> None:
+    ralph.makepyfile(app="x = 1\n")
+    (ralph.path / "pyproject.toml").write_bytes(content)
+    result = ralph.run("check", "--until", "lint")
+    assert result.ret == 2, result
+    assert result.err.startswith(f"ERROR: {ralph.path / 'pyproject.toml'}: not valid TOML")
+    assert "Traceback" not in result.err
+
+
+def test_a_binary_prompt_file_is_a_usage_error(ralph: Ralph) -> None:
+    _project(ralph)
+    (ralph.path / "task.bin").write_bytes(b"\x00\xff\xfe\x80binary")
+    ralph.git("add", "task.bin")
+    ralph.git("commit", "-qm", "binary")
+    result = ralph.run(*RUN, "--until", "lint", "-p", "task.bin")
+    assert result.ret == 2, result
+    assert "ERROR: --prompt task.bin: not a UTF-8 text file" in result.err
+    assert not (ralph.path / ".ralph").exists()
+
+
+@pytest.mark.parametrize(("command", "shown"), [
+    ('["/tmp"]', "/tmp cannot be run"),
+    ('[""]', "an empty command name cannot be run"),
+    ('["./pyproject.toml"]', "./pyproject.toml cannot be run"),
+])
+def test_a_lint_command_that_is_not_a_program_is_a_clear_check_error(
+        ralph: Ralph, command: str, shown: str) -> None:
+    ralph.makepyfile(app="x = 1\n")
+    ralph.makepyproject(f"\n[tool.ralph-verify.checks.lint]\ncommand = {command}\n")
+    result = ralph.run("check", "--until", "lint")
+    assert result.ret == 3, result  # the check could not decide (documented exit code 3)
+    result.stdout.fnmatch_lines([f"ERROR*lint*{shown}*fix 'command' in "
+                                 "[[]tool.ralph-verify.checks.lint[]]*"])
+    assert "Traceback" not in result.out + result.err and "crashed" not in result.out
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le"])
+def test_junit_in_utf16_is_read(ralph: Ralph, encoding: str) -> None:
+    declaration = '<?xml version="1.0" encoding="UTF-16"?>\n' if encoding == "utf-16" else ""
+    xml = (declaration + '<testsuite name="s" tests="2" failures="1">'
+           '<testcase classname="a" name="t1"/><testcase classname="a" name="t2">'
+           '<failure message="bad \u00e9">boom</failure></testcase></testsuite>\n')
+    body = xml.encode(encoding)
+    ralph.makefile("reports/r.xml")
+    (ralph.path / "reports" / "r.xml").write_bytes(
+        body if encoding == "utf-16" else b"\xff\xfe" + body)
+    result = ralph.run("check", "--until", "junit:reports/r.xml")
+    assert result.ret == 1, result
+    result.stdout.fnmatch_lines(["FAILED*junit:reports/r.xml*1 failed, 1 passed*"])
+    assert "Traceback" not in result.out + result.err

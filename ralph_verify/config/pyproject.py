@@ -35,6 +35,11 @@ def load_table(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: not UTF-8 text (byte {exc.start})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply for the TOML "
+                          "reader") from None
     table = data.get("tool", {}).get("ralph-verify", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: {TABLE} must be a table, not {type(table).__name__}")

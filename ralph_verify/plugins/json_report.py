@@ -10,7 +10,7 @@ from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.redact import redact, redact_data
-from ralph_verify.state_files import write_text_atomic
+from ralph_verify.state_files import output_target, write_text_atomic
 from ralph_verify.verification import Verification
 
 
@@ -19,6 +19,13 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--json", scope="output", nargs="?", const="-", metavar="FILE",
                      help="write the verification as JSON to FILE, or to stdout when no FILE "
                           "is given (the terminal summary then goes to stderr)")
+
+
+@hookimpl
+def ralph_configure(config: Config) -> None:
+    target = getattr(config.option, "json", None)
+    if target is not None and target != "-":
+        output_target("--json", target, config.invocation_dir)
 
 
 @hookimpl

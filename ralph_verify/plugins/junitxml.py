@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from ralph_verify import hookimpl
 from ralph_verify.checks import CheckResult, Status
 from ralph_verify.redact import redact
-from ralph_verify.state_files import write_text_atomic
+from ralph_verify.state_files import output_target, write_text_atomic
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
@@ -53,8 +53,8 @@ def ralph_addoption(parser: Parser) -> None:
 def ralph_configure(config: Config) -> None:
     target = getattr(config.option, "junitxml", None)
     if target:
-        config.pluginmanager.register(
-            JUnitXmlWriter(config, Path(config.invocation_dir, target)), WRITER)
+        path = output_target("--junitxml", target, config.invocation_dir)
+        config.pluginmanager.register(JUnitXmlWriter(config, path), WRITER)
 
 
 @hookimpl
