@@ -141,6 +141,7 @@ def start_loop(config: Config) -> int:
                   "no loop started.")
             return 0
         config.hook.ralph_session_start(session=session)
+        hook["frozen_config"] = _freeze_config(config, session)
         _save_snapshot(state, config.root, None)
         message = start_message(session, specs, session.baseline)
         state.write_text(state.iteration_dir(1) / "prompt.md", message)
@@ -149,6 +150,42 @@ def start_loop(config: Config) -> int:
         return 0
     finally:
         state.release_lock()
+
+
+def _freeze_config(config: Config, session: Session) -> dict[str, str]:
+    """Freeze the session's effective configuration out of the agent's reach (a reference)."""
+    from ralph_verify.config.pyproject import load_table
+    from ralph_verify.frozen import freeze
+    from ralph_verify.records import persisted_settings
+
+    return freeze(config.root, session.id, "config.json", {
+        "table": load_table(config.pyproject), "settings": persisted_settings(config),
+        "until": [spec.text for spec in config.until_specs()]})
+
+
+def _thaw_config(config: Config, hook: dict[str, Any], data: dict[str, Any]) -> None:
+    """Verify with the configuration frozen at ``start``, whatever the agent edited since
+    (``[tool.ralph-verify]``, the settings in ``.ralph/state.json``); the integrity check
+    reports the edits."""
+    from ralph_verify.config.pyproject import validate_checks, validate_settings
+    from ralph_verify.frozen import FrozenError, thaw
+
+    if "frozen_config" not in hook:
+        return  # a loop started by an older version
+    try:
+        frozen = thaw(hook["frozen_config"])
+        table = frozen["table"]
+        settings = dict(frozen["settings"])
+        until = list(frozen["until"])
+    except (FrozenError, KeyError, TypeError) as exc:
+        log(config.root, "stop", f"using the current configuration: {exc}")
+        return
+    config.file_settings = validate_settings(table, config.parser.settings, config.pyproject)
+    config.check_options = validate_checks(table.get("checks", {}), config.registry,
+                                           config.pyproject)
+    for dest in set(data.get("settings") or {}) | set(settings):
+        setattr(config.option, dest, settings.get(dest))
+    config.option.until = ",".join(until)
 
 
 def _until_text(specs: list[Any]) -> str:
@@ -330,6 +367,7 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
     config.option.quiet = True
     config.option.max_iterations = int(data.get("max_iterations") or 20)
     session, number = restore_session(config, state, data)
+    _thaw_config(config, hook, data)
     if not payload.get("stop_hook_active"):  # a new turn: the harness counts afresh too
         hook["blocks_in_a_row"] = 0
         hook["note"] = ""

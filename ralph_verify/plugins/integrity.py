@@ -51,7 +51,8 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "new-skip": "new skip", "new-xfail": "new xfail", "new-noqa": "new noqa",
          "new-type-ignore": "new type: ignore", "new-no-cover": "new no cover",
          "weakened-setting": "weakened setting", "fewer-collected": "fewer tests run",
-         "more-skipped": "more tests skipped"}
+         "more-skipped": "more tests skipped", "edited-config": "edited ralph-verify config",
+         "edited-baseline": "edited .ralph baseline"}
 
 
 class IntegrityOptions(CheckOptions):
@@ -130,13 +131,27 @@ class IntegrityCheck(Check):
     cost = 3
 
     def run(self, ctx: VerifyContext) -> CheckResult:
-        from ralph_verify.integrity.baseline import compare, take, test_total
+        from ralph_verify.frozen import FrozenError, thaw
         from ralph_verify.loop import SESSION_KEY
 
         session = ctx.config.stash.get(SESSION_KEY)
         if session is not None and session.baseline is None:
             return self.result(Status.SKIPPED, "the baseline is taken when the session starts; "
                                                "later verifications compare against it")
+        state = session.plugin_state.get(NAME) if session is not None else None
+        tampering: list[Failure] = []
+        if isinstance(state, dict) and "frozen" in state:
+            # In a session: the copy frozen out of the agent's reach is the baseline.
+            try:
+                before = thaw(state["frozen"])
+            except FrozenError as exc:
+                message = (f"the session's integrity baseline cannot be trusted: {exc}; "
+                           "integrity cannot pass in this session: restore it or start a new "
+                           "session")
+                return self.result(Status.FAILED, message, metric=1.0,
+                                   failures=[Failure(message=message, code="edited-baseline")])
+            tampering = tampered(ctx.root, before)
+            return self._compare(ctx, before, tampering)
         try:
             before = read_baseline(ctx.root)
         except ValueError as exc:
@@ -152,9 +167,15 @@ class IntegrityCheck(Check):
                 "no baseline: integrity compares against the baseline a session takes when it "
                 f"starts ({baseline_path(ctx.root).relative_to(ctx.root)}); run "
                 "'ralph-verify run' first")
+        return self._compare(ctx, before, tampering)
+
+    def _compare(self, ctx: VerifyContext, before: dict[str, Any],
+                 tampering: list[Failure]) -> CheckResult:
+        from ralph_verify.integrity.baseline import compare, take, test_total
+
         after = take(ctx.root, protected=before.get("protected_globs", []),
                      keep=before.get("keep_globs", []))
-        failures = compare(before, after)
+        failures = tampering + compare(before, after)
         failures += compare_collected(before.get("test_counts") or {}, self._collected(ctx))
         since = f"since session {before.get('session') or '?'} started"
         if not failures:
@@ -236,13 +257,88 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
     ))
 
 
+def config_table(root: Path) -> tuple[dict[str, Any] | None, int | None]:
+    """``[tool.ralph-verify]`` of ``root``'s pyproject.toml as JSON data (``None``: unreadable),
+    and the line of its header."""
+    from ralph_verify.config.pyproject import load_table
+    from ralph_verify.errors import ConfigError
+
+    path = root / "pyproject.toml"
+    try:
+        table: dict[str, Any] | None = json.loads(json.dumps(load_table(path), default=str))
+    except ConfigError:
+        table = None
+    line = None
+    try:
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if text.strip().startswith(("[tool.ralph-verify", '[tool."ralph-verify"')):
+                line = number
+                break
+    except (OSError, UnicodeDecodeError):
+        pass
+    return table, line
+
+
+def _differing(then: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:
+    keys = []
+    for key in sorted(set(then) | set(now)):
+        old, new = then.get(key), now.get(key)
+        if isinstance(old, dict) and isinstance(new, dict):
+            keys += _differing(old, new, f"{prefix}{key}.")
+        elif old != new:
+            keys.append(prefix + key)
+    return keys
+
+
+def tampered(root: Path, frozen: dict[str, Any]) -> list[Failure]:
+    """Edits to the session's own rules: the ``.ralph`` baseline and ``[tool.ralph-verify]``."""
+    failures = []
+    where = baseline_path(root).relative_to(root).as_posix()
+    try:
+        copy = read_baseline(root)
+    except ValueError:
+        copy = {}
+    expected = {k: v for k, v in frozen.items() if k not in ("config", "finished")}
+    if copy is None:
+        failures.append(Failure(
+            message=f"{where} was deleted during the session; ralph-verify keeps comparing "
+                    "against the copy it froze at the start, leave .ralph/ alone",
+            location=where, path=where, code="edited-baseline"))
+    elif {k: v for k, v in copy.items() if k != "finished"} != expected:
+        failures.append(Failure(
+            message=f"{where} was edited during the session; ralph-verify keeps comparing "
+                    "against the copy it froze at the start, leave .ralph/ alone",
+            location=where, path=where, code="edited-baseline"))
+    then = (frozen.get("config") or {}).get("table")
+    if isinstance(then, dict):
+        now, line = config_table(root)
+        if now != then:
+            changed = ", ".join(_differing(then, now)) if now is not None else "unreadable"
+            at = f"pyproject.toml:{line}" if line else "pyproject.toml"
+            failures.append(Failure(
+                message=f"[tool.ralph-verify] was edited during the session at {at} "
+                        f"({changed}); the session keeps verifying with the configuration "
+                        "frozen at its start: restore the table",
+                location=at, path="pyproject.toml", line=line, code="edited-config"))
+    return failures
+
+
 @hookimpl
 def ralph_session_start(session: Session) -> None:
+    from ralph_verify.frozen import freeze
+
     config = session.config
     picture = take_baseline(config, session)
     from ralph_verify.integrity.baseline import test_total
 
+    previous = session.plugin_state.get(NAME)
+    if isinstance(previous, dict) and "frozen" in previous:
+        return  # a resumed session keeps what it froze at its start
+    table, _ = config_table(session.root)
+    frozen = freeze(session.root, session.id, BASELINE_FILE,
+                    {**picture, "config": {"table": table or {}}})
     session.plugin_state[NAME] = {
+        "frozen": frozen,
         "baseline": baseline_path(session.root).relative_to(session.root).as_posix(),
         "taken_at": picture.get("taken_at"),
         "tests": test_total(picture),

@@ -1,0 +1,85 @@
+"""A session's rules, frozen where the agent's edits in the project cannot reach them.
+
+What a session decides against (the integrity baseline, the effective
+configuration) is written at its start under the git directory
+(``.git/ralph-verify/<session>/``) or, outside git, under the user's cache
+(``$RALPH_VERIFY_CACHE_DIR`` or ``$XDG_CACHE_HOME/ralph-verify/sessions/<project-hash>/``).
+The session state records each file's path and sha256: a missing or altered
+copy is reported, never silently replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.state_files import write_text_atomic
+
+
+class FrozenError(Exception):
+    """A frozen file is missing or no longer matches its recorded sha256."""
+
+
+def _git_dir(root: Path) -> Path | None:
+    """The repository's (common) git directory, read from ``.git`` without running git."""
+    dot_git = root / ".git"
+    if dot_git.is_dir():
+        return dot_git
+    if dot_git.is_file():  # a worktree: "gitdir: PATH"
+        try:
+            text = dot_git.read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        if text.startswith("gitdir:"):
+            git_dir = (root / text.split(":", 1)[1].strip()).resolve()
+            common = git_dir / "commondir"
+            if common.is_file():
+                try:
+                    return (git_dir / common.read_text(encoding="utf-8").strip()).resolve()
+                except OSError:
+                    return git_dir
+            return git_dir
+    return None
+
+
+def session_dir(root: Path, session_id: str) -> Path:
+    """Where session ``session_id`` of the project at ``root`` keeps its frozen files."""
+    git_dir = _git_dir(root)
+    if git_dir is not None:
+        return git_dir / "ralph-verify" / session_id
+    base = os.environ.get("RALPH_VERIFY_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "ralph-verify")
+    project = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    return Path(base) / "sessions" / project / session_id
+
+
+def freeze(root: Path, session_id: str, name: str, data: Any) -> dict[str, str]:
+    """Write ``data`` (JSON) as ``name`` of the session; the reference to keep in its state."""
+    path = session_dir(root, session_id) / name
+    text = json.dumps(data, indent=1, sort_keys=True, default=str) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, text)
+    return {"path": str(path), "sha256": hashlib.sha256(text.encode()).hexdigest()}
+
+
+def thaw(ref: Any) -> Any:
+    """The data a :func:`freeze` reference names; :class:`FrozenError` if gone or altered."""
+    if not isinstance(ref, dict) or not ref.get("path") or not ref.get("sha256"):
+        raise FrozenError("the session state has no valid reference to its frozen copy "
+                          "(.ralph/state.json was edited?)")
+    path = Path(str(ref["path"]))
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        raise FrozenError(f"the session's frozen copy {path} is missing (deleted during the "
+                          "session)") from None
+    if hashlib.sha256(raw).hexdigest() != ref["sha256"]:
+        raise FrozenError(f"the session's frozen copy {path} was altered during the session "
+                          "(its sha256 no longer matches the one recorded at the start)")
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise FrozenError(f"the session's frozen copy {path} is not JSON") from None
