@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import venv
 from pathlib import Path
 
@@ -23,15 +24,21 @@ BIN = "Scripts" if os.name == "nt" else "bin"
 pytestmark = pytest.mark.slow
 
 
+def _copy_checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This checkout without virtualenvs, caches and git: what a user's clone holds."""
+    source = tmp_path_factory.mktemp("src") / "ralph-verify"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".venv*", ".git", "*.egg-info", "__pycache__", ".mypy_cache", ".ruff_cache",
+        ".pytest_cache", "benchmarks", "node_modules", ".ralph", "dist", "build"))
+    return source
+
+
 @pytest.fixture(scope="module")
 def fresh_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A new virtual environment with ralph-verify installed from this checkout (not editable)."""
     env_dir = tmp_path_factory.mktemp("fresh") / "venv"
     venv.EnvBuilder(with_pip=True).create(env_dir)
-    source = tmp_path_factory.mktemp("src") / "ralph-verify"
-    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
-        ".venv*", ".git", "*.egg-info", "__pycache__", ".mypy_cache", ".ruff_cache",
-        ".pytest_cache", "benchmarks", "node_modules", ".ralph"))
+    source = _copy_checkout(tmp_path_factory)
     subprocess.run([str(env_dir / BIN / "python"), "-m", "pip", "install", "-q", str(source)],
                    check=True, env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
     return env_dir
@@ -122,3 +129,52 @@ def test_readme_main_command_runs_the_example_to_complete(fresh_venv: Path,
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "verdict: complete" in proc.stdout
     assert (tmp_path / "kata" / ".ralph" / "report.html").is_file()
+
+
+def test_the_built_wheel_installs_into_a_fresh_venv_and_checks(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    """The README's Install: `python3 -m build` makes an sdist and a wheel (there is no PyPI
+    release); the wheel alone, in a fresh virtual environment, gives a working `check`."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for line in ("python3 -m pip install build && python3 -m build",
+                 "pipx install dist/ralph_verify-*.whl", "uv tool install dist/ralph_verify-*.whl",
+                 "not on PyPI"):
+        assert line in readme, line
+    source = _copy_checkout(tmp_path_factory)
+    build = subprocess.run([sys.executable, "-m", "build", str(source)], capture_output=True,
+                           text=True, check=False, timeout=900,
+                           env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+    wheels = sorted((source / "dist").glob("ralph_verify-*-py3-none-any.whl"))
+    sdists = sorted((source / "dist").glob("ralph_verify-*.tar.gz"))
+    assert len(wheels) == 1 and len(sdists) == 1, list((source / "dist").iterdir())
+    with tarfile.open(sdists[0]) as sdist:
+        names = sdist.getnames()
+    assert any(name.endswith("/ralph_verify/until.py") for name in names)
+    assert not any("/.venv" in name for name in names)
+
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    bindir = env_dir / BIN
+    install = subprocess.run([str(bindir / "python"), "-m", "pip", "install", "-q",
+                              str(wheels[0])], capture_output=True, text=True, check=False,
+                             env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+    assert install.returncode == 0, install.stderr[-3000:]
+
+    project = tmp_path / "tiny"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "tiny"\nversion = "0"\n\n'
+        '[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    (project / "tiny.py").write_text("def double(x: int) -> int:\n    return 2 * x\n")
+    (project / "tests" / "test_tiny.py").write_text(
+        "from tiny import double\n\n\ndef test_double() -> None:\n"
+        "    assert double(2) == 4\n")
+    result = _run([str(bindir / "ralph-verify"), "check", "--until",
+                   "tests,lint,coverage.min=100"], project)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PASSED: 3 passed" in result.stdout
+    (project / "tiny.py").write_text("import os\n\n\ndef double(x: int) -> int:\n"
+                                     "    return 2 * x\n")
+    result = _run([str(bindir / "ralph-verify"), "check", "--until", "tests,lint"], project)
+    assert result.returncode == 1, result.stdout + result.stderr
