@@ -294,6 +294,9 @@ class _Run:
             after = snapshot.take(self.root, before, use_git=use_git)
             iteration.files_changed = snapshot.changed(before, after)
         iteration.agent = result
+        damage = state.repair()  # the agent may have deleted or replaced .ralph/
+        if damage:
+            self.display.line(f"ERROR: {damage}; the session ends with what it knows")
         self._check_cancel()
         iteration.promises = find_promises(result.text, iteration.prompt)
         config.stash[PROMISES_KEY] = list(iteration.promises)
@@ -307,6 +310,10 @@ class _Run:
         config.hook.ralph_iteration_end(session=session, iteration=iteration,
                                         verification=verification)
         iteration.verdict = self._decide(iteration, verification)
+        if damage:
+            iteration.verdict = VerdictProposal(
+                Verdict.AGENT_ERROR, f"the agent damaged ralph-verify's records: {damage}; "
+                "the session ended with what it knows", source="core")
         self._record(iteration)
         self.display.checks = records.passed_text(verification)
         self.display.line(records.verification_line(f"iteration {number}", verification))

@@ -238,6 +238,23 @@ class StateDir:
 
     # --- writing ---------------------------------------------------------------------------
 
+    def repair(self) -> str | None:
+        """After the agent's turn, ``.ralph/`` must still be a folder of ours: a file or a
+        link in its place is moved aside (never deleted) and the folder made again, so
+        the session can still write what it knows. Says what was found, or None."""
+        if self.path.is_dir() and not self.path.is_symlink():
+            return None
+        if not self.path.exists() and not self.path.is_symlink():
+            self.path.mkdir(parents=True)
+            return ".ralph/ was deleted"
+        import time
+
+        aside = self.root / f".ralph.replaced-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+        kind = "a link" if self.path.is_symlink() else "a file"
+        self.path.rename(aside)
+        self.path.mkdir()
+        return f".ralph/ was replaced by {kind} (kept as {aside.name})"
+
     def write_state(self, state: dict[str, Any]) -> None:
         state = {"version": STATE_VERSION, **state, "updated_at": now_iso()}
         write_text_atomic(self.state_path, redact(json.dumps(redact_data(state), indent=2)) + "\n")

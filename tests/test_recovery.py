@@ -36,7 +36,9 @@ def test_recover_after_the_agent_destroys_work(ralph: Ralph, damage: str,
     tip = _user_state(ralph)
     result = ralph.run("run", "--agent", f"cmd:{damage}", "--until", "files:done.txt",
                        "--max-iterations", "1", "--allow-dirty", *options, "go")
-    assert result.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], result  # no done.txt written
+    # git clean -x also deletes .ralph/: the session then ends as agent-error
+    ended = Verdict.AGENT_ERROR if "clean" in damage else Verdict.MAX_ITERATIONS
+    assert result.ret == EXIT_CODES[ended], result
     result.stdout.fnmatch_lines(["*recovery point: your branch main and 2 uncommitted file(s) "
                                  "are kept in *; 'ralph-verify recover' restores them"])
     assert "INTERNAL ERROR" not in result.err
@@ -99,7 +101,7 @@ def test_recover_never_overwrites_newer_work(ralph: Ralph) -> None:
     result = ralph.run("run", "--agent", "cmd:git clean -fdxq && echo agent > app.txt",
                        "--until", "files:done.txt", "--max-iterations", "1", "--allow-dirty",
                        "--no-commit", "go")
-    assert result.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], result
+    assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result  # .ralph/ went too
     recovered = ralph.run("recover")
     assert recovered.ret == 0, recovered
     assert (ralph.path / "app.txt").read_text() == "agent\n"  # newer than the start: kept
@@ -118,3 +120,35 @@ def test_recover_without_a_recovery_point_is_a_usage_error(ralph: Ralph) -> None
     assert result.ret == 2 and "ERROR: no recovery point for" in result.err
     named = ralph.run("recover", "nope")
     assert named.ret == 2 and "no recovery point for session nope" in named.err
+
+
+@pytest.mark.parametrize(("damage", "found"), [
+    ("rm -rf .ralph", ".ralph/ was deleted"),
+    ("rm -rf .ralph && echo agent > .ralph", ".ralph/ was replaced by a file (kept as "
+                                             ".ralph.replaced-*)"),
+])
+def test_an_agent_that_breaks_ralph_dir_ends_the_session_cleanly(ralph: Ralph, damage: str,
+                                                                  found: str) -> None:
+    ralph.git_init()
+    result = ralph.run("run", "--agent", f"cmd:{damage}", "--until", "files:done.txt",
+                       "--max-iterations", "3", "go")
+    assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result
+    assert "INTERNAL ERROR" not in result.err and "Traceback" not in result.err
+    result.stdout.fnmatch_lines([f"ERROR: {found}; the session ends with what it knows"])
+    data = state(ralph)  # written again, with what the session knew
+    assert data["status"] == "finished" and data["iteration"] == 1
+    assert data["verdict"]["verdict"] == "agent-error"
+    status = ralph.run("status")
+    assert status.ret == 0 and "the agent damaged ralph-verify's records" in status.stdout.str()
+    if "file" in found:
+        kept = list(ralph.path.glob(".ralph.replaced-*"))
+        assert len(kept) == 1 and kept[0].read_text() == "agent\n"  # moved aside, not lost
+
+
+def test_a_corrupted_state_json_is_rewritten(ralph: Ralph) -> None:
+    ralph.git_init()
+    result = ralph.run("run", "--agent", "cmd:echo garbage > .ralph/state.json", "--until",
+                       "files:done.txt", "--max-iterations", "2", "go")
+    assert result.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], result
+    assert state(ralph)["iteration"] == 2
+    assert ralph.run("status").ret == 0
