@@ -97,7 +97,10 @@ def test_zero_limits_that_mean_no_limit_say_so_in_help(ralph: Ralph) -> None:
     text = " ".join(ralph.run_subprocess("run", "--help").out.split())
     assert "(default 4h; 0: no limit;" in text
     assert "USD; 0: no limit;" in text
-    assert "-p no:NAME" in text
+    assert "-p no:NAME disables plugin NAME" in text
+    assert "any other -p VALUE is the task file (-p PROMPT.md" in text
+    check = " ".join(ralph.run_subprocess("check", "--help").out.split())
+    assert "-p no:NAME disables plugin NAME" in check and "task file" not in check
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -131,7 +131,7 @@ class Parser:
         for command in sorted(self.commands.values(), key=lambda c: c.name):
             command_parser = sub.add_parser(
                 command.name, help=command.help, description=command.description,
-                epilog=command.epilog or EXIT_CODES_HELP,
+                epilog=(_plugin_option_help(command) + (command.epilog or EXIT_CODES_HELP)),
                 formatter_class=argparse.RawDescriptionHelpFormatter,
             )
             for option in self.options:
@@ -174,6 +174,14 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
     return value
+
+
+def _plugin_option_help(command: Command) -> str:
+    """What ``-p`` means for this command: always ``-p no:NAME``; in ``run`` also the task."""
+    text = "-p no:NAME disables plugin NAME (see 'ralph-verify plugins')"
+    if command.name == "run":
+        text += "; any other -p VALUE is the task file (-p PROMPT.md, the same as --prompt)"
+    return text + ".\n\n"
 
 
 class _ArgumentParser(argparse.ArgumentParser):
