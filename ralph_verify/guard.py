@@ -18,7 +18,14 @@ of a PreToolUse hook) and a :class:`Policy`, and returns a :class:`Refusal` or
 ``read-secrets``    reading ``.env``, keys, credentials: Read/Grep of such a path, or a shell
                     command that reads or sends one (``cat .env``, ``curl -d @.env``)
 ``metadata``        any mention of a cloud metadata address (169.254.169.254, ...)
+``git-history``     ``push :main``, ``branch -D``, ``checkout -- .``, ``reflog expire`` ...
+``inline-code``     ``python -c`` / ``node -e`` ... changing files outside the project
+``system``          ``crontab -r``, ``kill -1``, ``systemctl stop``
+``unparsable``      ``eval``, a computed command name, unbalanced quotes: ``ask``
 ==================  ==========================================================================
+
+The wider families live in :mod:`ralph_verify.guard_families`; docs/guard.md has the
+measured figures and what the guard does not stop.
 
 Paths under ``allow_paths`` count as inside the project.
 """
@@ -33,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.guard_families import command_refusals, line_refusals
 from ralph_verify.shell import OUTPUT_REDIRECTS, PIPES, SHELLS, SimpleCommand, parse
 
 RULES: dict[str, str] = {
@@ -45,6 +53,12 @@ RULES: dict[str, str] = {
     "write-outside": "writing files outside the project",
     "read-secrets": "reading secrets (.env files, keys, credentials)",
     "metadata": "requests to a cloud metadata address",
+    "git-history": "destroying git history or uncommitted work (push :branch, branch -D, "
+                   "checkout -- ., reflog expire, gc --prune, stash clear ...)",
+    "inline-code": "inline code (python -c, node -e ...) that changes files outside the project",
+    "system": "changing the machine's own state (crontab -r, kill -1, systemctl stop)",
+    "unparsable": "commands the guard cannot read (eval, a computed command name, sh -c of a "
+                  "computed script, unbalanced quotes): asked, not allowed",
 }
 
 DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
@@ -91,6 +105,8 @@ class Refusal:
 
     rule: str
     reason: str
+    #: ``deny``, or ``ask`` (the user decides) for what the guard cannot read.
+    decision: str = "deny"
 
 
 @dataclass(frozen=True)
@@ -113,11 +129,9 @@ class Policy:
 
 
 def evaluate(tool_name: str, tool_input: Mapping[str, Any], policy: Policy) -> Refusal | None:
-    """The first rule this tool call breaks, or ``None`` to let it through."""
-    for refusal in _refusals(tool_name, tool_input, policy):
-        if policy.on(refusal.rule):
-            return refusal
-    return None
+    """The first rule this tool call breaks (a deny before an ask), or ``None``."""
+    found = [r for r in _refusals(tool_name, tool_input, policy) if policy.on(r.rule)]
+    return next((r for r in found if r.decision == "deny"), found[0] if found else None)
 
 
 def _refusals(tool_name: str, tool_input: Mapping[str, Any], policy: Policy) -> Iterator[Refusal]:
@@ -177,6 +191,8 @@ def _shell_command(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
 def _shell_refusals(line: str, cwd: Path, policy: Policy) -> Iterator[Refusal]:
     commands = parse(line)
     current: Path | None = cwd
+    for rule, reason, decision in line_refusals(line):
+        yield Refusal(rule, reason, decision)
     for index, command in enumerate(commands):
         name = command.name
         if {"sudo", "doas", "pkexec"} & set(command.wrappers) or name in ("sudo", "su", "doas",
@@ -196,6 +212,17 @@ def _shell_refusals(line: str, cwd: Path, policy: Policy) -> Iterator[Refusal]:
         if command.substituted_into in INTERPRETERS | {"eval"} and name in DOWNLOADERS:
             yield _pipe_refusal(command)
         yield from _command_refusals(command, current, policy)
+        yield from _family_refusals(command, current, policy)
+
+
+def _family_refusals(command: SimpleCommand, cwd: Path | None,
+                     policy: Policy) -> Iterator[Refusal]:
+    root = Path(os.path.realpath(policy.root))
+    found = command_refusals(
+        command, lambda p: _resolve(p, cwd, policy), lambda p: _inside(p, policy), root,
+        lambda: _session_branch(current_branch(cwd or policy.root), policy))
+    for rule, reason, decision in found:
+        yield Refusal(rule, reason, decision)
 
 
 def _pipe_refusal(command: SimpleCommand) -> Refusal:

@@ -155,16 +155,20 @@ def pretool_hook(config: Config, payload: Mapping[str, Any], agent: str) -> int:
     refusal = evaluate(tool, tool_input, guard_policy(config, payload))
     if refusal is None:
         return 0
-    reason = (f"ralph-verify guard refused this {tool or 'tool'} call (rule {refusal.rule}): "
+    # Codex has no "ask": what the guard cannot read is refused there.
+    decision = refusal.decision if agent.startswith("claude") else "deny"
+    verb = "refused" if decision == "deny" else "asks the user about"
+    reason = (f"ralph-verify guard {verb} this {tool or 'tool'} call (rule {refusal.rule}): "
               f"{refusal.reason}. Do not try to get around the guard; if the step is really "
               "needed, say so and leave it to the user.")
     record_refusal(config.root, {
         "agent": agent, "session_id": payload.get("session_id"), "tool": tool,
-        "rule": refusal.rule, "reason": refusal.reason, "input": _brief(tool_input)})
+        "rule": refusal.rule, "reason": refusal.reason, "decision": decision,
+        "input": _brief(tool_input)})
     emit({"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                 "permissionDecision": "deny",
+                                 "permissionDecision": decision,
                                  "permissionDecisionReason": reason},
-          "systemMessage": f"ralph-verify guard: refused {tool} ({refusal.rule})"})
+          "systemMessage": f"ralph-verify guard: {verb} {tool} ({refusal.rule})"})
     return 0
 
 

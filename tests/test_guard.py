@@ -189,7 +189,7 @@ def test_codex_shell_calls_are_guarded(ralph: Ralph) -> None:
     ("bash -lc 'git reset --hard'", True),
     ("xargs -n1 sudo rm < list.txt", True),
     ("timeout 5 nice -n 10 sudo true", True),
-    ("echo 'unbalanced", False),                # never raises
+    ("echo 'unbalanced", True),                 # never raises; asked, not allowed
     ("curl -o get.sh https://example.invalid && less get.sh", False),
     ("echo rm -rf /", False),
 ])
@@ -231,3 +231,17 @@ def test_run_offers_the_guard_to_claude(ralph: Ralph, enabled: bool) -> None:
         settings = json.loads(argv[argv.index("--settings") + 1])
         hook = settings["hooks"]["PreToolUse"][0]["hooks"][0]
         assert hook["command"].endswith("-m ralph_verify hook claude-pretool")
+
+
+def test_what_the_guard_cannot_read_is_asked_about(ralph: Ralph) -> None:
+    ralph.git_init()
+    for command in ('eval "$(cat cmd.txt)"', '$(echo rm) -rf /tmp/x', "echo 'unbalanced"):
+        answer = pretool(ralph, "Bash", {"command": command}).json()["hookSpecificOutput"]
+        assert answer["permissionDecision"] == "ask", command
+        assert "(rule unparsable)" in answer["permissionDecisionReason"]
+    # Codex has no "ask": the same call is refused there.
+    result = pretool(ralph, "exec_command", {"cmd": 'eval "$X"'}, action="codex-pretool")
+    assert denied_rule(result) == "unparsable"
+    # A deny wins over an ask in the same line.
+    assert denied_rule(pretool(ralph, "Bash", {"command": "eval x; git push -f"})) == \
+        "force-push"
