@@ -219,7 +219,8 @@ def test_run_offers_the_guard_to_claude(ralph: Ralph, enabled: bool) -> None:
 
     if not enabled:
         ralph.makepyproject("[tool.ralph-verify.guard]\nenabled = false\n")
-    config = get_config(["run", "--root", str(ralph.path), "--agent", "claude", "task"])
+    config = get_config(["run", "--root", str(ralph.path), "--agent", "claude",
+                         "--until", "tests", "task"])
     agent = make_agent(config)
     assert isinstance(agent, ClaudeAgent)
     request = AgentRequest(prompt="p", prompt_file=ralph.path / "p.md", iteration=1,
