@@ -163,6 +163,9 @@ class _Run:
         self.cancel = threading.Event()
         self.cancel_reason = "cancelled"
         self.started = time.monotonic()
+        #: Wall time of the earlier runs of a resumed session (``elapsed_s`` adds up).
+        self.elapsed_before = 0.0
+        self._recorded: set[int] = set()
         self.session: Session | None = None
         self._finishing = False
         self._signalled = False
@@ -181,6 +184,8 @@ class _Run:
             raise UsageError(f"nothing to resume: no session in {self.root} "
                              "(.ralph/state.json not found)")
         session_id = str(previous.get("session")) if previous else _new_session_id()
+        if previous:
+            self.elapsed_before = float(previous.get("elapsed_s") or 0.0)
         note = self.state.acquire_lock(session_id)
         try:
             if note:
@@ -217,10 +222,12 @@ class _Run:
         preflight = getattr(self.agent, "preflight", None)
         problem = preflight() if callable(preflight) else None
         if problem:
-            # Say it before the baseline: a missing agent should cost nothing.
-            return self._finish(VerdictProposal(
-                Verdict.AGENT_ERROR, f"{problem} (found before the baseline; nothing was run)",
-                source="core"))
+            # Say it before the baseline: a missing agent costs nothing, and a run that never
+            # started writes nothing: the last session's records stay as they were.
+            reason = f"{problem} (found before the baseline; nothing was run)"
+            print(f"ERROR: {reason}; .ralph/ was left as it was", file=sys.stderr)
+            return LoopResult(Verdict.AGENT_ERROR, reason, EXIT_CODES[Verdict.AGENT_ERROR],
+                              session, None, time.monotonic() - self.started)
         checks = config.build_checks(session_specs(config))
         template = load_template(config.get("template"), config.invocation_dir)
         self.display.max_iterations = session.max_iterations
@@ -359,10 +366,17 @@ class _Run:
             "notes": render_notes(notes),
         })
 
+    def _elapsed(self) -> float:
+        return self.elapsed_before + time.monotonic() - self.started
+
     def _record(self, iteration: Iteration) -> None:
         from ralph_verify.records import iteration_record, progress_entry
 
         session = self._session()
+        if iteration.number in self._recorded:  # a cancel right after recording it
+            self._save(phase="between iterations")
+            return
+        self._recorded.add(iteration.number)
         self.state.append_history(iteration_record(iteration, session))
         self.state.append_progress(progress_entry(iteration))
         self._save(phase="between iterations")
@@ -374,7 +388,7 @@ class _Run:
         if self.session is not None:
             self.state.write_state(state_record(self.session, self.config, phase=phase,
                                                 verdict=verdict, error=error,
-                                                elapsed_s=time.monotonic() - self.started))
+                                                elapsed_s=self._elapsed()))
 
     def _finish(self, verdict: VerdictProposal) -> LoopResult:
         from ralph_verify.records import summary_lines
@@ -391,7 +405,7 @@ class _Run:
                 self._record(last)
         self._save(phase="finished", verdict=verdict)
         self.config.hook.ralph_session_finish(session=session, verdict=verdict)
-        elapsed = time.monotonic() - self.started
+        elapsed = self._elapsed()
         for line in summary_lines(session, verdict, self.state, elapsed):
             self.display.line(line)
         return LoopResult(verdict.verdict, verdict.reason, EXIT_CODES[verdict.verdict], session,
@@ -407,7 +421,7 @@ class _Run:
         print("\n".join(lines), file=sys.stderr)
         self._save(phase="finished", error="a check could not decide at baseline")
         return LoopResult(None, "a check could not decide at baseline", BASELINE_ERROR_EXIT,
-                          self._session(), baseline, time.monotonic() - self.started)
+                          self._session(), baseline, self._elapsed())
 
     def _check_cancel(self) -> None:
         if self.cancel.is_set() or (self.session is not None and self.session.cancel_requested):

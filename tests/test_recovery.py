@@ -8,6 +8,9 @@ the branch tip and the uncommitted contents.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from ralph_verify.testing import Ralph
@@ -152,3 +155,50 @@ def test_a_corrupted_state_json_is_rewritten(ralph: Ralph) -> None:
     assert result.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], result
     assert state(ralph)["iteration"] == 2
     assert ralph.run("status").ret == 0
+
+
+def _records(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.mark.parametrize("failing", [
+    ("--agent", "gemini:ralph-no-such-gemini"),  # the agent CLI is missing
+    ("--agent", "cmd:true", "--max-iterations", "0"),  # a usage error
+    ("--agent", "cmd:true", "--until", "nope"),
+])
+def test_a_run_that_fails_to_start_leaves_the_last_session_alone(
+        ralph: Ralph, failing: tuple[str, ...]) -> None:
+    ralph.git_init()
+    first = ralph.run("run", "--agent", "cmd:echo > work.txt", "--until", "files:done.txt",
+                      "--max-iterations", "1", "go")
+    assert first.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], first
+    assert ralph.run("report").ret == 0
+    before = _records(ralph.path / ".ralph")
+    status = ralph.run("status").stdout.str()
+    options = failing if "--until" in failing else (*failing, "--until", "files:done.txt")
+    second = ralph.run("run", *options, "go")
+    assert second.ret in (2, EXIT_CODES[Verdict.AGENT_ERROR]), second
+    assert second.err.startswith("ERROR: ") or "\nERROR: " in second.err
+    assert _records(ralph.path / ".ralph") == before  # byte for byte
+    assert ralph.run("status").stdout.str() == status
+    assert ralph.run("report").ret == 0  # the report of A, regenerated, still reads
+
+
+def test_a_resumed_session_adds_up_its_wall_and_agent_time(ralph: Ralph) -> None:
+    ralph.git_init()
+    slow = ("cmd:sleep 1; echo $RALPH_ITERATION >> turns.txt")
+    first = ralph.run("run", "--agent", slow, "--until", "files:done.txt",
+                      "--max-iterations", "1", "go")
+    assert first.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], first
+    wall_1 = state(ralph)["elapsed_s"]
+    assert wall_1 >= 1.0
+    second = ralph.run("run", "--resume", "--max-iterations", "2")
+    assert second.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], second
+    data = state(ralph)
+    assert data["elapsed_s"] >= wall_1 + 1.0  # not reset by the resume
+    records = [json.loads(line) for line in
+               (ralph.path / ".ralph" / "history.jsonl").read_text().splitlines()]
+    assert [r["iteration"] for r in records] == [1, 2]  # no record lost, none twice
+    agent_s = sum(r["agent"]["duration_s"] for r in records)
+    assert 2.0 <= agent_s <= data["elapsed_s"]
