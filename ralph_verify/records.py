@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import os
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -103,7 +104,8 @@ def _iteration_from_record(record: dict[str, Any], state: StateDir) -> Iteration
     number = int(record["iteration"])
     agent = record.get("agent")
     fields = AgentResult.__dataclass_fields__
-    result = (AgentResult(**{k: v for k, v in agent.items() if k in fields and k != "text"})
+    skip = ("text", "unavailable")
+    result = (AgentResult(**{k: v for k, v in agent.items() if k in fields and k not in skip})
               if isinstance(agent, dict) else None)
     return Iteration(number=number, prompt_path=state.iteration_dir(number) / "prompt.md",
                      agent=result, verification=state.read_verification(number),
@@ -136,7 +138,10 @@ def agent_json(result: AgentResult | None) -> dict[str, Any] | None:
     return {"exit_code": result.exit_code, "duration_s": round(result.duration_s, 3),
             "timed_out": result.timed_out, "cancelled": result.cancelled, "error": result.error,
             "input_tokens": result.input_tokens, "output_tokens": result.output_tokens,
-            "cost_usd": result.cost_usd, "turns": result.turns, "session_id": result.session_id}
+            "cost_usd": result.cost_usd, "turns": result.turns, "session_id": result.session_id,
+            "idle_s": result.idle_s, "retries": result.retries,
+            "waited_s": round(result.waited_s, 3),
+            "unavailable": asdict(result.unavailable) if result.unavailable else None}
 
 
 def iteration_record(iteration: Iteration, session: Session) -> dict[str, Any]:
@@ -251,12 +256,24 @@ def verification_line(label: str, verification: Verification) -> str:
     return text + ("".join(f"\n    {line}" for line in bad) if bad else "")
 
 
+def idle_text(seconds: float) -> str:
+    """``idle for 20 minutes``, ``idle for 2 seconds``."""
+    if seconds >= 60:
+        return f"idle for {seconds / 60:g} minute{'s' if seconds != 60 else ''}"
+    return f"idle for {seconds:g} second{'s' if seconds != 1 else ''}"
+
+
 def agent_text(result: AgentResult) -> str:
     if result.error:
         return f"could not run: {result.error}"
     text = f"exit {result.exit_code} in {duration(result.duration_s)}"
     if result.timed_out:
         text += " (timed out and killed)"
+    if result.idle_s is not None:
+        text += f" ({idle_text(result.idle_s)}: no output, no file change; killed)"
+    if result.retries:
+        text += (f" after {result.retries} run{'s' if result.retries != 1 else ''} turned away "
+                 f"(rate limit/outage; waited {duration(result.waited_s)})")
     if result.cost_usd is not None:
         text += f", ${result.cost_usd:.2f}"
     return text

@@ -96,6 +96,8 @@ class Fail:
 
     status: int = 400
     message: str = "scripted failure"
+    #: Extra response headers, e.g. ``(("retry-after", "2"),)`` on a 429.
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 #: A step of the script: a fixed reply or failure, or a function of the request returning one.
@@ -393,13 +395,17 @@ class _Handler(BaseHTTPRequestHandler):
         reply = model._take_step(request)
         if isinstance(reply, Fail):
             self._send(reply.status, "application/json",
-                       wire.render_error(request.api, reply.status, reply.message))
+                       wire.render_error(request.api, reply.status, reply.message),
+                       reply.headers)
             return
         content_type, payload = wire.render(request.api, reply, body, raw)
         self._send(200, content_type, payload)
 
-    def _send(self, status: int, content_type: str, payload: bytes) -> None:
+    def _send(self, status: int, content_type: str, payload: bytes,
+              headers: tuple[tuple[str, str], ...] = ()) -> None:
         self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(payload)))
         if content_type == "text/event-stream":

@@ -59,7 +59,8 @@ def render(api: str, reply: Reply, body: dict[str, Any], raw: bytes) -> tuple[st
 def render_error(api: str, status: int, message: str) -> bytes:
     """An error body as the API sends it."""
     kind = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-            404: "not_found_error", 429: "rate_limit_error"}.get(status, "api_error")
+            404: "not_found_error", 429: "rate_limit_error",
+            529: "overloaded_error"}.get(status, "api_error")
     if api == "anthropic":
         return _json({"type": "error", "error": {"type": kind, "message": message}})
     return _json({"error": {"message": message, "type": kind, "param": None, "code": None}})

@@ -11,7 +11,10 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ralph_verify.agents.limits import Unavailable
 
 
 @dataclass
@@ -31,6 +34,8 @@ class AgentRequest:
     cancel: threading.Event = field(default_factory=threading.Event)
     #: The most this run may spend, in USD (the session's ``--max-cost`` left), or ``None``.
     budget_usd: float | None = None
+    #: Kill the run after this many seconds with no output and no file change (0: never).
+    idle_timeout: float = 0.0
 
 
 @dataclass
@@ -49,6 +54,13 @@ class AgentResult:
     cost_usd: float | None = None
     turns: int | None = None
     session_id: str | None = None
+    #: Killed after ``--agent-idle-timeout`` seconds with no output and no file change.
+    idle_s: float | None = None
+    #: The model service turned the run away (rate limit, outage): not the agent's failure.
+    unavailable: Unavailable | None = None
+    #: Runs the service turned away before this one, and the seconds waited for them.
+    retries: int = 0
+    waited_s: float = 0.0
 
 
 class Agent(Protocol):

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 
 from ralph_verify.agents import AgentOptions, AgentRequest, AgentResult
 from ralph_verify.agents.cmd import agent_env
+from ralph_verify.agents.limits import Unavailable, classify
 from ralph_verify.agents.runner import OutputSink, run_agent_process
 
 #: A prompt passed as one argument must stay under the OS limit for one argument
@@ -136,6 +137,11 @@ class CLIAgent:
         """Read the run's output (stdout and stderr, line by line)."""
         return Parsed()
 
+    def unavailable(self, parsed: Parsed, exit_code: int | None) -> Unavailable | None:
+        """Was the run turned away by the model service (rate limit, outage)? Read from
+        the error the CLI reported; adapters whose CLI says more override this."""
+        return classify(parsed.error)
+
     def notes(self, request: AgentRequest) -> list[str]:
         """Lines written at the top of ``agent.log`` (what the adapter did on the user's behalf)."""
         return []
@@ -175,7 +181,7 @@ class CLIAgent:
         try:
             outcome = run_agent_process(
                 argv, cwd=request.root, env=env, sink=sink, timeout=request.timeout,
-                cancel=request.cancel,
+                cancel=request.cancel, idle_timeout=request.idle_timeout,
                 stdin_path=request.prompt_file if self.prompt_via == "stdin" else None)
         finally:
             sink.close()
@@ -190,7 +196,10 @@ class CLIAgent:
                            text=text, timed_out=outcome.timed_out, cancelled=outcome.cancelled,
                            input_tokens=parsed.input_tokens, output_tokens=parsed.output_tokens,
                            cost_usd=parsed.cost_usd, turns=parsed.turns,
-                           session_id=parsed.session_id)
+                           session_id=parsed.session_id,
+                           idle_s=request.idle_timeout if outcome.idle else None,
+                           unavailable=None if outcome.idle or outcome.timed_out
+                           else self.unavailable(parsed, outcome.exit_code))
 
 
 def is_root() -> bool:

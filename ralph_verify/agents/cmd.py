@@ -4,6 +4,11 @@ The rendered prompt arrives on stdin and in the file named by
 ``$RALPH_PROMPT_FILE``; ``$RALPH_ITERATION`` (1-based) and
 ``$RALPH_SESSION_DIR`` tell where the loop is. The command runs through the
 shell in the project root; its stdout and stderr are the agent's output.
+
+Exit 75 (``EX_TEMPFAIL``) says "the service turned me away": with a line
+``RALPH-RETRY-AFTER: <seconds | ISO 8601 time>`` a rate limit (the loop waits
+until then), without one an outage (retried with backoff); see
+:mod:`ralph_verify.agents.limits`.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import time
 from pathlib import Path
 
 from ralph_verify.agents import AgentOptions, AgentRequest, AgentResult
+from ralph_verify.agents.limits import from_command
 from ralph_verify.agents.runner import OutputSink, run_agent_process
 
 #: The exit status of a shell that could not find the command.
@@ -103,14 +109,17 @@ class CommandAgent:
             outcome = run_agent_process(self.command, cwd=request.root, env=agent_env(request),
                                         sink=sink, timeout=request.timeout,
                                         cancel=request.cancel, stdin_path=request.prompt_file,
-                                        shell=True)
+                                        shell=True, idle_timeout=request.idle_timeout)
         finally:
             sink.close()
         error = None
         if outcome.exit_code == _SHELL_NOT_FOUND and sink.total_bytes < 4096 \
                 and "not found" in sink.tail():
             error = f"agent command not found: {self.command!r} ({sink.tail().strip()})"
+        idle = outcome.idle
         return AgentResult(exit_code=outcome.exit_code,
                            duration_s=time.monotonic() - started, text=sink.tail(),
                            timed_out=outcome.timed_out, cancelled=outcome.cancelled,
-                           error=error)
+                           error=error, idle_s=request.idle_timeout if idle else None,
+                           unavailable=None if idle or outcome.timed_out else
+                           from_command(outcome.exit_code, sink.tail()))

@@ -53,6 +53,8 @@ class ProcessOutcome:
     duration_s: float
     timed_out: bool = False
     cancelled: bool = False
+    #: Killed by the idle timeout: no output and no file change for that long.
+    idle: bool = False
 
 
 class OutputSink:
@@ -147,10 +149,54 @@ class OutputSink:
             self._log.close()
 
 
+class IdleWatch:
+    """Is the agent idle: no output and no file change under ``root`` for ``timeout`` s?
+
+    Output is free to watch; the project's files are walked (``.ralph`` left out)
+    only when the output has been quiet for a while, at most every 30 seconds.
+    A test the agent waits on that prints or writes files keeps it alive.
+    """
+
+    def __init__(self, root: Path, sink: OutputSink, timeout: float) -> None:
+        self.root, self.sink, self.timeout = root, sink, timeout
+        self.every = min(max(timeout / 10, 0.1), 30.0)
+        now = time.monotonic()
+        self.active = self.next_look = now
+        self.output = sink.total_bytes
+        self.files = files_state(root)
+
+    def expired(self) -> bool:
+        now = time.monotonic()
+        if self.sink.total_bytes != self.output:
+            self.output, self.active = self.sink.total_bytes, now
+        if now < self.next_look or now - self.active < self.every:
+            return False
+        self.next_look = now + self.every
+        files = files_state(self.root)
+        if files != self.files:
+            self.files, self.active = files, now
+        return now - self.active >= self.timeout
+
+
+def files_state(root: Path) -> tuple[int, int]:
+    """The newest modification time (ns) under ``root`` and the number of entries."""
+    newest = count = 0
+    for folder, dirs, files in os.walk(root):
+        if folder == str(root):
+            dirs[:] = [d for d in dirs if d != ".ralph"]
+        for name in (*dirs, *files):
+            with contextlib.suppress(OSError):
+                newest = max(newest, os.lstat(os.path.join(folder, name)).st_mtime_ns)
+                count += 1
+    return newest, count
+
+
 def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str, str],
                       sink: OutputSink, timeout: float, cancel: threading.Event,
-                      stdin_path: Path | None = None, shell: bool = False) -> ProcessOutcome:
-    """Run one process to its end, its timeout or a cancel; raise ``FileNotFoundError``.
+                      stdin_path: Path | None = None, shell: bool = False,
+                      idle_timeout: float = 0.0) -> ProcessOutcome:
+    """Run one process to its end, its timeout, its idle timeout or a cancel; raise
+    ``FileNotFoundError``.
 
     stdout and stderr both go to ``sink``. The prompt reaches stdin from a file,
     so an agent that never reads stdin cannot block the loop.
@@ -176,6 +222,7 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
     reader.start()
     outcome = ProcessOutcome(exit_code=None, duration_s=0.0)
     deadline = started + timeout
+    idle = IdleWatch(cwd, sink, idle_timeout) if idle_timeout > 0 else None
     try:
         while proc.poll() is None:
             if cancel.is_set():
@@ -183,6 +230,9 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
                 break
             if time.monotonic() >= deadline:
                 outcome.timed_out = True
+                break
+            if idle is not None and idle.expired():
+                outcome.idle = True
                 break
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=_POLL_S)

@@ -1,5 +1,8 @@
 """``agent-error``: the agent cannot run (program not found), or it failed (non-zero
-exit, timeout) ``--max-agent-failures`` times in a row (default 3)."""
+exit, timeout, idle timeout) ``--max-agent-failures`` times in a row (default 3).
+
+A run the model service turned away (rate limit, outage) is not a failure: it is
+waited for and retried within its iteration (:mod:`ralph_verify.agents.retry`)."""
 
 from __future__ import annotations
 
@@ -16,23 +19,31 @@ DEFAULT_MAX_FAILURES = 3
 def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--max-agent-failures", scope="loop", setting="max-agent-failures",
                      type=int, default=DEFAULT_MAX_FAILURES, metavar="N",
-                     help="stop with agent-error after the agent failed (non-zero exit or "
-                          f"timeout) N times in a row (default {DEFAULT_MAX_FAILURES})")
+                     help="stop with agent-error after the agent failed (non-zero exit, "
+                          "timeout or --agent-idle-timeout) N times in a row (default "
+                          f"{DEFAULT_MAX_FAILURES}); rate limits and outages are not failures")
 
 
 @hookimpl
 def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictProposal | None:
+    from ralph_verify.records import idle_text
+
     result = iteration.agent
     if result is None:
         return None
     if result.error:
         return VerdictProposal(Verdict.AGENT_ERROR, result.error)
     state = session.plugin_state.setdefault(NAME, {"failures_in_a_row": 0})
-    failed = result.timed_out or (result.exit_code not in (0, None))
+    if result.unavailable is not None:
+        return None  # the service turned it away (past --max-time): not the agent's failure
+    failed = result.timed_out or result.idle_s is not None or (
+        result.exit_code not in (0, None))
     state["failures_in_a_row"] = state.get("failures_in_a_row", 0) + 1 if failed else 0
     limit = int(session.config.get("max_agent_failures") or DEFAULT_MAX_FAILURES)
     if state["failures_in_a_row"] >= limit:
-        what = "timed out" if result.timed_out else f"exited {result.exit_code}"
+        what = ("timed out" if result.timed_out else
+                f"{idle_text(result.idle_s)}, killed" if result.idle_s is not None
+                else f"exited {result.exit_code}")
         return VerdictProposal(Verdict.AGENT_ERROR,
                                f"the agent failed {state['failures_in_a_row']} times in a row "
                                f"(last: {what}; see the iteration's agent.log)")

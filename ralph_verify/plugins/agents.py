@@ -1,7 +1,11 @@
 """The built-in agents: ``cmd:COMMAND`` (any command) and ``replay:DIR`` (scripted), and
-running whichever agent was chosen (``ralph_run_agent``)."""
+running whichever agent was chosen (``ralph_run_agent``): with the idle timeout, and with
+the waits and retries of rate limits and outages (:mod:`ralph_verify.agents.retry`)."""
 
 from __future__ import annotations
+
+import time
+from typing import Any
 
 from ralph_verify import hookimpl
 from ralph_verify.agents import (
@@ -12,6 +16,71 @@ from ralph_verify.agents import (
     AgentResult,
     AgentType,
 )
+from ralph_verify.agents.retry import RetryPolicy, run_with_retries
+from ralph_verify.config.parser import Parser
+from ralph_verify.errors import UsageError
+from ralph_verify.iteration import Session
+
+DEFAULT_IDLE_TIMEOUT = "20m"
+DEFAULT_MAX_RETRIES = 5
+DEFAULT_RETRY_DELAY = "10s"
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.addoption("--agent-idle-timeout", scope="loop", setting="agent-idle-timeout",
+                     setting_type=str, default=DEFAULT_IDLE_TIMEOUT, metavar="DURATION",
+                     help="kill the agent's process group when it has printed nothing and "
+                          "changed no file in the project for this long, e.g. 20m, 90s; "
+                          "counts as an agent failure (default "
+                          f"{DEFAULT_IDLE_TIMEOUT}; 0 turns it off)")
+    parser.addoption("--max-agent-retries", scope="loop", setting="max-agent-retries",
+                     type=int, default=DEFAULT_MAX_RETRIES, metavar="N",
+                     help="retry an agent run the model service turned away with an outage "
+                          "(connection refused, 5xx, overloaded) N times, with backoff, then "
+                          f"stop with agent-error (default {DEFAULT_MAX_RETRIES}); rate limits "
+                          "wait for their reset instead, within --max-time")
+    parser.addoption("--agent-retry-delay", scope="loop", setting="agent-retry-delay",
+                     setting_type=str, default=DEFAULT_RETRY_DELAY, metavar="DURATION",
+                     help="the first backoff after an outage or a rate limit without a reset "
+                          "time, doubled each retry up to 10m (default "
+                          f"{DEFAULT_RETRY_DELAY})")
+
+
+def duration_setting(session: Session, name: str, default: str) -> float:
+    """A duration option's seconds; a bad value is a usage error naming the option."""
+    from ralph_verify.plugins.budget import parse_duration
+
+    value = session.config.get(name.replace("-", "_"))
+    try:
+        seconds = parse_duration(default if value is None else value)
+    except UsageError:
+        raise UsageError(f"--{name} {value!r}: expected a duration such as 20m, 90s, 1h "
+                         "or seconds") from None
+    if seconds < 0:
+        raise UsageError(f"--{name} {value!r}: must not be negative")
+    return seconds
+
+
+@hookimpl
+def ralph_session_start(session: Session) -> None:
+    """Bad values fail before the agent runs (and spends) once."""
+    duration_setting(session, "agent-idle-timeout", DEFAULT_IDLE_TIMEOUT)
+    duration_setting(session, "agent-retry-delay", DEFAULT_RETRY_DELAY)
+    if int(session.config.get("max_agent_retries") or 0) < 0:
+        raise UsageError("--max-agent-retries must not be negative")
+
+
+def _time_left(session: Session) -> float | None:
+    """Seconds ``--max-time`` leaves, from the budget plugin's clock (None: no limit)."""
+    from ralph_verify.plugins.budget import DEFAULT_MAX_TIME, parse_duration
+
+    state: dict[str, Any] = session.plugin_state.get("budget") or {}
+    max_time = parse_duration(session.config.get("max_time") or DEFAULT_MAX_TIME)
+    if max_time <= 0 or "run_started" not in state:
+        return None
+    elapsed = state.get("elapsed_before_s", 0.0) + time.time() - state["run_started"]
+    return float(max_time - elapsed)
 
 
 def _cmd(arg: str | None, options: AgentOptions) -> Agent:
@@ -39,6 +108,12 @@ def ralph_register_agents(registry: AgentRegistry) -> None:
 
 
 @hookimpl(trylast=True)
-def ralph_run_agent(agent: Agent, request: AgentRequest) -> AgentResult:
+def ralph_run_agent(session: Session, agent: Agent, request: AgentRequest) -> AgentResult:
     """Every agent runs through this hook, so wrappers can time, trace or extend it."""
-    return agent.run(request)
+    request.idle_timeout = duration_setting(session, "agent-idle-timeout", DEFAULT_IDLE_TIMEOUT)
+    retries = session.config.get("max_agent_retries")
+    policy = RetryPolicy(
+        max_retries=DEFAULT_MAX_RETRIES if retries is None else int(retries),
+        delay_s=duration_setting(session, "agent-retry-delay", DEFAULT_RETRY_DELAY),
+        time_left=lambda: _time_left(session))
+    return run_with_retries(agent, request, policy, session.config.stash.get("ralph.display"))

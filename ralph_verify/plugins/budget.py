@@ -145,6 +145,12 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
     if iteration.agent is not None and iteration.agent.cost_usd is not None:
         state["cost_usd"] = state["cost_usd"] + iteration.agent.cost_usd
     max_time = parse_duration(session.config.get("max_time") or DEFAULT_MAX_TIME)
+    agent = iteration.agent
+    if agent is not None and agent.unavailable is not None and not agent.error:
+        # The agent runner did not wait: the service's reset comes after --max-time.
+        return VerdictProposal(Verdict.BUDGET, f"the model service turned the agent away "
+                                               f"({agent.unavailable.message}) and it resets "
+                                               f"after --max-time ({duration(max_time)})")
     if max_time > 0 and state["elapsed_s"] >= max_time:
         return VerdictProposal(Verdict.BUDGET, f"ran {duration(state['elapsed_s'])}, the limit "
                                                f"is {duration(max_time)} (--max-time)")

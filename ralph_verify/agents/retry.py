@@ -1,0 +1,111 @@
+"""Rate limits and outages, decided in one place: wait, retry, or give up.
+
+Adapters classify (``AgentResult.unavailable``, :mod:`ralph_verify.agents.limits`);
+:func:`run_with_retries` runs the agent again within the same iteration, so a
+turned-away run is never an iteration: not counted, not seen by the stall
+breaker or ``--max-agent-failures``.
+
+- A rate limit waits, with a countdown, until the reset the CLI named (else
+  with backoff), as often as needed, but never past ``--max-time``: then the run's
+  result goes back as it is and the budget policy ends the session.
+- An outage (connection refused, 5xx, overloaded) retries with backoff
+  (``--agent-retry-delay``, doubled each time, at most 10 minutes) up to
+  ``--max-agent-retries`` times, then ends ``agent-error`` naming it.
+
+Every wait is cancellable (Ctrl-C, ``ralph-verify cancel``). The turned-away
+attempts' logs are kept as ``agent.attempt-N.log`` next to ``agent.log``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from ralph_verify.agents.limits import RATE_LIMIT
+
+if TYPE_CHECKING:
+    from ralph_verify.agents import Agent, AgentRequest, AgentResult
+    from ralph_verify.display import Display
+
+#: The longest one backoff step grows to.
+MAX_BACKOFF_S = 600.0
+_TICK_S = 0.2
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    max_retries: int = 5
+    delay_s: float = 10.0
+    #: Seconds the session has left (``--max-time``), or ``None``: unbounded.
+    time_left: Callable[[], float | None] = lambda: None
+
+
+def backoff(policy: RetryPolicy, attempt: int) -> float:
+    """The wait before retry ``attempt`` (1-based): the delay, doubled each time, capped."""
+    return float(min(policy.delay_s * 2 ** (attempt - 1), MAX_BACKOFF_S))
+
+
+def run_with_retries(agent: Agent, request: AgentRequest, policy: RetryPolicy,
+                     display: Display | None = None) -> AgentResult:
+    """``agent.run(request)`` until the service takes it, a limit is reached, or a cancel."""
+    from ralph_verify.display import duration
+
+    retries = outages = limits = 0
+    waited = 0.0
+    while True:
+        result = agent.run(request)
+        unavailable = result.unavailable
+        if unavailable is None or result.cancelled or request.cancel.is_set():
+            return replace(result, retries=retries, waited_s=waited)
+        if unavailable.kind == RATE_LIMIT:
+            limits += 1
+            wait = unavailable.retry_after_s
+            what = "rate limited"
+            if wait is None:
+                wait = backoff(policy, limits)
+        else:
+            outages += 1
+            what = "service unavailable"
+            if outages > policy.max_retries:
+                return replace(result, retries=retries, waited_s=waited, error=(
+                    f"the model service is unavailable: {unavailable.message} (still failing "
+                    f"after {policy.max_retries} retries; --max-agent-retries)"))
+            wait = unavailable.retry_after_s or backoff(policy, outages)
+        left = policy.time_left()
+        if left is not None and wait > left:
+            if display is not None:
+                display.line(f"iteration {request.iteration}: {what} ({unavailable.message}); "
+                             f"the reset in {duration(wait)} is after --max-time "
+                             f"({duration(max(left, 0))} left): not waiting")
+            return replace(result, retries=retries, waited_s=waited)
+        if display is not None:
+            display.line(f"iteration {request.iteration}: {what} ({unavailable.message}); "
+                         f"waiting {duration(wait)}, then running the agent again "
+                         "(not counted as an iteration)")
+        started = time.monotonic()
+        if not _wait(wait, request, what, display):
+            return replace(result, retries=retries, waited_s=waited, cancelled=True)
+        waited += time.monotonic() - started
+        retries += 1
+        _keep_log(request, retries)
+
+
+def _wait(seconds: float, request: AgentRequest, what: str, display: Display | None) -> bool:
+    """Sleep ``seconds`` with a countdown; ``False`` when cancelled."""
+    from ralph_verify.display import duration
+
+    until = time.monotonic() + seconds
+    while (left := until - time.monotonic()) > 0:
+        if display is not None:
+            display.phase(f"{what}: agent runs again in {duration(left)}")
+        if request.cancel.wait(min(_TICK_S, left)):
+            return False
+    return True
+
+
+def _keep_log(request: AgentRequest, attempt: int) -> None:
+    """The turned-away run's log moves aside: ``agent.log`` is the next run's alone."""
+    if request.log_path.exists():
+        request.log_path.replace(request.log_path.with_name(f"agent.attempt-{attempt}.log"))
