@@ -120,3 +120,63 @@ def test_a_reset_after_max_time_ends_budget_without_waiting(ralph: Ralph,
         "--max-time (*left): not waiting",
         "verdict: budget — the model service turned the agent away (usage limit reached) and "
         "it resets after --max-time (1h00m)"])
+
+
+#: Says nothing and touches nothing for a long time (a hung agent); its child too.
+HANGS = """
+subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])
+time.sleep(60)
+"""
+
+
+def test_an_idle_agent_is_killed_and_counted_as_a_failure(ralph: Ralph) -> None:
+    project(ralph)
+    started = time.monotonic()
+    result = ralph.run("run", "--agent", agent(ralph, HANGS), "--until", "tests",
+                       "--agent-idle-timeout", "2s", "--max-agent-failures", "2", "fix calc")
+    assert time.monotonic() - started < 50  # two runs killed after 2 s each, not 60 s
+    assert result.ret == 14, result
+    result.stdout.fnmatch_lines([
+        "iteration 1: agent exit * (idle for 2 seconds: no output, no file change; killed)*",
+        "iteration 2: agent exit * (idle for 2 seconds: no output, no file change; killed)*",
+        "verdict: agent-error — the agent failed 2 times in a row (last: idle for 2 seconds, "
+        "killed; see the iteration's agent.log)"])
+    assert history(ralph)[0]["agent"]["idle_s"] == 2
+
+
+#: Waits 5 s on a "test run" that is quiet on one channel: it writes a file in the project
+#: (or prints) every half second, then the agent fixes calc.py.
+WAITS_ON_A_BUSY_CHILD = """
+how = os.environ['HOW']
+child = ("import time, pathlib\\n"
+         "for i in range(10):\\n"
+         "    time.sleep(0.5)\\n"
+         + ("    pathlib.Path('progress.txt').write_text(str(i))\\n" if how == 'files' else
+            "    print('test', i, flush=True)\\n"))
+subprocess.run([sys.executable, '-c', child], check=True)
+pathlib.Path('calc.py').write_text(os.environ['RIGHT'])
+"""
+
+
+def test_a_child_that_writes_files_or_output_keeps_the_agent_alive(
+        ralph: Ralph, monkeypatch: object) -> None:
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    project(ralph)
+    monkeypatch.setenv("RIGHT", RIGHT)
+    for how in ("files", "output"):
+        monkeypatch.setenv("HOW", how)
+        (ralph.path / "calc.py").write_text(CALC)
+        result = ralph.run("run", "--agent", agent(ralph, WAITS_ON_A_BUSY_CHILD), "--until",
+                           "tests", "--agent-idle-timeout", "2s", "fix calc")
+        assert result.ret == 0, (how, result)
+        assert history(ralph)[0]["agent"]["idle_s"] is None
+
+
+def test_a_bad_idle_timeout_is_a_usage_error(ralph: Ralph) -> None:
+    project(ralph)
+    result = ralph.run("run", "--agent", "cmd:true", "--until", "tests",
+                       "--agent-idle-timeout", "soon", "fix calc")
+    assert result.ret == 2, result
+    result.stderr.fnmatch_lines(["ERROR: --agent-idle-timeout 'soon': expected a duration *"])

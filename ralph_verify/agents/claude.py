@@ -6,6 +6,13 @@ line, ``{"type": "result", ...}``, carries ``result`` (final text),
 ``num_turns``, ``session_id``, ``usage`` and ``total_cost_usd`` (the same
 object ``--output-format json`` prints alone, which is read as well).
 
+API errors: after its own retries (``CLAUDE_CODE_MAX_RETRIES``, 10 by default,
+about three minutes against a 429) Claude Code ends with ``is_error``, the
+message (``API Error: Request rejected (429) · Rate limit reached...``) as
+``result`` and ``api_error_status``: 429 is a rate limit, 5xx and 529
+(overloaded) an outage, for the loop to wait or retry
+(:mod:`ralph_verify.agents.retry`).
+
 Permissions: ``--permission-mode acceptEdits`` by default (file edits are
 accepted, commands follow the project's own Claude settings); with ``--yolo``
 ``--dangerously-skip-permissions``. Claude Code refuses that flag when run as
@@ -105,6 +112,9 @@ def parse_claude_messages(messages: Iterable[dict[str, Any]]) -> Parsed:
         if result.get("is_error"):
             parsed.error = final if isinstance(final, str) and final else str(
                 result.get("subtype") or "error")
+            status = result.get("api_error_status")
+            if isinstance(status, int) and not isinstance(status, bool):
+                parsed.status = status
         elif isinstance(final, str) and final.strip() and (not texts or texts[-1] != final):
             texts.append(final)
     parsed.text = "\n\n".join(texts)

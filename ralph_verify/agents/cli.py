@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 from ralph_verify.agents import AgentOptions, AgentRequest, AgentResult
 from ralph_verify.agents.cmd import agent_env
-from ralph_verify.agents.limits import Unavailable, classify
+from ralph_verify.agents.limits import OUTAGE, RATE_LIMIT, Unavailable, classify
 from ralph_verify.agents.runner import OutputSink, run_agent_process
 
 #: A prompt passed as one argument must stay under the OS limit for one argument
@@ -47,6 +47,8 @@ class Parsed:
     session_id: str | None = None
     #: The CLI said the run failed (API error, bad arguments...): its message.
     error: str | None = None
+    #: The HTTP status of the model API's error, when the CLI reports it.
+    status: int | None = None
     #: The output was the CLI's machine format (False: plain text, the text is the output).
     structured: bool = False
 
@@ -140,7 +142,13 @@ class CLIAgent:
     def unavailable(self, parsed: Parsed, exit_code: int | None) -> Unavailable | None:
         """Was the run turned away by the model service (rate limit, outage)? Read from
         the error the CLI reported; adapters whose CLI says more override this."""
-        return classify(parsed.error)
+        found = classify(parsed.error)
+        if parsed.status == 429 or (parsed.status is not None and parsed.status >= 500):
+            kind = RATE_LIMIT if parsed.status == 429 else OUTAGE
+            message = parsed.error or f"HTTP {parsed.status}"
+            return Unavailable(kind, found.message if found else message,
+                               found.retry_after_s if found else None)
+        return found
 
     def notes(self, request: AgentRequest) -> list[str]:
         """Lines written at the top of ``agent.log`` (what the adapter did on the user's behalf)."""

@@ -29,7 +29,8 @@ _OUTAGE = re.compile(
     r"\b(?:5\d\d)\b|overloaded|internal server error|service unavailable|bad gateway|"
     r"gateway timeout|connection refused|ECONNREFUSED|ECONNRESET|connection (?:error|reset)|"
     r"APIConnectionError|InternalServerError|ServiceUnavailableError|error sending request|"
-    r"stream disconnected|network error", re.IGNORECASE)
+    r"stream disconnected|network error|high demand|temporar(?:y|ily) (?:error|unavailable)",
+    re.IGNORECASE)
 #: "try again in 2 hours 5 minutes", "retry after 30 seconds", "resets in 45s"
 _IN = re.compile(r"(?:try again|retry|resets?)(?: after| in)\s+(?P<span>(?:\d+(?:\.\d+)?\s*"
                  r"(?:days?|d|hours?|h|minutes?|mins?|m|seconds?|secs?|s)\b[\s,and]*)+)",
