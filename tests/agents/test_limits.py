@@ -72,8 +72,8 @@ def test_outages_and_real_failures() -> None:
                     "InternalServerError: OpenAIException - boom", "502 Bad Gateway"):
         found = classify(message)
         assert found is not None and found.kind == OUTAGE, message
-    for message in ("Prompt is too long", "invalid_request_error: context too long", "", None):
-        assert classify(message) is None
+    for failure in ("Prompt is too long", "invalid_request_error: context too long", "", None):
+        assert classify(failure) is None
 
 
 def test_cmd_protocol() -> None:
