@@ -29,6 +29,8 @@ from ralph_verify.caches import _project_key, user_cache_dir
 from ralph_verify.errors import UsageError
 
 WORK_REF = "refs/ralph-verify/recovery/{session}/work"
+#: Recovery points kept per project; older ones are removed when a session starts.
+KEEP = 10
 
 
 def project_dir(root: Path) -> Path:
@@ -101,7 +103,18 @@ def create(root: Path, session: str) -> Point:
     data = {**point.to_json(), "root": str(root.resolve()), "session": session,
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
     (where / "point.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    _prune(where.parent)
     return point
+
+
+def _prune(base: Path) -> None:
+    """Keep the newest :data:`KEEP` recovery points of a project, so the cache stays bounded."""
+    import shutil
+
+    points = sorted((p.parent for p in base.glob("*/point.json")),
+                    key=lambda d: ((d / "point.json").stat().st_mtime_ns, d.name))
+    for old in points[:-KEEP]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def find(root: Path, session: str | None) -> dict[str, Any]:
@@ -112,7 +125,8 @@ def find(root: Path, session: str | None) -> dict[str, Any]:
         if not path.is_file():
             raise UsageError(f"no recovery point for session {session} under {base}")
     else:
-        points = sorted(base.glob("*/point.json"), key=lambda p: p.stat().st_mtime)
+        points = sorted(base.glob("*/point.json"),
+                        key=lambda p: (p.stat().st_mtime_ns, p.parent.name))
         if not points:
             raise UsageError(f"no recovery point for {root} under {base} (a run keeps one "
                              "when it starts in a git repository)")

@@ -31,6 +31,8 @@ def _user_state(ralph: Ralph) -> str:
 @pytest.mark.parametrize(("damage", "options"), [
     ("rm -rf .git", ()),
     ("git checkout -q main && git reset -q --hard HEAD~1", ()),
+    # drops the session branch's commit that holds the user's work (--allow-dirty)
+    ("git reset -q --hard HEAD~1", ()),
     # --no-commit leaves the user's changes uncommitted in the tree: the agent wipes them
     ("git checkout -q -- . && git clean -fdxq", ("--no-commit",)),
 ])
@@ -202,3 +204,14 @@ def test_a_resumed_session_adds_up_its_wall_and_agent_time(ralph: Ralph) -> None
     assert [r["iteration"] for r in records] == [1, 2]  # no record lost, none twice
     agent_s = sum(r["agent"]["duration_s"] for r in records)
     assert 2.0 <= agent_s <= data["elapsed_s"]
+
+
+def test_recovery_points_are_bounded_per_project(ralph: Ralph) -> None:
+    from ralph_verify import recovery
+
+    ralph.git_init()
+    for number in range(recovery.KEEP + 2):
+        recovery.create(ralph.path, f"s{number:02d}")
+    kept = sorted(p.name for p in recovery.project_dir(ralph.path).iterdir())
+    assert kept == [f"s{n:02d}" for n in range(2, recovery.KEEP + 2)]
+    assert recovery.find(ralph.path, None)["session"] == f"s{recovery.KEEP + 1:02d}"
