@@ -157,8 +157,8 @@ def run_fleet(config: Config, file: str | None) -> int:
             job.resume = True
         _say(f"resuming fleet {fleet_id}: {len(done)} loop(s) kept, {len(jobs)} to run")
     elif not quiet:
-        _say(f"fleet {fleet_id}: {len(jobs)} loop(s), {fleet.jobs} at once, executor "
-             f"{executor_name}; branches ralph/fleet-{fleet_id}/<task>")
+        _say(f"fleet {fleet_id}: {len(jobs)} loop(s), {min(fleet.jobs, len(jobs))} at once, "
+             f"executor {executor_name}; branches ralph/fleet-{fleet_id}/<task>")
     with _cancel_on_signals(fleet.cancel) as caught:
         fleet.run(jobs, executor)
     document = fleet.document()

@@ -29,7 +29,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 .v-cancelled,.v-not-run{background:#eee;color:#555}
 .v-stalled,.v-max-iterations,.v-budget,.v-blocked{background:#fdf0c8;color:#6b4e00}
 .totals span{margin-right:1em}svg{background:#fafafa;border:1px solid #eee}
-code{font-size:.92em}
+code{font-size:.92em;white-space:nowrap}td:first-child{white-space:nowrap}
 """
 
 SCRIPT = """

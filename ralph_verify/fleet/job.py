@@ -99,12 +99,13 @@ def _prepare_worktree(job: LoopJob) -> Path:
     return tree
 
 
-def _prepare_clone(job: LoopJob, scratch: Path) -> Path:
+def _prepare_clone(job: LoopJob, scratch: Path) -> tuple[Path, str]:
+    """A fresh clone on the branch; a task's own repository starts from its HEAD."""
     tree = scratch / job.name
     _git(scratch, "clone", "-q", "--no-checkout", job.source, str(tree))
     base = job.base or _git(tree, "rev-parse", "HEAD").strip()
     _git(tree, "checkout", "-q", "-b", job.branch, base)
-    return tree
+    return tree, base
 
 
 def _error_line(log: str) -> str:
@@ -153,7 +154,11 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
         if job.mode == "clone" else None
     result = JobResult(record)
     try:
-        tree = _prepare_worktree(job) if scratch is None else _prepare_clone(job, scratch)
+        if scratch is None:
+            tree, base = _prepare_worktree(job), job.base
+        else:
+            tree, base = _prepare_clone(job, scratch)
+            record["base"] = base
         record["workdir"] = str(tree)
         folder = (tree / job.folder).resolve()
         if not folder.is_dir() or tree.resolve() not in (folder, *folder.parents):
@@ -173,13 +178,15 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
                                     stderr=subprocess.STDOUT, env=env, **own_process_group())  # type: ignore[call-overload]  # the keyword set depends on the platform
             if on_start is not None:
                 on_start(proc)
+            run_started = time.monotonic()
             code = proc.wait()
+            record["run_s"] = round(time.monotonic() - run_started, 3)
         log_text = _read(log_path) or ""
         result.log_tail = log_text[-4000:]
         record["exit_code"] = code
         state = json.loads(_read(folder / ".ralph" / "state.json") or "null")
         verdict = (state or {}).get("verdict") or {}
-        if verdict.get("verdict"):
+        if verdict.get("verdict") and code not in (2, 3, 4):  # not a usage/check/internal error
             record["verdict"] = verdict["verdict"]
             record["reason"] = verdict.get("reason", "")
         else:
@@ -192,11 +199,14 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
         result.state_json = _read(folder / ".ralph" / "state.json")
         result.report_html = _read(folder / ".ralph" / "report.html")
         _commit_leftovers(tree, job, record["verdict"])
-        record["commits"] = int(_git(tree, "rev-list", "--count",
-                                     f"{job.base}..HEAD").strip() or 0) if job.base else 0
+        record["commits"] = int(_git(tree, "rev-list", "--count", f"{base}..HEAD").strip()
+                                or 0)
         if scratch is not None and record["commits"]:
+            # Against the base the source repository has; a task's own repository gets the
+            # whole branch, a bundle that stands alone.
             bundle = scratch / f"{job.name}.bundle"
-            _git(tree, "bundle", "create", "-q", str(bundle), f"{job.base}..{job.branch}")
+            _git(tree, "bundle", "create", "-q", str(bundle),
+                 f"{base}..{job.branch}" if job.base else job.branch)
             result.bundle = bundle.read_bytes()
     except Exception as exc:
         record["verdict"] = "error"

@@ -2,7 +2,8 @@
 per loop), a GitHub job summary, and ``fleet merge`` of sharded runs into one of each.
 
 A loop's record: ``name``, ``folder``, ``branch``, ``verdict``, ``reason``, ``iterations``,
-``cost_usd``, ``duration_s``, ``started_at``/``finished_at``, ``where`` (host or worker),
+``cost_usd``, ``duration_s`` (``run_s`` of it in ``ralph-verify run`` itself),
+``started_at``/``finished_at``, ``where`` (host or worker),
 ``workdir`` (its worktree or clone), ``attempts``, ``commits``, ``report`` (its own HTML report,
 relative to the fleet folder). ``totals`` counts the verdicts.
 """
@@ -23,7 +24,8 @@ FLEET_JSON = "fleet.json"
 JUNIT_XML = "fleet-junit.xml"
 REPORT_HTML = "report.html"
 #: Fields that differ between two runs of the same fleet however it was split.
-RUN_FIELDS = frozenset({"started_at", "finished_at", "duration_s", "where", "workdir", "host",
+RUN_FIELDS = frozenset({"started_at", "finished_at", "duration_s", "run_s", "where", "workdir",
+                        "host",
                         "worker", "state", "executor"})
 
 

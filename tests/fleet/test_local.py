@@ -229,3 +229,32 @@ def test_the_fleet_report_in_headless_chromium(fleet_run: tuple[Ralph, Any, str]
     points = re.findall(r'<circle [^>]*data-loop="([^"]+)"', dom)
     assert sorted(points) == sorted(loop["name"] for loop in document["loops"])
     assert rendered.screenshot.stat().st_size > 0
+
+
+def test_total_time_stops_every_loop_of_the_fleet(ralph: Ralph, tmp_path: Path) -> None:
+    make_monorepo(ralph.path, ["a", "b"])
+    prompt = tmp_path / "PROMPT.md"
+    prompt.write_text("Make the tests pass.")
+    ralph.env = {"FLEET_AGENT_SLEEP": "600"}
+    started = time.monotonic()
+    result = ralph.run("fleet", "--matrix", "packages/*", "--agent", agent(tmp_path),
+                       "--until", "tests", "-p", str(prompt), "-j", "1", "--total-time", "4s")
+    assert time.monotonic() - started < 120
+    assert result.ret == 1, result
+    document = _fleet_json(ralph.path / "fleet")
+    assert document["cancelled"] == "the fleet's total time (4s) is used up"
+    verdicts = {loop["name"]: loop["verdict"] for loop in document["loops"]}
+    assert verdicts == {"packages-a": "cancelled", "packages-b": "not-run"}
+
+
+def test_github_job_summary(fleet_run: tuple[Ralph, Any, str], tmp_path: Path) -> None:
+    ralph, _, _ = fleet_run
+    summary = tmp_path / "summary.md"
+    ralph.env = {"GITHUB_STEP_SUMMARY": str(summary)}
+    result = ralph.run("fleet", "merge", "fleet", "--out", str(tmp_path / "merged"), "--github")
+    ralph.env = {}
+    assert result.ret == 1  # two loops failed alone
+    text = summary.read_text()
+    assert "## ralph-verify fleet t1" in text
+    assert "5 loops: 3 complete, 2 error" in text
+    assert "| packages-a | **complete** every check passes (2 of 2) | 1 |" in text
