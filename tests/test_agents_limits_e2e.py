@@ -1,11 +1,13 @@
-"""Rate limits and outages with the real Claude Code and Codex, offline.
+"""Rate limits and outages with the real Claude Code, Codex and aider, offline.
 
 The scripted model server answers 429 (with ``retry-after``) or 529 / 500; the
 CLIs' own retries are turned down (``CLAUDE_CODE_MAX_RETRIES=0``; Codex's
 ``request_max_retries = 0`` in the tests' config) so that each run gives up at
 once and the loop's policy is what is tested: a rate limit is waited for and
 the run repeated within the same iteration; an outage past
-``--max-agent-retries`` ends ``agent-error`` naming it.
+``--max-agent-retries`` ends ``agent-error`` naming it. aider's own retries
+cannot be turned down (about 100 s of backoff, then it exits 0): its one test
+is a 429 for every request, read as a rate limit, not as a failure.
 """
 
 from __future__ import annotations
@@ -17,7 +19,14 @@ from pathlib import Path
 import pytest
 
 from ralph_verify.testing import Ralph
-from ralph_verify.testing_server import Fail, ModelServer, claude_write, codex_exec, text
+from ralph_verify.testing_server import (
+    Fail,
+    ModelServer,
+    RecordedRequest,
+    claude_write,
+    codex_exec,
+    text,
+)
 from tests.agents_setup import MODEL, AgentCLI
 from tests.test_agents_e2e import RIGHT, make_project, run_loop
 
@@ -97,3 +106,23 @@ def test_codex_server_error_past_the_retry_limit(ralph: Ralph, codex_cli: AgentC
     env = codex_cli.env(agent_home, model_server.url)
     proc = run_loop(ralph, env, "--agent", "codex", "--model", MODEL, *LIMITS)
     check_outage(proc, model_server, "high demand")
+
+
+def test_aider_rate_limited_past_max_time_ends_budget_not_agent_failure(
+        ralph: Ralph, aider_cli: AgentCLI, agent_home: Path, model_server: ModelServer) -> None:
+    make_project(ralph)
+
+    def limited(request: RecordedRequest) -> Fail:
+        return RATE_LIMITED
+
+    model_server.script(*[limited] * 200)  # every request aider retries on its own
+    env = aider_cli.env(agent_home, model_server.url)
+    proc = run_loop(ralph, env, "--agent", "aider", "--agent-arg=--edit-format=whole",
+                    "--max-time", "20s", "--max-agent-failures", "1", "--agent-timeout", "200",
+                    *LIMITS)
+    assert proc.returncode == 13, proc.stdout[-3000:] + proc.stderr[-3000:]
+    result = result_of(proc)
+    reason = str(result["reason"])
+    assert reason.startswith("the model service turned the agent away (RateLimitError"), reason
+    assert reason.endswith("and it resets after --max-time (20s)"), reason
+    assert "is after --max-time" in proc.stdout + proc.stderr

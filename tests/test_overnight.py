@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 from ralph_verify.testing import Ralph
-from tests.loop_helpers import CALC, CALC_TESTS, agent, history, state
+from tests.loop_helpers import CALC, CALC_TESTS, Background, agent, history, state, wait_for
 
 RIGHT = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 
@@ -120,6 +120,21 @@ def test_a_reset_after_max_time_ends_budget_without_waiting(ralph: Ralph,
         "--max-time (*left): not waiting",
         "verdict: budget — the model service turned the agent away (usage limit reached) and "
         "it resets after --max-time (1h00m)"])
+
+
+def test_a_rate_limit_wait_can_be_cancelled(ralph: Ralph, monkeypatch: object) -> None:
+    project(ralph)
+    cmd = turned_away(ralph, monkeypatch, 99, "usage limit reached", after="3000")
+    run = Background(ralph, "run", "--agent", cmd, "--until", "tests", "fix calc")
+    try:
+        wait_for(lambda: "waiting 50m00s, then running the agent again" in run.output(),
+                 what="the rate-limit wait", run=run)
+        (ralph.path / ".ralph" / "cancel").write_text("stop")  # what `ralph-verify cancel` does
+        assert run.wait() == 130, run.output()
+    finally:
+        run.kill()
+    assert calls(ralph) == 1
+    assert state(ralph)["verdict"]["verdict"] == "cancelled"
 
 
 #: Says nothing and touches nothing for a long time (a hung agent); its child too.

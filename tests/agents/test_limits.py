@@ -51,6 +51,8 @@ def test_aider_rate_limit_error_line() -> None:
     agent = AiderAgent(None, AgentOptions())
     found = agent.unavailable(parse_aider_output(lines("aider_rate_limit.txt")), 0)
     assert found is not None and found.kind == RATE_LIMIT
+    down = agent.unavailable(parse_aider_output(lines("aider_server_error.txt")), 0)
+    assert down is not None and down.kind == OUTAGE and "InternalServerError" in down.message
     assert agent.unavailable(parse_aider_output(lines("aider_api_error.txt")), 0) is None
 
 
