@@ -36,6 +36,8 @@ class AgentRequest:
     budget_usd: float | None = None
     #: Kill the run after this many seconds with no output and no file change (0: never).
     idle_timeout: float = 0.0
+    #: The argv prefix the agent's process runs under (``run --sandbox``: bubblewrap).
+    sandbox: tuple[str, ...] = ()
 
 
 @dataclass

@@ -109,7 +109,8 @@ class CommandAgent:
             outcome = run_agent_process(self.command, cwd=request.root, env=agent_env(request),
                                         sink=sink, timeout=request.timeout,
                                         cancel=request.cancel, stdin_path=request.prompt_file,
-                                        shell=True, idle_timeout=request.idle_timeout)
+                                        shell=True, idle_timeout=request.idle_timeout,
+                                        wrap=request.sandbox)
         finally:
             sink.close()
         error = None

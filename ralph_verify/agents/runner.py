@@ -194,13 +194,19 @@ def files_state(root: Path) -> tuple[int, int]:
 def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str, str],
                       sink: OutputSink, timeout: float, cancel: threading.Event,
                       stdin_path: Path | None = None, shell: bool = False,
-                      idle_timeout: float = 0.0) -> ProcessOutcome:
+                      idle_timeout: float = 0.0,
+                      wrap: Sequence[str] = ()) -> ProcessOutcome:
     """Run one process to its end, its timeout, its idle timeout or a cancel; raise
     ``FileNotFoundError``.
 
     stdout and stderr both go to ``sink``. The prompt reaches stdin from a file,
-    so an agent that never reads stdin cannot block the loop.
+    so an agent that never reads stdin cannot block the loop. ``wrap`` is an argv
+    prefix (the sandbox) the process runs under.
     """
+    if wrap:
+        script = argv if isinstance(argv, str) else " ".join(argv)
+        argv = [*wrap, "/bin/sh", "-c", script] if shell else [*wrap, *argv]
+        shell = False
     kwargs = own_process_group()
     become_subreaper()  # orphans of the agent come back to us, to be ended
     child_env, mark = marked_env(env)

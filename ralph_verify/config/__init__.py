@@ -66,6 +66,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "budget",
     "agent_error",
     "cancel",
+    "sandbox",
     "checkpoint",
     "breaker",
     "integrity",

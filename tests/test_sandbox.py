@@ -1,0 +1,122 @@
+"""``run --sandbox`` with the real bubblewrap: a cmd: agent tries to destroy decoys outside the
+project; every attempt fails, the decoys survive, and the work inside the project is done."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from ralph_verify.testing import Ralph
+
+
+@pytest.fixture(scope="module")
+def bwrap() -> str:
+    """bubblewrap, installed with apt-get when missing and root; else a clear failure."""
+    found = shutil.which("bwrap")
+    if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        subprocess.run(["apt-get", "install", "-y", "-q", "bubblewrap"], check=False,
+                       capture_output=True, timeout=600)
+        found = shutil.which("bwrap")
+    if found is None:
+        pytest.fail("these tests need bubblewrap: apt-get install bubblewrap")
+    return found
+
+
+@pytest.fixture
+def decoys() -> Iterator[Path]:
+    """A folder outside the project (and outside /tmp, which the sandbox makes private)."""
+    folder = Path(tempfile.mkdtemp(prefix="ralph-decoy-", dir="/var/tmp"))
+    try:
+        (folder / "dir").mkdir()
+        (folder / "dir" / "keep.txt").write_text("keep\n")
+        (folder / "file.txt").write_text("safe\n")
+        (folder / "bashrc").write_text("export SAFE=1\n")
+        repo = folder / "repo"
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(repo)]
+        subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+        (repo / "a.txt").write_text("a\n")
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-q", "-m", "one"], check=True)
+        subprocess.run([*git, "branch", "side"], check=True)
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def attack(decoys: Path) -> str:
+    """The agent: each destructive family against the decoys, then the real work."""
+    d = decoys.as_posix()
+    git = f"git -c user.name=x -c user.email=x@x -C {d}/repo"
+    return f"""
+try() {{
+  if "$@" >/dev/null 2>&1; then echo "ESCAPED $*"; else echo "blocked $*"; fi >> attempts.txt
+}}
+try rm -rf {d}/dir
+try sh -c 'echo pwned > {d}/file.txt'
+try sed -i s/SAFE/PWNED/ {d}/bashrc
+try python3 -c "import shutil; shutil.rmtree('{d}/dir')"
+try {git} commit --allow-empty -q -m pwned
+try {git} branch -D side
+try {git} reflog expire --expire=now --all
+try mv {d}/file.txt {d}/moved.txt
+echo done > done.txt
+"""
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_the_sandbox_stops_every_family_and_the_loop_completes(
+        ralph: Ralph, bwrap: str, decoys: Path) -> None:
+    ralph.makefile("agent.sh", attack(decoys))
+    ralph.git_init()
+    before = snapshot(decoys)
+    result = ralph.run("run", "--sandbox", "--agent", "cmd:bash agent.sh",
+                       "--until", "files:done.txt", "do it")
+    assert result.ret == 0, result
+    attempts = (ralph.path / "attempts.txt").read_text().splitlines()
+    assert len(attempts) == 8 and all(a.startswith("blocked ") for a in attempts), attempts
+    assert snapshot(decoys) == before  # nothing changed, git objects and refs included
+    assert (ralph.path / "done.txt").read_text() == "done\n"
+
+
+def test_without_the_sandbox_the_same_agent_escapes(ralph: Ralph, decoys: Path) -> None:
+    """The control: the test above can fail (the guard does not apply to a cmd: agent)."""
+    ralph.makefile("agent.sh", attack(decoys))
+    ralph.git_init()
+    result = ralph.run("run", "--agent", "cmd:bash agent.sh", "--until", "files:done.txt",
+                       "do it")
+    assert result.ret == 0, result
+    assert "ESCAPED rm -rf" in (ralph.path / "attempts.txt").read_text()
+    assert not (decoys / "dir").exists()
+
+
+def test_network_none_unshares_the_network(ralph: Ralph, bwrap: str) -> None:
+    ralph.makefile("agent.sh", "tail -n +3 /proc/net/dev | cut -d: -f1 > nets.txt\n"
+                               "echo done > done.txt\n")
+    ralph.git_init()
+    result = ralph.run("run", "--sandbox", "--sandbox-network", "none", "--agent",
+                       "cmd:bash agent.sh", "--until", "files:done.txt", "do it")
+    assert result.ret == 0, result
+    # Only loopback is left: no way to any host.
+    assert (ralph.path / "nets.txt").read_text().split() == ["lo"]
+
+
+def test_missing_bubblewrap_fails_before_the_baseline(ralph: Ralph, tmp_path: Path) -> None:
+    ralph.git_init()
+    empty = tmp_path / "no-bwrap"
+    empty.mkdir()
+    ralph.env["PATH"] = str(empty)
+    result = ralph.run("run", "--sandbox", "--agent", "cmd:true", "--until", "files:x", "go")
+    assert result.ret == 2, result
+    assert "ERROR:" in result.err and "apt-get install bubblewrap" in result.err
+    assert "Traceback" not in result.err
+    assert not (ralph.path / ".ralph" / "state.json").exists()
