@@ -154,3 +154,97 @@ def test_hook_mode_deleting_the_baseline_blocks(ralph: Ralph) -> None:
     assert blocked["decision"] == "block", blocked
     assert ".ralph/integrity-baseline.json was deleted during the session" in blocked["reason"]
     assert state(ralph)["status"] != "finished"
+
+
+REWRITE_REPORTS = '''\
+import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    report.outcome = "passed"
+'''
+
+
+def test_a_conftest_that_rewrites_reports_is_caught(ralph: Ralph) -> None:
+    _kata(ralph)
+    cheat = f"pathlib.Path('tests/conftest.py').write_text({REWRITE_REPORTS!r})\n"
+    result = _run(ralph, cheat)
+    assert result.ret != 0, result
+    assert state(ralph)["verdict"]["verdict"] != "complete"
+    messages = "\n".join(_integrity_messages(ralph, 1))
+    assert "new test infrastructure tests/conftest.py:5: a conftest.py runs inside pytest" \
+        in messages
+    assert "tests/conftest.py:5" in prompt(ralph, 2)
+
+
+def test_an_ignored_plugin_module_and_a_new_exit_are_caught(ralph: Ralph) -> None:
+    _kata(ralph)
+    ralph.makefile(".gitignore", "helpers/\n")
+    ralph.git_init()
+    cheat = f"""\
+pathlib.Path('helpers').mkdir()
+pathlib.Path('helpers/__init__.py').write_text('')
+pathlib.Path('helpers/rewrite.py').write_text({REWRITE_REPORTS!r})
+pathlib.Path('conftest.py').write_text('pytest_plugins = ["helpers.rewrite"]\\n')
+t = pathlib.Path('tests/test_kata.py')
+t.write_text(t.read_text().replace('def test_add():', 'def test_add():\\n    os._exit(0)'))
+"""
+    result = _run(ralph, "import os\n" + cheat)
+    assert result.ret != 0, result
+    messages = "\n".join(_integrity_messages(ralph, 1))
+    assert "new test infrastructure helpers/rewrite.py:5: a pytest plugin" in messages
+    assert "new test infrastructure conftest.py:1" in messages
+    assert "new process exit `os._exit(0)` in test code at tests/test_kata.py:7" in messages
+
+
+def test_hook_mode_a_new_conftest_blocks(ralph: Ralph) -> None:
+    _hook_kata(ralph)
+    (ralph.path / "tests/conftest.py").write_text(REWRITE_REPORTS)
+    blocked = answer(stop(ralph))
+    assert blocked["decision"] == "block", blocked
+    assert "new test infrastructure tests/conftest.py:5" in blocked["reason"]
+
+
+def test_a_tautology_is_caught_in_run_and_hook_mode(ralph: Ralph) -> None:
+    _kata(ralph)
+    cheat = """\
+t = pathlib.Path("tests/test_kata.py")
+t.write_text(t.read_text().replace("assert add(2, 3) == 5", "assert add(2, 3) == add(2, 3)"))
+"""
+    result = _run(ralph, cheat)
+    assert result.ret != 0, result
+    assert state(ralph)["verdict"]["verdict"] != "complete"
+    messages = "\n".join(_integrity_messages(ralph, 1))
+    assert "test tests/test_kata.py::test_add was weakened at tests/test_kata.py:7: " \
+           "`assert add(2, 3) == add(2, 3)` compares an expression with itself" in messages
+
+
+def test_hook_mode_weakened_tests_block(ralph: Ralph) -> None:
+    _hook_kata(ralph)
+    _edit(ralph.path / "tests/test_kata.py", "assert add(2, 3) == 5",
+          "try:\n        assert add(2, 3) == 5\n    except AssertionError:\n        pass")
+    _edit(ralph.path / "tests/test_kata.py", "assert mul(2, 3) == 6", "return\n    assert True")
+    blocked = answer(stop(ralph))
+    assert blocked["decision"] == "block", blocked
+    reason = blocked["reason"]
+    assert "tests/test_kata.py:9: `except AssertionError: pass` an except that does nothing" \
+        in reason
+    assert "tests/test_kata.py:14: `return` returns before the checks" in reason
+    assert "tests/test_kata.py:15: `assert True` asserts a constant" in reason
+
+
+def test_weak_spots_of_a_test_function() -> None:
+    from ralph_verify.integrity.weakened import summarise
+
+    summary = summarise(
+        "import pytest\n"
+        "def test_x():\n"
+        "    assert f(1) == f(1)\n"
+        "    with pytest.raises(Exception):\n"
+        "        g()\n"
+        "    self.assertEqual(1, 1)\n")
+    assert summary["test_x"]["checks"] == 3
+    assert [kind for kind, _, _ in summary["test_x"]["weak"]] == ["tautology", "broad-raises"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.checks import Failure
+from ralph_verify.integrity import infra, weakened
 from ralph_verify.integrity.settings import Setting, read_all, weakenings
 from ralph_verify.integrity.sources import find_tests, is_test_file, markers
 from ralph_verify.state_files import now_iso
@@ -83,6 +84,7 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
     files = list_files(root)
     tests: dict[str, dict[str, int]] = {}
     found_markers: dict[str, list[list[Any]]] = {}
+    bodies: dict[str, dict[str, Any]] = {}
     for rel in files:
         if not rel.endswith((".py", ".pyi")):
             continue
@@ -91,10 +93,12 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
             continue
         if is_test_file(rel):
             tests[rel] = find_tests(text)
+            bodies[rel] = weakened.summarise(text)
         file_markers = markers(text)
         if file_markers:
             found_markers[rel] = [[m.kind, m.text, m.line, m.source] for m in file_markers]
     guarded = {**_matching(files, keep), **_matching(files, protected)}
+    settings = [s.to_json() for s in read_all(root, files)]
     return {
         "version": VERSION,
         "session": session,
@@ -104,7 +108,9 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
         "test_counts": test_counts or {},
         "tests": tests,
         "markers": found_markers,
-        "settings": [s.to_json() for s in read_all(root, files)],
+        "settings": settings,
+        "infra": infra.take(root, settings),
+        "test_bodies": bodies,
         "hashes": {rel: _sha(root / rel) for rel in guarded},
         "protected": sorted(_matching(files, protected)),
     }
@@ -114,10 +120,12 @@ def test_total(picture: dict[str, Any]) -> int:
     return sum(len(names) for names in picture.get("tests", {}).values())
 
 
-def compare(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
+def compare(before: dict[str, Any], after: dict[str, Any],
+            root: Path | None = None) -> list[Failure]:
     """What got weaker from ``before`` to ``after`` (two pictures of the same project)."""
     return [*_files(before, after), *_tests(before, after), *_markers(before, after),
-            *_settings(before, after)]
+            *_settings(before, after), *_infra(before, after, root),
+            *weakened.compare(before.get("test_bodies") or {}, after.get("test_bodies") or {})]
 
 
 def _files(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
@@ -210,4 +218,44 @@ def _settings(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
             where = f"{setting.file}:{line}" if line else setting.file
             failures.append(Failure(message=f"{message} at {where}", location=where,
                                     path=setting.file, line=line, code="weakened-setting"))
+    return failures
+
+
+_INFRA_WHY = {
+    "conftest": "a conftest.py runs inside pytest and can rewrite reports or deselect tests",
+    "plugin": "a pytest plugin (pytest_plugins or -p in addopts) can rewrite reports or "
+              "deselect tests",
+    "startup": "it runs at every Python start-up, before pytest",
+}
+
+
+def _infra(before: dict[str, Any], after: dict[str, Any],
+           root: Path | None) -> list[Failure]:
+    """New or changed test infrastructure, new process exits in test code."""
+    if "infra" not in before or "infra" not in after:
+        return []  # a baseline from an older version
+    failures = []
+    old, new = before["infra"].get("files", {}), after["infra"].get("files", {})
+    for path, (kind, digest) in sorted(new.items()):
+        if path in old and old[path][1] == digest:
+            continue
+        line = infra.first_hook_line(root / path) if root is not None and kind != "startup" \
+            else 1
+        what = "new" if path not in old else "changed"
+        failures.append(Failure(
+            message=f"{what} test infrastructure {path}:{line}: {_INFRA_WHY[kind]}; fix the "
+                    "code instead (if it is really needed, a person must allow it)",
+            location=f"{path}:{line}", path=path, line=line, code="test-infra"))
+    old_exits = before["infra"].get("exits", {})
+    for path, calls in sorted(after["infra"].get("exits", {}).items()):
+        then = Counter(source for _, source in old_exits.get(path, []))
+        for line, source in calls:
+            if then[source] > 0:
+                then[source] -= 1
+                continue
+            failures.append(Failure(
+                message=f"new process exit `{source}` in test code at {path}:{line}: it ends "
+                        "pytest before failures are reported; remove it",
+                location=f"{path}:{line}", path=path, line=line, detail=source,
+                code="test-exit"))
     return failures

@@ -52,7 +52,8 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "new-type-ignore": "new type: ignore", "new-no-cover": "new no cover",
          "weakened-setting": "weakened setting", "fewer-collected": "fewer tests run",
          "more-skipped": "more tests skipped", "edited-config": "edited ralph-verify config",
-         "edited-baseline": "edited .ralph baseline"}
+         "edited-baseline": "edited .ralph baseline", "test-infra": "test infrastructure",
+         "test-exit": "process exit in tests", "weakened-test": "weakened test"}
 
 
 class IntegrityOptions(CheckOptions):
@@ -175,7 +176,7 @@ class IntegrityCheck(Check):
 
         after = take(ctx.root, protected=before.get("protected_globs", []),
                      keep=before.get("keep_globs", []))
-        failures = tampering + compare(before, after)
+        failures = tampering + compare(before, after, ctx.root)
         failures += compare_collected(before.get("test_counts") or {}, self._collected(ctx))
         since = f"since session {before.get('session') or '?'} started"
         if not failures:

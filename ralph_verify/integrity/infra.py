@@ -1,0 +1,158 @@
+"""Test infrastructure: the code that runs inside pytest besides the tests themselves.
+
+A ``conftest.py``, a module named in ``pytest_plugins`` or loaded by ``-p`` in
+``addopts``, and a ``sitecustomize.py``/``usercustomize.py``/``.pth`` file (in the
+project or in its virtual environment's site-packages) can rewrite reports,
+deselect tests or end the process before a failure is written. Which of them is
+new or changed since the baseline is a finding, and so is a new ``os._exit`` or
+``sys.exit`` in a conftest, test file or plugin. Files the project ignores
+(``.gitignore``) are included: pytest loads them all the same.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.integrity.sources import is_test_file
+
+STARTUP_NAMES = ("sitecustomize.py", "usercustomize.py")
+_SKIP_DIRS = frozenset({".git", ".ralph", "__pycache__", ".pytest_cache", ".mypy_cache",
+                        ".ruff_cache", "node_modules", ".tox", ".nox", ".hypothesis", ".eggs"})
+_EXITS = {("os", "_exit"), ("sys", "exit"), ("os", "abort")}
+
+
+def _walk(root: Path) -> tuple[list[str], list[Path]]:
+    """Every file of the tree, ignored ones included (relative); and the venvs found."""
+    found: list[str] = []
+    venvs: list[Path] = []
+    for folder, dirs, files in os.walk(root):
+        keep = []
+        for name in sorted(dirs):
+            if name in _SKIP_DIRS:
+                continue
+            if (Path(folder, name) / "pyvenv.cfg").is_file():
+                venvs.append(Path(folder, name))
+                continue
+            keep.append(name)
+        dirs[:] = keep
+        base = Path(folder).relative_to(root)
+        found += [(base / name).as_posix() for name in files]
+    return sorted(found), venvs
+
+
+def _sha(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+    except OSError:
+        return ""
+
+
+def _plugin_names(text: str) -> list[str]:
+    """Modules a conftest names in ``pytest_plugins``."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in node.targets):
+            value = node.value
+            items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+            names += [i.value for i in items
+                      if isinstance(i, ast.Constant) and isinstance(i.value, str)]
+    return names
+
+
+def _module_file(root: Path, name: str) -> str | None:
+    for base in ("", "src/"):
+        for candidate in (f"{base}{name.replace('.', '/')}.py",
+                          f"{base}{name.replace('.', '/')}/__init__.py"):
+            if (root / candidate).is_file():
+                return candidate
+    return None
+
+
+def _addopts_plugins(settings: list[dict[str, Any]]) -> list[str]:
+    names = []
+    for setting in settings:
+        if setting.get("key") == "pytest.addopts" and isinstance(setting.get("value"), list):
+            names += [item.split(" ", 1)[1] for item in setting["value"]
+                      if str(item).startswith("-p ") and not str(item).startswith("-p no:")]
+            names += [str(item)[2:] for item in setting["value"]
+                      if re.match(r"-p[^\s]", str(item)) and not str(item).startswith("-pno:")]
+    return names
+
+
+def exits(text: str) -> list[tuple[int, str]]:
+    """``os._exit(...)``/``sys.exit(...)`` calls (and bare ``exit``/``quit``): (line, source)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    lines = text.splitlines()
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        hit = (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+               and (func.value.id, func.attr) in _EXITS) \
+            or (isinstance(func, ast.Name) and func.id in ("exit", "quit", "_exit"))
+        if hit:
+            found.append((node.lineno, lines[node.lineno - 1].strip()))
+    return found
+
+
+def take(root: Path, settings: list[dict[str, Any]]) -> dict[str, Any]:
+    """The infrastructure files (relative path or ``venv:NAME``) with hashes, and the exits."""
+    files, venvs = _walk(root)
+    infra: dict[str, str] = {}
+    for rel in files:
+        name = rel.rsplit("/", 1)[-1]
+        if name == "conftest.py" or name in STARTUP_NAMES or name.endswith(".pth"):
+            infra[rel] = "conftest" if name == "conftest.py" else "startup"
+    plugins = _addopts_plugins(settings)
+    for rel in [r for r, kind in infra.items() if kind == "conftest"]:
+        try:
+            plugins += _plugin_names((root / rel).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+    for name in plugins:
+        module = _module_file(root, name)
+        if module is not None:
+            infra[module] = "plugin"
+    hashes = {rel: [kind, _sha(root / rel)] for rel, kind in infra.items()}
+    for venv in venvs:
+        for site in venv.glob("lib/python*/site-packages"):
+            for path in sorted(site.iterdir()):
+                if path.name in STARTUP_NAMES or path.name.endswith(".pth"):
+                    key = f"{path.relative_to(root).as_posix()}"
+                    hashes[key] = ["startup", _sha(path)]
+    found_exits: dict[str, list[list[Any]]] = {}
+    for rel in sorted({*infra, *(r for r in files if r.endswith(".py") and is_test_file(r))}):
+        try:
+            text = (root / rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        calls = exits(text)
+        if calls:
+            found_exits[rel] = [[line, source] for line, source in calls]
+    return {"files": hashes, "exits": found_exits}
+
+
+def first_hook_line(path: Path) -> int:
+    """The line of the first ``pytest_*`` hook of a module (1 when there is none)."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return 1
+    lines = [node.lineno for node in ast.walk(tree)
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+             and node.name.startswith("pytest_")]
+    return min(lines, default=1)

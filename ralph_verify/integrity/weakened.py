@@ -1,0 +1,118 @@
+"""Existing tests may grow, never weaken: a summary of each test function's checks.
+
+For every test function the baseline keeps how many checks it makes (``assert``,
+``pytest.raises``, ``self.assert*``) and its weak spots: an assertion that cannot
+fail (``assert True``, ``assert f(x) == f(x)``), ``pytest.raises(Exception)``, an
+``except: pass`` that swallows failures, a ``return`` before the checks. A test
+present at the baseline that now makes fewer checks, or has a new weak spot, is a
+finding; new tests are welcome.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from typing import Any
+
+from ralph_verify.checks import Failure
+
+_BROAD = ("Exception", "BaseException")
+WHY = {
+    "tautology": "compares an expression with itself, so it can never fail; compare with "
+                 "the expected value",
+    "constant": "asserts a constant, so it can never fail",
+    "broad-raises": "expects any exception at all; expect the specific one",
+    "swallowed": "an except that does nothing swallows the failure",
+    "early-return": "returns before the checks that follow, so they never run",
+}
+
+
+def _is_check(node: ast.AST) -> bool:
+    if isinstance(node, ast.Assert):
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        name = node.func.attr
+        return name == "raises" or name.startswith("assert") or name in ("fail", "warns")
+    return False
+
+
+def _weak_spots(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, int, str]]:
+    spots = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assert):
+            test = node.test
+            if isinstance(test, ast.Constant) and test.value:
+                spots.append(("constant", node.lineno, ast.unparse(node)))
+            elif isinstance(test, ast.Compare) and len(test.comparators) == 1 \
+                    and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.GtE, ast.LtE)) \
+                    and ast.dump(test.left) == ast.dump(test.comparators[0]):
+                spots.append(("tautology", node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in ("raises", "assertRaises") and node.args:
+            first = node.args[0]
+            names = [e for e in first.elts] if isinstance(first, ast.Tuple) else [first]
+            if any(isinstance(n, ast.Name) and n.id in _BROAD for n in names):
+                spots.append(("broad-raises", node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.ExceptHandler) and all(
+                isinstance(s, ast.Pass) or (isinstance(s, ast.Expr)
+                                            and isinstance(s.value, ast.Constant))
+                for s in node.body):
+            spots.append(("swallowed", node.lineno, f"except {ast.unparse(node.type)}: pass"
+                          if node.type is not None else "except: pass"))
+    body = func.body
+    for index, statement in enumerate(body):
+        if isinstance(statement, ast.Return) and any(
+                _is_check(n) for later in body[index + 1:] for n in ast.walk(later)):
+            spots.append(("early-return", statement.lineno, ast.unparse(statement)))
+    return spots
+
+
+def summarise(text: str) -> dict[str, dict[str, Any]]:
+    """Test name (``name`` or ``Class.name``) -> ``{"line", "checks", "weak"}``."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return {}
+    functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.name.startswith("test"):
+            functions.append((node.name, node))
+        elif isinstance(node, ast.ClassDef):
+            functions += [(f"{node.name}.{item.name}", item) for item in node.body
+                          if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
+                          and item.name.startswith("test")]
+    return {name: {"line": func.lineno,
+                   "checks": sum(1 for n in ast.walk(func) if _is_check(n)),
+                   "weak": [[kind, line, source] for kind, line, source in _weak_spots(func)]}
+            for name, func in functions}
+
+
+def compare(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
+    """Tests of ``before`` (path -> summaries) that got weaker in ``after``."""
+    failures = []
+    for path, tests in sorted(before.items()):
+        now_tests = after.get(path, {})
+        for name, then in sorted(tests.items()):
+            now = now_tests.get(name)
+            if now is None:
+                continue  # a removed test is reported by the test list comparison
+            shown = f"{path}::{name.replace('.', '::')}"
+            if now["checks"] < then["checks"]:
+                failures.append(Failure(
+                    message=f"test {shown} makes fewer checks than at the session's start "
+                            f"({now['checks']} now, {then['checks']} then) at "
+                            f"{path}:{now['line']}: restore them",
+                    location=f"{path}:{now['line']}", path=path, line=now["line"],
+                    code="weakened-test"))
+            old = Counter((kind, source) for kind, _, source in then["weak"])
+            for kind, line, source in now["weak"]:
+                if old[(kind, source)] > 0:
+                    old[(kind, source)] -= 1
+                    continue
+                failures.append(Failure(
+                    message=f"test {shown} was weakened at {path}:{line}: `{source}` "
+                            f"{WHY[kind]}",
+                    location=f"{path}:{line}", path=path, line=line, detail=source,
+                    code="weakened-test"))
+    return failures
