@@ -248,3 +248,55 @@ def test_weak_spots_of_a_test_function() -> None:
         "    self.assertEqual(1, 1)\n")
     assert summary["test_x"]["checks"] == 3
     assert [kind for kind, _, _ in summary["test_x"]["weak"]] == ["tautology", "broad-raises"]
+
+
+ALWAYS_EQUAL = """\
+p = pathlib.Path("kata.py")
+p.write_text(p.read_text().replace("def add(a, b):\\n    return a - b", '''\\
+class Anything:
+    def __eq__(self, other):
+        return True
+
+
+def add(a, b):
+    return Anything()'''))
+"""
+SPECIAL_CASE = """\
+p = pathlib.Path("kata.py")
+p.write_text(p.read_text().replace("    return a - b", '''\\
+    if a == 2 and b == 3:
+        return 5
+    return a - b'''))
+"""
+LOOKS_AT_PYTEST = """\
+p = pathlib.Path("kata.py")
+p.write_text("import os\\n" + p.read_text().replace("    return a - b", '''\\
+    if "PYTEST_CURRENT_TEST" in os.environ:
+        return 5
+    return a - b'''))
+"""
+
+
+def test_source_that_games_the_tests_is_caught(ralph: Ralph) -> None:
+    for cheat, expected in ((ALWAYS_EQUAL, "kata.py:2: `def __eq__(self, other):` always "
+                                           "gives the same answer"),
+                            (SPECIAL_CASE, "kata.py:2: `if a == 2 and b == 3:` compares the "
+                                           "arguments with the literals the tests use"),
+                            (LOOKS_AT_PYTEST, "kata.py:3: `if 'PYTEST_CURRENT_TEST' in "
+                                              "os.environ:` looks at pytest")):
+        _kata(ralph)
+        result = _run(ralph, cheat, "--max-iterations", "1")
+        assert result.ret != 0, result
+        assert state(ralph)["verdict"]["verdict"] != "complete"
+        messages = "\n".join(_integrity_messages(ralph, 1))
+        assert expected.replace("'", '"') in messages, messages
+        assert 'allow = ["kata.py:' in messages
+
+
+def test_hook_mode_special_casing_blocks_unless_allowed(ralph: Ralph) -> None:
+    _hook_kata(ralph)
+    _edit(ralph.path / "kata.py", "    return a - b",
+          "    if a == 2 and b == 3:\n        return 5\n    return a - b")
+    blocked = answer(stop(ralph))
+    assert blocked["decision"] == "block", blocked
+    assert "kata.py:2: `if a == 2 and b == 3:` compares the arguments" in blocked["reason"]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.checks import Failure
-from ralph_verify.integrity import infra, weakened
+from ralph_verify.integrity import gaming, infra, weakened
 from ralph_verify.integrity.settings import Setting, read_all, weakenings
 from ralph_verify.integrity.sources import find_tests, is_test_file, markers
 from ralph_verify.state_files import now_iso
@@ -79,7 +79,8 @@ def _text(path: Path) -> str | None:
 
 
 def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
-         session: str = "", test_counts: dict[str, int] | None = None) -> dict[str, Any]:
+         session: str = "", test_counts: dict[str, int] | None = None,
+         allow: Sequence[str] = ()) -> dict[str, Any]:
     """The picture of ``root`` as JSON-ready data."""
     files = list_files(root)
     tests: dict[str, dict[str, int]] = {}
@@ -97,6 +98,14 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
         file_markers = markers(text)
         if file_markers:
             found_markers[rel] = [[m.kind, m.text, m.line, m.source] for m in file_markers]
+    literals = gaming.test_literals(t for t in (_text(root / r) for r in tests) if t)
+    sources: dict[str, dict[str, Any]] = {}
+    for rel in files:
+        if gaming.is_source(rel):
+            text = _text(root / rel)
+            if text is not None:
+                sources[rel] = {"sha": hashlib.sha256(text.encode()).hexdigest()[:16],
+                                "findings": [list(f) for f in gaming.scan(text, literals)]}
     guarded = {**_matching(files, keep), **_matching(files, protected)}
     settings = [s.to_json() for s in read_all(root, files)]
     return {
@@ -111,6 +120,8 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
         "settings": settings,
         "infra": infra.take(root, settings),
         "test_bodies": bodies,
+        "sources": sources,
+        "allow": list(allow),
         "hashes": {rel: _sha(root / rel) for rel in guarded},
         "protected": sorted(_matching(files, protected)),
     }
@@ -125,7 +136,8 @@ def compare(before: dict[str, Any], after: dict[str, Any],
     """What got weaker from ``before`` to ``after`` (two pictures of the same project)."""
     return [*_files(before, after), *_tests(before, after), *_markers(before, after),
             *_settings(before, after), *_infra(before, after, root),
-            *weakened.compare(before.get("test_bodies") or {}, after.get("test_bodies") or {})]
+            *weakened.compare(before.get("test_bodies") or {}, after.get("test_bodies") or {}),
+            *_gaming(before, after)]
 
 
 def _files(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
@@ -236,9 +248,11 @@ def _infra(before: dict[str, Any], after: dict[str, Any],
         return []  # a baseline from an older version
     failures = []
     old, new = before["infra"].get("files", {}), after["infra"].get("files", {})
+    protected = set(before.get("protected", []))
     for path, (kind, digest) in sorted(new.items()):
-        if path in old and old[path][1] == digest:
-            continue
+        if (path in old and old[path][1] == digest) or path in protected \
+                or (kind == "conftest" and not digest and not (old.get(path) or ["", ""])[1]):
+            continue  # unchanged, reported as a protected file, or fixtures only
         line = infra.first_hook_line(root / path) if root is not None and kind != "startup" \
             else 1
         what = "new" if path not in old else "changed"
@@ -258,4 +272,20 @@ def _infra(before: dict[str, Any], after: dict[str, Any],
                         "pytest before failures are reported; remove it",
                 location=f"{path}:{line}", path=path, line=line, detail=source,
                 code="test-exit"))
+    return failures
+
+
+def _gaming(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
+    """New findings of the source scan in files changed since the baseline."""
+    if "sources" not in before:
+        return []
+    old, allow = before["sources"], before.get("allow") or []
+    failures = []
+    for path, now in sorted(after.get("sources", {}).items()):
+        then = old.get(path) or {"sha": "", "findings": []}
+        if then["sha"] == now["sha"]:
+            continue
+        fresh = gaming.new_findings([tuple(f) for f in then["findings"]],
+                                    [tuple(f) for f in now["findings"]])
+        failures += gaming.failures(path, fresh, allow)
     return failures

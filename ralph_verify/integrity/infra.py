@@ -52,6 +52,34 @@ def _sha(path: Path) -> str:
         return ""
 
 
+def _inert(node: ast.stmt, text: str) -> bool:
+    """An import, a docstring, or a plain assignment (no call, not ``pytest_plugins``)."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return True
+    return isinstance(node, (ast.Assign, ast.AnnAssign)) and "pytest_plugins" not in text \
+        and not any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
+def _hook_digest(path: Path) -> str:
+    """What can change pytest's verdict in a conftest: its ``pytest_*`` hooks, hook
+    decorators, ``pytest_plugins`` and module-level code; ``""`` for fixtures only."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return _sha(path)
+    parts = []
+    for node in tree.body:
+        text = ast.unparse(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name.startswith("pytest_") or "hookimpl" in text or "hookwrapper" in text:
+                parts.append(text)
+        elif not _inert(node, text):
+            parts.append(text)
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16] if parts else ""
+
+
 def _plugin_names(text: str) -> list[str]:
     """Modules a conftest names in ``pytest_plugins``."""
     try:
@@ -127,7 +155,8 @@ def take(root: Path, settings: list[dict[str, Any]]) -> dict[str, Any]:
         module = _module_file(root, name)
         if module is not None:
             infra[module] = "plugin"
-    hashes = {rel: [kind, _sha(root / rel)] for rel, kind in infra.items()}
+    hashes = {rel: [kind, _hook_digest(root / rel) if kind == "conftest" else _sha(root / rel)]
+              for rel, kind in infra.items()}
     for venv in venvs:
         for site in venv.glob("lib/python*/site-packages"):
             for path in sorted(site.iterdir()):

@@ -53,7 +53,8 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "weakened-setting": "weakened setting", "fewer-collected": "fewer tests run",
          "more-skipped": "more tests skipped", "edited-config": "edited ralph-verify config",
          "edited-baseline": "edited .ralph baseline", "test-infra": "test infrastructure",
-         "test-exit": "process exit in tests", "weakened-test": "weakened test"}
+         "test-exit": "process exit in tests", "weakened-test": "weakened test",
+         "gaming": "source gaming the tests"}
 
 
 class IntegrityOptions(CheckOptions):
@@ -66,6 +67,11 @@ class IntegrityOptions(CheckOptions):
     keep: list[str] = Field(
         default_factory=lambda: ["tests/**"],
         description='Globs of files the agent may edit but not delete (default ["tests/**"])')
+    allow: list[str] = Field(
+        default_factory=list,
+        description='Source-scan findings that are legitimate: "src/x.py:__eq__" (a file and '
+                    'function), "src/x.py" or a rule name ("constant-eq", "forced-bool", '
+                    '"special-case", "call-stack", "pytest-internals", "time-patch")')
 
 
 def baseline_path(root: Path) -> Path:
@@ -109,7 +115,7 @@ def take_baseline(config: Config, session: Session) -> dict[str, Any]:
         tests = next((r for r in session.baseline.results if r.name == "tests"), None)
         counts = dict(tests.counts) if tests is not None else {}
     picture = take(session.root, protected=options.protected, keep=options.keep,
-                   session=session.id, test_counts=counts)
+                   session=session.id, test_counts=counts, allow=options.allow)
     write_text_atomic(baseline_path(session.root), json.dumps(picture, indent=1) + "\n")
     return picture
 
@@ -175,7 +181,7 @@ class IntegrityCheck(Check):
         from ralph_verify.integrity.baseline import compare, take, test_total
 
         after = take(ctx.root, protected=before.get("protected_globs", []),
-                     keep=before.get("keep_globs", []))
+                     keep=before.get("keep_globs", []), allow=before.get("allow", []))
         failures = tampering + compare(before, after, ctx.root)
         failures += compare_collected(before.get("test_counts") or {}, self._collected(ctx))
         since = f"since session {before.get('session') or '?'} started"

@@ -1,0 +1,158 @@
+"""Changed source that games the tests: an AST scan of non-test files.
+
+Each rule names a way code can pass a test without doing the work: an
+``__eq__``/``__ne__`` that returns a constant, a ``__bool__`` forced true,
+arguments compared against the exact literals of the tests (special-casing),
+reading the call stack or pytest's internals, patching ``time``. Only what is
+new since the baseline counts, and ``allow`` entries (``"src/x.py:__eq__"``,
+``"src/x.py"`` or a rule name) exempt legitimate code.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ralph_verify.checks import Failure
+from ralph_verify.integrity.sources import is_test_file
+
+WHY = {
+    "constant-eq": "always gives the same answer, so every comparison in the tests "
+                   "passes whatever the value; compare the real fields",
+    "forced-bool": "is always true, so every `assert obj` passes; compute it",
+    "special-case": "compares the arguments with the literals the tests use and returns a "
+                    "canned answer; implement the general rule",
+    "call-stack": "reads the call stack to find out who is calling (a test?); behave the same "
+                  "for every caller",
+    "pytest-internals": "looks at pytest from non-test code, so it can behave differently "
+                        "under test; remove it",
+    "time-patch": "replaces a function of the time module for everyone; pass the clock in "
+                  "instead",
+}
+_STACK = {("inspect", "stack"), ("inspect", "currentframe"), ("inspect", "getouterframes"),
+          ("sys", "_getframe"), ("traceback", "extract_stack"), ("traceback", "format_stack"),
+          ("traceback", "print_stack"), ("traceback", "walk_stack")}
+
+
+def is_source(path: str) -> bool:
+    """A non-test Python file: not a test module, conftest, or under a tests folder."""
+    parts = path.split("/")
+    return path.endswith(".py") and not is_test_file(path) and parts[-1] != "conftest.py" \
+        and not any(p in ("tests", "test", "testing") for p in parts[:-1])
+
+
+def test_literals(texts: Iterable[str]) -> set[Any]:
+    """Numbers and strings written in the test files."""
+    found: set[Any] = set()
+    for text in texts:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        found.update(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+                     and isinstance(n.value, (int, float, str)) and not isinstance(n.value, bool))
+    return found
+
+
+def _returns_constant(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    body = [s for s in func.body
+            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return len(body) == 1 and isinstance(body[0], ast.Return) \
+        and isinstance(body[0].value, ast.Constant) and body[0].value.value in (True, False)
+
+
+def _arg_literal(node: ast.expr, args: set[str]) -> Any:
+    """The literal an ``arg == literal`` comparison checks, else ``None``."""
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq):
+        left, right = node.left, node.comparators[0]
+        for a, b in ((left, right), (right, left)):
+            if isinstance(a, ast.Name) and a.id in args and isinstance(b, ast.Constant) \
+                    and isinstance(b.value, (int, float, str)) \
+                    and not isinstance(b.value, bool):
+                return b.value
+    return None
+
+
+def scan(text: str, literals: set[Any] | None = None) -> list[tuple[str, int, str, str]]:
+    """Findings of one module: ``(rule, line, scope, source)``; ``literals``: the tests'."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    lines = text.splitlines()
+    found: list[tuple[str, int, str, str]] = []
+    # Reading the stack is common (warnings, debuggers); telling tests apart needs "test".
+    mentions_test = any(isinstance(n, ast.Constant) and isinstance(n.value, str)
+                        and "test" in n.value.lower() for n in ast.walk(tree))
+
+    def add(rule: str, node: ast.AST, scope: str) -> None:
+        line = getattr(node, "lineno", 1)
+        found.append((rule, line, scope, lines[line - 1].strip() if line <= len(lines) else ""))
+
+    def visit(node: ast.AST, scope: str, args: set[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if child.name in ("__eq__", "__ne__") and _returns_constant(child):
+                    add("constant-eq", child, child.name)
+                elif child.name == "__bool__" and _returns_constant(child):
+                    add("forced-bool", child, child.name)
+                names = {a.arg for a in (*child.args.posonlyargs, *child.args.args,
+                                         *child.args.kwonlyargs)} - {"self", "cls"}
+                visit(child, child.name, names)
+                continue
+            if isinstance(child, ast.If) and isinstance(child.test, ast.BoolOp) \
+                    and isinstance(child.test.op, ast.And) and literals is not None:
+                hits = [_arg_literal(v, args) for v in child.test.values]
+                if len(hits) >= 2 and all(h is not None and h in literals for h in hits) \
+                        and any(isinstance(s, ast.Return) for s in child.body):
+                    add("special-case", child, scope)
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
+                    and isinstance(child.func.value, ast.Name) \
+                    and (child.func.value.id, child.func.attr) in _STACK and mentions_test:
+                add("call-stack", child, scope)
+            elif isinstance(child, (ast.Import, ast.ImportFrom)):
+                modules = [a.name for a in child.names] if isinstance(child, ast.Import) \
+                    else [child.module or ""]
+                if any(m.split(".")[0] in ("pytest", "_pytest") for m in modules):
+                    add("pytest-internals", child, scope)
+            elif isinstance(child, ast.Constant) and child.value == "PYTEST_CURRENT_TEST":
+                add("pytest-internals", child, scope)
+            elif isinstance(child, ast.Assign) and any(
+                    isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                    and t.value.id == "time" for t in child.targets):
+                add("time-patch", child, scope)
+            visit(child, scope, args)
+
+    visit(tree, "", set())
+    return found
+
+
+def allowed(path: str, rule: str, scope: str, allow: Sequence[str]) -> bool:
+    return any(entry in (rule, path, f"{path}:{scope}", f"{path}:{rule}") for entry in allow)
+
+
+def new_findings(old: list[tuple[str, int, str, str]], new: list[tuple[str, int, str, str]]
+                 ) -> list[tuple[str, int, str, str]]:
+    """Findings of ``new`` that ``old`` (the same file before) did not have."""
+    then = Counter((rule, source) for rule, _, _, source in old)
+    fresh = []
+    for finding in new:
+        key = (finding[0], finding[3])
+        if then[key] > 0:
+            then[key] -= 1
+        else:
+            fresh.append(finding)
+    return fresh
+
+
+def failures(path: str, findings: list[tuple[str, int, str, str]],
+             allow: Sequence[str]) -> list[Failure]:
+    return [Failure(message=f"{path}:{line}: `{source}` {WHY[rule]} ({rule}; allow it with "
+                            f"allow = [\"{path}:{scope or rule}\"] in "
+                            "[tool.ralph-verify.checks.integrity] if it is legitimate)",
+                    location=f"{path}:{line}", path=path, line=line, detail=source,
+                    code="gaming")
+            for rule, line, scope, source in findings
+            if not allowed(path, rule, scope, allow)]
