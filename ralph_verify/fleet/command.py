@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ralph_verify.config import Config
 
 DEFAULT_OUT = "fleet"
+DEFAULT_RETRIES = 2
 
 
 def repository(start: Path) -> Path:
@@ -140,10 +141,13 @@ def run_fleet(config: Config, file: str | None) -> int:
     jobs = make_jobs(tasks, fleet_id=fleet_id, repo=repo, base=base, mode=executor.mode,
                      workdir=workdir, defaults=_defaults(config))
     quiet = bool(getattr(config.option, "quiet", False))
+    retries = getattr(config.option, "retries", None)  # 0 (never retry) must survive
+    if retries is not None and retries < 0:
+        raise UsageError(f"--retries {retries}: must be 0 or more")
     fleet = Fleet(fleet_id=fleet_id, repo=repo, base=base, out=out, jobs=int(jobs_limit or 1),
                   executor=executor_name,
                   address=getattr(config.option, "address", None) or settings.get("address"),
-                  retries=int(getattr(config.option, "retries", None) or 2),
+                  retries=DEFAULT_RETRIES if retries is None else int(retries),
                   total_cost=getattr(config.option, "total_cost", None)
                   or settings.get("total_cost"),
                   total_time=total_time, shard=shard_text,

@@ -4,6 +4,7 @@ arrives in the source repository, and a worker killed mid-loop loses nothing fin
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -41,8 +42,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
+@contextlib.contextmanager
+def _cluster(tmp_path: Path, extra_env: dict[str, str]) -> Iterator[Cluster]:
     """A scheduler and two single-thread workers (no nanny: kill -9 kills the worker itself).
 
     The agent's environment (where it marks its start, how long it sleeps) is set here: the
@@ -53,7 +54,7 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
     marks = tmp_path / "marks"
     marks.mkdir()
     env = {**os.environ, "FLEET_AGENT_MARKS": str(marks), "FLEET_AGENT_SLEEP": "3",
-           "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+           **extra_env}
     scheduler_file = tmp_path / "scheduler.json"
     logs = tmp_path / "dask-logs"
     logs.mkdir()
@@ -90,6 +91,12 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
     finally:
         for proc in reversed(procs):
             _stop(proc)
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    with _cluster(tmp_path, {}) as found:
+        yield found
 
 
 def _fleet(root: Path) -> dict[str, Any]:
@@ -139,6 +146,24 @@ def _worker_of(pid: int, workers: dict[str, subprocess.Popen[bytes]]) -> str | N
         except (OSError, IndexError, ValueError):
             return None
     return None
+
+
+def _kill_a_worker_mid_loop(ralph: Ralph, marks: Path, cluster: Cluster,
+                            proc: subprocess.Popen[bytes], after_one: bool) -> str:
+    """Wait until a loop is in its agent (and, with ``after_one``, another finished), then
+    kill -9 the worker it runs on; returns that worker's name."""
+    deadline = time.monotonic() + 240
+    while True:
+        assert time.monotonic() < deadline and proc.poll() is None, proc.stdout
+        done = not after_one or ((ralph.path / "fleet/fleet.json").is_file() and any(
+            loop.get("verdict") == "complete" for loop in _fleet(ralph.path)["loops"]))
+        for mark in marks.glob("started-*"):
+            name = _worker_of(int(mark.read_text().split()[0]), cluster.workers)
+            if done and name is not None:
+                os.kill(cluster.workers[name].pid, signal.SIGKILL)
+                cluster.workers[name].wait()
+                return name
+        time.sleep(0.1)
 
 
 def test_a_worker_killed_mid_loop_loses_nothing_finished(
@@ -195,3 +220,34 @@ def test_the_core_never_imports_dask(ralph: Ralph) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "dask  [ralph-verify" in proc.stdout  # registered through its entry point
     assert proc.stdout.rstrip().endswith("[]")
+
+
+def test_a_loop_whose_worker_dies_past_the_limits_is_lost_and_the_fleet_finishes(
+        ralph: Ralph, tmp_path: Path) -> None:
+    """The scheduler gives up at the first death (allowed-failures 0) and --retries 0: the loop
+    is recorded as lost, with the reason; the other loop still runs on the other worker."""
+    args = _setup(ralph, tmp_path, ["a", "b"])
+    with _cluster(tmp_path, {"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0"}) as found:
+        proc = subprocess.Popen([sys.executable, "-m", "ralph_verify", "fleet", *args,
+                                 "--address", found.address, "-j", "1", "--retries", "0",
+                                 "--id", "l1"],
+                                cwd=ralph.path, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+        try:
+            victim = _kill_a_worker_mid_loop(ralph, tmp_path / "marks", found, proc,
+                                             after_one=False)
+            out, _ = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        survivor = found.addresses["w2" if victim == "w1" else "w1"]
+    assert proc.returncode == 1, out.decode()
+    loops = {loop["name"]: loop for loop in _fleet(ralph.path)["loops"]}
+    lost = [loop for loop in loops.values() if loop["verdict"] == "lost"]
+    assert len(lost) == 1, loops
+    assert lost[0]["reason"].startswith("its worker died while it ran, every time it was tried")
+    (other,) = [loop for loop in loops.values() if loop["verdict"] != "lost"]
+    assert other["verdict"] == "complete" and other["where"] == survivor
+    assert '<error message="lost: its worker died' in (ralph.path
+                                                       / "fleet/fleet-junit.xml").read_text()
