@@ -39,7 +39,8 @@ def run_check(config: Config) -> int:
     specs = config.until_specs()
     for spec in specs:
         check_type = config.registry.resolve(spec)
-        if spec.arg is not None and spec.arg in check_type.loop_args:
+        if spec.arg is not None and spec.arg in check_type.loop_args \
+                and config.stash.get("ralph.session") is None:
             from ralph_verify.errors import UsageError
 
             raise UsageError(
