@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 #: The longest one backoff step grows to.
 MAX_BACKOFF_S = 600.0
+#: The least a rate limit waits, whatever reset it names (one in the past: no busy loop).
+MIN_WAIT_S = 1.0
 _TICK_S = 0.2
 
 
@@ -61,10 +63,9 @@ def run_with_retries(agent: Agent, request: AgentRequest, policy: RetryPolicy,
             return replace(result, retries=retries, waited_s=waited)
         if unavailable.kind == RATE_LIMIT:
             limits += 1
-            wait = unavailable.retry_after_s
             what = "rate limited"
-            if wait is None:
-                wait = backoff(policy, limits)
+            wait = (backoff(policy, limits) if unavailable.retry_after_s is None
+                    else max(unavailable.retry_after_s, MIN_WAIT_S))
         else:
             outages += 1
             what = "service unavailable"

@@ -89,3 +89,39 @@ def test_cmd_protocol() -> None:
     timed = from_command(75, f"RALPH-RETRY-AFTER: {iso}")
     assert timed is not None and timed.retry_after_s is not None
     assert 3590 < timed.retry_after_s <= 3600
+
+
+def test_backoff_doubles_up_to_ten_minutes() -> None:
+    from ralph_verify.agents.retry import RetryPolicy, backoff
+
+    policy = RetryPolicy(delay_s=10)
+    assert [backoff(policy, n) for n in (1, 2, 3, 7, 20)] == [10, 20, 40, 600, 600]
+
+
+def test_a_reset_in_the_past_still_waits_a_second(tmp_path: Path) -> None:
+    """No busy loop against a service whose reset time has passed already."""
+    import time
+
+    from ralph_verify.agents import AgentRequest, AgentResult
+    from ralph_verify.agents.limits import Unavailable
+    from ralph_verify.agents.retry import RetryPolicy, run_with_retries
+
+    class LimitedTwice:
+        name = "limited"
+        runs = 0
+
+        def run(self, request: AgentRequest) -> AgentResult:
+            self.runs += 1
+            request.log_path.write_text(f"run {self.runs}\n")
+            if self.runs <= 2:
+                return AgentResult(75, 0.0, unavailable=Unavailable(RATE_LIMIT, "limit", 0.0))
+            return AgentResult(0, 0.0)
+
+    request = AgentRequest(prompt="p", prompt_file=tmp_path / "p", iteration=1, root=tmp_path,
+                           session_dir=tmp_path, log_path=tmp_path / "agent.log", timeout=10)
+    agent = LimitedTwice()
+    started = time.monotonic()
+    result = run_with_retries(agent, request, RetryPolicy())
+    assert time.monotonic() - started >= 2
+    assert (agent.runs, result.exit_code, result.retries) == (3, 0, 2)
+    assert (tmp_path / "agent.attempt-2.log").read_text() == "run 2\n"
