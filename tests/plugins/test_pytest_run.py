@@ -392,3 +392,40 @@ def test_a_loop_never_completes_on_a_flaky_test_unless_allowed(ralph: Ralph) -> 
                        "--max-iterations", "2", "--allow-dirty", "fix add")
     assert result.ret == 0, result
     assert state(ralph)["verdict"]["verdict"] == "complete"
+
+
+def test_bytecode_stays_warm_and_only_changed_sources_are_compiled_again(
+        ralph: Ralph, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The bytecode prefix persists: an unchanged module is not compiled again, a module
+    whose content changed is (even at the same size and second), a removed one's is gone."""
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    cache = tmp_path_factory.mktemp("cache")
+    ralph.env["RALPH_VERIFY_CACHE_DIR"] = str(cache)
+    ralph.makepyfile(calc="def add(a, b):\n    return a + b\n",
+                     util="def one():\n    return 1\n",
+                     gone="X = 1\n",
+                     **{"tests/test_calc": "import gone\nfrom calc import add\n"
+                                           "from util import one\n\n\ndef test_add():\n"
+                                           "    assert add(one(), 2) == 3\n"})
+    ralph.makepyproject('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    assert ralph.run("check", "--until", "tests").ret == 0
+
+    def bytecode(stem: str) -> list[Path]:
+        root = ralph.path.resolve()
+        return sorted((cache / "pycache" / root.relative_to(root.anchor)).glob(f"{stem}.*.pyc"))
+
+    [util_pyc], [calc_pyc], [gone_pyc] = bytecode("util"), bytecode("calc"), bytecode("gone")
+    warm = util_pyc.stat().st_mtime_ns, util_pyc.stat().st_ino
+    os.utime(util_pyc, ns=(1, 1))  # a recompile would write a new file
+    calc_before = calc_pyc.read_bytes()
+    _rewrite_keeping_size_and_mtime(ralph.path / "calc.py", "def add(a, b):\n    return a * b\n")
+    (ralph.path / "gone.py").unlink()
+    (ralph.path / "tests" / "test_calc.py").write_text(
+        "from calc import add\nfrom util import one\n\n\ndef test_add():\n"
+        "    assert add(one(), 2) == 2\n")
+    result = ralph.run("check", "--until", "tests")
+    assert result.ret == 0, result
+    assert util_pyc.stat().st_mtime_ns == 1 and util_pyc.stat().st_ino == warm[1]
+    assert calc_pyc.read_bytes() != calc_before
+    assert not gone_pyc.exists()
