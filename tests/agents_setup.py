@@ -224,6 +224,8 @@ class AgentCLI:
         home.mkdir(parents=True, exist_ok=True)
         env = base_env(home, [self.bin_dir])
         env.update(_CLI_ENV[self.name](home, base_url.rstrip("/")))
+        if self.name == "codex":
+            env["PATH"] = _path_without_bwrap(home, env["PATH"])
         env.update(extra or {})
         return env
 
@@ -263,6 +265,29 @@ plugins = false
 remote_plugin = false
 apps = false
 """
+
+
+def _path_without_bwrap(home: Path, path: str) -> str:
+    """``path`` with every folder holding ``bwrap`` replaced by a copy of it without bwrap.
+
+    Codex's workspace-write sandbox runs commands under the system's bubblewrap when one is
+    on PATH (``run --sandbox``'s tests install it), and that bubblewrap cannot set Codex's
+    sandbox up as root in this container: every command then fails silently and the agent
+    changes nothing. Without bwrap on PATH Codex uses its own sandbox, which works here.
+    The copy is a folder of symlinks, so every other program is found as before.
+    """
+    folders = []
+    for folder in path.split(os.pathsep):
+        if folder and (Path(folder) / "bwrap").exists():
+            shadow = home / "path-without-bwrap" / folder.strip("/").replace("/", "_")
+            if not shadow.exists():
+                shadow.mkdir(parents=True)
+                for entry in Path(folder).iterdir():
+                    if entry.name != "bwrap":
+                        (shadow / entry.name).symlink_to(entry)
+            folder = str(shadow)
+        folders.append(folder)
+    return os.pathsep.join(folders)
 
 
 def _codex_env(home: Path, base_url: str) -> dict[str, str]:

@@ -17,8 +17,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,37 @@ def _identity(cwd: Path) -> list[str]:
     return ["-c", "user.name=ralph-verify", "-c", "user.email=ralph-verify@localhost"]
 
 
+_WORKTREE_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _worktree_admin(workdir: Path) -> Iterator[None]:
+    """One ``git worktree`` change at a time in a repository.
+
+    ``worktree prune`` run while another ``worktree add`` is half done deletes the new
+    worktree's admin folder ("failed to read .git/worktrees/X/commondir"): loops of a fleet
+    prepare their trees at once, from threads or processes, so they take turns here.
+    """
+    workdir.mkdir(parents=True, exist_ok=True)
+    with _WORKTREE_LOCK, (workdir / ".worktree.lock").open("a") as handle:
+        try:
+            import fcntl
+        except ImportError:  # Windows: threads of one fleet process still take turns
+            yield
+            return
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _prepare_worktree(job: LoopJob) -> Path:
+    with _worktree_admin(Path(job.workdir)):
+        return _add_worktree(job)
+
+
+def _add_worktree(job: LoopJob) -> Path:
     tree = Path(job.workdir) / job.name
     exists = bool(_git(job.source, "rev-parse", "--verify", "-q", f"refs/heads/{job.branch}",
                        check=False).strip())
