@@ -168,6 +168,7 @@ def _records(root: Path) -> dict[str, bytes]:
     ("--agent", "gemini:ralph-no-such-gemini"),  # the agent CLI is missing
     ("--agent", "cmd:true", "--max-iterations", "0"),  # a usage error
     ("--agent", "cmd:true", "--until", "nope"),
+    ("--agent", "cmd:true", "--dirty"),  # uncommitted changes (no --allow-dirty)
 ])
 def test_a_run_that_fails_to_start_leaves_the_last_session_alone(
         ralph: Ralph, failing: tuple[str, ...]) -> None:
@@ -178,6 +179,9 @@ def test_a_run_that_fails_to_start_leaves_the_last_session_alone(
     assert ralph.run("report").ret == 0
     before = _records(ralph.path / ".ralph")
     status = ralph.run("status").stdout.str()
+    if "--dirty" in failing:
+        (ralph.path / "pyproject.toml").write_text("# edited, not committed\n", "utf-8")
+        failing = tuple(f for f in failing if f != "--dirty")
     options = failing if "--until" in failing else (*failing, "--until", "files:done.txt")
     second = ralph.run("run", *options, "go")
     assert second.ret in (2, EXIT_CODES[Verdict.AGENT_ERROR]), second
@@ -204,6 +208,25 @@ def test_a_resumed_session_adds_up_its_wall_and_agent_time(ralph: Ralph) -> None
     assert [r["iteration"] for r in records] == [1, 2]  # no record lost, none twice
     agent_s = sum(r["agent"]["duration_s"] for r in records)
     assert 2.0 <= agent_s <= data["elapsed_s"]
+
+
+def test_resume_after_a_budget_stop_keeps_time_and_records(ralph: Ralph) -> None:
+    ralph.git_init()
+    slow = "cmd:sleep 1; echo $RALPH_ITERATION >> turns.txt"
+    first = ralph.run("run", "--agent", slow, "--until", "files:done.txt", "--max-time", "1",
+                      "-p", "no:breaker", "go")
+    assert first.ret == EXIT_CODES[Verdict.BUDGET], first
+    wall_1 = state(ralph)["elapsed_s"]
+    done_1 = len((ralph.path / ".ralph" / "history.jsonl").read_text().splitlines())
+    second = ralph.run("run", "--resume", "--max-time", "1h", "--max-iterations",
+                       str(done_1 + 1))
+    assert second.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], second
+    data = state(ralph)
+    assert data["elapsed_s"] >= wall_1 + 1.0
+    records = [json.loads(line) for line in
+               (ralph.path / ".ralph" / "history.jsonl").read_text().splitlines()]
+    assert [r["iteration"] for r in records] == list(range(1, done_1 + 2))
+    assert sum(r["agent"]["duration_s"] for r in records) <= data["elapsed_s"]
 
 
 def test_recovery_points_are_bounded_per_project(ralph: Ralph) -> None:
