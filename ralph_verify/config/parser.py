@@ -9,6 +9,7 @@ it too, and the command line wins. Options belong to *scopes* (``project``,
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -189,3 +190,22 @@ class _ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+_DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str | float | int, what: str = "--max-time") -> float:
+    """Seconds from ``90``, ``90s``, ``15m``, ``2h``, ``1h30m``; a usage error naming ``what``.
+
+    One reader for every duration option (``--max-time``, ``--agent-idle-timeout``, the
+    fleet's ``--total-time``), so they all accept the same spellings.
+    """
+    if isinstance(text, (int, float)):
+        return float(text)
+    value = str(text).strip().lower()
+    parts = re.findall(r"(\d+(?:\.\d+)?)\s*([smhd]?)", value)
+    if not parts or re.sub(r"[\d.\s]|[smhd]", "", value):
+        raise UsageError(f"{what} {text!r}: expected a duration such as 90m, 2h, 1h30m "
+                         "or seconds")
+    return sum(float(number) * _DURATION_UNITS[unit] for number, unit in parts)

@@ -18,12 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.config.parser import parse_duration
 from ralph_verify.errors import UsageError
 from ralph_verify.fleet.tasks import (
     FleetSpec,
     load_fleet_file,
     matrix_tasks,
-    parse_duration,
     parse_shard,
     shard_of,
 )

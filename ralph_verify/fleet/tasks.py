@@ -36,7 +36,6 @@ from ralph_verify.compat import tomllib
 from ralph_verify.errors import ConfigError, UsageError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 class _LoopSettings(BaseModel):
@@ -94,16 +93,6 @@ class FleetSpec:
 
     tasks: list[Task]
     settings: dict[str, Any] = field(default_factory=dict)
-
-
-def parse_duration(text: str, what: str) -> float:
-    """Seconds from ``90``, ``90s``, ``15m``, ``2h``, ``1h30m``."""
-    value = str(text).strip().lower()
-    parts = re.findall(r"(\d+(?:\.\d+)?)\s*([smhd]?)", value)
-    if not parts or re.sub(r"[\d.\s]|[smhd]", "", value):
-        raise UsageError(f"{what} {text!r}: expected a duration such as 90m, 2h, 1h30m or "
-                         "seconds")
-    return sum(float(number) * _UNITS[unit] for number, unit in parts)
 
 
 def _describe(exc: ValidationError, path: Path) -> str:

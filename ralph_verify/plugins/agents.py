@@ -49,7 +49,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 def duration_setting(session: Session, name: str, default: str) -> float:
     """A duration option's seconds; a bad value is a usage error naming the option."""
-    from ralph_verify.plugins.budget import parse_duration
+    from ralph_verify.config.parser import parse_duration
 
     value = session.config.get(name.replace("-", "_"))
     try:
@@ -73,7 +73,8 @@ def ralph_session_start(session: Session) -> None:
 
 def _time_left(session: Session) -> float | None:
     """Seconds ``--max-time`` leaves, from the budget plugin's clock (None: no limit)."""
-    from ralph_verify.plugins.budget import DEFAULT_MAX_TIME, parse_duration
+    from ralph_verify.config.parser import parse_duration
+    from ralph_verify.plugins.budget import DEFAULT_MAX_TIME
 
     state: dict[str, Any] = session.plugin_state.get("budget") or {}
     max_time = parse_duration(session.config.get("max_time") or DEFAULT_MAX_TIME)

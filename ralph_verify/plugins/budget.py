@@ -16,7 +16,6 @@ start times of the agent calls of the last hour.
 from __future__ import annotations
 
 import contextlib
-import re
 import time
 from datetime import datetime
 from typing import Annotated, Any
@@ -25,7 +24,7 @@ from pydantic import Field
 
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser, non_negative_float, positive_int
+from ralph_verify.config.parser import Parser, non_negative_float, parse_duration, positive_int
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Iteration, Session
@@ -36,19 +35,6 @@ DEFAULT_MAX_TIME = "4h"
 DEFAULT_MAX_COST = 20.0
 DEFAULT_CALLS_PER_HOUR = 100
 _HOUR = 3600.0
-_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def parse_duration(text: str | float | int) -> float:
-    """Seconds from ``90``, ``90s``, ``15m``, ``2h``, ``1h30m``."""
-    if isinstance(text, (int, float)):
-        return float(text)
-    value = str(text).strip().lower()
-    parts = re.findall(r"(\d+(?:\.\d+)?)\s*([smhd]?)", value)
-    if not parts or re.sub(r"[\d.\s]|[smhd]", "", value):
-        raise UsageError(f"--max-time {text!r}: expected a duration such as 90m, 2h, 1h30m "
-                         "or seconds")
-    return sum(float(number) * _UNITS[unit] for number, unit in parts)
 
 
 @hookimpl
