@@ -41,7 +41,14 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.guard_families import command_refusals, line_refusals
-from ralph_verify.shell import OUTPUT_REDIRECTS, PIPES, SHELLS, SimpleCommand, parse
+from ralph_verify.shell import (
+    OUTPUT_REDIRECTS,
+    PIPES,
+    SHELLS,
+    SimpleCommand,
+    git_global_options,
+    parse,
+)
 
 RULES: dict[str, str] = {
     "rm-outside": "deleting files outside the project (or the project itself, or its .git)",
@@ -346,16 +353,11 @@ def _deletion_refusals(targets: list[str], cwd: Path | None, policy: Policy,
 
 
 def _git_refusals(args: list[str], cwd: Path | None, policy: Policy) -> Iterator[Refusal]:
-    index, repo = 0, cwd
-    while index < len(args) and args[index].startswith("-"):
-        option = args[index]
-        if option == "-C" and index + 1 < len(args):
-            repo = _resolve(args[index + 1], repo, policy)
-            index += 2
-        elif option in ("-c", "--git-dir", "--work-tree", "--namespace") and index + 1 < len(args):
-            index += 2
-        else:
-            index += 1
+    options, index = git_global_options(args)
+    repo = cwd
+    for option, value in options:
+        if option == "-C" and value is not None:
+            repo = _resolve(value, repo, policy)
     if index >= len(args):
         return
     sub, rest = args[index], args[index + 1:]

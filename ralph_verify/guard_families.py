@@ -15,7 +15,7 @@ import shlex
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ralph_verify.shell import SHELLS, SimpleCommand
+from ralph_verify.shell import SHELLS, SimpleCommand, git_global_options
 
 #: Commands that write, move or change the files named by their positional arguments.
 MODIFIERS = frozenset({"touch", "truncate", "shred", "chmod", "chown", "chgrp", "chattr",
@@ -180,19 +180,11 @@ def _glob_refusals(targets: list[str], resolve: Resolver, root: Path) -> Iterato
 
 def _git_history(args: list[str], resolve: Resolver, inside: Inside, root: Path,
                  on_session_branch: Callable[[], bool]) -> Iterator[Found]:
-    index, repo = 0, None
-    while index < len(args) and args[index].startswith("-"):
-        option = args[index]
-        if option in ("-C", "--git-dir", "--work-tree") and index + 1 < len(args):
-            repo = args[index + 1]
-            index += 2
-        elif option.startswith(("--git-dir=", "--work-tree=")):
-            repo = option.split("=", 1)[1]
-            index += 1
-        elif option in ("-c", "--namespace") and index + 1 < len(args):
-            index += 2
-        else:
-            index += 1
+    options, index = git_global_options(args)
+    repo = None
+    for option, value in options:
+        if option in ("-C", "--git-dir", "--work-tree") and value is not None:
+            repo = value
     if index >= len(args):
         return
     sub, rest = args[index], args[index + 1:]

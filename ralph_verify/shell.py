@@ -225,3 +225,29 @@ def substitutions(word: str) -> list[str]:
     parts = word.split("`")
     found += [parts[i] for i in range(1, len(parts), 2)]
     return [script for script in found if script.strip()]
+
+
+_GIT_OPTIONS_WITH_VALUE = ("-C", "-c", "--git-dir", "--work-tree", "--namespace")
+
+
+def git_global_options(args: list[str]) -> tuple[list[tuple[str, str | None]], int]:
+    """The options before git's subcommand, as ``(option, value)``, and the subcommand's index.
+
+    ``git -C dir -c k=v --git-dir=x status`` -> ``[("-C", "dir"), ("-c", "k=v"),
+    ("--git-dir", "x")], 5``. An option without a value has ``None``.
+    """
+    index = 0
+    found: list[tuple[str, str | None]] = []
+    while index < len(args) and args[index].startswith("-"):
+        option = args[index]
+        if option in _GIT_OPTIONS_WITH_VALUE and index + 1 < len(args):
+            found.append((option, args[index + 1]))
+            index += 2
+            continue
+        if option.startswith(("--git-dir=", "--work-tree=")):
+            name, _, value = option.partition("=")
+            found.append((name, value))
+        else:
+            found.append((option, None))
+        index += 1
+    return found, index
