@@ -20,7 +20,10 @@ import os, pathlib, time
 marks = os.environ.get("FLEET_AGENT_MARKS")
 if marks:
     name = os.environ.get("RALPH_FLEET_TASK", "task")
-    pathlib.Path(marks, f"started-{name}").write_text(f"{os.getpid()} {os.getcwd()}")
+    # Written whole, then renamed: a test polling for the mark never reads it half-written.
+    part = pathlib.Path(marks, f".part-{name}-{os.getpid()}")
+    part.write_text(f"{os.getpid()} {os.getcwd()}")
+    os.replace(part, pathlib.Path(marks, f"started-{name}"))
 time.sleep(float(os.environ.get("FLEET_AGENT_SLEEP", "0")))
 path = pathlib.Path("calc.py")
 path.write_text(path.read_text().replace("a - b", "a + b"))
