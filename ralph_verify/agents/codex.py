@@ -12,6 +12,14 @@ Permissions: Codex's own ``workspace-write`` sandbox by default (edits and
 commands inside the project); with ``--yolo``
 ``--dangerously-bypass-approvals-and-sandbox``.
 
+Pitfall: on Linux, Codex's sandbox uses the system's bubblewrap (``bwrap``) when one
+is on PATH. Where that bubblewrap cannot create namespaces (seen as root in a
+container), every command Codex runs fails quietly and the agent changes nothing:
+the stall breaker then ends the loop ``stalled`` after its no-change limit.
+Fix: run Codex where bubblewrap works, take ``bwrap`` off Codex's PATH (Codex then
+uses its own sandbox), or use ``--yolo`` inside ``run --sandbox``, which puts the
+whole agent in ralph-verify's own bubblewrap jail.
+
 ``--continue-session``: ``codex exec resume THREAD_ID`` (``--last`` when the id
 is unknown).
 """
