@@ -191,3 +191,36 @@ def test_a_lock_being_taken_is_not_taken_over(ralph: Ralph) -> None:
     assert result.ret == 2, result
     assert (f"ERROR: another ralph-verify run is working in {ralph.path}; wait for it, or "
             "stop it with 'ralph-verify cancel'") in result.err
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.mark.parametrize("second", [
+    ["run", "--agent", "cmd:true", "--until", "files:x", "another task"],
+    ["run", "--resume"],
+    ["start", "--until", "files:x", "another task"],
+], ids=["run", "resume", "start"])
+def test_a_second_session_refused_by_the_lock_leaves_the_running_one_alone(
+        ralph: Ralph, second: list[str]) -> None:
+    """A second loop started while one works: refused (exit 2) before touching anything;
+    every file of the running session (state, history, iterations, the lock) is as it was,
+    and the running session still ends with its own verdict."""
+    run = Background(ralph, "run", "--agent", agent(ralph, HANGING_AGENT), "--until",
+                     "files:done.txt", "write done.txt")
+    try:
+        wait_for(lambda: (ralph.path / ".ralph" / "pids").is_file(), what="the agent", run=run)
+        before = _files(ralph.path / ".ralph")
+        assert "state.json" in before and "lock" in before
+        refused = ralph.run(*second)
+        assert refused.ret == 2, refused
+        assert "ERROR: another ralph-verify run (pid " in refused.err, refused
+        assert _files(ralph.path / ".ralph") == before
+        assert ralph.run("cancel").ret == 0
+        assert run.wait() == 130, run.output()
+        assert json.loads((ralph.path / ".ralph" / "state.json").read_text())["status"] == \
+            "finished"
+    finally:
+        run.kill()
