@@ -60,3 +60,38 @@ def agent(where: Path) -> str:
     script = where / "fix_agent.py"
     script.write_text(AGENT)
     return f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(script))}"
+
+
+#: A stand-in for the ``claude`` CLI (``--agent claude:PATH``) that reports what each run cost
+#: the way Claude Code does (``total_cost_usd`` in its stream-json result), so the loop's budget
+#: and the fleet's ``--total-cost`` see real reported costs. Its first run costs
+#: ``FLEET_AGENT_COST`` and leaves a note without fixing anything; later runs mark their start
+#: (as :data:`AGENT` does), wait ``FLEET_AGENT_SLEEP`` seconds, then fix calc.py.
+PRICED_CLAUDE = """\
+import json, os, pathlib, sys, time
+sys.stdin.read()
+iteration = int(os.environ.get("RALPH_ITERATION", "1"))
+if iteration == 1:
+    pathlib.Path("NOTES.md").write_text("looked at calc.add: it subtracts\\n")
+else:
+    marks = os.environ.get("FLEET_AGENT_MARKS")
+    if marks:
+        name = os.environ.get("RALPH_FLEET_TASK", "task")
+        part = pathlib.Path(marks, f".part-{name}-{os.getpid()}")
+        part.write_text(f"{os.getpid()} {os.getcwd()}")
+        os.replace(part, pathlib.Path(marks, f"started-{name}"))
+    time.sleep(float(os.environ.get("FLEET_AGENT_SLEEP", "0")))
+    path = pathlib.Path("calc.py")
+    path.write_text(path.read_text().replace("a - b", "a + b"))
+print(json.dumps({"type": "result", "subtype": "success", "is_error": False, "num_turns": 1,
+                  "result": f"iteration {iteration} done", "session_id": "priced",
+                  "total_cost_usd": float(os.environ.get("FLEET_AGENT_COST", "1"))}))
+"""
+
+
+def priced_agent(where: Path) -> str:
+    """The ``--agent`` value of the priced stand-in for Claude Code (an executable script)."""
+    script = where / "claude"
+    script.write_text(f"#!{sys.executable}\n{PRICED_CLAUDE}")
+    script.chmod(0o755)
+    return f"claude:{script}"

@@ -1,0 +1,58 @@
+"""Fleet-wide limits: ``--total-cost`` adds up what the loops' agents report and, once the
+fleet reaches it, stops every running loop cleanly (state and commits kept) and starts no
+other; the fleet's files say why."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.testing import Ralph
+from tests.fleet.kata import git, make_monorepo, priced_agent
+
+REASON = "the fleet's total cost reached 1.5 USD"
+
+
+def test_total_cost_stops_the_fleet_once_its_loops_together_reach_it(ralph: Ralph,
+                                                                    tmp_path: Path) -> None:
+    """Two loops at once, each agent run reported as $1: after both first runs the fleet has
+    spent $2 of its $1.50, while each loop alone ($1) is still under its own share. The fleet
+    stops both in their second run (which would otherwise take 4 minutes), and never starts
+    the other two loops."""
+    make_monorepo(ralph.path, ["a", "b", "c", "d"])
+    prompt = tmp_path / "PROMPT.md"
+    prompt.write_text("Make the tests pass.")
+    ralph.env = {"FLEET_AGENT_COST": "1", "FLEET_AGENT_SLEEP": "240"}
+    started = time.monotonic()
+    result = ralph.run("fleet", "--matrix", "packages/*", "--agent", priced_agent(tmp_path),
+                       "--until", "tests", "-p", str(prompt), "-j", "2", "--id", "cost",
+                       "--total-cost", "1.5")
+    assert time.monotonic() - started < 200, "the fleet waited for the agents to finish"
+    assert result.ret == 1, result  # not every loop completed
+    result.stdout.fnmatch_lines([f"*stopping every loop: {REASON}*", "*0/4 loops complete*"])
+    out = ralph.path / "fleet"
+    document: dict[str, Any] = json.loads((out / "fleet.json").read_text())
+    assert document["cancelled"] == REASON
+    loops = {loop["name"]: loop for loop in document["loops"]}
+    ran, never = ["packages-a", "packages-b"], ["packages-c", "packages-d"]
+    for name in ran:
+        loop = loops[name]
+        assert loop["verdict"] == "cancelled", loop
+        assert loop["iterations"] == 2 and loop["cost_usd"] == 1.0, loop
+        # Its state is kept where it ran ('fleet --resume' goes on from it)...
+        state = json.loads((Path(loop["workdir"]) / loop["folder"] / ".ralph/state.json")
+                           .read_text())
+        assert state["verdict"]["verdict"] == "cancelled"
+        assert state["plugin_state"]["budget"]["cost_usd"] == 1.0
+        # ...and so is its work: the first run's note is on its branch.
+        assert "it subtracts" in git(ralph.path, "show",
+                                     f"{loop['branch']}:{loop['folder']}/NOTES.md")
+    for name in never:
+        assert loops[name]["verdict"] == "not-run" and loops[name]["reason"] == REASON
+        assert git(ralph.path, "branch", "--list", f"ralph/fleet-cost/{name}") == ""
+    assert document["totals"]["cost_usd"] == 2.0
+    assert document["totals"]["verdicts"] == {"cancelled": 2, "not-run": 2}
+    assert f"<strong>Cancelled:</strong> {REASON.replace(chr(39), '&#x27;')}" in (
+        out / "report.html").read_text()
