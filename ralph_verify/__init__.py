@@ -1,6 +1,11 @@
 """ralph-verify: run AI coding agents in a loop until the work is verifiably done.
 
-The public face of the package; everything else is an implementation detail.
+The public face of the package: every name in ``__all__`` is supported, and everything
+a hook receives or returns is among them, so a plugin needs no other import
+(``from ralph_verify import Session, VerifyContext, ...``); every other module is an
+implementation detail. The classes are imported on first use (module ``__getattr__``,
+PEP 562), so ``import ralph_verify`` -- and ``ralph-verify --help`` -- stay cheap, while
+type checkers see the real classes through the ``TYPE_CHECKING`` imports below.
 """
 
 from __future__ import annotations
@@ -17,55 +22,134 @@ __version__ = "0.1.0"
 hookimpl = pluggy.HookimplMarker("ralph_verify")
 
 if TYPE_CHECKING:
-    from ralph_verify.checks import Check, CheckOptions, CheckResult, CheckType, Failure, Status
+    from ralph_verify.agents import (
+        Agent,
+        AgentOptions,
+        AgentRegistry,
+        AgentRequest,
+        AgentResult,
+        AgentType,
+    )
+    from ralph_verify.agents.limits import Unavailable
+    from ralph_verify.checks import (
+        Check,
+        CheckOptions,
+        CheckRegistry,
+        CheckResult,
+        CheckType,
+        Failure,
+        Status,
+    )
     from ralph_verify.config import Config
+    from ralph_verify.config.parser import Command, Option, Parser, Setting
+    from ralph_verify.fleet.executor import (
+        Executor,
+        ExecutorRegistry,
+        ExecutorType,
+        FleetContext,
+    )
+    from ralph_verify.fleet.job import JobResult, LoopJob, run_job
+    from ralph_verify.iteration import Iteration, Session
     from ralph_verify.loop import Loop, LoopResult
+    from ralph_verify.plugins.pytest_run import PytestRun, shared_pytest_run
+    from ralph_verify.process import ToolError, ToolRun
+    from ralph_verify.scaffold import FileChange, InitRegistry, InitTarget, apply_changes
     from ralph_verify.session import ExitCode, main
     from ralph_verify.until import CheckSpec
-    from ralph_verify.verdict import Verdict
+    from ralph_verify.verdict import Verdict, VerdictProposal
+    from ralph_verify.verification import Verification, VerifyContext
+
+#: Public name -> the module that defines it, imported when the name is first used.
+_LAZY = {
+    **dict.fromkeys(("Agent", "AgentOptions", "AgentRegistry", "AgentRequest", "AgentResult",
+                     "AgentType"), "ralph_verify.agents"),
+    "Unavailable": "ralph_verify.agents.limits",
+    **dict.fromkeys(("Check", "CheckOptions", "CheckRegistry", "CheckResult", "CheckType",
+                     "Failure", "Status"), "ralph_verify.checks"),
+    "Config": "ralph_verify.config",
+    **dict.fromkeys(("Command", "Option", "Parser", "Setting"), "ralph_verify.config.parser"),
+    **dict.fromkeys(("Executor", "ExecutorRegistry", "ExecutorType", "FleetContext"),
+                    "ralph_verify.fleet.executor"),
+    **dict.fromkeys(("JobResult", "LoopJob", "run_job"), "ralph_verify.fleet.job"),
+    **dict.fromkeys(("Iteration", "Session"), "ralph_verify.iteration"),
+    **dict.fromkeys(("Loop", "LoopResult"), "ralph_verify.loop"),
+    # The one shared pytest run of a verification, for checks that read its coverage
+    # (as pytest's face exports MonkeyPatch from its built-in plugin).
+    **dict.fromkeys(("PytestRun", "shared_pytest_run"), "ralph_verify.plugins.pytest_run"),
+    **dict.fromkeys(("ToolError", "ToolRun"), "ralph_verify.process"),
+    **dict.fromkeys(("FileChange", "InitRegistry", "InitTarget", "apply_changes"),
+                    "ralph_verify.scaffold"),
+    **dict.fromkeys(("ExitCode", "main"), "ralph_verify.session"),
+    "CheckSpec": "ralph_verify.until",
+    **dict.fromkeys(("Verdict", "VerdictProposal"), "ralph_verify.verdict"),
+    **dict.fromkeys(("Verification", "VerifyContext"), "ralph_verify.verification"),
+}
 
 __all__ = [
+    "Agent",
+    "AgentOptions",
+    "AgentRegistry",
+    "AgentRequest",
+    "AgentResult",
+    "AgentType",
     "Check",
     "CheckOptions",
+    "CheckRegistry",
     "CheckResult",
     "CheckSpec",
     "CheckType",
+    "Command",
     "Config",
     "ConfigError",
+    "Executor",
+    "ExecutorRegistry",
+    "ExecutorType",
     "ExitCode",
     "Failure",
+    "FileChange",
+    "FleetContext",
+    "InitRegistry",
+    "InitTarget",
+    "Iteration",
+    "JobResult",
     "Loop",
+    "LoopJob",
     "LoopResult",
+    "Option",
+    "Parser",
+    "PytestRun",
+    "Session",
+    "Setting",
     "Status",
+    "ToolError",
+    "ToolRun",
+    "Unavailable",
     "UsageError",
     "Verdict",
+    "VerdictProposal",
+    "Verification",
+    "VerifyContext",
     "__version__",
+    "apply_changes",
     "hookimpl",
     "main",
+    "run_job",
+    "shared_pytest_run",
 ]
 
-_LAZY = {
-    "Check": "ralph_verify.checks",
-    "CheckOptions": "ralph_verify.checks",
-    "CheckResult": "ralph_verify.checks",
-    "CheckType": "ralph_verify.checks",
-    "Failure": "ralph_verify.checks",
-    "Status": "ralph_verify.checks",
-    "CheckSpec": "ralph_verify.until",
-    "Config": "ralph_verify.config",
-    "ExitCode": "ralph_verify.session",
-    "main": "ralph_verify.session",
-    "Loop": "ralph_verify.loop",
-    "LoopResult": "ralph_verify.loop",
-    "Verdict": "ralph_verify.verdict",
-}
 
+if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt import is an error there
 
-def __getattr__(name: str) -> Any:
-    """Import the public classes on first use, so ``--version`` and ``--help`` stay fast."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ralph_verify' has no attribute {name!r}")
-    import importlib
+    def __getattr__(name: str) -> Any:
+        """Import a public class on first use, so ``--version`` and ``--help`` stay fast."""
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module 'ralph_verify' has no attribute {name!r}")
+        import importlib
 
-    return getattr(importlib.import_module(module), name)
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value  # the next lookup is a plain attribute
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*globals(), *__all__})

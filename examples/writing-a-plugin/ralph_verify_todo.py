@@ -13,8 +13,7 @@ from collections.abc import Generator
 
 from pydantic import Field
 
-from ralph_verify import hookimpl
-from ralph_verify.checks import (
+from ralph_verify import (
     Check,
     CheckOptions,
     CheckRegistry,
@@ -22,8 +21,9 @@ from ralph_verify.checks import (
     CheckType,
     Failure,
     Status,
+    VerifyContext,
+    hookimpl,
 )
-from ralph_verify.verification import VerifyContext
 
 SKIPPED_FOLDERS = {".git", ".venv", "venv", "node_modules", "__pycache__", ".ralph"}
 

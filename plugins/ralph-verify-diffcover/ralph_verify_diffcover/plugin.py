@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from ralph_verify import hookimpl
-from ralph_verify.checks import (
+from ralph_verify import (
     Check,
     CheckOptions,
     CheckRegistry,
@@ -33,8 +32,9 @@ from ralph_verify.checks import (
     CheckType,
     Failure,
     Status,
+    ToolRun,
+    hookimpl,
 )
-from ralph_verify.process import ToolRun
 from ralph_verify_diffcover.report import (
     DiffCoverReport,
     FileStats,
@@ -44,7 +44,7 @@ from ralph_verify_diffcover.report import (
 )
 
 if TYPE_CHECKING:
-    from ralph_verify.verification import VerifyContext
+    from ralph_verify import VerifyContext
 
 DEFAULT_REFS = ("origin/main", "origin/master", "main", "master")
 REF_HINT = ("set the ref to compare with as diffcover:REF in --until or "
@@ -121,7 +121,7 @@ class DiffCoverCheck(Check):
         if ref is None:
             return self.error(problem)
 
-        from ralph_verify.plugins.pytest_run import shared_pytest_run
+        from ralph_verify import shared_pytest_run  # the pytest plugin, loaded when used
 
         pytest_run = shared_pytest_run(ctx)
         data = pytest_run.coverage_data

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ralph_verify.process import ToolError
+from ralph_verify import ToolError
 
 
 @dataclass(frozen=True)
