@@ -40,10 +40,10 @@ def _live(loop: dict[str, Any]) -> dict[str, Any]:
 def lines(document: dict[str, Any]) -> list[str]:
     loops = [_live(loop) for loop in document.get("loops", [])]
     width = max([len(str(loop.get("name"))) for loop in loops] + [4])
-    total = totals(loops)
     running = sum(1 for loop in loops if loop.get("status") == "running")
-    head = (f"fleet {document.get('fleet')} · {total['loops']} loops · {running} running · "
-            + ", ".join(f"{n} {v}" for v, n in total["verdicts"].items()))
+    others = totals([loop for loop in loops if loop.get("status") != "running"])
+    head = (f"fleet {document.get('fleet')} · {len(loops)} loops · {running} running · "
+            + ", ".join(f"{n} {v}" for v, n in others["verdicts"].items()))
     rows = [head]
     for loop in loops:
         state = loop.get("verdict") or loop.get("status") or "pending"
@@ -80,6 +80,18 @@ def _is_fleet_process(pid: int) -> bool:
     return "fleet" in text and any("ralph" in part for part in text)
 
 
+def ending(document: dict[str, Any]) -> str:
+    """The last line of ``status --watch``: the fleet's outcome, and why it stopped early."""
+    loops = document.get("loops", [])
+    counts = totals(loops)["verdicts"]
+    complete = counts.get("complete", 0) + counts.get("nothing-to-do", 0)
+    text = (f"fleet {document.get('fleet')} ended: {complete}/{len(loops)} loops complete ("
+            + ", ".join(f"{n} {v}" for v, n in counts.items()) + ")")
+    if document.get("cancelled"):
+        text += f"; stopped: {document['cancelled']}"
+    return text
+
+
 def status(out: Path, watch: bool, interval: float) -> int:
     path = out / FLEET_JSON
     if not path.is_file():
@@ -92,6 +104,8 @@ def status(out: Path, watch: bool, interval: float) -> int:
     tty = sys.stdout.isatty()
     seen: dict[str, str] = {}
     while True:
+        # Whether it runs first, then its file: a fleet found ended has written its last one.
+        running = fleet_running(out) is not None
         document = read_fleet_json(path)
         rows = lines(document)
         if tty:
@@ -102,9 +116,8 @@ def status(out: Path, watch: bool, interval: float) -> int:
                 if seen.get(str(loop.get("name"))) != row:
                     seen[str(loop.get("name"))] = row
                     print(row, flush=True)
-        if fleet_running(out) is None:
-            if not tty:
-                print(rows[0], flush=True)
+        if not running:
+            print(ending(document), flush=True)
             return 0
         time.sleep(interval)
 
