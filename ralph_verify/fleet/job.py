@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -28,6 +29,8 @@ from ralph_verify.state_files import now_iso
 
 #: Verdicts of loops that did not finish their work; ``fleet --resume`` runs them again.
 UNFINISHED = frozenset({"cancelled", "error", "lost", "not-run"})
+#: Exit statuses of a ``run`` killed by the signals that cancel it (before it could catch them).
+_STOPPED = frozenset({-signal.SIGTERM, -signal.SIGINT})
 
 
 @dataclass
@@ -220,6 +223,12 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
         if verdict.get("verdict") and code not in (2, 3, 4):  # not a usage/check/internal error
             record["verdict"] = verdict["verdict"]
             record["reason"] = verdict.get("reason", "")
+        elif code in _STOPPED:
+            # Stopped (a cancel, a fleet-wide limit) before it could record a verdict: nothing
+            # of it was lost, and --resume runs it again.
+            record["verdict"] = "cancelled"
+            record["reason"] = (f"stopped by {signal.Signals(-code).name} before the loop "
+                                "recorded a verdict")
         else:
             record["verdict"] = "error"
             record["reason"] = _error_line(log_text)

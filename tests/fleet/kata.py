@@ -14,7 +14,9 @@ TESTS = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 PYPROJECT = '[project]\nname = "{name}"\nversion = "0.0.1"\n'
 
 #: The agent: waits ``FLEET_AGENT_SLEEP`` seconds (a file ``started-<task>`` in
-#: ``FLEET_AGENT_MARKS`` says it began, with its pid), then fixes calc.py.
+#: ``FLEET_AGENT_MARKS`` says it began, with its pid), or until the file ``FLEET_AGENT_GATE``
+#: exists (a test opens the gate when it is ready, instead of guessing a sleep), then fixes
+#: calc.py.
 AGENT = """\
 import os, pathlib, time
 marks = os.environ.get("FLEET_AGENT_MARKS")
@@ -24,6 +26,10 @@ if marks:
     part = pathlib.Path(marks, f".part-{name}-{os.getpid()}")
     part.write_text(f"{os.getpid()} {os.getcwd()}")
     os.replace(part, pathlib.Path(marks, f"started-{name}"))
+gate = os.environ.get("FLEET_AGENT_GATE")
+deadline = time.monotonic() + 600
+while gate and not os.path.exists(gate) and time.monotonic() < deadline:
+    time.sleep(0.1)
 time.sleep(float(os.environ.get("FLEET_AGENT_SLEEP", "0")))
 path = pathlib.Path("calc.py")
 path.write_text(path.read_text().replace("a - b", "a + b"))

@@ -5,6 +5,9 @@ other; the fleet's files say why."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -56,3 +59,25 @@ def test_total_cost_stops_the_fleet_once_its_loops_together_reach_it(ralph: Ralp
     assert document["totals"]["verdicts"] == {"cancelled": 2, "not-run": 2}
     assert f"<strong>Cancelled:</strong> {REASON.replace(chr(39), '&#x27;')}" in (
         out / "report.html").read_text()
+
+
+def test_a_loop_stopped_before_it_could_record_a_verdict_is_cancelled(ralph: Ralph,
+                                                                     tmp_path: Path) -> None:
+    """A cancel or a fleet-wide limit can strike while a loop's process is still starting,
+    before it handles signals: that loop is ``cancelled`` (resume runs it), not an error."""
+    from ralph_verify.fleet.job import LoopJob, run_job
+
+    make_monorepo(ralph.path, ["a"])
+    base = git(ralph.path, "rev-parse", "HEAD").strip()
+    job = LoopJob(fleet_id="s1", name="packages-a", folder="packages/a",
+                  branch="ralph/fleet-s1/packages-a", prompt="Make the tests pass.",
+                  run_args=["--agent", "cmd:true", "--until", "tests"], source=str(ralph.path),
+                  base=base, workdir=str(tmp_path / "trees"))
+
+    def stop_at_once(proc: subprocess.Popen[bytes]) -> None:
+        os.killpg(proc.pid, signal.SIGTERM)  # its own process group: only the loop
+
+    result = run_job(job, on_start=stop_at_once)
+    assert result.record["exit_code"] == -signal.SIGTERM
+    assert result.record["verdict"] == "cancelled", result.record
+    assert result.record["reason"] == "stopped by SIGTERM before the loop recorded a verdict"
