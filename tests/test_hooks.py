@@ -7,11 +7,24 @@ from collections.abc import Generator
 
 import pytest
 
-from ralph_verify import hookimpl, hookspec
-from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
-from ralph_verify.config import Config
+from ralph_verify import (
+    Check,
+    CheckRegistry,
+    CheckResult,
+    CheckType,
+    Config,
+    Failure,
+    FileChange,
+    InitRegistry,
+    InitTarget,
+    Status,
+    Verification,
+    VerifyContext,
+    apply_changes,
+    hookimpl,
+    hookspec,
+)
 from ralph_verify.testing import Ralph
-from ralph_verify.verification import Verification, VerifyContext
 
 
 class AnswerCheck(Check):
@@ -175,3 +188,49 @@ def test_every_hook_is_documented(name: str) -> None:
             name.startswith("ralph_iteration") or name.startswith("ralph_session") or \
             name in ("ralph_prompt_notes", "ralph_verification_finish"), \
             f"{name}: parameter {parameter} is not documented"
+
+
+def test_a_plugin_adds_an_init_target_that_never_clobbers_your_text(ralph: Ralph) -> None:
+    class EditorConfig:
+        @hookimpl
+        def ralph_register_init_targets(self, registry: InitRegistry) -> None:
+            registry.add(InitTarget("editorconfig", self.write, "write .editorconfig"))
+
+        def write(self, config: Config) -> int:
+            path = config.root / ".editorconfig"
+            old = path.read_text() if path.exists() else None
+            apply_changes([FileChange(path, old, "root = true\n", clobbers=old is not None)],
+                          config.root, force=config.option.force,
+                          dry_run=config.option.dry_run)
+            return 0
+
+    created = ralph.run("init", "editorconfig", plugins=[EditorConfig()])
+    assert created.ret == 0, created
+    assert (ralph.path / ".editorconfig").read_text() == "root = true\n"
+    assert not (ralph.path / "PROMPT.md").exists()  # only the target asked for
+
+    (ralph.path / ".editorconfig").write_text("mine\n")
+    refused = ralph.run("init", "editorconfig", plugins=[EditorConfig()])
+    assert refused.ret == 2
+    assert "ERROR: not changing .editorconfig" in refused.err and "--force" in refused.err
+    assert (ralph.path / ".editorconfig").read_text() == "mine\n"
+
+    unknown = ralph.run("init", "vimrc", plugins=[EditorConfig()])
+    assert unknown.ret == 2
+    assert "unknown init target 'vimrc'; known targets:" in unknown.err
+    assert "editorconfig" in unknown.err and "project" in unknown.err
+
+
+def test_a_reporter_sees_each_finished_verification(ralph: Ralph) -> None:
+    reports: list[str] = []
+
+    class Summary:
+        @hookimpl
+        def ralph_verification_finish(self, config: Config, verification: Verification) -> None:
+            reports.append(f"{config.command.name}: {len(verification.results)} checks, "
+                           f"failed {[r.spec for r in verification.failed]}")
+
+    ralph.makefile("here.txt", "x")
+    result = ralph.run("check", "--until", "files:here.txt,files:nope", plugins=[Summary()])
+    assert result.ret == 1
+    assert reports == ["check: 2 checks, failed ['files:nope']"]
