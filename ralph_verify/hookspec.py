@@ -3,7 +3,11 @@
 Plugins implement these with ``@ralph_verify.hookimpl``. Hook names start with
 ``ralph_``; a plugin that implements an unknown ``ralph_`` hook is refused at
 start-up with its name and the hook's. Arguments are passed by name, so an
-implementation may accept only the ones it needs.
+implementation may accept only the ones it needs. Every class a hook receives or
+returns is importable from ``ralph_verify`` itself.
+
+Each hook below says when it is called, what it receives (``:param:``), what its
+answer means (``:returns:``), and shows an implementation.
 """
 
 from __future__ import annotations
@@ -30,13 +34,21 @@ hookspec = pluggy.HookspecMarker("ralph_verify")
 def ralph_addoption(parser: Parser) -> None:
     """Declare command-line options, config settings and subcommands.
 
+    Called once per plugin, before the command line is parsed, in registration
+    order (built-ins first); what a plugin declares is listed under its name in
+    ``--help`` and in the configuration reference.
+
     :param parser: call ``parser.addoption("--flag", setting="key", ...)`` for an
         option that may also be set as ``key`` in ``[tool.ralph-verify]`` (the
         command line wins), ``parser.addsetting(...)`` for a config-only setting,
         and ``parser.add_command(name, handler, help=...)`` for a subcommand.
 
-    Called once per plugin, before the command line is parsed, in registration
-    order (built-ins first); what a plugin declares is listed under its name.
+    A setting is then read with ``config.get("key")``::
+
+        @hookimpl
+        def ralph_addoption(parser):
+            parser.addoption("--flavour", setting="flavour", default="vanilla",
+                             help="the flavour of the day")
     """
 
 
@@ -44,30 +56,58 @@ def ralph_addoption(parser: Parser) -> None:
 def ralph_configure(config: Config) -> None:
     """Act on the parsed command line and configuration.
 
-    :param config: the run's :class:`~ralph_verify.Config`; settings are read
-        with ``config.get(key)``.
+    A plugin may register further plugin objects here (as ``--junitxml`` does) and
+    keep per-run state on itself, never in globals. Historic: a plugin registered
+    during configure is configured too.
 
-    A plugin may register further plugin objects here (as pytest's junitxml
-    does) and keep per-run state on itself, never in globals. Historic: a plugin
-    registered during configure is configured too.
+    :param config: the run's :class:`~ralph_verify.Config`; settings are read
+        with ``config.get(key)``, the subcommand is ``config.command.name``.
+
+    Register a reporter only when its option is given::
+
+        @hookimpl
+        def ralph_configure(config):
+            if config.get("flavour") == "mint":
+                config.pluginmanager.register(MintReporter(config), "mint-reporter")
     """
 
 
 @hookspec
 def ralph_unconfigure(config: Config) -> None:
-    """Release what ``ralph_configure`` acquired; called once before exit, even after errors."""
+    """Release what ``ralph_configure`` acquired.
+
+    Called once before exit, even after errors and Ctrl-C, so files are closed and
+    child processes stopped whatever happened.
+
+    :param config: the run's :class:`~ralph_verify.Config`, as ``ralph_configure`` got it.
+
+    ::
+
+        @hookimpl
+        def ralph_unconfigure(config):
+            reporter = config.pluginmanager.unregister(name="mint-reporter")
+            if reporter is not None:
+                reporter.close()
+    """
 
 
 @hookspec
 def ralph_register_checks(registry: CheckRegistry) -> None:
-    """Declare the check names this plugin provides.
-
-    :param registry: call ``registry.add(CheckType(name=..., factory=..., help=...))``.
-        A name or alias already taken is an error naming both plugins.
+    """Declare the check names this plugin provides for ``--until``.
 
     ``CheckType.options`` is a pydantic model validating
     ``[tool.ralph-verify.checks.NAME]``; ``threshold`` says what ``name>=N``
     means (``None`` forbids a threshold); ``negatable`` allows ``!name``.
+
+    :param registry: call ``registry.add(CheckType(name=..., factory=..., help=...))``.
+        A name or alias already taken is an error naming both plugins.
+
+    ``--until 'answer>=42'`` then builds ``AnswerCheck`` (a :class:`~ralph_verify.Check`)::
+
+        @hookimpl
+        def ralph_register_checks(registry):
+            registry.add(CheckType(name="answer", factory=AnswerCheck, arg="required",
+                                   threshold="the answer", help="the answer must be right"))
     """
 
 
@@ -75,35 +115,69 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
 def ralph_verify_check(check: Check, ctx: VerifyContext) -> CheckResult | None:
     """Run one check and return its result.
 
+    Called from worker threads, concurrently for different checks of one
+    verification. Implement it with ``wrapper=True`` to wrap every check: the
+    built-in wrappers time each check and turn a missing tool, a timeout or a crash
+    into an ``error`` result instead of a crash of ralph-verify.
+
     :param check: the configured check (``check.spec``, ``check.options``).
     :param ctx: the verification's context: project ``root``, a scratch
         ``workdir``, ``run()`` for tools (own process group, timeout),
         ``shared()`` to share one tool run between checks, and every
         ``checks`` of this verification.
+    :returns: the :class:`~ralph_verify.CheckResult`, or ``None`` to leave the check to
+        the next implementation. The first non-``None`` result wins; the built-in
+        implementation (``trylast``) calls ``check.run(ctx)``.
 
-    The first non-``None`` result wins; the built-in implementation (``trylast``)
-    calls ``check.run(ctx)``. Implement it with ``wrapper=True`` to wrap every
-    check: the built-in wrappers time each check and turn a missing tool, a
-    timeout or a crash into an ``error`` result instead of a crash of
-    ralph-verify. Called from worker threads, concurrently for different checks.
+    A wrapper that marks every result::
+
+        @hookimpl(wrapper=True)
+        def ralph_verify_check(check, ctx):
+            result = yield
+            result.summary += " (wrapped)"
+            return result
     """
 
 
 @hookspec
 def ralph_verify_logresult(result: CheckResult) -> None:
-    """Report one check's result as soon as it is known (main thread, completion order)."""
+    """Report one check's result as soon as it is known.
+
+    Called in the main thread, in the order the checks finish (not the order of
+    ``--until``), while the other checks still run: a slow suite's neighbours are
+    reported without waiting for it.
+
+    :param result: the finished check's :class:`~ralph_verify.CheckResult` (``spec``,
+        ``status``, ``summary``, ``failures``, ``duration_s``).
+
+    ::
+
+        @hookimpl
+        def ralph_verify_logresult(result):
+            print(f"{result.spec}: {result.status.value} in {result.duration_s:.1f}s")
+    """
 
 
 @hookspec(firstresult=True)
 def ralph_format_feedback(verification: Verification, budget: int) -> str | None:
     """Render the verification's failures as the text an agent reads next.
 
-    :param verification: all results of one verification.
-    :param budget: the size limit in characters (``feedback-budget``, default 4000).
-
     The built-in (``trylast``) groups failures by fingerprint, counts and ranks
     the groups, quotes one example of each as tool output, and always says how
-    much was left out. Return a string to replace it.
+    much was left out.
+
+    :param verification: all results of one verification (``verification.failed``
+        are the failing ones).
+    :param budget: the size limit in characters (``feedback-budget``, default 4000).
+    :returns: the feedback text, at most ``budget`` characters, or ``None`` to leave it
+        to the next implementation; the first string wins.
+
+    ::
+
+        @hookimpl
+        def ralph_format_feedback(verification, budget):
+            lines = [f"- {r.spec}: {r.summary}" for r in verification.failed]
+            return "\\n".join(lines)[:budget]
     """
 
 
@@ -111,20 +185,50 @@ def ralph_format_feedback(verification: Verification, budget: int) -> str | None
 def ralph_register_init_targets(registry: InitRegistry) -> None:
     """Declare what ``ralph-verify init [TARGET]`` can set up.
 
+    The bare ``init`` is the target ``project`` (``[tool.ralph-verify]``,
+    ``PROMPT.md``, ``.gitignore``); ``init claude`` writes Claude Code's hooks.
+    Options for ``init`` use scope ``"init"`` (``--force``, ``--dry-run``).
+
     :param registry: call ``registry.add(InitTarget(name, handler, help))``;
-        ``handler(config)`` returns the exit code. The bare ``init`` is the target
-        ``project`` (``[tool.ralph-verify]``, ``PROMPT.md``, ``.gitignore``);
-        ``init claude`` writes Claude Code's hooks. Options for ``init`` use scope
-        ``"init"`` (``--force``, ``--dry-run``). Helpers in
-        :mod:`ralph_verify.scaffold` write a file only where it does not clobber
-        the user's own text: otherwise they show the diff and refuse unless
-        ``--force``.
+        ``handler(config)`` returns the exit code. A name declared twice is an error.
+
+    :func:`~ralph_verify.apply_changes` writes :class:`~ralph_verify.FileChange`\\ s only
+    where they do not clobber the user's own text: otherwise it shows the diff and
+    refuses unless ``--force``::
+
+        @hookimpl
+        def ralph_register_init_targets(registry):
+            registry.add(InitTarget("editorconfig", write_editorconfig, "write .editorconfig"))
+
+        def write_editorconfig(config):
+            path = config.root / ".editorconfig"
+            old = path.read_text() if path.exists() else None
+            apply_changes([FileChange(path, old, "root = true\\n", clobbers=old is not None)],
+                          config.root, force=config.option.force,
+                          dry_run=config.option.dry_run)
+            return 0
     """
 
 
 @hookspec
 def ralph_verification_finish(config: Config, verification: Verification) -> None:
-    """Report a finished verification: the terminal summary, ``--json``, other outputs."""
+    """Report a finished verification of ``ralph-verify check``.
+
+    Called once per ``check``, after every check's result is known and the feedback
+    is rendered; the terminal summary, ``--json`` and ``--junitxml`` are written
+    here. (A loop reports its verifications through ``ralph_iteration_end``.)
+
+    :param config: the run's :class:`~ralph_verify.Config`.
+    :param verification: every result (``results``; ``failed`` and ``errored`` are
+        lists, ``passed`` says whether all passed) and the rendered ``feedback``.
+
+    ::
+
+        @hookimpl
+        def ralph_verification_finish(config, verification):
+            failed = [r.spec for r in verification.failed]
+            (config.root / "verdict.txt").write_text(f"failed: {failed}\\n")
+    """
 
 
 # --- The loop (``ralph-verify run``) ---------------------------------------------------------
@@ -132,10 +236,18 @@ def ralph_verification_finish(config: Config, verification: Verification) -> Non
 
 @hookspec
 def ralph_register_agents(registry: AgentRegistry) -> None:
-    """Declare agent adapters: ``registry.add(AgentType(name, factory, help))``.
+    """Declare agent adapters for ``--agent NAME[:ARG]``.
 
-    ``--agent NAME[:ARG]`` picks one; the factory gets ``ARG`` and the common
-    :class:`~ralph_verify.agents.AgentOptions`.
+    :param registry: call ``registry.add(AgentType(name, factory, help))``; the factory
+        gets ``ARG`` and the common :class:`~ralph_verify.AgentOptions`, and returns an
+        :class:`~ralph_verify.Agent` (a ``run(request) -> AgentResult`` method).
+
+    ::
+
+        @hookimpl
+        def ralph_register_agents(registry):
+            registry.add(AgentType("echo", lambda arg, options: Echo(arg),
+                                   "prints the prompt; changes nothing"))
     """
 
 
@@ -145,28 +257,86 @@ def ralph_session_prepare(session: Session) -> None:
 
     Refuse to start by raising :class:`~ralph_verify.UsageError` (the git
     checkpoint refuses a tree with uncommitted changes unless ``--allow-dirty``):
-    nothing has been spent yet. ``session.baseline`` is still ``None`` here.
+    nothing has been spent yet, and the last session's records are left as they were.
+
+    :param session: the new or resumed :class:`~ralph_verify.Session`; its
+        ``baseline`` is still ``None`` here (on ``--resume``: the saved one), its
+        ``config``, ``root`` and ``plugin_state`` are set.
+
+    ::
+
+        @hookimpl
+        def ralph_session_prepare(session):
+            if not (session.root / "APPROVED").exists():
+                raise UsageError("no approval for this project: create APPROVED first")
     """
 
 
 @hookspec
 def ralph_session_start(session: Session) -> None:
-    """A session starts (or resumes): the baseline verification is in ``session.baseline``.
+    """A session starts (or resumes): the baseline verification is done.
 
-    Policies take their own baselines here (integrity, coverage at start) and
+    Not called when the baseline already ends the session (every check passes, or
+    a check errors). Policies take their own baselines here (integrity, coverage at
+    start), check their settings so a bad value fails before the agent spends, and
     restore state from ``session.plugin_state`` on resume.
+
+    :param session: the :class:`~ralph_verify.Session`; ``session.baseline`` is the
+        :class:`~ralph_verify.Verification` of the tree before the first iteration,
+        ``session.resumed`` says whether this is ``--resume``.
+
+    ::
+
+        @hookimpl
+        def ralph_session_start(session):
+            state = session.plugin_state.setdefault("mine", {"failing": 0})
+            state["failing"] = len(session.baseline.failed)
     """
 
 
 @hookspec
 def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
-    """An iteration begins; its prompt is not rendered yet."""
+    """An iteration begins; its prompt is not rendered yet.
+
+    Called before ``ralph_prompt_notes`` and the agent; the budget policy sets
+    ``iteration.budget_usd`` here. Raise :class:`~ralph_verify.UsageError` to stop the
+    session with a clear error.
+
+    :param session: the running :class:`~ralph_verify.Session` (earlier iterations in
+        ``session.iterations``, this one last).
+    :param iteration: the new :class:`~ralph_verify.Iteration`: its ``number`` (from 1) and
+        ``started_at``; ``prompt`` is still empty.
+
+    ::
+
+        @hookimpl
+        def ralph_iteration_start(session, iteration):
+            print(f"iteration {iteration.number} of at most {session.max_iterations}")
+    """
 
 
 @hookspec
 def ralph_prompt_notes(session: Session, iteration: Iteration) -> str | None:
-    """Return a note to add to this iteration's prompt (e.g. the breaker's
-    "the same failures persist: change your approach"), or ``None``."""
+    """Add a note to this iteration's prompt, under "Notes from the loop".
+
+    Called while the prompt of ``iteration`` is rendered (after
+    ``ralph_iteration_start``); the breaker says "the same failures persist: change
+    your approach" this way.
+
+    :param session: the running :class:`~ralph_verify.Session`; the previous
+        iteration's results are in ``session.iterations[-2]``.
+    :param iteration: the :class:`~ralph_verify.Iteration` whose prompt is rendered.
+    :returns: the note (Markdown), or ``None`` for no note. Every implementation's
+        note is added, in plugin order.
+
+    ::
+
+        @hookimpl
+        def ralph_prompt_notes(session, iteration):
+            if iteration.number > 3:
+                return "Three turns so far: keep the change small."
+            return None
+    """
 
 
 @hookspec(firstresult=True)
@@ -174,12 +344,14 @@ def ralph_run_agent(session: Session, iteration: Iteration, agent: Agent,
                     request: AgentRequest) -> AgentResult | None:
     """Run the agent for this iteration and return what it did.
 
+    The files it changes are measured around this call (``iteration.files_changed``).
+
     :param session: the running session (its config, earlier iterations).
     :param iteration: this iteration; its prompt is rendered and ``budget_usd`` set.
     :param agent: the configured adapter (``--agent``).
     :param request: the prompt, the log path, the timeout, the cancel event, the budget
         left and ``env`` (extra environment for the agent's process).
-    :returns: the :class:`~ralph_verify.agents.AgentResult`; the first non-``None`` answer
+    :returns: the :class:`~ralph_verify.AgentResult`; the first non-``None`` answer
         wins. The built-in implementation (``trylast``) calls ``agent.run(request)``.
 
     Wrap it (``wrapper=True``) to time or trace the agent, or to add to ``request.env``
@@ -196,7 +368,24 @@ def ralph_run_agent(session: Session, iteration: Iteration, agent: Agent,
 @hookspec
 def ralph_iteration_end(session: Session, iteration: Iteration,
                         verification: Verification) -> None:
-    """The iteration's agent ran and its verification is done; update state, report."""
+    """The iteration's agent ran and its verification is done; update state, report.
+
+    Called before the policies vote (``ralph_iteration_verdict``) and before the
+    iteration is written to ``history.jsonl``, so what a plugin stores in
+    ``session.plugin_state`` here is recorded with it.
+
+    :param session: the running :class:`~ralph_verify.Session`.
+    :param iteration: the finished :class:`~ralph_verify.Iteration`: ``agent`` (its
+        :class:`~ralph_verify.AgentResult`), ``files_changed``, ``promises``, ``duration_s``.
+    :param verification: the :class:`~ralph_verify.Verification` of the tree the agent left.
+
+    ::
+
+        @hookimpl
+        def ralph_iteration_end(session, iteration, verification):
+            print(f"iteration {iteration.number}: {len(verification.failed)} failing, "
+                  f"changed {', '.join(iteration.files_changed) or 'nothing'}")
+    """
 
 
 @hookspec
@@ -204,15 +393,47 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration,
                             verification: Verification) -> VerdictProposal | None:
     """Vote to end the session, or return ``None`` to go on.
 
-    Every implementation is asked; the core decides among the proposals by the
-    documented precedence in :mod:`ralph_verify.verdict` (cancelled, complete, nothing-to-do,
-    agent-error, blocked, budget, stalled, max-iterations), never by plugin order.
+    Every implementation is asked, after ``ralph_iteration_end``; the core decides among
+    the proposals by the documented precedence in :mod:`ralph_verify.verdict` (cancelled,
+    complete, nothing-to-do, agent-error, blocked, budget, stalled, max-iterations), never
+    by plugin order.
+
+    :param session: the running :class:`~ralph_verify.Session`.
+    :param iteration: the finished :class:`~ralph_verify.Iteration`.
+    :param verification: its :class:`~ralph_verify.Verification`.
+    :returns: a :class:`~ralph_verify.VerdictProposal` (its ``verdict`` decides the exit
+        code, its ``reason`` is shown to the user; its ``source`` is filled in with the
+        plugin's name), or ``None`` to let the loop go on.
+
+    ::
+
+        @hookimpl
+        def ralph_iteration_verdict(session, iteration, verification):
+            if verification.failed and quota_used_up():
+                return VerdictProposal(Verdict.BUDGET, "the team's daily quota is used up")
+            return None
     """
 
 
 @hookspec
 def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
-    """The session ended with ``verdict``; reporters write their outputs."""
+    """The session ended: reporters write their outputs.
+
+    Called once per session, whatever ended it (also a cancel, a budget, an agent
+    error), after ``state.json`` has the verdict.
+
+    :param session: the finished :class:`~ralph_verify.Session`, every iteration in
+        ``session.iterations``.
+    :param verdict: the winning :class:`~ralph_verify.VerdictProposal` (``verdict``,
+        ``reason``, ``source``).
+
+    ::
+
+        @hookimpl
+        def ralph_session_finish(session, verdict):
+            notify(f"{session.id}: {verdict.verdict.value} after "
+                   f"{len(session.iterations)} iterations ({verdict.reason})")
+    """
 
 
 # --- The fleet (``ralph-verify fleet``) ------------------------------------------------------
@@ -222,17 +443,19 @@ def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
 def ralph_register_executors(registry: ExecutorRegistry) -> None:
     """Declare fleet executors: what runs the loops of ``ralph-verify fleet``.
 
-    :param registry: call ``registry.add(ExecutorType(name, factory, help))``;
-        ``--executor NAME`` then calls ``factory()`` for an object with a ``mode``
-        (``"worktree"`` on the repository's machine, ``"clone"`` elsewhere) and a
-        ``run(jobs, fleet)`` method (see :mod:`ralph_verify.fleet.executor`).
-    :returns: nothing; a name registered twice is an error naming it.
-
     ``local`` is built in (a pool of child processes, ``-j`` at once); ``dask`` is a
     plugin that only the ``dask`` entry point of the ``ralph_verify`` group loads
     (``ralph_verify.fleet.dask_executor``; ``pip install 'ralph-verify[dask]'``).
-    An executor runs each job with :func:`ralph_verify.fleet.job.run_job` wherever it
-    likes and hands every result to ``fleet.finished(job, result)`` as soon as it has it::
+
+    :param registry: call ``registry.add(ExecutorType(name, factory, help))``;
+        ``--executor NAME`` then calls ``factory()`` for an :class:`~ralph_verify.Executor`:
+        an object with a ``mode`` (``"worktree"`` on the repository's machine, ``"clone"``
+        elsewhere) and a ``run(jobs, fleet)`` method. A name registered twice is an error
+        naming it.
+
+    An executor runs each job with :func:`~ralph_verify.run_job` wherever it likes and
+    hands every result to ``fleet.finished(job, result)`` (a
+    :class:`~ralph_verify.FleetContext`) as soon as it has it::
 
         @hookimpl
         def ralph_register_executors(registry):

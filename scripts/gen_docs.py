@@ -242,9 +242,38 @@ def checks(config: Any) -> str:
 
 
 def _rst_to_markdown(text: str) -> str:
+    """The reStructuredText of a docstring as Markdown: roles, ``literals``, ``:param:`` and
+    ``:returns:`` fields, and ``::`` literal blocks as fenced Python."""
     text = re.sub(r":(?:class|func|mod|data|meth|attr):`~?([\w.]+)`",
                   lambda m: f"`{m.group(1).rsplit('.', 1)[-1]}`", text)
-    return re.sub(r"^:param (\w+):", r"- `\1`:", text, flags=re.MULTILINE)
+    text = text.replace("`\\ ", "`")
+    text = re.sub(r"``(.+?)``", r"`\1`", text, flags=re.DOTALL)
+    text = re.sub(r"^:param (\w+):", r"- `\1`:", text, flags=re.MULTILINE)
+    text = re.sub(r"^:returns?:", "- returns:", text, flags=re.MULTILINE)
+    out: list[str] = []
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if not line.rstrip().endswith("::"):
+            out.append(line)
+            continue
+        head = line.rstrip()[:-2].rstrip()
+        if head:
+            out.append(head + ":")
+        block: list[str] = []
+        while index < len(lines) and (not lines[index].strip() or lines[index].startswith("    ")):
+            block.append(lines[index][4:])
+            index += 1
+        while block and not block[0].strip():
+            block.pop(0)
+        while block and not block[-1].strip():
+            block.pop()
+        if out and out[-1].strip():
+            out.append("")
+        out += ["```python", *block, "```", ""]
+    return "\n".join(out).rstrip()
 
 
 def hooks() -> str:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
+import re
+import textwrap
 from collections.abc import Generator
+from pathlib import Path
 
 import pytest
 
@@ -178,16 +182,44 @@ def test_a_plugin_adds_a_setting_read_from_pyproject(ralph: Ralph) -> None:
     assert got == ["mint", "lemon"]
 
 
-@pytest.mark.parametrize("name", [n for n in dir(hookspec) if n.startswith("ralph_")])
-def test_every_hook_is_documented(name: str) -> None:
+HOOKS = sorted(name for name in vars(hookspec) if name.startswith("ralph_"))
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.mark.parametrize("name", HOOKS)
+def test_every_hook_is_documented_as_pytest_does(name: str) -> None:
+    """When it is called, each parameter, the answer, and an implementation to copy."""
     spec = getattr(hookspec, name)
     doc = inspect.getdoc(spec) or ""
-    assert len(doc) > 40, f"{name} needs a docstring saying what it is for"
-    for parameter in inspect.signature(spec).parameters:
-        assert parameter in doc or len(inspect.signature(spec).parameters) == 1 or \
-            name.startswith("ralph_iteration") or name.startswith("ralph_session") or \
-            name in ("ralph_prompt_notes", "ralph_verification_finish"), \
-            f"{name}: parameter {parameter} is not documented"
+    summary, _, body = doc.partition("\n\n")
+    assert summary.strip() and body.strip(), f"{name}: a summary line, then the details"
+    signature = inspect.signature(spec)
+    for parameter in signature.parameters:
+        assert f":param {parameter}:" in doc, f"{name}: parameter {parameter} is not documented"
+    if signature.return_annotation not in ("None", None):
+        assert ":returns:" in doc, f"{name} returns {signature.return_annotation}: say what"
+    example = re.search(r"::\n\n((?:    .*\n|\n)+)", doc + "\n")
+    assert example, f"{name}: no example (a '::' block)"
+    assert "@hookimpl" in example.group(1) and f"def {name}(" in example.group(1), \
+        f"{name}: the example implements another hook"
+    ast.parse(textwrap.dedent(example.group(1)), f"example of {name}")  # it is Python
+
+
+def _implemented_hooks(path: Path) -> set[str]:
+    """The names of the ``@hookimpl``-decorated ``ralph_*`` functions in a test module."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("ralph_") and any(
+                "hookimpl" in ast.unparse(decorator) for decorator in node.decorator_list):
+            found.add(node.name)
+    return found
+
+
+def test_every_hook_is_exercised_by_a_test() -> None:
+    """Each hook has an implementation in a test that runs it through the real CLI."""
+    implemented = set().union(*(_implemented_hooks(path) for path in TESTS.rglob("test_*.py")))
+    missing = sorted(set(HOOKS) - implemented)
+    assert not missing, f"no test implements these hooks: {missing}"
 
 
 def test_a_plugin_adds_an_init_target_that_never_clobbers_your_text(ralph: Ralph) -> None:
