@@ -29,6 +29,9 @@ from ralph_verify.state_files import now_iso
 
 #: Verdicts of loops that did not finish their work; ``fleet --resume`` runs them again.
 UNFINISHED = frozenset({"cancelled", "error", "lost", "not-run"})
+#: The loop's share of the fleet's ``--total-cost`` (USD), enforced inside the loop by the
+#: fleet plugin on top of the loop's own ``--max-cost`` (the same name is in that plugin).
+COST_SHARE_ENV = "RALPH_FLEET_COST_SHARE"
 #: Exit statuses of a ``run`` killed by the signals that cancel it (before it could catch them).
 _STOPPED = frozenset({-signal.SIGTERM, -signal.SIGINT})
 
@@ -53,6 +56,8 @@ class LoopJob:
     workdir: str = ""
     resume: bool = False
     attempt: int = 1
+    #: More environment for the loop's process (the fleet's share of its limits).
+    env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -206,7 +211,8 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
         argv = [sys.executable, "-m", "ralph_verify", "run", "--no-branch", "--root",
                 str(folder), "-p", str(prompt_file), *(["--resume"] if resume else []),
                 *job.run_args]
-        env = {**os.environ, "RALPH_VERIFY_FLEET": job.fleet_id, "RALPH_FLEET_TASK": job.name}
+        env = {**os.environ, "RALPH_VERIFY_FLEET": job.fleet_id, "RALPH_FLEET_TASK": job.name,
+               **job.env}
         with log_path.open("ab") as log:
             proc = subprocess.Popen(argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=log,
                                     stderr=subprocess.STDOUT, env=env, **own_process_group())  # type: ignore[call-overload]  # the keyword set depends on the platform

@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ralph_verify.fleet.job import UNFINISHED, JobResult, LoopJob
+from ralph_verify.fleet.job import COST_SHARE_ENV, UNFINISHED, JobResult, LoopJob
 from ralph_verify.fleet.outputs import FLEET_JSON, read_fleet_json, write_fleet_json
 from ralph_verify.fleet.tasks import Task
 from ralph_verify.state_files import now_iso, write_text_atomic
@@ -56,16 +56,16 @@ class Fleet:
     def prepare(self, job: LoopJob) -> LoopJob | None:
         if self.cancelled.is_set():
             return None
-        limits: list[str] = []
-        if self.total_cost is not None:
-            limits += ["--max-cost", f"{max(self.total_cost - self.spent(), 0.01):.4f}"]
-        if self.total_time is not None:
-            left = self.total_time - (time.monotonic() - self._clock)
-            if left < 1:
-                self.cancel(f"the fleet's total time ({self.total_time:g}s) is used up")
-                return None
-            limits += ["--max-time", f"{int(left)}s"]
-        return replace(job, run_args=[*job.run_args, *limits])
+        if self.total_time is not None and \
+                self.total_time - (time.monotonic() - self._clock) < 1:
+            self.cancel(f"the fleet's total time ({self.total_time:g}s) is used up")
+            return None
+        if self.total_cost is None:
+            return job
+        # What is left of the fleet's cost is the loop's share, on top of its own --max-cost
+        # (the fleet plugin enforces it inside the loop, and lowers the agent's budget to it).
+        share = f"{max(self.total_cost - self.spent(), 0.01):.4f}"
+        return replace(job, env={**job.env, COST_SHARE_ENV: share})
 
     def started(self, job: LoopJob, where: str) -> None:
         with self._lock:

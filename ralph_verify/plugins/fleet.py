@@ -7,12 +7,22 @@ jobs, the fleet's records and files) and in the executors that plugins register
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser, positive_float, positive_int
 from ralph_verify.errors import UsageError
+
+if TYPE_CHECKING:
+    from ralph_verify.iteration import Iteration, Session
+    from ralph_verify.verdict import VerdictProposal
+    from ralph_verify.verification import Verification
+
+#: Environment of a fleet's loop: its share of the fleet's --total-cost (fleet.job sets it).
+COST_SHARE_ENV = "RALPH_FLEET_COST_SHARE"
 
 EPILOG = """subcommands:
   ralph-verify fleet FILE [options]          run the tasks of a fleet file
@@ -129,3 +139,52 @@ def merge(config: Config, folders: list[str], out: Path) -> int:
           f"into {out}")
     complete = total["verdicts"].get("complete", 0) + total["verdicts"].get("nothing-to-do", 0)
     return 0 if complete == total["loops"] else 1
+
+
+# --- Inside a fleet's loop: its share of the fleet's --total-cost ----------------------------
+
+
+def _share() -> float | None:
+    try:
+        return float(os.environ[COST_SHARE_ENV])
+    except (KeyError, ValueError):
+        return None
+
+
+def _spent(session: Session) -> dict[str, Any]:
+    state: dict[str, Any] = session.plugin_state.setdefault("fleet", {})
+    state.setdefault("cost_usd", 0.0)
+    return state
+
+
+@hookimpl(trylast=True)
+def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
+    """The agent gets no more than what is left of the loop's share (its CLI's own budget
+    flag, e.g. Claude Code's --max-budget-usd), nor more than its own --max-cost leaves."""
+    share = _share()
+    if share is None:
+        return
+    left = round(max(share - _spent(session)["cost_usd"], 0.0), 4)
+    if iteration.budget_usd is None or left < iteration.budget_usd:
+        iteration.budget_usd = left
+
+
+@hookimpl
+def ralph_iteration_end(session: Session, iteration: Iteration,
+                        verification: Verification) -> None:
+    if _share() is not None and iteration.agent is not None and iteration.agent.cost_usd:
+        _spent(session)["cost_usd"] += iteration.agent.cost_usd
+
+
+@hookimpl
+def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictProposal | None:
+    """The loop stops itself once it spent its share: on an executor whose loops the fleet
+    cannot watch while they run (Dask), this is what holds the fleet's total."""
+    share = _share()
+    if share is None or _spent(session)["cost_usd"] < share:
+        return None
+    from ralph_verify.verdict import Verdict, VerdictProposal
+
+    return VerdictProposal(Verdict.BUDGET, f"the agent reported "
+                                           f"${_spent(session)['cost_usd']:.2f}, this loop's "
+                                           f"share of the fleet's --total-cost was ${share:.2f}")

@@ -72,14 +72,23 @@ def agent(where: Path) -> str:
 #: the way Claude Code does (``total_cost_usd`` in its stream-json result), so the loop's budget
 #: and the fleet's ``--total-cost`` see real reported costs. Its first run costs
 #: ``FLEET_AGENT_COST`` and leaves a note without fixing anything; later runs mark their start
-#: (as :data:`AGENT` does), wait ``FLEET_AGENT_SLEEP`` seconds, then fix calc.py.
+#: (as :data:`AGENT` does), wait ``FLEET_AGENT_SLEEP`` seconds, then fix calc.py (from run
+#: ``FLEET_AGENT_FIX_AT``, default 2). Each run appends the budget it was given
+#: (``--max-budget-usd``) to the file ``FLEET_AGENT_CALLS``, if set.
 PRICED_CLAUDE = """\
 import json, os, pathlib, sys, time
 sys.stdin.read()
 iteration = int(os.environ.get("RALPH_ITERATION", "1"))
+calls = os.environ.get("FLEET_AGENT_CALLS")
+if calls:
+    budget = sys.argv[sys.argv.index("--max-budget-usd") + 1] \\
+        if "--max-budget-usd" in sys.argv else None
+    with open(calls, "a") as log:
+        log.write(json.dumps({"task": os.environ.get("RALPH_FLEET_TASK"),
+                              "iteration": iteration, "budget": budget}) + "\\n")
 if iteration == 1:
     pathlib.Path("NOTES.md").write_text("looked at calc.add: it subtracts\\n")
-else:
+elif iteration >= int(os.environ.get("FLEET_AGENT_FIX_AT", "2")):
     marks = os.environ.get("FLEET_AGENT_MARKS")
     if marks:
         name = os.environ.get("RALPH_FLEET_TASK", "task")

@@ -81,3 +81,66 @@ def test_a_loop_stopped_before_it_could_record_a_verdict_is_cancelled(ralph: Ral
     assert result.record["exit_code"] == -signal.SIGTERM
     assert result.record["verdict"] == "cancelled", result.record
     assert result.record["reason"] == "stopped by SIGTERM before the loop recorded a verdict"
+
+
+OWN_LIMITS = """\
+[fleet]
+until = "tests"
+total-cost = 10
+jobs = 1
+
+[[task]]
+name = "capped"
+folder = "packages/a"
+max-cost = 1
+
+[[task]]
+name = "default"
+folder = "packages/b"
+"""
+
+
+def _calls(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_each_loop_keeps_its_own_limits_under_the_fleets_total(ralph: Ralph,
+                                                              tmp_path: Path) -> None:
+    """The fleet's total does not replace a loop's own --max-cost: 'capped' stops at its own
+    $1 though the fleet allows $10; 'default' gets what is left of the fleet's $10 ($9) as
+    its agent's budget, which is below its own default of $20."""
+    make_monorepo(ralph.path, ["a", "b"])
+    ralph.makefile("fleet.toml", OWN_LIMITS)
+    calls = tmp_path / "calls.jsonl"
+    ralph.env = {"FLEET_AGENT_COST": "1", "FLEET_AGENT_CALLS": str(calls)}
+    result = ralph.run("fleet", "fleet.toml", "--agent", priced_agent(tmp_path), "-p",
+                       "fleet.toml", "--id", "own")
+    assert result.ret == 1, result
+    loops = {loop["name"]: loop for loop in
+             json.loads((ralph.path / "fleet/fleet.json").read_text())["loops"]}
+    assert loops["capped"]["verdict"] == "budget", loops["capped"]
+    assert loops["capped"]["reason"] == "the agent reported $1.00, the limit is $1.00 (--max-cost)"
+    assert loops["default"]["verdict"] == "complete", loops["default"]
+    assert _calls(calls) == [
+        {"task": "capped", "iteration": 1, "budget": "1.00"},
+        {"task": "default", "iteration": 1, "budget": "9.00"},
+        {"task": "default", "iteration": 2, "budget": "8.00"},
+    ]
+
+
+def test_a_loop_stops_itself_at_its_share_of_the_fleets_total(ralph: Ralph,
+                                                             tmp_path: Path) -> None:
+    """What a fleet's loop sees (on a Dask worker too, where the fleet cannot read its cost
+    while it runs): its share of the total lowers the agent's budget and ends the loop."""
+    make_monorepo(ralph.path, ["a"])
+    calls = tmp_path / "calls.jsonl"
+    ralph.env = {"FLEET_AGENT_COST": "1", "FLEET_AGENT_FIX_AT": "3",
+                 "FLEET_AGENT_CALLS": str(calls), "RALPH_FLEET_COST_SHARE": "1.5"}
+    result = ralph.run("run", "Fix it.", "--root", "packages/a", "--no-branch", "--agent",
+                       priced_agent(tmp_path), "--until", "tests", "-p", "no:breaker")
+    assert result.ret == 13, result  # budget
+    state = json.loads((ralph.path / "packages/a/.ralph/state.json").read_text())
+    assert state["verdict"]["verdict"] == "budget"
+    assert state["verdict"]["reason"] == ("the agent reported $2.00, this loop's share of the "
+                                          "fleet's --total-cost was $1.50")
+    assert [call["budget"] for call in _calls(calls)] == ["1.50", "0.50"]
