@@ -20,6 +20,7 @@ import pytest
 
 from ralph_verify.testing import Ralph
 from tests.fleet.kata import agent, git, make_monorepo
+from tests.fleet.probe import EXPECTED, fired, probe_env
 
 DASK = str(Path(sys.executable).with_name("dask"))
 
@@ -251,3 +252,16 @@ def test_a_loop_whose_worker_dies_past_the_limits_is_lost_and_the_fleet_finishes
     assert other["verdict"] == "complete" and other["where"] == survivor
     assert '<error message="lost: its worker died' in (ralph.path
                                                        / "fleet/fleet-junit.xml").read_text()
+
+
+def test_a_plugins_loop_hooks_fire_in_loops_on_dask_workers(ralph: Ralph,
+                                                             tmp_path: Path) -> None:
+    """The workers have the plugin (here through their environment): its hooks fire in each
+    loop they run, as in a local fleet (tests/fleet/test_hooks.py)."""
+    args = _setup(ralph, tmp_path, ["a", "b"])
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    with _cluster(tmp_path, probe_env(plugins)) as found:
+        result = ralph.run("fleet", *args, "--address", found.address, "-j", "2", "--id", "h2")
+    assert result.ret == 0, result
+    assert fired(plugins) == {"packages-a": EXPECTED, "packages-b": EXPECTED}
