@@ -97,13 +97,20 @@ def dirty_paths(root: Path) -> list[str]:
 
 def exclude_ralph_dir(root: Path) -> None:
     """Keep ``.ralph/`` out of ``git status`` and commits, without touching .gitignore."""
-    git_dir = Path(git(root, "rev-parse", "--git-dir").strip())
-    exclude = (git_dir if git_dir.is_absolute() else root / git_dir) / "info" / "exclude"
-    text = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""
-    if ".ralph/" not in text.split():
-        exclude.parent.mkdir(parents=True, exist_ok=True)
-        exclude.write_text(text + ("" if text.endswith("\n") or not text else "\n")
-                           + "# ralph-verify session files\n.ralph/\n", encoding="utf-8")
+    exclude(root, ".ralph/", "ralph-verify session files")
+
+
+def exclude(root: Path, pattern: str, why: str) -> None:
+    """Add ``pattern`` to the repository's own ``info/exclude`` (never shared, never part of
+    the project, unlike .gitignore) unless it is there already. ``--git-path``, not
+    ``--git-dir``: a linked worktree reads the main repository's ``info/exclude``."""
+    found = Path(git(root, "rev-parse", "--git-path", "info/exclude").strip())
+    path = found if found.is_absolute() else root / found
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    if pattern not in text.split():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + ("" if text.endswith("\n") or not text else "\n")
+                        + f"# {why}\n{pattern}\n", encoding="utf-8")
 
 
 def switch_new_branch(root: Path, branch: str) -> None:

@@ -143,3 +143,31 @@ def test_aider_two_iterations(ralph: Ralph, aider_cli: AgentCLI, agent_home: Pat
     check_session(ralph, proc, model_server, requests[1])
     history = ralph.path / ".ralph" / "agent" / "aider.chat.history.md"
     assert history.is_file() and not (ralph.path / ".aider.chat.history.md").exists()
+
+
+def test_aider_keeps_its_own_files_out_of_the_project(ralph: Ralph, aider_cli: AgentCLI,
+                                                      agent_home: Path,
+                                                      model_server: ModelServer) -> None:
+    """With the repo map on (as for every model aider knows), aider writes its tags cache at
+    the repository's root: it is kept under .ralph/agent/, never committed, never counted as
+    the agent's change; the chat history goes there too."""
+    make_project(ralph)
+    steps: list[Step] = [aider_whole("calc.py", WRONG, note=SAID),
+                         aider_whole("calc.py", RIGHT, note="Fixed the sign.")]
+    model_server.script(*steps)
+    env = aider_cli.env(agent_home, model_server.url)
+    proc = run_loop(ralph, env, "--agent", "aider", "--model", f"openai/{MODEL}",
+                    "--agent-arg=--edit-format=whole", "--agent-arg=--map-tokens=1024")
+    requests = model_server.model_requests("chat")
+    assert len(requests) == 2
+    check_session(ralph, proc, model_server, requests[1])
+    kept = sorted(p.name for p in (ralph.path / ".ralph" / "agent").iterdir())
+    assert any(name.startswith("aider.tags.cache.v") for name in kept), kept  # the map ran
+    assert "aider.chat.history.md" in kept, kept
+    assert sorted(p.name for p in ralph.path.iterdir() if p.name.startswith(".aider")) == []
+    committed = ralph.git("log", "--name-only", "--format=").split()
+    assert committed and not [name for name in committed if ".aider" in name], committed
+    assert ralph.git("status", "--porcelain", "--untracked-files=all") == ""
+    lines = [json.loads(line) for line in
+             (ralph.path / ".ralph" / "history.jsonl").read_text().splitlines()]
+    assert [line["files_changed"] for line in lines] == [["calc.py"], ["calc.py"]]

@@ -6,8 +6,14 @@ never to running shell commands (aider asks for an explicit yes there). aider
 has no sandbox or permission mode, so ``--yolo`` changes nothing.
 
 The loop owns the checkpoints and the project's files, so the adapter turns off
-aider's own commits and its ``.gitignore`` edit, and keeps aider's history
-files under ``.ralph/agent/`` instead of the project.
+aider's own commits and its ``.gitignore`` edit, and keeps aider's own files
+under ``.ralph/agent/`` instead of the project, so they are neither committed nor
+counted as the agent's changes: the chat and input histories by aider's options,
+and the repo-map cache (``.aider.tags.cache.vN/``, which aider writes at the
+repository's root whatever its options say) by moving it there for the run and
+back to ``.ralph/agent/`` at once after it (the loop measures the agent's changes
+outside the run). The repository's own ``info/exclude`` (never .gitignore)
+lists the cache too, so one left behind by a killed run is not committed either.
 
 Output: plain text (the model's reply and the edits). After each model call
 aider prints ``Tokens: 870 sent, 21 received. Cost: $0.00091 message,
@@ -20,10 +26,14 @@ the previous iterations, kept in ``.ralph/agent/``).
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Iterable
+import shutil
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
-from ralph_verify.agents import AgentRequest
+from ralph_verify import git
+from ralph_verify.agents import AgentRequest, AgentResult
 from ralph_verify.agents.cli import CLIAgent, Parsed, session_file
 
 _TOKENS = re.compile(r"^Tokens: (?P<counts>[^.]*(?:\.\d[^.]*)*)\.(?: Cost: \$(?P<message>[\d.]+)"
@@ -31,6 +41,8 @@ _TOKENS = re.compile(r"^Tokens: (?P<counts>[^.]*(?:\.\d[^.]*)*)\.(?: Cost: \$(?P
 _COUNT = re.compile(r"(?P<value>[\d.]+)(?P<unit>[kM]?) (?P<label>[a-z ]+)")
 #: aider reports a failed model call (bad request, auth, connection) as litellm's exception.
 _API_ERROR = re.compile(r"^litellm\.(?P<kind>\w+Error): (?P<message>.+)")
+#: aider's repo-map cache at the repository's root (``TAGS_CACHE_DIR`` in aider/repomap.py).
+TAGS_CACHE = ".aider.tags.cache.v"
 
 
 class AiderAgent(CLIAgent):
@@ -56,6 +68,43 @@ class AiderAgent(CLIAgent):
 
     def parse(self, lines: Iterable[str]) -> Parsed:
         return parse_aider_output(lines)
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        with tags_cache_kept(request):
+            return super().run(request)
+
+
+def _repository_top(root: Path) -> Path | None:
+    """The top of the git work tree holding ``root`` (where aider keeps its cache), or None."""
+    try:
+        return Path(git.git(root, "rev-parse", "--show-toplevel").strip())
+    except (git.GitError, OSError):
+        return None
+
+
+@contextlib.contextmanager
+def tags_cache_kept(request: AgentRequest) -> Iterator[None]:
+    """aider's repo-map cache is in the repository only while aider runs: moved there from
+    ``.ralph/agent/`` (warm, as aider left it) and back right after, even if the run fails."""
+    top = _repository_top(request.root)
+    if top is None:  # no repository: aider builds no repo map
+        yield
+        return
+    kept = session_file(request, "aider").parent
+    git.exclude(top, f"/{TAGS_CACHE}*/", "aider's repo-map cache (ralph-verify keeps it "
+                                         "in .ralph/agent/)")
+    for cache in sorted(kept.glob(f"{TAGS_CACHE[1:]}*")):
+        target = top / f".{cache.name}"
+        if not target.exists():
+            cache.replace(target)
+    try:
+        yield
+    finally:
+        for cache in sorted(top.glob(f"{TAGS_CACHE}*")):
+            home = kept / cache.name[1:]
+            if home.exists():
+                shutil.rmtree(home)
+            shutil.move(cache, home)
 
 
 def _tokens(value: str, unit: str) -> int:
