@@ -23,7 +23,7 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -45,6 +45,22 @@ def _distributed() -> Any:
 
         raise UsageError(f"--executor dask needs Dask distributed ({exc}): pip install "
                          "'ralph-verify[dask]' here and on every worker") from None
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Start the LocalCluster's processes with SIGINT ignored (they keep it ignored, and
+    Python then installs no KeyboardInterrupt of its own): Ctrl-C reaches the whole process
+    group, and it is the fleet's to handle, by stopping every loop cleanly; a worker that
+    died of it would take its loop down uncommitted and leave the fleet waiting."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _event_name(job: LoopJob) -> str:
@@ -105,9 +121,10 @@ class DaskExecutor:
                                  "--address for a local cluster") from None
             where = fleet.address
         else:
-            cluster = LocalCluster(n_workers=max(1, min(fleet.jobs, len(jobs))),
-                                   threads_per_worker=1, processes=True, host="127.0.0.1",
-                                   dashboard_address=None)
+            with _sigint_ignored():
+                cluster = LocalCluster(n_workers=max(1, min(fleet.jobs, len(jobs))),
+                                       threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=None)
             client = Client(cluster)
             where = "dask LocalCluster"
         try:

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from ralph_verify.testing import Ralph
-from tests.fleet.kata import agent, git, make_monorepo
+from tests.fleet.kata import agent, git, make_monorepo, priced_agent
 from tests.fleet.probe import EXPECTED, fired, probe_env
 
 DASK = str(Path(sys.executable).with_name("dask"))
@@ -265,3 +265,42 @@ def test_a_plugins_loop_hooks_fire_in_loops_on_dask_workers(ralph: Ralph,
         result = ralph.run("fleet", *args, "--address", found.address, "-j", "2", "--id", "h2")
     assert result.ret == 0, result
     assert fired(plugins) == {"packages-a": EXPECTED, "packages-b": EXPECTED}
+
+
+def test_ctrl_c_stops_every_loop_of_a_local_cluster_cleanly(ralph: Ralph,
+                                                             tmp_path: Path) -> None:
+    """No --address: the fleet starts a LocalCluster. Ctrl-C (SIGINT to the whole foreground
+    process group, Dask's worker processes included) stops both running loops cleanly: each
+    is cancelled and its work so far comes back as its branch; the third never starts."""
+    make_monorepo(ralph.path, ["a", "b", "c"])
+    prompt = tmp_path / "PROMPT.md"
+    prompt.write_text("Make the tests pass.")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    env = {**os.environ, "FLEET_AGENT_MARKS": str(marks), "FLEET_AGENT_SLEEP": "600",
+           "FLEET_AGENT_COST": "0.01"}
+    proc = subprocess.Popen([sys.executable, "-m", "ralph_verify", "fleet", "--matrix",
+                             "packages/*", "--agent", priced_agent(tmp_path), "--until",
+                             "tests", "-p", str(prompt), "--executor", "dask", "-j", "2",
+                             "--id", "i1"], cwd=ralph.path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while len(list(marks.glob("started-*"))) < 2:  # both loops in their second run
+            assert time.monotonic() < deadline and proc.poll() is None, proc.stdout
+            time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C at a terminal does
+        out, _ = proc.communicate(timeout=240)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, out.decode()
+    loops = {loop["name"]: loop for loop in _fleet(ralph.path)["loops"]}
+    assert loops["packages-c"]["verdict"] == "not-run", loops
+    for name in ("packages-a", "packages-b"):
+        loop = loops[name]
+        assert loop["verdict"] == "cancelled" and loop["iterations"] == 2, loop
+        assert loop["where"].startswith("tcp://127.0.0.1:"), loop
+        assert "it subtracts" in git(ralph.path, "show",
+                                     f"{loop['branch']}:{loop['folder']}/NOTES.md")
