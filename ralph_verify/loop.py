@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ralph_verify import hookimpl
 from ralph_verify.display import Display, duration
 from ralph_verify.errors import UsageError
+from ralph_verify.exitcode import ExitCode
 from ralph_verify.iteration import Iteration, Session
+from ralph_verify.stash import DISPLAY_KEY, PROMISES_KEY, SESSION_KEY
 from ralph_verify.state import StateDir
 from ralph_verify.state_files import now_iso
 from ralph_verify.verdict import EXIT_CODES, Verdict, VerdictProposal, decide
@@ -39,13 +41,6 @@ if TYPE_CHECKING:
     from ralph_verify.until import CheckSpec
     from ralph_verify.verification import Verification
 
-#: ``config.stash`` keys: the running session, the display, this iteration's promises
-#: (read by the ``promise`` check; absent outside a loop).
-SESSION_KEY = "ralph.session"
-DISPLAY_KEY = "ralph.display"
-PROMISES_KEY = "ralph.promises"
-#: Exit code when the baseline verification could not decide (a check errored).
-BASELINE_ERROR_EXIT = 3
 
 
 @dataclass
@@ -420,7 +415,7 @@ class _Run:
                 lines += [f"    {line}" for line in result.output.splitlines()[-10:]]
         print("\n".join(lines), file=sys.stderr)
         self._save(phase="finished", error="a check could not decide at baseline")
-        return LoopResult(None, "a check could not decide at baseline", BASELINE_ERROR_EXIT,
+        return LoopResult(None, "a check could not decide at baseline", ExitCode.CHECK_ERROR,
                           self._session(), baseline, self._elapsed())
 
     def _check_cancel(self) -> None:

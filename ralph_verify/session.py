@@ -10,23 +10,15 @@ verdict is still decided and returned.
 from __future__ import annotations
 
 import contextlib
-import enum
 import os
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
+from ralph_verify.exitcode import ExitCode
 
-class ExitCode(enum.IntEnum):
-    """Exit codes of ``ralph-verify``; documented in ``--help`` and the README."""
-
-    OK = 0
-    CHECKS_FAILED = 1
-    USAGE_ERROR = 2
-    CHECK_ERROR = 3
-    INTERNAL_ERROR = 4
-    INTERRUPTED = 130
+__all__ = ["ExitCode", "main", "verification_exit_code"]
 
 
 def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> int:

@@ -80,9 +80,10 @@ def _loop_specs(config: Config) -> list[Any]:
 
 def start_loop(config: Config) -> int:
     """The ``start`` command: record the loop, take the baseline, tell the agent the rules."""
+    from ralph_verify.exitcode import ExitCode
     from ralph_verify.iteration import Session
-    from ralph_verify.loop import SESSION_KEY
     from ralph_verify.new_failures import nothing_to_do
+    from ralph_verify.stash import SESSION_KEY
     from ralph_verify.state import StateDir
     from ralph_verify.verdict import EXIT_CODES, Verdict, VerdictProposal
     from ralph_verify.verification import verify
@@ -127,7 +128,7 @@ def start_loop(config: Config) -> int:
                   "started; fix these first:")
             for result in session.baseline.errored:
                 print(f"  {result.spec}: {result.summary}")
-            return 3
+            return ExitCode.CHECK_ERROR
         idle = nothing_to_do(session.baseline)
         if idle is not None:
             _write_state(state, session, config, hook, phase="finished", verdict=idle)
@@ -353,7 +354,7 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
     """Verify, record, decide; the hook's answer (``None``: no output, the agent stops)."""
     from ralph_verify.agents import AgentResult
     from ralph_verify.iteration import Iteration
-    from ralph_verify.loop import PROMISES_KEY, SESSION_KEY, ask_policies, verify_in_session
+    from ralph_verify.loop import ask_policies, verify_in_session
     from ralph_verify.promises import find_promises
     from ralph_verify.records import (
         iteration_record,
@@ -361,6 +362,7 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
         restore_session,
     )
     from ralph_verify.snapshot import changed
+    from ralph_verify.stash import PROMISES_KEY, SESSION_KEY
     from ralph_verify.verdict import Verdict, VerdictProposal
 
     agent = str(hook.get("agent"))

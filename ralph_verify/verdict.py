@@ -15,6 +15,8 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ralph_verify.exitcode import ExitCode
+
 
 class Verdict(str, enum.Enum):
     """How a session ended; each has its own exit code (:data:`EXIT_CODES`)."""
@@ -43,15 +45,16 @@ PRECEDENCE: tuple[Verdict, ...] = (
     Verdict.MAX_ITERATIONS,
 )
 
-EXIT_CODES: dict[Verdict, int] = {
-    Verdict.COMPLETE: 0,
-    Verdict.MAX_ITERATIONS: 10,
-    Verdict.STALLED: 11,
-    Verdict.BLOCKED: 12,
-    Verdict.BUDGET: 13,
-    Verdict.AGENT_ERROR: 14,
-    Verdict.NOTHING_TO_DO: 15,
-    Verdict.CANCELLED: 130,
+#: Each verdict's exit code (:class:`~ralph_verify.exitcode.ExitCode`).
+EXIT_CODES: dict[Verdict, ExitCode] = {
+    Verdict.COMPLETE: ExitCode.OK,
+    Verdict.MAX_ITERATIONS: ExitCode.MAX_ITERATIONS,
+    Verdict.STALLED: ExitCode.STALLED,
+    Verdict.BLOCKED: ExitCode.BLOCKED,
+    Verdict.BUDGET: ExitCode.BUDGET,
+    Verdict.AGENT_ERROR: ExitCode.AGENT_ERROR,
+    Verdict.NOTHING_TO_DO: ExitCode.NOTHING_TO_DO,
+    Verdict.CANCELLED: ExitCode.CANCELLED,
 }
 
 

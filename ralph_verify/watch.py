@@ -166,13 +166,14 @@ def screen(state: dict[str, Any], records: list[dict[str, Any]], alive: bool,
 
 def exit_code_of(state: dict[str, Any]) -> int:
     """What ``run`` returned for this state: its verdict's exit code (3: stopped at baseline)."""
+    from ralph_verify.exitcode import ExitCode
     from ralph_verify.verdict import EXIT_CODES, Verdict
 
     verdict = (state.get("verdict") or {}).get("verdict")
     try:
         return EXIT_CODES[Verdict(verdict)]
     except ValueError:
-        return 3 if state.get("error") else 1
+        return ExitCode.CHECK_ERROR if state.get("error") else ExitCode.CHECKS_FAILED
 
 
 def watch(root: Path, *, interval: float, out: TextIO | None = None,

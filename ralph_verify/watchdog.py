@@ -19,6 +19,8 @@ import select
 import signal
 import sys
 
+from ralph_verify.exitcode import ExitCode
+
 #: How often the watchdog notes the agent's descendants (Linux).
 _LOOK_S = 0.5
 
@@ -68,7 +70,7 @@ def main(argv: list[str]) -> int:
     group = int(argv[1])
     mark = argv[2] if len(argv) > 2 else ""
     if group <= 1:
-        return 2
+        return ExitCode.USAGE_ERROR
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
         signal.signal(sig, signal.SIG_IGN)  # outlive the terminal, like the agent would
     seen: dict[int, str] = {}

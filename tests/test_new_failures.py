@@ -8,7 +8,7 @@ from ralph_verify import hookimpl
 from ralph_verify.checks import CheckResult, Failure, Status
 from ralph_verify.config import Config
 from ralph_verify.iteration import Session
-from ralph_verify.loop import SESSION_KEY
+from ralph_verify.stash import SESSION_KEY
 from ralph_verify.testing import Ralph
 from ralph_verify.verification import Verification
 

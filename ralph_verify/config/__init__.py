@@ -21,6 +21,7 @@ import pluggy
 from ralph_verify import hookspec
 from ralph_verify.config.parser import Command, Parser, Setting
 from ralph_verify.errors import ConfigError, UsageError
+from ralph_verify.stash import Stash
 
 if TYPE_CHECKING:
     import argparse
@@ -95,8 +96,8 @@ class Config:
         self.check_options = check_options
         self.args = tuple(args)
         self.invocation_dir = Path.cwd()
-        #: Plugins keep per-run objects here (``config.stash["key"]``).
-        self.stash: dict[str, Any] = {}
+        #: Per-run objects plugins share, under typed keys (``config.stash[SESSION_KEY]``).
+        self.stash = Stash()
 
     def get(self, key: str) -> Any:
         """A setting: the command line, else ``[tool.ralph-verify]``, else the default."""

@@ -15,19 +15,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ralph_verify.errors import UsageError
+from ralph_verify.exitcode import check_help
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
 
 CommandHandler = Callable[["Config"], int]
 
-EXIT_CODES_HELP = """exit codes:
-  0  all checks passed
-  1  some check failed
-  2  usage or configuration error (bad option, --until spec, config key, plugin)
-  3  a check could not decide (tool missing, timed out, crashed, unreadable output)
-  4  internal error in ralph-verify or a plugin (a bug: the traceback is shown)
-  130 interrupted (Ctrl-C)"""
+EXIT_CODES_HELP = check_help()
 
 
 @dataclass(frozen=True)

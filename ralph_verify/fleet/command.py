@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.config.parser import parse_duration
 from ralph_verify.errors import UsageError
+from ralph_verify.exitcode import ExitCode
 from ralph_verify.fleet.tasks import (
     FleetSpec,
     load_fleet_file,
@@ -175,7 +176,7 @@ def run_fleet(config: Config, file: str | None) -> int:
         _say(f"fleet {fleet_id}: {complete}/{len(verdicts)} loops complete; report: "
              f"{out / 'report.html'}")
     if caught:
-        return 130
+        return ExitCode.INTERRUPTED
     return 0 if complete == len(verdicts) else 1
 
 

@@ -20,6 +20,7 @@ from ralph_verify.agents.retry import RetryPolicy, run_with_retries
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Session
+from ralph_verify.stash import DISPLAY_KEY
 
 DEFAULT_IDLE_TIMEOUT = "20m"
 DEFAULT_MAX_RETRIES = 5
@@ -117,4 +118,4 @@ def ralph_run_agent(session: Session, agent: Agent, request: AgentRequest) -> Ag
         max_retries=DEFAULT_MAX_RETRIES if retries is None else int(retries),
         delay_s=duration_setting(session, "agent-retry-delay", DEFAULT_RETRY_DELAY),
         time_left=lambda: _time_left(session))
-    return run_with_retries(agent, request, policy, session.config.stash.get("ralph.display"))
+    return run_with_retries(agent, request, policy, session.config.stash.get(DISPLAY_KEY))

@@ -28,6 +28,7 @@ from ralph_verify.config.parser import Parser, non_negative_float, parse_duratio
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Iteration, Session
+from ralph_verify.stash import DISPLAY_KEY
 from ralph_verify.verdict import Verdict, VerdictProposal
 
 NAME = "budget"
@@ -105,7 +106,7 @@ def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
     calls = sorted(t for t in state["calls"] if time.time() - t < _HOUR)
     if limit > 0 and len(calls) >= limit:
         until = calls[len(calls) - limit] + _HOUR
-        display = session.config.stash.get("ralph.display")
+        display = session.config.stash.get(DISPLAY_KEY)
         if display is not None:
             display.line(f"rate limit: {limit} agent calls in the last hour "
                          f"(--max-calls-per-hour); waiting {duration(until - time.time())} "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.stash import SESSION_KEY
 
 
 @hookimpl
@@ -40,7 +41,7 @@ def run_check(config: Config) -> int:
     for spec in specs:
         check_type = config.registry.resolve(spec)
         if spec.arg is not None and spec.arg in check_type.loop_args \
-                and config.stash.get("ralph.session") is None:
+                and config.stash.get(SESSION_KEY) is None:
             from ralph_verify.errors import UsageError
 
             raise UsageError(

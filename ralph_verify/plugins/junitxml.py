@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from ralph_verify import hookimpl
 from ralph_verify.checks import CheckResult, Status
 from ralph_verify.redact import redact
+from ralph_verify.stash import SESSION_KEY
 from ralph_verify.state_files import output_target, write_text_atomic
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ def ralph_unconfigure(config: Config) -> None:
     if writer is None:
         return
     # A run that stopped at its baseline (a check could not decide) finishes no session.
-    session = config.stash.get("ralph.session")
+    session = config.stash.get(SESSION_KEY)
     if session is not None:
         writer.add_session(session)
     config.pluginmanager.unregister(writer, WRITER)

@@ -15,6 +15,7 @@ from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser, positive_float, positive_int
 from ralph_verify.errors import UsageError
+from ralph_verify.exitcode import ExitCode
 from ralph_verify.terminal_text import strip_controls
 from ralph_verify.tool_output import one_line
 from ralph_verify.verdict import EXIT_CODES, PRECEDENCE, Verdict
@@ -41,10 +42,13 @@ def run_epilog() -> str:
     for verdict in sorted(Verdict, key=lambda v: EXIT_CODES[v]):
         lines.append(f"  {EXIT_CODES[verdict]:<4}{verdict.value:<16}{_VERDICT_HELP[verdict]}")
     lines += [
-        "  2   usage error: bad option or config, another run holds the lock, uncommitted",
+        f"  {ExitCode.USAGE_ERROR:<4}usage error: bad option or config, another run holds the "
+        "lock, uncommitted",
         "      changes (see --allow-dirty)",
-        "  3   a check could not decide at baseline (tool missing...): the agent never ran",
-        "  4   internal error in ralph-verify or a plugin (a bug: the traceback is shown)",
+        f"  {ExitCode.CHECK_ERROR:<4}a check could not decide at baseline (tool missing...): "
+        "the agent never ran",
+        f"  {ExitCode.INTERNAL_ERROR:<4}internal error in ralph-verify or a plugin (a bug: the "
+        "traceback is shown)",
         "when several verdicts apply at once, the first of "
         f"{', '.join(v.value for v in PRECEDENCE)} wins.",
         "",

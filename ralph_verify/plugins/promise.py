@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
+from ralph_verify.stash import PROMISES_KEY
 from ralph_verify.verification import VerifyContext
 
 DEFAULT_PROMISE = "COMPLETE"
@@ -22,8 +23,8 @@ class PromiseCheck(Check):
 
     def run(self, ctx: VerifyContext) -> CheckResult:
         # The loop puts the promises the agent printed in this iteration here
-        # (ralph_verify.loop.PROMISES_KEY); outside a loop there are none to judge.
-        promised = ctx.config.stash.get("ralph.promises")
+        # (ralph_verify.stash.PROMISES_KEY); outside a loop there are none to judge.
+        promised = ctx.config.stash.get(PROMISES_KEY)
         tag = f"<promise>{self.text}</promise>"
         if promised is None:
             return self.result(Status.SKIPPED,

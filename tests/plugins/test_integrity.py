@@ -13,8 +13,8 @@ from ralph_verify.config import Config, get_config
 from ralph_verify.integrity import sources
 from ralph_verify.integrity.settings import Setting, read_all, weakenings
 from ralph_verify.iteration import Session
-from ralph_verify.loop import SESSION_KEY
 from ralph_verify.plugins import integrity
+from ralph_verify.stash import SESSION_KEY
 from ralph_verify.testing import Ralph
 from ralph_verify.verification import Verification
 

@@ -1,0 +1,58 @@
+"""Every exit code of ``ralph-verify``, in one enum: users script on these numbers.
+
+``check`` exits 0-4; ``run`` (and ``status --watch``, the Stop hook's session) adds one
+code per verdict (10-15) and 130 for a cancelled or interrupted run. The numbers never
+change; ``--help`` and docs/exit-codes are generated from or tested against this enum.
+"""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = ["ExitCode"]
+
+
+class ExitCode(enum.IntEnum):
+    """Exit codes of ``ralph-verify check`` and ``run``."""
+
+    #: All checks passed (``run``: verdict ``complete``).
+    OK = 0
+    #: Some check failed.
+    CHECKS_FAILED = 1
+    #: Usage or configuration error: bad option, ``--until`` spec, config key, plugin.
+    USAGE_ERROR = 2
+    #: A check could not decide (tool missing, timed out, crashed, unreadable output);
+    #: for ``run``: at baseline, so the agent never ran.
+    CHECK_ERROR = 3
+    #: A bug in ralph-verify or a plugin (the traceback is shown).
+    INTERNAL_ERROR = 4
+    #: ``run`` verdicts, one code each.
+    MAX_ITERATIONS = 10
+    STALLED = 11
+    BLOCKED = 12
+    BUDGET = 13
+    AGENT_ERROR = 14
+    NOTHING_TO_DO = 15
+    #: Ctrl-C, SIGTERM or ``ralph-verify cancel``.
+    INTERRUPTED = 130
+    CANCELLED = 130
+
+
+#: What each exit code of ``check`` means, as ``--help`` and the README say it.
+CHECK_MEANINGS: dict[ExitCode, str] = {
+    ExitCode.OK: "all checks passed",
+    ExitCode.CHECKS_FAILED: "some check failed",
+    ExitCode.USAGE_ERROR: "usage or configuration error (bad option, --until spec, config key, "
+                          "plugin)",
+    ExitCode.CHECK_ERROR: "a check could not decide (tool missing, timed out, crashed, "
+                          "unreadable output)",
+    ExitCode.INTERNAL_ERROR: "internal error in ralph-verify or a plugin (a bug: the traceback "
+                             "is shown)",
+    ExitCode.INTERRUPTED: "interrupted (Ctrl-C)",
+}
+
+
+def check_help() -> str:
+    """The ``exit codes:`` section of ``--help``, from :data:`CHECK_MEANINGS`."""
+    return "exit codes:\n" + "\n".join(f"  {int(code):<2} {meaning}"
+                                       for code, meaning in CHECK_MEANINGS.items())

@@ -1,0 +1,98 @@
+"""The core's faces to plugins: typed stash keys, one accessor for options, one ExitCode."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import ralph_verify
+from ralph_verify.exitcode import CHECK_MEANINGS, ExitCode
+from ralph_verify.stash import Stash, StashKey
+from ralph_verify.testing import Ralph
+from ralph_verify.verdict import EXIT_CODES, Verdict
+
+PACKAGE = Path(ralph_verify.__file__).parent
+
+
+def _modules() -> Iterator[tuple[Path, ast.Module]]:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        yield path, ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+def _is_stash(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "stash"
+
+
+def test_no_string_literal_is_used_as_a_stash_key() -> None:
+    """Keys are StashKey objects declared once (ralph_verify.stash), so mypy checks the
+    type of every value and no two plugins spell a key differently."""
+    found = []
+    for path, tree in _modules():
+        for node in ast.walk(tree):
+            key: ast.expr | None = None
+            if isinstance(node, ast.Subscript) and _is_stash(node.value):
+                key = node.slice
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                  and _is_stash(node.func.value) and node.args):
+                key = node.args[0]
+            if isinstance(key, ast.Constant):
+                found.append(f"{path.relative_to(PACKAGE)}:{key.lineno}: {key.value!r}")
+    assert found == []
+
+
+def test_a_stash_key_is_an_object_not_its_name() -> None:
+    stash = Stash()
+    first: StashKey[int] = StashKey("count")
+    second: StashKey[int] = StashKey("count")
+    stash[first] = 1
+    assert stash[first] == 1
+    assert second not in stash and stash.get(second) is None
+    assert stash.get(second, 0) == 0
+    assert stash.setdefault(second, 5) == 5 and len(stash) == 2
+
+
+def test_no_exit_code_is_a_bare_number() -> None:
+    """Every exit code beyond 0/1 comes from ExitCode: exit code 3 was once defined in
+    three modules, each free to drift."""
+    numbers = {int(code) for code in ExitCode} - {0, 1}
+    found = []
+    for path, tree in _modules():
+        if path.name == "exitcode.py":
+            continue
+        for node in ast.walk(tree):
+            value = None
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Constant):
+                value = node.value.value
+            elif (isinstance(node, ast.Call) and node.args
+                  and isinstance(node.args[0], ast.Constant)
+                  and getattr(node.func, "attr", getattr(node.func, "id", "")) in
+                  ("exit", "_exit")):
+                value = node.args[0].value
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and any(
+                    isinstance(t, ast.Name) and "EXIT" in t.id for t in node.targets):
+                value = node.value.value
+            if type(value) is int and value in numbers:
+                found.append(f"{path.relative_to(PACKAGE)}:{getattr(node, 'lineno', 0)}: {value}")
+    assert found == []
+
+
+def test_every_verdict_exits_with_its_own_documented_code() -> None:
+    assert set(EXIT_CODES) == set(Verdict)
+    assert all(isinstance(code, ExitCode) for code in EXIT_CODES.values())
+    codes = [EXIT_CODES[v] for v in Verdict if v is not Verdict.CANCELLED]
+    assert len(set(codes)) == len(codes)
+    assert EXIT_CODES[Verdict.CANCELLED] is ExitCode.INTERRUPTED
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_help_lists_every_exit_code_of_the_command(ralph: Ralph, command: str) -> None:
+    result = ralph.run(command, "--help")
+    assert result.ret == ExitCode.OK
+    codes = set(CHECK_MEANINGS) if command == "check" else set(ExitCode) - {ExitCode.OK,
+                                                                              ExitCode.CHECKS_FAILED}
+    for code in codes:
+        assert f"\n  {int(code):<2} " in result.out or f"\n  {int(code):<3} " in result.out, \
+            f"{command} --help does not document exit code {int(code)}"
