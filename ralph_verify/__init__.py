@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     )
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Command, Option, Parser, Setting
+    from ralph_verify.exitcode import ExitCode
     from ralph_verify.fleet.executor import (
         Executor,
         ExecutorRegistry,
@@ -54,7 +55,8 @@ if TYPE_CHECKING:
     from ralph_verify.plugins.pytest_run import PytestRun, shared_pytest_run
     from ralph_verify.process import ToolError, ToolRun
     from ralph_verify.scaffold import FileChange, InitRegistry, InitTarget, apply_changes
-    from ralph_verify.session import ExitCode, main
+    from ralph_verify.session import main
+    from ralph_verify.stash import Stash, StashKey
     from ralph_verify.until import CheckSpec
     from ralph_verify.verdict import Verdict, VerdictProposal
     from ralph_verify.verification import Verification, VerifyContext
@@ -79,7 +81,9 @@ _LAZY = {
     **dict.fromkeys(("ToolError", "ToolRun"), "ralph_verify.process"),
     **dict.fromkeys(("FileChange", "InitRegistry", "InitTarget", "apply_changes"),
                     "ralph_verify.scaffold"),
-    **dict.fromkeys(("ExitCode", "main"), "ralph_verify.session"),
+    "ExitCode": "ralph_verify.exitcode",
+    "main": "ralph_verify.session",
+    **dict.fromkeys(("Stash", "StashKey"), "ralph_verify.stash"),
     "CheckSpec": "ralph_verify.until",
     **dict.fromkeys(("Verdict", "VerdictProposal"), "ralph_verify.verdict"),
     **dict.fromkeys(("Verification", "VerifyContext"), "ralph_verify.verification"),
@@ -120,6 +124,8 @@ __all__ = [
     "PytestRun",
     "Session",
     "Setting",
+    "Stash",
+    "StashKey",
     "Status",
     "ToolError",
     "ToolRun",

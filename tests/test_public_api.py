@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 import ralph_verify
-from ralph_verify import hookspec
+from ralph_verify import Config, hookimpl, hookspec
+from ralph_verify.testing import Ralph
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN_SOURCES = sorted((ROOT / "plugins" / "ralph-verify-diffcover").rglob("*.py"))
@@ -96,6 +97,23 @@ def test_the_fields_of_what_hooks_receive_are_public_too() -> None:
     private = sorted(f"{tp.__module__}.{tp.__qualname__}" for name, tp in reachable.items()
                      if PUBLIC.get(name) is not tp) + unresolved
     assert not private, f"reachable from a hook but not exported by 'ralph_verify': {private}"
+
+
+def test_what_a_config_carries_is_public(ralph: Ralph) -> None:
+    """``config`` reaches nearly every hook: its registry, parser, command and stash too."""
+    seen: list[str] = []
+
+    class Probe:
+        @hookimpl
+        def ralph_configure(self, config: Config) -> None:
+            seen.extend(f"{type(value).__module__}.{type(value).__qualname__}"
+                        for value in vars(config).values()
+                        if type(value).__module__.startswith("ralph_verify")
+                        and PUBLIC.get(type(value).__name__) is not type(value))
+            seen.append("configured")
+
+    ralph.run("checks", plugins=[Probe()])
+    assert seen == ["configured"], f"not exported by 'ralph_verify': {seen[:-1]}"
 
 
 def _ralph_imports(path: Path) -> list[tuple[int, str, str]]:
