@@ -43,6 +43,17 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
+def _scheduler_address(scheduler_file: Path, log: Path) -> str:
+    """The address in the scheduler file, once it is there whole: Dask writes it in place, so
+    a reader can find it empty or half-written."""
+    deadline = time.monotonic() + 60
+    while True:
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            return str(json.loads(scheduler_file.read_text())["address"])
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.2)
+
+
 @contextlib.contextmanager
 def _cluster(tmp_path: Path, extra_env: dict[str, str]) -> Iterator[Cluster]:
     """A scheduler and two single-thread workers (no nanny: kill -9 kills the worker itself).
@@ -71,11 +82,7 @@ def _cluster(tmp_path: Path, extra_env: dict[str, str]) -> Iterator[Cluster]:
     try:
         start("scheduler", "scheduler", "--host", "127.0.0.1", "--port", "0",
               "--no-dashboard", "--scheduler-file", str(scheduler_file))
-        deadline = time.monotonic() + 60
-        while not scheduler_file.is_file():
-            assert time.monotonic() < deadline, (logs / "scheduler.log").read_text()
-            time.sleep(0.2)
-        address = json.loads(scheduler_file.read_text())["address"]
+        address = _scheduler_address(scheduler_file, logs / "scheduler.log")
         found = Cluster(address)
         for name in ("w1", "w2"):
             found.workers[name] = start(name, "worker", address, "--host", "127.0.0.1",

@@ -43,7 +43,8 @@ def test_total_cost_stops_the_fleet_once_its_loops_together_reach_it(ralph: Ralp
     for name in ran:
         loop = loops[name]
         assert loop["verdict"] == "cancelled", loop
-        assert loop["iterations"] == 2 and loop["cost_usd"] == 1.0, loop
+        # Stopped in its second run, or (if the cap struck between the two) before it.
+        assert loop["cost_usd"] == 1.0 and loop["iterations"] in (1, 2), loop
         # Its state is kept where it ran ('fleet --resume' goes on from it)...
         state = json.loads((Path(loop["workdir"]) / loop["folder"] / ".ralph/state.json")
                            .read_text())
