@@ -17,7 +17,9 @@ The speed-up = by hand / fleet -j 2. The fleet's own overhead per loop = (the fl
 - the time its ``ralph-verify run`` children took, ``run_s`` in fleet.json) / loops, with
 ``-j 1``: worktree or clone, the child's start, records, commit, bundle, reports (and for
 Dask the LocalCluster's start), measured apart from the loops themselves, so that the load of
-a shared machine on the loops does not blur it.
+a shared machine on the loops does not blur it. The cruder (fleet -j 1 - by hand) / loops is
+printed too: it also holds whatever makes a fleet's loop itself slower, and the noise of the
+load between two separate runs.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--no-dask", action="store_true", help="skip the Dask run")
     options = parser.parse_args()
+    load_before = _load()
     names = [f"k{index}" for index in range(options.loops)]
     results: dict[str, list[float]] = {}
     overheads: dict[str, list[float]] = {}
@@ -118,7 +121,18 @@ def main() -> int:
     for label, values in overheads.items():
         print(f"  the fleet's own overhead per loop, {label + ':':<7}        "
               f"{statistics.median(values):.2f} s")
+    print(f"  (fleet -j 1 - by hand) / loops, cruder:        "
+          f"{(medians['fleet -j 1'] - hand) / options.loops:.2f} s")
+    print(f"  load average before / after: {load_before} / {_load()}")
     return 0
+
+
+def _load() -> str:
+    """The 1-minute load average: the machine's business while this ran."""
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "unknown"
 
 
 if __name__ == "__main__":

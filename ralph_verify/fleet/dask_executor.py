@@ -13,7 +13,8 @@ nothing finished. A loop whose worker dies is run again by Dask on another worke
 scheduler's ``distributed.scheduler.allowed-failures``); when Dask gives up (``KilledWorker``)
 the fleet submits it again up to ``--retries`` times, then records it as ``lost`` with the
 reason. Cancel sets a Dask ``Event`` that the running loops watch: each stops cleanly
-(verdict ``cancelled``) and still sends its commits back.
+(verdict ``cancelled``) and still sends its commits back. A running loop's cost so far goes to
+the fleet as a scheduler event (topic ``ralph-fleet-<id>-cost``), for ``--total-cost``.
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ import subprocess
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ralph_verify import hookimpl
 from ralph_verify.fleet.executor import ExecutorRegistry, ExecutorType, FleetContext
-from ralph_verify.fleet.job import JobResult, LoopJob, run_job
+from ralph_verify.fleet.job import JobResult, LoopJob, run_job, state_cost
 
 CLUSTER_TIMEOUT = 60
 
@@ -67,6 +69,11 @@ def _event_name(job: LoopJob) -> str:
     return f"ralph-fleet-{job.fleet_id}-cancel"
 
 
+def _cost_topic(job: LoopJob) -> str:
+    """The scheduler's event topic where running loops report their cost so far."""
+    return f"ralph-fleet-{job.fleet_id}-cost"
+
+
 def run_on_worker(job: LoopJob) -> JobResult:
     """The Dask task: run one loop in a fresh clone on this worker; stop it cleanly when the
     fleet's cancel event is set."""
@@ -79,11 +86,17 @@ def run_on_worker(job: LoopJob) -> JobResult:
         result.record["verdict"] = "not-run"
         return result
     procs: list[subprocess.Popen[bytes]] = []
+    states: list[Path] = []
     done = threading.Event()
 
     def watch() -> None:
+        reported = 0.0
         while not done.is_set():
             with contextlib.suppress(Exception):
+                cost = state_cost(states[0]) if states else 0.0
+                if cost != reported:  # the fleet cannot read this worker's files: tell it
+                    worker.log_event(_cost_topic(job), {"task": job.name, "cost_usd": cost})
+                    reported = cost
                 if cancel.wait(timeout=1):
                     for proc in procs:
                         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -94,7 +107,8 @@ def run_on_worker(job: LoopJob) -> JobResult:
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     try:
-        result = run_job(job, on_start=procs.append, worker=worker.address)
+        result = run_job(job, on_start=procs.append, worker=worker.address,
+                         on_state=states.append)
     finally:
         done.set()
     result.record["where"] = worker.address
@@ -158,8 +172,8 @@ class DaskExecutor:
 
         submit()
         finished = threading.Event()
-        stop = threading.Thread(target=self._cancel_when_asked, args=(fleet, cancel, finished),
-                                daemon=True)
+        stop = threading.Thread(target=self._cancel_when_asked,
+                                args=(fleet, cancel, finished, client, jobs), daemon=True)
         stop.start()
         for future in futures:
             job = running.pop(future)
@@ -195,9 +209,17 @@ class DaskExecutor:
         return sum(1 for _, msg in events if isinstance(msg, dict) and msg.get("task") == job.name)
 
     @staticmethod
-    def _cancel_when_asked(fleet: FleetContext, cancel: Any, finished: threading.Event) -> None:
-        """Pass the fleet's cancel on to the loops running on the workers."""
+    def _cancel_when_asked(fleet: FleetContext, cancel: Any, finished: threading.Event,
+                           client: Any, jobs: Sequence[LoopJob]) -> None:
+        """Pass the running loops' costs on to the fleet (its --total-cost counts them), and
+        the fleet's cancel on to the loops running on the workers."""
         while not finished.is_set():
+            if jobs:
+                with contextlib.suppress(Exception):
+                    latest = {msg["task"]: float(msg["cost_usd"]) for _, msg in
+                              client.get_events(_cost_topic(jobs[0])) if isinstance(msg, dict)}
+                    for name, cost in latest.items():
+                        fleet.progress(name, cost)
             if fleet.cancelled.wait(0.5):
                 with contextlib.suppress(Exception):
                     if cancel is not None:

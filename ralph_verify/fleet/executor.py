@@ -38,6 +38,10 @@ class FleetContext(Protocol):
     def started(self, job: LoopJob, where: str) -> None:
         """A job started on ``where`` (a host, a worker address)."""
 
+    def progress(self, name: str, cost_usd: float) -> None:
+        """A running loop's cost so far, for an executor whose loops run where the fleet
+        cannot read their state (remote workers): it counts toward ``--total-cost``."""
+
     def finished(self, job: LoopJob, result: JobResult) -> None:
         """A job ended (thread-safe); its result is recorded at once, so nothing finished is
         lost if the fleet or a worker dies afterwards."""

@@ -177,10 +177,22 @@ def _read(path: Path) -> str | None:
         return None
 
 
+def state_cost(state: Path) -> float:
+    """The cost a loop's ``state.json`` says its agent reported so far (0 when unreadable)."""
+    try:
+        data = json.loads(state.read_text(encoding="utf-8"))
+        return float(((data.get("plugin_state") or {}).get("budget") or {}).get("cost_usd") or 0)
+    except (OSError, ValueError, AttributeError, TypeError):
+        return 0.0
+
+
 def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
-            worker: str = "") -> JobResult:
+            worker: str = "", on_state: Callable[[Path], None] | None = None) -> JobResult:
     """Run one loop to its end and return its result; never raises for the loop's own
-    failures (a missing folder, a bad setting, a crash): they are its verdict ``error``."""
+    failures (a missing folder, a bad setting, a crash): they are its verdict ``error``.
+
+    ``on_start`` gets the loop's process as it starts, ``on_state`` the path of its
+    ``state.json`` (where its cost so far can be read while it runs)."""
     from ralph_verify.process import own_process_group
 
     started, clock = now_iso(), time.monotonic()
@@ -208,6 +220,8 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
         prompt_file.write_text(job.prompt, encoding="utf-8")
         log_path = tree.parent / f".{job.name}.log"
         resume = job.resume and (folder / ".ralph" / "state.json").is_file()
+        if on_state is not None:
+            on_state(folder / ".ralph" / "state.json")
         argv = [sys.executable, "-m", "ralph_verify", "run", "--no-branch", "--root",
                 str(folder), "-p", str(prompt_file), *(["--resume"] if resume else []),
                 *job.run_args]

@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ralph_verify.fleet.job import COST_SHARE_ENV, UNFINISHED, JobResult, LoopJob
+from ralph_verify.fleet.job import COST_SHARE_ENV, UNFINISHED, JobResult, LoopJob, state_cost
 from ralph_verify.fleet.outputs import FLEET_JSON, read_fleet_json, write_fleet_json
 from ralph_verify.fleet.tasks import Task
 from ralph_verify.state_files import now_iso, write_text_atomic
@@ -128,9 +128,16 @@ class Fleet:
         for record in records:
             if record.get("status") == "finished":
                 total += float(record.get("cost_usd") or 0)
-            elif record.get("status") == "running" and record.get("state"):
-                total += _running_cost(Path(record["state"]))
+            elif record.get("status") == "running":
+                total += state_cost(Path(record["state"])) if record.get("state") \
+                    else float(record.get("live_cost_usd") or 0)
         return total
+
+    def progress(self, name: str, cost_usd: float) -> None:
+        with self._lock:
+            record = self.records.get(name)
+            if record is not None and record.get("status") == "running":
+                record["live_cost_usd"] = cost_usd
 
     def check_limits(self) -> None:
         if self.total_cost is not None and self.spent() >= self.total_cost:
@@ -192,14 +199,6 @@ class Fleet:
                         iterations=0, cost_usd=0.0)
             self.save()
             (self.out / PID_FILE).unlink(missing_ok=True)
-
-
-def _running_cost(state: Path) -> float:
-    try:
-        data = json.loads(state.read_text(encoding="utf-8"))
-        return float(((data.get("plugin_state") or {}).get("budget") or {}).get("cost_usd") or 0)
-    except (OSError, ValueError, AttributeError):
-        return 0.0
 
 
 def make_jobs(tasks: Sequence[Task], *, fleet_id: str, repo: Path, base: str, mode: str,

@@ -26,8 +26,10 @@ from ralph_verify.fleet.run import PID_FILE
 
 def _live(loop: dict[str, Any]) -> dict[str, Any]:
     """A running loop's record with its current iteration and cost, where they can be read."""
-    if loop.get("status") != "running" or not loop.get("state"):
+    if loop.get("status") != "running":
         return loop
+    if not loop.get("state"):  # on a remote worker: the cost it last reported
+        return {**loop, "cost_usd": float(loop.get("live_cost_usd") or 0)}
     try:
         state = json.loads(Path(loop["state"]).read_text(encoding="utf-8"))
     except (OSError, ValueError):

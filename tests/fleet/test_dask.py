@@ -311,3 +311,31 @@ def test_ctrl_c_stops_every_loop_of_a_local_cluster_cleanly(ralph: Ralph,
         assert loop["where"].startswith("tcp://127.0.0.1:"), loop
         assert "it subtracts" in git(ralph.path, "show",
                                      f"{loop['branch']}:{loop['folder']}/NOTES.md")
+
+
+def test_total_cost_counts_the_loops_running_on_the_workers(ralph: Ralph,
+                                                             tmp_path: Path) -> None:
+    """As on the local executor (tests/fleet/test_limits.py): each loop's first agent run is
+    reported as $1 while it still runs on its worker; at $2 of the fleet's $1.50 both are
+    stopped in their second run (4 minutes long otherwise) and their work comes home."""
+    make_monorepo(ralph.path, ["a", "b", "c", "d"])
+    prompt = tmp_path / "PROMPT.md"
+    prompt.write_text("Make the tests pass.")
+    # The loops get the workers' environment: the agent's cost and its second run's length.
+    with _cluster(tmp_path, {"FLEET_AGENT_COST": "1", "FLEET_AGENT_SLEEP": "240"}) as found:
+        started = time.monotonic()
+        result = ralph.run("fleet", "--matrix", "packages/*", "--agent",
+                           priced_agent(tmp_path), "--until", "tests", "-p", str(prompt),
+                           "--executor", "dask", "--address", found.address, "-j", "2",
+                           "--id", "dc", "--total-cost", "1.5")
+        assert time.monotonic() - started < 200, "the fleet waited for the agents to finish"
+    assert result.ret == 1, result
+    document = _fleet(ralph.path)
+    assert document["cancelled"] == "the fleet's total cost reached 1.5 USD"
+    loops = {loop["name"]: loop for loop in document["loops"]}
+    assert loops["packages-c"]["verdict"] == loops["packages-d"]["verdict"] == "not-run"
+    for name in ("packages-a", "packages-b"):
+        loop = loops[name]
+        assert loop["verdict"] == "cancelled" and loop["cost_usd"] == 1.0, loop
+        assert "it subtracts" in git(ralph.path, "show",
+                                     f"{loop['branch']}:{loop['folder']}/NOTES.md")

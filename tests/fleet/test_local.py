@@ -258,3 +258,27 @@ def test_github_job_summary(fleet_run: tuple[Ralph, Any, str], tmp_path: Path) -
     assert "## ralph-verify fleet t1" in text
     assert "5 loops: 3 complete, 2 error" in text
     assert "| packages-a | **complete** every check passes (2 of 2) | 1 |" in text
+
+
+def test_bad_options_are_one_line_errors_and_run_nothing(ralph: Ralph, tmp_path: Path) -> None:
+    outside = Ralph(tmp_path / "not-a-repo")
+    outside.path.mkdir()
+    result = outside.run("fleet", "--matrix", "*", "-p", "PROMPT.md")
+    assert result.ret == 2 and "is not in a git repository" in result.err, result
+    make_monorepo(ralph.path, ["a"])
+    common = ["--matrix", "packages/*", "--agent", "cmd:true", "-p", "PROMPT.md"]
+    ralph.makefile("PROMPT.md", "Make the tests pass.")
+    for args, message in (
+            (["--shard", "3/2"], "--shard '3/2': expected I/N with 1 <= I <= N"),
+            (["--retries", "-1"], "--retries -1: must be 0 or more"),
+            (["--total-time", "soon"], "--total-time 'soon': expected a duration"),
+            (["--executor", "nowhere"], "--executor 'nowhere': no such executor"),
+            (["-p", "missing.md"], "-p missing.md: cannot be read")):
+        result = ralph.run("fleet", *common, *args)
+        assert result.ret == 2, (args, result)
+        assert result.err.startswith("ERROR: ") and message in result.err, (args, result.err)
+        assert len(result.err.strip().splitlines()) == 1, result.err
+    assert not (ralph.path / "fleet").exists()
+    assert git(ralph.path, "branch", "--list", "ralph/*") == ""
+    result = ralph.run("fleet", "status")
+    assert result.ret == 1 and "no fleet in" in result.out
