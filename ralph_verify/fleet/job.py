@@ -139,11 +139,17 @@ def _add_worktree(job: LoopJob) -> Path:
 
 
 def _prepare_clone(job: LoopJob, scratch: Path) -> tuple[Path, str]:
-    """A fresh clone on the branch; a task's own repository starts from its HEAD."""
+    """A fresh clone on the branch; a task's own repository starts from its HEAD. A resumed
+    loop goes on from its branch where the source has it (the work of its earlier run came
+    back there), so that its new commits build on that work instead of replacing it."""
     tree = scratch / job.name
     _git(scratch, "clone", "-q", "--no-checkout", job.source, str(tree))
     base = job.base or _git(tree, "rev-parse", "HEAD").strip()
-    _git(tree, "checkout", "-q", "-b", job.branch, base)
+    start = base
+    if job.resume and _git(tree, "rev-parse", "--verify", "-q",
+                           f"refs/remotes/origin/{job.branch}", check=False).strip():
+        start = f"refs/remotes/origin/{job.branch}"
+    _git(tree, "checkout", "-q", "-b", job.branch, start)
     return tree, base
 
 

@@ -274,11 +274,12 @@ def test_a_plugins_loop_hooks_fire_in_loops_on_dask_workers(ralph: Ralph,
     assert fired(plugins) == {"packages-a": EXPECTED, "packages-b": EXPECTED}
 
 
-def test_ctrl_c_stops_every_loop_of_a_local_cluster_cleanly(ralph: Ralph,
-                                                             tmp_path: Path) -> None:
+def test_ctrl_c_stops_every_loop_of_a_local_cluster_cleanly_and_resume_goes_on(
+        ralph: Ralph, tmp_path: Path) -> None:
     """No --address: the fleet starts a LocalCluster. Ctrl-C (SIGINT to the whole foreground
     process group, Dask's worker processes included) stops both running loops cleanly: each
-    is cancelled and its work so far comes back as its branch; the third never starts."""
+    is cancelled and its work so far comes back as its branch; the third never starts.
+    --resume then builds on those branches."""
     make_monorepo(ralph.path, ["a", "b", "c"])
     prompt = tmp_path / "PROMPT.md"
     prompt.write_text("Make the tests pass.")
@@ -305,12 +306,28 @@ def test_ctrl_c_stops_every_loop_of_a_local_cluster_cleanly(ralph: Ralph,
     assert proc.returncode == 130, out.decode()
     loops = {loop["name"]: loop for loop in _fleet(ralph.path)["loops"]}
     assert loops["packages-c"]["verdict"] == "not-run", loops
+    tips = {}
     for name in ("packages-a", "packages-b"):
         loop = loops[name]
         assert loop["verdict"] == "cancelled" and loop["iterations"] == 2, loop
         assert loop["where"].startswith("tcp://127.0.0.1:"), loop
         assert "it subtracts" in git(ralph.path, "show",
                                      f"{loop['branch']}:{loop['folder']}/NOTES.md")
+        tips[name] = git(ralph.path, "rev-parse", loop["branch"]).strip()
+    # --resume goes on from the work that came back: each branch grows, none is replaced.
+    resumed = subprocess.run([sys.executable, "-m", "ralph_verify", "fleet", "--matrix",
+                              "packages/*", "--agent", priced_agent(tmp_path), "--until",
+                              "tests", "-p", str(prompt), "--executor", "dask", "-j", "2",
+                              "--resume"], cwd=ralph.path, env={**env, "FLEET_AGENT_SLEEP": "0"},
+                             capture_output=True, text=True, timeout=300, check=False)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    loops = {loop["name"]: loop for loop in _fleet(ralph.path)["loops"]}
+    assert {loop["verdict"] for loop in loops.values()} == {"complete"}
+    for name, tip in tips.items():
+        branch = loops[name]["branch"]
+        assert subprocess.run(["git", "merge-base", "--is-ancestor", tip, branch],
+                              cwd=ralph.path, check=False).returncode == 0, name
+        assert "a + b" in git(ralph.path, "show", f"{branch}:{loops[name]['folder']}/calc.py")
 
 
 def test_total_cost_counts_the_loops_running_on_the_workers(ralph: Ralph,
