@@ -103,6 +103,7 @@ def github_summary(document: dict[str, Any]) -> str:
     lines = [f"## ralph-verify fleet {document.get('fleet', '')}", "",
              f"{total['loops']} loops: {verdicts or 'none'} · {total['iterations']} iterations "
              f"· {total['cost_usd']:.2f} USD", "",
+             *([f"Stopped: {document['cancelled']}", ""] if document.get("cancelled") else []),
              "| loop | verdict | iterations | cost | duration | branch |",
              "| --- | --- | --- | --- | --- | --- |"]
     for loop in document.get("loops", []):

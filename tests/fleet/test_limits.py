@@ -27,11 +27,13 @@ def test_total_cost_stops_the_fleet_once_its_loops_together_reach_it(ralph: Ralp
     make_monorepo(ralph.path, ["a", "b", "c", "d"])
     prompt = tmp_path / "PROMPT.md"
     prompt.write_text("Make the tests pass.")
-    ralph.env = {"FLEET_AGENT_COST": "1", "FLEET_AGENT_SLEEP": "240"}
+    summary = tmp_path / "summary.md"
+    ralph.env = {"FLEET_AGENT_COST": "1", "FLEET_AGENT_SLEEP": "240",
+                 "GITHUB_STEP_SUMMARY": str(summary)}
     started = time.monotonic()
     result = ralph.run("fleet", "--matrix", "packages/*", "--agent", priced_agent(tmp_path),
                        "--until", "tests", "-p", str(prompt), "-j", "2", "--id", "cost",
-                       "--total-cost", "1.5")
+                       "--total-cost", "1.5", "--github")
     assert time.monotonic() - started < 200, "the fleet waited for the agents to finish"
     assert result.ret == 1, result  # not every loop completed
     result.stdout.fnmatch_lines([f"*stopping every loop: {REASON}*", "*0/4 loops complete*"])
@@ -60,6 +62,7 @@ def test_total_cost_stops_the_fleet_once_its_loops_together_reach_it(ralph: Ralp
     assert document["totals"]["verdicts"] == {"cancelled": 2, "not-run": 2}
     assert f"<strong>Cancelled:</strong> {REASON.replace(chr(39), '&#x27;')}" in (
         out / "report.html").read_text()
+    assert f"\nStopped: {REASON}\n" in summary.read_text()
 
 
 def test_a_loop_stopped_before_it_could_record_a_verdict_is_cancelled(ralph: Ralph,
