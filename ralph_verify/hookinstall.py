@@ -31,7 +31,7 @@ GUARD_TIMEOUT = 30
 def hook_command(config: Config) -> str:
     """How a hook calls ralph-verify: ``--hook-command``, else ``ralph-verify`` on PATH, else
     this interpreter with ``-m ralph_verify``."""
-    given = getattr(config.option, "hook_command", None)
+    given = config.get("hook_command")
     if given:
         return str(given)
     if shutil.which("ralph-verify"):
@@ -138,12 +138,12 @@ def install(config: Config, target: str) -> int:
     from ralph_verify.scaffold import FileChange, apply_changes
 
     command = hook_command(config)
-    timeout = int(config.get("hook_timeout") or 600)
+    timeout = int(config.get("hook_timeout"))
     if target == "claude":
         path = config.root / ".claude" / "settings.json"
-        hooks = claude_hooks(command, guard=not getattr(config.option, "no_guard", None),
+        hooks = claude_hooks(command, guard=not config.get("no_guard"),
                              timeout=timeout)
-        env = {CAP_ENV: str(int(config.get("hook_block_cap") or 1000))}
+        env = {CAP_ENV: str(int(config.get("hook_block_cap")))}
     else:
         home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
         path = home / "hooks.json"
@@ -154,7 +154,7 @@ def install(config: Config, target: str) -> int:
     if old is not None and merged == data:
         new = old  # nothing to add: leave the file byte for byte
     change = FileChange(path, old, new)
-    dry_run = bool(getattr(config.option, "dry_run", False))
+    dry_run = bool(config.get("dry_run"))
     apply_changes([change], config.root, force=False, dry_run=dry_run)
     where = path.relative_to(config.root) if path.is_relative_to(config.root) else path
     state = ("would change" if change.changed else "unchanged") if dry_run else (

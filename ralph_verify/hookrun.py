@@ -128,7 +128,7 @@ def guard_policy(config: Config, payload: Mapping[str, Any]) -> Any:
     root = config.root
     cwd_text = payload.get("cwd")
     cwd = Path(cwd_text) if isinstance(cwd_text, str) and cwd_text else Path.cwd()
-    prefix = settings.session_branch_prefix or config.get("branch_prefix") or "ralph/"
+    prefix = settings.session_branch_prefix or config.get("branch_prefix")
     return Policy(
         root=root, cwd=cwd, disabled=frozenset(settings.disable),
         allow_paths=tuple(Path(p).expanduser() if Path(p).expanduser().is_absolute()

@@ -460,7 +460,7 @@ def verify_in_session(config: Config, checks: Sequence[Check],
     verification = verify(config, checks)
     add_sources(verification)
     if baseline is not None and mark_pre_existing(verification, baseline):
-        budget = int(config.get("feedback_budget") or 4000)
+        budget = int(config.get("feedback_budget"))
         verification.feedback = config.hook.ralph_format_feedback(
             verification=verification, budget=budget) or ""
     return verification
@@ -530,7 +530,7 @@ def run_session(config: Config) -> int:
     from ralph_verify.state_files import write_text_atomic
 
     result = Loop.from_config(config).run()
-    target = getattr(config.option, "json", None)
+    target = config.get("json")
     if target is not None:
         text = redact(json.dumps(redact_data(result.to_json()), indent=2)) + "\n"
         if target == "-":

@@ -42,7 +42,7 @@ def read_task(config: Config) -> str:
         except UnicodeDecodeError:
             raise UsageError(f"--prompt {prompt}: not a UTF-8 text file (the task must be "
                              "text, e.g. a PROMPT.md)") from None
-    task = getattr(config.option, "task", None)
+    task = config.get("task")
     if task:
         return str(task)
     default = config.root / "PROMPT.md"
@@ -58,12 +58,13 @@ def read_task(config: Config) -> str:
 
 
 def persisted_settings(config: Config) -> dict[str, Any]:
-    """Settings given on the command line, so ``--resume`` runs with the same ones."""
+    """Settings given on the command line (or restored from it), so ``--resume`` runs with
+    the same ones."""
     found: dict[str, Any] = {}
     for setting in config.parser.settings.values():
         if setting.dest in _NOT_PERSISTED:
             continue
-        if config.source_of(setting.dest) == "command line":
+        if config.source_of(setting.dest) in ("command line", "session"):
             value = config.get(setting.dest)
             if isinstance(value, (str, int, float, bool, list)):
                 found[setting.dest] = value
@@ -79,9 +80,9 @@ def restore_session(config: Config, state: StateDir,
                          "run without --resume")
     for dest, value in (previous.get("settings") or {}).items():
         if config.source_of(dest) != "command line":
-            setattr(config.option, dest, value)
-    if getattr(config.option, "until", None) is None and previous.get("until"):
-        config.option.until = ",".join(previous["until"])
+            config.set_session_value(dest, value)
+    if config.source_of("until") != "command line" and previous.get("until"):
+        config.set_session_value("until", ",".join(previous["until"]))
     baseline = state.read_verification(0)
     if baseline is None:
         raise UsageError("nothing to resume: the session has no baseline "

@@ -65,7 +65,7 @@ def block_cap() -> int:
 
 def budget_s(config: Config) -> float:
     """Seconds the checks may take: below the hook timeout the agent enforces."""
-    timeout = float(config.get("hook_timeout") or 600)
+    timeout = float(config.get("hook_timeout"))
     return max(1.0, timeout * 0.9 - 5)
 
 
@@ -90,7 +90,7 @@ def start_loop(config: Config) -> int:
 
     state = StateDir(config.root)
     specs = _loop_specs(config)
-    max_iterations = int(config.get("max_iterations") or 20)
+    max_iterations = int(config.get("max_iterations"))
     if max_iterations < 1:
         raise UsageError("--max-iterations must be at least 1")
     session_id = time.strftime("%Y%m%d-%H%M%S") + "-" + os.urandom(2).hex()
@@ -104,14 +104,14 @@ def start_loop(config: Config) -> int:
                   f"(iteration {previous.get('iteration')})")
         state.clear_session_files()
         (state.path / SNAPSHOT_FILE).unlink(missing_ok=True)
-        task = " ".join(getattr(config.option, "task", None) or []).strip()
+        task = " ".join(config.get("start_task") or []).strip()
         session = Session(id=session_id, root=config.root, dir=state.path, config=config,
                           task=task, max_iterations=max_iterations, started_at=now_iso())
         # Hook mode works on the user's branch: ralph_session_prepare is not called, so the
         # checkpoint plugin makes no session branch and no commits.
-        bound = getattr(config.option, "session_id", None) or os.environ.get(
+        bound = config.get("session_id") or os.environ.get(
             "CLAUDE_CODE_SESSION_ID")
-        agent = getattr(config.option, "agent_name", None) or ("claude" if bound else None)
+        agent = config.get("agent_name") or ("claude" if bound else None)
         hook = {"agent": agent, "session_id": bound or None,
                 "bound_by": "start" if bound else None, "blocks_in_a_row": 0,
                 "last_decision": None, "last_stop_at": None, "note": ""}
@@ -185,8 +185,8 @@ def _thaw_config(config: Config, hook: dict[str, Any], data: dict[str, Any]) -> 
     config.check_options = validate_checks(table.get("checks", {}), config.registry,
                                            config.pyproject)
     for dest in set(data.get("settings") or {}) | set(settings):
-        setattr(config.option, dest, settings.get(dest))
-    config.option.until = ",".join(until)
+        config.set_session_value(dest, settings.get(dest))
+    config.set_session_value("until", ",".join(until))
 
 
 def _until_text(specs: list[Any]) -> str:
@@ -317,7 +317,7 @@ def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
         return 0
     deadline = time.monotonic() + budget_s(config)
     # The last moment before the agent kills the hook itself (hook-timeout).
-    last_moment = max(budget_s(config) + 1, float(config.get("hook_timeout") or 600) - 2)
+    last_moment = max(budget_s(config) + 1, float(config.get("hook_timeout")) - 2)
     watchdog = threading.Timer(last_moment, _expired, (config.root, agent))
     watchdog.daemon = True
     watchdog.start()
@@ -366,8 +366,9 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
     from ralph_verify.verdict import Verdict, VerdictProposal
 
     agent = str(hook.get("agent"))
-    config.option.quiet = True
-    config.option.max_iterations = int(data.get("max_iterations") or 20)
+    config.set_session_value("quiet", True)
+    if data.get("max_iterations"):  # the limit 'start' recorded wins over today's config
+        config.set_session_value("max_iterations", int(data["max_iterations"]))
     session, number = restore_session(config, state, data)
     _thaw_config(config, hook, data)
     if not payload.get("stop_hook_active"):  # a new turn: the harness counts afresh too
@@ -450,7 +451,7 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
 def _clamped(config: Config, checks: list[Check], deadline: float) -> list[Check]:
     """Every check's tool is killed before the hook's budget runs out."""
     left = max(1.0, deadline - time.monotonic())
-    config.option.timeout = min(float(config.get("timeout") or 900), left)
+    config.set_session_value("timeout", min(float(config.get("timeout")), left))
     for check in checks:
         if check.options.timeout is not None and check.options.timeout > left:
             check.options = check.options.model_copy(update={"timeout": left})

@@ -177,7 +177,7 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
     verification = Verification(root=config.root,
                                 results=[results[i] for i in range(len(checks))],
                                 duration_s=time.perf_counter() - started)
-    budget = int(config.get("feedback_budget") or 4000)
+    budget = int(config.get("feedback_budget"))
     verification.feedback = config.hook.ralph_format_feedback(
         verification=verification, budget=budget) or ""
     return verification

@@ -196,7 +196,7 @@ def configuration(config: Any) -> str:
     for command in sorted(parser.commands.values(), key=lambda c: c.name):
         out.append(f"### `ralph-verify {command.name}`\n")
         out.append(_sentence(command.help, f"command {command.name!r}") + "\n")
-        options = [o for o in parser.options if o.scope in command.scopes]
+        options = [o for o in parser.options if set(o.scopes) & set(command.scopes)]
         for option in options:
             metavar = option.kwargs.get("metavar")
             usage = ", ".join(f"`{flag}{' ' + metavar if metavar and flag.startswith('-') else ''}`"

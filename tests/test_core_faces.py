@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import ralph_verify
+from ralph_verify.config.parser import Parser
 from ralph_verify.exitcode import CHECK_MEANINGS, ExitCode
 from ralph_verify.stash import Stash, StashKey
 from ralph_verify.testing import Ralph
@@ -96,3 +97,79 @@ def test_help_lists_every_exit_code_of_the_command(ralph: Ralph, command: str) -
     for code in codes:
         assert f"\n  {int(code):<2} " in result.out or f"\n  {int(code):<3} " in result.out, \
             f"{command} --help does not document exit code {int(code)}"
+
+
+def _declared() -> Parser:
+    """Every option and setting the built-in plugins declare, as ``get_config`` collects them."""
+    from ralph_verify.config import collect_options, get_plugin_manager
+
+    return collect_options(get_plugin_manager())
+
+
+def _is_config(node: ast.expr) -> bool:
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    return isinstance(name, str) and name == "config"
+
+
+def test_options_are_read_and_never_written_outside_the_config() -> None:
+    """``config.get`` is the one way to read an option (it knows the declared default and
+    the config file); nothing writes the parsed command line (set_session_value does)."""
+    found = []
+    for path, tree in _modules():
+        if path.parent.name == "config":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == "option" and _is_config(
+                    node.value):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert found == []
+
+
+def test_no_reader_repeats_a_declared_default() -> None:
+    """``config.get(x) or DEFAULT`` declares the default a second time and turns a falsy
+    value the user chose (0: no limit) into it."""
+    defaults = {setting.dest: setting.default for setting in _declared().settings.values()}
+    for option in _declared().options:
+        dest = option.kwargs.get("dest") or option.flags[-1].lstrip("-").replace("-", "_")
+        defaults.setdefault(dest, option.kwargs.get("default"))
+    found = []
+    for path, tree in _modules():
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or)):
+                continue
+            first = node.values[0]
+            if (isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute)
+                    and first.func.attr == "get" and _is_config(first.func.value)
+                    and first.args and isinstance(first.args[0], ast.Constant)):
+                dest = str(first.args[0].value).replace("-", "_")
+                if defaults.get(dest) is not None:
+                    found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {dest} "
+                                 f"(declared default {defaults[dest]!r})")
+    assert found == []
+
+
+def test_every_option_is_declared_once() -> None:
+    """One declaration per option, whichever commands share it (``scope=(...)``): two
+    declarations of ``--max-iterations`` had two defaults and two validations."""
+    seen: dict[str, str] = {}
+    twice = []
+    for option in _declared().options:
+        dest = option.kwargs.get("dest") or option.flags[-1].lstrip("-").replace("-", "_")
+        if dest in seen:
+            twice.append(f"{dest}: {seen[dest]} and {option.plugin}")
+        seen[dest] = option.plugin
+    assert twice == []
+
+
+@pytest.mark.parametrize("where", ["command line", "pyproject"])
+def test_max_calls_per_hour_0_switches_the_rate_limit_off(ralph: Ralph, where: str) -> None:
+    """0 means "no limit", as for --max-time and --max-cost; a reader falling back to the
+    default (``or 100``) or a validator refusing 0 made the off-switch unreachable."""
+    if where == "pyproject":
+        ralph.makepyproject("[tool.ralph-verify]\nmax-calls-per-hour = 0\n")
+    ralph.git_init()
+    limit = ["--max-calls-per-hour", "0"] if where == "command line" else []
+    result = ralph.run("run", "--agent", "cmd:true", "--until", "files:done.txt",
+                       "--max-iterations", "2", *limit, "-p", "no:breaker", "make done.txt")
+    assert result.ret == ExitCode.MAX_ITERATIONS, result
+    assert "rate limit" not in result.out + result.err

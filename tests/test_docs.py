@@ -74,7 +74,7 @@ def test_every_option_of_every_command_is_documented(config: Any) -> None:
     for name, command in config.parser.commands.items():
         assert f"### `ralph-verify {name}`" in text
         for option in config.parser.options:
-            if option.scope in command.scopes and option.flags[0].startswith("-"):
+            if set(option.scopes) & set(command.scopes) and option.flags[0].startswith("-"):
                 assert f"`{option.flags[-1]}" in text, (name, option.flags)
 
 

@@ -98,10 +98,17 @@ class Config:
         self.invocation_dir = Path.cwd()
         #: Per-run objects plugins share, under typed keys (``config.stash[SESSION_KEY]``).
         self.stash = Stash()
+        #: What the session fixes for itself (see :meth:`set_session_value`).
+        self._session_values: dict[str, Any] = {}
 
     def get(self, key: str) -> Any:
-        """A setting: the command line, else ``[tool.ralph-verify]``, else the default."""
+        """An option or setting, the one way to read either: what the session fixed, else
+        the command line, else ``[tool.ralph-verify]``, else the default declared with it
+        (so no reader repeats a default: ``config.get(x) or DEFAULT`` would turn a ``0``
+        off-switch into the default). ``None`` for an option no plugin declared."""
         dest = key.replace("-", "_")
+        if dest in self._session_values:
+            return self._session_values[dest]
         value = getattr(self.option, dest, None)
         if value is not None:
             return value
@@ -110,9 +117,22 @@ class Config:
         setting = self._setting(dest)
         return setting.default if setting is not None else None
 
+    def set_session_value(self, key: str, value: Any) -> None:
+        """Fix a setting for the rest of this run, above the command line: a resumed
+        session's ``until``, hook mode's ``quiet`` and deadline-bound ``timeout``. The parsed
+        command line itself is never written, so it always says what the user typed.
+        ``None`` takes the fixed value back (the file, then the default, decide again)."""
+        if value is None:
+            self._session_values.pop(key.replace("-", "_"), None)
+        else:
+            self._session_values[key.replace("-", "_")] = value
+
     def source_of(self, key: str) -> str:
-        """Where a setting's value came from: ``command line``, the file, or ``default``."""
+        """Where a setting's value came from: ``session``, ``command line``, the file, or
+        ``default``."""
         dest = key.replace("-", "_")
+        if dest in self._session_values:
+            return "session"
         if getattr(self.option, dest, None) is not None:
             return "command line"
         if dest in self.file_settings:
@@ -126,7 +146,7 @@ class Config:
         """The checks asked for: ``--until``, else ``until`` in the config file."""
         from ralph_verify.until import parse_spec, parse_until
 
-        cli = getattr(self.option, "until", None)
+        cli = self._session_values.get("until", getattr(self.option, "until", None))
         if cli is not None:
             specs = parse_until(cli)
         elif "until" in self.file_settings:
@@ -280,6 +300,17 @@ def find_root(start: Path) -> Path:
     return start
 
 
+def collect_options(pm: pluggy.PluginManager) -> Parser:
+    """What every plugin declares in ``ralph_addoption``; each declaration names its plugin."""
+    parser = Parser()
+    # Each implementation is called in turn so that what it declares names its plugin.
+    for impl in reversed(pm.hook.ralph_addoption.get_hookimpls()):
+        parser.current_plugin = impl.plugin_name
+        impl.function(parser=parser)
+    parser.current_plugin = ""
+    return parser
+
+
 def get_config(args: Sequence[str], plugins: Sequence[object] = ()) -> Config:
     """Build the run's configuration; raises :class:`UsageError` for anything the user got wrong."""
     from ralph_verify.checks import CheckRegistry
@@ -287,12 +318,7 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = ()) -> Config:
 
     args, disabled = split_disable_args(args)
     pm = get_plugin_manager(disabled, plugins)
-    parser = Parser()
-    # Each implementation is called in turn so that what it declares names its plugin.
-    for impl in reversed(pm.hook.ralph_addoption.get_hookimpls()):
-        parser.current_plugin = impl.plugin_name
-        impl.function(parser=parser)
-    parser.current_plugin = ""
+    parser = collect_options(pm)
     namespace = parser.parse(args)
     if namespace.version:
         namespace.command = "version"

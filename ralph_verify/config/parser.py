@@ -44,7 +44,8 @@ class Setting:
 class Option:
     flags: tuple[str, ...]
     kwargs: dict[str, Any]
-    scope: str
+    #: The scopes (``verify``, ``loop`` ...) whose commands accept it.
+    scopes: tuple[str, ...]
     setting: str | None
     plugin: str = ""
 
@@ -88,10 +89,12 @@ class Parser:
                              f"{self.settings[key].plugin} and {self.current_plugin}")
         self.settings[key] = Setting(key, type, default, help, self.current_plugin)
 
-    def addoption(self, *flags: str, scope: str = "verify", setting: str | None = None,
+    def addoption(self, *flags: str, scope: str | Sequence[str] = "verify",
+                  setting: str | None = None,
                   setting_type: Any = None, setting_help: str | None = None,
                   **kwargs: Any) -> None:
-        """Declare an option (argparse arguments) for every command accepting ``scope``.
+        """Declare an option (argparse arguments) for every command accepting ``scope``
+        (one scope or several: an option is declared once, whichever commands share it).
 
         With ``setting``, the option also reads ``[tool.ralph-verify] <setting>``;
         ``default`` then is the setting's default, and the command line wins.
@@ -110,7 +113,8 @@ class Parser:
             kwargs.setdefault("dest", setting.replace("-", "_"))
             if kwargs.get("action") == "store_true":
                 kwargs["default"] = None
-        self.options.append(Option(tuple(flags), kwargs, scope, setting, self.current_plugin))
+        scopes = (scope,) if isinstance(scope, str) else tuple(scope)
+        self.options.append(Option(tuple(flags), kwargs, scopes, setting, self.current_plugin))
 
     def build(self) -> argparse.ArgumentParser:
         parser = _ArgumentParser(
@@ -131,7 +135,7 @@ class Parser:
                 formatter_class=argparse.RawDescriptionHelpFormatter,
             )
             for option in self.options:
-                if option.scope in command.scopes:
+                if set(option.scopes) & set(command.scopes):
                     command_parser.add_argument(*option.flags, **option.kwargs)
         return parser
 
@@ -157,6 +161,17 @@ def non_negative_float(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, got {text}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """argparse type: a whole number, 0 or more (a limit where 0 means "no limit")."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
         raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, got {text}")
     return value
 

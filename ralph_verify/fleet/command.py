@@ -56,14 +56,14 @@ def _defaults(config: Config) -> list[str]:
     args: list[str] = []
     for flag, dest in (("--agent", "fleet_agent"), ("--until", "fleet_until"),
                        ("--max-iterations", "fleet_max_iterations")):
-        value = getattr(config.option, dest, None)
+        value = config.get(dest)
         if value is not None:
             args += [flag, str(value)]
     return args
 
 
 def _prompt(config: Config) -> str | None:
-    path: str | None = getattr(config.option, "fleet_prompt", None)
+    path: str | None = config.get("fleet_prompt")
     if path is None:
         return None
     try:
@@ -73,7 +73,7 @@ def _prompt(config: Config) -> str | None:
 
 
 def load_spec(config: Config, repo: Path, file: str | None) -> FleetSpec:
-    matrix = getattr(config.option, "matrix", None)
+    matrix = config.get("matrix")
     if (file is None) == (matrix is None):
         raise UsageError("give a fleet file or --matrix GLOB (not both), e.g. 'ralph-verify "
                          "fleet fleet.toml' or \"ralph-verify fleet --matrix 'packages/*' "
@@ -113,27 +113,27 @@ def run_fleet(config: Config, file: str | None) -> int:
     from ralph_verify.fleet.run import Fleet, make_jobs, resumable
 
     repo = repository(config.invocation_dir)
-    out = (config.invocation_dir / (getattr(config.option, "fleet_out", None)
+    out = (config.invocation_dir / (config.get("fleet_out")
                                     or DEFAULT_OUT)).resolve()
-    resume = bool(getattr(config.option, "fleet_resume", False))
+    resume = bool(config.get("fleet_resume"))
     previous: dict[str, Any] | None = resumable(out) if resume else None
     spec = load_spec(config, repo, file)
     settings = spec.settings
     tasks = spec.tasks
-    shard_text = getattr(config.option, "shard", None)
+    shard_text = config.get("shard")
     if shard_text:
         tasks = shard_of(tasks, *parse_shard(shard_text))
-    executor_name = getattr(config.option, "executor", None) or settings.get("executor", "local")
+    executor_name = config.get("executor") or settings.get("executor", "local")
     registry = ExecutorRegistry()
     config.hook.ralph_register_executors(registry=registry)
     executor = registry.get(executor_name).factory()
-    jobs_limit = getattr(config.option, "jobs", None) or settings.get("jobs") or os.cpu_count()
-    total_time_text = getattr(config.option, "total_time", None) or settings.get("total_time")
+    jobs_limit = config.get("fleet_jobs") or settings.get("jobs") or os.cpu_count()
+    total_time_text = config.get("total_time") or settings.get("total_time")
     total_time = parse_duration(total_time_text, "--total-time") if total_time_text else None
     if previous is not None:
         fleet_id, base = str(previous["fleet"]), str(previous["base"])
     else:
-        fleet_id = getattr(config.option, "fleet_id", None) or time.strftime("%Y%m%d-%H%M%S")
+        fleet_id = config.get("fleet_id") or time.strftime("%Y%m%d-%H%M%S")
         base = _git_out(repo, "rev-parse", "--verify", "-q", "HEAD")
         if not base:
             raise UsageError(f"{repo} has no commit yet: commit first, the loops start from it")
@@ -141,15 +141,15 @@ def run_fleet(config: Config, file: str | None) -> int:
     workdir = (common if common.is_absolute() else repo / common) / "ralph-fleet" / fleet_id
     jobs = make_jobs(tasks, fleet_id=fleet_id, repo=repo, base=base, mode=executor.mode,
                      workdir=workdir, defaults=_defaults(config))
-    quiet = bool(getattr(config.option, "quiet", False))
-    retries = getattr(config.option, "retries", None)  # 0 (never retry) must survive
+    quiet = bool(config.get("fleet_quiet"))
+    retries = config.get("retries")  # 0 (never retry) must survive
     if retries is not None and retries < 0:
         raise UsageError(f"--retries {retries}: must be 0 or more")
     fleet = Fleet(fleet_id=fleet_id, repo=repo, base=base, out=out, jobs=int(jobs_limit or 1),
                   executor=executor_name,
-                  address=getattr(config.option, "address", None) or settings.get("address"),
+                  address=config.get("address") or settings.get("address"),
                   retries=DEFAULT_RETRIES if retries is None else int(retries),
-                  total_cost=getattr(config.option, "total_cost", None)
+                  total_cost=config.get("total_cost")
                   or settings.get("total_cost"),
                   total_time=total_time, shard=shard_text,
                   say=(lambda text: None) if quiet else _say)
@@ -167,9 +167,9 @@ def run_fleet(config: Config, file: str | None) -> int:
     with _cancel_on_signals(fleet.cancel) as caught:
         fleet.run(jobs, executor)
     document = fleet.document()
-    write_outputs(out, document, github=bool(getattr(config.option, "github", False)),
-                  junit=Path(config.option.junitxml) if getattr(config.option, "junitxml",
-                                                                None) else None)
+    junit = config.get("fleet_junitxml")
+    write_outputs(out, document, github=bool(config.get("fleet_github")),
+                  junit=Path(junit) if junit else None)
     verdicts = [loop.get("verdict") for loop in document["loops"]]
     complete = sum(1 for verdict in verdicts if verdict in ("complete", "nothing-to-do"))
     if not quiet:

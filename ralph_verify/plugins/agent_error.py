@@ -6,8 +6,12 @@ waited for and retried within its iteration (:mod:`ralph_verify.agents.retry`)."
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from pydantic import Field
+
 from ralph_verify import hookimpl
-from ralph_verify.config.parser import Parser
+from ralph_verify.config.parser import Parser, positive_int
 from ralph_verify.iteration import Iteration, Session
 from ralph_verify.verdict import Verdict, VerdictProposal
 
@@ -18,7 +22,8 @@ DEFAULT_MAX_FAILURES = 3
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--max-agent-failures", scope="loop", setting="max-agent-failures",
-                     type=int, default=DEFAULT_MAX_FAILURES, metavar="N",
+                     type=positive_int, setting_type=Annotated[int, Field(ge=1)],
+                     default=DEFAULT_MAX_FAILURES, metavar="N",
                      help="stop with agent-error after the agent failed (non-zero exit, "
                           "timeout or --agent-idle-timeout) N times in a row (default "
                           f"{DEFAULT_MAX_FAILURES}); rate limits and outages are not failures")
@@ -39,7 +44,7 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
     failed = result.timed_out or result.idle_s is not None or (
         result.exit_code not in (0, None))
     state["failures_in_a_row"] = state.get("failures_in_a_row", 0) + 1 if failed else 0
-    limit = int(session.config.get("max_agent_failures") or DEFAULT_MAX_FAILURES)
+    limit = int(session.config.get("max_agent_failures"))
     if state["failures_in_a_row"] >= limit:
         what = ("timed out" if result.timed_out else
                 f"{idle_text(result.idle_s)}, killed" if result.idle_s is not None

@@ -48,13 +48,13 @@ def ralph_addoption(parser: Parser) -> None:
                           f"{DEFAULT_RETRY_DELAY})")
 
 
-def duration_setting(session: Session, name: str, default: str) -> float:
+def duration_setting(session: Session, name: str) -> float:
     """A duration option's seconds; a bad value is a usage error naming the option."""
     from ralph_verify.config.parser import parse_duration
 
     value = session.config.get(name.replace("-", "_"))
     try:
-        seconds = parse_duration(default if value is None else value)
+        seconds = parse_duration(value)
     except UsageError:
         raise UsageError(f"--{name} {value!r}: expected a duration such as 20m, 90s, 1h "
                          "or seconds") from None
@@ -66,19 +66,19 @@ def duration_setting(session: Session, name: str, default: str) -> float:
 @hookimpl
 def ralph_session_start(session: Session) -> None:
     """Bad values fail before the agent runs (and spends) once."""
-    duration_setting(session, "agent-idle-timeout", DEFAULT_IDLE_TIMEOUT)
-    duration_setting(session, "agent-retry-delay", DEFAULT_RETRY_DELAY)
-    if int(session.config.get("max_agent_retries") or 0) < 0:
+    duration_setting(session, "agent-idle-timeout")
+    duration_setting(session, "agent-retry-delay")
+    if int(session.config.get("max_agent_retries")) < 0:
         raise UsageError("--max-agent-retries must not be negative")
 
 
 def _time_left(session: Session) -> float | None:
     """Seconds ``--max-time`` leaves, from the budget plugin's clock (None: no limit)."""
     from ralph_verify.config.parser import parse_duration
-    from ralph_verify.plugins.budget import DEFAULT_MAX_TIME
 
     state: dict[str, Any] = session.plugin_state.get("budget") or {}
-    max_time = parse_duration(session.config.get("max_time") or DEFAULT_MAX_TIME)
+    value = session.config.get("max_time")  # None: -p no:budget, so no limit
+    max_time = 0.0 if value is None else parse_duration(value)
     if max_time <= 0 or "run_started" not in state:
         return None
     elapsed = state.get("elapsed_before_s", 0.0) + time.time() - state["run_started"]
@@ -112,10 +112,10 @@ def ralph_register_agents(registry: AgentRegistry) -> None:
 @hookimpl(trylast=True)
 def ralph_run_agent(session: Session, agent: Agent, request: AgentRequest) -> AgentResult:
     """Every agent runs through this hook, so wrappers can time, trace or extend it."""
-    request.idle_timeout = duration_setting(session, "agent-idle-timeout", DEFAULT_IDLE_TIMEOUT)
+    request.idle_timeout = duration_setting(session, "agent-idle-timeout")
     retries = session.config.get("max_agent_retries")
     policy = RetryPolicy(
-        max_retries=DEFAULT_MAX_RETRIES if retries is None else int(retries),
-        delay_s=duration_setting(session, "agent-retry-delay", DEFAULT_RETRY_DELAY),
+        max_retries=int(retries),
+        delay_s=duration_setting(session, "agent-retry-delay"),
         time_left=lambda: _time_left(session))
     return run_with_retries(agent, request, policy, session.config.stash.get(DISPLAY_KEY))

@@ -6,8 +6,8 @@
   read it from their CLI's output; ``cmd:`` and ``replay:`` report none). What is
   left goes to each iteration (``iteration.budget_usd``), and adapters whose CLI
   has a budget flag of its own pass it on (Claude Code ``--max-budget-usd``).
-- ``--max-calls-per-hour`` (default 100): never fails the session, it waits,
-  with a countdown, until the oldest call of the last hour has aged out.
+- ``--max-calls-per-hour`` (default 100; 0: no limit): never fails the session, it
+  waits, with a countdown, until the oldest call of the last hour has aged out.
 
 State in ``session.plugin_state["budget"]``: elapsed time, cost so far, the
 start times of the agent calls of the last hour.
@@ -24,7 +24,12 @@ from pydantic import Field
 
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser, non_negative_float, parse_duration, positive_int
+from ralph_verify.config.parser import (
+    Parser,
+    non_negative_float,
+    non_negative_int,
+    parse_duration,
+)
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Iteration, Session
@@ -52,10 +57,10 @@ def ralph_addoption(parser: Parser) -> None:
                           f"this (default {DEFAULT_MAX_COST:g} USD; 0: no limit; agents that "
                           "report cost)")
     parser.addoption("--max-calls-per-hour", scope="loop", setting="max-calls-per-hour",
-                     type=positive_int, setting_type=Annotated[int, Field(ge=1)],
+                     type=non_negative_int, setting_type=Annotated[int, Field(ge=0)],
                      default=DEFAULT_CALLS_PER_HOUR, metavar="N",
                      help="at most N agent runs in any hour: the loop waits, with a countdown, "
-                          f"rather than fail (default {DEFAULT_CALLS_PER_HOUR})")
+                          f"rather than fail (default {DEFAULT_CALLS_PER_HOUR}; 0: no limit)")
 
 
 def _duration_arg(text: str) -> str:
@@ -102,7 +107,7 @@ def ralph_session_start(session: Session) -> None:
 def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
     """Wait (visibly, cancellably) while the last hour already holds the allowed calls."""
     state = _state(session)
-    limit = int(session.config.get("max_calls_per_hour") or DEFAULT_CALLS_PER_HOUR)
+    limit = int(session.config.get("max_calls_per_hour"))
     calls = sorted(t for t in state["calls"] if time.time() - t < _HOUR)
     if limit > 0 and len(calls) >= limit:
         until = calls[len(calls) - limit] + _HOUR
@@ -119,7 +124,7 @@ def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
             return
     calls.append(time.time())
     state["calls"] = calls[-max(limit, 1):]
-    max_cost = float(session.config.get("max_cost") or 0)
+    max_cost = float(session.config.get("max_cost"))
     if max_cost > 0:
         iteration.budget_usd = round(max(max_cost - state["cost_usd"], 0.0), 4)
 
@@ -131,7 +136,7 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
         "run_started", time.time())
     if iteration.agent is not None and iteration.agent.cost_usd is not None:
         state["cost_usd"] = state["cost_usd"] + iteration.agent.cost_usd
-    max_time = parse_duration(session.config.get("max_time") or DEFAULT_MAX_TIME)
+    max_time = parse_duration(session.config.get("max_time"))
     agent = iteration.agent
     if agent is not None and agent.unavailable is not None and not agent.error:
         # The agent runner did not wait: the service's reset comes after --max-time.
@@ -141,7 +146,7 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
     if max_time > 0 and state["elapsed_s"] >= max_time:
         return VerdictProposal(Verdict.BUDGET, f"ran {duration(state['elapsed_s'])}, the limit "
                                                f"is {duration(max_time)} (--max-time)")
-    max_cost = float(session.config.get("max_cost") or 0)
+    max_cost = float(session.config.get("max_cost"))
     if max_cost > 0 and state["cost_usd"] >= max_cost:
         return VerdictProposal(Verdict.BUDGET, f"the agent reported ${state['cost_usd']:.2f}, "
                                                f"the limit is ${max_cost:.2f} (--max-cost)")

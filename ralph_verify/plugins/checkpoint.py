@@ -125,7 +125,7 @@ def ralph_session_start(session: Session) -> None:
                   f"{len(point.dirty)} uncommitted file(s) are kept in {point.dir}; "
                   "'ralph-verify recover' restores them")
     if not config.get("no_branch"):
-        branch = f"{config.get('branch_prefix') or DEFAULT_PREFIX}{session.id}"
+        branch = f"{config.get('branch_prefix')}{session.id}"
         git.switch_new_branch(root, branch)
         state["branch"] = branch
         _say(session, f"working on the new branch {branch} (from {state['from_branch']})")
@@ -231,6 +231,6 @@ def recover_command(config: Config) -> int:
     if (config.root / ".ralph").is_dir() and StateDir(config.root).lock_holder() is not None:
         raise UsageError("a run is active in this project: stop it first ('ralph-verify "
                          "cancel'), then recover")
-    for line in recovery.recover(config.root, getattr(config.option, "recovery_session", None)):
+    for line in recovery.recover(config.root, config.get("recovery_session")):
         print(f"recover: {line}")
     return 0

@@ -70,7 +70,7 @@ def ralph_addoption(parser: Parser) -> None:
         help="the task of every loop that sets none")
     add("--max-iterations", scope="fleet", dest="fleet_max_iterations", type=positive_int,
         metavar="N", help="every loop's iteration limit unless the fleet file sets one")
-    add("-j", "--jobs", scope="fleet", type=positive_int, metavar="N",
+    add("-j", "--jobs", scope="fleet", dest="fleet_jobs", type=positive_int, metavar="N",
         help="loops at once (default: [fleet] jobs, else the number of cores)")
     add("--executor", scope="fleet", metavar="NAME",
         help="what runs the loops: local (default) or one a plugin adds, e.g. dask")
@@ -96,28 +96,28 @@ def ralph_addoption(parser: Parser) -> None:
         help="with status: a live table on a terminal, plain lines elsewhere")
     add("--wait", scope="fleet", dest="fleet_wait", type=float, default=60.0,
         metavar="SECONDS", help="with cancel: how long to wait for the fleet to stop")
-    add("--github", scope="fleet", dest="github", action="store_true", default=False,
+    add("--github", scope="fleet", dest="fleet_github", action="store_true", default=False,
         help="append a Markdown job summary to $GITHUB_STEP_SUMMARY")
-    add("--junitxml", scope="fleet", metavar="FILE",
+    add("--junitxml", scope="fleet", dest="fleet_junitxml", metavar="FILE",
         help="write the merged JUnit file here too (default: OUT/fleet-junit.xml)")
-    add("-q", "--quiet", scope="fleet", action="store_true", default=False,
+    add("-q", "--quiet", scope="fleet", dest="fleet_quiet", action="store_true", default=False,
         help="print nothing but errors")
 
 
 def fleet(config: Config) -> int:
-    args = list(getattr(config.option, "fleet_args", None) or [])
-    out = Path(getattr(config.option, "fleet_out", None) or "fleet")
+    args = list(config.get("fleet_args") or [])
+    out = Path(config.get("fleet_out") or "fleet")
     out = out if out.is_absolute() else config.invocation_dir / out
     if args[:1] == ["merge"]:
         return merge(config, args[1:], out)
     if args[:1] == ["status"]:
         from ralph_verify.fleet.status import status
 
-        return status(out, bool(config.option.fleet_watch), 1.0)
+        return status(out, bool(config.get("fleet_watch")), 1.0)
     if args[:1] == ["cancel"]:
         from ralph_verify.fleet.status import cancel
 
-        return cancel(out, float(config.option.fleet_wait))
+        return cancel(out, float(config.get("fleet_wait")))
     if len(args) > 1:
         raise UsageError(f"fleet takes one fleet file, got {len(args)}: {' '.join(args)}")
     from ralph_verify.fleet.command import run_fleet
@@ -133,7 +133,7 @@ def merge(config: Config, folders: list[str], out: Path) -> int:
                          "ralph-verify fleet merge fleet-*/ --out fleet/")
     paths = [config.invocation_dir / folder for folder in folders]
     document = outputs.merge(paths, out)
-    outputs.write_outputs(out, document, github=bool(getattr(config.option, "github", False)))
+    outputs.write_outputs(out, document, github=bool(config.get("fleet_github")))
     total = outputs.totals(document["loops"])
     print(f"fleet {document['fleet']}: merged {len(paths)} folder(s), {total['loops']} loops "
           f"into {out}")

@@ -179,12 +179,12 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def _enabled(config: Config) -> bool:
-    return bool(getattr(config.option, "github", None))
+    return bool(config.get("github"))
 
 
 def _emit(config: Config, lines: Iterator[str]) -> None:
     """Workflow commands on lines of their own: stdout, or stderr when stdout carries JSON."""
-    stream = sys.stderr if getattr(config.option, "json", None) == "-" else sys.stdout
+    stream = sys.stderr if config.get("json") == "-" else sys.stdout
     sys.stdout.flush()
     for line in lines:
         stream.write(line + "\n")

@@ -79,16 +79,13 @@ def ralph_addoption(parser: Parser) -> None:
                     "examples:\n  ralph-verify start --until tests,lint --max-iterations 10\n"
                     "  ralph-verify cancel",
     )
-    parser.addoption("--max-iterations", scope="start", type=int, metavar="N",
-                     help="stop after N iterations (default: max-iterations of "
-                          "[tool.ralph-verify], else 20)")
     parser.addoption("--session-id", scope="start", metavar="ID",
                      help="the agent session to bind (default: $CLAUDE_CODE_SESSION_ID, else "
                           "the first session whose Stop hook fires)")
     parser.addoption("--agent-name", scope="start", choices=("claude", "codex"),
                      help="which agent's Stop hook drives the loop (default: the first to "
                           "call; claude when $CLAUDE_CODE_SESSION_ID binds it)")
-    parser.addoption("task", scope="start", nargs="*", metavar="TASK",
+    parser.addoption("start_task", scope="start", nargs="*", metavar="TASK",
                      help="the task, recorded for 'status' and progress.md")
     parser.add_command(
         "hook", hook, scopes=("hook",),
@@ -147,7 +144,7 @@ def slash(config: Config) -> int:
 def hook(config: Config) -> int:
     from ralph_verify.hookrun import run_hook
 
-    return run_hook(config, str(config.option.action))
+    return run_hook(config, str(config.get("action")))
 
 
 @hookimpl

@@ -85,7 +85,7 @@ def ralph_register_init_targets(registry: InitRegistry) -> None:
 
 def run_init(config: Config) -> int:
     registry = init_targets(config)
-    name = config.option.target
+    name = config.get("target")
     target = registry.get(name)
     if target is None:
         known = ", ".join(t.name for t in registry.targets())
@@ -254,7 +254,7 @@ def init_project(config: Config) -> int:
         print(f"  {line}", file=out)
     until = detected_until(project)
     agent = project.agents[0] if project.agents else None
-    interactive = (not config.option.yes and not config.option.dry_run
+    interactive = (not config.get("yes") and not config.get("dry_run")
                    and sys.stdin.isatty() and sys.stdout.isatty())
     if interactive:
         until = [s.strip() for s in _ask("Checks that must pass", ",".join(until)).split(",")
@@ -270,19 +270,19 @@ def init_project(config: Config) -> int:
                    or PROMPT_TEMPLATE.format(checks=", ".join(until))),
         gitignore_change(root / ".gitignore"),
     ]
-    written = apply_changes(changes, root, force=config.option.force,
-                            dry_run=config.option.dry_run, out=out)
+    written = apply_changes(changes, root, force=config.get("force"),
+                            dry_run=config.get("dry_run"), out=out)
     print("", file=out)
     for change in changes:
         name = change.path.relative_to(root).as_posix()
-        if config.option.dry_run:
+        if config.get("dry_run"):
             state = "would change" if change.changed else "unchanged"
         elif change in written:
             state = "created" if change.old is None else "updated"
         else:
             state = "kept as it is"
         print(f"  {name}: {state}", file=out)
-    if not config.option.dry_run:
+    if not config.get("dry_run"):
         print("\nnext: 'ralph-verify check' to see where the project stands, then edit "
               "PROMPT.md and 'ralph-verify run'", file=out)
     return 0

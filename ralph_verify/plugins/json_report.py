@@ -16,21 +16,22 @@ from ralph_verify.verification import Verification
 
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
-    parser.addoption("--json", scope="output", nargs="?", const="-", metavar="FILE",
-                     help="write the verification as JSON to FILE, or to stdout when no FILE "
-                          "is given (the terminal summary then goes to stderr)")
+    parser.addoption("--json", scope=("output", "status"), nargs="?", const="-", metavar="FILE",
+                     help="write the result as JSON to FILE, or to stdout when no FILE is given: "
+                          "the verification (check, run; the terminal summary then goes to "
+                          "stderr), or the session's state.json (status)")
 
 
 @hookimpl
 def ralph_configure(config: Config) -> None:
-    target = getattr(config.option, "json", None)
+    target = config.get("json")
     if target is not None and target != "-":
         output_target("--json", target, config.invocation_dir)
 
 
 @hookimpl
 def ralph_verification_finish(config: Config, verification: Verification) -> None:
-    target = getattr(config.option, "json", None)
+    target = config.get("json")
     if target is None:
         return
     text = redact(json.dumps(redact_data(verification.to_json()), indent=2)) + "\n"

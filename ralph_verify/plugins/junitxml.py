@@ -52,7 +52,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 @hookimpl
 def ralph_configure(config: Config) -> None:
-    target = getattr(config.option, "junitxml", None)
+    target = config.get("junitxml")
     if target:
         path = output_target("--junitxml", target, config.invocation_dir)
         config.pluginmanager.register(JUnitXmlWriter(config, path), WRITER)
@@ -114,7 +114,7 @@ class JUnitXmlWriter:
         from ralph_verify.verification import Verification
 
         alone = Verification(root=verification.root, results=[result])
-        budget = int(self.config.get("feedback_budget") or 4000)
+        budget = int(self.config.get("feedback_budget"))
         text: str | None = self.config.hook.ralph_format_feedback(verification=alone,
                                                                   budget=budget)
         return text or result.summary

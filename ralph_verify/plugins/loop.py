@@ -86,7 +86,7 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--agent", scope="loop", setting="agent", metavar="NAME[:ARG]",
                      help="the agent: cmd:COMMAND (prompt on stdin), replay:DIR, or an adapter "
                           "a plugin registers (see 'ralph-verify plugins')")
-    parser.addoption("--max-iterations", scope="loop", setting="max-iterations",
+    parser.addoption("--max-iterations", scope=("loop", "start"), setting="max-iterations",
                      type=positive_int, setting_type=Annotated[int, Field(ge=1)],
                      default=DEFAULT_MAX_ITERATIONS, metavar="N",
                      help=f"stop after N iterations (default {DEFAULT_MAX_ITERATIONS})")
@@ -114,8 +114,6 @@ def ralph_addoption(parser: Parser) -> None:
                      action="store_true", default=False,
                      help="continue the agent's own conversation across iterations (adapters "
                           "that support it)")
-    parser.addoption("--json", scope="status", nargs="?", const="-", metavar="FILE",
-                     help="print state.json instead of the summary")
     parser.addoption("--wait", scope="cancel", type=float, default=30.0, metavar="SECONDS",
                      help="how long to wait for the run to stop (default 30)")
     parser.addoption("iteration", scope="rollback", type=int, metavar="N",
@@ -144,7 +142,7 @@ def status(config: Config) -> int:
     from ralph_verify.display import duration
     from ralph_verify.state import StateDir
 
-    if getattr(config.option, "watch", False):  # --watch: declared by plugins/watch.py
+    if config.get("watch"):  # --watch: declared by plugins/watch.py
         from ralph_verify.plugins.watch import watch_status
 
         return watch_status(config)
@@ -153,8 +151,14 @@ def status(config: Config) -> int:
     if data is None:
         print(f"no session in {config.root} (no .ralph/state.json)")
         return 1
-    if getattr(config.option, "json", None):
+    target = config.get("json")  # --json: declared by plugins/json_report.py
+    if target == "-":
         print(json.dumps(data, indent=2))
+        return 0
+    if target:
+        from ralph_verify.state_files import write_text_atomic
+
+        write_text_atomic(config.invocation_dir / target, json.dumps(data, indent=2) + "\n")
         return 0
     holder = state.lock_holder()
     if data.get("status") == "finished":
@@ -239,7 +243,7 @@ def cancel(config: Config) -> int:
 
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(info.pid, signal.SIGTERM)  # a single process, proven ours, pid > 1
-    deadline = time.monotonic() + float(getattr(config.option, "wait", 30.0))
+    deadline = time.monotonic() + float(config.get("wait"))
     while state.lock_holder() is not None and time.monotonic() < deadline:
         time.sleep(0.1)
     if state.lock_holder() is not None:
@@ -266,7 +270,7 @@ def rollback(config: Config) -> int:
     from ralph_verify.state import StateDir
 
     state = StateDir(config.root)
-    number = int(config.option.iteration)
+    number = int(config.get("iteration"))
     data = state.read_state()
     if data is None:
         raise UsageError(f"no session in {config.root} to roll back")

@@ -54,10 +54,10 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def report(config: Config) -> int:
-    output = config.option.output
+    output = config.get("output")
     target = write_report(config.root / ".ralph",
                           Path(config.invocation_dir, output) if output else None,
-                          config.option.session)
+                          config.get("session"))
     print(f"report: {target}")
     return 0
 

@@ -29,7 +29,7 @@ def ralph_addoption(parser: Parser) -> None:
 @hookimpl
 def ralph_configure(config: Config) -> None:
     """A missing or unusable bubblewrap fails before the baseline (exit 2)."""
-    if "loop" in config.command.scopes and getattr(config.option, "sandbox", False):
+    if "loop" in config.command.scopes and config.get("sandbox"):
         from ralph_verify.sandbox import check_available
 
         _BWRAP[id(config)] = check_available()
@@ -44,7 +44,7 @@ def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
 
         agent = str(config.get("agent") or "")
         request.sandbox = tuple(bwrap_argv(
-            bwrap, Path(request.root), network=str(config.option.sandbox_network),
+            bwrap, Path(request.root), network=str(config.get("sandbox_network")),
             writable=state_dirs(agent, os.environ, Path.home())))
     result = yield
     return result

@@ -16,7 +16,7 @@ _COLOURS = {Status.PASSED: "32", Status.FAILED: "31", Status.ERROR: "35", Status
 
 def output_stream(config: Config) -> TextIO:
     """stdout, or stderr when stdout carries ``--json``."""
-    return sys.stderr if getattr(config.option, "json", None) == "-" else sys.stdout
+    return sys.stderr if config.get("json") == "-" else sys.stdout
 
 
 def _paint(text: str, status: Status, stream: TextIO) -> str:
@@ -52,7 +52,7 @@ def python_line(config: Config) -> str:
 
 @hookimpl
 def ralph_verification_finish(config: Config, verification: Verification) -> None:
-    if getattr(config.option, "quiet", False):
+    if config.get("quiet"):
         return
     stream = output_stream(config)
     width = max((len(r.spec) for r in verification.results), default=8)

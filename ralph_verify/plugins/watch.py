@@ -21,6 +21,6 @@ def watch_status(config: Config) -> int:
     from ralph_verify.records import describe_plugin_state
     from ralph_verify.watch import watch
 
-    interval = max(0.05, float(config.option.interval))
+    interval = max(0.05, float(config.get("interval")))
     return watch(config.root, interval=interval,
                  describe=lambda name, value: describe_plugin_state(config, name, value))
