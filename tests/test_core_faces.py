@@ -173,3 +173,18 @@ def test_max_calls_per_hour_0_switches_the_rate_limit_off(ralph: Ralph, where: s
                        "--max-iterations", "2", *limit, "-p", "no:breaker", "make done.txt")
     assert result.ret == ExitCode.MAX_ITERATIONS, result
     assert "rate limit" not in result.out + result.err
+
+
+@pytest.mark.parametrize(("plugin", "why"), [
+    ("core", "it runs every check"),
+    ("commands", "it provides the check, checks and plugins commands"),
+])
+def test_an_essential_plugin_cannot_be_disabled(ralph: Ralph, plugin: str, why: str) -> None:
+    """-p no:core made every check error (an internal error, even); -p no:commands took
+    'check' away: refused up front, naming the plugin and why."""
+    result = ralph.run("check", "--until", "files:pyproject.toml", "-p", f"no:{plugin}")
+    assert result.ret == ExitCode.USAGE_ERROR
+    assert result.out == ""
+    assert result.err.startswith(f"ERROR: -p no:{plugin}: plugin {plugin!r} cannot be "
+                                 "disabled: ") and why in result.err
+    assert result.err.count("\n") == 1

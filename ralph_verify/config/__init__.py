@@ -76,6 +76,14 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "fleet_local",
 )
 
+#: Built-ins the others stand on, with why: ``-p no:NAME`` of one of these is refused
+#: (exit 2) instead of leaving a run in which every check errors or ``check`` is missing.
+ESSENTIAL_PLUGINS: dict[str, str] = {
+    "core": "it runs every check and declares the options all commands share (--timeout, "
+            "--feedback-budget, --python, --jobs); without it every check would error",
+    "commands": "it provides the check, checks and plugins commands",
+}
+
 
 class Config:
     """Access to settings, the plugin manager and the hooks for one run."""
@@ -221,6 +229,10 @@ def get_plugin_manager(disabled: Sequence[str] = (),
     name, even with autoloading disabled: like ``PYTEST_PLUGINS``, a way to use a
     plugin without installing it.
     """
+    for name in disabled:
+        if name in ESSENTIAL_PLUGINS:
+            raise UsageError(f"-p no:{name}: plugin {name!r} cannot be disabled: "
+                             f"{ESSENTIAL_PLUGINS[name]}")
     pm = pluggy.PluginManager("ralph_verify")
     pm.add_hookspecs(hookspec)
     blocked = set(disabled)
