@@ -470,16 +470,14 @@ def ask_policies(config: Config, session: Session, iteration: Iteration,
                  verification: Verification) -> VerdictProposal | None:
     """Ask every ``ralph_iteration_verdict`` policy; the precedence in :mod:`verdict`, not
     plugin order, picks the winner. Each proposal is credited to the plugin that made it."""
-    proposals: list[VerdictProposal] = []
-    kwargs = {"session": session, "iteration": iteration, "verification": verification}
-    for impl in config.hook.ralph_iteration_verdict.get_hookimpls():
-        proposal = impl.function(**{name: kwargs[name] for name in impl.argnames})
-        if isinstance(proposal, VerdictProposal):
-            if not proposal.source:
-                proposal = VerdictProposal(proposal.verdict, proposal.reason,
-                                           impl.plugin_name)
-            proposals.append(proposal)
-    return decide(proposals)
+    from ralph_verify.config import implementers
+    from ralph_verify.verdict import credited
+
+    # Through pluggy (wrappers and tracing see every policy), not impl by impl.
+    proposals = config.hook.ralph_iteration_verdict(session=session, iteration=iteration,
+                                                     verification=verification)
+    return decide(credited(proposals,
+                           implementers(config.pluginmanager, "ralph_iteration_verdict")))
 
 
 def session_specs(config: Config) -> list[CheckSpec]:

@@ -12,8 +12,10 @@ limit last.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
-from dataclasses import dataclass
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from types import CodeType, FrameType
 
 from ralph_verify.exitcode import ExitCode
 
@@ -64,8 +66,37 @@ class VerdictProposal:
 
     verdict: Verdict
     reason: str
-    #: The plugin that proposed it (filled in by the core).
+    #: The plugin that proposed it: given, or filled in by the core from :attr:`made_in`.
     source: str = ""
+    #: The code running where it was made, innermost first, so that the core can credit it
+    #: to the hook implementation that made it (pluggy does not say which one answered).
+    made_in: tuple[CodeType, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.source and not self.made_in:
+            codes: list[CodeType] = []
+            frame: FrameType | None = sys._getframe(1)
+            while frame is not None:
+                codes.append(frame.f_code)
+                frame = frame.f_back
+            object.__setattr__(self, "made_in", tuple(codes))
+
+
+def credited(proposals: Iterable[object],
+             implementers: Mapping[CodeType, str]) -> list[VerdictProposal]:
+    """The proposals a ``ralph_iteration_verdict`` call returned, each with its ``source``:
+    the plugin it names, else the plugin whose implementation (``implementers``: code ->
+    plugin name) was running when it was made."""
+    found: list[VerdictProposal] = []
+    for proposal in proposals:
+        if not isinstance(proposal, VerdictProposal):
+            continue
+        if not proposal.source:
+            source = next((implementers[code] for code in proposal.made_in
+                           if code in implementers), "")
+            proposal = replace(proposal, source=source)
+        found.append(proposal)
+    return found
 
 
 def decide(proposals: Iterable[VerdictProposal | None]) -> VerdictProposal | None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import json
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from ralph_verify.config.parser import Parser
 from ralph_verify.exitcode import CHECK_MEANINGS, ExitCode
 from ralph_verify.stash import Stash, StashKey
 from ralph_verify.testing import Ralph
-from ralph_verify.verdict import EXIT_CODES, Verdict
+from ralph_verify.verdict import EXIT_CODES, Verdict, VerdictProposal
 
 PACKAGE = Path(ralph_verify.__file__).parent
 
@@ -188,3 +189,54 @@ def test_an_essential_plugin_cannot_be_disabled(ralph: Ralph, plugin: str, why: 
     assert result.err.startswith(f"ERROR: -p no:{plugin}: plugin {plugin!r} cannot be "
                                  "disabled: ") and why in result.err
     assert result.err.count("\n") == 1
+
+
+def test_hooks_are_only_called_through_pluggy() -> None:
+    """Calling ``impl.function`` directly hides the call from wrappers and tracing."""
+    found = []
+    for path, tree in _modules():
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "function"):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert found == []
+
+
+class Watcher:
+    """A third-party plugin: wraps the policies and options hooks and proposes a verdict."""
+
+    def __init__(self) -> None:
+        self.verdict_calls: list[list[str]] = []
+        self.declared = 0
+
+    @ralph_verify.hookimpl(wrapper=True)
+    def ralph_addoption(self, parser: Parser) -> Iterator[None]:
+        before = len(parser.options)
+        yield
+        self.declared = len(parser.options) - before
+
+    @ralph_verify.hookimpl(wrapper=True)
+    def ralph_iteration_verdict(self) -> Generator[None, list[VerdictProposal],
+                                                    list[VerdictProposal]]:
+        proposals = yield
+        self.verdict_calls.append([p.source or p.verdict.value for p in proposals])
+        return proposals
+
+
+class Blocker:
+    @ralph_verify.hookimpl
+    def ralph_iteration_verdict(self) -> VerdictProposal:
+        return VerdictProposal(Verdict.BLOCKED, "the blocker says so")
+
+
+def test_wrappers_see_the_policies_and_each_proposal_names_its_plugin(ralph: Ralph) -> None:
+    ralph.git_init()
+    watcher = Watcher()
+    result = ralph.run("run", "--agent", "cmd:true", "--until", "files:done.txt",
+                       "--max-iterations", "3", "make done.txt", plugins=[watcher, Blocker()])
+    assert result.ret == ExitCode.BLOCKED, result
+    assert watcher.declared > 10  # every plugin's options went through the wrapper
+    assert len(watcher.verdict_calls) == 1 and watcher.verdict_calls[0]  # one iteration
+    state = json.loads((ralph.path / ".ralph" / "state.json").read_text(encoding="utf-8"))
+    assert state["verdict"] == {"verdict": "blocked", "source": "Blocker",
+                                "reason": "the blocker says so"}

@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from types import CodeType, FrameType
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -203,6 +204,28 @@ def plugin_name_of(pm: pluggy.PluginManager, module: str) -> str:
     return module
 
 
+def implementers(pm: pluggy.PluginManager, hook_name: str) -> dict[CodeType, str]:
+    """The code of each implementation of ``hook_name``, with its plugin's name: pluggy calls
+    every implementation itself and does not say which one is running, so the code on the
+    call stack tells who declared an option or made a verdict proposal."""
+    codes: dict[CodeType, str] = {}
+    for impl in getattr(pm.hook, hook_name).get_hookimpls():
+        code = getattr(getattr(impl.function, "__func__", impl.function), "__code__", None)
+        if code is not None:
+            codes.setdefault(code, impl.plugin_name)
+    return codes
+
+
+def implementer_on_stack(codes: dict[CodeType, str]) -> str:
+    """The plugin of the innermost implementation in ``codes`` running now, else ``""``."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code in codes:
+            return codes[frame.f_code]
+        frame = frame.f_back
+    return ""
+
+
 def register_plugin(pm: pluggy.PluginManager, plugin: object, name: str) -> None:
     """Register one plugin, built-in or third-party, with a clear error if it is malformed."""
     try:
@@ -314,12 +337,9 @@ def find_root(start: Path) -> Path:
 
 def collect_options(pm: pluggy.PluginManager) -> Parser:
     """What every plugin declares in ``ralph_addoption``; each declaration names its plugin."""
-    parser = Parser()
-    # Each implementation is called in turn so that what it declares names its plugin.
-    for impl in reversed(pm.hook.ralph_addoption.get_hookimpls()):
-        parser.current_plugin = impl.plugin_name
-        impl.function(parser=parser)
-    parser.current_plugin = ""
+    codes = implementers(pm, "ralph_addoption")
+    parser = Parser(plugin_of_caller=lambda: implementer_on_stack(codes))
+    pm.hook.ralph_addoption(parser=parser)  # through pluggy: wrappers and tracing see it
     return parser
 
 

@@ -69,8 +69,13 @@ class Parser:
     options: list[Option] = field(default_factory=list)
     settings: dict[str, Setting] = field(default_factory=dict)
     commands: dict[str, Command] = field(default_factory=dict)
-    #: Set by the config while calling each plugin, so declarations name their plugin.
-    current_plugin: str = ""
+    #: Names the plugin declaring something (the config's: the plugin on the call stack).
+    plugin_of_caller: Callable[[], str] = field(default=lambda: "")
+
+    @property
+    def current_plugin(self) -> str:
+        """The plugin whose ``ralph_addoption`` is declaring (``""`` outside the config)."""
+        return self.plugin_of_caller()
 
     def add_command(self, name: str, handler: CommandHandler, *, help: str,
                     description: str = "", scopes: Sequence[str] = (),
