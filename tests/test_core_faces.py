@@ -240,3 +240,16 @@ def test_wrappers_see_the_policies_and_each_proposal_names_its_plugin(ralph: Ral
     state = json.loads((ralph.path / ".ralph" / "state.json").read_text(encoding="utf-8"))
     assert state["verdict"] == {"verdict": "blocked", "source": "Blocker",
                                 "reason": "the blocker says so"}
+
+
+def test_status_json_is_the_one_json_option_and_honours_its_file(ralph: Ralph) -> None:
+    """``--json`` is declared once for check, run and status; status used to declare its
+    own, which printed to stdout whatever FILE it was given."""
+    ralph.git_init()
+    ralph.run("run", "--agent", "cmd:true", "--until", "files:done.txt", "--max-iterations",
+              "1", "x")
+    result = ralph.run("status", "--json", "state-copy.json")
+    assert result.ret == ExitCode.OK and result.out == ""
+    data = json.loads((ralph.path / "state-copy.json").read_text(encoding="utf-8"))
+    assert data["verdict"]["verdict"] == "max-iterations"
+    assert ralph.run("status", "--json").json() == data
