@@ -113,6 +113,22 @@ def passed_ids(folder: Path) -> set[str]:
     return passed - failed
 
 
+def failing_ids(folder: Path) -> set[str]:
+    """Node ids with a failing report, and the ids of collection errors."""
+    failing: set[str] = set()
+    for path in sorted(folder.glob("record-*.jsonl")) if folder.is_dir() else []:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(record, dict) and (record.get("k") == "c" or (
+                        record.get("k") == "r" and _failing(record))):
+                    failing.add(str(record.get("id") or "."))
+    return failing
+
+
 def _failing(record: dict[str, Any]) -> bool:
     return bool(record.get("tamper")) or record.get("outcome") == "failed" or record.get(
         "cat") in ("failed", "error")

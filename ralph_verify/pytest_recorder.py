@@ -20,6 +20,13 @@ Records (one JSON object per line, key ``k``):
   and, for the first few, the traceback text.
 - ``c``: a collection error; ``d``: deselected tests; ``hooks``: the plugins
   and conftest files implementing hooks that decide reports or collection.
+
+For affected-tests-first (:mod:`ralph_verify.affected`): with ``RALPH_VERIFY_DEPS``
+set, each process also writes ``deps-PID.jsonl``, one line per test: its node id
+and the project files whose code ran while it ran (setup, call, teardown), seen by
+a call-only tracer (``sys.monitoring`` on Python 3.12+, else a profile or trace
+function that never traces lines). With ``RALPH_VERIFY_SELECT`` naming a JSON list
+of node ids (and of test files run whole), only those of the collected tests run.
 """
 
 from __future__ import annotations
@@ -53,6 +60,11 @@ _ran: set[str] = set()
 _texts = 0
 _causes: set[str] = set()
 _root = ""
+_deps_out: Any = None
+_seen: set[str] = set()
+_select: set[str] | None = None
+#: ``sys.monitoring`` (Python 3.12+), else ``None``; Any: older typeshed stubs lack it.
+_monitoring: Any = getattr(sys, "monitoring", None)
 
 
 def _write(record: dict[str, Any]) -> None:
@@ -77,13 +89,97 @@ def pytest_configure(config: pytest.Config) -> None:
                 encoding="utf-8")
     _write({"k": "start", "pytest": pytest.__version__, "worker": _worker(config),
             "root": _root})
+    _configure_affected(folder)
+
+
+def _configure_affected(folder: str) -> None:
+    global _deps_out, _select
+    if os.environ.get("RALPH_VERIFY_DEPS"):
+        _deps_out = open(os.path.join(folder, f"deps-{os.getpid()}.jsonl"), "a",  # noqa: SIM115  # open all session
+                         encoding="utf-8")
+    select = os.environ.get("RALPH_VERIFY_SELECT")
+    if select:
+        with open(select, encoding="utf-8") as handle:
+            chosen = json.load(handle)
+        _select = set(chosen["ids"]) | {f"file:{rel}" for rel in chosen["files"]}
+
+
+def _saw(frame: Any, event: str, arg: Any) -> None:
+    """Profile/trace function: note the file of each frame entered; never trace its lines."""
+    _seen.add(frame.f_code.co_filename)
+
+
+def _saw_code(code: Any, offset: int) -> Any:
+    _seen.add(code.co_filename)
+    return _monitoring.DISABLE  # once per code object and test: restart_events() re-arms
+
+
+def _monitor_tool() -> int | None:
+    monitoring = _monitoring
+    if monitoring is None:
+        return None
+    for tool in (4, 3, 5):
+        if monitoring.get_tool(tool) in (None, "ralph-verify"):
+            if monitoring.get_tool(tool) is None:
+                monitoring.use_tool_id(tool, "ralph-verify")
+                monitoring.register_callback(tool, monitoring.events.PY_START, _saw_code)
+            return tool
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, Any, None]:
+    """Record the project files each test's code ran in (with ``RALPH_VERIFY_DEPS``)."""
+    if _deps_out is None:
+        yield
+        return
+    _seen.clear()
+    tool = _monitor_tool()
+    how = ""
+    if tool is not None:
+        _monitoring.restart_events()
+        _monitoring.set_events(tool, _monitoring.events.PY_START)
+    elif sys.gettrace() is None:  # coverage's tracer is not ours to replace
+        how = "trace"
+        sys.settrace(_saw)
+    elif sys.getprofile() is None:
+        how = "profile"
+        sys.setprofile(_saw)
+    try:
+        yield
+    finally:
+        if tool is not None:
+            _monitoring.set_events(tool, 0)
+        elif how == "trace":
+            sys.settrace(None)
+        elif how == "profile":
+            sys.setprofile(None)
+    seen = {_relative(f) for f in _seen if _is_project(f)}
+    path = getattr(item, "path", None) or getattr(item, "fspath", None)  # pytest<7: fspath
+    if path is not None:
+        seen.add(_relative(str(path)))
+    files = sorted(seen)
+    _deps_out.write(json.dumps({"id": item.nodeid, "files": files,
+                                "traced": bool(tool is not None or how)}) + "\n")
+    _deps_out.flush()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """With ``RALPH_VERIFY_SELECT``: keep only the named tests (ralph-verify chose them)."""
+    if _select is not None:
+        items[:] = [item for item in items if item.nodeid in _select
+                    or f"file:{item.nodeid.split('::', 1)[0]}" in _select]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    global _out
+    global _out, _deps_out
     if _out is not None:
         _out.close()
         _out = None
+    if _deps_out is not None:
+        _deps_out.close()
+        _deps_out = None
 
 
 def _relative(path: str) -> str:

@@ -42,9 +42,9 @@ Example, a check reading the shared coverage data::
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -58,11 +58,21 @@ from ralph_verify.checks import (
     Failure,
     Status,
 )
+from ralph_verify.iteration import Session
 from ralph_verify.junit_xml import JUnitError, JUnitReport, iter_cases, read_report
 from ralph_verify.plugins.junit import MAX_KEPT, report_result
 from ralph_verify.process import ToolError, ToolRun
-from ralph_verify.pytest_record import PLUGIN_NAME, passed_ids, plugin_source, read_record
+from ralph_verify.pytest_record import (
+    PLUGIN_NAME,
+    failing_ids,
+    passed_ids,
+    plugin_source,
+    read_record,
+)
 from ralph_verify.verification import VerifyContext
+
+if TYPE_CHECKING:
+    from ralph_verify.affected import Plan
 
 __all__ = ["CoverageOptions", "PytestRun", "TestsOptions", "shared_pytest_run"]
 
@@ -112,6 +122,13 @@ class TestsOptions(CheckOptions):
         description="Re-run the failed tests once when 1 to N failed; one that passes then "
                     "is reported as flaky, not failed (0: never re-run)",
     )
+    select: Literal["affected", "all"] = Field(
+        default="all",
+        description='In a loop (run): "affected" runs first only the tests whose files changed '
+                    "since the last full run, plus those that failed last time; if one fails, "
+                    "that is the verdict, else the full suite runs and decides (a loop never "
+                    'ends complete on a partial run); "all": always the full suite',
+    )
     flaky: Literal["block", "allow"] = Field(
         default="block",
         description='"block": a test that failed and then passed on the re-run still fails '
@@ -134,6 +151,11 @@ class PytestRun:
     args: tuple[str, ...] = ()
     #: Where ralph-verify's pytest plugin wrote its records (:mod:`ralph_verify.pytest_record`).
     record_dir: Path | None = None
+    #: Only the affected tests ran (``tests.select = "affected"``), and one failed: no check
+    #: may pass on this run, and nothing may compare its test counts or ids with a full run.
+    partial: bool = False
+    #: How many tests the partial run selected.
+    selected: int = 0
 
 
 def shared_pytest_run(ctx: VerifyContext) -> PytestRun:
@@ -167,35 +189,102 @@ def _timeout(ctx: VerifyContext) -> float:
 
 
 def _run_pytest(ctx: VerifyContext) -> PytestRun:
+    session = _affected_session(ctx)
+    if session is None:
+        return _launch(ctx, "pytest-run")
+    from ralph_verify import affected
+
+    if session.baseline is not None:  # the baseline itself always runs the full suite
+        changed = session.last.files_changed if session.last is not None else []
+        chosen, _ = affected.plan(ctx.root, session.dir, changed)
+        if chosen is not None:
+            partial = _run_affected(ctx, session.dir, chosen)
+            if partial is not None:
+                return partial
+    run = _launch(ctx, "pytest-run", deps=True)
+    if run.record_dir is not None and read_record(run.record_dir, max_problems=0) is not None:
+        affected.save(ctx.root, session.dir, run.record_dir, failing_ids(run.record_dir))
+    else:
+        affected.forget(session.dir)
+    return run
+
+
+def _affected_session(ctx: VerifyContext) -> Session | None:
+    """The loop session, when this verification may run the affected tests first."""
+    options = tests_options(ctx)
+    if options.select != "affected" or options.flaky == "allow":
+        return None  # with flaky = "allow", a partial run could pass after its re-run
+    if any(check.spec.arg is not None for check in ctx.checks if isinstance(check, TestsCheck)):
+        return None  # tests:new judges failures against the baseline: it needs every test
+    from ralph_verify.loop import SESSION_KEY
+
+    session = ctx.config.stash.get(SESSION_KEY)
+    return session if isinstance(session, Session) else None
+
+
+def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> PytestRun | None:
+    """Run the affected tests; the run if one failed, else ``None`` (the full suite decides)."""
+    import json
+
+    from ralph_verify import affected
+
+    folder = ctx.workdir / "pytest-affected"
+    folder.mkdir(exist_ok=True)
+    select = folder / "select.json"
+    select.write_text(json.dumps(chosen.selection()), encoding="utf-8")
+    args = [*rerun_args(tuple(tests_options(ctx).args), ctx.root), *chosen.files]
+    try:
+        run = _launch(ctx, "pytest-affected", args=args, coverage=False,
+                      env={"RALPH_VERIFY_SELECT": str(select)})
+    except ToolError:
+        return None
+    if run.tool_run.returncode != EXIT_TESTS_FAILED or run.record_dir is None:
+        return None
+    failing = failing_ids(run.record_dir)
+    if not failing:
+        return None
+    affected.set_failing(session_dir, failing)
+    return replace(run, partial=True, selected=len(chosen.ids))
+
+
+def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
+            coverage: bool | None = None, deps: bool = False,
+            env: dict[str, str] | None = None) -> PytestRun:
+    """One pytest run in ``ctx.workdir / name`` (under coverage if a check needs it)."""
     python = ctx.python()
-    args = tuple(tests_options(ctx).args)
-    folder = ctx.workdir / "pytest-run"
+    run_args = tuple(tests_options(ctx).args if args is None else args)
+    folder = ctx.workdir / name
     folder.mkdir(exist_ok=True)
     junit = folder / "junit.xml"
     record = _record_dir(folder / "record")
-    under_coverage = any(check.needs_coverage for check in ctx.checks)
+    under_coverage = (any(check.needs_coverage for check in ctx.checks) if coverage is None
+                      else coverage)
     plugins = _plugin_dir(ctx, python, folder, compiled=under_coverage)
     # Our recorder is loaded first, before the project's own plugins and conftest files.
-    pytest_argv = ["-m", "pytest", "-p", PLUGIN_NAME, *args, f"--junitxml={junit}",
+    pytest_argv = ["-m", "pytest", "-p", PLUGIN_NAME, *run_args, f"--junitxml={junit}",
                    "-o", "junit_family=xunit1"]
-    env = pytest_env(ctx)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(plugins), env.get("PYTHONPATH")) if p)
-    env["RALPH_VERIFY_RECORD_DIR"] = str(record)
+    run_env = pytest_env(ctx)
+    run_env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(plugins), run_env.get("PYTHONPATH")) if p)
+    run_env["RALPH_VERIFY_RECORD_DIR"] = str(record)
+    if deps:
+        run_env["RALPH_VERIFY_DEPS"] = "1"
+    run_env.update(env or {})
     data: Path | None = None
     if under_coverage:
         data = folder / ".coverage"
-        env["RALPH_VERIFY_COVERAGE_FILE"] = str(data)
+        run_env["RALPH_VERIFY_COVERAGE_FILE"] = str(data)
         argv = [python, "-m", "coverage", "run", f"--data-file={data}", *pytest_argv,
                 "-p", _XDIST_COVERAGE_PLUGIN]
     else:
         argv = [python, *pytest_argv]
     hint = f"the project's Python {python} does not exist (set --python or the python setting)"
-    run = ctx.run(argv, timeout=_timeout(ctx), env=env, missing_hint=hint)
+    run = ctx.run(argv, timeout=_timeout(ctx), env=run_env, missing_hint=hint)
     _raise_for_unusable(run, python, junit, under_coverage=data is not None)
     if data is not None:
         _combine(ctx, python, data)
     return PytestRun(python=python, junit_path=junit, coverage_data=data, tool_run=run,
-                     args=args, record_dir=record)
+                     args=run_args, record_dir=record)
 
 
 def _record_dir(path: Path) -> Path:
@@ -322,8 +411,9 @@ class TestsCheck(Check):
         options = self.options if isinstance(self.options, TestsOptions) else TestsOptions()
         if options.rerun and 1 <= report.failing <= options.rerun:
             _mark_flaky(report, self._rerun(ctx, run, report))
-        return report_result(self, report, no_tests="no tests ran",
-                             flaky_allowed=options.flaky == "allow")
+        result = report_result(self, report, no_tests="no tests ran",
+                               flaky_allowed=options.flaky == "allow" and not run.partial)
+        return _partial_result(result, run) if run.partial else result
 
     def _rerun(self, ctx: VerifyContext, run: PytestRun, report: JUnitReport) -> list[str]:
         """Run the failed tests once more (not under coverage); the ids that passed."""
@@ -349,6 +439,24 @@ class TestsCheck(Check):
         except (ToolError, JUnitError):
             return []  # the re-run could not tell: the first run's failures stand
         return [test_id for test_id in ids if test_id in passed]
+
+
+#: Judged on the full suite only: a partial run has fewer tests by design.
+_FULL_ONLY = {"tests-threshold", "no-test-passed", "no-tests"}
+
+
+def _partial_result(result: CheckResult, run: PytestRun) -> CheckResult:
+    """A partial run's result: marked partial, and never a pass."""
+    result.failures = [f for f in result.failures if f.code not in _FULL_ONLY]
+    result.summary = (f"partial run, the {run.selected} affected tests first: "
+                      f"{result.summary.split('; wanted')[0]}")
+    result.counts["partial"] = 1
+    result.counts["selected"] = run.selected
+    if result.status is Status.PASSED or not result.failures:
+        result.status = Status.FAILED  # cannot happen: a partial run is kept only if one failed
+        result.failures.append(Failure(message="a partial run cannot pass: run the full suite",
+                                       code="partial"))
+    return result
 
 
 def read_pytest_report(run: PytestRun) -> JUnitReport:
@@ -416,6 +524,10 @@ class CoverageCheck(Check):
         import json
 
         run = shared_pytest_run(ctx)
+        if run.partial:
+            return self.result(Status.SKIPPED, "not judged: only the affected tests ran, and "
+                               "one failed (coverage is judged on full runs)",
+                               counts={"partial": 1})
         if run.coverage_data is None:  # only if a plugin replaced the shared run
             return self.error("the shared pytest run was not under coverage")
         out = run.coverage_data.with_name("coverage.json")

@@ -1,0 +1,187 @@
+"""``tests.select = "affected"``: in a loop, the affected tests first, the full suite before
+``complete`` (real pytest, coverage and ``cmd:`` agents)."""
+
+from __future__ import annotations
+
+import json
+
+from ralph_verify.testing import Ralph
+from tests.loop_helpers import agent, history, prompt, state
+
+AFFECTED = """
+[tool.ralph-verify.checks.tests]
+select = "affected"
+rerun = 0
+"""
+
+CALC = """\
+def add(a, b):
+    return a - b
+
+
+def mul(a, b):
+    return a * b
+"""
+
+TEXT = """\
+def shout(s):
+    return s.upper()
+
+
+def whisper(s):
+    return s.lower()
+"""
+
+# Every test notes its name in a log outside the project; the agent marks each iteration.
+CONFTEST = """\
+import os
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _log(request):
+    with open(os.environ["RUN_LOG"], "a") as log:
+        log.write(request.node.name + "\\n")
+"""
+
+TESTS = {
+    "tests/conftest": CONFTEST,
+    "tests/test_calc": """\
+        from calc import add, mul
+
+        def test_add():
+            assert add(2, 3) == 5
+
+        def test_mul():
+            assert mul(2, 3) == 6
+        """,
+    "tests/test_text": """\
+        from text import shout, whisper
+
+        def test_shout():
+            assert shout("a") == "A"
+
+        def test_whisper():
+            assert whisper("A") == "a"
+
+        def test_both():
+            assert whisper(shout("b")) == "b"
+        """,
+}
+
+
+def _project(ralph: Ralph, **extra: str) -> None:
+    ralph.makepyproject(AFFECTED)
+    ralph.makepyfile(**{"calc": CALC, "text": TEXT, **TESTS, **extra})
+    ralph.env["RUN_LOG"] = str(ralph.path.parent / "ran.log")
+
+
+def _ran(ralph: Ralph) -> list[list[str]]:
+    """The tests each verification ran: the baseline's, then each iteration's."""
+    runs: list[list[str]] = [[]]
+    for line in (ralph.path.parent / "ran.log").read_text().splitlines():
+        if line.startswith("--- "):
+            runs.append([])
+        else:
+            runs[-1].append(line)
+    return runs
+
+
+MARK = "open(os.environ['RUN_LOG'], 'a').write(f'--- {N}\\n')\n"
+
+
+def test_a_failing_affected_test_is_the_verdict_and_the_full_suite_decides_complete(
+        ralph: Ralph) -> None:
+    # Iteration 1 breaks text.py and leaves add broken: only test_add (failing before) and
+    # text.py's tests run, the failures are the feedback, coverage is not judged on them.
+    # Iteration 2 fixes both: the affected tests pass, so the full suite runs and decides.
+    _project(ralph)
+    body = MARK + """\
+if N == 1:
+    pathlib.Path("text.py").write_text(pathlib.Path("text.py").read_text()
+                                       .replace("s.upper()", "s.title() + '!'"))
+if N == 2:
+    pathlib.Path("text.py").write_text(pathlib.Path("text.py").read_text()
+                                       .replace("s.title() + '!'", "s.upper()"))
+    pathlib.Path("calc.py").write_text(pathlib.Path("calc.py").read_text()
+                                       .replace("a - b", "a + b"))
+"""
+    result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests,coverage>=50",
+                       "fix it")
+    assert result.ret == 0, result
+    baseline, first, second = _ran(ralph)
+    assert sorted(baseline) == ["test_add", "test_both", "test_mul", "test_shout",
+                                "test_whisper"]
+    # test_add failed last time; text.py's three tests ran it; test_mul did not run.
+    assert sorted(first) == ["test_add", "test_both", "test_shout", "test_whisper"]
+    # Iteration 2: the affected tests (all five now) pass, then the full suite (five again).
+    assert sorted(second) == sorted(baseline * 2)
+    lines = history(ralph)
+    tests, coverage = lines[0]["checks"][0], lines[0]["checks"][1]
+    assert tests["status"] == "failed"
+    assert tests["summary"].startswith("partial run, the 4 affected tests first: 3 failed")
+    assert tests["counts"]["partial"] == 1 and tests["counts"]["selected"] == 4
+    assert coverage["status"] == "skipped" and "not judged" in coverage["summary"]
+    # integrity compares the tests run with the baseline's: not on a partial run.
+    assert [c["status"] for c in lines[0]["checks"] if c["name"] == "integrity"] == ["passed"]
+    assert "tests/test_text.py::test_shout" in prompt(ralph, 2)
+    assert "tests/test_calc.py::test_add" in prompt(ralph, 2)
+    assert [c["name"] for c in lines[1]["checks"] if c["counts"].get("partial")] == []
+    assert lines[1]["checks"][1]["status"] == "passed"
+    assert state(ralph)["verdict"]["verdict"] == "complete"
+    assert "partial run" in result.out  # the iteration's line says what ran
+
+
+def test_a_dependency_the_map_misses_is_caught_by_the_full_suite(ralph: Ralph) -> None:
+    # test_limit reads LIMIT, a constant: no code of limits.py runs in it, so the map says
+    # only test_twice depends on limits.py. The agent fixes twice and changes LIMIT: the
+    # affected run (test_twice) passes, the full suite fails, the loop does not end complete.
+    _project(ralph, calc=CALC.replace("a - b", "a + b"),
+             limits="LIMIT = 3\n\n\ndef twice(x):\n    return x + x + 1\n",
+             **{"tests/test_limits": """\
+                 import limits
+
+                 def test_twice():
+                     assert limits.twice(2) == 4
+
+                 def test_limit():
+                     assert limits.LIMIT == 3
+                 """})
+    body = MARK + """\
+pathlib.Path("limits.py").write_text(pathlib.Path("limits.py").read_text()
+                                     .replace("LIMIT = 3", "LIMIT = 4").replace(" + 1", ""))
+"""
+    result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests",
+                       "--max-iterations", "1", "fix twice")
+    assert result.ret != 0, result
+    assert state(ralph)["verdict"]["verdict"] == "max-iterations"
+    baseline, first = _ran(ralph)
+    assert first[0] == "test_twice" and sorted(first[1:]) == sorted(baseline)
+    check = history(ralph)[0]["checks"][0]
+    assert check["status"] == "failed" and "partial" not in check["counts"]
+    assert check["counts"]["failed"] == 1 and check["counts"]["passed"] == len(baseline) - 1
+    saved = json.loads((ralph.path / ".ralph/iterations/001/verification.json").read_text())
+    assert [f["location"] for f in saved["checks"][0]["failures"]] == [
+        "tests/test_limits.py::test_limit"]
+
+
+def test_a_changed_data_file_runs_the_full_suite(ralph: Ralph) -> None:
+    _project(ralph, **{"tests/test_data": """\
+        import pathlib
+
+        def test_data():
+            assert pathlib.Path("data.txt").read_text() == "ok"
+        """})
+    ralph.makefile("data.txt", "ok")
+    body = MARK + 'pathlib.Path("data.txt").write_text("ko")\n'
+    result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests",
+                       "--max-iterations", "1", "edit the data")
+    assert result.ret != 0, result
+    baseline, first = _ran(ralph)
+    assert sorted(first) == sorted(baseline)
+    check = history(ralph)[0]["checks"][0]
+    assert "partial" not in check["counts"]
+    assert check["counts"]["failed"] == 2
+    affected_map = json.loads((ralph.path / ".ralph" / "affected.json").read_text())
+    assert "tests/test_data.py::test_data" in affected_map["tests"]
