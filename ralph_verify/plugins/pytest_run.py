@@ -58,7 +58,6 @@ from ralph_verify.checks import (
     Failure,
     Status,
 )
-from ralph_verify.iteration import Session
 from ralph_verify.junit_xml import JUnitError, JUnitReport, iter_cases, read_report
 from ralph_verify.plugins.junit import MAX_KEPT, report_result
 from ralph_verify.process import ToolError, ToolRun
@@ -73,6 +72,7 @@ from ralph_verify.verification import VerifyContext
 
 if TYPE_CHECKING:
     from ralph_verify.affected import Plan
+    from ralph_verify.iteration import Session
 
 __all__ = ["CoverageOptions", "PytestRun", "TestsOptions", "shared_pytest_run"]
 
@@ -216,10 +216,9 @@ def _affected_session(ctx: VerifyContext) -> Session | None:
         return None  # with flaky = "allow", a partial run could pass after its re-run
     if any(check.spec.arg is not None for check in ctx.checks if isinstance(check, TestsCheck)):
         return None  # tests:new judges failures against the baseline: it needs every test
-    from ralph_verify.loop import SESSION_KEY
+    from ralph_verify.stash import SESSION_KEY
 
-    session = ctx.config.stash.get(SESSION_KEY)
-    return session if isinstance(session, Session) else None
+    return ctx.config.stash.get(SESSION_KEY)
 
 
 def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> PytestRun | None:
