@@ -6,6 +6,17 @@ start-up with its name and the hook's. Arguments are passed by name, so an
 implementation may accept only the ones it needs. Every class a hook receives or
 returns is importable from ``ralph_verify`` itself.
 
+The hooks of a loop session fire in this order, for both drivers (``run``, and the
+agent's Stop hook in hook mode, which runs one iteration per stop)::
+
+    ralph_session_prepare -> (baseline verification) -> ralph_session_start
+    ralph_runloop
+        per iteration: ralph_run_iteration -> ralph_iteration_start
+            -> ralph_prompt_notes (run: here; hook mode: when the last stop was blocked)
+            -> ralph_run_agent -> (verification) -> ralph_iteration_end
+            -> ralph_iteration_verdict
+    ralph_session_finish
+
 Each hook below says when it is called, what it receives (``:param:``), what its
 answer means (``:returns:``), and shows an implementation.
 """
@@ -291,6 +302,61 @@ def ralph_session_start(session: Session) -> None:
         def ralph_session_start(session):
             state = session.plugin_state.setdefault("mine", {"failing": 0})
             state["failing"] = len(session.baseline.failed)
+    """
+
+
+@hookspec(firstresult=True)
+def ralph_runloop(session: Session, first: int) -> VerdictProposal | None:
+    """Run the session's iterations, from number ``first``, until a verdict.
+
+    Called once per ``run`` (after ``ralph_session_start``) and once per Stop hook call
+    (the built-in runs one iteration there: the agent's turn is over when its Stop hook
+    runs). The built-in (``trylast``) makes each :class:`~ralph_verify.Iteration` and
+    calls ``ralph_run_iteration`` for it; ``session.mode`` says which driver runs it
+    (``"run"`` or ``"hook"``).
+
+    :param session: the running :class:`~ralph_verify.Session`.
+    :param first: the number of the first iteration to run (more than 1 on ``--resume``
+        and in hook mode).
+    :returns: the :class:`~ralph_verify.VerdictProposal` that ends the session, or
+        ``None`` to leave the loop to the next implementation (the built-in returns
+        ``None`` only when the Stop hook's iteration ended without a verdict).
+
+    ::
+
+        @hookimpl(wrapper=True)
+        def ralph_runloop(session, first):
+            started = time.monotonic()
+            verdict = yield
+            print(f"session {session.id}: {time.monotonic() - started:.0f}s of iterations")
+            return verdict
+    """
+
+
+@hookspec(firstresult=True)
+def ralph_run_iteration(session: Session, iteration: Iteration) -> bool | None:
+    """Run one iteration: prompt -> agent -> verify -> record -> decide.
+
+    The built-in (``trylast``) is the same code for both drivers; it calls, in order,
+    ``ralph_iteration_start``, ``ralph_prompt_notes`` (``run`` renders the prompt; the
+    Stop hook asked for it when it blocked the last stop), ``ralph_run_agent`` (in hook
+    mode the agent's turn is already over: its "run" is the Stop hook's
+    ``last_assistant_message``), the verification's hooks, ``ralph_iteration_end`` and
+    ``ralph_iteration_verdict``; the verdict is left in ``iteration.verdict``.
+
+    :param session: the running :class:`~ralph_verify.Session`.
+    :param iteration: the new :class:`~ralph_verify.Iteration`, already last in
+        ``session.iterations``.
+    :returns: ``True`` when the implementation ran the iteration, ``None`` to leave it
+        to the next one.
+
+    ::
+
+        @hookimpl(wrapper=True)
+        def ralph_run_iteration(session, iteration):
+            result = yield
+            print(f"iteration {iteration.number}: {iteration.verdict or 'going on'}")
+            return result
     """
 
 

@@ -62,6 +62,9 @@ class Session:
     cancel_requested: bool = False
     #: True when this run continues an interrupted session (``run --resume``).
     resumed: bool = False
+    #: Who drives the session: ``"run"`` (ralph-verify runs the agent) or ``"hook"`` (the
+    #: agent's Stop hook runs one iteration each time the agent wants to stop).
+    mode: str = "run"
 
     @property
     def last(self) -> Iteration | None:

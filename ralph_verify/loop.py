@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import errno
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ralph_verify import hookimpl
+from ralph_verify.cycle import Driver, ask_policies, verify_in_session
+from ralph_verify.cycle import start as start_driving
 from ralph_verify.display import Display, duration
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
@@ -32,7 +33,7 @@ from ralph_verify.iteration import Iteration, Session
 from ralph_verify.stash import DISPLAY_KEY, PROMISES_KEY, SESSION_KEY
 from ralph_verify.state import StateDir
 from ralph_verify.state_files import now_iso
-from ralph_verify.verdict import EXIT_CODES, Verdict, VerdictProposal, decide
+from ralph_verify.verdict import EXIT_CODES, Verdict, VerdictProposal
 
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent
@@ -142,26 +143,27 @@ class _Callback:
         self.callback(iteration)
 
 
-class _Run:
-    """The state of one run while it goes; :meth:`run` is the protocol."""
+class _Run(Driver):
+    """The state of one run while it goes; :meth:`run` is the protocol, the iterations are
+    :mod:`ralph_verify.cycle`'s (this class answers as their driver)."""
 
     def __init__(self, config: Config, agent: Agent | None, stream: TextIO | None) -> None:
         from ralph_verify.plugins.terminal import output_stream
 
+        super().__init__(StateDir(config.root), agent)
         self.config = config
         self.root = config.root
-        self.state = StateDir(config.root)
         self.display = Display(stream or output_stream(config),
                                quiet=bool(config.get("quiet")))
         config.stash[DISPLAY_KEY] = self.display
-        self.agent = agent
-        self.cancel = threading.Event()
         self.cancel_reason = "cancelled"
         self.started = time.monotonic()
         #: Wall time of the earlier runs of a resumed session (``elapsed_s`` adds up).
         self.elapsed_before = 0.0
         self._recorded: set[int] = set()
-        self.session: Session | None = None
+        self._snap: Any = None
+        self._checks: Sequence[Check] = ()
+        self._template = ""
         self._finishing = False
         self._signalled = False
         from ralph_verify.git import is_repo
@@ -210,7 +212,7 @@ class _Run:
         config = self.config
         session, start = (records.restore_session(config, self.state, previous)
                           if previous is not None else self._new_session(session_id))
-        self.session = session
+        start_driving(session, self)
         config.stash[SESSION_KEY] = session
         if self.agent is None:
             self.agent = make_agent(config)
@@ -249,80 +251,61 @@ class _Run:
                     source="core"))
         config.hook.ralph_session_start(session=session)
         self._save(phase="running")
-        snap = None
-        for number in range(start, session.max_iterations + 1):
-            iteration, snap = self._iteration(number, template, checks, snap)
-            if iteration.verdict is not None:
-                return self._finish(iteration.verdict)
-        return self._finish(VerdictProposal(
+        self._checks, self._template = checks, template
+        verdict = config.hook.ralph_runloop(session=session, first=start)
+        return self._finish(verdict or VerdictProposal(
             Verdict.MAX_ITERATIONS, f"reached {session.max_iterations} iterations",
             source="core"))
 
-    def _iteration(self, number: int, template: str, checks: Sequence[Check],
-                   snap: Any) -> tuple[Iteration, Any]:
-        from ralph_verify import records, snapshot
-        from ralph_verify.agents import AgentRequest, AgentResult
-        from ralph_verify.promises import find_promises
+    # --- the driver of cycle.run_iteration ---------------------------------------------------
 
-        config, session, state = self.config, self._session(), self.state
-        assert self.agent is not None
-        iteration = Iteration(number=number, started_at=now_iso())
-        session.iterations.append(iteration)
-        self.display.iteration = number
-        started = time.monotonic()
-        config.hook.ralph_iteration_start(session=session, iteration=iteration)
+    def begin(self, iteration: Iteration) -> None:
+        self.display.iteration = iteration.number
+
+    def prompt(self, session: Session, iteration: Iteration) -> str:
+        text = self._prompt(self._template, iteration)
+        assert iteration.prompt_path is not None
+        self.state.write_text(iteration.prompt_path, text)
+        return text
+
+    def checks(self) -> Sequence[Check]:
+        return self._checks
+
+    def snapshot(self, previous: Any) -> Any:
+        from ralph_verify import snapshot
+
+        self._snap = snapshot.take(self.root, self._snap if previous is None else previous,
+                                   use_git=self.use_git)
+        return self._snap
+
+    def check_cancel(self) -> None:
         self._check_cancel()
-        iteration.prompt = self._prompt(template, iteration)
-        folder = state.iteration_dir(number)
-        iteration.prompt_path = folder / "prompt.md"
-        state.write_text(iteration.prompt_path, iteration.prompt)
-        log_path = folder / "agent.log"
-        log_path.unlink(missing_ok=True)
-        self._save(phase="agent")
-        use_git = self.use_git
-        before = snapshot.take(self.root, snap, use_git=use_git)
-        self.display.phase(f"agent {getattr(self.agent, 'name', 'agent')} running")
-        request = AgentRequest(prompt=iteration.prompt, prompt_file=iteration.prompt_path,
-                               iteration=number, root=self.root, session_dir=state.path,
-                               log_path=log_path, timeout=float(config.get("agent_timeout")),
-                               cancel=self.cancel, budget_usd=iteration.budget_usd)
-        try:
-            result = config.hook.ralph_run_agent(session=session, iteration=iteration,
-                                                 agent=self.agent, request=request)
-        except FileNotFoundError as exc:
-            result = AgentResult(exit_code=None, duration_s=0.0,
-                                 error=f"agent program not found: {exc.filename or exc}")
-        finally:
-            after = snapshot.take(self.root, before, use_git=use_git)
-            iteration.files_changed = snapshot.changed(before, after)
-        iteration.agent = result
-        damage = state.repair()  # the agent may have deleted or replaced .ralph/
+
+    def phase(self, text: str, iteration: Iteration) -> None:
+        from ralph_verify.records import agent_line
+
+        if text == "agent":
+            self._save(phase="agent")
+            self.display.phase(f"agent {getattr(self.agent, 'name', 'agent')} running")
+        else:
+            self.display.line(agent_line(iteration))
+            self.display.phase(text)
+            self._save(phase=text)
+
+    def after_agent(self, iteration: Iteration) -> str | None:
+        damage = self.state.repair()  # the agent may have deleted or replaced .ralph/
         if damage:
             self.display.line(f"ERROR: {damage}; the session ends with what it knows")
-        self._check_cancel()
-        iteration.promises = find_promises(result.text, iteration.prompt)
-        config.stash[PROMISES_KEY] = list(iteration.promises)
-        self.display.line(records.agent_line(iteration))
-        self.display.phase("verifying")
-        self._save(phase="verifying")
-        verification = self._verify(checks, mark=True)
-        iteration.verification = verification
-        iteration.duration_s = time.monotonic() - started
-        state.write_verification(number, verification)
-        config.hook.ralph_iteration_end(session=session, iteration=iteration,
-                                        verification=verification)
-        iteration.verdict = self._decide(iteration, verification)
-        if damage:
-            iteration.verdict = VerdictProposal(
-                Verdict.AGENT_ERROR, f"the agent damaged ralph-verify's records: {damage}; "
-                "the session ended with what it knows", source="core")
-        self._record(iteration)
-        self.display.checks = records.passed_text(verification)
-        self.display.line(records.verification_line(f"iteration {number}", verification))
-        return iteration, after
+        return damage
 
-    def _decide(self, iteration: Iteration, verification: Verification) -> VerdictProposal | None:
-        return ask_policies(self.config, self._session(), iteration, verification)
+    def record(self, iteration: Iteration) -> None:
+        self._record(iteration)
+
+    def verified(self, iteration: Iteration, verification: Verification) -> None:
+        from ralph_verify.records import passed_text, verification_line
+
+        self.display.checks = passed_text(verification)
+        self.display.line(verification_line(f"iteration {iteration.number}", verification))
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -365,15 +348,11 @@ class _Run:
         return self.elapsed_before + time.monotonic() - self.started
 
     def _record(self, iteration: Iteration) -> None:
-        from ralph_verify.records import iteration_record, progress_entry
-
-        session = self._session()
         if iteration.number in self._recorded:  # a cancel right after recording it
             self._save(phase="between iterations")
             return
         self._recorded.add(iteration.number)
-        self.state.append_history(iteration_record(iteration, session))
-        self.state.append_progress(progress_entry(iteration))
+        super().record(iteration)
         self._save(phase="between iterations")
 
     def _save(self, *, phase: str, verdict: VerdictProposal | None = None,
@@ -448,36 +427,6 @@ def _new_session_id() -> str:
     import secrets
 
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)
-
-
-def verify_in_session(config: Config, checks: Sequence[Check],
-                      baseline: Verification | None) -> Verification:
-    """Verify; failures already there at the ``baseline`` are marked pre-existing, and the
-    feedback (formatted before the marking) is formatted again to say so."""
-    from ralph_verify.pre_existing import add_sources, mark_pre_existing
-    from ralph_verify.verification import verify
-
-    verification = verify(config, checks)
-    add_sources(verification)
-    if baseline is not None and mark_pre_existing(verification, baseline):
-        budget = int(config.get("feedback_budget"))
-        verification.feedback = config.hook.ralph_format_feedback(
-            verification=verification, budget=budget) or ""
-    return verification
-
-
-def ask_policies(config: Config, session: Session, iteration: Iteration,
-                 verification: Verification) -> VerdictProposal | None:
-    """Ask every ``ralph_iteration_verdict`` policy; the precedence in :mod:`verdict`, not
-    plugin order, picks the winner. Each proposal is credited to the plugin that made it."""
-    from ralph_verify.config import implementers
-    from ralph_verify.verdict import credited
-
-    # Through pluggy (wrappers and tracing see every policy), not impl by impl.
-    proposals = config.hook.ralph_iteration_verdict(session=session, iteration=iteration,
-                                                     verification=verification)
-    return decide(credited(proposals,
-                           implementers(config.pluginmanager, "ralph_iteration_verdict")))
 
 
 def session_specs(config: Config) -> list[CheckSpec]:

@@ -34,12 +34,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.cycle import Driver
 from ralph_verify.errors import UsageError
 from ralph_verify.hookrun import emit, log
 from ralph_verify.prompt import RULES
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
+    from ralph_verify.agents import AgentRequest, AgentResult
     from ralph_verify.checks import Check
     from ralph_verify.config import Config
     from ralph_verify.iteration import Iteration, Session
@@ -102,13 +104,16 @@ def start_loop(config: Config) -> int:
         if previous and previous.get("mode") == MODE and previous.get("status") != "finished":
             print(f"ralph-verify: replacing the unfinished loop {previous.get('session')} "
                   f"(iteration {previous.get('iteration')})")
-        state.clear_session_files()
-        (state.path / SNAPSHOT_FILE).unlink(missing_ok=True)
         task = " ".join(config.get("start_task") or []).strip()
         session = Session(id=session_id, root=config.root, dir=state.path, config=config,
-                          task=task, max_iterations=max_iterations, started_at=now_iso())
-        # Hook mode works on the user's branch: ralph_session_prepare is not called, so the
-        # checkpoint plugin makes no session branch and no commits.
+                          task=task, max_iterations=max_iterations, started_at=now_iso(),
+                          mode=MODE)
+        # Hook mode works on the user's branch: the checkpoint plugin's prepare sees
+        # session.mode and makes no session branch and no commits.
+        config.hook.ralph_session_prepare(session=session)
+        # Only now, when nothing refused to start: the last session's files go.
+        state.clear_session_files()
+        (state.path / SNAPSHOT_FILE).unlink(missing_ok=True)
         bound = config.get("session_id") or os.environ.get(
             "CLAUDE_CODE_SESSION_ID")
         agent = config.get("agent_name") or ("claude" if bound else None)
@@ -349,20 +354,83 @@ def _expired(root: Path, agent: str) -> None:
     os._exit(0)
 
 
+class _AgentTurn:
+    """The agent's turn, over when its Stop hook runs: its "run" is what the hook was told
+    (``last_assistant_message``), so ``ralph_run_agent`` and its wrappers see it as in ``run``."""
+
+    def __init__(self, state: StateDir, name: str, payload: dict[str, Any], since: float) -> None:
+        self.state = state
+        self.name = name
+        self.text = str(payload.get("last_assistant_message") or "")
+        self.session_id = str(payload.get("session_id") or "")
+        self.since = since
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        from ralph_verify.agents import AgentResult
+
+        self.state.write_text(request.log_path, self.text)
+        return AgentResult(exit_code=0, duration_s=max(0.0, time.time() - self.since),
+                           text=self.text, session_id=self.session_id)
+
+
+class _StopDriver(Driver):
+    """One iteration per Stop hook call, its time bounded by the hook's (cycle.py runs it)."""
+
+    mode = MODE
+    iterations_per_call = 1
+
+    def __init__(self, config: Config, state: StateDir, hook: dict[str, Any],
+                 agent: _AgentTurn, deadline: float) -> None:
+        super().__init__(state, agent)
+        self.config = config
+        self.hook = hook
+        self.deadline = deadline
+        self.timed_out = False
+        self._before_taken = False
+
+    def prompt(self, session: Session, iteration: Iteration) -> str:
+        """What the agent read: the start message, or the reason the last stop was blocked."""
+        assert iteration.prompt_path is not None
+        with contextlib.suppress(OSError):
+            return iteration.prompt_path.read_text(encoding="utf-8")
+        return ""
+
+    def snapshot(self, previous: Any) -> Any:
+        """The tree at the last stop (saved then), then the tree now (saved for the next)."""
+        if not self._before_taken:
+            self._before_taken = True
+            return _load_snapshot(self.state)
+        return _save_snapshot(self.state, self.config.root, previous)
+
+    def checks(self) -> list[Check]:
+        return _clamped(self.config, self.config.build_checks(_loop_specs(self.config)),
+                        self.deadline)
+
+    def out_of_time(self, iteration: Iteration) -> bool:
+        from ralph_verify.verdict import Verdict, VerdictProposal
+
+        if time.monotonic() < self.deadline:
+            return False
+        self.timed_out = True
+        log(self.config.root, f"{self.hook.get('agent')}-stop",
+            f"iteration {iteration.number}: the checks took {iteration.duration_s:.0f}s, over "
+            "the hook's time budget; letting the agent stop")
+        self.hook["note"] = "the checks ran out of the hook's time budget (raise hook-timeout)"
+        assert self.session is not None
+        if iteration.number >= self.session.max_iterations:
+            iteration.verdict = VerdictProposal(
+                Verdict.MAX_ITERATIONS, f"reached the limit of {self.session.max_iterations} "
+                "iterations (the last one ran out of the hook's time budget)", source="core")
+        return True
+
+
 def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[str, Any],
              payload: dict[str, Any], deadline: float) -> dict[str, Any] | None:
-    """Verify, record, decide; the hook's answer (``None``: no output, the agent stops)."""
-    from ralph_verify.agents import AgentResult
-    from ralph_verify.iteration import Iteration
-    from ralph_verify.loop import ask_policies, verify_in_session
-    from ralph_verify.promises import find_promises
-    from ralph_verify.records import (
-        iteration_record,
-        progress_entry,
-        restore_session,
-    )
-    from ralph_verify.snapshot import changed
-    from ralph_verify.stash import PROMISES_KEY, SESSION_KEY
+    """One iteration (cycle.py, as ``run``'s), then the hook's answer: block the stop with
+    the feedback, or let the agent stop (``None``: no output)."""
+    from ralph_verify.cycle import start as start_driving
+    from ralph_verify.records import restore_session
+    from ralph_verify.stash import SESSION_KEY
     from ralph_verify.verdict import Verdict, VerdictProposal
 
     agent = str(hook.get("agent"))
@@ -381,55 +449,26 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
                                   source="core")
         return _finish(config, state, session, hook, verdict)
 
-    iteration = Iteration(number=number, started_at=now_iso())
-    iteration.prompt_path = state.iteration_dir(number) / "prompt.md"
-    with contextlib.suppress(OSError):
-        iteration.prompt = iteration.prompt_path.read_text(encoding="utf-8")
-    text = str(payload.get("last_assistant_message") or "")
-    state.write_text(state.iteration_dir(number) / "agent.log", text)
     last_stop = _epoch(str(hook.get("last_stop_at") or session.started_at)) or time.time()
-    iteration.agent = AgentResult(exit_code=0, duration_s=max(0.0, time.time() - last_stop),
-                                  text=text, session_id=str(payload.get("session_id") or ""))
-    iteration.promises = find_promises(text, iteration.prompt)
-    config.stash[PROMISES_KEY] = list(iteration.promises)
-    before = _load_snapshot(state)
-    after = _save_snapshot(state, config.root, before)
-    iteration.files_changed = changed(before, after) if before is not None else []
-    session.iterations.append(iteration)
-
-    checks = _clamped(config, config.build_checks(_loop_specs(config)), deadline)
-    started = time.monotonic()
-    verification = verify_in_session(config, checks, session.baseline)
-    iteration.verification = verification
-    iteration.duration_s = time.monotonic() - started
-    state.write_verification(number, verification)
-    if time.monotonic() >= deadline:
-        log(config.root, f"{agent}-stop", f"iteration {number}: the checks took "
-                                          f"{iteration.duration_s:.0f}s, over the hook's time "
-                                          "budget; letting the agent stop")
-        hook["note"] = "the checks ran out of the hook's time budget (raise hook-timeout)"
-        if number >= session.max_iterations:
-            iteration.verdict = VerdictProposal(
-                Verdict.MAX_ITERATIONS, f"reached the limit of {session.max_iterations} "
-                "iterations (the last one ran out of the hook's time budget)", source="core")
-        state.append_history(iteration_record(iteration, session))
-        state.append_progress(progress_entry(iteration))
+    driver = _StopDriver(config, state, hook, _AgentTurn(state, agent, payload, last_stop),
+                         deadline)
+    start_driving(session, driver)
+    verdict = config.hook.ralph_runloop(session=session, first=number)
+    iteration = session.last
+    assert iteration is not None and iteration.verification is not None
+    if driver.timed_out:
         if iteration.verdict is not None:
             _finish(config, state, session, hook, iteration.verdict)
         else:
             _save(state, session, config, hook, WAITING)
-        return {"systemMessage": f"ralph-verify iteration {number}: the checks took longer than "
-                                 "the hook's time budget (hook-timeout); letting the agent "
-                                 "stop. See .ralph/hook.log"}
-    config.hook.ralph_iteration_end(session=session, iteration=iteration,
-                                    verification=verification)
-    iteration.verdict = ask_policies(config, session, iteration, verification)
-    state.append_history(iteration_record(iteration, session))
-    state.append_progress(progress_entry(iteration))
+        return {"systemMessage": f"ralph-verify iteration {iteration.number}: the checks took "
+                                 "longer than the hook's time budget (hook-timeout); letting "
+                                 "the agent stop. See .ralph/hook.log"}
     hook["last_stop_at"] = now_iso()
-    if iteration.verdict is not None:
-        return _finish(config, state, session, hook, iteration.verdict)
-
+    if verdict is not None:
+        return _finish(config, state, session, hook, verdict)
+    verification = iteration.verification
+    number = iteration.number
     reason = block_reason(config, session, iteration, verification)
     state.write_text(state.iteration_dir(number + 1) / "prompt.md", reason)
     hook["blocks_in_a_row"] = int(hook.get("blocks_in_a_row") or 0) + 1

@@ -73,7 +73,10 @@ def _listing(paths: list[str]) -> str:
 
 @hookimpl
 def ralph_session_prepare(session: Session) -> None:
-    """Refuse a dirty tree before anything is spent; on resume, get back on the branch."""
+    """Refuse a dirty tree before anything is spent; on resume, get back on the branch.
+    Not in hook mode: the agent works on the user's branch (a recovery point only)."""
+    if session.mode != "run":
+        return
     state = _state(session)
     if not git.is_repo(session.root):
         state["git"] = False

@@ -7,7 +7,7 @@ import json
 import os
 import sys
 import time
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
@@ -19,6 +19,10 @@ from ralph_verify.exitcode import ExitCode
 from ralph_verify.terminal_text import strip_controls
 from ralph_verify.tool_output import one_line
 from ralph_verify.verdict import EXIT_CODES, PRECEDENCE, Verdict
+
+if TYPE_CHECKING:
+    from ralph_verify.iteration import Iteration, Session
+    from ralph_verify.verdict import VerdictProposal
 
 DEFAULT_MAX_ITERATIONS = 20
 DEFAULT_AGENT_TIMEOUT = 1800.0
@@ -130,6 +134,22 @@ def ralph_configure(config: Config) -> None:
 
     config.until_specs()
     read_task(config)
+
+
+@hookimpl(trylast=True)
+def ralph_runloop(session: Session, first: int) -> VerdictProposal | None:
+    """The iterations of a session, the same for ``run`` and the Stop hook (cycle.py)."""
+    from ralph_verify.cycle import runloop
+
+    return runloop(session, first)
+
+
+@hookimpl(trylast=True)
+def ralph_run_iteration(session: Session, iteration: Iteration) -> bool:
+    from ralph_verify.cycle import run_iteration
+
+    run_iteration(session, iteration)
+    return True
 
 
 def run(config: Config) -> int:
