@@ -142,6 +142,9 @@ class Check:
     needs_coverage: bool = False
     #: True if the check applies ``!name`` itself; otherwise the core inverts its result.
     handles_negation: bool = False
+    #: False for a check that judges only the iteration at hand (``promise``): its failures
+    #: are never marked as there already at the session's start.
+    has_baseline: bool = True
 
     def __init__(self, spec: CheckSpec, options: CheckOptions, config: Config,
                  check_type: CheckType) -> None:

@@ -198,7 +198,8 @@ def verify_in_session(config: Config, checks: Sequence[Check],
 
     verification = verify(config, checks)
     add_sources(verification)
-    if baseline is not None and mark_pre_existing(verification, baseline):
+    fresh = {check.spec.name for check in checks if not check.has_baseline}
+    if baseline is not None and mark_pre_existing(verification, baseline, fresh):
         budget = int(config.get("feedback_budget"))
         verification.feedback = config.hook.ralph_format_feedback(
             verification=verification, budget=budget) or ""

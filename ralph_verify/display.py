@@ -8,9 +8,18 @@ else (a pipe, CI, a log file): plain lines only, one per event.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+
+
+def output_stream(config: Config) -> TextIO:
+    """stdout, or stderr when stdout carries ``--json``."""
+    return sys.stderr if config.get("json") == "-" else sys.stdout
 
 
 def duration(seconds: float) -> str:

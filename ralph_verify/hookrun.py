@@ -122,7 +122,7 @@ def guard_policy(config: Config, payload: Mapping[str, Any]) -> Any:
         DEFAULT_SECRET_PATTERNS,
         Policy,
     )
-    from ralph_verify.plugins.hookmode import GuardSettings
+    from ralph_verify.guard_settings import GuardSettings
 
     settings = config.get("guard") or GuardSettings()
     root = config.root
@@ -143,7 +143,7 @@ def guard_policy(config: Config, payload: Mapping[str, Any]) -> Any:
 def pretool_hook(config: Config, payload: Mapping[str, Any], agent: str) -> int:
     """Deny a tool call that breaks a guard rule; print nothing for one that does not."""
     from ralph_verify.guard import evaluate
-    from ralph_verify.plugins.hookmode import GuardSettings
+    from ralph_verify.guard_settings import GuardSettings
 
     settings = config.get("guard") or GuardSettings()
     if not settings.enabled:

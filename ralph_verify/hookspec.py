@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ralph_verify.fleet.executor import ExecutorRegistry
     from ralph_verify.iteration import Iteration, Session
     from ralph_verify.scaffold import InitRegistry
+    from ralph_verify.until import CheckSpec
     from ralph_verify.verdict import VerdictProposal
     from ralph_verify.verification import Verification, VerifyContext
 
@@ -302,6 +303,28 @@ def ralph_session_start(session: Session) -> None:
         def ralph_session_start(session):
             state = session.plugin_state.setdefault("mine", {"failing": 0})
             state["failing"] = len(session.baseline.failed)
+    """
+
+
+@hookspec
+def ralph_session_checks(config: Config, specs: list[CheckSpec]) -> list[CheckSpec] | None:
+    """Add checks that every loop session verifies, beyond ``--until``.
+
+    Called when a session (``run``, or ``start`` and each Stop hook in hook mode) builds
+    its checks. The integrity plugin adds ``integrity`` here unless it is switched off.
+
+    :param config: the run's :class:`~ralph_verify.Config`.
+    :param specs: the session's :class:`~ralph_verify.CheckSpec`\\ s so far (``--until``).
+    :returns: the specs to add (one already there, same text, is not added twice), or
+        ``None``.
+
+    ::
+
+        @hookimpl
+        def ralph_session_checks(config, specs):
+            if not any(spec.name == "files" for spec in specs):
+                return [parse_spec("files:CHANGELOG.md", source="my-plugin")]
+            return None
     """
 
 

@@ -40,6 +40,9 @@ class Iteration:
     #: policy in ``ralph_iteration_start``; adapters whose CLI has its own budget flag pass it
     #: on (Claude Code ``--max-budget-usd``), so a runaway turn stops inside the CLI.
     budget_usd: float | None = None
+    #: The commit holding the tree this iteration left (set by a checkpointing plugin in
+    #: ``ralph_iteration_end``; ``None``: not committed). Recorded in history.jsonl.
+    commit: str | None = None
 
 
 @dataclass

@@ -148,7 +148,7 @@ class _Run(Driver):
     :mod:`ralph_verify.cycle`'s (this class answers as their driver)."""
 
     def __init__(self, config: Config, agent: Agent | None, stream: TextIO | None) -> None:
-        from ralph_verify.plugins.terminal import output_stream
+        from ralph_verify.display import output_stream
 
         super().__init__(StateDir(config.root), agent)
         self.config = config
@@ -430,18 +430,18 @@ def _new_session_id() -> str:
 
 
 def session_specs(config: Config) -> list[CheckSpec]:
-    """The checks of a loop session (``run`` or hook mode): ``until``, plus ``integrity``
-    unless switched off (``--no-integrity``, ``integrity = false``, ``-p no:integrity``)."""
-    specs = config.until_specs()
-    integrity = config.pluginmanager.get_plugin("integrity")
-    if integrity is not None:
-        specs = integrity.loop_specs(config, specs)
-    return list(specs)
+    """The checks of a loop session (``run`` or hook mode): ``until``, plus what plugins add
+    through ``ralph_session_checks`` (``integrity``, unless switched off)."""
+    specs = list(config.until_specs())
+    for extra in config.hook.ralph_session_checks(config=config, specs=list(specs)):
+        texts = {spec.text for spec in specs}
+        specs += [spec for spec in extra or () if spec.text not in texts]
+    return specs
 
 
 def make_agent(config: Config) -> Agent:
     """The adapter ``--agent NAME[:ARG]`` names, from the agents plugins registered."""
-    from ralph_verify.agents import AgentOptions, AgentRegistry
+    from ralph_verify.agents import GUARD_COMMAND_KEY, AgentOptions, AgentRegistry
 
     spec = config.get("agent")
     if not spec:
@@ -459,13 +459,11 @@ def make_agent(config: Config) -> Agent:
                          f"({agent_type.help})")
     if agent_type.arg == "none" and arg:
         raise UsageError(f"--agent {name} takes no ':' argument")
-    from ralph_verify.hookinstall import run_guard_command
-
     options = AgentOptions(extra_args=tuple(config.get("agent_arg") or ()),
                            model=config.get("model"),
                            bypass_permissions=bool(config.get("yolo")),
                            continue_session=bool(config.get("continue_session")),
-                           guard_command=run_guard_command(config))
+                           guard_command=config.stash.get(GUARD_COMMAND_KEY))
     return agent_type.factory(arg or None, options)
 
 

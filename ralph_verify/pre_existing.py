@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from ralph_verify.checks import Failure
     from ralph_verify.verification import Verification
 
@@ -58,11 +60,13 @@ def _lines(path: Path) -> list[str] | None:
         return None
 
 
-def mark_pre_existing(verification: Verification, baseline: Verification) -> bool:
-    """Mark the failures of ``verification`` already in ``baseline``; whether any was."""
+def mark_pre_existing(verification: Verification, baseline: Verification,
+                      fresh: Collection[str] = ()) -> bool:
+    """Mark the failures of ``verification`` already in ``baseline``; whether any was.
+    Checks named in ``fresh`` judge each iteration anew (``Check.has_baseline`` false)."""
     marked = False
     for result in verification.results:
-        if result.name == "promise":
+        if result.name in fresh:
             continue
         old = [f for r in baseline.results if r.name == result.name for f in r.failures]
         if not old or not result.failures:

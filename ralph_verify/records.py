@@ -113,7 +113,8 @@ def _iteration_from_record(record: dict[str, Any], state: StateDir) -> Iteration
                      files_changed=list(record.get("files_changed", [])),
                      started_at=str(record.get("started_at", "")),
                      duration_s=float(record.get("duration_s", 0.0)),
-                     promises=list(record.get("promises", [])))
+                     promises=list(record.get("promises", [])),
+                     commit=record.get("commit"))
 
 
 # --- records ---------------------------------------------------------------------------------
@@ -150,7 +151,6 @@ def iteration_record(iteration: Iteration, session: Session) -> dict[str, Any]:
     verification = iteration.verification
     prompt = (os.path.relpath(iteration.prompt_path, session.root)
               if iteration.prompt_path is not None else None)
-    commits = (session.plugin_state.get("checkpoint") or {}).get("commits") or {}
     return {
         "iteration": iteration.number,
         "started_at": iteration.started_at,
@@ -161,7 +161,7 @@ def iteration_record(iteration: Iteration, session: Session) -> dict[str, Any]:
         "promises": iteration.promises,
         "passed": verification.passed if verification is not None else None,
         "checks": [check_json(r) for r in verification.results] if verification else [],
-        "commit": commits.get(str(iteration.number)),
+        "commit": iteration.commit,
         "verdict": _verdict_json(iteration.verdict),
         "plugin_state": copy.deepcopy(session.plugin_state),
     }
@@ -315,3 +315,32 @@ def describe_plugin_state(config: Config, name: str, value: Any) -> str | None:
     if not callable(method) or not isinstance(value, dict):
         return None
     return str(method(value))
+
+
+#: Checks whose metric is a percentage, drawn on the chart's right axis.
+PERCENT_CHECKS = frozenset({"coverage", "diffcover"})
+
+
+def problems(check: dict[str, Any]) -> float | None:
+    """How many problems a check record reports (``None``: it could not decide).
+
+    Failing tests for test checks, errors for lint and type checks, else the
+    number of failures the check listed.
+    """
+    if check.get("status") == "error":
+        return None
+    counts = check.get("counts") or {}
+    if "failed" in counts:
+        return float(counts.get("failed", 0) + counts.get("errors", 0))
+    if "errors" in counts:
+        return float(counts["errors"])
+    failures = check.get("failures", 0)
+    return float(failures if isinstance(failures, int) else len(failures))
+
+
+def series_value(check: dict[str, Any]) -> float | None:
+    """The number charted for a check: its percentage, or its number of problems."""
+    if check.get("name") in PERCENT_CHECKS:
+        metric = check.get("metric")
+        return float(metric) if isinstance(metric, (int, float)) else None
+    return problems(check)

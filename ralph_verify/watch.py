@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ralph_verify.display import duration
-from ralph_verify.reports.data import series_value
+from ralph_verify.records import series_value
 from ralph_verify.terminal_text import strip_controls
 
 SPARKS = "▁▂▃▄▅▆▇█"

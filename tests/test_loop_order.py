@@ -11,6 +11,7 @@ import pytest
 
 from ralph_verify import Iteration, Session, VerdictProposal, hookimpl
 from ralph_verify.testing import Ralph
+from ralph_verify.until import CheckSpec, parse_spec
 from tests.loop_helpers import agent
 
 UNTIL = "files:done.txt"
@@ -119,3 +120,23 @@ def test_every_loop_hook_fires_in_the_documented_order(ralph: Ralph, driver: str
     first_noted = 1 if driver == "run" else 2
     for number in range(first_noted, 3):
         assert calls.index(("prompt_notes", number)) < calls.index(("run_agent", number))
+
+
+class ExtraCheck:
+    @hookimpl
+    def ralph_session_checks(self, specs: list[CheckSpec]) -> list[CheckSpec]:
+        assert [spec.text for spec in specs] == [UNTIL]
+        return [parse_spec("files:extra.txt", source="ExtraCheck")]
+
+
+@pytest.mark.parametrize("driver", ["run", "hook"])
+def test_a_plugin_adds_checks_to_every_session(ralph: Ralph, driver: str) -> None:
+    if driver == "run":
+        result = ralph.run("run", "--agent", "cmd:true", "--until", UNTIL, "--allow-dirty",
+                           "--max-iterations", "1", "create done.txt", plugins=[ExtraCheck()])
+    else:
+        result = ralph.run("start", "--until", UNTIL, "create done.txt", plugins=[ExtraCheck()])
+    assert result.ret in (0, 10), result  # 10: max-iterations
+    baseline = json.loads((ralph.path / ".ralph/iterations/000/verification.json").read_text())
+    specs = [check["spec"] for check in baseline["checks"]]
+    assert specs[0] == UNTIL and specs.count("files:extra.txt") == 1

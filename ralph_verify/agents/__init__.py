@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from ralph_verify.stash import StashKey
+
 if TYPE_CHECKING:
     from ralph_verify.agents.limits import Unavailable
 
@@ -75,6 +77,11 @@ class Agent(Protocol):
 
 #: Builds an agent from the ``ARG`` of ``--agent NAME:ARG`` (None when absent).
 AgentFactory = Callable[[str | None, "AgentOptions"], Agent]
+
+
+#: The command an agent's own PreToolUse hook runs as the safety guard (``None``: no guard);
+#: set by the plugin that owns the guard (hook mode), read when the agent is built.
+GUARD_COMMAND_KEY: StashKey[str | None] = StashKey("guard_command")
 
 
 @dataclass(frozen=True)

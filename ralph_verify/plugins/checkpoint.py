@@ -166,6 +166,7 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
         sha = git.commit_paths(session.root, iteration.files_changed, message)
         sha = sha or git.head(session.root)
     state["commits"][str(iteration.number)] = sha
+    iteration.commit = sha
 
 
 def _commit_elsewhere(session: Session, own: str, where: str | None, paths: list[str],

@@ -125,6 +125,12 @@ def enabled(config: Config) -> bool:
     return config.get(NAME) is not False
 
 
+@hookimpl
+def ralph_session_checks(config: Config, specs: list[CheckSpec]) -> list[CheckSpec]:
+    """Every loop session verifies ``integrity`` too, unless it is switched off."""
+    return [spec for spec in loop_specs(config, specs) if spec not in specs]
+
+
 def loop_specs(config: Config, specs: list[CheckSpec]) -> list[CheckSpec]:
     """``specs`` with ``integrity`` added, unless it is there already or switched off."""
     from ralph_verify.until import parse_spec

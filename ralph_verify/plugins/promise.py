@@ -16,6 +16,7 @@ DEFAULT_PROMISE = "COMPLETE"
 
 class PromiseCheck(Check):
     cost = 0
+    has_baseline = False  # a promise is made (or not) in each iteration anew
 
     @property
     def text(self) -> str:

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import os
-import sys
 from typing import TextIO
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import CheckResult, Status
 from ralph_verify.config import Config
+from ralph_verify.display import output_stream
 from ralph_verify.verification import Verification
 
 _COLOURS = {Status.PASSED: "32", Status.FAILED: "31", Status.ERROR: "35", Status.SKIPPED: "33"}
-
-
-def output_stream(config: Config) -> TextIO:
-    """stdout, or stderr when stdout carries ``--json``."""
-    return sys.stderr if config.get("json") == "-" else sys.stdout
 
 
 def _paint(text: str, status: Status, stream: TextIO) -> str:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from ralph_verify.reports.data import PERCENT_CHECKS, SessionData, series_value
+from ralph_verify.records import PERCENT_CHECKS, series_value
+from ralph_verify.reports.data import SessionData
 
 WIDTH, HEIGHT = 960, 320
 LEFT, RIGHT, TOP, BOTTOM = 56, 56, 16, 40

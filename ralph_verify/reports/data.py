@@ -15,34 +15,6 @@ from typing import Any
 
 from ralph_verify.errors import UsageError
 
-#: Checks whose metric is a percentage, drawn on the chart's right axis.
-PERCENT_CHECKS = frozenset({"coverage", "diffcover"})
-
-
-def problems(check: dict[str, Any]) -> float | None:
-    """How many problems a check record reports (``None``: it could not decide).
-
-    Failing tests for test checks, errors for lint and type checks, else the
-    number of failures the check listed.
-    """
-    if check.get("status") == "error":
-        return None
-    counts = check.get("counts") or {}
-    if "failed" in counts:
-        return float(counts.get("failed", 0) + counts.get("errors", 0))
-    if "errors" in counts:
-        return float(counts["errors"])
-    failures = check.get("failures", 0)
-    return float(failures if isinstance(failures, int) else len(failures))
-
-
-def series_value(check: dict[str, Any]) -> float | None:
-    """The number charted for a check: its percentage, or its number of problems."""
-    if check.get("name") in PERCENT_CHECKS:
-        metric = check.get("metric")
-        return float(metric) if isinstance(metric, (int, float)) else None
-    return problems(check)
-
 
 @dataclass
 class FileStat:

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.display import duration
+from ralph_verify.records import series_value
 from ralph_verify.redact import cut, redact
 from ralph_verify.reports.chart import legend, render_chart
-from ralph_verify.reports.data import IterationData, SessionData, series_value
+from ralph_verify.reports.data import IterationData, SessionData
 from ralph_verify.state_files import now_iso
 from ralph_verify.terminal_text import strip_controls
 
