@@ -7,7 +7,8 @@ phase, each check, one sparkline per check over the iterations, the breaker
 and the last iterations. Off a terminal (a pipe, a log file, CI) it prints a
 plain line only when something happened: a new phase, a finished iteration,
 the verdict. Either way it returns when the session ends, with the exit code
-the run itself returns, so ``status --watch`` also waits for a run.
+the run itself returns, so ``status --watch`` also waits for a run. A session driven by
+the agent's Stop hook (``ralph-verify start``) is followed the same way, to its verdict.
 """
 
 from __future__ import annotations
@@ -245,5 +246,10 @@ def _read_state(path: Path) -> dict[str, Any] | None:
 
 
 def _holder_matches(state_dir: Any, state: dict[str, Any]) -> bool:
+    """Whether the session still runs: its process holds the lock, or (hook mode) the
+    agent's Stop hook drives it, holding the lock only while it verifies a stop; such a
+    session ends with its verdict, or with 'ralph-verify cancel'."""
+    if state.get("mode") == "hook":
+        return True
     holder = state_dir.lock_holder()
     return holder is not None and holder.session == state.get("session")

@@ -136,6 +136,33 @@ def test_a_run_that_died_is_reported_interrupted(ralph: Ralph) -> None:
                                               "'ralph-verify run --resume'")
 
 
+def test_a_hook_mode_session_is_followed_to_its_verdict(ralph: Ralph,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between two stops no process holds the lock: the session is not dead for that."""
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
+    ralph.git_init()
+    assert ralph.run("start", "--until", "files:done.txt", "make done.txt").ret == 0
+    watcher = subprocess.Popen(_watch_argv(), cwd=ralph.path, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    assert watcher.stdout is not None
+    first = watcher.stdout.readline()  # it follows the session before the first stop
+    payload = {"session_id": "s-1", "hook_event_name": "Stop", "stop_hook_active": False,
+               "last_assistant_message": "working on it"}
+    time.sleep(0.5)  # several looks at a session no process holds
+    assert watcher.poll() is None
+    assert ralph.run("hook", "claude-stop", stdin=json.dumps(payload)).ret == 0
+    ralph.makefile("done.txt", "done\n")
+    assert ralph.run("hook", "claude-stop", stdin=json.dumps(payload)).ret == 0
+    rest, err = watcher.communicate(timeout=60)
+    assert watcher.returncode == 0, err
+    lines = (first + rest).splitlines()
+    assert lines[0].startswith("session ") and "(Stop hook)" in lines[0]
+    finished = [line.split(":")[0] for line in lines
+                if line.startswith("iteration ") and "checks passed" in line]
+    assert finished == ["iteration 1", "iteration 2"]
+    assert lines[-1].startswith("verdict: complete")
+
+
 @pytest.mark.parametrize(("values", "expected"), [
     ([13.0, 8.0, 7.0, 0.0], "█▅▅▁"),
     ([0.0, 0.0], "▁▁"),
