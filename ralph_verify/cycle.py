@@ -17,6 +17,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ralph_verify.errors import UsageError
 from ralph_verify.stash import PROMISES_KEY, StashKey
 from ralph_verify.state_files import now_iso
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from ralph_verify.iteration import Iteration, Session
     from ralph_verify.snapshot import Entry
     from ralph_verify.state import StateDir
+    from ralph_verify.until import CheckSpec
     from ralph_verify.verdict import VerdictProposal
     from ralph_verify.verification import Verification
 
@@ -218,3 +220,41 @@ def ask_policies(config: Config, session: Session, iteration: Iteration,
                                                      verification=verification)
     return decide(credited(proposals,
                            implementers(config.pluginmanager, "ralph_iteration_verdict")))
+
+
+def session_specs(config: Config) -> list[CheckSpec]:
+    """The checks of a loop session (``run`` or hook mode): ``until``, plus what plugins add
+    through ``ralph_session_checks`` (``integrity``, unless switched off)."""
+    specs = list(config.until_specs())
+    for extra in config.hook.ralph_session_checks(config=config, specs=list(specs)):
+        texts = {spec.text for spec in specs}
+        specs += [spec for spec in extra or () if spec.text not in texts]
+    return specs
+
+
+def make_agent(config: Config) -> Agent:
+    """The adapter ``--agent NAME[:ARG]`` names, from the agents plugins registered."""
+    from ralph_verify.agents import GUARD_COMMAND_KEY, AgentOptions, AgentRegistry
+
+    spec = config.get("agent")
+    if not spec:
+        raise UsageError("no agent: pass --agent, for example --agent cmd:\"python fix.py\" or "
+                         "--agent replay:DIR (or set agent = ... in [tool.ralph-verify])")
+    name, _, arg = str(spec).partition(":")
+    registry = AgentRegistry()
+    config.hook.ralph_register_agents(registry=registry)
+    agent_type = registry.get(name)
+    if agent_type is None:
+        known = ", ".join(t.name for t in registry.types()) or "none"
+        raise UsageError(f"--agent {spec}: unknown agent {name!r}; known agents: {known}")
+    if agent_type.arg == "required" and not arg:
+        raise UsageError(f"--agent {name} needs an argument: --agent {name}:ARG "
+                         f"({agent_type.help})")
+    if agent_type.arg == "none" and arg:
+        raise UsageError(f"--agent {name} takes no ':' argument")
+    options = AgentOptions(extra_args=tuple(config.get("agent_arg") or ()),
+                           model=config.get("model"),
+                           bypass_permissions=bool(config.get("yolo")),
+                           continue_session=bool(config.get("continue_session")),
+                           guard_command=config.stash.get(GUARD_COMMAND_KEY))
+    return agent_type.factory(arg or None, options)

@@ -98,7 +98,7 @@ def _rules_help() -> str:
 
 
 def start(config: Config) -> int:
-    from ralph_verify.stophook import start_loop
+    from ralph_verify.hookstart import start_loop
 
     return start_loop(config)
 

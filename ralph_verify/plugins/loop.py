@@ -186,7 +186,7 @@ def status(config: Config) -> int:
     elif holder is not None and holder.session == data.get("session"):
         condition = f"running (pid {holder.pid}), {data.get('phase')}"
     elif data.get("mode") == "hook":  # driven by the agent's Stop hook (stophook.py)
-        from ralph_verify.stophook import waiting_condition
+        from ralph_verify.hookstart import waiting_condition
 
         condition = waiting_condition(data)
     else:
@@ -241,7 +241,7 @@ def cancel(config: Config) -> int:
     local = info is not None and info.host == socket.gethostname()
     proven = info is not None and local and state.is_our_run(info)
     if info is None or (local and not proven):
-        from ralph_verify.stophook import cancel_hook_session
+        from ralph_verify.hookstart import cancel_hook_session
 
         stopped = cancel_hook_session(config.root)  # a loop driven by the agent's Stop hook
         if stopped is not None:
