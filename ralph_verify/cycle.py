@@ -153,7 +153,7 @@ def run_iteration(session: Session, iteration: Iteration) -> None:
     request = AgentRequest(prompt=iteration.prompt, prompt_file=iteration.prompt_path,
                            iteration=iteration.number, root=session.root,
                            session_dir=state.path, log_path=log_path,
-                           timeout=float(config.get("agent_timeout") or 1800),
+                           timeout=float(config.get("agent_timeout")),
                            cancel=driver.cancel, budget_usd=iteration.budget_usd)
     result: AgentResult | None = None
     try:
