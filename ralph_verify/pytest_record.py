@@ -24,6 +24,8 @@ PLUGIN_NAME = "ralph_verify_recorder"
 #: Hooks that can rewrite a report after the test ran.
 REPORT_HOOKS = ("pytest_runtest_makereport", "pytest_report_teststatus",
                 "pytest_runtest_logreport")
+#: The category :func:`test_ids` gives a collector (a file) that failed to collect.
+COLLECTION_ERROR = "collection error"
 _COUNTED = {"passed", "failed", "error", "skipped", "xfailed", "xpassed", "subtests passed"}
 
 
@@ -127,6 +129,38 @@ def failing_ids(folder: Path) -> set[str]:
                         record.get("k") == "r" and _failing(record))):
                     failing.add(str(record.get("id") or "."))
     return failing
+
+
+def test_ids(folder: Path) -> dict[str, str] | None:
+    """Every test id the run reported, with how it ended (``failed`` when any phase failed or
+    was tampered with, else pytest's category: passed, skipped, xfailed...; a collector that
+    failed to collect, e.g. ``tests/test_x.py``, is :data:`COLLECTION_ERROR`); ``None`` if the
+    plugin never started. The integrity check compares these with the session's start."""
+    ids: dict[str, str] = {}
+    started = False
+    for path in sorted(folder.glob("record-*.jsonl")) if folder.is_dir() else []:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(record, dict):
+                    continue
+                if record.get("k") == "start":
+                    started = True
+                if record.get("k") == "c" and record.get("id"):  # a file that did not collect
+                    ids[str(record["id"])] = COLLECTION_ERROR
+                if record.get("k") != "r" or not record.get("id"):
+                    continue
+                test_id = str(record["id"])
+                if _failing(record):
+                    ids[test_id] = "failed"
+                elif ids.get(test_id) != "failed" and record.get("cat"):
+                    ids[test_id] = str(record["cat"])
+                else:
+                    ids.setdefault(test_id, "passed")
+    return ids if started else None
 
 
 def _failing(record: dict[str, Any]) -> bool:

@@ -54,7 +54,7 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "more-skipped": "more tests skipped", "edited-config": "edited ralph-verify config",
          "edited-baseline": "edited .ralph baseline", "test-infra": "test infrastructure",
          "test-exit": "process exit in tests", "weakened-test": "weakened test",
-         "gaming": "source gaming the tests"}
+         "gaming": "source gaming the tests", "vanished-test": "test gone"}
 
 
 class IntegrityOptions(CheckOptions):
@@ -116,6 +116,12 @@ def take_baseline(config: Config, session: Session) -> dict[str, Any]:
         counts = dict(tests.counts) if tests is not None else {}
     picture = take(session.root, protected=options.protected, keep=options.keep,
                    session=session.id, test_counts=counts, allow=options.allow)
+    if counts:  # pytest ran in the baseline verification: keep the id of every test it ran
+        from ralph_verify.plugins.pytest_run import TEST_IDS_KEY
+
+        ids = config.stash.get(TEST_IDS_KEY)
+        if ids is not None:
+            picture["test_ids"] = ids
     write_text_atomic(baseline_path(session.root), json.dumps(picture, indent=1) + "\n")
     return picture
 
@@ -189,7 +195,18 @@ class IntegrityCheck(Check):
         after = take(ctx.root, protected=before.get("protected_globs", []),
                      keep=before.get("keep_globs", []), allow=before.get("allow", []))
         failures = tampering + compare(before, after, ctx.root)
-        failures += compare_collected(before.get("test_counts") or {}, self._collected(ctx))
+        collected = compare_collected(before.get("test_counts") or {}, self._collected(ctx))
+        ids_then = before.get("test_ids")
+        ids_now = self._ids(ctx) if isinstance(ids_then, dict) else None
+        if isinstance(ids_then, dict) and ids_now is not None:
+            from ralph_verify.integrity.test_ids import vanished_tests
+
+            removed = {f.message[len("test "):].split(" was removed", 1)[0] for f in failures
+                       if f.code == "removed-test" and f.message.startswith("test ")}
+            failures += vanished_tests(ids_then, ids_now, removed)
+            # The ids say which tests went; a count says less.
+            collected = [f for f in collected if f.code != "fewer-collected"]
+        failures += collected
         since = f"since session {before.get('session') or '?'} started"
         if not failures:
             markers = sum(len(m) for m in after["markers"].values())
@@ -204,6 +221,11 @@ class IntegrityCheck(Check):
                            metric=float(len(failures)), failures=failures,
                            counts={"tests": test_total(after)})
 
+
+    def _ids(self, ctx: VerifyContext) -> dict[str, str] | None:
+        from ralph_verify.plugins.pytest_run import collected_ids
+
+        return collected_ids(ctx)
 
     def _collected(self, ctx: VerifyContext) -> dict[str, int] | None:
         """Counts of this verification's pytest run, when one runs anyway (tests, coverage)."""

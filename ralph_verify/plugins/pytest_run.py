@@ -67,14 +67,23 @@ from ralph_verify.pytest_record import (
     passed_ids,
     plugin_source,
     read_record,
+    test_ids,
 )
+from ralph_verify.stash import SESSION_KEY, StashKey
 from ralph_verify.verification import VerifyContext
 
 if TYPE_CHECKING:
     from ralph_verify.affected import Plan
     from ralph_verify.iteration import Session
 
-__all__ = ["CoverageOptions", "PytestRun", "TestsOptions", "shared_pytest_run"]
+__all__ = ["TEST_IDS_KEY", "CoverageOptions", "PytestRun", "TestsOptions", "collected_ids",
+           "shared_pytest_run"]
+
+#: In a session: every test id of the last full pytest run, with how it ended (see
+#: :func:`~ralph_verify.pytest_record.test_ids`); the integrity plugin keeps the baseline's
+#: ids, so that a test present at the session's start and gone later is a finding. A run of
+#: only some tests must not set it.
+TEST_IDS_KEY = StashKey[dict[str, str]]("pytest.test_ids")
 
 #: pytest exit codes (``pytest.ExitCode``), without importing pytest.
 EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE, EXIT_NO_TESTS = range(6)
@@ -191,7 +200,7 @@ def _timeout(ctx: VerifyContext) -> float:
 def _run_pytest(ctx: VerifyContext) -> PytestRun:
     session = _affected_session(ctx)
     if session is None:
-        return _launch(ctx, "pytest-run")
+        return _full_run(ctx, _launch(ctx, "pytest-run"))
     from ralph_verify import affected
 
     if session.baseline is not None:  # the baseline itself always runs the full suite
@@ -201,7 +210,7 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
             partial = _run_affected(ctx, session.dir, chosen)
             if partial is not None:
                 return partial
-    run = _launch(ctx, "pytest-run", deps=True)
+    run = _full_run(ctx, _launch(ctx, "pytest-run", deps=True))
     if run.record_dir is not None and read_record(run.record_dir, max_problems=0) is not None:
         affected.save(ctx.root, session.dir, run.record_dir, failing_ids(run.record_dir))
     else:
@@ -284,6 +293,31 @@ def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
         _combine(ctx, python, data)
     return PytestRun(python=python, junit_path=junit, coverage_data=data, tool_run=run,
                      args=run_args, record_dir=record)
+
+
+def _full_run(ctx: VerifyContext, run: PytestRun) -> PytestRun:
+    """``run`` of the whole suite; in a session its test ids are kept (:data:`TEST_IDS_KEY`)."""
+    if ctx.config.stash.get(SESSION_KEY) is not None and run.record_dir is not None:
+        ids = test_ids(run.record_dir)
+        if ids is not None:
+            ctx.config.stash[TEST_IDS_KEY] = ids
+    return run
+
+
+def collected_ids(ctx: VerifyContext) -> dict[str, str] | None:
+    """The test ids of this verification's pytest run; ``None`` when no check runs pytest, the
+    run could not be used (the tests check says why), ran only the affected tests (a partial
+    run has fewer tests by design) or our recorder did not report."""
+    if not any(c.name in ("tests", "coverage") or c.needs_coverage for c in ctx.checks):
+        return None
+    try:
+        run = shared_pytest_run(ctx)
+    except ToolError:
+        return None
+    if run.record_dir is None or run.partial:
+        return None
+    folder = run.record_dir
+    return ctx.shared("pytest-test-ids", lambda: test_ids(folder))
 
 
 def _record_dir(path: Path) -> Path:
