@@ -19,8 +19,6 @@ import select
 import signal
 import sys
 
-from ralph_verify.exitcode import ExitCode
-
 #: How often the watchdog notes the agent's descendants (Linux).
 _LOOK_S = 0.5
 
@@ -70,7 +68,7 @@ def main(argv: list[str]) -> int:
     group = int(argv[1])
     mark = argv[2] if len(argv) > 2 else ""
     if group <= 1:
-        return ExitCode.USAGE_ERROR
+        return 2  # ExitCode.USAGE_ERROR: run as 'python -I -S', this imports no ralph_verify
     for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
         signal.signal(sig, signal.SIG_IGN)  # outlive the terminal, like the agent would
     seen: dict[int, str] = {}
