@@ -1,0 +1,128 @@
+"""A loop iteration that changed one module: affected tests first against the full suite.
+
+Usage::
+
+    python benchmarks/bench_affected.py [--project more-itertools==11.2.1] [--rounds 1]
+
+For the benchmark command (``bench_check.py``) to call, with the project it fetched and
+the virtualenv it prepared: :func:`iteration` runs
+``ralph-verify run`` with a ``cmd:`` agent that appends ``appended`` to one module,
+on a copy of the project whose ``[tool.ralph-verify.checks.tests]`` sets ``select``,
+for one iteration, and returns what the loop recorded: the wall time of the tests
+check in the baseline (the full run that also records the map, with
+``select = "affected"``) and in the iteration (the partial run when the affected
+tests fail, else the full suite). Those are the loop's own figures (``duration_s``
+in ``.ralph/``), so the baseline, the same for both sides, does not dilute them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Change:
+    """One module changed so that some of the project's tests fail.
+
+    ``broken`` is appended before the loop starts (the baseline must fail, or the loop ends
+    there), ``appended`` by the agent in its iteration: the affected tests still fail.
+    """
+
+    path: str
+    broken: str
+    appended: str
+
+
+#: 765 tests (and ~21,000 subtests); recipes.py is one module of two.
+DEFAULT = ("more-itertools==11.2.1",
+           Change("more_itertools/recipes.py",
+                  "\n\ndef quantify(iterable, pred=bool):\n    return -1\n",
+                  "\n\ndef quantify(iterable, pred=bool):\n    return 0\n"))
+
+_AGENT = """\
+import pathlib, sys
+path = pathlib.Path(sys.argv[1])
+path.write_text(path.read_text() + sys.argv[2])
+"""
+
+
+def iteration(project: Path, python: str, change: Change, select: str,
+              work: Path) -> dict[str, Any]:
+    """Baseline + one iteration of ``run`` on a copy of ``project``; the loop's figures."""
+    copy = work / f"{project.name}-{select}"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(project, copy, ignore=shutil.ignore_patterns(
+        ".ralph", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"))
+    module = copy / change.path
+    module.write_text(module.read_text(encoding="utf-8") + change.broken, encoding="utf-8")
+    pyproject = copy / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8") if pyproject.exists() else ""
+    pyproject.write_text(text + f'\n[tool.ralph-verify.checks.tests]\nselect = "{select}"\n',
+                         encoding="utf-8")
+    script = work / "agent.py"
+    script.write_text(_AGENT, encoding="utf-8")
+    agent = "cmd:" + shlex.join([sys.executable, str(script), change.path, change.appended])
+    started = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "ralph_verify", "run", "--agent", agent, "--until", "tests",
+         "--max-iterations", "1", "--python", python, "--no-integrity",
+         "change one module"], cwd=copy, capture_output=True, text=True, check=False,
+        env={**os.environ, "RALPH_VERIFY_CACHE_DIR": str(work / "ralph-verify-cache")})
+    wall = time.perf_counter() - started
+    history = copy / ".ralph/history.jsonl"
+    lines = history.read_text().splitlines() if history.exists() else []
+    if not lines:
+        raise SystemExit(f"no iteration ran: {proc.stdout[-500:]}{proc.stderr[-500:]}")
+    baseline = json.loads((copy / ".ralph/iterations/000/verification.json").read_text())
+    tests = json.loads((copy / ".ralph/iterations/001/verification.json").read_text())[
+        "checks"][0]
+    return {"select": select, "wall_s": wall,
+            "baseline_tests_s": baseline["checks"][0]["duration_s"],
+            "iteration_tests_s": tests["duration_s"], "summary": tests["summary"],
+            "partial": bool(tests["counts"].get("partial"))}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--project", default=DEFAULT[0])
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).parent))
+    from bench_check import fetch, prepare  # the script beside this one (it calls us too)
+
+    change = DEFAULT[1]
+    project = fetch(args.project)
+    python = prepare(project)
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
+          f"load {os.getloadavg()[0]:.1f} at start; change: {change.path}")
+    figures: dict[str, list[dict[str, Any]]] = {"affected": [], "all": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for round_ in range(args.rounds):
+            for select in ("affected", "all"):  # interleaved
+                row = iteration(project, python, change, select, Path(tmp))
+                figures[select].append(row)
+                print(f"round {round_ + 1} {select}: baseline tests "
+                      f"{row['baseline_tests_s']:.1f} s, iteration tests "
+                      f"{row['iteration_tests_s']:.1f} s ({row['summary'][:90]})", flush=True)
+    for key in ("baseline_tests_s", "iteration_tests_s"):
+        medians = {s: statistics.median(r[key] for r in rows) for s, rows in figures.items()}
+        print(f"{key}: affected {medians['affected']:.1f} s, all {medians['all']:.1f} s, "
+              f"all/affected {medians['all'] / medians['affected']:.2f}")
+    print(f"load {os.getloadavg()[0]:.1f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
