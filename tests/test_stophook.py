@@ -305,3 +305,25 @@ def test_a_hook_that_runs_out_of_time_lets_claude_stop(ralph: Ralph) -> None:
     assert result.duration < 6
     assert "time budget ran out" in (ralph.path / ".ralph" / "hook.log").read_text()
     assert not (ralph.path / ".ralph" / "lock").exists()
+
+
+def test_the_calls_per_hour_limit_never_holds_a_stop_hook(ralph: Ralph) -> None:
+    """In hook mode the agent's turn has happened when its Stop hook runs: a rate-limit wait
+    there would only hold the hook (an hour, past any hook timeout). Each stop answers at once."""
+    import os
+    import subprocess
+    import sys
+
+    ralph.makepyproject("[tool.ralph-verify]\nmax-calls-per-hour = 1\n")
+    start(ralph)
+    payload = {"session_id": "s-1", "transcript_path": "/nowhere/s-1.jsonl",
+               "cwd": str(ralph.path), "hook_event_name": "Stop", "stop_hook_active": False,
+               "last_assistant_message": "done"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "CODEX"))}
+    for _ in range(3):
+        proc = subprocess.run([sys.executable, "-m", "ralph_verify", "hook", "claude-stop"],
+                              cwd=ralph.path, input=json.dumps(payload), capture_output=True,
+                              text=True, timeout=120, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert json.loads(proc.stdout)["decision"] == "block", proc.stdout
+        payload["stop_hook_active"] = True

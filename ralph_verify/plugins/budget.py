@@ -109,7 +109,9 @@ def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
     state = _state(session)
     limit = int(session.config.get("max_calls_per_hour"))
     calls = sorted(t for t in state["calls"] if time.time() - t < _HOUR)
-    if limit > 0 and len(calls) >= limit:
+    # In hook mode the agent's turn has already happened when its Stop hook runs: waiting
+    # would only hold the hook past its time limit. The call is still counted.
+    if limit > 0 and len(calls) >= limit and session.mode == "run":
         until = calls[len(calls) - limit] + _HOUR
         display = session.config.stash.get(DISPLAY_KEY)
         if display is not None:
