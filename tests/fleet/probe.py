@@ -32,6 +32,18 @@ def ralph_iteration_start(session, iteration):
     _record("ralph_iteration_start", iteration=iteration.number)
 
 
+@hookimpl(wrapper=True)
+def ralph_runloop(session, first):
+    _record("ralph_runloop", first=first)
+    return (yield)
+
+
+@hookimpl(wrapper=True)
+def ralph_run_iteration(session, iteration):
+    _record("ralph_run_iteration", iteration=iteration.number)
+    return (yield)
+
+
 @hookimpl
 def ralph_session_finish(session, verdict):
     _record("ralph_session_finish", verdict=verdict.verdict.value)
@@ -56,5 +68,5 @@ def fired(where: Path) -> dict[str, list[tuple[Any, ...]]]:
     return found
 
 
-EXPECTED = [("ralph_session_start",), ("ralph_iteration_start", 1),
-            ("ralph_session_finish", "complete")]
+EXPECTED = [("ralph_session_start",), ("ralph_runloop", 1), ("ralph_run_iteration", 1),
+            ("ralph_iteration_start", 1), ("ralph_session_finish", "complete")]
