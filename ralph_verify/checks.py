@@ -145,6 +145,9 @@ class Check:
     #: False for a check that judges only the iteration at hand (``promise``): its failures
     #: are never marked as there already at the session's start.
     has_baseline: bool = True
+    #: True for a check that must run by itself, after every other check of the verification
+    #: has finished (``tests:hidden`` copies held-out tests into the tree while it runs).
+    alone: bool = False
 
     def __init__(self, spec: CheckSpec, options: CheckOptions, config: Config,
                  check_type: CheckType) -> None:
@@ -217,6 +220,12 @@ class CheckType:
         return text
 
 
+def accepts_arg(choices: Sequence[str], arg: str) -> bool:
+    """Whether ``arg`` is one of ``choices``; a choice ending in ``=`` takes any value."""
+    return any(arg == choice or (choice.endswith("=") and arg.startswith(choice)
+                                 and len(arg) > len(choice)) for choice in choices)
+
+
 class CheckRegistry:
     """Check types by name and alias; builds checks from specs."""
 
@@ -284,9 +293,10 @@ class CheckRegistry:
         if spec.op is not None and check_type.threshold is None:
             raise fail(f"check {check_type.name!r} takes no threshold", spec.op_offset)
         if spec.arg is not None and check_type.arg_choices \
-                and spec.arg not in check_type.arg_choices:
+                and not accepts_arg(check_type.arg_choices, spec.arg):
+            choices = (a + "VALUE" if a.endswith("=") else a for a in check_type.arg_choices)
             raise fail(f"check {check_type.name!r} accepts only "
-                       f"{', '.join(check_type.name + ':' + a for a in check_type.arg_choices)}",
+                       f"{', '.join(check_type.name + ':' + a for a in choices)}",
                        spec.name_offset + len(spec.name) + 1)
         if check_type.threshold_max is not None and spec.threshold is not None \
                 and spec.threshold > check_type.threshold_max:

@@ -157,18 +157,22 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
         order = sorted(range(len(checks)), key=lambda i: checks[i].cost)
         workers = max(1, min(len(checks), int(config.get("jobs") or len(checks) or 1)))
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ralph-check")
+        # Checks that must run alone do, one at a time, once all the others have finished.
+        batches = [[i for i in order if not checks[i].alone]]
+        batches += [[i] for i in order if checks[i].alone]
         try:
-            futures: dict[Future[CheckResult], int] = {
-                pool.submit(_run_one, config, checks[i], ctx): i for i in order
-            }
-            pending = set(futures)
-            while pending:
-                # A short timeout keeps the main thread responsive to Ctrl-C.
-                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                for future in done:
-                    index = futures[future]
-                    results[index] = future.result()
-                    config.hook.ralph_verify_logresult(result=results[index])
+            for batch in batches:
+                futures: dict[Future[CheckResult], int] = {
+                    pool.submit(_run_one, config, checks[i], ctx): i for i in batch
+                }
+                pending = set(futures)
+                while pending:
+                    # A short timeout keeps the main thread responsive to Ctrl-C.
+                    done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        index = futures[future]
+                        results[index] = future.result()
+                        config.hook.ralph_verify_logresult(result=results[index])
         except BaseException:
             ctx.processes.kill_all()
             pool.shutdown(wait=True, cancel_futures=True)

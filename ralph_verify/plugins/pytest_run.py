@@ -223,7 +223,7 @@ def _affected_session(ctx: VerifyContext) -> Session | None:
     options = tests_options(ctx)
     if options.select != "affected" or options.flaky == "allow":
         return None  # with flaky = "allow", a partial run could pass after its re-run
-    if any(check.spec.arg is not None for check in ctx.checks if isinstance(check, TestsCheck)):
+    if any(check.spec.arg == "new" for check in ctx.checks if isinstance(check, TestsCheck)):
         return None  # tests:new judges failures against the baseline: it needs every test
     from ralph_verify.stash import SESSION_KEY
 
@@ -407,7 +407,20 @@ class TestsCheck(Check):
     __test__ = False
     cost = 100  # the slowest check: start it last so cheap ones report first
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.alone = self.hidden  # the held-out tests are in the tree only while they run
+
+    @property
+    def hidden(self) -> bool:
+        """``tests:hidden=PATH``: held-out acceptance tests (:mod:`.hidden_tests`)."""
+        return (self.spec.arg or "").startswith("hidden=")
+
     def run(self, ctx: VerifyContext) -> CheckResult:
+        if self.hidden:
+            from ralph_verify.plugins.hidden_tests import run_hidden
+
+            return run_hidden(self, ctx)
         if self.spec.arg is not None:
             from ralph_verify.new_failures import judge_new  # tests:new, in a loop
 
@@ -659,9 +672,10 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
         name="tests", aliases=("pytest",), factory=TestsCheck, options=TestsOptions,
         threshold="minimum number of passing tests (tests.min=120)", arg="optional",
-        arg_choices=("new",), loop_args=("new",),
+        arg_choices=("new", "hidden="), loop_args=("new",),
         arg_help="new: in a loop, only failures that were not there at the baseline count "
-                 "(tests:new)",
+                 "(tests:new); hidden=PATH: held-out tests kept outside the project, copied "
+                 "in only while they run, reported by id and message, never by source",
         help="the pytest suite passes (run once with ralph-verify's own pytest plugin, which "
              "records pytest's node ids, counts and raw outcomes; a few failed tests are re-run "
              "once to tell flaky from failing, and flaky still fails unless flaky = \"allow\")",
@@ -673,3 +687,12 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
         help="coverage of the same pytest run, read with 'coverage json' and the project's "
              "coverage config (without a threshold: the project's fail_under)",
     ))
+
+
+@hookimpl
+def ralph_session_prepare(session: Session) -> None:
+    """Remove held-out tests a killed verification left in the tree, before any agent runs."""
+    from ralph_verify.plugins.hidden_tests import remove_copy
+
+    remove_copy(session.root)
+

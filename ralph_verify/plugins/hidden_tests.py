@@ -1,0 +1,133 @@
+"""``tests:hidden=PATH``: acceptance tests held out of the agent's reach.
+
+The tests live outside the project tree. Only while this check runs are they copied in
+(under ``tests/`` when there is one, so the project's conftest fixtures apply), run by a
+pytest of their own, and removed again. The check runs alone, after every other check of
+the verification (``Check.alone``), so no other tool sees the copy. What comes back is
+each failing test's id and the first line of its message — never a traceback, a source
+line or pytest's output — in the feedback, the records and the reports alike.
+
+A copy left behind by a killed verification is removed at the next session's start and by
+the next hidden run; it is listed in git's own ``info/exclude``, so it is never committed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ralph_verify.checks import CheckResult, Failure, Status
+from ralph_verify.junit_xml import JUnitError, TestCaseResult
+
+if TYPE_CHECKING:
+    from ralph_verify.checks import Check
+    from ralph_verify.verification import VerifyContext
+
+PREFIX = "hidden="
+#: The folder the tests are copied to, and the file that says ralph-verify made it.
+COPY_NAME = "_ralph_hidden_tests"
+MARKER = ".ralph-verify-hidden"
+WITHHELD = "hidden test: source withheld"
+
+
+def hidden_source(check: Check, root: Path) -> Path | str:
+    """The held-out tests named by ``tests:hidden=PATH``, or what is wrong with PATH."""
+    raw = (check.spec.arg or "")[len(PREFIX):].strip()
+    if not raw:
+        return f"{check.spec.text}: name the held-out tests, e.g. 'tests:hidden=../acceptance'"
+    path = (root / Path(raw).expanduser()).resolve()
+    if not path.exists():
+        return f"{check.spec.text}: {path} does not exist; point PATH at the held-out tests"
+    if path == root.resolve() or root.resolve() in path.parents:
+        return (f"{check.spec.text}: {path} is inside the project, where the agent can read "
+                "and edit it; keep held-out tests outside the project tree")
+    if path.is_file() and path.suffix != ".py":
+        return f"{check.spec.text}: {path} is not a Python test file or a folder of tests"
+    return path
+
+
+def copy_target(root: Path) -> Path:
+    tests = root / "tests"
+    return (tests if tests.is_dir() else root) / COPY_NAME
+
+
+def remove_copy(root: Path) -> None:
+    """Remove a copy this check made (it carries the marker); anything else is left alone."""
+    target = copy_target(root)
+    if (target / MARKER).is_file():
+        shutil.rmtree(target, ignore_errors=True)
+
+
+def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
+    from ralph_verify.plugins.junit import report_result
+    from ralph_verify.plugins.pytest_run import (
+        EXIT_NO_TESTS,
+        _launch,
+        read_pytest_report,
+        rerun_args,
+        tests_options,
+    )
+    from ralph_verify.process import ToolError
+
+    source = hidden_source(check, ctx.root)
+    if isinstance(source, str):
+        return check.error(source)
+    target = copy_target(ctx.root)
+    remove_copy(ctx.root)
+    if target.exists():
+        return check.error(f"{target} exists and was not made by ralph-verify: move it away, "
+                           "the held-out tests are copied there")
+    _exclude_from_git(ctx.root, target)
+    try:
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns(
+                "__pycache__", ".pytest_cache", "*.pyc"))
+        else:
+            target.mkdir()
+            shutil.copy2(source, target / source.name)
+        (target / MARKER).write_text("held-out tests copied in by ralph-verify; removed after "
+                                     "the check\n", encoding="utf-8")
+        args = [*rerun_args(tuple(tests_options(ctx).args), ctx.root), "-p", "no:cacheprovider",
+                "--tb=line", str(target.relative_to(ctx.root))]
+        try:
+            run = _launch(ctx, "pytest-hidden", args=args, coverage=False)
+        except ToolError:
+            return check.error("the held-out tests could not be run (pytest's output is "
+                               "withheld: it would show their source); run them by hand")
+        if run.tool_run.returncode == EXIT_NO_TESTS:
+            return check.result(Status.FAILED, "no held-out test collected", metric=0.0,
+                                failures=[Failure(message=f"no test collected from {source}",
+                                                  code="no-tests")])
+        try:
+            report = read_pytest_report(run)
+        except JUnitError:
+            return check.error("the held-out tests' report is unreadable")
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
+    prefix = target.relative_to(ctx.root).as_posix() + "/"
+    report.problems = [_withheld(case, prefix) for case in report.problems]
+    result = report_result(check, report, no_tests="no held-out test ran")
+    result.summary = f"held-out tests: {result.summary}"
+    result.output = ""
+    return result
+
+
+def _withheld(case: TestCaseResult, prefix: str) -> TestCaseResult:
+    """``case`` with its id and the first line of its message only: no traceback, no source
+    line, no place in a file the agent could look for."""
+    lines = case.message.strip().splitlines()
+    first = lines[0] if lines else ""
+    return replace(case, id=case.id.replace(prefix, "", 1), detail="", path=None, line=None,
+                   cause=None, message=f"{first} ({WITHHELD})" if first else WITHHELD)
+
+
+def _exclude_from_git(root: Path, target: Path) -> None:
+    from ralph_verify.git import GitError, exclude, is_repo
+
+    if is_repo(root):
+        with contextlib.suppress(GitError, OSError):
+            exclude(root, COPY_NAME + "/", "held-out tests ralph-verify copies in while it "
+                    "verifies")
