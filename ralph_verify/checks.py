@@ -121,7 +121,8 @@ class CheckResult:
 class CheckOptions(BaseModel):
     """Options every check accepts in ``[tool.ralph-verify.checks.NAME]``."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True,
+                              defer_build=True)
 
     timeout: float | None = Field(
         default=None, gt=0,

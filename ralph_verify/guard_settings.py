@@ -37,7 +37,7 @@ class GuardSettings(BaseModel):
     @field_validator("disable")
     @classmethod
     def _known_rules(cls, value: list[str]) -> list[str]:
-        from ralph_verify.guard import RULES
+        from ralph_verify.guard_rules import RULES
 
         unknown = [rule for rule in value if rule not in RULES]
         if unknown:

@@ -10,7 +10,11 @@ dependencies live there, not next to ralph-verify.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -122,12 +126,90 @@ def python_version(path: str) -> str:
     return done.stdout.strip() or "version unknown"
 
 
+def find_module_code(module: str) -> str:
+    """Code that exits 0 when top-level ``module`` can be imported, 1 when not."""
+    return ("import importlib.util, sys; "
+            f"sys.exit(importlib.util.find_spec({module.split('.')[0]!r}) is None)")
+
+
 def has_module(path: str, module: str) -> bool:
     """Whether the interpreter at ``path`` can import top-level ``module`` (found, not run)."""
-    code = ("import importlib.util, sys; "
-            f"sys.exit(importlib.util.find_spec({module.split('.')[0]!r}) is None)")
+    known = known_module(path, module)
+    if known is not None:
+        return known
     try:
-        return subprocess.run([path, "-c", code], capture_output=True, timeout=20,
-                              stdin=subprocess.DEVNULL).returncode == 0
+        code = subprocess.run([path, "-c", find_module_code(module)], capture_output=True,
+                              timeout=20, stdin=subprocess.DEVNULL).returncode
     except (OSError, subprocess.SubprocessError):
         return False
+    if code in (0, 1):
+        remember_module(path, module, code == 0)
+    return code == 0
+
+
+#: What each virtual environment's interpreter was found to have, keyed by what decides it.
+PROBES_FILE = "interpreter-probes.json"
+_PROBES_KEPT = 64
+
+
+def environment_key(path: str) -> str | None:
+    """What decides which modules the interpreter at ``path`` finds: its virtual environment's
+    site-packages folders (installing or removing a package changes their modification time),
+    its ``pyvenv.cfg`` and ``PYTHONPATH``. None, never cached, for an interpreter outside a
+    virtual environment or one that also sees the system's packages."""
+    exe = Path(os.path.abspath(path))
+    venv = exe.parent.parent
+    try:
+        settings = (venv / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+        if not exe.is_file():
+            return None
+        folders = sorted({*venv.glob("lib*/python*/site-packages"),
+                          *venv.glob("Lib/site-packages")})
+        stamps = [f"{folder}:{folder.stat().st_mtime_ns}" for folder in folders]
+    except OSError:
+        return None
+    if not folders or re.search(r"^\s*include-system-site-packages\s*=\s*true", settings,
+                                re.IGNORECASE | re.MULTILINE):
+        return None
+    text = "\0".join([str(exe), settings, os.environ.get("PYTHONPATH", ""), *stamps])
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _probes_path() -> Path:
+    from ralph_verify.caches import user_cache_dir
+
+    return user_cache_dir() / PROBES_FILE
+
+
+def _read_probes() -> dict[str, dict[str, bool]]:
+    try:
+        data = json.loads(_probes_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def known_module(path: str, module: str) -> bool | None:
+    """What a probe of the same, unchanged environment found, if one did; else None."""
+    key = environment_key(path)
+    found = _read_probes().get(key, {}).get(module) if key is not None else None
+    return found if isinstance(found, bool) else None
+
+
+def remember_module(path: str, module: str, found: bool) -> None:
+    """Keep a probe's answer for :func:`known_module` (best effort: a cache, never an error)."""
+    key = environment_key(path)
+    if key is None:
+        return
+    probes = _read_probes()
+    entry = probes.pop(key, {})
+    entry = entry if isinstance(entry, dict) else {}
+    entry[module] = found
+    probes[key] = entry  # last: the oldest entries are the first dropped
+    kept = dict(list(probes.items())[-_PROBES_KEPT:])
+    target = _probes_path()
+    with contextlib.suppress(OSError):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(kept), encoding="utf-8")
+        os.replace(temporary, target)

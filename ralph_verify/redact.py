@@ -24,7 +24,6 @@ import re
 import urllib.parse
 from collections.abc import Mapping
 from typing import Any
-from xml.sax.saxutils import escape as xml_escape
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 #: Shorter values are too likely to occur by chance ("1", "true").
@@ -45,6 +44,13 @@ def secret_values(environ: Mapping[str, str] | None = None) -> dict[str, str]:
             if len(value) >= _MIN_LENGTH and _secret_name(name)}
 
 
+def _xml_escape(value: str) -> str:
+    """``xml.sax.saxutils.escape(value, {'"': "&quot;"})``, without importing it: it pulls in
+    ``urllib.request`` (about 20 ms at every start)."""
+    return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
 def _forms(value: str) -> set[str]:
     """The spellings of ``value`` that may reach a file or the screen."""
     forms = {
@@ -53,7 +59,7 @@ def _forms(value: str) -> set[str]:
         json.dumps(value, ensure_ascii=False)[1:-1],
         html.escape(value, quote=True),
         html.escape(value, quote=False),
-        xml_escape(value, {'"': "&quot;"}),
+        _xml_escape(value),
         repr(value)[1:-1],
         urllib.parse.quote(value, safe=""),
         urllib.parse.quote_plus(value, safe=""),

@@ -99,3 +99,30 @@ def test_missing_test_dependency_names_the_interpreter_and_the_one_that_has_it(
     nowhere.stdout.fnmatch_lines([
         "*hint: 'not_anywhere_zz' is not installed in .tox/py/bin/python (*), nor in the "
         "others found (.venv/bin/python (*, project .venv), *ralph-verify's own)*"])
+
+
+def test_the_mypy_probe_is_asked_once_per_environment_until_it_changes(ralph: Ralph) -> None:
+    # Whether the project's Python has mypy is asked by starting it: once per environment,
+    # kept until a package is installed or removed there (its site-packages folder changes).
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(ralph.path / ".venv")],
+                   check=True)
+    log = ralph.path / "started.log"
+    logged = ralph.path / ".venv" / "bin" / "python-logged"
+    logged.write_text(f'#!/bin/bash\necho "$*" >> {log}\n'
+                      'exec -a "$(dirname "$0")/python" "$(dirname "$0")/python" "$@"\n')
+    logged.chmod(0o755)
+    ralph.makepyfile(app="def double(x: int) -> int:\n    return 2 * x\n")
+
+    def probes() -> int:
+        lines = log.read_text().splitlines() if log.exists() else []
+        return sum("find_spec('mypy')" in line for line in lines)
+
+    for expected in (1, 1):
+        result = ralph.run("check", "--until", "types", "--python", str(logged))
+        assert result.ret == 0, result
+        result.stdout.fnmatch_lines(["PASSED*types*"])
+        assert probes() == expected
+    site = next((ralph.path / ".venv").glob("lib/python*/site-packages"))
+    (site / "installed.pth").write_text("")
+    assert ralph.run("check", "--until", "types", "--python", str(logged)).ret == 0
+    assert probes() == 2

@@ -7,7 +7,10 @@ import sys
 
 import pytest
 
-HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.server", "asyncio")
+HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.server", "asyncio",
+         # What only some commands need, imported when they run (each some 10-20 ms):
+         "urllib.request", "xml.sax", "ralph_verify.guard", "ralph_verify.recovery",
+         "ralph_verify.fleet.executor", "ralph_verify.fleet.job", "ralph_verify.agents.retry")
 
 
 @pytest.mark.parametrize("args", [["--version"], ["--help"], ["check", "--help"]])

@@ -27,11 +27,13 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
-from ralph_verify.fleet.executor import ExecutorRegistry, ExecutorType, FleetContext
-from ralph_verify.fleet.job import JobResult, LoopJob, run_job, state_cost
+
+if TYPE_CHECKING:  # this entry point is loaded at every start; the fleet only when it runs
+    from ralph_verify.fleet.executor import ExecutorRegistry, FleetContext
+    from ralph_verify.fleet.job import JobResult, LoopJob
 
 CLUSTER_TIMEOUT = 60
 
@@ -77,6 +79,8 @@ def _cost_topic(job: LoopJob) -> str:
 def run_on_worker(job: LoopJob) -> JobResult:
     """The Dask task: run one loop in a fresh clone on this worker; stop it cleanly when the
     fleet's cancel event is set."""
+    from ralph_verify.fleet.job import run_job, state_cost
+
     distributed = _distributed()
     worker = distributed.get_worker()
     worker.log_event(f"ralph-fleet-{job.fleet_id}", {"task": job.name, "worker": worker.address})
@@ -228,6 +232,8 @@ class DaskExecutor:
 
 
 def _lost(job: LoopJob, reason: str) -> JobResult:
+    from ralph_verify.fleet.job import JobResult
+
     return JobResult({"name": job.name, "folder": job.folder, "branch": job.branch,
                       "base": job.base, "verdict": "lost", "reason": reason, "iterations": 0,
                       "cost_usd": 0.0, "attempts": job.attempt, "commits": 0})
@@ -235,6 +241,8 @@ def _lost(job: LoopJob, reason: str) -> JobResult:
 
 @hookimpl
 def ralph_register_executors(registry: ExecutorRegistry) -> None:
+    from ralph_verify.fleet.executor import ExecutorType
+
     registry.add(ExecutorType(
         "dask", DaskExecutor,
         "loops run on a Dask cluster (--address tcp://host:8786, default: a local cluster), "

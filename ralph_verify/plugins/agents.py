@@ -16,7 +16,6 @@ from ralph_verify.agents import (
     AgentResult,
     AgentType,
 )
-from ralph_verify.agents.retry import RetryPolicy, run_with_retries
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Session
@@ -112,6 +111,8 @@ def ralph_register_agents(registry: AgentRegistry) -> None:
 @hookimpl(trylast=True)
 def ralph_run_agent(session: Session, agent: Agent, request: AgentRequest) -> AgentResult:
     """Every agent runs through this hook, so wrappers can time, trace or extend it."""
+    from ralph_verify.agents.retry import RetryPolicy, run_with_retries
+
     request.idle_timeout = duration_setting(session, "agent-idle-timeout")
     retries = session.config.get("max_agent_retries")
     policy = RetryPolicy(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ralph_verify import git, hookimpl, recovery
+from ralph_verify import git, hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
@@ -105,6 +105,8 @@ def ralph_session_prepare(session: Session) -> None:
 
 @hookimpl
 def ralph_session_start(session: Session) -> None:
+    from ralph_verify import recovery
+
     state = _state(session)
     if "git" not in state and git.is_repo(session.root):
         # The Stop-hook mode (no prepare): no branch, no commits, but a recovery point.
@@ -173,6 +175,8 @@ def _commit_elsewhere(session: Session, own: str, where: str | None, paths: list
                       message: str) -> str | None:
     """The agent left the session's branch: record its changes on the session's branch
     through a temporary index, moving neither HEAD nor the branch the agent is on."""
+    from ralph_verify import recovery
+
     root = session.root
     tip = git.git(root, "rev-parse", "--verify", "-q", f"refs/heads/{own}",
                   check=False).strip() or None
@@ -230,6 +234,7 @@ def describe(state: dict[str, Any]) -> str:
 
 def recover_command(config: Config) -> int:
     """``ralph-verify recover [SESSION]``: see :mod:`ralph_verify.recovery`."""
+    from ralph_verify import recovery
     from ralph_verify.state import StateDir
 
     if (config.root / ".ralph").is_dir() and StateDir(config.root).lock_holder() is not None:

@@ -16,11 +16,13 @@ import subprocess
 import sys
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from ralph_verify import hookimpl
-from ralph_verify.fleet.executor import ExecutorRegistry, ExecutorType, FleetContext
-from ralph_verify.fleet.job import LoopJob, run_job
+
+if TYPE_CHECKING:  # imported when a fleet runs, not at every start
+    from ralph_verify.fleet.executor import ExecutorRegistry, FleetContext
+    from ralph_verify.fleet.job import LoopJob
 
 
 class LocalExecutor:
@@ -50,6 +52,8 @@ class LocalExecutor:
                 os.killpg(proc.pid, signal.SIGTERM)
 
     def _one(self, job: LoopJob, fleet: FleetContext) -> None:
+        from ralph_verify.fleet.job import run_job
+
         prepared = fleet.prepare(job)
         if prepared is None:
             return
@@ -61,6 +65,8 @@ class LocalExecutor:
         fleet.finished(prepared, result)
 
     def run(self, jobs: Sequence[LoopJob], fleet: FleetContext) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
         stopper = threading.Thread(target=self._stop_on_cancel, args=(fleet,), daemon=True)
         stopper.start()
         with ThreadPoolExecutor(max_workers=max(1, fleet.jobs),
@@ -83,6 +89,8 @@ class LocalExecutor:
 
 @hookimpl
 def ralph_register_executors(registry: ExecutorRegistry) -> None:
+    from ralph_verify.fleet.executor import ExecutorType
+
     registry.add(ExecutorType(
         "local", LocalExecutor,
         "loops run on this machine, -j at once (default: the number of cores), each in a git "

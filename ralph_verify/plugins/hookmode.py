@@ -92,7 +92,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def _rules_help() -> str:
-    from ralph_verify.guard import RULES
+    from ralph_verify.guard_rules import RULES
 
     return "\n".join(f"  {name:<15}{text}" for name, text in RULES.items())
 

@@ -35,6 +35,7 @@ from ralph_verify.checks import (
     Failure,
     Status,
 )
+from ralph_verify.interpreter import find_module_code, known_module, remember_module
 from ralph_verify.process import ToolError, ToolRun
 from ralph_verify.tool_output import clip_tail, count_summary, relative_path
 from ralph_verify.verification import VerifyContext
@@ -344,12 +345,16 @@ class TypesCheck(Check):
             return list(self.mypy_options.command)
         python = ctx.python()
         if not _same_file(python, sys.executable):
-            probe = ctx.run([python, "-c", "import importlib.util, sys; "
-                                           "sys.exit(importlib.util.find_spec('mypy') is None)"],
-                            timeout=min(self.timeout, 60),
-                            missing_hint="set the project's interpreter with --python or "
-                                         "[tool.ralph-verify] python")
-            if probe.returncode == 0:
+            found = known_module(python, "mypy")  # a probe costs a Python start per run
+            if found is None:
+                probe = ctx.run([python, "-c", find_module_code("mypy")],
+                                timeout=min(self.timeout, 60),
+                                missing_hint="set the project's interpreter with --python or "
+                                             "[tool.ralph-verify] python")
+                found = probe.returncode == 0
+                if probe.returncode in (0, 1):
+                    remember_module(python, "mypy", found)
+            if found:
                 return [python, "-m", "mypy"]
         ours = ([sys.executable, "-m", "mypy"] if importlib.util.find_spec("mypy") is not None
                 else [ctx.find_tool("mypy", package="mypy")])
