@@ -1,24 +1,29 @@
-"""Wall time of ``ralph-verify check`` against running the same tools by hand, in sequence.
+"""Wall time of ``ralph-verify check`` against the same tools by hand, on real projects.
 
 Usage::
 
-    python benchmarks/bench_check.py [--project boltons==26.2.0] [--repeat 3]
+    python benchmarks/bench_check.py [--project boltons==26.2.0 ...] [--rounds 5]
 
-Downloads the project's sdist from PyPI into ``~/.cache/ralph-verify-bench/`` (once),
-then, ``--repeat`` times each, with caches (.mypy_cache, .ruff_cache,
-.pytest_cache, coverage data) removed before every run so both sides do the
-same work from cold:
+Downloads each project's sdist from PyPI into ``~/.cache/ralph-verify-bench/`` (once) and
+gives it a virtualenv of its own there that sees this interpreter's pytest, coverage, mypy and
+ruff (a ``.pth`` file: the same tool versions on both sides, no download). Then, interleaved
+round after round (``--rounds``, at least 5), it times on each project:
 
-* by hand: ``coverage run -m pytest --junitxml`` then ``coverage json``,
-  ``ruff check --output-format json``, ``mypy -O json`` — one after another,
-  as a person or a naive script would;
-* ``ralph-verify check --until tests,lint,types,coverage>=0`` (one pytest run
-  feeds tests and coverage; the pytest run, ruff and mypy overlap).
+* ``hand cold`` / ``check cold``: every cache of the project cleared first (tool caches,
+  project bytecode, ralph-verify's bytecode prefix and mypy cache): by hand, in sequence,
+  ``coverage run -m pytest --junitxml``, ``coverage json``, ``ruff check --output-format json``,
+  ``mypy -O json .``; against ``ralph-verify check --until tests,lint,types,coverage>=0``;
+* ``hand warm`` / ``check warm``: the same again, caches kept;
+* ``chain``: the slowest chain alone, ``coverage run -m pytest`` + ``coverage json``;
+* ``re-verify``: ``check`` again on the unchanged tree;
+* ``changed full`` / ``changed affected``: one module changed so that some of its tests fail,
+  then ``check --until tests`` (the whole suite) against ``--until tests.select=affected``
+  (``--affected-spec``; printed as not available when this ralph-verify refuses it).
 
-Prints the median wall time of each side, the ratio, and ralph-verify's peak
-memory (RSS of the ralph-verify process itself, without the tools it runs).
+Prints min and median of each, the ratios, ralph-verify's per-check times, and the load.
 Run it by hand; it is not part of the test suite.
 """
+
 
 from __future__ import annotations
 
@@ -29,10 +34,13 @@ import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tarfile
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 #: Outside any repository: ruff and mypy look for their configuration in parent folders,
 #: so a project unpacked inside this checkout would be checked with our settings.
@@ -63,8 +71,9 @@ RALPH_CACHE = WORK / "ralph-verify-cache"
 
 def clean(project: Path) -> None:
     """Cold project caches for both sides: the tools' caches in the project, its bytecode,
-    and ralph-verify's mypy cache. Interpreter and site-packages bytecode stay warm."""
-    shutil.rmtree(RALPH_CACHE / "mypy", ignore_errors=True)
+    and ralph-verify's caches. Interpreter and site-packages bytecode stay warm."""
+    for name in ("mypy", "pycache", "verification"):
+        shutil.rmtree(RALPH_CACHE / name, ignore_errors=True)
     for pycache in project.rglob("__pycache__"):
         shutil.rmtree(pycache, ignore_errors=True)
     for name in CACHES:
@@ -82,34 +91,75 @@ def tool(name: str) -> str:
     return str(path) if path.exists() else name
 
 
-def by_hand(project: Path, out: Path) -> float:
+@dataclass(frozen=True)
+class Change:
+    """One module changed so that some of the project's tests fail (a loop iteration)."""
+
+    path: str
+    appended: str
+
+
+#: The default projects (their sdists ship their tests) and the change made to each.
+PROJECTS: dict[str, Change] = {
+    "boltons==26.2.0": Change("boltons/strutils.py",
+                              "\n\ndef slugify(*args, **kwargs):\n    return 'broken'\n"),
+    "more-itertools==11.2.1": Change("more_itertools/more.py",
+                                     "\n\ndef chunked(iterable, n, strict=False):\n"
+                                     "    return iter([])\n"),
+    "cachetools==8.0.1": Change("src/cachetools/keys.py",
+                                "\n\ndef hashkey(*args, **kwargs):\n    return 0\n"),
+}
+
+
+def prepare(project: Path) -> str:
+    """A virtualenv for ``project`` that sees our tools (and its ``src/``); its python."""
+    venv = WORK / "envs" / project.name
+    python = venv / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next(venv.glob("lib/python*/site-packages"))
+    paths = [sysconfig.get_path("purelib")]
+    if (project / "src").is_dir():
+        paths.insert(0, str(project / "src"))
+    (site / "bench.pth").write_text("\n".join(paths) + "\n")
+    return str(python)
+
+
+def by_hand(project: Path, python: str, out: Path, *, chain_only: bool = False) -> float:
     started = time.perf_counter()
-    py = sys.executable
     commands = [
-        [py, "-m", "coverage", "run", f"--data-file={out}/cov", "-m", "pytest", "-q",
+        [python, "-m", "coverage", "run", f"--data-file={out}/cov", "-m", "pytest", "-q",
          f"--junitxml={out}/junit.xml"],
-        [py, "-m", "coverage", "json", f"--data-file={out}/cov", "-o", f"{out}/cov.json"],
-        [tool("ruff"), "check", "--output-format", "json", "--no-fix"],
-        [py, "-m", "mypy", "-O", "json", "."],
+        [python, "-m", "coverage", "json", f"--data-file={out}/cov", "-o", f"{out}/cov.json"],
     ]
+    if not chain_only:
+        commands += [[tool("ruff"), "check", "--output-format", "json", "--no-fix"],
+                     [python, "-m", "mypy", "-O", "json", "."]]
     for command in commands:
         subprocess.run(command, cwd=project, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, check=False)
     return time.perf_counter() - started
 
 
-def with_ralph(project: Path) -> tuple[float, dict[str, object]]:
+FULL = "tests,lint,types,coverage>=0"
+
+
+def with_ralph(project: Path, python: str, until: str = FULL) -> tuple[float, dict[str, Any]]:
+    """Wall time of one ``check`` and its ``--json`` (``{}`` when it refused the spec)."""
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-c", _MEASURE, "check", "--until", "tests,lint,types,coverage>=0",
-         "--root", str(project), "--json"],
+        [sys.executable, "-c", _MEASURE, "check", "--until", until, "--root", str(project),
+         "--python", python, "--json"],
         capture_output=True, text=True, check=False,
         env={**os.environ, "RALPH_VERIFY_CACHE_DIR": str(RALPH_CACHE)},
     )
     elapsed = time.perf_counter() - started
     lines = proc.stdout.splitlines()
     rss = int(lines[-1]) if lines and lines[-1].isdigit() else -1
-    data = json.loads("\n".join(lines[:-1]))
+    try:
+        data: dict[str, Any] = json.loads("\n".join(lines[:-1]))
+    except ValueError:
+        return elapsed, {"_refused": proc.stderr.strip()[-300:]}
     data["_peak_rss_kib"] = rss
     return elapsed, data
 
@@ -122,37 +172,97 @@ code = main(sys.argv[1:])
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
+SCENARIOS = ("hand cold", "check cold", "hand warm", "check warm", "chain", "re-verify",
+             "changed full", "changed affected")
+
+
+def one_round(project: Path, python: str, change: Change, affected: str, out: Path,
+              times: dict[str, list[float]], last: dict[str, dict[str, Any]]) -> None:
+    clean(project)
+    times["hand cold"].append(by_hand(project, python, out))
+    clean(project)
+    times["check cold"].append(with_ralph(project, python)[0])
+    times["hand warm"].append(by_hand(project, python, out))
+    elapsed, last["check warm"] = with_ralph(project, python)
+    times["check warm"].append(elapsed)
+    times["chain"].append(by_hand(project, python, out, chain_only=True))
+    elapsed, last["re-verify"] = with_ralph(project, python)
+    times["re-verify"].append(elapsed)
+    if not change.path:
+        return
+    module = project / change.path
+    original = module.read_bytes()
+    try:
+        module.write_bytes(original + change.appended.encode())
+        elapsed, last["changed affected"] = with_ralph(project, python, affected)
+        if "_refused" not in last["changed affected"]:
+            times["changed affected"].append(elapsed)
+        elapsed, last["changed full"] = with_ralph(project, python, "tests")
+        times["changed full"].append(elapsed)
+    finally:
+        module.write_bytes(original)
+
+
+def figures(values: list[float]) -> str:
+    if not values:
+        return "not available"
+    return f"{min(values):.2f} / {statistics.median(values):.2f} s"
+
+
+def ratio(times: dict[str, list[float]], a: str, b: str) -> str:
+    if not times[a] or not times[b]:
+        return "n/a"
+    return f"{statistics.median(times[a]) / statistics.median(times[b]):.2f}"
+
+
+def report(name: str, times: dict[str, list[float]], last: dict[str, dict[str, Any]]) -> None:
+    print(f"\n## {name}: min / median of {len(times['check warm'])} rounds")
+    for scenario in SCENARIOS:
+        print(f"  {scenario:<17} {figures(times[scenario])}")
+    print(f"  check warm / hand warm:          {ratio(times, 'check warm', 'hand warm')}")
+    print(f"  check cold / hand cold:          {ratio(times, 'check cold', 'hand cold')}")
+    print(f"  check warm / chain:              {ratio(times, 'check warm', 'chain')}")
+    print(f"  changed full / changed affected: {ratio(times, 'changed full', 'changed affected')}")
+    refused = last.get("changed affected", {}).get("_refused")
+    if refused:
+        print(f"  affected-first not available: {refused.splitlines()[-1][:160]}")
+    for scenario in ("check warm", "re-verify", "changed full"):
+        for check in last.get(scenario, {}).get("checks", []):
+            print(f"    {scenario:<13} {check['spec']:<12} {check['status']:<7} "
+                  f"{check['summary'][:60]} ({check['duration_s']:.2f}s)")
+    rss = last.get("check warm", {}).get("_peak_rss_kib", -1)
+    print(f"  ralph-verify peak RSS (own process): {int(rss) / 1024:.1f} MiB")
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--project", default="boltons==26.2.0",
-                        help="a PyPI requirement whose sdist ships its tests")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--project", action="append",
+                        help=f"a PyPI requirement whose sdist ships its tests (repeatable; "
+                             f"default: {', '.join(PROJECTS)}); others get no changed module")
+    parser.add_argument("--rounds", "--repeat", type=int, default=5)
+    parser.add_argument("--affected-spec", default="tests.select=affected",
+                        help="the --until spec of an affected-first run")
     args = parser.parse_args()
-    project = fetch(args.project)
-    print(f"project: {project.name} ({project})")
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
-    hand, ralph = [], []
-    last: dict[str, object] = {}
+    requirements = args.project or list(PROJECTS)
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
+          f"load {os.getloadavg()[0]:.1f} at start")
+    projects = [(req, fetch(req)) for req in requirements]
+    pythons = {folder: prepare(folder) for _, folder in projects}
+    times = {folder: {s: [] for s in SCENARIOS} for _, folder in projects}
+    last: dict[Path, dict[str, dict[str, Any]]] = {folder: {} for _, folder in projects}
     with tempfile.TemporaryDirectory() as tmp:
-        for round_ in range(args.repeat):
-            clean(project)
-            hand.append(by_hand(project, Path(tmp)))
-            clean(project)
-            elapsed, last = with_ralph(project)
-            ralph.append(elapsed)
-            print(f"  round {round_ + 1}: by hand {hand[-1]:.2f}s, ralph-verify {ralph[-1]:.2f}s")
-    clean(project)
-    h, r = statistics.median(hand), statistics.median(ralph)
-    print(f"median by hand (sequential): {h:.2f}s")
-    print(f"median ralph-verify check:   {r:.2f}s")
-    print(f"ratio ralph-verify / by hand: {r / h:.2f}")
-    print(f"ralph-verify peak RSS (own process): {int(last['_peak_rss_kib']) / 1024:.1f} MiB")
-    checks = last.get("checks", [])
-    assert isinstance(checks, list)
-    for check in checks:
-        print(f"  {check['spec']:<12} {check['status']:<7} {check['summary'][:70]} "
-              f"({check['duration_s']:.2f}s)")
+        for round_ in range(args.rounds):
+            for req, folder in projects:
+                change = PROJECTS.get(req, Change("", ""))
+                one_round(folder, pythons[folder], change, args.affected_spec, Path(tmp),
+                          times[folder], last[folder])
+                row = times[folder]
+                print(f"round {round_ + 1} {folder.name}: " + ", ".join(
+                    f"{s} {row[s][-1]:.2f}" for s in SCENARIOS if row[s]), flush=True)
+    for _, folder in projects:
+        clean(folder)
+        report(folder.name, times[folder], last[folder])
+    print(f"\nload {os.getloadavg()[0]:.1f} at the end")
     return 0
 
 
