@@ -14,12 +14,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from ralph_verify.fingerprint import fingerprint
 from ralph_verify.until import CheckSpec, SpecError
 
 if TYPE_CHECKING:
+    from ralph_verify.check_options import CheckOptions as CheckOptions  # re-exported
     from ralph_verify.config import Config
     from ralph_verify.verification import VerifyContext
 
@@ -118,17 +117,18 @@ class CheckResult:
         }
 
 
-class CheckOptions(BaseModel):
-    """Options every check accepts in ``[tool.ralph-verify.checks.NAME]``."""
+def __getattr__(name: str) -> Any:
+    """``CheckOptions``, a pydantic model, imported on first use (PEP 562): see
+    :mod:`ralph_verify.check_options`."""
+    if name == "CheckOptions":
+        from ralph_verify.check_options import CheckOptions
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True,
-                              defer_build=True)
+        return CheckOptions
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    timeout: float | None = Field(
-        default=None, gt=0,
-        description="Seconds before the check's tool is killed and the check errors "
-                    "(default: the global timeout, 900).",
-    )
+
+#: The options class of a check type that declares none of its own.
+BASE_OPTIONS = "ralph_verify.check_options:CheckOptions"
 
 
 class Check:
@@ -150,12 +150,25 @@ class Check:
     #: has finished (``tests:hidden`` copies held-out tests into the tree while it runs).
     alone: bool = False
 
-    def __init__(self, spec: CheckSpec, options: CheckOptions, config: Config,
+    def __init__(self, spec: CheckSpec, options: CheckOptions | None, config: Config,
                  check_type: CheckType) -> None:
         self.spec = spec
-        self.options = options
+        #: The options from ``[tool.ralph-verify.checks.NAME]``; None when it has no table
+        #: (then :attr:`options` builds the defaults on first read: pydantic only then).
+        self.given_options = options
         self.config = config
         self.type = check_type
+
+    @property
+    def options(self) -> CheckOptions:
+        """This check's options: the file's table, else the options class's defaults."""
+        if self.given_options is None:
+            self.given_options = self.type.options_class()
+        return self.given_options
+
+    @options.setter
+    def options(self, value: CheckOptions) -> None:
+        self.given_options = value
 
     @property
     def name(self) -> str:
@@ -163,8 +176,12 @@ class Check:
 
     @property
     def timeout(self) -> float:
-        if self.options.timeout is not None:
-            return self.options.timeout
+        # Without a table, options named lazily are not built for this (nor pydantic
+        # imported): their timeout is the global one (see CheckType.options).
+        lazy = self.given_options is None and isinstance(self.type.options, str)
+        own = None if lazy else self.options.timeout
+        if own is not None:
+            return own
         value = self.config.get("timeout")
         return float(value) if value is not None else 900.0
 
@@ -183,7 +200,7 @@ class Check:
         return f"<{type(self).__name__} {self.spec.text!r}>"
 
 
-CheckFactory = Callable[[CheckSpec, CheckOptions, "Config", "CheckType"], Check]
+CheckFactory = Callable[[CheckSpec, "CheckOptions | None", "Config", "CheckType"], Check]
 
 
 @dataclass(frozen=True)
@@ -207,8 +224,18 @@ class CheckType:
     arg_choices: tuple[str, ...] = ()
     loop_args: tuple[str, ...] = ()
     negatable: bool = False
-    options: type[CheckOptions] = CheckOptions
+    #: The options class, a :class:`CheckOptions` subclass, or a lazy ``"module:Name"``
+    #: reference to one, imported only when a table is validated or the check reads its
+    #: options (a lazy class keeps ``timeout``'s default, None: the global timeout).
+    options: type[CheckOptions] | str = BASE_OPTIONS
     plugin: str = ""
+
+    @property
+    def options_class(self) -> type[CheckOptions]:
+        from ralph_verify.config.parser import resolve_ref
+
+        model: type[CheckOptions] = resolve_ref(self.options)
+        return model
 
     def usage(self) -> str:
         text = ("!" if self.negatable else "") + self.name
@@ -312,6 +339,6 @@ class CheckRegistry:
         checks = []
         for spec in specs:
             check_type = self.resolve(spec)
-            check_options = (options or {}).get(check_type.name) or check_type.options()
+            check_options = (options or {}).get(check_type.name)
             checks.append(check_type.factory(spec, check_options, config, check_type))
         return checks

@@ -7,15 +7,15 @@ walked with the usual heavy folders pruned, and agent CLIs are looked up on
 
 from __future__ import annotations
 
-import configparser
 import os
 import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ralph_verify.compat import tomllib
+if TYPE_CHECKING:
+    import configparser
 
 #: Agent adapters and the CLI each one drives, in the order ``init`` prefers them.
 AGENT_CLIS: dict[str, str] = {
@@ -69,6 +69,8 @@ class Project:
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
+    from ralph_verify.compat import tomllib
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)
@@ -77,6 +79,8 @@ def _load_toml(path: Path) -> dict[str, Any]:
 
 
 def _load_ini(path: Path) -> configparser.ConfigParser:
+    import configparser
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read(path, encoding="utf-8")

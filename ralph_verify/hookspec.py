@@ -108,7 +108,8 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
     """Declare the check names this plugin provides for ``--until``.
 
     ``CheckType.options`` is a pydantic model validating
-    ``[tool.ralph-verify.checks.NAME]``; ``threshold`` says what ``name>=N``
+    ``[tool.ralph-verify.checks.NAME]``, or a lazy ``"module:Name"`` reference to one
+    (``CheckType.options_class`` imports it); ``threshold`` says what ``name>=N``
     means (``None`` forbids a threshold); ``negatable`` allows ``!name``.
 
     :param registry: call ``registry.add(CheckType(name=..., factory=..., help=...))``.

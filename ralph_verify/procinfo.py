@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import secrets
 import signal
 import subprocess
 import sys
@@ -85,8 +84,9 @@ def holds_open(pid: int, path: Path) -> bool | None:
 
 def _stat_fields(pid: int) -> list[str] | None:
     """Fields 3.. of ``/proc/PID/stat`` (state, ppid, pgrp...), or ``None``."""
-    try:
-        stat = (_PROC / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
+    try:  # plain open(), not pathlib: this runs for every process after every tool
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read().decode("utf-8", "replace")
     except OSError:
         return None
     return stat[stat.rfind(")") + 2:].split()
@@ -126,6 +126,8 @@ _marks = itertools.count(1)
 
 def new_mark() -> str:
     """A mark for one process run, unique on this machine."""
+    import secrets
+
     return f"{os.getpid()}-{next(_marks)}-{secrets.token_hex(4)}"
 
 
@@ -140,8 +142,8 @@ def marked(mark: str) -> set[int]:
     me = os.getpid()
     for entry in entries:
         if entry.isdigit() and int(entry) != me:
-            with contextlib.suppress(OSError):
-                if needle in (_PROC / entry / "environ").read_bytes():
+            with contextlib.suppress(OSError), open(f"/proc/{entry}/environ", "rb") as handle:
+                if needle in handle.read():
                     found.add(int(entry))
     return found
 

@@ -17,7 +17,6 @@ non-alphanumeric character) is redacted too.
 from __future__ import annotations
 
 import functools
-import html
 import json
 import os
 import re
@@ -53,6 +52,8 @@ def _xml_escape(value: str) -> str:
 
 def _forms(value: str) -> set[str]:
     """The spellings of ``value`` that may reach a file or the screen."""
+    import html
+
     forms = {
         value,
         json.dumps(value)[1:-1],

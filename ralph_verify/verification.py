@@ -10,12 +10,10 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import sysconfig
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,6 +23,8 @@ from ralph_verify.checks import Check, CheckResult, Failure, Status
 from ralph_verify.process import ProcessGroup, ToolMissing, ToolRun, run_tool
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from ralph_verify.config import Config
 
 T = TypeVar("T")
@@ -78,6 +78,8 @@ class VerifyContext:
 
     def find_tool(self, name: str, *, package: str | None = None) -> str:
         """Path of a console tool: next to the project's Python, next to ours, or on PATH."""
+        import sysconfig
+
         folders = [Path(self.python()).parent, Path(sysconfig.get_path("scripts")),
                    Path(sys.executable).parent]
         for folder in folders:
@@ -150,6 +152,8 @@ def apply_negation(check: Check, result: CheckResult) -> CheckResult:
 
 def verify(config: Config, checks: Sequence[Check]) -> Verification:
     """Run ``checks`` concurrently, cheap ones first; Ctrl-C kills every tool started."""
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+
     started = time.perf_counter()
     results: dict[int, CheckResult] = {}
     with tempfile.TemporaryDirectory(prefix="ralph-verify-") as tmp:

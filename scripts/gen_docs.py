@@ -165,12 +165,13 @@ def configuration(config: Any) -> str:
                 metavar = option.kwargs.get("metavar")
                 cli = f" · command line: `{option.flags[-1]}{' ' + metavar if metavar else ''}`"
             out.append(f"#### `{setting.key}`\n")
-            out.append(f"{type_name(setting.type)} · default {toml_value(setting.default)}"
+            out.append(f"{type_name(setting.value_type)} · default {toml_value(setting.default)}"
                        f"{cli}\n")
             out.append(_sentence(setting.help, f"setting {setting.key!r}") + "\n")
-            if isinstance(setting.type, type) and hasattr(setting.type, "model_fields"):
+            if isinstance(setting.value_type, type) and hasattr(setting.value_type,
+                                                                "model_fields"):
                 out.append(f"Keys of `[tool.ralph-verify.{setting.key}]`:\n")
-                out += _model_fields(setting.type, f"[tool.ralph-verify.{setting.key}]")
+                out += _model_fields(setting.value_type, f"[tool.ralph-verify.{setting.key}]")
                 out.append("")
     out.append("## Check options: `[tool.ralph-verify.checks.NAME]`\n")
     from ralph_verify.checks import CheckOptions
@@ -183,7 +184,7 @@ def configuration(config: Any) -> str:
     for check_type in config.registry.types():
         table = f"[tool.ralph-verify.checks.{check_type.name}]"
         out.append(f"### `{table}`\n")
-        own = [(name, field) for name, field in check_type.options.model_fields.items()
+        own = [(name, field) for name, field in check_type.options_class.model_fields.items()
                if name not in common]
         if not own:
             out.append("Only `timeout`.")

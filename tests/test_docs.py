@@ -62,7 +62,7 @@ def test_every_check_option_is_documented(config: Any) -> None:
         table = f"### `[tool.ralph-verify.checks.{check_type.name}]`"
         assert table in text
         section = text.split(table, 1)[1].split("\n### ", 1)[0]
-        for name, field in check_type.options.model_fields.items():
+        for name, field in check_type.options_class.model_fields.items():
             key = field.alias or name
             assert field.description, f"option {key} of check {check_type.name} has no description"
             if name not in common:

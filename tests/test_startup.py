@@ -1,20 +1,35 @@
-"""`ralph-verify --help` and `--version` stay fast: nothing heavy is imported."""
+"""`ralph-verify --help`, `--version` and a one-check `check` stay fast: nothing heavy is
+imported. Not a timed test: what is imported is what costs, and it is exact."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from ralph_verify.testing import Ralph
+
 HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.server", "asyncio",
-         # What only some commands need, imported when they run (each some 10-20 ms):
+         # pydantic (0.1-0.2 s with one model built): settings and check options are named
+         # lazily and built only when a table is read or a check reads its options.
+         "pydantic", "annotated_types",
+         # importlib.metadata (it pulls in email): entry points come from a cache while the
+         # installed distributions are unchanged (ralph_verify.config.entry_points).
+         "importlib.metadata", "email",
+         # What only some commands need, imported when they run (each some 5-20 ms):
          "urllib.request", "xml.sax", "ralph_verify.guard", "ralph_verify.recovery",
-         "ralph_verify.fleet.executor", "ralph_verify.fleet.job", "ralph_verify.agents.retry")
+         "ralph_verify.fleet.executor", "ralph_verify.fleet.job", "ralph_verify.agents.retry",
+         "tomllib", "configparser", "socket", "concurrent.futures", "html")
+#: What a ``check --until lint`` on a project without options still never needs.
+HEAVY_FOR_LINT = tuple(name for name in HEAVY if name not in ("tomllib", "concurrent.futures"))
 
 
-@pytest.mark.parametrize("args", [["--version"], ["--help"], ["check", "--help"]])
-def test_startup_imports_nothing_heavy(args: list[str]) -> None:
+def imported(args: list[str], cwd: Path, watched: tuple[str, ...]) -> list[str]:
+    """Which of ``watched`` ``ralph-verify ARGS`` imports, in a fresh interpreter; run twice,
+    the first to fill the entry-point cache as any earlier start would have."""
     code = (
         "import sys\n"
         "from ralph_verify.session import main\n"
@@ -22,8 +37,75 @@ def test_startup_imports_nothing_heavy(args: list[str]) -> None:
         f"    main({args!r})\n"
         "except SystemExit:\n"
         "    pass\n"
-        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+        f"print(sorted(m for m in {watched!r} if m in sys.modules))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
-    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True, cwd=cwd, env=os.environ.copy())
+    return [line for line in proc.stdout.strip().splitlines()][-1:]
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["check", "--help"]])
+def test_startup_imports_nothing_heavy(args: list[str], tmp_path: Path) -> None:
+    assert imported(args, tmp_path, HEAVY) == ["[]"]
+
+
+def test_a_lint_check_imports_no_pydantic_nor_metadata(ralph: Ralph) -> None:
+    # ruff alone takes some 10 ms here: the check must not add pydantic's 0.1-0.2 s to it.
+    ralph.makepyfile(app="def double(x: int) -> int:\n    return 2 * x\n")
+    assert imported(["check", "--until", "lint"], ralph.path, HEAVY_FOR_LINT) == ["[]"]
+
+
+def test_a_check_table_is_still_validated_and_used(ralph: Ralph) -> None:
+    # The lazy options are the same options: a table is read, checked and applied.
+    ralph.makepyfile(app="import os\n")
+    ralph.makepyproject("[tool.ralph-verify.checks.lint]\nargs = ['--select', 'E']\n")
+    assert ralph.run("check", "--until", "lint").ret == 0  # F401 not selected
+    ralph.makepyproject("[tool.ralph-verify.checks.lint]\nargz = []\n")
+    result = ralph.run("check", "--until", "lint")
+    assert result.ret == 2, result
+    assert "unknown key 'argz' (did you mean 'args'?)" in result.err
+    ralph.makepyproject("[tool.ralph-verify]\njobs = 0\n")
+    result = ralph.run("check", "--until", "lint")
+    assert result.ret == 2, result
+    assert "[tool.ralph-verify] jobs: input should be greater than or equal to 1" in result.err
+
+
+def write_plugin_dist(site: Path) -> None:
+    """An installed distribution with a ``ralph_verify`` entry point (a plugin adding a check)."""
+    (site / "ralph_verify_hello.py").write_text(
+        "from ralph_verify import CheckType, Check, Status, hookimpl\n"
+        "class Hello(Check):\n"
+        "    def run(self, ctx):\n"
+        "        return self.result(Status.PASSED, 'hello')\n"
+        "@hookimpl\n"
+        "def ralph_register_checks(registry):\n"
+        "    registry.add(CheckType(name='hello', factory=Hello, help='says hello'))\n")
+    info = site / "ralph_verify_hello-0.0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: ralph-verify-hello\n"
+                                   "Version: 0.0.1\n")
+    (info / "entry_points.txt").write_text("[ralph_verify]\nhello = ralph_verify_hello\n")
+
+
+def test_entry_points_cache_sees_a_plugin_installed_and_removed(ralph: Ralph,
+                                                                tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+
+    def plugins() -> str:
+        env = {**os.environ, "PYTHONPATH": str(site)}
+        proc = subprocess.run([sys.executable, "-m", "ralph_verify", "plugins"],
+                              cwd=ralph.path, capture_output=True, text=True, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    assert "hello" not in plugins()
+    assert "hello" not in plugins()  # now from the cache
+    write_plugin_dist(site)
+    assert "hello  [ralph-verify-hello 0.0.1]" in plugins()
+    assert "hello  [ralph-verify-hello 0.0.1]" in plugins()  # from the cache, same answer
+    for path in sorted((site / "ralph_verify_hello-0.0.1.dist-info").iterdir()):
+        path.unlink()
+    (site / "ralph_verify_hello-0.0.1.dist-info").rmdir()
+    assert "hello" not in plugins()

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import argparse
 
     from ralph_verify.checks import Check, CheckOptions, CheckRegistry
+    from ralph_verify.config.entry_points import EntryPoint
     from ralph_verify.until import CheckSpec
 
 __all__ = ["Config", "ConfigError", "UsageError", "get_config", "get_plugin_manager"]
@@ -236,8 +237,8 @@ def register_plugin(pm: pluggy.PluginManager, plugin: object, name: str) -> None
         raise UsageError(f"plugin {name!r} could not be registered: {exc}") from None
 
 
-def _entry_points() -> Iterator[Any]:
-    from importlib.metadata import entry_points
+def _entry_points() -> Iterator[EntryPoint]:
+    from ralph_verify.config.entry_points import entry_points
 
     yield from entry_points(group=ENTRY_POINT_GROUP)
 
@@ -270,11 +271,11 @@ def get_plugin_manager(disabled: Sequence[str] = (),
         for entry_point in _entry_points():
             if entry_point.name in blocked or pm.get_plugin(entry_point.name) is not None:
                 continue
-            dist = getattr(entry_point, "dist", None)
-            origin = f" (from {dist.name} {dist.version})" if dist is not None else ""
+            dist = entry_point.dist
             try:
                 plugin = entry_point.load()
             except Exception as exc:
+                origin = f" (from {dist.name} {dist.version})" if dist is not None else ""
                 raise UsageError(
                     f"plugin {entry_point.name!r}{origin} failed to import: "
                     f"{type(exc).__name__}: {exc}; fix or uninstall it, or run with "
@@ -282,7 +283,9 @@ def get_plugin_manager(disabled: Sequence[str] = (),
                     "third-party plugin)"
                 ) from None
             register_plugin(pm, plugin, entry_point.name)
-            pm._plugin_distinfo.append((plugin, dist))  # type: ignore[arg-type]  # pluggy's own bookkeeping, as load_setuptools_entrypoints does
+            # pluggy's own bookkeeping, as load_setuptools_entrypoints does; Dist stands in
+            # for importlib's Distribution (name, version, metadata["name"]):
+            pm._plugin_distinfo.append((plugin, dist))  # type: ignore[arg-type]
     for module_name in os.environ.get(PLUGINS_ENV, "").split(","):
         module_name = module_name.strip()
         if not module_name or module_name in blocked or pm.has_plugin(module_name):

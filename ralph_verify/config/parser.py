@@ -25,9 +25,37 @@ CommandHandler = Callable[["Config"], int]
 EXIT_CODES_HELP = check_help()
 
 
+def resolve_ref(ref: Any) -> Any:
+    """``"package.module:Name"``, a lazy reference, imported now; anything else as it is.
+    Settings and check options name their pydantic models this way, so the start-up
+    (``--help``, a check that reads no options) never imports pydantic."""
+    if not isinstance(ref, str) or ":" not in ref:
+        return ref
+    import importlib
+
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A numeric bound for a setting's type, ``Annotated[int, Bound(ge=1)]``: the same check
+    as pydantic's ``Field(ge=1)``, declared without importing pydantic."""
+
+    gt: float | None = None
+    ge: float | None = None
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
+        schema = dict(handler(source))
+        schema.update({key: value for key, value in (("gt", self.gt), ("ge", self.ge))
+                       if value is not None})
+        return schema
+
+
 @dataclass(frozen=True)
 class Setting:
-    """A value that may come from ``[tool.ralph-verify]`` (kebab-case key)."""
+    """A value that may come from ``[tool.ralph-verify]`` (kebab-case key). ``type`` may be a
+    lazy ``"module:Name"`` reference (see :func:`resolve_ref`)."""
 
     key: str
     type: Any
@@ -38,6 +66,11 @@ class Setting:
     @property
     def dest(self) -> str:
         return self.key.replace("-", "_")
+
+    @property
+    def value_type(self) -> Any:
+        """The type the file's value is validated against (a lazy reference imported)."""
+        return resolve_ref(self.type)
 
 
 @dataclass(frozen=True)

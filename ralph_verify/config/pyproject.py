@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.compat import tomllib
 from ralph_verify.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -28,6 +27,7 @@ def load_table(path: Path) -> dict[str, Any]:
     """The ``[tool.ralph-verify]`` table of ``path`` (empty if the file or table is absent)."""
     if not path.is_file():
         return {}
+    from ralph_verify.compat import tomllib  # not at import: --help reads no file
     try:
         with path.open("rb") as handle:
             data = tomllib.load(handle)
@@ -49,10 +49,12 @@ def load_table(path: Path) -> dict[str, Any]:
 def validate_settings(table: Mapping[str, Any], settings: Mapping[str, Setting],
                       path: Path) -> dict[str, Any]:
     """Validated setting values by ``dest`` (snake_case); only keys present in the file."""
+    if not table:
+        return {}  # nothing to validate: pydantic is not even imported
     from pydantic import ConfigDict, Field, ValidationError, create_model
 
     fields: dict[str, Any] = {
-        setting.dest: (setting.type | None, Field(default=None, alias=setting.key))
+        setting.dest: (setting.value_type | None, Field(default=None, alias=setting.key))
         for setting in settings.values()
     }
     fields["checks"] = (dict[str, dict[str, Any]], Field(default_factory=dict))
@@ -73,6 +75,8 @@ def validate_settings(table: Mapping[str, Any], settings: Mapping[str, Setting],
 def validate_checks(tables: Mapping[str, Any], registry: CheckRegistry,
                     path: Path) -> dict[str, CheckOptions]:
     """Options for each ``[tool.ralph-verify.checks.NAME]`` table, by canonical check name."""
+    if not tables:
+        return {}  # no table: pydantic is not even imported
     from pydantic import ValidationError
 
     options: dict[str, CheckOptions] = {}
@@ -86,11 +90,11 @@ def validate_checks(tables: Mapping[str, Any], registry: CheckRegistry,
                               f"{registry.known_names()}")
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: {where} must be a table")
+        model = check_type.options_class
         try:
-            options[check_type.name] = check_type.options.model_validate(table)
+            options[check_type.name] = model.model_validate(table)
         except ValidationError as exc:
-            known = sorted(field.alias or key
-                           for key, field in check_type.options.model_fields.items())
+            known = sorted(field.alias or key for key, field in model.model_fields.items())
             raise ConfigError(_describe(exc, path, where, known)) from None
     return options
 

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
-
 from ralph_verify import hookimpl
-from ralph_verify.config.parser import Parser, positive_int
+from ralph_verify.config.parser import Bound, Parser, positive_int
 from ralph_verify.iteration import Iteration, Session
 from ralph_verify.verdict import Verdict, VerdictProposal
 
@@ -22,7 +20,7 @@ DEFAULT_MAX_FAILURES = 3
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--max-agent-failures", scope="loop", setting="max-agent-failures",
-                     type=positive_int, setting_type=Annotated[int, Field(ge=1)],
+                     type=positive_int, setting_type=Annotated[int, Bound(ge=1)],
                      default=DEFAULT_MAX_FAILURES, metavar="N",
                      help="stop with agent-error after the agent failed (non-zero exit, "
                           "timeout or --agent-idle-timeout) N times in a row (default "

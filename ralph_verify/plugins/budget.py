@@ -20,11 +20,10 @@ import time
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import Field
-
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import (
+    Bound,
     Parser,
     non_negative_float,
     non_negative_int,
@@ -51,13 +50,13 @@ def ralph_addoption(parser: Parser) -> None:
                           f"(default {DEFAULT_MAX_TIME}; 0: no limit; checked after each "
                           "iteration)")
     parser.addoption("--max-cost", scope="loop", setting="max-cost", type=non_negative_float,
-                     setting_type=Annotated[float, Field(ge=0)],
+                     setting_type=Annotated[float, Bound(ge=0)],
                      default=DEFAULT_MAX_COST, metavar="USD",
                      help="stop with verdict budget once the agent's reported cost reaches "
                           f"this (default {DEFAULT_MAX_COST:g} USD; 0: no limit; agents that "
                           "report cost)")
     parser.addoption("--max-calls-per-hour", scope="loop", setting="max-calls-per-hour",
-                     type=non_negative_int, setting_type=Annotated[int, Field(ge=0)],
+                     type=non_negative_int, setting_type=Annotated[int, Bound(ge=0)],
                      default=DEFAULT_CALLS_PER_HOUR, metavar="N",
                      help="at most N agent runs in any hour: the loop waits, with a countdown, "
                           f"rather than fail (default {DEFAULT_CALLS_PER_HOUR}; 0: no limit)")

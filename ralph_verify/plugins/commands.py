@@ -65,7 +65,7 @@ def list_checks(config: Config) -> int:
             print(f"    argument: {check_type.arg_help}")
         if check_type.threshold:
             print(f"    threshold: {check_type.threshold}")
-        for name, field in check_type.options.model_fields.items():
+        for name, field in check_type.options_class.model_fields.items():
             key = field.alias or name
             print(f"    [tool.ralph-verify.checks.{check_type.name}] {key}: "
                   f"{field.description or ''}")

@@ -7,12 +7,10 @@ import traceback
 from collections.abc import Generator
 from typing import Annotated
 
-from pydantic import Field
-
 from ralph_verify import hookimpl
 from ralph_verify.checks import Check, CheckResult
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser, positive_float, positive_int
+from ralph_verify.config.parser import Bound, Parser, positive_float, positive_int
 from ralph_verify.errors import UsageError
 from ralph_verify.process import ToolError
 from ralph_verify.verification import VerifyContext
@@ -24,12 +22,12 @@ def ralph_addoption(parser: Parser) -> None:
                      help="project root: where checks run and pyproject.toml is read "
                           "(default: nearest folder with pyproject.toml or .git)")
     parser.addoption("--timeout", setting="timeout", type=positive_float, default=900.0,
-                     setting_type=Annotated[float, Field(gt=0)],
+                     setting_type=Annotated[float, Bound(gt=0)],
                      metavar="SECONDS",
                      help="seconds before a check's tool is killed and the check errors "
                           "(default 900; per check: [tool.ralph-verify.checks.NAME] timeout)")
     parser.addoption("--feedback-budget", setting="feedback-budget", type=positive_int,
-                     default=4000, setting_type=Annotated[int, Field(ge=1)],
+                     default=4000, setting_type=Annotated[int, Bound(ge=1)],
                      metavar="CHARS",
                      help="size limit of the feedback text in characters (default 4000)")
     parser.addoption("--python", setting="python", metavar="PATH",
@@ -38,7 +36,7 @@ def ralph_addoption(parser: Parser) -> None:
                           "virtualenv and the project has one --, then .venv/ or venv/ in "
                           "the root, then ralph-verify's own)")
     parser.addoption("-j", "--jobs", setting="jobs", type=positive_int, metavar="N",
-                     setting_type=Annotated[int, Field(ge=1)],
+                     setting_type=Annotated[int, Bound(ge=1)],
                      help="how many checks run at once (default: all of them)")
 
 

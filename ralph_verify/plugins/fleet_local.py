@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -57,6 +56,8 @@ class LocalExecutor:
         prepared = fleet.prepare(job)
         if prepared is None:
             return
+        import socket
+
         fleet.started(prepared, socket.gethostname())
         result = run_job(prepared, on_start=lambda proc: self._started(proc, fleet),
                          worker="local")

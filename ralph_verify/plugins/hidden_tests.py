@@ -68,7 +68,7 @@ def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
         _launch,
         read_pytest_report,
         rerun_args,
-        tests_options,
+        tests_args,
     )
     from ralph_verify.process import ToolError
 
@@ -90,7 +90,7 @@ def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
             shutil.copy2(source, target / source.name)
         (target / MARKER).write_text("held-out tests copied in by ralph-verify; removed after "
                                      "the check\n", encoding="utf-8")
-        args = [*rerun_args(tuple(tests_options(ctx).args), ctx.root), "-p", "no:cacheprovider",
+        args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), "-p", "no:cacheprovider",
                 "--tb=line", str(target.relative_to(ctx.root))]
         try:
             run = _launch(ctx, "pytest-hidden", args=args, coverage=False)

@@ -17,7 +17,6 @@ from __future__ import annotations
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
-from ralph_verify.guard_settings import GuardSettings
 from ralph_verify.scaffold import InitRegistry, InitTarget
 
 HOOK_ACTIONS = ("claude-stop", "codex-stop", "claude-pretool", "codex-pretool")
@@ -81,7 +80,8 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--hook-command", scope="init", metavar="CMD",
                      help="init claude/codex: how the hooks call ralph-verify (default: "
                           "'ralph-verify' when it is on PATH, else this Python with -m)")
-    parser.addsetting("guard", type=GuardSettings, default=None,
+    parser.addsetting("guard", type="ralph_verify.guard_settings:GuardSettings",  # lazy: pydantic
+                      default=None,
                       help="[tool.ralph-verify.guard]: the PreToolUse safety guard's rules")
     parser.addsetting("hook-timeout", type=int, default=DEFAULT_HOOK_TIMEOUT,
                       help="seconds the agent gives a hook (written by 'init'); the Stop hook "

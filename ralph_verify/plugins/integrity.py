@@ -22,12 +22,9 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import Field
-
 from ralph_verify import hookimpl
 from ralph_verify.checks import (
     Check,
-    CheckOptions,
     CheckRegistry,
     CheckResult,
     CheckType,
@@ -40,6 +37,7 @@ if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
     from ralph_verify.iteration import Session
+    from ralph_verify.plugins.integrity_options import IntegrityOptions
     from ralph_verify.until import CheckSpec
     from ralph_verify.verdict import VerdictProposal
     from ralph_verify.verification import VerifyContext
@@ -57,28 +55,13 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "gaming": "source gaming the tests", "vanished-test": "test gone"}
 
 
-class IntegrityOptions(CheckOptions):
-    """``[tool.ralph-verify.checks.integrity]``."""
-
-    protected: list[str] = Field(
-        default_factory=list,
-        description='Globs of files the agent may neither edit nor delete, e.g. ["conftest.py", '
-                    '"tests/data/**"] (** spans folders)')
-    keep: list[str] = Field(
-        default_factory=lambda: ["tests/**"],
-        description='Globs of files the agent may edit but not delete (default ["tests/**"])')
-    allow: list[str] = Field(
-        default_factory=list,
-        description='Source-scan findings that are legitimate: "src/x.py:__eq__" (a file and '
-                    'function), "src/x.py" or a rule name ("constant-eq", "forced-bool", '
-                    '"special-case", "call-stack", "pytest-internals", "time-patch")')
-
-
 def baseline_path(root: Path) -> Path:
     return root / ".ralph" / BASELINE_FILE
 
 
 def options_of(config: Config) -> IntegrityOptions:
+    from ralph_verify.plugins.integrity_options import IntegrityOptions
+
     options = config.check_options.get(NAME)
     return options if isinstance(options, IntegrityOptions) else IntegrityOptions()
 
@@ -284,10 +267,13 @@ def ralph_addoption(parser: Parser) -> None:
                                   "--no-integrity on the command line)")
 
 
+OPTIONS = "ralph_verify.plugins.integrity_options:IntegrityOptions"
+
+
 @hookimpl
 def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
-        name=NAME, factory=IntegrityCheck, options=IntegrityOptions,
+        name=NAME, factory=IntegrityCheck, options=OPTIONS,
         help="nothing was weakened since the session started: no test deleted, no new skip/"
              "xfail, # noqa, # type: ignore or pragma: no cover, no loosened coverage/ruff/"
              "mypy/pytest setting, no guarded file deleted or edited (on by default in 'run')",

@@ -9,11 +9,9 @@ import sys
 import time
 from typing import TYPE_CHECKING, Annotated
 
-from pydantic import Field
-
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser, positive_float, positive_int
+from ralph_verify.config.parser import Bound, Parser, positive_float, positive_int
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.terminal_text import strip_controls
@@ -91,7 +89,7 @@ def ralph_addoption(parser: Parser) -> None:
                      help="the agent: cmd:COMMAND (prompt on stdin), replay:DIR, or an adapter "
                           "a plugin registers (see 'ralph-verify plugins')")
     parser.addoption("--max-iterations", scope=("loop", "start"), setting="max-iterations",
-                     type=positive_int, setting_type=Annotated[int, Field(ge=1)],
+                     type=positive_int, setting_type=Annotated[int, Bound(ge=1)],
                      default=DEFAULT_MAX_ITERATIONS, metavar="N",
                      help=f"stop after N iterations (default {DEFAULT_MAX_ITERATIONS})")
     parser.addoption("--template", scope="loop", setting="template", metavar="FILE",
@@ -99,7 +97,7 @@ def ralph_addoption(parser: Parser) -> None:
                           "{{max_iterations}}, {{progress}}, {{rules}}, {{notes}} "
                           "(default: built in)")
     parser.addoption("--agent-timeout", scope="loop", setting="agent-timeout",
-                     type=positive_float, setting_type=Annotated[float, Field(gt=0)],
+                     type=positive_float, setting_type=Annotated[float, Bound(gt=0)],
                      default=DEFAULT_AGENT_TIMEOUT, metavar="SECONDS",
                      help="seconds one agent run may take before its whole process group is "
                           f"killed (default {DEFAULT_AGENT_TIMEOUT:g}: 30 minutes)")

@@ -12,7 +12,6 @@ from the project's interpreter when that has mypy, else ours runs with
 
 from __future__ import annotations
 
-import configparser
 import importlib.util
 import json
 import os
@@ -21,14 +20,11 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import (
     Check,
-    CheckOptions,
     CheckRegistry,
     CheckResult,
     CheckType,
@@ -39,6 +35,9 @@ from ralph_verify.interpreter import find_module_code, known_module, remember_mo
 from ralph_verify.process import ToolError, ToolRun
 from ralph_verify.tool_output import clip_tail, count_summary, relative_path
 from ralph_verify.verification import VerifyContext
+
+if TYPE_CHECKING:
+    from ralph_verify.plugins.mypy_options import MypyOptions
 
 #: Flags for mypy < 1.11, which has no JSON output: one message per line, with columns.
 PLAIN_FLAGS = ("--show-column-numbers", "--show-error-codes", "--no-pretty",
@@ -51,28 +50,6 @@ _PLAIN = re.compile(
     r"^(?P<file>.+?):(?:(?P<line>-?\d+):(?:(?P<column>-?\d+):)?(?:-?\d+:-?\d+:)?)? "
     r"(?P<severity>error|warning|note): (?P<message>.*?)(?:  \[(?P<code>[\w-]+)\])?$"
 )
-
-
-class MypyOptions(CheckOptions):
-    """``[tool.ralph-verify.checks.types]``."""
-
-    args: list[str] = Field(
-        default_factory=list,
-        description="Extra arguments for mypy after ralph-verify's own, e.g. --strict.",
-    )
-    targets: list[str] | None = Field(
-        default=None,
-        description="Files, folders or -p/-m options to check (default: the 'files' of the "
-                    "project's mypy config, else the project's package(s): src/<pkg> or the "
-                    "top-level packages, not the tests; else the root without virtualenvs "
-                    "and build output).",
-    )
-    command: list[str] | None = Field(
-        default=None,
-        description="The mypy command, e.g. [\"/opt/mypy/bin/mypy\"] (default: the project's "
-                    "Python -m mypy if it has mypy, else ralph-verify's mypy with "
-                    "--python-executable).",
-    )
 
 
 @dataclass
@@ -227,6 +204,8 @@ def _section_has_targets(path: Path, required: bool = True) -> bool | None:
     """True/False if ``path`` is a mypy config (with/without targets); None if mypy skips it."""
     if not path.is_file():
         return None
+    import configparser
+
     try:
         if path.suffix == ".toml":
             from ralph_verify.compat import tomllib
@@ -265,20 +244,26 @@ class TypesCheck(Check):
     cost = 20
 
     @property
-    def mypy_options(self) -> MypyOptions:
-        options = self.options
-        return options if isinstance(options, MypyOptions) else MypyOptions()
+    def mypy_table(self) -> MypyOptions | None:
+        """The check's table; None without one: the defaults (no extra arguments, targets
+        found, mypy found) are then used without building the options (no pydantic)."""
+        if self.given_options is None:
+            return None
+        from ralph_verify.plugins.mypy_options import MypyOptions
+
+        return self.given_options if isinstance(self.given_options, MypyOptions) else None
 
     def run(self, ctx: VerifyContext) -> CheckResult:
-        options = self.mypy_options
+        table = self.mypy_table
+        args = list(table.args) if table is not None else []
         mypy = self.command(ctx)
-        if options.targets is not None:
-            targets = list(options.targets)
-        elif config_names_targets(ctx.root, options.args):
+        if table is not None and table.targets is not None:
+            targets = list(table.targets)
+        elif config_names_targets(ctx.root, args):
             targets = []
         else:
             targets = default_targets(ctx.root)
-        rest = [*options.args, *targets]
+        rest = [*args, *targets]
         # types and types<=N in one verification share one mypy run.
         run, failures, notes, other = ctx.shared(f"mypy {json.dumps([*mypy, *rest])}",
                                                  lambda: self.run_mypy(ctx, mypy, rest))
@@ -341,8 +326,9 @@ class TypesCheck(Check):
 
     def command(self, ctx: VerifyContext) -> list[str]:
         """The project's ``python -m mypy`` if it has mypy, else ours aimed at the project."""
-        if self.mypy_options.command:
-            return list(self.mypy_options.command)
+        table = self.mypy_table
+        if table is not None and table.command:
+            return list(table.command)
         python = ctx.python()
         if not _same_file(python, sys.executable):
             found = known_module(python, "mypy")  # a probe costs a Python start per run
@@ -396,10 +382,13 @@ def _same_file(a: str, b: str) -> bool:
     return Path(os.path.abspath(a)) == Path(os.path.abspath(b))
 
 
+OPTIONS = "ralph_verify.plugins.mypy_options:MypyOptions"
+
+
 @hookimpl
 def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
-        name="types", aliases=("mypy",), factory=TypesCheck, options=MypyOptions,
+        name="types", aliases=("mypy",), factory=TypesCheck, options=OPTIONS,
         threshold="number of mypy errors allowed (default: none)",
         help="mypy (JSON output) reports no errors (notes are not errors); uses the project's "
              "mypy config and interpreter, and checks the config's files, else the project's "

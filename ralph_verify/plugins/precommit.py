@@ -16,13 +16,11 @@ from __future__ import annotations
 import re
 import shutil
 from dataclasses import dataclass, field
-
-from pydantic import Field
+from typing import TYPE_CHECKING
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import (
     Check,
-    CheckOptions,
     CheckRegistry,
     CheckResult,
     CheckType,
@@ -32,25 +30,13 @@ from ralph_verify.checks import (
 from ralph_verify.process import ToolMissing, tail_of_file
 from ralph_verify.verification import VerifyContext
 
+if TYPE_CHECKING:
+    from ralph_verify.plugins.precommit_options import PrecommitOptions
+
 #: ``ruff....Failed``, ``nothing to check....(no files to check)Skipped``.
 _STATUS = re.compile(r"^(?P<name>.+?)\.{2,}(?:\([^)]*\))?(?P<status>Passed|Failed|Skipped)$")
 _DETAIL_LINES = 60
 _MAX_REPORT = 4 * 1024 * 1024
-
-
-class PrecommitOptions(CheckOptions):
-    """``[tool.ralph-verify.checks.precommit]``."""
-
-    args: list[str] = Field(
-        default_factory=list,
-        description="Extra arguments for 'pre-commit run' after '--all-files', e.g. a hook id "
-                    "or '--hook-stage pre-push'.",
-    )
-    command: list[str] | None = Field(
-        default=None,
-        description="The pre-commit command, e.g. [\"prek\"] (default: pre-commit next to the "
-                    "project's Python, next to ralph-verify's or on PATH, else prek).",
-    )
 
 
 @dataclass
@@ -106,6 +92,8 @@ class PrecommitCheck(Check):
 
     @property
     def precommit_options(self) -> PrecommitOptions:
+        from ralph_verify.plugins.precommit_options import PrecommitOptions
+
         assert isinstance(self.options, PrecommitOptions)
         return self.options
 
@@ -156,10 +144,13 @@ class PrecommitCheck(Check):
                            metric=len(failed), failures=failures)
 
 
+OPTIONS = "ralph_verify.plugins.precommit_options:PrecommitOptions"
+
+
 @hookimpl
 def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
-        name="precommit", factory=PrecommitCheck, options=PrecommitOptions,
+        name="precommit", factory=PrecommitCheck, options=OPTIONS,
         help="the project's pre-commit (or prek) hooks pass: 'pre-commit run --all-files', "
              "each failing hook a failure with its output (fixer hooks change files, as in "
              "pre-commit)",

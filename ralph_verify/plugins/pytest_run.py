@@ -44,14 +44,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import (
     Check,
-    CheckOptions,
     CheckRegistry,
     CheckResult,
     CheckType,
@@ -75,9 +72,9 @@ from ralph_verify.verification import VerifyContext
 if TYPE_CHECKING:
     from ralph_verify.affected import Plan
     from ralph_verify.iteration import Session
+    from ralph_verify.plugins.pytest_run_options import TestsOptions
 
-__all__ = ["TEST_IDS_KEY", "CoverageOptions", "PytestRun", "TestsOptions", "collected_ids",
-           "shared_pytest_run"]
+__all__ = ["TEST_IDS_KEY", "PytestRun", "collected_ids", "shared_pytest_run", "tests_args"]
 
 #: In a session: every test id of the last full pytest run, with how it ended (see
 #: :func:`~ralph_verify.pytest_record.test_ids`); the integrity plugin keeps the baseline's
@@ -117,38 +114,6 @@ def pytest_unconfigure(config):
 '''
 
 
-class TestsOptions(CheckOptions):
-    """``[tool.ralph-verify.checks.tests]``; ``args`` also apply when only ``coverage`` runs."""
-
-    __test__ = False  # not a pytest test class, despite the name
-
-    args: list[str] = Field(
-        default_factory=list,
-        description='Extra pytest arguments, e.g. ["-q", "tests/unit"] or ["-n", "auto"]',
-    )
-    rerun: int = Field(
-        default=5, ge=0,
-        description="Re-run the failed tests once when 1 to N failed; one that passes then "
-                    "is reported as flaky, not failed (0: never re-run)",
-    )
-    select: Literal["affected", "all"] = Field(
-        default="all",
-        description='In a loop (run): "affected" runs first only the tests whose files changed '
-                    "since the last full run, plus those that failed last time; if one fails, "
-                    "that is the verdict, else the full suite runs and decides (a loop never "
-                    'ends complete on a partial run); "all": always the full suite',
-    )
-    flaky: Literal["block", "allow"] = Field(
-        default="block",
-        description='"block": a test that failed and then passed on the re-run still fails '
-                    'the check (it failed in this verification); "allow": it counts as passing',
-    )
-
-
-class CoverageOptions(CheckOptions):
-    """``[tool.ralph-verify.checks.coverage]``: the common options only."""
-
-
 @dataclass(frozen=True)
 class PytestRun:
     """The one pytest run of a verification; see the module docstring."""
@@ -173,8 +138,18 @@ def shared_pytest_run(ctx: VerifyContext) -> PytestRun:
 
 
 def tests_options(ctx: VerifyContext) -> TestsOptions:
+    from ralph_verify.plugins.pytest_run_options import TestsOptions
+
     options = ctx.config.check_options.get("tests")
     return options if isinstance(options, TestsOptions) else TestsOptions()
+
+
+def tests_args(ctx: VerifyContext) -> list[str]:
+    """``args`` of ``[tool.ralph-verify.checks.tests]``: without the table, none, and the
+    options are not built (pydantic is not imported before pytest starts)."""
+    if ctx.config.check_options.get("tests") is None:
+        return []
+    return list(tests_options(ctx).args)
 
 
 def pytest_env(ctx: VerifyContext) -> dict[str, str]:
@@ -220,14 +195,17 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
 
 def _affected_session(ctx: VerifyContext) -> Session | None:
     """The loop session, when this verification may run the affected tests first."""
+    from ralph_verify.stash import SESSION_KEY
+
+    session = ctx.config.stash.get(SESSION_KEY)
+    if session is None:
+        return None  # not in a loop: the options need not even be built
     options = tests_options(ctx)
     if options.select != "affected" or options.flaky == "allow":
         return None  # with flaky = "allow", a partial run could pass after its re-run
     if any(check.spec.arg == "new" for check in ctx.checks if isinstance(check, TestsCheck)):
         return None  # tests:new judges failures against the baseline: it needs every test
-    from ralph_verify.stash import SESSION_KEY
-
-    return ctx.config.stash.get(SESSION_KEY)
+    return session
 
 
 def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> PytestRun | None:
@@ -240,7 +218,7 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
     folder.mkdir(exist_ok=True)
     select = folder / "select.json"
     select.write_text(json.dumps(chosen.selection()), encoding="utf-8")
-    args = [*rerun_args(tuple(tests_options(ctx).args), ctx.root), *chosen.files]
+    args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), *chosen.files]
     try:
         run = _launch(ctx, "pytest-affected", args=args, coverage=False,
                       env={"RALPH_VERIFY_SELECT": str(select)})
@@ -260,7 +238,7 @@ def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
             env: dict[str, str] | None = None) -> PytestRun:
     """One pytest run in ``ctx.workdir / name`` (under coverage if a check needs it)."""
     python = ctx.python()
-    run_args = tuple(tests_options(ctx).args if args is None else args)
+    run_args = tuple(tests_args(ctx) if args is None else args)
     folder = ctx.workdir / name
     folder.mkdir(exist_ok=True)
     junit = folder / "junit.xml"
@@ -454,11 +432,15 @@ class TestsCheck(Check):
                 message="pytest exited 1 although no test failed (a plugin, a warning "
                         "filter or a session hook failed)", detail=tail, code="pytest-exit"))
             return result
-        options = self.options if isinstance(self.options, TestsOptions) else TestsOptions()
-        if options.rerun and 1 <= report.failing <= options.rerun:
-            _mark_flaky(report, self._rerun(ctx, run, report))
-        result = report_result(self, report, no_tests="no tests ran",
-                               flaky_allowed=options.flaky == "allow" and not run.partial)
+        flaky_allowed = False
+        if report.failing or report.flaky:  # else the options are not built (no pydantic)
+            from ralph_verify.plugins.pytest_run_options import TestsOptions
+
+            options = self.options if isinstance(self.options, TestsOptions) else TestsOptions()
+            if options.rerun and 1 <= report.failing <= options.rerun:
+                _mark_flaky(report, self._rerun(ctx, run, report))
+            flaky_allowed = options.flaky == "allow" and not run.partial
+        result = report_result(self, report, no_tests="no tests ran", flaky_allowed=flaky_allowed)
         return _partial_result(result, run) if run.partial else result
 
     def _rerun(self, ctx: VerifyContext, run: PytestRun, report: JUnitReport) -> list[str]:
@@ -667,10 +649,14 @@ def line_ranges(statements: list[int], missing: list[int], max_chars: int = 200)
     return text
 
 
+TESTS_OPTIONS = "ralph_verify.plugins.pytest_run_options:TestsOptions"
+COVERAGE_OPTIONS = "ralph_verify.plugins.pytest_run_options:CoverageOptions"
+
+
 @hookimpl
 def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
-        name="tests", aliases=("pytest",), factory=TestsCheck, options=TestsOptions,
+        name="tests", aliases=("pytest",), factory=TestsCheck, options=TESTS_OPTIONS,
         threshold="minimum number of passing tests (tests.min=120)", arg="optional",
         arg_choices=("new", "hidden="), loop_args=("new",),
         arg_help="new: in a loop, only failures that were not there at the baseline count "
@@ -681,7 +667,7 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
              "once to tell flaky from failing, and flaky still fails unless flaky = \"allow\")",
     ))
     registry.add(CheckType(
-        name="coverage", aliases=("cov",), factory=CoverageCheck, options=CoverageOptions,
+        name="coverage", aliases=("cov",), factory=CoverageCheck, options=COVERAGE_OPTIONS,
         threshold="total coverage in percent, as 'coverage report' prints it (coverage.min=80)",
         threshold_max=100,
         help="coverage of the same pytest run, read with 'coverage json' and the project's "

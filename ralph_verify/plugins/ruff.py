@@ -13,14 +13,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import (
     Check,
-    CheckOptions,
     CheckRegistry,
     CheckResult,
     CheckType,
@@ -38,6 +35,9 @@ from ralph_verify.tool_output import (
 )
 from ralph_verify.verification import VerifyContext
 
+if TYPE_CHECKING:
+    from ralph_verify.plugins.ruff_options import RuffOptions
+
 #: Violations kept as failures (with location and message); the counts cover all of them.
 MAX_KEPT = 5000
 #: Files whose ``ruff format --diff`` excerpt goes into the feedback; more would be cut anyway.
@@ -48,21 +48,6 @@ _FORMAT_CODES = {"unformatted", "invalid-syntax"}
 _WOULD_REFORMAT = re.compile(r"^Would reformat: (?P<path>.+)$")
 _PARSE_ERROR = re.compile(r"^error: Failed to parse (?P<path>.+?):(?P<line>\d+):(?P<col>\d+): "
                           r"(?P<message>.*)$")
-
-
-class RuffOptions(CheckOptions):
-    """``[tool.ralph-verify.checks.lint]`` and ``[tool.ralph-verify.checks.format]``."""
-
-    args: list[str] = Field(
-        default_factory=list,
-        description="Extra arguments for ruff after ralph-verify's own, e.g. paths to check "
-                    "or --select/--exclude options.",
-    )
-    command: list[str] | None = Field(
-        default=None,
-        description="The ruff command, e.g. [\"uvx\", \"ruff\"] (default: ruff next to the "
-                    "project's Python, next to ralph-verify's, or on PATH).",
-    )
 
 
 def load_entries(text: str, what: str) -> list[dict[str, Any]]:
@@ -220,12 +205,25 @@ class RuffCheck(Check):
     noun = "error"
 
     @property
-    def ruff_options(self) -> RuffOptions:
-        options = self.options
-        return options if isinstance(options, RuffOptions) else RuffOptions()
+    def ruff_table(self) -> RuffOptions | None:
+        """The check's table; None without one: the defaults (no extra arguments, ruff found)
+        are then used without building the options (no pydantic at start-up)."""
+        if self.given_options is None:
+            return None
+        from ralph_verify.plugins.ruff_options import RuffOptions
+
+        return self.given_options if isinstance(self.given_options, RuffOptions) else None
+
+    @property
+    def ruff_args(self) -> list[str]:
+        table = self.ruff_table
+        return list(table.args) if table is not None else []
 
     def ruff_command(self, ctx: VerifyContext) -> list[str]:
-        return self.ruff_options.command or [ctx.find_tool("ruff", package="ruff")]
+        table = self.ruff_table
+        if table is not None and table.command:
+            return list(table.command)
+        return [ctx.find_tool("ruff", package="ruff")]
 
     def ruff(self, ctx: VerifyContext, *args: str) -> ToolRun:
         command = self.ruff_command(ctx)
@@ -261,7 +259,7 @@ class RuffCheck(Check):
 
 class LintCheck(RuffCheck):
     def run(self, ctx: VerifyContext) -> CheckResult:
-        args = ("check", "--output-format", "json", "--no-fix", *self.ruff_options.args)
+        args = ("check", "--output-format", "json", "--no-fix", *self.ruff_args)
         # lint and lint<=N in one verification share one ruff run.
         run, found = ctx.shared(f"ruff {json.dumps([*self.ruff_command(ctx), *args])}",
                                 lambda: self.lint(ctx, args))
@@ -281,7 +279,7 @@ class FormatCheck(RuffCheck):
     noun = "file"
 
     def run(self, ctx: VerifyContext) -> CheckResult:
-        args = self.ruff_options.args
+        args = self.ruff_args
         run = self.ruff(ctx, "format", "--check", "--output-format", "json", *args)
         stderr = run.stderr
         if run.returncode == 2 and "--output-format" in stderr and "unexpected argument" in stderr:
@@ -326,16 +324,19 @@ class FormatCheck(RuffCheck):
                 and f.code == "unformatted" else f for f in failures]
 
 
+OPTIONS = "ralph_verify.plugins.ruff_options:RuffOptions"
+
+
 @hookimpl
 def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
-        name="lint", aliases=("ruff",), factory=LintCheck, options=RuffOptions,
+        name="lint", aliases=("ruff",), factory=LintCheck, options=OPTIONS,
         threshold="number of ruff violations allowed (default: none)",
         help="ruff check (JSON output, no fixing) reports no violations; uses the project's "
              "ruff config; lint<=N allows N",
     ))
     registry.add(CheckType(
-        name="format", factory=FormatCheck, options=RuffOptions,
+        name="format", factory=FormatCheck, options=OPTIONS,
         threshold="number of files allowed to need formatting (default: none)",
         help="ruff format --check: every file is formatted as the project's ruff config "
              "says; each file that would change is a failure with a diff excerpt",
