@@ -8,7 +8,6 @@ work between them (``tests`` and ``coverage`` share one pytest run).
 
 from __future__ import annotations
 
-import difflib
 import enum
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -305,6 +304,8 @@ class CheckRegistry:
 
         if check_type is None:
             # Match names and aliases, suggest the canonical name ('tests', not 'pytest').
+            import difflib
+
             close = difflib.get_close_matches(spec.name, list(self._aliases), n=1)
             did_you_mean = f"did you mean {self._aliases[close[0]]!r}? " if close else ""
             raise fail(f"unknown check {spec.name!r}", spec.name_offset,

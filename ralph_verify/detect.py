@@ -8,7 +8,6 @@ walked with the usual heavy folders pruned, and agent CLIs are looked up on
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -179,5 +178,7 @@ def detect(root: Path, agents: Iterable[str] | None = None) -> Project:
             project.venv = name
             break
     wanted = list(AGENT_CLIS) if agents is None else [a for a in AGENT_CLIS if a in set(agents)]
+    import shutil
+
     project.agents = [name for name in wanted if shutil.which(AGENT_CLIS[name])]
     return project

@@ -8,7 +8,6 @@ When git has no identity configured, commits are made as ``ralph-verify``.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,6 +56,8 @@ def _has_identity(root: Path) -> bool:
 
 def is_repo(root: Path) -> bool:
     """Whether ``root`` is the top of a git work tree (and git is installed)."""
+    import shutil
+
     if shutil.which("git") is None:
         return False
     proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root,

@@ -15,7 +15,6 @@ import contextlib
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -232,6 +231,8 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
              env: Mapping[str, str] | None = None, group: ProcessGroup | None = None,
              missing_hint: str = "", shell: bool = False) -> ToolRun:
     """Run ``argv`` in ``cwd``; raise :class:`ToolMissing` or :class:`ToolTimeout`."""
+    import tempfile  # not at import: it pulls in shutil, random, bz2, lzma (--help needs none)
+
     fd_out, out_name = tempfile.mkstemp(prefix="out-", suffix=".txt", dir=workdir)
     fd_err, err_name = tempfile.mkstemp(prefix="err-", suffix=".txt", dir=workdir)
     stdout_path, stderr_path = Path(out_name), Path(err_name)

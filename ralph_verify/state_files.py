@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -28,6 +27,8 @@ def output_target(option: str, value: str, base: Path) -> Path:
         folder = folder.parent
     if not folder.is_dir():
         raise UsageError(f"{option} {value}: {folder} is not a folder")
+    import tempfile  # here, not at start-up (it pulls in shutil, random, bz2, lzma)
+
     try:  # the only sure test: make a file there (and remove it)
         fd, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".probe", dir=folder)
         os.close(fd)
@@ -41,6 +42,8 @@ def output_target(option: str, value: str, base: Path) -> Path:
 def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -8,9 +8,7 @@ result, reports each with ``ralph_verify_logresult`` and asks
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -86,6 +84,8 @@ class VerifyContext:
             candidate = folder / f"{name}{_EXE}"
             if candidate.is_file() and os.access(candidate, os.X_OK):
                 return str(candidate)
+        import shutil
+
         found = shutil.which(name)
         if found:
             return found
@@ -152,6 +152,7 @@ def apply_negation(check: Check, result: CheckResult) -> CheckResult:
 
 def verify(config: Config, checks: Sequence[Check]) -> Verification:
     """Run ``checks`` concurrently, cheap ones first; Ctrl-C kills every tool started."""
+    import tempfile
     from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     started = time.perf_counter()

@@ -7,7 +7,6 @@ the key and what was expected.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -84,6 +83,8 @@ def validate_checks(tables: Mapping[str, Any], registry: CheckRegistry,
         where = f"{TABLE[:-1]}.checks.{name}]"
         check_type = registry.get(name)
         if check_type is None:
+            import difflib
+
             close = difflib.get_close_matches(name, [t.name for t in registry.types()], n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(f"{path}: {where}: unknown check {name!r}{hint}; known checks: "
@@ -105,6 +106,8 @@ def _describe(exc: ValidationError, path: Path, where: str, known: list[str]) ->
     for error in exc.errors():
         key = ".".join(str(part) for part in error["loc"])
         if error["type"] == "extra_forbidden":
+            import difflib
+
             close = difflib.get_close_matches(str(error["loc"][0]), known, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             lines.append(f"{path}: {where}: unknown key {key!r}{hint}; "
