@@ -109,3 +109,25 @@ def test_entry_points_cache_sees_a_plugin_installed_and_removed(ralph: Ralph,
         path.unlink()
     (site / "ralph_verify_hello-0.0.1.dist-info").rmdir()
     assert "hello" not in plugins()
+
+
+def test_the_pytest_plugins_are_compiled_once_per_interpreter(ralph: Ralph,
+                                                              tmp_path: Path) -> None:
+    # Under coverage our pytest plugins run as sourceless .pyc files compiled by the
+    # project's Python: a Python start before pytest's, now once per interpreter.
+    log = tmp_path / "started.log"
+    logged = tmp_path / "python"
+    logged.write_text(f'#!/bin/bash\necho "$*" >> {log}\nexec {sys.executable} "$@"\n')
+    logged.chmod(0o755)
+    ralph.makepyfile(app="def double(x):\n    return 2 * x\n",
+                     test_app="from app import double\n\n\ndef test_double():\n"
+                              "    assert double(2) == 4\n")
+
+    def compiles() -> int:
+        return sum("py_compile" in line for line in log.read_text().splitlines())
+
+    for _ in range(2):
+        result = ralph.run("check", "--until", "tests,coverage>=50", "--python", str(logged))
+        assert result.ret == 0, result
+        result.stdout.fnmatch_lines(["PASSED*coverage*100%*"])
+        assert compiles() == 1

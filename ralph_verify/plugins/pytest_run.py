@@ -318,6 +318,9 @@ def _plugin_dir(ctx: VerifyContext, python: str, folder: Path, *, compiled: bool
     if not compiled:
         (plugin_dir / f"{PLUGIN_NAME}.py").write_text(sources[PLUGIN_NAME], encoding="utf-8")
         return plugin_dir
+    kept = _compiled_plugins(python, sources)
+    if kept is not None and all((kept / f"{name}.pyc").is_file() for name in sources):
+        return kept  # compiled by an earlier run for this interpreter: no Python start
     pairs = []
     for name, text in sources.items():
         source = folder / f"{name}_source.py"
@@ -332,7 +335,36 @@ def _plugin_dir(ctx: VerifyContext, python: str, folder: Path, *, compiled: bool
     if run.returncode != 0:
         raise ToolError(f"{python} could not compile a file (exit {run.returncode})",
                         output=run.tail())
+    if kept is not None:
+        import shutil
+
+        partial = kept.with_name(f"{kept.name}.{os.getpid()}.{id(folder)}.tmp")
+        try:  # a cache: never an error (another run may have kept it first)
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(plugin_dir, partial)
+            os.replace(partial, kept)
+        except OSError:
+            shutil.rmtree(partial, ignore_errors=True)
     return plugin_dir
+
+
+def _compiled_plugins(python: str, sources: dict[str, str]) -> Path | None:
+    """Where the compiled plugins for ``python`` are kept between runs (compiling them is a
+    Python start before every pytest run under coverage). Keyed by the interpreter's binary
+    (a virtualenv's python is a link to it: its real path, size and time, which decide the
+    bytecode's magic number) and the sources; None when the binary cannot be read."""
+    import hashlib
+
+    from ralph_verify.caches import user_cache_dir
+
+    try:
+        binary = os.path.realpath(python)
+        stat = os.stat(binary)
+    except OSError:
+        return None
+    key = hashlib.sha256("\0".join([binary, str(stat.st_size), str(stat.st_mtime_ns),
+                                     *sources.values()]).encode("utf-8", "surrogateescape"))
+    return user_cache_dir() / "pytest-plugins" / key.hexdigest()[:24]
 
 
 def _raise_for_unusable(run: ToolRun, python: str, junit: Path, *, under_coverage: bool) -> None:
