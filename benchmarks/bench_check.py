@@ -1,35 +1,38 @@
-"""Wall time of ``ralph-verify check`` against the same tools by hand, on real projects.
+"""The benchmark: ``ralph-verify check`` against the same tools by hand, on real projects.
 
 Usage::
 
-    python benchmarks/bench_check.py [--project boltons==26.2.0 ...] [--rounds 5]
+    python benchmarks/bench_check.py                      # 3 projects, 5 rounds, everything
+    python benchmarks/bench_check.py --rounds 1 --project cachetools --scenario warm
 
 Downloads each project's sdist from PyPI into ``~/.cache/ralph-verify-bench/`` (once) and
 gives it a virtualenv of its own there that sees this interpreter's pytest, coverage, mypy and
 ruff (a ``.pth`` file: the same tool versions on both sides, no download). Then, interleaved
-round after round (``--rounds``, at least 5), it times on each project:
+round after round (``--rounds``, 5 by default), it times on each project:
 
-* ``hand cold`` / ``check cold``: every cache of the project cleared first (tool caches,
-  project bytecode, ralph-verify's bytecode prefix and mypy cache): by hand, in sequence,
-  ``coverage run -m pytest --junitxml``, ``coverage json``, ``ruff check --output-format json``,
-  ``mypy -O json .``; against ``ralph-verify check --until tests,lint,types,coverage>=0``;
-* ``hand warm`` / ``check warm``: the same again, caches kept;
+* ``cold``: every cache of the project cleared first (tool caches, project bytecode,
+  ralph-verify's caches): by hand, in sequence, ``coverage run -m pytest --junitxml``,
+  ``coverage json``, ``ruff check --output-format json``, ``mypy -O json .``; against
+  ``ralph-verify check --until tests,lint,types,coverage>=0``;
+* ``warm``: the same again, caches kept;
+* ``reverify``: ``check`` once more right after the warm one, on the unchanged tree (with a
+  verification cache, the cached answer);
 * ``chain``: the slowest chain alone, ``coverage run -m pytest`` + ``coverage json``;
-* ``re-verify``: ``check`` again on the unchanged tree;
-* ``changed full`` / ``changed affected``: one module changed so that some of its tests fail,
-  then ``check --until tests`` (the whole suite) against ``--until tests.select=affected``
-  (``--affected-spec``; printed as not available when this ralph-verify refuses it).
+* ``changed``: one loop iteration that changed one module so that some tests fail,
+  ``tests.select = "affected"`` against ``"all"`` (``bench_affected.iteration``: the loop's
+  own time of the tests check in that iteration).
 
-Prints min and median of each, the ratios, ralph-verify's per-check times, and the load.
-Run it by hand; it is not part of the test suite.
+Prints, per round, each figure; at the end a Markdown table (min and median per scenario and
+project, and the ratios) ready to paste, with the machine and the load. Run it by hand; it
+is not part of the test suite.
 """
-
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import platform
 import shutil
 import statistics
 import subprocess
@@ -38,22 +41,71 @@ import sysconfig
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 #: Outside any repository: ruff and mypy look for their configuration in parent folders,
 #: so a project unpacked inside this checkout would be checked with our settings.
 WORK = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ralph-verify-bench"
-CACHES = (".mypy_cache", ".ruff_cache", ".pytest_cache", ".coverage")
+CACHES = (".mypy_cache", ".ruff_cache", ".pytest_cache", ".coverage", ".ralph")
+#: ralph-verify's own caches (bytecode prefix, mypy, verifications) for the benchmark.
+RALPH_CACHE = WORK / "ralph-verify-cache"
+FULL = "tests,lint,types,coverage>=0"
+
+
+@dataclass(frozen=True)
+class Project:
+    """A PyPI project whose sdist ships its tests, and the module one iteration changes:
+    ``broken`` makes some tests fail before the loop, ``appended`` (the agent's edit)
+    keeps them failing."""
+
+    requirement: str
+    module: str
+    broken: str
+    appended: str
+
+
+PROJECTS = (
+    Project("boltons==26.2.0", "boltons/strutils.py",
+            "\n\ndef slugify(*args, **kwargs):\n    return 'broken'\n",
+            "\n\ndef slugify(*args, **kwargs):\n    return 'still broken'\n"),
+    Project("more-itertools==11.2.1", "more_itertools/recipes.py",
+            "\n\ndef quantify(iterable, pred=bool):\n    return -1\n",
+            "\n\ndef quantify(iterable, pred=bool):\n    return 0\n"),
+    Project("cachetools==8.0.1", "src/cachetools/keys.py",
+            "\n\ndef hashkey(*args, **kwargs):\n    return 0\n",
+            "\n\ndef hashkey(*args, **kwargs):\n    return 1\n"),
+)
+
+SCENARIOS = ("cold", "warm", "reverify", "chain", "changed")
+#: Row label -> what is timed; the order of the table.
+ROWS = {
+    "hand cold": "the four tools by hand, in sequence, caches cold",
+    "check cold": "`ralph-verify check --until tests,lint,types,coverage>=0`, caches cold",
+    "hand warm": "the four tools by hand, caches warm",
+    "check warm": "the same check, caches warm",
+    "re-verify": "`check` again on the unchanged tree",
+    "chain": "the slowest chain alone: `coverage run -m pytest` + `coverage json`",
+    "changed all": "one iteration that changed one module: its tests check, full suite",
+    "changed affected": "the same iteration, affected tests first (`tests.select`)",
+}
+RATIOS = (("check warm", "hand warm"), ("check cold", "hand cold"), ("check warm", "chain"),
+          ("changed all", "changed affected"))
 
 
 def fetch(requirement: str) -> Path:
     """Download and unpack the sdist of ``requirement``; return the project folder."""
     name = requirement.split("==")[0]
     WORK.mkdir(parents=True, exist_ok=True)
-    existing = sorted(p for p in WORK.iterdir() if p.is_dir() and p.name.startswith(f"{name}-"))
-    if existing and "==" not in requirement:
+    version = requirement.split("==")[1] if "==" in requirement else ""
+    prefixes = (f"{name}-", f"{name.replace('-', '_')}-")  # more-itertools: more_itertools-11.2.1
+    existing = sorted(p for p in WORK.iterdir() if p.is_dir() and p.name.startswith(prefixes)
+                      and (not version or p.name.endswith(f"-{version}")))
+    if existing:
         return existing[-1]
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary",
@@ -65,15 +117,26 @@ def fetch(requirement: str) -> Path:
     return folder
 
 
-#: ralph-verify's own caches (bytecode prefix, mypy) for the benchmark, kept apart from yours.
-RALPH_CACHE = WORK / "ralph-verify-cache"
+def prepare(project: Path) -> str:
+    """A virtualenv for ``project`` that sees our tools; its python. A ``src/`` layout is
+    found through ``PYTHONPATH=src`` (see :func:`main`): relative, so that the copies the
+    changed-module iteration makes import their own code, not the original's."""
+    venv = WORK / "envs" / project.name
+    python = venv / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = next(venv.glob("lib/python*/site-packages"))
+    paths = [sysconfig.get_path("purelib")]
+    pth = site / "bench.pth"
+    if not pth.exists() or pth.read_text() != "\n".join(paths) + "\n":
+        pth.write_text("\n".join(paths) + "\n")
+    return str(python)
 
 
 def clean(project: Path) -> None:
     """Cold project caches for both sides: the tools' caches in the project, its bytecode,
     and ralph-verify's caches. Interpreter and site-packages bytecode stay warm."""
-    for name in ("mypy", "pycache", "verification"):
-        shutil.rmtree(RALPH_CACHE / name, ignore_errors=True)
+    shutil.rmtree(RALPH_CACHE, ignore_errors=True)
     for pycache in project.rglob("__pycache__"):
         shutil.rmtree(pycache, ignore_errors=True)
     for name in CACHES:
@@ -89,40 +152,6 @@ def clean(project: Path) -> None:
 def tool(name: str) -> str:
     path = Path(sys.executable).parent / name
     return str(path) if path.exists() else name
-
-
-@dataclass(frozen=True)
-class Change:
-    """One module changed so that some of the project's tests fail (a loop iteration)."""
-
-    path: str
-    appended: str
-
-
-#: The default projects (their sdists ship their tests) and the change made to each.
-PROJECTS: dict[str, Change] = {
-    "boltons==26.2.0": Change("boltons/strutils.py",
-                              "\n\ndef slugify(*args, **kwargs):\n    return 'broken'\n"),
-    "more-itertools==11.2.1": Change("more_itertools/more.py",
-                                     "\n\ndef chunked(iterable, n, strict=False):\n"
-                                     "    return iter([])\n"),
-    "cachetools==8.0.1": Change("src/cachetools/keys.py",
-                                "\n\ndef hashkey(*args, **kwargs):\n    return 0\n"),
-}
-
-
-def prepare(project: Path) -> str:
-    """A virtualenv for ``project`` that sees our tools (and its ``src/``); its python."""
-    venv = WORK / "envs" / project.name
-    python = venv / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    site = next(venv.glob("lib/python*/site-packages"))
-    paths = [sysconfig.get_path("purelib")]
-    if (project / "src").is_dir():
-        paths.insert(0, str(project / "src"))
-    (site / "bench.pth").write_text("\n".join(paths) + "\n")
-    return str(python)
 
 
 def by_hand(project: Path, python: str, out: Path, *, chain_only: bool = False) -> float:
@@ -141,128 +170,131 @@ def by_hand(project: Path, python: str, out: Path, *, chain_only: bool = False) 
     return time.perf_counter() - started
 
 
-FULL = "tests,lint,types,coverage>=0"
-
-
-def with_ralph(project: Path, python: str, until: str = FULL) -> tuple[float, dict[str, Any]]:
-    """Wall time of one ``check`` and its ``--json`` (``{}`` when it refused the spec)."""
+def check(project: Path, python: str) -> tuple[float, dict[str, Any]]:
+    """Wall time of one ``ralph-verify check`` (a process of its own) and its ``--json``."""
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-c", _MEASURE, "check", "--until", until, "--root", str(project),
+        [sys.executable, "-m", "ralph_verify", "check", "--until", FULL, "--root", str(project),
          "--python", python, "--json"],
         capture_output=True, text=True, check=False,
-        env={**os.environ, "RALPH_VERIFY_CACHE_DIR": str(RALPH_CACHE)},
-    )
+        env={**os.environ, "RALPH_VERIFY_CACHE_DIR": str(RALPH_CACHE)})
     elapsed = time.perf_counter() - started
-    lines = proc.stdout.splitlines()
-    rss = int(lines[-1]) if lines and lines[-1].isdigit() else -1
     try:
-        data: dict[str, Any] = json.loads("\n".join(lines[:-1]))
+        data: dict[str, Any] = json.loads(proc.stdout)
     except ValueError:
-        return elapsed, {"_refused": proc.stderr.strip()[-300:]}
-    data["_peak_rss_kib"] = rss
+        raise SystemExit(f"check on {project.name} printed no JSON (exit {proc.returncode}): "
+                         f"{proc.stderr.strip()[-500:]}") from None
     return elapsed, data
 
 
-# Runs ralph-verify in-process and prints its own peak RSS (not its children's) last.
-_MEASURE = """
-import resource, sys
-from ralph_verify.session import main
-code = main(sys.argv[1:])
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-"""
+def changed(project: Project, folder: Path, python: str, select: str, work: Path) -> float:
+    """One loop iteration that changed one module: the loop's time of its tests check."""
+    from bench_affected import Change, iteration  # beside this file; helper affected2's
 
-SCENARIOS = ("hand cold", "check cold", "hand warm", "check warm", "chain", "re-verify",
-             "changed full", "changed affected")
+    row = iteration(folder, python, Change(project.module, project.broken, project.appended),
+                    select, work)
+    return float(row["iteration_tests_s"])
 
 
-def one_round(project: Path, python: str, change: Change, affected: str, out: Path,
-              times: dict[str, list[float]], last: dict[str, dict[str, Any]]) -> None:
-    clean(project)
-    times["hand cold"].append(by_hand(project, python, out))
-    clean(project)
-    times["check cold"].append(with_ralph(project, python)[0])
-    times["hand warm"].append(by_hand(project, python, out))
-    elapsed, last["check warm"] = with_ralph(project, python)
-    times["check warm"].append(elapsed)
-    times["chain"].append(by_hand(project, python, out, chain_only=True))
-    elapsed, last["re-verify"] = with_ralph(project, python)
-    times["re-verify"].append(elapsed)
-    if not change.path:
-        return
-    module = project / change.path
-    original = module.read_bytes()
-    try:
-        module.write_bytes(original + change.appended.encode())
-        elapsed, last["changed affected"] = with_ralph(project, python, affected)
-        if "_refused" not in last["changed affected"]:
-            times["changed affected"].append(elapsed)
-        elapsed, last["changed full"] = with_ralph(project, python, "tests")
-        times["changed full"].append(elapsed)
-    finally:
-        module.write_bytes(original)
+def one_round(project: Project, folder: Path, python: str, scenarios: set[str], out: Path,
+              times: dict[str, list[float]], last: dict[str, Any]) -> None:
+    def timed(label: str, run: Callable[[], float]) -> None:
+        times[label].append(run())
+
+    def checked(label: str) -> float:
+        elapsed, last[label] = check(folder, python)
+        return elapsed
+
+    if "cold" in scenarios:
+        clean(folder)
+        timed("hand cold", lambda: by_hand(folder, python, out))
+        clean(folder)
+        timed("check cold", lambda: checked("check cold"))
+    if scenarios & {"warm", "reverify"}:
+        timed("hand warm", lambda: by_hand(folder, python, out))
+        timed("check warm", lambda: checked("check warm"))
+    if "reverify" in scenarios:
+        timed("re-verify", lambda: checked("re-verify"))
+    if "chain" in scenarios:
+        timed("chain", lambda: by_hand(folder, python, out, chain_only=True))
+    if "changed" in scenarios:
+        for select in ("affected", "all"):
+            times[f"changed {select}"].append(changed(project, folder, python, select, out))
 
 
-def figures(values: list[float]) -> str:
+def cell(values: list[float]) -> str:
     if not values:
-        return "not available"
-    return f"{min(values):.2f} / {statistics.median(values):.2f} s"
+        return "-"
+    return f"{min(values):.2f} / {statistics.median(values):.2f}"
 
 
 def ratio(times: dict[str, list[float]], a: str, b: str) -> str:
     if not times[a] or not times[b]:
-        return "n/a"
+        return "-"
     return f"{statistics.median(times[a]) / statistics.median(times[b]):.2f}"
 
 
-def report(name: str, times: dict[str, list[float]], last: dict[str, dict[str, Any]]) -> None:
-    print(f"\n## {name}: min / median of {len(times['check warm'])} rounds")
-    for scenario in SCENARIOS:
-        print(f"  {scenario:<17} {figures(times[scenario])}")
-    print(f"  check warm / hand warm:          {ratio(times, 'check warm', 'hand warm')}")
-    print(f"  check cold / hand cold:          {ratio(times, 'check cold', 'hand cold')}")
-    print(f"  check warm / chain:              {ratio(times, 'check warm', 'chain')}")
-    print(f"  changed full / changed affected: {ratio(times, 'changed full', 'changed affected')}")
-    refused = last.get("changed affected", {}).get("_refused")
-    if refused:
-        print(f"  affected-first not available: {refused.splitlines()[-1][:160]}")
-    for scenario in ("check warm", "re-verify", "changed full"):
-        for check in last.get(scenario, {}).get("checks", []):
-            print(f"    {scenario:<13} {check['spec']:<12} {check['status']:<7} "
-                  f"{check['summary'][:60]} ({check['duration_s']:.2f}s)")
-    rss = last.get("check warm", {}).get("_peak_rss_kib", -1)
-    print(f"  ralph-verify peak RSS (own process): {int(rss) / 1024:.1f} MiB")
+def table(names: list[str], times: dict[str, dict[str, list[float]]], rounds: int) -> str:
+    """The Markdown table: seconds min / median per scenario and project, then the ratios."""
+    lines = [f"| seconds, min / median of {rounds} | {' | '.join(names)} |",
+             "| --- |" + " --- |" * len(names)]
+    for label in ROWS:
+        if any(times[name][label] for name in names):
+            lines.append(f"| {label} | " + " | ".join(cell(times[name][label])
+                                                     for name in names) + " |")
+    for a, b in RATIOS:
+        if any(times[name][a] and times[name][b] for name in names):
+            lines.append(f"| **{a} / {b}** (medians) | "
+                         + " | ".join(ratio(times[name], a, b) for name in names) + " |")
+    return "\n".join(lines)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--project", action="append",
-                        help=f"a PyPI requirement whose sdist ships its tests (repeatable; "
-                             f"default: {', '.join(PROJECTS)}); others get no changed module")
-    parser.add_argument("--rounds", "--repeat", type=int, default=5)
-    parser.add_argument("--affected-spec", default="tests.select=affected",
-                        help="the --until spec of an affected-first run")
+    parser.add_argument("--project", action="append", metavar="NAME",
+                        help="only this project (repeatable): "
+                             + ", ".join(p.requirement.split("==")[0] for p in PROJECTS))
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
+    parser.add_argument("--scenario", action="append", choices=SCENARIOS,
+                        help="only this scenario (repeatable; default: all)")
     args = parser.parse_args()
-    requirements = args.project or list(PROJECTS)
-    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
-          f"load {os.getloadavg()[0]:.1f} at start")
-    projects = [(req, fetch(req)) for req in requirements]
-    pythons = {folder: prepare(folder) for _, folder in projects}
-    times = {folder: {s: [] for s in SCENARIOS} for _, folder in projects}
-    last: dict[Path, dict[str, dict[str, Any]]] = {folder: {} for _, folder in projects}
+    wanted = set(args.project or [])
+    projects = [p for p in PROJECTS if not wanted or p.requirement.split("==")[0] in wanted]
+    if not projects:
+        parser.error(f"no such project: {', '.join(sorted(wanted))}")
+    scenarios = set(args.scenario or SCENARIOS)
+    # Every tool runs in the project's folder (by hand and under ralph-verify): a src/
+    # layout's package is then importable, the same way on both sides.
+    os.environ["PYTHONPATH"] = os.pathsep.join(["src", *filter(None, [
+        os.environ.get("PYTHONPATH")])])
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{sys.version.split()[0]}, load {os.getloadavg()[0]:.1f} at start", flush=True)
+    folders = {p.requirement: fetch(p.requirement) for p in projects}
+    pythons = {p.requirement: prepare(folders[p.requirement]) for p in projects}
+    names = [folders[p.requirement].name for p in projects]
+    times: dict[str, dict[str, list[float]]] = {name: {label: [] for label in ROWS}
+                                                for name in names}
+    last: dict[str, dict[str, Any]] = {name: {} for name in names}
     with tempfile.TemporaryDirectory() as tmp:
         for round_ in range(args.rounds):
-            for req, folder in projects:
-                change = PROJECTS.get(req, Change("", ""))
-                one_round(folder, pythons[folder], change, args.affected_spec, Path(tmp),
-                          times[folder], last[folder])
-                row = times[folder]
-                print(f"round {round_ + 1} {folder.name}: " + ", ".join(
-                    f"{s} {row[s][-1]:.2f}" for s in SCENARIOS if row[s]), flush=True)
-    for _, folder in projects:
-        clean(folder)
-        report(folder.name, times[folder], last[folder])
-    print(f"\nload {os.getloadavg()[0]:.1f} at the end")
+            for project, name in zip(projects, names, strict=True):  # interleaved
+                one_round(project, folders[project.requirement], pythons[project.requirement],
+                          scenarios, Path(tmp), times[name], last[name])
+                print(f"round {round_ + 1} {name}: " + ", ".join(
+                    f"{label} {values[-1]:.2f}" for label, values in times[name].items()
+                    if values), flush=True)
+    for project in projects:
+        clean(folders[project.requirement])
+    print()
+    for name in names:
+        for label in ("check warm", "re-verify"):
+            for result in last[name].get(label, {}).get("checks", []):
+                print(f"{name} {label}: {result['spec']} {result['status']} "
+                      f"{result['summary'][:70]} ({result['duration_s']:.2f}s)")
+    load = os.getloadavg()[0]
+    print(f"\n{platform.machine()}, {os.cpu_count()} cores, Python {sys.version.split()[0]}; "
+          f"load {load:.1f} at the end\n")
+    print(table(names, times, args.rounds))
     return 0
 
 
