@@ -71,8 +71,8 @@ class Project:
 
 PROJECTS = (
     Project("boltons==26.2.0", "boltons/strutils.py",
-            "\n\ndef slugify(*args, **kwargs):\n    return 'broken'\n",
-            "\n\ndef slugify(*args, **kwargs):\n    return 'still broken'\n"),
+            "\n\ndef indent(text, margin, newline='\\n', key=bool):\n    return ''\n",
+            "\n\ndef indent(text, margin, newline='\\n', key=bool):\n    return 'x'\n"),
     Project("more-itertools==11.2.1", "more_itertools/recipes.py",
             "\n\ndef quantify(iterable, pred=bool):\n    return -1\n",
             "\n\ndef quantify(iterable, pred=bool):\n    return 0\n"),
@@ -187,12 +187,18 @@ def check(project: Path, python: str) -> tuple[float, dict[str, Any]]:
     return elapsed, data
 
 
-def changed(project: Project, folder: Path, python: str, select: str, work: Path) -> float:
-    """One loop iteration that changed one module: the loop's time of its tests check."""
-    from bench_affected import Change, iteration  # beside this file; helper affected2's
+def changed(project: Project, folder: Path, python: str, select: str,
+            work: Path) -> float | None:
+    """One loop iteration that changed one module: the loop's time of its tests check
+    (None, and why printed, when the loop ran no iteration)."""
+    from bench_affected import Change, iteration  # the script beside this one
 
-    row = iteration(folder, python, Change(project.module, project.broken, project.appended),
-                    select, work)
+    try:
+        row = iteration(folder, python,
+                        Change(project.module, project.broken, project.appended), select, work)
+    except SystemExit as exc:
+        print(f"{folder.name} changed {select}: {str(exc)[-300:]}", flush=True)
+        return None
     return float(row["iteration_tests_s"])
 
 
@@ -219,7 +225,9 @@ def one_round(project: Project, folder: Path, python: str, scenarios: set[str], 
         timed("chain", lambda: by_hand(folder, python, out, chain_only=True))
     if "changed" in scenarios:
         for select in ("affected", "all"):
-            times[f"changed {select}"].append(changed(project, folder, python, select, out))
+            elapsed = changed(project, folder, python, select, out)
+            if elapsed is not None:
+                times[f"changed {select}"].append(elapsed)
 
 
 def cell(values: list[float]) -> str:

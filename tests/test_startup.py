@@ -131,3 +131,12 @@ def test_the_pytest_plugins_are_compiled_once_per_interpreter(ralph: Ralph,
         assert result.ret == 0, result
         result.stdout.fnmatch_lines(["PASSED*coverage*100%*"])
         assert compiles() == 1
+    # The re-run of a failed test (not under coverage) finds the kept plugins too: two
+    # pytest sessions, not one and a re-run that could not load our plugin.
+    ralph.makepyfile(test_broken="def test_broken():\n    assert False\n",
+                     conftest="def pytest_sessionstart(session):\n"
+                              "    open('sessions.txt', 'a').write('session\\n')\n")
+    result = ralph.run("check", "--until", "tests,coverage>=0", "--python", str(logged))
+    assert result.ret == 1, result
+    result.stdout.fnmatch_lines(["FAILED*tests*1 failed, 1 passed*"])
+    assert (ralph.path / "sessions.txt").read_text() == "session\nsession\n"

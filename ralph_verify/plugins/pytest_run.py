@@ -320,7 +320,13 @@ def _plugin_dir(ctx: VerifyContext, python: str, folder: Path, *, compiled: bool
         return plugin_dir
     kept = _compiled_plugins(python, sources)
     if kept is not None and all((kept / f"{name}.pyc").is_file() for name in sources):
-        return kept  # compiled by an earlier run for this interpreter: no Python start
+        import shutil
+
+        # Compiled by an earlier run for this interpreter: copied, no Python start (into
+        # this run's folder: the re-run of failed tests finds them there too).
+        for name in sources:
+            shutil.copyfile(kept / f"{name}.pyc", plugin_dir / f"{name}.pyc")
+        return plugin_dir
     pairs = []
     for name, text in sources.items():
         source = folder / f"{name}_source.py"
