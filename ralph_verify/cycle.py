@@ -50,9 +50,6 @@ class Driver:
         self.cancel = threading.Event()
         self.session: Session | None = None
 
-    def begin(self, iteration: Iteration) -> None:
-        """The iteration begins (``run``'s status line shows its number)."""
-
     def prompt(self, session: Session, iteration: Iteration) -> str:
         """The prompt of ``iteration`` (``run`` renders it; the Stop hook wrote it already)."""
         raise NotImplementedError
@@ -69,7 +66,7 @@ class Driver:
         """Raise when a cancel was asked for (``run``); the Stop hook looks before it starts."""
 
     def phase(self, text: str, iteration: Iteration) -> None:
-        """The iteration reached a new phase (state.json, the live status line)."""
+        """The iteration reached a new phase (``run`` saves it in state.json)."""
 
     def after_agent(self, iteration: Iteration) -> str | None:
         """After the agent's turn: a damage report of ``.ralph/`` to end the session with."""
@@ -87,9 +84,6 @@ class Driver:
         session = self.session
         self.state.append_history(iteration_record(iteration, session))
         self.state.append_progress(progress_entry(iteration))
-
-    def verified(self, iteration: Iteration, verification: Verification) -> None:
-        """Show the iteration's verification (``run``'s status line)."""
 
 
 #: The driver of the running session (set by ``run`` and by the Stop hook).
@@ -139,7 +133,6 @@ def run_iteration(session: Session, iteration: Iteration) -> None:
     driver = config.stash[DRIVER_KEY]
     assert driver.agent is not None
     state = driver.state
-    driver.begin(iteration)
     started = time.monotonic()
     config.hook.ralph_iteration_start(session=session, iteration=iteration)
     driver.check_cancel()
@@ -149,6 +142,8 @@ def run_iteration(session: Session, iteration: Iteration) -> None:
     log_path = folder / "agent.log"
     log_path.unlink(missing_ok=True)
     driver.phase("agent", iteration)
+    config.hook.ralph_report_phase(
+        session=session, phase=f"agent {getattr(driver.agent, 'name', 'agent')} running")
     before = driver.snapshot(None)
     request = AgentRequest(prompt=iteration.prompt, prompt_file=iteration.prompt_path,
                            iteration=iteration.number, root=session.root,
@@ -172,7 +167,9 @@ def run_iteration(session: Session, iteration: Iteration) -> None:
     driver.check_cancel()
     iteration.promises = find_promises(result.text, iteration.prompt)
     config.stash[PROMISES_KEY] = list(iteration.promises)
+    config.hook.ralph_report_agent(session=session, iteration=iteration)
     driver.phase("verifying", iteration)
+    config.hook.ralph_report_phase(session=session, phase="verifying")
     verification = verify_in_session(config, driver.checks(), session.baseline)
     iteration.verification = verification
     iteration.duration_s = time.monotonic() - started
@@ -188,7 +185,8 @@ def run_iteration(session: Session, iteration: Iteration) -> None:
             Verdict.AGENT_ERROR, f"the agent damaged ralph-verify's records: {damage}; "
             "the session ended with what it knows", source="core")
     driver.record(iteration)
-    driver.verified(iteration, verification)
+    config.hook.ralph_report_verification(config=config, session=session, iteration=iteration,
+                                          verification=verification)
 
 
 def verify_in_session(config: Config, checks: Sequence[Check],

@@ -1,4 +1,5 @@
-"""What a person watching ``ralph-verify run`` sees.
+"""What a person watching ``ralph-verify run`` sees: the terminal plugin's lines and
+status line (``plugins/terminal.py`` owns the one :class:`Display` of a run).
 
 On a terminal: one live status line (iteration n/N, elapsed time, phase,
 checks passed), repainted twice a second under the permanent lines. Anywhere

@@ -65,6 +65,8 @@ class Session:
     cancel_requested: bool = False
     #: True when this run continues an interrupted session (``run --resume``).
     resumed: bool = False
+    #: Wall time of the session's earlier runs, when resumed (its ``elapsed_s`` adds up).
+    elapsed_before_s: float = 0.0
     #: Who drives the session: ``"run"`` (ralph-verify runs the agent) or ``"hook"`` (the
     #: agent's Stop hook runs one iteration each time the agent wants to stop).
     mode: str = "run"

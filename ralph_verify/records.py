@@ -93,7 +93,8 @@ def restore_session(config: Config, state: StateDir,
                       max_iterations=int(config.get("max_iterations")),
                       baseline=baseline, iterations=iterations,
                       started_at=str(previous.get("started_at", "")),
-                      plugin_state=dict(previous.get("plugin_state") or {}), resumed=True)
+                      plugin_state=dict(previous.get("plugin_state") or {}), resumed=True,
+                      elapsed_before_s=float(previous.get("elapsed_s") or 0.0))
     start = max((it.number for it in iterations), default=0) + 1
     if start > session.max_iterations:
         raise UsageError(f"session {session.id} already ran {start - 1} iterations; raise "
@@ -218,12 +219,12 @@ def progress_entry(iteration: Iteration) -> str:
 # --- terminal lines --------------------------------------------------------------------------
 
 
-def header(session: Session, config: Config, previous: dict[str, Any] | None) -> str:
+def header(session: Session, config: Config) -> str:
     agent = config.get("agent") or "(object)"
     until = ",".join(spec.text for spec in config.until_specs())
     text = (f"ralph-verify run · session {session.id} · agent {agent} · until {until} · "
             f"up to {session.max_iterations} iterations")
-    if previous is not None:
+    if session.resumed:
         text += f" · resumed after iteration {len(session.iterations)}"
     from ralph_verify.interpreter import choose
 
@@ -290,12 +291,12 @@ def agent_line(iteration: Iteration) -> str:
     return text
 
 
-def summary_lines(session: Session, verdict: VerdictProposal, state: StateDir,
+def summary_lines(session: Session, verdict: VerdictProposal, folder: Path,
                   elapsed: float) -> list[str]:
     last = session.previous_verification()
     checks = f"; checks {passed_text(last)} passed" if last is not None else ""
-    logs = os.path.relpath(state.path, Path.cwd()) if state.path.is_relative_to(Path.cwd()) \
-        else str(state.path)
+    logs = os.path.relpath(folder, Path.cwd()) if folder.is_relative_to(Path.cwd()) \
+        else str(folder)
     number = session.last.number if session.last is not None else 0
     return [
         "",

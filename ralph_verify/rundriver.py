@@ -16,12 +16,11 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ralph_verify.cycle import Driver, make_agent, session_specs, verify_in_session
 from ralph_verify.cycle import start as start_driving
-from ralph_verify.display import Display
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.iteration import Iteration, Session
 from ralph_verify.loop import LoopResult
-from ralph_verify.stash import DISPLAY_KEY, PROMISES_KEY, SESSION_KEY
+from ralph_verify.stash import PROMISES_KEY, REPORT_STREAM_KEY, SESSION_KEY
 from ralph_verify.state import StateDir
 from ralph_verify.state_files import now_iso
 from ralph_verify.verdict import EXIT_CODES, Verdict, VerdictProposal
@@ -42,14 +41,11 @@ class RunDriver(Driver):
     :mod:`ralph_verify.cycle`'s (this class answers as their driver)."""
 
     def __init__(self, config: Config, agent: Agent | None, stream: TextIO | None) -> None:
-        from ralph_verify.display import output_stream
-
         super().__init__(StateDir(config.root), agent)
         self.config = config
         self.root = config.root
-        self.display = Display(stream or output_stream(config),
-                               quiet=bool(config.get("quiet")))
-        config.stash[DISPLAY_KEY] = self.display
+        if stream is not None:
+            config.stash[REPORT_STREAM_KEY] = stream
         self.cancel_reason = "cancelled"
         self.started = time.monotonic()
         #: Wall time of the earlier runs of a resumed session (``elapsed_s`` adds up).
@@ -80,10 +76,9 @@ class RunDriver(Driver):
         note = self.state.acquire_lock(session_id)
         try:
             if note:
-                self.display.line(f"ralph-verify: {note}")
+                self._line(f"ralph-verify: {note}")
             with signals.cancel_on_signals(self._on_signal), \
                     signals.watch_file(self.state.cancel_path, self._on_cancel_file):
-                self.display.start()
                 try:
                     return self._run(session_id, previous)
                 except (KeyboardInterrupt, _Cancelled):
@@ -94,7 +89,6 @@ class RunDriver(Driver):
                 raise
             raise UsageError(self.state.stop_on_full_disk(exc)) from None
         finally:
-            self.display.stop()
             self.state.cancel_path.unlink(missing_ok=True)
             self.state.release_lock()
 
@@ -106,6 +100,7 @@ class RunDriver(Driver):
         config = self.config
         session, start = (records.restore_session(config, self.state, previous)
                           if previous is not None else self._new_session(session_id))
+        session.elapsed_before_s = self.elapsed_before
         start_driving(session, self)
         config.stash[SESSION_KEY] = session
         if self.agent is None:
@@ -121,19 +116,17 @@ class RunDriver(Driver):
                               session, None, time.monotonic() - self.started)
         checks = config.build_checks(session_specs(config))
         template = load_template(config.get("template"), config.invocation_dir)
-        self.display.max_iterations = session.max_iterations
         config.hook.ralph_session_prepare(session=session)
         if previous is None:
             # Only now, when nothing refused to start: the last session's files go.
             self.state.clear_session_files()
-        self.display.line(records.header(session, config, previous))
         if session.baseline is None:
-            self.display.phase("verifying the baseline")
+            config.hook.ralph_report_phase(session=session, phase="verifying the baseline")
             config.stash[PROMISES_KEY] = []
             session.baseline = self._verify(checks, mark=False)
             self.state.write_verification(0, session.baseline)
-            self.display.checks = records.passed_text(session.baseline)
-            self.display.line(records.verification_line("baseline", session.baseline))
+            config.hook.ralph_report_verification(config=config, session=session,
+                                                  iteration=None, verification=session.baseline)
             if session.baseline.errored:
                 return self._baseline_error(session.baseline)
             idle = nothing_to_do(session.baseline)
@@ -152,9 +145,6 @@ class RunDriver(Driver):
             source="core"))
 
     # --- the driver of cycle.run_iteration ---------------------------------------------------
-
-    def begin(self, iteration: Iteration) -> None:
-        self.display.iteration = iteration.number
 
     def prompt(self, session: Session, iteration: Iteration) -> str:
         text = self._prompt(self._template, iteration)
@@ -176,30 +166,16 @@ class RunDriver(Driver):
         self._check_cancel()
 
     def phase(self, text: str, iteration: Iteration) -> None:
-        from ralph_verify.records import agent_line
-
-        if text == "agent":
-            self._save(phase="agent")
-            self.display.phase(f"agent {getattr(self.agent, 'name', 'agent')} running")
-        else:
-            self.display.line(agent_line(iteration))
-            self.display.phase(text)
-            self._save(phase=text)
+        self._save(phase=text)
 
     def after_agent(self, iteration: Iteration) -> str | None:
         damage = self.state.repair()  # the agent may have deleted or replaced .ralph/
         if damage:
-            self.display.line(f"ERROR: {damage}; the session ends with what it knows")
+            self._line(f"ERROR: {damage}; the session ends with what it knows")
         return damage
 
     def record(self, iteration: Iteration) -> None:
         self._record(iteration)
-
-    def verified(self, iteration: Iteration, verification: Verification) -> None:
-        from ralph_verify.records import passed_text, verification_line
-
-        self.display.checks = passed_text(verification)
-        self.display.line(verification_line(f"iteration {iteration.number}", verification))
 
     # --- helpers -----------------------------------------------------------------------------
 
@@ -259,13 +235,12 @@ class RunDriver(Driver):
                                                 elapsed_s=self._elapsed()))
 
     def _finish(self, verdict: VerdictProposal) -> LoopResult:
-        from ralph_verify.records import summary_lines
-
         self._finishing = True
-        self.display.phase(f"finished: {verdict.verdict.value}")
         session = self.session
         if session is None:  # cancelled before the session existed
             raise KeyboardInterrupt
+        self.config.hook.ralph_report_phase(session=session,
+                                            phase=f"finished: {verdict.verdict.value}")
         last = session.last
         if last is not None and last.verdict is None:
             last.verdict = verdict
@@ -273,11 +248,8 @@ class RunDriver(Driver):
                 self._record(last)
         self._save(phase="finished", verdict=verdict)
         self.config.hook.ralph_session_finish(session=session, verdict=verdict)
-        elapsed = self._elapsed()
-        for line in summary_lines(session, verdict, self.state, elapsed):
-            self.display.line(line)
         return LoopResult(verdict.verdict, verdict.reason, EXIT_CODES[verdict.verdict], session,
-                          session.previous_verification(), elapsed)
+                          session.previous_verification(), self._elapsed())
 
     def _baseline_error(self, baseline: Verification) -> LoopResult:
         lines = ["ERROR: the baseline verification could not decide, so the agent was not "
@@ -314,7 +286,11 @@ class RunDriver(Driver):
         if self.session is not None:
             self.session.cancel_requested = True
         self.cancel.set()
-        self.display.phase("cancelling")
+        if self.session is not None:
+            self.config.hook.ralph_report_phase(session=self.session, phase="cancelling")
+
+    def _line(self, text: str) -> None:
+        self.config.hook.ralph_report_line(config=self.config, line=text)
 
 
 def _new_session_id() -> str:

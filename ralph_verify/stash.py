@@ -7,13 +7,12 @@ spelling. The keys the loop shares with plugins are declared here, once.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, TextIO, TypeVar, cast, overload
 
 if TYPE_CHECKING:
-    from ralph_verify.display import Display
     from ralph_verify.iteration import Session
 
-__all__ = ["DISPLAY_KEY", "PROMISES_KEY", "SESSION_KEY", "Stash", "StashKey"]
+__all__ = ["PROMISES_KEY", "REPORT_STREAM_KEY", "SESSION_KEY", "Stash", "StashKey"]
 
 T = TypeVar("T")
 D = TypeVar("D")
@@ -69,7 +68,7 @@ class Stash:
 
 #: The running session (set by the loop before its baseline; absent outside a loop).
 SESSION_KEY: StashKey[Session] = StashKey("session")
-#: The live status display of ``run`` (absent under ``check`` and in hook mode).
-DISPLAY_KEY: StashKey[Display] = StashKey("display")
+#: Where the terminal reporter writes, when not stdout (``Loop(stream=...)``).
+REPORT_STREAM_KEY: StashKey[TextIO] = StashKey("report_stream")
 #: What the agent promised in this iteration's output (read by the ``promise`` check).
 PROMISES_KEY: StashKey[list[str]] = StashKey("promises")

@@ -21,19 +21,26 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ralph_verify.agents.limits import RATE_LIMIT
 
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent, AgentRequest, AgentResult
-    from ralph_verify.display import Display
 
 #: The longest one backoff step grows to.
 MAX_BACKOFF_S = 600.0
 #: The least a rate limit waits, whatever reset it names (one in the past: no busy loop).
 MIN_WAIT_S = 1.0
 _TICK_S = 0.2
+
+
+class Reporter(Protocol):
+    """Where a wait is told: the agents plugin passes the reporting hooks."""
+
+    def line(self, text: str) -> None: ...
+
+    def phase(self, text: str) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -50,7 +57,7 @@ def backoff(policy: RetryPolicy, attempt: int) -> float:
 
 
 def run_with_retries(agent: Agent, request: AgentRequest, policy: RetryPolicy,
-                     display: Display | None = None) -> AgentResult:
+                     display: Reporter | None = None) -> AgentResult:
     """``agent.run(request)`` until the service takes it, a limit is reached, or a cancel."""
     from ralph_verify.display import duration
 
@@ -93,7 +100,7 @@ def run_with_retries(agent: Agent, request: AgentRequest, policy: RetryPolicy,
         _keep_log(request, retries)
 
 
-def _wait(seconds: float, request: AgentRequest, what: str, display: Display | None) -> bool:
+def _wait(seconds: float, request: AgentRequest, what: str, display: Reporter | None) -> bool:
     """Sleep ``seconds`` with a countdown; ``False`` when cancelled."""
     from ralph_verify.display import duration
 

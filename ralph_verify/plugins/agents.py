@@ -19,7 +19,6 @@ from ralph_verify.agents import (
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Session
-from ralph_verify.stash import DISPLAY_KEY
 
 DEFAULT_IDLE_TIMEOUT = "20m"
 DEFAULT_MAX_RETRIES = 5
@@ -119,4 +118,17 @@ def ralph_run_agent(session: Session, agent: Agent, request: AgentRequest) -> Ag
         max_retries=int(retries),
         delay_s=duration_setting(session, "agent-retry-delay"),
         time_left=lambda: _time_left(session))
-    return run_with_retries(agent, request, policy, session.config.stash.get(DISPLAY_KEY))
+    return run_with_retries(agent, request, policy, _Reporting(session))
+
+
+class _Reporting:
+    """The waits of :func:`run_with_retries`, told through the reporting hooks."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def line(self, text: str) -> None:
+        self.session.config.hook.ralph_report_line(config=self.session.config, line=text)
+
+    def phase(self, text: str) -> None:
+        self.session.config.hook.ralph_report_phase(session=self.session, phase=text)

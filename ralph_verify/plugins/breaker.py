@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import CheckResult, Status
-from ralph_verify.stash import DISPLAY_KEY
 from ralph_verify.tool_output import one_line
 from ralph_verify.verdict import Verdict, VerdictProposal
 
@@ -318,9 +317,8 @@ def _update(session: Session, iteration: Iteration, verification: Verification) 
     before = state.state
     advance(state, iteration, verification)
     save(session, state)
-    display = session.config.stash.get(DISPLAY_KEY)
-    if display is not None and state.state != before:
-        display.line(announcement(state))
+    if state.state != before:
+        session.config.hook.ralph_report_line(config=session.config, line=announcement(state))
     return state
 
 

@@ -32,7 +32,6 @@ from ralph_verify.config.parser import (
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Iteration, Session
-from ralph_verify.stash import DISPLAY_KEY
 from ralph_verify.verdict import Verdict, VerdictProposal
 
 NAME = "budget"
@@ -112,14 +111,14 @@ def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
     # would only hold the hook past its time limit. The call is still counted.
     if limit > 0 and len(calls) >= limit and session.mode == "run":
         until = calls[len(calls) - limit] + _HOUR
-        display = session.config.stash.get(DISPLAY_KEY)
-        if display is not None:
-            display.line(f"rate limit: {limit} agent calls in the last hour "
-                         f"(--max-calls-per-hour); waiting {duration(until - time.time())} "
-                         "before the next one")
+        hook = session.config.hook
+        hook.ralph_report_line(config=session.config, line=(
+            f"rate limit: {limit} agent calls in the last hour (--max-calls-per-hour); "
+            f"waiting {duration(until - time.time())} before the next one"))
         while time.time() < until and not session.cancel_requested:
-            if display is not None:
-                display.phase(f"rate limit: next agent call in {duration(until - time.time())}")
+            hook.ralph_report_phase(
+                session=session, phase=f"rate limit: next agent call in "
+                                       f"{duration(until - time.time())}")
             time.sleep(0.2)
         if session.cancel_requested:
             return

@@ -24,7 +24,6 @@ from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Iteration, Session
-from ralph_verify.stash import DISPLAY_KEY
 from ralph_verify.verdict import VerdictProposal
 from ralph_verify.verification import Verification
 
@@ -62,9 +61,7 @@ def _state(session: Session) -> dict[str, Any]:
 
 
 def _say(session: Session, text: str) -> None:
-    display = session.config.stash.get(DISPLAY_KEY)
-    if display is not None:
-        display.line(text)
+    session.config.hook.ralph_report_line(config=session.config, line=text)
 
 
 def _listing(paths: list[str]) -> str:

@@ -52,6 +52,8 @@ def run_check(config: Config) -> int:
     # folders removed, exit 130.
     with signals.cancel_on_signals(lambda name: True):
         verification = verify(config, checks)
+    config.hook.ralph_report_verification(config=config, session=None, iteration=None,
+                                          verification=verification)
     config.hook.ralph_verification_finish(config=config, verification=verification)
     return verification_exit_code(verification.passed, bool(verification.errored))
 

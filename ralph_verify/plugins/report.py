@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from ralph_verify import hookimpl
 from ralph_verify.config.parser import Parser
-from ralph_verify.stash import DISPLAY_KEY
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
@@ -70,7 +69,4 @@ def ralph_session_finish(session: Session) -> None:
         print(f"ralph-verify: could not write the report: {type(exc).__name__}: {exc}",
               file=sys.stderr)
         return
-    display = session.config.stash.get(DISPLAY_KEY)
-    line = getattr(display, "line", None)
-    if callable(line):
-        line(f"report: {target}")
+    session.config.hook.ralph_report_line(config=session.config, line=f"report: {target}")

@@ -1,15 +1,33 @@
-"""The terminal summary of a verification: one line per check, the feedback, a verdict line."""
+"""The human report of ``check`` and ``run``: the one thing that writes it, fed by hooks.
+
+As pytest's ``TerminalReporter``: the commands with output options (scope ``output``:
+``check``, ``run``) get a :class:`TerminalReporter` registered at configure time, and it
+turns the reporting hooks (``ralph_report_*``, the session's and iteration's hooks) into
+lines, plus the live status line on a terminal (:class:`~ralph_verify.display.Display`).
+The core and the other plugins never print the report themselves, so ``-p no:terminal``
+silences it for both commands; ``--json``, files and ``ERROR:`` lines on stderr stay.
+The Stop hook's commands have no output scope: their stdout belongs to the agent.
+"""
 
 from __future__ import annotations
 
 import os
-from typing import TextIO
+import time
+from typing import TYPE_CHECKING, TextIO
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import CheckResult, Status
 from ralph_verify.config import Config
-from ralph_verify.display import output_stream
+from ralph_verify.display import Display, output_stream
+from ralph_verify.stash import REPORT_STREAM_KEY
 from ralph_verify.verification import Verification
+
+if TYPE_CHECKING:
+    from ralph_verify.iteration import Iteration, Session
+    from ralph_verify.verdict import VerdictProposal
+
+#: The reporter's name in the plugin manager (``config.pluginmanager.get_plugin(...)``).
+REPORTER = "terminalreporter"
 
 _COLOURS = {Status.PASSED: "32", Status.FAILED: "31", Status.ERROR: "35", Status.SKIPPED: "33"}
 
@@ -45,11 +63,8 @@ def python_line(config: Config) -> str:
     return f"python: {choose(config.root, config.get('python')).describe(config.root)}"
 
 
-@hookimpl
-def ralph_verification_finish(config: Config, verification: Verification) -> None:
-    if config.get("quiet"):
-        return
-    stream = output_stream(config)
+def check_report(config: Config, verification: Verification, stream: TextIO) -> None:
+    """``check``'s report: a header, one line per check, the feedback, the verdict line."""
     width = max((len(r.spec) for r in verification.results), default=8)
     count = len(verification.results)
     print(f"ralph-verify check · {verification.root} · {count} check{'s' if count != 1 else ''}",
@@ -63,3 +78,91 @@ def ralph_verification_finish(config: Config, verification: Verification) -> Non
         print("\nFeedback\n--------", file=stream)
         print(verification.feedback, file=stream)
     print(f"\n{summary_line(verification)}", file=stream)
+
+
+class TerminalReporter:
+    """Permanent lines and, on a terminal during a session, the live status line."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        #: A session's wall time counts from here (plus its earlier runs when resumed).
+        self.started = time.monotonic()
+        self._display: Display | None = None
+
+    @property
+    def display(self) -> Display:
+        if self._display is None:
+            stream = self.config.stash.get(REPORT_STREAM_KEY) or output_stream(self.config)
+            self._display = Display(stream, quiet=self._quiet())
+        return self._display
+
+    def close(self) -> None:
+        if self._display is not None:
+            self._display.stop()
+
+    def _quiet(self) -> bool:
+        return bool(self.config.get("quiet"))
+
+    @hookimpl
+    def ralph_report_line(self, line: str) -> None:
+        self.display.line(line)
+
+    @hookimpl
+    def ralph_report_phase(self, phase: str) -> None:
+        self.display.phase(phase)
+
+    @hookimpl(trylast=True)
+    def ralph_session_prepare(self, session: Session) -> None:
+        """The header, after what other plugins say while they prepare; then the live line."""
+        from ralph_verify.records import header
+
+        self.display.max_iterations = session.max_iterations
+        self.display.line(header(session, self.config))
+        self.display.start()
+
+    @hookimpl(tryfirst=True)
+    def ralph_iteration_start(self, iteration: Iteration) -> None:
+        self.display.iteration = iteration.number
+
+    @hookimpl
+    def ralph_report_agent(self, iteration: Iteration) -> None:
+        from ralph_verify.records import agent_line
+
+        self.display.line(agent_line(iteration))
+
+    @hookimpl
+    def ralph_report_verification(self, session: Session | None, iteration: Iteration | None,
+                                  verification: Verification) -> None:
+        from ralph_verify.records import passed_text, verification_line
+
+        if session is None:
+            if not self._quiet():
+                check_report(self.config, verification, self.display.stream)
+            return
+        self.display.checks = passed_text(verification)
+        label = f"iteration {iteration.number}" if iteration is not None else "baseline"
+        self.display.line(verification_line(label, verification))
+
+    @hookimpl(trylast=True)
+    def ralph_session_finish(self, session: Session, verdict: VerdictProposal) -> None:
+        """The summary, after the lines other reporters add (``report: ...``)."""
+        from ralph_verify.records import summary_lines
+
+        elapsed = session.elapsed_before_s + time.monotonic() - self.started
+        for line in summary_lines(session, verdict, session.dir, elapsed):
+            self.display.line(line)
+        self.display.stop()
+
+
+@hookimpl
+def ralph_configure(config: Config) -> None:
+    if "output" in config.command.scopes:
+        config.pluginmanager.register(TerminalReporter(config), REPORTER)
+
+
+@hookimpl
+def ralph_unconfigure(config: Config) -> None:
+    reporter = config.pluginmanager.get_plugin(REPORTER)
+    if isinstance(reporter, TerminalReporter):
+        reporter.close()
+        config.pluginmanager.unregister(reporter)
