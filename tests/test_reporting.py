@@ -4,6 +4,7 @@ silences it for both; exit codes, ``--json``, files and ``ERROR:`` lines stay)."
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import select
@@ -11,7 +12,17 @@ import subprocess
 import sys
 import time
 
-from ralph_verify import CheckResult, Config, Iteration, Session, Verification, hookimpl
+import pytest
+
+from ralph_verify import (
+    CheckResult,
+    Config,
+    Iteration,
+    Loop,
+    Session,
+    Verification,
+    hookimpl,
+)
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import agent
 
@@ -162,3 +173,15 @@ def test_the_live_status_line_is_shown_on_a_terminal_only(ralph: Ralph) -> None:
     (ralph.path / "done.txt").unlink()
     code, screen = _on_a_terminal(ralph, _run_argv(ralph, "-p", "no:terminal"))
     assert code == 0 and screen == ""
+
+
+def test_the_python_api_reports_to_the_stream_it_is_given(
+        ralph: Ralph, capsys: pytest.CaptureFixture[str]) -> None:
+    out = io.StringIO()
+    result = Loop(agent=agent(ralph, WRITES_DONE), until=UNTIL, task="t", root=ralph.path,
+                  stream=out).run()
+    assert result.exit_code == 0
+    pytest.LineMatcher(out.getvalue().splitlines()).fnmatch_lines([
+        "ralph-verify run · session *", "baseline: * checks passed*",
+        "iteration 1: agent exit 0*", "verdict: complete*"])
+    assert capsys.readouterr().out == ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Generator
 from typing import TYPE_CHECKING, TextIO
 
 from ralph_verify import hookimpl
@@ -111,14 +112,16 @@ class TerminalReporter:
     def ralph_report_phase(self, phase: str) -> None:
         self.display.phase(phase)
 
-    @hookimpl(trylast=True)
-    def ralph_session_prepare(self, session: Session) -> None:
+    @hookimpl(wrapper=True)
+    def ralph_session_prepare(self, session: Session) -> Generator[None, list[None], list[None]]:
         """The header, after what other plugins say while they prepare; then the live line."""
         from ralph_verify.records import header
 
+        results = yield
         self.display.max_iterations = session.max_iterations
         self.display.line(header(session, self.config))
         self.display.start()
+        return results
 
     @hookimpl(tryfirst=True)
     def ralph_iteration_start(self, iteration: Iteration) -> None:
@@ -143,15 +146,18 @@ class TerminalReporter:
         label = f"iteration {iteration.number}" if iteration is not None else "baseline"
         self.display.line(verification_line(label, verification))
 
-    @hookimpl(trylast=True)
-    def ralph_session_finish(self, session: Session, verdict: VerdictProposal) -> None:
-        """The summary, after the lines other reporters add (``report: ...``)."""
+    @hookimpl(wrapper=True)
+    def ralph_session_finish(self, session: Session,
+                             verdict: VerdictProposal) -> Generator[None, list[None], list[None]]:
+        """The summary, after every line the other plugins add (``report: ...``)."""
         from ralph_verify.records import summary_lines
 
+        results = yield
         elapsed = session.elapsed_before_s + time.monotonic() - self.started
         for line in summary_lines(session, verdict, session.dir, elapsed):
             self.display.line(line)
         self.display.stop()
+        return results
 
 
 @hookimpl
