@@ -101,9 +101,13 @@ def start_loop(config: Config) -> int:
         baseline_checks = config.build_checks([s for s in specs if s.name != "integrity"])
         # As in run: checks that judge against the session (tests:new) see it at the baseline.
         config.stash[SESSION_KEY] = session
+        config.hook.ralph_report_phase(session=session, phase="verifying the baseline")
         with contextlib.redirect_stdout(sys.stderr):
             session.baseline = verify(config, baseline_checks)
         state.write_verification(0, session.baseline)
+        # As run's: reporters see the baseline (start has no terminal report of its own).
+        config.hook.ralph_report_verification(config=config, session=session, iteration=None,
+                                              verification=session.baseline)
         if session.baseline.errored:
             write_state(state, session, config, hook, phase="finished",
                          error="a check could not decide at baseline")

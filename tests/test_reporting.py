@@ -185,3 +185,33 @@ def test_the_python_api_reports_to_the_stream_it_is_given(
         "ralph-verify run · session *", "baseline: * checks passed*",
         "iteration 1: agent exit 0*", "verdict: complete*"])
     assert capsys.readouterr().out == ""
+
+
+def _stop(ralph: Ralph, reporter: Reporter, message: str) -> None:
+    payload = {"session_id": "s-1", "hook_event_name": "Stop", "stop_hook_active": False,
+               "last_assistant_message": message, "cwd": str(ralph.path)}
+    assert ralph.run("hook", "claude-stop", stdin=json.dumps(payload), plugins=[reporter]).ret == 0
+
+
+@pytest.mark.parametrize("driver", ["run", "hook"])
+def test_both_drivers_report_the_same_verifications(ralph: Ralph, driver: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Stop hook prints no report (its stdout is the agent's), yet a reporter sees what
+    it sees under run: the baseline, then each iteration's agent and verification."""
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
+    reporter = Reporter()
+    if driver == "run":
+        script = agent(ralph, "if N == 2:\n    pathlib.Path('done.txt').write_text('ok')\n")
+        result = ralph.run("run", "--agent", script, "--until", UNTIL, "--no-integrity",
+                           "--allow-dirty", "create done.txt", plugins=[reporter])
+        assert result.ret == 0, result
+    else:
+        assert ralph.run("start", "--until", UNTIL, "create done.txt",
+                         plugins=[reporter]).ret == 0
+        _stop(ralph, reporter, "not yet")
+        ralph.makefile("done.txt", "ok\n")
+        _stop(ralph, reporter, "done")
+    seen = [(e[0], *e[1:3]) for e in reporter.events if e[0] in ("verification", "agent")]
+    assert seen == [("verification", "baseline", False), ("agent", 1, 0),
+                    ("verification", "iteration 1", False), ("agent", 2, 0),
+                    ("verification", "iteration 2", True)]
