@@ -193,10 +193,10 @@ def test_max_calls_per_hour_0_switches_the_rate_limit_off(ralph: Ralph, where: s
 
 @pytest.mark.parametrize(("plugin", "why"), [
     ("core", "it runs every check"),
-    ("commands", "it provides the check, checks and plugins commands"),
+    ("commands.check", "it provides the check command"),
 ])
 def test_an_essential_plugin_cannot_be_disabled(ralph: Ralph, plugin: str, why: str) -> None:
-    """-p no:core made every check error (an internal error, even); -p no:commands took
+    """-p no:core made every check error (an internal error, even); -p no:commands.check took
     'check' away: refused up front, naming the plugin and why."""
     result = ralph.run("check", "--until", "files:pyproject.toml", "-p", f"no:{plugin}")
     assert result.ret == ExitCode.USAGE_ERROR

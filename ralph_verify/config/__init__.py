@@ -47,7 +47,9 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "junitxml",
     "github",
     "init",
+    "commands.init",
     "report",
+    "commands.report",
     "notify",
     "otel",
     "watch",
@@ -60,8 +62,14 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "ruff",
     "precommit",
     "mypy",
-    "commands",
+    "commands.check",
+    "commands.checks",
+    "commands.plugins",
     "loop",
+    "commands.run",
+    "commands.status",
+    "commands.cancel",
+    "commands.rollback",
     "agents",
     "agent_clis",
     "completion",
@@ -71,9 +79,13 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "cancel",
     "sandbox",
     "checkpoint",
+    "commands.recover",
     "breaker",
     "integrity",
     "hookmode",
+    "commands.start",
+    "commands.agent_hook",
+    "commands.slash",
     "fleet",
     "fleet_local",
 )
@@ -83,7 +95,8 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
 ESSENTIAL_PLUGINS: dict[str, str] = {
     "core": "it runs every check and declares the options all commands share (--timeout, "
             "--feedback-budget, --python, --jobs); without it every check would error",
-    "commands": "it provides the check, checks and plugins commands",
+    "commands.check": "it provides the check command and the --until option every command "
+                      "that verifies shares",
 }
 
 

@@ -12,7 +12,8 @@ Commits land only on the session's branch: when the agent has checked out anothe
 branch they are made through a temporary index, moving neither HEAD nor that branch,
 and ``rollback`` refuses to run off the session's branch. Before the agent runs, a
 recovery point (:mod:`ralph_verify.recovery`) keeps the user's branch tip and
-uncommitted work outside the tree, for ``ralph-verify recover``.
+uncommitted work outside the tree, for ``ralph-verify recover``
+(:mod:`ralph_verify.plugins.commands.recover`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ from __future__ import annotations
 from typing import Any
 
 from ralph_verify import git, hookimpl
-from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Iteration, Session
@@ -33,11 +33,6 @@ DEFAULT_PREFIX = "ralph/"
 
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
-    parser.add_command("recover", recover_command, scopes=("recover",),
-                       help="restore the user's branch tip and uncommitted work kept when a "
-                            "session started (after an agent deleted .git, reset or cleaned)")
-    parser.addoption("recovery_session", scope="recover", nargs="?", metavar="SESSION",
-                     help="the session whose recovery point to restore (default: the newest)")
     parser.addoption("--no-branch", scope="loop", setting="no-branch", action="store_true",
                      default=False, help="work on the current branch instead of a new "
                                          "session branch")
@@ -227,16 +222,3 @@ def describe(state: dict[str, Any]) -> str:
     if state.get("left_branch"):
         text += f"; the agent left the session's branch for {state['left_branch']}"
     return text
-
-
-def recover_command(config: Config) -> int:
-    """``ralph-verify recover [SESSION]``: see :mod:`ralph_verify.recovery`."""
-    from ralph_verify import recovery
-    from ralph_verify.state import StateDir
-
-    if (config.root / ".ralph").is_dir() and StateDir(config.root).lock_holder() is not None:
-        raise UsageError("a run is active in this project: stop it first ('ralph-verify "
-                         "cancel'), then recover")
-    for line in recovery.recover(config.root, config.get("recovery_session")):
-        print(f"recover: {line}")
-    return 0

@@ -1,4 +1,4 @@
-"""``ralph-verify init [TARGET]``: set a project up; the bare ``init`` is the ``project`` target.
+"""The ``project`` target of ``ralph-verify init`` (the bare ``init``): set a project up.
 
 ``init`` looks at the project (:mod:`ralph_verify.detect`) and writes a
 ``[tool.ralph-verify]`` table into ``pyproject.toml`` (appended as text; the
@@ -6,7 +6,8 @@ rest of the file is kept byte for byte), a ``PROMPT.md`` template and
 ``.ralph/`` in ``.gitignore``. An existing table is never overwritten without
 ``--force``: its diff is shown instead. On a terminal it asks two questions
 (checks, agent); otherwise it asks nothing. Other targets (``init claude``)
-come from plugins through ``ralph_register_init_targets``.
+come from plugins through ``ralph_register_init_targets``; the command itself is
+:mod:`ralph_verify.plugins.commands.init`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from typing import Any
 
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser
 from ralph_verify.detect import Project, detect
 from ralph_verify.errors import UsageError
 from ralph_verify.scaffold import (
@@ -27,7 +27,6 @@ from ralph_verify.scaffold import (
     InitTarget,
     append_block,
     apply_changes,
-    init_targets,
     newline_of,
     read_text,
 )
@@ -56,41 +55,9 @@ _HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*([^\]\r\n]*?)[ \t]*\]")
 
 
 @hookimpl
-def ralph_addoption(parser: Parser) -> None:
-    parser.add_command(
-        "init", run_init, scopes=("init",),
-        help="set a project up: [tool.ralph-verify] in pyproject.toml, PROMPT.md, .gitignore",
-        description="Look at the project (tests, ruff, mypy, coverage config, agent CLIs on "
-                    "PATH) and write a [tool.ralph-verify] table to pyproject.toml, a PROMPT.md "
-                    "template and .ralph/ in .gitignore. An existing table is shown as a diff "
-                    "and kept unless --force. Asks nothing when not on a terminal.\n\n"
-                    "targets: project (the default), and what plugins add, e.g. "
-                    "'init claude' for Claude Code's hooks",
-    )
-    parser.addoption("target", scope="init", nargs="?", default="project", metavar="TARGET",
-                     help="what to set up (default: project; see the list above)")
-    parser.addoption("--force", scope="init", action="store_true",
-                     help="replace an existing configuration (after showing its diff)")
-    parser.addoption("--dry-run", scope="init", action="store_true",
-                     help="show the diffs and write nothing")
-    parser.addoption("-y", "--yes", scope="init", action="store_true",
-                     help="ask nothing, take what was detected (the default off a terminal)")
-
-
-@hookimpl
 def ralph_register_init_targets(registry: InitRegistry) -> None:
     registry.add(InitTarget("project", init_project,
                             help="[tool.ralph-verify] in pyproject.toml, PROMPT.md, .gitignore"))
-
-
-def run_init(config: Config) -> int:
-    registry = init_targets(config)
-    name = config.get("target")
-    target = registry.get(name)
-    if target is None:
-        known = ", ".join(t.name for t in registry.targets())
-        raise UsageError(f"unknown init target {name!r}; known targets: {known}")
-    return target.handler(config)
 
 
 # --- The ``project`` target --------------------------------------------------------------------

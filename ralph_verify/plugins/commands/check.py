@@ -1,4 +1,8 @@
-"""The subcommands of issue one: ``check``, ``checks`` and ``plugins``."""
+"""``ralph-verify check``: verify the project once, without an agent (CI, pre-commit, hooks).
+
+``--until`` and ``-q`` are declared here because ``check`` is the command every other
+one that verifies (``run``, ``start``) shares them with (scope ``verify``, ``output``).
+"""
 
 from __future__ import annotations
 
@@ -26,10 +30,6 @@ def ralph_addoption(parser: Parser) -> None:
                           "'coverage>=80'; see 'ralph-verify checks')")
     parser.addoption("-q", "--quiet", scope="output", action="store_true", default=False,
                      help="print nothing but errors (the exit code tells the verdict)")
-    parser.add_command("checks", list_checks,
-                       help="list every known check: name, aliases, plugin, arguments, options")
-    parser.add_command("plugins", list_plugins,
-                       help="list loaded plugins, where they come from and their versions")
 
 
 def run_check(config: Config) -> int:
@@ -56,44 +56,3 @@ def run_check(config: Config) -> int:
                                           verification=verification)
     config.hook.ralph_verification_finish(config=config, verification=verification)
     return verification_exit_code(verification.passed, bool(verification.errored))
-
-
-def list_checks(config: Config) -> int:
-    for check_type in config.registry.types():
-        aliases = f" (alias {', '.join(check_type.aliases)})" if check_type.aliases else ""
-        print(f"{check_type.usage()}{aliases}  [plugin {check_type.plugin}]")
-        print(f"    {check_type.help}")
-        if check_type.arg != "none" and check_type.arg_help:
-            print(f"    argument: {check_type.arg_help}")
-        if check_type.threshold:
-            print(f"    threshold: {check_type.threshold}")
-        for name, field in check_type.options_class.model_fields.items():
-            key = field.alias or name
-            print(f"    [tool.ralph-verify.checks.{check_type.name}] {key}: "
-                  f"{field.description or ''}")
-    return 0
-
-
-def list_plugins(config: Config) -> int:
-    from ralph_verify.config import BUILTIN_PLUGINS
-
-    dists = {id(plugin): dist for plugin, dist in config.pluginmanager.list_plugin_distinfo()}
-    for name, plugin in config.pluginmanager.list_name_plugin():
-        if plugin is None:
-            print(f"{name}  (disabled with -p no:{name})")
-            continue
-        dist = dists.get(id(plugin))
-        if name in BUILTIN_PLUGINS:
-            origin = "built-in"
-        elif dist is not None:
-            origin = f"{dist.project_name} {dist.version}"
-        else:
-            origin = "registered at run time"
-        hooks = sorted({impl for impl in _hooks_of(config, plugin)})
-        print(f"{name}  [{origin}]  {', '.join(hooks)}")
-    return 0
-
-
-def _hooks_of(config: Config, plugin: object) -> list[str]:
-    callers = config.pluginmanager.get_hookcallers(plugin) or []
-    return [caller.name for caller in callers]

@@ -1,0 +1,77 @@
+"""``ralph-verify cancel``: stop the session running in this project, cleanly."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+
+from ralph_verify import hookimpl
+from ralph_verify.config import Config
+from ralph_verify.config.parser import Parser
+from ralph_verify.errors import UsageError
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.add_command("cancel", cancel, scopes=("cancel",),
+                       help="stop the session running in this project, cleanly")
+    parser.addoption("--wait", scope="cancel", type=float, default=30.0, metavar="SECONDS",
+                     help="how long to wait for the run to stop (default 30)")
+
+
+def cancel(config: Config) -> int:
+    """Stop the run that holds the lock: only a process proven to be this project's run is
+    signalled (see StateDir.is_our_run); ``.ralph/lock`` is data anyone can write."""
+    import socket
+
+    from ralph_verify.state import StateDir
+
+    state = StateDir(config.root)
+    info = state.read_lock()
+    local = info is not None and info.host == socket.gethostname()
+    proven = info is not None and local and state.is_our_run(info)
+    if info is None or (local and not proven):
+        from ralph_verify.hookstart import cancel_hook_session
+
+        stopped = cancel_hook_session(config.root)  # a loop driven by the agent's Stop hook
+        if stopped is not None:
+            print(stopped)
+            return 0
+        if info is not None and (info.pid <= 1 or procinfo_alive(info.pid)):
+            raise UsageError(f"the lock names pid {info.pid}, which is not a ralph-verify run "
+                             f"of this project; remove {state.lock_path} if no run is active")
+        data = state.read_state() or {}
+        left = (f"; session {data.get('session')} was left running by a run that died: "
+                "'ralph-verify run --resume' continues it"
+                if data.get("status") == "running" else "")
+        print(f"no run is active in {config.root}{left}")
+        return 1
+    assert info is not None
+    state.cancel_path.write_text(f"cancel requested by pid {os.getpid()}\n", encoding="utf-8")
+    if proven and sys.platform != "win32":
+        import signal
+
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(info.pid, signal.SIGTERM)  # a single process, proven ours, pid > 1
+    deadline = time.monotonic() + float(config.get("wait"))
+    while state.lock_holder() is not None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if state.lock_holder() is not None:
+        where = "" if local else f" on host {info.host}"
+        print(f"ERROR: the run{where} (pid {info.pid}) did not stop within the wait; it will "
+              "stop when it next looks at .ralph/cancel", file=sys.stderr)
+        return 1
+    data = state.read_state() or {}
+    verdict = (data.get("verdict") or {}).get("verdict", "?")
+    print(f"cancelled session {info.session} (pid {info.pid}) at iteration "
+          f"{data.get('iteration')}; verdict {verdict}")
+    return 0
+
+
+def procinfo_alive(pid: int) -> bool:
+    """Whether a process ``pid`` (> 0) lives on this machine."""
+    from ralph_verify import procinfo
+
+    return procinfo.start_time(pid) is not None

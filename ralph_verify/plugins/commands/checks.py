@@ -1,0 +1,30 @@
+"""``ralph-verify checks``: every known check, its aliases, plugin, argument and options."""
+
+from __future__ import annotations
+
+from ralph_verify import hookimpl
+from ralph_verify.config import Config
+from ralph_verify.config.parser import Parser
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.add_command("checks", list_checks,
+                       help="list every known check: name, aliases, plugin, arguments, options")
+
+
+def list_checks(config: Config) -> int:
+    for check_type in config.registry.types():
+        aliases = f" (alias {', '.join(check_type.aliases)})" if check_type.aliases else ""
+        print(f"{check_type.usage()}{aliases}  [plugin {check_type.plugin}]")
+        print(f"    {check_type.help}")
+        if check_type.arg != "none" and check_type.arg_help:
+            print(f"    argument: {check_type.arg_help}")
+        if check_type.threshold:
+            print(f"    threshold: {check_type.threshold}")
+        for name, field in check_type.options_class.model_fields.items():
+            key = field.alias or name
+            print(f"    [tool.ralph-verify.checks.{check_type.name}] {key}: "
+                  f"{field.description or ''}")
+    return 0
+

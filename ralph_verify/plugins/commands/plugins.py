@@ -1,0 +1,38 @@
+"""``ralph-verify plugins``: the loaded plugins, where each comes from, the hooks it implements."""
+
+from __future__ import annotations
+
+from ralph_verify import hookimpl
+from ralph_verify.config import Config
+from ralph_verify.config.parser import Parser
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.add_command("plugins", list_plugins,
+                       help="list loaded plugins, where they come from and their versions")
+
+
+def list_plugins(config: Config) -> int:
+    from ralph_verify.config import BUILTIN_PLUGINS
+
+    dists = {id(plugin): dist for plugin, dist in config.pluginmanager.list_plugin_distinfo()}
+    for name, plugin in config.pluginmanager.list_name_plugin():
+        if plugin is None:
+            print(f"{name}  (disabled with -p no:{name})")
+            continue
+        dist = dists.get(id(plugin))
+        if name in BUILTIN_PLUGINS:
+            origin = "built-in"
+        elif dist is not None:
+            origin = f"{dist.project_name} {dist.version}"
+        else:
+            origin = "registered at run time"
+        hooks = sorted({impl for impl in _hooks_of(config, plugin)})
+        print(f"{name}  [{origin}]  {', '.join(hooks)}")
+    return 0
+
+
+def _hooks_of(config: Config, plugin: object) -> list[str]:
+    callers = config.pluginmanager.get_hookcallers(plugin) or []
+    return [caller.name for caller in callers]

@@ -1,0 +1,34 @@
+"""``ralph-verify recover [SESSION]``: restore what a session's recovery point kept.
+
+The user's branch tip and uncommitted work are kept outside the tree when a session
+starts (:mod:`ralph_verify.recovery`), for after an agent deleted ``.git``, reset or cleaned.
+"""
+
+from __future__ import annotations
+
+from ralph_verify import hookimpl
+from ralph_verify.config import Config
+from ralph_verify.config.parser import Parser
+from ralph_verify.errors import UsageError
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.add_command("recover", recover_command, scopes=("recover",),
+                       help="restore the user's branch tip and uncommitted work kept when a "
+                            "session started (after an agent deleted .git, reset or cleaned)")
+    parser.addoption("recovery_session", scope="recover", nargs="?", metavar="SESSION",
+                     help="the session whose recovery point to restore (default: the newest)")
+
+
+def recover_command(config: Config) -> int:
+    """``ralph-verify recover [SESSION]``: see :mod:`ralph_verify.recovery`."""
+    from ralph_verify import recovery
+    from ralph_verify.state import StateDir
+
+    if (config.root / ".ralph").is_dir() and StateDir(config.root).lock_holder() is not None:
+        raise UsageError("a run is active in this project: stop it first ('ralph-verify "
+                         "cancel'), then recover")
+    for line in recovery.recover(config.root, config.get("recovery_session")):
+        print(f"recover: {line}")
+    return 0

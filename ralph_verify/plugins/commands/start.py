@@ -1,0 +1,39 @@
+"""``ralph-verify start``: record a loop that the agent's own Stop hook drives.
+
+Run inside Claude Code or Codex; the work is in :mod:`ralph_verify.hookstart`.
+"""
+
+from __future__ import annotations
+
+from ralph_verify import hookimpl
+from ralph_verify.config import Config
+from ralph_verify.config.parser import Parser
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.add_command(
+        "start", start, scopes=("verify", "start"),
+        help="start a loop driven by the agent's Stop hook (inside Claude Code or Codex)",
+        description="Record a loop for this project: the Stop hook ('ralph-verify hook "
+                    "claude-stop') then runs the checks each time the agent stops, and while "
+                    "they fail sends their feedback back so it goes on. The first Stop hook "
+                    "call (or --session-id, or $CLAUDE_CODE_SESSION_ID) binds the loop to one "
+                    "agent session; other sessions in the project are left alone.\n\n"
+                    "examples:\n  ralph-verify start --until tests,lint --max-iterations 10\n"
+                    "  ralph-verify cancel",
+    )
+    parser.addoption("--session-id", scope="start", metavar="ID",
+                     help="the agent session to bind (default: $CLAUDE_CODE_SESSION_ID, else "
+                          "the first session whose Stop hook fires)")
+    parser.addoption("--agent-name", scope="start", choices=("claude", "codex"),
+                     help="which agent's Stop hook drives the loop (default: the first to "
+                          "call; claude when $CLAUDE_CODE_SESSION_ID binds it)")
+    parser.addoption("start_task", scope="start", nargs="*", metavar="TASK",
+                     help="the task, recorded for 'status' and progress.md")
+
+
+def start(config: Config) -> int:
+    from ralph_verify.hookstart import start_loop
+
+    return start_loop(config)
