@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ralph_verify import hookimpl
-from ralph_verify.agents import Agent, AgentOptions, AgentRegistry, AgentType
+
+if TYPE_CHECKING:
+    from ralph_verify.agents import Agent, AgentOptions, AgentRegistry
 
 #: name -> (module, class, help). Modules are imported only when their agent is picked.
 ADAPTERS: dict[str, tuple[str, str, str]] = {
@@ -34,6 +37,8 @@ def _factory(module: str, cls: str) -> Callable[[str | None, AgentOptions], Agen
 
 @hookimpl
 def ralph_register_agents(registry: AgentRegistry) -> None:
+    from ralph_verify.agents import AgentType  # here: only run needs agents (--help does not)
+
     for name, (module, cls, help_text) in ADAPTERS.items():
         registry.add(AgentType(name=name, factory=_factory(module, cls), arg="optional",
                                plugin="agent_clis",

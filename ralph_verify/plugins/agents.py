@@ -5,20 +5,21 @@ the waits and retries of rate limits and outages (:mod:`ralph_verify.agents.retr
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
-from ralph_verify.agents import (
-    Agent,
-    AgentOptions,
-    AgentRegistry,
-    AgentRequest,
-    AgentResult,
-    AgentType,
-)
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
 from ralph_verify.iteration import Session
+
+if TYPE_CHECKING:
+    from ralph_verify.agents import (
+        Agent,
+        AgentOptions,
+        AgentRegistry,
+        AgentRequest,
+        AgentResult,
+    )
 
 DEFAULT_IDLE_TIMEOUT = "20m"
 DEFAULT_MAX_RETRIES = 5
@@ -97,6 +98,8 @@ def _replay(arg: str | None, options: AgentOptions) -> Agent:
 
 @hookimpl
 def ralph_register_agents(registry: AgentRegistry) -> None:
+    from ralph_verify.agents import AgentType  # here: only run needs agents (--help does not)
+
     registry.add(AgentType(
         name="cmd", factory=_cmd, arg="required", plugin="agents",
         help="any command, run through the shell in the project root; the prompt on stdin and "
