@@ -9,7 +9,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.agents import AgentResult
 from ralph_verify.checks import CheckResult, Status
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
@@ -18,6 +17,7 @@ from ralph_verify.tool_output import one_line
 from ralph_verify.verdict import Verdict, VerdictProposal
 
 if TYPE_CHECKING:
+    from ralph_verify.agents import AgentResult
     from ralph_verify.config import Config
     from ralph_verify.state import StateDir
     from ralph_verify.verification import Verification
@@ -103,6 +103,8 @@ def restore_session(config: Config, state: StateDir,
 
 
 def _iteration_from_record(record: dict[str, Any], state: StateDir) -> Iteration:
+    from ralph_verify.agents import AgentResult  # a session resumed: a loop, not check
+
     number = int(record["iteration"])
     agent = record.get("agent")
     fields = AgentResult.__dataclass_fields__

@@ -29,10 +29,10 @@ DEFAULT_BLOCK_CAP = 1000
 @hookimpl
 def ralph_configure(config: Config) -> None:
     """``run``'s agents get the guard as their own PreToolUse hook, unless it is off."""
-    from ralph_verify.agents import GUARD_COMMAND_KEY
-    from ralph_verify.hookinstall import run_guard_command
+    if "loop" in config.command.scopes:  # only then: check and --help need no agents
+        from ralph_verify.agents import GUARD_COMMAND_KEY
+        from ralph_verify.hookinstall import run_guard_command
 
-    if "loop" in config.command.scopes:
         config.stash[GUARD_COMMAND_KEY] = run_guard_command(config)
 
 
