@@ -215,3 +215,22 @@ def test_both_drivers_report_the_same_verifications(ralph: Ralph, driver: str,
     assert seen == [("verification", "baseline", False), ("agent", 1, 0),
                     ("verification", "iteration 1", False), ("agent", 2, 0),
                     ("verification", "iteration 2", True)]
+
+
+
+class Shouter:
+    """A plugin whose line carries a text it got from elsewhere (a tool, a web page)."""
+
+    @hookimpl
+    def ralph_iteration_start(self, session: Session) -> None:
+        session.config.hook.ralph_report_line(
+            config=session.config, line="news: \x1b]0;pwned\x07\x1b[2Jcleared")
+
+
+def test_no_escape_sequence_reaches_the_terminal_through_a_report_line(ralph: Ralph) -> None:
+    """The terminal is the one writer: every line it prints is cleaned there."""
+    result = ralph.run("run", "--agent", agent(ralph, WRITES_DONE), "--until", UNTIL, "task",
+                       plugins=[Shouter()])
+    assert result.ret == 0, result
+    assert "news: cleared" in result.stdout.lines
+    assert "\x1b" not in result.out and "\x07" not in result.out

@@ -21,6 +21,7 @@ from ralph_verify.checks import CheckResult, Status
 from ralph_verify.config import Config
 from ralph_verify.display import Display, output_stream
 from ralph_verify.stash import REPORT_STREAM_KEY
+from ralph_verify.terminal_text import strip_controls
 from ralph_verify.verification import Verification
 
 if TYPE_CHECKING:
@@ -101,12 +102,16 @@ class TerminalReporter:
         if self._display is not None:
             self._display.stop()
 
+    def _line(self, text: str) -> None:
+        """A permanent line; escape sequences from an agent's or a tool's text never pass."""
+        self.display.line(strip_controls(text))
+
     def _quiet(self) -> bool:
         return bool(self.config.get("quiet"))
 
     @hookimpl
     def ralph_report_line(self, line: str) -> None:
-        self.display.line(line)
+        self._line(line)
 
     @hookimpl
     def ralph_report_phase(self, phase: str) -> None:
@@ -119,7 +124,7 @@ class TerminalReporter:
 
         results = yield
         self.display.max_iterations = session.max_iterations
-        self.display.line(header(session, self.config))
+        self._line(header(session, self.config))
         self.display.start()
         return results
 
@@ -131,7 +136,7 @@ class TerminalReporter:
     def ralph_report_agent(self, iteration: Iteration) -> None:
         from ralph_verify.records import agent_line
 
-        self.display.line(agent_line(iteration))
+        self._line(agent_line(iteration))
 
     @hookimpl
     def ralph_report_verification(self, session: Session | None, iteration: Iteration | None,
@@ -144,7 +149,7 @@ class TerminalReporter:
             return
         self.display.checks = passed_text(verification)
         label = f"iteration {iteration.number}" if iteration is not None else "baseline"
-        self.display.line(verification_line(label, verification))
+        self._line(verification_line(label, verification))
 
     @hookimpl(wrapper=True)
     def ralph_session_finish(self, session: Session,
@@ -155,7 +160,7 @@ class TerminalReporter:
         results = yield
         elapsed = session.elapsed_before_s + time.monotonic() - self.started
         for line in summary_lines(session, verdict, session.dir, elapsed):
-            self.display.line(line)
+            self._line(line)
         self.display.stop()
         return results
 
