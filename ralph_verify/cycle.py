@@ -5,8 +5,9 @@ itself, iteration after iteration) and the agent's Stop hook
 (:mod:`ralph_verify.stophook`: one iteration each time the agent wants to stop, the
 session's state carried in ``.ralph/``). They differ only in what a :class:`Driver`
 answers (where the prompt comes from, how the agent's turn is had, how long the checks
-may take, what is shown); the protocol itself -- the hooks, their order, the records --
-is :func:`run_iteration`, called by the built-in ``ralph_run_iteration``
+may take); the protocol itself -- the hooks, their order, the records, what is reported
+(``ralph_report_*``: only the terminal plugin prints it, and only for ``run``) -- is
+:func:`run_iteration`, called by the built-in ``ralph_run_iteration``
 (``plugins/loop.py``), and :func:`runloop`, called by the built-in ``ralph_runloop``.
 """
 
