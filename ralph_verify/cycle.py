@@ -2,7 +2,7 @@
 
 Two drivers run loop sessions: ``run`` (:mod:`ralph_verify.loop`: it starts the agent
 itself, iteration after iteration) and the agent's Stop hook
-(:mod:`ralph_verify.stophook`: one iteration each time the agent wants to stop, the
+(:mod:`ralph_verify.agenthook.stop`: one iteration each time the agent wants to stop, the
 session's state carried in ``.ralph/``). They differ only in what a :class:`Driver`
 answers (where the prompt comes from, how the agent's turn is had, how long the checks
 may take); the protocol itself -- the hooks, their order, the records, what is reported

@@ -1,5 +1,5 @@
 """``[tool.ralph-verify.guard]``: the settings of the PreToolUse safety guard (guard.py),
-read by the hook that runs it (hookrun.py) and declared by the hook-mode plugin."""
+read by the PreToolUse agent hook (agenthook/pretool.py) and declared by the agenthook plugin."""
 
 from __future__ import annotations
 

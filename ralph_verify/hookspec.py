@@ -48,6 +48,37 @@ if TYPE_CHECKING:
 hookspec = pluggy.HookspecMarker("ralph_verify")
 
 
+@hookspec(firstresult=True)
+def ralph_cmdline_main(args: list[str], plugins: list[object],
+                       pluginmanager: pluggy.PluginManager) -> int | None:
+    """Run one command line, from the configuration to the exit code.
+
+    The first hook of every invocation, called on the built-in plugins and those given
+    to ``ralph_verify.main(plugins=...)`` alone: no third-party plugin is imported yet;
+    ``pluginmanager`` is then handed to the configuration, which loads them. The
+    built-in ``core`` plugin answers last: it builds the configuration, runs the command
+    and maps every outcome and exception to an exit code (:mod:`ralph_verify.session`).
+    Wrap it to change what a command's failure means, as the ``hook`` command does: an
+    agent's hook answers 0 and lets the agent go on, whatever failed (a bad
+    configuration, a broken plugin, a crash).
+
+    :param args: the command line, without the program name (``-p no:NAME`` still in it).
+    :param plugins: plugin objects given to ``ralph_verify.main(plugins=...)`` for this run
+        (registered already).
+    :param pluginmanager: the plugin manager, holding the built-ins and ``plugins`` so far.
+    :returns: the exit code.
+
+    ::
+
+        @hookimpl(wrapper=True)
+        def ralph_cmdline_main(args):
+            started = time.monotonic()
+            code = yield
+            print(f"{args[:1]} took {time.monotonic() - started:.1f}s", file=sys.stderr)
+            return code
+    """
+
+
 @hookspec
 def ralph_addoption(parser: Parser) -> None:
     """Declare command-line options, config settings and subcommands.

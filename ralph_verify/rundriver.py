@@ -3,7 +3,7 @@
 It holds the lock, watches for signals and ``ralph-verify cancel``, verifies the baseline,
 calls ``ralph_runloop`` and finishes the session; each iteration is
 :func:`ralph_verify.cycle.run_iteration`, with this class answering as its
-:class:`~ralph_verify.cycle.Driver` (the Stop hook is the other driver: stophook.py).
+:class:`~ralph_verify.cycle.Driver` (the Stop hook is the other driver: agenthook/stop.py).
 """
 
 from __future__ import annotations

@@ -18,14 +18,15 @@ from typing import Any, TextIO
 
 from ralph_verify.exitcode import ExitCode
 
-__all__ = ["ExitCode", "main", "verification_exit_code"]
+__all__ = ["ExitCode", "main", "run_command", "verification_exit_code"]
 
 
 def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> int:
     """Entry point of the ``ralph-verify`` command; returns the exit code.
 
     ``plugins`` are plugin objects to register for this run only (tests, embedding),
-    as with ``pytest.main(plugins=...)``.
+    as with ``pytest.main(plugins=...)``. The command runs inside ``ralph_cmdline_main``
+    (built-in: :func:`run_command`), so a plugin can wrap all of it.
     """
     argv = list(sys.argv[1:] if args is None else args)
     if argv in (["--version"], ["-V"]):
@@ -34,21 +35,31 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
         print(version())
         return ExitCode.OK
     with _pipe_safe_output():
-        if argv[:1] == ["hook"]:
-            # An agent hook must never fail its agent (exit 2 would block it): see hookrun.
-            from ralph_verify.hookrun import safe_main
+        from ralph_verify.errors import UsageError
 
-            return safe_main(argv, plugins)
-        return _main(argv, plugins)
+        try:
+            from ralph_verify.config import builtin_plugin_manager, split_disable_args
+
+            pm = builtin_plugin_manager(split_disable_args(argv)[1], plugins)
+            code = pm.hook.ralph_cmdline_main(args=argv, plugins=list(plugins),
+                                              pluginmanager=pm)
+        except UsageError as exc:  # a malformed plugin given to main(plugins=...)
+            print(f"ERROR: {exc}", file=sys.stderr)
+            return ExitCode.USAGE_ERROR
+        except Exception:
+            return _internal_error()
+        return ExitCode.INTERNAL_ERROR if code is None else int(code)
 
 
-def _main(argv: list[str], plugins: Sequence[object]) -> int:
+def run_command(argv: list[str], plugins: Sequence[object],
+                pluginmanager: Any = None) -> int:
+    """Configure, run the command, unconfigure; every outcome as its exit code."""
     from ralph_verify.config import get_config
     from ralph_verify.errors import UsageError
 
     config = None
     try:
-        config = get_config(argv, plugins)
+        config = get_config(argv, plugins, pluginmanager)
         if config.command.name == "version":
             from ralph_verify.config import version
 
@@ -65,17 +76,21 @@ def _main(argv: list[str], plugins: Sequence[object]) -> int:
     except SystemExit as exc:  # argparse --help
         return int(exc.code or 0) if isinstance(exc.code, int) or exc.code is None else 2
     except Exception:
-        traceback.print_exc()
-        print("INTERNAL ERROR: this is a bug in ralph-verify or one of its plugins "
-              "(see 'ralph-verify plugins'); please report it with the traceback above",
-              file=sys.stderr)
-        return ExitCode.INTERNAL_ERROR
+        return _internal_error()
     finally:
         if config is not None:
             try:
                 config.hook.ralph_unconfigure(config=config)
             except Exception:
                 traceback.print_exc()
+
+
+def _internal_error() -> ExitCode:
+    traceback.print_exc()
+    print("INTERNAL ERROR: this is a bug in ralph-verify or one of its plugins "
+          "(see 'ralph-verify plugins'); please report it with the traceback above",
+          file=sys.stderr)
+    return ExitCode.INTERNAL_ERROR
 
 
 def verification_exit_code(passed: bool, errored: bool) -> ExitCode:

@@ -34,8 +34,9 @@ def imports(path: Path) -> list[tuple[int, str]]:
 
 def core_modules() -> list[Path]:
     """The package's own modules outside plugins/, agents/, reports/ and fleet/ (the fleet is
-    a command built on the core, with plugins of its own)."""
-    return sorted([*PACKAGE.glob("*.py"), *PACKAGE.glob("config/*.py")])
+    a command built on the core, with plugins of its own); agenthook/ and integrity/ are core."""
+    return sorted([*PACKAGE.glob("*.py"), *PACKAGE.glob("config/*.py"),
+                   *PACKAGE.glob("agenthook/*.py"), *PACKAGE.glob("integrity/*.py")])
 
 
 def is_builtin(module: str) -> bool:
@@ -73,3 +74,54 @@ def test_the_walk_sees_imports_inside_functions(tmp_path: Path) -> None:
     found = [m for _, m in imports(module) if is_builtin(m)]
     assert found == ["ralph_verify.plugins.terminal", "ralph_verify.plugins.terminal.x",
                      "ralph_verify.agents.claude"]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports (lazy ones too), over the whole package;
+    the public face (``ralph_verify`` itself, whose names load lazily) is left out."""
+    paths = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    del paths["ralph_verify"]
+    return {name: {module for _, module in imports(path) if module in paths and module != name}
+            for name, path in paths.items()}
+
+
+def cycles_through(graph: dict[str, set[str]], start: str) -> list[list[str]]:
+    """Every import path from ``start`` that leads back to it (each as the modules on it)."""
+    found: list[list[str]] = []
+    stack = [(start, [start])]
+    seen: set[str] = set()
+    while stack:
+        module, path = stack.pop()
+        for target in sorted(graph.get(module, ())):
+            if target == start:
+                found.append([*path, start])
+            elif target not in seen:
+                seen.add(target)
+                stack.append((target, [*path, target]))
+    return found
+
+
+HOOK_MODE = ("ralph_verify.session", "ralph_verify.plugins.agenthook",
+             "ralph_verify.plugins.commands.agent_hook", "ralph_verify.agenthook.protocol",
+             "ralph_verify.agenthook.session", "ralph_verify.agenthook.stop",
+             "ralph_verify.agenthook.pretool", "ralph_verify.agenthook.install")
+
+
+def test_hook_mode_has_no_import_cycle() -> None:
+    """``session`` ran the ``hook`` command through ``hookrun``, which imported ``session``
+    back: the agent hook's fail-open wrapping is now its command plugin's own hook."""
+    graph = import_graph()
+    assert all(name in graph for name in HOOK_MODE), sorted(set(HOOK_MODE) - set(graph))
+    loops = [" -> ".join(cycle) for name in HOOK_MODE for cycle in cycles_through(graph, name)]
+    assert not loops, "import cycles:\n" + "\n".join(loops)
+
+
+def test_the_cycle_walk_finds_a_lazy_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles_through(graph, "a") == [["a", "b", "c", "a"]]
+    assert cycles_through(graph, "d") == []

@@ -93,7 +93,7 @@ class AgentOptions:
     bypass_permissions: bool = False
     continue_session: bool = False
     #: How to call ralph-verify for the PreToolUse safety guard (``PREFIX hook claude-pretool``)
-    #: in adapters whose CLI runs such hooks; ``None`` when the guard is off (hookmode plugin).
+    #: in adapters whose CLI runs such hooks; ``None`` when the guard is off (agenthook plugin).
     guard_command: str | None = None
 
 

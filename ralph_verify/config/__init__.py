@@ -82,7 +82,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "commands.recover",
     "breaker",
     "integrity",
-    "hookmode",
+    "agenthook",
     "commands.start",
     "commands.agent_hook",
     "commands.slash",
@@ -256,10 +256,38 @@ def _entry_points() -> Iterator[EntryPoint]:
     yield from entry_points(group=ENTRY_POINT_GROUP)
 
 
-def get_plugin_manager(disabled: Sequence[str] = (),
-                       plugins: Sequence[object] = ()) -> pluggy.PluginManager:
-    """A fresh plugin manager: built-ins, then entry-point plugins (unless disabled), then
-    ``plugins`` given by the caller (named after their class or module).
+def builtin_plugin_manager(disabled: Sequence[str] = (),
+                           plugins: Sequence[object] = ()) -> pluggy.PluginManager:
+    """A plugin manager holding the built-ins (less those ``-p no:`` disables) and the
+    ``plugins`` objects the caller gives (named after their class or module), as pytest
+    registers ``pytest.main(plugins=...)``: enough for ``ralph_cmdline_main``, before any
+    third-party code is imported. The essential built-ins are registered whatever
+    ``disabled`` says: :func:`get_plugin_manager` refuses that, inside the command."""
+    pm = pluggy.PluginManager("ralph_verify")
+    pm.add_hookspecs(hookspec)
+    blocked = set(disabled) - set(ESSENTIAL_PLUGINS)
+    for name in blocked:
+        pm.set_blocked(name)
+    for name in BUILTIN_PLUGINS:
+        if name in blocked:
+            continue
+        module = importlib.import_module(f"ralph_verify.plugins.{name}")
+        register_plugin(pm, module, name)
+    for plugin in plugins:
+        name = getattr(plugin, "__name__", None) or type(plugin).__name__
+        suffix = 1
+        while pm.has_plugin(name if suffix == 1 else f"{name}-{suffix}"):
+            suffix += 1
+        name = name if suffix == 1 else f"{name}-{suffix}"
+        register_plugin(pm, plugin, name)
+    return pm
+
+
+def get_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] = (),
+                       builtins: pluggy.PluginManager | None = None) -> pluggy.PluginManager:
+    """A plugin manager: the built-ins and ``plugins`` given by the caller
+    (:func:`builtin_plugin_manager`, or ``builtins`` when the caller made it already), then
+    entry-point plugins (unless disabled).
 
     Modules named in ``RALPH_VERIFY_PLUGINS`` (comma-separated, importable from
     ``sys.path``) are registered after the entry-point plugins under their module
@@ -270,16 +298,8 @@ def get_plugin_manager(disabled: Sequence[str] = (),
         if name in ESSENTIAL_PLUGINS:
             raise UsageError(f"-p no:{name}: plugin {name!r} cannot be disabled: "
                              f"{ESSENTIAL_PLUGINS[name]}")
-    pm = pluggy.PluginManager("ralph_verify")
-    pm.add_hookspecs(hookspec)
+    pm = builtins if builtins is not None else builtin_plugin_manager(disabled, plugins)
     blocked = set(disabled)
-    for name in blocked:
-        pm.set_blocked(name)
-    for name in BUILTIN_PLUGINS:
-        if name in blocked:
-            continue
-        module = importlib.import_module(f"ralph_verify.plugins.{name}")
-        register_plugin(pm, module, name)
     if not os.environ.get(DISABLE_AUTOLOAD_ENV):
         for entry_point in _entry_points():
             if entry_point.name in blocked or pm.get_plugin(entry_point.name) is not None:
@@ -310,13 +330,6 @@ def get_plugin_manager(disabled: Sequence[str] = (),
                              f"{type(exc).__name__}: {exc}; fix it or take it out of "
                              f"{PLUGINS_ENV}") from None
         register_plugin(pm, module, module_name)
-    for plugin in plugins:
-        name = getattr(plugin, "__name__", None) or type(plugin).__name__
-        suffix = 1
-        while pm.has_plugin(name if suffix == 1 else f"{name}-{suffix}"):
-            suffix += 1
-        name = name if suffix == 1 else f"{name}-{suffix}"
-        register_plugin(pm, plugin, name)
     try:
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
@@ -359,13 +372,17 @@ def collect_options(pm: pluggy.PluginManager) -> Parser:
     return parser
 
 
-def get_config(args: Sequence[str], plugins: Sequence[object] = ()) -> Config:
-    """Build the run's configuration; raises :class:`UsageError` for anything the user got wrong."""
+def get_config(args: Sequence[str], plugins: Sequence[object] = (),
+               builtins: pluggy.PluginManager | None = None) -> Config:
+    """Build the run's configuration; raises :class:`UsageError` for anything the user got wrong.
+
+    ``builtins``: the plugin manager ``ralph_cmdline_main`` was called on (built-ins only).
+    """
     from ralph_verify.checks import CheckRegistry
     from ralph_verify.config.pyproject import load_table, validate_checks, validate_settings
 
     args, disabled = split_disable_args(args)
-    pm = get_plugin_manager(disabled, plugins)
+    pm = get_plugin_manager(disabled, plugins, builtins)
     parser = collect_options(pm)
     namespace = parser.parse(args)
     if namespace.version:

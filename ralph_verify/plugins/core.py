@@ -1,4 +1,4 @@
-"""The core's own hook implementations: common options, running a check, timing, errors."""
+"""The core's own hook implementations: the command line, common options, running a check."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import traceback
 from collections.abc import Generator
 from typing import Annotated
 
+import pluggy
+
 from ralph_verify import hookimpl
 from ralph_verify.checks import Check, CheckResult
 from ralph_verify.config import Config
@@ -14,6 +16,14 @@ from ralph_verify.config.parser import Bound, Parser, positive_float, positive_i
 from ralph_verify.errors import UsageError
 from ralph_verify.process import ToolError
 from ralph_verify.verification import VerifyContext
+
+
+@hookimpl(trylast=True)
+def ralph_cmdline_main(args: list[str], plugins: list[object],
+                       pluginmanager: pluggy.PluginManager) -> int:
+    from ralph_verify.session import run_command
+
+    return run_command(args, plugins, pluginmanager)
 
 
 @hookimpl

@@ -1,16 +1,49 @@
 """``ralph-verify hook ACTION``: run as the agent's Stop hook or PreToolUse guard.
 
+An agent hook never fails its agent by accident: Claude Code reads exit 2 as "block"
+and shows stderr to the model, so an ordinary usage error would trap a session in a
+loop. This plugin therefore wraps the whole ``hook`` command line
+(``ralph_cmdline_main``: configuration, plugins, the command itself) and turns any
+failure into :func:`~ralph_verify.agenthook.protocol.let_the_agent_go_on`: exit 0,
+the reason in ``.ralph/hook.log``.
+
 The module is named for what it serves (an agent's hook), not ``hook.py``: in module
-names "hook" means pluggy hooks (:mod:`ralph_verify.hookspec`).
+names "hook" alone means pluggy hooks (:mod:`ralph_verify.hookspec`).
 """
 
 from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import traceback
+from collections.abc import Generator
 
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 
 HOOK_ACTIONS = ("claude-stop", "codex-stop", "claude-pretool", "codex-pretool")
+
+
+@hookimpl(wrapper=True)
+def ralph_cmdline_main(args: list[str]) -> Generator[None, int | None, int | None]:
+    if args[:1] != ["hook"]:
+        return (yield)
+    action = args[1] if len(args) > 1 else "?"
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            code = yield
+    except BaseException as exc:  # a hook must never fail the agent, not even on Ctrl-C
+        code = 4
+        err.write(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+    if code == 0:
+        sys.stderr.write(err.getvalue())
+        return 0
+    from ralph_verify.agenthook.protocol import let_the_agent_go_on
+
+    return let_the_agent_go_on(action, 4 if code is None else code, err.getvalue())
 
 
 @hookimpl
@@ -37,6 +70,16 @@ def _rules_help() -> str:
 
 
 def hook(config: Config) -> int:
-    from ralph_verify.hookrun import run_hook
+    """Read the agent's JSON and hand it to the Stop hook or the PreToolUse guard."""
+    from ralph_verify.agenthook.protocol import read_payload
 
-    return run_hook(config, str(config.get("action")))
+    action = str(config.get("action"))
+    agent = action.split("-")[0]
+    payload = read_payload()
+    if action.endswith("-stop"):
+        from ralph_verify.agenthook.stop import stop_hook
+
+        return stop_hook(config, payload, agent=agent)
+    from ralph_verify.agenthook.pretool import pretool_hook
+
+    return pretool_hook(config, payload, agent=agent)

@@ -33,7 +33,7 @@ def cancel(config: Config) -> int:
     local = info is not None and info.host == socket.gethostname()
     proven = info is not None and local and state.is_our_run(info)
     if info is None or (local and not proven):
-        from ralph_verify.hookstart import cancel_hook_session
+        from ralph_verify.agenthook.session import cancel_hook_session
 
         stopped = cancel_hook_session(config.root)  # a loop driven by the agent's Stop hook
         if stopped is not None:

@@ -2,7 +2,7 @@
 
 Targets come from ``ralph_register_init_targets``. The bare ``init`` is the ``project``
 target (:mod:`ralph_verify.plugins.init`); ``init claude`` and ``init codex`` install the
-agent hooks (:mod:`ralph_verify.plugins.hookmode`).
+agent hooks (:mod:`ralph_verify.plugins.agenthook`).
 """
 
 from __future__ import annotations

@@ -44,8 +44,8 @@ def status(config: Config) -> int:
         condition = "finished"
     elif holder is not None and holder.session == data.get("session"):
         condition = f"running (pid {holder.pid}), {data.get('phase')}"
-    elif data.get("mode") == "hook":  # driven by the agent's Stop hook (stophook.py)
-        from ralph_verify.hookstart import waiting_condition
+    elif data.get("mode") == "hook":  # driven by the agent's Stop hook (agenthook/stop.py)
+        from ralph_verify.agenthook.session import waiting_condition
 
         condition = waiting_condition(data)
     else:
@@ -71,9 +71,9 @@ def status(config: Config) -> int:
         described = describe_plugin_state(config, name, value)
         if described is not None:
             print(f"{name}: {described}")
-    from ralph_verify.hookrun import refusal_counts
+    from ralph_verify.agenthook.pretool import refusal_counts
 
-    refused = refusal_counts(config.root)  # the PreToolUse guard's refusals (hookrun.py)
+    refused = refusal_counts(config.root)  # the PreToolUse guard's refusals (agenthook/pretool.py)
     if refused:
         print(f"guard: {sum(refused.values())} tool calls refused ("
               + ", ".join(f"{rule} {n}" for rule, n in sorted(refused.items())) + ")")

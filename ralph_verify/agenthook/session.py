@@ -1,6 +1,6 @@
 """Hook mode's session: ``ralph-verify start`` records it and takes the baseline; its state
 between two stops (state.json, the tree snapshot, the configuration frozen at ``start``);
-``status`` and ``cancel`` of it. Each stop is one iteration (:mod:`ralph_verify.stophook`).
+``status`` and ``cancel`` of it. Each stop is one iteration (:mod:`ralph_verify.agenthook.stop`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.agenthook.protocol import log
 from ralph_verify.errors import UsageError
-from ralph_verify.hookrun import log
 from ralph_verify.prompt import RULES
 from ralph_verify.state_files import now_iso
 

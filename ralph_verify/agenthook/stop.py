@@ -33,10 +33,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.cycle import Driver
-from ralph_verify.errors import UsageError
-from ralph_verify.hookrun import emit, log
-from ralph_verify.hookstart import (
+from ralph_verify.agenthook.protocol import emit, log
+from ralph_verify.agenthook.session import (
     CAP_ENV,
     MODE,
     WAITING,
@@ -49,6 +47,8 @@ from ralph_verify.hookstart import (
     thaw_config,
     write_state,
 )
+from ralph_verify.cycle import Driver
+from ralph_verify.errors import UsageError
 from ralph_verify.prompt import RULES
 from ralph_verify.state_files import now_iso
 

@@ -10,7 +10,7 @@ own (:mod:`ralph_verify.plugins.commands.start`, ``agent_hook``, ``slash``)::
 
 A hook never fails the agent: whatever goes wrong (bad config, a crash, the
 time budget) it exits 0 without blocking, says so in a ``systemMessage`` and
-logs why to ``.ralph/hook.log`` (see :mod:`ralph_verify.hookrun`).
+logs why to ``.ralph/hook.log`` (see :mod:`ralph_verify.agenthook.protocol`).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ DEFAULT_BLOCK_CAP = 1000
 def ralph_configure(config: Config) -> None:
     """``run``'s agents get the guard as their own PreToolUse hook, unless it is off."""
     if "loop" in config.command.scopes:  # only then: check and --help need no agents
+        from ralph_verify.agenthook.install import run_guard_command
         from ralph_verify.agents import GUARD_COMMAND_KEY
-        from ralph_verify.hookinstall import run_guard_command
 
         config.stash[GUARD_COMMAND_KEY] = run_guard_command(config)
 
@@ -64,12 +64,12 @@ def ralph_register_init_targets(registry: InitRegistry) -> None:
 
 
 def init_claude(config: Config) -> int:
-    from ralph_verify.hookinstall import install
+    from ralph_verify.agenthook.install import install
 
     return install(config, "claude")
 
 
 def init_codex(config: Config) -> int:
-    from ralph_verify.hookinstall import install
+    from ralph_verify.agenthook.install import install
 
     return install(config, "codex")
