@@ -124,7 +124,7 @@ def runloop(session: Session, first: int) -> VerdictProposal | None:
 
 def run_iteration(session: Session, iteration: Iteration) -> None:
     """prompt -> agent -> verify -> record -> decide, with every hook in the order
-    ``hookspec.py`` documents; the verdict (if any) is left in ``iteration.verdict``."""
+    ``ralph_verify.hookspec`` documents; the verdict (if any) is left in ``iteration.verdict``."""
     from ralph_verify import snapshot
     from ralph_verify.agents import AgentRequest, AgentResult
     from ralph_verify.promises import find_promises

@@ -4,7 +4,7 @@
   check's options table, every command's options, from what the built-in
   plugins declare (third-party plugins are not loaded).
 - ``docs/checks.md``: every check name, its aliases, argument and threshold.
-- ``docs/hooks.md``: every hook of ``ralph_verify/hookspec.py`` with its
+- ``docs/hooks.md``: every hook of ``ralph_verify/hookspec/`` with its
   signature, flags and docstring.
 - ``docs/agents/NAME.md``: every built-in agent adapter, from its module
   docstring and the command lines its own ``command()`` builds.
@@ -280,42 +280,46 @@ def _rst_to_markdown(text: str) -> str:
 def hooks() -> str:
     from ralph_verify import hookspec
 
-    source = inspect.getsource(hookspec).splitlines()
-    sections: list[tuple[int, str]] = [(0, "Start-up and verification")]
-    for number, line in enumerate(source, start=1):
-        match = re.match(r"# --- (.+?) -+$", line)
-        if match:
-            sections.append((number, match.group(1).replace("``", "`")))
-    specs: list[tuple[int, str, Callable[..., Any]]] = []
-    for name, function in vars(hookspec).items():
-        if name.startswith("ralph_") and callable(function):
-            specs.append((function.__code__.co_firstlineno, name, function))
+    # One section per phase module, its hooks in source order (the order they are called).
+    sections: list[tuple[str, str, list[tuple[str, Callable[..., Any]]]]] = []
+    for phase in hookspec.PHASES:
+        title, _, intro = (inspect.getdoc(phase) or "").partition("\n\n")
+        specs = sorted(((function.__code__.co_firstlineno, name, function)
+                        for name, function in vars(phase).items()
+                        if name.startswith("ralph_") and callable(function)))
+        sections.append((title.strip().rstrip("."), intro.strip(),
+                         [(name, function) for _, name, function in specs]))
     module_doc = inspect.getdoc(hookspec) or ""
     out = [HEADER, "# Hook reference\n", _rst_to_markdown(module_doc) + "\n",
            "Implement a hook with `@ralph_verify.hookimpl` on a module or object registered "
            "as a plugin; see [writing-plugins.md](writing-plugins.md).\n"]
-    index = [f"- [`{name}`](#{name})" for _, name, _ in sorted(specs)]
+    index = [f"- [`{name}`](#{name})" for _, _, specs in sections for name, _ in specs]
     out += [*index, ""]
-    current = None
-    for line_number, name, function in sorted(specs):
-        section = [title for start, title in sections if start <= line_number][-1]
-        if section != current:
-            out.append(f"## {section}\n")
-            current = section
-        annotations = dict(function.__annotations__)
-        returns = annotations.pop("return", "None")
-        params = ", ".join(f"{arg}: {annotation}" for arg, annotation in annotations.items())
-        options = getattr(function, "ralph_verify_spec", {}) or {}
-        flags = [flag for flag in ("firstresult", "historic") if options.get(flag)]
-        doc = inspect.getdoc(function) or ""
-        if not doc.strip():
-            raise Undocumented(f"hook {name} has no docstring in ralph_verify/hookspec.py")
-        out.append(f"### `{name}`\n")
-        out.append(f"```python\ndef {name}({params}) -> {returns}\n```\n")
-        if flags:
-            out.append(f"*{', '.join(flags)}*\n")
-        out.append(_rst_to_markdown(doc) + "\n")
+    for title, intro, specs in sections:
+        out.append(f"## {_rst_to_markdown(title)}\n")
+        if intro:
+            out.append(_rst_to_markdown(intro) + "\n")
+        for name, function in specs:
+            out += _hook_entry(name, function)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _hook_entry(name: str, function: Callable[..., Any]) -> list[str]:
+    out = []
+    annotations = dict(function.__annotations__)
+    returns = annotations.pop("return", "None")
+    params = ", ".join(f"{arg}: {annotation}" for arg, annotation in annotations.items())
+    options = getattr(function, "ralph_verify_spec", {}) or {}
+    flags = [flag for flag in ("firstresult", "historic") if options.get(flag)]
+    doc = inspect.getdoc(function) or ""
+    if not doc.strip():
+        raise Undocumented(f"hook {name} has no docstring in ralph_verify/hookspec/")
+    out.append(f"### `{name}`\n")
+    out.append(f"```python\ndef {name}({params}) -> {returns}\n```\n")
+    if flags:
+        out.append(f"*{', '.join(flags)}*\n")
+    out.append(_rst_to_markdown(doc) + "\n")
+    return out
 
 
 # --- agents/*.md ----------------------------------------------------------------------------

@@ -34,9 +34,11 @@ def imports(path: Path) -> list[tuple[int, str]]:
 
 def core_modules() -> list[Path]:
     """The package's own modules outside plugins/, agents/, reports/ and fleet/ (the fleet is
-    a command built on the core, with plugins of its own); agenthook/ and integrity/ are core."""
+    a command built on the core, with plugins of its own); agenthook/, integrity/ and the
+    specs (hookspec/) are core."""
     return sorted([*PACKAGE.glob("*.py"), *PACKAGE.glob("config/*.py"),
-                   *PACKAGE.glob("agenthook/*.py"), *PACKAGE.glob("integrity/*.py")])
+                   *PACKAGE.glob("agenthook/*.py"), *PACKAGE.glob("integrity/*.py"),
+                   *PACKAGE.glob("hookspec/*.py")])
 
 
 def is_builtin(module: str) -> bool:

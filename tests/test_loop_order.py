@@ -1,5 +1,5 @@
 """Both drivers of a loop session -- ``run`` and the agent's Stop hook -- fire every loop hook,
-in the order ``hookspec.py`` documents: one iteration protocol, two drivers."""
+in the order ``ralph_verify.hookspec`` documents: one iteration protocol, two drivers."""
 
 from __future__ import annotations
 
