@@ -27,20 +27,33 @@ of a PreToolUse hook) and a :class:`Policy`, and returns a :class:`Refusal` or
 The wider families live in :mod:`ralph_verify.guard_families`; docs/guard.md has the
 measured figures and what the guard does not stop.
 
-Paths under ``allow_paths`` count as inside the project.
+Paths under ``allow_paths`` count as inside the project; what the guard protects (the
+:class:`Policy`) and where a path lands against it is :mod:`ralph_verify.guard_policy`.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ralph_verify.guard_families import command_refusals, line_refusals
+from ralph_verify.guard_policy import (
+    DEFAULT_METADATA_HOSTS,
+    DEFAULT_PUBLIC_PATTERNS,
+    DEFAULT_SECRET_PATTERNS,
+    Policy,
+    Refusal,
+    branch_text,
+    cd_target,
+    current_branch,
+    is_inside,
+    is_secret,
+    resolve,
+    session_branch,
+)
 from ralph_verify.shell import (
     OUTPUT_REDIRECTS,
     PIPES,
@@ -50,23 +63,9 @@ from ralph_verify.shell import (
     parse,
 )
 
-DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
-    ".env", ".env.*", "*.env", ".envrc", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks",
-    "*.keystore", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_*_sk", ".netrc", "_netrc",
-    ".pgpass", ".git-credentials", ".pypirc", ".npmrc", "credentials", "credentials.json",
-    "*.tfvars", ".htpasswd", "secrets.yaml", "secrets.yml", "secrets.json",
-    "*/.ssh/*", "*/.aws/*", "*/.gnupg/*", "*/.config/gcloud/*", "*/.kube/config",
-    "*/.docker/config.json", "*/.azure/*",
-)
-DEFAULT_PUBLIC_PATTERNS: tuple[str, ...] = (
-    ".env.example", ".env.sample", ".env.template", ".env.dist", "*.pub", "*/.ssh/known_hosts",
-    "*/.ssh/config",
-)
-DEFAULT_METADATA_HOSTS: tuple[str, ...] = (
-    "169.254.169.254", "169.254.170.2", "169.254.169.123", "fd00:ec2::254",
-    "metadata.google.internal", "metadata.goog", "100.100.100.200", "2852039166",
-    "0xa9fea9fe", "0251.0376.0251.0376", "instance-data.ec2.internal",
-)
+__all__ = ["DEFAULT_METADATA_HOSTS", "DEFAULT_PUBLIC_PATTERNS", "DEFAULT_SECRET_PATTERNS",
+           "Policy", "Refusal", "current_branch", "evaluate"]
+
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "iwr",
                          "irm", "invoke-webrequest", "invoke-restmethod"})
 INTERPRETERS = SHELLS | frozenset({"python", "python2", "python3", "perl", "ruby", "node",
@@ -88,35 +87,6 @@ SHELL_TOOLS = {"Bash", "bash", "shell", "exec_command", "local_shell", "containe
 _DEVICES = re.compile(r"^/dev/(null|stdout|stderr|tty|zero|fd/\d+)$")
 
 
-@dataclass(frozen=True)
-class Refusal:
-    """Why a tool call is refused; ``reason`` is what the model reads."""
-
-    rule: str
-    reason: str
-    #: ``deny``, or ``ask`` (the user decides) for what the guard cannot read.
-    decision: str = "deny"
-
-
-@dataclass(frozen=True)
-class Policy:
-    """The project and the rules in force."""
-
-    root: Path
-    cwd: Path | None = None
-    disabled: frozenset[str] = frozenset()
-    allow_paths: tuple[Path, ...] = ()
-    secret_patterns: tuple[str, ...] = DEFAULT_SECRET_PATTERNS
-    public_patterns: tuple[str, ...] = DEFAULT_PUBLIC_PATTERNS
-    metadata_hosts: tuple[str, ...] = DEFAULT_METADATA_HOSTS
-    session_branch_prefix: str = "ralph/"
-    home: Path = field(default_factory=Path.home)
-    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
-
-    def on(self, rule: str) -> bool:
-        return rule not in self.disabled
-
-
 def evaluate(tool_name: str, tool_input: Mapping[str, Any], policy: Policy) -> Refusal | None:
     """The first rule this tool call breaks (a deny before an ask), or ``None``."""
     found = [r for r in _refusals(tool_name, tool_input, policy) if policy.on(r.rule)]
@@ -135,12 +105,12 @@ def _refusals(tool_name: str, tool_input: Mapping[str, Any], policy: Policy) -> 
     cwd = policy.cwd or policy.root
     if tool_name in WRITE_TOOLS:
         path = tool_input.get(WRITE_TOOLS[tool_name])
-        if isinstance(path, str) and path and not _inside(_resolve(path, cwd, policy), policy):
+        if isinstance(path, str) and path and not is_inside(resolve(path, cwd, policy), policy):
             yield Refusal("write-outside", f"{tool_name} of {path}: it is outside the project "
                                            f"{policy.root}; work inside the project")
     if tool_name in READ_TOOLS:
         path = tool_input.get(READ_TOOLS[tool_name])
-        if isinstance(path, str) and path and _is_secret(_resolve(path, cwd, policy), policy):
+        if isinstance(path, str) and path and is_secret(resolve(path, cwd, policy), policy):
             yield Refusal("read-secrets", f"{tool_name} of {path}: it looks like a secret "
                                           "(.env, key, credentials) and must not be read")
     command = _shell_command(tool_name, tool_input)
@@ -189,7 +159,7 @@ def _shell_refusals(line: str, cwd: Path, policy: Policy) -> Iterator[Refusal]:
             yield Refusal("sudo", "running commands as another user (sudo/su/doas) is not "
                                   "allowed; do without elevated rights")
         if name in ("cd", "pushd"):
-            current = _cd(command.args, current, policy)
+            current = cd_target(command.args, current, policy)
             continue
         if name in INTERPRETERS and _reads_program_from_input(command):
             piped = command.after in PIPES and any(c.name in DOWNLOADERS
@@ -208,8 +178,8 @@ def _family_refusals(command: SimpleCommand, cwd: Path | None,
                      policy: Policy) -> Iterator[Refusal]:
     root = Path(os.path.realpath(policy.root))
     found = command_refusals(
-        command, lambda p: _resolve(p, cwd, policy), lambda p: _inside(p, policy), root,
-        lambda: _session_branch(current_branch(cwd or policy.root), policy))
+        command, lambda p: resolve(p, cwd, policy), lambda p: is_inside(p, policy), root,
+        lambda: session_branch(current_branch(cwd or policy.root), policy))
     for rule, reason, decision in found:
         yield Refusal(rule, reason, decision)
 
@@ -250,18 +220,18 @@ def _command_refusals(command: SimpleCommand, cwd: Path | None,
     for op, target in command.redirects:
         if op in OUTPUT_REDIRECTS and target and not target.isdigit() and target != "-" \
                 and not _DEVICES.match(target):
-            path = _resolve(target, cwd, policy)
-            if path is None or not _inside(path, policy):
+            path = resolve(target, cwd, policy)
+            if path is None or not is_inside(path, policy):
                 yield Refusal("write-outside", f"redirecting output to {target}: it is "
                                                f"outside the project {policy.root}")
-        if op in ("<", "<>") and _is_secret(_resolve(target, cwd, policy), policy):
+        if op in ("<", "<>") and is_secret(resolve(target, cwd, policy), policy):
             yield _secret_refusal(target)
     if name == "tee":
         for target in _positional(args):
             if _DEVICES.match(target):
                 continue
-            path = _resolve(target, cwd, policy)
-            if path is None or not _inside(path, policy):
+            path = resolve(target, cwd, policy)
+            if path is None or not is_inside(path, policy):
                 yield Refusal("write-outside", f"tee to {target}: it is outside the project "
                                                f"{policy.root}")
     if name in READERS:
@@ -270,7 +240,7 @@ def _command_refusals(command: SimpleCommand, cwd: Path | None,
             checked = [a for a in args if a != _positional(args)[-1]]  # the destination
         for arg in checked:
             for candidate in _file_mentions(arg):
-                if _is_secret(_resolve(candidate, cwd, policy), policy):
+                if is_secret(resolve(candidate, cwd, policy), policy):
                     yield _secret_refusal(candidate)
 
 
@@ -316,18 +286,18 @@ def _deletion_refusals(targets: list[str], cwd: Path | None, policy: Policy,
             "." if has_glob else target)
         if has_glob and glob_free.startswith("/") and base == "":
             base = "/"
-        path = _resolve(base, cwd, policy, follow_last=False)
+        path = resolve(base, cwd, policy, follow_last=False)
         if path is None:
             yield Refusal("rm-outside", f"{what} {target}: cannot tell where that is (a variable "
                                         "or an unknown directory); name a path inside the "
                                         "project")
             continue
         git_dir = policy.root / ".git"
-        inside = _inside(path, policy)
+        within = is_inside(path, policy)
         if has_glob or searched:
-            bad = not inside or path == git_dir
+            bad = not within or path == git_dir
         else:
-            bad = not inside or path in (policy.root, git_dir)
+            bad = not within or path in (policy.root, git_dir)
         if bad:
             yield Refusal("rm-outside", f"{what} {target} deletes {path}, which is outside the "
                                         f"project {policy.root} (or is the project or its .git); "
@@ -339,7 +309,7 @@ def _git_refusals(args: list[str], cwd: Path | None, policy: Policy) -> Iterator
     repo = cwd
     for option, value in options:
         if option == "-C" and value is not None:
-            repo = _resolve(value, repo, policy)
+            repo = resolve(value, repo, policy)
     if index >= len(args):
         return
     sub, rest = args[index], args[index + 1:]
@@ -353,8 +323,8 @@ def _git_refusals(args: list[str], cwd: Path | None, policy: Policy) -> Iterator
                                         "push without force, or leave the push to the user")
     elif sub == "reset" and "--hard" in rest:
         branch = current_branch(repo or policy.root)
-        if not _session_branch(branch, policy):
-            yield Refusal("reset-hard", f"git reset --hard on {_branch_text(branch)} throws away "
+        if not session_branch(branch, policy):
+            yield Refusal("reset-hard", f"git reset --hard on {branch_text(branch)} throws away "
                                         "the user's work; use git stash, git restore on "
                                         "single files, or a new commit instead")
     elif sub == "clean":
@@ -362,96 +332,7 @@ def _git_refusals(args: list[str], cwd: Path | None, policy: Policy) -> Iterator
                     for a in rest)
         if force and not any(a in ("-n", "--dry-run") for a in rest):
             branch = current_branch(repo or policy.root)
-            if not _session_branch(branch, policy):
-                yield Refusal("clean", f"git clean -f on {_branch_text(branch)} deletes the "
+            if not session_branch(branch, policy):
+                yield Refusal("clean", f"git clean -f on {branch_text(branch)} deletes the "
                                        "user's untracked files; remove single files you "
                                        "created instead")
-
-
-def _session_branch(branch: str | None, policy: Policy) -> bool:
-    return bool(branch) and bool(policy.session_branch_prefix) and \
-        str(branch).startswith(policy.session_branch_prefix)
-
-
-def _branch_text(branch: str | None) -> str:
-    return f"branch {branch!r}" if branch else "a detached HEAD"
-
-
-def current_branch(start: Path) -> str | None:
-    """The branch checked out at ``start`` (read from ``.git/HEAD``; no git process)."""
-    for folder in (start, *start.parents):
-        dot_git = folder / ".git"
-        try:
-            if dot_git.is_file():
-                pointer = dot_git.read_text(encoding="utf-8").strip()
-                if not pointer.startswith("gitdir:"):
-                    return None
-                git_dir = (folder / pointer[len("gitdir:"):].strip()).resolve()
-            elif dot_git.is_dir():
-                git_dir = dot_git
-            else:
-                continue
-            head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
-        except OSError:
-            return None
-        prefix = "ref: refs/heads/"
-        return head[len(prefix):] if head.startswith(prefix) else None
-    return None
-
-
-# --- paths ----------------------------------------------------------------------------------
-
-
-def _cd(args: list[str], cwd: Path | None, policy: Policy) -> Path | None:
-    targets = [a for a in args if not a.startswith("-") or a == "-"]
-    if not targets:
-        return policy.home
-    if targets[0] == "-":
-        return None
-    return _resolve(targets[0], cwd, policy)
-
-
-def _resolve(path: str, cwd: Path | None, policy: Policy,
-             follow_last: bool = True) -> Path | None:
-    """An absolute, normalised path; ``None`` when it depends on something unknown."""
-    if path.startswith("~"):
-        head, _, tail = path.partition("/")
-        if head != "~":
-            return None
-        path = str(policy.home / tail) if tail else str(policy.home)
-    if "$" in path:
-        path = re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?",
-                      lambda m: policy.environ.get(m.group(1), "\0"), path)
-        if "\0" in path or "$" in path:
-            return None
-    candidate = Path(path)
-    if not candidate.is_absolute():
-        if cwd is None:
-            return None
-        candidate = cwd / candidate
-    normal = Path(os.path.normpath(candidate))
-    if follow_last:
-        return Path(os.path.realpath(normal))
-    parent = Path(os.path.realpath(normal.parent))
-    return parent if normal.name in ("", ".", "..") else parent / normal.name
-
-
-def _inside(path: Path | None, policy: Policy) -> bool:
-    if path is None:
-        return False
-    roots = [Path(os.path.realpath(policy.root)),
-             *(Path(os.path.realpath(p)) for p in policy.allow_paths)]
-    return any(path == root or root in path.parents for root in roots)
-
-
-def _is_secret(path: Path | None, policy: Policy) -> bool:
-    if path is None:
-        return False
-    text, name = path.as_posix(), path.name
-
-    def matches(pattern: str) -> bool:
-        return fnmatch.fnmatchcase(text if "/" in pattern else name, pattern)
-
-    if any(matches(p) for p in policy.public_patterns):
-        return False
-    return any(matches(p) for p in policy.secret_patterns)

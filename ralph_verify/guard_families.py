@@ -41,7 +41,7 @@ _CODE_HOME = re.compile(r"expanduser|Path\.home|os\.environ|getenv|ENV\[|process
 
 Resolver = Callable[[str], "Path | None"]
 Inside = Callable[["Path | None"], bool]
-#: (rule, reason, decision) before they become :class:`~ralph_verify.guard.Refusal` s.
+#: (rule, reason, decision) before they become :class:`~ralph_verify.guard_policy.Refusal` s.
 Found = tuple[str, str, str]
 
 
