@@ -16,7 +16,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ralph_verify.testing_server import Reply
+    from ralph_verify.testing_script import Reply
 
 SSE = "text/event-stream"
 JSON = "application/json"
