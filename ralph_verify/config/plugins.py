@@ -1,0 +1,264 @@
+"""The plugin manager: which plugins a run has, in what order, and what ``-p no:NAME`` may do.
+
+Built-ins come from :data:`BUILTIN_PLUGINS`, registered through the same function as
+third-party plugins from the ``ralph_verify`` entry-point group and modules named in
+``RALPH_VERIFY_PLUGINS``; :func:`builtin_plugin_manager` holds the built-ins alone (for
+``ralph_cmdline_main``), :func:`get_plugin_manager` adds the rest.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from types import CodeType, FrameType
+from typing import TYPE_CHECKING
+
+import pluggy
+
+from ralph_verify import hookspec
+from ralph_verify.errors import UsageError
+
+if TYPE_CHECKING:
+    from ralph_verify.checks import CheckRegistry
+    from ralph_verify.config.entry_points import EntryPoint
+
+ENTRY_POINT_GROUP = "ralph_verify"
+DISABLE_AUTOLOAD_ENV = "RALPH_VERIFY_DISABLE_PLUGIN_AUTOLOAD"
+#: Comma-separated modules to load as plugins, like ``PYTEST_PLUGINS``.
+PLUGINS_ENV = "RALPH_VERIFY_PLUGINS"
+
+#: Built-in plugins, registered in this order under their short names.
+BUILTIN_PLUGINS: tuple[str, ...] = (
+    "core",
+    "feedback",
+    "terminal",
+    "json_report",
+    "junitxml",
+    "github",
+    "init",
+    "commands.init",
+    "report",
+    "commands.report",
+    "notify",
+    "otel",
+    "watch",
+    "files",
+    "cmd",
+    "promise",
+    "pytest_run",
+    "interpreter",
+    "junit",
+    "ruff",
+    "precommit",
+    "mypy",
+    "commands.check",
+    "commands.checks",
+    "commands.plugins",
+    "loop",
+    "commands.run",
+    "commands.status",
+    "commands.cancel",
+    "commands.rollback",
+    "agents",
+    "agent_clis",
+    "completion",
+    "max_iterations",
+    "budget",
+    "agent_error",
+    "cancel",
+    "sandbox",
+    "checkpoint",
+    "commands.recover",
+    "breaker",
+    "integrity",
+    "agenthook",
+    "commands.start",
+    "commands.agent_hook",
+    "commands.slash",
+    "fleet",
+    "fleet_local",
+)
+
+#: Built-ins the others stand on, with why: ``-p no:NAME`` of one of these is refused
+#: (exit 2) instead of leaving a run in which every check errors or ``check`` is missing.
+ESSENTIAL_PLUGINS: dict[str, str] = {
+    "core": "it runs every check and declares the options all commands share (--timeout, "
+            "--feedback-budget, --python, --jobs); without it every check would error",
+    "commands.check": "it provides the check command and the --until option every command "
+                      "that verifies shares",
+}
+
+
+def plugin_name_of(pm: pluggy.PluginManager, module: str) -> str:
+    """The registered plugin name whose module is ``module`` (or a parent of it)."""
+    for name, plugin in pm.list_name_plugin():
+        plugin_module = getattr(plugin, "__name__", None) or type(plugin).__module__
+        if module == plugin_module or module.startswith(f"{plugin_module}."):
+            return name or ""
+    return module
+
+
+def implementers(pm: pluggy.PluginManager, hook_name: str) -> dict[CodeType, str]:
+    """The code of each implementation of ``hook_name``, with its plugin's name: pluggy calls
+    every implementation itself and does not say which one is running, so the code on the
+    call stack tells who declared an option or made a verdict proposal."""
+    codes: dict[CodeType, str] = {}
+    for impl in getattr(pm.hook, hook_name).get_hookimpls():
+        code = getattr(getattr(impl.function, "__func__", impl.function), "__code__", None)
+        if code is not None:
+            codes.setdefault(code, impl.plugin_name)
+    return codes
+
+
+def implementer_on_stack(codes: dict[CodeType, str]) -> str:
+    """The plugin of the innermost implementation in ``codes`` running now, else ``""``."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code in codes:
+            return codes[frame.f_code]
+        frame = frame.f_back
+    return ""
+
+
+def register_plugin(pm: pluggy.PluginManager, plugin: object, name: str) -> None:
+    """Register one plugin, built-in or third-party, with a clear error if it is malformed."""
+    try:
+        pm.register(plugin, name=name)
+    except pluggy.PluginValidationError as exc:
+        raise UsageError(f"plugin {name!r} is invalid: {exc}") from None
+    except ValueError as exc:
+        raise UsageError(f"plugin {name!r} could not be registered: {exc}") from None
+
+
+def _entry_points() -> Iterator[EntryPoint]:
+    from ralph_verify.config.entry_points import entry_points
+
+    yield from entry_points(group=ENTRY_POINT_GROUP)
+
+
+def builtin_plugin_manager(disabled: Sequence[str] = (),
+                           plugins: Sequence[object] = ()) -> pluggy.PluginManager:
+    """A plugin manager holding the built-ins (less those ``-p no:`` disables) and the
+    ``plugins`` objects the caller gives (named after their class or module), as pytest
+    registers ``pytest.main(plugins=...)``: enough for ``ralph_cmdline_main``, before any
+    third-party code is imported. The essential built-ins are registered whatever
+    ``disabled`` says: :func:`get_plugin_manager` refuses that, inside the command."""
+    pm = pluggy.PluginManager("ralph_verify")
+    pm.add_hookspecs(hookspec)
+    blocked = set(disabled) - set(ESSENTIAL_PLUGINS)
+    for name in blocked:
+        pm.set_blocked(name)
+    for name in BUILTIN_PLUGINS:
+        if name in blocked:
+            continue
+        module = importlib.import_module(f"ralph_verify.plugins.{name}")
+        register_plugin(pm, module, name)
+    for plugin in plugins:
+        name = getattr(plugin, "__name__", None) or type(plugin).__name__
+        suffix = 1
+        while pm.has_plugin(name if suffix == 1 else f"{name}-{suffix}"):
+            suffix += 1
+        name = name if suffix == 1 else f"{name}-{suffix}"
+        register_plugin(pm, plugin, name)
+    return pm
+
+
+def get_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] = (),
+                       builtins: pluggy.PluginManager | None = None) -> pluggy.PluginManager:
+    """A plugin manager: the built-ins and ``plugins`` given by the caller
+    (:func:`builtin_plugin_manager`, or ``builtins`` when the caller made it already), then
+    entry-point plugins (unless disabled).
+
+    Modules named in ``RALPH_VERIFY_PLUGINS`` (comma-separated, importable from
+    ``sys.path``) are registered after the entry-point plugins under their module
+    name, even with autoloading disabled: like ``PYTEST_PLUGINS``, a way to use a
+    plugin without installing it.
+    """
+    for name in disabled:
+        if name in ESSENTIAL_PLUGINS:
+            raise UsageError(f"-p no:{name}: plugin {name!r} cannot be disabled: "
+                             f"{ESSENTIAL_PLUGINS[name]}")
+    pm = builtins if builtins is not None else builtin_plugin_manager(disabled, plugins)
+    blocked = set(disabled)
+    if not os.environ.get(DISABLE_AUTOLOAD_ENV):
+        for entry_point in _entry_points():
+            if entry_point.name in blocked or pm.get_plugin(entry_point.name) is not None:
+                continue
+            dist = entry_point.dist
+            try:
+                plugin = entry_point.load()
+            except Exception as exc:
+                origin = f" (from {dist.name} {dist.version})" if dist is not None else ""
+                raise UsageError(
+                    f"plugin {entry_point.name!r}{origin} failed to import: "
+                    f"{type(exc).__name__}: {exc}; fix or uninstall it, or run with "
+                    f"-p no:{entry_point.name} (or {DISABLE_AUTOLOAD_ENV}=1 to load no "
+                    "third-party plugin)"
+                ) from None
+            register_plugin(pm, plugin, entry_point.name)
+            # pluggy's own bookkeeping, as load_setuptools_entrypoints does; Dist stands in
+            # for importlib's Distribution (name, version, metadata["name"]):
+            pm._plugin_distinfo.append((plugin, dist))  # type: ignore[arg-type]
+    for module_name in os.environ.get(PLUGINS_ENV, "").split(","):
+        module_name = module_name.strip()
+        if not module_name or module_name in blocked or pm.has_plugin(module_name):
+            continue
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:
+            raise UsageError(f"plugin {module_name!r} (from {PLUGINS_ENV}) failed to import: "
+                             f"{type(exc).__name__}: {exc}; fix it or take it out of "
+                             f"{PLUGINS_ENV}") from None
+        register_plugin(pm, module, module_name)
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise UsageError(f"{exc} (is it misspelled? run 'ralph-verify plugins')") from None
+    return pm
+
+
+def split_disable_args(args: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Take ``-p no:NAME`` out of ``args``; other ``-p`` values stay (``run -p PROMPT.md``)."""
+    rest: list[str] = []
+    disabled: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg == "-p" and index + 1 < len(args) and args[index + 1].startswith("no:"):
+            disabled.append(args[index + 1][3:])
+            index += 2
+            continue
+        if arg.startswith("-pno:"):
+            disabled.append(arg[5:])
+        else:
+            rest.append(arg)
+        index += 1
+    return rest, disabled
+
+
+def check_disabled(pm: pluggy.PluginManager, disabled: Sequence[str],
+                    registry: CheckRegistry) -> None:
+    """``-p no:NAME`` must name a plugin: ``-p no:lint`` silently disabling nothing would run
+    the check the user meant to switch off."""
+    known = set(BUILTIN_PLUGINS)
+    with contextlib.suppress(Exception):
+        known.update(entry_point.name for entry_point in _entry_points())
+    known.update(name.strip() for name in os.environ.get(PLUGINS_ENV, "").split(",")
+                 if name.strip())
+    known.update(name for name, plugin in pm.list_name_plugin() if name and plugin is not None)
+    for name in disabled:
+        if name in known:
+            continue
+        check_type = registry.get(name)
+        if check_type is not None:
+            hint = (f"; the {name} check is in plugin {check_type.plugin!r} "
+                    f"(-p no:{check_type.plugin} disables it), or leave {name!r} out of --until")
+        else:
+            import difflib
+
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UsageError(f"-p no:{name}: no plugin {name!r}{hint} (see 'ralph-verify plugins')")
