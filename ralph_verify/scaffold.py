@@ -11,7 +11,6 @@ changes are made on the text, never by re-serialising TOML or JSON.
 
 from __future__ import annotations
 
-import difflib
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -80,6 +79,8 @@ class FileChange:
         return self.old != self.new
 
     def diff(self, root: Path) -> str:
+        import difflib
+
         name = _relative(self.path, root)
         lines = difflib.unified_diff(
             (self.old or "").splitlines(keepends=True), self.new.splitlines(keepends=True),

@@ -14,7 +14,6 @@ a hook that changed files fails, as it does in pre-commit.
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -103,6 +102,8 @@ class PrecommitCheck(Check):
         try:
             return [ctx.find_tool("pre-commit", package="pre-commit")]
         except ToolMissing:
+            import shutil
+
             prek = shutil.which("prek")
             if prek:
                 return [prek]
