@@ -63,7 +63,7 @@ def remove_copy(root: Path) -> None:
 
 def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
     from ralph_verify.plugins.junit import report_result
-    from ralph_verify.plugins.pytest_run import (
+    from ralph_verify.plugins.pytest_shared import (
         EXIT_NO_TESTS,
         _launch,
         read_pytest_report,

@@ -1,0 +1,108 @@
+"""Our plugins inside the project's pytest: the recorder, and coverage for xdist workers.
+
+Both are written to a folder the project's interpreter imports with ``-p``; under
+coverage they are compiled once per interpreter binary and source, in the user cache,
+so that no Python start compiles them before every run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ralph_verify.process import ToolError
+from ralph_verify.pytest_record import PLUGIN_NAME, plugin_source
+from ralph_verify.verification import VerifyContext
+
+XDIST_COVERAGE_PLUGIN = "ralph_verify_xdist_coverage"
+#: Loaded with ``-p`` into the project's pytest: measures pytest-xdist workers, which
+#: ``coverage run`` does not (it measures only the main process).
+XDIST_COVERAGE_SOURCE = '''\
+"""Written by ralph-verify: coverage for pytest-xdist workers (like pytest-cov does)."""
+import os
+
+_cov = None
+if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("RALPH_VERIFY_COVERAGE_FILE"):
+    import coverage
+
+    _cov = coverage.Coverage(data_file=os.environ["RALPH_VERIFY_COVERAGE_FILE"],
+                             data_suffix=True)
+    _cov.start()
+
+
+def pytest_unconfigure(config):
+    global _cov
+    if _cov is not None:
+        _cov.stop()
+        _cov.save()
+        _cov = None
+'''
+
+
+def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *, compiled: bool,
+               env: dict[str, str]) -> Path:
+    """A folder holding our plugins for the project's interpreter to import with ``-p``.
+
+    Under coverage they are compiled to sourceless ``.pyc`` files whose code is
+    named ``<...>``: coverage never measures code from a file name in angle
+    brackets, so our plugins do not show up in the project's report.
+    """
+    plugin_dir = folder / "plugin"
+    plugin_dir.mkdir(exist_ok=True)
+    sources = {PLUGIN_NAME: plugin_source(), XDIST_COVERAGE_PLUGIN: XDIST_COVERAGE_SOURCE}
+    if not compiled:
+        (plugin_dir / f"{PLUGIN_NAME}.py").write_text(sources[PLUGIN_NAME], encoding="utf-8")
+        return plugin_dir
+    kept = _compiled_plugins(python, sources)
+    if kept is not None and all((kept / f"{name}.pyc").is_file() for name in sources):
+        import shutil
+
+        # Compiled by an earlier run for this interpreter: copied, no Python start (into
+        # this run's folder: the re-run of failed tests finds them there too).
+        for name in sources:
+            shutil.copyfile(kept / f"{name}.pyc", plugin_dir / f"{name}.pyc")
+        return plugin_dir
+    pairs = []
+    for name, text in sources.items():
+        source = folder / f"{name}_source.py"
+        source.write_text(text, encoding="utf-8")
+        pairs += [str(source), str(plugin_dir / f"{name}.pyc")]
+    code = ("import py_compile, sys; a = sys.argv[1:]; [py_compile.compile(a[i], "
+            "cfile=a[i + 1], dfile='<ralph-verify pytest plugin>', doraise=True) "
+            "for i in range(0, len(a), 2)]")
+    hint = f"the project's Python {python} does not exist (set --python or the python setting)"
+    run = ctx.run([python, "-c", code, *pairs], timeout=60, env=env,
+                  missing_hint=hint)
+    if run.returncode != 0:
+        raise ToolError(f"{python} could not compile a file (exit {run.returncode})",
+                        output=run.tail())
+    if kept is not None:
+        import shutil
+
+        partial = kept.with_name(f"{kept.name}.{os.getpid()}.{id(folder)}.tmp")
+        try:  # a cache: never an error (another run may have kept it first)
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(plugin_dir, partial)
+            os.replace(partial, kept)
+        except OSError:
+            shutil.rmtree(partial, ignore_errors=True)
+    return plugin_dir
+
+
+def _compiled_plugins(python: str, sources: dict[str, str]) -> Path | None:
+    """Where the compiled plugins for ``python`` are kept between runs (compiling them is a
+    Python start before every pytest run under coverage). Keyed by the interpreter's binary
+    (a virtualenv's python is a link to it: its real path, size and time, which decide the
+    bytecode's magic number) and the sources; None when the binary cannot be read."""
+    import hashlib
+
+    from ralph_verify.caches import user_cache_dir
+
+    try:
+        binary = os.path.realpath(python)
+        stat = os.stat(binary)
+    except OSError:
+        return None
+    key = hashlib.sha256("\0".join([binary, str(stat.st_size), str(stat.st_mtime_ns),
+                                     *sources.values()]).encode("utf-8", "surrogateescape"))
+    return user_cache_dir() / "pytest-plugins" / key.hexdigest()[:24]

@@ -1,0 +1,329 @@
+"""The one pytest run of a verification, shared by ``tests``, ``coverage`` and any check.
+
+:func:`shared_pytest_run` runs the suite once (under coverage when a check needs it; in
+a loop, the affected tests first when ``tests.select = "affected"``) and hands every
+check the same :class:`PytestRun`; the public API is described in
+:mod:`ralph_verify.plugins.pytest_run`, which registers the checks.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ralph_verify.junit_xml import JUnitReport, read_report
+from ralph_verify.plugins.junit import MAX_KEPT
+from ralph_verify.plugins.pytest_plugin_dir import XDIST_COVERAGE_PLUGIN, plugin_dir
+from ralph_verify.process import ToolError, ToolRun
+from ralph_verify.pytest_record import PLUGIN_NAME, failing_ids, read_record, test_ids
+from ralph_verify.stash import SESSION_KEY, StashKey
+from ralph_verify.verification import VerifyContext
+
+if TYPE_CHECKING:
+    from ralph_verify.affected import Plan
+    from ralph_verify.iteration import Session
+    from ralph_verify.plugins.pytest_run_options import TestsOptions
+
+#: In a session: every test id of the last full pytest run, with how it ended (see
+#: :func:`~ralph_verify.pytest_record.test_ids`); the integrity plugin keeps the baseline's
+#: ids, so that a test present at the session's start and gone later is a finding. A run of
+#: only some tests must not set it.
+TEST_IDS_KEY = StashKey[dict[str, str]]("pytest.test_ids")
+
+#: pytest exit codes (``pytest.ExitCode``), without importing pytest.
+EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE, EXIT_NO_TESTS = range(6)
+
+#: Environment a surrounding pytest-xdist run would leak into the project's own run.
+_LEAKED_ENV = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID",
+               "PYTEST_CURRENT_TEST")
+
+@dataclass(frozen=True)
+class PytestRun:
+    """The one pytest run of a verification; see the module docstring."""
+
+    python: str
+    junit_path: Path
+    coverage_data: Path | None
+    tool_run: ToolRun
+    args: tuple[str, ...] = ()
+    #: Where ralph-verify's pytest plugin wrote its records (:mod:`ralph_verify.pytest_record`).
+    record_dir: Path | None = None
+    #: Only the affected tests ran (``tests.select = "affected"``), and one failed: no check
+    #: may pass on this run, and nothing may compare its test counts or ids with a full run.
+    partial: bool = False
+    #: How many tests the partial run selected.
+    selected: int = 0
+
+
+def shared_pytest_run(ctx: VerifyContext) -> PytestRun:
+    """Run pytest for this verification, or return the run another check already made."""
+    return ctx.shared("pytest", lambda: _run_pytest(ctx))
+
+
+def tests_options(ctx: VerifyContext) -> TestsOptions:
+    from ralph_verify.plugins.pytest_run_options import TestsOptions
+
+    options = ctx.config.check_options.get("tests")
+    return options if isinstance(options, TestsOptions) else TestsOptions()
+
+
+def tests_args(ctx: VerifyContext) -> list[str]:
+    """``args`` of ``[tool.ralph-verify.checks.tests]``: without the table, none, and the
+    options are not built (pydantic is not imported before pytest starts)."""
+    if ctx.config.check_options.get("tests") is None:
+        return []
+    return list(tests_options(ctx).args)
+
+
+def pytest_env(ctx: VerifyContext) -> dict[str, str]:
+    """Our environment without pytest's own variables, and with a bytecode prefix whose
+    project part is fresh for this verification (see :mod:`ralph_verify.caches`)."""
+    from ralph_verify.caches import bytecode_prefix
+
+    env = {key: value for key, value in os.environ.items() if key not in _LEAKED_ENV}
+    env["PYTHONPYCACHEPREFIX"] = str(ctx.shared("bytecode-prefix",
+                                                lambda: bytecode_prefix(ctx.root)))
+    return env
+
+
+def _timeout(ctx: VerifyContext) -> float:
+    users = [c.timeout for c in ctx.checks
+             if c.name in ("tests", "coverage") or c.needs_coverage]
+    if users:
+        return max(users)
+    value = ctx.config.get("timeout")
+    return float(value) if value is not None else 900.0
+
+
+def _run_pytest(ctx: VerifyContext) -> PytestRun:
+    session = _affected_session(ctx)
+    if session is None:
+        return _full_run(ctx, _launch(ctx, "pytest-run"))
+    from ralph_verify import affected
+
+    if session.baseline is not None:  # the baseline itself always runs the full suite
+        changed = session.last.files_changed if session.last is not None else []
+        chosen, _ = affected.plan(ctx.root, session.dir, changed)
+        if chosen is not None:
+            partial = _run_affected(ctx, session.dir, chosen)
+            if partial is not None:
+                return partial
+    run = _full_run(ctx, _launch(ctx, "pytest-run", deps=True))
+    if run.record_dir is not None and read_record(run.record_dir, max_problems=0) is not None:
+        affected.save(ctx.root, session.dir, run.record_dir, failing_ids(run.record_dir))
+    else:
+        affected.forget(session.dir)
+    return run
+
+
+def _affected_session(ctx: VerifyContext) -> Session | None:
+    """The loop session, when this verification may run the affected tests first."""
+    from ralph_verify.stash import SESSION_KEY
+
+    session = ctx.config.stash.get(SESSION_KEY)
+    if session is None:
+        return None  # not in a loop: the options need not even be built
+    options = tests_options(ctx)
+    if options.select != "affected" or options.flaky == "allow":
+        return None  # with flaky = "allow", a partial run could pass after its re-run
+    if any(check.spec.arg == "new" for check in ctx.checks if check.name == "tests"):
+        return None  # tests:new judges failures against the baseline: it needs every test
+    return session
+
+
+def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> PytestRun | None:
+    """Run the affected tests; the run if one failed, else ``None`` (the full suite decides)."""
+    import json
+
+    from ralph_verify import affected
+
+    folder = ctx.workdir / "pytest-affected"
+    folder.mkdir(exist_ok=True)
+    select = folder / "select.json"
+    select.write_text(json.dumps(chosen.selection()), encoding="utf-8")
+    args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), *chosen.files]
+    try:
+        run = _launch(ctx, "pytest-affected", args=args, coverage=False,
+                      env={"RALPH_VERIFY_SELECT": str(select)})
+    except ToolError:
+        return None
+    if run.tool_run.returncode != EXIT_TESTS_FAILED or run.record_dir is None:
+        return None
+    failing = failing_ids(run.record_dir)
+    if not failing:
+        return None
+    affected.set_failing(session_dir, failing)
+    return replace(run, partial=True, selected=len(chosen.ids))
+
+
+def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
+            coverage: bool | None = None, deps: bool = False,
+            env: dict[str, str] | None = None) -> PytestRun:
+    """One pytest run in ``ctx.workdir / name`` (under coverage if a check needs it)."""
+    python = ctx.python()
+    run_args = tuple(tests_args(ctx) if args is None else args)
+    folder = ctx.workdir / name
+    folder.mkdir(exist_ok=True)
+    junit = folder / "junit.xml"
+    record = fresh_record_dir(folder / "record")
+    under_coverage = (any(check.needs_coverage for check in ctx.checks) if coverage is None
+                      else coverage)
+    plugins = plugin_dir(ctx, python, folder, compiled=under_coverage, env=pytest_env(ctx))
+    # Our recorder is loaded first, before the project's own plugins and conftest files.
+    pytest_argv = ["-m", "pytest", "-p", PLUGIN_NAME, *run_args, f"--junitxml={junit}",
+                   "-o", "junit_family=xunit1"]
+    run_env = pytest_env(ctx)
+    run_env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(plugins), run_env.get("PYTHONPATH")) if p)
+    run_env["RALPH_VERIFY_RECORD_DIR"] = str(record)
+    if deps:
+        run_env["RALPH_VERIFY_DEPS"] = "1"
+    run_env.update(env or {})
+    data: Path | None = None
+    if under_coverage:
+        data = folder / ".coverage"
+        run_env["RALPH_VERIFY_COVERAGE_FILE"] = str(data)
+        argv = [python, "-m", "coverage", "run", f"--data-file={data}", *pytest_argv,
+                "-p", XDIST_COVERAGE_PLUGIN]
+    else:
+        argv = [python, *pytest_argv]
+    hint = f"the project's Python {python} does not exist (set --python or the python setting)"
+    run = ctx.run(argv, timeout=_timeout(ctx), env=run_env, missing_hint=hint)
+    _raise_for_unusable(run, python, junit, under_coverage=data is not None)
+    if data is not None:
+        _combine(ctx, python, data)
+    return PytestRun(python=python, junit_path=junit, coverage_data=data, tool_run=run,
+                     args=run_args, record_dir=record)
+
+
+def _full_run(ctx: VerifyContext, run: PytestRun) -> PytestRun:
+    """``run`` of the whole suite; in a session its test ids are kept (:data:`TEST_IDS_KEY`)."""
+    if ctx.config.stash.get(SESSION_KEY) is not None and run.record_dir is not None:
+        ids = test_ids(run.record_dir)
+        if ids is not None:
+            ctx.config.stash[TEST_IDS_KEY] = ids
+    return run
+
+
+def collected_ids(ctx: VerifyContext) -> dict[str, str] | None:
+    """The test ids of this verification's pytest run; ``None`` when no check runs pytest, the
+    run could not be used (the tests check says why), ran only the affected tests (a partial
+    run has fewer tests by design) or our recorder did not report."""
+    if not any(c.name in ("tests", "coverage") or c.needs_coverage for c in ctx.checks):
+        return None
+    try:
+        run = shared_pytest_run(ctx)
+    except ToolError:
+        return None
+    if run.record_dir is None or run.partial:
+        return None
+    folder = run.record_dir
+    return ctx.shared("pytest-test-ids", lambda: test_ids(folder))
+
+
+def fresh_record_dir(path: Path) -> Path:
+    path.mkdir(exist_ok=True)
+    for old in path.glob("record-*.jsonl"):
+        old.unlink()
+    return path
+
+
+def _raise_for_unusable(run: ToolRun, python: str, junit: Path, *, under_coverage: bool) -> None:
+    """Raise :class:`ToolError` unless the run produced test results (or found no tests)."""
+    code = run.returncode
+    if code in (EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED) and junit.exists():
+        return
+    if code == EXIT_NO_TESTS:
+        return
+    output = run.tail(50)
+    if under_coverage and _no_module("coverage", output):
+        raise ToolError(f"coverage is not installed in {python}: install it there with "
+                        "'pip install coverage'", output=run.tail())
+    if under_coverage and "no such option: --data-file" in output:
+        raise ToolError(f"coverage in {python} is too old: upgrade it with "
+                        "'pip install -U coverage' (7.0 or newer)", output=run.tail())
+    if _no_module("pytest", output):
+        raise ToolError(f"pytest is not installed in {python}: install it there with "
+                        "'pip install pytest' (or point --python at the project's "
+                        "interpreter)", output=run.tail())
+    if code == EXIT_INTERNAL:
+        raise ToolError("pytest stopped with an internal error (exit 3)", output=run.tail())
+    if code == EXIT_USAGE:
+        raise ToolError("pytest stopped with a usage error (exit 4): check the pytest "
+                        "arguments and conftest.py", output=run.tail())
+    if code in (EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED):
+        raise ToolError(f"pytest exited {code} without writing its JUnit XML",
+                        output=run.tail())
+    raise ToolError(f"pytest crashed or was killed (exit {code})", output=run.tail())
+
+
+def _no_module(name: str, output: str) -> bool:
+    """Python says ``No module named pytest``; ``coverage run`` says ``... 'pytest'``."""
+    return f"No module named {name}" in output or f"No module named '{name}'" in output
+
+
+def _combine(ctx: VerifyContext, python: str, data: Path) -> None:
+    """Fold parallel and xdist-worker data files (``.coverage.*``) into ``data``."""
+    if not any(data.parent.glob(f"{data.name}.*")):
+        return
+    run = ctx.run([python, "-m", "coverage", "combine", "--append", f"--data-file={data}"],
+                  timeout=_timeout(ctx), env=pytest_env(ctx))
+    if run.returncode != 0:
+        raise ToolError(f"'coverage combine' failed (exit {run.returncode})", output=run.tail())
+
+
+def read_pytest_report(run: PytestRun) -> JUnitReport:
+    """What ralph-verify's pytest plugin recorded; JUnit XML only when it did not report."""
+    if run.record_dir is not None:
+        report = read_record(run.record_dir, max_problems=MAX_KEPT)
+        if report is not None:
+            return report
+    report = read_report(run.junit_path, max_problems=MAX_KEPT)
+    report.note = ("read from pytest's JUnit XML: ralph-verify's pytest plugin did not report "
+                   "(is it disabled with -p no:ralph_verify_recorder?)")
+    return report
+
+
+def mark_flaky(report: JUnitReport, flaky: list[str]) -> None:
+    for case in [c for c in report.problems if c.id in flaky]:
+        report.problems.remove(case)
+        if case.outcome == "failed":
+            report.failed -= 1
+        else:
+            report.errors -= 1
+        report.passed += 1
+        report.flaky.append(case.id)
+
+
+#: Options that take a value which may look like a path; the value is kept on re-runs.
+_VALUE_OPTIONS = {"-c", "--config-file", "--rootdir", "--confcutdir", "--basetemp", "-p",
+                  "--ignore", "--ignore-glob", "--deselect", "-o", "--override-ini", "-k", "-m",
+                  "--cov", "--cov-config", "--log-file", "--import-mode", "-W"}
+#: pytest-xdist and ordering options dropped on re-runs: a handful of tests, in one process.
+_DROPPED_OPTIONS = {"-n", "--numprocesses", "--maxprocesses", "--dist", "-d"}
+_DROPPED_FLAGS = {"--lf", "--last-failed", "--ff", "--failed-first", "--sw", "--stepwise",
+                  "--nf", "--new-first"}
+
+
+def rerun_args(args: tuple[str, ...], root: Path) -> list[str]:
+    """``args`` without test paths, pytest-xdist and selection flags: re-runs name their tests."""
+    kept: list[str] = []
+    skip_value = False
+    for index, arg in enumerate(args):
+        if skip_value:
+            skip_value = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in _DROPPED_OPTIONS:
+            skip_value = "=" not in arg
+            continue
+        if arg in _DROPPED_FLAGS or (arg.startswith("-n") and arg[2:].isalnum()):
+            continue
+        previous = args[index - 1] if index else ""
+        if (not arg.startswith("-") and previous not in _VALUE_OPTIONS
+                and (root / arg.split("::", 1)[0]).exists()):
+            continue
+        kept.append(arg)
+    return kept
