@@ -8,8 +8,8 @@ work that does not pass. So pytest runs with a persistent bytecode prefix of our
 own in which, before every run, the bytecode of each source whose *content*
 changed (or that is gone, or that we cannot vouch for) is deleted: unchanged
 modules stay compiled, changed ones are always compiled again. mypy gets a cache
-of its own that is dropped whenever a file changed without changing its size or
-its second.
+of its own, warm from one run to the next, that is dropped whenever a file changed
+without changing its size or its second.
 """
 
 from __future__ import annotations
@@ -109,35 +109,47 @@ def python_sources(root: Path) -> Iterator[Path]:
 
 
 def mypy_cache_dir(root: Path) -> Path:
-    """mypy's ``--cache-dir`` for ``root``, dropped first if mypy could be fooled.
+    """mypy's ``--cache-dir`` for ``root``, kept warm between runs, dropped first if mypy
+    could be fooled.
 
-    The manifest records each source's size, whole-second mtime and content hash
-    at the last run. A file whose content changed while size and second did not is
-    exactly the case mypy's cache cannot see: then the whole cache goes (one cold
-    run, rare), instead of a wrong "no errors".
+    mypy trusts a cached module whose size and whole-second mtime are unchanged, without
+    reading it. The manifest records each source's size, second and content hash at the
+    last run, for every ``.py``/``.pyi`` under the root (git-ignored ones too: mypy checks
+    them). A file whose content changed while size and second did not is exactly the case
+    mypy's cache cannot see: then the whole cache goes (one cold run, rare), instead of a
+    wrong "no errors". So does a cache whose manifest is missing or unreadable: nothing
+    vouches for it.
     """
+    from ralph_verify.snapshot import digest, walk_files
+    from ralph_verify.verify_cache import CACHE_FOLDERS
+
     folder = user_cache_dir() / "mypy" / _project_key(root)
     manifest_path = folder / "ralph-verify-sources.json"
     try:
-        previous: dict[str, list[object]] = json.loads(manifest_path.read_text("utf-8"))
+        previous: dict[str, list[object]] | None = json.loads(manifest_path.read_text("utf-8"))
+        if not isinstance(previous, dict):
+            previous = None
     except (OSError, ValueError):
-        previous = {}
+        previous = None
     current: dict[str, list[object]] = {}
-    fooled = False
-    for path in python_sources(root):
+    fooled = previous is None and folder.is_dir() and any(folder.iterdir())
+    for rel in walk_files(root, CACHE_FOLDERS):
+        if not rel.endswith((".py", ".pyi")):
+            continue
+        path = root / rel
         try:
             stat = path.stat()
-            digest = hashlib.sha1(path.read_bytes(), usedforsecurity=False).hexdigest()
+            entry: list[object] = [stat.st_size, int(stat.st_mtime), digest(path)]
         except OSError:
             continue
-        key = str(path.relative_to(root))
-        entry: list[object] = [stat.st_size, int(stat.st_mtime), digest]
-        current[key] = entry
-        before = previous.get(key)
-        if before is not None and before[:2] == entry[:2] and before[2] != digest:
+        current[rel] = entry
+        before = (previous or {}).get(rel)
+        if isinstance(before, list) and before[:2] == entry[:2] and before[2:] != entry[2:]:
             fooled = True
     if fooled:
         shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)
-    manifest_path.write_text(json.dumps(current), encoding="utf-8")
+    partial = manifest_path.with_name(f"{manifest_path.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps(current), encoding="utf-8")
+    os.replace(partial, manifest_path)
     return folder

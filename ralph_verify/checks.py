@@ -88,6 +88,8 @@ class CheckResult:
     #: Failures counted (in the summary and metric) but not kept in ``failures``: memory
     #: and files stay bounded; the feedback says how many it could not show.
     unkept: int = 0
+    #: True when the result was read from the verification cache instead of a run.
+    cached: bool = False
 
     def __post_init__(self) -> None:
         self.failures = [
@@ -113,7 +115,23 @@ class CheckResult:
             "output": self.output,
             "failures": [f.to_json() for f in self.failures],
             "unkept": self.unkept,
+            "cached": self.cached,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CheckResult:
+        """The result :meth:`to_json` wrote (``verification.json``, the verification cache)."""
+        failures = [Failure(message=f["message"], location=f.get("location"),
+                            detail=f.get("detail", ""), code=f.get("code"), path=f.get("path"),
+                            line=f.get("line"), fingerprint=f.get("fingerprint", ""),
+                            pre_existing=bool(f.get("pre_existing")))
+                    for f in data.get("failures", [])]
+        return cls(name=data["name"], spec=data["spec"], status=Status(data["status"]),
+                   summary=data.get("summary", ""), metric=data.get("metric"),
+                   failures=failures, duration_s=float(data.get("duration_s", 0.0)),
+                   output=data.get("output", ""), flaky=list(data.get("flaky", [])),
+                   counts=dict(data.get("counts", {})), unkept=int(data.get("unkept") or 0),
+                   cached=bool(data.get("cached")))
 
 
 def __getattr__(name: str) -> Any:
@@ -138,6 +156,11 @@ class Check:
     """
 
     cost: int = 10
+    #: True if the result depends only on what the verification cache keys on (the tree,
+    #: configs, environment, interpreter, installed distributions, settings, specs): then
+    #: an unchanged tree may reuse it. Off by default: a command, a session's baseline or a
+    #: file outside the tree may decide a check's result.
+    cacheable: bool = False
     #: True if the pytest run must go under coverage for this check (``coverage``, ``diffcover``).
     needs_coverage: bool = False
     #: True if the check applies ``!name`` itself; otherwise the core inverts its result.

@@ -26,7 +26,8 @@ class Entry:
 Snapshot = dict[str, Entry]
 
 
-def _digest(path: Path) -> str:
+def digest(path: Path) -> str:
+    """The SHA-1 of a file's content, read in blocks."""
     sha = hashlib.sha1(usedforsecurity=False)
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -45,15 +46,18 @@ def project_files(root: Path, *, use_git: bool | None = None) -> list[str]:
             return git.tracked_and_untracked(root)
         except (git.GitError, OSError, ValueError):
             pass  # not a repository after all, no git, or undecodable names: walk
-    found = []
+    return [rel for rel in walk_files(root, git.NOISE_PARTS) if not git.is_noise(rel)]
+
+
+def walk_files(root: Path, skip: frozenset[str]) -> list[str]:
+    """Every file under ``root``, relative, sorted, ignoring git: folders named in ``skip``
+    and virtual environments (a ``pyvenv.cfg``) are left out."""
+    found: list[str] = []
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in git.NOISE_PARTS
+        dirs[:] = sorted(d for d in dirs if d not in skip
                          and not (Path(folder, d) / "pyvenv.cfg").is_file())
         base = Path(folder).relative_to(root)
-        for name in files:
-            rel = (base / name).as_posix()
-            if not git.is_noise(rel):
-                found.append(rel)
+        found.extend((base / name).as_posix() for name in files)
     return sorted(found)
 
 
@@ -75,7 +79,7 @@ def take(root: Path, previous: Snapshot | None = None, *, use_git: bool = False)
             snap[rel] = old
             continue
         try:
-            snap[rel] = Entry(stat.st_size, stat.st_mtime_ns, _digest(path))
+            snap[rel] = Entry(stat.st_size, stat.st_mtime_ns, digest(path))
         except OSError:
             continue
     return snap

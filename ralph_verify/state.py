@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify import procinfo
-from ralph_verify.checks import CheckResult, Failure, Status
+from ralph_verify.checks import CheckResult
 from ralph_verify.errors import UsageError
 from ralph_verify.redact import redact, redact_data
 from ralph_verify.state_files import now_iso, write_text_atomic
@@ -344,19 +344,7 @@ class StateDir:
 
 def verification_from_json(data: dict[str, Any]) -> Verification:
     """Rebuild a :class:`Verification` from ``verification.json`` (for ``--resume``)."""
-    results = []
-    for check in data["checks"]:
-        failures = [Failure(message=f["message"], location=f.get("location"),
-                            detail=f.get("detail", ""), code=f.get("code"), path=f.get("path"),
-                            line=f.get("line"), fingerprint=f.get("fingerprint", ""),
-                            pre_existing=bool(f.get("pre_existing")))
-                    for f in check.get("failures", [])]
-        results.append(CheckResult(
-            name=check["name"], spec=check["spec"], status=Status(check["status"]),
-            summary=check.get("summary", ""), metric=check.get("metric"), failures=failures,
-            duration_s=float(check.get("duration_s", 0.0)), output=check.get("output", ""),
-            flaky=list(check.get("flaky", [])), counts=dict(check.get("counts", {})),
-            unkept=int(check.get("unkept") or 0)))
+    results = [CheckResult.from_json(check) for check in data["checks"]]
     return Verification(root=Path(data["root"]), results=results,
                         duration_s=float(data.get("duration_s", 0.0)),
                         started_at=data.get("started_at", ""), feedback=data.get("feedback", ""))

@@ -187,4 +187,7 @@ def ralph(tmp_path: Path) -> Ralph:
     project = tmp_path / "project"
     project.mkdir()
     (project / "pyproject.toml").write_text(DEFAULT_PYPROJECT, encoding="utf-8")
-    return Ralph(project)
+    ralph = Ralph(project)
+    # A cache folder of the test's own: no stored verification of another test answers.
+    ralph.env["RALPH_VERIFY_CACHE_DIR"] = str(tmp_path / "cache")
+    return ralph

@@ -33,6 +33,7 @@ PLUGINS_ENV = "RALPH_VERIFY_PLUGINS"
 #: Built-in plugins, registered in this order under their short names.
 BUILTIN_PLUGINS: tuple[str, ...] = (
     "core",
+    "cache",
     "feedback",
     "terminal",
     "json_report",

@@ -92,6 +92,10 @@ class TestsCheck(Check):
         """``tests:hidden=PATH``: held-out acceptance tests (:mod:`.hidden_tests`)."""
         return (self.spec.arg or "").startswith("hidden=")
 
+    @property
+    def cacheable(self) -> bool:  # type: ignore[override]  # per spec: tests:ARG needs more
+        return self.spec.arg is None  # than the tree (a session's baseline, hidden tests)
+
     def run(self, ctx: VerifyContext) -> CheckResult:
         if self.hidden:
             from ralph_verify.plugins.hidden_tests import run_hidden

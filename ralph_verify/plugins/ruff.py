@@ -219,6 +219,11 @@ class RuffCheck(Check):
         table = self.ruff_table
         return list(table.args) if table is not None else []
 
+    @property
+    def cacheable(self) -> bool:  # type: ignore[override]  # a command of one's own may
+        table = self.ruff_table  # read anything: never cached
+        return table is None or not table.command
+
     def ruff_command(self, ctx: VerifyContext) -> list[str]:
         table = self.ruff_table
         if table is not None and table.command:

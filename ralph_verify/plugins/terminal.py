@@ -44,7 +44,8 @@ def result_line(result: CheckResult, stream: TextIO, width: int = 10) -> str:
     label = _paint(f"{result.status.value.upper():<7}", result.status, stream)
     metric = ""
     summary = " ".join(result.summary.split())
-    return f"{label} {result.spec:<{width}} {summary}{metric}  ({result.duration_s:.2f}s)"
+    timing = "cached" if result.cached else f"{result.duration_s:.2f}s"
+    return f"{label} {result.spec:<{width}} {summary}{metric}  ({timing})"
 
 
 def summary_line(verification: Verification) -> str:
@@ -55,6 +56,9 @@ def summary_line(verification: Verification) -> str:
     parts = [f"{counts[key]} {key if key != 'error' else 'errored'}" for key in order
              if key in counts]
     verdict = "PASSED" if verification.passed else "FAILED"
+    cached = sum(result.cached for result in verification.results)
+    if cached:
+        parts.append(f"{cached} cached")
     return f"{verdict}: {', '.join(parts)} in {verification.duration_s:.2f}s"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -359,3 +360,40 @@ def test_a_rewrite_within_the_same_second_is_not_hidden_by_the_cache(ralph: Ralp
     result = ralph.run("check", "--until", "types")
     assert result.ret == 1, result
     result.stdout.fnmatch_lines(["FAILED*types*1 error (1 return-value)*"])
+
+
+def test_a_same_second_rewrite_of_a_git_ignored_module_is_not_hidden_by_the_cache(
+        ralph: Ralph) -> None:
+    """mypy checks modules git ignores (generated code) too: their rewrites count as well."""
+    ralph.makepyfile(app="from generated import f\n\nX: int = f()\n",
+                     generated="def f() -> int:\n    return 12\n")
+    ralph.makefile(".gitignore", "generated.py\n")
+    ralph.git_init()
+    assert ralph.run("check", "--until", "types").ret == 0
+    generated = ralph.path / "generated.py"
+    before = generated.stat()
+    generated.write_text("def f() -> str:\n    return 12\n")  # same size, now two errors
+    os.utime(generated, ns=(before.st_atime_ns, before.st_mtime_ns))
+    result = ralph.run("check", "--until", "types")
+    assert result.ret == 1, result
+    result.stdout.fnmatch_lines(["FAILED*types*2 errors*"])
+
+
+def test_mypy_cache_stays_warm_from_one_verification_to_the_next(ralph: Ralph) -> None:
+    """mypy's own log (-v) says how many modules it had to check: none when nothing changed."""
+    ralph.makepyfile(app="def f() -> int:\n    return 12\n")
+    ralph.makepyproject('[tool.ralph-verify.checks.types]\nargs = ["-v"]\n')
+
+    def checked(expected: int = 0) -> int:
+        result = ralph.run("check", "--until", "types", "--no-cache", "--json", "-")
+        assert result.ret == expected, result
+        built = re.search(r"Build finished in \S+ seconds with (\d+) modules",
+                          result.json()["checks"][0]["output"])
+        assert built, result
+        return int(built.group(1))
+
+    assert checked() > 0   # cold: the standard library's stubs and app.py
+    assert checked() == 0  # warm: everything read from the cache
+    assert checked() == 0
+    (ralph.path / "app.py").write_text("def f() -> int:\n    return ''\n")
+    checked(expected=1)    # and a change is seen

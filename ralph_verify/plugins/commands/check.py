@@ -19,7 +19,8 @@ def ralph_addoption(parser: Parser) -> None:
         help="verify the project once, without an agent (CI, hooks)",
         description="Run the checks of --until (or [tool.ralph-verify] until) once against the "
                     "working tree and print one line per check, then the feedback an agent "
-                    "would get.\n\nexamples:\n"
+                    "would get. An unchanged tree is answered from the verification cache "
+                    "('(cached)'; --no-cache runs everything).\n\nexamples:\n"
                     "  ralph-verify check --until tests,lint,types,coverage.min=80\n"
                     "  ralph-verify check --until 'tests>=120,files:src/app.py,"
                     "!files:jest.config.js,cmd:\"make docs\"' --json",
