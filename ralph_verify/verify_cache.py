@@ -216,5 +216,27 @@ def save(root: Path, key: str, result: CheckResult) -> None:
         partial.write_text(json.dumps({"format": _FORMAT, "key": key,
                                        "result": result.to_json()}), encoding="utf-8")
         os.replace(partial, path)
+        _prune(path.parent)
     except OSError:
         pass
+
+
+#: Stored results kept per project: the newest ones (a loop's trees, a few branches).
+KEEP = 200
+
+
+def _prune(folder: Path) -> None:
+    """Drop the oldest results once a project has more than :data:`KEEP` (one tree state
+    stores one result per check: the folder would otherwise grow with every edit)."""
+    entries = list(folder.glob("*.json"))
+    if len(entries) <= KEEP:
+        return
+
+    def age(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    for path in sorted(entries, key=age)[: len(entries) - KEEP // 2]:
+        path.unlink(missing_ok=True)

@@ -263,3 +263,21 @@ def test_a_forged_cache_entry_never_lets_a_hook_mode_agent_stop(
                               .read_text())
     tests = next(c for c in verification["checks"] if c["name"] == "tests")
     assert tests["status"] == "failed" and tests["summary"] != "forged"
+
+
+def test_the_stored_results_of_a_project_stay_bounded(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from ralph_verify import verify_cache
+    from ralph_verify.checks import CheckResult, Status
+
+    monkeypatch.setenv("RALPH_VERIFY_CACHE_DIR", str(tmp_path / "cache"))
+    result = CheckResult(name="lint", spec="lint", status=Status.PASSED, summary="0 errors")
+    for number in range(verify_cache.KEEP + 1):
+        key = f"{number:064d}"
+        verify_cache.save(tmp_path, key, result)
+        os.utime(verify_cache.store_path(tmp_path, key), (number, number))
+    folder = verify_cache.store_path(tmp_path, "x").parent
+    assert len(list(folder.glob("*.json"))) == verify_cache.KEEP // 2
+    newest = f"{verify_cache.KEEP:064d}"
+    assert verify_cache.load(tmp_path, newest) == result
+    assert verify_cache.load(tmp_path, f"{0:064d}") is None

@@ -40,7 +40,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def _session_id(config: Config) -> str | None:
-    from ralph_verify.loop import SESSION_KEY
+    from ralph_verify.stash import SESSION_KEY
 
     session = config.stash.get(SESSION_KEY)
     return None if session is None else str(session.id)
@@ -60,7 +60,7 @@ def _base_key(ctx: VerifyContext) -> str:
     # either (hook mode gives each stop what is left): a run it cuts short is not stored.
     settings = {dest: config.get(dest) for dest in sorted(
         o.setting.replace("-", "_") for o in config.parser.options
-        if o.setting and o.scope == "verify" and o.setting != "timeout")}
+        if o.setting and "verify" in o.scopes and o.setting != "timeout")}
     dists = {id(plugin): f"{dist.project_name} {dist.version}"
              for plugin, dist in config.pluginmanager.list_plugin_distinfo()}
     plugins = sorted((name, dists.get(id(plugin), ""))
