@@ -84,7 +84,10 @@ def _key(check: Check, ctx: VerifyContext, tree: str) -> str:
     from ralph_verify.verify_cache import _sha
 
     base = ctx.shared("cache: base key", lambda: _base_key(ctx))
-    options = json.loads(check.options.model_dump_json())
+    # The table as given (None: the defaults, fixed by ralph-verify's version, in the base
+    # key): building the default options would import pydantic on every check.
+    given = check.given_options
+    options = None if given is None else json.loads(given.model_dump_json())
     return _sha(base, tree, check.spec.text, check.type.name, check.type.plugin, options)
 
 
@@ -130,8 +133,9 @@ def store_result(check: Check, ctx: VerifyContext) -> Generator[
         None, CheckResult | None, CheckResult | None]:
     """Store a real run's decided result, if the tree is the one its key was taken from."""
     tree = _tree_before(ctx) if _enabled(check, ctx) else None
+    key = None if tree is None else _key(check, ctx, tree)  # before the run builds options
     result = yield
-    if (tree is not None and result is not None and not result.cached
+    if (key is not None and result is not None and not result.cached
             and result.status in (Status.PASSED, Status.FAILED)):
         from ralph_verify import verify_cache
         from ralph_verify.verification import clean_result
@@ -141,6 +145,6 @@ def store_result(check: Check, ctx: VerifyContext) -> Generator[
         except (OSError, ValueError):
             unmoved = False
         if unmoved:
-            verify_cache.save(ctx.root, _key(check, ctx, tree),
+            verify_cache.save(ctx.root, key,
                               clean_result(copy.deepcopy(result)))
     return result
