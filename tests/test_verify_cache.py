@@ -281,3 +281,31 @@ def test_the_stored_results_of_a_project_stay_bounded(tmp_path: Path,
     newest = f"{verify_cache.KEEP:064d}"
     assert verify_cache.load(tmp_path, newest) == result
     assert verify_cache.load(tmp_path, f"{0:064d}") is None
+
+
+def test_commands_always_run(project: Ralph) -> None:
+    """A command of one's own may read anything (the clock, the network): never stored."""
+    outside = project.path.parent / "outside"
+    outside.mkdir()
+    runs = outside / "runs.txt"
+    (outside / "count.sh").write_text(f"echo ran >> {runs}\n")
+    until = f"tests,cmd:sh {outside / 'count.sh'}"
+    for _ in range(3):
+        assert check(project, until=until).ret == 0
+    assert runs.read_text().count("ran") == 3
+    assert cached(check(project, until=until)) == ["tests"]  # the stored half of it
+    assert runs.read_text().count("ran") == 4
+    assert cached(check(project, until="tests,lint")) == [], "another spec is another key"
+
+
+def test_another_interpreter_runs_again(project: Ralph) -> None:
+    venv = project.path.parent / "other-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = Path(subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; "
+                                "print(sysconfig.get_path('purelib'))"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    (site / "ours.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    check(project, until="tests")
+    assert cached(check(project, until="tests")) == ["tests"]
+    other = check(project, "--python", str(venv / "bin" / "python"), until="tests")
+    assert other.ret == 0 and cached(other) == [], other
