@@ -254,9 +254,8 @@ class TypesCheck(Check):
         return self.given_options if isinstance(self.given_options, MypyOptions) else None
 
     @property
-    def cacheable(self) -> bool:  # type: ignore[override]  # a command of one's own may
-        table = self.mypy_table  # read anything: never cached
-        return table is None or not table.command
+    def cacheable(self) -> bool:  # type: ignore[override]  # a command of one's own may read
+        return self.mypy_table is None or not self.mypy_table.command  # anything: never cached
 
     def run(self, ctx: VerifyContext) -> CheckResult:
         table = self.mypy_table

@@ -220,9 +220,8 @@ class RuffCheck(Check):
         return list(table.args) if table is not None else []
 
     @property
-    def cacheable(self) -> bool:  # type: ignore[override]  # a command of one's own may
-        table = self.ruff_table  # read anything: never cached
-        return table is None or not table.command
+    def cacheable(self) -> bool:  # type: ignore[override]  # a command of one's own may read
+        return self.ruff_table is None or not self.ruff_table.command  # anything: never cached
 
     def ruff_command(self, ctx: VerifyContext) -> list[str]:
         table = self.ruff_table
