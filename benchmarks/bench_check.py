@@ -14,9 +14,10 @@ round after round (``--rounds``, 5 by default), it times on each project:
   ralph-verify's caches): by hand, in sequence, ``coverage run -m pytest --junitxml``,
   ``coverage json``, ``ruff check --output-format json``, ``mypy -O json .``; against
   ``ralph-verify check --until tests,lint,types,coverage>=0``;
-* ``warm``: the same again, caches kept;
-* ``reverify``: ``check`` once more right after the warm one, on the unchanged tree (with a
-  verification cache, the cached answer);
+* ``warm``: the same again, caches kept (``check --no-cache``: the tools really run, with
+  their caches and ours warm);
+* ``reverify``: ``check`` once more right after the warm one, on the unchanged tree: the
+  verification cache's answer;
 * ``chain``: the slowest chain alone, ``coverage run -m pytest`` + ``coverage json``;
 * ``changed``: one loop iteration that changed one module so that some tests fail,
   ``tests.select = "affected"`` against ``"all"`` (``bench_affected.iteration``: the loop's
@@ -170,12 +171,12 @@ def by_hand(project: Path, python: str, out: Path, *, chain_only: bool = False) 
     return time.perf_counter() - started
 
 
-def check(project: Path, python: str) -> tuple[float, dict[str, Any]]:
+def check(project: Path, python: str, *extra: str) -> tuple[float, dict[str, Any]]:
     """Wall time of one ``ralph-verify check`` (a process of its own) and its ``--json``."""
     started = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "ralph_verify", "check", "--until", FULL, "--root", str(project),
-         "--python", python, "--json"],
+         "--python", python, "--json", *extra],
         capture_output=True, text=True, check=False,
         env={**os.environ, "RALPH_VERIFY_CACHE_DIR": str(RALPH_CACHE)})
     elapsed = time.perf_counter() - started
@@ -207,18 +208,18 @@ def one_round(project: Project, folder: Path, python: str, scenarios: set[str], 
     def timed(label: str, run: Callable[[], float]) -> None:
         times[label].append(run())
 
-    def checked(label: str) -> float:
-        elapsed, last[label] = check(folder, python)
+    def checked(label: str, *extra: str) -> float:
+        elapsed, last[label] = check(folder, python, *extra)
         return elapsed
 
     if "cold" in scenarios:
         clean(folder)
         timed("hand cold", lambda: by_hand(folder, python, out))
         clean(folder)
-        timed("check cold", lambda: checked("check cold"))
+        timed("check cold", lambda: checked("check cold", "--no-cache"))
     if scenarios & {"warm", "reverify"}:
         timed("hand warm", lambda: by_hand(folder, python, out))
-        timed("check warm", lambda: checked("check warm"))
+        timed("check warm", lambda: checked("check warm", "--no-cache"))
     if "reverify" in scenarios:
         timed("re-verify", lambda: checked("re-verify"))
     if "chain" in scenarios:
