@@ -1,0 +1,117 @@
+"""One loop, two drivers: the same scripted agent, driven by ``run`` or by the Stop hook.
+
+A :class:`Driver` plays a list of *steps*, one per iteration: the files the agent writes
+(``None`` deletes one) before it says it is done. Under ``run`` a ``cmd:`` agent applies
+step ``N`` in iteration ``N``; under the Stop hook the test applies it, then sends the
+agent's Stop event, as Claude Code would at the end of its turn. Both end in the same
+files under ``.ralph/``, which :class:`Outcome` reads, so a behavioural test is written
+once and parametrized over the driver (``tests/test_one_loop.py``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.testing import Ralph, RunResult
+from tests.loop_helpers import agent
+
+Step = dict[str, "str | None"]
+
+_APPLY = """\
+import json
+steps = json.loads(pathlib.Path(sys.argv[1]).read_text())
+for rel, text in (steps[N - 1] if N <= len(steps) else {}).items():
+    path = pathlib.Path(rel)
+    if text is None:
+        path.unlink(missing_ok=True)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+print("done")
+"""
+
+
+def apply(root: Path, step: Step) -> None:
+    for rel, text in step.items():
+        path = root / rel
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
+
+@dataclass
+class Outcome:
+    """What a loop left behind, read the same way for both drivers."""
+
+    root: Path
+    #: The last command's result (``run``, or the last Stop hook call).
+    result: RunResult
+
+    @property
+    def state(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((self.root / ".ralph/state.json").read_text())
+        return data
+
+    @property
+    def verdict(self) -> str:
+        return str(self.state["verdict"]["verdict"])
+
+    @property
+    def iterations(self) -> int:
+        lines = (self.root / ".ralph/history.jsonl").read_text().splitlines()
+        return len(lines)
+
+    def prompt(self, number: int) -> str:
+        """The prompt the agent got for iteration ``number`` (2 on: the feedback)."""
+        return (self.root / ".ralph/iterations" / f"{number:03d}" / "prompt.md").read_text()
+
+
+class Driver:
+    """Drives one loop session over ``steps`` with ``run`` or with the Stop hook."""
+
+    def __init__(self, ralph: Ralph, kind: str) -> None:
+        self.ralph = ralph
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"Driver({self.kind})"
+
+    def loop(self, until: str, steps: list[Step], *args: str,
+             task: str = "make the checks pass") -> Outcome:
+        """One session until it ends; at most ``len(steps)`` iterations unless ``args``
+        set ``--max-iterations``."""
+        if "--max-iterations" not in args:
+            args = (*args, "--max-iterations", str(len(steps)))
+        if self.kind == "run":
+            return self._run(until, steps, args, task)
+        return self._hook(until, steps, args, task)
+
+    def _run(self, until: str, steps: list[Step], args: tuple[str, ...],
+             task: str) -> Outcome:
+        script = self.ralph.path.parent / "steps.json"
+        script.write_text(json.dumps(steps))
+        command = agent(self.ralph, _APPLY) + f" {script}"
+        result = self.ralph.run("run", "--agent", command, "--until", until, *args, task)
+        assert result.ret != 2 and (self.ralph.path / ".ralph/state.json").exists(), result
+        return Outcome(self.ralph.path, result)
+
+    def _hook(self, until: str, steps: list[Step], args: tuple[str, ...],
+              task: str) -> Outcome:
+        started = self.ralph.run("start", "--until", until, *args, task)
+        assert started.ret == 0, started
+        result = started
+        for number, step in enumerate(steps, 1):
+            apply(self.ralph.path, step)
+            payload = {"session_id": "s-1", "hook_event_name": "Stop", "cwd": str(self.ralph.path),
+                       "stop_hook_active": number > 1, "last_assistant_message": "done"}
+            result = self.ralph.run("hook", "claude-stop", stdin=json.dumps(payload))
+            assert result.ret == 0, result  # an agent hook never fails its agent
+            answer = result.json() if result.out.strip() else {}
+            if not isinstance(answer, dict) or answer.get("decision") != "block":
+                break  # the loop let the agent stop: the session is over
+        return Outcome(self.ralph.path, result)

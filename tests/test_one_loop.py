@@ -1,0 +1,71 @@
+"""The loop's contract, once for each driver: ``run`` and the agent's Stop hook drive the same
+iteration (``ralph_verify/cycle.py``), so they must agree on every verdict below."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from ralph_verify.testing import Ralph
+from tests.drivers import Driver
+from tests.loop_helpers import CALC, CALC_TESTS
+
+
+def fixed_calc() -> str:
+    return "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+
+
+@pytest.fixture(params=["run", "hook"])
+def driver(request: pytest.FixtureRequest, ralph: Ralph,
+           monkeypatch: pytest.MonkeyPatch) -> Iterator[Driver]:
+    for name in ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
+                 "CLAUDE_PROJECT_DIR"):
+        monkeypatch.delenv(name, raising=False)  # the suite may itself run inside Claude Code
+    yield Driver(ralph, request.param)
+
+
+@pytest.fixture
+def calc(driver: Driver) -> Driver:
+    """A project whose tests fail at the start (``add`` and ``mul`` are wrong), in git."""
+    driver.ralph.makepyfile(calc=CALC, test_calc=CALC_TESTS)
+    driver.ralph.git_init()
+    return driver
+
+
+def test_completes_once_the_checks_pass(driver: Driver) -> None:
+    outcome = driver.loop("files:done.txt", [{}, {"done.txt": "ok\n"}], "--max-iterations", "5")
+    assert outcome.verdict == "complete" and outcome.iterations == 2
+
+
+def test_saying_done_never_completes_a_failing_check(calc: Driver) -> None:
+    outcome = calc.loop("tests", [{"notes.txt": f"done {n}\n"} for n in range(3)])
+    assert outcome.verdict == "max-iterations" and outcome.iterations == 3
+
+
+def test_the_failures_reach_the_next_prompt_and_the_fix_completes(calc: Driver) -> None:
+    outcome = calc.loop("tests", [{}, {"calc.py": fixed_calc()}], "--max-iterations", "5")
+    assert outcome.verdict == "complete" and outcome.iterations == 2
+    feedback = outcome.prompt(2)
+    assert "test_calc.py::test_add" in feedback and "test_calc.py::test_mul" in feedback
+
+
+def test_the_same_errors_with_no_change_stop_the_loop(calc: Driver) -> None:
+    calc.ralph.makepyproject("[tool.ralph-verify]\nstall-no-change = 1\n")
+    calc.ralph.git("add", "-A")
+    calc.ralph.git("commit", "-q", "-m", "stall after one iteration without change")
+    outcome = calc.loop("tests", [{}, {}, {}, {}], "--max-iterations", "10")
+    assert outcome.verdict == "stalled" and outcome.iterations == 2
+
+
+def test_deleting_the_failing_tests_never_completes(calc: Driver) -> None:
+    only_ok = "def test_ok():\n    assert True\n"
+    outcome = calc.loop("tests", [{"test_calc.py": only_ok}] * 2)
+    assert outcome.verdict != "complete" and outcome.iterations == 2
+    assert "test_add" in outcome.prompt(2)  # the agent is told what it removed
+
+
+def test_skipping_the_failing_tests_never_completes(calc: Driver) -> None:
+    skipped = "import pytest\n\npytestmark = pytest.mark.skip('later')\n\n" + CALC_TESTS
+    outcome = calc.loop("tests", [{"test_calc.py": skipped}] * 2)
+    assert outcome.verdict != "complete" and outcome.iterations == 2
