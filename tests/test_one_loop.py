@@ -69,3 +69,9 @@ def test_skipping_the_failing_tests_never_completes(calc: Driver) -> None:
     skipped = "import pytest\n\npytestmark = pytest.mark.skip('later')\n\n" + CALC_TESTS
     outcome = calc.loop("tests", [{"test_calc.py": skipped}] * 2)
     assert outcome.verdict != "complete" and outcome.iterations == 2
+
+
+def test_weakening_the_failing_assertions_never_completes(calc: Driver) -> None:
+    weakened = CALC_TESTS.replace("== 5", "== add(2, 3)").replace("== 6", "== mul(2, 3)")
+    outcome = calc.loop("tests", [{"test_calc.py": weakened}] * 2)
+    assert outcome.verdict != "complete" and outcome.iterations == 2
