@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ralph_verify import hookimpl
 from ralph_verify.cycle import (
@@ -29,44 +28,13 @@ from ralph_verify.cycle import (
     verify_in_session,
 )
 from ralph_verify.display import duration
-from ralph_verify.iteration import Iteration, Session
+from ralph_verify.iteration import Iteration
+from ralph_verify.loop_result import LoopResult
 from ralph_verify.verdict import Verdict
 
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent
     from ralph_verify.config import Config
-    from ralph_verify.verification import Verification
-
-
-@dataclass
-class LoopResult:
-    """How a run ended. ``verdict`` is ``None`` when it stopped before the first iteration
-    because a check could not decide at baseline (exit code 3)."""
-
-    verdict: Verdict | None
-    reason: str
-    exit_code: int
-    session: Session
-    #: The last verification (the baseline when no iteration ran).
-    verification: Verification | None
-    duration_s: float
-
-    @property
-    def iterations(self) -> list[Iteration]:
-        return self.session.iterations
-
-    def to_json(self) -> dict[str, Any]:
-        from ralph_verify.records import iteration_record
-
-        return {
-            "session": self.session.id,
-            "verdict": self.verdict.value if self.verdict else None,
-            "reason": self.reason,
-            "exit_code": self.exit_code,
-            "duration_s": round(self.duration_s, 3),
-            "iterations": [iteration_record(it, self.session) for it in self.iterations],
-            "verification": self.verification.to_json() if self.verification else None,
-        }
 
 
 class Loop:

@@ -19,7 +19,7 @@ from ralph_verify.cycle import start as start_driving
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.iteration import Iteration, Session
-from ralph_verify.loop import LoopResult
+from ralph_verify.loop_result import LoopResult
 from ralph_verify.stash import PROMISES_KEY, REPORT_STREAM_KEY, SESSION_KEY
 from ralph_verify.state import StateDir
 from ralph_verify.state_files import now_iso

@@ -123,6 +123,18 @@ def test_hook_mode_has_no_import_cycle() -> None:
     assert not loops, "import cycles:\n" + "\n".join(loops)
 
 
+#: The one loop and its two drivers: the API (``loop``), ``run``'s driver, the shared iteration.
+ONE_LOOP = ("ralph_verify.loop", "ralph_verify.rundriver", "ralph_verify.cycle",
+            "ralph_verify.loop_result")
+
+
+def test_the_loop_and_its_drivers_have_no_import_cycle() -> None:
+    """``loop`` started the run driver, which imported ``LoopResult`` back from ``loop``."""
+    graph = import_graph()
+    loops = [" -> ".join(cycle) for name in ONE_LOOP for cycle in cycles_through(graph, name)]
+    assert not loops, "import cycles:\n" + "\n".join(loops)
+
+
 def test_the_cycle_walk_finds_a_lazy_cycle() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles_through(graph, "a") == [["a", "b", "c", "a"]]
