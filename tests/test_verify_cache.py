@@ -309,3 +309,21 @@ def test_another_interpreter_runs_again(project: Ralph) -> None:
     assert cached(check(project, until="tests")) == ["tests"]
     other = check(project, "--python", str(venv / "bin" / "python"), until="tests")
     assert other.ret == 0 and cached(other) == [], other
+
+
+def test_a_package_added_to_a_site_folder_shared_through_a_pth_file_runs_again(
+        project: Ralph) -> None:
+    """Such a folder is described by the distributions it holds (not hashed file by file)."""
+    shared = project.path.parent / "shared-site"
+    (shared / "sharedpkg-1.0.dist-info").mkdir(parents=True)
+    venv = project.path.parent / "shared-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    site = Path(subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; "
+                                "print(sysconfig.get_path('purelib'))"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    (site / "shared.pth").write_text(f"{sysconfig.get_path('purelib')}\n{shared}\n")
+    python = str(venv / "bin" / "python")
+    assert check(project, "--python", python, until="tests").ret == 0
+    assert cached(check(project, "--python", python, until="tests")) == ["tests"]
+    (shared / "otherpkg-2.0.dist-info").mkdir()
+    assert cached(check(project, "--python", python, until="tests")) == []
