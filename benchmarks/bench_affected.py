@@ -4,9 +4,9 @@ Usage::
 
     python benchmarks/bench_affected.py [--project more-itertools==11.2.1] [--rounds 1]
 
-For the benchmark command (``bench_check.py``) to call, with the project it fetched and
-the virtualenv it prepared: :func:`iteration` runs
-``ralph-verify run`` with a ``cmd:`` agent that appends ``appended`` to one module,
+(``--project``: one of :data:`CHANGES`.) For the benchmark command (``bench_check.py``)
+to call, with the project it fetched and the virtualenv it prepared: :func:`iteration` runs
+``ralph-verify run`` with a ``cmd:`` agent that edits one module (:class:`Change`),
 on a copy of the project whose ``[tool.ralph-verify.checks.tests]`` sets ``select``,
 for one iteration, and returns what the loop recorded: the wall time of the tests
 check in the baseline (the full run that also records the map, with
@@ -36,25 +36,44 @@ from typing import Any
 class Change:
     """One module changed so that some of the project's tests fail.
 
-    ``broken`` is appended before the loop starts (the baseline must fail, or the loop ends
-    there), ``appended`` by the agent in its iteration: the affected tests still fail.
+    Without ``original``: ``broken`` is appended before the loop starts (the baseline must
+    fail, or the loop ends there), ``appended`` by the agent in its iteration (a def
+    appended again is a module-level change: the affected tests are those of the file).
+    With ``original`` (a function's body line): ``broken`` replaces it before the loop and
+    the agent replaces ``broken`` with ``appended``, a change of one function's body.
+    Either way the affected tests still fail.
     """
 
     path: str
     broken: str
     appended: str
+    original: str = ""
 
 
-#: 765 tests (and ~21,000 subtests); recipes.py is one module of two.
-DEFAULT = ("more-itertools==11.2.1",
-           Change("more_itertools/recipes.py",
-                  "\n\ndef quantify(iterable, pred=bool):\n    return -1\n",
-                  "\n\ndef quantify(iterable, pred=bool):\n    return 0\n"))
+#: Requirement -> a change of one function's body that some tests catch.
+CHANGES = {
+    # 765 tests (and ~21,000 subtests); recipes.py is one module of two, and more.py
+    # imports it: nearly every test runs some of its code.
+    "more-itertools==11.2.1": Change(
+        "more_itertools/recipes.py", "    return -1 + sum(map(pred, iterable))\n",
+        "    return 1 + sum(map(pred, iterable))\n", "    return sum(map(pred, iterable))\n"),
+    "boltons==26.2.0": Change(
+        "boltons/strutils.py", "    return newline.join(indented_lines[1:])\n",
+        "    return newline.join(indented_lines[:-1])\n",
+        "    return newline.join(indented_lines)\n"),
+    "cachetools==8.0.1": Change(
+        "src/cachetools/keys.py", "    return key + tuple(map(type, args[1:]))\n",
+        "    return key + tuple(map(type, args[:-1]))\n",
+        "    return key + tuple(map(type, args))\n"),
+}
+DEFAULT = "more-itertools==11.2.1"
 
 _AGENT = """\
 import pathlib, sys
 path = pathlib.Path(sys.argv[1])
-path.write_text(path.read_text() + sys.argv[2])
+text = path.read_text()
+path.write_text(text.replace(sys.argv[3], sys.argv[2], 1) if len(sys.argv) > 3
+                else text + sys.argv[2])
 """
 
 
@@ -66,14 +85,19 @@ def iteration(project: Path, python: str, change: Change, select: str,
     shutil.copytree(project, copy, ignore=shutil.ignore_patterns(
         ".ralph", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"))
     module = copy / change.path
-    module.write_text(module.read_text(encoding="utf-8") + change.broken, encoding="utf-8")
+    text = module.read_text(encoding="utf-8")
+    if change.original and change.original not in text:
+        raise SystemExit(f"{change.path} has no line {change.original.strip()!r}")
+    module.write_text(text.replace(change.original, change.broken, 1) if change.original
+                      else text + change.broken, encoding="utf-8")
     pyproject = copy / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8") if pyproject.exists() else ""
     pyproject.write_text(text + f'\n[tool.ralph-verify.checks.tests]\nselect = "{select}"\n',
                          encoding="utf-8")
     script = work / "agent.py"
     script.write_text(_AGENT, encoding="utf-8")
-    agent = "cmd:" + shlex.join([sys.executable, str(script), change.path, change.appended])
+    agent = "cmd:" + shlex.join([sys.executable, str(script), change.path, change.appended,
+                                 *([change.broken] if change.original else [])])
     started = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "ralph_verify", "run", "--agent", agent, "--until", "tests",
@@ -96,13 +120,13 @@ def iteration(project: Path, python: str, change: Change, select: str,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--project", default=DEFAULT[0])
+    parser.add_argument("--project", default=DEFAULT, choices=sorted(CHANGES))
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).parent))
     from bench_check import fetch, prepare  # the script beside this one (it calls us too)
 
-    change = DEFAULT[1]
+    change = CHANGES[args.project]
     project = fetch(args.project)
     python = prepare(project)
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, "

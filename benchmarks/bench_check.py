@@ -19,7 +19,7 @@ round after round (``--rounds``, 5 by default), it times on each project:
 * ``reverify``: ``check`` twice more on the unchanged tree, the cache on: the first stores
   the results, the second, timed, is the verification cache's answer;
 * ``chain``: the slowest chain alone, ``coverage run -m pytest`` + ``coverage json``;
-* ``changed``: one loop iteration that changed one module so that some tests fail,
+* ``changed``: one loop iteration that changed one function's body so that some tests fail,
   ``tests.select = "affected"`` against ``"all"`` (``bench_affected.iteration``: the loop's
   own time of the tests check in that iteration).
 
@@ -43,7 +43,6 @@ import tarfile
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -58,29 +57,9 @@ RALPH_CACHE = WORK / "ralph-verify-cache"
 FULL = "tests,lint,types,coverage>=0"
 
 
-@dataclass(frozen=True)
-class Project:
-    """A PyPI project whose sdist ships its tests, and the module one iteration changes:
-    ``broken`` makes some tests fail before the loop, ``appended`` (the agent's edit)
-    keeps them failing."""
-
-    requirement: str
-    module: str
-    broken: str
-    appended: str
-
-
-PROJECTS = (
-    Project("boltons==26.2.0", "boltons/strutils.py",
-            "\n\ndef indent(text, margin, newline='\\n', key=bool):\n    return ''\n",
-            "\n\ndef indent(text, margin, newline='\\n', key=bool):\n    return 'x'\n"),
-    Project("more-itertools==11.2.1", "more_itertools/recipes.py",
-            "\n\ndef quantify(iterable, pred=bool):\n    return -1\n",
-            "\n\ndef quantify(iterable, pred=bool):\n    return 0\n"),
-    Project("cachetools==8.0.1", "src/cachetools/keys.py",
-            "\n\ndef hashkey(*args, **kwargs):\n    return 0\n",
-            "\n\ndef hashkey(*args, **kwargs):\n    return 1\n"),
-)
+#: The projects, in the order of the table; the change each ``changed`` iteration makes is
+#: ``bench_affected.CHANGES[requirement]`` (a function's body).
+PROJECTS = ("boltons==26.2.0", "more-itertools==11.2.1", "cachetools==8.0.1")
 
 SCENARIOS = ("cold", "warm", "reverify", "chain", "changed")
 #: Row label -> what is timed; the order of the table.
@@ -188,22 +167,21 @@ def check(project: Path, python: str, *extra: str) -> tuple[float, dict[str, Any
     return elapsed, data
 
 
-def changed(project: Project, folder: Path, python: str, select: str,
+def changed(requirement: str, folder: Path, python: str, select: str,
             work: Path) -> float | None:
-    """One loop iteration that changed one module: the loop's time of its tests check
-    (None, and why printed, when the loop ran no iteration)."""
-    from bench_affected import Change, iteration  # the script beside this one
+    """One loop iteration that changed one function's body: the loop's time of its tests
+    check (None, and why printed, when the loop ran no iteration)."""
+    from bench_affected import CHANGES, iteration  # the script beside this one
 
     try:
-        row = iteration(folder, python,
-                        Change(project.module, project.broken, project.appended), select, work)
+        row = iteration(folder, python, CHANGES[requirement], select, work)
     except SystemExit as exc:
         print(f"{folder.name} changed {select}: {str(exc)[-300:]}", flush=True)
         return None
     return float(row["iteration_tests_s"])
 
 
-def one_round(project: Project, folder: Path, python: str, scenarios: set[str], out: Path,
+def one_round(project: str, folder: Path, python: str, scenarios: set[str], out: Path,
               times: dict[str, list[float]], last: dict[str, Any]) -> None:
     def timed(label: str, run: Callable[[], float]) -> None:
         times[label].append(run())
@@ -263,13 +241,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--project", action="append", metavar="NAME",
                         help="only this project (repeatable): "
-                             + ", ".join(p.requirement.split("==")[0] for p in PROJECTS))
+                             + ", ".join(p.split("==")[0] for p in PROJECTS))
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
     parser.add_argument("--scenario", action="append", choices=SCENARIOS,
                         help="only this scenario (repeatable; default: all)")
     args = parser.parse_args()
     wanted = set(args.project or [])
-    projects = [p for p in PROJECTS if not wanted or p.requirement.split("==")[0] in wanted]
+    projects = [p for p in PROJECTS if not wanted or p.split("==")[0] in wanted]
     if not projects:
         parser.error(f"no such project: {', '.join(sorted(wanted))}")
     scenarios = set(args.scenario or SCENARIOS)
@@ -279,22 +257,22 @@ def main() -> int:
         os.environ.get("PYTHONPATH")])])
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{sys.version.split()[0]}, load {os.getloadavg()[0]:.1f} at start", flush=True)
-    folders = {p.requirement: fetch(p.requirement) for p in projects}
-    pythons = {p.requirement: prepare(folders[p.requirement]) for p in projects}
-    names = [folders[p.requirement].name for p in projects]
+    folders = {p: fetch(p) for p in projects}
+    pythons = {p: prepare(folders[p]) for p in projects}
+    names = [folders[p].name for p in projects]
     times: dict[str, dict[str, list[float]]] = {name: {label: [] for label in ROWS}
                                                 for name in names}
     last: dict[str, dict[str, Any]] = {name: {} for name in names}
     with tempfile.TemporaryDirectory() as tmp:
         for round_ in range(args.rounds):
             for project, name in zip(projects, names, strict=True):  # interleaved
-                one_round(project, folders[project.requirement], pythons[project.requirement],
+                one_round(project, folders[project], pythons[project],
                           scenarios, Path(tmp), times[name], last[name])
                 print(f"round {round_ + 1} {name}: " + ", ".join(
                     f"{label} {values[-1]:.2f}" for label, values in times[name].items()
                     if values), flush=True)
     for project in projects:
-        clean(folders[project.requirement])
+        clean(folders[project])
     print()
     for name in names:
         for label in ("check warm", "re-verify"):

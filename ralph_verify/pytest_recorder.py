@@ -22,10 +22,12 @@ Records (one JSON object per line, key ``k``):
   and conftest files implementing hooks that decide reports or collection.
 
 For affected-tests-first (:mod:`ralph_verify.affected`): with ``RALPH_VERIFY_DEPS``
-set, each process also writes ``deps-PID.jsonl``, one line per test: its node id
-and the project files whose code ran while it ran (setup, call, teardown), seen by
-a call-only tracer (``sys.monitoring`` on Python 3.12+, else a profile or trace
-function that never traces lines). With ``RALPH_VERIFY_SELECT`` naming a JSON list
+set, each process also writes ``deps-PID.jsonl``, one line per test: its node id,
+the project files whose code ran while it ran (setup, call, teardown) and, per file,
+the first lines of the code objects that ran (each function once: ralph-verify maps
+them to the file's functions), seen by a call-only tracer (``sys.monitoring`` on
+Python 3.12+, disabled per code object once seen; else a trace or profile function
+that never traces lines). With ``RALPH_VERIFY_SELECT`` naming a JSON list
 of node ids (and of test files run whole), only those of the collected tests run.
 """
 
@@ -61,7 +63,10 @@ _texts = 0
 _causes: set[str] = set()
 _root = ""
 _deps_out: Any = None
-_seen: set[str] = set()
+#: The code objects entered during the current test.
+_seen: set[Any] = set()
+#: File name -> its path relative to the root when it is the project's, else "".
+_project_files: dict[str, str] = {}
 _select: set[str] | None = None
 #: ``sys.monitoring`` (Python 3.12+), else ``None``; Any: older typeshed stubs lack it.
 _monitoring: Any = getattr(sys, "monitoring", None)
@@ -105,12 +110,12 @@ def _configure_affected(folder: str) -> None:
 
 
 def _saw(frame: Any, event: str, arg: Any) -> None:
-    """Profile/trace function: note the file of each frame entered; never trace its lines."""
-    _seen.add(frame.f_code.co_filename)
+    """Profile/trace function: note the code of each frame entered; never trace its lines."""
+    _seen.add(frame.f_code)
 
 
 def _saw_code(code: Any, offset: int) -> Any:
-    _seen.add(code.co_filename)
+    _seen.add(code)
     return _monitoring.DISABLE  # once per code object and test: restart_events() re-arms
 
 
@@ -154,12 +159,18 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, Any, None]:
             sys.settrace(None)
         elif how == "profile":
             sys.setprofile(None)
-    seen = {_relative(f) for f in _seen if _is_project(f)}
+    lines: dict[str, list[int]] = {}
+    for code in _seen:
+        rel = _project_file(code.co_filename)
+        if rel:
+            lines.setdefault(rel, []).append(code.co_firstlineno)
+    _seen.clear()
+    seen = set(lines)
     path = getattr(item, "path", None) or getattr(item, "fspath", None)  # pytest<7: fspath
     if path is not None:
         seen.add(_relative(str(path)))
     files = sorted(seen)
-    _deps_out.write(json.dumps({"id": item.nodeid, "files": files,
+    _deps_out.write(json.dumps({"id": item.nodeid, "files": files, "lines": lines,
                                 "traced": bool(tool is not None or how)}) + "\n")
     _deps_out.flush()
 
@@ -188,6 +199,14 @@ def _relative(path: str) -> str:
     except ValueError:
         return path
     return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def _project_file(filename: str) -> str:
+    """``filename`` relative to the root if it is the project's, else "" (cached)."""
+    rel = _project_files.get(filename)
+    if rel is None:
+        rel = _project_files[filename] = _relative(filename) if _is_project(filename) else ""
+    return rel
 
 
 def _is_project(path: str) -> bool:

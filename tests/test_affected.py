@@ -93,8 +93,9 @@ MARK = "open(os.environ['RUN_LOG'], 'a').write(f'--- {N}\\n')\n"
 
 def test_a_failing_affected_test_is_the_verdict_and_the_full_suite_decides_complete(
         ralph: Ralph) -> None:
-    # Iteration 1 breaks text.py and leaves add broken: only test_add (failing before) and
-    # text.py's tests run, the failures are the feedback, coverage is not judged on them.
+    # Iteration 1 breaks shout's body and leaves add broken: only test_add (failing before)
+    # and the tests that ran shout run, the failures are the feedback, coverage is not
+    # judged on them.
     # Iteration 2 fixes both: the affected tests pass, so the full suite runs and decides.
     _project(ralph)
     body = MARK + """\
@@ -113,15 +114,17 @@ if N == 2:
     baseline, first, second = _ran(ralph)
     assert sorted(baseline) == ["test_add", "test_both", "test_mul", "test_shout",
                                 "test_whisper"]
-    # test_add failed last time; text.py's three tests ran it; test_mul did not run.
-    assert sorted(first) == ["test_add", "test_both", "test_shout", "test_whisper"]
-    # Iteration 2: the affected tests (all five now) pass, then the full suite (five again).
-    assert sorted(second) == sorted(baseline * 2)
+    # test_add failed last time; test_shout and test_both ran shout; test_whisper and
+    # test_mul did not.
+    assert sorted(first) == ["test_add", "test_both", "test_shout"]
+    # Iteration 2 fixes add's body and puts shout's back as it was when the map was made:
+    # test_add (it ran add) and last time's failures pass, then the full suite runs.
+    assert sorted(second) == sorted(["test_add", "test_both", "test_shout", *baseline])
     lines = history(ralph)
     tests, coverage = lines[0]["checks"][0], lines[0]["checks"][1]
     assert tests["status"] == "failed"
-    assert tests["summary"].startswith("partial run, the 4 affected tests first: 3 failed")
-    assert tests["counts"]["partial"] == 1 and tests["counts"]["selected"] == 4
+    assert tests["summary"].startswith("partial run, the 3 affected tests first: 3 failed")
+    assert tests["counts"]["partial"] == 1 and tests["counts"]["selected"] == 3
     assert coverage["status"] == "skipped" and "not judged" in coverage["summary"]
     # integrity compares the tests run with the baseline's: not on a partial run.
     assert [c["status"] for c in lines[0]["checks"] if c["name"] == "integrity"] == ["passed"]

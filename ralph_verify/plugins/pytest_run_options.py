@@ -31,8 +31,10 @@ class TestsOptions(CheckOptions):
     )
     select: Literal["affected", "all"] = Field(
         default="all",
-        description='In a loop (run): "affected" runs first only the tests whose files changed '
-                    "since the last full run, plus those that failed last time; if one fails, "
+        description='In a loop (run): "affected" runs first only the tests that ran what '
+                    "changed since the last full run (the functions whose body changed, or any "
+                    "code of a file changed otherwise), plus those that failed last time and "
+                    "those of a changed test file; if one fails, "
                     "that is the verdict, else the full suite runs and decides (a loop never "
                     'ends complete on a partial run); "all": always the full suite',
     )

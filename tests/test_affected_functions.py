@@ -1,0 +1,222 @@
+"""Affected tests by function: a change of function bodies runs first only the tests that ran
+those functions; any other change of a file, the tests that ran any of its code (real pytest
+in a real ``run`` loop with ``cmd:`` agents)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ralph_verify import affected_units
+from ralph_verify.testing import Ralph
+from tests.loop_helpers import agent, history, prompt, state
+from tests.test_affected import CALC, MARK, TEXT, _project, _ran
+
+#: shout, three lines longer (and still right).
+GROWN = '''\
+def shout(s):
+    loud = s.upper()
+    if not loud:
+        return loud
+    return loud
+'''
+
+
+def _edit(*replacements: tuple[str, str]) -> str:
+    """Agent code that makes ``replacements`` in text.py."""
+    text = 'pathlib.Path("text.py").read_text()'
+    for old, new in replacements:
+        text += f".replace({old!r}, {new!r})"
+    return f'pathlib.Path("text.py").write_text({text})\n'
+
+
+ONE, ALL = ["test_add", "test_both", "test_shout"], [
+    "test_add", "test_both", "test_shout", "test_whisper"]
+
+
+@pytest.mark.parametrize(("edit", "first"), [
+    # shout's body: the tests that ran shout (and test_add, failing in the baseline).
+    pytest.param(_edit(("s.upper()", "s.title()")), ONE, id="body"),
+    # shout grows three lines: whisper, unchanged, moves down and is still not affected.
+    pytest.param(_edit(("def shout(s):\n    return s.upper()\n", GROWN),
+                       ("return loud\n", "return loud + '?'\n")), ONE, id="moved-lines"),
+    # A module-level statement: every test that ran text.py's code.
+    pytest.param(_edit(("s.upper()", "s.title()"), ("def whisper", "LOUD = 1\n\n\ndef whisper")),
+                 ALL, id="module-level"),
+    # A default (a header): the same, whatever the body.
+    pytest.param(_edit(("def shout(s):", "def shout(s, end=''):"),
+                       ("s.upper()", "s.title() + end")), ALL, id="default"),
+    # A decorator: the same.
+    pytest.param(_edit(("def shout(s):", "@staticmethod\ndef shout(s):"),
+                       ("s.upper()", "s.title()")), ALL, id="decorator"),
+    # A def added: the same.
+    pytest.param(_edit(("s.upper()", "s.title()"), ("def whisper", "def hum():\n    pass\n\n\n"
+                                                    "def whisper")), ALL, id="def-added"),
+])
+def test_what_a_change_of_text_py_runs_first(ralph: Ralph, edit: str, first: list[str]) -> None:
+    _project(ralph)
+    result = ralph.run("run", "--agent", agent(ralph, MARK + edit), "--until", "tests",
+                       "--max-iterations", "1", "fix it")
+    assert result.ret != 0, result
+    baseline, ran = _ran(ralph)
+    assert len(baseline) == 5
+    assert sorted(ran) == first
+    check = history(ralph)[0]["checks"][0]
+    assert check["counts"]["partial"] == 1 and check["counts"]["selected"] == len(first)
+
+
+def test_the_map_follows_functions_that_moved_after_a_full_run(ralph: Ralph) -> None:
+    # Iteration 1 grows shout (whisper moves down) and edits data.txt: a non-Python file runs
+    # the full suite, which records the map again at the new lines. Iteration 2 breaks
+    # whisper's body: only the tests that ran whisper run first, and test_data (failing).
+    _project(ralph, calc="def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n",
+             **{"tests/test_data": """\
+                 import pathlib
+
+                 def test_data():
+                     assert pathlib.Path("data.txt").read_text() == "ok"
+                 """})
+    ralph.makefile("data.txt", "ko")
+    grow = _edit((TEXT.split("\n\n\n")[0] + "\n", GROWN))
+    break_whisper = _edit(("s.lower()", "s.swapcase() + '.'"))
+    body = MARK + f"""\
+if N == 1:
+    pathlib.Path("data.txt").write_text("still ko")
+    {grow}
+if N == 2:
+    {break_whisper}
+"""
+    result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests",
+                       "--max-iterations", "2", "fix it")
+    assert result.ret != 0, result
+    baseline, full, second = _ran(ralph)
+    assert sorted(full) == sorted(baseline) and len(baseline) == 6
+    assert sorted(second) == ["test_both", "test_data", "test_whisper"]
+    assert history(ralph)[1]["checks"][0]["counts"]["selected"] == 3
+
+
+def test_a_test_only_the_full_suite_runs_stops_complete(ralph: Ralph) -> None:
+    # test_doc reads twice's docstring: it never called twice, so the map does not tie it to
+    # twice's body. The agent fixes twice and edits its docstring: the affected run
+    # (test_twice) passes, the full suite fails on test_doc, the loop does not end complete.
+    _project(ralph, calc=CALC.replace("a - b", "a + b"),
+             twice='def twice(x):\n    """Double x."""\n    return x + x + 1\n',
+             **{"tests/test_twice": """\
+                 from twice import twice
+
+                 def test_twice():
+                     assert twice(2) == 4
+
+                 def test_doc():
+                     assert twice.__doc__ == "Double x."
+                 """})
+    body = MARK + """\
+pathlib.Path("twice.py").write_text(pathlib.Path("twice.py").read_text()
+                                    .replace(" + 1", "").replace("Double", "Twice"))
+"""
+    result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests",
+                       "--max-iterations", "1", "fix twice")
+    assert result.ret != 0, result
+    assert state(ralph)["verdict"]["verdict"] == "max-iterations"
+    baseline, first = _ran(ralph)
+    assert first[0] == "test_twice" and sorted(first[1:]) == sorted(baseline)
+    check = history(ralph)[0]["checks"][0]
+    assert check["status"] == "failed" and "partial" not in check["counts"]
+    assert check["counts"]["failed"] == 1
+
+
+FMT = '''\
+def bold(s):
+    """
+    >>> bold("a")
+    '*a*'
+    """
+    return "*" + s + "*"
+
+
+def quiet(s):
+    """
+    >>> quiet("A")
+    'a'
+    """
+    return s.lower()
+'''
+
+
+def test_a_module_whose_doctests_run_runs_them_all_when_it_changes(ralph: Ralph) -> None:
+    # bold's body breaks: test_bold (it ran bold) and every doctest of fmt.py run first;
+    # test_quiet does not (it ran only quiet).
+    _project(ralph, fmt=FMT, **{"tests/test_fmt": """\
+        from fmt import bold, quiet
+
+        def test_bold():
+            assert bold("a") == "*a*"
+
+        def test_quiet():
+            assert quiet("A") == "a"
+        """})
+    ralph.makepyproject('[tool.ralph-verify.checks.tests]\nselect = "affected"\nrerun = 0\n'
+                        'args = ["--doctest-modules"]\n')
+    body = MARK + 'pathlib.Path("fmt.py").write_text(pathlib.Path("fmt.py").read_text()' \
+        '.replace(\'"*" + s\', \'"_" + s\'))\n'
+    result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests",
+                       "--max-iterations", "2", "fix it")
+    assert result.ret != 0, result
+    baseline, first, _ = _ran(ralph)
+    assert "test_quiet" in baseline and sorted(first) == ["test_add", "test_bold"]
+    check = history(ralph)[0]["checks"][0]
+    assert check["counts"]["partial"] == 1 and check["counts"]["selected"] == 4
+    assert check["counts"]["failed"] == 3 and check["counts"]["passed"] == 1  # quiet's doctest
+    feedback = prompt(ralph, 2)
+    for failed in ("fmt.py::fmt.bold", "tests/test_calc.py::test_add",
+                   "tests/test_fmt.py::test_bold"):
+        assert failed in feedback
+
+
+BASE = '''\
+import functools
+
+LIMIT = 3
+
+
+class Box:
+    size = 1
+
+    def grow(self, n=1):
+        def step(x):
+            return x + 1
+        return step(n)
+
+    @property
+    def area(self):
+        return self.size * self.size
+
+
+def twice(x):
+    # a comment
+    return x * 2
+'''
+
+
+@pytest.mark.parametrize(("old", "new", "changed", "why"), [
+    ("# a comment", "# another comment", [], ""),
+    ("def twice(x):", "\n\n\ndef twice(x):", [], ""),
+    ("return x * 2", "return x * 3", ["twice"], ""),
+    ("return x + 1", "return x + 2", ["Box.grow"], ""),  # nested: its enclosing unit
+    ("self.size * self.size", "self.size ** 2", ["Box.area"], ""),
+    ("size = 1", "size = 2", [], "a module-level or class-level statement changed"),
+    ("LIMIT = 3", "LIMIT = 4", [], "a module-level or class-level statement changed"),
+    ("n=1", "n=2", [], "the header of Box.grow changed"),
+    ("@property", "@functools.cached_property", [], "the header of Box.area changed"),
+    ("def twice(x):", "def double(x):", [], "def double was added"),
+    ("def twice(x):", "def twice(x", [], "does not parse"),
+])
+def test_which_units_a_change_touches(old: str, new: str, changed: list[str], why: str) -> None:
+    before = affected_units.parse(BASE)
+    after = affected_units.parse(BASE.replace(old, new))
+    assert before is not None
+    if after is None:
+        assert why == "does not parse"
+        return
+    keys, reason = affected_units.bodies_changed(before, after)
+    assert keys == changed
+    assert reason.startswith(why)
