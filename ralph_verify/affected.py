@@ -1,7 +1,7 @@
 """Affected tests first (``tests.select = "affected"``): in a loop, a fast partial run.
 
 A full pytest run of the loop records, per test, the project files whose code ran
-while it ran and the functions in them (:mod:`ralph_verify.pytest_recorder`,
+while it ran and the functions in them (:mod:`ralph_verify.pytest_affected_recorder`,
 ``RALPH_VERIFY_DEPS``; functions as :mod:`ralph_verify.affected_units` defines them):
 the *map*, kept in ``.ralph/affected.json`` with the snapshot of the tree it was made
 on, each file's units and the ids that failed. A later verification first runs only

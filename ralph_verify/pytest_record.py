@@ -21,6 +21,8 @@ from typing import Any
 from ralph_verify.junit_xml import CRASH_LINE, E_LINE, JUnitReport, Outcome, TestCaseResult, excerpt
 
 PLUGIN_NAME = "ralph_verify_recorder"
+#: Its sibling for affected-tests-first (:mod:`ralph_verify.pytest_affected_recorder`).
+AFFECTED_PLUGIN_NAME = "ralph_verify_affected"
 #: Hooks that can rewrite a report after the test ran.
 REPORT_HOOKS = ("pytest_runtest_makereport", "pytest_report_teststatus",
                 "pytest_runtest_logreport")
@@ -29,9 +31,9 @@ COLLECTION_ERROR = "collection error"
 _COUNTED = {"passed", "failed", "error", "skipped", "xfailed", "xpassed", "subtests passed"}
 
 
-def plugin_source() -> str:
-    """The plugin's source, to be written where the project's interpreter can import it."""
-    return (Path(__file__).with_name("pytest_recorder.py")).read_text(encoding="utf-8")
+def plugin_source(module: str = "pytest_recorder") -> str:
+    """A plugin's source, to be written where the project's interpreter can import it."""
+    return (Path(__file__).with_name(f"{module}.py")).read_text(encoding="utf-8")
 
 
 def project_hooks(hooks: dict[str, list[dict[str, str]]],
@@ -41,8 +43,8 @@ def project_hooks(hooks: dict[str, list[dict[str, str]]],
     for name in names:
         for impl in hooks.get(name, []):
             path = str(impl.get("path", ""))
-            if (impl.get("plugin") == PLUGIN_NAME or not path or path.startswith(("/", "<"))
-                    or "site-packages" in path or path == "?"):
+            if (impl.get("plugin") in (PLUGIN_NAME, AFFECTED_PLUGIN_NAME) or not path
+                    or path.startswith(("/", "<")) or "site-packages" in path or path == "?"):
                 continue
             entry = f"{path} ({name})"
             if entry not in found:

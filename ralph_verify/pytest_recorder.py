@@ -21,14 +21,8 @@ Records (one JSON object per line, key ``k``):
 - ``c``: a collection error; ``d``: deselected tests; ``hooks``: the plugins
   and conftest files implementing hooks that decide reports or collection.
 
-For affected-tests-first (:mod:`ralph_verify.affected`): with ``RALPH_VERIFY_DEPS``
-set, each process also writes ``deps-PID.jsonl``, one line per test: its node id,
-the project files whose code ran while it ran (setup, call, teardown) and, per file,
-the first lines of the code objects that ran (each function once: ralph-verify maps
-them to the file's functions), seen by a call-only tracer (``sys.monitoring`` on
-Python 3.12+, disabled per code object once seen; else a trace or profile function
-that never traces lines). With ``RALPH_VERIFY_SELECT`` naming a JSON list
-of node ids (and of test files run whole), only those of the collected tests run.
+Its sibling :mod:`ralph_verify.pytest_affected_recorder` records what affected-tests-first
+needs; both use :func:`relative` and :func:`is_project`.
 """
 
 from __future__ import annotations
@@ -62,14 +56,6 @@ _ran: set[str] = set()
 _texts = 0
 _causes: set[str] = set()
 _root = ""
-_deps_out: Any = None
-#: The code objects entered during the current test.
-_seen: set[Any] = set()
-#: File name -> its path relative to the root when it is the project's, else "".
-_project_files: dict[str, str] = {}
-_select: set[str] | None = None
-#: ``sys.monitoring`` (Python 3.12+), else ``None``; Any: older typeshed stubs lack it.
-_monitoring: Any = getattr(sys, "monitoring", None)
 
 
 def _write(record: dict[str, Any]) -> None:
@@ -94,106 +80,16 @@ def pytest_configure(config: pytest.Config) -> None:
                 encoding="utf-8")
     _write({"k": "start", "pytest": pytest.__version__, "worker": _worker(config),
             "root": _root})
-    _configure_affected(folder)
-
-
-def _configure_affected(folder: str) -> None:
-    global _deps_out, _select
-    if os.environ.get("RALPH_VERIFY_DEPS"):
-        _deps_out = open(os.path.join(folder, f"deps-{os.getpid()}.jsonl"), "a",  # noqa: SIM115  # open all session
-                         encoding="utf-8")
-    select = os.environ.get("RALPH_VERIFY_SELECT")
-    if select:
-        with open(select, encoding="utf-8") as handle:
-            chosen = json.load(handle)
-        _select = set(chosen["ids"]) | {f"file:{rel}" for rel in chosen["files"]}
-
-
-def _saw(frame: Any, event: str, arg: Any) -> None:
-    """Profile/trace function: note the code of each frame entered; never trace its lines."""
-    _seen.add(frame.f_code)
-
-
-def _saw_code(code: Any, offset: int) -> Any:
-    _seen.add(code)
-    return _monitoring.DISABLE  # once per code object and test: restart_events() re-arms
-
-
-def _monitor_tool() -> int | None:
-    monitoring = _monitoring
-    if monitoring is None:
-        return None
-    for tool in (4, 3, 5):
-        if monitoring.get_tool(tool) in (None, "ralph-verify"):
-            if monitoring.get_tool(tool) is None:
-                monitoring.use_tool_id(tool, "ralph-verify")
-                monitoring.register_callback(tool, monitoring.events.PY_START, _saw_code)
-            return tool
-    return None
-
-
-@pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, Any, None]:
-    """Record the project files each test's code ran in (with ``RALPH_VERIFY_DEPS``)."""
-    if _deps_out is None:
-        yield
-        return
-    _seen.clear()
-    tool = _monitor_tool()
-    how = ""
-    if tool is not None:
-        _monitoring.restart_events()
-        _monitoring.set_events(tool, _monitoring.events.PY_START)
-    elif sys.gettrace() is None:  # coverage's tracer is not ours to replace
-        how = "trace"
-        sys.settrace(_saw)
-    elif sys.getprofile() is None:
-        how = "profile"
-        sys.setprofile(_saw)
-    try:
-        yield
-    finally:
-        if tool is not None:
-            _monitoring.set_events(tool, 0)
-        elif how == "trace":
-            sys.settrace(None)
-        elif how == "profile":
-            sys.setprofile(None)
-    lines: dict[str, list[int]] = {}
-    for code in _seen:
-        rel = _project_file(code.co_filename)
-        if rel:
-            lines.setdefault(rel, []).append(code.co_firstlineno)
-    _seen.clear()
-    seen = set(lines)
-    path = getattr(item, "path", None) or getattr(item, "fspath", None)  # pytest<7: fspath
-    if path is not None:
-        seen.add(_relative(str(path)))
-    files = sorted(seen)
-    _deps_out.write(json.dumps({"id": item.nodeid, "files": files, "lines": lines,
-                                "traced": bool(tool is not None or how)}) + "\n")
-    _deps_out.flush()
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """With ``RALPH_VERIFY_SELECT``: keep only the named tests (ralph-verify chose them)."""
-    if _select is not None:
-        items[:] = [item for item in items if item.nodeid in _select
-                    or f"file:{item.nodeid.split('::', 1)[0]}" in _select]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    global _out, _deps_out
+    global _out
     if _out is not None:
         _out.close()
         _out = None
-    if _deps_out is not None:
-        _deps_out.close()
-        _deps_out = None
 
 
-def _relative(path: str) -> str:
+def relative(path: str) -> str:
     try:
         rel = os.path.relpath(path, _root)
     except ValueError:
@@ -201,16 +97,8 @@ def _relative(path: str) -> str:
     return path if rel.startswith("..") else rel.replace(os.sep, "/")
 
 
-def _project_file(filename: str) -> str:
-    """``filename`` relative to the root if it is the project's, else "" (cached)."""
-    rel = _project_files.get(filename)
-    if rel is None:
-        rel = _project_files[filename] = _relative(filename) if _is_project(filename) else ""
-    return rel
-
-
-def _is_project(path: str) -> bool:
-    rel = _relative(path)
+def is_project(path: str) -> bool:
+    rel = relative(path)
     if rel == path or path.startswith("<"):
         return False
     parts = rel.split("/")
@@ -220,7 +108,7 @@ def _is_project(path: str) -> bool:
 
 
 def _is_test(path: str) -> bool:
-    parts = _relative(path).split("/")
+    parts = relative(path).split("/")
     name = parts[-1]
     return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
             or any(p in _TEST_DIRS for p in parts[:-1]))
@@ -238,7 +126,7 @@ def _root_cause(tb: TracebackType | None) -> dict[str, Any] | None:
     code_frame = test_frame = None
     while tb is not None:
         filename = tb.tb_frame.f_code.co_filename
-        if _is_project(filename):
+        if is_project(filename):
             if _is_test(filename):
                 test_frame = tb
             else:
@@ -249,7 +137,7 @@ def _root_cause(tb: TracebackType | None) -> dict[str, Any] | None:
         return None
     filename = found.tb_frame.f_code.co_filename
     line = found.tb_lineno
-    return {"path": _relative(filename), "line": line, "func": found.tb_frame.f_code.co_name,
+    return {"path": relative(filename), "line": line, "func": found.tb_frame.f_code.co_name,
             "source": linecache.getline(filename, line).strip()[:300]}
 
 
@@ -343,7 +231,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
             if crash is not None and getattr(crash, "path", None):
                 path = str(crash.path)
-                root = {"path": _relative(path), "line": crash.lineno, "func": "",
+                root = {"path": relative(path), "line": crash.lineno, "func": "",
                         "source": linecache.getline(path, crash.lineno).strip()[:300]}
         record["root"] = root
         cause = f"{root.get('path')}:{root.get('line')}:{record.get('raw')}" if root else ""
@@ -395,5 +283,5 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         for impl in caller.get_hookimpls():
             path = _plugin_file(impl.plugin)
             hooks.setdefault(name, []).append({"plugin": impl.plugin_name,
-                                               "path": _relative(path) if _root else path})
+                                               "path": relative(path) if _root else path})
     _write({"k": "hooks", "hooks": hooks})

@@ -1,6 +1,7 @@
-"""Our plugins inside the project's pytest: the recorder, and coverage for xdist workers.
+"""Our plugins inside the project's pytest: the recorder and its sibling for affected
+tests, and coverage for xdist workers.
 
-Both are written to a folder the project's interpreter imports with ``-p``; under
+All are written to a folder the project's interpreter imports with ``-p``; under
 coverage they are compiled once per interpreter binary and source, in the user cache,
 so that no Python start compiles them before every run.
 """
@@ -11,7 +12,7 @@ import os
 from pathlib import Path
 
 from ralph_verify.process import ToolError
-from ralph_verify.pytest_record import PLUGIN_NAME, plugin_source
+from ralph_verify.pytest_record import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
 from ralph_verify.verification import VerifyContext
 
 XDIST_COVERAGE_PLUGIN = "ralph_verify_xdist_coverage"
@@ -49,9 +50,12 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *, compiled: bool,
     """
     plugin_dir = folder / "plugin"
     plugin_dir.mkdir(exist_ok=True)
-    sources = {PLUGIN_NAME: plugin_source(), XDIST_COVERAGE_PLUGIN: XDIST_COVERAGE_SOURCE}
+    sources = {PLUGIN_NAME: plugin_source(),
+               AFFECTED_PLUGIN_NAME: plugin_source("pytest_affected_recorder"),
+               XDIST_COVERAGE_PLUGIN: XDIST_COVERAGE_SOURCE}
     if not compiled:
-        (plugin_dir / f"{PLUGIN_NAME}.py").write_text(sources[PLUGIN_NAME], encoding="utf-8")
+        for name in (PLUGIN_NAME, AFFECTED_PLUGIN_NAME):
+            (plugin_dir / f"{name}.py").write_text(sources[name], encoding="utf-8")
         return plugin_dir
     kept = _compiled_plugins(python, sources)
     if kept is not None and all((kept / f"{name}.pyc").is_file() for name in sources):

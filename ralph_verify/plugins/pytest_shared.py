@@ -17,7 +17,13 @@ from ralph_verify.junit_xml import JUnitReport, read_report
 from ralph_verify.plugins.junit import MAX_KEPT
 from ralph_verify.plugins.pytest_plugin_dir import XDIST_COVERAGE_PLUGIN, plugin_dir
 from ralph_verify.process import ToolError, ToolRun
-from ralph_verify.pytest_record import PLUGIN_NAME, failing_ids, read_record, test_ids
+from ralph_verify.pytest_record import (
+    AFFECTED_PLUGIN_NAME,
+    PLUGIN_NAME,
+    failing_ids,
+    read_record,
+    test_ids,
+)
 from ralph_verify.stash import SESSION_KEY, StashKey
 from ralph_verify.verification import VerifyContext
 
@@ -171,9 +177,12 @@ def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
     under_coverage = (any(check.needs_coverage for check in ctx.checks) if coverage is None
                       else coverage)
     plugins = plugin_dir(ctx, python, folder, compiled=under_coverage, env=pytest_env(ctx))
-    # Our recorder is loaded first, before the project's own plugins and conftest files.
-    pytest_argv = ["-m", "pytest", "-p", PLUGIN_NAME, *run_args, f"--junitxml={junit}",
-                   "-o", "junit_family=xunit1"]
+    # Our recorder is loaded first, before the project's own plugins and conftest files;
+    # its sibling for affected tests only where it has something to do.
+    affected = deps or "RALPH_VERIFY_SELECT" in (env or {})
+    pytest_argv = ["-m", "pytest", "-p", PLUGIN_NAME,
+                   *(["-p", AFFECTED_PLUGIN_NAME] if affected else []), *run_args,
+                   f"--junitxml={junit}", "-o", "junit_family=xunit1"]
     run_env = pytest_env(ctx)
     run_env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(plugins), run_env.get("PYTHONPATH")) if p)
