@@ -3,6 +3,7 @@ iteration (``ralph_verify/cycle.py``), so they must agree on every verdict below
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -75,3 +76,28 @@ def test_weakening_the_failing_assertions_never_completes(calc: Driver) -> None:
     weakened = CALC_TESTS.replace("== 5", "== add(2, 3)").replace("== 6", "== mul(2, 3)")
     outcome = calc.loop("tests", [{"test_calc.py": weakened}] * 2)
     assert outcome.verdict != "complete" and outcome.iterations == 2
+
+
+def test_the_affected_tests_run_first_and_the_full_suite_decides(calc: Driver) -> None:
+    # Iteration 1 changes add's body (still wrong): only the tests that failed or ran add run
+    # first, a partial run that fails. Iteration 2 fixes calc.py: they pass, the full suite
+    # runs and decides complete.
+    calc.ralph.makepyproject('[tool.ralph-verify.checks.tests]\nselect = "affected"\n')
+    calc.ralph.makepyfile(text="def shout(s):\n    return s.upper()\n", test_text="""\
+        from text import shout
+
+        def test_shout():
+            assert shout("a") == "A"
+        """)
+    calc.ralph.git("add", "-A")
+    calc.ralph.git("commit", "-q", "-m", "affected tests first")
+    still_wrong = CALC.replace("a - b", "b - a")
+    outcome = calc.loop("tests", [{"calc.py": still_wrong}, {"calc.py": fixed_calc()}],
+                        "--max-iterations", "5")
+    assert outcome.verdict == "complete" and outcome.iterations == 2
+    history = [json.loads(line) for line in
+               (outcome.root / ".ralph/history.jsonl").read_text().splitlines()]
+    first, second = (line["checks"][0] for line in history)
+    assert first["counts"]["partial"] == 1 and first["counts"]["selected"] == 2  # add, mul
+    assert first["status"] == "failed" and "partial run" in first["summary"]
+    assert "partial" not in second["counts"] and second["counts"]["passed"] == 4
