@@ -3,13 +3,20 @@ imported. Not a timed test: what is imported is what costs, and it is exact."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
+from typing import Any
 
+import pluggy
 import pytest
 
+from ralph_verify import hookspec
+from ralph_verify.config.plugins import BUILTIN_PLUGINS, PluginManager, builtin_plugin_manager
 from ralph_verify.testing import Ralph
 
 HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.server", "asyncio",
@@ -142,3 +149,108 @@ def test_the_pytest_plugins_are_compiled_once_per_interpreter(ralph: Ralph,
     assert result.ret == 1, result
     result.stdout.fnmatch_lines(["FAILED*tests*1 failed, 1 passed*"])
     assert (ralph.path / "sessions.txt").read_text() == "session\nsession\n"
+
+
+ODD_PLUGIN = """
+import functools
+from os import getpid as ralph_getpid
+from ralph_verify import hookimpl
+
+
+class Holder:
+    @hookimpl
+    def ralph_addoption(self, parser):
+        pass
+
+
+ralph_addoption = Holder().ralph_addoption  # a bound method: a hook implementation
+
+
+@hookimpl(specname="ralph_configure")
+def configure_it(config):
+    pass
+
+
+@hookimpl
+def _unconfigure(config):
+    pass
+
+
+ralph_unconfigure = staticmethod(_unconfigure)
+ralph_cmdline_main = functools.partial(configure_it)
+RALPH_TABLE = {"ralph_verify_impl": {}}
+
+
+@hookimpl
+class ralph_sessionstart:  # a marked class is no hook implementation
+    pass
+
+
+def plain():
+    pass
+
+
+plain.__func__ = configure_it  # pluggy follows __func__ for its options
+
+
+def __getattr__(name):
+    if name == "ralph_phantom":
+        return configure_it
+    raise AttributeError(name)
+
+
+def __dir__():
+    return [*globals(), "ralph_phantom"]
+"""
+
+
+def hook_implementations(pm: pluggy.PluginManager) -> list[tuple[str, str, Any, bool, bool]]:
+    return sorted(((name, impl.plugin_name, impl.function, impl.wrapper, impl.tryfirst)
+                   for name, caller in vars(pm.hook).items()
+                   if isinstance(caller, pluggy.HookCaller)
+                   for impl in caller.get_hookimpls()), key=repr)
+
+
+def test_module_plugins_have_the_hook_implementations_pluggy_finds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # ralph-verify's manager looks a module's names up faster than pluggy; what it finds,
+    # for every built-in and for a module holding every kind of value, is what pluggy finds.
+    (tmp_path / "odd_plugin.py").write_text(ODD_PLUGIN)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    modules = [(name, importlib.import_module(f"ralph_verify.plugins.{name}"))
+               for name in BUILTIN_PLUGINS]
+    modules.append(("odd", importlib.import_module("odd_plugin")))
+    found = []
+    for manager in (PluginManager, pluggy.PluginManager):
+        pm = manager("ralph_verify")
+        pm.add_hookspecs(hookspec)
+        for name, module in modules:
+            pm.register(module, name=name)
+        found.append(hook_implementations(pm))
+    assert found[0] == found[1]
+    # pluggy's answers: a bound method, a marked function under its specname and what
+    # names it (a staticmethod, a function whose __func__ is it); no class, no partial.
+    assert sorted(impl[0] for impl in found[0] if impl[1] == "odd") == [
+        "_unconfigure", "ralph_addoption", "ralph_configure", "ralph_configure",
+        "ralph_unconfigure"]
+
+
+def test_plugins_are_registered_without_pluggys_slow_lookup(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # pluggy's own lookup (inspect.getattr_static, 10-20 ms for the built-ins' 1,300 names)
+    # is left only the names a module's plain dict cannot answer.
+    asked: list[tuple[Any, str]] = []
+    slow = pluggy.PluginManager.parse_hookimpl_opts
+
+    def spy(self: pluggy.PluginManager, plugin: Any, name: str) -> Any:
+        asked.append((plugin, name))
+        return slow(self, plugin, name)
+
+    monkeypatch.setattr(pluggy.PluginManager, "parse_hookimpl_opts", spy)
+    pm = builtin_plugin_manager()
+    assert len(pm.get_plugins()) > len(BUILTIN_PLUGINS) / 2
+    answerable = [(plugin.__name__, name) for plugin, name in asked
+                  if name not in dir(types.ModuleType) and name in vars(plugin)
+                  and (type(vars(plugin)[name]) is types.FunctionType
+                       or not inspect.isroutine(vars(plugin)[name]))]
+    assert answerable == []
