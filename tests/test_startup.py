@@ -16,7 +16,7 @@ import pluggy
 import pytest
 
 from ralph_verify import hookspec
-from ralph_verify.config.plugins import BUILTIN_PLUGINS, PluginManager, builtin_plugin_manager
+from ralph_verify.config.plugins import BUILTIN_PLUGINS, builtin_plugin_manager, new_plugin_manager
 from ralph_verify.testing import Ralph
 
 HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.server", "asyncio",
@@ -221,8 +221,7 @@ def test_module_plugins_have_the_hook_implementations_pluggy_finds(
                for name in BUILTIN_PLUGINS]
     modules.append(("odd", importlib.import_module("odd_plugin")))
     found = []
-    for manager in (PluginManager, pluggy.PluginManager):
-        pm = manager("ralph_verify")
+    for pm in (new_plugin_manager(), pluggy.PluginManager("ralph_verify")):
         pm.add_hookspecs(hookspec)
         for name, module in modules:
             pm.register(module, name=name)

@@ -131,7 +131,7 @@ _MODULE_TYPE_NAMES = frozenset(dir(ModuleType))
 _ABSENT = object()
 
 
-class PluginManager(pluggy.PluginManager):
+def new_plugin_manager() -> pluggy.PluginManager:
     """pluggy's manager, with the same answers for a module plugin, found faster.
 
     pluggy looks up every name of a plugin with ``inspect.getattr_static`` (some 10 us a
@@ -143,17 +143,24 @@ class PluginManager(pluggy.PluginManager):
     and ``inspect.isroutine`` of older ones: those cases are answered from the module's
     ``__dict__``; every other value (and any other plugin) goes to pluggy.
     """
+    pm = pluggy.PluginManager("ralph_verify")
+    slow = pm.parse_hookimpl_opts
+    marker = f"{pm.project_name}_impl"
 
-    def parse_hookimpl_opts(self, plugin: Any, name: str) -> Any:
+    def parse_hookimpl_opts(plugin: Any, name: str) -> Any:
         if type(plugin) is ModuleType and name not in _MODULE_TYPE_NAMES:
             value = plugin.__dict__.get(name, _ABSENT)
             if type(value) is FunctionType and "__func__" not in value.__dict__:
-                opts = getattr(value, f"{self.project_name}_impl", None)
+                opts = getattr(value, marker, None)
                 return opts if isinstance(opts, dict) else None
             if value is not _ABSENT and not inspect.isroutine(value) \
                     and not isinstance(value, (staticmethod, classmethod)):
                 return None
-        return super().parse_hookimpl_opts(plugin, name)
+        return slow(plugin, name)
+
+    # On the instance: the manager stays pluggy's own class, the one plugins know.
+    pm.parse_hookimpl_opts = parse_hookimpl_opts  # type: ignore[method-assign]  # see above
+    return pm
 
 
 def register_plugin(pm: pluggy.PluginManager, plugin: object, name: str) -> None:
@@ -179,7 +186,7 @@ def builtin_plugin_manager(disabled: Sequence[str] = (),
     registers ``pytest.main(plugins=...)``: enough for ``ralph_cmdline_main``, before any
     third-party code is imported. The essential built-ins are registered whatever
     ``disabled`` says: :func:`get_plugin_manager` refuses that, inside the command."""
-    pm = PluginManager("ralph_verify")
+    pm = new_plugin_manager()
     pm.add_hookspecs(hookspec)
     blocked = set(disabled) - set(ESSENTIAL_PLUGINS)
     for name in blocked:
