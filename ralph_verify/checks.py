@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from ralph_verify.fingerprint import fingerprint
 from ralph_verify.until import CheckSpec, SpecError
 
 if TYPE_CHECKING:
@@ -92,6 +91,11 @@ class CheckResult:
     cached: bool = False
 
     def __post_init__(self) -> None:
+        if all(f.fingerprint for f in self.failures):
+            self.failures = list(self.failures)
+            return
+        from ralph_verify.fingerprint import fingerprint  # its patterns: only for failures
+
         self.failures = [
             f if f.fingerprint
             else replace(f, fingerprint=fingerprint(self.name, f.message, f.code))

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 from ralph_verify.checks import CheckResult, Status
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
-from ralph_verify.iteration import Iteration, Session
 from ralph_verify.tool_output import one_line
 from ralph_verify.verdict import Verdict, VerdictProposal
 
 if TYPE_CHECKING:
     from ralph_verify.agents import AgentResult
     from ralph_verify.config import Config
+    from ralph_verify.iteration import Iteration, Session
     from ralph_verify.state import StateDir
     from ralph_verify.verification import Verification
 
@@ -74,6 +74,8 @@ def persisted_settings(config: Config) -> dict[str, Any]:
 def restore_session(config: Config, state: StateDir,
                     previous: dict[str, Any]) -> tuple[Session, int]:
     """The interrupted session of ``state.json``, ready to go on at its next iteration."""
+    from ralph_verify.iteration import Session  # a loop's; check's terminal lines need none
+
     verdict = (previous.get("verdict") or {}).get("verdict")
     if verdict == Verdict.COMPLETE.value:
         raise UsageError(f"session {previous.get('session')} is already complete; start a new "
@@ -104,6 +106,7 @@ def restore_session(config: Config, state: StateDir,
 
 def _iteration_from_record(record: dict[str, Any], state: StateDir) -> Iteration:
     from ralph_verify.agents import AgentResult  # a session resumed: a loop, not check
+    from ralph_verify.iteration import Iteration
 
     number = int(record["iteration"])
     agent = record.get("agent")

@@ -6,12 +6,14 @@ waited for and retried within its iteration (:mod:`ralph_verify.agents.retry`)."
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from ralph_verify import hookimpl
 from ralph_verify.config.parser import Bound, Parser, positive_int
-from ralph_verify.iteration import Iteration, Session
 from ralph_verify.verdict import Verdict, VerdictProposal
+
+if TYPE_CHECKING:
+    from ralph_verify.iteration import Iteration, Session
 
 NAME = "agent_error"
 DEFAULT_MAX_FAILURES = 3

@@ -15,10 +15,14 @@ logs why to ``.ralph/hook.log`` (see :mod:`ralph_verify.agenthook.protocol`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ralph_verify import hookimpl
-from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser
-from ralph_verify.scaffold import InitRegistry, InitTarget
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+    from ralph_verify.config.parser import Parser
+    from ralph_verify.scaffold import InitRegistry
 
 #: Seconds the agent waits for a hook before killing it (written by ``init``).
 DEFAULT_HOOK_TIMEOUT = 600
@@ -56,6 +60,8 @@ def ralph_addoption(parser: Parser) -> None:
 
 @hookimpl
 def ralph_register_init_targets(registry: InitRegistry) -> None:
+    from ralph_verify.scaffold import InitTarget
+
     registry.add(InitTarget("claude", init_claude,
                             help="Claude Code: the Stop hook and the PreToolUse guard in "
                                  ".claude/settings.json (merged, nothing of yours removed)"))

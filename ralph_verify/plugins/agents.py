@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from ralph_verify import hookimpl
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
-from ralph_verify.iteration import Session
 
 if TYPE_CHECKING:
     from ralph_verify.agents import (
@@ -20,6 +19,7 @@ if TYPE_CHECKING:
         AgentRequest,
         AgentResult,
     )
+    from ralph_verify.iteration import Session
 
 DEFAULT_IDLE_TIMEOUT = "20m"
 DEFAULT_MAX_RETRIES = 5

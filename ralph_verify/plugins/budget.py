@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import time
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
@@ -31,8 +31,10 @@ from ralph_verify.config.parser import (
 )
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
-from ralph_verify.iteration import Iteration, Session
 from ralph_verify.verdict import Verdict, VerdictProposal
+
+if TYPE_CHECKING:
+    from ralph_verify.iteration import Iteration, Session
 
 NAME = "budget"
 DEFAULT_MAX_TIME = "4h"

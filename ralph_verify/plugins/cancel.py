@@ -7,9 +7,13 @@ here, as soon as the verification is done.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ralph_verify import hookimpl
-from ralph_verify.iteration import Session
 from ralph_verify.verdict import Verdict, VerdictProposal
+
+if TYPE_CHECKING:
+    from ralph_verify.iteration import Session
 
 
 @hookimpl

@@ -18,14 +18,16 @@ uncommitted work outside the tree, for ``ralph-verify recover``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify import git, hookimpl
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
-from ralph_verify.iteration import Iteration, Session
 from ralph_verify.verdict import VerdictProposal
 from ralph_verify.verification import Verification
+
+if TYPE_CHECKING:
+    from ralph_verify.iteration import Iteration, Session
 
 NAME = "checkpoint"
 DEFAULT_PREFIX = "ralph/"

@@ -8,11 +8,15 @@ A claim the checks refute is pointed out in the next prompt.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ralph_verify import hookimpl
-from ralph_verify.iteration import Iteration, Session
 from ralph_verify.promises import COMPLETE, blocked_reason
 from ralph_verify.verdict import Verdict, VerdictProposal
 from ralph_verify.verification import Verification
+
+if TYPE_CHECKING:
+    from ralph_verify.iteration import Iteration, Session
 
 
 @hookimpl

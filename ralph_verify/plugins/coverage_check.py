@@ -6,11 +6,12 @@ the verification's one pytest run (:mod:`ralph_verify.plugins.pytest_shared`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks import Check, CheckResult, Failure, Status
-from ralph_verify.plugins.pytest_shared import EXIT_NO_TESTS, pytest_env, shared_pytest_run
-from ralph_verify.verification import VerifyContext
+
+if TYPE_CHECKING:
+    from ralph_verify.verification import VerifyContext
 
 
 class CoverageCheck(Check):
@@ -25,6 +26,9 @@ class CoverageCheck(Check):
 
     def run(self, ctx: VerifyContext) -> CheckResult:
         import json
+
+        # The pytest run's module (and the JUnit reader it pulls) only when a check runs.
+        from ralph_verify.plugins.pytest_shared import EXIT_NO_TESTS, pytest_env, shared_pytest_run
 
         run = shared_pytest_run(ctx)
         if run.partial:

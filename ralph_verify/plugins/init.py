@@ -15,21 +15,15 @@ from __future__ import annotations
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
-from ralph_verify.config import Config
-from ralph_verify.detect import Project, detect
 from ralph_verify.errors import UsageError
-from ralph_verify.scaffold import (
-    FileChange,
-    InitRegistry,
-    InitTarget,
-    append_block,
-    apply_changes,
-    newline_of,
-    read_text,
-)
+
+if TYPE_CHECKING:  # detect and scaffold are imported by init alone, when it runs
+    from ralph_verify.config import Config
+    from ralph_verify.detect import Project
+    from ralph_verify.scaffold import FileChange, InitRegistry
 
 PROMPT_TEMPLATE = """\
 # Task
@@ -56,6 +50,8 @@ _HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*([^\]\r\n]*?)[ \t]*\]")
 
 @hookimpl
 def ralph_register_init_targets(registry: InitRegistry) -> None:
+    from ralph_verify.scaffold import InitTarget
+
     registry.add(InitTarget("project", init_project,
                             help="[tool.ralph-verify] in pyproject.toml, PROMPT.md, .gitignore"))
 
@@ -139,6 +135,8 @@ def _is_ours(header: str) -> bool:
 def replace_tables(text: str, block: str) -> str | None:
     """``text`` with every ``[tool.ralph-verify...]`` table replaced by ``block`` (where the first
     one was); ``None`` if the table is not written as table headers (inline, dotted keys)."""
+    from ralph_verify.scaffold import newline_of
+
     kept: list[str] = []
     insert_at: int | None = None
     skipping = False
@@ -166,6 +164,8 @@ def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def pyproject_change(path: Path, block: str) -> FileChange:
+    from ralph_verify.scaffold import FileChange, append_block, read_text
+
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on Python 3.10 only
@@ -196,6 +196,8 @@ def pyproject_change(path: Path, block: str) -> FileChange:
 
 
 def gitignore_change(path: Path) -> FileChange:
+    from ralph_verify.scaffold import FileChange, append_block, read_text
+
     old = read_text(path)
     entries = {line.strip() for line in (old or "").splitlines()}
     if entries & {".ralph", ".ralph/", "/.ralph", "/.ralph/"}:
@@ -210,6 +212,8 @@ def _ask(question: str, default: str) -> str:
 
 
 def init_project(config: Config) -> int:
+    from ralph_verify.detect import detect
+    from ralph_verify.scaffold import FileChange, apply_changes, read_text
     from ralph_verify.until import parse_until
 
     out = sys.stdout

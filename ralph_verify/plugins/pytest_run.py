@@ -46,35 +46,41 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
 from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
-from ralph_verify.junit_xml import JUnitError, JUnitReport, iter_cases
 from ralph_verify.plugins.coverage_check import CoverageCheck, least_covered, line_ranges
-from ralph_verify.plugins.junit import report_result
-from ralph_verify.plugins.pytest_shared import (
-    EXIT_INTERRUPTED,
-    EXIT_NO_TESTS,
-    EXIT_TESTS_FAILED,
-    TEST_IDS_KEY,
-    PytestRun,
-    collected_ids,
-    fresh_record_dir,
-    mark_flaky,
-    pytest_env,
-    read_pytest_report,
-    rerun_args,
-    shared_pytest_run,
-    tests_args,
-    tests_options,
-)
-from ralph_verify.process import ToolError
-from ralph_verify.pytest_record import PLUGIN_NAME, passed_ids, read_record
-from ralph_verify.verification import VerifyContext
 
 if TYPE_CHECKING:
     from ralph_verify.iteration import Session
+    from ralph_verify.junit_xml import JUnitReport
+    from ralph_verify.plugins.pytest_shared import (
+        EXIT_NO_TESTS,
+        TEST_IDS_KEY,
+        PytestRun,
+        collected_ids,
+        read_pytest_report,
+        rerun_args,
+        shared_pytest_run,
+        tests_args,
+        tests_options,
+    )
+    from ralph_verify.verification import VerifyContext
 
 __all__ = ["EXIT_NO_TESTS", "TEST_IDS_KEY", "CoverageCheck", "PytestRun", "TestsCheck",
            "collected_ids", "least_covered", "line_ranges", "read_pytest_report", "rerun_args",
            "shared_pytest_run", "tests_args", "tests_options"]
+
+#: The names re-exported from :mod:`.pytest_shared`, imported on first use (PEP 562): the
+#: run's module pulls in the JUnit reader, which a command that runs no pytest never needs.
+_SHARED = frozenset({"EXIT_NO_TESTS", "TEST_IDS_KEY", "PytestRun", "collected_ids",
+                     "read_pytest_report", "rerun_args", "shared_pytest_run", "tests_args",
+                     "tests_options"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SHARED:
+        from ralph_verify.plugins import pytest_shared
+
+        return getattr(pytest_shared, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class TestsCheck(Check):
@@ -109,6 +115,17 @@ class TestsCheck(Check):
 
     def run_suite(self, ctx: VerifyContext) -> CheckResult:
         """The plain ``tests`` verdict of this verification's pytest run."""
+        from ralph_verify.junit_xml import JUnitError
+        from ralph_verify.plugins.junit import report_result
+        from ralph_verify.plugins.pytest_shared import (
+            EXIT_INTERRUPTED,
+            EXIT_NO_TESTS,
+            EXIT_TESTS_FAILED,
+            mark_flaky,
+            read_pytest_report,
+            shared_pytest_run,
+        )
+
         run = shared_pytest_run(ctx)
         code = run.tool_run.returncode
         if code == EXIT_NO_TESTS:
@@ -147,6 +164,11 @@ class TestsCheck(Check):
 
     def _rerun(self, ctx: VerifyContext, run: PytestRun, report: JUnitReport) -> list[str]:
         """Run the failed tests once more (not under coverage); the ids that passed."""
+        from ralph_verify.junit_xml import JUnitError, iter_cases
+        from ralph_verify.plugins.pytest_shared import fresh_record_dir, pytest_env, rerun_args
+        from ralph_verify.process import ToolError
+        from ralph_verify.pytest_record import PLUGIN_NAME, passed_ids, read_record
+
         if (len(report.problems) != report.failing or any(c.collection for c in report.problems)
                 or any(c.code == "tampering" for c in report.problems)):
             return []

@@ -7,11 +7,14 @@ agent hooks (:mod:`ralph_verify.plugins.agenthook`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ralph_verify import hookimpl
-from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
-from ralph_verify.scaffold import init_targets
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+    from ralph_verify.config.parser import Parser
 
 
 @hookimpl
@@ -37,6 +40,8 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def run_init(config: Config) -> int:
+    from ralph_verify.scaffold import init_targets
+
     registry = init_targets(config)
     name = config.get("target")
     target = registry.get(name)
