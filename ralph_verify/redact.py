@@ -38,9 +38,34 @@ def _secret_name(name: str) -> bool:
 
 def secret_values(environ: Mapping[str, str] | None = None) -> dict[str, str]:
     """Map each secret-looking value in the environment to the variable's name."""
-    env = os.environ if environ is None else environ
+    if environ is None:
+        return dict(_process_secrets())
+    return _secrets_of(environ)
+
+
+def _secrets_of(env: Mapping[str, str]) -> dict[str, str]:
     return {value: name for name, value in env.items()
             if len(value) >= _MIN_LENGTH and _secret_name(name)}
+
+
+#: This process's secrets, with the environment they were read from (``os.environ``'s own
+#: store, compared whole at each call: every cut and result redacts, hundreds of times
+#: per verification, and decoding the environment each time cost milliseconds).
+_process_memo: tuple[dict[bytes, bytes], dict[str, str]] | None = None
+
+
+def _process_secrets() -> dict[str, str]:
+    global _process_memo
+    store = getattr(os.environ, "_data", None)
+    if not isinstance(store, dict):  # not CPython's os.environ: read it each time
+        return _secrets_of(os.environ)
+    memo = _process_memo
+    if memo is not None and memo[0] == store:
+        return memo[1]
+    snapshot = dict(store)
+    found = _secrets_of(os.environ)
+    _process_memo = (snapshot, found)
+    return found
 
 
 def _xml_escape(value: str) -> str:

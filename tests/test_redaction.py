@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import html
 import json
+import os
 
-from ralph_verify.redact import PARTIAL_MIN, redact, redact_data
+import pytest
+
+from ralph_verify.redact import PARTIAL_MIN, redact, redact_data, secret_values
 from ralph_verify.testing import Ralph
 
 #: A token as services issue them, and a password no JSON/XML/HTML writer leaves alone.
@@ -90,3 +93,29 @@ def test_a_secret_path_does_not_redact_its_neighbours() -> None:
     env = {"SSH_KEY_FILE": "/home/someone/.ssh/id_ed25519"}
     assert redact("/home/someone/project/x.py", env) == "/home/someone/project/x.py"
     assert redact("read /home/someone/.ssh/id_ed25519", env) == "read [redacted:SSH_KEY_FILE]"
+
+
+def test_the_environment_is_read_once_while_it_does_not_change(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every cut and result redacts (hundreds of times in a verification): the process's
+    # secrets are read again only when the environment changed, and then at once.
+    monkeypatch.setenv("DEPLOY_TOKEN", TOKEN)
+    reads: list[int] = []
+    iterate = type(os.environ).__iter__
+
+    def counted(environ: object) -> object:
+        reads.append(1)
+        return iterate(environ)  # type: ignore[arg-type]  # os._Environ, private
+
+    monkeypatch.setattr(type(os.environ), "__iter__", counted)
+    for _ in range(50):
+        assert secret_values()[TOKEN] == "DEPLOY_TOKEN"
+        assert redact(f"token={TOKEN}") == "token=[redacted:DEPLOY_TOKEN]"
+    assert len(reads) == 1
+    monkeypatch.setenv("DEPLOY_TOKEN", TOKEN[::-1])
+    assert redact(f"{TOKEN} {TOKEN[::-1]}") == f"{TOKEN} [redacted:DEPLOY_TOKEN]"
+    monkeypatch.delenv("DEPLOY_TOKEN")
+    assert TOKEN[::-1] not in secret_values()
+    assert len(reads) == 3
+    # A mapping given is read as it is, every time.
+    assert secret_values({"API_KEY": TOKEN}) == {TOKEN: "API_KEY"}
