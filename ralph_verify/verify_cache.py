@@ -56,15 +56,16 @@ def _sha(*parts: object) -> str:
 def tree_digest(root: Path) -> str:
     """Every file under ``root`` (outside :data:`CACHE_FOLDERS` and virtual environments):
     its path and content hash. Bytecode is left out: it is not a source."""
-    from ralph_verify.snapshot import digest, walk_files
+    from ralph_verify.snapshot import digest, is_file, walk_files
 
     sha = hashlib.sha256()
+    top = os.fspath(root)
     for rel in walk_files(root, CACHE_FOLDERS):
         if rel.endswith((".pyc", ".pyo")):
             continue
-        path = root / rel
+        path = os.path.join(top, rel)
         try:
-            content = digest(path) if path.is_file() else f"link:{os.readlink(path)}"
+            content = digest(path) if is_file(path) else f"link:{os.readlink(path)}"
         except OSError as exc:
             content = f"unreadable:{type(exc).__name__}"
         sha.update(f"{rel}\0{content}\n".encode("utf-8", "surrogateescape"))
