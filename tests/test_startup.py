@@ -37,7 +37,7 @@ HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.serve
 #: What a ``check --until lint`` on a project without options still never needs: besides
 #: the above, what only other checks, commands or a loop use (their plugins import it
 #: when they run: each some 1-3 ms, dataclasses and patterns built at import).
-HEAVY_FOR_LINT = (*(name for name in HEAVY if name not in ("tomllib", "concurrent.futures")),
+HEAVY_FOR_LINT = (*(name for name in HEAVY if name != "tomllib"), "logging",
                   "ralph_verify.junit_xml", "ralph_verify.junit_case", "ralph_verify.pytest_record",
                   "ralph_verify.plugins.pytest_shared", "ralph_verify.fingerprint",
                   "ralph_verify.scaffold", "ralph_verify.detect", "ralph_verify.iteration")
