@@ -109,6 +109,21 @@ def plan(root: Path, session_dir: Path, files_changed: list[str]) -> tuple[Plan 
     return Plan(ids=ids, files=files, changed=changed, whole=whole), ""
 
 
+def selects_affected(select: str, python_version: str) -> bool:
+    """Whether a loop runs the affected tests first: ``select = "auto"`` does on Python 3.12
+    and later, where ``sys.monitoring`` makes recording the map nearly free (more-itertools'
+    recipe tests: 20.0 s user against 19.8 s unrecorded); before, the call tracer that records
+    it makes the full runs up to twice as long (39 s against 18 s), which affected-first
+    iterations do not always win back."""
+    if select != "auto":
+        return select == "affected"
+    try:
+        major, minor = (int(part) for part in python_version.split(".")[:2])
+    except ValueError:
+        return False  # "version unknown"
+    return (major, minor) >= (3, 12)
+
+
 def _wanted(root: Path, data: dict[str, Any], changed: list[str],
             index: dict[str, int]) -> tuple[set[int], set[int]]:
     """The changed files whose every recorded test is affected, and the changed units

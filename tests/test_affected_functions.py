@@ -4,12 +4,14 @@ in a real ``run`` loop with ``cmd:`` agents)."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
-from ralph_verify import affected_units
+from ralph_verify import affected, affected_units
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import agent, history, prompt, state
-from tests.test_affected import CALC, MARK, TEXT, _project, _ran
+from tests.test_affected import CALC, MARK, TESTS, TEXT, _project, _ran
 
 #: shout, three lines longer (and still right).
 GROWN = '''\
@@ -220,3 +222,29 @@ def test_which_units_a_change_touches(old: str, new: str, changed: list[str], wh
     keys, reason = affected_units.bodies_changed(before, after)
     assert keys == changed
     assert reason.startswith(why)
+
+
+@pytest.mark.parametrize(("select", "version", "chosen"), [
+    ("auto", "3.12.1", True), ("auto", "3.13.0", True), ("auto", "4.0", True),
+    ("auto", "3.11.7", False), ("auto", "3.8.18", False), ("auto", "version unknown", False),
+    ("affected", "3.11.7", True), ("all", "3.13.0", False),
+])
+def test_auto_runs_the_affected_tests_first_where_recording_is_nearly_free(
+        select: str, version: str, chosen: bool) -> None:
+    assert affected.selects_affected(select, version) is chosen
+
+
+def test_by_default_a_loop_runs_the_affected_tests_first_on_python_3_12_and_later(
+        ralph: Ralph) -> None:
+    # No select setting: "auto". The project's Python is the one running this suite.
+    ralph.makepyfile(**{"calc": CALC, "text": TEXT, **TESTS})
+    ralph.env["RUN_LOG"] = str(ralph.path.parent / "ran.log")
+    result = ralph.run("run", "--agent", agent(ralph, MARK + _edit(("s.upper()", "s.title()"))),
+                       "--until", "tests", "--max-iterations", "1", "fix it")
+    assert result.ret != 0, result
+    baseline, first = _ran(ralph)
+    check = history(ralph)[0]["checks"][0]
+    if sys.version_info >= (3, 12):
+        assert sorted(first) == ONE and check["counts"]["partial"] == 1
+    else:
+        assert sorted(first) == sorted(baseline) and "partial" not in check["counts"]

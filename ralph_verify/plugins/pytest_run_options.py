@@ -29,14 +29,17 @@ class TestsOptions(CheckOptions):
         description="Re-run the failed tests once when 1 to N failed; one that passes then "
                     "is reported as flaky, not failed (0: never re-run)",
     )
-    select: Literal["affected", "all"] = Field(
-        default="all",
-        description='In a loop (run): "affected" runs first only the tests that ran what '
-                    "changed since the last full run (the functions whose body changed, or any "
-                    "code of a file changed otherwise), plus those that failed last time and "
-                    "those of a changed test file; if one fails, "
-                    "that is the verdict, else the full suite runs and decides (a loop never "
-                    'ends complete on a partial run); "all": always the full suite',
+    select: Literal["auto", "affected", "all"] = Field(
+        default="auto",
+        description='In a loop (run, the Stop hook): "affected" runs first only the tests that '
+                    "ran what changed since the last full run (the functions whose body "
+                    "changed, or any code of a file changed otherwise), plus those that failed "
+                    "last time and those of a changed test file; if one fails, that is the "
+                    "verdict, else the full suite runs and decides (a loop never ends complete "
+                    'on a partial run); "all": always the full suite; "auto": "affected" when '
+                    "the project's Python is 3.12 or later (recording what each test ran is "
+                    'nearly free there), else "all" (before 3.12 the full runs that record it '
+                    "take up to twice as long)",
     )
     flaky: Literal["block", "allow"] = Field(
         default="block",

@@ -132,8 +132,13 @@ def _affected_session(ctx: VerifyContext) -> Session | None:
     if session is None:
         return None  # not in a loop: the options need not even be built
     options = tests_options(ctx)
-    if options.select != "affected" or options.flaky == "allow":
+    if options.flaky == "allow":
         return None  # with flaky = "allow", a partial run could pass after its re-run
+    from ralph_verify.affected import selects_affected
+    from ralph_verify.interpreter import python_version
+
+    if not selects_affected(options.select, python_version(ctx.python())):
+        return None
     if any(check.spec.arg == "new" for check in ctx.checks if check.name == "tests"):
         return None  # tests:new judges failures against the baseline: it needs every test
     return session
