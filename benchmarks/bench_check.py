@@ -103,14 +103,20 @@ def fetch(requirement: str) -> Path:
 
 def prepare(project: Path) -> str:
     """A virtualenv for ``project`` that sees our tools; its python. A ``src/`` layout is
-    found through ``PYTHONPATH=src`` (see :func:`main`): relative, so that the copies the
-    changed-module iteration makes import their own code, not the original's."""
+    found through ``PYTHONPATH=src``, set here for every command run after: relative, so
+    that the copies the changed-module iteration makes import their own code."""
     venv = WORK / "envs" / project.name
     python = venv / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     site = next(venv.glob("lib/python*/site-packages"))
     paths = [sysconfig.get_path("purelib")]
+    # Every tool runs in the project's folder (by hand and under ralph-verify): a src/
+    # layout's package is then importable, the same way on both sides, before any copy of it
+    # that the tools' site-packages may hold (click: a dependency of some tools).
+    if "src" not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+        os.environ["PYTHONPATH"] = os.pathsep.join(["src", *filter(None, [
+            os.environ.get("PYTHONPATH")])])
     pth = site / "bench.pth"
     if not pth.exists() or pth.read_text() != "\n".join(paths) + "\n":
         pth.write_text("\n".join(paths) + "\n")
@@ -257,10 +263,6 @@ def main() -> int:
     if not projects:
         parser.error(f"no such project: {', '.join(sorted(wanted))}")
     scenarios = set(args.scenario or SCENARIOS)
-    # Every tool runs in the project's folder (by hand and under ralph-verify): a src/
-    # layout's package is then importable, the same way on both sides.
-    os.environ["PYTHONPATH"] = os.pathsep.join(["src", *filter(None, [
-        os.environ.get("PYTHONPATH")])])
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{sys.version.split()[0]}, load {os.getloadavg()[0]:.1f} at start", flush=True)
     folders = {p: fetch(p) for p in projects}
