@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import traceback
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
@@ -82,10 +81,14 @@ def run_command(argv: list[str], plugins: Sequence[object],
             try:
                 config.hook.ralph_unconfigure(config=config)
             except Exception:
+                import traceback  # only on errors: it pulls in textwrap
+
                 traceback.print_exc()
 
 
 def _internal_error() -> ExitCode:
+    import traceback
+
     traceback.print_exc()
     print("INTERNAL ERROR: this is a bug in ralph-verify or one of its plugins "
           "(see 'ralph-verify plugins'); please report it with the traceback above",

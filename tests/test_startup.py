@@ -40,7 +40,9 @@ HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.serve
 HEAVY_FOR_LINT = (*(name for name in HEAVY if name != "tomllib"), "logging",
                   "ralph_verify.junit_xml", "ralph_verify.junit_case", "ralph_verify.pytest_record",
                   "ralph_verify.plugins.pytest_shared", "ralph_verify.fingerprint",
-                  "ralph_verify.scaffold", "ralph_verify.detect", "ralph_verify.iteration")
+                  "ralph_verify.scaffold", "ralph_verify.detect", "ralph_verify.iteration",
+                  # only an error's traceback needs them (argparse's help, textwrap)
+                  "traceback", "textwrap")
 
 
 def imported(args: list[str], cwd: Path, watched: tuple[str, ...]) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import traceback
 from collections.abc import Generator
 from typing import Annotated
 
@@ -88,6 +87,8 @@ def ralph_verify_check_wrapper(check: Check, ctx: VerifyContext) -> Generator[
     except ToolError as exc:
         result = check.error(str(exc), output=exc.output)
     except Exception as exc:
+        import traceback  # only for a crash: it pulls in textwrap
+
         plugin = check.type.plugin or "?"
         result = check.error(
             f"check {check.spec.text!r} crashed ({type(exc).__name__}: {exc}); "

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
-import traceback
 from collections.abc import Generator
 
 from ralph_verify import hookimpl
@@ -36,6 +35,8 @@ def ralph_cmdline_main(args: list[str]) -> Generator[None, int | None, int | Non
         with contextlib.redirect_stderr(err):
             code = yield
     except BaseException as exc:  # a hook must never fail the agent, not even on Ctrl-C
+        import traceback
+
         code = 4
         err.write(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
     if code == 0:
