@@ -38,6 +38,18 @@ if TYPE_CHECKING:  # this entry point is loaded at every start; the fleet only w
 CLUSTER_TIMEOUT = 60
 
 
+def _reachable(address: str) -> None:
+    """Raise ``OSError`` now when nothing listens at a ``tcp://`` address: Dask's client
+    retries a refused connection until its timeout (a minute for a mistyped port)."""
+    import socket
+
+    scheme, _, rest = address.rpartition("://")
+    host, _, port = rest.rpartition(":")
+    if scheme not in ("", "tcp") or not port.isdigit():
+        return  # tls://, ucx://, a scheduler file...: the client decides
+    socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=10).close()
+
+
 def _distributed() -> Any:
     """``distributed``, imported only here (its API is untyped: it is used as ``Any``)."""
     import importlib
@@ -130,6 +142,7 @@ class DaskExecutor:
         cluster: Any = None
         if fleet.address:
             try:
+                _reachable(fleet.address)
                 client = Client(fleet.address, timeout=CLUSTER_TIMEOUT)
             except OSError as exc:
                 from ralph_verify.errors import UsageError

@@ -356,3 +356,20 @@ def test_total_cost_counts_the_loops_running_on_the_workers(ralph: Ralph,
         assert loop["verdict"] == "cancelled" and loop["cost_usd"] == 1.0, loop
         assert "it subtracts" in git(ralph.path, "show",
                                      f"{loop['branch']}:{loop['folder']}/NOTES.md")
+
+
+def test_an_address_where_no_scheduler_listens_is_a_usage_error_at_once(
+        ralph: Ralph, tmp_path: Path) -> None:
+    # Dask's client alone would retry the refused connection for a minute.
+    import socket
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    args = _setup(ralph, tmp_path, ["a"])
+    started = time.monotonic()
+    result = ralph.run("fleet", *args, "--address", f"tcp://127.0.0.1:{port}", "--id", "nx")
+    assert result.ret == 2, result
+    assert f"--address tcp://127.0.0.1:{port}: no Dask scheduler answered" in result.err
+    assert "dask scheduler" in result.err and "Traceback" not in result.err
+    assert time.monotonic() - started < 30, "it waited for Dask's connect timeout"
