@@ -34,20 +34,15 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Change:
-    """One module changed so that some of the project's tests fail.
-
-    Without ``original``: ``broken`` is appended before the loop starts (the baseline must
-    fail, or the loop ends there), ``appended`` by the agent in its iteration (a def
-    appended again is a module-level change: the affected tests are those of the file).
-    With ``original`` (a function's body line): ``broken`` replaces it before the loop and
-    the agent replaces ``broken`` with ``appended``, a change of one function's body.
-    Either way the affected tests still fail.
-    """
+    """One function's body changed so that some of the project's tests fail: ``broken``
+    replaces the body line ``original`` before the loop starts (the baseline must fail, or
+    the loop ends there), and the agent replaces ``broken`` with ``edited`` in its
+    iteration: the affected tests still fail."""
 
     path: str
     broken: str
-    appended: str
-    original: str = ""
+    edited: str
+    original: str
 
 
 #: Requirement -> a change of one function's body that some tests catch.
@@ -76,9 +71,7 @@ DEFAULT = "more-itertools==11.2.1"
 _AGENT = """\
 import pathlib, sys
 path = pathlib.Path(sys.argv[1])
-text = path.read_text()
-path.write_text(text.replace(sys.argv[3], sys.argv[2], 1) if len(sys.argv) > 3
-                else text + sys.argv[2])
+path.write_text(path.read_text().replace(sys.argv[3], sys.argv[2], 1))
 """
 
 
@@ -91,18 +84,17 @@ def iteration(project: Path, python: str, change: Change, select: str,
         ".ralph", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"))
     module = copy / change.path
     text = module.read_text(encoding="utf-8")
-    if change.original and change.original not in text:
+    if change.original not in text:
         raise SystemExit(f"{change.path} has no line {change.original.strip()!r}")
-    module.write_text(text.replace(change.original, change.broken, 1) if change.original
-                      else text + change.broken, encoding="utf-8")
+    module.write_text(text.replace(change.original, change.broken, 1), encoding="utf-8")
     pyproject = copy / "pyproject.toml"
     text = pyproject.read_text(encoding="utf-8") if pyproject.exists() else ""
     pyproject.write_text(text + f'\n[tool.ralph-verify.checks.tests]\nselect = "{select}"\n',
                          encoding="utf-8")
     script = work / "agent.py"
     script.write_text(_AGENT, encoding="utf-8")
-    agent = "cmd:" + shlex.join([sys.executable, str(script), change.path, change.appended,
-                                 *([change.broken] if change.original else [])])
+    agent = "cmd:" + shlex.join([sys.executable, str(script), change.path, change.edited,
+                                 change.broken])
     started = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "ralph_verify", "run", "--agent", agent, "--until", "tests",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import agent, history, prompt, state
@@ -75,6 +76,22 @@ def _project(ralph: Ralph, **extra: str) -> None:
     ralph.makepyproject(AFFECTED)
     ralph.makepyfile(**{"calc": CALC, "text": TEXT, **TESTS, **extra})
     ralph.env["RUN_LOG"] = str(ralph.path.parent / "ran.log")
+
+
+def only_the_full_suite_fails(ralph: Ralph, edit: str) -> tuple[list[str], dict[str, Any]]:
+    """One iteration whose agent runs ``edit``: test_twice, the affected test, passes first;
+    then the full suite runs, one test fails, and the loop does not end complete. The
+    baseline's tests and the iteration's tests check."""
+    result = ralph.run("run", "--agent", agent(ralph, MARK + edit), "--until", "tests",
+                       "--max-iterations", "1", "fix twice")
+    assert result.ret != 0, result
+    assert state(ralph)["verdict"]["verdict"] == "max-iterations"
+    baseline, first = _ran(ralph)
+    assert first[0] == "test_twice" and sorted(first[1:]) == sorted(baseline)
+    check: dict[str, Any] = history(ralph)[0]["checks"][0]
+    assert check["status"] == "failed" and "partial" not in check["counts"]
+    assert check["counts"]["failed"] == 1
+    return baseline, check
 
 
 def _ran(ralph: Ralph) -> list[list[str]]:
@@ -151,19 +168,11 @@ def test_a_dependency_the_map_misses_is_caught_by_the_full_suite(ralph: Ralph) -
                  def test_limit():
                      assert limits.LIMIT == 3
                  """})
-    body = MARK + """\
+    baseline, check = only_the_full_suite_fails(ralph, """\
 pathlib.Path("limits.py").write_text(pathlib.Path("limits.py").read_text()
                                      .replace("LIMIT = 3", "LIMIT = 4").replace(" + 1", ""))
-"""
-    result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests",
-                       "--max-iterations", "1", "fix twice")
-    assert result.ret != 0, result
-    assert state(ralph)["verdict"]["verdict"] == "max-iterations"
-    baseline, first = _ran(ralph)
-    assert first[0] == "test_twice" and sorted(first[1:]) == sorted(baseline)
-    check = history(ralph)[0]["checks"][0]
-    assert check["status"] == "failed" and "partial" not in check["counts"]
-    assert check["counts"]["failed"] == 1 and check["counts"]["passed"] == len(baseline) - 1
+""")
+    assert check["counts"]["passed"] == len(baseline) - 1
     saved = json.loads((ralph.path / ".ralph/iterations/001/verification.json").read_text())
     assert [f["location"] for f in saved["checks"][0]["failures"]] == [
         "tests/test_limits.py::test_limit"]

@@ -10,8 +10,16 @@ import pytest
 
 from ralph_verify import affected, affected_units
 from ralph_verify.testing import Ralph
-from tests.loop_helpers import agent, history, prompt, state
-from tests.test_affected import CALC, MARK, TESTS, TEXT, _project, _ran
+from tests.loop_helpers import agent, history, prompt
+from tests.test_affected import (
+    CALC,
+    MARK,
+    TESTS,
+    TEXT,
+    _project,
+    _ran,
+    only_the_full_suite_fails,
+)
 
 #: shout, three lines longer (and still right).
 GROWN = '''\
@@ -111,19 +119,10 @@ def test_a_test_only_the_full_suite_runs_stops_complete(ralph: Ralph) -> None:
                  def test_doc():
                      assert twice.__doc__ == "Double x."
                  """})
-    body = MARK + """\
+    only_the_full_suite_fails(ralph, """\
 pathlib.Path("twice.py").write_text(pathlib.Path("twice.py").read_text()
                                     .replace(" + 1", "").replace("Double", "Twice"))
-"""
-    result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests",
-                       "--max-iterations", "1", "fix twice")
-    assert result.ret != 0, result
-    assert state(ralph)["verdict"]["verdict"] == "max-iterations"
-    baseline, first = _ran(ralph)
-    assert first[0] == "test_twice" and sorted(first[1:]) == sorted(baseline)
-    check = history(ralph)[0]["checks"][0]
-    assert check["status"] == "failed" and "partial" not in check["counts"]
-    assert check["counts"]["failed"] == 1
+""")
 
 
 FMT = '''\

@@ -156,8 +156,7 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
     select.write_text(json.dumps(chosen.selection()), encoding="utf-8")
     args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), *chosen.files]
     try:
-        run = _launch(ctx, "pytest-affected", args=args, coverage=False,
-                      env={"RALPH_VERIFY_SELECT": str(select)})
+        run = _launch(ctx, "pytest-affected", args=args, coverage=False, select=select)
     except ToolError:
         return None
     if run.tool_run.returncode != EXIT_TESTS_FAILED or run.record_dir is None:
@@ -171,8 +170,10 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
 
 def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
             coverage: bool | None = None, deps: bool = False,
-            env: dict[str, str] | None = None) -> PytestRun:
-    """One pytest run in ``ctx.workdir / name`` (under coverage if a check needs it)."""
+            select: Path | None = None) -> PytestRun:
+    """One pytest run in ``ctx.workdir / name`` (under coverage if a check needs it); with
+    ``deps`` it records what each test ran, with ``select`` (a JSON file of ids) it runs only
+    those tests (:mod:`ralph_verify.pytest_affected_recorder`)."""
     python = ctx.python()
     run_args = tuple(tests_args(ctx) if args is None else args)
     folder = ctx.workdir / name
@@ -181,20 +182,21 @@ def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
     record = fresh_record_dir(folder / "record")
     under_coverage = (any(check.needs_coverage for check in ctx.checks) if coverage is None
                       else coverage)
-    plugins = plugin_dir(ctx, python, folder, compiled=under_coverage, env=pytest_env(ctx))
+    run_env = pytest_env(ctx)
+    plugins = plugin_dir(ctx, python, folder, compiled=under_coverage, env=dict(run_env))
     # Our recorder is loaded first, before the project's own plugins and conftest files;
     # its sibling for affected tests only where it has something to do.
-    affected = deps or "RALPH_VERIFY_SELECT" in (env or {})
+    affected = deps or select is not None
     pytest_argv = ["-m", "pytest", "-p", PLUGIN_NAME,
                    *(["-p", AFFECTED_PLUGIN_NAME] if affected else []), *run_args,
                    f"--junitxml={junit}", "-o", "junit_family=xunit1"]
-    run_env = pytest_env(ctx)
     run_env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(plugins), run_env.get("PYTHONPATH")) if p)
     run_env["RALPH_VERIFY_RECORD_DIR"] = str(record)
     if deps:
         run_env["RALPH_VERIFY_DEPS"] = "1"
-    run_env.update(env or {})
+    if select is not None:
+        run_env["RALPH_VERIFY_SELECT"] = str(select)
     data: Path | None = None
     if under_coverage:
         data = folder / ".coverage"
