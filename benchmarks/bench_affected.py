@@ -121,7 +121,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).parent))
-    from bench_check import fetch, prepare  # the script beside this one (it calls us too)
+    from bench_projects import fetch, prepare  # the module beside this one
 
     change = CHANGES[args.project]
     project = fetch(args.project)

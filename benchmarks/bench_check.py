@@ -39,8 +39,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import sysconfig
-import tarfile
 import tempfile
 import time
 from collections.abc import Callable
@@ -49,9 +47,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-#: Outside any repository: ruff and mypy look for their configuration in parent folders,
-#: so a project unpacked inside this checkout would be checked with our settings.
-WORK = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ralph-verify-bench"
+from bench_projects import WORK, fetch, prepare  # the module beside this one
+
 CACHES = (".mypy_cache", ".ruff_cache", ".pytest_cache", ".coverage", ".ralph")
 #: ralph-verify's own caches (bytecode prefix, mypy, verifications) for the benchmark.
 RALPH_CACHE = WORK / "ralph-verify-cache"
@@ -79,48 +76,6 @@ ROWS = {
 }
 RATIOS = (("check warm", "hand warm"), ("check cold", "hand cold"), ("check warm", "chain"),
           ("changed all", "changed affected"))
-
-
-def fetch(requirement: str) -> Path:
-    """Download and unpack the sdist of ``requirement``; return the project folder."""
-    name = requirement.split("==")[0]
-    WORK.mkdir(parents=True, exist_ok=True)
-    version = requirement.split("==")[1] if "==" in requirement else ""
-    prefixes = (f"{name}-", f"{name.replace('-', '_')}-")  # more-itertools: more_itertools-11.2.1
-    existing = sorted(p for p in WORK.iterdir() if p.is_dir() and p.name.startswith(prefixes)
-                      and (not version or p.name.endswith(f"-{version}")))
-    if existing:
-        return existing[-1]
-    with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary",
-                        ":all:", "-q", "-d", tmp, requirement], check=True)
-        (archive,) = Path(tmp).glob("*.tar.gz")
-        with tarfile.open(archive) as tar:
-            tar.extractall(WORK, filter="data")
-        folder = WORK / archive.name.removesuffix(".tar.gz")
-    return folder
-
-
-def prepare(project: Path) -> str:
-    """A virtualenv for ``project`` that sees our tools; its python. A ``src/`` layout is
-    found through ``PYTHONPATH=src``, set here for every command run after: relative, so
-    that the copies the changed-module iteration makes import their own code."""
-    venv = WORK / "envs" / project.name
-    python = venv / "bin" / "python"
-    if not python.exists():
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    site = next(venv.glob("lib/python*/site-packages"))
-    paths = [sysconfig.get_path("purelib")]
-    # Every tool runs in the project's folder (by hand and under ralph-verify): a src/
-    # layout's package is then importable, the same way on both sides, before any copy of it
-    # that the tools' site-packages may hold (click: a dependency of some tools).
-    if "src" not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
-        os.environ["PYTHONPATH"] = os.pathsep.join(["src", *filter(None, [
-            os.environ.get("PYTHONPATH")])])
-    pth = site / "bench.pth"
-    if not pth.exists() or pth.read_text() != "\n".join(paths) + "\n":
-        pth.write_text("\n".join(paths) + "\n")
-    return str(python)
 
 
 def clean(project: Path) -> None:
