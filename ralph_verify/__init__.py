@@ -31,7 +31,7 @@ if TYPE_CHECKING:
         AgentType,
     )
     from ralph_verify.agents.limits import Unavailable
-    from ralph_verify.checks import (
+    from ralph_verify.checks.api import (
         Check,
         CheckOptions,
         CheckRegistry,
@@ -40,8 +40,12 @@ if TYPE_CHECKING:
         Failure,
         Status,
     )
+    from ralph_verify.checks.until import CheckSpec
+    from ralph_verify.checks.verification import Verification, VerifyContext
+    from ralph_verify.cli import main
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Command, Option, Parser, Setting
+    from ralph_verify.config.stash import Stash, StashKey
     from ralph_verify.exitcode import ExitCode
     from ralph_verify.fleet.executor import (
         Executor,
@@ -50,44 +54,40 @@ if TYPE_CHECKING:
         FleetContext,
     )
     from ralph_verify.fleet.job import JobResult, LoopJob, run_job
-    from ralph_verify.iteration import Iteration, Session
-    from ralph_verify.loop import Loop, LoopResult
+    from ralph_verify.loop.api import Loop, LoopResult
+    from ralph_verify.loop.session import Iteration, Session
+    from ralph_verify.loop.verdict import Verdict, VerdictProposal
     from ralph_verify.plugins.pytest_run import PytestRun, shared_pytest_run
-    from ralph_verify.process import ToolError, ToolRun
-    from ralph_verify.scaffold import FileChange, InitRegistry, InitTarget, apply_changes
-    from ralph_verify.session import main
-    from ralph_verify.stash import Stash, StashKey
-    from ralph_verify.until import CheckSpec
-    from ralph_verify.verdict import Verdict, VerdictProposal
-    from ralph_verify.verification import Verification, VerifyContext
+    from ralph_verify.proc.process import ToolError, ToolRun
+    from ralph_verify.project.scaffold import FileChange, InitRegistry, InitTarget, apply_changes
 
 #: Public name -> the module that defines it, imported when the name is first used.
 _LAZY = {
     **dict.fromkeys(("Agent", "AgentOptions", "AgentRegistry", "AgentRequest", "AgentResult",
                      "AgentType"), "ralph_verify.agents"),
     "Unavailable": "ralph_verify.agents.limits",
-    "CheckOptions": "ralph_verify.check_options",
+    "CheckOptions": "ralph_verify.checks.options",
     **dict.fromkeys(("Check", "CheckRegistry", "CheckResult", "CheckType",
-                     "Failure", "Status"), "ralph_verify.checks"),
+                     "Failure", "Status"), "ralph_verify.checks.api"),
     "Config": "ralph_verify.config",
     **dict.fromkeys(("Command", "Option", "Parser", "Setting"), "ralph_verify.config.parser"),
     **dict.fromkeys(("Executor", "ExecutorRegistry", "ExecutorType", "FleetContext"),
                     "ralph_verify.fleet.executor"),
     **dict.fromkeys(("JobResult", "LoopJob", "run_job"), "ralph_verify.fleet.job"),
-    **dict.fromkeys(("Iteration", "Session"), "ralph_verify.iteration"),
-    **dict.fromkeys(("Loop", "LoopResult"), "ralph_verify.loop"),
+    **dict.fromkeys(("Iteration", "Session"), "ralph_verify.loop.session"),
+    **dict.fromkeys(("Loop", "LoopResult"), "ralph_verify.loop.api"),
     # The one shared pytest run of a verification, for checks that read its coverage
     # (as pytest's face exports MonkeyPatch from its built-in plugin).
     **dict.fromkeys(("PytestRun", "shared_pytest_run"), "ralph_verify.plugins.pytest_run"),
-    **dict.fromkeys(("ToolError", "ToolRun"), "ralph_verify.process"),
+    **dict.fromkeys(("ToolError", "ToolRun"), "ralph_verify.proc.process"),
     **dict.fromkeys(("FileChange", "InitRegistry", "InitTarget", "apply_changes"),
-                    "ralph_verify.scaffold"),
+                    "ralph_verify.project.scaffold"),
     "ExitCode": "ralph_verify.exitcode",
-    "main": "ralph_verify.session",
-    **dict.fromkeys(("Stash", "StashKey"), "ralph_verify.stash"),
-    "CheckSpec": "ralph_verify.until",
-    **dict.fromkeys(("Verdict", "VerdictProposal"), "ralph_verify.verdict"),
-    **dict.fromkeys(("Verification", "VerifyContext"), "ralph_verify.verification"),
+    "main": "ralph_verify.cli",
+    **dict.fromkeys(("Stash", "StashKey"), "ralph_verify.config.stash"),
+    "CheckSpec": "ralph_verify.checks.until",
+    **dict.fromkeys(("Verdict", "VerdictProposal"), "ralph_verify.loop.verdict"),
+    **dict.fromkeys(("Verification", "VerifyContext"), "ralph_verify.checks.verification"),
 }
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 import sys
 
-from ralph_verify.session import main
+from ralph_verify.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -174,7 +174,7 @@ def configuration(config: Any) -> str:
                 out += _model_fields(setting.value_type, f"[tool.ralph-verify.{setting.key}]")
                 out.append("")
     out.append("## Check options: `[tool.ralph-verify.checks.NAME]`\n")
-    from ralph_verify.checks import CheckOptions
+    from ralph_verify.checks.api import CheckOptions
 
     out.append("Each check reads its own table, validated like the settings. See "
                "[checks.md](checks.md) for what each check does. Every check accepts:\n")

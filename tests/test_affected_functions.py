@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from ralph_verify import affected, affected_units
+from ralph_verify.recorder import affected, affected_units
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import agent, history, prompt
 from tests.test_affected import (

@@ -16,7 +16,7 @@ from ralph_verify.agents import AgentOptions, AgentRequest
 from ralph_verify.agents.cmd import CommandAgent
 from ralph_verify.agents.replay import ReplayAgent
 from ralph_verify.errors import UsageError
-from ralph_verify.promises import blocked_reason, find_promises
+from ralph_verify.loop.promises import blocked_reason, find_promises
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import history, state
 

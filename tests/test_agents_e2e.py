@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from ralph_verify.testing import Ralph
-from ralph_verify.testing_server import (
+from ralph_verify.testing.server import (
     ModelServer,
     RecordedRequest,
     Step,

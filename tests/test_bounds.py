@@ -101,7 +101,7 @@ def test_the_agent_log_is_capped_keeping_its_head_and_tail(
 
 def test_failing_tests_not_kept_are_counted_and_said_to_be_left_out(
         ralph: Ralph, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ralph_verify import verification
+    from ralph_verify.checks import verification
 
     monkeypatch.setattr(verification, "MAX_KEPT_FAILURES", 20)
     causes = ["cause A", "cause B", "cause C"]
@@ -122,7 +122,7 @@ def test_failing_tests_not_kept_are_counted_and_said_to_be_left_out(
 def test_the_xml_reader_keeps_a_bounded_head_and_tail_of_each_text(tmp_path: Path) -> None:
     import tracemalloc
 
-    from ralph_verify.xml_stream import iterparse_bounded
+    from ralph_verify.junit.xml_stream import iterparse_bounded
 
     body = "HEAD " + "x" * 5_000_000 + " TAIL"
     path = tmp_path / "big.xml"

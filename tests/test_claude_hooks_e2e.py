@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from ralph_verify.testing import Ralph
-from ralph_verify.testing_server import (
+from ralph_verify.testing.server import (
     ModelServer,
     RecordedRequest,
     claude_bash,

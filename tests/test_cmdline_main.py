@@ -15,7 +15,7 @@ from ralph_verify import hookimpl
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.testing import Ralph
 
-SESSION = Path(__file__).resolve().parents[1] / "ralph_verify" / "session.py"
+SESSION = Path(__file__).resolve().parents[1] / "ralph_verify" / "cli.py"
 
 
 class Timing:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ralph_verify.testing import Ralph
-from ralph_verify.testing_server import ModelServer, codex_exec, text
+from ralph_verify.testing.server import ModelServer, codex_exec, text
 from tests.agents_setup import AgentCLI
 
 pytestmark = pytest.mark.agents_e2e

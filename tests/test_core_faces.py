@@ -11,10 +11,10 @@ import pytest
 
 import ralph_verify
 from ralph_verify.config.parser import Parser
+from ralph_verify.config.stash import Stash, StashKey
 from ralph_verify.exitcode import CHECK_MEANINGS, ExitCode
-from ralph_verify.stash import Stash, StashKey
+from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
 from ralph_verify.testing import Ralph
-from ralph_verify.verdict import EXIT_CODES, Verdict, VerdictProposal
 
 PACKAGE = Path(ralph_verify.__file__).parent
 
@@ -29,7 +29,7 @@ def _is_stash(node: ast.expr) -> bool:
 
 
 def test_no_string_literal_is_used_as_a_stash_key() -> None:
-    """Keys are StashKey objects declared once (ralph_verify.stash), so mypy checks the
+    """Keys are StashKey objects declared once (ralph_verify.config.stash), so mypy checks the
     type of every value and no two plugins spell a key differently."""
     found = []
     for path, tree in _modules():
@@ -60,7 +60,7 @@ def test_the_watchdog_imports_nothing_of_ralph_verify() -> None:
     """The watchdog runs as 'python -I -S' (it must outlive a kill -9 of ralph-verify, in any
     environment): an import of ralph_verify there crashes it at start and leaves the agent
     running. So it spells its one exit code as a number: ExitCode's value, checked here."""
-    tree = ast.parse((PACKAGE / "watchdog.py").read_text(encoding="utf-8"))
+    tree = ast.parse((PACKAGE / "proc" / "watchdog.py").read_text(encoding="utf-8"))
     imported = [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
     imported += [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
                  for alias in node.names]

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from ralph_verify.checks import CheckResult, Failure, Status
+from ralph_verify.checks.api import CheckResult, Failure, Status
+from ralph_verify.checks.verification import Verification
 from ralph_verify.plugins.feedback import PREAMBLE, format_feedback
 from ralph_verify.testing import Ralph
-from ralph_verify.verification import Verification
 from tests.loop_helpers import agent
 
 

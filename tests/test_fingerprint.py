@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ralph_verify.fingerprint import fingerprint, normalise
+from ralph_verify.checks.fingerprint import fingerprint, normalise
 
 
 @pytest.mark.parametrize(

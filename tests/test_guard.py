@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ralph_verify.guard import Policy, evaluate
+from ralph_verify.guard.decide import Policy, evaluate
 from ralph_verify.testing import Ralph, RunResult
 
 
@@ -215,7 +215,7 @@ def test_run_offers_the_guard_to_claude(ralph: Ralph, enabled: bool) -> None:
     from ralph_verify.agents import AgentRequest
     from ralph_verify.agents.claude import ClaudeAgent
     from ralph_verify.config import get_config
-    from ralph_verify.loop import make_agent
+    from ralph_verify.loop.api import make_agent
 
     if not enabled:
         ralph.makepyproject("[tool.ralph-verify.guard]\nenabled = false\n")

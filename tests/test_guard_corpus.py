@@ -9,7 +9,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from ralph_verify.guard import Policy, evaluate
+from ralph_verify.guard.decide import Policy, evaluate
 
 DESTRUCTIVE: list[str] = [
     # the examples

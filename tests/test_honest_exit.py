@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from ralph_verify.prompt import RULES
+from ralph_verify.loop.prompt import RULES
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import CALC, CALC_TESTS, agent, history, prompt, state
 

@@ -16,7 +16,7 @@ ADAPTERS = frozenset({"aider", "amp", "claude", "codex", "copilot", "gemini", "o
                       "qwen", "cmd", "replay", "cli"})
 #: The public face may name what built-ins export for plugin authors (loaded lazily).
 PUBLIC_FACE = "__init__.py"
-GRAMMAR = ("until.py", "fingerprint.py")
+GRAMMAR = ("checks/until.py", "checks/fingerprint.py")
 
 
 def imports(path: Path) -> list[tuple[int, str]]:
@@ -108,10 +108,10 @@ def cycles_through(graph: dict[str, set[str]], start: str) -> list[list[str]]:
     return found
 
 
-HOOK_MODE = ("ralph_verify.session", "ralph_verify.plugins.agenthook",
-             "ralph_verify.plugins.commands.agent_hook", "ralph_verify.agenthook.protocol",
-             "ralph_verify.agenthook.session", "ralph_verify.agenthook.stop",
-             "ralph_verify.agenthook.pretool", "ralph_verify.agenthook.install")
+HOOK_MODE = ("ralph_verify.cli", "ralph_verify.plugins.agenthook",
+             "ralph_verify.plugins.commands.agent_hook", "ralph_verify.hookmode.protocol",
+             "ralph_verify.hookmode.session", "ralph_verify.hookmode.stop",
+             "ralph_verify.hookmode.pretool", "ralph_verify.hookmode.install")
 
 
 def test_hook_mode_has_no_import_cycle() -> None:
@@ -124,8 +124,8 @@ def test_hook_mode_has_no_import_cycle() -> None:
 
 
 #: The one loop and its two drivers: the API (``loop``), ``run``'s driver, the shared iteration.
-ONE_LOOP = ("ralph_verify.loop", "ralph_verify.rundriver", "ralph_verify.cycle",
-            "ralph_verify.loop_result")
+ONE_LOOP = ("ralph_verify.loop.api", "ralph_verify.loop.run_driver", "ralph_verify.loop.cycle",
+            "ralph_verify.loop.result")
 
 
 def test_the_loop_and_its_drivers_have_no_import_cycle() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph_verify.layout import ci_mypy_targets, mypy_arguments, project_packages
+from ralph_verify.project.layout import ci_mypy_targets, mypy_arguments, project_packages
 
 
 def make(root: Path, *files: str, pyproject: str = "") -> Path:

@@ -124,7 +124,7 @@ _RACER = """\
 import os, sys, time
 from pathlib import Path
 from ralph_verify.errors import UsageError
-from ralph_verify.state import StateDir
+from ralph_verify.loop.state import StateDir
 
 root, start, answers = Path(sys.argv[1]), float(sys.argv[2]), Path(sys.argv[3])
 state = StateDir(root)

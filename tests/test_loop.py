@@ -8,7 +8,7 @@ import pytest
 
 from ralph_verify import Loop, Verdict
 from ralph_verify.agents import AgentRequest, AgentResult
-from ralph_verify.iteration import Iteration
+from ralph_verify.loop.session import Iteration
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import CALC, CALC_TESTS, agent, history, prompt, state
 

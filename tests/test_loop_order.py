@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from ralph_verify import Iteration, Session, VerdictProposal, hookimpl
+from ralph_verify.checks.until import CheckSpec, parse_spec
 from ralph_verify.testing import Ralph
-from ralph_verify.until import CheckSpec, parse_spec
 from tests.loop_helpers import agent
 
 UNTIL = "files:done.txt"

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import CheckResult, Failure, Status
+from ralph_verify.checks.api import CheckResult, Failure, Status
+from ralph_verify.checks.verification import Verification
 from ralph_verify.config import Config
-from ralph_verify.iteration import Session
-from ralph_verify.stash import SESSION_KEY
+from ralph_verify.config.stash import SESSION_KEY
+from ralph_verify.loop.session import Session
 from ralph_verify.testing import Ralph
-from ralph_verify.verification import Verification
 
 SUITE = """
     def test_old():

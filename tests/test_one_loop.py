@@ -1,5 +1,5 @@
 """The loop's contract, once for each driver: ``run`` and the agent's Stop hook drive the same
-iteration (``ralph_verify/cycle.py``), so they must agree on every verdict below."""
+iteration (``ralph_verify/loop/cycle.py``), so they must agree on every verdict below."""
 
 from __future__ import annotations
 

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ralph_verify.checks import CheckResult, Failure, Status
-from ralph_verify.pre_existing import mark_pre_existing
+from ralph_verify.checks.api import CheckResult, Failure, Status
+from ralph_verify.checks.verification import Verification
+from ralph_verify.loop.pre_existing import mark_pre_existing
 from ralph_verify.testing import Ralph
-from ralph_verify.verification import Verification
 from tests.loop_helpers import agent
 
 APP = """\

@@ -143,10 +143,10 @@ def test_the_first_party_plugin_imports_only_public_names() -> None:
 def test_the_import_check_catches_a_private_import(tmp_path: Path) -> None:
     source = tmp_path / "plugin.py"
     source.write_text("from ralph_verify import hookimpl\n"
-                      "from ralph_verify.checks import Check\nimport ralph_verify.process\n")
+                      "from ralph_verify.checks.api import Check\nimport ralph_verify.proc.process\n")
     assert _ralph_imports(source) == [(1, "ralph_verify", "hookimpl"),
-                                      (2, "ralph_verify.checks", "Check"),
-                                      (3, "ralph_verify.process", "")]
+                                      (2, "ralph_verify.checks.api", "Check"),
+                                      (3, "ralph_verify.proc.process", "")]
 
 
 def test_importing_the_face_stays_cheap() -> None:
@@ -155,9 +155,9 @@ def test_importing_the_face_stays_cheap() -> None:
     code = ("import sys, ralph_verify\n"
             "print(sorted(m for m in sys.modules if m.startswith(('ralph_verify', 'pydantic'))))\n"
             "from ralph_verify import Session\n"
-            "print(Session.__module__, 'ralph_verify.iteration' in sys.modules)\n")
+            "print(Session.__module__, 'ralph_verify.loop.session' in sys.modules)\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     first, second = proc.stdout.splitlines()
     assert first == "['ralph_verify', 'ralph_verify.errors']"
-    assert second == "ralph_verify.iteration True"
+    assert second == "ralph_verify.loop.session True"

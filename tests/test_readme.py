@@ -21,8 +21,8 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
 
 
 def test_readme_documents_every_exit_code_of_check_and_run() -> None:
-    from ralph_verify.session import ExitCode
-    from ralph_verify.verdict import EXIT_CODES
+    from ralph_verify.cli import ExitCode
+    from ralph_verify.loop.verdict import EXIT_CODES
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for code in [*ExitCode, *EXIT_CODES.values()]:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from ralph_verify.loop.verdict import EXIT_CODES, Verdict
 from ralph_verify.testing import Ralph
-from ralph_verify.verdict import EXIT_CODES, Verdict
 from tests.loop_helpers import state
 
 
@@ -230,7 +230,7 @@ def test_resume_after_a_budget_stop_keeps_time_and_records(ralph: Ralph) -> None
 
 
 def test_recovery_points_are_bounded_per_project(ralph: Ralph) -> None:
-    from ralph_verify import recovery
+    from ralph_verify.loop import recovery
 
     ralph.git_init()
     for number in range(recovery.KEEP + 2):

@@ -29,7 +29,7 @@ HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.serve
          # installed distributions are unchanged (ralph_verify.config.entry_points).
          "importlib.metadata", "email",
          # What only some commands need, imported when they run (each some 5-20 ms):
-         "urllib.request", "xml.sax", "ralph_verify.guard", "ralph_verify.recovery",
+         "urllib.request", "xml.sax", "ralph_verify.guard.decide", "ralph_verify.loop.recovery",
          "ralph_verify.fleet.executor", "ralph_verify.fleet.job", "ralph_verify.agents.retry",
          "tomllib", "configparser", "socket", "concurrent.futures", "html",
          # The agents (only run needs them).
@@ -38,9 +38,9 @@ HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.serve
 #: the above, what only other checks, commands or a loop use (their plugins import it
 #: when they run: each some 1-3 ms, dataclasses and patterns built at import).
 HEAVY_FOR_LINT = (*(name for name in HEAVY if name != "tomllib"), "logging",
-                  "ralph_verify.junit_xml", "ralph_verify.junit_case", "ralph_verify.pytest_record",
-                  "ralph_verify.plugins.pytest_shared", "ralph_verify.fingerprint",
-                  "ralph_verify.scaffold", "ralph_verify.detect", "ralph_verify.iteration",
+                  "ralph_verify.junit.read", "ralph_verify.junit.case", "ralph_verify.recorder.read",
+                  "ralph_verify.plugins.pytest_shared", "ralph_verify.checks.fingerprint",
+                  "ralph_verify.project.scaffold", "ralph_verify.project.detect", "ralph_verify.loop.session",
                   # only an error's traceback needs them (argparse's help, textwrap)
                   "traceback", "textwrap")
 
@@ -50,7 +50,7 @@ def imported(args: list[str], cwd: Path, watched: tuple[str, ...]) -> list[str]:
     the first to fill the entry-point cache as any earlier start would have."""
     code = (
         "import sys\n"
-        "from ralph_verify.session import main\n"
+        "from ralph_verify.cli import main\n"
         "try:\n"
         f"    main({args!r})\n"
         "except SystemExit:\n"

@@ -9,10 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ralph_verify.checks import CheckResult, Failure, Status
-from ralph_verify.state import StateDir, verification_from_json
+from ralph_verify.checks.api import CheckResult, Failure, Status
+from ralph_verify.checks.verification import Verification
+from ralph_verify.loop.state import StateDir, verification_from_json
 from ralph_verify.testing import Ralph
-from ralph_verify.verification import Verification
 from tests.loop_helpers import agent, history, state
 
 
@@ -26,7 +26,7 @@ def _lock(ralph: Ralph, pid: int) -> None:
 def test_a_live_lock_refuses_a_second_run(ralph: Ralph) -> None:
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time; from pathlib import Path; "
-         "from ralph_verify.state import StateDir; StateDir(Path('.')).acquire_lock('other'); "
+         "from ralph_verify.loop.state import StateDir; StateDir(Path('.')).acquire_lock('other'); "
          "print('held', flush=True); time.sleep(30)"],
         cwd=ralph.path, stdout=subprocess.PIPE, text=True)
     try:

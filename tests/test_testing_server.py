@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from ralph_verify.testing_server import (
+from ralph_verify.testing.server import (
     EXHAUSTED_TEXT,
     Fail,
     ModelServer,

@@ -371,7 +371,7 @@ def test_recorded_report_without_changes(report_module: ModuleType) -> None:
 ])
 def test_broken_report_is_a_clear_tool_error(report_module: ModuleType, name: str,
                                              message: str) -> None:
-    from ralph_verify.process import ToolError
+    from ralph_verify.proc.process import ToolError
 
     with pytest.raises(ToolError) as info:
         report_module.parse_report(DATA / name)

@@ -267,8 +267,8 @@ def test_a_forged_cache_entry_never_lets_a_hook_mode_agent_stop(
 
 def test_the_stored_results_of_a_project_stay_bounded(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from ralph_verify import verify_cache
-    from ralph_verify.checks import CheckResult, Status
+    from ralph_verify.checks import cache as verify_cache
+    from ralph_verify.checks.api import CheckResult, Status
 
     monkeypatch.setenv("RALPH_VERIFY_CACHE_DIR", str(tmp_path / "cache"))
     result = CheckResult(name="lint", spec="lint", status=Status.PASSED, summary="0 errors")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from ralph_verify.reports.watch import ERROR_MARK, History, sparkline
 from ralph_verify.testing import Ralph
-from ralph_verify.watch import ERROR_MARK, History, sparkline
 
 #: An agent that needs three iterations: done.txt appears on the third.
 AGENT = """\

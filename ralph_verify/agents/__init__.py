@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from ralph_verify.stash import StashKey
+from ralph_verify.config.stash import StashKey
 
 if TYPE_CHECKING:
     from ralph_verify.agents.limits import Unavailable

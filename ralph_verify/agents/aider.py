@@ -32,9 +32,9 @@ import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ralph_verify import git
 from ralph_verify.agents import AgentRequest, AgentResult
 from ralph_verify.agents.cli import CLIAgent, Parsed, session_file
+from ralph_verify.project import git
 
 _TOKENS = re.compile(r"^Tokens: (?P<counts>[^.]*(?:\.\d[^.]*)*)\.(?: Cost: \$(?P<message>[\d.]+)"
                      r" message, \$(?P<session>[\d.]+) session\.)?")

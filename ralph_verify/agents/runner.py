@@ -6,7 +6,7 @@ through a pipe to a reader thread that redacts secrets, appends to
 gigabytes costs disk, not memory. On timeout, on cancel (``request.cancel``)
 and on Ctrl-C the whole process group is killed, grandchildren included; if
 ralph-verify itself is killed (``kill -9``, a closed terminal), the parent-death
-signal and the watchdog (:mod:`ralph_verify.watchdog`) end them.
+signal and the watchdog (:mod:`ralph_verify.proc.watchdog`) end them.
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from ralph_verify.process import (
+from ralph_verify.proc.info import become_subreaper
+from ralph_verify.proc.process import (
     kill_process_group,
     marked_env,
     own_process_group,
     start_watchdog,
     stop_watchdog,
 )
-from ralph_verify.procinfo import become_subreaper
 from ralph_verify.redact import redact
 from ralph_verify.terminal_text import strip_controls
 

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from ralph_verify.config.parser import Command, Parser, Setting
+from ralph_verify.config.stash import Stash
 from ralph_verify.errors import ConfigError, UsageError
-from ralph_verify.stash import Stash
 
 if TYPE_CHECKING:
     import argparse
 
-    from ralph_verify.checks import Check, CheckOptions, CheckRegistry
-    from ralph_verify.until import CheckSpec
+    from ralph_verify.checks.api import Check, CheckOptions, CheckRegistry
+    from ralph_verify.checks.until import CheckSpec
 
 from ralph_verify.config.plugins import (
     BUILTIN_PLUGINS,
@@ -112,7 +112,7 @@ class Config:
 
     def until_specs(self) -> list[CheckSpec]:
         """The checks asked for: ``--until``, else ``until`` in the config file."""
-        from ralph_verify.until import parse_spec, parse_until
+        from ralph_verify.checks.until import parse_spec, parse_until
 
         cli = self._session_values.get("until", getattr(self.option, "until", None))
         if cli is not None:
@@ -135,7 +135,7 @@ class Config:
         for spec in specs:
             self.registry.resolve(spec)
         if cli is not None:
-            from ralph_verify.until import redirect_trap
+            from ralph_verify.checks.until import redirect_trap
 
             trap = redirect_trap(specs, self._takes_threshold)
             if trap is not None:
@@ -176,7 +176,7 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
 
     ``builtins``: the plugin manager ``ralph_cmdline_main`` was called on (built-ins only).
     """
-    from ralph_verify.checks import CheckRegistry
+    from ralph_verify.checks.api import CheckRegistry
     from ralph_verify.config.pyproject import load_table, validate_checks, validate_settings
 
     args, disabled = split_disable_args(args)

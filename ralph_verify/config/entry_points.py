@@ -76,7 +76,7 @@ def _cache_path() -> Path:
     """One file per Python environment (``sys.prefix``): two environments do not take turns."""
     import hashlib
 
-    from ralph_verify.caches import user_cache_dir
+    from ralph_verify.project.caches import user_cache_dir
 
     prefix = hashlib.sha1(sys.prefix.encode("utf-8", "surrogateescape"),
                           usedforsecurity=False).hexdigest()[:16]

@@ -23,7 +23,7 @@ from ralph_verify import hookspec
 from ralph_verify.errors import UsageError
 
 if TYPE_CHECKING:
-    from ralph_verify.checks import CheckRegistry
+    from ralph_verify.checks.api import CheckRegistry
     from ralph_verify.config.entry_points import EntryPoint
 
 ENTRY_POINT_GROUP = "ralph_verify"

@@ -16,7 +16,7 @@ from ralph_verify.errors import ConfigError
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
-    from ralph_verify.checks import CheckOptions, CheckRegistry
+    from ralph_verify.checks.api import CheckOptions, CheckRegistry
     from ralph_verify.config.parser import Setting
 
 TABLE = "[tool.ralph-verify]"

@@ -12,11 +12,11 @@ from ralph_verify.hookspec.marker import hookspec
 
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent, AgentRegistry, AgentRequest, AgentResult
+    from ralph_verify.checks.until import CheckSpec
+    from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
-    from ralph_verify.iteration import Iteration, Session
-    from ralph_verify.until import CheckSpec
-    from ralph_verify.verdict import VerdictProposal
-    from ralph_verify.verification import Verification
+    from ralph_verify.loop.session import Iteration, Session
+    from ralph_verify.loop.verdict import VerdictProposal
 
 
 @hookspec
@@ -256,7 +256,7 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration,
     """Vote to end the session, or return ``None`` to go on.
 
     Every implementation is asked, after ``ralph_iteration_end``; the core decides among
-    the proposals by the documented precedence in :mod:`ralph_verify.verdict` (cancelled,
+    the proposals by the documented precedence in :mod:`ralph_verify.loop.verdict` (cancelled,
     complete, nothing-to-do, agent-error, blocked, budget, stalled, max-iterations), never
     by plugin order.
 

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 from ralph_verify.hookspec.marker import hookspec
 
 if TYPE_CHECKING:
+    from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
-    from ralph_verify.iteration import Iteration, Session
-    from ralph_verify.verification import Verification
+    from ralph_verify.loop.session import Iteration, Session
 
 
 @hookspec

@@ -11,7 +11,7 @@ from ralph_verify.hookspec.marker import hookspec
 if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
-    from ralph_verify.scaffold import InitRegistry
+    from ralph_verify.project.scaffold import InitRegistry
 
 
 @hookspec(firstresult=True)
@@ -23,7 +23,7 @@ def ralph_cmdline_main(args: list[str], plugins: list[object],
     to ``ralph_verify.main(plugins=...)`` alone: no third-party plugin is imported yet;
     ``pluginmanager`` is then handed to the configuration, which loads them. The
     built-in ``core`` plugin answers last: it builds the configuration, runs the command
-    and maps every outcome and exception to an exit code (:mod:`ralph_verify.session`).
+    and maps every outcome and exception to an exit code (:mod:`ralph_verify.cli`).
     Wrap it to change what a command's failure means, as the ``hook`` command does: an
     agent's hook answers 0 and lets the agent go on, whatever failed (a bad
     configuration, a broken plugin, a crash).

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 from ralph_verify.hookspec.marker import hookspec
 
 if TYPE_CHECKING:
-    from ralph_verify.checks import Check, CheckRegistry, CheckResult
+    from ralph_verify.checks.api import Check, CheckRegistry, CheckResult
+    from ralph_verify.checks.verification import Verification, VerifyContext
     from ralph_verify.config import Config
-    from ralph_verify.verification import Verification, VerifyContext
 
 
 @hookspec

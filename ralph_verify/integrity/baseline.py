@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ralph_verify.checks import Failure
+from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import gaming, infra, weakened
 from ralph_verify.integrity.settings import Setting, read_all, weakenings
 from ralph_verify.integrity.sources import find_tests, is_test_file, markers
@@ -27,8 +27,8 @@ MAX_REPORTED_TESTS = 20
 
 
 def list_files(root: Path) -> list[str]:
-    """The project's files (see :func:`ralph_verify.snapshot.project_files`), existing ones."""
-    from ralph_verify.snapshot import project_files
+    """The project's files (see :func:`ralph_verify.project.snapshot.project_files`), existing ones."""
+    from ralph_verify.project.snapshot import project_files
 
     return [p for p in project_files(root) if (root / p).is_file()]
 

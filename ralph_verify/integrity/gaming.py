@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ralph_verify.checks import Failure
+from ralph_verify.checks.api import Failure
 from ralph_verify.integrity.sources import is_test_file
 
 WHY = {

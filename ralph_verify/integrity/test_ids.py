@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from ralph_verify.checks import Failure
-from ralph_verify.pytest_record import COLLECTION_ERROR
+from ralph_verify.checks.api import Failure
+from ralph_verify.recorder.read import COLLECTION_ERROR
 
 #: Vanished ids listed one by one; the rest are counted in one more finding.
 MAX_LISTED = 20

@@ -14,7 +14,7 @@ import ast
 from collections import Counter
 from typing import Any
 
-from ralph_verify.checks import Failure
+from ralph_verify.checks.api import Failure
 
 _BROAD = ("Exception", "BaseException")
 WHY = {

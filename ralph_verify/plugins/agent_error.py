@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Annotated
 
 from ralph_verify import hookimpl
 from ralph_verify.config.parser import Bound, Parser, positive_int
-from ralph_verify.verdict import Verdict, VerdictProposal
+from ralph_verify.loop.verdict import Verdict, VerdictProposal
 
 if TYPE_CHECKING:
-    from ralph_verify.iteration import Iteration, Session
+    from ralph_verify.loop.session import Iteration, Session
 
 NAME = "agent_error"
 DEFAULT_MAX_FAILURES = 3
@@ -31,7 +31,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 @hookimpl
 def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictProposal | None:
-    from ralph_verify.records import idle_text
+    from ralph_verify.loop.records import idle_text
 
     result = iteration.agent
     if result is None:

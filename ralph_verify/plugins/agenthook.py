@@ -10,7 +10,7 @@ own (:mod:`ralph_verify.plugins.commands.start`, ``agent_hook``, ``slash``)::
 
 A hook never fails the agent: whatever goes wrong (bad config, a crash, the
 time budget) it exits 0 without blocking, says so in a ``systemMessage`` and
-logs why to ``.ralph/hook.log`` (see :mod:`ralph_verify.agenthook.protocol`).
+logs why to ``.ralph/hook.log`` (see :mod:`ralph_verify.hookmode.protocol`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ralph_verify import hookimpl
 if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
-    from ralph_verify.scaffold import InitRegistry
+    from ralph_verify.project.scaffold import InitRegistry
 
 #: Seconds the agent waits for a hook before killing it (written by ``init``).
 DEFAULT_HOOK_TIMEOUT = 600
@@ -34,8 +34,8 @@ DEFAULT_BLOCK_CAP = 1000
 def ralph_configure(config: Config) -> None:
     """``run``'s agents get the guard as their own PreToolUse hook, unless it is off."""
     if "loop" in config.command.scopes:  # only then: check and --help need no agents
-        from ralph_verify.agenthook.install import run_guard_command
         from ralph_verify.agents import GUARD_COMMAND_KEY
+        from ralph_verify.hookmode.install import run_guard_command
 
         config.stash[GUARD_COMMAND_KEY] = run_guard_command(config)
 
@@ -47,7 +47,7 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--hook-command", scope="init", metavar="CMD",
                      help="init claude/codex: how the hooks call ralph-verify (default: "
                           "'ralph-verify' when it is on PATH, else this Python with -m)")
-    parser.addsetting("guard", type="ralph_verify.guard_settings:GuardSettings",  # lazy: pydantic
+    parser.addsetting("guard", type="ralph_verify.guard.settings:GuardSettings",  # lazy: pydantic
                       default=None,
                       help="[tool.ralph-verify.guard]: the PreToolUse safety guard's rules")
     parser.addsetting("hook-timeout", type=int, default=DEFAULT_HOOK_TIMEOUT,
@@ -60,7 +60,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 @hookimpl
 def ralph_register_init_targets(registry: InitRegistry) -> None:
-    from ralph_verify.scaffold import InitTarget
+    from ralph_verify.project.scaffold import InitTarget
 
     registry.add(InitTarget("claude", init_claude,
                             help="Claude Code: the Stop hook and the PreToolUse guard in "
@@ -70,12 +70,12 @@ def ralph_register_init_targets(registry: InitRegistry) -> None:
 
 
 def init_claude(config: Config) -> int:
-    from ralph_verify.agenthook.install import install
+    from ralph_verify.hookmode.install import install
 
     return install(config, "claude")
 
 
 def init_codex(config: Config) -> int:
-    from ralph_verify.agenthook.install import install
+    from ralph_verify.hookmode.install import install
 
     return install(config, "codex")

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
         AgentRequest,
         AgentResult,
     )
-    from ralph_verify.iteration import Session
+    from ralph_verify.loop.session import Session
 
 DEFAULT_IDLE_TIMEOUT = "20m"
 DEFAULT_MAX_RETRIES = 5

@@ -30,15 +30,15 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import CheckResult, Status
-from ralph_verify.tool_output import one_line
-from ralph_verify.verdict import Verdict, VerdictProposal
+from ralph_verify.checks.api import CheckResult, Status
+from ralph_verify.checks.tool_output import one_line
+from ralph_verify.loop.verdict import Verdict, VerdictProposal
 
 if TYPE_CHECKING:
+    from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
-    from ralph_verify.iteration import Iteration, Session
-    from ralph_verify.verification import Verification
+    from ralph_verify.loop.session import Iteration, Session
 
 NAME = "breaker"
 CLOSED, HALF_OPEN, OPEN = "closed", "half-open", "open"
@@ -87,8 +87,8 @@ def failure_count(result: CheckResult) -> int:
 
 def threshold_gap(result: CheckResult) -> float | None:
     """Distance of ``result.metric`` to its spec's threshold (``coverage>=80`` at 73 -> 7)."""
+    from ralph_verify.checks.until import parse_spec
     from ralph_verify.errors import UsageError
-    from ralph_verify.until import parse_spec
 
     if result.metric is None:
         return None

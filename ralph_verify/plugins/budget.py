@@ -31,10 +31,10 @@ from ralph_verify.config.parser import (
 )
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
-from ralph_verify.verdict import Verdict, VerdictProposal
+from ralph_verify.loop.verdict import Verdict, VerdictProposal
 
 if TYPE_CHECKING:
-    from ralph_verify.iteration import Iteration, Session
+    from ralph_verify.loop.session import Iteration, Session
 
 NAME = "budget"
 DEFAULT_MAX_TIME = "4h"

@@ -1,7 +1,7 @@
 """The verification cache: an unchanged tree is verified without running its tools again.
 
 A check that declares itself ``cacheable`` (its result depends only on what
-:mod:`ralph_verify.verify_cache` keys on) is looked up before it runs and stored after,
+:mod:`ralph_verify.checks.cache` keys on) is looked up before it runs and stored after,
 when the tree did not move while it ran. ``--no-cache`` / ``cache = false`` turn it off.
 
 In a loop (``run``, hook mode) a stored result only ever says "not done yet": a stored
@@ -18,10 +18,10 @@ import time
 from collections.abc import Generator
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import Check, CheckResult, Status
+from ralph_verify.checks.api import Check, CheckResult, Status
+from ralph_verify.checks.verification import VerifyContext, apply_negation
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
-from ralph_verify.verification import VerifyContext, apply_negation
 
 NAME = "cache"
 
@@ -40,7 +40,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def _session_id(config: Config) -> str | None:
-    from ralph_verify.stash import SESSION_KEY
+    from ralph_verify.config.stash import SESSION_KEY
 
     session = config.stash.get(SESSION_KEY)
     return None if session is None else str(session.id)
@@ -52,8 +52,7 @@ def _base_key(ctx: VerifyContext) -> str:
     import sys
 
     from ralph_verify import __version__
-    from ralph_verify import verify_cache as vc
-
+    from ralph_verify.checks import cache as vc
     config = ctx.config
     python = ctx.python()
     # The verification's settings (--python...), not the output's (--json). Not the timeout
@@ -75,13 +74,13 @@ def _base_key(ctx: VerifyContext) -> str:
 
 
 def _tree(ctx: VerifyContext) -> str:
-    from ralph_verify.verify_cache import tree_digest
+    from ralph_verify.checks.cache import tree_digest
 
     return tree_digest(ctx.root)
 
 
 def _key(check: Check, ctx: VerifyContext, tree: str) -> str:
-    from ralph_verify.verify_cache import _sha
+    from ralph_verify.checks.cache import _sha
 
     base = ctx.shared("cache: base key", lambda: _base_key(ctx))
     # The table as given (None: the defaults, fixed by ralph-verify's version, in the base
@@ -111,8 +110,7 @@ def ralph_verify_check(check: Check, ctx: VerifyContext) -> CheckResult | None:
     """The stored result of ``check`` if nothing it depends on changed, else None."""
     if not _enabled(check, ctx):
         return None
-    from ralph_verify import verify_cache
-
+    from ralph_verify.checks import cache as verify_cache
     started = time.perf_counter()
     tree = _tree_before(ctx)
     if tree is None:
@@ -137,8 +135,8 @@ def store_result(check: Check, ctx: VerifyContext) -> Generator[
     result = yield
     if (key is not None and result is not None and not result.cached
             and result.status in (Status.PASSED, Status.FAILED)):
-        from ralph_verify import verify_cache
-        from ralph_verify.verification import clean_result
+        from ralph_verify.checks import cache as verify_cache
+        from ralph_verify.checks.verification import clean_result
 
         try:
             unmoved = _tree(ctx) == tree  # no test or other check changed the tree meanwhile

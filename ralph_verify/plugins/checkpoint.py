@@ -11,7 +11,7 @@ to start with them unless ``--allow-dirty``, and then says what it does.
 Commits land only on the session's branch: when the agent has checked out another
 branch they are made through a temporary index, moving neither HEAD nor that branch,
 and ``rollback`` refuses to run off the session's branch. Before the agent runs, a
-recovery point (:mod:`ralph_verify.recovery`) keeps the user's branch tip and
+recovery point (:mod:`ralph_verify.loop.recovery`) keeps the user's branch tip and
 uncommitted work outside the tree, for ``ralph-verify recover``
 (:mod:`ralph_verify.plugins.commands.recover`).
 """
@@ -20,14 +20,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify import git, hookimpl
+from ralph_verify import hookimpl
+from ralph_verify.checks.verification import Verification
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
-from ralph_verify.verdict import VerdictProposal
-from ralph_verify.verification import Verification
+from ralph_verify.loop.verdict import VerdictProposal
+from ralph_verify.project import git
 
 if TYPE_CHECKING:
-    from ralph_verify.iteration import Iteration, Session
+    from ralph_verify.loop.session import Iteration, Session
 
 NAME = "checkpoint"
 DEFAULT_PREFIX = "ralph/"
@@ -99,8 +100,7 @@ def ralph_session_prepare(session: Session) -> None:
 
 @hookimpl
 def ralph_session_start(session: Session) -> None:
-    from ralph_verify import recovery
-
+    from ralph_verify.loop import recovery
     state = _state(session)
     if "git" not in state and git.is_repo(session.root):
         # The Stop-hook mode (no prepare): no branch, no commits, but a recovery point.
@@ -147,7 +147,7 @@ def ralph_session_start(session: Session) -> None:
 @hookimpl
 def ralph_iteration_end(session: Session, iteration: Iteration,
                         verification: Verification) -> None:
-    from ralph_verify.records import check_brief
+    from ralph_verify.loop.records import check_brief
 
     state = _state(session)
     if not state.get("git") or session.config.get("no_commit"):
@@ -169,8 +169,7 @@ def _commit_elsewhere(session: Session, own: str, where: str | None, paths: list
                       message: str) -> str | None:
     """The agent left the session's branch: record its changes on the session's branch
     through a temporary index, moving neither HEAD nor the branch the agent is on."""
-    from ralph_verify import recovery
-
+    from ralph_verify.loop import recovery
     root = session.root
     tip = git.git(root, "rev-parse", "--verify", "-q", f"refs/heads/{own}",
                   check=False).strip() or None

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
-from ralph_verify.process import tail_of_file
+from ralph_verify.checks.api import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
+from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.proc.process import tail_of_file
 from ralph_verify.redact import cut
-from ralph_verify.verification import VerifyContext
 
 
 def _last_line(text: str) -> str:

@@ -9,18 +9,18 @@ from typing import Annotated
 import pluggy
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import Check, CheckResult
+from ralph_verify.checks.api import Check, CheckResult
+from ralph_verify.checks.verification import VerifyContext
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Bound, Parser, positive_float, positive_int
 from ralph_verify.errors import UsageError
-from ralph_verify.process import ToolError
-from ralph_verify.verification import VerifyContext
+from ralph_verify.proc.process import ToolError
 
 
 @hookimpl(trylast=True)
 def ralph_cmdline_main(args: list[str], plugins: list[object],
                        pluginmanager: pluggy.PluginManager) -> int:
-    from ralph_verify.session import run_command
+    from ralph_verify.cli import run_command
 
     return run_command(args, plugins, pluginmanager)
 

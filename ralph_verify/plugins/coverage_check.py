@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.checks import Check, CheckResult, Failure, Status
+from ralph_verify.checks.api import Check, CheckResult, Failure, Status
 
 if TYPE_CHECKING:
-    from ralph_verify.verification import VerifyContext
+    from ralph_verify.checks.verification import VerifyContext
 
 
 class CoverageCheck(Check):

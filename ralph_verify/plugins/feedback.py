@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import CheckResult, Failure, Status
+from ralph_verify.checks.api import CheckResult, Failure, Status
+from ralph_verify.checks.tool_output import one_line
+from ralph_verify.checks.verification import Verification
 from ralph_verify.redact import redact
-from ralph_verify.tool_output import one_line
-from ralph_verify.verification import Verification
 
 DETAIL_LINES = 15
 DETAIL_CHARS = 1200

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
-from ralph_verify.git import NOISE_PARTS
-from ralph_verify.verification import VerifyContext
+from ralph_verify.checks.api import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
+from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.project.git import NOISE_PARTS
 
 
 def matches(root: Path, pattern: str) -> list[str]:

@@ -17,9 +17,9 @@ from ralph_verify.config.parser import Parser, positive_float, positive_int
 from ralph_verify.errors import UsageError
 
 if TYPE_CHECKING:
-    from ralph_verify.iteration import Iteration, Session
-    from ralph_verify.verdict import VerdictProposal
-    from ralph_verify.verification import Verification
+    from ralph_verify.checks.verification import Verification
+    from ralph_verify.loop.session import Iteration, Session
+    from ralph_verify.loop.verdict import VerdictProposal
 
 #: Environment of a fleet's loop: its share of the fleet's --total-cost (fleet.job sets it).
 COST_SHARE_ENV = "RALPH_FLEET_COST_SHARE"
@@ -183,7 +183,7 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
     share = _share()
     if share is None or _spent(session)["cost_usd"] < share:
         return None
-    from ralph_verify.verdict import Verdict, VerdictProposal
+    from ralph_verify.loop.verdict import Verdict, VerdictProposal
 
     return VerdictProposal(Verdict.BUDGET, f"the agent reported "
                                            f"${_spent(session)['cost_usd']:.2f}, this loop's "

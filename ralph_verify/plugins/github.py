@@ -21,15 +21,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import CheckResult, Failure, Status
+from ralph_verify.checks.api import CheckResult, Failure, Status
 from ralph_verify.redact import cut, redact
 
 if TYPE_CHECKING:
+    from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
-    from ralph_verify.iteration import Session
-    from ralph_verify.verdict import VerdictProposal
-    from ralph_verify.verification import Verification
+    from ralph_verify.loop.session import Session
+    from ralph_verify.loop.verdict import VerdictProposal
 
 #: Annotations per run; GitHub shows only the first few per step anyway.
 MAX_ANNOTATIONS = 50

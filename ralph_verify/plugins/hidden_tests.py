@@ -19,12 +19,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph_verify.checks import CheckResult, Failure, Status
-from ralph_verify.junit_xml import JUnitError, TestCaseResult
+from ralph_verify.checks.api import CheckResult, Failure, Status
+from ralph_verify.junit.read import JUnitError, TestCaseResult
 
 if TYPE_CHECKING:
-    from ralph_verify.checks import Check
-    from ralph_verify.verification import VerifyContext
+    from ralph_verify.checks.api import Check
+    from ralph_verify.checks.verification import VerifyContext
 
 PREFIX = "hidden="
 #: The folder the tests are copied to, and the file that says ralph-verify made it.
@@ -70,7 +70,7 @@ def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
         rerun_args,
         tests_args,
     )
-    from ralph_verify.process import ToolError
+    from ralph_verify.proc.process import ToolError
 
     source = hidden_source(check, ctx.root)
     if isinstance(source, str):
@@ -125,7 +125,7 @@ def _withheld(case: TestCaseResult, prefix: str) -> TestCaseResult:
 
 
 def _exclude_from_git(root: Path, target: Path) -> None:
-    from ralph_verify.git import GitError, exclude, is_repo
+    from ralph_verify.project.git import GitError, exclude, is_repo
 
     if is_repo(root):
         with contextlib.suppress(GitError, OSError):

@@ -1,6 +1,6 @@
 """The ``project`` target of ``ralph-verify init`` (the bare ``init``): set a project up.
 
-``init`` looks at the project (:mod:`ralph_verify.detect`) and writes a
+``init`` looks at the project (:mod:`ralph_verify.project.detect`) and writes a
 ``[tool.ralph-verify]`` table into ``pyproject.toml`` (appended as text; the
 rest of the file is kept byte for byte), a ``PROMPT.md`` template and
 ``.ralph/`` in ``.gitignore``. An existing table is never overwritten without
@@ -22,8 +22,8 @@ from ralph_verify.errors import UsageError
 
 if TYPE_CHECKING:  # detect and scaffold are imported by init alone, when it runs
     from ralph_verify.config import Config
-    from ralph_verify.detect import Project
-    from ralph_verify.scaffold import FileChange, InitRegistry
+    from ralph_verify.project.detect import Project
+    from ralph_verify.project.scaffold import FileChange, InitRegistry
 
 PROMPT_TEMPLATE = """\
 # Task
@@ -50,7 +50,7 @@ _HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*([^\]\r\n]*?)[ \t]*\]")
 
 @hookimpl
 def ralph_register_init_targets(registry: InitRegistry) -> None:
-    from ralph_verify.scaffold import InitTarget
+    from ralph_verify.project.scaffold import InitTarget
 
     registry.add(InitTarget("project", init_project,
                             help="[tool.ralph-verify] in pyproject.toml, PROMPT.md, .gitignore"))
@@ -82,8 +82,8 @@ def types_settings(root: Path) -> tuple[list[str] | None, list[str], str]:
     """The ``targets`` and ``args`` that make ``types`` agree with the project's CI, and why:
     the targets and options of the CI's mypy command, else no targets (the mypy config's
     ``files``), else the project's package(s)."""
-    from ralph_verify.layout import ci_mypy_targets, project_packages
     from ralph_verify.plugins.mypy import config_names_targets
+    from ralph_verify.project.layout import ci_mypy_targets, project_packages
 
     found = ci_mypy_targets(root)
     if found is not None:
@@ -135,7 +135,7 @@ def _is_ours(header: str) -> bool:
 def replace_tables(text: str, block: str) -> str | None:
     """``text`` with every ``[tool.ralph-verify...]`` table replaced by ``block`` (where the first
     one was); ``None`` if the table is not written as table headers (inline, dotted keys)."""
-    from ralph_verify.scaffold import newline_of
+    from ralph_verify.project.scaffold import newline_of
 
     kept: list[str] = []
     insert_at: int | None = None
@@ -164,7 +164,7 @@ def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def pyproject_change(path: Path, block: str) -> FileChange:
-    from ralph_verify.scaffold import FileChange, append_block, read_text
+    from ralph_verify.project.scaffold import FileChange, append_block, read_text
 
     if sys.version_info >= (3, 11):
         import tomllib
@@ -196,7 +196,7 @@ def pyproject_change(path: Path, block: str) -> FileChange:
 
 
 def gitignore_change(path: Path) -> FileChange:
-    from ralph_verify.scaffold import FileChange, append_block, read_text
+    from ralph_verify.project.scaffold import FileChange, append_block, read_text
 
     old = read_text(path)
     entries = {line.strip() for line in (old or "").splitlines()}
@@ -212,9 +212,9 @@ def _ask(question: str, default: str) -> str:
 
 
 def init_project(config: Config) -> int:
-    from ralph_verify.detect import detect
-    from ralph_verify.scaffold import FileChange, apply_changes, read_text
-    from ralph_verify.until import parse_until
+    from ralph_verify.checks.until import parse_until
+    from ralph_verify.project.detect import detect
+    from ralph_verify.project.scaffold import FileChange, apply_changes, read_text
 
     out = sys.stdout
     root = config.root

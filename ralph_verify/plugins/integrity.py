@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import (
+from ralph_verify.checks.api import (
     Check,
     CheckRegistry,
     CheckResult,
@@ -34,13 +34,13 @@ from ralph_verify.checks import (
 from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
+    from ralph_verify.checks.until import CheckSpec
+    from ralph_verify.checks.verification import VerifyContext
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
-    from ralph_verify.iteration import Session
+    from ralph_verify.loop.session import Session
+    from ralph_verify.loop.verdict import VerdictProposal
     from ralph_verify.plugins.integrity_options import IntegrityOptions
-    from ralph_verify.until import CheckSpec
-    from ralph_verify.verdict import VerdictProposal
-    from ralph_verify.verification import VerifyContext
 
 NAME = "integrity"
 BASELINE_FILE = "integrity-baseline.json"
@@ -122,7 +122,7 @@ def ralph_session_checks(config: Config, specs: list[CheckSpec]) -> list[CheckSp
 
 def loop_specs(config: Config, specs: list[CheckSpec]) -> list[CheckSpec]:
     """``specs`` with ``integrity`` added, unless it is there already or switched off."""
-    from ralph_verify.until import parse_spec
+    from ralph_verify.checks.until import parse_spec
 
     if not enabled(config) or any(spec.name == NAME for spec in specs):
         return specs
@@ -133,8 +133,8 @@ class IntegrityCheck(Check):
     cost = 3
 
     def run(self, ctx: VerifyContext) -> CheckResult:
-        from ralph_verify.frozen import FrozenError, thaw
-        from ralph_verify.stash import SESSION_KEY
+        from ralph_verify.config.stash import SESSION_KEY
+        from ralph_verify.loop.frozen import FrozenError, thaw
 
         session = ctx.config.stash.get(SESSION_KEY)
         if session is not None and session.baseline is None:
@@ -214,9 +214,9 @@ class IntegrityCheck(Check):
         """Counts of this verification's pytest run, when one runs anyway (tests, coverage)."""
         if not any(c.name in ("tests", "coverage") or c.needs_coverage for c in ctx.checks):
             return None
-        from ralph_verify.junit_xml import JUnitError, read_report
+        from ralph_verify.junit.read import JUnitError, read_report
         from ralph_verify.plugins.pytest_run import EXIT_NO_TESTS, shared_pytest_run
-        from ralph_verify.process import ToolError
+        from ralph_verify.proc.process import ToolError
 
         try:
             run = shared_pytest_run(ctx)
@@ -348,7 +348,7 @@ def tampered(root: Path, frozen: dict[str, Any]) -> list[Failure]:
 
 @hookimpl
 def ralph_session_start(session: Session) -> None:
-    from ralph_verify.frozen import freeze
+    from ralph_verify.loop.frozen import freeze
 
     config = session.config
     picture = take_baseline(config, session)

@@ -2,7 +2,7 @@
 
 When a check's failure is ``No module named 'X'`` (a test module that cannot
 be imported at collection, usually), its detail starts with a hint naming the
-interpreter that ran it (:mod:`ralph_verify.interpreter`), the project's other
+interpreter that ran it (:mod:`ralph_verify.project.interpreter`), the project's other
 interpreters -- and which of them have ``X`` -- and how to choose one.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Generator
 from dataclasses import replace
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import Check, CheckResult, Failure
-from ralph_verify.verification import VerifyContext
+from ralph_verify.checks.api import Check, CheckResult, Failure
+from ralph_verify.checks.verification import VerifyContext
 
 _NO_MODULE = re.compile(r"No module named '(?P<module>[\w.]+)'")
 #: Hint at most this many distinct modules per check (each probe runs the interpreters).
@@ -47,7 +47,7 @@ def missing_module_hint(check: Check, ctx: VerifyContext) -> Generator[
 def module_hint(ctx: VerifyContext, module: str) -> str:
     """``hint: 'hypothesis' is not installed in .venv/bin/python (3.11.7, project .venv);
     venv/bin/python (3.12.1, project venv) has it: --python venv/bin/python``."""
-    from ralph_verify.interpreter import alternatives, choose, has_module, shown_path
+    from ralph_verify.project.interpreter import alternatives, choose, has_module, shown_path
 
     chosen = choose(ctx.root, ctx.config.get("python"))
     text = f"hint: {module!r} is not installed in {chosen.describe(ctx.root)}"

@@ -1,7 +1,7 @@
 """``junit:GLOB``: JUnit XML written by any tool (jest-junit, go-junit-report, cargo-nextest, ...).
 
 The files are read with the same streaming reader as the ``tests`` check
-(:mod:`ralph_verify.junit_xml`), and judged the same way: the check fails on
+(:mod:`ralph_verify.junit.read`), and judged the same way: the check fails on
 any failing or erroring test case and on no test case at all; a threshold
 (``junit:reports/*.xml>=200``) is the minimum number of passing tests.
 """
@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
+from ralph_verify.checks.api import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
 
 if TYPE_CHECKING:  # the JUnit reader is imported when a report is read, not at start-up
-    from ralph_verify.junit_xml import JUnitReport, TestCaseResult
-    from ralph_verify.verification import VerifyContext
+    from ralph_verify.checks.verification import VerifyContext
+    from ralph_verify.junit.read import JUnitReport, TestCaseResult
 
 #: Failing tests kept with their traceback excerpt; every failing test is still counted
 #: and kept with its message, id and root cause (up to the results' own bound).
@@ -97,8 +97,8 @@ def report_result(check: Check, report: JUnitReport, *, no_tests: str, where: st
 def _failure(check: str, case: TestCaseResult, index: int, seen: set[str]) -> Failure:
     """Excerpts for the first :data:`MAX_FAILURES` and the first of each root cause; tests
     with a known root cause fold by it (and their exception type), not by their message."""
-    from ralph_verify.fingerprint import fingerprint as fingerprint_of
-    from ralph_verify.fingerprint import root_cause_fingerprint
+    from ralph_verify.checks.fingerprint import fingerprint as fingerprint_of
+    from ralph_verify.checks.fingerprint import root_cause_fingerprint
 
     fingerprint = (root_cause_fingerprint(check, case.cause, case.code) if case.cause
                    else fingerprint_of(check, case.message, case.code))
@@ -113,7 +113,7 @@ class JUnitCheck(Check):
     cost = 2
 
     def run(self, ctx: VerifyContext) -> CheckResult:
-        from ralph_verify.junit_xml import JUnitError, JUnitReport, read_report
+        from ralph_verify.junit.read import JUnitError, JUnitReport, read_report
         from ralph_verify.plugins.files import matches
 
         pattern = self.spec.arg or ""

@@ -19,18 +19,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import CheckResult, Status
+from ralph_verify.checks.api import CheckResult, Status
+from ralph_verify.config.stash import SESSION_KEY
 from ralph_verify.redact import redact
-from ralph_verify.stash import SESSION_KEY
 from ralph_verify.state_files import output_target, write_text_atomic
 
 if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
+    from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
-    from ralph_verify.iteration import Iteration, Session
-    from ralph_verify.verification import Verification
+    from ralph_verify.loop.session import Iteration, Session
 
 WRITER = "junitxml-writer"
 #: Characters XML 1.0 cannot carry (tool output has ANSI escapes and worse); compiled on
@@ -111,7 +111,7 @@ class JUnitXmlWriter:
 
     def feedback_of(self, verification: Verification, result: CheckResult) -> str:
         """The feedback the agent would read for this one check."""
-        from ralph_verify.verification import Verification
+        from ralph_verify.checks.verification import Verification
 
         alone = Verification(root=verification.root, results=[result])
         budget = int(self.config.get("feedback_budget"))

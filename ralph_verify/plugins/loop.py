@@ -11,21 +11,21 @@ from typing import TYPE_CHECKING
 from ralph_verify import hookimpl
 
 if TYPE_CHECKING:
-    from ralph_verify.iteration import Iteration, Session
-    from ralph_verify.verdict import VerdictProposal
+    from ralph_verify.loop.session import Iteration, Session
+    from ralph_verify.loop.verdict import VerdictProposal
 
 
 @hookimpl(trylast=True)
 def ralph_runloop(session: Session, first: int) -> VerdictProposal | None:
     """The iterations of a session, the same for ``run`` and the Stop hook (cycle.py)."""
-    from ralph_verify.cycle import runloop
+    from ralph_verify.loop.cycle import runloop
 
     return runloop(session, first)
 
 
 @hookimpl(trylast=True)
 def ralph_run_iteration(session: Session, iteration: Iteration) -> bool:
-    from ralph_verify.cycle import run_iteration
+    from ralph_verify.loop.cycle import run_iteration
 
     run_iteration(session, iteration)
     return True

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ralph_verify import hookimpl
-from ralph_verify.verdict import Verdict, VerdictProposal
+from ralph_verify.loop.verdict import Verdict, VerdictProposal
 
 if TYPE_CHECKING:
-    from ralph_verify.iteration import Iteration, Session
+    from ralph_verify.loop.session import Iteration, Session
 
 
 @hookimpl

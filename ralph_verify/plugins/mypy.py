@@ -3,7 +3,7 @@
 mypy runs from the project root and reads the project's own configuration
 (mypy.ini, .mypy.ini, ``[tool.mypy]``, setup.cfg) itself. Where that
 configuration names no ``files``, the project's package(s) are checked
-(:mod:`ralph_verify.layout`: the src layout, what pyproject.toml names, the
+(:mod:`ralph_verify.project.layout`: the src layout, what pyproject.toml names, the
 top-level packages; not the tests), else the root minus virtual environments
 and build output that mypy would otherwise walk into. The summary says which. mypy runs
 from the project's interpreter when that has mypy, else ours runs with
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import (
+from ralph_verify.checks.api import (
     Check,
     CheckRegistry,
     CheckResult,
@@ -31,10 +31,10 @@ from ralph_verify.checks import (
     Failure,
     Status,
 )
-from ralph_verify.interpreter import find_module_code, known_module, remember_module
-from ralph_verify.process import ToolError, ToolRun
-from ralph_verify.tool_output import clip_tail, count_summary, relative_path
-from ralph_verify.verification import VerifyContext
+from ralph_verify.checks.tool_output import clip_tail, count_summary, relative_path
+from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.proc.process import ToolError, ToolRun
+from ralph_verify.project.interpreter import find_module_code, known_module, remember_module
 
 if TYPE_CHECKING:
     from ralph_verify.plugins.mypy_options import MypyOptions
@@ -225,9 +225,9 @@ def _section_has_targets(path: Path, required: bool = True) -> bool | None:
 
 
 def default_targets(root: Path) -> list[str]:
-    """The project's package(s) (:func:`ralph_verify.layout.project_packages`), else ``.``
+    """The project's package(s) (:func:`ralph_verify.project.layout.project_packages`), else ``.``
     minus top-level virtualenvs and build output (mypy skips dot-folders itself)."""
-    from ralph_verify.layout import project_packages
+    from ralph_verify.project.layout import project_packages
 
     packages = project_packages(root)
     if packages:
@@ -281,8 +281,8 @@ class TypesCheck(Check):
         """mypy's run, its errors, the notes that belong to no error, and its other lines."""
         if not any(arg.startswith("--cache-dir") or arg == "--no-incremental" for arg in rest):
             # A cache of our own, dropped when mypy's mtime check could be fooled
-            # (see ralph_verify.caches); the project's .mypy_cache is left alone.
-            from ralph_verify.caches import mypy_cache_dir
+            # (see ralph_verify.project.caches); the project's .mypy_cache is left alone.
+            from ralph_verify.project.caches import mypy_cache_dir
 
             mypy = [*mypy, "--cache-dir", str(mypy_cache_dir(ctx.root))]
         run = self.mypy(ctx, [*mypy, "--output", "json", *rest])

@@ -23,8 +23,8 @@ from ralph_verify.redact import redact
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
-    from ralph_verify.iteration import Session
-    from ralph_verify.verdict import VerdictProposal
+    from ralph_verify.loop.session import Session
+    from ralph_verify.loop.verdict import VerdictProposal
 
 #: Seconds one URL or command may take: a slow webhook must not hold the run's exit.
 NOTIFY_TIMEOUT = 15.0

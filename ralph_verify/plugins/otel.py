@@ -25,11 +25,11 @@ from ralph_verify import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent, AgentRequest, AgentResult
-    from ralph_verify.checks import Check, CheckResult
+    from ralph_verify.checks.api import Check, CheckResult
+    from ralph_verify.checks.verification import VerifyContext
     from ralph_verify.config import Config
-    from ralph_verify.iteration import Iteration, Session
-    from ralph_verify.verdict import VerdictProposal
-    from ralph_verify.verification import VerifyContext
+    from ralph_verify.loop.session import Iteration, Session
+    from ralph_verify.loop.verdict import VerdictProposal
 
 NAME = "otel-tracer"
 #: The instrumentation scope of every span.

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import (
+from ralph_verify.checks.api import (
     Check,
     CheckRegistry,
     CheckResult,
@@ -26,8 +26,8 @@ from ralph_verify.checks import (
     Failure,
     Status,
 )
-from ralph_verify.process import ToolMissing, tail_of_file
-from ralph_verify.verification import VerifyContext
+from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.proc.process import ToolMissing, tail_of_file
 
 if TYPE_CHECKING:
     from ralph_verify.plugins.precommit_options import PrecommitOptions

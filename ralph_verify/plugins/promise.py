@@ -7,9 +7,9 @@ agent's own new output; ``check`` skips it.
 from __future__ import annotations
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
-from ralph_verify.stash import PROMISES_KEY
-from ralph_verify.verification import VerifyContext
+from ralph_verify.checks.api import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
+from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.config.stash import PROMISES_KEY
 
 DEFAULT_PROMISE = "COMPLETE"
 
@@ -24,7 +24,7 @@ class PromiseCheck(Check):
 
     def run(self, ctx: VerifyContext) -> CheckResult:
         # The loop puts the promises the agent printed in this iteration here
-        # (ralph_verify.stash.PROMISES_KEY); outside a loop there are none to judge.
+        # (ralph_verify.config.stash.PROMISES_KEY); outside a loop there are none to judge.
         promised = ctx.config.stash.get(PROMISES_KEY)
         tag = f"<promise>{self.text}</promise>"
         if promised is None:

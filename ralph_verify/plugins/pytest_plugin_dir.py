@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ralph_verify.process import ToolError
-from ralph_verify.pytest_record import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
-from ralph_verify.verification import VerifyContext
+from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.proc.process import ToolError
+from ralph_verify.recorder.read import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
 
 XDIST_COVERAGE_PLUGIN = "ralph_verify_xdist_coverage"
 #: Loaded with ``-p`` into the project's pytest: measures pytest-xdist workers, which
@@ -51,7 +51,7 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *, compiled: bool,
     plugin_dir = folder / "plugin"
     plugin_dir.mkdir(exist_ok=True)
     sources = {PLUGIN_NAME: plugin_source(),
-               AFFECTED_PLUGIN_NAME: plugin_source("pytest_affected_recorder"),
+               AFFECTED_PLUGIN_NAME: plugin_source("affected_plugin"),
                XDIST_COVERAGE_PLUGIN: XDIST_COVERAGE_SOURCE}
     if not compiled:
         for name in (PLUGIN_NAME, AFFECTED_PLUGIN_NAME):
@@ -100,7 +100,7 @@ def _compiled_plugins(python: str, sources: dict[str, str]) -> Path | None:
     bytecode's magic number) and the sources; None when the binary cannot be read."""
     import hashlib
 
-    from ralph_verify.caches import user_cache_dir
+    from ralph_verify.project.caches import user_cache_dir
 
     try:
         binary = os.path.realpath(python)

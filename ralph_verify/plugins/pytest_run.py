@@ -1,8 +1,8 @@
 """``tests`` (alias ``pytest``) and ``coverage`` (alias ``cov``): one pytest run feeds both.
 
 The suite runs once per verification, with the project's interpreter, from the
-root, with our recorder plugin loaded first (:mod:`ralph_verify.pytest_recorder`,
-read by :mod:`ralph_verify.pytest_record`), and writing JUnit XML to a temporary
+root, with our recorder plugin loaded first (:mod:`ralph_verify.recorder.plugin`,
+read by :mod:`ralph_verify.recorder.read`), and writing JUnit XML to a temporary
 file, read only when the recorder did not report. When any check of the
 verification sets ``needs_coverage`` (``coverage`` does; so may a third-party
 check), that one run goes under ``python -m coverage run`` with a data file of
@@ -14,7 +14,7 @@ Public API for third-party plugins
 ``shared_pytest_run(ctx: VerifyContext) -> PytestRun``
     Run the suite, or reuse the run already made in this verification, under
     coverage if any check in ``ctx.checks`` has ``needs_coverage = True``.
-    Raises :class:`~ralph_verify.process.ToolError` when there is no usable
+    Raises :class:`~ralph_verify.proc.process.ToolError` when there is no usable
     run (interpreter, pytest or coverage missing, pytest internal or usage
     error, crash, timeout); a check that lets it propagate becomes an
     ``error`` result with the tool's last output.
@@ -28,7 +28,7 @@ Public API for third-party plugins
     arguments (option ``args`` of ``[tool.ralph-verify.checks.tests]``). When
     pytest collected no tests (``returncode == 5``) the JUnit and coverage
     files may be missing: check ``.exists()``. ``record_dir``: what our pytest
-    plugin recorded; ``read_record(run.record_dir)`` (:mod:`ralph_verify.pytest_record`)
+    plugin recorded; ``read_record(run.record_dir)`` (:mod:`ralph_verify.recorder.read`)
     gives the counts, the failing tests and ``hooks``: for each hook that can
     rewrite reports or change collection, the plugins and conftest files
     implementing it, with their paths (``None`` if the plugin did not run).
@@ -45,12 +45,13 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
+from ralph_verify.checks.api import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
 from ralph_verify.plugins.coverage_check import CoverageCheck, least_covered, line_ranges
 
 if TYPE_CHECKING:
-    from ralph_verify.iteration import Session
-    from ralph_verify.junit_xml import JUnitReport
+    from ralph_verify.checks.verification import VerifyContext
+    from ralph_verify.junit.read import JUnitReport
+    from ralph_verify.loop.session import Session
     from ralph_verify.plugins.pytest_shared import (
         EXIT_NO_TESTS,
         TEST_IDS_KEY,
@@ -62,7 +63,6 @@ if TYPE_CHECKING:
         tests_args,
         tests_options,
     )
-    from ralph_verify.verification import VerifyContext
 
 __all__ = ["EXIT_NO_TESTS", "TEST_IDS_KEY", "CoverageCheck", "PytestRun", "TestsCheck",
            "collected_ids", "least_covered", "line_ranges", "read_pytest_report", "rerun_args",
@@ -108,14 +108,14 @@ class TestsCheck(Check):
 
             return run_hidden(self, ctx)
         if self.spec.arg is not None:
-            from ralph_verify.new_failures import judge_new  # tests:new, in a loop
+            from ralph_verify.loop.new_failures import judge_new  # tests:new, in a loop
 
             return judge_new(self, ctx, self.run_suite)
         return self.run_suite(ctx)
 
     def run_suite(self, ctx: VerifyContext) -> CheckResult:
         """The plain ``tests`` verdict of this verification's pytest run."""
-        from ralph_verify.junit_xml import JUnitError
+        from ralph_verify.junit.read import JUnitError
         from ralph_verify.plugins.junit import report_result
         from ralph_verify.plugins.pytest_shared import (
             EXIT_INTERRUPTED,
@@ -164,10 +164,10 @@ class TestsCheck(Check):
 
     def _rerun(self, ctx: VerifyContext, run: PytestRun, report: JUnitReport) -> list[str]:
         """Run the failed tests once more (not under coverage); the ids that passed."""
-        from ralph_verify.junit_xml import JUnitError, iter_cases
+        from ralph_verify.junit.read import JUnitError, iter_cases
         from ralph_verify.plugins.pytest_shared import fresh_record_dir, pytest_env, rerun_args
-        from ralph_verify.process import ToolError
-        from ralph_verify.pytest_record import PLUGIN_NAME, passed_ids, read_record
+        from ralph_verify.proc.process import ToolError
+        from ralph_verify.recorder.read import PLUGIN_NAME, passed_ids, read_record
 
         if (len(report.problems) != report.failing or any(c.collection for c in report.problems)
                 or any(c.code == "tampering" for c in report.problems)):

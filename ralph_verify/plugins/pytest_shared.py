@@ -13,27 +13,27 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph_verify.junit_xml import JUnitReport, read_report
+from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.config.stash import SESSION_KEY, StashKey
+from ralph_verify.junit.read import JUnitReport, read_report
 from ralph_verify.plugins.junit import MAX_KEPT
 from ralph_verify.plugins.pytest_plugin_dir import XDIST_COVERAGE_PLUGIN, plugin_dir
-from ralph_verify.process import ToolError, ToolRun
-from ralph_verify.pytest_record import (
+from ralph_verify.proc.process import ToolError, ToolRun
+from ralph_verify.recorder.read import (
     AFFECTED_PLUGIN_NAME,
     PLUGIN_NAME,
     failing_ids,
     read_record,
     test_ids,
 )
-from ralph_verify.stash import SESSION_KEY, StashKey
-from ralph_verify.verification import VerifyContext
 
 if TYPE_CHECKING:
-    from ralph_verify.affected import Plan
-    from ralph_verify.iteration import Session
+    from ralph_verify.loop.session import Session
     from ralph_verify.plugins.pytest_run_options import TestsOptions
+    from ralph_verify.recorder.affected import Plan
 
 #: In a session: every test id of the last full pytest run, with how it ended (see
-#: :func:`~ralph_verify.pytest_record.test_ids`); the integrity plugin keeps the baseline's
+#: :func:`~ralph_verify.recorder.read.test_ids`); the integrity plugin keeps the baseline's
 #: ids, so that a test present at the session's start and gone later is a finding. A run of
 #: only some tests must not set it.
 TEST_IDS_KEY = StashKey[dict[str, str]]("pytest.test_ids")
@@ -54,7 +54,7 @@ class PytestRun:
     coverage_data: Path | None
     tool_run: ToolRun
     args: tuple[str, ...] = ()
-    #: Where ralph-verify's pytest plugin wrote its records (:mod:`ralph_verify.pytest_record`).
+    #: Where ralph-verify's pytest plugin wrote its records (:mod:`ralph_verify.recorder.read`).
     record_dir: Path | None = None
     #: Only the affected tests ran (``tests.select = "affected"``), and one failed: no check
     #: may pass on this run, and nothing may compare its test counts or ids with a full run.
@@ -85,8 +85,8 @@ def tests_args(ctx: VerifyContext) -> list[str]:
 
 def pytest_env(ctx: VerifyContext) -> dict[str, str]:
     """Our environment without pytest's own variables, and with a bytecode prefix whose
-    project part is fresh for this verification (see :mod:`ralph_verify.caches`)."""
-    from ralph_verify.caches import bytecode_prefix
+    project part is fresh for this verification (see :mod:`ralph_verify.project.caches`)."""
+    from ralph_verify.project.caches import bytecode_prefix
 
     env = {key: value for key, value in os.environ.items() if key not in _LEAKED_ENV}
     env["PYTHONPYCACHEPREFIX"] = str(ctx.shared("bytecode-prefix",
@@ -107,8 +107,7 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
     session = _affected_session(ctx)
     if session is None:
         return _full_run(ctx, _launch(ctx, "pytest-run"))
-    from ralph_verify import affected
-
+    from ralph_verify.recorder import affected
     if session.baseline is not None:  # the baseline itself always runs the full suite
         changed = session.last.files_changed if session.last is not None else []
         chosen, _ = affected.plan(ctx.root, session.dir, changed)
@@ -126,7 +125,7 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
 
 def _affected_session(ctx: VerifyContext) -> Session | None:
     """The loop session, when this verification may run the affected tests first."""
-    from ralph_verify.stash import SESSION_KEY
+    from ralph_verify.config.stash import SESSION_KEY
 
     session = ctx.config.stash.get(SESSION_KEY)
     if session is None:
@@ -134,8 +133,8 @@ def _affected_session(ctx: VerifyContext) -> Session | None:
     options = tests_options(ctx)
     if options.flaky == "allow":
         return None  # with flaky = "allow", a partial run could pass after its re-run
-    from ralph_verify.affected import selects_affected
-    from ralph_verify.interpreter import python_version
+    from ralph_verify.project.interpreter import python_version
+    from ralph_verify.recorder.affected import selects_affected
 
     if not selects_affected(options.select, python_version(ctx.python())):
         return None
@@ -148,8 +147,7 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
     """Run the affected tests; the run if one failed, else ``None`` (the full suite decides)."""
     import json
 
-    from ralph_verify import affected
-
+    from ralph_verify.recorder import affected
     folder = ctx.workdir / "pytest-affected"
     folder.mkdir(exist_ok=True)
     select = folder / "select.json"
@@ -173,7 +171,7 @@ def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
             select: Path | None = None) -> PytestRun:
     """One pytest run in ``ctx.workdir / name`` (under coverage if a check needs it); with
     ``deps`` it records what each test ran, with ``select`` (a JSON file of ids) it runs only
-    those tests (:mod:`ralph_verify.pytest_affected_recorder`)."""
+    those tests (:mod:`ralph_verify.recorder.affected_plugin`)."""
     python = ctx.python()
     run_args = tuple(tests_args(ctx) if args is None else args)
     folder = ctx.workdir / name

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ralph_verify import hookimpl
 
 if TYPE_CHECKING:
-    from ralph_verify.iteration import Session
+    from ralph_verify.loop.session import Session
 
 REPORT_NAME = "report.html"
 

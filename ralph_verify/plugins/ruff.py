@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import (
+from ralph_verify.checks.api import (
     Check,
     CheckRegistry,
     CheckResult,
@@ -24,16 +24,16 @@ from ralph_verify.checks import (
     Failure,
     Status,
 )
-from ralph_verify.process import ToolError, ToolRun, head_of_file
-from ralph_verify.redact import cut
-from ralph_verify.tool_output import (
+from ralph_verify.checks.tool_output import (
     clip_tail,
     count_summary,
     count_summary_of,
     iter_json_array,
     relative_path,
 )
-from ralph_verify.verification import VerifyContext
+from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.proc.process import ToolError, ToolRun, head_of_file
+from ralph_verify.redact import cut
 
 if TYPE_CHECKING:
     from ralph_verify.plugins.ruff_options import RuffOptions

@@ -1,4 +1,4 @@
-"""``run --sandbox``: each agent run under bubblewrap (see :mod:`ralph_verify.sandbox`)."""
+"""``run --sandbox``: each agent run under bubblewrap (see :mod:`ralph_verify.guard.sandbox`)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def ralph_addoption(parser: Parser) -> None:
 def ralph_configure(config: Config) -> None:
     """A missing or unusable bubblewrap fails before the baseline (exit 2)."""
     if "loop" in config.command.scopes and config.get("sandbox"):
-        from ralph_verify.sandbox import check_available
+        from ralph_verify.guard.sandbox import check_available
 
         _BWRAP[id(config)] = check_available()
 
@@ -40,7 +40,7 @@ def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
     config = session.config
     bwrap = _BWRAP.get(id(config))
     if bwrap is not None:
-        from ralph_verify.sandbox import bwrap_argv, state_dirs
+        from ralph_verify.guard.sandbox import bwrap_argv, state_dirs
 
         agent = str(config.get("agent") or "")
         request.sandbox = tuple(bwrap_argv(

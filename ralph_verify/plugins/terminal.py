@@ -17,16 +17,16 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, TextIO
 
 from ralph_verify import hookimpl
-from ralph_verify.checks import CheckResult, Status
+from ralph_verify.checks.api import CheckResult, Status
+from ralph_verify.checks.verification import Verification
 from ralph_verify.config import Config
+from ralph_verify.config.stash import REPORT_STREAM_KEY
 from ralph_verify.display import Display, output_stream
-from ralph_verify.stash import REPORT_STREAM_KEY
 from ralph_verify.terminal_text import strip_controls
-from ralph_verify.verification import Verification
 
 if TYPE_CHECKING:
-    from ralph_verify.iteration import Iteration, Session
-    from ralph_verify.verdict import VerdictProposal
+    from ralph_verify.loop.session import Iteration, Session
+    from ralph_verify.loop.verdict import VerdictProposal
 
 #: The reporter's name in the plugin manager (``config.pluginmanager.get_plugin(...)``).
 REPORTER = "terminalreporter"
@@ -64,7 +64,7 @@ def summary_line(verification: Verification) -> str:
 
 def python_line(config: Config) -> str:
     """``python: .venv/bin/python (3.11.7, project .venv)``: which Python runs the tests."""
-    from ralph_verify.interpreter import choose
+    from ralph_verify.project.interpreter import choose
 
     return f"python: {choose(config.root, config.get('python')).describe(config.root)}"
 
@@ -124,7 +124,7 @@ class TerminalReporter:
     @hookimpl(wrapper=True)
     def ralph_session_prepare(self, session: Session) -> Generator[None, list[None], list[None]]:
         """The header, after what other plugins say while they prepare; then the live line."""
-        from ralph_verify.records import header
+        from ralph_verify.loop.records import header
 
         results = yield
         self.display.max_iterations = session.max_iterations
@@ -138,14 +138,14 @@ class TerminalReporter:
 
     @hookimpl
     def ralph_report_agent(self, iteration: Iteration) -> None:
-        from ralph_verify.records import agent_line
+        from ralph_verify.loop.records import agent_line
 
         self._line(agent_line(iteration))
 
     @hookimpl
     def ralph_report_verification(self, session: Session | None, iteration: Iteration | None,
                                   verification: Verification) -> None:
-        from ralph_verify.records import passed_text, verification_line
+        from ralph_verify.loop.records import passed_text, verification_line
 
         if session is None:
             if not self._quiet():
@@ -159,7 +159,7 @@ class TerminalReporter:
     def ralph_session_finish(self, session: Session,
                              verdict: VerdictProposal) -> Generator[None, list[None], list[None]]:
         """The summary, after every line the other plugins add (``report: ...``)."""
-        from ralph_verify.records import summary_lines
+        from ralph_verify.loop.records import summary_lines
 
         results = yield
         elapsed = session.elapsed_before_s + time.monotonic() - self.started

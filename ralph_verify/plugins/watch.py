@@ -1,4 +1,4 @@
-"""``status --watch``: the option; the view itself is :mod:`ralph_verify.watch`."""
+"""``status --watch``: the option; the view itself is :mod:`ralph_verify.reports.watch`."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ def ralph_addoption(parser: Parser) -> None:
 
 def watch_status(config: Config) -> int:
     """Called by ``status`` when ``--watch`` is given."""
-    from ralph_verify.records import describe_plugin_state
-    from ralph_verify.watch import watch
+    from ralph_verify.loop.records import describe_plugin_state
+    from ralph_verify.reports.watch import watch
 
     interval = max(0.05, float(config.get("interval")))
     return watch(config.root, interval=interval,

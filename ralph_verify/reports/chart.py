@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from ralph_verify.records import PERCENT_CHECKS, series_value
+from ralph_verify.loop.records import PERCENT_CHECKS, series_value
 from ralph_verify.reports.data import SessionData
 
 WIDTH, HEIGHT = 960, 320
@@ -131,8 +131,8 @@ def render_chart(data: SessionData) -> str:
 
 def _threshold(spec: str) -> float | None:
     """The number of ``coverage>=80`` (the line a percentage series must reach)."""
+    from ralph_verify.checks.until import parse_spec
     from ralph_verify.errors import UsageError
-    from ralph_verify.until import parse_spec
 
     try:
         parsed = parse_spec(spec)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.display import duration
-from ralph_verify.records import series_value
+from ralph_verify.loop.records import series_value
 from ralph_verify.redact import cut, redact
 from ralph_verify.reports.chart import legend, render_chart
 from ralph_verify.reports.data import IterationData, SessionData

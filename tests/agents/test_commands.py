@@ -19,8 +19,8 @@ from ralph_verify.agents.gemini import GeminiAgent
 from ralph_verify.agents.opencode import OpenCodeAgent
 from ralph_verify.agents.qwen import QwenAgent
 from ralph_verify.errors import UsageError
+from ralph_verify.loop.verdict import EXIT_CODES, Verdict
 from ralph_verify.testing import Ralph
-from ralph_verify.verdict import EXIT_CODES, Verdict
 
 ALL = [ClaudeAgent, CodexAgent, AiderAgent, GeminiAgent, QwenAgent, OpenCodeAgent, AmpAgent,
        CopilotAgent]

@@ -220,7 +220,7 @@ def test_a_worker_killed_mid_loop_loses_nothing_finished(
 def test_the_core_never_imports_dask(ralph: Ralph) -> None:
     """The dask executor is a plugin its entry point loads; nothing imports Dask until a fleet
     runs with --executor dask."""
-    code = ("import sys\nfrom ralph_verify.session import main\n"
+    code = ("import sys\nfrom ralph_verify.cli import main\n"
             "assert main(['plugins']) == 0\nassert main(['fleet', '--help']) == 0\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
     proc = subprocess.run([sys.executable, "-c", code], cwd=ralph.path, capture_output=True,

@@ -9,13 +9,13 @@ from typing import Any, cast
 
 import pytest
 
-from ralph_verify.checks import CheckResult, Failure, Status
+from ralph_verify.checks.api import CheckResult, Failure, Status
+from ralph_verify.checks.verification import Verification
 from ralph_verify.config import get_config
-from ralph_verify.iteration import Iteration, Session
+from ralph_verify.loop.session import Iteration, Session
+from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.plugins import breaker
 from ralph_verify.testing import Ralph
-from ralph_verify.verdict import Verdict, VerdictProposal
-from ralph_verify.verification import Verification
 
 
 def _tests(*messages: str, count: int | None = None) -> CheckResult:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph_verify.junit_xml import JUnitError, JUnitReport, iter_cases, read_report
+from ralph_verify.junit.read import JUnitError, JUnitReport, iter_cases, read_report
 from ralph_verify.testing import Ralph
 
 DATA = Path(__file__).parent.parent / "data" / "junit"

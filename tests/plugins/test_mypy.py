@@ -20,7 +20,7 @@ from ralph_verify.plugins.mypy import (
     parse_plain,
     to_failures,
 )
-from ralph_verify.process import ToolError, ToolRun
+from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.testing import Ralph
 
 DATA = Path(__file__).parent.parent / "data" / "mypy"

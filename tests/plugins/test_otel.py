@@ -30,7 +30,7 @@ provider = TracerProvider()
 provider.add_span_processor(SimpleSpanProcessor(exporter))
 trace.set_tracer_provider(provider)
 
-from ralph_verify.session import main
+from ralph_verify.cli import main
 
 code = main(sys.argv[2:])
 spans = [{"name": s.name, "trace": format(s.context.trace_id, "032x"),

@@ -12,15 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from ralph_verify.checks.tool_output import count_summary
 from ralph_verify.plugins.ruff import (
     parse_check_output,
     parse_format_json,
     parse_format_text,
     split_diff,
 )
-from ralph_verify.process import ToolError
+from ralph_verify.proc.process import ToolError
 from ralph_verify.testing import Ralph
-from ralph_verify.tool_output import count_summary
 
 DATA = Path(__file__).parent.parent / "data" / "ruff"
 #: The recordings were made in /tmp/rt (see tests/data/ruff/README.md).

@@ -4,7 +4,7 @@ An agent hook never fails its agent by accident: Claude Code reads exit 2 as "bl
 and shows stderr to the model, so an ordinary usage error would trap a session in a
 loop. This plugin therefore wraps the whole ``hook`` command line
 (``ralph_cmdline_main``: configuration, plugins, the command itself) and turns any
-failure into :func:`~ralph_verify.agenthook.protocol.let_the_agent_go_on`: exit 0,
+failure into :func:`~ralph_verify.hookmode.protocol.let_the_agent_go_on`: exit 0,
 the reason in ``.ralph/hook.log``.
 
 The module is named for what it serves (an agent's hook), not ``hook.py``: in module
@@ -42,7 +42,7 @@ def ralph_cmdline_main(args: list[str]) -> Generator[None, int | None, int | Non
     if code == 0:
         sys.stderr.write(err.getvalue())
         return 0
-    from ralph_verify.agenthook.protocol import let_the_agent_go_on
+    from ralph_verify.hookmode.protocol import let_the_agent_go_on
 
     return let_the_agent_go_on(action, 4 if code is None else code, err.getvalue())
 
@@ -65,22 +65,22 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def _rules_help() -> str:
-    from ralph_verify.guard_rules import RULES
+    from ralph_verify.guard.rules import RULES
 
     return "\n".join(f"  {name:<15}{text}" for name, text in RULES.items())
 
 
 def hook(config: Config) -> int:
     """Read the agent's JSON and hand it to the Stop hook or the PreToolUse guard."""
-    from ralph_verify.agenthook.protocol import read_payload
+    from ralph_verify.hookmode.protocol import read_payload
 
     action = str(config.get("action"))
     agent = action.split("-")[0]
     payload = read_payload()
     if action.endswith("-stop"):
-        from ralph_verify.agenthook.stop import stop_hook
+        from ralph_verify.hookmode.stop import stop_hook
 
         return stop_hook(config, payload, agent=agent)
-    from ralph_verify.agenthook.pretool import pretool_hook
+    from ralph_verify.hookmode.pretool import pretool_hook
 
     return pretool_hook(config, payload, agent=agent)

@@ -26,14 +26,14 @@ def cancel(config: Config) -> int:
     signalled (see StateDir.is_our_run); ``.ralph/lock`` is data anyone can write."""
     import socket
 
-    from ralph_verify.state import StateDir
+    from ralph_verify.loop.state import StateDir
 
     state = StateDir(config.root)
     info = state.read_lock()
     local = info is not None and info.host == socket.gethostname()
     proven = info is not None and local and state.is_our_run(info)
     if info is None or (local and not proven):
-        from ralph_verify.agenthook.session import cancel_hook_session
+        from ralph_verify.hookmode.session import cancel_hook_session
 
         stopped = cancel_hook_session(config.root)  # a loop driven by the agent's Stop hook
         if stopped is not None:
@@ -72,6 +72,5 @@ def cancel(config: Config) -> int:
 
 def procinfo_alive(pid: int) -> bool:
     """Whether a process ``pid`` (> 0) lives on this machine."""
-    from ralph_verify import procinfo
-
+    from ralph_verify.proc import info as procinfo
     return procinfo.start_time(pid) is not None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
-from ralph_verify.stash import SESSION_KEY
+from ralph_verify.config.stash import SESSION_KEY
 
 
 @hookimpl
@@ -34,9 +34,9 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def run_check(config: Config) -> int:
-    from ralph_verify import signals
-    from ralph_verify.session import verification_exit_code
-    from ralph_verify.verification import verify
+    from ralph_verify.checks.verification import verify
+    from ralph_verify.cli import verification_exit_code
+    from ralph_verify.proc import signals
 
     specs = config.until_specs()
     for spec in specs:

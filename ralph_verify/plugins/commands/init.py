@@ -40,7 +40,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def run_init(config: Config) -> int:
-    from ralph_verify.scaffold import init_targets
+    from ralph_verify.project.scaffold import init_targets
 
     registry = init_targets(config)
     name = config.get("target")

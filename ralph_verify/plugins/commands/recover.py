@@ -1,7 +1,7 @@
 """``ralph-verify recover [SESSION]``: restore what a session's recovery point kept.
 
 The user's branch tip and uncommitted work are kept outside the tree when a session
-starts (:mod:`ralph_verify.recovery`), for after an agent deleted ``.git``, reset or cleaned.
+starts (:mod:`ralph_verify.loop.recovery`), for after an agent deleted ``.git``, reset or cleaned.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def recover_command(config: Config) -> int:
-    """``ralph-verify recover [SESSION]``: see :mod:`ralph_verify.recovery`."""
-    from ralph_verify import recovery
-    from ralph_verify.state import StateDir
+    """``ralph-verify recover [SESSION]``: see :mod:`ralph_verify.loop.recovery`."""
+    from ralph_verify.loop import recovery
+    from ralph_verify.loop.state import StateDir
 
     if (config.root / ".ralph").is_dir() and StateDir(config.root).lock_holder() is not None:
         raise UsageError("a run is active in this project: stop it first ('ralph-verify "

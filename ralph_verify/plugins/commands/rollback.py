@@ -18,8 +18,8 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def rollback(config: Config) -> int:
-    from ralph_verify import git
-    from ralph_verify.state import StateDir
+    from ralph_verify.loop.state import StateDir
+    from ralph_verify.project import git
 
     state = StateDir(config.root)
     number = int(config.get("iteration"))

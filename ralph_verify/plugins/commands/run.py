@@ -13,7 +13,7 @@ from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Bound, Parser, positive_float, positive_int
 from ralph_verify.exitcode import ExitCode
-from ralph_verify.verdict import EXIT_CODES, PRECEDENCE, Verdict
+from ralph_verify.loop.verdict import EXIT_CODES, PRECEDENCE, Verdict
 
 DEFAULT_MAX_ITERATIONS = 20
 DEFAULT_AGENT_TIMEOUT = 1800.0
@@ -32,7 +32,7 @@ _VERDICT_HELP = {
 
 
 def run_epilog() -> str:
-    """The verdicts and their exit codes, from :mod:`ralph_verify.verdict` itself."""
+    """The verdicts and their exit codes, from :mod:`ralph_verify.loop.verdict` itself."""
     lines = ["verdicts and exit codes:"]
     for verdict in sorted(Verdict, key=lambda v: EXIT_CODES[v]):
         lines.append(f"  {EXIT_CODES[verdict]:<4}{verdict.value:<16}{_VERDICT_HELP[verdict]}")
@@ -110,13 +110,13 @@ def ralph_configure(config: Config) -> None:
     no lock, no .ralph/, no branch, no baseline."""
     if config.command.name != "run" or config.get("resume"):
         return
-    from ralph_verify.records import read_task
+    from ralph_verify.loop.records import read_task
 
     config.until_specs()
     read_task(config)
 
 
 def run(config: Config) -> int:
-    from ralph_verify.loop import run_session
+    from ralph_verify.loop.api import run_session
 
     return run_session(config)

@@ -22,7 +22,7 @@ def ralph_addoption(parser: Parser) -> None:
 def slash(config: Config) -> int:
     import sys
 
-    from ralph_verify.agenthook.slash import slash_argv
-    from ralph_verify.session import main
+    from ralph_verify.cli import main
+    from ralph_verify.hookmode.slash import slash_argv
 
     return main(slash_argv(sys.stdin.read()))

@@ -1,6 +1,6 @@
 """``ralph-verify start``: record a loop that the agent's own Stop hook drives.
 
-Run inside Claude Code or Codex; the work is in :mod:`ralph_verify.agenthook.session`.
+Run inside Claude Code or Codex; the work is in :mod:`ralph_verify.hookmode.session`.
 """
 
 from __future__ import annotations
@@ -34,6 +34,6 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def start(config: Config) -> int:
-    from ralph_verify.agenthook.session import start_loop
+    from ralph_verify.hookmode.session import start_loop
 
     return start_loop(config)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 from ralph_verify import hookimpl
+from ralph_verify.checks.tool_output import one_line
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.terminal_text import strip_controls
-from ralph_verify.tool_output import one_line
 
 
 @hookimpl
@@ -19,7 +19,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 def status(config: Config) -> int:
     from ralph_verify.display import duration
-    from ralph_verify.state import StateDir
+    from ralph_verify.loop.state import StateDir
 
     if config.get("watch"):  # --watch: declared by plugins/watch.py
         from ralph_verify.plugins.watch import watch_status
@@ -44,8 +44,8 @@ def status(config: Config) -> int:
         condition = "finished"
     elif holder is not None and holder.session == data.get("session"):
         condition = f"running (pid {holder.pid}), {data.get('phase')}"
-    elif data.get("mode") == "hook":  # driven by the agent's Stop hook (agenthook/stop.py)
-        from ralph_verify.agenthook.session import waiting_condition
+    elif data.get("mode") == "hook":  # driven by the agent's Stop hook (hookmode/stop.py)
+        from ralph_verify.hookmode.session import waiting_condition
 
         condition = waiting_condition(data)
     else:
@@ -65,15 +65,15 @@ def status(config: Config) -> int:
     for check in checks:
         print(f"  {check.get('status', '?').upper():<7} {check.get('spec')}  "
               f"{one_line(str(check.get('summary', '')), 100)}")
-    from ralph_verify.records import describe_plugin_state
+    from ralph_verify.loop.records import describe_plugin_state
 
     for name, value in (data.get("plugin_state") or {}).items():
         described = describe_plugin_state(config, name, value)
         if described is not None:
             print(f"{name}: {described}")
-    from ralph_verify.agenthook.pretool import refusal_counts
+    from ralph_verify.hookmode.pretool import refusal_counts
 
-    refused = refusal_counts(config.root)  # the PreToolUse guard's refusals (agenthook/pretool.py)
+    refused = refusal_counts(config.root)  # the PreToolUse guard's refusals (hookmode/pretool.py)
     if refused:
         print(f"guard: {sum(refused.values())} tool calls refused ("
               + ", ".join(f"{rule} {n}" for rule, n in sorted(refused.items())) + ")")

@@ -1,0 +1,139 @@
+"""Small helpers for checks that turn a tool's output into failures."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.checks.api import Failure
+from ralph_verify.redact import cut, cut_tail, redact
+from ralph_verify.terminal_text import strip_controls
+
+
+def relative_path(path: str, root: Path) -> str:
+    """``path`` relative to ``root`` with forward slashes; unchanged if outside it."""
+    candidate = Path(path)
+    if candidate.is_absolute():
+        for base in (root, _resolved(root)):
+            try:
+                return candidate.relative_to(base).as_posix()
+            except ValueError:
+                continue
+    return candidate.as_posix()
+
+
+@functools.lru_cache(maxsize=64)
+def _resolved(root: Path) -> Path:
+    return root.resolve()  # once per root, not once per failure of 100,000
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` redacted, on one line, whitespace folded, cut with ``...`` past ``limit``."""
+    # Fold only what can be shown (a 100 MB message costs no more than its start); the
+    # start is redacted before anything is cut from it.
+    head = redact(text[: limit * 4 + 4096])
+    return cut(" ".join(strip_controls(head).split()), limit)
+
+
+def clip_tail(text: str, chars: int = 2000) -> str:
+    """The end of ``text`` redacted, at most ``chars`` characters (where tools print what
+    matters)."""
+    return cut_tail(text, chars)
+
+
+def count_summary(failures: Sequence[Failure], noun: str) -> str:
+    """``5 errors (3 F401, 2 E501)``: the total, then the most frequent codes first."""
+    return count_summary_of(Counter(failure.code or "?" for failure in failures), noun)
+
+
+def count_summary_of(codes: Mapping[str, int], noun: str) -> str:
+    """``5 errors (3 F401, 2 E501)`` from counts by code (when not every failure is kept)."""
+    ranked = sorted(codes.items(), key=lambda item: (-item[1], item[0]))
+    parts = [f"{count} {code}" for code, count in ranked[:5]]
+    if len(ranked) > 5:
+        parts.append(f"{len(ranked) - 5} more codes")
+    total = sum(codes.values())
+    return f"{total} {noun}{'' if total == 1 else 's'}" + (f" ({', '.join(parts)})"
+                                                           if parts else "")
+
+
+_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+def iter_json_array(path: Path, what: str, fmt: str, *,
+                    check: Callable[[], None] = lambda: None,
+                    chunk_chars: int = 1 << 20, max_item_chars: int = 16 << 20) -> Iterator[Any]:
+    """The items of the JSON array in ``path``, one at a time: memory stays bounded by the
+    largest item, however long the array. Raises :class:`ValueError` with a reason.
+
+    ``check`` is called between items (a deadline: parsing counts against the timeout).
+    """
+    decoder = json.JSONDecoder()
+    with path.open("r", encoding="utf-8", errors="replace") as handle:
+        buf, pos, eof = "", 0, False
+
+        def fill() -> None:
+            nonlocal buf, pos, eof
+            more = handle.read(chunk_chars)
+            eof = not more
+            buf, pos = buf[pos:] + more, 0
+
+        def skip_space() -> None:
+            nonlocal pos
+            while True:
+                match = _SPACE.match(buf, pos)
+                pos = match.end() if match else pos
+                if pos < len(buf) or eof:
+                    return
+                fill()
+
+        skip_space()
+        if pos >= len(buf):
+            raise ValueError(f"{what} printed nothing")
+        if buf[pos] != "[":
+            raise ValueError(f"{what} output is JSON but not {fmt}")
+        pos += 1
+        first = True
+        while True:
+            skip_space()
+            if pos >= len(buf):
+                raise ValueError(f"{what} output is not readable JSON (no closing ']'): "
+                                 f"truncated, or not {fmt}")
+            if buf[pos] == "]":
+                pos += 1
+                break
+            if not first:
+                if buf[pos] != ",":
+                    raise ValueError(f"{what} output is not readable JSON (expected ',' at "
+                                     f"{buf[pos:pos + 20]!r})")
+                pos += 1
+                skip_space()
+            first = False
+            while True:
+                try:
+                    item, end = decoder.raw_decode(buf, pos)
+                except json.JSONDecodeError as exc:
+                    if eof:
+                        raise ValueError(f"{what} output is not readable JSON ({exc.msg} at "
+                                         f"line {exc.lineno}, column {exc.colno}): truncated, "
+                                         f"or not {fmt}") from None
+                    if len(buf) - pos > max_item_chars:
+                        raise ValueError(f"{what} output has an entry longer than "
+                                         f"{max_item_chars // 2**20} MB") from None
+                    fill()
+                    continue
+                if end == len(buf) and not eof:
+                    fill()  # a number or literal might go on in the next chunk
+                    continue
+                break
+            pos = end
+            check()
+            yield item
+        skip_space()
+        if pos < len(buf):
+            raise ValueError(f"{what} output has more after its JSON list")

@@ -1,0 +1,268 @@
+"""One verification: every check run against one working tree, concurrently.
+
+The core knows no tool: it asks ``ralph_verify_check`` for each check's
+result, reports each with ``ralph_verify_logresult`` and asks
+``ralph_format_feedback`` for the text the agent will read.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ralph_verify.checks.api import Check, CheckResult, Failure, Status
+from ralph_verify.proc.process import ProcessGroup, ToolMissing, ToolRun, run_tool
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+
+T = TypeVar("T")
+
+#: What is kept of one text (a failure's detail, a check's output), head and tail; and how
+#: many failures of one check are kept (the rest are counted in ``unkept``).
+KEEP_CHARS = 8000
+MAX_KEPT_FAILURES = 5000
+
+_BIN = "Scripts" if sys.platform == "win32" else "bin"
+_EXE = ".exe" if sys.platform == "win32" else ""
+
+
+class VerifyContext:
+    """What a check may use while it runs: the project, a scratch dir, shared work, tools."""
+
+    def __init__(self, config: Config, checks: Sequence[Check], workdir: Path) -> None:
+        self.config = config
+        self.root: Path = config.root
+        self.checks = tuple(checks)
+        self.workdir = workdir
+        self.processes = ProcessGroup()
+        self._shared: dict[str, Any] = {}
+        self._shared_locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def shared(self, key: str, compute: Callable[[], T]) -> T:
+        """Compute ``key`` once per verification; concurrent callers wait for the first.
+
+        This is how two checks share one tool run (``tests`` and ``coverage``).
+        An exception is shared too: every caller sees it.
+        """
+        with self._lock:
+            lock = self._shared_locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._shared:
+                try:
+                    self._shared[key] = (True, compute())
+                except BaseException as exc:
+                    self._shared[key] = (False, exc)
+            ok, value = self._shared[key]
+        if not ok:
+            raise value
+        return value  # type: ignore[no-any-return]  # stored by the same key's compute()
+
+    def python(self) -> str:
+        """The project's interpreter (:func:`ralph_verify.project.interpreter.choose`)."""
+        from ralph_verify.project.interpreter import choose
+
+        return choose(self.root, self.config.get("python")).path
+
+    def find_tool(self, name: str, *, package: str | None = None) -> str:
+        """Path of a console tool: next to the project's Python, next to ours, or on PATH."""
+        import sysconfig
+
+        folders = [Path(self.python()).parent, Path(sysconfig.get_path("scripts")),
+                   Path(sys.executable).parent]
+        for folder in folders:
+            candidate = folder / f"{name}{_EXE}"
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(candidate)
+        import shutil
+
+        found = shutil.which(name)
+        if found:
+            return found
+        raise ToolMissing(
+            f"{name} not found next to {self.python()} nor on PATH: "
+            f"install it with 'pip install {package or name}'"
+        )
+
+    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
+            missing_hint: str = "", shell: bool = False, cwd: Path | None = None) -> ToolRun:
+        """Run a tool from the project root, in its own process group, with a timeout."""
+        return run_tool(argv, cwd=cwd or self.root, timeout=timeout, workdir=self.workdir,
+                        env=env, group=self.processes, missing_hint=missing_hint, shell=shell)
+
+
+@dataclass
+class Verification:
+    """The results of all checks against one tree; passed only if every check passed."""
+
+    root: Path
+    results: list[CheckResult]
+    duration_s: float = 0.0
+    started_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
+    feedback: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return all(result.passed for result in self.results)
+
+    @property
+    def failed(self) -> list[CheckResult]:
+        return [r for r in self.results if r.status is Status.FAILED]
+
+    @property
+    def errored(self) -> list[CheckResult]:
+        return [r for r in self.results if r.status is Status.ERROR]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "root": str(self.root),
+            "started_at": self.started_at,
+            "duration_s": round(self.duration_s, 3),
+            "checks": [result.to_json() for result in self.results],
+            "feedback": self.feedback,
+        }
+
+
+def apply_negation(check: Check, result: CheckResult) -> CheckResult:
+    """``!name`` passes where ``name`` fails and fails where it passes; errors stay errors."""
+    if (not check.spec.negated or check.handles_negation
+            or result.status not in (Status.PASSED, Status.FAILED)):
+        return result
+    if result.status is Status.PASSED:
+        result.status = Status.FAILED
+        result.summary = f"must not hold, but: {result.summary}"
+        result.failures = [Failure(message=f"{check.spec.text}: {result.summary}")]
+    else:
+        result.status = Status.PASSED
+        result.summary = f"not met, as required: {result.summary}"
+        result.failures = []
+    return result
+
+
+def verify(config: Config, checks: Sequence[Check]) -> Verification:
+    """Run ``checks`` concurrently, cheap ones first; Ctrl-C kills every tool started."""
+    import tempfile
+
+    started = time.perf_counter()
+    results: dict[int, CheckResult] = {}
+    with tempfile.TemporaryDirectory(prefix="ralph-verify-") as tmp:
+        ctx = VerifyContext(config, checks, Path(tmp))
+        order = sorted(range(len(checks)), key=lambda i: checks[i].cost)
+        workers = max(1, min(len(checks), int(config.get("jobs") or len(checks) or 1)))
+        # Checks that must run alone do, one at a time, once all the others have finished.
+        batches = [[i for i in order if not checks[i].alone]]
+        batches += [[i] for i in order if checks[i].alone]
+        for batch in batches:
+            _run_batch(config, checks, batch, ctx, workers, results)
+    verification = Verification(root=config.root,
+                                results=[results[i] for i in range(len(checks))],
+                                duration_s=time.perf_counter() - started)
+    budget = int(config.get("feedback_budget"))
+    verification.feedback = config.hook.ralph_format_feedback(
+        verification=verification, budget=budget) or ""
+    return verification
+
+
+def _run_batch(config: Config, checks: Sequence[Check], batch: list[int], ctx: VerifyContext,
+               workers: int, results: dict[int, CheckResult]) -> None:
+    """Run the checks of ``batch`` on up to ``workers`` threads; each result is kept in
+    ``results`` and logged on this thread as it comes. A check's exception (or Ctrl-C
+    here) kills every tool started, drops the checks not started, waits for the running
+    ones and is raised.
+
+    A few threads of our own, not ``concurrent.futures``: importing it (and the ``logging``
+    it pulls in) cost some 4 ms of every start."""
+    todo = batch[::-1]  # popped from the end: in the order given
+    done: list[tuple[int, CheckResult | None, BaseException | None]] = []
+    ready = threading.Condition()
+
+    def work() -> None:
+        while True:
+            with ready:
+                if not todo:
+                    return
+                index = todo.pop()
+            try:
+                outcome: tuple[int, CheckResult | None, BaseException | None] = (
+                    index, _run_one(config, checks[index], ctx), None)
+            except BaseException as exc:
+                outcome = (index, None, exc)
+            with ready:
+                done.append(outcome)
+                ready.notify()
+
+    threads = [threading.Thread(target=work, name=f"ralph-check_{n}")
+               for n in range(min(workers, len(batch)))]
+    for thread in threads:
+        thread.start()
+    try:
+        for _ in batch:
+            with ready:
+                while not done:
+                    ready.wait(timeout=0.2)  # a short timeout keeps Ctrl-C responsive
+                index, result, error = done.pop(0)
+            if error is not None:
+                raise error
+            assert result is not None
+            results[index] = result
+            config.hook.ralph_verify_logresult(result=result)
+    except BaseException:
+        with ready:
+            todo.clear()
+        ctx.processes.kill_all()
+        raise
+    finally:
+        for thread in threads:
+            thread.join()
+
+
+def _run_one(config: Config, check: Check, ctx: VerifyContext) -> CheckResult:
+    result: CheckResult | None = config.hook.ralph_verify_check(check=check, ctx=ctx)
+    if result is None:
+        return check.error(f"no plugin ran check {check.spec.text!r}")
+    return clean_result(apply_negation(check, result))
+
+
+def clean_result(result: CheckResult) -> CheckResult:
+    """``result`` with secrets redacted and terminal controls stripped from all its text.
+
+    Done once, as the result leaves its check, so every reader (terminal, feedback,
+    ``verification.json``, reports) sees the same clean text and cuts only after it.
+    """
+    from dataclasses import replace
+
+    from ralph_verify.redact import redactor
+    from ralph_verify.terminal_text import strip_controls
+
+    hide = redactor()
+
+    def clean(text: str, limit: int = KEEP_CHARS) -> str:
+        text = strip_controls(hide(text))
+        if len(text) <= limit:
+            return text
+        note = f"\n[... {len(text) - limit} characters cut ...]\n"
+        return text[: limit // 4] + note + text[-(limit - limit // 4):]
+
+    def maybe(text: str | None) -> str | None:
+        return None if text is None else clean(text, 1000)
+
+    result.summary = clean(result.summary, 1000)
+    result.output = clean(result.output)
+    result.flaky = [clean(name, 1000) for name in result.flaky[:MAX_KEPT_FAILURES]]
+    if len(result.failures) > MAX_KEPT_FAILURES:
+        result.unkept += len(result.failures) - MAX_KEPT_FAILURES
+        del result.failures[MAX_KEPT_FAILURES:]
+    result.failures = [replace(f, message=clean(f.message, 1000), detail=clean(f.detail),
+                               location=maybe(f.location), path=maybe(f.path),
+                               code=maybe(f.code))
+                       for f in result.failures]
+    return result

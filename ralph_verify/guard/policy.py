@@ -1,0 +1,156 @@
+"""What the guard protects, and where a path lands against it.
+
+A :class:`Policy` is the project, the paths allowed besides it, the patterns of secret
+files, the cloud metadata addresses and the session branch prefix; the functions here
+answer the questions every rule of :mod:`ralph_verify.guard.decide` asks of it: where does this
+path resolve (``None``: it depends on something unknown), is it inside, is it a secret,
+is this the session's branch. A :class:`Refusal` is what a rule answers.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
+    ".env", ".env.*", "*.env", ".envrc", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks",
+    "*.keystore", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_*_sk", ".netrc", "_netrc",
+    ".pgpass", ".git-credentials", ".pypirc", ".npmrc", "credentials", "credentials.json",
+    "*.tfvars", ".htpasswd", "secrets.yaml", "secrets.yml", "secrets.json",
+    "*/.ssh/*", "*/.aws/*", "*/.gnupg/*", "*/.config/gcloud/*", "*/.kube/config",
+    "*/.docker/config.json", "*/.azure/*",
+)
+DEFAULT_PUBLIC_PATTERNS: tuple[str, ...] = (
+    ".env.example", ".env.sample", ".env.template", ".env.dist", "*.pub", "*/.ssh/known_hosts",
+    "*/.ssh/config",
+)
+DEFAULT_METADATA_HOSTS: tuple[str, ...] = (
+    "169.254.169.254", "169.254.170.2", "169.254.169.123", "fd00:ec2::254",
+    "metadata.google.internal", "metadata.goog", "100.100.100.200", "2852039166",
+    "0xa9fea9fe", "0251.0376.0251.0376", "instance-data.ec2.internal",
+)
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a tool call is refused; ``reason`` is what the model reads."""
+
+    rule: str
+    reason: str
+    #: ``deny``, or ``ask`` (the user decides) for what the guard cannot read.
+    decision: str = "deny"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The project and the rules in force."""
+
+    root: Path
+    cwd: Path | None = None
+    disabled: frozenset[str] = frozenset()
+    allow_paths: tuple[Path, ...] = ()
+    secret_patterns: tuple[str, ...] = DEFAULT_SECRET_PATTERNS
+    public_patterns: tuple[str, ...] = DEFAULT_PUBLIC_PATTERNS
+    metadata_hosts: tuple[str, ...] = DEFAULT_METADATA_HOSTS
+    session_branch_prefix: str = "ralph/"
+    home: Path = field(default_factory=Path.home)
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+
+    def on(self, rule: str) -> bool:
+        return rule not in self.disabled
+
+
+# --- where a path lands ---------------------------------------------------------------------
+
+
+def cd_target(args: list[str], cwd: Path | None, policy: Policy) -> Path | None:
+    """The folder ``cd ARGS`` moves to; ``None`` for ``cd -`` or one it cannot tell."""
+    targets = [a for a in args if not a.startswith("-") or a == "-"]
+    if not targets:
+        return policy.home
+    if targets[0] == "-":
+        return None
+    return resolve(targets[0], cwd, policy)
+
+
+def resolve(path: str, cwd: Path | None, policy: Policy,
+             follow_last: bool = True) -> Path | None:
+    """An absolute, normalised path; ``None`` when it depends on something unknown."""
+    if path.startswith("~"):
+        head, _, tail = path.partition("/")
+        if head != "~":
+            return None
+        path = str(policy.home / tail) if tail else str(policy.home)
+    if "$" in path:
+        path = re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?",
+                      lambda m: policy.environ.get(m.group(1), "\0"), path)
+        if "\0" in path or "$" in path:
+            return None
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        if cwd is None:
+            return None
+        candidate = cwd / candidate
+    normal = Path(os.path.normpath(candidate))
+    if follow_last:
+        return Path(os.path.realpath(normal))
+    parent = Path(os.path.realpath(normal.parent))
+    return parent if normal.name in ("", ".", "..") else parent / normal.name
+
+
+def is_inside(path: Path | None, policy: Policy) -> bool:
+    if path is None:
+        return False
+    roots = [Path(os.path.realpath(policy.root)),
+             *(Path(os.path.realpath(p)) for p in policy.allow_paths)]
+    return any(path == root or root in path.parents for root in roots)
+
+
+def is_secret(path: Path | None, policy: Policy) -> bool:
+    if path is None:
+        return False
+    text, name = path.as_posix(), path.name
+
+    def matches(pattern: str) -> bool:
+        return fnmatch.fnmatchcase(text if "/" in pattern else name, pattern)
+
+    if any(matches(p) for p in policy.public_patterns):
+        return False
+    return any(matches(p) for p in policy.secret_patterns)
+
+
+# --- the session branch --------------------------------------------------------------------
+
+
+def session_branch(branch: str | None, policy: Policy) -> bool:
+    return bool(branch) and bool(policy.session_branch_prefix) and \
+        str(branch).startswith(policy.session_branch_prefix)
+
+
+def branch_text(branch: str | None) -> str:
+    return f"branch {branch!r}" if branch else "a detached HEAD"
+
+
+def current_branch(start: Path) -> str | None:
+    """The branch checked out at ``start`` (read from ``.git/HEAD``; no git process)."""
+    for folder in (start, *start.parents):
+        dot_git = folder / ".git"
+        try:
+            if dot_git.is_file():
+                pointer = dot_git.read_text(encoding="utf-8").strip()
+                if not pointer.startswith("gitdir:"):
+                    return None
+                git_dir = (folder / pointer[len("gitdir:"):].strip()).resolve()
+            elif dot_git.is_dir():
+                git_dir = dot_git
+            else:
+                continue
+            head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        prefix = "ref: refs/heads/"
+        return head[len(prefix):] if head.startswith(prefix) else None
+    return None

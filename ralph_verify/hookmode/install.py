@@ -1,0 +1,173 @@
+"""``ralph-verify init claude`` / ``init codex``: merge the hooks into the agent's settings.
+
+The file is read as JSON, our entries are added where they are missing, and
+nothing of the user's is removed or changed: other hooks, other events, other
+keys and an ``env`` value the user set stay as they are. A second run changes
+nothing. Because JSON has no comments, the merged file is written back with
+the same key order (indented by two spaces); ``--dry-run`` shows the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ralph_verify.errors import UsageError
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+
+CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
+#: The tools the guard inspects (a regex for Claude Code's matcher).
+GUARD_MATCHER = "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob|WebFetch|mcp__.*"
+GUARD_TIMEOUT = 30
+
+
+def hook_command(config: Config) -> str:
+    """How a hook calls ralph-verify: ``--hook-command``, else ``ralph-verify`` on PATH, else
+    this interpreter with ``-m ralph_verify``."""
+    given = config.get("hook_command")
+    if given:
+        return str(given)
+    if shutil.which("ralph-verify"):
+        return "ralph-verify"
+    return f"{shlex.quote(sys.executable)} -m ralph_verify"
+
+
+def run_guard_command(config: Config) -> str | None:
+    """The guard for ``run``'s agents: this interpreter's ralph-verify, unless switched off."""
+    settings = config.get("guard")
+    if settings is not None and not settings.enabled:
+        return None
+    return f"{shlex.quote(sys.executable)} -m ralph_verify"
+
+
+def guard_settings_json(command: str) -> str:
+    """``--settings`` JSON giving one Claude Code run the PreToolUse guard."""
+    return json.dumps({"hooks": {"PreToolUse": claude_hooks(command, guard=True,
+                                                             timeout=0)["PreToolUse"]}})
+
+
+def claude_hooks(command: str, *, guard: bool, timeout: int) -> dict[str, list[dict[str, Any]]]:
+    """The ``hooks`` entries ralph-verify needs in Claude Code's settings."""
+    hooks: dict[str, list[dict[str, Any]]] = {"Stop": [{"hooks": [
+        {"type": "command", "command": f"{command} hook claude-stop", "timeout": timeout}]}]}
+    if guard:
+        hooks["PreToolUse"] = [{"matcher": GUARD_MATCHER, "hooks": [
+            {"type": "command", "command": f"{command} hook claude-pretool",
+             "timeout": GUARD_TIMEOUT}]}]
+    return hooks
+
+
+def codex_hooks(command: str, *, timeout: int) -> dict[str, list[dict[str, Any]]]:
+    return {"Stop": [{"hooks": [
+        {"type": "command", "command": f"{command} hook codex-stop", "timeout": timeout}]}]}
+
+
+def _has_ours(groups: Any, action: str) -> bool:
+    if not isinstance(groups, list):
+        return False
+    for group in groups:
+        for handler in (group.get("hooks") or []) if isinstance(group, dict) else []:
+            text = str(handler.get("command", "")) if isinstance(handler, dict) else ""
+            if f"hook {action}" in text and ("ralph-verify" in text or "ralph_verify" in text):
+                return True
+    return False
+
+
+def merge(settings: dict[str, Any], hooks: dict[str, list[dict[str, Any]]],
+          env: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
+    """``settings`` with our hooks and env added; the list says what changed."""
+    merged = dict(settings)
+    notes: list[str] = []
+    current = merged.get("hooks", {})
+    if not isinstance(current, dict):
+        raise UsageError(f"\"hooks\" is a {type(current).__name__}, not an object: fix it first")
+    current = dict(current)
+    for event, groups in hooks.items():
+        action = str(groups[0]["hooks"][0]["command"]).rsplit(" ", 1)[-1]
+        existing = current.get(event, [])
+        if not isinstance(existing, list):
+            raise UsageError(f"\"hooks\".\"{event}\" is not a list: fix it first")
+        if _has_ours(existing, action):
+            notes.append(f"kept: the {event} hook (ralph-verify hook {action}) is there already")
+            continue
+        current[event] = [*existing, *groups]
+        notes.append(f"added: the {event} hook ralph-verify hook {action}")
+    merged["hooks"] = current
+    if env:
+        old_env = merged.get("env", {})
+        if not isinstance(old_env, dict):
+            raise UsageError("\"env\" is not an object: fix it first")
+        new_env = dict(old_env)
+        for key, value in env.items():
+            if key in old_env:
+                verb = "kept" if str(old_env[key]) == value else "kept your"
+                notes.append(f"{verb}: env {key}={old_env[key]}")
+            else:
+                new_env[key] = value
+                notes.append(f"added: env {key}={value} (Stop-hook blocks in a row Claude Code "
+                             "accepts; the loop's own limit is max-iterations)")
+        merged["env"] = new_env
+    return merged, notes
+
+
+def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
+    from ralph_verify.project.scaffold import read_text
+
+    old = read_text(path)
+    if old is None or not old.strip():
+        return old, {}
+    try:
+        data = json.loads(old)
+    except ValueError as exc:
+        raise UsageError(f"{path} is not valid JSON ({exc}): fix it first, nothing was "
+                         "changed") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path} holds JSON {type(data).__name__}, not an object: fix it first")
+    return old, data
+
+
+def install(config: Config, target: str) -> int:
+    """Merge the hooks of ``target`` (claude, codex) into its settings file."""
+    from ralph_verify.project.scaffold import FileChange, apply_changes
+
+    command = hook_command(config)
+    timeout = int(config.get("hook_timeout"))
+    if target == "claude":
+        path = config.root / ".claude" / "settings.json"
+        hooks = claude_hooks(command, guard=not config.get("no_guard"),
+                             timeout=timeout)
+        env = {CAP_ENV: str(int(config.get("hook_block_cap")))}
+    else:
+        home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
+        path = home / "hooks.json"
+        hooks, env = codex_hooks(command, timeout=timeout), {}
+    old, data = _read_json(path)
+    merged, notes = merge(data, hooks, env)
+    new = json.dumps(merged, indent=2) + "\n"
+    if old is not None and merged == data:
+        new = old  # nothing to add: leave the file byte for byte
+    change = FileChange(path, old, new)
+    dry_run = bool(config.get("dry_run"))
+    apply_changes([change], config.root, force=False, dry_run=dry_run)
+    where = path.relative_to(config.root) if path.is_relative_to(config.root) else path
+    state = ("would change" if change.changed else "unchanged") if dry_run else (
+        ("created" if old is None else "updated") if change.changed else "unchanged")
+    print(f"ralph-verify init {target} · {where}: {state}")
+    for note in notes:
+        print(f"  {note}")
+    if target == "claude":
+        print("next: in Claude Code, 'ralph-verify start --until tests,lint' (or the "
+              "/ralph-verify command of the plugin) starts a loop; 'ralph-verify cancel' "
+              "ends it")
+    else:
+        print("next: Codex runs hooks only when trusted (codex exec "
+              "--dangerously-bypass-hook-trust for automation); in Codex, "
+              "'ralph-verify start --agent-name codex --until ...' starts a loop")
+    return 0

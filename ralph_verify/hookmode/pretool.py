@@ -1,0 +1,111 @@
+"""The PreToolUse guard as an agent hook: deny a tool call that breaks a rule, keep a record.
+
+The rules themselves are :mod:`ralph_verify.guard.decide`; this module reads the agent's tool
+call, builds the policy from ``[tool.ralph-verify.guard]`` and answers as the agent expects.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ralph_verify.hookmode.protocol import emit
+from ralph_verify.state_files import now_iso
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+
+GUARD_LOG = "guard.jsonl"
+
+
+def guard_policy(config: Config, payload: Mapping[str, Any]) -> Any:
+    """The :class:`~ralph_verify.guard.decide.Policy` from ``[tool.ralph-verify.guard]``."""
+    from ralph_verify.guard.decide import (
+        DEFAULT_METADATA_HOSTS,
+        DEFAULT_PUBLIC_PATTERNS,
+        DEFAULT_SECRET_PATTERNS,
+        Policy,
+    )
+    from ralph_verify.guard.settings import GuardSettings
+
+    settings = config.get("guard") or GuardSettings()
+    root = config.root
+    cwd_text = payload.get("cwd")
+    cwd = Path(cwd_text) if isinstance(cwd_text, str) and cwd_text else Path.cwd()
+    prefix = settings.session_branch_prefix or config.get("branch_prefix")
+    return Policy(
+        root=root, cwd=cwd, disabled=frozenset(settings.disable),
+        allow_paths=tuple(Path(p).expanduser() if Path(p).expanduser().is_absolute()
+                          else root / p for p in settings.allow_paths),
+        secret_patterns=tuple(settings.secret_patterns or DEFAULT_SECRET_PATTERNS),
+        public_patterns=tuple(settings.public_patterns if settings.public_patterns is not None
+                              else DEFAULT_PUBLIC_PATTERNS),
+        metadata_hosts=tuple(settings.metadata_hosts or DEFAULT_METADATA_HOSTS),
+        session_branch_prefix=str(prefix))
+
+
+def pretool_hook(config: Config, payload: Mapping[str, Any], agent: str) -> int:
+    """Deny a tool call that breaks a guard rule; print nothing for one that does not."""
+    from ralph_verify.guard.decide import evaluate
+    from ralph_verify.guard.settings import GuardSettings
+
+    settings = config.get("guard") or GuardSettings()
+    if not settings.enabled:
+        return 0
+    tool = str(payload.get("tool_name") or "")
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, Mapping):
+        tool_input = {}
+    refusal = evaluate(tool, tool_input, guard_policy(config, payload))
+    if refusal is None:
+        return 0
+    # Codex has no "ask": what the guard cannot read is refused there.
+    decision = refusal.decision if agent.startswith("claude") else "deny"
+    verb = "refused" if decision == "deny" else "asks the user about"
+    reason = (f"ralph-verify guard {verb} this {tool or 'tool'} call (rule {refusal.rule}): "
+              f"{refusal.reason}. Do not try to get around the guard; if the step is really "
+              "needed, say so and leave it to the user.")
+    record_refusal(config.root, {
+        "agent": agent, "session_id": payload.get("session_id"), "tool": tool,
+        "rule": refusal.rule, "reason": refusal.reason, "decision": decision,
+        "input": _brief(tool_input)})
+    emit({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                 "permissionDecision": decision,
+                                 "permissionDecisionReason": reason},
+          "systemMessage": f"ralph-verify guard: {verb} {tool} ({refusal.rule})"})
+    return 0
+
+
+def _brief(tool_input: Mapping[str, Any]) -> dict[str, Any]:
+    keep = ("command", "cmd", "file_path", "notebook_path", "path", "url")
+    from ralph_verify.redact import cut
+
+    return {key: cut(str(tool_input[key]), 500) for key in keep if key in tool_input}
+
+
+def record_refusal(root: Path, record: dict[str, Any]) -> None:
+    """One line per refusal in ``.ralph/guard.jsonl`` (``status`` counts them)."""
+    from ralph_verify.redact import redact, redact_data
+
+    record = {"time": now_iso(), **record}
+    folder = root / ".ralph"
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / GUARD_LOG).open("a", encoding="utf-8") as handle:
+        handle.write(redact(json.dumps(redact_data(record))) + "\n")
+
+
+def refusal_counts(root: Path) -> dict[str, int]:
+    """Refusals by rule, from ``.ralph/guard.jsonl``."""
+    counts: dict[str, int] = {}
+    try:
+        with (root / ".ralph" / GUARD_LOG).open(encoding="utf-8") as handle:
+            for line in handle:
+                with contextlib.suppress(ValueError, AttributeError):
+                    rule = str(json.loads(line).get("rule"))
+                    counts[rule] = counts.get(rule, 0) + 1
+    except OSError:
+        pass
+    return counts

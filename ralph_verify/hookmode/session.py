@@ -1,0 +1,275 @@
+"""Hook mode's session: ``ralph-verify start`` records it and takes the baseline; its state
+between two stops (state.json, the tree snapshot, the configuration frozen at ``start``);
+``status`` and ``cancel`` of it. Each stop is one iteration (:mod:`ralph_verify.hookmode.stop`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ralph_verify.errors import UsageError
+from ralph_verify.hookmode.protocol import log
+from ralph_verify.loop.prompt import RULES
+from ralph_verify.state_files import now_iso
+
+if TYPE_CHECKING:
+    from ralph_verify.checks.verification import Verification
+    from ralph_verify.config import Config
+    from ralph_verify.loop.session import Session
+    from ralph_verify.loop.state import StateDir
+    from ralph_verify.loop.verdict import VerdictProposal
+
+
+MODE = "hook"
+CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
+#: Claude Code's consecutive-block cap when the environment does not set one.
+DEFAULT_CLAUDE_BLOCK_CAP = 9
+SNAPSHOT_FILE = "hook-snapshot.json"
+WAITING = "waiting for the agent to stop"
+
+
+def block_cap() -> int:
+    """Claude Code's consecutive Stop-hook block cap in this environment."""
+    try:
+        return max(1, int(os.environ.get(CAP_ENV, "")))
+    except ValueError:
+        return DEFAULT_CLAUDE_BLOCK_CAP
+
+
+def budget_s(config: Config) -> float:
+    """Seconds the checks may take: below the hook timeout the agent enforces."""
+    timeout = float(config.get("hook_timeout"))
+    return max(1.0, timeout * 0.9 - 5)
+
+
+def loop_specs(config: Config) -> list[Any]:
+    from ralph_verify.loop.cycle import session_specs
+
+    return session_specs(config)
+
+
+# --- start -----------------------------------------------------------------------------------
+
+
+def start_loop(config: Config) -> int:
+    """The ``start`` command: record the loop, take the baseline, tell the agent the rules."""
+    from ralph_verify.checks.verification import verify
+    from ralph_verify.config.stash import SESSION_KEY
+    from ralph_verify.exitcode import ExitCode
+    from ralph_verify.loop.new_failures import nothing_to_do
+    from ralph_verify.loop.session import Session
+    from ralph_verify.loop.state import StateDir
+    from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
+
+    state = StateDir(config.root)
+    specs = loop_specs(config)
+    max_iterations = int(config.get("max_iterations"))
+    if max_iterations < 1:
+        raise UsageError("--max-iterations must be at least 1")
+    session_id = time.strftime("%Y%m%d-%H%M%S") + "-" + os.urandom(2).hex()
+    previous = state.read_state()
+    note = state.acquire_lock(session_id)
+    try:
+        if note:
+            print(f"ralph-verify: {note}")
+        if previous and previous.get("mode") == MODE and previous.get("status") != "finished":
+            print(f"ralph-verify: replacing the unfinished loop {previous.get('session')} "
+                  f"(iteration {previous.get('iteration')})")
+        task = " ".join(config.get("start_task") or []).strip()
+        session = Session(id=session_id, root=config.root, dir=state.path, config=config,
+                          task=task, max_iterations=max_iterations, started_at=now_iso(),
+                          mode=MODE)
+        # Hook mode works on the user's branch: the checkpoint plugin's prepare sees
+        # session.mode and makes no session branch and no commits.
+        config.hook.ralph_session_prepare(session=session)
+        # Only now, when nothing refused to start: the last session's files go.
+        state.clear_session_files()
+        (state.path / SNAPSHOT_FILE).unlink(missing_ok=True)
+        bound = config.get("session_id") or os.environ.get(
+            "CLAUDE_CODE_SESSION_ID")
+        agent = config.get("agent_name") or ("claude" if bound else None)
+        hook = {"agent": agent, "session_id": bound or None,
+                "bound_by": "start" if bound else None, "blocks_in_a_row": 0,
+                "last_decision": None, "last_stop_at": None, "note": ""}
+        baseline_checks = config.build_checks([s for s in specs if s.name != "integrity"])
+        # As in run: checks that judge against the session (tests:new) see it at the baseline.
+        config.stash[SESSION_KEY] = session
+        config.hook.ralph_report_phase(session=session, phase="verifying the baseline")
+        with contextlib.redirect_stdout(sys.stderr):
+            session.baseline = verify(config, baseline_checks)
+        state.write_verification(0, session.baseline)
+        # As run's: reporters see the baseline (start has no terminal report of its own).
+        config.hook.ralph_report_verification(config=config, session=session, iteration=None,
+                                              verification=session.baseline)
+        if session.baseline.errored:
+            write_state(state, session, config, hook, phase="finished",
+                         error="a check could not decide at baseline")
+            print("ralph-verify: the baseline verification could not decide, so no loop was "
+                  "started; fix these first:")
+            for result in session.baseline.errored:
+                print(f"  {result.spec}: {result.summary}")
+            return ExitCode.CHECK_ERROR
+        idle = nothing_to_do(session.baseline)
+        if idle is not None:
+            write_state(state, session, config, hook, phase="finished", verdict=idle)
+            print(f"ralph-verify: no loop started: {idle.reason}.")
+            return EXIT_CODES[idle.verdict]
+        if session.baseline.passed:
+            verdict = VerdictProposal(Verdict.COMPLETE, "every check passes already",
+                                      source="core")
+            write_state(state, session, config, hook, phase="finished", verdict=verdict)
+            print(f"ralph-verify: every check of {until_text(specs)} passes already; "
+                  "no loop started.")
+            return 0
+        config.hook.ralph_session_start(session=session)
+        hook["frozen_config"] = freeze_config(config, session)
+        save_snapshot(state, config.root, None)
+        message = start_message(session, specs, session.baseline)
+        state.write_text(state.iteration_dir(1) / "prompt.md", message)
+        write_state(state, session, config, hook, phase=WAITING)
+        print(message)
+        return 0
+    finally:
+        state.release_lock()
+
+
+def freeze_config(config: Config, session: Session) -> dict[str, str]:
+    """Freeze the session's effective configuration out of the agent's reach (a reference)."""
+    from ralph_verify.config.pyproject import load_table
+    from ralph_verify.loop.frozen import freeze
+    from ralph_verify.loop.records import persisted_settings
+
+    return freeze(config.root, session.id, "config.json", {
+        "table": load_table(config.pyproject), "settings": persisted_settings(config),
+        "until": [spec.text for spec in config.until_specs()]})
+
+
+def thaw_config(config: Config, hook: dict[str, Any], data: dict[str, Any]) -> None:
+    """Verify with the configuration frozen at ``start``, whatever the agent edited since
+    (``[tool.ralph-verify]``, the settings in ``.ralph/state.json``); the integrity check
+    reports the edits."""
+    from ralph_verify.config.pyproject import validate_checks, validate_settings
+    from ralph_verify.loop.frozen import FrozenError, thaw
+
+    if "frozen_config" not in hook:
+        return  # a loop started by an older version
+    try:
+        frozen = thaw(hook["frozen_config"])
+        table = frozen["table"]
+        settings = dict(frozen["settings"])
+        until = list(frozen["until"])
+    except (FrozenError, KeyError, TypeError) as exc:
+        log(config.root, "stop", f"using the current configuration: {exc}")
+        return
+    config.file_settings = validate_settings(table, config.parser.settings, config.pyproject)
+    config.check_options = validate_checks(table.get("checks", {}), config.registry,
+                                           config.pyproject)
+    for dest in set(data.get("settings") or {}) | set(settings):
+        config.set_session_value(dest, settings.get(dest))
+    config.set_session_value("until", ",".join(until))
+
+
+def until_text(specs: list[Any]) -> str:
+    return ",".join(spec.text for spec in specs)
+
+
+def start_message(session: Session, specs: list[Any], baseline: Verification) -> str:
+    """What the agent reads when the loop starts (the slash command shows it too)."""
+    cap = block_cap()
+    lines = [
+        f"ralph-verify loop started (session {session.id}): until {until_text(specs)}, "
+        f"at most {session.max_iterations} iterations.",
+        "Each time you finish a turn, the checks run. While they fail, you get their feedback "
+        "and go on; when they all pass, you may stop.", RULES,
+    ]
+    if session.task:
+        lines += ["", "Task:", session.task]
+    lines += ["", baseline.feedback]
+    if session.max_iterations > cap and not os.environ.get(CAP_ENV):
+        lines += ["", f"Note: Claude Code ends a turn after {cap} Stop-hook blocks in a row "
+                      f"without a tool call ({CAP_ENV}); 'ralph-verify init claude' raises it."]
+    return "\n".join(lines)
+
+
+def write_state(state: StateDir, session: Session, config: Config, hook: dict[str, Any], *,
+                 phase: str, verdict: VerdictProposal | None = None,
+                 error: str | None = None) -> None:
+    from ralph_verify.loop.records import state_record
+
+    started = epoch(session.started_at)
+    record = state_record(session, config, phase=phase, verdict=verdict, error=error,
+                          elapsed_s=max(0.0, time.time() - started) if started else 0.0)
+    record["mode"] = MODE
+    record["agent"] = f"{hook.get('agent') or 'agent'} (Stop hook)"
+    record["hook"] = hook
+    state.write_state(record)
+
+
+def epoch(stamp: str) -> float | None:
+    try:
+        return datetime.fromisoformat(stamp).timestamp()
+    except (TypeError, ValueError):
+        return None
+
+
+def save_snapshot(state: StateDir, root: Path, previous: Any) -> Any:
+    from ralph_verify.project import git, snapshot
+    snap = snapshot.take(root, previous, use_git=git.is_repo(root))
+    data = {path: [e.size, e.mtime_ns, e.digest] for path, e in snap.items()}
+    state.write_text(state.path / SNAPSHOT_FILE, json.dumps(data))
+    return snap
+
+
+def load_snapshot(state: StateDir) -> Any:
+    from ralph_verify.project.snapshot import Entry
+
+    try:
+        data = json.loads((state.path / SNAPSHOT_FILE).read_text(encoding="utf-8"))
+        return {path: Entry(int(v[0]), int(v[1]), str(v[2])) for path, v in data.items()}
+    except (OSError, ValueError, TypeError, IndexError, AttributeError):
+        return None
+
+
+def waiting_condition(data: dict[str, Any]) -> str:
+    """``status`` of a hook-mode loop between two Stop hook calls."""
+    hook = data.get("hook") or {}
+    agent = hook.get("agent") or "the agent"
+    who = (f"session {hook['session_id']}" if hook.get("session_id")
+           else "no agent session bound yet: the first Stop hook call binds it")
+    text = f"driven by {agent}'s Stop hook ({who}); {data.get('phase')}"
+    if hook.get("note"):
+        text += f"; note: {hook['note']}"
+    return text + "; 'ralph-verify cancel' ends it"
+
+
+# --- cancel ----------------------------------------------------------------------------------
+
+
+def cancel_hook_session(root: Path) -> str | None:
+    """``ralph-verify cancel`` of a hook-mode loop: finish it now; ``None`` if there is none."""
+    from ralph_verify.loop.state import StateDir
+
+    state = StateDir(root)
+    data = state.read_state()
+    if not data or data.get("mode") != MODE or data.get("status") == "finished":
+        return None
+    data["status"] = "finished"
+    data["phase"] = "finished"
+    data["verdict"] = {"verdict": "cancelled", "reason": "cancelled by 'ralph-verify cancel'",
+                       "source": "core"}
+    data.pop("version", None)
+    data.pop("updated_at", None)
+    state.write_state(data)
+    state.append_progress(f"## Cancelled ({now_iso()})\n\n- verdict: cancelled — by "
+                          "'ralph-verify cancel'\n\n")
+    hook = data.get("hook") or {}
+    who = hook.get("session_id") or "no session bound yet"
+    return (f"cancelled the {hook.get('agent') or 'agent'} Stop-hook loop {data.get('session')} "
+            f"({who}) at iteration {data.get('iteration')}; the agent may stop now")

@@ -1,0 +1,298 @@
+"""Hook mode: the loop driven by the agent's own Stop hook (Claude Code, Codex).
+
+``ralph-verify start`` records a session in ``.ralph/`` (the same files as
+``run``: state.json, history.jsonl, progress.md, iterations/NNN/) and takes the
+baseline verification. Each time the agent wants to stop, its Stop hook runs
+``ralph-verify hook claude-stop``: that is one iteration. The hook verifies,
+records, asks every policy for a verdict (``ralph_iteration_verdict``: the
+breaker, completion, iteration limit, cancel ... decided by precedence) and
+then either blocks the stop with the feedback as the reason, or lets the agent
+stop and finishes the session.
+
+Binding: the loop belongs to one agent session. ``start`` binds it to
+``--session-id`` or ``$CLAUDE_CODE_SESSION_ID`` when known, else the first
+Stop hook call binds its ``session_id``; every other session's hook calls
+exit 0 with no output. ``last_assistant_message`` feeds the promise protocol;
+the transcript is never read.
+
+Block caps: Claude Code ends a turn after ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP``
+(default 9) consecutive blocks of turns without a tool call. ``init claude``
+raises it; otherwise the block that may reach it says so to the user. Codex
+has no cap: every block is an iteration, so ``max-iterations`` bounds them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ralph_verify.errors import UsageError
+from ralph_verify.hookmode.protocol import emit, log
+from ralph_verify.hookmode.session import (
+    CAP_ENV,
+    MODE,
+    WAITING,
+    block_cap,
+    budget_s,
+    epoch,
+    load_snapshot,
+    loop_specs,
+    save_snapshot,
+    thaw_config,
+    write_state,
+)
+from ralph_verify.loop.cycle import Driver
+from ralph_verify.loop.prompt import RULES
+from ralph_verify.state_files import now_iso
+
+if TYPE_CHECKING:
+    from ralph_verify.agents import AgentRequest, AgentResult
+    from ralph_verify.checks.api import Check
+    from ralph_verify.checks.verification import Verification
+    from ralph_verify.config import Config
+    from ralph_verify.loop.session import Iteration, Session
+    from ralph_verify.loop.state import StateDir
+    from ralph_verify.loop.verdict import VerdictProposal
+
+
+# --- the Stop hook ---------------------------------------------------------------------------
+
+
+def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
+    """One Stop hook call: act only for the bound session of an active hook-mode loop."""
+    from ralph_verify.loop.state import StateDir
+
+    state = StateDir(config.root)
+    data = state.read_state()
+    if not data or data.get("mode") != MODE or data.get("status") == "finished":
+        return 0
+    hook: dict[str, Any] = dict(data.get("hook") or {})
+    session_id = str(payload.get("session_id") or "")
+    if hook.get("session_id") is None:
+        if not session_id or (hook.get("agent") not in (None, agent)):
+            return 0
+        hook.update(session_id=session_id, agent=agent, bound_by="first Stop hook call")
+    elif hook["session_id"] != session_id or hook.get("agent") not in (None, agent):
+        return 0
+    hook["agent"] = agent
+    try:
+        state.acquire_lock(str(data.get("session")))
+    except UsageError as exc:
+        log(config.root, f"{agent}-stop", f"not verifying, letting the agent stop: {exc}")
+        emit({"systemMessage": f"ralph-verify: {exc}; letting the agent stop"})
+        return 0
+    deadline = time.monotonic() + budget_s(config)
+    # The last moment before the agent kills the hook itself (hook-timeout).
+    last_moment = max(budget_s(config) + 1, float(config.get("hook_timeout")) - 2)
+    watchdog = threading.Timer(last_moment, _expired, (config.root, agent))
+    watchdog.daemon = True
+    watchdog.start()
+    real_stdout = sys.stdout
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            answer = _iterate(config, state, data, hook, payload, deadline)
+    finally:
+        watchdog.cancel()
+        state.release_lock()
+    if answer is not None:
+        real_stdout.write(json.dumps(answer) + "\n")
+        real_stdout.flush()
+    return 0
+
+
+def _expired(root: Path, agent: str) -> None:
+    """Last resort: the checks ignored their timeouts. Let the agent stop, now."""
+    log(root, f"{agent}-stop", "the hook's time budget ran out; letting the agent stop")
+    with contextlib.suppress(Exception):
+        sys.__stdout__.write(json.dumps({  # type: ignore[union-attr]  # None only without a console
+            "systemMessage": "ralph-verify: the checks took longer than the hook's time "
+                             "budget (hook-timeout); letting the agent stop. See .ralph/hook.log"})
+            + "\n")
+        sys.__stdout__.flush()  # type: ignore[union-attr]  # as above
+    from ralph_verify.loop.state import StateDir
+
+    StateDir(root).release_lock()
+    os._exit(0)
+
+
+class _AgentTurn:
+    """The agent's turn, over when its Stop hook runs: its "run" is what the hook was told
+    (``last_assistant_message``), so ``ralph_run_agent`` and its wrappers see it as in ``run``."""
+
+    def __init__(self, state: StateDir, name: str, payload: dict[str, Any], since: float) -> None:
+        self.state = state
+        self.name = name
+        self.text = str(payload.get("last_assistant_message") or "")
+        self.session_id = str(payload.get("session_id") or "")
+        self.since = since
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        from ralph_verify.agents import AgentResult
+
+        self.state.write_text(request.log_path, self.text)
+        return AgentResult(exit_code=0, duration_s=max(0.0, time.time() - self.since),
+                           text=self.text, session_id=self.session_id)
+
+
+class _StopDriver(Driver):
+    """One iteration per Stop hook call, its time bounded by the hook's (cycle.py runs it)."""
+
+    mode = MODE
+    iterations_per_call = 1
+
+    def __init__(self, config: Config, state: StateDir, hook: dict[str, Any],
+                 agent: _AgentTurn, deadline: float) -> None:
+        super().__init__(state, agent)
+        self.config = config
+        self.hook = hook
+        self.deadline = deadline
+        self.timed_out = False
+        self._before_taken = False
+
+    def prompt(self, session: Session, iteration: Iteration) -> str:
+        """What the agent read: the start message, or the reason the last stop was blocked."""
+        assert iteration.prompt_path is not None
+        with contextlib.suppress(OSError):
+            return iteration.prompt_path.read_text(encoding="utf-8")
+        return ""
+
+    def snapshot(self, previous: Any) -> Any:
+        """The tree at the last stop (saved then), then the tree now (saved for the next)."""
+        if not self._before_taken:
+            self._before_taken = True
+            return load_snapshot(self.state)
+        return save_snapshot(self.state, self.config.root, previous)
+
+    def checks(self) -> list[Check]:
+        return _clamped(self.config, self.config.build_checks(loop_specs(self.config)),
+                        self.deadline)
+
+    def out_of_time(self, iteration: Iteration) -> bool:
+        from ralph_verify.loop.verdict import Verdict, VerdictProposal
+
+        if time.monotonic() < self.deadline:
+            return False
+        self.timed_out = True
+        log(self.config.root, f"{self.hook.get('agent')}-stop",
+            f"iteration {iteration.number}: the checks took {iteration.duration_s:.0f}s, over "
+            "the hook's time budget; letting the agent stop")
+        self.hook["note"] = "the checks ran out of the hook's time budget (raise hook-timeout)"
+        assert self.session is not None
+        if iteration.number >= self.session.max_iterations:
+            iteration.verdict = VerdictProposal(
+                Verdict.MAX_ITERATIONS, f"reached the limit of {self.session.max_iterations} "
+                "iterations (the last one ran out of the hook's time budget)", source="core")
+        return True
+
+
+def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[str, Any],
+             payload: dict[str, Any], deadline: float) -> dict[str, Any] | None:
+    """One iteration (cycle.py, as ``run``'s), then the hook's answer: block the stop with
+    the feedback, or let the agent stop (``None``: no output)."""
+    from ralph_verify.config.stash import SESSION_KEY
+    from ralph_verify.loop.cycle import start as start_driving
+    from ralph_verify.loop.records import restore_session
+    from ralph_verify.loop.verdict import Verdict, VerdictProposal
+
+    agent = str(hook.get("agent"))
+    config.set_session_value("quiet", True)
+    if data.get("max_iterations"):  # the limit 'start' recorded wins over today's config
+        config.set_session_value("max_iterations", int(data["max_iterations"]))
+    session, number = restore_session(config, state, data)
+    thaw_config(config, hook, data)
+    if not payload.get("stop_hook_active"):  # a new turn: the harness counts afresh too
+        hook["blocks_in_a_row"] = 0
+        hook["note"] = ""
+    config.stash[SESSION_KEY] = session
+    if state.cancel_path.exists():
+        state.cancel_path.unlink(missing_ok=True)
+        verdict = VerdictProposal(Verdict.CANCELLED, "cancelled by 'ralph-verify cancel'",
+                                  source="core")
+        return _finish(config, state, session, hook, verdict)
+
+    last_stop = epoch(str(hook.get("last_stop_at") or session.started_at)) or time.time()
+    driver = _StopDriver(config, state, hook, _AgentTurn(state, agent, payload, last_stop),
+                         deadline)
+    start_driving(session, driver)
+    verdict = config.hook.ralph_runloop(session=session, first=number)
+    iteration = session.last
+    assert iteration is not None and iteration.verification is not None
+    if driver.timed_out:
+        if iteration.verdict is not None:
+            _finish(config, state, session, hook, iteration.verdict)
+        else:
+            _save(state, session, config, hook, WAITING)
+        return {"systemMessage": f"ralph-verify iteration {iteration.number}: the checks took "
+                                 "longer than the hook's time budget (hook-timeout); letting "
+                                 "the agent stop. See .ralph/hook.log"}
+    hook["last_stop_at"] = now_iso()
+    if verdict is not None:
+        return _finish(config, state, session, hook, verdict)
+    verification = iteration.verification
+    number = iteration.number
+    reason = block_reason(config, session, iteration, verification)
+    state.write_text(state.iteration_dir(number + 1) / "prompt.md", reason)
+    hook["blocks_in_a_row"] = int(hook.get("blocks_in_a_row") or 0) + 1
+    hook["last_decision"] = "block"
+    failing = sum(1 for r in verification.results if not r.passed)
+    message = (f"ralph-verify iteration {number}/{session.max_iterations}: {failing} "
+               f"check{'s' if failing != 1 else ''} failing")
+    cap = block_cap()
+    if agent == "claude" and hook["blocks_in_a_row"] >= cap:
+        hook["note"] = (f"Claude Code ends a turn after {cap} Stop-hook blocks in a row without "
+                        f"a tool call ({CAP_ENV}={cap}); if it stopped, the loop waits at "
+                        f"iteration {number}/{session.max_iterations}: send any message to go "
+                        "on, or run 'ralph-verify init claude' to raise the cap")
+        message += f". {hook['note']}"
+    _save(state, session, config, hook, WAITING)
+    return {"decision": "block", "reason": reason, "systemMessage": message}
+
+
+def _clamped(config: Config, checks: list[Check], deadline: float) -> list[Check]:
+    """Every check's tool is killed before the hook's budget runs out."""
+    left = max(1.0, deadline - time.monotonic())
+    config.set_session_value("timeout", min(float(config.get("timeout")), left))
+    for check in checks:
+        if check.options.timeout is not None and check.options.timeout > left:
+            check.options = check.options.model_copy(update={"timeout": left})
+    return checks
+
+
+def block_reason(config: Config, session: Session, iteration: Iteration,
+                 verification: Verification) -> str:
+    """The text the agent reads when its stop is blocked: feedback, notes, the rules."""
+    from ralph_verify.loop.session import Iteration
+
+    upcoming = Iteration(number=iteration.number + 1)
+    notes = [n for n in config.hook.ralph_prompt_notes(session=session, iteration=upcoming) if n]
+    parts = [f"ralph-verify: iteration {iteration.number} of {session.max_iterations} is not "
+             "done, because these checks fail. Fix them, then finish your turn: the checks run "
+             "again each time you stop.", verification.feedback, *notes, RULES]
+    return "\n\n".join(part for part in parts if part)
+
+
+def _save(state: StateDir, session: Session, config: Config, hook: dict[str, Any],
+          phase: str, verdict: VerdictProposal | None = None) -> None:
+    write_state(state, session, config, hook, phase=phase, verdict=verdict)
+
+
+def _finish(config: Config, state: StateDir, session: Session, hook: dict[str, Any],
+            verdict: VerdictProposal) -> dict[str, Any]:
+    hook["last_decision"] = "stop"
+    last = session.last
+    if last is not None and last.verdict is None:
+        last.verdict = verdict
+    _save(state, session, config, hook, "finished", verdict)
+    state.append_progress(f"## Verdict ({now_iso()})\n\n- {verdict.verdict.value} — "
+                          f"{verdict.reason}\n\n")
+    config.hook.ralph_session_finish(session=session, verdict=verdict)
+    number = session.last.number if session.last is not None else 0
+    return {"systemMessage": f"ralph-verify: {verdict.verdict.value} after {number} "
+                             f"iteration{'s' if number != 1 else ''} — {verdict.reason}"}

@@ -1,0 +1,255 @@
+"""A streaming, bounded reader of JUnit XML, whoever wrote it (pytest, jest-junit, go, nextest).
+
+The file is read with :func:`xml.etree.ElementTree.iterparse`; every finished
+``<testcase>`` is interpreted by :class:`junitparser.TestCase` and then removed
+from the tree, so memory stays flat on a 100,000-test file. Details are kept
+for the first ``max_problems`` failing tests only; the counts cover them all.
+
+Test ids are pytest node ids when the file carries pytest's ``file``
+attribute (``-o junit_family=xunit1``): ``tests/test_calc.py::TestAdd::test_one[2]``.
+Otherwise they are ``classname::name`` (or ``name`` when both are the same,
+as jest-junit writes them). What one ``<testcase>`` says is :mod:`ralph_verify.junit.case`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from ralph_verify.junit.case import (
+    CRASH_LINE,
+    E_LINE,
+    KEEP_CHARS,
+    Outcome,
+    TestCaseResult,
+    case_result,
+    excerpt,
+    suite_problem,
+)
+
+__all__ = ["CRASH_LINE", "E_LINE", "JUnitError", "JUnitReport", "Outcome", "TestCaseResult",
+           "excerpt", "iter_cases", "read_report"]
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
+
+_SUITE_TAGS = ("testsuite", "testsuites")
+
+
+class JUnitError(ValueError):
+    """The file is not readable JUnit XML (malformed, truncated, empty or something else)."""
+
+
+@dataclass
+class JUnitReport:
+    """Counts over every test read, and the first ``max_problems`` failing tests."""
+
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    skipped: int = 0
+    problems: list[TestCaseResult] = field(default_factory=list)
+    flaky: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    max_problems: int = 500
+    #: Counted only from ralph-verify's pytest recorder, as pytest's summary counts them.
+    xfailed: int = 0
+    xpassed: int = 0
+    deselected: int = 0
+    subtests_passed: int = 0
+    #: Where the counts come from, when it is worth saying (e.g. a fallback to JUnit XML).
+    note: str = ""
+    #: Hook name -> the plugins implementing it (``plugin``, ``path``), from the recorder.
+    hooks: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return (self.passed + self.failed + self.errors + self.skipped + self.xfailed
+                + self.xpassed)
+
+    @property
+    def failing(self) -> int:
+        return self.failed + self.errors
+
+    def add(self, case: TestCaseResult) -> None:
+        if case.outcome == "passed":
+            self.passed += 1
+            if case.flaky and len(self.flaky) < self.max_problems:
+                self.flaky.append(case.id)
+            return
+        if case.outcome == "skipped":
+            self.skipped += 1
+            return
+        if case.outcome == "failed":
+            self.failed += 1
+        else:
+            self.errors += 1
+        if len(self.problems) < self.max_problems:
+            self.problems.append(case)
+
+
+def read_report(path: Path, *, max_problems: int = 500,
+                report: JUnitReport | None = None) -> JUnitReport:
+    """Read ``path`` into ``report`` (a new one by default); raises :class:`JUnitError`."""
+    report = report if report is not None else JUnitReport(max_problems=max_problems)
+    for case in iter_cases(path):
+        report.add(case)
+    report.files.append(str(path))
+    return report
+
+
+def iter_cases(path: Path) -> Iterator[TestCaseResult]:
+    """Yield every test case of ``path`` as it is parsed; raises :class:`JUnitError`.
+
+    The file is data, not a door: a DTD (which could define entities that expand
+    a billion times, or read ``/etc/passwd`` or a URL) is refused before anything
+    is parsed, and the numbers a suite declares must be sane and agree with the
+    cases it lists.
+    """
+    import xml.etree.ElementTree as ET
+
+    from ralph_verify.junit.xml_stream import iterparse_bounded
+
+    try:
+        if path.stat().st_size == 0:
+            raise JUnitError(f"{path}: the file is empty (did the tool stop while writing it?)")
+        handle = path.open("rb")
+    except OSError as exc:
+        raise JUnitError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    stack: list[Element] = []
+    #: Per open suite: [failing cases, cases] listed inside it.
+    tallies: list[list[int]] = []
+    with handle:
+        _refuse_dtd(handle, path)
+        handle.seek(0)
+        try:
+            # Each text cut to KEEP_CHARS while it is read: a 200 MB failure costs 64 KB.
+            for event, elem in iterparse_bounded(handle, KEEP_CHARS):
+                if event == "start":
+                    if not stack and elem.tag not in _SUITE_TAGS:
+                        raise JUnitError(f"{path}: not JUnit XML (the root element is "
+                                         f"<{elem.tag}>, expected <testsuites> or <testsuite>)")
+                    stack.append(elem)
+                    if elem.tag in _SUITE_TAGS:
+                        _declared(elem, path)  # absurd numbers: refused at once
+                        tallies.append([0, 0])
+                    continue
+                stack.pop()
+                if elem.tag in _SUITE_TAGS:
+                    failing, cases = tallies.pop()
+                    if tallies:
+                        tallies[-1][0] += failing
+                        tallies[-1][1] += cases
+                    problem = _disagreement(elem, path, failing, cases)
+                    if problem is not None:
+                        yield problem
+                parent = stack[-1] if stack else None
+                if parent is None or parent.tag not in _SUITE_TAGS or elem.tag in _SUITE_TAGS:
+                    continue
+                if elem.tag == "testcase":
+                    case = case_result(elem)
+                    tallies[-1][1] += 1
+                    tallies[-1][0] += case.outcome in ("failed", "error")
+                    yield case
+                elif elem.tag in ("error", "failure"):
+                    # A suite-level error (some tools report a suite that could not run so).
+                    tallies[-1][0] += 1
+                    yield suite_problem(parent, elem)
+                parent.remove(elem)
+        except ET.ParseError as exc:
+            truncated = any(why in str(exc) for why in ("no element found", "unclosed token"))
+            kind = "truncated" if truncated else "malformed"
+            raise JUnitError(f"{path}: {kind} XML ({exc})") from None
+
+
+#: A suite claiming more tests than this is not a real report.
+ABSURD_COUNT = 10_000_000
+_DECLARED = ("tests", "failures", "errors", "skipped", "disabled")
+#: Bytes read before the root element at most (the XML declaration, comments).
+_PROLOGUE_BYTES = 1 << 20
+
+
+class _RootReached(Exception):
+    pass
+
+
+def _refuse_dtd(handle: BinaryIO, path: Path) -> None:
+    """Scan the prologue with expat, which stops at the root element: any DOCTYPE or
+    entity declaration is refused before a single entity could be expanded or fetched."""
+    import xml.parsers.expat as expat
+
+    parser = expat.ParserCreate()
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    refusal = (f"{path}: refused: the file declares a DTD (<!DOCTYPE> or <!ENTITY>), which "
+               "JUnit XML never needs and which could expand entities or read other files; "
+               "the file was not read (write it without a DOCTYPE)")
+
+    def refuse(*_: object) -> None:
+        raise JUnitError(refusal)
+
+    def root(*_: object) -> None:
+        raise _RootReached
+
+    def doctype(name: str, *_: object) -> None:
+        if name not in _SUITE_TAGS:  # <!DOCTYPE html>: say what it is, still unread
+            raise JUnitError(f"{path}: not JUnit XML (the root element is <{name}>, expected "
+                             "<testsuites> or <testsuite>)")
+        refuse()
+
+    parser.StartDoctypeDeclHandler = doctype
+    parser.EntityDeclHandler = refuse
+    parser.UnparsedEntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse  # type: ignore[assignment]  # returns no int: it raises
+    parser.StartElementHandler = root
+    read = 0
+    try:
+        while read < _PROLOGUE_BYTES:
+            chunk = handle.read(65536)
+            read += len(chunk)
+            parser.Parse(chunk, not chunk)
+            if not chunk:
+                return
+    except _RootReached:
+        return
+    except expat.ExpatError:
+        return  # malformed: the parser proper says where
+    raise JUnitError(f"{path}: no root element in the first {_PROLOGUE_BYTES} bytes: "
+                     "not JUnit XML")
+
+
+def _declared(suite: Element, path: Path) -> dict[str, int]:
+    """The counts a suite declares; raises :class:`JUnitError` on negative or absurd ones."""
+    numbers: dict[str, int] = {}
+    for name in _DECLARED:
+        value = suite.get(name)
+        if value is None:
+            continue
+        try:
+            number = int(value.strip())
+        except ValueError:
+            raise JUnitError(f"{path}: <{suite.tag} {name}={value[:40]!r}> is not a number: "
+                             "not a report a test tool wrote") from None
+        if not 0 <= number <= ABSURD_COUNT:
+            raise JUnitError(f"{path}: <{suite.tag} {name}=\"{number}\"> is negative or absurd: "
+                             "not a report a test tool wrote")
+        numbers[name] = number
+    return numbers
+
+
+def _disagreement(suite: Element, path: Path, failing: int,
+                  cases: int) -> TestCaseResult | None:
+    """A failure when the suite declares more failing tests than it lists."""
+    numbers = {name: int(suite.get(name) or 0) for name in ("failures", "errors")}
+    declared = numbers["failures"] + numbers["errors"]
+    if declared <= failing:
+        return None
+    name = suite.get("name") or f"<{suite.tag}>"
+    return TestCaseResult(
+        name, "error", code="junit-counts", path=str(path),
+        message=(f"{path.name}: {name} declares {declared} failing tests (failures + errors) "
+                 f"but lists {failing} of its {cases} test cases as failing: the file is "
+                 "incomplete or was edited"))
+
+

@@ -1,0 +1,125 @@
+"""``ralph-verify run`` as a Python API: :class:`Loop` and its :class:`LoopResult`.
+
+The loop owns no tool and no policy. The ``run`` driver (rundriver.py) verifies a
+baseline, then each iteration (cycle.py, the same code the Stop hook drives) renders
+the prompt, runs the agent adapter, snapshots what changed, verifies, records, and asks
+every policy plugin for a verdict through ``ralph_iteration_verdict``;
+:func:`~ralph_verify.loop.verdict.decide` picks by precedence. Python API::
+
+    from ralph_verify import Loop
+
+    result = Loop(agent='cmd:python fix.py', until=["tests", "lint"],
+                  task="Make the tests pass", max_iterations=10).run()
+    print(result.verdict, len(result.iterations), result.verification.passed)
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from ralph_verify import hookimpl
+from ralph_verify.display import duration
+from ralph_verify.loop.cycle import (
+    ask_policies,
+    make_agent,
+    session_specs,
+    verify_in_session,
+)
+from ralph_verify.loop.result import LoopResult
+from ralph_verify.loop.session import Iteration
+from ralph_verify.loop.verdict import Verdict
+
+if TYPE_CHECKING:
+    from ralph_verify.agents import Agent
+    from ralph_verify.config import Config
+
+
+class Loop:
+    """One ``ralph-verify run``; build it from keyword arguments or from a parsed config."""
+
+    def __init__(self, agent: str | Agent | None = None,
+                 until: Sequence[str] | str | None = None, max_iterations: int | None = None,
+                 *, task: str | None = None, prompt_file: str | Path | None = None,
+                 root: str | Path = ".",
+                 on_iteration_end: Callable[[Iteration], object] | None = None,
+                 args: Sequence[str] = (), plugins: Sequence[object] = (),
+                 quiet: bool = False, stream: TextIO | None = None) -> None:
+        from ralph_verify.config import get_config
+
+        argv = ["run", "--root", str(Path(root).resolve())]
+        if isinstance(agent, str):
+            argv += ["--agent", agent]
+        if until is not None:
+            argv += ["--until", until if isinstance(until, str) else ",".join(until)]
+        if max_iterations is not None:
+            argv += ["--max-iterations", str(max_iterations)]
+        if prompt_file is not None:
+            argv += ["--prompt", str(prompt_file)]
+        if quiet:
+            argv.append("--quiet")
+        argv += list(args)
+        if task is not None:
+            argv += ["--", task]
+        extra = list(plugins)
+        if on_iteration_end is not None:
+            extra.append(_Callback(on_iteration_end))
+        self.config = get_config(argv, extra)
+        self._owns_config = True
+        self._agent = None if agent is None or isinstance(agent, str) else agent
+        self._stream = stream
+
+    @classmethod
+    def from_config(cls, config: Config, agent: Agent | None = None,
+                    stream: TextIO | None = None) -> Loop:
+        loop = cls.__new__(cls)
+        loop.config = config
+        loop._owns_config = False
+        loop._agent = agent
+        loop._stream = stream
+        return loop
+
+    def run(self) -> LoopResult:
+        """Run the session to its verdict; exceptions other than ``UsageError`` are bugs."""
+        try:
+            from ralph_verify.loop.run_driver import RunDriver
+
+            return RunDriver(self.config, self._agent, self._stream).run()
+        finally:
+            if self._owns_config:
+                self.config.hook.ralph_unconfigure(config=self.config)
+
+
+class _Callback:
+    """Adapts ``Loop(on_iteration_end=...)`` to the hook."""
+
+    def __init__(self, callback: Callable[[Iteration], object]) -> None:
+        self.callback = callback
+
+    @hookimpl
+    def ralph_iteration_end(self, iteration: Iteration) -> None:
+        self.callback(iteration)
+
+
+def run_session(config: Config) -> int:
+    """The ``run`` command; ``--json [FILE]`` writes the session's result as JSON."""
+    import json
+
+    from ralph_verify.redact import redact, redact_data
+    from ralph_verify.state_files import write_text_atomic
+
+    result = Loop.from_config(config).run()
+    target = config.get("json")
+    if target is not None:
+        text = redact(json.dumps(redact_data(result.to_json()), indent=2)) + "\n"
+        if target == "-":
+            sys.stdout.write(text)
+        else:
+            write_text_atomic(Path(config.invocation_dir, target), text)
+    return result.exit_code
+
+
+__all__ = ["Loop", "LoopResult", "Verdict", "ask_policies", "duration", "make_agent",
+           "run_session", "session_specs", "verify_in_session"]

@@ -1,0 +1,352 @@
+"""What a session records and shows: state.json, history lines, progress entries,
+terminal lines, and rebuilding a session from them for ``run --resume``."""
+
+from __future__ import annotations
+
+import copy
+import os
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ralph_verify.checks.api import CheckResult, Status
+from ralph_verify.checks.tool_output import one_line
+from ralph_verify.display import duration
+from ralph_verify.errors import UsageError
+from ralph_verify.loop.verdict import Verdict, VerdictProposal
+
+if TYPE_CHECKING:
+    from ralph_verify.agents import AgentResult
+    from ralph_verify.checks.verification import Verification
+    from ralph_verify.config import Config
+    from ralph_verify.loop.session import Iteration, Session
+    from ralph_verify.loop.state import StateDir
+
+#: Settings never carried over to ``--resume``.
+_NOT_PERSISTED = {"resume", "until"}
+
+
+# --- the task and the settings ---------------------------------------------------------------
+
+
+def read_task(config: Config) -> str:
+    """The task: ``-p FILE``, else the text argument, else ``PROMPT.md`` in the root."""
+    prompt = config.get("prompt")
+    if prompt:
+        path = Path(str(prompt)).expanduser()
+        path = path if path.is_absolute() else config.invocation_dir / path
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--prompt {prompt}: cannot read it ({exc.strerror})") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"--prompt {prompt}: not a UTF-8 text file (the task must be "
+                             "text, e.g. a PROMPT.md)") from None
+    task = config.get("task")
+    if task:
+        return str(task)
+    default = config.root / "PROMPT.md"
+    if default.is_file():
+        try:
+            return default.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{default}: not a UTF-8 text file (the task must be text)") \
+                from None
+    raise UsageError("no task: pass -p PROMPT.md, or the task as text "
+                     "(ralph-verify run --agent ... --until ... 'make the tests pass'), "
+                     "or put it in PROMPT.md in the project root")
+
+
+def persisted_settings(config: Config) -> dict[str, Any]:
+    """Settings given on the command line (or restored from it), so ``--resume`` runs with
+    the same ones."""
+    found: dict[str, Any] = {}
+    for setting in config.parser.settings.values():
+        if setting.dest in _NOT_PERSISTED:
+            continue
+        if config.source_of(setting.dest) in ("command line", "session"):
+            value = config.get(setting.dest)
+            if isinstance(value, (str, int, float, bool, list)):
+                found[setting.dest] = value
+    return found
+
+
+def restore_session(config: Config, state: StateDir,
+                    previous: dict[str, Any]) -> tuple[Session, int]:
+    """The interrupted session of ``state.json``, ready to go on at its next iteration."""
+    from ralph_verify.loop.session import Session  # a loop's; check's terminal lines need none
+
+    verdict = (previous.get("verdict") or {}).get("verdict")
+    if verdict == Verdict.COMPLETE.value:
+        raise UsageError(f"session {previous.get('session')} is already complete; start a new "
+                         "run without --resume")
+    for dest, value in (previous.get("settings") or {}).items():
+        if config.source_of(dest) != "command line":
+            config.set_session_value(dest, value)
+    if config.source_of("until") != "command line" and previous.get("until"):
+        config.set_session_value("until", ",".join(previous["until"]))
+    baseline = state.read_verification(0)
+    if baseline is None:
+        raise UsageError("nothing to resume: the session has no baseline "
+                         f"({state.iteration_dir(0)}/verification.json); start a new run")
+    iterations = [_iteration_from_record(record, state) for record in state.read_history()]
+    session = Session(id=str(previous["session"]), root=config.root, dir=state.path,
+                      config=config, task=str(previous.get("task", "")),
+                      max_iterations=int(config.get("max_iterations")),
+                      baseline=baseline, iterations=iterations,
+                      started_at=str(previous.get("started_at", "")),
+                      plugin_state=dict(previous.get("plugin_state") or {}), resumed=True,
+                      elapsed_before_s=float(previous.get("elapsed_s") or 0.0))
+    start = max((it.number for it in iterations), default=0) + 1
+    if start > session.max_iterations:
+        raise UsageError(f"session {session.id} already ran {start - 1} iterations; raise "
+                         "--max-iterations to go on")
+    return session, start
+
+
+def _iteration_from_record(record: dict[str, Any], state: StateDir) -> Iteration:
+    from ralph_verify.agents import AgentResult  # a session resumed: a loop, not check
+    from ralph_verify.loop.session import Iteration
+
+    number = int(record["iteration"])
+    agent = record.get("agent")
+    fields = AgentResult.__dataclass_fields__
+    skip = ("text", "unavailable")
+    result = (AgentResult(**{k: v for k, v in agent.items() if k in fields and k not in skip})
+              if isinstance(agent, dict) else None)
+    return Iteration(number=number, prompt_path=state.iteration_dir(number) / "prompt.md",
+                     agent=result, verification=state.read_verification(number),
+                     files_changed=list(record.get("files_changed", [])),
+                     started_at=str(record.get("started_at", "")),
+                     duration_s=float(record.get("duration_s", 0.0)),
+                     promises=list(record.get("promises", [])),
+                     commit=record.get("commit"))
+
+
+# --- records ---------------------------------------------------------------------------------
+
+
+def _verdict_json(verdict: VerdictProposal | None) -> dict[str, str] | None:
+    if verdict is None:
+        return None
+    return {"verdict": verdict.verdict.value, "reason": verdict.reason, "source": verdict.source}
+
+
+def check_json(result: CheckResult) -> dict[str, Any]:
+    return {"name": result.name, "spec": result.spec, "status": result.status.value,
+            "summary": result.summary, "metric": result.metric, "counts": result.counts,
+            "failures": len(result.failures),
+            "pre_existing": sum(1 for f in result.failures if f.pre_existing),
+            "fingerprints": sorted({f.fingerprint for f in result.failures})}
+
+
+def agent_json(result: AgentResult | None) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    return {"exit_code": result.exit_code, "duration_s": round(result.duration_s, 3),
+            "timed_out": result.timed_out, "cancelled": result.cancelled, "error": result.error,
+            "input_tokens": result.input_tokens, "output_tokens": result.output_tokens,
+            "cost_usd": result.cost_usd, "turns": result.turns, "session_id": result.session_id,
+            "idle_s": result.idle_s, "retries": result.retries,
+            "waited_s": round(result.waited_s, 3),
+            "unavailable": asdict(result.unavailable) if result.unavailable else None}
+
+
+def iteration_record(iteration: Iteration, session: Session) -> dict[str, Any]:
+    """One line of history.jsonl."""
+    verification = iteration.verification
+    prompt = (os.path.relpath(iteration.prompt_path, session.root)
+              if iteration.prompt_path is not None else None)
+    return {
+        "iteration": iteration.number,
+        "started_at": iteration.started_at,
+        "duration_s": round(iteration.duration_s, 3),
+        "prompt": prompt,
+        "agent": agent_json(iteration.agent),
+        "files_changed": iteration.files_changed,
+        "promises": iteration.promises,
+        "passed": verification.passed if verification is not None else None,
+        "checks": [check_json(r) for r in verification.results] if verification else [],
+        "commit": iteration.commit,
+        "verdict": _verdict_json(iteration.verdict),
+        "plugin_state": copy.deepcopy(session.plugin_state),
+    }
+
+
+def state_record(session: Session, config: Config, *, phase: str,
+                 verdict: VerdictProposal | None, error: str | None,
+                 elapsed_s: float) -> dict[str, Any]:
+    """The content of state.json."""
+    last = session.previous_verification()
+    number = session.last.number if session.last is not None else 0
+    return {
+        "session": session.id,
+        "pid": os.getpid(),
+        "root": str(session.root),
+        "status": "finished" if phase == "finished" else "running",
+        "phase": phase,
+        "started_at": session.started_at,
+        "elapsed_s": round(elapsed_s, 3),
+        "iteration": number,
+        "max_iterations": session.max_iterations,
+        "agent": config.get("agent"),
+        "until": [spec.text for spec in config.until_specs()],
+        "task": session.task,
+        "settings": persisted_settings(config),
+        "passed": last.passed if last is not None else None,
+        "checks": [check_json(r) for r in last.results] if last is not None else [],
+        "verdict": _verdict_json(verdict),
+        "error": error,
+        "log_dir": os.path.relpath(session.dir / "iterations" / f"{number:03d}", session.root),
+        "plugin_state": session.plugin_state,
+    }
+
+
+def progress_entry(iteration: Iteration) -> str:
+    """The iteration's section of progress.md."""
+    from ralph_verify.loop.prompt import iteration_line
+
+    lines = [f"## Iteration {iteration.number} ({iteration.started_at}, "
+             f"{duration(iteration.duration_s)})", "", f"- {iteration_line(iteration)}"]
+    if iteration.agent is not None:
+        lines.append(f"- agent: {agent_text(iteration.agent)}")
+    if iteration.promises:
+        lines.append(f"- promised: {', '.join(iteration.promises)}")
+    if iteration.verification is not None:
+        for result in iteration.verification.results:
+            summary = " ".join(result.summary.split())
+            lines.append(f"- {result.spec}: {result.status.value} — {summary}")
+    if iteration.verdict is not None:
+        lines.append(f"- verdict: {iteration.verdict.verdict.value} — {iteration.verdict.reason}")
+    return "\n".join(lines) + "\n\n"
+
+
+# --- terminal lines --------------------------------------------------------------------------
+
+
+def header(session: Session, config: Config) -> str:
+    agent = config.get("agent") or "(object)"
+    until = ",".join(spec.text for spec in config.until_specs())
+    text = (f"ralph-verify run · session {session.id} · agent {agent} · until {until} · "
+            f"up to {session.max_iterations} iterations")
+    if session.resumed:
+        text += f" · resumed after iteration {len(session.iterations)}"
+    from ralph_verify.project.interpreter import choose
+
+    return text + f"\npython: {choose(config.root, config.get('python')).describe(config.root)}"
+
+
+def passed_text(verification: Verification) -> str:
+    passed = sum(1 for r in verification.results if r.passed)
+    return f"{passed}/{len(verification.results)}"
+
+
+def check_brief(result: CheckResult) -> str:
+    """``tests 12/15``, ``lint 0``, ``files passed``: for status lines and commit messages."""
+    counts = result.counts
+    if "passed" in counts and ("failed" in counts or "total" in counts):
+        total = counts.get("total") or counts["passed"] + counts.get("failed", 0) \
+            + counts.get("errors", 0)
+        return f"{result.spec} {counts['passed']}/{total}"
+    if result.status is Status.ERROR:
+        return f"{result.spec} error"
+    if result.metric is not None:
+        return f"{result.spec} {result.metric:g}"
+    return f"{result.spec} {result.status.value}"
+
+
+def verification_line(label: str, verification: Verification) -> str:
+    text = (f"{label}: {passed_text(verification)} checks passed "
+            f"({duration(verification.duration_s)})")
+    bad = [f"{r.spec} {r.status.value} — {one_line(r.summary, 120)}"
+           for r in verification.results if not r.passed]
+    return text + ("".join(f"\n    {line}" for line in bad) if bad else "")
+
+
+def idle_text(seconds: float) -> str:
+    """``idle for 20 minutes``, ``idle for 2 seconds``."""
+    if seconds >= 60:
+        return f"idle for {seconds / 60:g} minute{'s' if seconds != 60 else ''}"
+    return f"idle for {seconds:g} second{'s' if seconds != 1 else ''}"
+
+
+def agent_text(result: AgentResult) -> str:
+    if result.error:
+        return f"could not run: {result.error}"
+    text = f"exit {result.exit_code} in {duration(result.duration_s)}"
+    if result.timed_out:
+        text += " (timed out and killed)"
+    if result.idle_s is not None:
+        text += f" ({idle_text(result.idle_s)}: no output, no file change; killed)"
+    if result.retries:
+        text += (f" after {result.retries} run{'s' if result.retries != 1 else ''} turned away "
+                 f"(rate limit/outage; waited {duration(result.waited_s)})")
+    if result.cost_usd is not None:
+        text += f", ${result.cost_usd:.2f}"
+    return text
+
+
+def agent_line(iteration: Iteration) -> str:
+    assert iteration.agent is not None
+    files = iteration.files_changed
+    text = (f"iteration {iteration.number}: agent {agent_text(iteration.agent)}; "
+            f"changed {len(files)} file{'s' if len(files) != 1 else ''}")
+    if iteration.promises:
+        text += f"; promised {', '.join(iteration.promises)}"
+    return text
+
+
+def summary_lines(session: Session, verdict: VerdictProposal, folder: Path,
+                  elapsed: float) -> list[str]:
+    last = session.previous_verification()
+    checks = f"; checks {passed_text(last)} passed" if last is not None else ""
+    logs = os.path.relpath(folder, Path.cwd()) if folder.is_relative_to(Path.cwd()) \
+        else str(folder)
+    number = session.last.number if session.last is not None else 0
+    return [
+        "",
+        f"verdict: {verdict.verdict.value} — {verdict.reason}",
+        f"iterations: {number} of at most {session.max_iterations} in {duration(elapsed)}"
+        f"{checks}",
+        f"logs: {logs}/ (state.json, history.jsonl, progress.md"
+        + (f", iterations/{number:03d}/agent.log)" if number else ")"),
+    ]
+
+
+def describe_plugin_state(config: Config, name: str, value: Any) -> str | None:
+    """A plugin's one-line account of its saved state, for ``status`` and ``status --watch``:
+    the plugin's module-level ``describe(state)`` if it has one (breaker, checkpoint,
+    integrity)."""
+    method = getattr(config.pluginmanager.get_plugin(name), "describe", None)
+    if not callable(method) or not isinstance(value, dict):
+        return None
+    return str(method(value))
+
+
+#: Checks whose metric is a percentage, drawn on the chart's right axis.
+PERCENT_CHECKS = frozenset({"coverage", "diffcover"})
+
+
+def problems(check: dict[str, Any]) -> float | None:
+    """How many problems a check record reports (``None``: it could not decide).
+
+    Failing tests for test checks, errors for lint and type checks, else the
+    number of failures the check listed.
+    """
+    if check.get("status") == "error":
+        return None
+    counts = check.get("counts") or {}
+    if "failed" in counts:
+        return float(counts.get("failed", 0) + counts.get("errors", 0))
+    if "errors" in counts:
+        return float(counts["errors"])
+    failures = check.get("failures", 0)
+    return float(failures if isinstance(failures, int) else len(failures))
+
+
+def series_value(check: dict[str, Any]) -> float | None:
+    """The number charted for a check: its percentage, or its number of problems."""
+    if check.get("name") in PERCENT_CHECKS:
+        metric = check.get("metric")
+        return float(metric) if isinstance(metric, (int, float)) else None
+    return problems(check)

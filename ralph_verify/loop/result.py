@@ -1,0 +1,46 @@
+"""How a ``run`` ended: :class:`LoopResult`, made by the run driver, returned by :class:`Loop`.
+
+A module of its own so that the driver (``rundriver``) and the API (``loop``) both import it
+and neither imports the other at its top.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ralph_verify.checks.verification import Verification
+    from ralph_verify.loop.session import Iteration, Session
+    from ralph_verify.loop.verdict import Verdict
+
+
+@dataclass
+class LoopResult:
+    """How a run ended. ``verdict`` is ``None`` when it stopped before the first iteration
+    because a check could not decide at baseline (exit code 3)."""
+
+    verdict: Verdict | None
+    reason: str
+    exit_code: int
+    session: Session
+    #: The last verification (the baseline when no iteration ran).
+    verification: Verification | None
+    duration_s: float
+
+    @property
+    def iterations(self) -> list[Iteration]:
+        return self.session.iterations
+
+    def to_json(self) -> dict[str, Any]:
+        from ralph_verify.loop.records import iteration_record
+
+        return {
+            "session": self.session.id,
+            "verdict": self.verdict.value if self.verdict else None,
+            "reason": self.reason,
+            "exit_code": self.exit_code,
+            "duration_s": round(self.duration_s, 3),
+            "iterations": [iteration_record(it, self.session) for it in self.iterations],
+            "verification": self.verification.to_json() if self.verification else None,
+        }

@@ -1,0 +1,297 @@
+"""The ``run`` driver: ralph-verify starts the agent itself, iteration after iteration.
+
+It holds the lock, watches for signals and ``ralph-verify cancel``, verifies the baseline,
+calls ``ralph_runloop`` and finishes the session; each iteration is
+:func:`ralph_verify.loop.cycle.run_iteration`, with this class answering as its
+:class:`~ralph_verify.loop.cycle.Driver` (the Stop hook is the other driver: hookmode/stop.py).
+"""
+
+from __future__ import annotations
+
+import errno
+import sys
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TextIO
+
+from ralph_verify.config.stash import PROMISES_KEY, REPORT_STREAM_KEY, SESSION_KEY
+from ralph_verify.errors import UsageError
+from ralph_verify.exitcode import ExitCode
+from ralph_verify.loop.cycle import Driver, make_agent, session_specs, verify_in_session
+from ralph_verify.loop.cycle import start as start_driving
+from ralph_verify.loop.result import LoopResult
+from ralph_verify.loop.session import Iteration, Session
+from ralph_verify.loop.state import StateDir
+from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
+from ralph_verify.state_files import now_iso
+
+if TYPE_CHECKING:
+    from ralph_verify.agents import Agent
+    from ralph_verify.checks.api import Check
+    from ralph_verify.checks.verification import Verification
+    from ralph_verify.config import Config
+
+
+class _Cancelled(Exception):
+    """The user asked to stop (cancel file seen, agent run cancelled)."""
+
+
+class RunDriver(Driver):
+    """The state of one run while it goes; :meth:`run` is the protocol, the iterations are
+    :mod:`ralph_verify.loop.cycle`'s (this class answers as their driver)."""
+
+    def __init__(self, config: Config, agent: Agent | None, stream: TextIO | None) -> None:
+        super().__init__(StateDir(config.root), agent)
+        self.config = config
+        self.root = config.root
+        if stream is not None:
+            config.stash[REPORT_STREAM_KEY] = stream
+        self.cancel_reason = "cancelled"
+        self.started = time.monotonic()
+        #: Wall time of the earlier runs of a resumed session (``elapsed_s`` adds up).
+        self.elapsed_before = 0.0
+        self._recorded: set[int] = set()
+        self._snap: Any = None
+        self._checks: Sequence[Check] = ()
+        self._template = ""
+        self._finishing = False
+        self._signalled = False
+        from ralph_verify.project.git import is_repo
+
+        self.use_git = is_repo(config.root)
+
+    # --- the protocol ------------------------------------------------------------------------
+
+    def run(self) -> LoopResult:
+        from ralph_verify.proc import signals
+        resume = bool(self.config.get("resume"))
+        previous = self.state.read_state() if resume else None
+        if resume and previous is None:
+            raise UsageError(f"nothing to resume: no session in {self.root} "
+                             "(.ralph/state.json not found)")
+        session_id = str(previous.get("session")) if previous else _new_session_id()
+        if previous:
+            self.elapsed_before = float(previous.get("elapsed_s") or 0.0)
+        note = self.state.acquire_lock(session_id)
+        try:
+            if note:
+                self._line(f"ralph-verify: {note}")
+            with signals.cancel_on_signals(self._on_signal), \
+                    signals.watch_file(self.state.cancel_path, self._on_cancel_file):
+                try:
+                    return self._run(session_id, previous)
+                except (KeyboardInterrupt, _Cancelled):
+                    return self._finish(VerdictProposal(Verdict.CANCELLED, self.cancel_reason,
+                                                        source="core"))
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            raise UsageError(self.state.stop_on_full_disk(exc)) from None
+        finally:
+            self.state.cancel_path.unlink(missing_ok=True)
+            self.state.release_lock()
+
+    def _run(self, session_id: str, previous: dict[str, Any] | None) -> LoopResult:
+        from ralph_verify.loop import records
+        from ralph_verify.loop.new_failures import nothing_to_do
+        from ralph_verify.loop.prompt import load_template
+
+        config = self.config
+        session, start = (records.restore_session(config, self.state, previous)
+                          if previous is not None else self._new_session(session_id))
+        session.elapsed_before_s = self.elapsed_before
+        start_driving(session, self)
+        config.stash[SESSION_KEY] = session
+        if self.agent is None:
+            self.agent = make_agent(config)
+        preflight = getattr(self.agent, "preflight", None)
+        problem = preflight() if callable(preflight) else None
+        if problem:
+            # Say it before the baseline: a missing agent costs nothing, and a run that never
+            # started writes nothing: the last session's records stay as they were.
+            reason = f"{problem} (found before the baseline; nothing was run)"
+            print(f"ERROR: {reason}; .ralph/ was left as it was", file=sys.stderr)
+            return LoopResult(Verdict.AGENT_ERROR, reason, EXIT_CODES[Verdict.AGENT_ERROR],
+                              session, None, time.monotonic() - self.started)
+        checks = config.build_checks(session_specs(config))
+        template = load_template(config.get("template"), config.invocation_dir)
+        config.hook.ralph_session_prepare(session=session)
+        if previous is None:
+            # Only now, when nothing refused to start: the last session's files go.
+            self.state.clear_session_files()
+        if session.baseline is None:
+            config.hook.ralph_report_phase(session=session, phase="verifying the baseline")
+            config.stash[PROMISES_KEY] = []
+            session.baseline = self._verify(checks, mark=False)
+            self.state.write_verification(0, session.baseline)
+            config.hook.ralph_report_verification(config=config, session=session,
+                                                  iteration=None, verification=session.baseline)
+            if session.baseline.errored:
+                return self._baseline_error(session.baseline)
+            idle = nothing_to_do(session.baseline)
+            if idle is not None:
+                return self._finish(idle)
+            if session.baseline.passed:
+                return self._finish(VerdictProposal(
+                    Verdict.COMPLETE, "every check passes already; the agent was not called",
+                    source="core"))
+        config.hook.ralph_session_start(session=session)
+        self._save(phase="running")
+        self._checks, self._template = checks, template
+        verdict = config.hook.ralph_runloop(session=session, first=start)
+        return self._finish(verdict or VerdictProposal(
+            Verdict.MAX_ITERATIONS, f"reached {session.max_iterations} iterations",
+            source="core"))
+
+    # --- the driver of cycle.run_iteration ---------------------------------------------------
+
+    def prompt(self, session: Session, iteration: Iteration) -> str:
+        text = self._prompt(self._template, iteration)
+        assert iteration.prompt_path is not None
+        self.state.write_text(iteration.prompt_path, text)
+        return text
+
+    def checks(self) -> Sequence[Check]:
+        return self._checks
+
+    def snapshot(self, previous: Any) -> Any:
+        from ralph_verify.project import snapshot
+        self._snap = snapshot.take(self.root, self._snap if previous is None else previous,
+                                   use_git=self.use_git)
+        return self._snap
+
+    def check_cancel(self) -> None:
+        self._check_cancel()
+
+    def phase(self, text: str, iteration: Iteration) -> None:
+        self._save(phase=text)
+
+    def after_agent(self, iteration: Iteration) -> str | None:
+        damage = self.state.repair()  # the agent may have deleted or replaced .ralph/
+        if damage:
+            self._line(f"ERROR: {damage}; the session ends with what it knows")
+        return damage
+
+    def record(self, iteration: Iteration) -> None:
+        self._record(iteration)
+
+    # --- helpers -----------------------------------------------------------------------------
+
+    def _new_session(self, session_id: str) -> tuple[Session, int]:
+        from ralph_verify.loop.records import read_task
+
+        config = self.config
+        session = Session(id=session_id, root=self.root, dir=self.state.path, config=config,
+                          task=read_task(config), max_iterations=int(config.get("max_iterations")),
+                          started_at=now_iso())
+        if session.max_iterations < 1:
+            raise UsageError("--max-iterations must be at least 1")
+        return session, 1
+
+    def _session(self) -> Session:
+        assert self.session is not None
+        return self.session
+
+    def _verify(self, checks: Sequence[Check], *, mark: bool) -> Verification:
+        return verify_in_session(self.config, checks,
+                                 self._session().baseline if mark else None)
+
+    def _prompt(self, template: str, iteration: Iteration) -> str:
+        from ralph_verify.loop.prompt import progress_text, render, render_notes
+
+        session = self._session()
+        notes = [n for n in self.config.hook.ralph_prompt_notes(session=session,
+                                                                  iteration=iteration) if n]
+        previous = session.previous_verification()
+        return render(template, {
+            "task": session.task.strip(),
+            "feedback": previous.feedback if previous is not None else "",
+            "iteration": str(iteration.number),
+            "max_iterations": str(session.max_iterations),
+            "progress": progress_text(session.iterations, iteration.number),
+            "notes": render_notes(notes),
+        })
+
+    def _elapsed(self) -> float:
+        return self.elapsed_before + time.monotonic() - self.started
+
+    def _record(self, iteration: Iteration) -> None:
+        if iteration.number in self._recorded:  # a cancel right after recording it
+            self._save(phase="between iterations")
+            return
+        self._recorded.add(iteration.number)
+        super().record(iteration)
+        self._save(phase="between iterations")
+
+    def _save(self, *, phase: str, verdict: VerdictProposal | None = None,
+              error: str | None = None) -> None:
+        from ralph_verify.loop.records import state_record
+
+        if self.session is not None:
+            self.state.write_state(state_record(self.session, self.config, phase=phase,
+                                                verdict=verdict, error=error,
+                                                elapsed_s=self._elapsed()))
+
+    def _finish(self, verdict: VerdictProposal) -> LoopResult:
+        self._finishing = True
+        session = self.session
+        if session is None:  # cancelled before the session existed
+            raise KeyboardInterrupt
+        self.config.hook.ralph_report_phase(session=session,
+                                            phase=f"finished: {verdict.verdict.value}")
+        last = session.last
+        if last is not None and last.verdict is None:
+            last.verdict = verdict
+            if verdict.verdict is Verdict.CANCELLED:
+                self._record(last)
+        self._save(phase="finished", verdict=verdict)
+        self.config.hook.ralph_session_finish(session=session, verdict=verdict)
+        return LoopResult(verdict.verdict, verdict.reason, EXIT_CODES[verdict.verdict], session,
+                          session.previous_verification(), self._elapsed())
+
+    def _baseline_error(self, baseline: Verification) -> LoopResult:
+        lines = ["ERROR: the baseline verification could not decide, so the agent was not "
+                 "started (nothing spent); fix these first:"]
+        for result in baseline.errored:
+            lines.append(f"  {result.spec}: {result.summary}")
+            if result.output:
+                lines += [f"    {line}" for line in result.output.splitlines()[-10:]]
+        print("\n".join(lines), file=sys.stderr)
+        self._save(phase="finished", error="a check could not decide at baseline")
+        return LoopResult(None, "a check could not decide at baseline", ExitCode.CHECK_ERROR,
+                          self._session(), baseline, self._elapsed())
+
+    def _check_cancel(self) -> None:
+        if self.cancel.is_set() or (self.session is not None and self.session.cancel_requested):
+            raise _Cancelled
+
+    def _on_signal(self, name: str) -> bool:
+        """Ctrl-C / SIGTERM / SIGHUP: cancel; returns whether to interrupt the main thread.
+
+        Only the first signal interrupts: more (five quick Ctrl-C's) must not break the
+        cleanup that kills the agent and writes the state."""
+        first, self._signalled = not self._signalled, True
+        if first:
+            self.cancel_reason = f"cancelled by {name}"
+        self._request_cancel()
+        return first and not self._finishing
+
+    def _on_cancel_file(self) -> None:
+        self.cancel_reason = "cancelled by 'ralph-verify cancel'"
+        self._request_cancel()
+
+    def _request_cancel(self) -> None:
+        if self.session is not None:
+            self.session.cancel_requested = True
+        self.cancel.set()
+        if self.session is not None:
+            self.config.hook.ralph_report_phase(session=self.session, phase="cancelling")
+
+    def _line(self, text: str) -> None:
+        self.config.hook.ralph_report_line(config=self.config, line=text)
+
+
+def _new_session_id() -> str:
+    import secrets
+
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)

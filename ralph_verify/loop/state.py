@@ -1,0 +1,350 @@
+"""The files a session writes under ``.ralph/``, and the lock that keeps runs apart.
+
+::
+
+    .ralph/
+      state.json        the session: iteration, phase, checks, plugin state, verdict (atomic)
+      history.jsonl     one JSON line per iteration
+      progress.md       human-readable log, also offered to the agent ({{progress}})
+      iterations/NNN/   prompt.md, agent.log, verification.json (000 is the baseline)
+      lock              the run working here: pid, host, start time, command line (flock)
+      cancel            written by ``ralph-verify cancel``; the run stops when it appears
+
+Everything written goes through :func:`~ralph_verify.redact.redact`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.checks.api import CheckResult
+from ralph_verify.checks.verification import Verification
+from ralph_verify.errors import UsageError
+from ralph_verify.proc import info as procinfo
+from ralph_verify.redact import redact, redact_data
+from ralph_verify.state_files import now_iso, write_text_atomic
+
+STATE_VERSION = 1
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (on this machine)."""
+    if pid <= 0:
+        return False
+    if sys.platform == "win32":  # pragma: no cover - no os.kill(pid, 0) semantics there
+        import ctypes
+
+        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # type: ignore[attr-defined,unused-ignore]  # Windows only
+        if handle:
+            ctypes.windll.kernel32.CloseHandle(handle)  # type: ignore[attr-defined,unused-ignore]  # Windows only
+        return bool(handle)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass
+class LockInfo:
+    """What ``.ralph/lock`` says about the run holding it (anyone can write that file: see
+    :meth:`StateDir.is_our_run` before believing it)."""
+
+    pid: int
+    host: str
+    session: str
+    started_at: str
+    start_time: str = ""
+    cmdline: list[str] = field(default_factory=list)
+
+
+def parse_lock(text: str) -> LockInfo | None:
+    """The contents of a lock file, or ``None`` if it is not one."""
+    try:
+        data = json.loads(text)
+        command = data.get("cmdline") or []
+        return LockInfo(int(data["pid"]), str(data.get("host", "")),
+                        str(data.get("session", "")), str(data.get("started_at", "")),
+                        str(data.get("start_time") or ""),
+                        [str(part) for part in command] if isinstance(command, list) else [])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def read_history(path: Path) -> list[dict[str, Any]]:
+    """The records of a ``history.jsonl``; a line cut by a crash is skipped, a missing or
+    unreadable file is no history."""
+    records = []
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue  # a line cut by a crash
+                if isinstance(record, dict):
+                    records.append(record)
+    except OSError:
+        pass
+    return records
+
+
+class StateDir:
+    """Paths and writers of one project's ``.ralph/`` folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.path = root / ".ralph"
+        self.state_path = self.path / "state.json"
+        self.history_path = self.path / "history.jsonl"
+        self.progress_path = self.path / "progress.md"
+        self.lock_path = self.path / "lock"
+        self.cancel_path = self.path / "cancel"
+        self._lock_fd: int | None = None
+
+    def iteration_dir(self, number: int) -> Path:
+        return self.path / "iterations" / f"{number:03d}"
+
+    # --- the lock --------------------------------------------------------------------------
+
+    def read_lock(self) -> LockInfo | None:
+        try:
+            return parse_lock(self.lock_path.read_text(encoding="utf-8"))
+        except OSError:
+            return None
+
+    def is_our_run(self, info: LockInfo) -> bool:
+        """Whether ``info`` names a live ralph-verify run of this project, proven: a pid above
+        1 on this host whose start time and command line are those recorded, and which holds
+        this lock file open. Only such a process is ever signalled."""
+        if info.pid <= 1 or info.host != socket.gethostname() or not info.start_time \
+                or not info.cmdline:
+            return False
+        if procinfo.start_time(info.pid) != info.start_time \
+                or procinfo.cmdline(info.pid) != info.cmdline:
+            return False
+        holds = procinfo.holds_open(info.pid, self.lock_path)
+        if holds is None:  # no /proc: the command line must at least be ours
+            return any("ralph" in part for part in info.cmdline)  # pragma: no cover - not Linux
+        return holds
+
+    def lock_holder(self) -> LockInfo | None:
+        """The live run holding the lock, or ``None`` (no lock, its process is gone, or the
+        lock names a process that is not a ralph-verify run of this project)."""
+        info = self.read_lock()
+        if info is None:
+            return None
+        if info.host != socket.gethostname():
+            return info  # another machine (a shared folder): it cannot be checked from here
+        return info if self.is_our_run(info) else None
+
+    def acquire_lock(self, session: str) -> str | None:
+        """Take the lock, atomically: an exclusive ``flock`` on ``.ralph/lock`` held for the
+        whole run (the kernel drops it when the process dies, however it dies). A lock file
+        no process holds is stale and taken over; returns a note saying so."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        me = os.getpid()
+        payload = json.dumps({"pid": me, "host": socket.gethostname(), "session": session,
+                              "started_at": now_iso(), "start_time": procinfo.start_time(me),
+                              "cmdline": procinfo.cmdline(me)})
+        if sys.platform == "win32":  # pragma: no cover - no flock there
+            return self._acquire_exclusive(payload)
+        import fcntl
+
+        for _ in range(20):
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                holder = self.read_lock()
+                who = (f" (pid {holder.pid}, session {holder.session}, started "
+                       f"{holder.started_at})" if holder is not None else "")
+                raise UsageError(
+                    f"another ralph-verify run{who} is working in {self.root}; wait for it, "
+                    "or stop it with 'ralph-verify cancel'") from None
+            try:
+                same = os.fstat(fd).st_ino == self.lock_path.stat().st_ino
+            except OSError:
+                same = False
+            if not same:  # released (unlinked) between our open and our flock: again
+                os.close(fd)
+                continue
+            old = os.read(fd, 65536).decode("utf-8", errors="replace").strip()
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, payload.encode("utf-8"), 0)
+            os.fsync(fd)
+            self._lock_fd = fd
+            if not old:
+                return None
+            stale = parse_lock(old)
+            if stale is None:
+                return "took over an unreadable lock file"
+            gone = stale.pid <= 0 or procinfo.start_time(stale.pid) is None
+            return (f"took over a stale lock of pid {stale.pid} ("
+                    + ("no longer running)" if gone else "not a run holding the lock)"))
+        raise UsageError(f"could not take the lock {self.lock_path}; remove it if no run is "
+                         "active")
+
+    def _acquire_exclusive(self, payload: str) -> str | None:  # pragma: no cover - Windows
+        note = None
+        for _ in range(3):
+            try:
+                fd = os.open(self.lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                stale = self.read_lock()
+                if stale is not None and pid_alive(stale.pid):
+                    raise UsageError(
+                        f"another ralph-verify run (pid {stale.pid}, session {stale.session}) "
+                        f"is working in {self.root}; wait for it, or stop it with "
+                        "'ralph-verify cancel'") from None
+                note = (f"took over a stale lock of pid {stale.pid} (no longer running)"
+                        if stale else "took over an unreadable lock file")
+                self.lock_path.unlink(missing_ok=True)
+                continue
+            os.write(fd, payload.encode("utf-8"))
+            self._lock_fd = fd
+            return note
+        raise UsageError(f"could not take the lock {self.lock_path}; remove it if no run is "
+                         "active")
+
+    def release_lock(self) -> None:
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None and sys.platform == "win32":  # pragma: no cover - Windows
+            os.close(fd)  # an open file cannot be removed there
+            self.lock_path.unlink(missing_ok=True)
+            return
+        if fd is not None:
+            # Unlink while still holding the flock: a run that opened the old file before
+            # sees it is no longer the lock file (acquire_lock compares inodes) and tries again.
+            try:
+                if os.fstat(fd).st_ino == self.lock_path.stat().st_ino:
+                    self.lock_path.unlink(missing_ok=True)
+            except OSError:
+                pass
+            os.close(fd)
+            return
+        info = self.read_lock()
+        if info is not None and info.pid == os.getpid():
+            self.lock_path.unlink(missing_ok=True)
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def repair(self) -> str | None:
+        """After the agent's turn, ``.ralph/`` must still be a folder of ours: a file or a
+        link in its place is moved aside (never deleted) and the folder made again, so
+        the session can still write what it knows. Says what was found, or None."""
+        if self.path.is_dir() and not self.path.is_symlink():
+            return None
+        if not self.path.exists() and not self.path.is_symlink():
+            self.path.mkdir(parents=True)
+            return ".ralph/ was deleted"
+        import time
+
+        aside = self.root / f".ralph.replaced-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}"
+        kind = "a link" if self.path.is_symlink() else "a file"
+        self.path.rename(aside)
+        self.path.mkdir()
+        return f".ralph/ was replaced by {kind} (kept as {aside.name})"
+
+    def write_state(self, state: dict[str, Any]) -> None:
+        state = {"version": STATE_VERSION, **state, "updated_at": now_iso()}
+        write_text_atomic(self.state_path, redact(json.dumps(redact_data(state), indent=2)) + "\n")
+
+    def stop_on_full_disk(self, exc: OSError) -> str:
+        """The disk is full: mark the session stopped in ``state.json`` without needing a
+        new block (rewritten in place, smaller than before) and say what happened."""
+        where = exc.filename or f"in {self.path}"
+        error = f"the disk is full ({exc.strerror}): could not write {where}"
+        written = False
+        try:
+            data = json.loads(self.state_path.read_text(encoding="utf-8"))
+            size = self.state_path.stat().st_size
+        except (OSError, ValueError):
+            data, size = None, 0
+        if isinstance(data, dict):
+            data.update(status="finished", phase="finished", error=error,
+                        updated_at=now_iso())
+            keep = ("version", "session", "status", "phase", "error", "iteration",
+                    "max_iterations", "agent", "log_dir", "updated_at")
+            for record in (data, {k: data[k] for k in keep if k in data}):
+                text = redact(json.dumps(record, separators=(",", ":"))).encode("utf-8")
+                if len(text) <= size:
+                    try:
+                        with self.state_path.open("r+b") as handle:
+                            handle.write(text.ljust(size))  # JSON allows trailing spaces
+                            handle.flush()
+                            os.fsync(handle.fileno())
+                        written = True
+                    except OSError:
+                        pass
+                    break
+        said = ("state.json says the session stopped" if written
+                else "state.json could not be updated either")
+        return (f"{error}; the session stopped ({said}). Free some space, then "
+                "'ralph-verify run --resume' goes on")
+
+    def read_state(self) -> dict[str, Any] | None:
+        try:
+            data = json.loads(self.state_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"{self.state_path} is unreadable ({exc}); remove .ralph/ to "
+                             "start afresh") from None
+        return data if isinstance(data, dict) else None
+
+    def append_history(self, record: dict[str, Any]) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        line = redact(json.dumps(redact_data(record), separators=(",", ":"))) + "\n"
+        with self.history_path.open("a", encoding="utf-8") as handle:
+            handle.write(line)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def read_history(self) -> list[dict[str, Any]]:
+        return read_history(self.history_path)
+
+    def append_progress(self, text: str) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        with self.progress_path.open("a", encoding="utf-8") as handle:
+            handle.write(redact(text))
+
+    def write_text(self, path: Path, text: str) -> None:
+        write_text_atomic(path, redact(text))
+
+    def write_verification(self, number: int, verification: Verification) -> Path:
+        path = self.iteration_dir(number) / "verification.json"
+        self.write_text(path, json.dumps(redact_data(verification.to_json()), indent=2) + "\n")
+        return path
+
+    def read_verification(self, number: int) -> Verification | None:
+        path = self.iteration_dir(number) / "verification.json"
+        try:
+            return verification_from_json(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def clear_session_files(self) -> None:
+        """Start a new session: the previous one's files go (its commits stay in git)."""
+        import shutil
+
+        shutil.rmtree(self.path / "iterations", ignore_errors=True)
+        for path in (self.history_path, self.progress_path, self.cancel_path):
+            path.unlink(missing_ok=True)
+
+
+def verification_from_json(data: dict[str, Any]) -> Verification:
+    """Rebuild a :class:`Verification` from ``verification.json`` (for ``--resume``)."""
+    results = [CheckResult.from_json(check) for check in data["checks"]]
+    return Verification(root=Path(data["root"]), results=results,
+                        duration_s=float(data.get("duration_s", 0.0)),
+                        started_at=data.get("started_at", ""), feedback=data.get("feedback", ""))

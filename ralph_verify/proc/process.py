@@ -1,0 +1,285 @@
+"""Run a tool as a subprocess: its own process group, a timeout, output kept on disk.
+
+Output goes to temporary files, not pipes, so a tool that prints hundreds of
+megabytes neither blocks nor fills memory; callers read what they need. On a
+timeout or Ctrl-C the whole process group is killed, and (on Linux) every
+process the tool started: found by parent links, and by a mark in the
+environment they inherit, so no grandchild (an xdist worker, a shell's child,
+one that called ``setsid()``) survives. ralph-verify is their child subreaper,
+and each child gets SIGKILL if ralph-verify dies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ralph_verify.proc import info as procinfo
+
+#: How much of a tool's output an error result quotes.
+TAIL_LINES = 30
+TAIL_CHARS = 3000
+#: The most of one output stream read into memory at once; a check that needs more reads
+#: it as a stream (ruff's JSON) or fails with a clear error instead of swapping.
+MAX_READ_BYTES = 128 * 1024 * 1024
+
+
+class ToolError(Exception):
+    """A tool could not give an answer; the check becomes an ``error`` result."""
+
+    def __init__(self, message: str, output: str = "") -> None:
+        super().__init__(message)
+        self.output = output
+
+
+class ToolMissing(ToolError):
+    """The tool is not installed; the message says which package provides it."""
+
+
+class ToolTimeout(ToolError):
+    """The tool ran past its timeout and was killed."""
+
+
+@dataclass
+class ToolRun:
+    """A finished tool run. ``stdout``/``stderr`` are read from disk on demand."""
+
+    argv: list[str]
+    returncode: int
+    duration_s: float
+    stdout_path: Path
+    stderr_path: Path
+    #: ``time.monotonic()`` by which reading the output must be done too: the check's
+    #: timeout covers the tool and the parsing of what it printed.
+    deadline: float | None = None
+    timeout: float | None = None
+
+    @property
+    def stdout(self) -> str:
+        return self._read(self.stdout_path, "stdout")
+
+    @property
+    def stderr(self) -> str:
+        return self._read(self.stderr_path, "stderr")
+
+    def _read(self, path: Path, what: str) -> str:
+        size = path.stat().st_size if path.exists() else 0
+        if size > MAX_READ_BYTES:
+            raise ToolError(
+                f"{Path(self.argv[0]).name} printed {size / 1e6:,.0f} MB on {what}, more than "
+                f"the {MAX_READ_BYTES // 2**20} MB ralph-verify reads: narrow what the check "
+                "looks at (its 'args' option)", output=self.tail())
+        return path.read_text(encoding="utf-8", errors="replace")
+
+    def check_deadline(self) -> None:
+        """Raise :class:`ToolTimeout` once reading the output has used up the timeout."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise ToolTimeout(
+                f"{Path(self.argv[0]).name}: reading its output took past the check's timeout "
+                f"({self.timeout:g}s); raise the check's 'timeout' option or --timeout, or "
+                "narrow what the check looks at")
+
+    def tail(self, lines: int = TAIL_LINES) -> str:
+        """The last lines of stdout and stderr, bounded, for error messages and feedback."""
+        return "\n".join(part for part in (tail_of_file(self.stdout_path, lines),
+                                           tail_of_file(self.stderr_path, lines)) if part)
+
+
+def tail_of_file(path: Path, lines: int = TAIL_LINES, max_chars: int = TAIL_CHARS) -> str:
+    """The last ``lines`` lines of a file without reading all of it."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - max_chars * 4))
+            data = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    text = "\n".join(data.rstrip().splitlines()[-lines:])
+    return text[-max_chars:]
+
+
+def head_of_file(path: Path, max_chars: int = TAIL_CHARS * 4) -> str:
+    """The start of a file, at most ``max_chars`` characters, without reading all of it."""
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as handle:
+            return handle.read(max_chars)
+    except OSError:
+        return ""
+
+
+class ProcessGroup:
+    """The tool processes of one verification (and their marks), so Ctrl-C can kill them
+    all, with everything they started."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: dict[subprocess.Popen[bytes], str | None] = {}
+
+    def add(self, proc: subprocess.Popen[bytes], mark: str | None = None) -> None:
+        with self._lock:
+            self._running[proc] = mark
+
+    def discard(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._running.pop(proc, None)
+
+    def kill_all(self) -> None:
+        with self._lock:
+            procs = list(self._running.items())
+        for proc, mark in procs:
+            kill_process_group(proc, mark)
+
+
+def kill_process_group(proc: subprocess.Popen[bytes], mark: str | None = None) -> None:
+    """Kill ``proc``, every process in its group, and (Linux) every process it started that
+    left the group: its descendants, and those carrying ``mark`` (see :func:`marked_env`);
+    never raises."""
+    if proc.poll() is not None and sys.platform == "win32":
+        return
+    try:
+        if sys.platform == "win32":
+            subprocess.run(["taskkill", "/F", "/T", "/PID", str(proc.pid)],
+                           capture_output=True, check=False)
+        else:
+            procinfo.kill_family(proc.pid, mark)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=5)
+
+
+def marked_env(env: Mapping[str, str] | None) -> tuple[dict[str, str], str]:
+    """``env`` (default: ours) with a fresh mark that every descendant inherits, so that
+    :func:`kill_process_group` finds those that leave the process group (``setsid``)."""
+    mark = procinfo.new_mark()
+    return {**(os.environ if env is None else env), procinfo.MARK_VAR: mark}, mark
+
+
+def own_process_group() -> dict[str, object]:
+    """``Popen`` arguments that start a child in a process group of its own, so that
+    :func:`kill_process_group` can take it down with everything it started; on Linux the
+    child also gets SIGKILL if we die (``kill -9`` of ralph-verify runs no cleanup)."""
+    if sys.platform == "win32":
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}  # type: ignore[attr-defined,unused-ignore]  # Windows only
+    setup = procinfo.die_with_parent()
+    return {"start_new_session": True, **({"preexec_fn": setup} if setup else {})}
+
+
+def start_watchdog(group: int, mark: str) -> subprocess.Popen[bytes] | None:
+    """Start :mod:`ralph_verify.proc.watchdog` for the process group ``group`` (POSIX): if we die
+    before :func:`stop_watchdog`, it kills the group and the descendants it saw."""
+    if sys.platform == "win32" or not sys.executable or group <= 1:
+        return None  # pragma: no cover - Windows: the job object of the console ends them
+    from ralph_verify.proc import watchdog
+    try:
+        return subprocess.Popen([sys.executable, "-I", "-S", watchdog.__file__, str(group),
+                                 mark],
+                                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:  # pragma: no cover - no process left to start one
+        return None
+
+
+def stop_watchdog(proc: subprocess.Popen[bytes] | None) -> None:
+    """Tell the watchdog the turn ended normally, and reap it; never raises."""
+    if proc is None or proc.stdin is None:
+        return
+    with contextlib.suppress(OSError):
+        proc.stdin.write(b"done")
+    with contextlib.suppress(OSError):
+        proc.stdin.close()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover - a watchdog that hangs
+        proc.kill()
+        proc.wait()
+
+
+def wait_exited(proc: subprocess.Popen[bytes], timeout: float) -> int:
+    """``proc.wait(timeout)`` without its polling: Popen's wait with a timeout sleeps in
+    steps doubling up to 50 ms, so a tool was seen to end up to 50 ms late. A pidfd
+    (Linux 5.3+) wakes us the moment it exits; elsewhere, Popen's own wait."""
+    pidfd_open = getattr(os, "pidfd_open", None)
+    try:
+        fd = pidfd_open(proc.pid) if pidfd_open is not None and proc.returncode is None else None
+    except OSError:  # gone already, or pidfds not allowed here
+        fd = None
+    if fd is None:
+        return proc.wait(timeout=timeout)
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        if not poller.poll(max(0.0, timeout) * 1000):
+            raise subprocess.TimeoutExpired(proc.args, timeout)
+    finally:
+        os.close(fd)
+    return proc.wait()
+
+
+def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
+             env: Mapping[str, str] | None = None, group: ProcessGroup | None = None,
+             missing_hint: str = "", shell: bool = False) -> ToolRun:
+    """Run ``argv`` in ``cwd``; raise :class:`ToolMissing` or :class:`ToolTimeout`."""
+    import tempfile  # not at import: it pulls in shutil, random, bz2, lzma (--help needs none)
+
+    fd_out, out_name = tempfile.mkstemp(prefix="out-", suffix=".txt", dir=workdir)
+    fd_err, err_name = tempfile.mkstemp(prefix="err-", suffix=".txt", dir=workdir)
+    stdout_path, stderr_path = Path(out_name), Path(err_name)
+    argv = list(argv)
+    kwargs = own_process_group()
+    procinfo.become_subreaper()  # orphans of the tool come back to us, to be ended
+    child_env, mark = marked_env(env)
+    started = time.perf_counter()
+    deadline = time.monotonic() + timeout
+    with os.fdopen(fd_out, "wb") as out, os.fdopen(fd_err, "wb") as err:
+        try:
+            proc = subprocess.Popen(
+                argv[0] if shell else argv, cwd=cwd, stdout=out, stderr=err,
+                stdin=subprocess.DEVNULL, env=child_env,
+                shell=shell, **kwargs,  # type: ignore[call-overload]  # kwargs differ per OS
+            )
+        except FileNotFoundError:
+            raise ToolMissing(
+                f"{argv[0] or 'an empty command'} not found"
+                + (f": {missing_hint}" if missing_hint else "")
+            ) from None
+        except OSError as exc:
+            # A folder, an empty name or a non-executable file as the tool (a config mistake).
+            raise ToolMissing(
+                f"{argv[0] or 'an empty command name'} cannot be run ({exc.strerror})"
+                + (f": {missing_hint}" if missing_hint else "")
+            ) from None
+        if group is not None:
+            group.add(proc, mark)
+        try:
+            wait_exited(proc, timeout)
+        except subprocess.TimeoutExpired:
+            kill_process_group(proc, mark)
+            raise ToolTimeout(
+                f"{Path(argv[0]).name} timed out after {timeout:g}s and was killed "
+                "(raise the check's 'timeout' option or --timeout)",
+                output="\n".join(p for p in (tail_of_file(stdout_path),
+                                             tail_of_file(stderr_path)) if p),
+            ) from None
+        finally:
+            if group is not None:
+                group.discard(proc)
+            if proc.returncode is None:  # interrupted (Ctrl-C, SIGTERM): all of it goes
+                kill_process_group(proc, mark)
+            elif sys.platform != "win32":
+                # End any descendant left behind (daemons, workers, a setsid() escapee).
+                procinfo.kill_family(proc.pid, mark)
+    return ToolRun(argv=argv, returncode=proc.returncode,
+                   duration_s=time.perf_counter() - started,
+                   stdout_path=stdout_path, stderr_path=stderr_path, deadline=deadline,
+                   timeout=timeout)

@@ -1,0 +1,287 @@
+"""ralph-verify's pytest plugin: what really happened to every test, written as JSON lines.
+
+This file is copied (or compiled) into the run's temporary folder and loaded
+first with ``-p ralph_verify_recorder`` into the project's own interpreter,
+which may not have ralph-verify installed: it imports nothing but the standard
+library and pytest. Each process that runs tests (the main one, or each
+pytest-xdist worker) appends to its own ``record-PID.jsonl`` in the folder
+named by ``RALPH_VERIFY_RECORD_DIR``.
+
+Records (one JSON object per line, key ``k``):
+
+- ``start``: the plugin ran (pytest version, worker id).
+- ``r``: a test report that pytest counts: pytest's node id (runnable), the
+  phase, the report's outcome, pytest's own category (what its summary
+  counts), the raw outcome of the phase as it happened (the exception the
+  test function raised, seen in a wrapper around ``pytest_runtest_call``
+  before any report hook), whether the report contradicts it (tampering),
+  the subtest description, and for failures the message, the root-cause
+  frame (deepest frame in the project's non-test code, else in the test)
+  and, for the first few, the traceback text.
+- ``c``: a collection error; ``d``: deselected tests; ``hooks``: the plugins
+  and conftest files implementing hooks that decide reports or collection.
+
+Its sibling :mod:`ralph_verify.recorder.affected_plugin` records what affected-tests-first
+needs; both use :func:`relative` and :func:`is_project`.
+"""
+
+from __future__ import annotations
+
+import json
+import linecache
+import os
+import sys
+from collections.abc import Generator, Sequence
+from types import TracebackType
+from typing import Any
+
+import pytest
+
+#: Failing reports of one process whose traceback text is kept.
+MAX_TEXTS = 200
+TEXT_CHARS = 6000
+#: Hooks that can change what a report says or which tests run.
+WATCHED_HOOKS = ("pytest_runtest_makereport", "pytest_report_teststatus",
+                 "pytest_runtest_logreport", "pytest_runtest_call", "pytest_runtest_protocol",
+                 "pytest_collection_modifyitems", "pytest_deselected", "pytest_ignore_collect",
+                 "pytest_collect_file", "pytest_pycollect_makeitem", "pytest_collection",
+                 "pytest_pyfunc_call")
+_SKIP_TYPES = ("Skipped", "XFailed", "SkipTest", "Exit")
+_TEST_DIRS = {"tests", "test", "testing"}
+
+_out: Any = None
+_raw: dict[tuple[str, str], dict[str, Any] | None] = {}
+#: Tests run in this process: a pytest-xdist controller sees its workers' reports too.
+_ran: set[str] = set()
+_texts = 0
+_causes: set[str] = set()
+_root = ""
+
+
+def _write(record: dict[str, Any]) -> None:
+    if _out is not None:
+        _out.write(json.dumps(record, default=str) + "\n")
+        _out.flush()
+
+
+def _worker(config: pytest.Config) -> str | None:
+    info = getattr(config, "workerinput", None)
+    return str(info.get("workerid")) if isinstance(info, dict) else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    global _out, _root
+    folder = os.environ.get("RALPH_VERIFY_RECORD_DIR")
+    if not folder:
+        return
+    _root = str(getattr(config, "rootpath", None) or getattr(config, "rootdir", ""))  # pytest<6.1
+    _out = open(os.path.join(folder, f"record-{os.getpid()}.jsonl"), "a",  # noqa: SIM115  # open all session
+                encoding="utf-8")
+    _write({"k": "start", "pytest": pytest.__version__, "worker": _worker(config),
+            "root": _root})
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    global _out
+    if _out is not None:
+        _out.close()
+        _out = None
+
+
+def relative(path: str) -> str:
+    try:
+        rel = os.path.relpath(path, _root)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def is_project(path: str) -> bool:
+    rel = relative(path)
+    if rel == path or path.startswith("<"):
+        return False
+    parts = rel.split("/")
+    return not any(p in ("site-packages", "dist-packages") or p.startswith((".venv", "venv", ".tox",
+                                                                            ".nox"))
+                   for p in parts)
+
+
+def _is_test(path: str) -> bool:
+    parts = relative(path).split("/")
+    name = parts[-1]
+    return (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+            or any(p in _TEST_DIRS for p in parts[:-1]))
+
+
+def _exc_name(exc: BaseException) -> str:
+    kind = type(exc)
+    module = kind.__module__
+    return kind.__qualname__ if module in ("builtins", "exceptions") else (
+        f"{module}.{kind.__qualname__}")
+
+
+def _root_cause(tb: TracebackType | None) -> dict[str, Any] | None:
+    """The deepest frame in the project's code under test, else the deepest in its tests."""
+    code_frame = test_frame = None
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if is_project(filename):
+            if _is_test(filename):
+                test_frame = tb
+            else:
+                code_frame = tb
+        tb = tb.tb_next
+    found = code_frame or test_frame
+    if found is None:
+        return None
+    filename = found.tb_frame.f_code.co_filename
+    line = found.tb_lineno
+    return {"path": relative(filename), "line": line, "func": found.tb_frame.f_code.co_name,
+            "source": linecache.getline(filename, line).strip()[:300]}
+
+
+def _phase_wrapper(item: pytest.Item, when: str) -> Generator[None, Any, None]:
+    _ran.add(item.nodeid)
+    outcome = yield
+    excinfo = getattr(outcome, "excinfo", None)
+    if excinfo is None or _out is None:
+        _raw[(item.nodeid, when)] = None
+        return
+    exc = excinfo[1]
+    skip = any(k.__name__ in _SKIP_TYPES for k in type(exc).__mro__)
+    _raw[(item.nodeid, when)] = {"exc": _exc_name(exc), "skip": skip,
+                                 "root": _root_cause(excinfo[2])}
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, Any, None]:
+    yield from _phase_wrapper(item, "setup")
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, None]:
+    yield from _phase_wrapper(item, "call")
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Generator[None, Any, None]:
+    yield from _phase_wrapper(item, "teardown")
+
+
+def _message(report: Any) -> str:
+    crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
+    message = getattr(crash, "message", None)
+    if not message:
+        text = str(getattr(report, "longreprtext", "") or "")
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        e_lines = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
+        message = e_lines[0] if e_lines else (lines[-1] if lines else "")
+    return str(message)[:1000]
+
+
+def _text(report: Any, cause: str = "") -> str | None:
+    """The traceback of the first failures, and of the first failure of each root cause."""
+    global _texts
+    first = bool(cause) and cause not in _causes and len(_causes) < MAX_TEXTS * 5
+    _causes.add(cause)
+    if _texts >= MAX_TEXTS and not first:
+        return None
+    _texts += 1
+    text = str(getattr(report, "longreprtext", "") or "")
+    if len(text) > TEXT_CHARS:
+        text = text[: TEXT_CHARS // 4] + "\n[...]\n" + text[-(TEXT_CHARS * 3 // 4):]
+    return text
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """After every other plugin (the terminal counted it): record the report as it stands."""
+    if _out is None or report.nodeid not in _ran:
+        return
+    config = _config
+    raw = _raw.pop((report.nodeid, report.when), None)
+    context = getattr(report, "context", None)
+    subtest = None
+    if context is not None and hasattr(context, "msg"):
+        describe = getattr(report, "_sub_test_description", None)
+        subtest = describe() if callable(describe) else str(context.msg)
+        _raw[(report.nodeid, report.when)] = raw  # the parent report comes later
+    category = ""
+    if config is not None:
+        status = config.hook.pytest_report_teststatus(report=report, config=config)
+        category = str(status[0]) if status else ""
+    if report.when != "call" and report.passed and not category and raw is None:
+        return
+    if str(report.outcome) == "rerun":  # pytest-rerunfailures: only the last attempt counts
+        return
+    wasxfail = hasattr(report, "wasxfail")
+    record: dict[str, Any] = {"k": "r", "id": report.nodeid, "when": report.when,
+                              "outcome": report.outcome, "cat": category, "xfail": wasxfail}
+    if subtest is not None:
+        record["sub"] = subtest
+    if raw is not None:
+        record["raw"] = raw["exc"]
+        if not raw["skip"] and (report.passed or (report.skipped and not wasxfail)):
+            record["tamper"] = True
+    if report.failed or record.get("tamper"):
+        record["msg"] = _message(report) if report.failed else f"{raw and raw['exc']}"
+        root = raw["root"] if raw is not None else None
+        if root is None:
+            crash = getattr(getattr(report, "longrepr", None), "reprcrash", None)
+            if crash is not None and getattr(crash, "path", None):
+                path = str(crash.path)
+                root = {"path": relative(path), "line": crash.lineno, "func": "",
+                        "source": linecache.getline(path, crash.lineno).strip()[:300]}
+        record["root"] = root
+        cause = f"{root.get('path')}:{root.get('line')}:{record.get('raw')}" if root else ""
+        text = _text(report, cause)
+        if text is not None:
+            record["text"] = text
+    _write(record)
+
+
+_config: pytest.Config | None = None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    global _config
+    _config = session.config
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if report.failed:
+        _write({"k": "c", "id": report.nodeid or ".", "msg": _message(report),
+                "text": _text(report)})
+
+
+def pytest_deselected(items: Sequence[pytest.Item]) -> None:
+    worker = _worker(_config) if _config is not None else None
+    if worker in (None, "gw0"):
+        _write({"k": "d", "n": len(items)})
+
+
+def _plugin_file(plugin: object) -> str:
+    path = getattr(plugin, "__file__", None)
+    if path is None:
+        module = sys.modules.get(type(plugin).__module__)
+        path = getattr(module, "__file__", None)
+    return str(path or "?")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Conftest files are loaded by now: say who implements the hooks that decide verdicts."""
+    if _worker(session.config) not in (None, "gw0"):
+        return
+    hooks: dict[str, list[dict[str, str]]] = {}
+    for name in WATCHED_HOOKS:
+        caller = getattr(session.config.hook, name, None)
+        if caller is None:
+            continue
+        for impl in caller.get_hookimpls():
+            path = _plugin_file(impl.plugin)
+            hooks.setdefault(name, []).append({"plugin": impl.plugin_name,
+                                               "path": relative(path) if _root else path})
+    _write({"k": "hooks", "hooks": hooks})

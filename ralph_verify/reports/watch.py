@@ -1,0 +1,255 @@
+"""``ralph-verify status --watch``: follow a session from another terminal (or over ssh).
+
+Only the files are read (``state.json``, and ``history.jsonl`` from where the
+last look stopped), so watching never disturbs the run. On a terminal the
+screen is redrawn in place every ``--interval`` seconds: the iteration, the
+phase, each check, one sparkline per check over the iterations, the breaker
+and the last iterations. Off a terminal (a pipe, a log file, CI) it prints a
+plain line only when something happened: a new phase, a finished iteration,
+the verdict. Either way it returns when the session ends, with the exit code
+the run itself returns, so ``status --watch`` also waits for a run. A session driven by
+the agent's Stop hook (``ralph-verify start``) is followed the same way, to its verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from ralph_verify.display import duration
+from ralph_verify.loop.records import series_value
+from ralph_verify.terminal_text import strip_controls
+
+SPARKS = "▁▂▃▄▅▆▇█"
+#: Marks an iteration whose check could not decide.
+ERROR_MARK = "\u00d7"
+CLEAR = "\x1b[H\x1b[2J"
+SHOWN_ITERATIONS = 5
+
+
+class History:
+    """``history.jsonl`` read incrementally: only complete new lines, from the last offset."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self.records: list[dict[str, Any]] = []
+
+    def reset(self) -> None:
+        self.offset = 0
+        self.records = []
+
+    def poll(self) -> list[dict[str, Any]]:
+        """The records appended since the last call."""
+        try:
+            with self.path.open("rb") as handle:
+                size = handle.seek(0, os.SEEK_END)
+                if size < self.offset:  # a new session started over
+                    self.reset()
+                handle.seek(self.offset)
+                chunk = handle.read()
+        except OSError:
+            return []
+        end = chunk.rfind(b"\n") + 1
+        self.offset += end
+        new = []
+        for line in chunk[:end].splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                new.append(record)
+        self.records += new
+        return new
+
+
+def sparkline(values: list[float | None]) -> str:
+    """``▇▅▄▁``, scaled from 0; :data:`ERROR_MARK` where the check could not decide."""
+    known = [v for v in values if v is not None]
+    top = max(known, default=0.0)
+    low = min(0.0, *known)
+    out = []
+    for value in values:
+        if value is None:
+            out.append(ERROR_MARK)
+        elif top == low:
+            out.append(SPARKS[0] if top == 0 else SPARKS[len(SPARKS) // 2])
+        else:
+            out.append(SPARKS[round((value - low) / (top - low) * (len(SPARKS) - 1))])
+    return "".join(out)
+
+
+def _condition(state: dict[str, Any], alive: bool) -> str:
+    if state.get("status") == "finished":
+        return "finished"
+    return f"running (pid {state.get('pid')})" if alive else "interrupted"
+
+
+def _check_line(check: dict[str, Any], width: int) -> str:
+    summary = " ".join(str(check.get("summary", "")).split())
+    return f"  {str(check.get('status', '?')).upper():<7} {check.get('spec')!s:<{width}}  {summary}"
+
+
+def _value(check: dict[str, Any]) -> str:
+    value = series_value(check)
+    return "error" if value is None else f"{value:g}"
+
+
+def _iteration_line(record: dict[str, Any]) -> str:
+    checks = record.get("checks") or []
+    passed = sum(1 for c in checks if c.get("status") in ("passed", "skipped"))
+    agent = record.get("agent") or {}
+    if agent.get("error"):
+        agent_text = f"agent could not run: {agent['error']}"
+    else:
+        agent_text = f"agent exit {agent.get('exit_code')} in " \
+                     f"{duration(float(agent.get('duration_s') or 0))}"
+    if agent.get("cost_usd") is not None:
+        agent_text += f" ${float(agent['cost_usd']):.2f}"
+    files = len(record.get("files_changed") or [])
+    failing = ", ".join(f"{c.get('spec')} {_value(c)}" for c in checks
+                        if c.get("status") in ("failed", "error"))
+    breaker = ((record.get("plugin_state") or {}).get("breaker") or {}).get("state", "closed")
+    text = (f"iteration {record.get('iteration')}: {passed}/{len(checks)} checks passed; "
+            f"{agent_text}; changed {files} file{'s' if files != 1 else ''}; "
+            f"breaker {breaker}")
+    return text + (f"; failing: {failing}" if failing else "")
+
+
+def screen(state: dict[str, Any], records: list[dict[str, Any]], alive: bool,
+           describe: Callable[[str, dict[str, Any]], str | None], width: int) -> str:
+    """The full-screen view (without the clear sequence)."""
+    lines = [f"ralph-verify · session {state.get('session')} · {_condition(state, alive)} · "
+             f"agent {state.get('agent')}",
+             f"iteration {state.get('iteration')}/{state.get('max_iterations')} · "
+             f"phase: {state.get('phase')} · "
+             f"elapsed {duration(float(state.get('elapsed_s') or 0))}"]
+    checks = state.get("checks") or []
+    passed = sum(1 for c in checks if c.get("status") in ("passed", "skipped"))
+    lines += ["", f"checks (last verification): {passed}/{len(checks)} passed"]
+    specs = [str(c.get("spec")) for c in checks]
+    lines += [_check_line(check, max(map(len, specs))) for check in checks]
+    if records and specs:
+        lines += ["", "progress per iteration (problems; coverage in %)"]
+        label = max(len(spec) for spec in specs)
+        for spec in specs:
+            values = [series_value(c) for r in records for c in (r.get("checks") or [])
+                      if c.get("spec") == spec]
+            shown = "error" if values and values[-1] is None else (
+                f"{values[-1]:g}" if values and values[-1] is not None else "-")
+            lines.append(f"  {spec:<{label}}  {sparkline(values[-(width - label - 20):])}  "
+                         f"{shown}")
+    for name, value in (state.get("plugin_state") or {}).items():
+        text = describe(name, value) if isinstance(value, dict) else None
+        if text:
+            lines.append(f"{name}: {text}")
+    if records:
+        lines += ["", "last iterations:"]
+        lines += [f"  {_iteration_line(r)}" for r in records[-SHOWN_ITERATIONS:]]
+    verdict = state.get("verdict")
+    lines.append("")
+    if verdict:
+        lines.append(f"verdict: {verdict.get('verdict')} — {verdict.get('reason')}")
+    elif state.get("error"):
+        lines.append(f"stopped: {state['error']}")
+    else:
+        lines.append("verdict: none yet")
+    lines = [strip_controls(line) for line in lines]  # state text can come from the agent
+    return "\n".join(line[:width] if len(line) > width else line for line in lines)
+
+
+def exit_code_of(state: dict[str, Any]) -> int:
+    """What ``run`` returned for this state: its verdict's exit code (3: stopped at baseline)."""
+    from ralph_verify.exitcode import ExitCode
+    from ralph_verify.loop.verdict import EXIT_CODES, Verdict
+
+    verdict = (state.get("verdict") or {}).get("verdict")
+    try:
+        return EXIT_CODES[Verdict(verdict)]
+    except ValueError:
+        return ExitCode.CHECK_ERROR if state.get("error") else ExitCode.CHECKS_FAILED
+
+
+def watch(root: Path, *, interval: float, out: TextIO | None = None,
+          live: bool | None = None,
+          describe: Callable[[str, dict[str, Any]], str | None] = lambda name, value: None,
+          alive: Callable[[dict[str, Any]], bool] | None = None) -> int:
+    """Follow the session in ``root/.ralph`` until it ends; returns the run's exit code."""
+    from ralph_verify.loop.state import StateDir
+
+    out = out or sys.stdout
+    if live is None:
+        live = out.isatty() and os.environ.get("TERM") != "dumb"
+    state_dir = StateDir(root)
+    history = History(state_dir.history_path)
+    is_alive = alive or (lambda state: _holder_matches(state_dir, state))
+    session = None
+    last_phase = None
+    waiting_said = False
+    while True:
+        state = _read_state(state_dir.state_path)
+        if state is None:
+            if not waiting_said:
+                out.write(f"waiting for a session in {root} (no .ralph/state.json yet)\n")
+                out.flush()
+                waiting_said = True
+            time.sleep(interval)
+            continue
+        if state.get("session") != session:
+            session = state.get("session")
+            history.reset()
+            last_phase = None
+            if not live:
+                out.write(f"session {session} · agent {state.get('agent')} · until "
+                          f"{','.join(state.get('until') or [])}\n")
+        new = history.poll()
+        alive_now = is_alive(state)
+        finished = state.get("status") == "finished" or not alive_now
+        if live:
+            width = shutil.get_terminal_size((120, 40)).columns
+            footer = ("" if finished else
+                      f"\n\n(refreshing every {interval:g}s · Ctrl-C stops watching, "
+                      "not the run)")
+            out.write(CLEAR + screen(state, history.records, alive_now, describe, width)
+                      + footer + "\n")
+        else:
+            for record in new:
+                out.write(strip_controls(_iteration_line(record)) + "\n")
+            phase = (state.get("iteration"), state.get("phase"))
+            if phase != last_phase and not finished:
+                out.write(f"iteration {phase[0]}/{state.get('max_iterations')}: {phase[1]}\n")
+            last_phase = phase
+            if finished:
+                out.write(screen(state, [], alive_now, describe, 10_000).splitlines()[-1] + "\n")
+                if state.get("status") != "finished":
+                    out.write("the run is no longer running: go on with "
+                              "'ralph-verify run --resume'\n")
+        out.flush()
+        if finished:
+            return exit_code_of(state) if state.get("status") == "finished" else 1
+        time.sleep(interval)
+
+
+def _read_state(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # absent, or caught between two writes on a platform without rename
+    return data if isinstance(data, dict) else None
+
+
+def _holder_matches(state_dir: Any, state: dict[str, Any]) -> bool:
+    """Whether the session still runs: its process holds the lock, or (hook mode) the
+    agent's Stop hook drives it, holding the lock only while it verifies a stop; such a
+    session ends with its verdict, or with 'ralph-verify cancel'."""
+    if state.get("mode") == "hook":
+        return True
+    holder = state_dir.lock_holder()
+    return holder is not None and holder.session == state.get("session")
