@@ -12,14 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pluggy
-
 from ralph_verify.errors import ConfigError, UsageError
-
-__version__ = "0.1.0"
-
-#: Marker for plugin hook implementations: ``@ralph_verify.hookimpl``.
-hookimpl = pluggy.HookimplMarker("ralph_verify")
+from ralph_verify.markers import VERSION as __version__
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.agents import (
@@ -31,21 +26,24 @@ if TYPE_CHECKING:
         AgentType,
     )
     from ralph_verify.agents.limits import Unavailable
+    from ralph_verify.api import Loop, LoopResult
     from ralph_verify.checks.api import (
         Check,
         CheckOptions,
-        CheckRegistry,
         CheckResult,
         CheckType,
         Failure,
         Status,
+        VerifyContext,
     )
-    from ralph_verify.checks.until import CheckSpec
-    from ralph_verify.checks.verification import Verification, VerifyContext
+    from ralph_verify.checks.registry import CheckRegistry
+    from ralph_verify.checks.verification import Verification
     from ralph_verify.cli import main
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Command, Option, Parser, Setting
+    from ralph_verify.config.scaffold import FileChange, InitRegistry, InitTarget, apply_changes
     from ralph_verify.config.stash import Stash, StashKey
+    from ralph_verify.config.until import CheckSpec
     from ralph_verify.exitcode import ExitCode
     from ralph_verify.fleet.executor import (
         Executor,
@@ -54,40 +52,39 @@ if TYPE_CHECKING:
         FleetContext,
     )
     from ralph_verify.fleet.job import JobResult, LoopJob, run_job
-    from ralph_verify.loop.api import Loop, LoopResult
     from ralph_verify.loop.session import Iteration, Session
     from ralph_verify.loop.verdict import Verdict, VerdictProposal
     from ralph_verify.plugins.pytest_run import PytestRun, shared_pytest_run
     from ralph_verify.proc.process import ToolError, ToolRun
-    from ralph_verify.project.scaffold import FileChange, InitRegistry, InitTarget, apply_changes
 
 #: Public name -> the module that defines it, imported when the name is first used.
 _LAZY = {
     **dict.fromkeys(("Agent", "AgentOptions", "AgentRegistry", "AgentRequest", "AgentResult",
                      "AgentType"), "ralph_verify.agents"),
     "Unavailable": "ralph_verify.agents.limits",
-    "CheckOptions": "ralph_verify.checks.options",
-    **dict.fromkeys(("Check", "CheckRegistry", "CheckResult", "CheckType",
-                     "Failure", "Status"), "ralph_verify.checks.api"),
+    "CheckOptions": "ralph_verify.config.check_options",
+    **dict.fromkeys(("Check", "CheckResult", "CheckType", "Failure", "Status", "VerifyContext"),
+                    "ralph_verify.checks.api"),
+    "CheckRegistry": "ralph_verify.checks.registry",
     "Config": "ralph_verify.config",
     **dict.fromkeys(("Command", "Option", "Parser", "Setting"), "ralph_verify.config.parser"),
     **dict.fromkeys(("Executor", "ExecutorRegistry", "ExecutorType", "FleetContext"),
                     "ralph_verify.fleet.executor"),
     **dict.fromkeys(("JobResult", "LoopJob", "run_job"), "ralph_verify.fleet.job"),
     **dict.fromkeys(("Iteration", "Session"), "ralph_verify.loop.session"),
-    **dict.fromkeys(("Loop", "LoopResult"), "ralph_verify.loop.api"),
+    **dict.fromkeys(("Loop", "LoopResult"), "ralph_verify.api"),
     # The one shared pytest run of a verification, for checks that read its coverage
     # (as pytest's face exports MonkeyPatch from its built-in plugin).
     **dict.fromkeys(("PytestRun", "shared_pytest_run"), "ralph_verify.plugins.pytest_run"),
     **dict.fromkeys(("ToolError", "ToolRun"), "ralph_verify.proc.process"),
     **dict.fromkeys(("FileChange", "InitRegistry", "InitTarget", "apply_changes"),
-                    "ralph_verify.project.scaffold"),
+                    "ralph_verify.config.scaffold"),
     "ExitCode": "ralph_verify.exitcode",
     "main": "ralph_verify.cli",
     **dict.fromkeys(("Stash", "StashKey"), "ralph_verify.config.stash"),
-    "CheckSpec": "ralph_verify.checks.until",
+    "CheckSpec": "ralph_verify.config.until",
     **dict.fromkeys(("Verdict", "VerdictProposal"), "ralph_verify.loop.verdict"),
-    **dict.fromkeys(("Verification", "VerifyContext"), "ralph_verify.checks.verification"),
+    "Verification": "ralph_verify.checks.verification",
 }
 
 __all__ = [

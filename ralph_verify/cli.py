@@ -29,7 +29,7 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
     """
     argv = list(sys.argv[1:] if args is None else args)
     if argv in (["--version"], ["-V"]):
-        from ralph_verify.config import version
+        from ralph_verify.startup import version
 
         print(version())
         return ExitCode.OK
@@ -37,7 +37,7 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
         from ralph_verify.errors import UsageError
 
         try:
-            from ralph_verify.config import builtin_plugin_manager, split_disable_args
+            from ralph_verify.startup import builtin_plugin_manager, split_disable_args
 
             pm = builtin_plugin_manager(split_disable_args(argv)[1], plugins)
             code = pm.hook.ralph_cmdline_main(args=argv, plugins=list(plugins),
@@ -53,14 +53,14 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
 def run_command(argv: list[str], plugins: Sequence[object],
                 pluginmanager: Any = None) -> int:
     """Configure, run the command, unconfigure; every outcome as its exit code."""
-    from ralph_verify.config import get_config
     from ralph_verify.errors import UsageError
+    from ralph_verify.startup import get_config
 
     config = None
     try:
         config = get_config(argv, plugins, pluginmanager)
         if config.command.name == "version":
-            from ralph_verify.config import version
+            from ralph_verify.startup import version
 
             print(version())
             return ExitCode.OK

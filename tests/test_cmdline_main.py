@@ -57,7 +57,7 @@ def test_a_plugin_that_cannot_load_fails_check_but_never_the_agent_hook(ralph: R
 
 def test_session_names_no_command() -> None:
     """The core runs commands; which one needs what is the command's plugin's business."""
-    from ralph_verify.config import get_config
+    from ralph_verify.startup import get_config
 
     commands = set(get_config(["checks"]).parser.commands)
     strings = {node.value for node in ast.walk(ast.parse(SESSION.read_text()))

@@ -117,7 +117,7 @@ def test_help_lists_every_exit_code_of_the_command(ralph: Ralph, command: str) -
 
 def _declared() -> Parser:
     """Every option and setting the built-in plugins declare, as ``get_config`` collects them."""
-    from ralph_verify.config import collect_options, get_plugin_manager
+    from ralph_verify.startup import collect_options, get_plugin_manager
 
     return collect_options(get_plugin_manager())
 

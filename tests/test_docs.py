@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from ralph_verify.checks.registry import registry_of
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
@@ -58,7 +60,7 @@ def test_every_check_option_is_documented(config: Any) -> None:
 
     text = (DOCS / "configuration.md").read_text(encoding="utf-8")
     common = set(CheckOptions.model_fields)
-    for check_type in config.registry.types():
+    for check_type in registry_of(config).types():
         table = f"### `[tool.ralph-verify.checks.{check_type.name}]`"
         assert table in text
         section = text.split(table, 1)[1].split("\n### ", 1)[0]
@@ -91,7 +93,7 @@ def test_every_hook_is_documented() -> None:
 
 def test_every_check_and_agent_has_its_page(config: Any, gen_docs: ModuleType) -> None:
     checks = (DOCS / "checks.md").read_text(encoding="utf-8")
-    for check_type in config.registry.types():
+    for check_type in registry_of(config).types():
         assert f"## `{check_type.name}`" in checks
     agents = gen_docs._agent_types(config)
     assert {"claude", "codex", "cmd", "replay"} <= {a.name for a in agents}

@@ -124,7 +124,7 @@ def test_hook_mode_has_no_import_cycle() -> None:
 
 
 #: The one loop and its two drivers: the API (``loop``), ``run``'s driver, the shared iteration.
-ONE_LOOP = ("ralph_verify.loop.api", "ralph_verify.loop.run_driver", "ralph_verify.loop.cycle",
+ONE_LOOP = ("ralph_verify.api", "ralph_verify.loop.run_driver", "ralph_verify.loop.cycle",
             "ralph_verify.loop.result")
 
 

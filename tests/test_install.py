@@ -150,7 +150,7 @@ def test_the_built_wheel_installs_into_a_fresh_venv_and_checks(
     assert len(wheels) == 1 and len(sdists) == 1, list((source / "dist").iterdir())
     with tarfile.open(sdists[0]) as sdist:
         names = sdist.getnames()
-    assert any(name.endswith("/ralph_verify/checks/until.py") for name in names)
+    assert any(name.endswith("/ralph_verify/config/until.py") for name in names)
     assert not any("/.venv" in name for name in names)
 
     env_dir = tmp_path / "venv"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ralph_verify import Iteration, Session, VerdictProposal, hookimpl
-from ralph_verify.checks.until import CheckSpec, parse_spec
+from ralph_verify.config.until import CheckSpec, parse_spec
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import agent
 

@@ -143,7 +143,8 @@ def test_the_first_party_plugin_imports_only_public_names() -> None:
 def test_the_import_check_catches_a_private_import(tmp_path: Path) -> None:
     source = tmp_path / "plugin.py"
     source.write_text("from ralph_verify import hookimpl\n"
-                      "from ralph_verify.checks.api import Check\nimport ralph_verify.proc.process\n")
+                      "from ralph_verify.checks.api import Check\n"
+                      "import ralph_verify.proc.process\n")
     assert _ralph_imports(source) == [(1, "ralph_verify", "hookimpl"),
                                       (2, "ralph_verify.checks.api", "Check"),
                                       (3, "ralph_verify.proc.process", "")]

@@ -71,7 +71,7 @@ def test_every_until_example_in_the_docs_is_safe_to_paste_into_a_shell() -> None
 
 
 def test_no_help_text_shows_an_unquoted_threshold() -> None:
-    from ralph_verify.config import get_config
+    from ralph_verify.startup import get_config
 
     config = get_config(["checks"])
     try:

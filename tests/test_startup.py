@@ -17,8 +17,12 @@ import pluggy
 import pytest
 
 from ralph_verify import hookspec
-from ralph_verify.config import collect_options
-from ralph_verify.config.plugins import BUILTIN_PLUGINS, builtin_plugin_manager, new_plugin_manager
+from ralph_verify.startup import (
+    BUILTIN_PLUGINS,
+    builtin_plugin_manager,
+    collect_options,
+    new_plugin_manager,
+)
 from ralph_verify.testing import Ralph
 
 HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.server", "asyncio",
@@ -38,9 +42,10 @@ HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.serve
 #: the above, what only other checks, commands or a loop use (their plugins import it
 #: when they run: each some 1-3 ms, dataclasses and patterns built at import).
 HEAVY_FOR_LINT = (*(name for name in HEAVY if name != "tomllib"), "logging",
-                  "ralph_verify.junit.read", "ralph_verify.junit.case", "ralph_verify.recorder.read",
-                  "ralph_verify.plugins.pytest_shared", "ralph_verify.checks.fingerprint",
-                  "ralph_verify.project.scaffold", "ralph_verify.project.detect", "ralph_verify.loop.session",
+                  "ralph_verify.junit.read", "ralph_verify.junit.case",
+                  "ralph_verify.recorder.read", "ralph_verify.plugins.pytest_shared",
+                  "ralph_verify.checks.fingerprint", "ralph_verify.config.scaffold",
+                  "ralph_verify.project.detect", "ralph_verify.loop.session",
                   # only an error's traceback needs them (argparse's help, textwrap)
                   "traceback", "textwrap")
 

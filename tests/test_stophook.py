@@ -275,7 +275,8 @@ def test_slash_command_takes_the_users_words_verbatim(ralph: Ralph) -> None:
 HANGING_PLUGIN = '''
 import time
 from ralph_verify import hookimpl
-from ralph_verify.checks.api import Check, CheckType, Status
+from ralph_verify.checks.api import Check, Status
+from ralph_verify.checks.api import CheckType
 
 
 class Hang(Check):

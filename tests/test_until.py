@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ralph_verify.checks.until import CheckSpec, SpecError, parse_spec, parse_until
+from ralph_verify.config.until import CheckSpec, SpecError, parse_spec, parse_until
 
 
 def test_names_and_aliases_split_on_commas() -> None:

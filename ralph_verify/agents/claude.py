@@ -59,7 +59,7 @@ class ClaudeAgent(CLIAgent):
         if self.continuing(request):
             argv += ["--resume", self.session_id] if self.session_id else ["--continue"]
         if self.options.guard_command:
-            from ralph_verify.hookmode.install import guard_settings_json
+            from ralph_verify.guard.agent_hooks import guard_settings_json
 
             argv += ["--settings", guard_settings_json(self.options.guard_command)]
         return [*argv, *self.options.extra_args]

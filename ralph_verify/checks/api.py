@@ -9,16 +9,20 @@ work between them (``tests`` and ``coverage`` share one pytest run).
 from __future__ import annotations
 
 import enum
+import os
+import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from ralph_verify.checks.until import CheckSpec, SpecError
+from ralph_verify.config.until import CheckSpec
+from ralph_verify.proc.process import ProcessGroup, ToolMissing, ToolRun, run_tool
 
 if TYPE_CHECKING:
-    from ralph_verify.checks.options import CheckOptions as CheckOptions  # re-exported
-    from ralph_verify.checks.verification import VerifyContext
     from ralph_verify.config import Config
+    from ralph_verify.config.check_options import CheckOptions as CheckOptions  # re-exported
 
 
 class Status(str, enum.Enum):
@@ -140,16 +144,16 @@ class CheckResult:
 
 def __getattr__(name: str) -> Any:
     """``CheckOptions``, a pydantic model, imported on first use (PEP 562): see
-    :mod:`ralph_verify.checks.options`."""
+    :mod:`ralph_verify.config.check_options`."""
     if name == "CheckOptions":
-        from ralph_verify.checks.options import CheckOptions
+        from ralph_verify.config.check_options import CheckOptions
 
         return CheckOptions
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: The options class of a check type that declares none of its own.
-BASE_OPTIONS = "ralph_verify.checks.options:CheckOptions"
+BASE_OPTIONS = "ralph_verify.config.check_options:CheckOptions"
 
 
 class Check:
@@ -274,99 +278,71 @@ class CheckType:
         return text
 
 
-def accepts_arg(choices: Sequence[str], arg: str) -> bool:
-    """Whether ``arg`` is one of ``choices``; a choice ending in ``=`` takes any value."""
-    return any(arg == choice or (choice.endswith("=") and arg.startswith(choice)
-                                 and len(arg) > len(choice)) for choice in choices)
+T = TypeVar("T")
+_BIN = "Scripts" if sys.platform == "win32" else "bin"
+_EXE = ".exe" if sys.platform == "win32" else ""
 
 
-class CheckRegistry:
-    """Check types by name and alias; builds checks from specs."""
+class VerifyContext:
+    """What a check may use while it runs: the project, a scratch dir, shared work, tools."""
 
-    def __init__(self, plugin_of_module: Callable[[str], str] | None = None) -> None:
-        self._types: dict[str, CheckType] = {}
-        self._aliases: dict[str, str] = {}
-        self._plugin_of_module = plugin_of_module
+    def __init__(self, config: Config, checks: Sequence[Check], workdir: Path) -> None:
+        self.config = config
+        self.root: Path = config.root
+        self.checks = tuple(checks)
+        self.workdir = workdir
+        self.processes = ProcessGroup()
+        self._shared: dict[str, Any] = {}
+        self._shared_locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
 
-    def add(self, check_type: CheckType) -> None:
-        """Declare a check type; a name or alias may be taken only once."""
-        if not check_type.plugin and self._plugin_of_module is not None:
-            module = getattr(check_type.factory, "__module__", "")
-            check_type = replace(check_type, plugin=self._plugin_of_module(module))
-        for key in (check_type.name, *check_type.aliases):
-            owner = self._aliases.get(key)
-            if owner is not None:
-                from ralph_verify.errors import UsageError
+    def shared(self, key: str, compute: Callable[[], T]) -> T:
+        """Compute ``key`` once per verification; concurrent callers wait for the first.
 
-                raise UsageError(
-                    f"check name {key!r} of plugin {check_type.plugin or '?'} is already "
-                    f"taken by plugin {self._types[owner].plugin or '?'}; disable one of "
-                    f"them with -p no:NAME"
-                )
-            self._aliases[key] = check_type.name
-        self._types[check_type.name] = check_type
+        This is how two checks share one tool run (``tests`` and ``coverage``).
+        An exception is shared too: every caller sees it.
+        """
+        with self._lock:
+            lock = self._shared_locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._shared:
+                try:
+                    self._shared[key] = (True, compute())
+                except BaseException as exc:
+                    self._shared[key] = (False, exc)
+            ok, value = self._shared[key]
+        if not ok:
+            raise value
+        return value  # type: ignore[no-any-return]  # stored by the same key's compute()
 
-    def get(self, name: str) -> CheckType | None:
-        canonical = self._aliases.get(name)
-        return self._types[canonical] if canonical is not None else None
+    def python(self) -> str:
+        """The project's interpreter (:func:`ralph_verify.project.interpreter.choose`)."""
+        from ralph_verify.project.interpreter import choose
 
-    def types(self) -> list[CheckType]:
-        return sorted(self._types.values(), key=lambda t: t.name)
+        return choose(self.root, self.config.get("python")).path
 
-    def known_names(self) -> str:
-        """``tests (pytest), lint (ruff), ...`` for error messages."""
-        parts = []
-        for check_type in self.types():
-            aliases = f" ({', '.join(check_type.aliases)})" if check_type.aliases else ""
-            parts.append(check_type.name + aliases)
-        return ", ".join(parts)
+    def find_tool(self, name: str, *, package: str | None = None) -> str:
+        """Path of a console tool: next to the project's Python, next to ours, or on PATH."""
+        import sysconfig
 
-    def resolve(self, spec: CheckSpec) -> CheckType:
-        """The check type for ``spec``, or a :class:`SpecError` pointing at what is wrong."""
-        check_type = self.get(spec.name)
-        text, start = spec.source_text or spec.text, spec.offset if spec.source_text else 0
+        folders = [Path(self.python()).parent, Path(sysconfig.get_path("scripts")),
+                   Path(sys.executable).parent]
+        for folder in folders:
+            candidate = folder / f"{name}{_EXE}"
+            if candidate.is_file() and os.access(candidate, os.X_OK):
+                return str(candidate)
+        import shutil
 
-        def fail(problem: str, position: int, hint: str = "") -> SpecError:
-            return SpecError(problem, text, position, source=spec.source, hint=hint)
+        found = shutil.which(name)
+        if found:
+            return found
+        raise ToolMissing(
+            f"{name} not found next to {self.python()} nor on PATH: "
+            f"install it with 'pip install {package or name}'"
+        )
 
-        if check_type is None:
-            # Match names and aliases, suggest the canonical name ('tests', not 'pytest').
-            import difflib
-
-            close = difflib.get_close_matches(spec.name, list(self._aliases), n=1)
-            did_you_mean = f"did you mean {self._aliases[close[0]]!r}? " if close else ""
-            raise fail(f"unknown check {spec.name!r}", spec.name_offset,
-                       hint=f"{did_you_mean}known checks: {self.known_names()}")
-        if spec.negated and not check_type.negatable:
-            raise fail(f"check {check_type.name!r} cannot be negated with '!'", start)
-        if spec.arg is None and check_type.arg == "required":
-            raise fail(f"check {check_type.name!r} needs an argument: {check_type.usage()}"
-                       + (f" ({check_type.arg_help})" if check_type.arg_help else ""),
-                       spec.name_offset + len(spec.name))
-        if spec.arg is not None and check_type.arg == "none":
-            raise fail(f"check {check_type.name!r} takes no ':' argument",
-                       spec.name_offset + len(spec.name))
-        if spec.op is not None and check_type.threshold is None:
-            raise fail(f"check {check_type.name!r} takes no threshold", spec.op_offset)
-        if spec.arg is not None and check_type.arg_choices \
-                and not accepts_arg(check_type.arg_choices, spec.arg):
-            choices = (a + "VALUE" if a.endswith("=") else a for a in check_type.arg_choices)
-            raise fail(f"check {check_type.name!r} accepts only "
-                       f"{', '.join(check_type.name + ':' + a for a in choices)}",
-                       spec.name_offset + len(spec.name) + 1)
-        if check_type.threshold_max is not None and spec.threshold is not None \
-                and spec.threshold > check_type.threshold_max:
-            raise fail(f"threshold {spec.threshold:g} of {check_type.name!r} can never be "
-                       f"reached: it is at most {check_type.threshold_max:g}", spec.op_offset,
-                       hint=f"{check_type.name}: {check_type.threshold}")
-        return check_type
-
-    def build(self, specs: Sequence[CheckSpec], config: Config,
-              options: Mapping[str, CheckOptions] | None = None) -> list[Check]:
-        """Configured checks for ``specs``; ``options`` maps check names to their options."""
-        checks = []
-        for spec in specs:
-            check_type = self.resolve(spec)
-            check_options = (options or {}).get(check_type.name)
-            checks.append(check_type.factory(spec, check_options, config, check_type))
-        return checks
+    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
+            missing_hint: str = "", shell: bool = False, cwd: Path | None = None) -> ToolRun:
+        """Run a tool from the project root, in its own process group, with a timeout."""
+        return run_tool(argv, cwd=cwd or self.root, timeout=timeout, workdir=self.workdir,
+                        env=env, group=self.processes, missing_hint=missing_hint, shell=shell)

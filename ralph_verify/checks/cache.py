@@ -24,13 +24,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from ralph_verify.checks.api import CheckResult
-from ralph_verify.project.caches import user_cache_dir
-
-#: Folders no check reads as input: tool caches, ralph-verify's records, git's store, and
-#: tox/nox (their environments hold no project file). Virtual environments are left out
-#: too: their distributions are part of the key instead.
-CACHE_FOLDERS = frozenset({".git", ".ralph", "__pycache__", ".pytest_cache", ".mypy_cache",
-                           ".ruff_cache", ".tox", ".nox"})
+from ralph_verify.project.caches import CACHE_FOLDERS, user_cache_dir
 
 #: Config files a tool finds in the folders above the project root.
 PARENT_CONFIGS = ("pyproject.toml", "ruff.toml", ".ruff.toml", "mypy.ini", ".mypy.ini",

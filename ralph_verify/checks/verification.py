@@ -7,96 +7,23 @@ result, reports each with ``ralph_verify_logresult`` and asks
 
 from __future__ import annotations
 
-import os
-import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from ralph_verify.checks.api import Check, CheckResult, Failure, Status
-from ralph_verify.proc.process import ProcessGroup, ToolMissing, ToolRun, run_tool
+from ralph_verify.checks.api import Check, CheckResult, Failure, Status, VerifyContext
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
-
-T = TypeVar("T")
 
 #: What is kept of one text (a failure's detail, a check's output), head and tail; and how
 #: many failures of one check are kept (the rest are counted in ``unkept``).
 KEEP_CHARS = 8000
 MAX_KEPT_FAILURES = 5000
-
-_BIN = "Scripts" if sys.platform == "win32" else "bin"
-_EXE = ".exe" if sys.platform == "win32" else ""
-
-
-class VerifyContext:
-    """What a check may use while it runs: the project, a scratch dir, shared work, tools."""
-
-    def __init__(self, config: Config, checks: Sequence[Check], workdir: Path) -> None:
-        self.config = config
-        self.root: Path = config.root
-        self.checks = tuple(checks)
-        self.workdir = workdir
-        self.processes = ProcessGroup()
-        self._shared: dict[str, Any] = {}
-        self._shared_locks: dict[str, threading.Lock] = {}
-        self._lock = threading.Lock()
-
-    def shared(self, key: str, compute: Callable[[], T]) -> T:
-        """Compute ``key`` once per verification; concurrent callers wait for the first.
-
-        This is how two checks share one tool run (``tests`` and ``coverage``).
-        An exception is shared too: every caller sees it.
-        """
-        with self._lock:
-            lock = self._shared_locks.setdefault(key, threading.Lock())
-        with lock:
-            if key not in self._shared:
-                try:
-                    self._shared[key] = (True, compute())
-                except BaseException as exc:
-                    self._shared[key] = (False, exc)
-            ok, value = self._shared[key]
-        if not ok:
-            raise value
-        return value  # type: ignore[no-any-return]  # stored by the same key's compute()
-
-    def python(self) -> str:
-        """The project's interpreter (:func:`ralph_verify.project.interpreter.choose`)."""
-        from ralph_verify.project.interpreter import choose
-
-        return choose(self.root, self.config.get("python")).path
-
-    def find_tool(self, name: str, *, package: str | None = None) -> str:
-        """Path of a console tool: next to the project's Python, next to ours, or on PATH."""
-        import sysconfig
-
-        folders = [Path(self.python()).parent, Path(sysconfig.get_path("scripts")),
-                   Path(sys.executable).parent]
-        for folder in folders:
-            candidate = folder / f"{name}{_EXE}"
-            if candidate.is_file() and os.access(candidate, os.X_OK):
-                return str(candidate)
-        import shutil
-
-        found = shutil.which(name)
-        if found:
-            return found
-        raise ToolMissing(
-            f"{name} not found next to {self.python()} nor on PATH: "
-            f"install it with 'pip install {package or name}'"
-        )
-
-    def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
-            missing_hint: str = "", shell: bool = False, cwd: Path | None = None) -> ToolRun:
-        """Run a tool from the project root, in its own process group, with a timeout."""
-        return run_tool(argv, cwd=cwd or self.root, timeout=timeout, workdir=self.workdir,
-                        env=env, group=self.processes, missing_hint=missing_hint, shell=shell)
 
 
 @dataclass

@@ -1,13 +1,12 @@
 """The run's configuration: command line, ``pyproject.toml``, check registry, settings.
 
 :func:`get_config` takes a fresh plugin manager for every run (never a global one;
-:mod:`ralph_verify.config.plugins` builds it), lets plugins declare options and checks,
+:mod:`ralph_verify.startup` builds it), lets plugins declare options and checks,
 parses the command line and validates the config.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,36 +20,18 @@ from ralph_verify.errors import ConfigError, UsageError
 if TYPE_CHECKING:
     import argparse
 
-    from ralph_verify.checks.api import Check, CheckOptions, CheckRegistry
-    from ralph_verify.checks.until import CheckSpec
+    from ralph_verify.config.check_options import CheckOptions
+    from ralph_verify.config.until import CheckSpec
 
-from ralph_verify.config.plugins import (
-    BUILTIN_PLUGINS,
-    DISABLE_AUTOLOAD_ENV,
-    ENTRY_POINT_GROUP,
-    ESSENTIAL_PLUGINS,
-    PLUGINS_ENV,
-    builtin_plugin_manager,
-    check_disabled,
-    get_plugin_manager,
-    implementer_on_stack,
-    implementers,
-    plugin_name_of,
-    register_plugin,
-    split_disable_args,
-)
+__all__ = ["Config", "ConfigError", "UsageError", "find_root"]
 
-__all__ = ["BUILTIN_PLUGINS", "DISABLE_AUTOLOAD_ENV", "ENTRY_POINT_GROUP", "ESSENTIAL_PLUGINS",
-           "PLUGINS_ENV", "Config", "ConfigError", "UsageError", "builtin_plugin_manager",
-           "get_config", "get_plugin_manager", "implementer_on_stack", "implementers",
-           "plugin_name_of", "register_plugin", "split_disable_args"]
 
 class Config:
     """Access to settings, the plugin manager and the hooks for one run."""
 
     def __init__(self, pluginmanager: pluggy.PluginManager, parser: Parser,
                  namespace: argparse.Namespace, command: Command, root: Path,
-                 pyproject: Path, file_settings: dict[str, Any], registry: CheckRegistry,
+                 pyproject: Path, file_settings: dict[str, Any],
                  check_options: dict[str, CheckOptions], args: Sequence[str]) -> None:
         self.pluginmanager = pluginmanager
         self.hook = pluginmanager.hook
@@ -60,7 +41,6 @@ class Config:
         self.root = root
         self.pyproject = pyproject
         self.file_settings = file_settings
-        self.registry = registry
         self.check_options = check_options
         self.args = tuple(args)
         self.invocation_dir = Path.cwd()
@@ -110,14 +90,16 @@ class Config:
     def _setting(self, dest: str) -> Setting | None:
         return next((s for s in self.parser.settings.values() if s.dest == dest), None)
 
-    def until_specs(self) -> list[CheckSpec]:
-        """The checks asked for: ``--until``, else ``until`` in the config file."""
-        from ralph_verify.checks.until import parse_spec, parse_until
+    def requested_specs(self) -> tuple[list[CheckSpec], bool]:
+        """The checks asked for, as written: ``--until`` (then ``True``), else ``until`` in
+        the config file. Resolved against the check types by
+        :func:`ralph_verify.checks.registry.until_specs`, a floor up."""
+        from ralph_verify.config.until import parse_spec, parse_until
 
         cli = self._session_values.get("until", getattr(self.option, "until", None))
         if cli is not None:
-            specs = parse_until(cli)
-        elif "until" in self.file_settings:
+            return parse_until(cli), True
+        if "until" in self.file_settings:
             value = self.file_settings["until"]
             where = f"{self.pyproject.name} [tool.ralph-verify] until"
             if isinstance(value, str):
@@ -128,27 +110,10 @@ class Config:
                 raise UsageError(
                     f"{where} is empty: with no checks nothing would be verified; list at least "
                     "one, e.g. until = [\"tests\", \"lint\", \"coverage.min=80\"]")
-        else:
-            raise UsageError(
-                "no checks to run: pass --until (for example --until tests,lint,coverage.min=80) "
-                f"or set until = [...] in {TABLE_HINT}")
-        for spec in specs:
-            self.registry.resolve(spec)
-        if cli is not None:
-            from ralph_verify.checks.until import redirect_trap
-
-            trap = redirect_trap(specs, self._takes_threshold)
-            if trap is not None:
-                raise UsageError(trap)
-        return specs
-
-    def _takes_threshold(self, name: str) -> bool:
-        check_type = self.registry.get(name)
-        return check_type is not None and check_type.threshold is not None
-
-    def build_checks(self, specs: Sequence[CheckSpec] | None = None) -> list[Check]:
-        return self.registry.build(self.until_specs() if specs is None else specs, self,
-                                   self.check_options)
+            return specs, False
+        raise UsageError(
+            "no checks to run: pass --until (for example --until tests,lint,coverage.min=80) "
+            f"or set until = [...] in {TABLE_HINT}")
 
 
 TABLE_HINT = "[tool.ralph-verify] of pyproject.toml"
@@ -160,59 +125,3 @@ def find_root(start: Path) -> Path:
         if (folder / "pyproject.toml").is_file() or (folder / ".git").exists():
             return folder
     return start
-
-
-def collect_options(pm: pluggy.PluginManager) -> Parser:
-    """What every plugin declares in ``ralph_addoption``; each declaration names its plugin."""
-    codes = implementers(pm, "ralph_addoption")
-    parser = Parser(plugin_of_caller=lambda: implementer_on_stack(codes))
-    pm.hook.ralph_addoption(parser=parser)  # through pluggy: wrappers and tracing see it
-    return parser
-
-
-def get_config(args: Sequence[str], plugins: Sequence[object] = (),
-               builtins: pluggy.PluginManager | None = None) -> Config:
-    """Build the run's configuration; raises :class:`UsageError` for anything the user got wrong.
-
-    ``builtins``: the plugin manager ``ralph_cmdline_main`` was called on (built-ins only).
-    """
-    from ralph_verify.checks.api import CheckRegistry
-    from ralph_verify.config.pyproject import load_table, validate_checks, validate_settings
-
-    args, disabled = split_disable_args(args)
-    pm = get_plugin_manager(disabled, plugins, builtins)
-    parser = collect_options(pm)
-    namespace = parser.parse(args)
-    if namespace.version:
-        namespace.command = "version"
-    if namespace.command is None:
-        raise UsageError("missing command: try 'ralph-verify check --until tests' "
-                         "(see 'ralph-verify --help')")
-    if namespace.command == "version":
-        command = Command("version", lambda config: 0, "")
-    else:
-        command = parser.commands[namespace.command]
-    root_option = getattr(namespace, "root", None)
-    if root_option is not None:
-        root = Path(root_option).resolve()
-        if not root.is_dir():
-            raise UsageError(f"--root {root_option}: no such directory")
-    else:
-        root = find_root(Path.cwd().resolve())
-    pyproject = root / "pyproject.toml"
-    table = load_table(pyproject)
-    file_settings = validate_settings(table, parser.settings, pyproject)
-    registry = CheckRegistry(plugin_of_module=lambda module: plugin_name_of(pm, module))
-    pm.hook.ralph_register_checks(registry=registry)
-    check_options = validate_checks(table.get("checks", {}), registry, pyproject)
-    check_disabled(pm, disabled, registry)
-    config = Config(pm, parser, namespace, command, root, pyproject, file_settings, registry,
-                    check_options, args)
-    pm.hook.ralph_configure.call_historic(kwargs={"config": config})
-    return config
-
-
-def version() -> str:
-    from ralph_verify import __version__
-
-    return f"ralph-verify {__version__} (Python {sys.version.split()[0]})"

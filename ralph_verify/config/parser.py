@@ -12,15 +12,14 @@ import argparse
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import check_help
 
-if TYPE_CHECKING:
-    from ralph_verify.config import Config
-
-CommandHandler = Callable[["Config"], int]
+#: A command: takes the run's :class:`~ralph_verify.config.Config`, returns the exit code
+#: (``Any`` here: the parser is what a Config is built from, a step below it).
+CommandHandler = Callable[[Any], int]
 
 EXIT_CODES_HELP = check_help()
 

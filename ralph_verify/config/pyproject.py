@@ -16,7 +16,6 @@ from ralph_verify.errors import ConfigError
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
-    from ralph_verify.checks.api import CheckOptions, CheckRegistry
     from ralph_verify.config.parser import Setting
 
 TABLE = "[tool.ralph-verify]"
@@ -66,41 +65,13 @@ def validate_settings(table: Mapping[str, Any], settings: Mapping[str, Setting],
         validated = model.model_validate(dict(table))
     except ValidationError as exc:
         known = sorted([*settings, "checks"])
-        raise ConfigError(_describe(exc, path, TABLE, known)) from None
+        raise ConfigError(describe_validation_error(exc, path, TABLE, known)) from None
     present = validated.model_fields_set
     return {name: getattr(validated, name) for name in present if name != "checks"}
 
 
-def validate_checks(tables: Mapping[str, Any], registry: CheckRegistry,
-                    path: Path) -> dict[str, CheckOptions]:
-    """Options for each ``[tool.ralph-verify.checks.NAME]`` table, by canonical check name."""
-    if not tables:
-        return {}  # no table: pydantic is not even imported
-    from pydantic import ValidationError
-
-    options: dict[str, CheckOptions] = {}
-    for name, table in tables.items():
-        where = f"{TABLE[:-1]}.checks.{name}]"
-        check_type = registry.get(name)
-        if check_type is None:
-            import difflib
-
-            close = difflib.get_close_matches(name, [t.name for t in registry.types()], n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ConfigError(f"{path}: {where}: unknown check {name!r}{hint}; known checks: "
-                              f"{registry.known_names()}")
-        if not isinstance(table, dict):
-            raise ConfigError(f"{path}: {where} must be a table")
-        model = check_type.options_class
-        try:
-            options[check_type.name] = model.model_validate(table)
-        except ValidationError as exc:
-            known = sorted(field.alias or key for key, field in model.model_fields.items())
-            raise ConfigError(_describe(exc, path, where, known)) from None
-    return options
-
-
-def _describe(exc: ValidationError, path: Path, where: str, known: list[str]) -> str:
+def describe_validation_error(exc: ValidationError, path: Path, where: str,
+                              known: list[str]) -> str:
     """One line per problem: the file, the table, the key, what was expected."""
     lines = []
     for error in exc.errors():

@@ -2,17 +2,16 @@
 
 A key is an object, not a string: ``config.stash[SESSION_KEY]`` has the type the key
 declares (mypy checks every reader and writer), and two plugins cannot collide on a
-spelling. The keys the loop shares with plugins are declared here, once.
+spelling. A key is declared once, beside what it holds (``SESSION_KEY`` in
+:mod:`ralph_verify.loop.session`, ``CHECK_REGISTRY`` in :mod:`ralph_verify.checks.registry`);
+the run-wide ones that belong to no floor above are declared here.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic, TextIO, TypeVar, cast, overload
+from typing import Any, Generic, TextIO, TypeVar, cast, overload
 
-if TYPE_CHECKING:
-    from ralph_verify.loop.session import Session
-
-__all__ = ["PROMISES_KEY", "REPORT_STREAM_KEY", "SESSION_KEY", "Stash", "StashKey"]
+__all__ = ["PROMISES_KEY", "REPORT_STREAM_KEY", "Stash", "StashKey"]
 
 T = TypeVar("T")
 D = TypeVar("D")
@@ -66,8 +65,6 @@ class Stash:
         return len(self._data)
 
 
-#: The running session (set by the loop before its baseline; absent outside a loop).
-SESSION_KEY: StashKey[Session] = StashKey("session")
 #: Where the terminal reporter writes, when not stdout (``Loop(stream=...)``).
 REPORT_STREAM_KEY: StashKey[TextIO] = StashKey("report_stream")
 #: What the agent promised in this iteration's output (read by the ``promise`` check).

@@ -29,7 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify import hookimpl
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:  # this entry point is loaded at every start; the fleet only when it runs
     from ralph_verify.fleet.executor import ExecutorRegistry, FleetContext

@@ -13,8 +13,6 @@ import html
 from datetime import datetime
 from typing import Any
 
-from ralph_verify.fleet.outputs import totals
-
 WIDTH, HEIGHT, PAD = 720, 240, 40
 
 STYLE = """
@@ -122,9 +120,10 @@ def _row(loop: dict[str, Any], offsets: dict[str, float]) -> str:
             f'<td class="muted">{_e(where)}</td></tr>')
 
 
-def render_fleet_report(document: dict[str, Any]) -> str:
+def render_fleet_report(document: dict[str, Any], total: dict[str, Any]) -> str:
+    """The page for ``fleet.json``'s ``document``, whose verdict ``total`` the caller counted
+    (:func:`ralph_verify.fleet.outputs.totals`)."""
     loops = document.get("loops", [])
-    total = totals(loops)
     offsets = _finish_offsets(document)
     verdicts = "".join(f'<span class="verdict v-{_e(name)}" data-verdict-total="{_e(name)}" '
                        f'data-count="{count}">{count} {_e(name)}</span>'

@@ -123,7 +123,8 @@ def write_outputs(out: Path, document: dict[str, Any], github: bool = False,
 
     write_fleet_json(out / FLEET_JSON, document)
     write_junit(junit or out / JUNIT_XML, document)
-    write_text_atomic(out / REPORT_HTML, render_fleet_report(document))
+    total = totals(document.get("loops", []))
+    write_text_atomic(out / REPORT_HTML, render_fleet_report(document, total))
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if github and summary:
         with open(summary, "a", encoding="utf-8") as handle:

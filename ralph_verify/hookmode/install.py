@@ -18,14 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.errors import UsageError
+from ralph_verify.guard.agent_hooks import claude_hooks, codex_hooks
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
 
 CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
-#: The tools the guard inspects (a regex for Claude Code's matcher).
-GUARD_MATCHER = "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob|WebFetch|mcp__.*"
-GUARD_TIMEOUT = 30
 
 
 def hook_command(config: Config) -> str:
@@ -45,28 +43,6 @@ def run_guard_command(config: Config) -> str | None:
     if settings is not None and not settings.enabled:
         return None
     return f"{shlex.quote(sys.executable)} -m ralph_verify"
-
-
-def guard_settings_json(command: str) -> str:
-    """``--settings`` JSON giving one Claude Code run the PreToolUse guard."""
-    return json.dumps({"hooks": {"PreToolUse": claude_hooks(command, guard=True,
-                                                             timeout=0)["PreToolUse"]}})
-
-
-def claude_hooks(command: str, *, guard: bool, timeout: int) -> dict[str, list[dict[str, Any]]]:
-    """The ``hooks`` entries ralph-verify needs in Claude Code's settings."""
-    hooks: dict[str, list[dict[str, Any]]] = {"Stop": [{"hooks": [
-        {"type": "command", "command": f"{command} hook claude-stop", "timeout": timeout}]}]}
-    if guard:
-        hooks["PreToolUse"] = [{"matcher": GUARD_MATCHER, "hooks": [
-            {"type": "command", "command": f"{command} hook claude-pretool",
-             "timeout": GUARD_TIMEOUT}]}]
-    return hooks
-
-
-def codex_hooks(command: str, *, timeout: int) -> dict[str, list[dict[str, Any]]]:
-    return {"Stop": [{"hooks": [
-        {"type": "command", "command": f"{command} hook codex-stop", "timeout": timeout}]}]}
 
 
 def _has_ours(groups: Any, action: str) -> bool:
@@ -118,7 +94,7 @@ def merge(settings: dict[str, Any], hooks: dict[str, list[dict[str, Any]]],
 
 
 def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
-    from ralph_verify.project.scaffold import read_text
+    from ralph_verify.config.scaffold import read_text
 
     old = read_text(path)
     if old is None or not old.strip():
@@ -135,7 +111,7 @@ def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
 
 def install(config: Config, target: str) -> int:
     """Merge the hooks of ``target`` (claude, codex) into its settings file."""
-    from ralph_verify.project.scaffold import FileChange, apply_changes
+    from ralph_verify.config.scaffold import FileChange, apply_changes
 
     command = hook_command(config)
     timeout = int(config.get("hook_timeout"))

@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.checks.registry import build_checks, registry_of, until_specs
 from ralph_verify.errors import UsageError
 from ralph_verify.hookmode.protocol import log
 from ralph_verify.loop.prompt import RULES
@@ -61,10 +62,9 @@ def loop_specs(config: Config) -> list[Any]:
 def start_loop(config: Config) -> int:
     """The ``start`` command: record the loop, take the baseline, tell the agent the rules."""
     from ralph_verify.checks.verification import verify
-    from ralph_verify.config.stash import SESSION_KEY
     from ralph_verify.exitcode import ExitCode
     from ralph_verify.loop.new_failures import nothing_to_do
-    from ralph_verify.loop.session import Session
+    from ralph_verify.loop.session import SESSION_KEY, Session
     from ralph_verify.loop.state import StateDir
     from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
 
@@ -98,7 +98,7 @@ def start_loop(config: Config) -> int:
         hook = {"agent": agent, "session_id": bound or None,
                 "bound_by": "start" if bound else None, "blocks_in_a_row": 0,
                 "last_decision": None, "last_stop_at": None, "note": ""}
-        baseline_checks = config.build_checks([s for s in specs if s.name != "integrity"])
+        baseline_checks = build_checks(config, [s for s in specs if s.name != "integrity"])
         # As in run: checks that judge against the session (tests:new) see it at the baseline.
         config.stash[SESSION_KEY] = session
         config.hook.ralph_report_phase(session=session, phase="verifying the baseline")
@@ -148,14 +148,15 @@ def freeze_config(config: Config, session: Session) -> dict[str, str]:
 
     return freeze(config.root, session.id, "config.json", {
         "table": load_table(config.pyproject), "settings": persisted_settings(config),
-        "until": [spec.text for spec in config.until_specs()]})
+        "until": [spec.text for spec in until_specs(config)]})
 
 
 def thaw_config(config: Config, hook: dict[str, Any], data: dict[str, Any]) -> None:
     """Verify with the configuration frozen at ``start``, whatever the agent edited since
     (``[tool.ralph-verify]``, the settings in ``.ralph/state.json``); the integrity check
     reports the edits."""
-    from ralph_verify.config.pyproject import validate_checks, validate_settings
+    from ralph_verify.checks.registry import validate_checks
+    from ralph_verify.config.pyproject import validate_settings
     from ralph_verify.loop.frozen import FrozenError, thaw
 
     if "frozen_config" not in hook:
@@ -169,7 +170,7 @@ def thaw_config(config: Config, hook: dict[str, Any], data: dict[str, Any]) -> N
         log(config.root, "stop", f"using the current configuration: {exc}")
         return
     config.file_settings = validate_settings(table, config.parser.settings, config.pyproject)
-    config.check_options = validate_checks(table.get("checks", {}), config.registry,
+    config.check_options = validate_checks(table.get("checks", {}), registry_of(config),
                                            config.pyproject)
     for dest in set(data.get("settings") or {}) | set(settings):
         config.set_session_value(dest, settings.get(dest))

@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.checks.registry import build_checks
 from ralph_verify.errors import UsageError
 from ralph_verify.hookmode.protocol import emit, log
 from ralph_verify.hookmode.session import (
@@ -171,7 +172,7 @@ class _StopDriver(Driver):
         return save_snapshot(self.state, self.config.root, previous)
 
     def checks(self) -> list[Check]:
-        return _clamped(self.config, self.config.build_checks(loop_specs(self.config)),
+        return _clamped(self.config, build_checks(self.config, loop_specs(self.config)),
                         self.deadline)
 
     def out_of_time(self, iteration: Iteration) -> bool:
@@ -196,9 +197,9 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
              payload: dict[str, Any], deadline: float) -> dict[str, Any] | None:
     """One iteration (cycle.py, as ``run``'s), then the hook's answer: block the stop with
     the feedback, or let the agent stop (``None``: no output)."""
-    from ralph_verify.config.stash import SESSION_KEY
     from ralph_verify.loop.cycle import start as start_driving
     from ralph_verify.loop.records import restore_session
+    from ralph_verify.loop.session import SESSION_KEY
     from ralph_verify.loop.verdict import Verdict, VerdictProposal
 
     agent = str(hook.get("agent"))

@@ -49,7 +49,6 @@ from ralph_verify.hookspec.loop import (
     ralph_session_prepare,
     ralph_session_start,
 )
-from ralph_verify.hookspec.marker import hookspec
 from ralph_verify.hookspec.reporting import (
     ralph_report_agent,
     ralph_report_line,
@@ -70,6 +69,7 @@ from ralph_verify.hookspec.verification import (
     ralph_verify_check,
     ralph_verify_logresult,
 )
+from ralph_verify.markers import hookspec
 
 #: The phases, in the order the reference (docs/hooks.md) lists them.
 PHASES = (startup, verification, loop, fleet, reporting)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ralph_verify.hookspec.marker import hookspec
+from ralph_verify.markers import hookspec
 
 if TYPE_CHECKING:
     from ralph_verify.fleet.executor import ExecutorRegistry

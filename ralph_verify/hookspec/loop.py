@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ralph_verify.hookspec.marker import hookspec
+from ralph_verify.markers import hookspec
 
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent, AgentRegistry, AgentRequest, AgentResult
-    from ralph_verify.checks.until import CheckSpec
     from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
+    from ralph_verify.config.until import CheckSpec
     from ralph_verify.loop.session import Iteration, Session
     from ralph_verify.loop.verdict import VerdictProposal
 

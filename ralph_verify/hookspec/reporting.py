@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ralph_verify.hookspec.marker import hookspec
+from ralph_verify.markers import hookspec
 
 if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification

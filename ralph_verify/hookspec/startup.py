@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING
 
 import pluggy
 
-from ralph_verify.hookspec.marker import hookspec
+from ralph_verify.markers import hookspec
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
-    from ralph_verify.project.scaffold import InitRegistry
+    from ralph_verify.config.scaffold import InitRegistry
 
 
 @hookspec(firstresult=True)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ralph_verify.hookspec.marker import hookspec
+from ralph_verify.markers import hookspec
 
 if TYPE_CHECKING:
-    from ralph_verify.checks.api import Check, CheckRegistry, CheckResult
-    from ralph_verify.checks.verification import Verification, VerifyContext
+    from ralph_verify.checks.api import Check, CheckResult, VerifyContext
+    from ralph_verify.checks.registry import CheckRegistry
+    from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
 
 

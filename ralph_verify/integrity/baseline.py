@@ -27,7 +27,8 @@ MAX_REPORTED_TESTS = 20
 
 
 def list_files(root: Path) -> list[str]:
-    """The project's files (see :func:`ralph_verify.project.snapshot.project_files`), existing ones."""
+    """The project's files that exist (see
+    :func:`ralph_verify.project.snapshot.project_files`)."""
     from ralph_verify.project.snapshot import project_files
 
     return [p for p in project_files(root) if (root / p).is_file()]

@@ -1,6 +1,6 @@
 """One iteration of a loop session, the same code whichever driver runs it.
 
-Two drivers run loop sessions: ``run`` (:mod:`ralph_verify.loop.api`: it starts the agent
+Two drivers run loop sessions: ``run`` (:mod:`ralph_verify.api`: it starts the agent
 itself, iteration after iteration) and the agent's Stop hook
 (:mod:`ralph_verify.hookmode.stop`: one iteration each time the agent wants to stop, the
 session's state carried in ``.ralph/``). They differ only in what a :class:`Driver`
@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ralph_verify.checks.registry import until_specs
 from ralph_verify.config.stash import PROMISES_KEY, StashKey
 from ralph_verify.errors import UsageError
 from ralph_verify.state_files import now_iso
@@ -25,9 +26,9 @@ from ralph_verify.state_files import now_iso
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent, AgentResult
     from ralph_verify.checks.api import Check
-    from ralph_verify.checks.until import CheckSpec
     from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
+    from ralph_verify.config.until import CheckSpec
     from ralph_verify.loop.session import Iteration, Session
     from ralph_verify.loop.state import StateDir
     from ralph_verify.loop.verdict import VerdictProposal
@@ -211,7 +212,7 @@ def ask_policies(config: Config, session: Session, iteration: Iteration,
                  verification: Verification) -> VerdictProposal | None:
     """Ask every ``ralph_iteration_verdict`` policy; the precedence in :mod:`verdict`, not
     plugin order, picks the winner. Each proposal is credited to the plugin that made it."""
-    from ralph_verify.config import implementers
+    from ralph_verify.config.implementers import implementers
     from ralph_verify.loop.verdict import credited, decide
 
     # Through pluggy (wrappers and tracing see every policy), not impl by impl.
@@ -224,7 +225,7 @@ def ask_policies(config: Config, session: Session, iteration: Iteration,
 def session_specs(config: Config) -> list[CheckSpec]:
     """The checks of a loop session (``run`` or hook mode): ``until``, plus what plugins add
     through ``ralph_session_checks`` (``integrity``, unless switched off)."""
-    specs = list(config.until_specs())
+    specs = list(until_specs(config))
     for extra in config.hook.ralph_session_checks(config=config, specs=list(specs)):
         texts = {spec.text for spec in specs}
         specs += [spec for spec in extra or () if spec.text not in texts]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import CheckResult, Status
+from ralph_verify.checks.registry import until_specs
 from ralph_verify.checks.tool_output import one_line
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
@@ -190,7 +191,7 @@ def state_record(session: Session, config: Config, *, phase: str,
         "iteration": number,
         "max_iterations": session.max_iterations,
         "agent": config.get("agent"),
-        "until": [spec.text for spec in config.until_specs()],
+        "until": [spec.text for spec in until_specs(config)],
         "task": session.task,
         "settings": persisted_settings(config),
         "passed": last.passed if last is not None else None,
@@ -226,7 +227,7 @@ def progress_entry(iteration: Iteration) -> str:
 
 def header(session: Session, config: Config) -> str:
     agent = config.get("agent") or "(object)"
-    until = ",".join(spec.text for spec in config.until_specs())
+    until = ",".join(spec.text for spec in until_specs(config))
     text = (f"ralph-verify run · session {session.id} · agent {agent} · until {until} · "
             f"up to {session.max_iterations} iterations")
     if session.resumed:

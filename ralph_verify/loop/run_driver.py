@@ -14,13 +14,14 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ralph_verify.config.stash import PROMISES_KEY, REPORT_STREAM_KEY, SESSION_KEY
+from ralph_verify.checks.registry import build_checks
+from ralph_verify.config.stash import PROMISES_KEY, REPORT_STREAM_KEY
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.cycle import Driver, make_agent, session_specs, verify_in_session
 from ralph_verify.loop.cycle import start as start_driving
 from ralph_verify.loop.result import LoopResult
-from ralph_verify.loop.session import Iteration, Session
+from ralph_verify.loop.session import SESSION_KEY, Iteration, Session
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
 from ralph_verify.state_files import now_iso
@@ -113,7 +114,7 @@ class RunDriver(Driver):
             print(f"ERROR: {reason}; .ralph/ was left as it was", file=sys.stderr)
             return LoopResult(Verdict.AGENT_ERROR, reason, EXIT_CODES[Verdict.AGENT_ERROR],
                               session, None, time.monotonic() - self.started)
-        checks = config.build_checks(session_specs(config))
+        checks = build_checks(config, session_specs(config))
         template = load_template(config.get("template"), config.invocation_dir)
         config.hook.ralph_session_prepare(session=session)
         if previous is None:

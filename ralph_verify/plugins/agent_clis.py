@@ -8,7 +8,7 @@ import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ralph_verify import hookimpl
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent, AgentOptions, AgentRegistry

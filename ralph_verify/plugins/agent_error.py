@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-from ralph_verify import hookimpl
 from ralph_verify.config.parser import Bound, Parser, positive_int
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.loop.session import Iteration, Session

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ralph_verify import hookimpl
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
-    from ralph_verify.project.scaffold import InitRegistry
+    from ralph_verify.config.scaffold import InitRegistry
 
 #: Seconds the agent waits for a hook before killing it (written by ``init``).
 DEFAULT_HOOK_TIMEOUT = 600
@@ -60,7 +60,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 @hookimpl
 def ralph_register_init_targets(registry: InitRegistry) -> None:
-    from ralph_verify.project.scaffold import InitTarget
+    from ralph_verify.config.scaffold import InitTarget
 
     registry.add(InitTarget("claude", init_claude,
                             help="Claude Code: the Stop hook and the PreToolUse guard in "

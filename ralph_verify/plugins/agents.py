@@ -7,9 +7,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify import hookimpl
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.agents import (

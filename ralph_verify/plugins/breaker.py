@@ -29,10 +29,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify import hookimpl
 from ralph_verify.checks.api import CheckResult, Status
 from ralph_verify.checks.tool_output import one_line
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification
@@ -87,7 +87,7 @@ def failure_count(result: CheckResult) -> int:
 
 def threshold_gap(result: CheckResult) -> float | None:
     """Distance of ``result.metric`` to its spec's threshold (``coverage>=80`` at 73 -> 7)."""
-    from ralph_verify.checks.until import parse_spec
+    from ralph_verify.config.until import parse_spec
     from ralph_verify.errors import UsageError
 
     if result.metric is None:

@@ -20,7 +20,6 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
-from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import (
     Bound,
@@ -32,6 +31,7 @@ from ralph_verify.config.parser import (
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.loop.session import Iteration, Session

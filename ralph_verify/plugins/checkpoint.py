@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify import hookimpl
 from ralph_verify.checks.verification import Verification
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import VerdictProposal
+from ralph_verify.markers import hookimpl
 from ralph_verify.project import git
 
 if TYPE_CHECKING:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ralph_verify import hookimpl
 from ralph_verify.checks.verification import Verification
 from ralph_verify.loop.promises import COMPLETE, blocked_reason
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.loop.session import Iteration, Session

@@ -8,12 +8,11 @@ from typing import Annotated
 
 import pluggy
 
-from ralph_verify import hookimpl
-from ralph_verify.checks.api import Check, CheckResult
-from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.checks.api import Check, CheckResult, VerifyContext
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Bound, Parser, positive_float, positive_int
 from ralph_verify.errors import UsageError
+from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolError
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ralph_verify.checks.api import Check, CheckResult, Failure, Status
 
 if TYPE_CHECKING:
-    from ralph_verify.checks.verification import VerifyContext
+    from ralph_verify.checks.api import VerifyContext
 
 
 class CoverageCheck(Check):

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ralph_verify import hookimpl
 from ralph_verify.checks.api import CheckResult, Failure, Status
 from ralph_verify.checks.tool_output import one_line
 from ralph_verify.checks.verification import Verification
+from ralph_verify.markers import hookimpl
 from ralph_verify.redact import redact
 
 DETAIL_LINES = 15

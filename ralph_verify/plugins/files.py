@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ralph_verify import hookimpl
-from ralph_verify.checks.api import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
-from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
+from ralph_verify.checks.registry import CheckRegistry
+from ralph_verify.markers import hookimpl
 from ralph_verify.project.git import NOISE_PARTS
 
 

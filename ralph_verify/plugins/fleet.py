@@ -11,10 +11,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser, positive_float, positive_int
 from ralph_verify.errors import UsageError
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ralph_verify import hookimpl
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:  # imported when a fleet runs, not at every start
     from ralph_verify.fleet.executor import ExecutorRegistry, FleetContext

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph_verify import hookimpl
 from ralph_verify.checks.api import CheckResult, Failure, Status
+from ralph_verify.markers import hookimpl
 from ralph_verify.redact import cut, redact
 
 if TYPE_CHECKING:

@@ -23,8 +23,7 @@ from ralph_verify.checks.api import CheckResult, Failure, Status
 from ralph_verify.junit.read import JUnitError, TestCaseResult
 
 if TYPE_CHECKING:
-    from ralph_verify.checks.api import Check
-    from ralph_verify.checks.verification import VerifyContext
+    from ralph_verify.checks.api import Check, VerifyContext
 
 PREFIX = "hidden="
 #: The folder the tests are copied to, and the file that says ralph-verify made it.

@@ -17,13 +17,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify import hookimpl
+from ralph_verify.checks.registry import registry_of
 from ralph_verify.errors import UsageError
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:  # detect and scaffold are imported by init alone, when it runs
     from ralph_verify.config import Config
+    from ralph_verify.config.scaffold import FileChange, InitRegistry
     from ralph_verify.project.detect import Project
-    from ralph_verify.project.scaffold import FileChange, InitRegistry
 
 PROMPT_TEMPLATE = """\
 # Task
@@ -50,7 +51,7 @@ _HEADER = re.compile(r"^[ \t]*\[\[?[ \t]*([^\]\r\n]*?)[ \t]*\]")
 
 @hookimpl
 def ralph_register_init_targets(registry: InitRegistry) -> None:
-    from ralph_verify.project.scaffold import InitTarget
+    from ralph_verify.config.scaffold import InitTarget
 
     registry.add(InitTarget("project", init_project,
                             help="[tool.ralph-verify] in pyproject.toml, PROMPT.md, .gitignore"))
@@ -135,7 +136,7 @@ def _is_ours(header: str) -> bool:
 def replace_tables(text: str, block: str) -> str | None:
     """``text`` with every ``[tool.ralph-verify...]`` table replaced by ``block`` (where the first
     one was); ``None`` if the table is not written as table headers (inline, dotted keys)."""
-    from ralph_verify.project.scaffold import newline_of
+    from ralph_verify.config.scaffold import newline_of
 
     kept: list[str] = []
     insert_at: int | None = None
@@ -164,7 +165,7 @@ def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def pyproject_change(path: Path, block: str) -> FileChange:
-    from ralph_verify.project.scaffold import FileChange, append_block, read_text
+    from ralph_verify.config.scaffold import FileChange, append_block, read_text
 
     if sys.version_info >= (3, 11):
         import tomllib
@@ -196,7 +197,7 @@ def pyproject_change(path: Path, block: str) -> FileChange:
 
 
 def gitignore_change(path: Path) -> FileChange:
-    from ralph_verify.project.scaffold import FileChange, append_block, read_text
+    from ralph_verify.config.scaffold import FileChange, append_block, read_text
 
     old = read_text(path)
     entries = {line.strip() for line in (old or "").splitlines()}
@@ -212,9 +213,9 @@ def _ask(question: str, default: str) -> str:
 
 
 def init_project(config: Config) -> int:
-    from ralph_verify.checks.until import parse_until
+    from ralph_verify.config.scaffold import FileChange, apply_changes, read_text
+    from ralph_verify.config.until import parse_until
     from ralph_verify.project.detect import detect
-    from ralph_verify.project.scaffold import FileChange, apply_changes, read_text
 
     out = sys.stdout
     root = config.root
@@ -231,7 +232,7 @@ def init_project(config: Config) -> int:
         until = [s.strip() for s in _ask("Checks that must pass", ",".join(until)).split(",")
                  if s.strip()]
         agent = _ask("Agent", agent or "claude")
-    names = {config.registry.resolve(spec).name
+    names = {registry_of(config).resolve(spec).name
              for spec in parse_until(",".join(until), source="the checks")}
     block = config_block(config, project, until, agent, types="types" in names)
     prompt = root / "PROMPT.md"

@@ -22,22 +22,16 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify import hookimpl
-from ralph_verify.checks.api import (
-    Check,
-    CheckRegistry,
-    CheckResult,
-    CheckType,
-    Failure,
-    Status,
-)
+from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
+from ralph_verify.checks.registry import CheckRegistry
+from ralph_verify.markers import hookimpl
 from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
-    from ralph_verify.checks.until import CheckSpec
-    from ralph_verify.checks.verification import VerifyContext
+    from ralph_verify.checks.api import VerifyContext
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
+    from ralph_verify.config.until import CheckSpec
     from ralph_verify.loop.session import Session
     from ralph_verify.loop.verdict import VerdictProposal
     from ralph_verify.plugins.integrity_options import IntegrityOptions
@@ -122,7 +116,7 @@ def ralph_session_checks(config: Config, specs: list[CheckSpec]) -> list[CheckSp
 
 def loop_specs(config: Config, specs: list[CheckSpec]) -> list[CheckSpec]:
     """``specs`` with ``integrity`` added, unless it is there already or switched off."""
-    from ralph_verify.checks.until import parse_spec
+    from ralph_verify.config.until import parse_spec
 
     if not enabled(config) or any(spec.name == NAME for spec in specs):
         return specs
@@ -133,8 +127,8 @@ class IntegrityCheck(Check):
     cost = 3
 
     def run(self, ctx: VerifyContext) -> CheckResult:
-        from ralph_verify.config.stash import SESSION_KEY
         from ralph_verify.loop.frozen import FrozenError, thaw
+        from ralph_verify.loop.session import SESSION_KEY
 
         session = ctx.config.stash.get(SESSION_KEY)
         if session is not None and session.baseline is None:

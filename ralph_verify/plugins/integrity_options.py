@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ralph_verify.checks.options import CheckOptions
+from ralph_verify.config.check_options import CheckOptions
 
 __all__ = ["IntegrityOptions"]
 

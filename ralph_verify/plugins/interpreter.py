@@ -12,9 +12,8 @@ import re
 from collections.abc import Generator
 from dataclasses import replace
 
-from ralph_verify import hookimpl
-from ralph_verify.checks.api import Check, CheckResult, Failure
-from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.checks.api import Check, CheckResult, Failure, VerifyContext
+from ralph_verify.markers import hookimpl
 
 _NO_MODULE = re.compile(r"No module named '(?P<module>[\w.]+)'")
 #: Hint at most this many distinct modules per check (each probe runs the interpreters).

@@ -6,10 +6,10 @@ import json
 import sys
 from pathlib import Path
 
-from ralph_verify import hookimpl
 from ralph_verify.checks.verification import Verification
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.markers import hookimpl
 from ralph_verify.redact import redact, redact_data
 from ralph_verify.state_files import output_target, write_text_atomic
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ralph_verify import hookimpl
-from ralph_verify.checks.api import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
+from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
+from ralph_verify.checks.registry import CheckRegistry
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:  # the JUnit reader is imported when a report is read, not at start-up
-    from ralph_verify.checks.verification import VerifyContext
+    from ralph_verify.checks.api import VerifyContext
     from ralph_verify.junit.read import JUnitReport, TestCaseResult
 
 #: Failing tests kept with their traceback excerpt; every failing test is still counted

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ralph_verify import hookimpl
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.loop.session import Iteration, Session

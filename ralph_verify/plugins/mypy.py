@@ -22,17 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify import hookimpl
-from ralph_verify.checks.api import (
-    Check,
-    CheckRegistry,
-    CheckResult,
-    CheckType,
-    Failure,
-    Status,
-)
+from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
+from ralph_verify.checks.registry import CheckRegistry
 from ralph_verify.checks.tool_output import clip_tail, count_summary, relative_path
-from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.project.interpreter import find_module_code, known_module, remember_module
 

@@ -16,9 +16,9 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify import hookimpl
 from ralph_verify.config.parser import Parser
 from ralph_verify.display import duration
+from ralph_verify.markers import hookimpl
 from ralph_verify.redact import redact
 from ralph_verify.state_files import now_iso
 

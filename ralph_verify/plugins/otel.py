@@ -21,12 +21,11 @@ import sys
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify import hookimpl
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent, AgentRequest, AgentResult
-    from ralph_verify.checks.api import Check, CheckResult
-    from ralph_verify.checks.verification import VerifyContext
+    from ralph_verify.checks.api import Check, CheckResult, VerifyContext
     from ralph_verify.config import Config
     from ralph_verify.loop.session import Iteration, Session
     from ralph_verify.loop.verdict import VerdictProposal

@@ -17,16 +17,9 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ralph_verify import hookimpl
-from ralph_verify.checks.api import (
-    Check,
-    CheckRegistry,
-    CheckResult,
-    CheckType,
-    Failure,
-    Status,
-)
-from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
+from ralph_verify.checks.registry import CheckRegistry
+from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolMissing, tail_of_file
 
 if TYPE_CHECKING:

@@ -6,10 +6,10 @@ agent's own new output; ``check`` skips it.
 
 from __future__ import annotations
 
-from ralph_verify import hookimpl
-from ralph_verify.checks.api import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
-from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
+from ralph_verify.checks.registry import CheckRegistry
 from ralph_verify.config.stash import PROMISES_KEY
+from ralph_verify.markers import hookimpl
 
 DEFAULT_PROMISE = "COMPLETE"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.checks.api import VerifyContext
 from ralph_verify.proc.process import ToolError
 from ralph_verify.recorder.read import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
 

@@ -44,12 +44,13 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify import hookimpl
-from ralph_verify.checks.api import Check, CheckRegistry, CheckResult, CheckType, Failure, Status
+from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
+from ralph_verify.checks.registry import CheckRegistry
+from ralph_verify.markers import hookimpl
 from ralph_verify.plugins.coverage_check import CoverageCheck, least_covered, line_ranges
 
 if TYPE_CHECKING:
-    from ralph_verify.checks.verification import VerifyContext
+    from ralph_verify.checks.api import VerifyContext
     from ralph_verify.junit.read import JUnitReport
     from ralph_verify.loop.session import Session
     from ralph_verify.plugins.pytest_shared import (

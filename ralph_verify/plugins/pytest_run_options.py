@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from ralph_verify.checks.options import CheckOptions
+from ralph_verify.config.check_options import CheckOptions
 
 __all__ = ["CoverageOptions", "TestsOptions"]
 

@@ -15,15 +15,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify import hookimpl
-from ralph_verify.checks.api import (
-    Check,
-    CheckRegistry,
-    CheckResult,
-    CheckType,
-    Failure,
-    Status,
-)
+from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
+from ralph_verify.checks.registry import CheckRegistry
 from ralph_verify.checks.tool_output import (
     clip_tail,
     count_summary,
@@ -31,7 +24,7 @@ from ralph_verify.checks.tool_output import (
     iter_json_array,
     relative_path,
 )
-from ralph_verify.checks.verification import VerifyContext
+from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolError, ToolRun, head_of_file
 from ralph_verify.redact import cut
 

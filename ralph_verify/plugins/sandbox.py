@@ -7,9 +7,9 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
-from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.markers import hookimpl
 
 NAME = "sandbox"
 _BWRAP: dict[int, str] = {}

@@ -16,12 +16,12 @@ import time
 from collections.abc import Generator
 from typing import TYPE_CHECKING, TextIO
 
-from ralph_verify import hookimpl
 from ralph_verify.checks.api import CheckResult, Status
 from ralph_verify.checks.verification import Verification
 from ralph_verify.config import Config
 from ralph_verify.config.stash import REPORT_STREAM_KEY
 from ralph_verify.display import Display, output_stream
+from ralph_verify.markers import hookimpl
 from ralph_verify.terminal_text import strip_controls
 
 if TYPE_CHECKING:

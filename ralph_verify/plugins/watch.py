@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.markers import hookimpl
 
 
 @hookimpl

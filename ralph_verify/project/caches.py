@@ -21,6 +21,12 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+#: Folders no check reads as input: tool caches, ralph-verify's records, git's store, and
+#: tox/nox (their environments hold no project file). Virtual environments are left out
+#: too: their distributions are part of the key instead.
+CACHE_FOLDERS = frozenset({".git", ".ralph", "__pycache__", ".pytest_cache", ".mypy_cache",
+                           ".ruff_cache", ".tox", ".nox"})
+
 
 def user_cache_dir() -> Path:
     """``$RALPH_VERIFY_CACHE_DIR``, else ``$XDG_CACHE_HOME/ralph-verify``, else ``~/.cache/...``."""
@@ -120,7 +126,6 @@ def mypy_cache_dir(root: Path) -> Path:
     wrong "no errors". So does a cache whose manifest is missing or unreadable: nothing
     vouches for it.
     """
-    from ralph_verify.checks.cache import CACHE_FOLDERS
     from ralph_verify.project.snapshot import digest, walk_files
 
     folder = user_cache_dir() / "mypy" / _project_key(root)

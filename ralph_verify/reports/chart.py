@@ -131,7 +131,7 @@ def render_chart(data: SessionData) -> str:
 
 def _threshold(spec: str) -> float | None:
     """The number of ``coverage>=80`` (the line a percentage series must reach)."""
-    from ralph_verify.checks.until import parse_spec
+    from ralph_verify.config.until import parse_spec
     from ralph_verify.errors import UsageError
 
     try:

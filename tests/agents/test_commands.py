@@ -172,7 +172,7 @@ def test_a_prompt_too_long_for_the_command_line_is_a_clear_error(tmp_path: Path)
 
 
 def test_registered_through_the_built_in_plugin() -> None:
-    from ralph_verify.config import get_plugin_manager
+    from ralph_verify.startup import get_plugin_manager
 
     registry = AgentRegistry()
     get_plugin_manager().hook.ralph_register_agents(registry=registry)

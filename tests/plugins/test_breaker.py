@@ -11,10 +11,10 @@ import pytest
 
 from ralph_verify.checks.api import CheckResult, Failure, Status
 from ralph_verify.checks.verification import Verification
-from ralph_verify.config import get_config
 from ralph_verify.loop.session import Iteration, Session
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.plugins import breaker
+from ralph_verify.startup import get_config
 from ralph_verify.testing import Ralph
 
 

@@ -10,12 +10,12 @@ import pytest
 from ralph_verify import hookimpl
 from ralph_verify.checks.api import CheckResult, Status
 from ralph_verify.checks.verification import Verification
-from ralph_verify.config import Config, get_config
-from ralph_verify.config.stash import SESSION_KEY
+from ralph_verify.config import Config
 from ralph_verify.integrity import sources
 from ralph_verify.integrity.settings import Setting, read_all, weakenings
-from ralph_verify.loop.session import Session
+from ralph_verify.loop.session import SESSION_KEY, Session
 from ralph_verify.plugins import integrity
+from ralph_verify.startup import get_config
 from ralph_verify.testing import Ralph
 
 PYPROJECT = """
@@ -283,7 +283,7 @@ def test_weakenings(old: Setting | None, new: Setting | None, expected: list[str
 
 
 def test_loop_specs_add_integrity_unless_switched_off(ralph: Ralph) -> None:
-    from ralph_verify.checks.until import parse_until
+    from ralph_verify.config.until import parse_until
 
     config = get_config(["check", "--root", str(ralph.path)])
     specs = parse_until("tests")

@@ -18,9 +18,9 @@ import io
 import sys
 from collections.abc import Generator
 
-from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.markers import hookimpl
 
 HOOK_ACTIONS = ("claude-stop", "codex-stop", "claude-pretool", "codex-pretool")
 

@@ -7,10 +7,10 @@ import os
 import sys
 import time
 
-from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
+from ralph_verify.markers import hookimpl
 
 
 @hookimpl

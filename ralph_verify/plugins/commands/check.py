@@ -6,10 +6,11 @@ one that verifies (``run``, ``start``) shares them with (scope ``verify``, ``out
 
 from __future__ import annotations
 
-from ralph_verify import hookimpl
+from ralph_verify.checks.registry import build_checks, registry_of, until_specs
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
-from ralph_verify.config.stash import SESSION_KEY
+from ralph_verify.loop.session import SESSION_KEY
+from ralph_verify.markers import hookimpl
 
 
 @hookimpl
@@ -38,9 +39,9 @@ def run_check(config: Config) -> int:
     from ralph_verify.cli import verification_exit_code
     from ralph_verify.proc import signals
 
-    specs = config.until_specs()
+    specs = until_specs(config)
     for spec in specs:
-        check_type = config.registry.resolve(spec)
+        check_type = registry_of(config).resolve(spec)
         if spec.arg is not None and spec.arg in check_type.loop_args \
                 and config.stash.get(SESSION_KEY) is None:
             from ralph_verify.errors import UsageError
@@ -48,7 +49,7 @@ def run_check(config: Config) -> int:
             raise UsageError(
                 f"{spec.text!r} judges against a session's baseline, so it works only in a loop "
                 f"(ralph-verify run or start); for one verification use {check_type.name!r}")
-    checks = config.build_checks(specs)
+    checks = build_checks(config, specs)
     # SIGTERM and SIGHUP (a closed terminal) stop like Ctrl-C: every tool killed, temp
     # folders removed, exit 130.
     with signals.cancel_on_signals(lambda name: True):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from ralph_verify import hookimpl
+from ralph_verify.checks.registry import registry_of
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.markers import hookimpl
 
 
 @hookimpl
@@ -14,7 +15,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def list_checks(config: Config) -> int:
-    for check_type in config.registry.types():
+    for check_type in registry_of(config).types():
         aliases = f" (alias {', '.join(check_type.aliases)})" if check_type.aliases else ""
         print(f"{check_type.usage()}{aliases}  [plugin {check_type.plugin}]")
         print(f"    {check_type.help}")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ralph_verify import hookimpl
 from ralph_verify.errors import UsageError
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
@@ -40,7 +40,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def run_init(config: Config) -> int:
-    from ralph_verify.project.scaffold import init_targets
+    from ralph_verify.config.scaffold import init_targets
 
     registry = init_targets(config)
     name = config.get("target")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.markers import hookimpl
 
 
 @hookimpl
@@ -14,7 +14,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def list_plugins(config: Config) -> int:
-    from ralph_verify.config import BUILTIN_PLUGINS
+    from ralph_verify.startup import BUILTIN_PLUGINS
 
     dists = {id(plugin): dist for plugin, dist in config.pluginmanager.list_plugin_distinfo()}
     for name, plugin in config.pluginmanager.list_name_plugin():

@@ -6,10 +6,10 @@ starts (:mod:`ralph_verify.loop.recovery`), for after an agent deleted ``.git``,
 
 from __future__ import annotations
 
-from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
+from ralph_verify.markers import hookimpl
 
 
 @hookimpl

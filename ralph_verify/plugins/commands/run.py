@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from ralph_verify import hookimpl
+from ralph_verify.checks.registry import until_specs
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Bound, Parser, positive_float, positive_int
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.verdict import EXIT_CODES, PRECEDENCE, Verdict
+from ralph_verify.markers import hookimpl
 
 DEFAULT_MAX_ITERATIONS = 20
 DEFAULT_AGENT_TIMEOUT = 1800.0
@@ -112,11 +113,11 @@ def ralph_configure(config: Config) -> None:
         return
     from ralph_verify.loop.records import read_task
 
-    config.until_specs()
+    until_specs(config)
     read_task(config)
 
 
 def run(config: Config) -> int:
-    from ralph_verify.loop.api import run_session
+    from ralph_verify.api import run_session
 
     return run_session(config)

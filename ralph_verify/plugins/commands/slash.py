@@ -5,9 +5,9 @@ The user's words arrive as raw text on stdin, so no shell ever parses them.
 
 from __future__ import annotations
 
-from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.markers import hookimpl
 
 
 @hookimpl

@@ -5,9 +5,9 @@ Run inside Claude Code or Codex; the work is in :mod:`ralph_verify.hookmode.sess
 
 from __future__ import annotations
 
-from ralph_verify import hookimpl
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.markers import hookimpl
 
 
 @hookimpl

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from ralph_verify import hookimpl
 from ralph_verify.checks.tool_output import one_line
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.markers import hookimpl
 from ralph_verify.terminal_text import strip_controls
 
 

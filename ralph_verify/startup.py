@@ -1,4 +1,5 @@
-"""The plugin manager: which plugins a run has, in what order, and what ``-p no:NAME`` may do.
+"""Start-up: the plugin manager (which plugins a run has, in what order, and what
+``-p no:NAME`` may do) and :func:`get_config`, which builds a run's configuration from it.
 
 Built-ins come from :data:`BUILTIN_PLUGINS`, registered through the same function as
 third-party plugins from the ``ralph_verify`` entry-point group and modules named in
@@ -14,16 +15,20 @@ import inspect
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from types import CodeType, FrameType, FunctionType, ModuleType
+from pathlib import Path
+from types import FunctionType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from ralph_verify import hookspec
+import ralph_verify.hookspec as hookspec
+from ralph_verify.config import Config, find_root
+from ralph_verify.config.implementers import implementer_on_stack, implementers, plugin_name_of
+from ralph_verify.config.parser import Command, Parser
 from ralph_verify.errors import UsageError
 
 if TYPE_CHECKING:
-    from ralph_verify.checks.api import CheckRegistry
+    from ralph_verify.checks.registry import CheckRegistry
     from ralph_verify.config.entry_points import EntryPoint
 
 ENTRY_POINT_GROUP = "ralph_verify"
@@ -92,37 +97,6 @@ ESSENTIAL_PLUGINS: dict[str, str] = {
     "commands.check": "it provides the check command and the --until option every command "
                       "that verifies shares",
 }
-
-
-def plugin_name_of(pm: pluggy.PluginManager, module: str) -> str:
-    """The registered plugin name whose module is ``module`` (or a parent of it)."""
-    for name, plugin in pm.list_name_plugin():
-        plugin_module = getattr(plugin, "__name__", None) or type(plugin).__module__
-        if module == plugin_module or module.startswith(f"{plugin_module}."):
-            return name or ""
-    return module
-
-
-def implementers(pm: pluggy.PluginManager, hook_name: str) -> dict[CodeType, str]:
-    """The code of each implementation of ``hook_name``, with its plugin's name: pluggy calls
-    every implementation itself and does not say which one is running, so the code on the
-    call stack tells who declared an option or made a verdict proposal."""
-    codes: dict[CodeType, str] = {}
-    for impl in getattr(pm.hook, hook_name).get_hookimpls():
-        code = getattr(getattr(impl.function, "__func__", impl.function), "__code__", None)
-        if code is not None:
-            codes.setdefault(code, impl.plugin_name)
-    return codes
-
-
-def implementer_on_stack(codes: dict[CodeType, str]) -> str:
-    """The plugin of the innermost implementation in ``codes`` running now, else ``""``."""
-    frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code in codes:
-            return codes[frame.f_code]
-        frame = frame.f_back
-    return ""
 
 
 #: Names a module's type defines itself (``__dict__``, ``__annotations__``...): pluggy's
@@ -302,3 +276,60 @@ def check_disabled(pm: pluggy.PluginManager, disabled: Sequence[str],
             close = difflib.get_close_matches(name, sorted(known), n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
         raise UsageError(f"-p no:{name}: no plugin {name!r}{hint} (see 'ralph-verify plugins')")
+
+
+def collect_options(pm: pluggy.PluginManager) -> Parser:
+    """What every plugin declares in ``ralph_addoption``; each declaration names its plugin."""
+    codes = implementers(pm, "ralph_addoption")
+    parser = Parser(plugin_of_caller=lambda: implementer_on_stack(codes))
+    pm.hook.ralph_addoption(parser=parser)  # through pluggy: wrappers and tracing see it
+    return parser
+
+
+def get_config(args: Sequence[str], plugins: Sequence[object] = (),
+               builtins: pluggy.PluginManager | None = None) -> Config:
+    """Build the run's configuration; raises :class:`UsageError` for anything the user got wrong.
+
+    ``builtins``: the plugin manager ``ralph_cmdline_main`` was called on (built-ins only).
+    """
+    from ralph_verify.checks.registry import CHECK_REGISTRY, CheckRegistry, validate_checks
+    from ralph_verify.config.pyproject import load_table, validate_settings
+
+    args, disabled = split_disable_args(args)
+    pm = get_plugin_manager(disabled, plugins, builtins)
+    parser = collect_options(pm)
+    namespace = parser.parse(args)
+    if namespace.version:
+        namespace.command = "version"
+    if namespace.command is None:
+        raise UsageError("missing command: try 'ralph-verify check --until tests' "
+                         "(see 'ralph-verify --help')")
+    if namespace.command == "version":
+        command = Command("version", lambda config: 0, "")
+    else:
+        command = parser.commands[namespace.command]
+    root_option = getattr(namespace, "root", None)
+    if root_option is not None:
+        root = Path(root_option).resolve()
+        if not root.is_dir():
+            raise UsageError(f"--root {root_option}: no such directory")
+    else:
+        root = find_root(Path.cwd().resolve())
+    pyproject = root / "pyproject.toml"
+    table = load_table(pyproject)
+    file_settings = validate_settings(table, parser.settings, pyproject)
+    registry = CheckRegistry(plugin_of_module=lambda module: plugin_name_of(pm, module))
+    pm.hook.ralph_register_checks(registry=registry)
+    check_options = validate_checks(table.get("checks", {}), registry, pyproject)
+    check_disabled(pm, disabled, registry)
+    config = Config(pm, parser, namespace, command, root, pyproject, file_settings,
+                    check_options, args)
+    config.stash[CHECK_REGISTRY] = registry
+    pm.hook.ralph_configure.call_historic(kwargs={"config": config})
+    return config
+
+
+def version() -> str:
+    from ralph_verify.markers import VERSION
+
+    return f"ralph-verify {VERSION} (Python {sys.version.split()[0]})"

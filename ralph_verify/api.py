@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ralph_verify import hookimpl
 from ralph_verify.display import duration
 from ralph_verify.loop.cycle import (
     ask_policies,
@@ -31,6 +30,7 @@ from ralph_verify.loop.cycle import (
 from ralph_verify.loop.result import LoopResult
 from ralph_verify.loop.session import Iteration
 from ralph_verify.loop.verdict import Verdict
+from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent
@@ -47,7 +47,7 @@ class Loop:
                  on_iteration_end: Callable[[Iteration], object] | None = None,
                  args: Sequence[str] = (), plugins: Sequence[object] = (),
                  quiet: bool = False, stream: TextIO | None = None) -> None:
-        from ralph_verify.config import get_config
+        from ralph_verify.startup import get_config
 
         argv = ["run", "--root", str(Path(root).resolve())]
         if isinstance(agent, str):

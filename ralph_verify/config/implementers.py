@@ -1,0 +1,42 @@
+"""Which plugin implemented a hook: pluggy calls every implementation itself and does not
+say which one is running, so errors and votes name their plugin through these helpers
+(an option's declaration, a verdict proposal, a check type's owner).
+"""
+
+from __future__ import annotations
+
+import sys
+from types import CodeType, FrameType
+
+import pluggy
+
+
+def plugin_name_of(pm: pluggy.PluginManager, module: str) -> str:
+    """The registered plugin name whose module is ``module`` (or a parent of it)."""
+    for name, plugin in pm.list_name_plugin():
+        plugin_module = getattr(plugin, "__name__", None) or type(plugin).__module__
+        if module == plugin_module or module.startswith(f"{plugin_module}."):
+            return name or ""
+    return module
+
+
+def implementers(pm: pluggy.PluginManager, hook_name: str) -> dict[CodeType, str]:
+    """The code of each implementation of ``hook_name``, with its plugin's name: pluggy calls
+    every implementation itself and does not say which one is running, so the code on the
+    call stack tells who declared an option or made a verdict proposal."""
+    codes: dict[CodeType, str] = {}
+    for impl in getattr(pm.hook, hook_name).get_hookimpls():
+        code = getattr(getattr(impl.function, "__func__", impl.function), "__code__", None)
+        if code is not None:
+            codes.setdefault(code, impl.plugin_name)
+    return codes
+
+
+def implementer_on_stack(codes: dict[CodeType, str]) -> str:
+    """The plugin of the innermost implementation in ``codes`` running now, else ``""``."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code in codes:
+            return codes[frame.f_code]
+        frame = frame.f_back
+    return ""

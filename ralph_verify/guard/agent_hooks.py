@@ -1,0 +1,37 @@
+"""The hook entries that hand an agent CLI ralph-verify's hooks: the PreToolUse guard (for
+``run``'s Claude Code and for hook mode) and the Stop hook (hook mode).
+
+Plain data, shared by the Claude Code adapter (``--settings`` for one run) and by
+``init claude`` / ``init codex`` (merged into the agent's settings file).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+#: The tools the guard inspects (a regex for Claude Code's matcher).
+GUARD_MATCHER = "Bash|Write|Edit|MultiEdit|NotebookEdit|Read|Grep|Glob|WebFetch|mcp__.*"
+GUARD_TIMEOUT = 30
+
+
+def guard_settings_json(command: str) -> str:
+    """``--settings`` JSON giving one Claude Code run the PreToolUse guard."""
+    return json.dumps({"hooks": {"PreToolUse": claude_hooks(command, guard=True,
+                                                             timeout=0)["PreToolUse"]}})
+
+
+def claude_hooks(command: str, *, guard: bool, timeout: int) -> dict[str, list[dict[str, Any]]]:
+    """The ``hooks`` entries ralph-verify needs in Claude Code's settings."""
+    hooks: dict[str, list[dict[str, Any]]] = {"Stop": [{"hooks": [
+        {"type": "command", "command": f"{command} hook claude-stop", "timeout": timeout}]}]}
+    if guard:
+        hooks["PreToolUse"] = [{"matcher": GUARD_MATCHER, "hooks": [
+            {"type": "command", "command": f"{command} hook claude-pretool",
+             "timeout": GUARD_TIMEOUT}]}]
+    return hooks
+
+
+def codex_hooks(command: str, *, timeout: int) -> dict[str, list[dict[str, Any]]]:
+    return {"Stop": [{"hooks": [
+        {"type": "command", "command": f"{command} hook codex-stop", "timeout": timeout}]}]}
