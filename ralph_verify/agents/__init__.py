@@ -3,6 +3,10 @@
 An adapter turns a rendered prompt into one run of its CLI and reads what the
 run reports (final text, tokens, cost). ``--agent NAME[:ARG]`` picks one:
 ``cmd:"python fix.py"``, ``replay:DIR``, ``claude``...
+
+Floor 5: imports config, project, proc, guard and the leaves; imported by the loop, hook
+mode, the fleet's jobs and plugins. No core module imports an adapter: they are found
+through ``ralph_register_agents``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,12 @@
-"""The run's configuration: command line, ``pyproject.toml``, check registry, settings.
+"""The run's configuration: :class:`Config`, the option parser (:mod:`.parser`),
+``pyproject.toml`` (:mod:`.pyproject`), the ``--until`` grammar (:mod:`.until`), the options
+every check accepts (:mod:`.check_options`), the typed stash (:mod:`.stash`), ``init``'s
+targets (:mod:`.scaffold`), entry points and hook implementers.
 
-:func:`get_config` takes a fresh plugin manager for every run (never a global one;
-:mod:`ralph_verify.startup` builds it), lets plugins declare options and checks,
-parses the command line and validates the config.
+:func:`ralph_verify.startup.get_config` builds a :class:`Config` for every run (never a global
+one). Floor 3: imports only the leaves and ``project``; it knows no check type (the check
+registry is a floor up, in :mod:`ralph_verify.checks.registry`, and hangs off
+``config.stash``). Anything above may import it.
 """
 
 from __future__ import annotations

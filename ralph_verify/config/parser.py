@@ -9,6 +9,7 @@ it too, and the command line wins. Options belong to *scopes* (``project``,
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -197,48 +198,41 @@ class Parser:
         return self.build(only, listed=listed).parse_args(list(args))
 
 
+def _number(text: str, whole: bool, least: float, strictly: bool, bound: str) -> float:
+    """``text`` as a finite number (a whole one when ``whole``) of at least ``least`` (more
+    than it when ``strictly``); else argparse's error, which names the bound."""
+    try:
+        value = float(int(text)) if whole else float(text)
+    except ValueError:
+        expected = "a whole number" if whole else "a number"
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    if value < least or (strictly and value == least):
+        raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
+    return value
+
+
 def positive_float(text: str) -> float:
     """argparse type: a number greater than zero (seconds, costs)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
-    return value
+    return _number(text, False, 0, True, "greater than 0")
 
 
 def non_negative_float(text: str) -> float:
     """argparse type: zero or more (a limit where 0 means "no limit", as its help says)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, got {text}")
-    return value
+    return _number(text, False, 0, False, "0 (no limit) or more")
 
 
 def non_negative_int(text: str) -> int:
     """argparse type: a whole number, 0 or more (a limit where 0 means "no limit")."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 (no limit) or more, got {text}")
-    return value
+    return int(_number(text, True, 0, False, "0 (no limit) or more"))
 
 
 def positive_int(text: str) -> int:
     """argparse type: a whole number of at least 1 (sizes, counts)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-    return value
+    return int(_number(text, True, 1, False, "at least 1"))
 
 
 def _plugin_option_help(command: Command) -> str:

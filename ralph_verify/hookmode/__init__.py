@@ -9,4 +9,7 @@
 - :mod:`~ralph_verify.hookmode.slash`: the Claude Code plugin's ``/ralph-verify``.
 
 "Hook" without "agent" means a pluggy hook (:mod:`ralph_verify.hookspec`).
+
+Floor 7: imports loop, checks, agents, guard, config, project and the leaves; imported by
+the plugins that declare the ``hook`` and ``start`` commands.
 """

@@ -27,6 +27,9 @@ The hooks are grouped by phase, one module each under ``ralph_verify/hookspec/``
 (start-up, verification, loop, fleet, reporting) and all re-exported here, where
 ``pm.add_hookspecs`` finds them. Each hook says when it is called, what it receives
 (``:param:``), what its answer means (``:returns:``), and shows an implementation.
+
+Floor 7: imports the types its hooks carry (config, checks, agents, loop, fleet); imported
+only by :mod:`ralph_verify.startup`, which adds the specifications to the plugin manager.
 """
 
 from __future__ import annotations

@@ -5,4 +5,7 @@ comments), ``settings`` reads the tool settings that gate checks (coverage,
 ruff, mypy, pytest) with their file and line, and ``snapshot`` takes, stores and
 compares the whole picture. The plugin ``ralph_verify.plugins.integrity`` turns
 the comparison into the ``integrity`` check.
+
+Floor 5: imports checks, recorder, project and the leaves; imported by the loop's
+drivers, hook mode and the integrity plugin.
 """

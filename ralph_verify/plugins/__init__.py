@@ -1,2 +1,5 @@
 """Built-in plugins. Each module is registered under its own name (``-p no:NAME`` disables it);
-the list lives in :data:`ralph_verify.config.BUILTIN_PLUGINS`."""
+the list lives in :data:`ralph_verify.startup.BUILTIN_PLUGINS`.
+The top floor: a built-in may import any room of the package but not the face (it takes
+``hookimpl`` from :mod:`ralph_verify.markers`); nothing imports a built-in but the face's
+lazy re-exports (``PytestRun``, ``shared_pytest_run``) and the plugin manager, by name."""

@@ -15,6 +15,7 @@ can rewrite reports.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,40 +60,45 @@ def project_hooks(hooks: dict[str, list[dict[str, str]]],
     return found
 
 
-def read_record(folder: Path, *, max_problems: int = 500) -> JUnitReport | None:
-    """The report of the run whose plugin wrote into ``folder``; ``None`` if it never started."""
-    files = sorted(folder.glob("record-*.jsonl")) if folder.is_dir() else []
-    records: list[dict[str, Any]] = []
-    started = False
-    report = JUnitReport(max_problems=max_problems)
-    hooks: dict[str, list[dict[str, str]]] = {}
-    collection_errors: set[str] = set()
-    for path in files:
+def records_in(folder: Path) -> Iterator[dict[str, Any]]:
+    """Every record the plugin's processes wrote into ``folder`` (one file per process, in
+    name order), skipping a line a worker killed mid-write left unfinished."""
+    for path in sorted(folder.glob("record-*.jsonl")) if folder.is_dir() else []:
         with path.open(encoding="utf-8", errors="replace") as handle:
             for line in handle:
                 try:
                     record = json.loads(line)
                 except ValueError:
                     continue  # a worker killed mid-line
-                if not isinstance(record, dict):
-                    continue
-                kind = record.get("k")
-                if kind == "start":
-                    started = True
-                elif kind == "hooks":
-                    hooks = record.get("hooks") or {}
-                elif kind == "d":
-                    report.deselected += int(record.get("n") or 0)
-                elif kind == "c":
-                    test_id = str(record.get("id") or ".")
-                    if test_id not in collection_errors:
-                        collection_errors.add(test_id)
-                        records.append(record)
-                elif kind == "r":
-                    if _failing(record):
-                        records.append(record)
-                    else:
-                        _count(report, record)
+                if isinstance(record, dict):
+                    yield record
+
+
+def read_record(folder: Path, *, max_problems: int = 500) -> JUnitReport | None:
+    """The report of the run whose plugin wrote into ``folder``; ``None`` if it never started."""
+    records: list[dict[str, Any]] = []
+    started = False
+    report = JUnitReport(max_problems=max_problems)
+    hooks: dict[str, list[dict[str, str]]] = {}
+    collection_errors: set[str] = set()
+    for record in records_in(folder):
+        kind = record.get("k")
+        if kind == "start":
+            started = True
+        elif kind == "hooks":
+            hooks = record.get("hooks") or {}
+        elif kind == "d":
+            report.deselected += int(record.get("n") or 0)
+        elif kind == "c":
+            test_id = str(record.get("id") or ".")
+            if test_id not in collection_errors:
+                collection_errors.add(test_id)
+                records.append(record)
+        elif kind == "r":
+            if _failing(record):
+                records.append(record)
+            else:
+                _count(report, record)
     if not started:
         return None
     culprits = ", ".join(project_hooks(hooks)) or "a pytest plugin"
@@ -107,36 +113,23 @@ def passed_ids(folder: Path) -> set[str]:
     """Node ids whose every recorded report passed (a re-run's verdict per test)."""
     passed: set[str] = set()
     failed: set[str] = set()
-    for path in sorted(folder.glob("record-*.jsonl")) if folder.is_dir() else []:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if not isinstance(record, dict) or record.get("k") != "r":
-                    continue
-                test_id = str(record.get("id"))
-                if _failing(record):
-                    failed.add(test_id)
-                elif record.get("cat") == "passed":
-                    passed.add(test_id)
+    for record in records_in(folder):
+        if record.get("k") != "r":
+            continue
+        test_id = str(record.get("id"))
+        if _failing(record):
+            failed.add(test_id)
+        elif record.get("cat") == "passed":
+            passed.add(test_id)
     return passed - failed
 
 
 def failing_ids(folder: Path) -> set[str]:
     """Node ids with a failing report, and the ids of collection errors."""
     failing: set[str] = set()
-    for path in sorted(folder.glob("record-*.jsonl")) if folder.is_dir() else []:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(record, dict) and (record.get("k") == "c" or (
-                        record.get("k") == "r" and _failing(record))):
-                    failing.add(str(record.get("id") or "."))
+    for record in records_in(folder):
+        if record.get("k") == "c" or (record.get("k") == "r" and _failing(record)):
+            failing.add(str(record.get("id") or "."))
     return failing
 
 
@@ -147,28 +140,20 @@ def test_ids(folder: Path) -> dict[str, str] | None:
     plugin never started. The integrity check compares these with the session's start."""
     ids: dict[str, str] = {}
     started = False
-    for path in sorted(folder.glob("record-*.jsonl")) if folder.is_dir() else []:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if not isinstance(record, dict):
-                    continue
-                if record.get("k") == "start":
-                    started = True
-                if record.get("k") == "c" and record.get("id"):  # a file that did not collect
-                    ids[str(record["id"])] = COLLECTION_ERROR
-                if record.get("k") != "r" or not record.get("id"):
-                    continue
-                test_id = str(record["id"])
-                if _failing(record):
-                    ids[test_id] = "failed"
-                elif ids.get(test_id) != "failed" and record.get("cat"):
-                    ids[test_id] = str(record["cat"])
-                else:
-                    ids.setdefault(test_id, "passed")
+    for record in records_in(folder):
+        if record.get("k") == "start":
+            started = True
+        if record.get("k") == "c" and record.get("id"):  # a file that did not collect
+            ids[str(record["id"])] = COLLECTION_ERROR
+        if record.get("k") != "r" or not record.get("id"):
+            continue
+        test_id = str(record["id"])
+        if _failing(record):
+            ids[test_id] = "failed"
+        elif ids.get(test_id) != "failed" and record.get("cat"):
+            ids[test_id] = str(record["cat"])
+        else:
+            ids.setdefault(test_id, "passed")
     return ids if started else None
 
 

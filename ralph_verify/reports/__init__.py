@@ -6,4 +6,6 @@
 :mod:`~ralph_verify.reports.html` renders one self-contained page. The plugin
 that writes it at the end of a run and the ``report`` command live in
 :mod:`ralph_verify.plugins.report`.
+
+Floor 7: imports loop, config, project and the leaves; imported by plugins only.
 """

@@ -11,6 +11,9 @@ Example::
         result = ralph.run("check", "--until", "lint")
         assert result.ret == 1
         result.stdout.fnmatch_lines(["FAILED*lint*F401*"])
+
+Floor 10, beside the face: imports :mod:`ralph_verify.cli` to run the command line in
+process; nothing of the package imports it.
 """
 
 from __future__ import annotations
