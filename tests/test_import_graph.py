@@ -16,7 +16,7 @@ ADAPTERS = frozenset({"aider", "amp", "claude", "codex", "copilot", "gemini", "o
                       "qwen", "cmd", "replay", "cli"})
 #: The public face may name what built-ins export for plugin authors (loaded lazily).
 PUBLIC_FACE = "__init__.py"
-GRAMMAR = ("checks/until.py", "checks/fingerprint.py")
+GRAMMAR = ("config/until.py", "checks/fingerprint.py")
 
 
 def imports(path: Path) -> list[tuple[int, str]]:

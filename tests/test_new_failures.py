@@ -8,7 +8,8 @@ from ralph_verify import hookimpl
 from ralph_verify.checks.api import CheckResult, Failure, Status
 from ralph_verify.checks.verification import Verification
 from ralph_verify.config import Config
-from ralph_verify.loop.session import SESSION_KEY, Session
+from ralph_verify.loop.keys import SESSION_KEY
+from ralph_verify.loop.session import Session
 from ralph_verify.testing import Ralph
 
 SUITE = """

@@ -63,8 +63,9 @@ def start_loop(config: Config) -> int:
     """The ``start`` command: record the loop, take the baseline, tell the agent the rules."""
     from ralph_verify.checks.verification import verify
     from ralph_verify.exitcode import ExitCode
+    from ralph_verify.loop.keys import SESSION_KEY
     from ralph_verify.loop.new_failures import nothing_to_do
-    from ralph_verify.loop.session import SESSION_KEY, Session
+    from ralph_verify.loop.session import Session
     from ralph_verify.loop.state import StateDir
     from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
 

@@ -198,8 +198,8 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
     """One iteration (cycle.py, as ``run``'s), then the hook's answer: block the stop with
     the feedback, or let the agent stop (``None``: no output)."""
     from ralph_verify.loop.cycle import start as start_driving
+    from ralph_verify.loop.keys import SESSION_KEY
     from ralph_verify.loop.records import restore_session
-    from ralph_verify.loop.session import SESSION_KEY
     from ralph_verify.loop.verdict import Verdict, VerdictProposal
 
     agent = str(hook.get("agent"))

@@ -72,7 +72,7 @@ def judge_new(check: Check, ctx: VerifyContext,
     if check.spec.arg != ARG:
         return check.error(f"{check.name}:{check.spec.arg}: unknown argument; the only one is "
                            f"'{check.name}:{ARG}' (no new failures against the loop's baseline)")
-    from ralph_verify.loop.session import SESSION_KEY  # set by the loop before its baseline
+    from ralph_verify.loop.keys import SESSION_KEY  # set by the loop before its baseline
 
     session = ctx.config.stash.get(SESSION_KEY)
     if session is None:

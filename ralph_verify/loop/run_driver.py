@@ -20,8 +20,9 @@ from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.cycle import Driver, make_agent, session_specs, verify_in_session
 from ralph_verify.loop.cycle import start as start_driving
+from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.loop.result import LoopResult
-from ralph_verify.loop.session import SESSION_KEY, Iteration, Session
+from ralph_verify.loop.session import Iteration, Session
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
 from ralph_verify.state_files import now_iso

@@ -12,8 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.config.stash import StashKey
-
 if TYPE_CHECKING:
     from ralph_verify.agents import AgentResult
     from ralph_verify.checks.verification import Verification
@@ -83,7 +81,3 @@ class Session:
             if iteration.verification is not None:
                 return iteration.verification
         return self.baseline
-
-
-#: The running session (set by the loop before its baseline; absent outside a loop).
-SESSION_KEY: StashKey[Session] = StashKey("session")

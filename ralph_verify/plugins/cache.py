@@ -40,7 +40,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def _session_id(config: Config) -> str | None:
-    from ralph_verify.loop.session import SESSION_KEY
+    from ralph_verify.loop.keys import SESSION_KEY
 
     session = config.stash.get(SESSION_KEY)
     return None if session is None else str(session.id)

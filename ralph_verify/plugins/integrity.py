@@ -128,7 +128,7 @@ class IntegrityCheck(Check):
 
     def run(self, ctx: VerifyContext) -> CheckResult:
         from ralph_verify.loop.frozen import FrozenError, thaw
-        from ralph_verify.loop.session import SESSION_KEY
+        from ralph_verify.loop.keys import SESSION_KEY
 
         session = ctx.config.stash.get(SESSION_KEY)
         if session is not None and session.baseline is None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import CheckResult, Status
-from ralph_verify.loop.session import SESSION_KEY
+from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.markers import hookimpl
 from ralph_verify.redact import redact
 from ralph_verify.state_files import output_target, write_text_atomic

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ralph_verify.checks.api import VerifyContext
 from ralph_verify.config.stash import StashKey
 from ralph_verify.junit.read import JUnitReport, read_report
-from ralph_verify.loop.session import SESSION_KEY
+from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.plugins.junit import MAX_KEPT
 from ralph_verify.plugins.pytest_plugin_dir import XDIST_COVERAGE_PLUGIN, plugin_dir
 from ralph_verify.proc.process import ToolError, ToolRun
@@ -126,7 +126,7 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
 
 def _affected_session(ctx: VerifyContext) -> Session | None:
     """The loop session, when this verification may run the affected tests first."""
-    from ralph_verify.loop.session import SESSION_KEY
+    from ralph_verify.loop.keys import SESSION_KEY
 
     session = ctx.config.stash.get(SESSION_KEY)
     if session is None:

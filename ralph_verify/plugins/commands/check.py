@@ -9,7 +9,7 @@ from __future__ import annotations
 from ralph_verify.checks.registry import build_checks, registry_of, until_specs
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
-from ralph_verify.loop.session import SESSION_KEY
+from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.markers import hookimpl
 
 

@@ -1,0 +1,16 @@
+"""The stash keys of the loop, apart from the classes they hold: a command that only asks
+"is a loop running?" (``check``, at every start) reads the key without importing the
+session's dataclasses.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ralph_verify.config.stash import StashKey
+
+if TYPE_CHECKING:
+    from ralph_verify.loop.session import Session
+
+#: The running session (set by the loop before its baseline; absent outside a loop).
+SESSION_KEY: StashKey[Session] = StashKey("session")
