@@ -1,4 +1,5 @@
 import pytest
+
 from roman import from_roman, to_roman
 
 
