@@ -31,6 +31,9 @@ from ralph_verify.loop.result import LoopResult
 from ralph_verify.loop.session import Iteration
 from ralph_verify.loop.verdict import Verdict
 from ralph_verify.markers import hookimpl
+from ralph_verify.redact import redact, redact_data
+from ralph_verify.startup import get_config
+from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent
@@ -47,8 +50,6 @@ class Loop:
                  on_iteration_end: Callable[[Iteration], object] | None = None,
                  args: Sequence[str] = (), plugins: Sequence[object] = (),
                  quiet: bool = False, stream: TextIO | None = None) -> None:
-        from ralph_verify.startup import get_config
-
         argv = ["run", "--root", str(Path(root).resolve())]
         if isinstance(agent, str):
             argv += ["--agent", agent]
@@ -107,8 +108,6 @@ def run_session(config: Config) -> int:
     """The ``run`` command; ``--json [FILE]`` writes the session's result as JSON."""
     import json
 
-    from ralph_verify.redact import redact, redact_data
-    from ralph_verify.state_files import write_text_atomic
 
     result = Loop.from_config(config).run()
     target = config.get("json")

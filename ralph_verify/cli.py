@@ -15,7 +15,9 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
+from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
+from ralph_verify.startup import get_config
 
 __all__ = ["ExitCode", "main", "run_command", "verification_exit_code"]
 
@@ -53,9 +55,6 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
 def run_command(argv: list[str], plugins: Sequence[object],
                 pluginmanager: Any = None) -> int:
     """Configure, run the command, unconfigure; every outcome as its exit code."""
-    from ralph_verify.errors import UsageError
-    from ralph_verify.startup import get_config
-
     config = None
     try:
         config = get_config(argv, plugins, pluginmanager)

@@ -26,6 +26,7 @@ from ralph_verify.config import Config, find_root
 from ralph_verify.config.implementers import implementer_on_stack, implementers, plugin_name_of
 from ralph_verify.config.parser import Command, Parser
 from ralph_verify.errors import UsageError
+from ralph_verify.markers import VERSION
 
 if TYPE_CHECKING:
     from ralph_verify.checks.registry import CheckRegistry
@@ -330,6 +331,4 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
 
 
 def version() -> str:
-    from ralph_verify.markers import VERSION
-
     return f"ralph-verify {VERSION} (Python {sys.version.split()[0]})"

@@ -6,6 +6,8 @@ import os
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ralph_verify.errors import UsageError
+
 
 def now_iso() -> str:
     """Now, in UTC, to the second: the timestamp of every record ralph-verify writes."""
@@ -16,8 +18,6 @@ def output_target(option: str, value: str, base: Path) -> Path:
     """The file ``--json FILE`` / ``--junitxml FILE`` names, checked before anything runs:
     a directory, or a folder that cannot be written, is a usage error, not a traceback at
     the end."""
-    from ralph_verify.errors import UsageError
-
     path = Path(base, value).expanduser()
     if path.is_dir():
         raise UsageError(f"{option} {value}: is a directory; give a file name, e.g. "

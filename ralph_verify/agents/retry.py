@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
 from ralph_verify.agents.limits import RATE_LIMIT
+from ralph_verify.display import duration
 
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent, AgentRequest, AgentResult
@@ -59,8 +60,6 @@ def backoff(policy: RetryPolicy, attempt: int) -> float:
 def run_with_retries(agent: Agent, request: AgentRequest, policy: RetryPolicy,
                      display: Reporter | None = None) -> AgentResult:
     """``agent.run(request)`` until the service takes it, a limit is reached, or a cancel."""
-    from ralph_verify.display import duration
-
     retries = outages = limits = 0
     waited = 0.0
     while True:
@@ -102,8 +101,6 @@ def run_with_retries(agent: Agent, request: AgentRequest, policy: RetryPolicy,
 
 def _wait(seconds: float, request: AgentRequest, what: str, display: Reporter | None) -> bool:
     """Sleep ``seconds`` with a countdown; ``False`` when cancelled."""
-    from ralph_verify.display import duration
-
     until = time.monotonic() + seconds
     while (left := until - time.monotonic()) > 0:
         if display is not None:

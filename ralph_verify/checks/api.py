@@ -17,8 +17,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from ralph_verify.config.parser import resolve_ref
 from ralph_verify.config.until import CheckSpec
 from ralph_verify.proc.process import ProcessGroup, ToolMissing, ToolRun, run_tool
+from ralph_verify.project.interpreter import choose
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
@@ -262,8 +264,6 @@ class CheckType:
 
     @property
     def options_class(self) -> type[CheckOptions]:
-        from ralph_verify.config.parser import resolve_ref
-
         model: type[CheckOptions] = resolve_ref(self.options)
         return model
 
@@ -317,8 +317,6 @@ class VerifyContext:
 
     def python(self) -> str:
         """The project's interpreter (:func:`ralph_verify.project.interpreter.choose`)."""
-        from ralph_verify.project.interpreter import choose
-
         return choose(self.root, self.config.get("python")).path
 
     def find_tool(self, name: str, *, package: str | None = None) -> str:

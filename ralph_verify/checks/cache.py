@@ -25,6 +25,7 @@ from urllib.parse import unquote, urlparse
 
 from ralph_verify.checks.api import CheckResult
 from ralph_verify.project.caches import CACHE_FOLDERS, user_cache_dir
+from ralph_verify.project.snapshot import digest, is_file, walk_files
 
 #: Config files a tool finds in the folders above the project root.
 PARENT_CONFIGS = ("pyproject.toml", "ruff.toml", ".ruff.toml", "mypy.ini", ".mypy.ini",
@@ -50,8 +51,6 @@ def _sha(*parts: object) -> str:
 def tree_digest(root: Path) -> str:
     """Every file under ``root`` (outside :data:`CACHE_FOLDERS` and virtual environments):
     its path and content hash. Bytecode is left out: it is not a source."""
-    from ralph_verify.project.snapshot import digest, is_file, walk_files
-
     sha = hashlib.sha256()
     top = os.fspath(root)
     for rel in walk_files(root, CACHE_FOLDERS):
@@ -67,8 +66,6 @@ def tree_digest(root: Path) -> str:
 
 
 def _file_digest(path: Path) -> str | None:
-    from ralph_verify.project.snapshot import digest
-
     try:
         return digest(path)
     except OSError:

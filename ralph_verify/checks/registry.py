@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckType
+from ralph_verify.config.pyproject import TABLE, describe_validation_error
 from ralph_verify.config.stash import StashKey
-from ralph_verify.config.until import CheckSpec, SpecError
+from ralph_verify.config.until import CheckSpec, SpecError, redirect_trap
 from ralph_verify.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
@@ -130,8 +131,6 @@ def registry_of(config: Config) -> CheckRegistry:
 def until_specs(config: Config) -> list[CheckSpec]:
     """The checks asked for: ``--until``, else ``until`` in the config file, each resolved
     against the registry (an unknown name or a bad argument is a usage error here)."""
-    from ralph_verify.config.until import redirect_trap
-
     specs, from_cli = config.requested_specs()
     registry = registry_of(config)
     for spec in specs:
@@ -160,7 +159,6 @@ def validate_checks(tables: Mapping[str, Any], registry: CheckRegistry,
         return {}  # no table: pydantic is not even imported
     from pydantic import ValidationError
 
-    from ralph_verify.config.pyproject import TABLE, describe_validation_error
 
     options: dict[str, CheckOptions] = {}
     for name, table in tables.items():

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, Failure, Status, VerifyContext
+from ralph_verify.redact import redactor
+from ralph_verify.terminal_text import strip_controls
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
@@ -167,8 +169,6 @@ def clean_result(result: CheckResult) -> CheckResult:
     """
     from dataclasses import replace
 
-    from ralph_verify.redact import redactor
-    from ralph_verify.terminal_text import strip_controls
 
     hide = redactor()
 

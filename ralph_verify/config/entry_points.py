@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.project.caches import user_cache_dir
+
 _METADATA = (".dist-info", ".egg-info")
 #: Keys kept per environment (``python -m`` from different folders has different paths).
 _KEPT = 8
@@ -76,7 +78,6 @@ def _cache_path() -> Path:
     """One file per Python environment (``sys.prefix``): two environments do not take turns."""
     import hashlib
 
-    from ralph_verify.project.caches import user_cache_dir
 
     prefix = hashlib.sha1(sys.prefix.encode("utf-8", "surrogateescape"),
                           usedforsecurity=False).hexdigest()[:16]

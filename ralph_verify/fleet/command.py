@@ -21,6 +21,9 @@ from typing import TYPE_CHECKING, Any
 from ralph_verify.config.parser import parse_duration
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
+from ralph_verify.fleet.executor import ExecutorRegistry
+from ralph_verify.fleet.outputs import write_outputs
+from ralph_verify.fleet.run import Fleet, make_jobs, resumable
 from ralph_verify.fleet.tasks import (
     FleetSpec,
     load_fleet_file,
@@ -108,10 +111,6 @@ def _cancel_on_signals(cancel: Any) -> Iterator[list[int]]:
 
 
 def run_fleet(config: Config, file: str | None) -> int:
-    from ralph_verify.fleet.executor import ExecutorRegistry
-    from ralph_verify.fleet.outputs import write_outputs
-    from ralph_verify.fleet.run import Fleet, make_jobs, resumable
-
     repo = repository(config.invocation_dir)
     out = (config.invocation_dir / (config.get("fleet_out")
                                     or DEFAULT_OUT)).resolve()

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.proc.process import own_process_group
+from ralph_verify.project.git import NOISE_PARTS
 from ralph_verify.state_files import now_iso
 
 #: Verdicts of loops that did not finish their work; ``fleet --resume`` runs them again.
@@ -164,8 +166,6 @@ def _error_line(log: str) -> str:
 def _commit_leftovers(tree: Path, job: LoopJob, verdict: str) -> None:
     """Commit what the loop left uncommitted (a loop in a sub-folder does not commit), so the
     branch carries all of its work; the loop's own ``.ralph/`` stays out."""
-    from ralph_verify.project.git import NOISE_PARTS
-
     noise = [f":(exclude,glob)**/{part}/**" for part in sorted({".ralph", *NOISE_PARTS})]
     _git(tree, "add", "-A", "--", ".", *noise, ":(exclude,glob)**/.coverage*", check=False)
     staged = subprocess.run(["git", "diff", "--cached", "--quiet"], cwd=tree, check=False,
@@ -199,8 +199,6 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
 
     ``on_start`` gets the loop's process as it starts, ``on_state`` the path of its
     ``state.json`` (where its cost so far can be read while it runs)."""
-    from ralph_verify.proc.process import own_process_group
-
     started, clock = now_iso(), time.monotonic()
     record: dict[str, Any] = {
         "name": job.name, "folder": job.folder, "branch": job.branch, "base": job.base,

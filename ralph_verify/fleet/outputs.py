@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.errors import UsageError
+from ralph_verify.fleet.html import render_fleet_report
 from ralph_verify.state_files import now_iso, write_text_atomic
 
 FLEET_JSON = "fleet.json"
@@ -119,7 +120,6 @@ def write_outputs(out: Path, document: dict[str, Any], github: bool = False,
     """fleet.json, the JUnit file, report.html and (``--github``) the job summary."""
     import os
 
-    from ralph_verify.fleet.html import render_fleet_report
 
     write_fleet_json(out / FLEET_JSON, document)
     write_junit(junit or out / JUNIT_XML, document)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from ralph_verify.guard.rules import RULES
+
 __all__ = ["GuardSettings"]
 
 
@@ -37,8 +39,6 @@ class GuardSettings(BaseModel):
     @field_validator("disable")
     @classmethod
     def _known_rules(cls, value: list[str]) -> list[str]:
-        from ralph_verify.guard.rules import RULES
-
         unknown = [rule for rule in value if rule not in RULES]
         if unknown:
             raise ValueError(f"unknown guard rule(s) {', '.join(unknown)}; known rules: "

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.config.scaffold import FileChange, apply_changes, read_text
 from ralph_verify.errors import UsageError
 from ralph_verify.guard.agent_hooks import claude_hooks, codex_hooks
 
@@ -94,8 +95,6 @@ def merge(settings: dict[str, Any], hooks: dict[str, list[dict[str, Any]]],
 
 
 def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
-    from ralph_verify.config.scaffold import read_text
-
     old = read_text(path)
     if old is None or not old.strip():
         return old, {}
@@ -111,8 +110,6 @@ def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
 
 def install(config: Config, target: str) -> int:
     """Merge the hooks of ``target`` (claude, codex) into its settings file."""
-    from ralph_verify.config.scaffold import FileChange, apply_changes
-
     command = hook_command(config)
     timeout = int(config.get("hook_timeout"))
     if target == "claude":

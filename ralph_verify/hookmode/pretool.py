@@ -12,7 +12,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.guard.decide import (
+    DEFAULT_METADATA_HOSTS,
+    DEFAULT_PUBLIC_PATTERNS,
+    DEFAULT_SECRET_PATTERNS,
+    Policy,
+    evaluate,
+)
+from ralph_verify.guard.settings import GuardSettings
 from ralph_verify.hookmode.protocol import emit
+from ralph_verify.redact import cut, redact, redact_data
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
@@ -23,14 +32,6 @@ GUARD_LOG = "guard.jsonl"
 
 def guard_policy(config: Config, payload: Mapping[str, Any]) -> Any:
     """The :class:`~ralph_verify.guard.decide.Policy` from ``[tool.ralph-verify.guard]``."""
-    from ralph_verify.guard.decide import (
-        DEFAULT_METADATA_HOSTS,
-        DEFAULT_PUBLIC_PATTERNS,
-        DEFAULT_SECRET_PATTERNS,
-        Policy,
-    )
-    from ralph_verify.guard.settings import GuardSettings
-
     settings = config.get("guard") or GuardSettings()
     root = config.root
     cwd_text = payload.get("cwd")
@@ -49,9 +50,6 @@ def guard_policy(config: Config, payload: Mapping[str, Any]) -> Any:
 
 def pretool_hook(config: Config, payload: Mapping[str, Any], agent: str) -> int:
     """Deny a tool call that breaks a guard rule; print nothing for one that does not."""
-    from ralph_verify.guard.decide import evaluate
-    from ralph_verify.guard.settings import GuardSettings
-
     settings = config.get("guard") or GuardSettings()
     if not settings.enabled:
         return 0
@@ -81,15 +79,11 @@ def pretool_hook(config: Config, payload: Mapping[str, Any], agent: str) -> int:
 
 def _brief(tool_input: Mapping[str, Any]) -> dict[str, Any]:
     keep = ("command", "cmd", "file_path", "notebook_path", "path", "url")
-    from ralph_verify.redact import cut
-
     return {key: cut(str(tool_input[key]), 500) for key in keep if key in tool_input}
 
 
 def record_refusal(root: Path, record: dict[str, Any]) -> None:
     """One line per refusal in ``.ralph/guard.jsonl`` (``status`` counts them)."""
-    from ralph_verify.redact import redact, redact_data
-
     record = {"time": now_iso(), **record}
     folder = root / ".ralph"
     folder.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.config import find_root
+from ralph_verify.redact import cut, redact
 from ralph_verify.state_files import now_iso
 
 LOG_NAME = "hook.log"
@@ -32,8 +34,6 @@ def emit(payload: Mapping[str, Any]) -> None:
 
 def log(root: Path | None, action: str, message: str) -> None:
     """Append one line (and any traceback) to ``ROOT/.ralph/hook.log``; never raises."""
-    from ralph_verify.redact import redact
-
     stamp = now_iso()
     try:
         folder = (root or Path.cwd()) / ".ralph"
@@ -45,8 +45,6 @@ def log(root: Path | None, action: str, message: str) -> None:
 
 
 def project_root() -> Path | None:
-    from ralph_verify.config import find_root
-
     env = os.environ.get("CLAUDE_PROJECT_DIR")
     try:
         return Path(env).resolve() if env else find_root(Path.cwd().resolve())
@@ -57,8 +55,6 @@ def project_root() -> Path | None:
 def let_the_agent_go_on(action: str, code: int, text: str) -> int:
     """The answer to a ``hook ACTION`` that failed with exit ``code`` (``text``: what it said
     on stderr): log why, tell the user, let the agent go on; always 0."""
-    from ralph_verify.redact import cut
-
     text = text.strip() or f"exit code {code}"
     log(project_root(), action, f"failed (exit {code}), letting the agent go on:\n{text}")
     first = cut(text.splitlines()[0], 300)

@@ -14,10 +14,23 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.checks.registry import build_checks, registry_of, until_specs
+from ralph_verify.checks.registry import build_checks, registry_of, until_specs, validate_checks
+from ralph_verify.checks.verification import verify
+from ralph_verify.config.pyproject import load_table, validate_settings
 from ralph_verify.errors import UsageError
+from ralph_verify.exitcode import ExitCode
 from ralph_verify.hookmode.protocol import log
+from ralph_verify.loop.cycle import session_specs
+from ralph_verify.loop.frozen import FrozenError, freeze, thaw
+from ralph_verify.loop.keys import SESSION_KEY
+from ralph_verify.loop.new_failures import nothing_to_do
 from ralph_verify.loop.prompt import RULES
+from ralph_verify.loop.records import persisted_settings, state_record
+from ralph_verify.loop.session import Session
+from ralph_verify.loop.state import StateDir
+from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
+from ralph_verify.project import git, snapshot
+from ralph_verify.project.snapshot import Entry
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
@@ -51,8 +64,6 @@ def budget_s(config: Config) -> float:
 
 
 def loop_specs(config: Config) -> list[Any]:
-    from ralph_verify.loop.cycle import session_specs
-
     return session_specs(config)
 
 
@@ -61,14 +72,6 @@ def loop_specs(config: Config) -> list[Any]:
 
 def start_loop(config: Config) -> int:
     """The ``start`` command: record the loop, take the baseline, tell the agent the rules."""
-    from ralph_verify.checks.verification import verify
-    from ralph_verify.exitcode import ExitCode
-    from ralph_verify.loop.keys import SESSION_KEY
-    from ralph_verify.loop.new_failures import nothing_to_do
-    from ralph_verify.loop.session import Session
-    from ralph_verify.loop.state import StateDir
-    from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
-
     state = StateDir(config.root)
     specs = loop_specs(config)
     max_iterations = int(config.get("max_iterations"))
@@ -143,10 +146,6 @@ def start_loop(config: Config) -> int:
 
 def freeze_config(config: Config, session: Session) -> dict[str, str]:
     """Freeze the session's effective configuration out of the agent's reach (a reference)."""
-    from ralph_verify.config.pyproject import load_table
-    from ralph_verify.loop.frozen import freeze
-    from ralph_verify.loop.records import persisted_settings
-
     return freeze(config.root, session.id, "config.json", {
         "table": load_table(config.pyproject), "settings": persisted_settings(config),
         "until": [spec.text for spec in until_specs(config)]})
@@ -156,10 +155,6 @@ def thaw_config(config: Config, hook: dict[str, Any], data: dict[str, Any]) -> N
     """Verify with the configuration frozen at ``start``, whatever the agent edited since
     (``[tool.ralph-verify]``, the settings in ``.ralph/state.json``); the integrity check
     reports the edits."""
-    from ralph_verify.checks.registry import validate_checks
-    from ralph_verify.config.pyproject import validate_settings
-    from ralph_verify.loop.frozen import FrozenError, thaw
-
     if "frozen_config" not in hook:
         return  # a loop started by an older version
     try:
@@ -203,8 +198,6 @@ def start_message(session: Session, specs: list[Any], baseline: Verification) ->
 def write_state(state: StateDir, session: Session, config: Config, hook: dict[str, Any], *,
                  phase: str, verdict: VerdictProposal | None = None,
                  error: str | None = None) -> None:
-    from ralph_verify.loop.records import state_record
-
     started = epoch(session.started_at)
     record = state_record(session, config, phase=phase, verdict=verdict, error=error,
                           elapsed_s=max(0.0, time.time() - started) if started else 0.0)
@@ -222,7 +215,6 @@ def epoch(stamp: str) -> float | None:
 
 
 def save_snapshot(state: StateDir, root: Path, previous: Any) -> Any:
-    from ralph_verify.project import git, snapshot
     snap = snapshot.take(root, previous, use_git=git.is_repo(root))
     data = {path: [e.size, e.mtime_ns, e.digest] for path, e in snap.items()}
     state.write_text(state.path / SNAPSHOT_FILE, json.dumps(data))
@@ -230,8 +222,6 @@ def save_snapshot(state: StateDir, root: Path, previous: Any) -> Any:
 
 
 def load_snapshot(state: StateDir) -> Any:
-    from ralph_verify.project.snapshot import Entry
-
     try:
         data = json.loads((state.path / SNAPSHOT_FILE).read_text(encoding="utf-8"))
         return {path: Entry(int(v[0]), int(v[1]), str(v[2])) for path, v in data.items()}
@@ -256,8 +246,6 @@ def waiting_condition(data: dict[str, Any]) -> str:
 
 def cancel_hook_session(root: Path) -> str | None:
     """``ralph-verify cancel`` of a hook-mode loop: finish it now; ``None`` if there is none."""
-    from ralph_verify.loop.state import StateDir
-
     state = StateDir(root)
     data = state.read_state()
     if not data or data.get("mode") != MODE or data.get("status") == "finished":

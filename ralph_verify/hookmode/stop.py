@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.agents import AgentResult
 from ralph_verify.checks.registry import build_checks
 from ralph_verify.errors import UsageError
 from ralph_verify.hookmode.protocol import emit, log
@@ -50,7 +51,13 @@ from ralph_verify.hookmode.session import (
     write_state,
 )
 from ralph_verify.loop.cycle import Driver
+from ralph_verify.loop.cycle import start as start_driving
+from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.loop.prompt import RULES
+from ralph_verify.loop.records import restore_session
+from ralph_verify.loop.session import Iteration
+from ralph_verify.loop.state import StateDir
+from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
@@ -68,8 +75,6 @@ if TYPE_CHECKING:
 
 def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
     """One Stop hook call: act only for the bound session of an active hook-mode loop."""
-    from ralph_verify.loop.state import StateDir
-
     state = StateDir(config.root)
     data = state.read_state()
     if not data or data.get("mode") != MODE or data.get("status") == "finished":
@@ -117,8 +122,6 @@ def _expired(root: Path, agent: str) -> None:
                              "budget (hook-timeout); letting the agent stop. See .ralph/hook.log"})
             + "\n")
         sys.__stdout__.flush()  # type: ignore[union-attr]  # as above
-    from ralph_verify.loop.state import StateDir
-
     StateDir(root).release_lock()
     os._exit(0)
 
@@ -135,8 +138,6 @@ class _AgentTurn:
         self.since = since
 
     def run(self, request: AgentRequest) -> AgentResult:
-        from ralph_verify.agents import AgentResult
-
         self.state.write_text(request.log_path, self.text)
         return AgentResult(exit_code=0, duration_s=max(0.0, time.time() - self.since),
                            text=self.text, session_id=self.session_id)
@@ -176,8 +177,6 @@ class _StopDriver(Driver):
                         self.deadline)
 
     def out_of_time(self, iteration: Iteration) -> bool:
-        from ralph_verify.loop.verdict import Verdict, VerdictProposal
-
         if time.monotonic() < self.deadline:
             return False
         self.timed_out = True
@@ -197,11 +196,6 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
              payload: dict[str, Any], deadline: float) -> dict[str, Any] | None:
     """One iteration (cycle.py, as ``run``'s), then the hook's answer: block the stop with
     the feedback, or let the agent stop (``None``: no output)."""
-    from ralph_verify.loop.cycle import start as start_driving
-    from ralph_verify.loop.keys import SESSION_KEY
-    from ralph_verify.loop.records import restore_session
-    from ralph_verify.loop.verdict import Verdict, VerdictProposal
-
     agent = str(hook.get("agent"))
     config.set_session_value("quiet", True)
     if data.get("max_iterations"):  # the limit 'start' recorded wins over today's config
@@ -269,8 +263,6 @@ def _clamped(config: Config, checks: list[Check], deadline: float) -> list[Check
 def block_reason(config: Config, session: Session, iteration: Iteration,
                  verification: Verification) -> str:
     """The text the agent reads when its stop is blocked: feedback, notes, the rules."""
-    from ralph_verify.loop.session import Iteration
-
     upcoming = Iteration(number=iteration.number + 1)
     notes = [n for n in config.hook.ralph_prompt_notes(session=session, iteration=upcoming) if n]
     parts = [f"ralph-verify: iteration {iteration.number} of {session.max_iterations} is not "

@@ -20,6 +20,7 @@ from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import gaming, infra, weakened
 from ralph_verify.integrity.settings import Setting, read_all, weakenings
 from ralph_verify.integrity.sources import find_tests, is_test_file, markers
+from ralph_verify.project.snapshot import project_files
 from ralph_verify.state_files import now_iso
 
 VERSION = 1
@@ -29,8 +30,6 @@ MAX_REPORTED_TESTS = 20
 def list_files(root: Path) -> list[str]:
     """The project's files that exist (see
     :func:`ralph_verify.project.snapshot.project_files`)."""
-    from ralph_verify.project.snapshot import project_files
-
     return [p for p in project_files(root) if (root / p).is_file()]
 
 

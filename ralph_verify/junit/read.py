@@ -28,6 +28,7 @@ from ralph_verify.junit.case import (
     excerpt,
     suite_problem,
 )
+from ralph_verify.junit.xml_stream import iterparse_bounded
 
 __all__ = ["CRASH_LINE", "E_LINE", "JUnitError", "JUnitReport", "Outcome", "TestCaseResult",
            "excerpt", "iter_cases", "read_report"]
@@ -110,7 +111,6 @@ def iter_cases(path: Path) -> Iterator[TestCaseResult]:
     """
     import xml.etree.ElementTree as ET
 
-    from ralph_verify.junit.xml_stream import iterparse_bounded
 
     try:
         if path.stat().st_size == 0:

@@ -18,9 +18,24 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ralph_verify.agents import (
+    GUARD_COMMAND_KEY,
+    AgentOptions,
+    AgentRegistry,
+    AgentRequest,
+    AgentResult,
+)
 from ralph_verify.checks.registry import until_specs
+from ralph_verify.checks.verification import verify
+from ralph_verify.config.implementers import implementers
 from ralph_verify.config.stash import PROMISES_KEY, StashKey
 from ralph_verify.errors import UsageError
+from ralph_verify.loop.pre_existing import add_sources, mark_pre_existing
+from ralph_verify.loop.promises import find_promises
+from ralph_verify.loop.records import iteration_record, progress_entry
+from ralph_verify.loop.session import Iteration
+from ralph_verify.loop.verdict import Verdict, VerdictProposal, credited, decide
+from ralph_verify.project import snapshot
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
@@ -80,8 +95,6 @@ class Driver:
 
     def record(self, iteration: Iteration) -> None:
         """Append the iteration to history.jsonl and progress.md."""
-        from ralph_verify.loop.records import iteration_record, progress_entry
-
         assert self.session is not None
         session = self.session
         self.state.append_history(iteration_record(iteration, session))
@@ -102,9 +115,6 @@ def start(session: Session, driver: Driver) -> None:
 def runloop(session: Session, first: int) -> VerdictProposal | None:
     """Iterations from number ``first`` until a verdict (``None``: the driver's call is over
     without one -- the Stop hook blocked the stop and waits for the next)."""
-    from ralph_verify.loop.session import Iteration
-    from ralph_verify.loop.verdict import Verdict, VerdictProposal
-
     config = session.config
     driver = config.stash[DRIVER_KEY]
     ran = 0
@@ -126,11 +136,6 @@ def runloop(session: Session, first: int) -> VerdictProposal | None:
 def run_iteration(session: Session, iteration: Iteration) -> None:
     """prompt -> agent -> verify -> record -> decide, with every hook in the order
     ``ralph_verify.hookspec`` documents; the verdict (if any) is left in ``iteration.verdict``."""
-    from ralph_verify.agents import AgentRequest, AgentResult
-    from ralph_verify.loop.promises import find_promises
-    from ralph_verify.loop.verdict import Verdict, VerdictProposal
-    from ralph_verify.project import snapshot
-
     config = session.config
     driver = config.stash[DRIVER_KEY]
     assert driver.agent is not None
@@ -195,9 +200,6 @@ def verify_in_session(config: Config, checks: Sequence[Check],
                       baseline: Verification | None) -> Verification:
     """Verify; failures already there at the ``baseline`` are marked pre-existing, and the
     feedback (formatted before the marking) is formatted again to say so."""
-    from ralph_verify.checks.verification import verify
-    from ralph_verify.loop.pre_existing import add_sources, mark_pre_existing
-
     verification = verify(config, checks)
     add_sources(verification)
     fresh = {check.spec.name for check in checks if not check.has_baseline}
@@ -212,9 +214,6 @@ def ask_policies(config: Config, session: Session, iteration: Iteration,
                  verification: Verification) -> VerdictProposal | None:
     """Ask every ``ralph_iteration_verdict`` policy; the precedence in :mod:`verdict`, not
     plugin order, picks the winner. Each proposal is credited to the plugin that made it."""
-    from ralph_verify.config.implementers import implementers
-    from ralph_verify.loop.verdict import credited, decide
-
     # Through pluggy (wrappers and tracing see every policy), not impl by impl.
     proposals = config.hook.ralph_iteration_verdict(session=session, iteration=iteration,
                                                      verification=verification)
@@ -234,8 +233,6 @@ def session_specs(config: Config) -> list[CheckSpec]:
 
 def make_agent(config: Config) -> Agent:
     """The adapter ``--agent NAME[:ARG]`` names, from the agents plugins registered."""
-    from ralph_verify.agents import GUARD_COMMAND_KEY, AgentOptions, AgentRegistry
-
     spec = config.get("agent")
     if not spec:
         raise UsageError("no agent: pass --agent, for example --agent cmd:\"python fix.py\" or "

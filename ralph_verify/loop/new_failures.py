@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import CheckResult, Failure, Status
+from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 
 if TYPE_CHECKING:
@@ -72,8 +73,6 @@ def judge_new(check: Check, ctx: VerifyContext,
     if check.spec.arg != ARG:
         return check.error(f"{check.name}:{check.spec.arg}: unknown argument; the only one is "
                            f"'{check.name}:{ARG}' (no new failures against the loop's baseline)")
-    from ralph_verify.loop.keys import SESSION_KEY  # set by the loop before its baseline
-
     session = ctx.config.stash.get(SESSION_KEY)
     if session is None:
         return check.error(

@@ -15,6 +15,7 @@ from ralph_verify.checks.tool_output import one_line
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
+from ralph_verify.project.interpreter import choose
 
 if TYPE_CHECKING:
     from ralph_verify.agents import AgentResult
@@ -232,8 +233,6 @@ def header(session: Session, config: Config) -> str:
             f"up to {session.max_iterations} iterations")
     if session.resumed:
         text += f" · resumed after iteration {len(session.iterations)}"
-    from ralph_verify.project.interpreter import choose
-
     return text + f"\npython: {choose(config.root, config.get('python')).describe(config.root)}"
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.loop.records import iteration_record
+
 if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification
     from ralph_verify.loop.session import Iteration, Session
@@ -33,8 +35,6 @@ class LoopResult:
         return self.session.iterations
 
     def to_json(self) -> dict[str, Any]:
-        from ralph_verify.loop.records import iteration_record
-
         return {
             "session": self.session.id,
             "verdict": self.verdict.value if self.verdict else None,

@@ -18,13 +18,20 @@ from ralph_verify.checks.registry import build_checks
 from ralph_verify.config.stash import PROMISES_KEY, REPORT_STREAM_KEY
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
+from ralph_verify.loop import records
 from ralph_verify.loop.cycle import Driver, make_agent, session_specs, verify_in_session
 from ralph_verify.loop.cycle import start as start_driving
 from ralph_verify.loop.keys import SESSION_KEY
+from ralph_verify.loop.new_failures import nothing_to_do
+from ralph_verify.loop.prompt import load_template, progress_text, render, render_notes
+from ralph_verify.loop.records import read_task, state_record
 from ralph_verify.loop.result import LoopResult
 from ralph_verify.loop.session import Iteration, Session
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
+from ralph_verify.proc import signals
+from ralph_verify.project import snapshot
+from ralph_verify.project.git import is_repo
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
@@ -58,14 +65,11 @@ class RunDriver(Driver):
         self._template = ""
         self._finishing = False
         self._signalled = False
-        from ralph_verify.project.git import is_repo
-
         self.use_git = is_repo(config.root)
 
     # --- the protocol ------------------------------------------------------------------------
 
     def run(self) -> LoopResult:
-        from ralph_verify.proc import signals
         resume = bool(self.config.get("resume"))
         previous = self.state.read_state() if resume else None
         if resume and previous is None:
@@ -94,10 +98,6 @@ class RunDriver(Driver):
             self.state.release_lock()
 
     def _run(self, session_id: str, previous: dict[str, Any] | None) -> LoopResult:
-        from ralph_verify.loop import records
-        from ralph_verify.loop.new_failures import nothing_to_do
-        from ralph_verify.loop.prompt import load_template
-
         config = self.config
         session, start = (records.restore_session(config, self.state, previous)
                           if previous is not None else self._new_session(session_id))
@@ -157,7 +157,6 @@ class RunDriver(Driver):
         return self._checks
 
     def snapshot(self, previous: Any) -> Any:
-        from ralph_verify.project import snapshot
         self._snap = snapshot.take(self.root, self._snap if previous is None else previous,
                                    use_git=self.use_git)
         return self._snap
@@ -180,8 +179,6 @@ class RunDriver(Driver):
     # --- helpers -----------------------------------------------------------------------------
 
     def _new_session(self, session_id: str) -> tuple[Session, int]:
-        from ralph_verify.loop.records import read_task
-
         config = self.config
         session = Session(id=session_id, root=self.root, dir=self.state.path, config=config,
                           task=read_task(config), max_iterations=int(config.get("max_iterations")),
@@ -199,8 +196,6 @@ class RunDriver(Driver):
                                  self._session().baseline if mark else None)
 
     def _prompt(self, template: str, iteration: Iteration) -> str:
-        from ralph_verify.loop.prompt import progress_text, render, render_notes
-
         session = self._session()
         notes = [n for n in self.config.hook.ralph_prompt_notes(session=session,
                                                                   iteration=iteration) if n]
@@ -227,8 +222,6 @@ class RunDriver(Driver):
 
     def _save(self, *, phase: str, verdict: VerdictProposal | None = None,
               error: str | None = None) -> None:
-        from ralph_verify.loop.records import state_record
-
         if self.session is not None:
             self.state.write_state(state_record(self.session, self.config, phase=phase,
                                                 verdict=verdict, error=error,

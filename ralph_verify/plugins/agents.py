@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.config.parser import Parser
+from ralph_verify.config.parser import Parser, parse_duration
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
 
@@ -49,8 +49,6 @@ def ralph_addoption(parser: Parser) -> None:
 
 def duration_setting(session: Session, name: str) -> float:
     """A duration option's seconds; a bad value is a usage error naming the option."""
-    from ralph_verify.config.parser import parse_duration
-
     value = session.config.get(name.replace("-", "_"))
     try:
         seconds = parse_duration(value)
@@ -73,8 +71,6 @@ def ralph_session_start(session: Session) -> None:
 
 def _time_left(session: Session) -> float | None:
     """Seconds ``--max-time`` leaves, from the budget plugin's clock (None: no limit)."""
-    from ralph_verify.config.parser import parse_duration
-
     state: dict[str, Any] = session.plugin_state.get("budget") or {}
     value = session.config.get("max_time")  # None: -p no:budget, so no limit
     max_time = 0.0 if value is None else parse_duration(value)

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import CheckResult, Status
 from ralph_verify.checks.tool_output import one_line
+from ralph_verify.config.until import parse_spec
+from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
 
@@ -87,9 +89,6 @@ def failure_count(result: CheckResult) -> int:
 
 def threshold_gap(result: CheckResult) -> float | None:
     """Distance of ``result.metric`` to its spec's threshold (``coverage>=80`` at 73 -> 7)."""
-    from ralph_verify.config.until import parse_spec
-    from ralph_verify.errors import UsageError
-
     if result.metric is None:
         return None
     try:

@@ -21,6 +21,8 @@ from ralph_verify.checks.api import Check, CheckResult, Status, VerifyContext
 from ralph_verify.checks.verification import apply_negation
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.loop.keys import SESSION_KEY
+from ralph_verify.markers import VERSION as __version__
 from ralph_verify.markers import hookimpl
 
 NAME = "cache"
@@ -40,8 +42,6 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def _session_id(config: Config) -> str | None:
-    from ralph_verify.loop.keys import SESSION_KEY
-
     session = config.stash.get(SESSION_KEY)
     return None if session is None else str(session.id)
 
@@ -52,7 +52,6 @@ def _base_key(ctx: VerifyContext) -> str:
     import sys
 
     from ralph_verify.checks import cache as vc
-    from ralph_verify.markers import VERSION as __version__
     config = ctx.config
     python = ctx.python()
     # The verification's settings (--python...), not the output's (--json). Not the timeout

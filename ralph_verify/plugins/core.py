@@ -9,6 +9,7 @@ from typing import Annotated
 import pluggy
 
 from ralph_verify.checks.api import Check, CheckResult, VerifyContext
+from ralph_verify.cli import run_command
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Bound, Parser, positive_float, positive_int
 from ralph_verify.errors import UsageError
@@ -19,8 +20,6 @@ from ralph_verify.proc.process import ToolError
 @hookimpl(trylast=True)
 def ralph_cmdline_main(args: list[str], plugins: list[object],
                        pluginmanager: pluggy.PluginManager) -> int:
-    from ralph_verify.cli import run_command
-
     return run_command(args, plugins, pluginmanager)
 
 

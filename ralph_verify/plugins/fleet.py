@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser, positive_float, positive_int
 from ralph_verify.errors import UsageError
+from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
@@ -183,8 +184,6 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
     share = _share()
     if share is None or _spent(session)["cost_usd"] < share:
         return None
-    from ralph_verify.loop.verdict import Verdict, VerdictProposal
-
     return VerdictProposal(Verdict.BUDGET, f"the agent reported "
                                            f"${_spent(session)['cost_usd']:.2f}, this loop's "
                                            f"share of the fleet's --total-cost was ${share:.2f}")

@@ -21,6 +21,16 @@ from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import CheckResult, Failure, Status
 from ralph_verify.junit.read import JUnitError, TestCaseResult
+from ralph_verify.plugins.junit import report_result
+from ralph_verify.plugins.pytest_shared import (
+    EXIT_NO_TESTS,
+    _launch,
+    read_pytest_report,
+    rerun_args,
+    tests_args,
+)
+from ralph_verify.proc.process import ToolError
+from ralph_verify.project.git import GitError, exclude, is_repo
 
 if TYPE_CHECKING:
     from ralph_verify.checks.api import Check, VerifyContext
@@ -61,16 +71,6 @@ def remove_copy(root: Path) -> None:
 
 
 def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
-    from ralph_verify.plugins.junit import report_result
-    from ralph_verify.plugins.pytest_shared import (
-        EXIT_NO_TESTS,
-        _launch,
-        read_pytest_report,
-        rerun_args,
-        tests_args,
-    )
-    from ralph_verify.proc.process import ToolError
-
     source = hidden_source(check, ctx.root)
     if isinstance(source, str):
         return check.error(source)
@@ -124,8 +124,6 @@ def _withheld(case: TestCaseResult, prefix: str) -> TestCaseResult:
 
 
 def _exclude_from_git(root: Path, target: Path) -> None:
-    from ralph_verify.project.git import GitError, exclude, is_repo
-
     if is_repo(root):
         with contextlib.suppress(GitError, OSError):
             exclude(root, COPY_NAME + "/", "held-out tests ralph-verify copies in while it "

@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.registry import registry_of
+from ralph_verify.config.until import parse_until
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
+from ralph_verify.plugins.mypy import config_names_targets
 
 if TYPE_CHECKING:  # detect and scaffold are imported by init alone, when it runs
     from ralph_verify.config import Config
@@ -83,7 +85,6 @@ def types_settings(root: Path) -> tuple[list[str] | None, list[str], str]:
     """The ``targets`` and ``args`` that make ``types`` agree with the project's CI, and why:
     the targets and options of the CI's mypy command, else no targets (the mypy config's
     ``files``), else the project's package(s)."""
-    from ralph_verify.plugins.mypy import config_names_targets
     from ralph_verify.project.layout import ci_mypy_targets, project_packages
 
     found = ci_mypy_targets(root)
@@ -214,7 +215,6 @@ def _ask(question: str, default: str) -> str:
 
 def init_project(config: Config) -> int:
     from ralph_verify.config.scaffold import FileChange, apply_changes, read_text
-    from ralph_verify.config.until import parse_until
     from ralph_verify.project.detect import detect
 
     out = sys.stdout

@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
 from ralph_verify.checks.registry import CheckRegistry
+from ralph_verify.config.pyproject import load_table
+from ralph_verify.config.until import parse_spec
+from ralph_verify.errors import ConfigError
+from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.markers import hookimpl
+from ralph_verify.proc.process import ToolError
 from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
@@ -116,8 +121,6 @@ def ralph_session_checks(config: Config, specs: list[CheckSpec]) -> list[CheckSp
 
 def loop_specs(config: Config, specs: list[CheckSpec]) -> list[CheckSpec]:
     """``specs`` with ``integrity`` added, unless it is there already or switched off."""
-    from ralph_verify.config.until import parse_spec
-
     if not enabled(config) or any(spec.name == NAME for spec in specs):
         return specs
     return [*specs, parse_spec(NAME, source="run (integrity is on by default)")]
@@ -128,8 +131,6 @@ class IntegrityCheck(Check):
 
     def run(self, ctx: VerifyContext) -> CheckResult:
         from ralph_verify.loop.frozen import FrozenError, thaw
-        from ralph_verify.loop.keys import SESSION_KEY
-
         session = ctx.config.stash.get(SESSION_KEY)
         if session is not None and session.baseline is None:
             return self.result(Status.SKIPPED, "the baseline is taken when the session starts; "
@@ -210,8 +211,6 @@ class IntegrityCheck(Check):
             return None
         from ralph_verify.junit.read import JUnitError, read_report
         from ralph_verify.plugins.pytest_run import EXIT_NO_TESTS, shared_pytest_run
-        from ralph_verify.proc.process import ToolError
-
         try:
             run = shared_pytest_run(ctx)
             if run.partial:
@@ -277,9 +276,6 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
 def config_table(root: Path) -> tuple[dict[str, Any] | None, int | None]:
     """``[tool.ralph-verify]`` of ``root``'s pyproject.toml as JSON data (``None``: unreadable),
     and the line of its header."""
-    from ralph_verify.config.pyproject import load_table
-    from ralph_verify.errors import ConfigError
-
     path = root / "pyproject.toml"
     try:
         table: dict[str, Any] | None = json.loads(json.dumps(load_table(path), default=str))

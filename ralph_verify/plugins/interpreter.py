@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from ralph_verify.checks.api import Check, CheckResult, Failure, VerifyContext
 from ralph_verify.markers import hookimpl
+from ralph_verify.project.interpreter import alternatives, choose, has_module, shown_path
 
 _NO_MODULE = re.compile(r"No module named '(?P<module>[\w.]+)'")
 #: Hint at most this many distinct modules per check (each probe runs the interpreters).
@@ -46,8 +47,6 @@ def missing_module_hint(check: Check, ctx: VerifyContext) -> Generator[
 def module_hint(ctx: VerifyContext, module: str) -> str:
     """``hint: 'hypothesis' is not installed in .venv/bin/python (3.11.7, project .venv);
     venv/bin/python (3.12.1, project venv) has it: --python venv/bin/python``."""
-    from ralph_verify.project.interpreter import alternatives, choose, has_module, shown_path
-
     chosen = choose(ctx.root, ctx.config.get("python"))
     text = f"hint: {module!r} is not installed in {chosen.describe(ctx.root)}"
     others = alternatives(ctx.root, chosen)

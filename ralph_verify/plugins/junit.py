@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
 from ralph_verify.checks.registry import CheckRegistry
 from ralph_verify.markers import hookimpl
+from ralph_verify.plugins.files import matches
 
 if TYPE_CHECKING:  # the JUnit reader is imported when a report is read, not at start-up
     from ralph_verify.checks.api import VerifyContext
@@ -115,8 +116,6 @@ class JUnitCheck(Check):
 
     def run(self, ctx: VerifyContext) -> CheckResult:
         from ralph_verify.junit.read import JUnitError, JUnitReport, read_report
-        from ralph_verify.plugins.files import matches
-
         pattern = self.spec.arg or ""
         try:
             found = [p for p in matches(ctx.root, pattern) if (ctx.root / p).is_file()]

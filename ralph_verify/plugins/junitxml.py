@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import CheckResult, Status
+from ralph_verify.checks.verification import Verification
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.markers import hookimpl
 from ralph_verify.redact import redact
@@ -111,8 +112,6 @@ class JUnitXmlWriter:
 
     def feedback_of(self, verification: Verification, result: CheckResult) -> str:
         """The feedback the agent would read for this one check."""
-        from ralph_verify.checks.verification import Verification
-
         alone = Verification(root=verification.root, results=[result])
         budget = int(self.config.get("feedback_budget"))
         text: str | None = self.config.hook.ralph_format_feedback(verification=alone,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ralph_verify.checks.api import VerifyContext
 from ralph_verify.proc.process import ToolError
+from ralph_verify.project.caches import user_cache_dir
 from ralph_verify.recorder.read import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
 
 XDIST_COVERAGE_PLUGIN = "ralph_verify_xdist_coverage"
@@ -100,7 +101,6 @@ def _compiled_plugins(python: str, sources: dict[str, str]) -> Path | None:
     bytecode's magic number) and the sources; None when the binary cannot be read."""
     import hashlib
 
-    from ralph_verify.project.caches import user_cache_dir
 
     try:
         binary = os.path.realpath(python)

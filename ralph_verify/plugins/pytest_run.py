@@ -48,6 +48,8 @@ from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Stat
 from ralph_verify.checks.registry import CheckRegistry
 from ralph_verify.markers import hookimpl
 from ralph_verify.plugins.coverage_check import CoverageCheck, least_covered, line_ranges
+from ralph_verify.plugins.junit import report_result
+from ralph_verify.proc.process import ToolError
 
 if TYPE_CHECKING:
     from ralph_verify.checks.api import VerifyContext
@@ -117,7 +119,6 @@ class TestsCheck(Check):
     def run_suite(self, ctx: VerifyContext) -> CheckResult:
         """The plain ``tests`` verdict of this verification's pytest run."""
         from ralph_verify.junit.read import JUnitError
-        from ralph_verify.plugins.junit import report_result
         from ralph_verify.plugins.pytest_shared import (
             EXIT_INTERRUPTED,
             EXIT_NO_TESTS,
@@ -167,7 +168,6 @@ class TestsCheck(Check):
         """Run the failed tests once more (not under coverage); the ids that passed."""
         from ralph_verify.junit.read import JUnitError, iter_cases
         from ralph_verify.plugins.pytest_shared import fresh_record_dir, pytest_env, rerun_args
-        from ralph_verify.proc.process import ToolError
         from ralph_verify.recorder.read import PLUGIN_NAME, passed_ids, read_record
 
         if (len(report.problems) != report.failing or any(c.collection for c in report.problems)

@@ -19,7 +19,12 @@ from ralph_verify.junit.read import JUnitReport, read_report
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.plugins.junit import MAX_KEPT
 from ralph_verify.plugins.pytest_plugin_dir import XDIST_COVERAGE_PLUGIN, plugin_dir
+from ralph_verify.plugins.pytest_run_options import TestsOptions
 from ralph_verify.proc.process import ToolError, ToolRun
+from ralph_verify.project.caches import bytecode_prefix
+from ralph_verify.project.interpreter import python_version
+from ralph_verify.recorder import affected
+from ralph_verify.recorder.affected import selects_affected
 from ralph_verify.recorder.read import (
     AFFECTED_PLUGIN_NAME,
     PLUGIN_NAME,
@@ -70,8 +75,6 @@ def shared_pytest_run(ctx: VerifyContext) -> PytestRun:
 
 
 def tests_options(ctx: VerifyContext) -> TestsOptions:
-    from ralph_verify.plugins.pytest_run_options import TestsOptions
-
     options = ctx.config.check_options.get("tests")
     return options if isinstance(options, TestsOptions) else TestsOptions()
 
@@ -87,8 +90,6 @@ def tests_args(ctx: VerifyContext) -> list[str]:
 def pytest_env(ctx: VerifyContext) -> dict[str, str]:
     """Our environment without pytest's own variables, and with a bytecode prefix whose
     project part is fresh for this verification (see :mod:`ralph_verify.project.caches`)."""
-    from ralph_verify.project.caches import bytecode_prefix
-
     env = {key: value for key, value in os.environ.items() if key not in _LEAKED_ENV}
     env["PYTHONPYCACHEPREFIX"] = str(ctx.shared("bytecode-prefix",
                                                 lambda: bytecode_prefix(ctx.root)))
@@ -108,7 +109,6 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
     session = _affected_session(ctx)
     if session is None:
         return _full_run(ctx, _launch(ctx, "pytest-run"))
-    from ralph_verify.recorder import affected
     if session.baseline is not None:  # the baseline itself always runs the full suite
         changed = session.last.files_changed if session.last is not None else []
         chosen, _ = affected.plan(ctx.root, session.dir, changed)
@@ -126,17 +126,12 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
 
 def _affected_session(ctx: VerifyContext) -> Session | None:
     """The loop session, when this verification may run the affected tests first."""
-    from ralph_verify.loop.keys import SESSION_KEY
-
     session = ctx.config.stash.get(SESSION_KEY)
     if session is None:
         return None  # not in a loop: the options need not even be built
     options = tests_options(ctx)
     if options.flaky == "allow":
         return None  # with flaky = "allow", a partial run could pass after its re-run
-    from ralph_verify.project.interpreter import python_version
-    from ralph_verify.recorder.affected import selects_affected
-
     if not selects_affected(options.select, python_version(ctx.python())):
         return None
     if any(check.spec.arg == "new" for check in ctx.checks if check.name == "tests"):
@@ -148,7 +143,6 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
     """Run the affected tests; the run if one failed, else ``None`` (the full suite decides)."""
     import json
 
-    from ralph_verify.recorder import affected
     folder = ctx.workdir / "pytest-affected"
     folder.mkdir(exist_ok=True)
     select = folder / "select.json"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph_verify.markers import hookimpl
+from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
     from ralph_verify.loop.session import Session
@@ -24,8 +25,6 @@ def write_report(ralph_dir: Path, output: Path | None = None,
     """Render the session in ``ralph_dir`` to ``output`` (default ``ralph_dir/report.html``)."""
     from ralph_verify.reports.data import load_session
     from ralph_verify.reports.html import render_report
-    from ralph_verify.state_files import write_text_atomic
-
     target = output or ralph_dir / REPORT_NAME
     data = load_session(ralph_dir, session)
     write_text_atomic(target, render_report(data, target.resolve()))

@@ -22,6 +22,7 @@ from ralph_verify.config import Config
 from ralph_verify.config.stash import REPORT_STREAM_KEY
 from ralph_verify.display import Display, output_stream
 from ralph_verify.markers import hookimpl
+from ralph_verify.project.interpreter import choose
 from ralph_verify.terminal_text import strip_controls
 
 if TYPE_CHECKING:
@@ -64,8 +65,6 @@ def summary_line(verification: Verification) -> str:
 
 def python_line(config: Config) -> str:
     """``python: .venv/bin/python (3.11.7, project .venv)``: which Python runs the tests."""
-    from ralph_verify.project.interpreter import choose
-
     return f"python: {choose(config.root, config.get('python')).describe(config.root)}"
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.compat import tomllib
+
 if TYPE_CHECKING:
     import configparser
 
@@ -68,8 +70,6 @@ class Project:
 
 
 def _load_toml(path: Path) -> dict[str, Any]:
-    from ralph_verify.compat import tomllib
-
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)

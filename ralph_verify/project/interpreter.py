@@ -20,6 +20,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ralph_verify.project.caches import user_cache_dir
+
 _BIN = "Scripts" if sys.platform == "win32" else "bin"
 _EXE = ".exe" if sys.platform == "win32" else ""
 PROJECT_VENVS = (".venv", "venv")
@@ -176,8 +178,6 @@ def environment_key(path: str) -> str | None:
 
 
 def _probes_path() -> Path:
-    from ralph_verify.project.caches import user_cache_dir
-
     return user_cache_dir() / PROBES_FILE
 
 

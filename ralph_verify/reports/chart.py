@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from ralph_verify.config.until import parse_spec
+from ralph_verify.errors import UsageError
 from ralph_verify.loop.records import PERCENT_CHECKS, series_value
 from ralph_verify.reports.data import SessionData
 
@@ -131,9 +133,6 @@ def render_chart(data: SessionData) -> str:
 
 def _threshold(spec: str) -> float | None:
     """The number of ``coverage>=80`` (the line a percentage series must reach)."""
-    from ralph_verify.config.until import parse_spec
-    from ralph_verify.errors import UsageError
-
     try:
         parsed = parse_spec(spec)
     except UsageError:

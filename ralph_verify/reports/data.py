@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.errors import UsageError
+from ralph_verify.loop.state import read_history
+from ralph_verify.project import git
 
 
 @dataclass
@@ -180,7 +182,6 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 def diffstat(root: Path, before: str, after: str) -> list[FileStat] | None:
     """``git diff --numstat`` between two checkpoint commits; ``None`` if git cannot tell."""
-    from ralph_verify.project import git
     try:
         out = git.git(root, "diff", "--numstat", "-z", before, after)
     except (git.GitError, OSError, ValueError):
@@ -213,8 +214,6 @@ def load_session(ralph_dir: Path, session: str | None = None) -> SessionData:
     baseline = _read_json(ralph_dir / "iterations" / "000" / "verification.json")
     previous = baseline
     iterations = []
-    from ralph_verify.loop.state import read_history
-
     for record in read_history(ralph_dir / "history.jsonl"):
         if not isinstance(record.get("iteration"), int):
             continue

@@ -23,7 +23,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ralph_verify.display import duration
+from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.records import series_value
+from ralph_verify.loop.state import StateDir
+from ralph_verify.loop.verdict import EXIT_CODES, Verdict
 from ralph_verify.terminal_text import strip_controls
 
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -167,9 +170,6 @@ def screen(state: dict[str, Any], records: list[dict[str, Any]], alive: bool,
 
 def exit_code_of(state: dict[str, Any]) -> int:
     """What ``run`` returned for this state: its verdict's exit code (3: stopped at baseline)."""
-    from ralph_verify.exitcode import ExitCode
-    from ralph_verify.loop.verdict import EXIT_CODES, Verdict
-
     verdict = (state.get("verdict") or {}).get("verdict")
     try:
         return EXIT_CODES[Verdict(verdict)]
@@ -182,8 +182,6 @@ def watch(root: Path, *, interval: float, out: TextIO | None = None,
           describe: Callable[[str, dict[str, Any]], str | None] = lambda name, value: None,
           alive: Callable[[dict[str, Any]], bool] | None = None) -> int:
     """Follow the session in ``root/.ralph`` until it ends; returns the run's exit code."""
-    from ralph_verify.loop.state import StateDir
-
     out = out or sys.stdout
     if live is None:
         live = out.isatty() and os.environ.get("TERM") != "dumb"

@@ -34,6 +34,8 @@ from typing import Any
 
 import pytest
 
+from ralph_verify.cli import main
+
 #: The scripted model server's ``model_server`` fixture comes with this plugin.
 pytest_plugins = ["ralph_verify.testing.server"]
 
@@ -115,8 +117,6 @@ class Ralph:
         ``plugins``: plugin objects registered for this run only (hook tests).
         ``stdin``: text the command reads as its standard input (agent hooks).
         """
-        from ralph_verify.cli import main
-
         out, err = io.StringIO(), io.StringIO()
         started = time.perf_counter()
         with _chdir(self.path), _environ(self.env), _stdin(stdin), \

@@ -20,6 +20,7 @@ from collections.abc import Generator
 
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.guard.rules import RULES
 from ralph_verify.markers import hookimpl
 
 HOOK_ACTIONS = ("claude-stop", "codex-stop", "claude-pretool", "codex-pretool")
@@ -65,8 +66,6 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def _rules_help() -> str:
-    from ralph_verify.guard.rules import RULES
-
     return "\n".join(f"  {name:<15}{text}" for name, text in RULES.items())
 
 

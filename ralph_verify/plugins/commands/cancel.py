@@ -11,6 +11,7 @@ from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
+from ralph_verify.proc import info as procinfo
 
 
 @hookimpl
@@ -72,5 +73,4 @@ def cancel(config: Config) -> int:
 
 def procinfo_alive(pid: int) -> bool:
     """Whether a process ``pid`` (> 0) lives on this machine."""
-    from ralph_verify.proc import info as procinfo
     return procinfo.start_time(pid) is not None

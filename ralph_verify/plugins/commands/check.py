@@ -7,6 +7,8 @@ one that verifies (``run``, ``start``) shares them with (scope ``verify``, ``out
 from __future__ import annotations
 
 from ralph_verify.checks.registry import build_checks, registry_of, until_specs
+from ralph_verify.checks.verification import verify
+from ralph_verify.cli import verification_exit_code
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.loop.keys import SESSION_KEY
@@ -35,8 +37,6 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def run_check(config: Config) -> int:
-    from ralph_verify.checks.verification import verify
-    from ralph_verify.cli import verification_exit_code
     from ralph_verify.proc import signals
 
     specs = until_specs(config)

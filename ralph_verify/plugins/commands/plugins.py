@@ -5,6 +5,7 @@ from __future__ import annotations
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.markers import hookimpl
+from ralph_verify.startup import BUILTIN_PLUGINS
 
 
 @hookimpl
@@ -14,8 +15,6 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def list_plugins(config: Config) -> int:
-    from ralph_verify.startup import BUILTIN_PLUGINS
-
     dists = {id(plugin): dist for plugin, dist in config.pluginmanager.list_plugin_distinfo()}
     for name, plugin in config.pluginmanager.list_name_plugin():
         if plugin is None:

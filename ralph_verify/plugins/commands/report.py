@@ -7,6 +7,7 @@ from pathlib import Path
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.markers import hookimpl
+from ralph_verify.plugins.report import write_report
 
 
 @hookimpl
@@ -26,8 +27,6 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def report(config: Config) -> int:
-    from ralph_verify.plugins.report import write_report
-
     output = config.get("output")
     target = write_report(config.root / ".ralph",
                           Path(config.invocation_dir, output) if output else None,

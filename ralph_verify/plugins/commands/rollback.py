@@ -6,6 +6,7 @@ from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
+from ralph_verify.project import git
 
 
 @hookimpl
@@ -19,8 +20,6 @@ def ralph_addoption(parser: Parser) -> None:
 
 def rollback(config: Config) -> int:
     from ralph_verify.loop.state import StateDir
-    from ralph_verify.project import git
-
     state = StateDir(config.root)
     number = int(config.get("iteration"))
     data = state.read_state()

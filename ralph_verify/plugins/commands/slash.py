@@ -5,6 +5,7 @@ The user's words arrive as raw text on stdin, so no shell ever parses them.
 
 from __future__ import annotations
 
+from ralph_verify.cli import main
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.markers import hookimpl
@@ -22,7 +23,6 @@ def ralph_addoption(parser: Parser) -> None:
 def slash(config: Config) -> int:
     import sys
 
-    from ralph_verify.cli import main
     from ralph_verify.hookmode.slash import slash_argv
 
     return main(slash_argv(sys.stdin.read()))

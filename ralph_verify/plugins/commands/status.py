@@ -7,6 +7,7 @@ import json
 from ralph_verify.checks.tool_output import one_line
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.display import duration
 from ralph_verify.markers import hookimpl
 from ralph_verify.terminal_text import strip_controls
 
@@ -18,7 +19,6 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def status(config: Config) -> int:
-    from ralph_verify.display import duration
     from ralph_verify.loop.state import StateDir
 
     if config.get("watch"):  # --watch: declared by plugins/watch.py
