@@ -152,7 +152,8 @@ def test_the_import_check_catches_a_private_import(tmp_path: Path) -> None:
 
 def test_importing_the_face_stays_cheap() -> None:
     """``import ralph_verify`` (which ``ralph-verify --help`` does) loads no other module of
-    ours but ``errors`` and the ``markers`` leaf, nor pydantic; ``from ralph_verify import Session`` loads its module."""
+    ours but ``errors`` and the ``markers`` leaf, nor pydantic; ``from ralph_verify import
+    Session`` loads its module."""
     code = ("import sys, ralph_verify\n"
             "print(sorted(m for m in sys.modules if m.startswith(('ralph_verify', 'pydantic'))))\n"
             "from ralph_verify import Session\n"
