@@ -58,6 +58,12 @@ class Policy:
     session_branch_prefix: str = "ralph/"
     home: Path = field(default_factory=Path.home)
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    #: Hosts in private ranges that may be reached (names, addresses, CIDR ranges).
+    allow_hosts: tuple[str, ...] = ()
+    #: Refuse requests to this machine (localhost, 127.0.0.1) too.
+    refuse_localhost: bool = False
+    #: Seconds the guard may spend on one call; past it the call is refused.
+    budget: float = 2.0
 
     def on(self, rule: str) -> bool:
         return rule not in self.disabled
@@ -77,8 +83,10 @@ def cd_target(args: list[str], cwd: Path | None, policy: Policy) -> Path | None:
 
 
 def resolve(path: str, cwd: Path | None, policy: Policy,
-             follow_last: bool = True) -> Path | None:
+            follow_last: bool = True) -> Path | None:
     """An absolute, normalised path; ``None`` when it depends on something unknown."""
+    if "$(...)" in path or "\0" in path:
+        return None
     if path.startswith("~"):
         head, _, tail = path.partition("/")
         if head != "~":
@@ -119,7 +127,9 @@ def is_secret(path: Path | None, policy: Policy) -> bool:
 
     if any(matches(p) for p in policy.public_patterns):
         return False
-    return any(matches(p) for p in policy.secret_patterns)
+    # A folder of secrets (``~/.ssh``) is a secret too.
+    return any(matches(p) or (p.endswith("/*") and fnmatch.fnmatchcase(text + "/x", p))
+               for p in policy.secret_patterns)
 
 
 # --- the session branch --------------------------------------------------------------------
