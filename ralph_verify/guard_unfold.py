@@ -143,7 +143,7 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
             if effects.fork_loop:
                 out.found.append(("fork-bomb", f"{name} code forks in a loop"))
     for script, outer in nested:
-        if "$(...)" in script or (re.search(r"\$\{?[A-Za-z_@*0-9]", script) and outer == "eval"):
+        if "$(...)" in script or "$(stdin)" in script:
             out.found.append(("unparsable", f"{outer} runs a script that is only known when "
                                             "it runs; write the commands out"))
             continue
@@ -265,13 +265,19 @@ def _sources(command: SimpleCommand) -> list[SimpleCommand]:
 
 
 def _static_text(sources: list[SimpleCommand]) -> str | None:
-    if len(sources) == 1 and sources[0].name in ("echo", "printf") and sources[0].args:
-        args = [a for a in sources[0].args if not re.fullmatch(r"-[neE]+", a)]
-        if sources[0].name == "printf" and len(args) > 1 and "%" in args[0]:
-            args = args[1:]
-        text = " ".join(args).replace("\\n", "\n")
-        return None if "$(...)" in text else text
-    return None
+    """What an ``echo`` or ``printf`` of literal words prints; ``None`` for anything else."""
+    if len(sources) != 1 or sources[0].name not in ("echo", "printf") or sources[0].redirects:
+        return None
+    source = sources[0]
+    flags = [a for a in source.args if re.fullmatch(r"-[neE]+", a)]
+    args = [a for a in source.args if a not in flags]
+    escapes = source.name == "printf" or any("e" in f for f in flags)
+    if source.name == "printf" and len(args) > 1 and "%" in args[0]:
+        args = args[1:]
+    text = " ".join(args)
+    if escapes:
+        text = text.replace("\\n", "\n").replace("\\t", "\t")
+    return None if "$(...)" in text or "$(stdin)" in text else text
 
 
 def _stdin_program(command: SimpleCommand, name: str, out: Unfolded) -> list[str]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 GUARD_LOG = "guard.jsonl"
 
 
-def guard_policy(config: Config, payload: Mapping[str, Any]) -> Any:
+def guard_policy(config: Config, payload: Mapping[str, Any], agent: str = "") -> Any:
     """The :class:`~ralph_verify.guard.Policy` from ``[tool.ralph-verify.guard]``."""
     from ralph_verify.guard import (
         DEFAULT_METADATA_HOSTS,
@@ -36,10 +37,16 @@ def guard_policy(config: Config, payload: Mapping[str, Any]) -> Any:
     cwd_text = payload.get("cwd")
     cwd = Path(cwd_text) if isinstance(cwd_text, str) and cwd_text else Path.cwd()
     prefix = settings.session_branch_prefix or config.get("branch_prefix")
+    from ralph_verify.sandbox import state_dirs
+
+    allowed = [Path(p).expanduser() if Path(p).expanduser().is_absolute() else root / p
+               for p in settings.allow_paths]
+    # The agent's own state folders (sessions, logs) are its to write, as in the sandbox.
+    allowed += state_dirs(agent, os.environ, Path.home())
     return Policy(
         root=root, cwd=cwd, disabled=frozenset(settings.disable),
-        allow_paths=tuple(Path(p).expanduser() if Path(p).expanduser().is_absolute()
-                          else root / p for p in settings.allow_paths),
+        allow_paths=tuple(allowed), allow_hosts=tuple(settings.allow_hosts),
+        refuse_localhost=settings.refuse_localhost,
         secret_patterns=tuple(settings.secret_patterns or DEFAULT_SECRET_PATTERNS),
         public_patterns=tuple(settings.public_patterns if settings.public_patterns is not None
                               else DEFAULT_PUBLIC_PATTERNS),
@@ -59,16 +66,38 @@ def pretool_hook(config: Config, payload: Mapping[str, Any], agent: str) -> int:
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, Mapping):
         tool_input = {}
-    refusal = evaluate(tool, tool_input, guard_policy(config, payload))
+    try:
+        refusal = evaluate(tool, tool_input, guard_policy(config, payload, agent))
+    except Exception as exc:  # a guard that fails must refuse, never let the call through
+        from ralph_verify.guard_policy import Refusal
+
+        refusal = Refusal("unparsable", f"the guard failed on this call ({type(exc).__name__}:"
+                                        f" {exc})")
     if refusal is None:
         return 0
+    return answer(config.root, agent, payload, refusal)
+
+
+def refuse_unreadable(root: Path, agent: str, reason: str) -> int:
+    """Refuse a call whose hook input cannot be read (too large, not JSON): never allow it."""
+    from ralph_verify.guard_policy import Refusal
+
+    return answer(root, agent, {}, Refusal("unparsable", reason))
+
+
+def answer(root: Path, agent: str, payload: Mapping[str, Any], refusal: Any) -> int:
+    """Print the deny (or ask) answer and count the refusal in ``.ralph/guard.jsonl``."""
+    tool = str(payload.get("tool_name") or "")
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, Mapping):
+        tool_input = {}
     # Codex has no "ask": what the guard cannot read is refused there.
     decision = refusal.decision if agent.startswith("claude") else "deny"
     verb = "refused" if decision == "deny" else "asks the user about"
     reason = (f"ralph-verify guard {verb} this {tool or 'tool'} call (rule {refusal.rule}): "
               f"{refusal.reason}. Do not try to get around the guard; if the step is really "
               "needed, say so and leave it to the user.")
-    record_refusal(config.root, {
+    record_refusal(root, {
         "agent": agent, "session_id": payload.get("session_id"), "tool": tool,
         "rule": refusal.rule, "reason": refusal.reason, "decision": decision,
         "input": _brief(tool_input)})
