@@ -126,15 +126,25 @@ def record_refusal(root: Path, record: dict[str, Any]) -> None:
         handle.write(redact(json.dumps(redact_data(record))) + "\n")
 
 
-def refusal_counts(root: Path) -> dict[str, int]:
-    """Refusals by rule, from ``.ralph/guard.jsonl``."""
+def refusal_counts(root: Path, since: str | None = None) -> dict[str, int]:
+    """Refusals by rule, from ``.ralph/guard.jsonl`` (those at or after ``since``, ISO time)."""
     counts: dict[str, int] = {}
     try:
         with (root / ".ralph" / GUARD_LOG).open(encoding="utf-8") as handle:
             for line in handle:
                 with contextlib.suppress(ValueError, AttributeError):
-                    rule = str(json.loads(line).get("rule"))
+                    record = json.loads(line)
+                    if since and str(record.get("time", "")) < since:
+                        continue
+                    rule = str(record.get("rule"))
                     counts[rule] = counts.get(rule, 0) + 1
     except OSError:
         pass
     return counts
+
+
+def safety_stats(root: Path, since: str | None = None) -> dict[str, Any]:
+    """What the guard refused during a session: ``{"refused": N, "by_rule": {...}}``, for
+    ``status``, ``--json`` and the HTML report, so the user sees what the agent tried."""
+    counts = refusal_counts(root, since)
+    return {"refused": sum(counts.values()), "by_rule": dict(sorted(counts.items()))}

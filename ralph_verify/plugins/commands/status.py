@@ -30,6 +30,10 @@ def status(config: Config) -> int:
     if data is None:
         print(f"no session in {config.root} (no .ralph/state.json)")
         return 1
+    from ralph_verify.agenthook.pretool import safety_stats
+
+    # The guard's refusals during this session (agenthook/pretool.py, .ralph/guard.jsonl).
+    data["safety"] = safety_stats(config.root, str(data.get("started_at") or "") or None)
     target = config.get("json")  # --json: declared by plugins/json_report.py
     if target == "-":
         print(json.dumps(data, indent=2))
@@ -71,12 +75,10 @@ def status(config: Config) -> int:
         described = describe_plugin_state(config, name, value)
         if described is not None:
             print(f"{name}: {described}")
-    from ralph_verify.agenthook.pretool import refusal_counts
-
-    refused = refusal_counts(config.root)  # the PreToolUse guard's refusals (agenthook/pretool.py)
+    refused = data["safety"]["by_rule"]
     if refused:
-        print(f"guard: {sum(refused.values())} tool calls refused ("
-              + ", ".join(f"{rule} {n}" for rule, n in sorted(refused.items())) + ")")
+        print(f"guard: {data['safety']['refused']} tool calls refused ("
+              + ", ".join(f"{rule} {n}" for rule, n in refused.items()) + ")")
     verdict = data.get("verdict")
     if verdict:
         print(strip_controls(f"verdict: {verdict.get('verdict')} — {verdict.get('reason')}"))
