@@ -17,6 +17,7 @@ has examples, the measured figures and what the guard does not stop.
 
 from __future__ import annotations
 
+import fnmatch
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -167,6 +168,9 @@ def _shell_refusals(line: str, cwd: Path, policy: Policy,
         if command.name in ("cd", "pushd"):
             current = cd_target(command.args, current, policy)
             continue
+        if policy.allow_commands and any(fnmatch.fnmatchcase(" ".join(command.words), pattern)
+                                         for pattern in policy.allow_commands):
+            continue  # the user allowed this command ([tool.ralph-verify.guard] allow-commands)
         yield from command_refusals(command, current, policy)
     yield from _code_refusals(unfolded, current, policy)
 

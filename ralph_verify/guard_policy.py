@@ -60,6 +60,9 @@ class Policy:
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     #: Hosts in private ranges that may be reached (names, addresses, CIDR ranges).
     allow_hosts: tuple[str, ...] = ()
+    #: Commands let through whatever they do: patterns (``fnmatch``) matched against one
+    #: command's words as bash would pass them (``docker system prune *``).
+    allow_commands: tuple[str, ...] = ()
     #: Refuse requests to this machine (localhost, 127.0.0.1) too.
     refuse_localhost: bool = False
     #: Seconds the guard may spend on one call; past it the call is refused.

@@ -30,6 +30,10 @@ class GuardSettings(BaseModel):
         default=None, description="patterns that are never secrets (replaces the default)")
     metadata_hosts: list[str] | None = Field(
         default=None, description="cloud metadata addresses (replaces the default)")
+    allow_commands: list[str] = Field(
+        default_factory=list, description="commands let through whatever they do: patterns "
+                                          "matched against one command's words (e.g. "
+                                          "\"docker system prune *\")")
     allow_hosts: list[str] = Field(
         default_factory=list, description="hosts in private network ranges the agent may "
                                           "reach (names, addresses or CIDR ranges such as "

@@ -156,6 +156,24 @@ def test_rules_are_configurable(ralph: Ralph, tmp_path: Path) -> None:
     assert denied_rule(pretool(ralph, "Bash", {"command": "git push -f"})) == "force-push"
 
 
+def test_hosts_and_commands_can_be_allowed(ralph: Ralph) -> None:
+    ralph.git_init()
+    ralph.makepyproject("""
+        [tool.ralph-verify.guard]
+        allow-hosts = ["10.0.0.5", "192.168.7.0/24"]
+        allow-commands = ["docker system prune *"]
+        refuse-localhost = true
+    """)
+    for command in ("curl http://10.0.0.5/", "curl http://192.168.7.20:8080/",
+                    "docker system prune -af --volumes"):
+        assert denied_rule(pretool(ralph, "Bash", {"command": command})) is None, command
+    for command, rule in (("curl http://10.0.0.6/", "private-network"),
+                          ("curl http://localhost:8000/", "private-network"),
+                          ("curl http://169.254.169.254/", "metadata"),
+                          ("docker system prune -af; rm -rf ~", "rm-outside")):
+        assert denied_rule(pretool(ralph, "Bash", {"command": command})) == rule, command
+
+
 def test_guard_can_be_switched_off(ralph: Ralph) -> None:
     ralph.makepyproject("[tool.ralph-verify.guard]\nenabled = false\n")
     assert denied_rule(pretool(ralph, "Bash", {"command": "sudo rm -rf /"})) is None

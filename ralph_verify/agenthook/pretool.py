@@ -46,6 +46,7 @@ def guard_policy(config: Config, payload: Mapping[str, Any], agent: str = "") ->
     return Policy(
         root=root, cwd=cwd, disabled=frozenset(settings.disable),
         allow_paths=tuple(allowed), allow_hosts=tuple(settings.allow_hosts),
+        allow_commands=tuple(settings.allow_commands),
         refuse_localhost=settings.refuse_localhost,
         secret_patterns=tuple(settings.secret_patterns or DEFAULT_SECRET_PATTERNS),
         public_patterns=tuple(settings.public_patterns if settings.public_patterns is not None
