@@ -100,9 +100,14 @@ def state_dirs(agent: str, environ: Mapping[str, str], home: Path) -> list[Path]
 
 
 def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
-               writable: list[Path] | None = None) -> list[str]:
-    """The argv prefix that runs a command in the sandbox (append the command)."""
-    argv = [bwrap, "--ro-bind", "/", "/", "--tmpfs", "/tmp", "--dev", "/dev",
+               writable: list[Path] | None = None, private_tmp: bool = True) -> list[str]:
+    """The argv prefix that runs a command in the sandbox (append the command).
+
+    ``private_tmp``: an empty ``/tmp`` of its own (``--sandbox``); else the host's ``/tmp``
+    stays shared and writable (the ``auto`` default: agents' scripts, tools' and test runs'
+    scratch files live there)."""
+    tmp = ["--tmpfs", "/tmp"] if private_tmp else ["--bind", "/tmp", "/tmp"]
+    argv = [bwrap, "--ro-bind", "/", "/", *tmp, "--dev", "/dev",
             "--proc", "/proc", "--die-with-parent", "--unshare-pid"]
     for path in writable or []:
         argv += ["--bind", str(path), str(path)]

@@ -87,6 +87,7 @@ def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
         agent = str(config.get("agent") or "")
         request.sandbox = tuple(bwrap_argv(
             bwrap, Path(request.root), network=str(config.get("sandbox_network")),
-            writable=writable_for(agent, Path(request.root), os.environ, Path.home())))
+            writable=writable_for(agent, Path(request.root), os.environ, Path.home()),
+            private_tmp=sandbox_mode(config) == "on"))
     result = yield
     return result
