@@ -14,12 +14,13 @@ deadline raise :class:`Unreadable`: the guard refuses, it never guesses.
 
 from __future__ import annotations
 
-import codecs
 import re
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
+
+from ralph_verify.guard_words import ansi_c, brace_expand, static_output, unescape
 
 #: A command line longer than this is refused unread (a hook has a time budget).
 MAX_BYTES = 256 * 1024
@@ -325,11 +326,11 @@ class _Walker:
                 for child in node.named_children:
                     self.pieces(child, out, quoted)
                 return
-            out.append((_unescape(raw), quoted))
+            out.append((unescape(raw), quoted))
         elif kind == "raw_string":
             out.append((raw[1:-1], True))
         elif kind == "ansi_c_string":
-            out.append((_ansi_c(raw[2:-1]), True))
+            out.append((ansi_c(raw[2:-1]), True))
         elif kind == "string_content":
             out.append((re.sub(r"\\([$`\"\\\n])", r"\1", raw), True))
         elif kind == "string":
@@ -355,7 +356,7 @@ class _Walker:
             out.append((self.expansion(node, raw), quoted))
         elif kind == "command_substitution":
             inner = self.substituted(node, "\0")
-            out.append((_static_output(inner), quoted))
+            out.append((static_output(inner), quoted))
         elif kind == "process_substitution":
             self.nested(node, "<(")
             out.append(("/dev/fd/63", quoted))
@@ -395,79 +396,3 @@ def _substitutions(node: Any) -> list[Any]:
             continue
         stack.extend(current.named_children)
     return found
-
-
-def _static_output(commands: list[SimpleCommand]) -> str:
-    """What ``$(echo rm)`` / ``$(printf %s x)`` prints; :data:`UNKNOWN_SUBST` otherwise."""
-    if len(commands) == 1 and commands[0].name in ("echo", "printf") \
-            and not commands[0].redirects and not commands[0].upstream:
-        args = [a for a in commands[0].args if not re.fullmatch(r"-[neE]+", a)]
-        if commands[0].name == "printf" and args:
-            args = args[1:] if "%" in args[0] else args
-        text = " ".join(args)
-        if "$" not in text and "\\" not in text:
-            return text
-    return UNKNOWN_SUBST
-
-
-def _unescape(raw: str) -> str:
-    return re.sub(r"\\(.)", r"\1", raw.replace("\\\n", ""), flags=re.DOTALL)
-
-
-def _ansi_c(body: str) -> str:
-    try:
-        return codecs.decode(body.encode("latin-1", "backslashreplace"), "unicode_escape")
-    except (UnicodeDecodeError, ValueError):
-        return body
-
-
-def brace_expand(text: str, limit: int = 256) -> list[str]:
-    """Bash brace expansion of one word: ``{rm,-rf,~}`` -> ``rm -rf ~``; ``a{b,c}`` ..."""
-    depth, start = 0, -1
-    for index, char in enumerate(text):
-        if char == "{" and (index == 0 or text[index - 1] != "$"):
-            if depth == 0:
-                start = index
-            depth += 1
-        elif char == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                options = _split_top(text[start + 1:index])
-                if len(options) < 2:
-                    range_match = re.fullmatch(r"(-?\d+)\.\.(-?\d+)|([a-zA-Z])\.\.([a-zA-Z])",
-                                               text[start + 1:index])
-                    if not range_match:
-                        continue
-                    options = _range(range_match)
-                head, tail = text[:start], text[index + 1:]
-                out: list[str] = []
-                for option in options:
-                    for rest in brace_expand(option + tail, limit):
-                        out.append(head + rest)
-                        if len(out) >= limit:
-                            return out
-                return out
-    return [text]
-
-
-def _split_top(inner: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for char in inner:
-        if char == "," and depth == 0:
-            parts.append(current)
-            current = ""
-            continue
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        current += char
-    parts.append(current)
-    return parts if len(parts) > 1 else [inner]
-
-
-def _range(match: re.Match[str]) -> list[str]:
-    if match.group(1) is not None:
-        low, high = int(match.group(1)), int(match.group(2))
-        step = 1 if high >= low else -1
-        return [str(n) for n in range(low, high + step, step)][:256]
-    low_c, high_c = ord(match.group(3)), ord(match.group(4))
-    step = 1 if high_c >= low_c else -1
-    return [chr(n) for n in range(low_c, high_c + step, step)]

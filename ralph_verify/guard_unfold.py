@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ralph_verify.guard_inline import CodeEffects, analyse, inline_code, interpreter_family
 from ralph_verify.guard_parse import SimpleCommand, command_name, parse
+from ralph_verify.guard_words import find_exec, parallel, skip_options, static_text, xargs
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "yash",
                     "posh", "tcsh", "csh", "rbash", "hush"})
@@ -100,15 +101,15 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         return
     nested: list[tuple[str, str]] = []  # (script, outer name)
     if name == "xargs":
-        nested_words = _xargs(command)
+        nested_words = xargs(command)
         _again(command, nested_words, context, depth, out)
         return
     if name == "parallel":
-        for item in _parallel(command, out):
+        for item in parallel(command):
             _again(command, item, context, depth, out)
         return
     if name == "find":
-        for item in _find_exec(args):
+        for item in find_exec(args):
             _again(command, item, context, depth, out)
     if name in SHELLS:
         script = _dash_c(args)
@@ -127,7 +128,7 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         if flag is not None:
             nested.append((args[flag + 1], name))
     elif name == "watch":
-        rest = _skip_options(args, frozenset({"-n", "--interval", "-d"}))
+        rest = skip_options(args, frozenset({"-n", "--interval", "-d"}))
         nested.append((" ".join(rest), name))
     family = interpreter_family(name)
     if family in INTERPRETERS:
@@ -179,7 +180,7 @@ def _strip(command: SimpleCommand) -> list[str]:
             words = _split(value) + rest
             command.wrappers.append("env")
         elif name in WRAPPERS:
-            rest = _skip_options(words[1:], WRAPPERS[name], assignments=name in ("env", "sudo"),
+            rest = skip_options(words[1:], WRAPPERS[name], assignments=name in ("env", "sudo"),
                                  duration=name == "timeout", numeric=name in ("chrt",
                                                                               "taskset"))
             if not rest and name in ("env", "sudo", "command", "time", "exec"):
@@ -188,17 +189,17 @@ def _strip(command: SimpleCommand) -> list[str]:
             words = rest
         elif (name, second) in RUNNERS:
             command.wrappers.append(f"{name} {second}")
-            words = _skip_options(words[2:], frozenset({"-n", "--name", "-p", "--prefix",
+            words = skip_options(words[2:], frozenset({"-n", "--name", "-p", "--prefix",
                                                         "-e", "--env", "--with", "--python"}))
         elif name == "flock":
             command.wrappers.append(name)
-            rest = _skip_options(words[1:], frozenset({"-w", "--timeout", "-E"}))
+            rest = skip_options(words[1:], frozenset({"-w", "--timeout", "-E"}))
             words = rest[1:]
             if words[:1] == ["-c"] and len(words) > 1:
                 words = ["sh", "-c", words[1]]
         elif name == "chroot":
             command.wrappers.append(name)
-            words = _skip_options(words[1:], frozenset({"--userspec", "--groups"}))[1:]
+            words = skip_options(words[1:], frozenset({"--userspec", "--groups"}))[1:]
         else:
             break
     return words
@@ -209,28 +210,6 @@ def _split(text: str) -> list[str]:
         return shlex.split(text)
     except ValueError:
         return text.split()
-
-
-def _skip_options(words: list[str], with_value: frozenset[str], *, assignments: bool = False,
-                  duration: bool = False, numeric: bool = False) -> list[str]:
-    index = 0
-    while index < len(words):
-        word = words[index]
-        if word == "--":
-            index += 1
-            break
-        if assignments and _ASSIGNMENT.match(word):
-            index += 1
-        elif word.startswith("-") and len(word) > 1:
-            index += 2 if word in with_value else 1
-        else:
-            break
-    rest = words[index:]
-    if duration and rest and re.fullmatch(r"[0-9.]+[smhd]?", rest[0]):
-        rest = rest[1:]
-    if numeric and rest and re.fullmatch(r"[0-9a-fx,.-]+", rest[0]):
-        rest = rest[1:]
-    return rest
 
 
 def _dash_c(args: list[str]) -> str | None:
@@ -264,22 +243,6 @@ def _sources(command: SimpleCommand) -> list[SimpleCommand]:
     return list(command.feeds) or list(command.upstream)
 
 
-def _static_text(sources: list[SimpleCommand]) -> str | None:
-    """What an ``echo`` or ``printf`` of literal words prints; ``None`` for anything else."""
-    if len(sources) != 1 or sources[0].name not in ("echo", "printf") or sources[0].redirects:
-        return None
-    source = sources[0]
-    flags = [a for a in source.args if re.fullmatch(r"-[neE]+", a)]
-    args = [a for a in source.args if a not in flags]
-    escapes = source.name == "printf" or any("e" in f for f in flags)
-    if source.name == "printf" and len(args) > 1 and "%" in args[0]:
-        args = args[1:]
-    text = " ".join(args)
-    if escapes:
-        text = text.replace("\\n", "\n").replace("\\t", "\t")
-    return None if "$(...)" in text or "$(stdin)" in text else text
-
-
 def _stdin_program(command: SimpleCommand, name: str, out: Unfolded) -> list[str]:
     """The script a shell reads on stdin, when it can be read; else a finding."""
     if command.stdin_text is not None and not command.feeds:
@@ -292,7 +255,7 @@ def _stdin_program(command: SimpleCommand, name: str, out: Unfolded) -> list[str
                                            "download; download it to a file in the project "
                                            "and read it first, or do without it"))
         return []
-    text = _static_text(sources)
+    text = static_text(sources)
     if text is not None:
         return [text]
     feeder = " | ".join(s.name for s in sources)
@@ -311,94 +274,8 @@ def _stdin_code(command: SimpleCommand, name: str, out: Unfolded) -> str | None:
         out.found.append(("pipe-to-shell", f"{name} would run code straight from a "
                                            "download; save it in the project and read it"))
         return None
-    text = _static_text(sources)
+    text = static_text(sources)
     if text is None and any(s.name in _DECODERS for s in sources):
         out.found.append(("pipe-to-shell", f"{name} runs code decoded at run time "
                                            f"({' | '.join(s.name for s in sources)})"))
     return text
-
-
-def stdin_words(command: SimpleCommand) -> list[str]:
-    """What ``xargs`` would append: the words of an ``echo``, the paths ``find`` yields ..."""
-    if command.stdin_text is not None:
-        return command.stdin_text.split()
-    if not command.upstream:
-        return ["$(stdin)"]
-    producer = command.upstream[-1]
-    text = _static_text([producer])
-    if text is not None:
-        return text.split()
-    args = [a for a in producer.args if not a.startswith("-")]
-    if producer.name == "find":
-        starts = []
-        for arg in producer.args:
-            if arg.startswith(("-", "(", "!")):
-                break
-            starts.append(arg)
-        return [f"{s.rstrip('/') or '/'}/{{found}}" for s in starts or ["."]]
-    if producer.name in ("ls", "fd", "fdfind"):
-        return [f"{a.rstrip('/') or '/'}/{{found}}" for a in args[1:] or args or ["."]] \
-            if producer.name != "ls" else [f"{a.rstrip('/') or '/'}/{{found}}"
-                                           for a in args or ["."]]
-    if producer.name == "git" or (producer.name in ("grep", "rg", "egrep") and any(
-            a.startswith("-") and "l" in a for a in producer.args)):
-        return ["./{found}"]
-    return ["$(stdin)"]
-
-
-def _xargs(command: SimpleCommand) -> list[str]:
-    options = frozenset({"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file",
-                         "--delimiter", "--max-args", "--max-procs", "--replace", "-e"})
-    args = command.args
-    replace = None
-    for index, arg in enumerate(args):
-        if arg == "-I" and index + 1 < len(args):
-            replace = args[index + 1]
-        elif arg.startswith("-I") and len(arg) > 2:
-            replace = arg[2:]
-        elif arg in ("-i", "--replace"):
-            replace = "{}"
-    rest = _skip_options(args, options) or ["echo"]
-    given = stdin_words(command)
-    if replace:
-        return [w.replace(replace, given[0] if given else "") for w in rest] + given[1:]
-    return rest + given
-
-
-def _parallel(command: SimpleCommand, out: Unfolded) -> list[list[str]]:
-    args = command.args
-    if ":::" not in args:
-        base = _skip_options(args, frozenset({"-j", "--jobs", "-S"}))
-        return [[*base, *stdin_words(command)]] if base else []
-    cut = args.index(":::")
-    base = _skip_options(args[:cut], frozenset({"-j", "--jobs", "-S"}))
-    items = [a for a in args[cut + 1:] if a not in (":::", "::::")]
-    if not base:
-        return [_split(item) for item in items]
-    found = []
-    for item in items:
-        found.append([w.replace("{}", item) for w in base] if any("{}" in w for w in base)
-                     else [*base, item])
-    return found
-
-
-def _find_exec(args: list[str]) -> list[list[str]]:
-    starts = []
-    for arg in args:
-        if arg.startswith(("-", "(", "!")):
-            break
-        starts.append(arg)
-    found: list[list[str]] = []
-    index = 0
-    while index < len(args):
-        if args[index] in ("-exec", "-execdir", "-ok", "-okdir"):
-            end = index + 1
-            while end < len(args) and args[end] not in (";", "+"):
-                end += 1
-            words = args[index + 1:end]
-            for start in starts or ["."]:
-                target = f"{start.rstrip('/') or '/'}/{{found}}"
-                found.append([w.replace("{}", target) for w in words])
-            index = end
-        index += 1
-    return found
