@@ -18,6 +18,7 @@ has examples, the measured figures and what the guard does not stop.
 from __future__ import annotations
 
 import fnmatch
+import re
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -78,7 +79,8 @@ def _refusals(tool_name: str, tool_input: Mapping[str, Any], policy: Policy,
               deadline: float) -> Iterator[Refusal]:
     cwd = policy.cwd or policy.root
     # A mention in a file's content is not a request; a command or URL is.
-    scanned = {} if tool_name in WRITE_TOOLS or tool_name in READ_TOOLS else tool_input
+    scanned = {} if tool_name in WRITE_TOOLS or tool_name in READ_TOOLS or \
+        tool_name == "apply_patch" else tool_input
     command = _shell_command(tool_name, tool_input)
     if command is None:
         texts = list(_strings(scanned))
@@ -96,6 +98,11 @@ def _refusals(tool_name: str, tool_input: Mapping[str, Any], policy: Policy,
             yield Refusal(rule, reason)
     if tool_name in WRITE_TOOLS:
         yield from _write_tool(tool_name, tool_input.get(WRITE_TOOLS[tool_name]), cwd, policy)
+    if tool_name == "apply_patch":  # Codex: the files a patch adds, changes, deletes, moves
+        patch = str(tool_input.get("command") or tool_input.get("input") or "")
+        for path in re.findall(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: "
+                               r"(.+)$", patch, flags=re.MULTILINE):
+            yield from _write_tool(tool_name, (path[0] or path[1]).strip(), cwd, policy)
     if tool_name in READ_TOOLS:
         for key in (READ_TOOLS[tool_name], "glob"):
             value = tool_input.get(key)
@@ -140,7 +147,7 @@ def _strings(value: Any) -> Iterator[str]:
 
 def _shell_command(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
     value = tool_input.get("command", tool_input.get("cmd"))
-    if tool_name not in SHELL_TOOLS and value is None:
+    if (tool_name not in SHELL_TOOLS and value is None) or tool_name == "apply_patch":
         return None
     if isinstance(value, list):
         import shlex

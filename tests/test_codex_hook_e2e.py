@@ -54,3 +54,34 @@ def test_codex_stop_hook_blocks_until_the_tests_pass(
     data = json.loads((ralph.path / ".ralph" / "state.json").read_text())
     assert data["verdict"]["verdict"] == "complete" and data["iteration"] == 2
     assert data["hook"]["agent"] == "codex"
+
+
+def test_the_guard_refuses_a_tool_call_of_the_real_codex(
+        ralph: Ralph, codex_cli: AgentCLI, agent_home: Path, model_server: ModelServer,
+        tmp_path: Path) -> None:
+    """``init codex`` installs the same guard as PreToolUse: Codex's shell call that would
+    delete a folder outside the project is refused, and the model reads why."""
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "keep.txt").write_text("keep\n")
+    ralph.makefile("README.md", "hi\n")
+    ralph.git_init()
+    env = codex_cli.env(agent_home, model_server.url)
+    ralph.env["CODEX_HOME"] = env["CODEX_HOME"]
+    hook = f"{shlex.quote(sys.executable)} -m ralph_verify"
+    assert ralph.run("init", "codex", "--hook-command", hook).ret == 0
+    model_server.script(codex_exec(f"busybox rm -rf {precious} || rm -rf {precious}"),
+                        text("Could not delete it."))
+    proc = subprocess.run(
+        [str(codex_cli.executable), "exec", "--dangerously-bypass-approvals-and-sandbox",
+         "--dangerously-bypass-hook-trust", "Clean up."],
+        cwd=ralph.path, env=env, capture_output=True, text=True, timeout=240,
+        stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert (precious / "keep.txt").read_text() == "keep\n"
+    requests = model_server.model_requests("responses")
+    assert len(requests) == 2, [r.text[-300:] for r in requests]
+    assert "ralph-verify guard refused" in requests[1].text and "rm-outside" in requests[1].text
+    records = [json.loads(line) for line in
+               (ralph.path / ".ralph" / "guard.jsonl").read_text().splitlines()]
+    assert [(r["agent"], r["rule"]) for r in records] == [("codex", "rm-outside")]

@@ -203,6 +203,18 @@ def test_unreadable_hook_input_is_refused_not_let_through(ralph: Ralph) -> None:
     assert rules == ["unparsable"] * 3
 
 
+def test_codex_patches_are_guarded_by_the_files_they_touch(ralph: Ralph) -> None:
+    ralph.git_init()
+    outside = "*** Begin Patch\n*** Add File: ../evil.py\n+x\n*** End Patch\n"
+    hooks = "*** Begin Patch\n*** Update File: src/a.py\n@@\n-a\n+b\n*** Add File: " \
+            ".git/hooks/pre-commit\n+rm -rf ~\n*** End Patch\n"
+    inside = "*** Begin Patch\n*** Add File: src/new.py\n+print('cat .env; rm -rf /')\n" \
+             "*** End Patch\n"
+    for patch, rule in ((outside, "write-outside"), (hooks, "write-outside"), (inside, None)):
+        result = pretool(ralph, "apply_patch", {"command": patch}, action="codex-pretool")
+        assert denied_rule(result) == rule, patch
+
+
 def test_codex_shell_calls_are_guarded(ralph: Ralph) -> None:
     ralph.git_init()
     rule = denied_rule(pretool(ralph, "exec_command", {"cmd": "git push --force"},

@@ -64,9 +64,15 @@ def claude_hooks(command: str, *, guard: bool, timeout: int) -> dict[str, list[d
     return hooks
 
 
-def codex_hooks(command: str, *, timeout: int) -> dict[str, list[dict[str, Any]]]:
-    return {"Stop": [{"hooks": [
+def codex_hooks(command: str, *, guard: bool, timeout: int) -> dict[str, list[dict[str, Any]]]:
+    """Codex's hooks.json entries: the Stop hook, and the guard before every tool call."""
+    hooks: dict[str, list[dict[str, Any]]] = {"Stop": [{"hooks": [
         {"type": "command", "command": f"{command} hook codex-stop", "timeout": timeout}]}]}
+    if guard:
+        hooks["PreToolUse"] = [{"hooks": [
+            {"type": "command", "command": f"{command} hook codex-pretool",
+             "timeout": GUARD_TIMEOUT}]}]
+    return hooks
 
 
 def _has_ours(groups: Any, action: str) -> bool:
@@ -147,7 +153,8 @@ def install(config: Config, target: str) -> int:
     else:
         home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
         path = home / "hooks.json"
-        hooks, env = codex_hooks(command, timeout=timeout), {}
+        hooks = codex_hooks(command, guard=not config.get("no_guard"), timeout=timeout)
+        env = {}
     old, data = _read_json(path)
     merged, notes = merge(data, hooks, env)
     new = json.dumps(merged, indent=2) + "\n"
