@@ -91,6 +91,7 @@ def test_the_sandbox_stops_every_family_and_the_loop_completes(
 def test_the_sandbox_is_on_by_default_where_bubblewrap_works(
         ralph: Ralph, bwrap: str, decoys: Path) -> None:
     """``sandbox = "auto"``: no flag, the guard switched off, and still every attempt fails."""
+    del ralph.env["RALPH_VERIFY_SANDBOX"]  # the fixture's "off": back to the default
     ralph.makefile("agent.sh", attack(decoys))
     ralph.makepyproject("[tool.ralph-verify.guard]\nenabled = false\n")
     ralph.git_init()
@@ -105,6 +106,7 @@ def test_the_sandbox_is_on_by_default_where_bubblewrap_works(
 
 
 def test_auto_without_bubblewrap_says_why_once_and_runs(ralph: Ralph, tmp_path: Path) -> None:
+    del ralph.env["RALPH_VERIFY_SANDBOX"]
     ralph.makefile("agent.sh", "echo done > done.txt\n")
     ralph.git_init()
     empty = tmp_path / "no-bwrap"

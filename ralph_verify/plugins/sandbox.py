@@ -44,15 +44,21 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def sandbox_mode(config: Config) -> str:
-    """``auto``, ``on`` or ``off``; ``true``/``false`` in the file read as on/off."""
+    """``auto``, ``on`` or ``off``; ``true``/``false`` in the file read as on/off. Neither
+    on the command line nor in the file, ``$RALPH_VERIFY_SANDBOX`` decides (a test suite's
+    or a CI job's default), then ``auto``."""
     value = config.get("sandbox")
+    chosen = getattr(config.option, "sandbox", None) is not None or \
+        "sandbox" in config.file_settings
+    if not chosen and os.environ.get("RALPH_VERIFY_SANDBOX"):
+        value = os.environ["RALPH_VERIFY_SANDBOX"]
     if isinstance(value, bool):
         return "on" if value else "off"
     mode = str(value or "auto").lower()
     mode = {"true": "on", "false": "off"}.get(mode, mode)
     if mode not in MODES:
         raise UsageError(f"sandbox = {value!r}: use one of {', '.join(MODES)} "
-                         "([tool.ralph-verify] sandbox)")
+                         "([tool.ralph-verify] sandbox, $RALPH_VERIFY_SANDBOX)")
     return mode
 
 
