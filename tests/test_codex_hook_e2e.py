@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -85,3 +86,51 @@ def test_the_guard_refuses_a_tool_call_of_the_real_codex(
     records = [json.loads(line) for line in
                (ralph.path / ".ralph" / "guard.jsonl").read_text().splitlines()]
     assert [(r["agent"], r["rule"]) for r in records] == [("codex", "rm-outside")]
+
+
+@pytest.mark.parametrize("guard", [True, False], ids=["guard", "sandbox-only"])
+def test_run_gives_codex_the_guard_and_the_sandbox(
+        ralph: Ralph, codex_cli: AgentCLI, agent_home: Path, model_server: ModelServer,
+        guard: bool) -> None:
+    """``run --agent codex`` with no flag: the guard refuses a deletion outside the project;
+    with the guard switched off, the sandbox (``auto``) makes it fail; the loop completes."""
+    import shutil
+    import tempfile
+
+    if shutil.which("bwrap") is None:
+        pytest.fail("this test needs bubblewrap: apt-get install bubblewrap")
+    precious = Path(tempfile.mkdtemp(prefix="ralph-precious-", dir="/var/tmp"))
+    try:
+        (precious / "keep.txt").write_text("keep\n")
+        ralph.makepyfile(calc="def add(a, b):\n    raise NotImplementedError\n",
+                         **{"tests/test_calc": "from calc import add\n\n\n"
+                                               "def test_add():\n    assert add(2, 3) == 5\n"})
+        ralph.makefile(".gitignore", ".ralph/\n")
+        if not guard:
+            ralph.makepyproject("[tool.ralph-verify.guard]\nenabled = false\n")
+        ralph.git_init()
+        # (Codex itself rejects a plain ``rm -rf``; the same deletion as inline Python.)
+        model_server.script(codex_exec(f"python3 -c \"import shutil; shutil.rmtree("
+                                       f"'{precious}')\""),
+                            codex_exec(f"cat > calc.py <<'EOF'\n{RIGHT}EOF"), text("Done."))
+        env = codex_cli.env(agent_home, model_server.url)
+        env.pop("RALPH_VERIFY_SANDBOX", None)  # the default: auto
+        bwrap = shutil.which("bwrap") or "bwrap"
+        env["PATH"] = f"{Path(bwrap).parent}{os.pathsep}{env['PATH']}"
+        proc = subprocess.run(
+            [sys.executable, "-m", "ralph_verify", "run", "--until", "tests", "--yolo",
+             "--max-iterations", "2", "--agent-timeout", "120", "--agent", "codex",
+             "--model", "test-model", "Implement add() in calc.py."],
+            cwd=ralph.path, env=env, capture_output=True, text=True, timeout=300,
+            stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        assert "without a sandbox" not in proc.stderr
+        assert (precious / "keep.txt").read_text() == "keep\n"
+        second = model_server.model_requests("responses")[1].text
+        if guard:
+            assert "ralph-verify guard refused" in second and "inline-code" in second
+        else:
+            assert "Read-only file system" in second, second[second.find("rm -rf"):][:1500]
+        assert (ralph.path / "calc.py").read_text() == RIGHT
+    finally:
+        shutil.rmtree(precious, ignore_errors=True)

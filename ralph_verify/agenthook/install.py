@@ -53,6 +53,15 @@ def guard_settings_json(command: str) -> str:
                                                              timeout=0)["PreToolUse"]}})
 
 
+def codex_guard_config(command: str) -> list[str]:
+    """``codex exec`` arguments giving one Codex run the PreToolUse guard: the hook as a
+    ``-c`` config value (Codex's ``hooks.json`` is the user's), trusted for this run only."""
+    handler = (f'{{type = "command", command = {json.dumps(f"{command} hook codex-pretool")}, '
+               f"timeout = {GUARD_TIMEOUT}}}")
+    return ["-c", f"hooks.PreToolUse = [{{hooks = [{handler}]}}]",
+            "--dangerously-bypass-hook-trust"]
+
+
 def claude_hooks(command: str, *, guard: bool, timeout: int) -> dict[str, list[dict[str, Any]]]:
     """The ``hooks`` entries ralph-verify needs in Claude Code's settings."""
     hooks: dict[str, list[dict[str, Any]]] = {"Stop": [{"hooks": [
