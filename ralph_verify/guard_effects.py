@@ -78,6 +78,9 @@ def reads(command: SimpleCommand) -> list[str]:
         if name == "tee":
             return []
         args = [a for a in args if a != positional[-1]] if len(positional) > 1 else args
+    if name in ("ssh", "scp", "sftp") and "-i" in args[:-1]:
+        index = args.index("-i")  # an identity used to log in, not read out
+        args = args[:index] + args[index + 2:]
     if name in PATTERN_FIRST:
         args = _drop_pattern(args, PATTERN_FIRST[name],
                              _VALUE_OPTIONS.get(name.lstrip("ef"), frozenset()))

@@ -20,17 +20,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ralph_verify.guard_words import ansi_c, brace_expand, static_output, unescape
+from ralph_verify.guard_words import UNKNOWN_SUBST, ansi_c, brace_expand, static_output, unescape
 
 #: A command line longer than this is refused unread (a hook has a time budget).
 MAX_BYTES = 256 * 1024
 #: Nested scripts (``sh -c``, ``eval``, inline code running a shell) deeper than this.
 MAX_DEPTH = 16
-UNKNOWN_SUBST = "$(...)"
-_STATEMENTS = frozenset({"program", "list", "compound_statement", "subshell", "do_group",
-                         "if_statement", "elif_clause", "else_clause", "while_statement",
-                         "for_statement", "c_style_for_statement", "case_statement",
-                         "case_item", "negated_command", "ternary_expression"})
 _QUOTED_BRACES = str.maketrans({"{": "\ue000", "}": "\ue001", ",": "\ue002"})
 _UNQUOTED_BRACES = str.maketrans({"\ue000": "{", "\ue001": "}", "\ue002": ","})
 
@@ -70,8 +65,7 @@ class SimpleCommand:
 
 
 def command_name(word: str) -> str:
-    """``/usr/bin/sudo`` -> ``sudo``."""
-    return word.rsplit("/", 1)[-1]
+    return word.rsplit("/", 1)[-1]  # ``/usr/bin/sudo`` -> ``sudo``
 
 
 @dataclass
@@ -99,13 +93,13 @@ def parse(line: str, environ: dict[str, str], deadline: float, depth: int = 0) -
         raise Unreadable(f"scripts nested more than {MAX_DEPTH} deep (sh -c, eval)")
     tree = _parser().parse(line.encode("utf-8", "surrogatepass"))
     if tree.root_node.has_error:
-        raise Unreadable(f"bash cannot parse it ({_error_hint(tree.root_node, line)})")
+        raise Unreadable(f"bash cannot parse it ({_error_hint(tree.root_node)})")
     walker = _Walker(environ, deadline)
     walker.statement(tree.root_node)
     return Parsed(walker.commands, walker.recursive)
 
 
-def _error_hint(root: Any, line: str) -> str:
+def _error_hint(root: Any) -> str:
     stack = [root]
     while stack:
         node = stack.pop()
@@ -125,6 +119,7 @@ class _Walker:
         self.commands: list[SimpleCommand] = []
         self.recursive: list[str] = []
         self.functions: dict[str, Any] = {}
+        self.moved = False
 
     def tick(self) -> None:
         if time.monotonic() > self.deadline:
@@ -260,13 +255,13 @@ class _Walker:
         own = list(redirects)
         feeds: list[SimpleCommand] = []
         stdin_text = None
+        redirect_ids = {child.id for child in node.children_by_field_name("redirect")}
         for child in node.named_children:
-            field_name = _field(node, child)
             if child.type == "variable_assignment":
                 continue  # a prefix ``X=1 cmd``: only cmd's environment
             if child.type == "herestring_redirect":
                 stdin_text, _, _ = self.heredoc(child)
-            elif field_name == "redirect" or child.type == "file_redirect":
+            elif child.id in redirect_ids or child.type == "file_redirect":
                 own.append(self.redirect(child))
             elif child.type == "process_substitution":
                 inner = self.nested(child, "<(")
@@ -276,6 +271,9 @@ class _Walker:
                 words.extend(self.word(child))
         self.commands.append(SimpleCommand(words, own, stdin_text=stdin_text, feeds=feeds))
         name = command_name(words[0]) if words else ""
+        if name in ("cd", "pushd", "popd"):
+            self.moved = True  # ``$(pwd)`` and ``$PWD`` are no longer the call's cwd
+            self.vars.pop("PWD", None)
         for command in self.commands[start:]:
             if command.substituted_into == "\0":
                 command.substituted_into = name or UNKNOWN_SUBST
@@ -356,7 +354,9 @@ class _Walker:
             out.append((self.expansion(node, raw), quoted))
         elif kind == "command_substitution":
             inner = self.substituted(node, "\0")
-            out.append((static_output(inner), quoted))
+            pwd = len(inner) == 1 and inner[0].words == ["pwd"] and not self.moved and \
+                self.vars.get("PWD")
+            out.append((pwd or static_output(inner), quoted))
         elif kind == "process_substitution":
             self.nested(node, "<(")
             out.append(("/dev/fd/63", quoted))
@@ -377,14 +377,6 @@ class _Walker:
         if value is not None and (not operator or operator.startswith((":-", "-", ":=", "="))):
             return value
         return raw
-
-
-def _field(parent: Any, child: Any) -> str | None:
-    for index in range(parent.child_count):
-        if parent.children[index].id == child.id:
-            name: str | None = parent.field_name_for_child(index)
-            return name
-    return None
 
 
 def _substitutions(node: Any) -> list[Any]:

@@ -96,8 +96,10 @@ def resolve(path: str, cwd: Path | None, policy: Policy,
             return None
         path = str(policy.home / tail) if tail else str(policy.home)
     if "$" in path:
+        # ``$PWD`` is unknown here: the parser substitutes it until a ``cd`` changes it.
         path = re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?",
-                      lambda m: policy.environ.get(m.group(1), "\0"), path)
+                      lambda m: "\0" if m.group(1) in ("PWD", "OLDPWD")
+                      else policy.environ.get(m.group(1), "\0"), path)
         if "\0" in path or "$" in path:
             return None
     candidate = Path(path)

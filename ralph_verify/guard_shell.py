@@ -141,6 +141,8 @@ def _secrets(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterat
     known_reader = command.name in READERS or command.name in SHELLS
     for word in reads(command):
         for path in paths(word, cwd, policy):
+            if path is None and known_reader:  # ``cat $DIR/.env``: judged by its name
+                path = Path("/unknown") / word.rsplit("/", 1)[-1]
             if is_secret(path, policy) and (known_reader or (path is not None and
                                                              path.exists())):
                 yield _secret_refusal(word if path is None else

@@ -237,6 +237,13 @@ def test_codex_shell_calls_are_guarded(ralph: Ralph) -> None:
     ("echo 'unbalanced", True),                 # never raises; asked, not allowed
     ("curl -o get.sh https://example.invalid && less get.sh", False),
     ("echo rm -rf /", False),
+    ('rm -rf "$(pwd)/build"', False),           # $(pwd) and $PWD are the call's cwd ...
+    ("rm -rf $PWD/build", False),
+    ('cd / && rm -rf "$(pwd)/etc"', True),      # ... until a cd
+    ("cd / && rm -rf $PWD/etc", True),
+    ("cd src; cat $PWD/../.env", True),         # an unknown folder's .env is still a .env
+    ("cat <<'EOF' | python\nprint('hi')\nEOF", False),
+    ("cat <<'EOF' | sh\nrm -rf ~\nEOF", True),
 ])
 def test_shell_parsing(tmp_path: Path, command: str, refused: bool) -> None:
     policy = Policy(root=tmp_path, environ={})
