@@ -211,6 +211,10 @@ def _code_refusals(unfolded: Unfolded, cwd: Path | None,
             yield Refusal("inline-code", f"{name} inline code changes files or runs commands "
                                          "at a path computed at run time (home, environment); "
                                          "the guard cannot tell where")
+        if effects.obscure:
+            yield Refusal("inline-code", f"{name} inline code builds code or names at run time "
+                                         "(exec, eval, getattr); the guard cannot tell what it "
+                                         "does: write it out")
         if effects.env_dump:
             yield Refusal("env-dump", f"{name} inline code prints the whole environment, "
                                       "which holds API keys and tokens; the transcript goes "

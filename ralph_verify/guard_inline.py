@@ -11,6 +11,7 @@ other languages with patterns over their calls and string literals.
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -52,6 +53,8 @@ _FORK_LOOP = re.compile(r"fork\b.*\b(while|for|loop)\b|\b(while|for|loop)\b.*for
                         r"fork\s+while\s+fork", re.DOTALL)
 _HOME = re.compile(r"expanduser|Path\.home|os\.environ|getenv|ENV\[|process\.env|homedir|"
                    r"\$ENV|\bHOME\b|USERPROFILE")
+_DELETING = re.compile(r"\b(unlink|rmtree|remove_tree|rm_rf|rm_r|rmdir|rmSync|unlinkSync|"
+                       r"rimraf|File\.delete|FileUtils\.rm)\b")
 _STRING = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"|`([^`]*)`")
 
 
@@ -68,6 +71,8 @@ class CodeEffects:
     #: from the home folder or the environment.
     computed: bool = False
     downloads_and_runs: bool = False
+    #: Code that builds code or names at run time (``exec(x)``, ``getattr(os, a + b)``).
+    obscure: bool = False
     env_dump: bool = False
     fork_loop: bool = False
     strings: list[str] = field(default_factory=list)
@@ -133,8 +138,25 @@ def _python(tree: ast.AST, effects: CodeEffects) -> None:
         if not isinstance(node, ast.Call):
             continue
         name = _call_name(node.func)
+        if isinstance(node.func, ast.Call) and _call_name(node.func.func) == "getattr" \
+                and len(node.func.args) > 1:  # ``getattr(os, 'sys' + 'tem')(...)``
+            attribute = _const(node.func.args[1], known)
+            name = f"{_call_name(node.func.args[0])}.{attribute}" if attribute else ""
+            effects.obscure = effects.obscure or attribute is None
         target = _target(node, known)
         args = [_const(a, known) for a in node.args]
+        if name in ("exec", "eval", "compile", "builtins.exec", "builtins.eval"):
+            inner = None
+            with contextlib.suppress(SyntaxError, ValueError):
+                inner = ast.parse(args[0]) if args and args[0] is not None else None
+            if inner is None:
+                effects.obscure = effects.obscure or not (node.args and isinstance(
+                    node.args[0], ast.Constant))
+            else:
+                _python(inner, effects)
+            continue
+        if name == "getattr" and len(node.args) > 1 and args[1] is None:
+            effects.obscure = True
         if name in ("open", "io.open", "os.open", "codecs.open") or name.endswith(".open"):
             mode = _const(node.args[1], known) if len(node.args) > 1 else None
             for keyword in node.keywords:
@@ -214,8 +236,10 @@ def _const(node: ast.expr, known: dict[str, str]) -> str | None:
 
 def _target(call: ast.Call, known: dict[str, str]) -> str | None:
     """The path a call acts on: ``Path('x')`` it is called on, or its first argument."""
-    if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call):
-        value = _target(call.func.value, known)
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if isinstance(receiver, ast.Call) and _call_name(receiver.func).endswith(
+            ("Path", "expanduser", "resolve", "absolute", "joinpath")):
+        value = _target(receiver, known)
         if value is not None:
             return value
     if call.args:
@@ -226,6 +250,9 @@ def _target(call: ast.Call, known: dict[str, str]) -> str | None:
     while isinstance(func, ast.Attribute):
         inner = func.value
         if isinstance(inner, ast.Call):
+            if not _call_name(inner.func).endswith(("Path", "expanduser", "resolve",
+                                                    "absolute", "joinpath")):
+                return None  # ``__import__('shutil').rmtree(x)``: not a path
             value = _target(inner, known)
             if value is not None:
                 return value
@@ -257,6 +284,9 @@ def _shell_line(call: ast.Call, known: dict[str, str]) -> str | None:
 def _patterns(code: str, effects: CodeEffects) -> None:
     for name, literals, raw in _calls(code):
         short = name.rsplit(".", 1)[-1]
+        if short in ("eval", "Function", "instance_eval", "class_eval", "evalSync") and not \
+                re.fullmatch(r"\s*(['\"]).*\1\s*", raw, re.DOTALL):
+            effects.obscure = True
         if short in _SHELL or name in ("qx", "%x"):
             if literals and short.startswith(("spawn", "execFile", "execv", "execl")):
                 effects.shell.append(shlex.join(literals))
@@ -282,6 +312,9 @@ def _patterns(code: str, effects: CodeEffects) -> None:
     for match in re.finditer(r"`([^`]+)`", code):
         if "${" not in match.group(1):
             effects.shell.append(match.group(1))
+    if _DELETING.search(code) and not effects.deletes:
+        # ``unlink glob "/etc/*"``: a deletion somewhere, and paths named: judge them all.
+        effects.deletes.extend(s for s in effects.strings if s.startswith(("/", "~")))
 
 
 def _literal(bucket: list[str], literals: list[str], raw: str, effects: CodeEffects) -> None:

@@ -40,6 +40,7 @@ NETWORK_COMMANDS = frozenset({
 })
 _URL = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s'\"<>]+")
 _BRACKETED = re.compile(r"\[([0-9a-fA-F:.%a-zA-Z]+)\]")
+_EMBEDDED = re.compile(r"(?<![0-9])(\d{1,3}[.-]){3}\d{1,3}(?![0-9])")
 _NUMERIC = re.compile(r"(0x[0-9a-f]+|[0-9]+)(\.(0x[0-9a-f]+|[0-9]+)){0,3}", re.IGNORECASE)
 
 
@@ -54,7 +55,9 @@ def classify(host: str) -> str | None:
         return "loopback"
     address = _address(name)
     if address is None:
-        return None
+        # ``169.254.169.254.nip.io``, ``10-0-0-5.sslip.io``: a name that spells an address.
+        spelt = _EMBEDDED.search(name)
+        return classify(spelt.group(0).replace("-", ".")) if spelt else None
     if isinstance(address, ipaddress.IPv6Address):
         embedded = address.ipv4_mapped or address.sixtofour or _nat64(address)
         if embedded is not None:

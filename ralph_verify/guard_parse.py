@@ -119,7 +119,7 @@ class _Walker:
         self.commands: list[SimpleCommand] = []
         self.recursive: list[str] = []
         self.functions: dict[str, Any] = {}
-        self.moved = False
+        self.moved = self.ifs = False
 
     def tick(self) -> None:
         if time.monotonic() > self.deadline:
@@ -195,6 +195,8 @@ class _Walker:
                 redirects.extend(nested)
                 continuation.extend(more)
         body = node.child_by_field_name("body")
+        if body is None:  # ``> /etc/passwd``: a redirection alone still writes
+            self.commands.append(SimpleCommand([], redirects))
         found = self.statement(body, redirects) if body is not None else []
         for command in found:
             if stdin_text is not None and command.stdin_text is None:
@@ -237,6 +239,9 @@ class _Walker:
                 command.substituted_into = "="
         if name is not None and name.type == "variable_name":
             self.vars[name.text.decode()] = " ".join(words)
+            if name.text.decode() == "IFS":  # word splitting changed: values are unknown
+                self.vars = {k: v for k, v in self.vars.items() if k in ("HOME", "PWD")}
+                self.ifs = True
 
     def function(self, node: Any) -> None:
         name_node = node.child_by_field_name("name")
@@ -372,7 +377,7 @@ class _Walker:
         if not names or raw.startswith("${#") or raw.startswith("${!"):
             return raw
         name = names[0].text.decode()
-        value = self.vars.get(name)
+        value = None if self.ifs and name not in ("HOME", "PWD") else self.vars.get(name)
         operator = raw[2 + len(name):-1] if raw.startswith("${") else ""
         if value is not None and (not operator or operator.startswith((":-", "-", ":=", "="))):
             return value

@@ -122,6 +122,8 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
             nested.extend((s, name) for s in _stdin_program(command, name, out))
     elif name == "eval":
         nested.append((" ".join(args), "eval"))
+    elif name == "alias":  # judged as if run: some shells expand aliases
+        nested.extend((a.split("=", 1)[1], "alias") for a in args if "=" in a)
     elif name in ("su", "runuser", "script"):
         flag = next((i for i, a in enumerate(args[:-1])
                      if a == "--command" or re.fullmatch(r"-[a-zA-Z]*c", a)), None)
@@ -130,7 +132,13 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
     elif name == "watch":
         rest = skip_options(args, frozenset({"-n", "--interval", "-d"}))
         nested.append((" ".join(rest), name))
+    nested.extend(_runs_commands(name, args))
     family = interpreter_family(name)
+    if family in ("awk", "gawk", "mawk", "nawk"):  # the program is the first argument
+        program = next((a for a in args if not a.startswith("-")), None)
+        if program is not None and "-f" not in args:
+            out.code.append((command, analyse("awk", program)))
+            nested.extend((line, name) for line in out.code[-1][1].shell)
     if family in INTERPRETERS:
         code = inline_code(name, args)
         if code is None and _reads_stdin(args, interpreter=True):
@@ -279,3 +287,27 @@ def _stdin_code(command: SimpleCommand, name: str, out: Unfolded) -> str | None:
         out.found.append(("pipe-to-shell", f"{name} runs code decoded at run time "
                                            f"({' | '.join(s.name for s in sources)})"))
     return text
+
+
+def _runs_commands(name: str, args: list[str]) -> list[tuple[str, str]]:
+    """Shell commands some tools run from their options: ``git -c alias.x='!CMD'``,
+    ``vim -c ':!CMD'``, ``tar --checkpoint-action=exec=CMD``, ``ssh -o ProxyCommand=CMD``."""
+    found = []
+    for index, arg in enumerate(args):
+        value = args[index + 1] if index + 1 < len(args) else ""
+        if name == "git" and arg == "-c" and value.startswith("alias.") and "=!" in value:
+            found.append(value.split("=!", 1)[1])
+        elif name in ("vim", "vi", "nvim", "ex", "view") and (
+                (arg == "-c" and value.lstrip(":").startswith("!")) or arg.startswith("+:!")):
+            found.append((value if arg == "-c" else arg[1:]).lstrip(":")[1:])
+        elif name in ("tar", "gtar", "bsdtar") and arg.startswith(
+                ("--checkpoint-action=exec=", "--to-command=", "--use-compress-program=")):
+            found.append(arg.split("=", 2)[-1] if "exec=" in arg else arg.split("=", 1)[1])
+        elif name in ("ssh", "scp", "sftp", "rsync") and arg.lower().startswith(
+                ("proxycommand=", "localcommand=")):
+            found.append(arg.split("=", 1)[1])
+        elif name in ("rsync",) and arg == "-e" and value:
+            found.append(value)
+        elif name == "make" and arg in ("-f", "--file") and value in ("-", "/dev/stdin"):
+            found.append("$(stdin)")  # a makefile read from stdin: recipes unseen
+    return [(script, name) for script in found]

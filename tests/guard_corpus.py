@@ -44,6 +44,10 @@ _DELETE = [c for t in ("/", "~", "..", "link_root/*", "link_home/*", ".git", "/e
     "\"rm\" \"-rf\" \"/\"", "sudo rm -rf build", "nohup rm -rf / &", "time rm -rf /etc",
     "stdbuf -o0 rm -rf /usr", "uv run rm -rf ~", "watch -n 1 'rm -rf /srv'",
     "script -qc 'rm -rf /' /dev/null",
+    "alias x='rm -rf /'; x", "IFS=,; cmd=rm,-rf,/; $cmd", "git -c alias.x='!rm -rf /' x",
+    "vim -c ':!rm -rf ~' -c ':q'", "tar -cf /dev/null x --checkpoint=1 "
+    "--checkpoint-action=exec='rm -rf /'", "ssh -o ProxyCommand='rm -rf ~' example.org",
+    "make -f /dev/stdin <<< 'all:; rm -rf /'", "rsync -e 'sh -c \"rm -rf ~\"' a b:",
 ]
 _INLINE = [
     "python3 -c \"import shutil; shutil.rmtree('/home')\"",
@@ -71,6 +75,12 @@ _INLINE = [
     "ruby -e 'File.write(\"/etc/motd\", \"x\")'", "ruby -e 'system(\"rm -rf /\")'",
     "ruby -e '`rm -rf ~`'", "php -r 'unlink(\"/etc/hosts\");'",
     "php -r 'shell_exec(\"rm -rf /\");'",
+    "python3 -c \"exec('import shutil; shutil.rmtree(\\\"/etc\\\")')\"",
+    "python3 -c \"__import__('shutil').rmtree('/etc')\"",
+    "python3 -c \"import os; getattr(os, 'sys'+'tem')('rm -rf /')\"",
+    "python3 -c \"import os; n = input(); getattr(os, n)('x')\"",
+    "node -e \"eval(Buffer.from('cm0gLXJmIC8=', 'base64').toString())\"",
+    "perl -e 'unlink glob \"/etc/*\"'", "awk 'BEGIN{system(\"rm -rf /\")}'",
     "python - <<'EOF'\nimport shutil\nshutil.rmtree('/')\nEOF",
     "echo \"import os; os.system('rm -rf /')\" | python3",
 ]
@@ -108,6 +118,7 @@ _OUTSIDE = [
     "crontab -ir", "systemctl --user enable evil.service", "systemctl --user start evil",
     "systemd-run --user sleep 1000", "cp x.service ~/.config/systemd/user/",
     "mkdir -p ~/.config/autostart", "loginctl enable-linger", "echo x | at now + 1 minute",
+    ">/etc/passwd", ": > /etc/passwd", "exec 3>/etc/passwd",
     "echo x > /etc/hosts", "cat a | tee /etc/motd", "cp evil.sh /usr/local/bin/ls",
     "cp -r src ~/backup", "mv src /tmp/elsewhere", "mv ~/.ssh/config x", "dd if=x of=/etc/fstab",
     "perl -pi -e 's/x/y/' /etc/hosts", "chmod 000 ~/.ssh", "chmod -R 777 /", "chmod -R u+w /usr",
@@ -157,6 +168,7 @@ _NETWORK = [f"curl http://{h}/latest/meta-data/" for h in (
     "curl http://172.31.255.254/", "wget http://10.1.2.3/x", "curl http://169.254.1.1/",
     "curl http://100.64.0.7/", "curl 'http://[fd12:3456::1]/'", "curl http://[fe80::1]/",
     "nc 10.0.0.5 22", "ssh admin@192.168.1.10", "scp x root@10.0.0.9:/tmp",
+    "curl http://169.254.169.254.nip.io/", "curl http://10-0-0-5.sslip.io/",
     "curl http://0x0a000005/", "curl http://167772165/", "http GET 192.168.0.10:8000",
     "python3 -c \"import urllib.request as u; u.urlopen('http://10.1.2.3/')\"",
     "node -e \"fetch('http://192.168.1.20/')\"", "git clone http://10.0.0.5/repo.git",
