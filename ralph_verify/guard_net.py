@@ -109,7 +109,8 @@ def hosts_in(word: str, plain: bool) -> Iterator[str]:
     for match in _BRACKETED.finditer(word):
         yield match.group(1)
     if plain:
-        yield word
+        if "/" not in word:
+            yield word
         for token in re.split(r"[/@:,=\s]+", word):
             if token:
                 yield token
@@ -139,7 +140,8 @@ def network_findings(words: Iterable[str], plain: bool, allow_hosts: tuple[str, 
 def allowed(host: str, allow_hosts: tuple[str, ...]) -> bool:
     """``host`` is named in ``allow-hosts`` (a name, an address or a CIDR range)."""
     name = host.strip("[]").rstrip(".").lower()
-    address = _address(name)
+    spelt = _EMBEDDED.search(name)
+    address = _address(name) or (_address(spelt.group(0).replace("-", ".")) if spelt else None)
     for entry in allow_hosts:
         entry = entry.lower()
         if entry == name:
