@@ -298,3 +298,14 @@ def test_what_the_guard_cannot_read_is_refused(ralph: Ralph) -> None:
     # A more telling rule names the refusal when a line breaks several.
     assert denied_rule(pretool(ralph, "Bash", {"command": "eval x; git push -f"})) == \
         "force-push"
+
+
+def test_a_call_the_guard_cannot_decide_in_its_time_budget_is_refused(tmp_path: Path) -> None:
+    refusal = evaluate("Bash", {"command": "ls src && pytest -q"},
+                       Policy(root=tmp_path, environ={}, budget=0.0))
+    assert refusal is not None and refusal.rule == "unparsable"
+    assert "ran out of time" in refusal.reason
+    line = "eval " * 20 + "ls"  # nested past the depth the guard unfolds: refused, not allowed
+    refusal = evaluate("Bash", {"command": line}, Policy(root=tmp_path, environ={}))
+    assert refusal is not None and refusal.rule == "unparsable"
+    assert "nested more than 16 deep" in refusal.reason
