@@ -32,6 +32,7 @@ from ralph_verify.guard_policy import (
     session_branch,
 )
 from ralph_verify.guard_unfold import DOWNLOADERS, INTERPRETERS, SHELLS
+from ralph_verify.guard_words import FIND_TESTS
 
 OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 ELEVATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0", "runuser"})
@@ -78,8 +79,9 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
                                        "a file in the project and read it first")
     if name == "rm":
         yield from _deletions(_positional(args), cwd, policy, "rm")
-    elif name == "find" and "-delete" in args:
-        yield from _deletions(_find_starts(args), cwd, policy, "find -delete", searched=True)
+    elif name == "find" and "-delete" in args:  # without a test: all of DIR, DIR included
+        yield from _deletions(_find_starts(args), cwd, policy, "find -delete",
+                              searched=bool(FIND_TESTS & set(args)))
     elif name == "git":
         yield from _git_refusals(args, cwd, policy)
     yield from _redirects(command, cwd, policy)

@@ -125,12 +125,7 @@ def stdin_words(command: SimpleCommand) -> list[str]:
         return text.split()
     args = [a for a in producer.args if not a.startswith("-")]
     if producer.name == "find":
-        starts = []
-        for arg in producer.args:
-            if arg.startswith(("-", "(", "!")):
-                break
-            starts.append(arg)
-        return [f"{s.rstrip('/') or '/'}/{{found}}" for s in starts or ["."]]
+        return [find_target(start, producer.args) for start in find_starts(producer.args)]
     if producer.name in ("ls", "fd", "fdfind"):
         return [f"{a.rstrip('/') or '/'}/{{found}}" for a in args[1:] or args or ["."]] \
             if producer.name != "ls" else [f"{a.rstrip('/') or '/'}/{{found}}"
@@ -177,12 +172,32 @@ def parallel(command: SimpleCommand) -> list[list[str]]:
     return found
 
 
-def find_exec(args: list[str]) -> list[list[str]]:
+#: ``find`` tests that pick some files; without one, ``find DIR`` yields all of DIR.
+FIND_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename",
+                        "-regex", "-iregex", "-type", "-newer", "-mtime", "-mmin", "-atime",
+                        "-amin", "-ctime", "-cmin", "-size", "-empty", "-user", "-group",
+                        "-perm", "-links", "-inum", "-samefile", "-lname", "-ilname"})
+
+
+def find_starts(args: list[str]) -> list[str]:
     starts = []
     for arg in args:
         if arg.startswith(("-", "(", "!")):
             break
         starts.append(arg)
+    return starts or ["."]
+
+
+def find_target(start: str, args: list[str]) -> str:
+    """What ``find START ...`` hands on: somewhere inside START when a test picks files
+    (``START/{found}``), START itself and all in it otherwise (``find . -delete``)."""
+    if not FIND_TESTS & set(args):
+        return start
+    return f"{start.rstrip('/') or '/'}/{{found}}"
+
+
+def find_exec(args: list[str]) -> list[list[str]]:
+    starts = find_starts(args)
     found: list[list[str]] = []
     index = 0
     while index < len(args):
@@ -191,8 +206,8 @@ def find_exec(args: list[str]) -> list[list[str]]:
             while end < len(args) and args[end] not in (";", "+"):
                 end += 1
             words = args[index + 1:end]
-            for start in starts or ["."]:
-                target = f"{start.rstrip('/') or '/'}/{{found}}"
+            for start in starts:
+                target = find_target(start, args)
                 found.append([w.replace("{}", target) for w in words])
             index = end
         index += 1

@@ -44,6 +44,7 @@ _DELETE = [c for t in ("/", "~", "..", "link_root/*", "link_home/*", ".git", "/e
     "\"rm\" \"-rf\" \"/\"", "sudo rm -rf build", "nohup rm -rf / &", "time rm -rf /etc",
     "stdbuf -o0 rm -rf /usr", "uv run rm -rf ~", "watch -n 1 'rm -rf /srv'",
     "script -qc 'rm -rf /' /dev/null",
+    "find . -delete", "find . -exec rm -rf {} +", "find . | xargs rm -rf",
     "alias x='rm -rf /'; x", "IFS=,; cmd=rm,-rf,/; $cmd", "git -c alias.x='!rm -rf /' x",
     "vim -c ':!rm -rf ~' -c ':q'", "tar -cf /dev/null x --checkpoint=1 "
     "--checkpoint-action=exec='rm -rf /'", "ssh -o ProxyCommand='rm -rf ~' example.org",
@@ -295,7 +296,7 @@ _FILES = [
     "rm -rf dist", "rm -f src/*.pyc", "rm src/old.py", "rm -rf .mypy_cache .ruff_cache",
     "rm -rf coverage htmlcov .coverage", "rm -rf ./build/ ./dist/", "rm -r tests/tmp",
     "find . -name __pycache__ -exec rm -rf {} +", "find . -name '*.pyc' -delete",
-    "find build -type f -delete", "find . -name '*.orig' | xargs rm -f",
+    "find build -type f -delete", "find build -delete", "find . -name '*.orig' | xargs rm -f",
     "git ls-files -z '*.tmp' | xargs -0 rm -f", "ls build | xargs -I{} echo {}",
     "cat README.md", "cat README.md | head -20", "cat src/app.py", "cat .env.example",
     "cat .gitignore", "head -50 setup.cfg", "tail -f logs/app.log", "less CHANGELOG.md",
