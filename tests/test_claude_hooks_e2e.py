@@ -27,6 +27,7 @@ from ralph_verify.testing_server import (
     text,
 )
 from tests.agents_setup import AgentCLI
+from tests.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
 
 pytestmark = pytest.mark.agents_e2e
 
@@ -248,7 +249,8 @@ def test_run_gives_claude_the_guard(ralph: Ralph, claude_cli: AgentCLI, agent_ho
 
 
 def test_run_puts_claude_in_the_sandbox_by_default(claude_cli: AgentCLI, ralph: Ralph,
-                                                   model_server: ModelServer) -> None:
+                                                   model_server: ModelServer,
+                                                   bwrap: str) -> None:  # noqa: F811
     """``run --agent claude`` with no flag and the guard off: Claude Code works from a home
     folder that is read-only but for its own state, a deletion outside the project fails,
     and the loop completes."""
@@ -256,9 +258,6 @@ def test_run_puts_claude_in_the_sandbox_by_default(claude_cli: AgentCLI, ralph: 
     import shutil
     import tempfile
 
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
-        pytest.fail("this test needs bubblewrap: apt-get install bubblewrap")
     outside = Path(tempfile.mkdtemp(prefix="ralph-claude-", dir="/var/tmp"))  # not /tmp
     try:
         home, precious = outside / "home", outside / "precious"

@@ -14,6 +14,7 @@ import pytest
 from ralph_verify.testing import Ralph
 from ralph_verify.testing_server import ModelServer, codex_exec, text
 from tests.agents_setup import AgentCLI
+from tests.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
 
 pytestmark = pytest.mark.agents_e2e
 
@@ -91,14 +92,12 @@ def test_the_guard_refuses_a_tool_call_of_the_real_codex(
 @pytest.mark.parametrize("guard", [True, False], ids=["guard", "sandbox-only"])
 def test_run_gives_codex_the_guard_and_the_sandbox(
         ralph: Ralph, codex_cli: AgentCLI, agent_home: Path, model_server: ModelServer,
-        guard: bool) -> None:
+        guard: bool, bwrap: str) -> None:  # noqa: F811
     """``run --agent codex`` with no flag: the guard refuses a deletion outside the project;
     with the guard switched off, the sandbox (``auto``) makes it fail; the loop completes."""
     import shutil
     import tempfile
 
-    if shutil.which("bwrap") is None:
-        pytest.fail("this test needs bubblewrap: apt-get install bubblewrap")
     precious = Path(tempfile.mkdtemp(prefix="ralph-precious-", dir="/var/tmp"))
     try:
         (precious / "keep.txt").write_text("keep\n")
@@ -115,7 +114,6 @@ def test_run_gives_codex_the_guard_and_the_sandbox(
                             codex_exec(f"cat > calc.py <<'EOF'\n{RIGHT}EOF"), text("Done."))
         env = codex_cli.env(agent_home, model_server.url)
         env.pop("RALPH_VERIFY_SANDBOX", None)  # the default: auto
-        bwrap = shutil.which("bwrap") or "bwrap"
         env["PATH"] = f"{Path(bwrap).parent}{os.pathsep}{env['PATH']}"
         proc = subprocess.run(
             [sys.executable, "-m", "ralph_verify", "run", "--until", "tests", "--yolo",
