@@ -6,7 +6,7 @@ PreToolUse hook) and a :class:`Policy`, and returns a :class:`Refusal` or ``None
 A shell command is parsed with tree-sitter's bash grammar (:mod:`ralph_verify.guard_parse`),
 its wrappers and nested scripts unfolded (:mod:`ralph_verify.guard_unfold`: ``sudo``,
 ``xargs``, ``find -exec``, ``sh -c``, ``eval``, interpreters' inline code ...), and every
-command that would run is judged by its effect (:mod:`ralph_verify.guard_shell`) against
+command that would run is judged by its effect (:mod:`ralph_verify.guard_judge`) against
 the real file system: globs matched and symlinks followed relative to the call's ``cwd``.
 What cannot be read (a grammar error, a command name computed at run time, input past the
 size cap or the time budget) is refused with the reason, never let through.
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.guard_effects import startup_file
+from ralph_verify.guard_judge import command_refusals, paths
 from ralph_verify.guard_net import network_findings
 from ralph_verify.guard_parse import MAX_BYTES, Unreadable
 from ralph_verify.guard_policy import (
@@ -40,7 +41,6 @@ from ralph_verify.guard_policy import (
     resolve,
 )
 from ralph_verify.guard_rules import PRIORITY
-from ralph_verify.guard_shell import command_refusals, paths
 from ralph_verify.guard_unfold import Context, Unfolded, unfold_line
 
 __all__ = ["DEFAULT_METADATA_HOSTS", "DEFAULT_PUBLIC_PATTERNS", "DEFAULT_SECRET_PATTERNS",

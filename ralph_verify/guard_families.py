@@ -1,6 +1,6 @@
 """The guard's file and history families: writes by any tool, history-destroying git.
 
-:mod:`ralph_verify.guard_shell` calls :func:`command_refusals` for each unfolded command
+:mod:`ralph_verify.guard_judge` calls :func:`command_refusals` for each unfolded command
 of a shell line. These rules catch the usual ways an agent destroys work; the real boundary
 is the sandbox (docs/guard.md).
 """
