@@ -24,7 +24,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ralph_verify.guard_effects import startup_file
+from ralph_verify.guard_effects import grepped, startup_file
 from ralph_verify.guard_judge import command_refusals, paths
 from ralph_verify.guard_net import network_findings
 from ralph_verify.guard_parse import MAX_BYTES, Unreadable
@@ -178,7 +178,9 @@ def _shell_refusals(line: str, cwd: Path, policy: Policy,
         if policy.allow_commands and any(fnmatch.fnmatchcase(" ".join(command.words), pattern)
                                          for pattern in policy.allow_commands):
             continue  # the user allowed this command ([tool.ralph-verify.guard] allow-commands)
-        yield from command_refusals(command, current, policy)
+        for refusal in command_refusals(command, current, policy):
+            if refusal.rule != "env-dump" or not grepped(command, unfolded.commands):
+                yield refusal
     yield from _code_refusals(unfolded, current, policy)
 
 

@@ -81,6 +81,9 @@ def reads(command: SimpleCommand) -> list[str]:
     if name in ("ssh", "scp", "sftp") and "-i" in args[:-1]:
         index = args.index("-i")  # an identity used to log in, not read out
         args = args[:index] + args[index + 2:]
+    # ``--env-file .env`` (docker, uvicorn ...): loaded into a process, not printed.
+    args = [a for i, a in enumerate(args) if not a.startswith("--env-file=")
+            and (i == 0 or args[i - 1] != "--env-file")]
     if name in PATTERN_FIRST:
         args = _drop_pattern(args, PATTERN_FIRST[name],
                              _VALUE_OPTIONS.get(name.lstrip("ef"), frozenset()))
@@ -112,6 +115,20 @@ def _drop_pattern(args: list[str], pattern_options: tuple[str, ...],
             out.append(arg)
         index += 1
     return out
+
+
+def grepped(command: SimpleCommand, commands: list[SimpleCommand]) -> bool:
+    """``env | grep PATH``: what the dump feeds is a ``grep`` for a name that is no secret."""
+    readers = [c for c in commands if any(u is command for u in c.upstream)]
+    if len(readers) != 1 or readers[0].name not in ("grep", "egrep", "rg"):
+        return False
+    args = readers[0].args
+    patterns = [a for a in args if not a.startswith("-")][:1]
+    # One plain name (``PATH``, ``^PYTHON``): not ``.``, not ``A|B``, not a secret's.
+    return bool(patterns) and re.fullmatch(r"\^?[A-Za-z_][A-Za-z0-9_]{2,}=?", patterns[0]) \
+        is not None and not any(a.startswith("-") and ("v" in a or "f" in a or "e" in a)
+                                for a in args) and \
+        not _SECRET_VAR.search("$" + patterns[0].lstrip("^"))
 
 
 def env_dump(command: SimpleCommand) -> Iterator[Found]:
