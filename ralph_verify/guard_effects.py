@@ -138,7 +138,7 @@ def env_dump(command: SimpleCommand) -> Iterator[Found]:
     why = ""
     if name == "env" and not positional:
         why = "env prints every environment variable"
-    elif name == "printenv" and (not positional or any(_SECRET_VAR.search("$" + a)
+    elif name == "printenv" and (not positional or any(_SECRET_VAR.search("$" + a) or "$" in a
                                                         for a in positional)):
         why = "printenv prints environment variables"
     elif (name == "set" and not args) or (name == "export" and args in ([], ["-p"])) or (
@@ -155,6 +155,29 @@ def env_dump(command: SimpleCommand) -> Iterator[Found]:
         yield ("env-dump", f"{why}; the transcript goes to the model's provider, and the "
                            "environment holds API keys and tokens. Print only the variable "
                            "you need by name, if it is not a secret")
+
+
+#: Commands that print a credential: (program, words that must all appear).
+CREDENTIAL_COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("gpg", ("--export-secret-keys",)), ("gpg", ("--export-secret-subkeys",)),
+    ("aws", ("configure", "get")), ("aws", ("configure", "export-credentials")),
+    ("aws", ("sts", "get-session-token")), ("gcloud", ("print-access-token",)),
+    ("gcloud", ("print-identity-token",)), ("gh", ("auth", "token")),
+    ("az", ("get-access-token",)), ("security", ("find-generic-password",)),
+    ("security", ("find-internet-password",)), ("kubectl", ("view", "--raw")),
+    ("op", ("read",)), ("pass", ("show",)), ("vault", ("read",)), ("vault", ("kv", "get")),
+    ("git", ("credential", "fill")), ("npm", ("token",)), ("heroku", ("auth:token",)),
+)
+
+
+def credentials(command: SimpleCommand) -> Iterator[Found]:
+    """Tools that print a token or a key (``gh auth token``, ``aws configure get ...``)."""
+    for program, words in CREDENTIAL_COMMANDS:
+        if command.name == program and all(w in command.args for w in words):
+            yield ("read-secrets", f"{program} {' '.join(words)} prints a credential into the "
+                                   "transcript; use it without printing it, or leave it to "
+                                   "the user")
+            return
 
 
 def persistence(command: SimpleCommand, git_args: list[str] | None) -> Iterator[Found]:

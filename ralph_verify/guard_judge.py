@@ -16,7 +16,14 @@ from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 
-from ralph_verify.guard_effects import env_dump, machine, persistence, reads, startup_file
+from ralph_verify.guard_effects import (
+    credentials,
+    env_dump,
+    machine,
+    persistence,
+    reads,
+    startup_file,
+)
 from ralph_verify.guard_families import command_refusals as family_refusals
 from ralph_verify.guard_families import git_global_options, write_targets
 from ralph_verify.guard_net import NETWORK_COMMANDS, network_findings
@@ -104,7 +111,7 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
         if path is not None and not is_inside(path, policy) and startup_file(path):
             yield Refusal("persistence", f"{target} runs again in later sessions (a start-up "
                                          "file, a service, cron); leave it to the user")
-    for rule, reason in (*env_dump(command), *machine(command),
+    for rule, reason in (*env_dump(command), *machine(command), *credentials(command),
                          *persistence(command, args if name == "git" else None)):
         yield Refusal(rule, reason)
     yield from network(command, policy)
