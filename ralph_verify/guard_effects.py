@@ -234,7 +234,9 @@ def _git_config(args: list[str]) -> Iterator[Found]:
         yield ("persistence", f"git config {scope} changes git for every repository of the "
                               "user; set it in the project (git config --local) or leave it "
                               "to the user")
-    elif any(v.lower().startswith(_RUNNING_KEYS) for v in values):
+    elif any(v.lower().startswith(_RUNNING_KEYS) for v in values) or (
+            values[:1] and values[0].lower().startswith("alias.") and
+            any(v.startswith("!") for v in values[1:])):
         yield ("persistence", "git config of a key that runs a program (core.hooksPath, "
                               "core.fsmonitor ...) lets code run outside what the guard sees")
 
@@ -273,6 +275,10 @@ def machine(command: SimpleCommand) -> Iterator[Found]:
         why = f"{name} onto a device wipes a disk"
     elif name in ("swapoff", "sysctl") and any(a in ("-a", "-w") for a in args):
         why = f"{name} changes the running kernel"
+    elif (name in ("mount", "umount") and args) or (
+            name in ("iptables", "ip6tables", "nft", "ufw") and not {"-L", "-S", "list",
+                                                                   "status"} & set(args)):
+        why = f"{name} {' '.join(args)} changes the machine's file systems or firewall"
     if not why and any(op in (">", ">>", ">|", "&>") and _DISK.match(target)
                        for op, target in command.redirects):
         why = "writing onto a device wipes a disk"
