@@ -112,7 +112,12 @@ def run_session(config: Config) -> int:
     result = Loop.from_config(config).run()
     target = config.get("json")
     if target is not None:
-        text = redact(json.dumps(redact_data(result.to_json()), indent=2)) + "\n"
+        from ralph_verify.hookmode.pretool import safety_stats
+
+        data = result.to_json()
+        # The guard's refusals during the session (.ralph/guard.jsonl), counted by rule.
+        data["safety"] = safety_stats(config.root, result.session.started_at or None)
+        text = redact(json.dumps(redact_data(data), indent=2)) + "\n"
         if target == "-":
             sys.stdout.write(text)
         else:

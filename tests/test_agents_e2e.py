@@ -28,6 +28,7 @@ from ralph_verify.testing.server import (
     text,
 )
 from tests.agents_setup import MODEL, AgentCLI
+from tests.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
 
 pytestmark = pytest.mark.agents_e2e
 
@@ -143,6 +144,29 @@ def test_aider_two_iterations(ralph: Ralph, aider_cli: AgentCLI, agent_home: Pat
     check_session(ralph, proc, model_server, requests[1])
     history = ralph.path / ".ralph" / "agent" / "aider.chat.history.md"
     assert history.is_file() and not (ralph.path / ".aider.chat.history.md").exists()
+
+
+def test_aider_runs_in_the_default_sandbox(ralph: Ralph, aider_cli: AgentCLI,
+                                           model_server: ModelServer,
+                                           bwrap: str) -> None:  # noqa: F811
+    """``sandbox = "auto"`` with the real aider: a home folder read-only but for ``~/.aider``
+    (outside /tmp, which stays shared), and the loop still completes."""
+    import shutil
+    import tempfile
+
+    home = Path(tempfile.mkdtemp(prefix="ralph-aider-home-", dir="/var/tmp"))
+    try:
+        make_project(ralph)
+        model_server.script(aider_whole("calc.py", WRONG, note=SAID),
+                            aider_whole("calc.py", RIGHT, note="Fixed the sign."))
+        env = aider_cli.env(home, model_server.url)
+        env["PATH"] = f"{Path(bwrap).parent}{os.pathsep}{env['PATH']}"
+        proc = run_loop(ralph, env, "--agent", "aider", "--model", f"openai/{MODEL}",
+                        "--agent-arg=--edit-format=whole")
+        assert "without a sandbox" not in proc.stderr, proc.stderr[-2000:]
+        check_session(ralph, proc, model_server, model_server.model_requests("chat")[1])
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def test_aider_keeps_its_own_files_out_of_the_project(ralph: Ralph, aider_cli: AgentCLI,

@@ -27,6 +27,7 @@ from ralph_verify.testing.server import (
     text,
 )
 from tests.agents_setup import AgentCLI
+from tests.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
 
 pytestmark = pytest.mark.agents_e2e
 
@@ -245,3 +246,44 @@ def test_run_gives_claude_the_guard(ralph: Ralph, claude_cli: AgentCLI, agent_ho
     refusals = (ralph.path / ".ralph" / "guard.jsonl").read_text().splitlines()
     assert [json.loads(line)["rule"] for line in refusals] == ["force-push"]
     assert "guard: 1 tool calls refused (force-push 1)" in ralph.run("status").out
+
+
+def test_run_puts_claude_in_the_sandbox_by_default(claude_cli: AgentCLI, ralph: Ralph,
+                                                   model_server: ModelServer,
+                                                   bwrap: str) -> None:  # noqa: F811
+    """``run --agent claude`` with no flag and the guard off: Claude Code works from a home
+    folder that is read-only but for its own state, a deletion outside the project fails,
+    and the loop completes."""
+    import os
+    import shutil
+    import tempfile
+
+    outside = Path(tempfile.mkdtemp(prefix="ralph-claude-", dir="/var/tmp"))  # not /tmp
+    try:
+        home, precious = outside / "home", outside / "precious"
+        precious.mkdir()
+        (precious / "keep.txt").write_text("keep\n")
+        ralph.makepyfile(calc="def add(a, b):\n    raise NotImplementedError\n",
+                         **{"tests/test_calc": "from calc import add\n\n\n"
+                                               "def test_add():\n    assert add(2, 3) == 5\n"})
+        ralph.makefile(".gitignore", ".ralph/\n")
+        ralph.makepyproject("[tool.ralph-verify.guard]\nenabled = false\n")
+        ralph.git_init()
+        model_server.script(claude_bash(f"rm -rf {precious} && echo gone"),
+                            claude_write("calc.py", RIGHT), text("Fixed add()."))
+        env = claude_cli.env(home, model_server.url)
+        env["PATH"] = f"{Path(bwrap).parent}{os.pathsep}{env['PATH']}"
+        proc = subprocess.run(
+            [sys.executable, "-m", "ralph_verify", "run", "--agent", "claude", "--yolo",
+             "--until", "tests", "--max-iterations", "2", "--agent-timeout", "120",
+             "Fix add()."],
+            cwd=ralph.path, env=env, capture_output=True, text=True, timeout=240,
+            stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        assert "without a sandbox" not in proc.stderr
+        assert (precious / "keep.txt").read_text() == "keep\n"
+        second = model_server.model_requests()[1].text
+        assert "Read-only file system" in second, second[-2000:]
+        assert (ralph.path / "calc.py").read_text() == RIGHT
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)

@@ -93,6 +93,9 @@ def test_init_codex_writes_codex_home_hooks(ralph: Ralph, tmp_path: Path) -> Non
     result = ralph.run("init", "codex", "--hook-command", HOOK)
     assert result.ret == 0, result
     data = json.loads((home / "hooks.json").read_text())
-    assert data == {"hooks": {"Stop": [{"hooks": [
-        {"type": "command", "command": f"{HOOK} hook codex-stop", "timeout": 600}]}]}}
+    assert data == {"hooks": {
+        "Stop": [{"hooks": [
+            {"type": "command", "command": f"{HOOK} hook codex-stop", "timeout": 600}]}],
+        "PreToolUse": [{"hooks": [
+            {"type": "command", "command": f"{HOOK} hook codex-pretool", "timeout": 30}]}]}}
     assert "--dangerously-bypass-hook-trust" in result.out

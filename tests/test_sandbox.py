@@ -88,12 +88,56 @@ def test_the_sandbox_stops_every_family_and_the_loop_completes(
     assert (ralph.path / "done.txt").read_text() == "done\n"
 
 
-def test_without_the_sandbox_the_same_agent_escapes(ralph: Ralph, decoys: Path) -> None:
-    """The control: the test above can fail (the guard does not apply to a cmd: agent)."""
+def test_the_sandbox_is_on_by_default_where_bubblewrap_works(
+        ralph: Ralph, bwrap: str, decoys: Path) -> None:
+    """``sandbox = "auto"``: no flag, the guard switched off, and still every attempt fails."""
+    del ralph.env["RALPH_VERIFY_SANDBOX"]  # the fixture's "off": back to the default
     ralph.makefile("agent.sh", attack(decoys))
+    ralph.makepyproject("[tool.ralph-verify.guard]\nenabled = false\n")
     ralph.git_init()
+    before = snapshot(decoys)
     result = ralph.run("run", "--agent", "cmd:bash agent.sh", "--until", "files:done.txt",
                        "do it")
+    assert result.ret == 0, result
+    attempts = (ralph.path / "attempts.txt").read_text().splitlines()
+    assert len(attempts) == 8 and all(a.startswith("blocked ") for a in attempts), attempts
+    assert snapshot(decoys) == before
+    assert "without a sandbox" not in result.err
+
+
+def test_auto_without_bubblewrap_says_why_once_and_runs(ralph: Ralph, tmp_path: Path) -> None:
+    del ralph.env["RALPH_VERIFY_SANDBOX"]
+    ralph.makefile("agent.sh", "echo done > done.txt\n")
+    ralph.git_init()
+    empty = tmp_path / "no-bwrap"
+    empty.mkdir()
+    for tool in ("bash", "git", "sh"):
+        (empty / tool).symlink_to(shutil.which(tool) or tool)
+    ralph.env["PATH"] = str(empty)
+    result = ralph.run("run", "--agent", "cmd:bash agent.sh", "--until", "files:done.txt",
+                       "do it")
+    assert result.ret == 0, result
+    assert result.err.count("note: the agent runs without a sandbox: bubblewrap (bwrap) is "
+                            "not installed") == 1, result.err
+    quiet = ralph.run("run", "--no-sandbox", "--agent", "cmd:bash agent.sh", "--until",
+                      "files:done.txt", "do it")
+    assert quiet.ret == 0 and "sandbox" not in quiet.err, quiet
+
+
+def test_a_bad_sandbox_setting_is_a_usage_error(ralph: Ralph) -> None:
+    ralph.makepyproject('[tool.ralph-verify]\nsandbox = "maybe"\n')
+    ralph.git_init()
+    result = ralph.run("run", "--agent", "cmd:true", "--until", "files:x", "go")
+    assert result.ret == 2 and "sandbox = 'maybe'" in result.err and "auto, on, off" in \
+        result.err, result
+
+
+def test_without_the_sandbox_the_same_agent_escapes(ralph: Ralph, decoys: Path) -> None:
+    """The control: the tests above can fail (the guard does not apply to a cmd: agent)."""
+    ralph.makefile("agent.sh", attack(decoys))
+    ralph.git_init()
+    result = ralph.run("run", "--no-sandbox", "--agent", "cmd:bash agent.sh", "--until",
+                       "files:done.txt", "do it")
     assert result.ret == 0, result
     assert "ESCAPED rm -rf" in (ralph.path / "attempts.txt").read_text()
     assert not (decoys / "dir").exists()

@@ -20,6 +20,10 @@ Fix: run Codex where bubblewrap works, take ``bwrap`` off Codex's PATH (Codex th
 uses its own sandbox), or use ``--yolo`` inside ``run --sandbox``, which puts the
 whole agent in ralph-verify's own bubblewrap jail.
 
+Safety guard: unless ``[tool.ralph-verify.guard] enabled = false``, each run gets the
+PreToolUse guard as a ``-c hooks.PreToolUse=...`` config value, trusted for the run
+(``--dangerously-bypass-hook-trust``), as ``init codex`` installs it for hook mode.
+
 ``--continue-session``: ``codex exec resume THREAD_ID`` (``--last`` when the id
 is unknown).
 """
@@ -52,6 +56,10 @@ class CodexAgent(CLIAgent):
             argv += ["-c", 'sandbox_mode="workspace-write"']
         if self.options.model:
             argv += ["--model", self.options.model]
+        if self.options.guard_command:
+            from ralph_verify.guard.agent_hooks import codex_guard_config
+
+            argv += codex_guard_config(self.options.guard_command)
         return [*argv, *self.options.extra_args, "-"]
 
     def parse(self, lines: Iterable[str]) -> Parsed:

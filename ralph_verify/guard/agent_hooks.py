@@ -21,6 +21,15 @@ def guard_settings_json(command: str) -> str:
                                                              timeout=0)["PreToolUse"]}})
 
 
+def codex_guard_config(command: str) -> list[str]:
+    """``codex exec`` arguments giving one Codex run the PreToolUse guard: the hook as a
+    ``-c`` config value (Codex's ``hooks.json`` is the user's), trusted for this run only."""
+    handler = (f'{{type = "command", command = {json.dumps(f"{command} hook codex-pretool")}, '
+               f"timeout = {GUARD_TIMEOUT}}}")
+    return ["-c", f"hooks.PreToolUse = [{{hooks = [{handler}]}}]",
+            "--dangerously-bypass-hook-trust"]
+
+
 def claude_hooks(command: str, *, guard: bool, timeout: int) -> dict[str, list[dict[str, Any]]]:
     """The ``hooks`` entries ralph-verify needs in Claude Code's settings."""
     hooks: dict[str, list[dict[str, Any]]] = {"Stop": [{"hooks": [
@@ -32,6 +41,12 @@ def claude_hooks(command: str, *, guard: bool, timeout: int) -> dict[str, list[d
     return hooks
 
 
-def codex_hooks(command: str, *, timeout: int) -> dict[str, list[dict[str, Any]]]:
-    return {"Stop": [{"hooks": [
+def codex_hooks(command: str, *, guard: bool, timeout: int) -> dict[str, list[dict[str, Any]]]:
+    """Codex's hooks.json entries: the Stop hook, and the guard before every tool call."""
+    hooks: dict[str, list[dict[str, Any]]] = {"Stop": [{"hooks": [
         {"type": "command", "command": f"{command} hook codex-stop", "timeout": timeout}]}]}
+    if guard:
+        hooks["PreToolUse"] = [{"hooks": [
+            {"type": "command", "command": f"{command} hook codex-pretool",
+             "timeout": GUARD_TIMEOUT}]}]
+    return hooks

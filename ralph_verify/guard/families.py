@@ -1,21 +1,18 @@
-"""The guard's wider rule families: writes by any tool, history-destroying git, inline code.
+"""The guard's file and history families: writes by any tool, history-destroying git.
 
-:mod:`ralph_verify.guard.decide` calls :func:`command_refusals` for each simple command of a
-shell line and :func:`line_refusals` once per line. A deny-list cannot be complete: these
-rules catch the usual ways an agent destroys work, and what the guard cannot read (``eval``,
-a command name computed at run time, unbalanced quotes) is answered with ``ask`` rather than
-let through. The real boundary is ``run --sandbox`` (docs/guard.md).
+:mod:`ralph_verify.guard.judge` calls :func:`command_refusals` for each unfolded command
+of a shell line. These rules catch the usual ways an agent destroys work; the real boundary
+is the sandbox (docs/guard.md).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import re
-import shlex
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ralph_verify.guard.shell import SHELLS, SimpleCommand, git_global_options
+from ralph_verify.guard.parse import SimpleCommand
 
 #: Commands that write, move or change the files named by their positional arguments.
 MODIFIERS = frozenset({"touch", "truncate", "shred", "chmod", "chown", "chgrp", "chattr",
@@ -28,17 +25,6 @@ GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "rev-parse", "ls-fil
                            "describe", "shortlog", "grep", "config", "remote", "fetch",
                            "ls-remote", "cat-file", "branch", "tag", "reflog", "help",
                            "version", "--version"})
-INLINE_OPTIONS = {"python": ("-c",), "node": ("-e", "--eval", "-p", "--print"),
-                  "perl": ("-e", "-E"), "ruby": ("-e",), "php": ("-r",), "deno": ("eval",),
-                  "bun": ("-e", "--eval")}
-_DESTRUCTIVE_CODE = re.compile(
-    r"rmtree|unlink|remove|rmdir|os\.system|subprocess|popen|spawn|exec[a-z]*\(|rename|"
-    r"replace\(|\.rm(Sync)?\(|truncate|chmod|chown|rm_rf|rm -|rimraf|fs\.rm|writeFile|write_text|"
-    r"write_bytes|open\([^)]*['\"][wax]|File\.write|FileUtils|`", re.IGNORECASE)
-_CODE_STRING = re.compile("'([^']*)'|\"([^\"]*)\"")
-_CODE_HOME = re.compile(r"expanduser|Path\.home|os\.environ|getenv|ENV\[|process\.env|"
-                        r"homedir|\$ENV|\.\./")
-
 Resolver = Callable[[str], "Path | None"]
 Inside = Callable[["Path | None"], bool]
 #: (rule, reason, decision) before they become :class:`~ralph_verify.guard.policy.Refusal` s.
@@ -97,14 +83,6 @@ def command_refusals(command: SimpleCommand, resolve: Resolver, inside: Inside,
                      root: Path, on_session_branch: Callable[[], bool]) -> Iterator[Found]:
     """What the wider families find in one simple command."""
     name, args = command.name, command.args
-    first = command.words[0] if command.words else ""
-    if "$" in first or "`" in first or (command.substituted_into and not name):
-        yield ("unparsable", f"the command name {first!r} is only known when it runs; "
-                             "write the command out", "ask")
-        return
-    if name == "eval" or (name in SHELLS and _dynamic_script(args)):
-        yield ("unparsable", f"{name} runs a script that is only known when it runs; write "
-                             "the commands out", "ask")
     redirected = [t for op, t in command.redirects if op in (">", ">>", ">|", "&>", "&>>")]
     for target in redirected:
         path = resolve(target)
@@ -121,47 +99,8 @@ def command_refusals(command: SimpleCommand, resolve: Resolver, inside: Inside,
                    "deny")
     if name == "rm":
         yield from _glob_refusals(_positional(args), resolve, root)
-    if name == "crontab" and any(a.startswith("-") and "r" in a for a in args):
-        yield ("system", "crontab -r deletes the user's crontab; leave it alone", "deny")
-    elif name == "crontab" and _positional(args, frozenset({"-u"})):
-        yield ("system", "crontab FILE replaces the user's crontab", "ask")
-    if name in ("systemctl", "launchctl", "shutdown", "reboot", "halt", "poweroff", "kill",
-                "killall", "pkill") and _system_wide(name, args):
-        yield ("system", f"{name} {' '.join(args)} affects the whole machine", "deny")
     if name == "git":
         yield from _git_history(args, resolve, inside, root, on_session_branch)
-    inline = _inline_code(name, args)
-    if inline is not None:
-        yield from _code_refusals(name, inline, resolve, inside, root)
-
-
-def line_refusals(line: str) -> Iterator[Found]:
-    """Whole-line checks: a line the guard cannot split into words is asked about."""
-    try:
-        shlex.split(line, comments=False, posix=True)
-    except ValueError:
-        yield ("unparsable", "the command has an unbalanced quote; the guard cannot tell what "
-                             "it would run", "ask")
-
-
-def _dynamic_script(args: list[str]) -> bool:
-    for index, arg in enumerate(args):
-        if arg.startswith("-") and not arg.startswith("--") and "c" in arg[1:]:
-            script = args[index + 1] if index + 1 < len(args) else ""
-            return "$" in script or "`" in script
-        if not arg.startswith("-"):
-            return False
-    return False
-
-
-def _system_wide(name: str, args: list[str]) -> bool:
-    if name in ("kill",):
-        return any(a in ("-1", "1") or a.endswith(" -1") for a in _positional(args)) or \
-            "-1" in args[-1:]
-    if name in ("killall", "pkill"):
-        return False
-    return name != "systemctl" or any(a in ("stop", "disable", "mask", "poweroff", "reboot",
-                                            "halt", "kill") for a in args)
 
 
 def _glob_refusals(targets: list[str], resolve: Resolver, root: Path) -> Iterator[Found]:
@@ -224,30 +163,27 @@ def _git_history(args: list[str], resolve: Resolver, inside: Inside, root: Path,
         yield ("git-history", f"{why}; leave it to the user", "deny")
 
 
-def _inline_code(name: str, args: list[str]) -> str | None:
-    family = re.sub(r"[0-9.]+$", "", name)
-    options = INLINE_OPTIONS.get(family)
-    if not options:
-        return None
-    for index, arg in enumerate(args):
-        if arg in options and index + 1 < len(args):
-            return args[index + 1]
-        if family == "perl" and re.fullmatch(r"-[a-zA-Z]*[eE]", arg) and index + 1 < len(args):
-            return args[index + 1]
-    return None
+_GIT_OPTIONS_WITH_VALUE = ("-C", "-c", "--git-dir", "--work-tree", "--namespace")
 
 
-def _code_refusals(name: str, code: str, resolve: Resolver, inside: Inside,
-                   root: Path) -> Iterator[Found]:
-    if not _DESTRUCTIVE_CODE.search(code):
-        return
-    words = [w for pair in _CODE_STRING.findall(code) for text in pair for w in text.split()]
-    outside = [p for p in words if p.startswith(("/", "~")) and not p.startswith("/dev/")
-               and not inside(resolve(p))]
-    if outside:
-        yield ("inline-code", f"{name} inline code changes files and names {outside[0]}, "
-                              f"outside the project {root}", "deny")
-    elif _CODE_HOME.search(code):
-        yield ("inline-code", f"{name} inline code changes files at a path computed at run "
-                              "time (home, environment, ..); the guard cannot tell where",
-               "ask")
+def git_global_options(args: list[str]) -> tuple[list[tuple[str, str | None]], int]:
+    """The options before git's subcommand, as ``(option, value)``, and the subcommand's index.
+
+    ``git -C dir -c k=v --git-dir=x status`` -> ``[("-C", "dir"), ("-c", "k=v"),
+    ("--git-dir", "x")], 5``. An option without a value has ``None``.
+    """
+    index = 0
+    found: list[tuple[str, str | None]] = []
+    while index < len(args) and args[index].startswith("-"):
+        option = args[index]
+        if option in _GIT_OPTIONS_WITH_VALUE and index + 1 < len(args):
+            found.append((option, args[index + 1]))
+            index += 2
+            continue
+        if option.startswith(("--git-dir=", "--work-tree=")):
+            name, _, value = option.partition("=")
+            found.append((name, value))
+        else:
+            found.append((option, None))
+        index += 1
+    return found, index

@@ -58,6 +58,15 @@ class Policy:
     session_branch_prefix: str = "ralph/"
     home: Path = field(default_factory=Path.home)
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    #: Hosts in private ranges that may be reached (names, addresses, CIDR ranges).
+    allow_hosts: tuple[str, ...] = ()
+    #: Commands let through whatever they do: patterns (``fnmatch``) matched against one
+    #: command's words as bash would pass them (``docker system prune *``).
+    allow_commands: tuple[str, ...] = ()
+    #: Refuse requests to this machine (localhost, 127.0.0.1) too.
+    refuse_localhost: bool = False
+    #: Seconds the guard may spend on one call; past it the call is refused.
+    budget: float = 2.0
 
     def on(self, rule: str) -> bool:
         return rule not in self.disabled
@@ -77,16 +86,20 @@ def cd_target(args: list[str], cwd: Path | None, policy: Policy) -> Path | None:
 
 
 def resolve(path: str, cwd: Path | None, policy: Policy,
-             follow_last: bool = True) -> Path | None:
+            follow_last: bool = True) -> Path | None:
     """An absolute, normalised path; ``None`` when it depends on something unknown."""
+    if "$(...)" in path or "\0" in path:
+        return None
     if path.startswith("~"):
         head, _, tail = path.partition("/")
         if head != "~":
             return None
         path = str(policy.home / tail) if tail else str(policy.home)
     if "$" in path:
+        # ``$PWD`` is unknown here: the parser substitutes it until a ``cd`` changes it.
         path = re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?",
-                      lambda m: policy.environ.get(m.group(1), "\0"), path)
+                      lambda m: "\0" if m.group(1) in ("PWD", "OLDPWD")
+                      else policy.environ.get(m.group(1), "\0"), path)
         if "\0" in path or "$" in path:
             return None
     candidate = Path(path)
@@ -119,7 +132,9 @@ def is_secret(path: Path | None, policy: Policy) -> bool:
 
     if any(matches(p) for p in policy.public_patterns):
         return False
-    return any(matches(p) for p in policy.secret_patterns)
+    # A folder of secrets (``~/.ssh``) is a secret too.
+    return any(matches(p) or (p.endswith("/*") and fnmatch.fnmatchcase(text + "/x", p))
+               for p in policy.secret_patterns)
 
 
 # --- the session branch --------------------------------------------------------------------

@@ -32,6 +32,18 @@ class GuardSettings(BaseModel):
         default=None, description="patterns that are never secrets (replaces the default)")
     metadata_hosts: list[str] | None = Field(
         default=None, description="cloud metadata addresses (replaces the default)")
+    allow_commands: list[str] = Field(
+        default_factory=list, description="commands let through whatever they do: patterns "
+                                          "matched against one command's words (e.g. "
+                                          "\"docker system prune *\")")
+    allow_hosts: list[str] = Field(
+        default_factory=list, description="hosts in private network ranges the agent may "
+                                          "reach (names, addresses or CIDR ranges such as "
+                                          "10.0.0.0/8); the metadata service never")
+    refuse_localhost: bool = Field(default=False,
+                                   description="refuse requests to this machine (localhost, "
+                                               "127.0.0.1) too; allowed by default for local "
+                                               "dev servers")
     session_branch_prefix: str | None = Field(
         default=None, description="branches where git reset --hard / clean -f are allowed "
                                   "(default: the loop's branch-prefix, ralph/)")

@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.config.scaffold import FileChange, apply_changes, read_text
 from ralph_verify.errors import UsageError
 from ralph_verify.guard.agent_hooks import claude_hooks, codex_hooks
 
@@ -95,6 +94,8 @@ def merge(settings: dict[str, Any], hooks: dict[str, list[dict[str, Any]]],
 
 
 def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
+    from ralph_verify.config.scaffold import read_text
+
     old = read_text(path)
     if old is None or not old.strip():
         return old, {}
@@ -110,6 +111,8 @@ def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
 
 def install(config: Config, target: str) -> int:
     """Merge the hooks of ``target`` (claude, codex) into its settings file."""
+    from ralph_verify.config.scaffold import FileChange, apply_changes
+
     command = hook_command(config)
     timeout = int(config.get("hook_timeout"))
     if target == "claude":
@@ -120,7 +123,8 @@ def install(config: Config, target: str) -> int:
     else:
         home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
         path = home / "hooks.json"
-        hooks, env = codex_hooks(command, timeout=timeout), {}
+        hooks = codex_hooks(command, guard=not config.get("no_guard"), timeout=timeout)
+        env = {}
     old, data = _read_json(path)
     merged, notes = merge(data, hooks, env)
     new = json.dumps(merged, indent=2) + "\n"

@@ -8,20 +8,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.guard.decide import (
-    DEFAULT_METADATA_HOSTS,
-    DEFAULT_PUBLIC_PATTERNS,
-    DEFAULT_SECRET_PATTERNS,
-    Policy,
-    evaluate,
-)
-from ralph_verify.guard.settings import GuardSettings
 from ralph_verify.hookmode.protocol import emit
-from ralph_verify.redact import cut, redact, redact_data
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
@@ -30,17 +22,32 @@ if TYPE_CHECKING:
 GUARD_LOG = "guard.jsonl"
 
 
-def guard_policy(config: Config, payload: Mapping[str, Any]) -> Any:
+def guard_policy(config: Config, payload: Mapping[str, Any], agent: str = "") -> Any:
     """The :class:`~ralph_verify.guard.decide.Policy` from ``[tool.ralph-verify.guard]``."""
+    from ralph_verify.guard.decide import (
+        DEFAULT_METADATA_HOSTS,
+        DEFAULT_PUBLIC_PATTERNS,
+        DEFAULT_SECRET_PATTERNS,
+        Policy,
+    )
+    from ralph_verify.guard.settings import GuardSettings
+
     settings = config.get("guard") or GuardSettings()
     root = config.root
     cwd_text = payload.get("cwd")
     cwd = Path(cwd_text) if isinstance(cwd_text, str) and cwd_text else Path.cwd()
     prefix = settings.session_branch_prefix or config.get("branch_prefix")
+    from ralph_verify.guard.sandbox import state_dirs
+
+    allowed = [Path(p).expanduser() if Path(p).expanduser().is_absolute() else root / p
+               for p in settings.allow_paths]
+    # The agent's own state folders (sessions, logs) are its to write, as in the sandbox.
+    allowed += state_dirs(agent, os.environ, Path.home())
     return Policy(
         root=root, cwd=cwd, disabled=frozenset(settings.disable),
-        allow_paths=tuple(Path(p).expanduser() if Path(p).expanduser().is_absolute()
-                          else root / p for p in settings.allow_paths),
+        allow_paths=tuple(allowed), allow_hosts=tuple(settings.allow_hosts),
+        allow_commands=tuple(settings.allow_commands),
+        refuse_localhost=settings.refuse_localhost,
         secret_patterns=tuple(settings.secret_patterns or DEFAULT_SECRET_PATTERNS),
         public_patterns=tuple(settings.public_patterns if settings.public_patterns is not None
                               else DEFAULT_PUBLIC_PATTERNS),
@@ -50,6 +57,9 @@ def guard_policy(config: Config, payload: Mapping[str, Any]) -> Any:
 
 def pretool_hook(config: Config, payload: Mapping[str, Any], agent: str) -> int:
     """Deny a tool call that breaks a guard rule; print nothing for one that does not."""
+    from ralph_verify.guard.decide import evaluate
+    from ralph_verify.guard.settings import GuardSettings
+
     settings = config.get("guard") or GuardSettings()
     if not settings.enabled:
         return 0
@@ -57,16 +67,38 @@ def pretool_hook(config: Config, payload: Mapping[str, Any], agent: str) -> int:
     tool_input = payload.get("tool_input")
     if not isinstance(tool_input, Mapping):
         tool_input = {}
-    refusal = evaluate(tool, tool_input, guard_policy(config, payload))
+    try:
+        refusal = evaluate(tool, tool_input, guard_policy(config, payload, agent))
+    except Exception as exc:  # a guard that fails must refuse, never let the call through
+        from ralph_verify.guard.policy import Refusal
+
+        refusal = Refusal("unparsable", f"the guard failed on this call ({type(exc).__name__}:"
+                                        f" {exc})")
     if refusal is None:
         return 0
+    return answer(config.root, agent, payload, refusal)
+
+
+def refuse_unreadable(root: Path, agent: str, reason: str) -> int:
+    """Refuse a call whose hook input cannot be read (too large, not JSON): never allow it."""
+    from ralph_verify.guard.policy import Refusal
+
+    return answer(root, agent, {}, Refusal("unparsable", reason))
+
+
+def answer(root: Path, agent: str, payload: Mapping[str, Any], refusal: Any) -> int:
+    """Print the deny (or ask) answer and count the refusal in ``.ralph/guard.jsonl``."""
+    tool = str(payload.get("tool_name") or "")
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_input, Mapping):
+        tool_input = {}
     # Codex has no "ask": what the guard cannot read is refused there.
     decision = refusal.decision if agent.startswith("claude") else "deny"
     verb = "refused" if decision == "deny" else "asks the user about"
     reason = (f"ralph-verify guard {verb} this {tool or 'tool'} call (rule {refusal.rule}): "
               f"{refusal.reason}. Do not try to get around the guard; if the step is really "
               "needed, say so and leave it to the user.")
-    record_refusal(config.root, {
+    record_refusal(root, {
         "agent": agent, "session_id": payload.get("session_id"), "tool": tool,
         "rule": refusal.rule, "reason": refusal.reason, "decision": decision,
         "input": _brief(tool_input)})
@@ -79,11 +111,15 @@ def pretool_hook(config: Config, payload: Mapping[str, Any], agent: str) -> int:
 
 def _brief(tool_input: Mapping[str, Any]) -> dict[str, Any]:
     keep = ("command", "cmd", "file_path", "notebook_path", "path", "url")
+    from ralph_verify.redact import cut
+
     return {key: cut(str(tool_input[key]), 500) for key in keep if key in tool_input}
 
 
 def record_refusal(root: Path, record: dict[str, Any]) -> None:
     """One line per refusal in ``.ralph/guard.jsonl`` (``status`` counts them)."""
+    from ralph_verify.redact import redact, redact_data
+
     record = {"time": now_iso(), **record}
     folder = root / ".ralph"
     folder.mkdir(parents=True, exist_ok=True)
@@ -91,15 +127,25 @@ def record_refusal(root: Path, record: dict[str, Any]) -> None:
         handle.write(redact(json.dumps(redact_data(record))) + "\n")
 
 
-def refusal_counts(root: Path) -> dict[str, int]:
-    """Refusals by rule, from ``.ralph/guard.jsonl``."""
+def refusal_counts(root: Path, since: str | None = None) -> dict[str, int]:
+    """Refusals by rule, from ``.ralph/guard.jsonl`` (those at or after ``since``, ISO time)."""
     counts: dict[str, int] = {}
     try:
         with (root / ".ralph" / GUARD_LOG).open(encoding="utf-8") as handle:
             for line in handle:
                 with contextlib.suppress(ValueError, AttributeError):
-                    rule = str(json.loads(line).get("rule"))
+                    record = json.loads(line)
+                    if since and str(record.get("time", "")) < since:
+                        continue
+                    rule = str(record.get("rule"))
                     counts[rule] = counts.get(rule, 0) + 1
     except OSError:
         pass
     return counts
+
+
+def safety_stats(root: Path, since: str | None = None) -> dict[str, Any]:
+    """What the guard refused during a session: ``{"refused": N, "by_rule": {...}}``, for
+    ``status``, ``--json`` and the HTML report, so the user sees what the agent tried."""
+    counts = refusal_counts(root, since)
+    return {"refused": sum(counts.values()), "by_rule": dict(sorted(counts.items()))}

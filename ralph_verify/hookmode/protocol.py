@@ -68,7 +68,9 @@ def let_the_agent_go_on(action: str, code: int, text: str) -> int:
 
 def read_payload() -> dict[str, Any]:
     """The hook's JSON from stdin; ``{}`` when there is none."""
-    raw = sys.stdin.read(MAX_STDIN) if sys.stdin is not None else ""
+    raw = sys.stdin.read(MAX_STDIN + 1) if sys.stdin is not None else ""
+    if len(raw) > MAX_STDIN:
+        raise ValueError(f"hook input over {MAX_STDIN // (1024 * 1024)} MB")
     if not raw.strip():
         return {}
     data = json.loads(raw)

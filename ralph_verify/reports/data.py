@@ -76,6 +76,8 @@ class SessionData:
     state: dict[str, Any]
     baseline: dict[str, Any] | None
     iterations: list[IterationData]
+    #: The guard's refusals during the session: ``{"refused": N, "by_rule": {...}}``.
+    safety: dict[str, Any] = field(default_factory=dict)
 
     @property
     def session(self) -> str:
@@ -228,4 +230,7 @@ def load_session(ralph_dir: Path, session: str | None = None) -> SessionData:
             FileStat(str(path)) for path in record.get("files_changed") or []]
         iterations.append(data)
         previous = verification or previous
-    return SessionData(ralph_dir, state, baseline, iterations)
+    from ralph_verify.hookmode.pretool import safety_stats
+
+    safety = safety_stats(ralph_dir.parent, str(state.get("started_at") or "") or None)
+    return SessionData(ralph_dir, state, baseline, iterations, safety)

@@ -341,6 +341,17 @@ def _integrity(data: SessionData) -> str:
     return "\n".join(rows)
 
 
+def _safety(data: SessionData) -> str:
+    """The guard's refusals by rule: what the agent tried that was stopped."""
+    by_rule = data.safety.get("by_rule") or {}
+    if not by_rule:
+        return '<p class="muted" id="safety-none">The guard refused no tool call.</p>'
+    rows = "".join(f'<tr class="refusal"><td><code>{_e(rule)}</code></td><td>{count}</td></tr>'
+                   for rule, count in by_rule.items())
+    return (f'<table id="safety"><thead><tr><th>rule</th><th>refused</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table>")
+
+
 def render_report(data: SessionData, output: Path) -> str:
     """The whole page; links are relative to ``output``'s folder."""
     base = output.parent
@@ -367,6 +378,8 @@ def render_report(data: SessionData, output: Path) -> str:
 {_repeats(data)}
 <h2>Integrity</h2>
 {_integrity(data)}
+<h2>Safety</h2>
+{_safety(data)}
 </main>
 <footer>
 <p class="muted">Written {generated} from {_e(data.dir)} (state.json, history.jsonl,

@@ -75,7 +75,16 @@ def hook(config: Config) -> int:
 
     action = str(config.get("action"))
     agent = action.split("-")[0]
-    payload = read_payload()
+    if action.endswith("-pretool"):
+        from ralph_verify.hookmode.pretool import refuse_unreadable
+
+        try:
+            payload = read_payload()
+        except ValueError as exc:  # too large or not JSON: refused, never let through
+            return refuse_unreadable(config.root, agent, f"the hook input cannot be read "
+                                                         f"({str(exc)[:200]})")
+    else:
+        payload = read_payload()
     if action.endswith("-stop"):
         from ralph_verify.hookmode.stop import stop_hook
 

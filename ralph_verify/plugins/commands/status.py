@@ -7,7 +7,6 @@ import json
 from ralph_verify.checks.tool_output import one_line
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
-from ralph_verify.display import duration
 from ralph_verify.markers import hookimpl
 from ralph_verify.terminal_text import strip_controls
 
@@ -19,6 +18,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def status(config: Config) -> int:
+    from ralph_verify.display import duration
     from ralph_verify.loop.state import StateDir
 
     if config.get("watch"):  # --watch: declared by plugins/watch.py
@@ -30,6 +30,10 @@ def status(config: Config) -> int:
     if data is None:
         print(f"no session in {config.root} (no .ralph/state.json)")
         return 1
+    from ralph_verify.hookmode.pretool import safety_stats
+
+    # The guard's refusals during this session (agenthook/pretool.py, .ralph/guard.jsonl).
+    data["safety"] = safety_stats(config.root, str(data.get("started_at") or "") or None)
     target = config.get("json")  # --json: declared by plugins/json_report.py
     if target == "-":
         print(json.dumps(data, indent=2))
@@ -44,7 +48,7 @@ def status(config: Config) -> int:
         condition = "finished"
     elif holder is not None and holder.session == data.get("session"):
         condition = f"running (pid {holder.pid}), {data.get('phase')}"
-    elif data.get("mode") == "hook":  # driven by the agent's Stop hook (hookmode/stop.py)
+    elif data.get("mode") == "hook":  # driven by the agent's Stop hook (agenthook/stop.py)
         from ralph_verify.hookmode.session import waiting_condition
 
         condition = waiting_condition(data)
@@ -71,12 +75,10 @@ def status(config: Config) -> int:
         described = describe_plugin_state(config, name, value)
         if described is not None:
             print(f"{name}: {described}")
-    from ralph_verify.hookmode.pretool import refusal_counts
-
-    refused = refusal_counts(config.root)  # the PreToolUse guard's refusals (hookmode/pretool.py)
+    refused = data["safety"]["by_rule"]
     if refused:
-        print(f"guard: {sum(refused.values())} tool calls refused ("
-              + ", ".join(f"{rule} {n}" for rule, n in sorted(refused.items())) + ")")
+        print(f"guard: {data['safety']['refused']} tool calls refused ("
+              + ", ".join(f"{rule} {n}" for rule, n in refused.items()) + ")")
     verdict = data.get("verdict")
     if verdict:
         print(strip_controls(f"verdict: {verdict.get('verdict')} — {verdict.get('reason')}"))

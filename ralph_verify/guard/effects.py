@@ -1,0 +1,307 @@
+"""The guard's effect families beyond files in the project: secrets read by any route, the
+whole environment printed, persistent changes outside the project, the machine itself.
+
+Each function takes one unfolded :class:`~ralph_verify.guard.parse.SimpleCommand` (and,
+where paths matter, a function that turns a word into the paths it names on the real
+file system: globs matched, symlinks followed) and yields ``(rule, reason)`` pairs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from ralph_verify.guard.parse import SimpleCommand
+
+Found = tuple[str, str]
+Expand = Callable[[str], "list[Path | None]"]
+
+#: Commands that name files without reading what is in them.
+NON_READERS = frozenset({
+    "echo", "printf", "ls", "stat", "test", "[", "[[", "rm", "touch", "mkdir", "rmdir", "file",
+    "wc", "du", "realpath", "readlink", "basename", "dirname", "chmod", "chown", "chgrp",
+    "which", "type", "unlink", "shred", "find", "fd", "locate", "cd", "pushd", "popd", "true",
+    "false", "exit", "sleep", "export", "unset", "local", "declare", "git-check-ignore",
+    "lsof", "fuser", "inotifywait", "watchman", "entr", "ln", "setfacl", "getfacl", "trash",
+})
+#: Commands whose first positional argument is a pattern or program, not a file.
+PATTERN_FIRST = {"grep": ("-e", "-f", "--regexp", "--file"), "egrep": ("-e", "-f"),
+                 "fgrep": ("-e", "-f"), "rg": ("-e", "-f", "--regexp", "--file"),
+                 "ag": (), "ack": (), "sed": ("-e", "-f", "--expression", "--file"),
+                 "awk": ("-f", "--file"), "gawk": ("-f",), "jq": ("-f", "--from-file"),
+                 "yq": ()}
+_VALUE_OPTIONS = {
+    "grep": frozenset({"-A", "-B", "-C", "-m", "-d", "-D", "--max-count"}),
+    "rg": frozenset({"-A", "-B", "-C", "-m", "-g", "-t", "-T", "--type", "--glob",
+                     "--max-count", "-M"}),
+    "sed": frozenset({"-l"}), "awk": frozenset({"-v", "-F"}), "gawk": frozenset({"-v", "-F"}),
+    "jq": frozenset({"--arg", "--argjson", "--slurpfile", "--rawfile", "--indent"}),
+}
+_SECRET_VAR = re.compile(r"\$\{?[A-Za-z_]*(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|"
+                         r"PRIVATE|AUTH)[A-Za-z0-9_]*", re.IGNORECASE)
+_ENVIRON_FILE = re.compile(r"/proc/[^/\s]+/environ")
+STARTUP_FILES = frozenset({
+    ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
+    ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc",
+    ".inputrc", ".xprofile", ".xinitrc", ".xsessionrc", ".pam_environment", ".gitconfig",
+    ".npmrc", ".pypirc", ".condarc", ".curlrc", ".wgetrc", "authorized_keys", ".vimrc",
+    ".exrc", ".editrc", ".tmux.conf", ".screenrc",
+})
+STARTUP_FOLDERS = ("/.config/fish/", "/.config/autostart/", "/.config/systemd/",
+                   "/.local/share/systemd/", "/.config/environment.d/", "/etc/profile.d/",
+                   "/etc/cron", "/var/spool/cron/", "/Library/LaunchAgents/",
+                   "/.config/git/", "/etc/systemd/", "/.ssh/")
+_DISK = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|loop|md|dm-|mapper/|disk/|sr|fd\d|"
+                   r"mem$|kmem$|port$)")
+_DISK_TOOLS = frozenset({"fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk", "cgdisk",
+                         "blkdiscard", "mkswap", "badblocks", "hdparm", "zpool", "lvremove",
+                         "vgremove", "pvremove", "cryptsetup", "mdadm"})
+_GIT_CONFIG_WRITES = frozenset({"--add", "--unset", "--unset-all", "--replace-all",
+                                "--rename-section", "--remove-section", "-e", "--edit"})
+_RUNNING_KEYS = ("core.hookspath", "core.fsmonitor", "core.sshcommand", "core.pager",
+                 "core.editor", "sequence.editor", "credential.helper", "diff.external",
+                 "core.askpass", "gpg.program", "uploadpack.packobjectshook")
+
+
+def reads(command: SimpleCommand) -> list[str]:
+    """The words of ``command`` that may name a file it reads (or sends)."""
+    name, args = command.name, command.args
+    if name in NON_READERS or not name:
+        return []
+    if name == "git":
+        sub = next((a for a in args if not a.startswith("-")), "")
+        if sub in ("check-ignore", "rm", "ls-files", "status", "mv", "restore", "checkout"):
+            return []
+    if name in ("cp", "mv", "install", "rsync", "scp", "ln", "tee"):
+        positional = [a for a in args if not a.startswith("-")]
+        if name == "tee":
+            return []
+        args = [a for a in args if a != positional[-1]] if len(positional) > 1 else args
+    if name in ("ssh", "scp", "sftp") and "-i" in args[:-1]:
+        index = args.index("-i")  # an identity used to log in, not read out
+        args = args[:index] + args[index + 2:]
+    # ``--env-file .env`` (docker, uvicorn ...): loaded into a process, not printed.
+    args = [a for i, a in enumerate(args) if not a.startswith("--env-file=")
+            and (i == 0 or args[i - 1] != "--env-file")]
+    if name in PATTERN_FIRST:
+        args = _drop_pattern(args, PATTERN_FIRST[name],
+                             _VALUE_OPTIONS.get(name.lstrip("ef"), frozenset()))
+    words: list[str] = []
+    for arg in args:
+        words.append(arg)
+        for sep in ("=", "@", ":"):
+            if sep in arg:
+                words.append(arg.rsplit(sep, 1)[-1])
+    return [w for w in words if w and not w.startswith("-")]
+
+
+def _drop_pattern(args: list[str], pattern_options: tuple[str, ...],
+                  with_value: frozenset[str]) -> list[str]:
+    if any(a in pattern_options or any(a.startswith(o + "=") for o in pattern_options
+                                       if o.startswith("--")) for a in args):
+        return args
+    out, index, dropped = [], 0, False
+    while index < len(args):
+        arg = args[index]
+        if arg.startswith("-") and arg != "-":
+            out.append(arg)
+            if arg in with_value and index + 1 < len(args):
+                out.append(args[index + 1])
+                index += 1 + (arg in ("--arg", "--argjson", "--slurpfile", "--rawfile"))
+        elif not dropped:
+            dropped = True
+        else:
+            out.append(arg)
+        index += 1
+    return out
+
+
+def grepped(command: SimpleCommand, commands: list[SimpleCommand]) -> bool:
+    """``env | grep PATH``: what the dump feeds is a ``grep`` for a name that is no secret."""
+    readers = [c for c in commands if any(u is command for u in c.upstream)]
+    if len(readers) != 1 or readers[0].name not in ("grep", "egrep", "rg"):
+        return False
+    args = readers[0].args
+    patterns = [a for a in args if not a.startswith("-")][:1]
+    # One plain name (``PATH``, ``^PYTHON``): not ``.``, not ``A|B``, not a secret's.
+    return bool(patterns) and re.fullmatch(r"\^?[A-Za-z_][A-Za-z0-9_]{2,}=?", patterns[0]) \
+        is not None and not any(a.startswith("-") and ("v" in a or "f" in a or "e" in a)
+                                for a in args) and \
+        not _SECRET_VAR.search("$" + patterns[0].lstrip("^"))
+
+
+def env_dump(command: SimpleCommand) -> Iterator[Found]:
+    """Printing the whole environment (or a secret-looking variable) into the transcript."""
+    name, args = command.name, command.args
+    positional = [a for a in args if not a.startswith("-")]
+    why = ""
+    if name == "env" and not positional:
+        why = "env prints every environment variable"
+    elif name == "printenv" and (not positional or any(_SECRET_VAR.search("$" + a) or "$" in a
+                                                        for a in positional)):
+        why = "printenv prints environment variables"
+    elif (name == "set" and not args) or (name == "export" and args in ([], ["-p"])) or (
+            name in ("declare", "typeset") and args in ([], ["-p"], ["-x"], ["-px"], ["-xp"])):
+        why = f"{name} {' '.join(args)} prints every variable"
+    elif name == "ps" and any(not a.startswith("-") and "e" in a for a in args[:2]):
+        why = "ps e prints every process's environment"
+    elif name in ("echo", "printf", "print") and any(_SECRET_VAR.search(a) for a in args):
+        why = f"{name} of a secret-looking variable"
+    words = [*command.words, *(target for _, target in command.redirects)]
+    if not why and any(_ENVIRON_FILE.search(w) for w in words):
+        why = "reading /proc/*/environ prints a process's environment"
+    if why:
+        yield ("env-dump", f"{why}; the transcript goes to the model's provider, and the "
+                           "environment holds API keys and tokens. Print only the variable "
+                           "you need by name, if it is not a secret")
+
+
+#: Commands that print a credential: (program, words that must all appear).
+CREDENTIAL_COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("gpg", ("--export-secret-keys",)), ("gpg", ("--export-secret-subkeys",)),
+    ("aws", ("configure", "get")), ("aws", ("configure", "export-credentials")),
+    ("aws", ("sts", "get-session-token")), ("gcloud", ("print-access-token",)),
+    ("gcloud", ("print-identity-token",)), ("gh", ("auth", "token")),
+    ("az", ("get-access-token",)), ("security", ("find-generic-password",)),
+    ("security", ("find-internet-password",)), ("kubectl", ("view", "--raw")),
+    ("op", ("read",)), ("pass", ("show",)), ("vault", ("read",)), ("vault", ("kv", "get")),
+    ("git", ("credential", "fill")), ("npm", ("token",)), ("heroku", ("auth:token",)),
+)
+
+
+def credentials(command: SimpleCommand) -> Iterator[Found]:
+    """Tools that print a token or a key (``gh auth token``, ``aws configure get ...``)."""
+    for program, words in CREDENTIAL_COMMANDS:
+        if command.name == program and all(w in command.args for w in words):
+            yield ("read-secrets", f"{program} {' '.join(words)} prints a credential into the "
+                                   "transcript; use it without printing it, or leave it to "
+                                   "the user")
+            return
+
+
+def persistence(command: SimpleCommand, git_args: list[str] | None) -> Iterator[Found]:
+    """Changes that outlive the session: git's global config, crontab, user services."""
+    name, args = command.name, command.args
+    if git_args is not None:
+        yield from _git_config(git_args)
+    if name == "crontab" and not (args and all(a in ("-l", "-u") or not a.startswith("-")
+                                               for a in args) and "-l" in args):
+        yield ("persistence", "crontab changes the user's scheduled jobs, which outlive the "
+                              "session; leave scheduling to the user")
+    elif name in ("at", "batch") and "-l" not in args:
+        yield ("persistence", f"{name} schedules a command to run later, outside the session")
+    elif name == "systemctl" and "--user" in args:
+        verbs = [a for a in args if not a.startswith("-")]
+        if verbs and verbs[0] not in ("status", "list-units", "list-unit-files", "show",
+                                      "cat", "is-active", "is-enabled", "is-failed",
+                                      "list-timers", "help"):
+            yield ("persistence", f"systemctl --user {verbs[0]} changes the user's services, "
+                                  "which outlive the session")
+    elif "systemd-run" in command.wrappers or name == "systemd-run":
+        yield ("persistence", "systemd-run starts a unit that outlives the session")
+    elif name == "loginctl" and "enable-linger" in args:
+        yield ("persistence", "loginctl enable-linger keeps user services running after logout")
+    elif name == "launchctl" and any(a in ("load", "bootstrap", "submit", "enable")
+                                     for a in args):
+        yield ("persistence", "launchctl loads a job that outlives the session")
+
+
+def _git_config(args: list[str]) -> Iterator[Found]:
+    """``args``: git's arguments (global options included)."""
+    for index, arg in enumerate(args):
+        if arg == "-c" and index + 1 < len(args) and \
+                args[index + 1].lower().startswith(_RUNNING_KEYS):
+            yield ("persistence", f"git -c {args[index + 1]} makes git run a program of the "
+                                  "agent's choosing")
+        if arg.startswith("--config-env"):
+            yield ("persistence", "git --config-env sets a config value from the environment")
+    subs = [a for a in args if not a.startswith("-")]
+    if "config" not in subs:
+        return
+    rest = args[args.index("config") + 1:]
+    values = [a for a in rest if not a.startswith("-")]
+    if values[:1] in (["get"], ["list"]):
+        return
+    writes = bool(values[:1] in (["set"], ["unset"], ["edit"], ["rename-section"],
+                                 ["remove-section"]) or len(values) >= 2
+                  or _GIT_CONFIG_WRITES & set(rest))
+    if not writes:
+        return
+    scope = next((a for a in rest if a in ("--global", "--system") or a.startswith("--file")
+                  or a == "-f"), None)
+    if scope is not None:
+        yield ("persistence", f"git config {scope} changes git for every repository of the "
+                              "user; set it in the project (git config --local) or leave it "
+                              "to the user")
+    elif any(v.lower().startswith(_RUNNING_KEYS) for v in values) or (
+            values[:1] and values[0].lower().startswith("alias.") and
+            any(v.startswith("!") for v in values[1:])):
+        yield ("persistence", "git config of a key that runs a program (core.hooksPath, "
+                              "core.fsmonitor ...) lets code run outside what the guard sees")
+
+
+def startup_file(path: Path) -> bool:
+    """A shell start-up file, a user service, cron: what runs again in a later session."""
+    text = path.as_posix()
+    return path.name in STARTUP_FILES or any(folder in text + "/"
+                                             for folder in STARTUP_FOLDERS)
+
+
+def machine(command: SimpleCommand) -> Iterator[Found]:
+    """Processes, power, disks: the machine's own state."""
+    name, args = command.name, command.args
+    why = ""
+    if name == "kill" and "-1" in _kill_targets(args):
+        why = "kill -1 signals every process the user may signal"
+    elif name in ("killall5",) or (name in ("pkill", "killall") and (
+            any(a in ("-u", "--user") or a.startswith("--user=") for a in args) or
+            any(a in (".", ".*", "^", "") for a in args if not a.startswith("-")))):
+        why = f"{name} {' '.join(args)} kills every process of a user"
+    elif name in ("shutdown", "reboot", "halt", "poweroff") or (
+            name in ("init", "telinit") and args[:1] in (["0"], ["6"], ["1"])):
+        why = f"{name} stops the machine"
+    elif name == "systemctl" and "--user" not in args and any(
+            a in ("stop", "disable", "mask", "kill", "poweroff", "reboot", "halt", "isolate",
+                  "suspend", "hibernate", "rescue", "emergency") for a in args):
+        why = f"systemctl {' '.join(args)} changes the machine's services"
+    elif name.startswith("mkfs") or name in ("wipefs", "mke2fs", "mkdosfs") or (
+            name in _DISK_TOOLS and not ({"-l", "--list", "-p", "--print", "-I"} & set(args))):
+        why = f"{name} rewrites a disk or a partition"
+    elif name == "dd" and any(a.startswith("of=") and _DISK.match(a[3:]) for a in args):
+        why = "dd onto a device wipes a disk"
+    elif name in ("shred", "cp", "cat", "tee", "pv") and any(_DISK.match(a) for a in args[1:]
+                                                            if name in ("cp", "tee", "shred")):
+        why = f"{name} onto a device wipes a disk"
+    elif name in ("swapoff", "sysctl") and any(a in ("-a", "-w") for a in args):
+        why = f"{name} changes the running kernel"
+    elif (name in ("mount", "umount") and args) or (
+            name in ("iptables", "ip6tables", "nft", "ufw") and not {"-L", "-S", "list",
+                                                                   "status"} & set(args)):
+        why = f"{name} {' '.join(args)} changes the machine's file systems or firewall"
+    if not why and any(op in (">", ">>", ">|", "&>") and _DISK.match(target)
+                       for op, target in command.redirects):
+        why = "writing onto a device wipes a disk"
+    if why:
+        yield ("system", f"{why}; leave it to the user")
+
+
+def _kill_targets(args: list[str]) -> list[str]:
+    index, signal_given = 0, False
+    while index < len(args):
+        arg = args[index]
+        if arg == "--":
+            return args[index + 1:]
+        if arg in ("-s", "-n", "--signal"):
+            index += 2
+            signal_given = True
+            continue
+        if arg.startswith("-") and not signal_given and index == 0 and (
+                arg[1:].isalpha() or arg[1:].isdigit() or arg[1:].upper().startswith("SIG")):
+            signal_given = True
+            index += 1
+            continue
+        if arg in ("-l", "-L", "--list"):
+            return []
+        return args[index:]
+    return []

@@ -1,0 +1,251 @@
+"""Judge one unfolded shell command: deletions, git, redirections, secrets, network.
+
+:mod:`ralph_verify.guard.decide` parses and unfolds a shell line (:mod:`ralph_verify.guard.unfold`)
+and hands every command that would run to :func:`command_refusals` together with the
+folder it runs in. Words are turned into paths against the real file system
+(:func:`paths`): globs are matched relative to that folder, symlinks are followed, so
+``rm -rf link/*`` is judged by where ``link`` leads and ``cat .e*`` by what it matches.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections.abc import Iterator
+from itertools import islice
+from pathlib import Path
+
+from ralph_verify.guard.effects import (
+    credentials,
+    env_dump,
+    machine,
+    persistence,
+    reads,
+    startup_file,
+)
+from ralph_verify.guard.families import command_refusals as family_refusals
+from ralph_verify.guard.families import git_global_options, write_targets
+from ralph_verify.guard.net import NETWORK_COMMANDS, network_findings
+from ralph_verify.guard.parse import SimpleCommand
+from ralph_verify.guard.policy import (
+    Policy,
+    Refusal,
+    branch_text,
+    current_branch,
+    is_inside,
+    is_secret,
+    resolve,
+    session_branch,
+)
+from ralph_verify.guard.unfold import DOWNLOADERS, INTERPRETERS, SHELLS
+from ralph_verify.guard.words import FIND_TESTS
+
+OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+ELEVATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0", "runuser"})
+#: Commands that read the files named in their arguments even when the guard cannot see
+#: them exist yet; for any other command a secret is refused only when it exists.
+READERS = frozenset({
+    "cat", "tac", "less", "more", "head", "tail", "nl", "od", "xxd", "hexdump", "strings",
+    "base64", "base32", "grep", "egrep", "fgrep", "rg", "ag", "ack", "awk", "gawk", "sed",
+    "cut", "sort", "uniq", "diff", "jq", "yq", "cp", "scp", "rsync", "curl", "wget", "nc",
+    "ncat", "socat", "tar", "zip", "gzip", "bzip2", "xz", "openssl", "gpg", "vi", "vim",
+    "nvim", "nano", "emacs", "view", "bat", "batcat", "paste", "column", "fold", "iconv",
+    "dd", "install", "git", "mv", "source", ".", "python", "python3", "node", "xargs",
+})
+_DEVICES = re.compile(r"^/dev/(null|stdout|stderr|tty|zero|fd/\d+)$")
+_GLOB = re.compile(r"[*?\[]")
+MAX_MATCHES = 200
+
+
+def paths(word: str, cwd: Path | None, policy: Policy) -> list[Path | None]:
+    """Where ``word`` lands: each glob match (symlinks followed), or the path itself."""
+    if not _GLOB.search(word) or "$" in word or cwd is None:
+        return [resolve(word, cwd, policy)]
+    pattern = word
+    if pattern.startswith("~"):
+        head, _, tail = pattern.partition("/")
+        if head != "~":
+            return [None]
+        pattern = str(policy.home / tail)
+    absolute = pattern if pattern.startswith("/") else str(cwd / pattern)
+    matches = list(islice(glob.iglob(absolute), MAX_MATCHES))
+    return [resolve(m, cwd, policy) for m in matches] or [resolve(word, cwd, policy)]
+
+
+def command_refusals(command: SimpleCommand, cwd: Path | None,
+                     policy: Policy) -> Iterator[Refusal]:
+    """Every rule ``command`` breaks, run in ``cwd``."""
+    name, args = command.name, command.args
+    if ELEVATORS & set(command.wrappers) or name in ELEVATORS:
+        yield Refusal("sudo", "running commands as another user (sudo/su/doas) is not "
+                              "allowed; do without elevated rights")
+    if name in DOWNLOADERS and (command.substituted_into in SHELLS | INTERPRETERS |
+                                {"eval", "source", "."}):
+        yield Refusal("pipe-to-shell", f"{name} output would run as a script; download it to "
+                                       "a file in the project and read it first")
+    if name == "rm":
+        yield from _deletions(_positional(args), cwd, policy, "rm")
+    elif name == "find" and "-delete" in args:  # without a test: all of DIR, DIR included
+        yield from _deletions(_find_starts(args), cwd, policy, "find -delete",
+                              searched=bool(FIND_TESTS & set(args)))
+    elif name == "git":
+        yield from _git_refusals(args, cwd, policy)
+    yield from _redirects(command, cwd, policy)
+    if name == "tee":
+        for target in _positional(args):
+            if not _DEVICES.match(target):
+                path = resolve(target, cwd, policy)
+                if path is None or not is_inside(path, policy):
+                    yield Refusal("write-outside", f"tee to {target}: it is outside the "
+                                                   f"project {policy.root}")
+    yield from _secrets(command, cwd, policy)
+    root = Path(os.path.realpath(policy.root))
+    for rule, reason, decision in family_refusals(
+            command, lambda p: resolve(p, cwd, policy), lambda p: is_inside(p, policy), root,
+            lambda: session_branch(current_branch(cwd or policy.root), policy)):
+        yield Refusal(rule, reason, decision)
+    for target in [*write_targets(command),
+                   *(t for op, t in command.redirects if op in OUTPUT_REDIRECTS)]:
+        path = resolve(target, cwd, policy)
+        if path is not None and not is_inside(path, policy) and startup_file(path):
+            yield Refusal("persistence", f"{target} runs again in later sessions (a start-up "
+                                         "file, a service, cron); leave it to the user")
+    for rule, reason in (*env_dump(command), *machine(command), *credentials(command),
+                         *persistence(command, args if name == "git" else None)):
+        yield Refusal(rule, reason)
+    yield from network(command, policy)
+
+
+def network(command: SimpleCommand, policy: Policy) -> Iterator[Refusal]:
+    name = command.name
+    plain = name in NETWORK_COMMANDS or (name == "git" and any(
+        a in ("clone", "fetch", "pull", "push", "ls-remote", "remote", "submodule")
+        for a in command.args))
+    words = command.args if name not in ("echo", "printf") else []
+    for rule, reason in network_findings(words, plain, policy.allow_hosts,
+                                         policy.refuse_localhost):
+        yield Refusal(rule, reason)
+    if not plain:
+        for rule, reason in network_findings(command.words, True, (), False):
+            if rule == "metadata":
+                yield Refusal(rule, reason)
+
+
+def _redirects(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator[Refusal]:
+    for op, target in command.redirects:
+        if op in OUTPUT_REDIRECTS and target and not target.isdigit() and target != "-" \
+                and not _DEVICES.match(target):
+            path = resolve(target, cwd, policy)
+            if path is None or not is_inside(path, policy):
+                yield Refusal("write-outside", f"redirecting output to {target}: it is "
+                                               f"outside the project {policy.root}")
+        if op in ("<", "<>"):
+            for path in paths(target, cwd, policy):
+                if is_secret(path, policy):
+                    yield _secret_refusal(target)
+
+
+def _secrets(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator[Refusal]:
+    known_reader = command.name in READERS or command.name in SHELLS
+    for word in reads(command):
+        for path in paths(word, cwd, policy):
+            if path is None and known_reader:  # ``cat $DIR/.env``: judged by its name
+                path = Path("/unknown") / word.rsplit("/", 1)[-1]
+            if is_secret(path, policy) and (known_reader or (path is not None and
+                                                             path.exists())):
+                yield _secret_refusal(word if path is None else
+                                      (word if not _GLOB.search(word) else
+                                       f"{word} (matches {path.name})"))
+                return
+
+
+def _secret_refusal(path: str) -> Refusal:
+    return Refusal("read-secrets", f"{path} looks like a secret (.env, key, credentials) and "
+                                   "must not be read, sourced or sent anywhere")
+
+
+def _positional(args: list[str]) -> list[str]:
+    out: list[str] = []
+    options_done = False
+    for arg in args:
+        if arg == "--" and not options_done:
+            options_done = True
+        elif options_done or not arg.startswith("-") or arg == "-":
+            out.append(arg)
+    return out
+
+
+def _find_starts(args: list[str]) -> list[str]:
+    starts = []
+    for arg in args:
+        if arg.startswith(("-", "(", "!")):
+            break
+        starts.append(arg)
+    return starts or ["."]
+
+
+def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
+               searched: bool = False) -> Iterator[Refusal]:
+    """``searched``: the targets are folders whose contents are deleted (``find``)."""
+    root = Path(os.path.realpath(policy.root))
+    git_dir = root / ".git"
+    for target in targets:
+        has_glob = bool(_GLOB.search(target))
+        if has_glob:
+            glob_free = _GLOB.split(target, maxsplit=1)[0]
+            base = glob_free.rsplit("/", 1)[0] if "/" in glob_free else "."
+            base = base or "/"
+            found = [resolve(base, cwd, policy)]  # the folder, symlinks followed
+            found += [p for p in paths(target, cwd, policy)]
+        else:
+            follow = target.endswith("/") and target.rstrip("/") != ""
+            found = [resolve(target, cwd, policy, follow_last=follow)]
+        for path in found:
+            if path is None:
+                yield Refusal("rm-outside", f"{what} {target}: cannot tell where that is (a "
+                                            "variable or an unknown folder); name a path "
+                                            "inside the project")
+                break
+            in_git = path == git_dir or git_dir in path.parents
+            own = (path == root and not (has_glob or searched)) or in_git
+            if not is_inside(path, policy) or own:
+                yield Refusal("rm-outside", f"{what} {target} deletes {path}, which is outside "
+                                            f"the project {policy.root} (or is the project or "
+                                            "inside its .git); delete only what you created "
+                                            "inside the project")
+                break
+
+
+def _git_refusals(args: list[str], cwd: Path | None, policy: Policy) -> Iterator[Refusal]:
+    options, index = git_global_options(args)
+    repo = cwd
+    for option, value in options:
+        if option == "-C" and value is not None:
+            repo = resolve(value, repo, policy)
+    if index >= len(args):
+        return
+    sub, rest = args[index], args[index + 1:]
+    if sub == "push":
+        forced = [a for a in rest if a in ("-f", "--force", "--mirror", "--force-if-includes")
+                  or a.startswith("--force-with-lease")
+                  or (re.fullmatch(r"-[a-zA-Z]+", a) is not None and "f" in a)
+                  or (a.startswith("+") and len(a) > 1)]
+        if forced:
+            yield Refusal("force-push", f"git push {forced[0]} rewrites history on the remote; "
+                                        "push without force, or leave the push to the user")
+    elif sub == "reset" and "--hard" in rest:
+        branch = current_branch(repo or policy.root)
+        if not session_branch(branch, policy):
+            yield Refusal("reset-hard", f"git reset --hard on {branch_text(branch)} throws away "
+                                        "the user's work; use git stash, git restore on "
+                                        "single files, or a new commit instead")
+    elif sub == "clean":
+        force = any(a == "--force" or (re.fullmatch(r"-[a-zA-Z]+", a) is not None and "f" in a)
+                    for a in rest)
+        if force and not any(a in ("-n", "--dry-run") for a in rest):
+            branch = current_branch(repo or policy.root)
+            if not session_branch(branch, policy):
+                yield Refusal("clean", f"git clean -f on {branch_text(branch)} deletes the "
+                                       "user's untracked files; remove single files you "
+                                       "created instead")

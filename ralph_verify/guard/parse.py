@@ -1,0 +1,395 @@
+"""Parse a shell line with tree-sitter's bash grammar into the simple commands it would run.
+
+The guard judges what a command does, so it needs the commands and their arguments the
+way bash would see them: through pipes, lists, subshells, compound statements, ``$(...)``,
+backticks and process substitutions, with quotes removed, ``$'...'`` decoded, brace
+expansion (``{rm,-rf,~}``) done and variables assigned earlier in the line substituted.
+What only the running shell can know stays visible as such: an unknown variable keeps its
+``$NAME``, an unknown command substitution is ``$(...)``. Wrappers (``sudo``, ``xargs``,
+``sh -c`` ...) are unfolded by :mod:`ralph_verify.guard.unfold`.
+
+Input the grammar cannot read, input past :data:`MAX_BYTES` and work past the caller's
+deadline raise :class:`Unreadable`: the guard refuses, it never guesses.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from ralph_verify.guard.words import UNKNOWN_SUBST, ansi_c, brace_expand, static_output, unescape
+
+#: A command line longer than this is refused unread (a hook has a time budget).
+MAX_BYTES = 256 * 1024
+#: Nested scripts (``sh -c``, ``eval``, inline code running a shell) deeper than this.
+MAX_DEPTH = 16
+_QUOTED_BRACES = str.maketrans({"{": "\ue000", "}": "\ue001", ",": "\ue002"})
+_UNQUOTED_BRACES = str.maketrans({"\ue000": "{", "\ue001": "}", "\ue002": ","})
+
+
+class Unreadable(Exception):
+    """The line cannot be judged (grammar error, size, depth, time); ``str()`` says why."""
+
+
+@dataclass
+class SimpleCommand:
+    """One command the line would run: its words (name first) and redirections."""
+
+    words: list[str]
+    redirects: list[tuple[str, str]] = field(default_factory=list)
+    #: ``|`` when stdin comes from the stage before it, ``<(`` for a process substitution.
+    after: str = ""
+    #: Wrappers unfolded in front of it (``sudo``, ``env``, ``xargs`` ...).
+    wrappers: list[str] = field(default_factory=list)
+    #: For the commands of a ``sh -c`` script, ``eval`` or inline code: the outer command.
+    inside: str = ""
+    #: For the commands of a ``$(...)``: the name of the command whose word holds it.
+    substituted_into: str = ""
+    #: The commands of the earlier stages of its pipeline (what feeds its stdin).
+    upstream: list[SimpleCommand] = field(default_factory=list)
+    #: A heredoc's or here-string's text fed to its stdin.
+    stdin_text: str | None = None
+    #: Process substitutions among its arguments (``bash <(curl ...)``).
+    feeds: list[SimpleCommand] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return command_name(self.words[0]) if self.words else ""
+
+    @property
+    def args(self) -> list[str]:
+        return self.words[1:]
+
+
+def command_name(word: str) -> str:
+    return word.rsplit("/", 1)[-1]  # ``/usr/bin/sudo`` -> ``sudo``
+
+
+@dataclass
+class Parsed:
+    """A line's commands, and the functions it defines that call themselves."""
+
+    commands: list[SimpleCommand]
+    recursive_functions: list[str] = field(default_factory=list)
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def parse(line: str, environ: dict[str, str], deadline: float, depth: int = 0) -> Parsed:
+    """Every simple command of ``line``; ``environ``: the variables known before it runs."""
+    if len(line.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+        raise Unreadable(f"the command is {len(line)} characters long, over the guard's "
+                         f"limit of {MAX_BYTES}; write long content with the Write tool")
+    if depth > MAX_DEPTH:
+        raise Unreadable(f"scripts nested more than {MAX_DEPTH} deep (sh -c, eval)")
+    tree = _parser().parse(line.encode("utf-8", "surrogatepass"))
+    if tree.root_node.has_error:
+        raise Unreadable(f"bash cannot parse it ({_error_hint(tree.root_node)})")
+    walker = _Walker(environ, deadline)
+    walker.statement(tree.root_node)
+    return Parsed(walker.commands, walker.recursive)
+
+
+def _error_hint(root: Any) -> str:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            text = node.text.decode("utf-8", "replace")[:40] if node.text else ""
+            return f"near {text!r}" if text.strip() else "an unfinished quote or bracket"
+        stack.extend(reversed(node.children))
+    return "a syntax error"
+
+
+class _Walker:
+    """Turns a tree-sitter tree into :class:`SimpleCommand` s, expanding words."""
+
+    def __init__(self, environ: dict[str, str], deadline: float) -> None:
+        self.vars = dict(environ)
+        self.deadline = deadline
+        self.commands: list[SimpleCommand] = []
+        self.recursive: list[str] = []
+        self.functions: dict[str, Any] = {}
+        self.moved = self.ifs = False
+
+    def tick(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise Unreadable("the guard ran out of time deciding it")
+
+    # --- statements --------------------------------------------------------------------
+
+    def statement(self, node: Any, inherited: list[tuple[str, str]] | None = None) -> list[
+            SimpleCommand]:
+        """The commands of ``node``, appended to :attr:`commands` and returned."""
+        self.tick()
+        kind = node.type
+        start = len(self.commands)
+        if kind == "command":
+            self.command(node, inherited or [])
+        elif kind == "pipeline":
+            self.pipeline([c for c in node.named_children], inherited)
+        elif kind == "redirected_statement":
+            self.redirected(node, inherited)
+        elif kind == "variable_assignment":
+            self.assign(node)
+        elif kind == "declaration_command":
+            words = [node.children[0].type]
+            for child in node.named_children:
+                if child.type == "variable_assignment":
+                    self.assign(child)
+                words.extend(self.word(child))
+            self.commands.append(SimpleCommand(words, list(inherited or [])))
+        elif kind == "unset_command":
+            for child in node.named_children:
+                self.vars.pop(child.text.decode(), None)
+        elif kind == "function_definition":
+            self.function(node)
+        elif kind in ("test_command", "comment", "heredoc_body"):
+            for sub in _substitutions(node):
+                self.substituted(sub, "test")
+        else:
+            if kind == "for_statement":
+                value = node.child_by_field_name("value")
+                if value is not None:
+                    for sub in _substitutions(value):
+                        self.substituted(sub, "for")
+            for child in node.named_children:
+                if child.type not in ("variable_name", "word", "string", "raw_string",
+                                      "concatenation", "simple_expansion", "expansion"):
+                    self.statement(child, inherited)
+                elif kind not in ("for_statement", "case_item"):
+                    for sub in _substitutions(child):
+                        self.substituted(sub, kind)
+        return self.commands[start:]
+
+    def pipeline(self, stages: list[Any], inherited: list[tuple[str, str]] | None,
+                 upstream: list[SimpleCommand] | None = None) -> None:
+        before = list(upstream or [])
+        for stage in stages:
+            found = self.statement(stage, inherited)
+            if before:
+                for command in found:
+                    command.after = "|"
+                    command.upstream = before + command.upstream
+            before = before + found
+
+    def redirected(self, node: Any, inherited: list[tuple[str, str]] | None) -> None:
+        redirects = list(inherited or [])
+        stdin_text: str | None = None
+        continuation: list[Any] = []
+        for child in node.children_by_field_name("redirect"):
+            if child.type == "file_redirect":
+                redirects.append(self.redirect(child))
+            elif child.type in ("heredoc_redirect", "herestring_redirect"):
+                text, more, nested = self.heredoc(child)
+                stdin_text = text
+                redirects.extend(nested)
+                continuation.extend(more)
+        body = node.child_by_field_name("body")
+        if body is None:  # ``> /etc/passwd``: a redirection alone still writes
+            self.commands.append(SimpleCommand([], redirects))
+        found = self.statement(body, redirects) if body is not None else []
+        for command in found:
+            if stdin_text is not None and command.stdin_text is None:
+                command.stdin_text = stdin_text
+        for more in continuation:
+            if more.type == "pipeline":
+                self.pipeline(list(more.named_children), None, upstream=found)
+            else:
+                self.statement(more)
+
+    def heredoc(self, node: Any) -> tuple[str, list[Any], list[tuple[str, str]]]:
+        text, more, nested = "", [], []
+        for child in node.named_children:
+            if child.type == "heredoc_body":
+                text = child.text.decode("utf-8", "replace")
+                for sub in _substitutions(child):
+                    self.substituted(sub, "<<")
+            elif child.type == "file_redirect":
+                nested.append(self.redirect(child))
+            elif child.type not in ("heredoc_start", "heredoc_end"):
+                if node.type == "herestring_redirect":
+                    text = " ".join(self.word(child))
+                else:
+                    more.append(child)
+        return text, more, nested
+
+    def redirect(self, node: Any) -> tuple[str, str]:
+        op = next((c.type for c in node.children if not c.is_named), ">")
+        target = node.child_by_field_name("destination")
+        words = self.word(target) if target is not None else [""]
+        return op, words[0] if words else ""
+
+    def assign(self, node: Any) -> None:
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        start = len(self.commands)
+        words = self.word(value) if value is not None else [""]
+        for command in self.commands[start:]:
+            if command.substituted_into == "\0":
+                command.substituted_into = "="
+        if name is not None and name.type == "variable_name":
+            self.vars[name.text.decode()] = " ".join(words)
+            if name.text.decode() == "IFS":  # word splitting changed: values are unknown
+                self.vars = {k: v for k, v in self.vars.items() if k in ("HOME", "PWD")}
+                self.ifs = True
+
+    def function(self, node: Any) -> None:
+        name_node = node.child_by_field_name("name")
+        name = name_node.text.decode() if name_node is not None else ""
+        body = node.child_by_field_name("body")
+        if body is None:
+            return
+        self.functions[name] = body
+        found = self.statement(body)
+        if any(c.name == name for c in found):
+            self.recursive.append(name)
+
+    def command(self, node: Any, redirects: list[tuple[str, str]]) -> None:
+        start = len(self.commands)
+        words: list[str] = []
+        own = list(redirects)
+        feeds: list[SimpleCommand] = []
+        stdin_text = None
+        redirect_ids = {child.id for child in node.children_by_field_name("redirect")}
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                continue  # a prefix ``X=1 cmd``: only cmd's environment
+            if child.type == "herestring_redirect":
+                stdin_text, _, _ = self.heredoc(child)
+            elif child.id in redirect_ids or child.type == "file_redirect":
+                own.append(self.redirect(child))
+            elif child.type == "process_substitution":
+                inner = self.nested(child, "<(")
+                feeds.extend(inner)
+                words.append("/dev/fd/63")
+            else:
+                words.extend(self.word(child))
+        self.commands.append(SimpleCommand(words, own, stdin_text=stdin_text, feeds=feeds))
+        name = command_name(words[0]) if words else ""
+        if name in ("cd", "pushd", "popd"):
+            self.moved = True  # ``$(pwd)`` and ``$PWD`` are no longer the call's cwd
+            self.vars.pop("PWD", None)
+        for command in self.commands[start:]:
+            if command.substituted_into == "\0":
+                command.substituted_into = name or UNKNOWN_SUBST
+
+    def nested(self, node: Any, after: str) -> list[SimpleCommand]:
+        start = len(self.commands)
+        for child in node.named_children:
+            self.statement(child)
+        inner = self.commands[start:]
+        for command in inner:
+            command.after = command.after or after
+        return inner
+
+    def substituted(self, node: Any, into: str) -> list[SimpleCommand]:
+        inner = self.nested(node, "")
+        for command in inner:
+            command.substituted_into = command.substituted_into or into
+        return inner
+
+    # --- words ---------------------------------------------------------------------------
+
+    def word(self, node: Any) -> list[str]:
+        """The words one argument node expands to (brace expansion, known variables)."""
+        self.tick()
+        if node.type == "brace_expression":
+            numbers = [c.text.decode() for c in node.named_children]
+            if len(numbers) == 2 and all(re.fullmatch(r"-?\d+", n) for n in numbers):
+                low, high = int(numbers[0]), int(numbers[1])
+                step = 1 if high >= low else -1
+                return [str(n) for n in range(low, high + step, step)][:1000]
+            return [node.text.decode()]
+        pieces: list[tuple[str, bool]] = []
+        self.pieces(node, pieces, quoted=False)
+        text = "".join(p if not q else p.translate(_QUOTED_BRACES) for p, q in pieces)
+        split = not any(q for _, q in pieces) and node.type == "simple_expansion"
+        out = []
+        for expanded in brace_expand(text):
+            restored = expanded.translate(_UNQUOTED_BRACES)
+            out.extend(restored.split() if split else [restored])
+        return out
+
+    def pieces(self, node: Any, out: list[tuple[str, bool]], quoted: bool) -> None:
+        kind = node.type
+        raw = node.text.decode("utf-8", "replace") if node.text is not None else ""
+        if kind in ("word", "command_name", "number", "file_descriptor", "variable_name",
+                    "test_operator", "regex", "extglob_pattern", "special_variable_name"):
+            if kind == "command_name":
+                for child in node.named_children:
+                    self.pieces(child, out, quoted)
+                return
+            out.append((unescape(raw), quoted))
+        elif kind == "raw_string":
+            out.append((raw[1:-1], True))
+        elif kind == "ansi_c_string":
+            out.append((ansi_c(raw[2:-1]), True))
+        elif kind == "string_content":
+            out.append((re.sub(r"\\([$`\"\\\n])", r"\1", raw), True))
+        elif kind == "string":
+            # Text between the children (a newline, for one) is part of the string too.
+            data, base = node.text or b"", node.start_byte
+            position = base + 1
+            out.append(("", True))
+            for child in node.named_children:
+                if child.start_byte > position:
+                    gap = data[position - base:child.start_byte - base].decode("utf-8",
+                                                                                "replace")
+                    out.append((re.sub(r"\\([$`\"\\\n])", r"\1", gap), True))
+                self.pieces(child, out, True)
+                position = child.end_byte
+            end = base + len(data) - 1
+            if end > position:
+                gap = data[position - base:end - base].decode("utf-8", "replace")
+                out.append((re.sub(r"\\([$`\"\\\n])", r"\1", gap), True))
+        elif kind in ("translated_string", "concatenation"):
+            for child in node.named_children:
+                self.pieces(child, out, quoted or kind != "concatenation")
+        elif kind in ("simple_expansion", "expansion"):
+            out.append((self.expansion(node, raw), quoted))
+        elif kind == "command_substitution":
+            inner = self.substituted(node, "\0")
+            pwd = len(inner) == 1 and inner[0].words == ["pwd"] and not self.moved and \
+                self.vars.get("PWD")
+            out.append((pwd or static_output(inner), quoted))
+        elif kind == "process_substitution":
+            self.nested(node, "<(")
+            out.append(("/dev/fd/63", quoted))
+        elif kind == "arithmetic_expansion":
+            out.append(("0", quoted))
+        else:
+            out.append((raw, quoted))
+
+    def expansion(self, node: Any, raw: str) -> str:
+        """A known variable's value; the text as written (unknown) otherwise."""
+        names = [c for c in node.named_children if c.type in ("variable_name",
+                                                              "special_variable_name")]
+        if not names or raw.startswith("${#") or raw.startswith("${!"):
+            return raw
+        name = names[0].text.decode()
+        value = None if self.ifs and name not in ("HOME", "PWD") else self.vars.get(name)
+        operator = raw[2 + len(name):-1] if raw.startswith("${") else ""
+        if value is not None and (not operator or operator.startswith((":-", "-", ":=", "="))):
+            return value
+        return raw
+
+
+def _substitutions(node: Any) -> list[Any]:
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if current.type in ("command_substitution", "process_substitution"):
+            found.append(current)
+            continue
+        stack.extend(current.named_children)
+    return found

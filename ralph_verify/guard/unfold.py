@@ -1,0 +1,313 @@
+"""Unfold wrappers and nested scripts, so the guard judges the command that really runs.
+
+``sudo env X=1 timeout 5 busybox rm -rf /`` is ``rm -rf /`` (with ``sudo`` noted);
+``echo / | xargs rm -rf`` is ``rm -rf /``; ``find . -exec rm -rf / \\;`` runs ``rm -rf /``;
+``bash -c``, ``eval``, ``su -c``, ``watch``, a heredoc or an ``echo`` piped into a shell
+are parsed again (to :data:`~ralph_verify.guard.parse.MAX_DEPTH`); inline code of an
+interpreter is read by :mod:`ralph_verify.guard.inline` and the shell lines it would run
+are parsed too. What feeds a shell and cannot be read (a download, ``base64 -d``) is
+reported, not guessed.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from ralph_verify.guard.inline import CodeEffects, analyse, inline_code, interpreter_family
+from ralph_verify.guard.parse import SimpleCommand, command_name, parse
+from ralph_verify.guard.words import find_exec, parallel, skip_options, static_text, xargs
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "yash",
+                    "posh", "tcsh", "csh", "rbash", "hush"})
+INTERPRETERS = frozenset({"python", "pypy", "perl", "ruby", "node", "nodejs", "php", "deno",
+                          "bun", "lua", "pwsh", "powershell", "osascript", "tclsh", "Rscript"})
+DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "iwr",
+                         "irm", "invoke-webrequest", "invoke-restmethod", "nc", "ncat",
+                         "socat", "ftp", "tftp", "lynx", "links", "w3m", "scp", "rsync"})
+#: Wrappers that run their arguments as a command: name -> options that take a value.
+WRAPPERS: dict[str, frozenset[str]] = {
+    "env": frozenset({"-u", "--unset", "-C", "--chdir"}), "nohup": frozenset(),
+    "time": frozenset({"-f", "--format", "-o", "--output"}),
+    "nice": frozenset({"-n", "--adjustment"}), "ionice": frozenset({"-c", "-n", "-p", "-t"}),
+    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}), "command": frozenset(), "builtin": frozenset(),
+    "exec": frozenset({"-a"}), "setsid": frozenset(), "chronic": frozenset(),
+    "unbuffer": frozenset(), "caffeinate": frozenset(), "nocache": frozenset(),
+    "torsocks": frozenset(), "proxychains": frozenset({"-f"}), "proxychains4": frozenset({"-f"}),
+    "chrt": frozenset(), "taskset": frozenset(), "xvfb-run": frozenset({"-a", "-n", "-s"}),
+    "dbus-run-session": frozenset(), "strace": frozenset({"-o", "-e", "-p", "-s", "-u"}),
+    "ltrace": frozenset({"-o", "-e", "-p"}), "valgrind": frozenset(), "catchsegv": frozenset(),
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user",
+                       "--group", "--chdir", "--prompt"}),
+    "doas": frozenset({"-u", "-C"}), "pkexec": frozenset({"--user"}), "run0": frozenset(),
+    "busybox": frozenset(), "toybox": frozenset(), "faketime": frozenset(),
+    "firejail": frozenset(), "unshare": frozenset(), "nsenter": frozenset({"-t"}),
+    "systemd-run": frozenset({"-p", "--property", "-u", "--unit", "--on-calendar"}),
+}
+#: ``uv run CMD`` and friends: (tool, subcommand) that runs the rest as a command.
+RUNNERS = {("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"),
+           ("pixi", "run"), ("pipenv", "run"), ("rye", "run"), ("conda", "run"),
+           ("mamba", "run"), ("micromamba", "run"), ("nix", "shell"), ("direnv", "exec")}
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_DECODERS = frozenset({"base64", "base32", "xxd", "openssl", "gzip", "gunzip", "zcat",
+                       "bzip2", "bunzip2", "xz", "unxz", "rev", "tr", "uudecode", "sed", "awk",
+                       "perl", "python", "python3", "printf", "echo"})
+
+
+@dataclass
+class Unfolded:
+    """Every command that would run, what unfolding found, and inline code to judge."""
+
+    commands: list[SimpleCommand] = field(default_factory=list)
+    #: ``(rule, reason)`` found while unfolding (a download run as code, a fork bomb ...).
+    found: list[tuple[str, str]] = field(default_factory=list)
+    code: list[tuple[SimpleCommand, CodeEffects]] = field(default_factory=list)
+
+
+@dataclass
+class Context:
+    environ: dict[str, str]
+    deadline: float
+
+
+def unfold_line(line: str, context: Context, depth: int = 0, inside: str = "",
+                out: Unfolded | None = None) -> Unfolded:
+    """Parse ``line`` and unfold every command in it."""
+    out = out if out is not None else Unfolded()
+    parsed = parse(line, context.environ, context.deadline, depth)
+    for name in parsed.recursive_functions:
+        out.found.append(("fork-bomb", f"the function {name!r} calls itself (a fork bomb "
+                                       "exhausts the machine's processes)"))
+    for command in parsed.commands:
+        if inside and not command.inside:
+            command.inside = inside
+        _one(command, context, depth, out)
+    return out
+
+
+def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) -> None:
+    words = _strip(command)
+    command.words = words
+    out.commands.append(command)
+    if not words:
+        return
+    name, args = command.name, command.args
+    first = words[0]
+    if "$" in first or first == "" or ("`" in first):
+        out.found.append(("unparsable", f"the command name {first!r} is only known when it "
+                                        "runs; write the command out"))
+        return
+    nested: list[tuple[str, str]] = []  # (script, outer name)
+    if name == "xargs":
+        nested_words = xargs(command)
+        _again(command, nested_words, context, depth, out)
+        return
+    if name == "parallel":
+        for item in parallel(command):
+            _again(command, item, context, depth, out)
+        return
+    if name == "find":
+        for item in find_exec(args):
+            _again(command, item, context, depth, out)
+    if name in SHELLS:
+        script = _dash_c(args)
+        if script is not None:
+            nested.append((script, name))
+        elif _reads_stdin(args):
+            nested.extend((s, name) for s in _stdin_program(command, name, out))
+    elif name in ("source", "."):
+        if args[:1] in (["/dev/stdin"], ["-"], ["/dev/fd/0"]) or args[:1] == ["/dev/fd/63"]:
+            nested.extend((s, name) for s in _stdin_program(command, name, out))
+    elif name == "eval":
+        nested.append((" ".join(args), "eval"))
+    elif name == "alias":  # judged as if run: some shells expand aliases
+        nested.extend((a.split("=", 1)[1], "alias") for a in args if "=" in a)
+    elif name in ("su", "runuser", "script"):
+        flag = next((i for i, a in enumerate(args[:-1])
+                     if a == "--command" or re.fullmatch(r"-[a-zA-Z]*c", a)), None)
+        if flag is not None:
+            nested.append((args[flag + 1], name))
+    elif name == "watch":
+        rest = skip_options(args, frozenset({"-n", "--interval", "-d"}))
+        nested.append((" ".join(rest), name))
+    nested.extend(_runs_commands(name, args))
+    family = interpreter_family(name)
+    if family in ("awk", "gawk", "mawk", "nawk"):  # the program is the first argument
+        program = next((a for a in args if not a.startswith("-")), None)
+        if program is not None and "-f" not in args:
+            out.code.append((command, analyse("awk", program)))
+            nested.extend((line, name) for line in out.code[-1][1].shell)
+    if family in INTERPRETERS:
+        code = inline_code(name, args)
+        if code is None and _reads_stdin(args, interpreter=True):
+            code = _stdin_code(command, name, out)
+        if code is not None:
+            effects = analyse(family, code, " ".join(args))
+            out.code.append((command, effects))
+            nested.extend((line, name) for line in effects.shell)
+            if effects.downloads_and_runs:
+                out.found.append(("pipe-to-shell", f"{name} code downloads code and runs it"))
+            if effects.fork_loop:
+                out.found.append(("fork-bomb", f"{name} code forks in a loop"))
+    for script, outer in nested:
+        if "$(...)" in script or "$(stdin)" in script:
+            out.found.append(("unparsable", f"{outer} runs a script that is only known when "
+                                            "it runs; write the commands out"))
+            continue
+        unfold_line(script, context, depth + 1, outer, out)
+
+
+def _again(command: SimpleCommand, words: list[str], context: Context, depth: int,
+           out: Unfolded) -> None:
+    inner = SimpleCommand(words, [], command.after, [*command.wrappers, command.name],
+                          command.inside or command.name, command.substituted_into,
+                          command.upstream, command.stdin_text)
+    _one(inner, context, depth, out)
+
+
+def _strip(command: SimpleCommand) -> list[str]:
+    """Drop assignments and wrappers (noted in ``command.wrappers``)."""
+    words = list(command.words)
+    while words:
+        while words and _ASSIGNMENT.match(words[0]):
+            words.pop(0)
+        if not words:
+            break
+        name = command_name(words[0])
+        second = words[1] if len(words) > 1 else ""
+        if name == "command" and second in ("-v", "-V"):
+            break
+        if name == "env" and any(w in ("-S", "--split-string") or w.startswith("-S")
+                                 for w in words[1:3]):
+            index = next(i for i, w in enumerate(words) if w.startswith(("-S", "--split")))
+            value = words[index][2:] if words[index] not in ("-S", "--split-string") else (
+                words[index + 1] if index + 1 < len(words) else "")
+            rest = words[index + (1 if words[index] not in ("-S", "--split-string") else 2):]
+            words = _split(value) + rest
+            command.wrappers.append("env")
+        elif name in WRAPPERS:
+            rest = skip_options(words[1:], WRAPPERS[name], assignments=name in ("env", "sudo"),
+                                 duration=name == "timeout", numeric=name in ("chrt",
+                                                                              "taskset"))
+            if not rest and name in ("env", "sudo", "command", "time", "exec"):
+                break  # ``env`` alone prints the environment; ``exec 3>&1`` runs nothing
+            command.wrappers.append(name)
+            words = rest
+        elif (name, second) in RUNNERS:
+            command.wrappers.append(f"{name} {second}")
+            words = skip_options(words[2:], frozenset({"-n", "--name", "-p", "--prefix",
+                                                        "-e", "--env", "--with", "--python"}))
+        elif name == "flock":
+            command.wrappers.append(name)
+            rest = skip_options(words[1:], frozenset({"-w", "--timeout", "-E"}))
+            words = rest[1:]
+            if words[:1] == ["-c"] and len(words) > 1:
+                words = ["sh", "-c", words[1]]
+        elif name == "chroot":
+            command.wrappers.append(name)
+            words = skip_options(words[1:], frozenset({"--userspec", "--groups"}))[1:]
+        else:
+            break
+    return words
+
+
+def _split(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def _dash_c(args: list[str]) -> str | None:
+    """The SCRIPT of ``sh -c SCRIPT`` / ``bash -lc SCRIPT`` / ``sh -o x -c SCRIPT``."""
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            index += 2
+            continue
+        if arg.startswith(("-", "+")) and not arg.startswith("--") and "c" in arg[1:]:
+            return args[index + 1] if index + 1 < len(args) else ""
+        if not arg.startswith(("-", "+")):
+            return None
+        index += 1
+    return None
+
+
+def _reads_stdin(args: list[str], interpreter: bool = False) -> bool:
+    """``sh``, ``bash -s``, ``python -``, ``sh /dev/stdin``: the program comes from stdin."""
+    if "-s" in args and not interpreter:
+        return True
+    positional = [a for a in args if not a.startswith("-") or a == "-"]
+    if interpreter and any(a in ("-m", "-c", "-e", "-E", "-r", "--eval", "-p") for a in args):
+        return False
+    return not positional or positional[0] in ("-", "/dev/stdin", "/dev/fd/0", "/dev/fd/63")
+
+
+def _sources(command: SimpleCommand) -> list[SimpleCommand]:
+    """The commands that feed ``command``'s stdin (or its process substitutions)."""
+    return list(command.feeds) or list(command.upstream)
+
+
+def _stdin_program(command: SimpleCommand, name: str, out: Unfolded) -> list[str]:
+    """The script a shell reads on stdin, when it can be read; else a finding."""
+    if command.stdin_text is not None and not command.feeds:
+        return [command.stdin_text]
+    sources = _sources(command)
+    if not sources:
+        return []
+    if any(s.name in DOWNLOADERS for s in sources):
+        out.found.append(("pipe-to-shell", f"{name} would run a script straight from a "
+                                           "download; download it to a file in the project "
+                                           "and read it first, or do without it"))
+        return []
+    text = static_text(sources)
+    if text is not None:
+        return [text]
+    feeder = " | ".join(s.name for s in sources)
+    out.found.append(("pipe-to-shell", f"{name} reads commands on its standard input from "
+                                       f"{feeder}, which the guard cannot read; write the "
+                                       "commands out"))
+    return []
+
+
+def _stdin_code(command: SimpleCommand, name: str, out: Unfolded) -> str | None:
+    """The program an interpreter reads on stdin: a heredoc, an echo; downloads refused."""
+    if command.stdin_text is not None and not command.feeds:
+        return command.stdin_text
+    sources = _sources(command)
+    if any(s.name in DOWNLOADERS for s in sources):
+        out.found.append(("pipe-to-shell", f"{name} would run code straight from a "
+                                           "download; save it in the project and read it"))
+        return None
+    text = static_text(sources)
+    if text is None and any(s.name in _DECODERS for s in sources):
+        out.found.append(("pipe-to-shell", f"{name} runs code decoded at run time "
+                                           f"({' | '.join(s.name for s in sources)})"))
+    return text
+
+
+def _runs_commands(name: str, args: list[str]) -> list[tuple[str, str]]:
+    """Shell commands some tools run from their options: ``git -c alias.x='!CMD'``,
+    ``vim -c ':!CMD'``, ``tar --checkpoint-action=exec=CMD``, ``ssh -o ProxyCommand=CMD``."""
+    found = []
+    for index, arg in enumerate(args):
+        value = args[index + 1] if index + 1 < len(args) else ""
+        if name == "git" and arg == "-c" and value.startswith("alias.") and "=!" in value:
+            found.append(value.split("=!", 1)[1])
+        elif name in ("vim", "vi", "nvim", "ex", "view") and (
+                (arg == "-c" and value.lstrip(":").startswith("!")) or arg.startswith("+:!")):
+            found.append((value if arg == "-c" else arg[1:]).lstrip(":")[1:])
+        elif name in ("tar", "gtar", "bsdtar") and arg.startswith(
+                ("--checkpoint-action=exec=", "--to-command=", "--use-compress-program=")):
+            found.append(arg.split("=", 2)[-1] if "exec=" in arg else arg.split("=", 1)[1])
+        elif name in ("ssh", "scp", "sftp", "rsync") and arg.lower().startswith(
+                ("proxycommand=", "localcommand=")):
+            found.append(arg.split("=", 1)[1])
+        elif name in ("rsync",) and arg == "-e" and value:
+            found.append(value)
+        elif name == "make" and arg in ("-f", "--file") and value in ("-", "/dev/stdin"):
+            found.append("$(stdin)")  # a makefile read from stdin: recipes unseen
+    return [(script, name) for script in found]

@@ -1,0 +1,265 @@
+"""Words for the guard: what bash makes of one word, and the words wrappers pass on.
+
+Brace expansion (``{rm,-rf,~}``, ``{1..3}``), ``$'...'`` escapes, backslashes outside
+quotes, and the output of a literal ``$(echo rm)`` (:mod:`ralph_verify.guard.parse`);
+the arguments ``xargs``, ``parallel`` and ``find -exec`` build for the command they run
+(:mod:`ralph_verify.guard.unfold`): ``echo / | xargs rm -rf`` is ``rm -rf /``, and
+``find DIR -exec rm {} +`` deletes ``DIR/{found}``, somewhere inside DIR.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import shlex
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # a protocol, not parse's class: parse imports this module
+    from typing import Protocol
+
+    class SimpleCommand(Protocol):
+        """What these helpers read of :class:`ralph_verify.guard.parse.SimpleCommand`."""
+
+        words: list[str]
+        redirects: list[tuple[str, str]]
+        stdin_text: str | None
+
+        @property
+        def upstream(self) -> Sequence[SimpleCommand]: ...
+
+        @property
+        def args(self) -> list[str]: ...
+
+        @property
+        def name(self) -> str: ...
+
+
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+UNKNOWN_SUBST = "$(...)"
+
+
+def static_output(commands: Sequence[SimpleCommand]) -> str:
+    """What ``$(echo rm)`` / ``$(printf %s x)`` prints; :data:`UNKNOWN_SUBST` otherwise."""
+    if len(commands) == 1 and commands[0].name in ("echo", "printf") \
+            and not commands[0].redirects and not commands[0].upstream:
+        args = [a for a in commands[0].args if not re.fullmatch(r"-[neE]+", a)]
+        if commands[0].name == "printf" and args:
+            args = args[1:] if "%" in args[0] else args
+        text = " ".join(args)
+        if "$" not in text and "\\" not in text:
+            return text
+    return UNKNOWN_SUBST
+
+
+def unescape(raw: str) -> str:
+    return re.sub(r"\\(.)", r"\1", raw.replace("\\\n", ""), flags=re.DOTALL)
+
+
+def ansi_c(body: str) -> str:
+    try:
+        return codecs.decode(body.encode("latin-1", "backslashreplace"), "unicode_escape")
+    except (UnicodeDecodeError, ValueError):
+        return body
+
+
+def brace_expand(text: str, limit: int = 256) -> list[str]:
+    """Bash brace expansion of one word: ``{rm,-rf,~}`` -> ``rm -rf ~``; ``a{b,c}`` ..."""
+    depth, start = 0, -1
+    for index, char in enumerate(text):
+        if char == "{" and (index == 0 or text[index - 1] != "$"):
+            if depth == 0:
+                start = index
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                options = _split_top(text[start + 1:index])
+                if len(options) < 2:
+                    range_match = re.fullmatch(r"(-?\d+)\.\.(-?\d+)|([a-zA-Z])\.\.([a-zA-Z])",
+                                               text[start + 1:index])
+                    if not range_match:
+                        continue
+                    options = _range(range_match)
+                head, tail = text[:start], text[index + 1:]
+                out: list[str] = []
+                for option in options:
+                    for rest in brace_expand(option + tail, limit):
+                        out.append(head + rest)
+                        if len(out) >= limit:
+                            return out
+                return out
+    return [text]
+
+
+def _split_top(inner: str) -> list[str]:
+    parts, depth, current = [], 0, ""
+    for char in inner:
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+            continue
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        current += char
+    parts.append(current)
+    return parts if len(parts) > 1 else [inner]
+
+
+def _range(match: re.Match[str]) -> list[str]:
+    if match.group(1) is not None:
+        low, high = int(match.group(1)), int(match.group(2))
+        step = 1 if high >= low else -1
+        return [str(n) for n in range(low, high + step, step)][:256]
+    low_c, high_c = ord(match.group(3)), ord(match.group(4))
+    step = 1 if high_c >= low_c else -1
+    return [chr(n) for n in range(low_c, high_c + step, step)]
+
+
+def static_text(sources: Sequence[SimpleCommand]) -> str | None:
+    """What an ``echo`` or ``printf`` of literal words prints; ``None`` for anything else."""
+    if len(sources) != 1 or sources[0].name not in ("echo", "printf") or sources[0].redirects:
+        return None
+    source = sources[0]
+    flags = [a for a in source.args if re.fullmatch(r"-[neE]+", a)]
+    args = [a for a in source.args if a not in flags]
+    escapes = source.name == "printf" or any("e" in f for f in flags)
+    if source.name == "printf" and len(args) > 1 and "%" in args[0]:
+        args = args[1:]
+    text = " ".join(args)
+    if escapes:
+        text = text.replace("\\n", "\n").replace("\\t", "\t")
+    return None if "$(...)" in text or "$(stdin)" in text else text
+
+
+def stdin_words(command: SimpleCommand) -> list[str]:
+    """What ``xargs`` would append: the words of an ``echo``, the paths ``find`` yields ..."""
+    if command.stdin_text is not None:
+        return command.stdin_text.split()
+    if not command.upstream:
+        return ["$(stdin)"]
+    producer = command.upstream[-1]
+    text = static_text([producer])
+    if text is not None:
+        return text.split()
+    args = [a for a in producer.args if not a.startswith("-")]
+    if producer.name == "find":
+        return [find_target(start, producer.args) for start in find_starts(producer.args)]
+    if producer.name == "ls":  # the names given (files), and what is in them (folders)
+        named = [a for a in producer.args if not a.startswith("-")] or ["."]
+        return [*named, *(f"{a.rstrip('/') or '/'}/{{found}}" for a in named)]
+    if producer.name in ("ls", "fd", "fdfind"):
+        return [f"{a.rstrip('/') or '/'}/{{found}}" for a in args[1:] or args or ["."]] \
+            if producer.name != "ls" else [f"{a.rstrip('/') or '/'}/{{found}}"
+                                           for a in args or ["."]]
+    if producer.name == "git" or (producer.name in ("grep", "rg", "egrep") and any(
+            a.startswith("-") and "l" in a for a in producer.args)):
+        return ["./{found}"]
+    return ["$(stdin)"]
+
+
+def xargs(command: SimpleCommand) -> list[str]:
+    options = frozenset({"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file",
+                         "--delimiter", "--max-args", "--max-procs", "--replace", "-e"})
+    args = command.args
+    replace = None
+    for index, arg in enumerate(args):
+        if arg == "-I" and index + 1 < len(args):
+            replace = args[index + 1]
+        elif arg.startswith("-I") and len(arg) > 2:
+            replace = arg[2:]
+        elif arg in ("-i", "--replace"):
+            replace = "{}"
+    rest = skip_options(args, options) or ["echo"]
+    given = stdin_words(command)
+    if replace:
+        return [w.replace(replace, given[0] if given else "") for w in rest] + given[1:]
+    return rest + given
+
+
+def parallel(command: SimpleCommand) -> list[list[str]]:
+    args = command.args
+    if ":::" not in args:
+        base = skip_options(args, frozenset({"-j", "--jobs", "-S"}))
+        return [[*base, *stdin_words(command)]] if base else []
+    cut = args.index(":::")
+    base = skip_options(args[:cut], frozenset({"-j", "--jobs", "-S"}))
+    items = [a for a in args[cut + 1:] if a not in (":::", "::::")]
+    if not base:
+        return [_split(item) for item in items]
+    found = []
+    for item in items:
+        found.append([w.replace("{}", item) for w in base] if any("{}" in w for w in base)
+                     else [*base, item])
+    return found
+
+
+#: ``find`` tests that pick some files; without one, ``find DIR`` yields all of DIR.
+FIND_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename",
+                        "-regex", "-iregex", "-type", "-newer", "-mtime", "-mmin", "-atime",
+                        "-amin", "-ctime", "-cmin", "-size", "-empty", "-user", "-group",
+                        "-perm", "-links", "-inum", "-samefile", "-lname", "-ilname"})
+
+
+def find_starts(args: list[str]) -> list[str]:
+    starts = []
+    for arg in args:
+        if arg.startswith(("-", "(", "!")):
+            break
+        starts.append(arg)
+    return starts or ["."]
+
+
+def find_target(start: str, args: list[str]) -> str:
+    """What ``find START ...`` hands on: somewhere inside START when a test picks files
+    (``START/{found}``), START itself and all in it otherwise (``find . -delete``)."""
+    if not FIND_TESTS & set(args):
+        return start
+    return f"{start.rstrip('/') or '/'}/{{found}}"
+
+
+def find_exec(args: list[str]) -> list[list[str]]:
+    starts = find_starts(args)
+    found: list[list[str]] = []
+    index = 0
+    while index < len(args):
+        if args[index] in ("-exec", "-execdir", "-ok", "-okdir"):
+            end = index + 1
+            while end < len(args) and args[end] not in (";", "+"):
+                end += 1
+            words = args[index + 1:end]
+            for start in starts:
+                target = find_target(start, args)
+                found.append([w.replace("{}", target) for w in words])
+            index = end
+        index += 1
+    return found
+
+
+def skip_options(words: list[str], with_value: frozenset[str], *, assignments: bool = False,
+                  duration: bool = False, numeric: bool = False) -> list[str]:
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word == "--":
+            index += 1
+            break
+        if assignments and _ASSIGNMENT.match(word):
+            index += 1
+        elif word.startswith("-") and len(word) > 1:
+            index += 2 if word in with_value else 1
+        else:
+            break
+    rest = words[index:]
+    if duration and rest and re.fullmatch(r"[0-9.]+[smhd]?", rest[0]):
+        rest = rest[1:]
+    if numeric and rest and re.fullmatch(r"[0-9a-fx,.-]+", rest[0]):
+        rest = rest[1:]
+    return rest
+
+
+def _split(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
