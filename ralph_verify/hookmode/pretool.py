@@ -6,20 +6,17 @@ call, builds the policy from ``[tool.ralph-verify.guard]`` and answers as the ag
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.guard.stats import record_refusal
 from ralph_verify.hookmode.protocol import emit
-from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
 
-GUARD_LOG = "guard.jsonl"
 
 
 def guard_policy(config: Config, payload: Mapping[str, Any], agent: str = "") -> Any:
@@ -114,38 +111,3 @@ def _brief(tool_input: Mapping[str, Any]) -> dict[str, Any]:
     from ralph_verify.redact import cut
 
     return {key: cut(str(tool_input[key]), 500) for key in keep if key in tool_input}
-
-
-def record_refusal(root: Path, record: dict[str, Any]) -> None:
-    """One line per refusal in ``.ralph/guard.jsonl`` (``status`` counts them)."""
-    from ralph_verify.redact import redact, redact_data
-
-    record = {"time": now_iso(), **record}
-    folder = root / ".ralph"
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / GUARD_LOG).open("a", encoding="utf-8") as handle:
-        handle.write(redact(json.dumps(redact_data(record))) + "\n")
-
-
-def refusal_counts(root: Path, since: str | None = None) -> dict[str, int]:
-    """Refusals by rule, from ``.ralph/guard.jsonl`` (those at or after ``since``, ISO time)."""
-    counts: dict[str, int] = {}
-    try:
-        with (root / ".ralph" / GUARD_LOG).open(encoding="utf-8") as handle:
-            for line in handle:
-                with contextlib.suppress(ValueError, AttributeError):
-                    record = json.loads(line)
-                    if since and str(record.get("time", "")) < since:
-                        continue
-                    rule = str(record.get("rule"))
-                    counts[rule] = counts.get(rule, 0) + 1
-    except OSError:
-        pass
-    return counts
-
-
-def safety_stats(root: Path, since: str | None = None) -> dict[str, Any]:
-    """What the guard refused during a session: ``{"refused": N, "by_rule": {...}}``, for
-    ``status``, ``--json`` and the HTML report, so the user sees what the agent tried."""
-    counts = refusal_counts(root, since)
-    return {"refused": sum(counts.values()), "by_rule": dict(sorted(counts.items()))}

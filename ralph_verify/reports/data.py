@@ -230,7 +230,7 @@ def load_session(ralph_dir: Path, session: str | None = None) -> SessionData:
             FileStat(str(path)) for path in record.get("files_changed") or []]
         iterations.append(data)
         previous = verification or previous
-    from ralph_verify.hookmode.pretool import safety_stats
+    from ralph_verify.guard.stats import safety_stats
 
     safety = safety_stats(ralph_dir.parent, str(state.get("started_at") or "") or None)
     return SessionData(ralph_dir, state, baseline, iterations, safety)

@@ -30,7 +30,7 @@ def status(config: Config) -> int:
     if data is None:
         print(f"no session in {config.root} (no .ralph/state.json)")
         return 1
-    from ralph_verify.hookmode.pretool import safety_stats
+    from ralph_verify.guard.stats import safety_stats
 
     # The guard's refusals during this session (agenthook/pretool.py, .ralph/guard.jsonl).
     data["safety"] = safety_stats(config.root, str(data.get("started_at") or "") or None)
