@@ -1,5 +1,12 @@
-"""The safety guard: decide whether an agent's tool call may run (rules, families, policy,
-settings, shell parsing) and the OS sandbox the agent runs under.
+"""The safety guard: decide whether an agent's tool call may run, and the OS sandbox the
+agent runs under.
 
-Imports only leaves, ``config`` and ``proc``; imported by hook mode and plugins.
+A shell command is parsed with tree-sitter-bash (:mod:`.parse`, :mod:`.words`), its wrappers
+and nested scripts unfolded (:mod:`.unfold`, :mod:`.inline`) and each command judged by
+its effect (:mod:`.judge`, :mod:`.effects`, :mod:`.net`); :mod:`.decide` is the entry point,
+:mod:`.policy`, :mod:`.rules`, :mod:`.families` and :mod:`.settings` what it protects;
+:mod:`.stats` the refusal log; :mod:`.agent_hooks` the hook entries agents are given.
+
+Floor 3: imports only the leaves (``errors``, ``redact``, ``state_files``); imported by the
+agents, hook mode and plugins.
 """
