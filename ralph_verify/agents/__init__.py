@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from ralph_verify.config.registry import NamedRegistry
 from ralph_verify.config.stash import StashKey
 
 if TYPE_CHECKING:
@@ -110,21 +111,13 @@ class AgentType:
     plugin: str = ""
 
 
-class AgentRegistry:
+class AgentRegistry(NamedRegistry[AgentType]):
     """Agent adapters by name."""
 
-    def __init__(self) -> None:
-        self._types: dict[str, AgentType] = {}
-
-    def add(self, agent_type: AgentType) -> None:
-        if agent_type.name in self._types:
-            from ralph_verify.errors import UsageError
-
-            raise UsageError(f"agent {agent_type.name!r} is registered twice")
-        self._types[agent_type.name] = agent_type
+    kind = "agent"
 
     def get(self, name: str) -> AgentType | None:
-        return self._types.get(name)
+        return self.find(name)
 
     def types(self) -> list[AgentType]:
-        return sorted(self._types.values(), key=lambda t: t.name)
+        return self.listed()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from ralph_verify.config.registry import NamedRegistry
 from ralph_verify.errors import UsageError
 
 if TYPE_CHECKING:
@@ -35,22 +36,16 @@ class InitTarget:
     plugin: str = ""
 
 
-class InitRegistry:
+class InitRegistry(NamedRegistry[InitTarget]):
     """Init targets by name."""
 
-    def __init__(self) -> None:
-        self._targets: dict[str, InitTarget] = {}
-
-    def add(self, target: InitTarget) -> None:
-        if target.name in self._targets:
-            raise UsageError(f"init target {target.name!r} is declared twice")
-        self._targets[target.name] = target
+    kind = "init target"
 
     def get(self, name: str) -> InitTarget | None:
-        return self._targets.get(name)
+        return self.find(name)
 
     def targets(self) -> list[InitTarget]:
-        return sorted(self._targets.values(), key=lambda t: t.name)
+        return self.listed()
 
 
 def init_targets(config: Config) -> InitRegistry:

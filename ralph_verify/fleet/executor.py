@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ralph_verify.config.registry import NamedRegistry
 from ralph_verify.errors import UsageError
 from ralph_verify.fleet.job import JobResult, LoopJob
 
@@ -69,24 +70,18 @@ class ExecutorType:
     plugin: str = ""
 
 
-class ExecutorRegistry:
+class ExecutorRegistry(NamedRegistry[ExecutorType]):
     """Executors by name, filled by ``ralph_register_executors``."""
 
-    def __init__(self) -> None:
-        self._types: dict[str, ExecutorType] = {}
-
-    def add(self, executor_type: ExecutorType) -> None:
-        if executor_type.name in self._types:
-            raise UsageError(f"executor {executor_type.name!r} is registered twice")
-        self._types[executor_type.name] = executor_type
+    kind = "executor"
 
     def get(self, name: str) -> ExecutorType:
-        found = self._types.get(name)
+        found = self.find(name)
         if found is None:
-            known = ", ".join(sorted(self._types)) or "none"
+            known = ", ".join(self.names()) or "none"
             hint = (" (pip install 'ralph-verify[dask]' installs it)" if name == "dask" else "")
             raise UsageError(f"--executor {name!r}: no such executor{hint}; known: {known}")
         return found
 
     def names(self) -> list[str]:
-        return sorted(self._types)
+        return [item.name for item in self.listed()]
