@@ -1,6 +1,7 @@
 """The real agent CLIs for end-to-end tests: installed once per machine, run offline.
 
-Claude Code and Codex come from npm, aider from PyPI into its own virtual
+Claude Code, Codex, Gemini CLI, Qwen Code, OpenCode and Copilot CLI come from npm, aider
+from PyPI into its own virtual
 environment, pinned to the versions observed offline (``shared/agent-clis.md``).
 They go into a persistent cache (``$RALPH_VERIFY_TEST_CACHE``, else
 ``$XDG_CACHE_HOME/ralph-verify-tests``, else ``~/.cache/ralph-verify-tests``),
@@ -9,7 +10,8 @@ parallel xdist workers from installing twice.
 
 Fixtures (made available to every test by ``tests/conftest.py``)::
 
-    claude_cli, codex_cli, aider_cli   session-scoped AgentCLI (installs on first use)
+    claude_cli, codex_cli, aider_cli,  session-scoped AgentCLI (installs on first use)
+    gemini_cli, qwen_cli, opencode_cli, copilot_cli
     agent_home                         a fresh, empty HOME for one test
 
 An :class:`AgentCLI` gives a clean, offline environment for one run::
@@ -65,6 +67,10 @@ SPECS: dict[str, CLISpec] = {
     "claude": CLISpec("claude", "@anthropic-ai/claude-code", "2.1.330", "npm"),
     "codex": CLISpec("codex", "@openai/codex", "0.169.0", "npm"),
     "aider": CLISpec("aider", "aider-chat", "0.86.2", "pip"),
+    "gemini": CLISpec("gemini", "@google/gemini-cli", "0.61.0", "npm"),
+    "qwen": CLISpec("qwen", "@qwen-code/qwen-code", "0.24.4", "npm"),
+    "opencode": CLISpec("opencode", "opencode-ai", "1.18.33", "npm"),
+    "copilot": CLISpec("copilot", "@github/copilot", "1.0.102", "npm"),
 }
 
 
@@ -315,7 +321,58 @@ def _aider_env(home: Path, base_url: str) -> dict[str, str]:
     }
 
 
-_CLI_ENV = {"claude": _claude_env, "codex": _codex_env, "aider": _aider_env}
+# The four below get only what a user sets up for a custom endpoint (docs/agents/*.md):
+# auth and base URL. Switching their telemetry and update checks off is the adapter's job,
+# and the tests that run them in a loopback-only namespace prove it does.
+
+
+def _write_json(path: Path, value: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value, indent=2), encoding="utf-8")
+
+
+def _gemini_env(home: Path, base_url: str) -> dict[str, str]:
+    _write_json(home / ".gemini" / "settings.json",
+                {"security": {"auth": {"selectedType": "gemini-api-key"}}})
+    return {"GEMINI_API_KEY": "dummy", "GOOGLE_GEMINI_BASE_URL": base_url}
+
+
+def _qwen_env(home: Path, base_url: str) -> dict[str, str]:
+    _write_json(home / ".qwen" / "settings.json",
+                {"security": {"auth": {"selectedType": "openai"}}})
+    return {"OPENAI_API_KEY": "dummy", "OPENAI_BASE_URL": f"{base_url}/v1"}
+
+
+def opencode_config(base_url: str) -> dict[str, object]:
+    """An OpenCode provider block for the scripted server (model ``ralph/MODEL``)."""
+    return {"$schema": "https://opencode.ai/config.json", "model": f"ralph/{MODEL}",
+            "provider": {"ralph": {
+                "npm": "@ai-sdk/openai-compatible", "name": "ralph",
+                "options": {"baseURL": f"{base_url}/v1", "apiKey": "dummy"},
+                "models": {MODEL: {"name": MODEL, "tool_call": True}}}}}
+
+
+def _opencode_env(home: Path, base_url: str) -> dict[str, str]:
+    folder = home / ".config" / "opencode"
+    _write_json(folder / "opencode.json", opencode_config(base_url))
+    # OpenCode installs @opencode-ai/plugin into its config folder in the background (from
+    # npm) until the folder's lock file lists it: as after one run on a machine online.
+    wanted = {"@opencode-ai/plugin": SPECS["opencode"].version}
+    _write_json(folder / "package.json", {"dependencies": wanted})
+    _write_json(folder / "package-lock.json", {"lockfileVersion": 3,
+                                               "packages": {"": {"dependencies": wanted}}})
+    (folder / "node_modules").mkdir(exist_ok=True)
+    return {}
+
+
+def _copilot_env(home: Path, base_url: str) -> dict[str, str]:
+    return {"COPILOT_PROVIDER_BASE_URL": f"{base_url}/v1", "COPILOT_PROVIDER_API_KEY": "dummy",
+            "COPILOT_MODEL": MODEL}
+
+
+_CLI_ENV = {"claude": _claude_env, "codex": _codex_env, "aider": _aider_env,
+            "gemini": _gemini_env, "qwen": _qwen_env, "opencode": _opencode_env,
+            "copilot": _copilot_env}
 
 
 def _installed(name: str) -> AgentCLI:
@@ -342,6 +399,30 @@ def codex_cli() -> AgentCLI:
 def aider_cli() -> AgentCLI:
     """aider, pinned, in its own virtual environment in the test cache (once per machine)."""
     return _installed("aider")
+
+
+@pytest.fixture(scope="session")
+def gemini_cli() -> AgentCLI:
+    """Gemini CLI, pinned, installed with npm into the test cache (once per machine)."""
+    return _installed("gemini")
+
+
+@pytest.fixture(scope="session")
+def qwen_cli() -> AgentCLI:
+    """Qwen Code, pinned, installed with npm into the test cache (once per machine)."""
+    return _installed("qwen")
+
+
+@pytest.fixture(scope="session")
+def opencode_cli() -> AgentCLI:
+    """OpenCode, pinned, installed with npm into the test cache (once per machine)."""
+    return _installed("opencode")
+
+
+@pytest.fixture(scope="session")
+def copilot_cli() -> AgentCLI:
+    """Copilot CLI, pinned, installed with npm into the test cache (once per machine)."""
+    return _installed("copilot")
 
 
 @pytest.fixture

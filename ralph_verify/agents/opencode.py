@@ -1,10 +1,15 @@
-"""``opencode``: OpenCode, headless (``opencode run``). UNTESTED: not run here, built from its docs.
+"""``opencode``: OpenCode, headless (``opencode run``). Tested offline with version 1.18.33.
 
-Invocation: ``opencode run --format json PROMPT``. The output, as documented
-and described by its users, is one JSON event per line with ``sessionID``:
-``text`` (``part.text``), ``step_finish`` (``part.tokens.input`` /
-``output``, ``part.cost``: one per model call) and ``error``. Falls back to
-the plain text when there are no such events.
+Invocation: ``opencode run --format json --title TITLE -- PROMPT``. The output is one
+JSON event per line with ``sessionID``: ``text`` (``part.text``), ``step_finish``
+(``part.tokens.input`` / ``output``, ``part.cost``: one per model call) and
+``error``. Falls back to the plain text when there are no such events. ``--title``
+names the session, which spares the extra model call OpenCode makes to title it.
+
+Quiet: ``OPENCODE_DISABLE_MODELS_FETCH`` (the model list from models.dev, fetched on
+every run: about 15 s each when offline), ``OPENCODE_DISABLE_AUTOUPDATE`` (the npm
+registry check), ``OPENCODE_DISABLE_LSP_DOWNLOAD``, ``OPENCODE_DISABLE_SHARE`` and
+``OPENCODE_DISABLE_DEFAULT_PLUGINS`` (npm-installed at start), unless the user set them.
 
 Permissions: OpenCode's own configuration by default; with ``--yolo``
 ``--auto`` (approve every request not explicitly denied).
@@ -18,15 +23,33 @@ from collections.abc import Iterable
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, json_lines, number
+from ralph_verify.agents.vetting import Refusal
+
+QUIET_ENV = {name: "1" for name in (
+    "OPENCODE_DISABLE_MODELS_FETCH", "OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_LSP_DOWNLOAD",
+    "OPENCODE_DISABLE_SHARE", "OPENCODE_DISABLE_DEFAULT_PLUGINS")}
+
+REFUSALS = (
+    Refusal(r"ProviderModelNotFoundError|Model not found|model .{0,40}not found",
+            "name a model of a configured provider with --model provider/model (a provider "
+            "block in opencode.json gives your own endpoint)"),
+    Refusal(r"ProviderInitError|API key is missing|no providers? (?:found|configured)",
+            "configure a provider in opencode.json (or `opencode auth login`)"),
+)
 
 
 class OpenCodeAgent(CLIAgent):
     name = "opencode"
     program = "opencode"
     install = "npm install -g opencode-ai"
+    tested_versions = ("1.18.33", "1.19.0")
+    refusals = REFUSALS
+
+    def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
+        return dict(QUIET_ENV)
 
     def command(self, request: AgentRequest) -> list[str]:
-        argv = ["run", "--format", "json"]
+        argv = ["run", "--format", "json", "--title", f"ralph-verify {request.iteration}"]
         if self.options.bypass_permissions:
             argv.append("--auto")
         if self.options.model:

@@ -122,7 +122,7 @@ CONTINUE = {
     "qwen": (["--continue"], ["--resume", "S1"]),
     "opencode": (["--continue"], ["--session", "S1"]),
     "amp": (["threads", "continue"], ["threads", "continue", "S1"]),
-    "copilot": (["--continue"], ["--continue"]),
+    "copilot": (["--continue"], ["--resume=S1"]),
 }
 
 
@@ -184,8 +184,8 @@ def test_registered_through_the_built_in_plugin() -> None:
     assert isinstance(agent, ClaudeAgent) and agent.program_path == "/opt/claude/bin/claude"
     for agent_type in registry.types():
         if agent_type.plugin == "agent_clis":
-            assert ("untested" in agent_type.help) != (agent_type.name in
-                                                       ("claude", "codex", "aider"))
+            assert ("not tested offline" in agent_type.help) == (agent_type.name == "amp")
+            assert ("tested offline" in agent_type.help)
 
 
 def test_run_with_a_missing_cli_stops_with_agent_error(ralph: Ralph) -> None:

@@ -1,0 +1,91 @@
+"""Is this CLI the one the adapter knows, and did it refuse to work? Said on the first run.
+
+Two things an adapter cannot learn from its CLI's exit code alone:
+
+- :func:`version_warning`: ``PROGRAM --version`` at start, compared with the versions the
+  adapter was tested with. A CLI outside them may have renamed a flag or changed its
+  output; the user gets one warning naming both versions, the loop goes on.
+- :func:`find_refusal`: a CLI that refuses to work (an untrusted folder, no credentials,
+  an unknown model, a sandbox that cannot start) often exits like any other failure, or
+  even 0 with nothing done. Its own message, matched in its output, becomes the
+  iteration's ``agent-error`` with the fix, instead of three failed iterations or a loop
+  that stalls on an agent that changed nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+#: The longest a refusal message is quoted.
+_QUOTE = 300
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A known refusal: a regular expression over the CLI's output, and the fix to show."""
+
+    pattern: str
+    fix: str
+
+    def search(self, text: str) -> str | None:
+        """The line of ``text`` that matches, stripped and cut, or None."""
+        match = re.search(self.pattern, text, re.IGNORECASE | re.MULTILINE)
+        if match is None:
+            return None
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        line = text[start:end if end != -1 else len(text)].strip()
+        return line if len(line) <= _QUOTE else line[:_QUOTE] + "..."
+
+
+def find_refusal(name: str, refusals: Iterable[Refusal], output: str,
+                 error: str | None = None) -> str | None:
+    """The agent-error reason for the first known refusal in ``output`` (or ``error``)."""
+    for refusal in refusals:
+        for text in (error or "", output):
+            found = refusal.search(text) if text else None
+            if found:
+                return f"{name} refused to work: {found!r}; fix: {refusal.fix}"
+    return None
+
+
+def parse_version(text: str) -> tuple[int, int, int] | None:
+    match = _VERSION.search(text)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2)), int(match.group(3))
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def outside(version: tuple[int, int, int], tested: tuple[str, str]) -> bool:
+    """Is ``version`` outside ``[lowest, below)``?"""
+    lowest, below = _key(tested[0]), _key(tested[1])
+    return not (lowest <= version < below)
+
+
+def probe_version(executable: str, timeout: float = 30.0) -> tuple[int, int, int] | None:
+    """``EXECUTABLE --version``, read; None when it cannot be run or read."""
+    try:
+        proc = subprocess.run([executable, "--version"], capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL, errors="replace")
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return parse_version(proc.stdout + "\n" + proc.stderr)
+
+
+def version_warning(name: str, executable: str, tested: tuple[str, str]) -> str | None:
+    """One line when the installed CLI is outside the versions the adapter was tested with."""
+    version = probe_version(executable)
+    if version is None or not outside(version, tested):
+        return None
+    found = ".".join(str(part) for part in version)
+    return (f"{name} {found} is outside the versions ralph-verify's {name} adapter was tested "
+            f"with ({tested[0]} up to below {tested[1]}); if a run fails on an unknown flag or "
+            f"unread output, install a tested version or report it")
