@@ -219,17 +219,26 @@ class AgentCLI:
     def bin_dir(self) -> Path:
         return self.executable.parent
 
-    def env(self, home: Path, base_url: str, extra: Mapping[str, str] | None = None
-            ) -> dict[str, str]:
+    def env(self, home: Path, base_url: str, extra: Mapping[str, str] | None = None,
+            quiet: bool = True) -> dict[str, str]:
         """A clean environment for one run with ``HOME=home``, talking only to ``base_url``.
 
         ``base_url`` is the server's root (``http://127.0.0.1:PORT``). Writes the
         CLI's config under ``home`` (Codex's ``config.toml``, aider's price
-        cache). The CLI's folder is first on PATH.
+        cache). The CLI's folder is first on PATH. ``quiet=False`` leaves out the
+        switches that stop the CLI's other traffic (telemetry, updates): for runs through
+        an adapter, which must set them itself.
         """
         home.mkdir(parents=True, exist_ok=True)
         env = base_env(home, [self.bin_dir])
         env.update(_CLI_ENV[self.name](home, base_url.rstrip("/")))
+        if not quiet:
+            for key in _QUIET_KEYS:
+                env.pop(key, None)
+            if self.name == "codex":
+                config = Path(env["CODEX_HOME"]) / "config.toml"
+                config.write_text(codex_config(base_url.rstrip("/"), quiet=False),
+                                  encoding="utf-8")
         if self.name == "codex":
             env["PATH"] = _path_without_bwrap(home, env["PATH"])
         env.update(extra or {})
@@ -248,21 +257,22 @@ def _claude_env(home: Path, base_url: str) -> dict[str, str]:
     return env
 
 
-def codex_config(base_url: str, model: str = MODEL) -> str:
-    """``config.toml`` pointing Codex at the scripted server, with all other traffic off."""
-    return f"""\
+#: What the tests' environments set to stop a CLI's traffic besides the model's.
+_QUIET_KEYS = ("DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER", "DISABLE_ERROR_REPORTING",
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "LITELLM_LOCAL_MODEL_COST_MAP",
+               "AIDER_CHECK_UPDATE", "AIDER_ANALYTICS_DISABLE")
+
+
+def codex_config(base_url: str, model: str = MODEL, quiet: bool = True) -> str:
+    """``config.toml`` pointing Codex at the scripted server, with all other traffic off
+    (``quiet=False``: only the provider; update check and analytics left to the adapter)."""
+    head = f"""\
 model = "{model}"
 model_provider = "ralph-test"
-check_for_update_on_startup = false
-
-[model_providers.ralph-test]
-name = "ralph-test"
-base_url = "{base_url}/v1"
-env_key = "{CODEX_KEY_ENV}"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-
+"""
+    if not quiet:
+        return head + _codex_provider(base_url)
+    return head + "check_for_update_on_startup = false\n" + _codex_provider(base_url) + """
 [analytics]
 enabled = false
 
@@ -270,6 +280,18 @@ enabled = false
 plugins = false
 remote_plugin = false
 apps = false
+"""
+
+
+def _codex_provider(base_url: str) -> str:
+    return f"""
+[model_providers.ralph-test]
+name = "ralph-test"
+base_url = "{base_url}/v1"
+env_key = "{CODEX_KEY_ENV}"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
 """
 
 
@@ -349,7 +371,9 @@ def opencode_config(base_url: str) -> dict[str, object]:
             "provider": {"ralph": {
                 "npm": "@ai-sdk/openai-compatible", "name": "ralph",
                 "options": {"baseURL": f"{base_url}/v1", "apiKey": "dummy"},
-                "models": {MODEL: {"name": MODEL, "tool_call": True}}}}}
+                # A price (USD per million tokens): OpenCode reports each call's cost from it.
+                "models": {MODEL: {"name": MODEL, "tool_call": True,
+                                   "cost": {"input": 1.0, "output": 2.0}}}}}}
 
 
 def _opencode_env(home: Path, base_url: str) -> dict[str, str]:

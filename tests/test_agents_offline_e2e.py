@@ -44,8 +44,8 @@ class Case:
     api: str
     edit: Callable[[str, str], list[Step]]
     model: str
-    #: Does the CLI report token counts in its output (read into history.jsonl)?
-    tokens: bool = True
+    #: Does it report what the run cost (from the model's price in its configuration)?
+    cost: bool = False
 
 
 def _gemini(old: str, new: str) -> list[Step]:
@@ -70,8 +70,8 @@ def _copilot(old: str, new: str) -> list[Step]:
 CASES = {
     "gemini": Case("gemini", _gemini, "gemini-2.5-pro"),
     "qwen": Case("chat", _qwen, MODEL),
-    "opencode": Case("chat", _opencode, f"ralph/{MODEL}"),
-    "copilot": Case("chat", _copilot, MODEL, tokens=False),
+    "opencode": Case("chat", _opencode, f"ralph/{MODEL}", cost=True),
+    "copilot": Case("chat", _copilot, MODEL),
 }
 
 
@@ -127,6 +127,31 @@ def test_cli_loop_offline(name: str, request: pytest.FixtureRequest, ralph: Ralp
     assert agents[0]["session_id"] == agents[1]["session_id"], agents
     assert all(agent["turns"] == len(steps) for agent, steps in zip(agents, (first, second),
                                                                     strict=True)), agents
-    if case.tokens:
-        assert all(agent["input_tokens"] and agent["output_tokens"] for agent in agents), agents
+    assert all(agent["input_tokens"] and agent["output_tokens"] for agent in agents), agents
+    assert all((agent["cost_usd"] or 0) > 0 for agent in agents) is case.cost, agents
     assert "WARNING" not in proc.stderr, proc.stderr[-2000:]  # the tested version: no warning
+
+
+@pytest.mark.parametrize(("name", "said", "fix"), [
+    ("qwen", "No auth type is selected", "OPENAI_BASE_URL"),
+    ("copilot", "No authentication information found", "COPILOT_GITHUB_TOKEN"),
+])
+def test_a_refusal_is_an_agent_error_on_the_first_iteration(
+        name: str, said: str, fix: str, request: pytest.FixtureRequest, ralph: Ralph,
+        agent_home: Path, offline_net: OfflineNet, offline_server: ModelServer) -> None:
+    """A CLI without credentials: the loop stops at once, with the CLI's words and the fix,
+    not after three failed iterations (Copilot tries GitHub: the namespace holds it)."""
+    cli: AgentCLI = request.getfixturevalue(f"{name}_cli")
+    make_project(ralph)
+    env = cli.env(agent_home, offline_server.url)
+    for key in ("COPILOT_PROVIDER_BASE_URL", "COPILOT_PROVIDER_API_KEY"):
+        env.pop(key, None)
+    (agent_home / ".qwen" / "settings.json").unlink(missing_ok=True)
+    proc = run_offline(ralph, offline_net, env, "--agent", name, "--model", MODEL)
+    result = json.loads(proc.stdout[proc.stdout.index("{"):])
+    assert result["verdict"] == "agent-error", result
+    assert len(result["iterations"]) == 1, result
+    reason = result["iterations"][0]["verdict"]["reason"]
+    assert f"{name} refused to work" in reason and said in reason, reason
+    assert fix in reason.split("fix: ", 1)[1], reason
+    assert not offline_server.model_requests()

@@ -178,11 +178,13 @@ class CLIAgent:
     def preflight(self) -> str | None:
         """Before the session spends anything: the problem that would stop every run, if any.
 
-        Also probes ``PROGRAM --version``: outside :attr:`tested_versions`, one warning."""
+        Also probes ``PROGRAM --version``: outside :attr:`tested_versions`, one warning. Only
+        for the CLI found on PATH under its usual name: a program named with
+        ``--agent NAME:PROGRAM`` may be a wrapper that does not know ``--version``."""
         executable = shutil.which(self.program_path)
         if executable is None:
             return self.missing_message()
-        if self.tested_versions is not None:
+        if self.tested_versions is not None and self.program_path == self.program:
             warning = version_warning(self.name, executable, self.tested_versions)
             if warning:
                 print(f"WARNING: {warning}", file=sys.stderr)

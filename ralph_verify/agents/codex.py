@@ -20,6 +20,9 @@ Fix: run Codex where bubblewrap works, take ``bwrap`` off Codex's PATH (Codex th
 uses its own sandbox), or use ``--yolo`` inside ``run --sandbox``, which puts the
 whole agent in ralph-verify's own bubblewrap jail.
 
+Quiet: ``-c check_for_update_on_startup=false -c analytics.enabled=false`` (Codex's own
+config keys, for this run only): no update check and no analytics, only the model call.
+
 ``--continue-session``: ``codex exec resume THREAD_ID`` (``--last`` when the id
 is unknown).
 """
@@ -38,6 +41,7 @@ class CodexAgent(CLIAgent):
     name = "codex"
     program = "codex"
     install = "npm install -g @openai/codex"
+    tested_versions = ("0.169.0", "0.170.0")
     prompt_via = "stdin"
 
     def command(self, request: AgentRequest) -> list[str]:
@@ -50,6 +54,7 @@ class CodexAgent(CLIAgent):
         else:
             # ``exec resume`` has no --sandbox; the config key works for both.
             argv += ["-c", 'sandbox_mode="workspace-write"']
+        argv += ["-c", "check_for_update_on_startup=false", "-c", "analytics.enabled=false"]
         if self.options.model:
             argv += ["--model", self.options.model]
         return [*argv, *self.options.extra_args, "-"]

@@ -6,6 +6,10 @@ is one JSON event per line: ``assistant.message`` (``data.content``: the agent's
 the provider reports them), ``session.error`` (``data.message``) and a final ``result``
 with the ``sessionId`` and ``exitCode``. Copilot reports premium requests, not a cost.
 
+Tokens: ``--usage-output-file .ralph/agent/copilot-usage.json`` (rewritten each run):
+``modelMetrics.MODEL.usage.inputTokens`` / ``outputTokens``, read after the run (the
+JSON events carry none when the model is the user's own).
+
 Quiet: ``COPILOT_AUTO_UPDATE=false`` always; with the user's own model
 (``COPILOT_PROVIDER_BASE_URL`` set) also ``COPILOT_OFFLINE=true``, without which
 Copilot calls GitHub's service on every run even though the model is the user's.
@@ -19,11 +23,13 @@ two loops side by side that may be the other loop's).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable
+from pathlib import Path
 
-from ralph_verify.agents import AgentRequest
-from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, json_lines
+from ralph_verify.agents import AgentRequest, AgentResult
+from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, json_lines, session_file
 from ralph_verify.agents.vetting import Refusal
 
 REFUSALS = (
@@ -55,10 +61,40 @@ class CopilotAgent(CLIAgent):
             argv.append(f"--model={self.options.model}")
         if self.continuing(request):
             argv.append(f"--resume={self.session_id}" if self.session_id else "--continue")
+        argv.append(f"--usage-output-file={usage_file(request)}")
         return [*argv, *self.options.extra_args, f"--prompt={request.prompt}"]
 
     def parse(self, lines: Iterable[str]) -> Parsed:
         return parse_copilot_events(lines)
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        path = usage_file(request)
+        path.unlink(missing_ok=True)
+        result = super().run(request)
+        tokens = read_usage(path)
+        if result.input_tokens is None and tokens is not None:
+            result.input_tokens, result.output_tokens = tokens
+        return result
+
+
+def usage_file(request: AgentRequest) -> Path:
+    return session_file(request, "copilot-usage.json")
+
+
+def read_usage(path: Path) -> tuple[int, int] | None:
+    """Input and output tokens of every model in Copilot's usage file, or None."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    tokens_in = tokens_out = None
+    for model in as_dict(as_dict(data).get("modelMetrics")).values():
+        usage = as_dict(as_dict(model).get("usage"))
+        tokens_in = add(tokens_in, usage.get("inputTokens"))
+        tokens_out = add(tokens_out, usage.get("outputTokens"))
+    if tokens_in is None and tokens_out is None:
+        return None
+    return tokens_in or 0, tokens_out or 0
 
 
 def parse_copilot_events(lines: Iterable[str]) -> Parsed:

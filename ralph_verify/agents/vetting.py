@@ -14,8 +14,10 @@ Two things an adapter cannot learn from its CLI's exit code alone:
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -39,7 +41,32 @@ class Refusal:
         start = text.rfind("\n", 0, match.start()) + 1
         end = text.find("\n", match.end())
         line = text[start:end if end != -1 else len(text)].strip()
+        if line.startswith(("{", "[")):  # a JSON line: the string the match is in
+            line = _json_string_around(text, match.start(), match.end()) or line
         return line if len(line) <= _QUOTE else line[:_QUOTE] + "..."
+
+
+def _json_string_around(text: str, begin: int, end: int) -> str | None:
+    """The JSON string literal holding ``text[begin:end]``, decoded; None if not in one."""
+    def quote_at(index: int) -> bool:
+        slashes = 0
+        while index - slashes - 1 >= 0 and text[index - slashes - 1] == "\\":
+            slashes += 1
+        return text[index] == '"' and slashes % 2 == 0
+
+    left = begin - 1
+    while left >= 0 and text[left] != "\n" and not quote_at(left):
+        left -= 1
+    right = end
+    while right < len(text) and text[right] != "\n" and not quote_at(right):
+        right += 1
+    if left < 0 or right >= len(text) or not quote_at(left) or not quote_at(right):
+        return None
+    try:
+        value = json.loads(text[left:right + 1])
+    except ValueError:
+        return None
+    return " ".join(value.split()) if isinstance(value, str) else None
 
 
 def find_refusal(name: str, refusals: Iterable[Refusal], output: str,
@@ -73,8 +100,10 @@ def outside(version: tuple[int, int, int], tested: tuple[str, str]) -> bool:
 def probe_version(executable: str, timeout: float = 30.0) -> tuple[int, int, int] | None:
     """``EXECUTABLE --version``, read; None when it cannot be run or read."""
     try:
-        proc = subprocess.run([executable, "--version"], capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL, errors="replace")
+        with tempfile.TemporaryDirectory(prefix="ralph-version-") as where:
+            proc = subprocess.run([executable, "--version"], capture_output=True, text=True,
+                                  timeout=timeout, stdin=subprocess.DEVNULL, errors="replace",
+                                  cwd=where)
     except (OSError, subprocess.SubprocessError):
         return None
     return parse_version(proc.stdout + "\n" + proc.stderr)

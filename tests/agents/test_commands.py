@@ -73,6 +73,7 @@ def test_codex_command(tmp_path: Path) -> None:
     agent = CodexAgent(None, AgentOptions(model="gpt-5", extra_args=("-c", "x=1")))
     assert agent.command(request(tmp_path)) == [
         "exec", "--json", "--skip-git-repo-check", "-c", 'sandbox_mode="workspace-write"',
+        "-c", "check_for_update_on_startup=false", "-c", "analytics.enabled=false",
         "--model", "gpt-5", "-c", "x=1", "-"]
 
 
