@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 MODE = "hook"
 CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
+#: The key of ``state.json``'s ``hook`` that marks a loop Claude Code's block cap may have
+#: ended (the block that reached the cap): ``{"cap", "iteration", "at"}``.
+CAP_MARK = "block_cap_reached"
 #: Claude Code's consecutive-block cap when the environment does not set one.
 DEFAULT_CLAUDE_BLOCK_CAP = 9
 SNAPSHOT_FILE = "hook-snapshot.json"

@@ -20,8 +20,11 @@ Fix: run Codex where bubblewrap works, take ``bwrap`` off Codex's PATH (Codex th
 uses its own sandbox), or use ``--yolo`` inside ``run --sandbox``, which puts the
 whole agent in ralph-verify's own bubblewrap jail.
 
-Quiet: ``-c check_for_update_on_startup=false -c analytics.enabled=false`` (Codex's own
-config keys, for this run only): no update check and no analytics, only the model call.
+Quiet: ``-c KEY=false`` for ``check_for_update_on_startup``, ``analytics.enabled``,
+``features.plugins``, ``features.remote_plugin`` and ``features.apps`` (Codex's own config
+keys, for this run only): no update check, no analytics and no plugin or app lists from
+OpenAI's service, only the model call. A later ``--agent-arg=-c
+--agent-arg=features.apps=true`` turns one back on.
 
 ``--continue-session``: ``codex exec resume THREAD_ID`` (``--last`` when the id
 is unknown).
@@ -35,6 +38,12 @@ from typing import Any
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, json_lines
+
+
+#: Codex config keys set false for each run: no update check, no analytics, and no
+#: plugin or app lists fetched from OpenAI's service (Codex fetches them on every start).
+QUIET_CONFIG = ("check_for_update_on_startup", "analytics.enabled", "features.plugins",
+                "features.remote_plugin", "features.apps")
 
 
 class CodexAgent(CLIAgent):
@@ -54,7 +63,8 @@ class CodexAgent(CLIAgent):
         else:
             # ``exec resume`` has no --sandbox; the config key works for both.
             argv += ["-c", 'sandbox_mode="workspace-write"']
-        argv += ["-c", "check_for_update_on_startup=false", "-c", "analytics.enabled=false"]
+        for key in QUIET_CONFIG:
+            argv += ["-c", f"{key}=false"]
         if self.options.model:
             argv += ["--model", self.options.model]
         return [*argv, *self.options.extra_args, "-"]

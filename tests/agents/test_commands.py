@@ -74,7 +74,8 @@ def test_codex_command(tmp_path: Path) -> None:
     assert agent.command(request(tmp_path)) == [
         "exec", "--json", "--skip-git-repo-check", "-c", 'sandbox_mode="workspace-write"',
         "-c", "check_for_update_on_startup=false", "-c", "analytics.enabled=false",
-        "--model", "gpt-5", "-c", "x=1", "-"]
+        "-c", "features.plugins=false", "-c", "features.remote_plugin=false",
+        "-c", "features.apps=false", "--model", "gpt-5", "-c", "x=1", "-"]
 
 
 def test_aider_command_keeps_its_files_in_the_session_folder(tmp_path: Path) -> None:
