@@ -39,7 +39,6 @@ from typing import Any
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, json_lines
 
-
 #: Codex config keys set false for each run: no update check, no analytics, and no
 #: plugin or app lists fetched from OpenAI's service (Codex fetches them on every start).
 QUIET_CONFIG = ("check_for_update_on_startup", "analytics.enabled", "features.plugins",
