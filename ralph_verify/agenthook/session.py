@@ -101,6 +101,11 @@ def start_loop(config: Config) -> int:
         hook = {"agent": agent, "session_id": bound or None,
                 "bound_by": "start" if bound else None, "blocks_in_a_row": 0,
                 "last_decision": None, "last_stop_at": None, "note": ""}
+        from ralph_verify.agenthook.permissions import edit_refusal_warning
+
+        refusal = edit_refusal_warning(config.root, agent)
+        if refusal:
+            print(f"WARNING: {refusal}", file=sys.stderr)
         baseline_checks = config.build_checks([s for s in specs if s.name != "integrity"])
         # As in run: checks that judge against the session (tests:new) see it at the baseline.
         config.stash[SESSION_KEY] = session
