@@ -46,7 +46,7 @@ REFUSALS = (
     Refusal(r"must specify the GEMINI_API_KEY|Please set an Auth method|auth method",
             "set GEMINI_API_KEY (and GOOGLE_GEMINI_BASE_URL for your own endpoint) and "
             'security.auth.selectedType "gemini-api-key" in ~/.gemini/settings.json'),
-    Refusal(r"models/\S+ is not found|model\S* .{0,40}not found|unknown model",
+    Refusal(r"models/\S+ is not found|ModelNotFoundError",
             "name a model your endpoint serves with --model"),
 )
 

@@ -30,11 +30,16 @@ QUIET_ENV = {name: "1" for name in (
     "OPENCODE_DISABLE_SHARE", "OPENCODE_DISABLE_DEFAULT_PLUGINS")}
 
 REFUSALS = (
-    Refusal(r"ProviderModelNotFoundError|Model not found|model .{0,40}not found",
+    Refusal(r"ProviderModelNotFoundError|\bModel not found\b",
             "name a model of a configured provider with --model provider/model (a provider "
             "block in opencode.json gives your own endpoint)"),
-    Refusal(r"ProviderInitError|API key is missing|no providers? (?:found|configured)",
+    Refusal(r"ProviderInitError|API key is missing",
             "configure a provider in opencode.json (or `opencode auth login`)"),
+    # No provider configured: OpenCode falls back to its own service and, offline, cannot
+    # reach it (after about 80 s). The user's own endpoint failing is an outage instead.
+    Refusal(r"Cannot connect to API.*opencode\.ai/zen",
+            "no model provider is configured, so OpenCode tried its own service: add a "
+            "provider block for your endpoint to opencode.json and pass --model provider/model"),
 )
 
 

@@ -40,7 +40,7 @@ REFUSALS = (
     Refusal(r"No auth type is selected",
             "set OPENAI_API_KEY, OPENAI_BASE_URL and security.auth.selectedType \"openai\" in "
             "~/.qwen/settings.json (or pass --agent-arg=--auth-type=openai)"),
-    Refusal(r"model\S* .{0,40}(?:not found|does not exist)|unknown model",
+    Refusal(r"The model `[^`]+` does not exist|model_not_found",
             "name a model your endpoint serves with --model"),
 )
 

@@ -9,8 +9,10 @@ import pytest
 
 from ralph_verify.agents import AgentOptions, AgentRequest
 from ralph_verify.agents.cli import CLIAgent
+from ralph_verify.agents.codex import CodexAgent
 from ralph_verify.agents.copilot import CopilotAgent, parse_copilot_events
 from ralph_verify.agents.gemini import GeminiAgent
+from ralph_verify.agents.opencode import OpenCodeAgent
 from ralph_verify.agents.qwen import QwenAgent, parse_qwen_json
 from ralph_verify.agents.vetting import find_refusal, outside, parse_version, version_warning
 
@@ -30,6 +32,11 @@ def recorded(name: str) -> str:
     (CopilotAgent, "copilot_no_auth.txt", "No authentication information found",
      "COPILOT_PROVIDER_BASE_URL"),
     (CopilotAgent, "copilot_model_not_found.jsonl", "Model 'nope' not found", "--model"),
+    (OpenCodeAgent, "opencode_no_provider.jsonl", "Cannot connect to API",
+     "add a provider block"),
+    (CodexAgent, "codex_sandbox_failure.jsonl",
+     "'bwrap: execvp codex-linux-sandbox: No such file or directory'",
+     "take bwrap off Codex's PATH"),
 ], ids=lambda value: value if isinstance(value, str) and "." in value else "")
 def test_a_known_refusal_is_named_with_its_fix(cls: type[CLIAgent], name: str, said: str,
                                                fix: str) -> None:
@@ -40,8 +47,10 @@ def test_a_known_refusal_is_named_with_its_fix(cls: type[CLIAgent], name: str, s
 
 
 def test_ordinary_output_is_no_refusal() -> None:
-    for cls in (GeminiAgent, QwenAgent, CopilotAgent):
-        for name in ("gemini_docs.json", "qwen_docs.json", "garbage.txt"):
+    for cls in (GeminiAgent, QwenAgent, CopilotAgent, CodexAgent, OpenCodeAgent):
+        for name in ("gemini_docs.json", "qwen_docs.json", "garbage.txt", "codex_events.jsonl",
+                     "gemini_run.txt", "qwen_run.json", "copilot_run.jsonl",
+                     "opencode_run.jsonl", "opencode_error_docs.jsonl"):
             assert find_refusal(cls.name, cls.refusals, recorded(name)) is None
 
 
