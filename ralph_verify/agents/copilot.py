@@ -14,6 +14,12 @@ Quiet: ``COPILOT_AUTO_UPDATE=false`` always; with the user's own model
 (``COPILOT_PROVIDER_BASE_URL`` set) also ``COPILOT_OFFLINE=true``, without which
 Copilot calls GitHub's service on every run even though the model is the user's.
 
+Set-up: ``npm install -g @github/copilot@1.0.102``. Your own model (OpenAI-compatible):
+``COPILOT_PROVIDER_BASE_URL=http://HOST:PORT/v1``, ``COPILOT_PROVIDER_API_KEY`` and
+``COPILOT_MODEL`` (or ``--model``); no GitHub login is needed then. GitHub's service: log in
+(``copilot``, then ``/login``) or set ``COPILOT_GITHUB_TOKEN``; without either Copilot
+refuses ("No authentication information found"): an ``agent-error`` with that fix.
+
 Permissions: ``--allow-tool=write`` by default (file edits; other tools are denied
 headless unless the user's Copilot configuration allows them); with ``--yolo``
 ``--allow-all``. ``--continue-session``: ``--resume=SESSION_ID`` from the last run's

@@ -14,6 +14,12 @@ system-defaults file in a folder others may write (``/tmp``), so the run gets it
 entry by entry (credentials, accounts), with a ``settings.json`` that is the user's own
 plus these keys where the user did not set them. Sessions are kept there too.
 
+Set-up: ``npm install -g @google/gemini-cli@0.61.0``. Auth: ``GEMINI_API_KEY`` and
+``"security": {"auth": {"selectedType": "gemini-api-key"}}`` in ``~/.gemini/settings.json``
+(without it: exit 41, "Please set an Auth method"). Your own endpoint speaking the Gemini
+API (``/v1beta/models/M:streamGenerateContent``): ``GOOGLE_GEMINI_BASE_URL=http://HOST:PORT``.
+Refusals read at once: an untrusted folder, no auth method, an unknown model.
+
 Permissions: ``--approval-mode auto_edit`` by default (edits accepted; no shell tool
 headless); with ``--yolo`` ``--yolo``. ``--continue-session``: ``--resume ID``
 (``latest`` when the id is unknown).

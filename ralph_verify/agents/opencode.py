@@ -7,9 +7,25 @@ JSON event per line with ``sessionID``: ``text`` (``part.text``), ``step_finish`
 names the session, which spares the extra model call OpenCode makes to title it.
 
 Quiet: ``OPENCODE_DISABLE_MODELS_FETCH`` (the model list from models.dev, fetched on
-every run: about 15 s each when offline), ``OPENCODE_DISABLE_AUTOUPDATE`` (the npm
-registry check), ``OPENCODE_DISABLE_LSP_DOWNLOAD``, ``OPENCODE_DISABLE_SHARE`` and
-``OPENCODE_DISABLE_DEFAULT_PLUGINS`` (npm-installed at start), unless the user set them.
+every run), ``OPENCODE_DISABLE_AUTOUPDATE`` (the npm registry check),
+``OPENCODE_DISABLE_LSP_DOWNLOAD``, ``OPENCODE_DISABLE_SHARE`` and
+``OPENCODE_DISABLE_DEFAULT_PLUGINS``, unless the user set them. With these the offline
+test run makes no call but the model's (tests/test_agents_offline_e2e.py).
+
+Set-up: ``npm install -g opencode-ai@1.18.33``. Your own endpoint is a provider block in
+``~/.config/opencode/opencode.json`` (or the project's ``opencode.json``)::
+
+    {"provider": {"mine": {"npm": "@ai-sdk/openai-compatible",
+                           "options": {"baseURL": "http://HOST:PORT/v1", "apiKey": "KEY"},
+                           "models": {"NAME": {"tool_call": true,
+                                               "cost": {"input": 1.0, "output": 2.0}}}}}}
+
+and ``--model mine/NAME``; the ``cost`` (USD per million tokens) is what OpenCode reports
+each call's cost from. Without any provider OpenCode falls back to its own service: offline
+that fails after about 80 s, read as an ``agent-error`` with this fix. Offline, OpenCode
+also tries to install ``@opencode-ai/plugin`` from npm into its config folder on every run
+until one install succeeded (once online, or a ``package-lock.json`` listing it). Its tools
+refuse to overwrite a file the session has not read.
 
 Permissions: OpenCode's own configuration by default; with ``--yolo``
 ``--auto`` (approve every request not explicitly denied).

@@ -14,6 +14,12 @@ off through a system-defaults settings file under ``.ralph/agent/``
 (``QWEN_CODE_SYSTEM_DEFAULTS_PATH``: the lowest layer, so the user's settings win) and
 ``QWEN_USAGE_STATISTICS_ENABLED`` / ``QWEN_TELEMETRY_ENABLED``.
 
+Set-up: ``npm install -g @qwen-code/qwen-code@0.24.4``. Auth for an OpenAI-compatible
+endpoint: ``"security": {"auth": {"selectedType": "openai"}}`` in ``~/.qwen/settings.json``
+(or ``--agent-arg=--auth-type=openai``), ``OPENAI_API_KEY``,
+``OPENAI_BASE_URL=http://HOST:PORT/v1`` and ``--model NAME``. Without an auth type Qwen
+refuses at once ("No auth type is selected"): an ``agent-error`` with that fix.
+
 Permissions: ``--approval-mode auto-edit`` by default; with ``--yolo`` ``--yolo``.
 ``--continue-session``: ``--resume ID`` (``--continue`` when the id is unknown).
 """
