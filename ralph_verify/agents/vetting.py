@@ -15,11 +15,13 @@ Two things an adapter cannot learn from its CLI's exit code alone:
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 #: The longest a refusal message is quoted.
@@ -97,8 +99,30 @@ def outside(version: tuple[int, int, int], tested: tuple[str, str]) -> bool:
     return not (lowest <= version < below)
 
 
+def package_version(executable: str) -> tuple[int, int, int] | None:
+    """The version in the ``package.json`` of the npm package the executable belongs to (its
+    ``bin``): read in no time, where ``--version`` loads the whole CLI (seconds for some)."""
+    try:
+        real = Path(os.path.realpath(executable))
+    except OSError:
+        return None
+    for folder in list(real.parents)[:4]:
+        manifest = folder / "package.json"
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("bin") and isinstance(data.get("version"), str):
+            return parse_version(data["version"])
+    return None
+
+
 def probe_version(executable: str, timeout: float = 30.0) -> tuple[int, int, int] | None:
-    """``EXECUTABLE --version``, read; None when it cannot be run or read."""
+    """The CLI's version: its npm package's, else ``EXECUTABLE --version`` read; None when
+    neither can be read."""
+    found = package_version(executable)
+    if found is not None:
+        return found
     try:
         with tempfile.TemporaryDirectory(prefix="ralph-version-") as where:
             proc = subprocess.run([executable, "--version"], capture_output=True, text=True,

@@ -14,7 +14,13 @@ from ralph_verify.agents.copilot import CopilotAgent, parse_copilot_events
 from ralph_verify.agents.gemini import GeminiAgent
 from ralph_verify.agents.opencode import OpenCodeAgent
 from ralph_verify.agents.qwen import QwenAgent, parse_qwen_json
-from ralph_verify.agents.vetting import find_refusal, outside, parse_version, version_warning
+from ralph_verify.agents.vetting import (
+    find_refusal,
+    outside,
+    package_version,
+    parse_version,
+    version_warning,
+)
 
 DATA = Path(__file__).parent.parent / "data" / "agents"
 
@@ -133,3 +139,22 @@ def test_preflight_warns_once_and_goes_on(tmp_path: Path, monkeypatch: pytest.Mo
     # A program named with --agent copilot:PATH may be a wrapper: not probed.
     assert CopilotAgent(str(program), AgentOptions()).preflight() is None
     assert "WARNING" not in capsys.readouterr().err
+
+
+def test_an_npm_cli_s_version_is_read_from_its_package(tmp_path: Path) -> None:
+    """No process started: the version probe of an npm CLI costs nothing (``--version``
+    loads the whole CLI, seconds for some)."""
+    package = tmp_path / "node_modules" / "@google" / "gemini-cli"
+    (package / "bundle").mkdir(parents=True)
+    (package / "package.json").write_text(
+        '{"name": "@google/gemini-cli", "version": "0.59.1", "bin": {"gemini": "bundle/g.js"}}')
+    script = package / "bundle" / "g.js"
+    script.write_text("#!/bin/sh\necho 9.9.9 > /dev/null; touch ran\n")
+    script.chmod(0o755)
+    link = tmp_path / "node_modules" / ".bin" / "gemini"
+    link.parent.mkdir()
+    link.symlink_to(script)
+    assert package_version(str(link)) == (0, 59, 1)
+    warning = version_warning("gemini", str(link), ("0.61.0", "0.62.0"))
+    assert warning is not None and "gemini 0.59.1 is outside" in warning
+    assert not (tmp_path / "ran").exists() and not Path("ran").exists()
