@@ -23,6 +23,10 @@ Quiet: ``DISABLE_TELEMETRY``, ``DISABLE_AUTOUPDATER``, ``DISABLE_ERROR_REPORTING
 ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`` are set unless the user set them: without
 them Claude Code calls its vendor's hosts besides the model on every run.
 
+Refusals read at once (``agent-error`` on the first iteration, with the fix): no
+credentials ("Not logged in · Please run /login") and a key the API refuses ("Invalid API
+key").
+
 Cost: what ``--max-cost`` leaves goes to ``--max-budget-usd``, so one runaway run stops
 inside Claude Code instead of overshooting the session's budget.
 
@@ -41,6 +45,7 @@ from typing import Any
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, is_root, json_lines, number
+from ralph_verify.agents.vetting import Refusal
 
 #: Claude Code's own switches: no telemetry, auto-updater, error reports or other traffic
 #: but the model's (the user's environment wins).
@@ -48,11 +53,19 @@ QUIET_ENV = {"DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
              "DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
 
 
+REFUSALS = (
+    Refusal(r"Not logged in · Please run /login|Invalid API key · ",
+            "set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for your own endpoint), or log in "
+            "with 'claude' and /login", error_only=True),
+)
+
+
 class ClaudeAgent(CLIAgent):
     name = "claude"
     program = "claude"
     install = "npm install -g @anthropic-ai/claude-code"
     tested_versions = ("2.1.330", "2.2.0")
+    refusals = REFUSALS
     prompt_via = "stdin"
 
     def command(self, request: AgentRequest) -> list[str]:

@@ -34,6 +34,9 @@ class Refusal:
 
     pattern: str
     fix: str
+    #: Only in the error the CLI's JSON reported (not anywhere in the output, where a file
+    #: the agent read or a command it ran could say the same words).
+    error_only: bool = False
 
     def search(self, text: str) -> str | None:
         """The line of ``text`` that matches, stripped and cut, or None."""
@@ -75,7 +78,7 @@ def find_refusal(name: str, refusals: Iterable[Refusal], output: str,
                  error: str | None = None) -> str | None:
     """The agent-error reason for the first known refusal in ``output`` (or ``error``)."""
     for refusal in refusals:
-        for text in (error or "", output):
+        for text in (error or "", "" if refusal.error_only else output):
             found = refusal.search(text) if text else None
             if found:
                 return f"{name} refused to work: {found!r}; fix: {refusal.fix}"

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ralph_verify.agents import AgentOptions, AgentRequest
+from ralph_verify.agents.claude import ClaudeAgent
 from ralph_verify.agents.cli import CLIAgent
 from ralph_verify.agents.codex import CodexAgent
 from ralph_verify.agents.copilot import CopilotAgent, parse_copilot_events
@@ -38,6 +39,8 @@ def recorded(name: str) -> str:
     (CopilotAgent, "copilot_no_auth.txt", "No authentication information found",
      "COPILOT_PROVIDER_BASE_URL"),
     (CopilotAgent, "copilot_model_not_found.jsonl", "Model 'nope' not found", "--model"),
+    (ClaudeAgent, "claude_not_logged_in.jsonl", "Not logged in", "ANTHROPIC_API_KEY"),
+    (ClaudeAgent, "claude_invalid_key.jsonl", "Invalid API key", "ANTHROPIC_API_KEY"),
     (OpenCodeAgent, "opencode_no_provider.jsonl", "Cannot connect to API",
      "add a provider block"),
     (CodexAgent, "codex_sandbox_failure.jsonl",
@@ -46,15 +49,30 @@ def recorded(name: str) -> str:
 ], ids=lambda value: value if isinstance(value, str) and "." in value else "")
 def test_a_known_refusal_is_named_with_its_fix(cls: type[CLIAgent], name: str, said: str,
                                                fix: str) -> None:
-    reason = find_refusal(cls.name, cls.refusals, recorded(name))
+    output = recorded(name)
+    error = cls(None, AgentOptions()).parse(output.splitlines(keepends=True)).error
+    reason = find_refusal(cls.name, cls.refusals, output, error)
     assert reason is not None and reason.startswith(f"{cls.name} refused to work: ")
     assert said in reason and fix in reason.split("fix: ", 1)[1]
     assert "\n" not in reason
 
 
+def test_claude_s_refusals_count_only_in_its_reported_error() -> None:
+    """A file the agent read that says 'Not logged in · Please run /login' is no refusal."""
+    from ralph_verify.agents.claude import parse_claude_messages
+    from ralph_verify.agents.cli import json_lines
+
+    output = recorded("claude_not_logged_in.jsonl")
+    error = parse_claude_messages(json_lines(output.splitlines())).error
+    assert error == "Not logged in · Please run /login"
+    assert find_refusal("claude", ClaudeAgent.refusals, output, error) is not None
+    assert find_refusal("claude", ClaudeAgent.refusals, output, None) is None
+
+
 def test_ordinary_output_is_no_refusal() -> None:
-    for cls in (GeminiAgent, QwenAgent, CopilotAgent, CodexAgent, OpenCodeAgent):
-        for name in ("gemini_docs.json", "qwen_docs.json", "garbage.txt", "codex_events.jsonl",
+    for cls in (GeminiAgent, QwenAgent, CopilotAgent, CodexAgent, OpenCodeAgent, ClaudeAgent):
+        for name in ("claude_stream.jsonl", "claude_api_error.jsonl", "gemini_docs.json",
+                     "qwen_docs.json", "garbage.txt", "codex_events.jsonl",
                      "gemini_run.txt", "qwen_run.json", "copilot_run.jsonl",
                      "opencode_run.jsonl", "opencode_error_docs.jsonl"):
             assert find_refusal(cls.name, cls.refusals, recorded(name)) is None
@@ -94,6 +112,17 @@ def test_a_refusing_run_is_an_agent_error_with_the_fix(tmp_path: Path) -> None:
     assert result.exit_code == 55
     assert result.error is not None and "not running in a trusted directory" in result.error
     assert "fix: ralph-verify passes --skip-trust" in result.error
+
+
+def test_codex_s_failing_sandbox_ends_the_run_as_an_agent_error(tmp_path: Path) -> None:
+    """Codex exits 0 with every command failed ('bwrap: ...'): without this the loop
+    would see an agent that changed nothing, three times, and stall."""
+    recording = DATA / "codex_sandbox_failure.jsonl"
+    program = fake_cli(tmp_path, "codex", f"cat > /dev/null\ncat '{recording}'\nexit 0")
+    result = CodexAgent(str(program), AgentOptions()).run(request(tmp_path))
+    assert result.exit_code == 0 and result.error is not None
+    assert result.error.startswith("codex refused to work: 'bwrap: execvp codex-linux-sandbox")
+    assert "take bwrap off Codex's PATH" in result.error
 
 
 def test_a_timed_out_run_is_not_read_as_a_refusal(tmp_path: Path) -> None:
