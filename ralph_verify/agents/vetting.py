@@ -120,10 +120,31 @@ def package_version(executable: str) -> tuple[int, int, int] | None:
     return None
 
 
+def distribution_version(executable: str) -> tuple[int, int, int] | None:
+    """The version of the Python distribution whose console script ``executable`` is, read
+    from the virtual environment's ``*.dist-info`` (aider: ``--version`` imports it all)."""
+    script = Path(executable)
+    for venv in list(script.resolve().parents)[:2]:
+        for entry_points in venv.glob("lib/python*/site-packages/*.dist-info/entry_points.txt"):
+            try:
+                text = entry_points.read_text(encoding="utf-8")
+            except OSError:
+                continue
+            if not re.search(rf"^{re.escape(script.name)}\s*=", text, re.MULTILINE):
+                continue
+            try:
+                metadata = (entry_points.parent / "METADATA").read_text(encoding="utf-8")
+            except OSError:
+                return None
+            match = re.search(r"^Version: (.+)$", metadata, re.MULTILINE)
+            return parse_version(match.group(1)) if match else None
+    return None
+
+
 def probe_version(executable: str, timeout: float = 30.0) -> tuple[int, int, int] | None:
-    """The CLI's version: its npm package's, else ``EXECUTABLE --version`` read; None when
-    neither can be read."""
-    found = package_version(executable)
+    """The CLI's version: its npm package's or Python distribution's, else
+    ``EXECUTABLE --version`` read; None when none can be read."""
+    found = package_version(executable) or distribution_version(executable)
     if found is not None:
         return found
     try:

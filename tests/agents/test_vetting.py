@@ -16,6 +16,7 @@ from ralph_verify.agents.gemini import GeminiAgent
 from ralph_verify.agents.opencode import OpenCodeAgent
 from ralph_verify.agents.qwen import QwenAgent, parse_qwen_json
 from ralph_verify.agents.vetting import (
+    distribution_version,
     find_refusal,
     outside,
     package_version,
@@ -187,3 +188,20 @@ def test_an_npm_cli_s_version_is_read_from_its_package(tmp_path: Path) -> None:
     warning = version_warning("gemini", str(link), ("0.61.0", "0.62.0"))
     assert warning is not None and "gemini 0.59.1 is outside" in warning
     assert not (tmp_path / "ran").exists() and not Path("ran").exists()
+
+
+def test_a_python_cli_s_version_is_read_from_its_distribution(tmp_path: Path) -> None:
+    """aider's ``--version`` imports all of aider (seconds): its dist-info says it at once."""
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    info = site / "aider_chat-0.85.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "entry_points.txt").write_text("[console_scripts]\naider = aider.main:main\n")
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: aider-chat\nVersion: 0.85.0\n")
+    script = fake_cli(tmp_path, "aider", "touch ran")
+    venv_script = tmp_path / "venv" / "bin" / "aider"
+    venv_script.parent.mkdir()
+    script.rename(venv_script)
+    assert distribution_version(str(venv_script)) == (0, 85, 0)
+    warning = version_warning("aider", str(venv_script), ("0.86.2", "0.87.0"))
+    assert warning is not None and "aider 0.85.0 is outside" in warning
+    assert not (tmp_path / "ran").exists()
