@@ -407,6 +407,14 @@ def agent_pages(config: Any) -> dict[Path, str]:
                 _rst_to_markdown(doc) + "\n", *_command_lines(name),
                 "See [all adapters](index.md) and the common options there.\n"]
         found[DOCS / "agents" / f"{name}.md"] = "\n".join(page).rstrip() + "\n"
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from agent_support import table
+
+    index += ["", "## What each CLI is proved to do\n",
+              "Each claim links the test that runs the real CLI offline against the scripted "
+              "model server and fails if the claim stops being true "
+              "(`scripts/agent_support.py`, checked by `tests/test_agent_support.py`).\n",
+              *table()]
     found[DOCS / "agents" / "index.md"] = "\n".join(index).rstrip() + "\n"
     return found
 

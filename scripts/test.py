@@ -2,8 +2,9 @@
 
 Installs Debian's chromium if it is missing (for the HTML report tests), creates
 ``.venv-test`` (once), installs ralph-verify with its test, otel and dask extras and the tools its
-checks run, then runs pytest in parallel. The real agent CLIs (Claude Code, Codex,
-aider) are installed by the tests themselves into a cache, once per machine. Pure
+checks run, then runs pytest in parallel. The real agent CLIs (Claude Code, Codex, aider,
+Gemini CLI, Qwen Code, OpenCode, Copilot CLI) are installed by the tests themselves into a
+shared cache, once per machine (tests/agents_setup.py, a file lock per CLI across workers). Pure
 Python, so it works on any OS with Python 3.10+.
 """
 

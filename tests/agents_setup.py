@@ -1,6 +1,7 @@
 """The real agent CLIs for end-to-end tests: installed once per machine, run offline.
 
-Claude Code and Codex come from npm, aider from PyPI into its own virtual
+Claude Code, Codex, Gemini CLI, Qwen Code, OpenCode and Copilot CLI come from npm, aider
+from PyPI into its own virtual
 environment, pinned to the versions observed offline (``shared/agent-clis.md``).
 They go into a persistent cache (``$RALPH_VERIFY_TEST_CACHE``, else
 ``$XDG_CACHE_HOME/ralph-verify-tests``, else ``~/.cache/ralph-verify-tests``),
@@ -9,7 +10,8 @@ parallel xdist workers from installing twice.
 
 Fixtures (made available to every test by ``tests/conftest.py``)::
 
-    claude_cli, codex_cli, aider_cli   session-scoped AgentCLI (installs on first use)
+    claude_cli, codex_cli, aider_cli,  session-scoped AgentCLI (installs on first use)
+    gemini_cli, qwen_cli, opencode_cli, copilot_cli
     agent_home                         a fresh, empty HOME for one test
 
 An :class:`AgentCLI` gives a clean, offline environment for one run::
@@ -65,6 +67,10 @@ SPECS: dict[str, CLISpec] = {
     "claude": CLISpec("claude", "@anthropic-ai/claude-code", "2.1.330", "npm"),
     "codex": CLISpec("codex", "@openai/codex", "0.169.0", "npm"),
     "aider": CLISpec("aider", "aider-chat", "0.86.2", "pip"),
+    "gemini": CLISpec("gemini", "@google/gemini-cli", "0.61.0", "npm"),
+    "qwen": CLISpec("qwen", "@qwen-code/qwen-code", "0.24.4", "npm"),
+    "opencode": CLISpec("opencode", "opencode-ai", "1.18.33", "npm"),
+    "copilot": CLISpec("copilot", "@github/copilot", "1.0.102", "npm"),
 }
 
 
@@ -213,17 +219,26 @@ class AgentCLI:
     def bin_dir(self) -> Path:
         return self.executable.parent
 
-    def env(self, home: Path, base_url: str, extra: Mapping[str, str] | None = None
-            ) -> dict[str, str]:
+    def env(self, home: Path, base_url: str, extra: Mapping[str, str] | None = None,
+            quiet: bool = True) -> dict[str, str]:
         """A clean environment for one run with ``HOME=home``, talking only to ``base_url``.
 
         ``base_url`` is the server's root (``http://127.0.0.1:PORT``). Writes the
         CLI's config under ``home`` (Codex's ``config.toml``, aider's price
-        cache). The CLI's folder is first on PATH.
+        cache). The CLI's folder is first on PATH. ``quiet=False`` leaves out the
+        switches that stop the CLI's other traffic (telemetry, updates): for runs through
+        an adapter, which must set them itself.
         """
         home.mkdir(parents=True, exist_ok=True)
         env = base_env(home, [self.bin_dir])
         env.update(_CLI_ENV[self.name](home, base_url.rstrip("/")))
+        if not quiet:
+            for key in _QUIET_KEYS:
+                env.pop(key, None)
+            if self.name == "codex":
+                config = Path(env["CODEX_HOME"]) / "config.toml"
+                config.write_text(codex_config(base_url.rstrip("/"), quiet=False),
+                                  encoding="utf-8")
         if self.name == "codex":
             env["PATH"] = _path_without_bwrap(home, env["PATH"])
         env.update(extra or {})
@@ -242,21 +257,22 @@ def _claude_env(home: Path, base_url: str) -> dict[str, str]:
     return env
 
 
-def codex_config(base_url: str, model: str = MODEL) -> str:
-    """``config.toml`` pointing Codex at the scripted server, with all other traffic off."""
-    return f"""\
+#: What the tests' environments set to stop a CLI's traffic besides the model's.
+_QUIET_KEYS = ("DISABLE_TELEMETRY", "DISABLE_AUTOUPDATER", "DISABLE_ERROR_REPORTING",
+               "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "LITELLM_LOCAL_MODEL_COST_MAP",
+               "AIDER_CHECK_UPDATE", "AIDER_ANALYTICS_DISABLE")
+
+
+def codex_config(base_url: str, model: str = MODEL, quiet: bool = True) -> str:
+    """``config.toml`` pointing Codex at the scripted server, with all other traffic off
+    (``quiet=False``: only the provider; update check and analytics left to the adapter)."""
+    head = f"""\
 model = "{model}"
 model_provider = "ralph-test"
-check_for_update_on_startup = false
-
-[model_providers.ralph-test]
-name = "ralph-test"
-base_url = "{base_url}/v1"
-env_key = "{CODEX_KEY_ENV}"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-
+"""
+    if not quiet:
+        return head + _codex_provider(base_url)
+    return head + "check_for_update_on_startup = false\n" + _codex_provider(base_url) + """
 [analytics]
 enabled = false
 
@@ -264,6 +280,18 @@ enabled = false
 plugins = false
 remote_plugin = false
 apps = false
+"""
+
+
+def _codex_provider(base_url: str) -> str:
+    return f"""
+[model_providers.ralph-test]
+name = "ralph-test"
+base_url = "{base_url}/v1"
+env_key = "{CODEX_KEY_ENV}"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
 """
 
 
@@ -315,7 +343,60 @@ def _aider_env(home: Path, base_url: str) -> dict[str, str]:
     }
 
 
-_CLI_ENV = {"claude": _claude_env, "codex": _codex_env, "aider": _aider_env}
+# The four below get only what a user sets up for a custom endpoint (docs/agents/*.md):
+# auth and base URL. Switching their telemetry and update checks off is the adapter's job,
+# and the tests that run them in a loopback-only namespace prove it does.
+
+
+def _write_json(path: Path, value: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value, indent=2), encoding="utf-8")
+
+
+def _gemini_env(home: Path, base_url: str) -> dict[str, str]:
+    _write_json(home / ".gemini" / "settings.json",
+                {"security": {"auth": {"selectedType": "gemini-api-key"}}})
+    return {"GEMINI_API_KEY": "dummy", "GOOGLE_GEMINI_BASE_URL": base_url}
+
+
+def _qwen_env(home: Path, base_url: str) -> dict[str, str]:
+    _write_json(home / ".qwen" / "settings.json",
+                {"security": {"auth": {"selectedType": "openai"}}})
+    return {"OPENAI_API_KEY": "dummy", "OPENAI_BASE_URL": f"{base_url}/v1"}
+
+
+def opencode_config(base_url: str) -> dict[str, object]:
+    """An OpenCode provider block for the scripted server (model ``ralph/MODEL``)."""
+    return {"$schema": "https://opencode.ai/config.json", "model": f"ralph/{MODEL}",
+            "provider": {"ralph": {
+                "npm": "@ai-sdk/openai-compatible", "name": "ralph",
+                "options": {"baseURL": f"{base_url}/v1", "apiKey": "dummy"},
+                # A price (USD per million tokens): OpenCode reports each call's cost from it.
+                "models": {MODEL: {"name": MODEL, "tool_call": True,
+                                   "cost": {"input": 1.0, "output": 2.0}}}}}}
+
+
+def _opencode_env(home: Path, base_url: str) -> dict[str, str]:
+    folder = home / ".config" / "opencode"
+    _write_json(folder / "opencode.json", opencode_config(base_url))
+    # OpenCode installs @opencode-ai/plugin into its config folder in the background (from
+    # npm) until the folder's lock file lists it: as after one run on a machine online.
+    wanted = {"@opencode-ai/plugin": SPECS["opencode"].version}
+    _write_json(folder / "package.json", {"dependencies": wanted})
+    _write_json(folder / "package-lock.json", {"lockfileVersion": 3,
+                                               "packages": {"": {"dependencies": wanted}}})
+    (folder / "node_modules").mkdir(exist_ok=True)
+    return {}
+
+
+def _copilot_env(home: Path, base_url: str) -> dict[str, str]:
+    return {"COPILOT_PROVIDER_BASE_URL": f"{base_url}/v1", "COPILOT_PROVIDER_API_KEY": "dummy",
+            "COPILOT_MODEL": MODEL}
+
+
+_CLI_ENV = {"claude": _claude_env, "codex": _codex_env, "aider": _aider_env,
+            "gemini": _gemini_env, "qwen": _qwen_env, "opencode": _opencode_env,
+            "copilot": _copilot_env}
 
 
 def _installed(name: str) -> AgentCLI:
@@ -342,6 +423,30 @@ def codex_cli() -> AgentCLI:
 def aider_cli() -> AgentCLI:
     """aider, pinned, in its own virtual environment in the test cache (once per machine)."""
     return _installed("aider")
+
+
+@pytest.fixture(scope="session")
+def gemini_cli() -> AgentCLI:
+    """Gemini CLI, pinned, installed with npm into the test cache (once per machine)."""
+    return _installed("gemini")
+
+
+@pytest.fixture(scope="session")
+def qwen_cli() -> AgentCLI:
+    """Qwen Code, pinned, installed with npm into the test cache (once per machine)."""
+    return _installed("qwen")
+
+
+@pytest.fixture(scope="session")
+def opencode_cli() -> AgentCLI:
+    """OpenCode, pinned, installed with npm into the test cache (once per machine)."""
+    return _installed("opencode")
+
+
+@pytest.fixture(scope="session")
+def copilot_cli() -> AgentCLI:
+    """Copilot CLI, pinned, installed with npm into the test cache (once per machine)."""
+    return _installed("copilot")
 
 
 @pytest.fixture

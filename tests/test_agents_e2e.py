@@ -1,7 +1,10 @@
 """``ralph-verify run`` with the real Claude Code, Codex and aider, offline.
 
 Each CLI is installed once per machine (tests/agents_setup.py) and talks only
-to the scripted model server on 127.0.0.1. The script is a two-iteration loop:
+to the scripted model server on 127.0.0.1, inside a network namespace holding only
+loopback (tests/offline_net.py). The CLI gets its endpoint and key, not the switches
+that stop its telemetry and update checks: the adapter sets those, and the namespace's
+counters prove that nothing else was tried. The script is a two-iteration loop:
 iteration 1 writes a wrong ``add()``, the tests fail; iteration 2's request to
 the model carries that failure (the feedback), the model fixes ``add()``, the
 session ends ``complete``.
@@ -28,6 +31,7 @@ from ralph_verify.testing.server import (
     text,
 )
 from tests.agents_setup import MODEL, AgentCLI
+from tests.offline_net import OfflineNet
 from tests.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
 
 pytestmark = pytest.mark.agents_e2e
@@ -48,18 +52,24 @@ def make_project(ralph: Ralph) -> None:
     ralph.git_init()
 
 
-def run_loop(ralph: Ralph, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    """``ralph-verify run`` in a child process with the CLI's clean, offline environment."""
+def run_loop(ralph: Ralph, env: dict[str, str], *args: str,
+             net: OfflineNet | None = None) -> subprocess.CompletedProcess[str]:
+    """``ralph-verify run`` in a child process with the CLI's clean, offline environment
+    (inside ``net``'s namespace when given)."""
     argv = [sys.executable, "-m", "ralph_verify", "run", "--until", "tests",
             "--max-iterations", "4", "--agent-timeout", "60", "--json", "-", *args, TASK]
-    return subprocess.run(argv, cwd=ralph.path, env=env, capture_output=True, text=True,
-                          timeout=240, stdin=subprocess.DEVNULL)
+    prefix, fds = (net.prefix(), (net.fd,)) if net is not None else ([], ())
+    return subprocess.run([*prefix, *argv], cwd=ralph.path, env=env, capture_output=True,
+                          text=True, timeout=240, stdin=subprocess.DEVNULL, pass_fds=fds)
 
 
 def check_session(ralph: Ralph, proc: subprocess.CompletedProcess[str], server: ModelServer,
-                  iteration_2: RecordedRequest) -> None:
-    """The loop's verdict, the fix on disk, and the feedback in the model's second request."""
+                  iteration_2: RecordedRequest, net: OfflineNet | None = None) -> None:
+    """The loop's verdict, the fix on disk, and the feedback in the model's second request;
+    with ``net``, that nothing but the model server was called."""
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    if net is not None:
+        assert net.outbound_attempts() == 0, net.counters()
     result = json.loads(proc.stdout[proc.stdout.index("{"):])
     assert result["verdict"] == "complete", result
     assert len(result["iterations"]) == 2, result
@@ -89,17 +99,19 @@ def agent_log(ralph: Ralph, iteration: int) -> str:
 
 @VARIANTS
 def test_claude_two_iterations(ralph: Ralph, claude_cli: AgentCLI, agent_home: Path,
-                               model_server: ModelServer, continued: bool) -> None:
+                               offline_net: OfflineNet, offline_server: ModelServer,
+                               continued: bool) -> None:
+    model_server = offline_server
     make_project(ralph)
     model_server.script(claude_write("calc.py", WRONG), text(SAID),
                         claude_write("calc.py", RIGHT), text("Fixed the sign."))
-    env = claude_cli.env(agent_home, model_server.url)
+    env = claude_cli.env(agent_home, model_server.url, quiet=False)
     env.pop("IS_SANDBOX", None)  # as root with --yolo the adapter must set it itself
     proc = run_loop(ralph, env, "--agent", "claude", "--model", "claude-test-model",
-                    *variant_args(continued))
+                    *variant_args(continued), net=offline_net)
     requests = model_server.model_requests("anthropic")
-    assert len(requests) == 4
-    check_session(ralph, proc, model_server, requests[2])
+    assert len(requests) == 4, proc.stdout[-2000:] + proc.stderr[-2000:]
+    check_session(ralph, proc, model_server, requests[2], offline_net)
     assert {r.body["model"] for r in requests} == {"claude-test-model"}
     assert all(r.stream and r.query == "beta=true" for r in requests)
     # Fresh: iteration 2 starts a new conversation; continued: it carries iteration 1's.
@@ -112,16 +124,19 @@ def test_claude_two_iterations(ralph: Ralph, claude_cli: AgentCLI, agent_home: P
 
 @VARIANTS
 def test_codex_two_iterations(ralph: Ralph, codex_cli: AgentCLI, agent_home: Path,
-                              model_server: ModelServer, continued: bool) -> None:
+                              offline_net: OfflineNet, offline_server: ModelServer,
+                              continued: bool) -> None:
+    model_server = offline_server
     make_project(ralph)
     model_server.script(codex_exec(f"cat > calc.py <<'EOF'\n{WRONG}EOF"), text(SAID),
                         codex_exec(f"cat > calc.py <<'EOF'\n{RIGHT}EOF"),
                         text("Fixed the sign."))
-    env = codex_cli.env(agent_home, model_server.url)
-    proc = run_loop(ralph, env, "--agent", "codex", "--model", MODEL, *variant_args(continued))
+    env = codex_cli.env(agent_home, model_server.url, quiet=False)
+    proc = run_loop(ralph, env, "--agent", "codex", "--model", MODEL, *variant_args(continued),
+                    net=offline_net)
     requests = model_server.model_requests("responses")
-    assert len(requests) == 4
-    check_session(ralph, proc, model_server, requests[2])
+    assert len(requests) == 4, proc.stdout[-2000:] + proc.stderr[-2000:]
+    check_session(ralph, proc, model_server, requests[2], offline_net)
     assert requests[0].cwd == str(ralph.path)
     assert (SAID in json.dumps(requests[2].body["input"])) is continued
     sandbox = "danger-full-access" if continued else "workspace-write"
@@ -129,19 +144,20 @@ def test_codex_two_iterations(ralph: Ralph, codex_cli: AgentCLI, agent_home: Pat
 
 
 def test_aider_two_iterations(ralph: Ralph, aider_cli: AgentCLI, agent_home: Path,
-                              model_server: ModelServer) -> None:
+                              offline_net: OfflineNet, offline_server: ModelServer) -> None:
+    model_server = offline_server
     make_project(ralph)
     steps: list[Step] = [aider_whole("calc.py", WRONG, note=SAID),
                          aider_whole("calc.py", RIGHT, note="Fixed the sign.")]
     model_server.script(*steps)
-    env = aider_cli.env(agent_home, model_server.url)
+    env = aider_cli.env(agent_home, model_server.url, quiet=False)
     del env["AIDER_OPENAI_API_BASE"]  # given below through --agent-arg instead
     proc = run_loop(ralph, env, "--agent", "aider", "--model", f"openai/{MODEL}",
                     "--agent-arg=--edit-format=whole",
-                    f"--agent-arg=--openai-api-base={model_server.url}/v1")
+                    f"--agent-arg=--openai-api-base={model_server.url}/v1", net=offline_net)
     requests = model_server.model_requests("chat")
-    assert len(requests) == 2
-    check_session(ralph, proc, model_server, requests[1])
+    assert len(requests) == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
+    check_session(ralph, proc, model_server, requests[1], offline_net)
     history = ralph.path / ".ralph" / "agent" / "aider.chat.history.md"
     assert history.is_file() and not (ralph.path / ".aider.chat.history.md").exists()
 

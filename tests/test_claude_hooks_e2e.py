@@ -168,6 +168,7 @@ def test_without_a_raised_cap_the_loop_says_why_claude_stopped(
     # ... and the loop, which knew that cap, says so and waits for the next message.
     assert data["status"] == "running" and data["iteration"] == 9
     assert data["hook"]["blocks_in_a_row"] == 9
+    assert data["hook"]["block_cap_reached"]["cap"] == 9  # marked for 'status --watch'
     assert "ends a turn after 9 Stop-hook blocks" in data["hook"]["note"]
     status = ralph.run("status")
     status.stdout.fnmatch_lines(["*driven by claude's Stop hook*note: Claude Code ends a turn "

@@ -165,6 +165,11 @@ def test_plugins_lists_builtins_and_disabling(ralph: Ralph) -> None:
     result = ralph.run("plugins")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["core  [[]built-in[]]*ralph_verify_check*"])
+    for command in ("plugins", "checks"):  # the agents, Amp marked as not tested offline
+        result = ralph.run(command)
+        result.stdout.fnmatch_lines(["agents (--agent NAME):",
+                                     "  amp  [[]plugin agent_clis[]]*not tested offline*",
+                                     "  gemini  [[]plugin agent_clis[]]*tested offline*"])
     result = ralph.run("-p", "no:files", "plugins")
     assert "files  (disabled with -p no:files)" in result.out
     result = ralph.run("check", "-p", "no:files", "--until", "files:x")

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ralph_verify.testing import Ralph
 
 HOOK = "python -m ralph_verify"
@@ -99,3 +101,19 @@ def test_init_codex_writes_codex_home_hooks(ralph: Ralph, tmp_path: Path) -> Non
         "PreToolUse": [{"hooks": [
             {"type": "command", "command": f"{HOOK} hook codex-pretool", "timeout": 30}]}]}}
     assert "--dangerously-bypass-hook-trust" in result.out
+
+
+@pytest.mark.parametrize("target", ["claude", "codex"])
+def test_init_agent_keeps_ralph_out_of_git(ralph: Ralph, tmp_path: Path, target: str) -> None:
+    """The session files are never committed: .ralph/ goes into .gitignore, once, after the
+    user's own lines; a project that ignores it already is left byte for byte."""
+    ralph.env["CODEX_HOME"] = str(tmp_path / "codex-home")
+    ralph.makefile(".gitignore", "build/\n")
+    result = ralph.run("init", target, "--hook-command", HOOK)
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines([f"ralph-verify init {target} · .gitignore: updated"])
+    assert (ralph.path / ".gitignore").read_text() == (
+        "build/\n\n# ralph-verify's session files\n.ralph/\n")
+    again = ralph.run("init", target, "--hook-command", HOOK)
+    again.stdout.fnmatch_lines([f"ralph-verify init {target} · .gitignore: unchanged"])
+    assert (ralph.path / ".gitignore").read_text().count(".ralph/") == 1

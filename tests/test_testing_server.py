@@ -21,6 +21,7 @@ from ralph_verify.testing.server import (
     claude_write,
     codex_exec,
     text,
+    tool,
 )
 
 
@@ -210,3 +211,33 @@ def test_stop_closes_keep_alive_connections_and_joins_threads() -> None:
     with pytest.raises(RuntimeError, match="not started"):
         _ = server.url
 
+
+
+def test_gemini_generate_content_in_its_three_shapes(model_server: ModelServer) -> None:
+    """Gemini CLI streams with ``alt=sse``; the API also answers a JSON array (stream without
+    SSE) and a single ``GenerateContentResponse``; the model comes from the path."""
+    model_server.script(text("hi"), tool("write_file", file_path="{cwd}/a.py", content="x"),
+                        text("done"), Fail(404, "models/nope is not found"))
+    body = {"contents": [{"role": "user", "parts": [{"text": "go"}]}],
+            "systemInstruction": {"parts": [{"text": "- **Workspace Directories:**\n  - /w\n"}]}}
+    base = "/v1beta/models/gemini-x"
+    status, kind, data = post(model_server.url, f"{base}:generateContent", body)
+    assert (status, kind) == (200, "application/json")
+    reply = json.loads(data)
+    assert reply["candidates"][0]["content"]["parts"] == [{"text": "hi"}]
+    assert reply["modelVersion"] == "gemini-x" and reply["usageMetadata"]["totalTokenCount"] > 0
+    status, kind, data = post(model_server.url, f"{base}:streamGenerateContent?alt=sse", body)
+    assert (status, kind) == (200, "text/event-stream")
+    event = json.loads(data.decode().split("data: ", 1)[1])
+    call = event["candidates"][0]["content"]["parts"][0]["functionCall"]
+    assert call["name"] == "write_file" and call["args"] == {"file_path": "/w/a.py",
+                                                             "content": "x"}
+    status, kind, data = post(model_server.url, f"{base}:streamGenerateContent", body)
+    assert json.loads(data)[0]["candidates"][0]["content"]["parts"] == [{"text": "done"}]
+    status, _, data = post(model_server.url, f"{base}:streamGenerateContent?alt=sse", body)
+    assert status == 404 and json.loads(data)["error"]["status"] == "NOT_FOUND"
+    status, _, data = post(model_server.url, f"{base}:countTokens", body)
+    assert status == 200 and json.loads(data)["totalTokens"] > 0
+    requests = model_server.model_requests("gemini")
+    assert len(requests) == 4 and requests[0].last_user_text() == "go"
+    assert requests[1].cwd == "/w"

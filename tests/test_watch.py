@@ -185,3 +185,39 @@ def test_history_reads_only_complete_new_lines(tmp_path: Path) -> None:
     path.write_text('{"iteration": 1}\n')  # a new session: the file started over
     assert history.poll() == [{"iteration": 1}]
     assert history.records == [{"iteration": 1}]
+
+
+def test_a_loop_claude_s_block_cap_may_have_stopped_is_marked_and_said(
+        ralph: Ralph, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Claude Code ends its turn after its cap of Stop-hook blocks in a row: the state marks
+    the block that reached it, and ``status --watch`` says why the loop does not move."""
+    monkeypatch.delenv("CLAUDE_CODE_SESSION_ID", raising=False)
+    monkeypatch.setenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", "2")
+    ralph.git_init()
+    assert ralph.run("start", "--until", "files:done.txt", "make done.txt").ret == 0
+    payload = {"session_id": "s-1", "hook_event_name": "Stop", "stop_hook_active": False,
+               "last_assistant_message": "working on it"}
+    for active in (False, True):  # the second stop of the turn, after a block
+        payload["stop_hook_active"] = active
+        assert ralph.run("hook", "claude-stop", stdin=json.dumps(payload)).ret == 0
+    state = json.loads((ralph.path / ".ralph" / "state.json").read_text())
+    assert state["hook"]["block_cap_reached"]["cap"] == 2, state["hook"]
+    assert state["hook"]["block_cap_reached"]["iteration"] == 2
+    watcher = subprocess.Popen(_watch_argv(), cwd=ralph.path, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    assert watcher.stdout is not None
+    try:
+        seen = [watcher.stdout.readline() for _ in range(5)]
+        assert any(line.startswith("stopped by Claude Code's block cap? iteration 2 was its "
+                                   "2th Stop-hook block in a row") for line in seen), seen
+    except BaseException:
+        watcher.kill()
+        watcher.communicate()
+        raise
+    ralph.makefile("done.txt", "done\n")
+    assert ralph.run("hook", "claude-stop", stdin=json.dumps(payload)).ret == 0
+    rest, err = watcher.communicate(timeout=60)
+    assert watcher.returncode == 0, err
+    assert rest.splitlines()[-1].startswith("verdict: complete")
+    state = json.loads((ralph.path / ".ralph" / "state.json").read_text())
+    assert "block_cap_reached" not in state["hook"]

@@ -20,6 +20,9 @@ aider prints ``Tokens: 870 sent, 21 received. Cost: $0.00091 message,
 $0.00091 session.``: those lines give tokens, cost and the number of calls. A
 failed call shows as ``litellm.BadRequestError: ...`` (aider still exits 0).
 
+Quiet: ``--no-check-update``, ``--analytics-disable`` and
+``LITELLM_LOCAL_MODEL_COST_MAP=True`` (litellm's price list is not fetched).
+
 ``--continue-session`` passes ``--restore-chat-history`` (the chat history of
 the previous iterations, kept in ``.ralph/agent/``).
 """
@@ -49,7 +52,12 @@ class AiderAgent(CLIAgent):
     name = "aider"
     program = "aider"
     install = "pip install aider-chat  (or: pipx install aider-chat)"
+    tested_versions = ("0.86.2", "0.87.0")
     prompt_via = "file"
+
+    def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
+        # litellm's price list from the network on every start, unless told to use its own.
+        return {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
     def command(self, request: AgentRequest) -> list[str]:
         argv = [

@@ -1,4 +1,12 @@
-"""``amp``: Amp, execute mode (``amp -x``). UNTESTED: not run here, built from its docs.
+"""``amp``: Amp, execute mode (``amp -x``). NOT TESTED OFFLINE: built from its docs.
+
+Why not tested: Amp talks only to Amp's own service (it has no setting for a model base
+URL), so it cannot run against the scripted model server, and the test suite never calls
+a real model service. ``ralph-verify plugins`` and ``checks`` say so next to its name.
+What it would take: an Amp setting for a custom endpoint (or a documented way to point
+it at one), then the same offline loop as the other CLIs'
+(``tests/test_agents_offline_e2e.py``); until then, use it knowing its JSON reader was
+written from Amp's documentation, and that no version of it was checked.
 
 Invocation: ``amp -x PROMPT --stream-json``. Amp documents its stream JSON as
 compatible with Claude Code's (``system`` init with ``session_id``,

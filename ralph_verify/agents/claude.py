@@ -19,6 +19,14 @@ accepted, commands follow the project's own Claude settings); with ``--yolo``
 root unless ``IS_SANDBOX=1``: the adapter sets it then, and only then (opted
 in, running as root), since root in a loop is usually a container.
 
+Quiet: ``DISABLE_TELEMETRY``, ``DISABLE_AUTOUPDATER``, ``DISABLE_ERROR_REPORTING`` and
+``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`` are set unless the user set them: without
+them Claude Code calls its vendor's hosts besides the model on every run.
+
+Refusals read at once (``agent-error`` on the first iteration, with the fix): no
+credentials ("Not logged in · Please run /login") and a key the API refuses ("Invalid API
+key").
+
 Cost: what ``--max-cost`` leaves goes to ``--max-budget-usd``, so one runaway run stops
 inside Claude Code instead of overshooting the session's budget.
 
@@ -37,12 +45,27 @@ from typing import Any
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, is_root, json_lines, number
+from ralph_verify.agents.vetting import Refusal
+
+#: Claude Code's own switches: no telemetry, auto-updater, error reports or other traffic
+#: but the model's (the user's environment wins).
+QUIET_ENV = {"DISABLE_TELEMETRY": "1", "DISABLE_AUTOUPDATER": "1",
+             "DISABLE_ERROR_REPORTING": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+
+
+REFUSALS = (
+    Refusal(r"Not logged in · Please run /login|Invalid API key · ",
+            "set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for your own endpoint), or log in "
+            "with 'claude' and /login", error_only=True),
+)
 
 
 class ClaudeAgent(CLIAgent):
     name = "claude"
     program = "claude"
     install = "npm install -g @anthropic-ai/claude-code"
+    tested_versions = ("2.1.330", "2.2.0")
+    refusals = REFUSALS
     prompt_via = "stdin"
 
     def command(self, request: AgentRequest) -> list[str]:
@@ -63,6 +86,9 @@ class ClaudeAgent(CLIAgent):
 
             argv += ["--settings", guard_settings_json(self.options.guard_command)]
         return [*argv, *self.options.extra_args]
+
+    def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
+        return dict(QUIET_ENV)
 
     def environment(self, request: AgentRequest) -> dict[str, str]:
         if self.options.bypass_permissions and is_root():

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -29,6 +30,7 @@ from ralph_verify.agents import AgentOptions, AgentRequest, AgentResult
 from ralph_verify.agents.cmd import agent_env
 from ralph_verify.agents.limits import OUTAGE, RATE_LIMIT, Unavailable, classify
 from ralph_verify.agents.runner import OutputSink, run_agent_process
+from ralph_verify.agents.vetting import Refusal, find_refusal, version_warning
 
 #: A prompt passed as one argument must stay under the OS limit for one argument
 #: (128 KiB on Linux, a 32 K command line on Windows).
@@ -114,6 +116,10 @@ class CLIAgent:
     #: How the prompt reaches the CLI: ``stdin``, ``argv`` (:meth:`command` puts it on the
     #: command line) or ``file`` (:meth:`command` names ``request.prompt_file``).
     prompt_via: ClassVar[str] = "argv"
+    #: The versions the adapter was tested with, ``[lowest, below)``; outside: one warning.
+    tested_versions: ClassVar[tuple[str, str] | None] = None
+    #: Known refusals of this CLI (untrusted folder, not logged in...): read in its output.
+    refusals: ClassVar[tuple[Refusal, ...]] = ()
 
     def __init__(self, arg: str | None, options: AgentOptions) -> None:
         self.options = options
@@ -133,6 +139,11 @@ class CLIAgent:
 
     def environment(self, request: AgentRequest) -> dict[str, str]:
         """Environment variables the CLI needs on top of the loop's."""
+        return {}
+
+    def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
+        """The CLI's own switches for telemetry, update checks and model-list fetches: off,
+        so an iteration calls nothing but the model. The user's environment wins."""
         return {}
 
     def parse(self, lines: Iterable[str]) -> Parsed:
@@ -165,16 +176,26 @@ class CLIAgent:
                 f"`{self.install}` (or name it: --agent {self.name}:/path/to/{self.program})")
 
     def preflight(self) -> str | None:
-        """Before the session spends anything: the problem that would stop every run, if any."""
-        if shutil.which(self.program_path) is None:
+        """Before the session spends anything: the problem that would stop every run, if any.
+
+        Also probes ``PROGRAM --version``: outside :attr:`tested_versions`, one warning. Only
+        for the CLI found on PATH under its usual name: a program named with
+        ``--agent NAME:PROGRAM`` may be a wrapper that does not know ``--version``."""
+        executable = shutil.which(self.program_path)
+        if executable is None:
             return self.missing_message()
+        if self.tested_versions is not None and self.program_path == self.program:
+            warning = version_warning(self.name, executable, self.tested_versions)
+            if warning:
+                print(f"WARNING: {warning}", file=sys.stderr)
         return None
 
     # --- running ---------------------------------------------------------------------------
 
     def run(self, request: AgentRequest) -> AgentResult:
         started = time.monotonic()
-        env = {**agent_env(request), **self.environment(request)}
+        env = {**self.quiet_environment(request), **agent_env(request),
+               **self.environment(request)}
         executable = shutil.which(self.program_path, path=env.get("PATH"))
         if executable is None:
             return AgentResult(exit_code=None, duration_s=0.0, error=self.missing_message())
@@ -201,11 +222,13 @@ class CLIAgent:
         text = parsed.text if parsed.structured else (parsed.text or sink.tail())
         if parsed.error and parsed.error not in text:
             text = f"{text}\n{self.name} reported an error: {parsed.error}".strip()
+        refused = None if outcome.timed_out or outcome.cancelled or outcome.idle else \
+            find_refusal(self.name, self.refusals, sink.tail(), parsed.error)
         return AgentResult(exit_code=outcome.exit_code, duration_s=time.monotonic() - started,
                            text=text, timed_out=outcome.timed_out, cancelled=outcome.cancelled,
                            input_tokens=parsed.input_tokens, output_tokens=parsed.output_tokens,
                            cost_usd=parsed.cost_usd, turns=parsed.turns,
-                           session_id=parsed.session_id,
+                           session_id=parsed.session_id, error=refused,
                            idle_s=request.idle_timeout if outcome.idle else None,
                            unavailable=None if outcome.idle or outcome.timed_out
                            else self.unavailable(parsed, outcome.exit_code))
@@ -220,3 +243,10 @@ def session_file(request: AgentRequest, name: str) -> Path:
     folder = request.session_dir / "agent"
     folder.mkdir(parents=True, exist_ok=True)
     return folder / name
+
+
+def settings_file(request: AgentRequest, name: str, settings: dict[str, Any]) -> str:
+    """``settings`` written as JSON to ``.ralph/agent/NAME``; its path."""
+    path = session_file(request, name)
+    path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    return str(path)

@@ -13,12 +13,20 @@ commands inside the project); with ``--yolo``
 ``--dangerously-bypass-approvals-and-sandbox``.
 
 Pitfall: on Linux, Codex's sandbox uses the system's bubblewrap (``bwrap``) when one
-is on PATH. Where that bubblewrap cannot create namespaces (seen as root in a
-container), every command Codex runs fails quietly and the agent changes nothing:
-the stall breaker then ends the loop ``stalled`` after its no-change limit.
-Fix: run Codex where bubblewrap works, take ``bwrap`` off Codex's PATH (Codex then
-uses its own sandbox), or use ``--yolo`` inside ``run --sandbox``, which puts the
-whole agent in ralph-verify's own bubblewrap jail.
+is on PATH. Where that bubblewrap cannot set the sandbox up (seen as root in a
+container, and with ``CODEX_HOME`` under ``/tmp``), every command Codex runs fails and the
+agent changes nothing. The failure shows in Codex's JSON (a ``command_execution`` whose
+output starts ``bwrap:``): the adapter reads it and the first iteration ends
+``agent-error`` with Codex's message and the fix, instead of a loop that stalls.
+Fix: run Codex where bubblewrap works, take ``bwrap`` off Codex's PATH (Codex then uses
+its own sandbox), or use ``--yolo`` inside ``run --sandbox``, which puts the whole agent
+in ralph-verify's own bubblewrap jail.
+
+Quiet: ``-c KEY=false`` for ``check_for_update_on_startup``, ``analytics.enabled``,
+``features.plugins``, ``features.remote_plugin`` and ``features.apps`` (Codex's own config
+keys, for this run only): no update check, no analytics and no plugin or app lists from
+OpenAI's service, only the model call. A later ``--agent-arg=-c
+--agent-arg=features.apps=true`` turns one back on.
 
 Safety guard: unless ``[tool.ralph-verify.guard] enabled = false``, each run gets the
 PreToolUse guard as a ``-c hooks.PreToolUse=...`` config value, trusted for the run
@@ -36,12 +44,28 @@ from typing import Any
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, json_lines
+from ralph_verify.agents.vetting import Refusal
+
+#: Codex config keys set false for each run: no update check, no analytics, and no
+#: plugin or app lists fetched from OpenAI's service (Codex fetches them on every start).
+QUIET_CONFIG = ("check_for_update_on_startup", "analytics.enabled", "features.plugins",
+                "features.remote_plugin", "features.apps")
+
+
+REFUSALS = (
+    Refusal(r"\bbwrap: ",
+            "Codex's sandbox (bubblewrap) cannot start here: run Codex where bubblewrap works, "
+            "take bwrap off Codex's PATH (Codex then uses its own sandbox), keep CODEX_HOME "
+            "out of /tmp, or use --yolo inside 'ralph-verify run --sandbox'"),
+)
 
 
 class CodexAgent(CLIAgent):
     name = "codex"
     program = "codex"
     install = "npm install -g @openai/codex"
+    tested_versions = ("0.169.0", "0.170.0")
+    refusals = REFUSALS
     prompt_via = "stdin"
 
     def command(self, request: AgentRequest) -> list[str]:
@@ -54,6 +78,8 @@ class CodexAgent(CLIAgent):
         else:
             # ``exec resume`` has no --sandbox; the config key works for both.
             argv += ["-c", 'sandbox_mode="workspace-write"']
+        for key in QUIET_CONFIG:
+            argv += ["-c", f"{key}=false"]
         if self.options.model:
             argv += ["--model", self.options.model]
         if self.options.guard_command:

@@ -1,31 +1,132 @@
-"""``copilot``: GitHub Copilot CLI (``copilot -p``). UNTESTED: not run here, built from its docs.
+"""``copilot``: GitHub Copilot CLI, headless (``copilot -p``). Tested offline with version 1.0.102.
 
-Invocation: ``copilot -p PROMPT -s --no-ask-user``: ``-s`` prints only the
-agent's answer, as plain text (no JSON output is documented), so the adapter
-reads no tokens, cost or turns.
+Invocation: ``copilot --output-format json --no-ask-user --prompt=PROMPT``. The output
+is one JSON event per line: ``assistant.message`` (``data.content``: the agent's text),
+``model.call_start`` (one per model call: the turns), ``assistant.usage`` (tokens, when
+the provider reports them), ``session.error`` (``data.message``) and a final ``result``
+with the ``sessionId`` and ``exitCode``. Copilot reports premium requests, not a cost.
 
-Permissions: ``--allow-tool=write`` by default (file edits; other tools are
-denied headless unless your Copilot configuration allows them); with
-``--yolo`` ``--allow-all`` (tools, paths and URLs).
-``--continue-session``: ``--continue`` (the most recent session).
+Tokens: ``--usage-output-file .ralph/agent/copilot-usage.json`` (rewritten each run):
+``modelMetrics.MODEL.usage.inputTokens`` / ``outputTokens``, read after the run (the
+JSON events carry none when the model is the user's own).
+
+Quiet: ``COPILOT_AUTO_UPDATE=false`` always; with the user's own model
+(``COPILOT_PROVIDER_BASE_URL`` set) also ``COPILOT_OFFLINE=true``, without which
+Copilot calls GitHub's service on every run even though the model is the user's.
+
+Set-up: ``npm install -g @github/copilot@1.0.102``. Your own model (OpenAI-compatible):
+``COPILOT_PROVIDER_BASE_URL=http://HOST:PORT/v1``, ``COPILOT_PROVIDER_API_KEY`` and
+``COPILOT_MODEL`` (or ``--model``); no GitHub login is needed then. GitHub's service: log in
+(``copilot``, then ``/login``) or set ``COPILOT_GITHUB_TOKEN``; without either Copilot
+refuses ("No authentication information found"): an ``agent-error`` with that fix.
+
+Permissions: ``--allow-tool=write`` by default (file edits; other tools are denied
+headless unless the user's Copilot configuration allows them); with ``--yolo``
+``--allow-all``. ``--continue-session``: ``--resume=SESSION_ID`` from the last run's
+``result`` (``--continue``, the most recent session, only when the id is unknown: with
+two loops side by side that may be the other loop's).
 """
 
 from __future__ import annotations
 
-from ralph_verify.agents import AgentRequest
-from ralph_verify.agents.cli import CLIAgent
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from ralph_verify.agents import AgentRequest, AgentResult
+from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, json_lines, session_file
+from ralph_verify.agents.vetting import Refusal
+
+REFUSALS = (
+    Refusal(r"No authentication information found",
+            "log in (copilot, then /login), set COPILOT_GITHUB_TOKEN, or use your own model "
+            "with COPILOT_PROVIDER_BASE_URL and COPILOT_MODEL"),
+    Refusal(r"Model '[^']*' not found",
+            "name a model your provider serves with --model (or COPILOT_MODEL)"),
+)
 
 
 class CopilotAgent(CLIAgent):
     name = "copilot"
     program = "copilot"
     install = "npm install -g @github/copilot"
+    tested_versions = ("1.0.102", "1.1.0")
+    refusals = REFUSALS
+
+    def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
+        env = {"COPILOT_AUTO_UPDATE": "false"}
+        if {**os.environ, **request.env}.get("COPILOT_PROVIDER_BASE_URL"):
+            env["COPILOT_OFFLINE"] = "true"
+        return env
 
     def command(self, request: AgentRequest) -> list[str]:
-        argv = ["-s", "--no-ask-user"]
+        argv = ["--output-format", "json", "--no-ask-user", "--no-auto-update"]
         argv.append("--allow-all" if self.options.bypass_permissions else "--allow-tool=write")
         if self.options.model:
             argv.append(f"--model={self.options.model}")
         if self.continuing(request):
-            argv.append("--continue")
+            argv.append(f"--resume={self.session_id}" if self.session_id else "--continue")
+        argv.append(f"--usage-output-file={usage_file(request)}")
         return [*argv, *self.options.extra_args, f"--prompt={request.prompt}"]
+
+    def parse(self, lines: Iterable[str]) -> Parsed:
+        return parse_copilot_events(lines)
+
+    def run(self, request: AgentRequest) -> AgentResult:
+        path = usage_file(request)
+        path.unlink(missing_ok=True)
+        result = super().run(request)
+        tokens = read_usage(path)
+        if result.input_tokens is None and tokens is not None:
+            result.input_tokens, result.output_tokens = tokens
+        return result
+
+
+def usage_file(request: AgentRequest) -> Path:
+    return session_file(request, "copilot-usage.json")
+
+
+def read_usage(path: Path) -> tuple[int, int] | None:
+    """Input and output tokens of every model in Copilot's usage file, or None."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    tokens_in = tokens_out = None
+    for model in as_dict(as_dict(data).get("modelMetrics")).values():
+        usage = as_dict(as_dict(model).get("usage"))
+        tokens_in = add(tokens_in, usage.get("inputTokens"))
+        tokens_out = add(tokens_out, usage.get("outputTokens"))
+    if tokens_in is None and tokens_out is None:
+        return None
+    return tokens_in or 0, tokens_out or 0
+
+
+def parse_copilot_events(lines: Iterable[str]) -> Parsed:
+    """Read ``copilot --output-format json`` events."""
+    parsed = Parsed()
+    texts: list[str] = []
+    for event in json_lines(lines):
+        kind = event.get("type")
+        if not isinstance(kind, str):
+            continue
+        data = as_dict(event.get("data"))
+        parsed.structured = True
+        if kind == "assistant.message" and isinstance(data.get("content"), str):
+            if data["content"].strip():
+                texts.append(data["content"])
+        elif kind == "model.call_start":
+            parsed.turns = add(parsed.turns, 1)
+        elif kind == "assistant.usage":
+            parsed.input_tokens = add(parsed.input_tokens, data.get("inputTokens"))
+            parsed.output_tokens = add(parsed.output_tokens, data.get("outputTokens"))
+        elif kind == "session.error" and data.get("message"):
+            parsed.error = str(data["message"])
+            status = data.get("statusCode")
+            if isinstance(status, int) and not isinstance(status, bool):
+                parsed.status = status
+        elif kind == "result" and isinstance(event.get("sessionId"), str):
+            parsed.session_id = event["sessionId"]
+    parsed.text = "\n\n".join(texts)
+    return parsed

@@ -1,34 +1,78 @@
-"""``gemini``: Gemini CLI, headless (``gemini -p``). UNTESTED: not run here, built from its docs.
+"""``gemini``: Gemini CLI, headless (``gemini -p``). Tested offline with version 0.61.0.
 
-Invocation: ``gemini -p PROMPT --output-format json``. Per its headless
-documentation the JSON object has ``response`` (final text), ``stats``
-(``stats.models.NAME.tokens.prompt`` / ``candidates``,
-``stats.models.NAME.api.totalRequests``), ``session_id`` in recent versions,
-and ``error`` on failure. Gemini reports no cost. When the output is not that
-JSON the adapter falls back to the plain text.
+Invocation: ``gemini --skip-trust --output-format json --prompt=PROMPT``. Headless
+Gemini refuses a folder the user has not trusted interactively (exit 55, before any
+model call); ``--skip-trust`` trusts the project for this run only. The JSON object
+has ``session_id``, ``response`` (final text), ``stats.models.NAME.tokens.prompt`` /
+``candidates`` and ``stats.models.NAME.api.totalRequests`` (the model calls: turns),
+and ``error`` on failure. Gemini reports no cost.
 
-Permissions: ``--approval-mode auto_edit`` by default (edits accepted); with
-``--yolo`` ``--yolo``. ``--continue-session``: ``--resume ID`` (``latest``
-when the id is unknown).
+Quiet: usage statistics (sent on every run unless switched off), telemetry and update
+checks are off. Gemini has no environment switch for usage statistics and ignores a
+system-defaults file in a folder others may write (``/tmp``), so the run gets its own
+``GEMINI_CLI_HOME`` under ``.ralph/agent/gemini-home``: the user's ``~/.gemini`` linked
+entry by entry (credentials, accounts), with a ``settings.json`` that is the user's own
+plus these keys where the user did not set them. Sessions are kept there too.
+
+Set-up: ``npm install -g @google/gemini-cli@0.61.0``. Auth: ``GEMINI_API_KEY`` and
+``"security": {"auth": {"selectedType": "gemini-api-key"}}`` in ``~/.gemini/settings.json``
+(without it: exit 41, "Please set an Auth method"). Your own endpoint speaking the Gemini
+API (``/v1beta/models/M:streamGenerateContent``): ``GOOGLE_GEMINI_BASE_URL=http://HOST:PORT``.
+Refusals read at once: an untrusted folder, no auth method, an unknown model.
+
+Permissions: ``--approval-mode auto_edit`` by default (edits accepted; no shell tool
+headless); with ``--yolo`` ``--yolo``. ``--continue-session``: ``--resume ID``
+(``latest`` when the id is unknown).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from ralph_verify.agents import AgentRequest
-from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, tail_text
+from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, session_file, tail_text
+from ralph_verify.agents.vetting import Refusal
+
+#: Settings that stop every call but the model's (lowest settings layer: the user's win).
+QUIET_SETTINGS: dict[str, Any] = {
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+}
+
+REFUSALS = (
+    Refusal(r"not running in a trusted directory",
+            "ralph-verify passes --skip-trust (Gemini CLI 0.61 and later); with an older "
+            "Gemini CLI set GEMINI_CLI_TRUST_WORKSPACE=true or trust the folder in gemini"),
+    Refusal(r"must specify the GEMINI_API_KEY|Please set an Auth method|auth method",
+            "set GEMINI_API_KEY (and GOOGLE_GEMINI_BASE_URL for your own endpoint) and "
+            'security.auth.selectedType "gemini-api-key" in ~/.gemini/settings.json'),
+    Refusal(r"models/\S+ is not found|ModelNotFoundError",
+            "name a model your endpoint serves with --model"),
+)
 
 
 class GeminiAgent(CLIAgent):
     name = "gemini"
     program = "gemini"
     install = "npm install -g @google/gemini-cli"
+    tested_versions = ("0.61.0", "0.62.0")
+    refusals = REFUSALS
+
+    def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
+        env = {**os.environ, **request.env}
+        if env.get("GEMINI_CLI_HOME"):
+            return {"GEMINI_TELEMETRY_ENABLED": "false"}
+        home = quiet_home(request, Path(env.get("HOME") or Path.home()) / ".gemini")
+        return {"GEMINI_TELEMETRY_ENABLED": "false", "GEMINI_CLI_HOME": str(home)}
 
     def command(self, request: AgentRequest) -> list[str]:
-        argv = ["--output-format", "json"]
+        argv = ["--skip-trust", "--output-format", "json"]
         argv += ["--yolo"] if self.options.bypass_permissions else ["--approval-mode", "auto_edit"]
         if self.options.model:
             argv += ["--model", self.options.model]
@@ -38,6 +82,30 @@ class GeminiAgent(CLIAgent):
 
     def parse(self, lines: Iterable[str]) -> Parsed:
         return parse_gemini_json(lines)
+
+
+def quiet_home(request: AgentRequest, user_dir: Path) -> Path:
+    """``.ralph/agent/gemini-home``: the user's ``~/.gemini`` with quiet settings added."""
+    home = session_file(request, "gemini-home")
+    folder = home / ".gemini"
+    folder.mkdir(parents=True, exist_ok=True)
+    settings: dict[str, Any] = {}
+    if user_dir.is_dir():
+        for entry in user_dir.iterdir():
+            link = folder / entry.name
+            if entry.name in ("settings.json", "tmp") or link.exists() or link.is_symlink():
+                continue
+            link.symlink_to(entry)
+        with contextlib.suppress(OSError, ValueError):
+            loaded = json.loads((user_dir / "settings.json").read_text(encoding="utf-8"))
+            settings = loaded if isinstance(loaded, dict) else {}
+    for section, values in QUIET_SETTINGS.items():
+        mine = settings.setdefault(section, {})
+        if isinstance(mine, dict):
+            for key, value in values.items():
+                mine.setdefault(key, value)
+    (folder / "settings.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    return home
 
 
 def last_json_object(lines: Iterable[str]) -> dict[str, Any] | None:

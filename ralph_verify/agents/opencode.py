@@ -1,10 +1,31 @@
-"""``opencode``: OpenCode, headless (``opencode run``). UNTESTED: not run here, built from its docs.
+"""``opencode``: OpenCode, headless (``opencode run``). Tested offline with version 1.18.33.
 
-Invocation: ``opencode run --format json PROMPT``. The output, as documented
-and described by its users, is one JSON event per line with ``sessionID``:
-``text`` (``part.text``), ``step_finish`` (``part.tokens.input`` /
-``output``, ``part.cost``: one per model call) and ``error``. Falls back to
-the plain text when there are no such events.
+Invocation: ``opencode run --format json --title TITLE -- PROMPT``. The output is one
+JSON event per line with ``sessionID``: ``text`` (``part.text``), ``step_finish``
+(``part.tokens.input`` / ``output``, ``part.cost``: one per model call) and
+``error``. Falls back to the plain text when there are no such events. ``--title``
+names the session, which spares the extra model call OpenCode makes to title it.
+
+Quiet: ``OPENCODE_DISABLE_MODELS_FETCH`` (the model list from models.dev, fetched on
+every run), ``OPENCODE_DISABLE_AUTOUPDATE`` (the npm registry check),
+``OPENCODE_DISABLE_LSP_DOWNLOAD``, ``OPENCODE_DISABLE_SHARE`` and
+``OPENCODE_DISABLE_DEFAULT_PLUGINS``, unless the user set them. With these the offline
+test run makes no call but the model's (tests/test_agents_offline_e2e.py).
+
+Set-up: ``npm install -g opencode-ai@1.18.33``. Your own endpoint is a provider block in
+``~/.config/opencode/opencode.json`` (or the project's ``opencode.json``)::
+
+    {"provider": {"mine": {"npm": "@ai-sdk/openai-compatible",
+                           "options": {"baseURL": "http://HOST:PORT/v1", "apiKey": "KEY"},
+                           "models": {"NAME": {"tool_call": true,
+                                               "cost": {"input": 1.0, "output": 2.0}}}}}}
+
+and ``--model mine/NAME``; the ``cost`` (USD per million tokens) is what OpenCode reports
+each call's cost from. Without any provider OpenCode falls back to its own service: offline
+that fails after about 80 s, read as an ``agent-error`` with this fix. Offline, OpenCode
+also tries to install ``@opencode-ai/plugin`` from npm into its config folder on every run
+until one install succeeded (once online, or a ``package-lock.json`` listing it). Its tools
+refuse to overwrite a file the session has not read.
 
 Permissions: OpenCode's own configuration by default; with ``--yolo``
 ``--auto`` (approve every request not explicitly denied).
@@ -18,15 +39,38 @@ from collections.abc import Iterable
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, json_lines, number
+from ralph_verify.agents.vetting import Refusal
+
+QUIET_ENV = {name: "1" for name in (
+    "OPENCODE_DISABLE_MODELS_FETCH", "OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_LSP_DOWNLOAD",
+    "OPENCODE_DISABLE_SHARE", "OPENCODE_DISABLE_DEFAULT_PLUGINS")}
+
+REFUSALS = (
+    Refusal(r"ProviderModelNotFoundError|\bModel not found\b",
+            "name a model of a configured provider with --model provider/model (a provider "
+            "block in opencode.json gives your own endpoint)"),
+    Refusal(r"ProviderInitError|API key is missing",
+            "configure a provider in opencode.json (or `opencode auth login`)"),
+    # No provider configured: OpenCode falls back to its own service and, offline, cannot
+    # reach it (after about 80 s). The user's own endpoint failing is an outage instead.
+    Refusal(r"Cannot connect to API.*opencode\.ai/zen",
+            "no model provider is configured, so OpenCode tried its own service: add a "
+            "provider block for your endpoint to opencode.json and pass --model provider/model"),
+)
 
 
 class OpenCodeAgent(CLIAgent):
     name = "opencode"
     program = "opencode"
     install = "npm install -g opencode-ai"
+    tested_versions = ("1.18.33", "1.19.0")
+    refusals = REFUSALS
+
+    def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
+        return dict(QUIET_ENV)
 
     def command(self, request: AgentRequest) -> list[str]:
-        argv = ["run", "--format", "json"]
+        argv = ["run", "--format", "json", "--title", f"ralph-verify {request.iteration}"]
         if self.options.bypass_permissions:
             argv.append("--auto")
         if self.options.model:

@@ -1,30 +1,68 @@
-"""``qwen``: Qwen Code, headless (``qwen -p``). UNTESTED: not run here, built from its docs.
+"""``qwen``: Qwen Code, headless. Tested offline with version 0.24.4.
 
-Invocation: ``qwen -p PROMPT --output-format json``. Per its headless
-documentation the output is a JSON array of messages shaped like Claude
-Code's (``system``, ``assistant``, and a final ``result`` with ``result``,
-``session_id``, ``usage``, ``num_turns``); it is read with the Claude reader,
-and falls back to the plain text when it is not there.
+Invocation: ``qwen --output-format json`` with the prompt on stdin (``--prompt`` is
+deprecated and announced for removal; a positional prompt would be read as options when
+it starts with ``-``, and after ``--`` it is not read at all; stdin has no length limit).
+The output is a JSON array of messages shaped like Claude Code's (``system`` init with
+``session_id``, ``assistant``, and a final ``result`` with ``result``, ``usage``,
+``num_turns``, and on failure ``is_error`` with ``error.message``); it is read with the
+Claude reader. Qwen reports no cost.
 
-Permissions: ``--approval-mode auto-edit`` by default; with ``--yolo``
-``--yolo``. ``--continue-session``: ``--resume ID`` (``--continue`` when the id
-is unknown).
+Quiet: usage statistics, telemetry, update checks and the background memory
+extraction (a second model call after every run, billed like the first) are switched
+off through a system-defaults settings file under ``.ralph/agent/``
+(``QWEN_CODE_SYSTEM_DEFAULTS_PATH``: the lowest layer, so the user's settings win) and
+``QWEN_USAGE_STATISTICS_ENABLED`` / ``QWEN_TELEMETRY_ENABLED``.
+
+Set-up: ``npm install -g @qwen-code/qwen-code@0.24.4``. Auth for an OpenAI-compatible
+endpoint: ``"security": {"auth": {"selectedType": "openai"}}`` in ``~/.qwen/settings.json``
+(or ``--agent-arg=--auth-type=openai``), ``OPENAI_API_KEY``,
+``OPENAI_BASE_URL=http://HOST:PORT/v1`` and ``--model NAME``. Without an auth type Qwen
+refuses at once ("No auth type is selected"): an ``agent-error`` with that fix.
+
+Permissions: ``--approval-mode auto-edit`` by default; with ``--yolo`` ``--yolo``.
+``--continue-session``: ``--resume ID`` (``--continue`` when the id is unknown).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.claude import parse_claude_messages
-from ralph_verify.agents.cli import CLIAgent, Parsed, json_lines, tail_text
+from ralph_verify.agents.cli import CLIAgent, Parsed, as_dict, json_lines, settings_file, tail_text
+from ralph_verify.agents.vetting import Refusal
+
+QUIET_SETTINGS: dict[str, Any] = {
+    "general": {"enableAutoUpdate": False},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
+}
+
+REFUSALS = (
+    Refusal(r"No auth type is selected",
+            "set OPENAI_API_KEY, OPENAI_BASE_URL and security.auth.selectedType \"openai\" in "
+            "~/.qwen/settings.json (or pass --agent-arg=--auth-type=openai)"),
+    Refusal(r"The model `[^`]+` does not exist|model_not_found",
+            "name a model your endpoint serves with --model"),
+)
 
 
 class QwenAgent(CLIAgent):
     name = "qwen"
     program = "qwen"
     install = "npm install -g @qwen-code/qwen-code"
+    tested_versions = ("0.24.4", "0.25.0")
+    refusals = REFUSALS
+    prompt_via = "stdin"
+
+    def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
+        return {"QWEN_USAGE_STATISTICS_ENABLED": "false", "QWEN_TELEMETRY_ENABLED": "false",
+                "QWEN_CODE_SYSTEM_DEFAULTS_PATH": settings_file(
+                    request, "qwen-defaults.json", QUIET_SETTINGS)}
 
     def command(self, request: AgentRequest) -> list[str]:
         argv = ["--output-format", "json"]
@@ -33,7 +71,7 @@ class QwenAgent(CLIAgent):
             argv += ["--model", self.options.model]
         if self.continuing(request):
             argv += ["--resume", self.session_id] if self.session_id else ["--continue"]
-        return [*argv, *self.options.extra_args, f"--prompt={request.prompt}"]
+        return [*argv, *self.options.extra_args]
 
     def parse(self, lines: Iterable[str]) -> Parsed:
         return parse_qwen_json(lines)
@@ -42,12 +80,20 @@ class QwenAgent(CLIAgent):
 def parse_qwen_json(lines: Iterable[str]) -> Parsed:
     """A JSON array of messages; JSON lines (``stream-json``) are read too."""
     text = tail_text(lines)
+    messages: list[dict[str, Any]] | None = None
     start = text.find("[")
     if start != -1:
         try:
-            messages, _ = json.JSONDecoder().raw_decode(text, start)
+            value, _ = json.JSONDecoder().raw_decode(text, start)
         except ValueError:
-            messages = None
-        if isinstance(messages, list):
-            return parse_claude_messages(m for m in messages if isinstance(m, dict))
-    return parse_claude_messages(json_lines(text.splitlines()))
+            value = None
+        if isinstance(value, list):
+            messages = [m for m in value if isinstance(m, dict)]
+    if messages is None:
+        messages = list(json_lines(text.splitlines()))
+    parsed = parse_claude_messages(messages)
+    for message in messages:
+        error = as_dict(message.get("error")).get("message")
+        if message.get("type") == "result" and message.get("is_error") and error:
+            parsed.error = str(error)
+    return parsed

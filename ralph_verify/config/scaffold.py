@@ -143,3 +143,14 @@ def apply_changes(changes: Sequence[FileChange], root: Path, *, force: bool, dry
         with change.path.open("w", encoding="utf-8", newline="") as handle:
             handle.write(change.new)
     return pending
+
+
+def gitignore_change(path: Path) -> FileChange:
+    """``.ralph/`` added to the project's ``.gitignore`` unless it is there (``init``,
+    ``init claude``, ``init codex``): the session files are never committed."""
+    old = read_text(path)
+    entries = {line.strip() for line in (old or "").splitlines()}
+    if entries & {".ralph", ".ralph/", "/.ralph", "/.ralph/"}:
+        return FileChange(path, old, old or "")
+    return FileChange(path, old, append_block(old, "# ralph-verify's session files\n.ralph/\n")
+                      if old else ".ralph/\n")

@@ -111,7 +111,7 @@ def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
 
 def install(config: Config, target: str) -> int:
     """Merge the hooks of ``target`` (claude, codex) into its settings file."""
-    from ralph_verify.config.scaffold import FileChange, apply_changes
+    from ralph_verify.config.scaffold import FileChange, apply_changes, gitignore_change
 
     command = hook_command(config)
     timeout = int(config.get("hook_timeout"))
@@ -131,12 +131,15 @@ def install(config: Config, target: str) -> int:
     if old is not None and merged == data:
         new = old  # nothing to add: leave the file byte for byte
     change = FileChange(path, old, new)
+    ignore = gitignore_change(config.root / ".gitignore")  # .ralph/ is never committed
     dry_run = bool(config.get("dry_run"))
-    apply_changes([change], config.root, force=False, dry_run=dry_run)
-    where = path.relative_to(config.root) if path.is_relative_to(config.root) else path
-    state = ("would change" if change.changed else "unchanged") if dry_run else (
-        ("created" if old is None else "updated") if change.changed else "unchanged")
-    print(f"ralph-verify init {target} · {where}: {state}")
+    apply_changes([change, ignore], config.root, force=False, dry_run=dry_run)
+    for done in (change, ignore):
+        where = (done.path.relative_to(config.root) if done.path.is_relative_to(config.root)
+                 else done.path)
+        state = ("would change" if done.changed else "unchanged") if dry_run else (
+            ("created" if done.old is None else "updated") if done.changed else "unchanged")
+        print(f"ralph-verify init {target} · {where}: {state}")
     for note in notes:
         print(f"  {note}")
     if target == "claude":

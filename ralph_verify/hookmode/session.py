@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 MODE = "hook"
 CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
+#: The key of ``state.json``'s ``hook`` that marks a loop Claude Code's block cap may have
+#: ended (the block that reached the cap): ``{"cap", "iteration", "at"}``.
+CAP_MARK = "block_cap_reached"
 #: Claude Code's consecutive-block cap when the environment does not set one.
 DEFAULT_CLAUDE_BLOCK_CAP = 9
 SNAPSHOT_FILE = "hook-snapshot.json"
@@ -102,6 +105,11 @@ def start_loop(config: Config) -> int:
         hook = {"agent": agent, "session_id": bound or None,
                 "bound_by": "start" if bound else None, "blocks_in_a_row": 0,
                 "last_decision": None, "last_stop_at": None, "note": ""}
+        from ralph_verify.hookmode.permissions import edit_refusal_warning
+
+        refusal = edit_refusal_warning(config.root, agent)
+        if refusal:
+            print(f"WARNING: {refusal}", file=sys.stderr)
         baseline_checks = build_checks(config, [s for s in specs if s.name != "integrity"])
         # As in run: checks that judge against the session (tests:new) see it at the baseline.
         config.stash[SESSION_KEY] = session

@@ -39,6 +39,7 @@ from ralph_verify.errors import UsageError
 from ralph_verify.hookmode.protocol import emit, log
 from ralph_verify.hookmode.session import (
     CAP_ENV,
+    CAP_MARK,
     MODE,
     WAITING,
     block_cap,
@@ -205,6 +206,7 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
     if not payload.get("stop_hook_active"):  # a new turn: the harness counts afresh too
         hook["blocks_in_a_row"] = 0
         hook["note"] = ""
+        hook.pop(CAP_MARK, None)
     config.stash[SESSION_KEY] = session
     if state.cancel_path.exists():
         state.cancel_path.unlink(missing_ok=True)
@@ -245,7 +247,11 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
                         f"a tool call ({CAP_ENV}={cap}); if it stopped, the loop waits at "
                         f"iteration {number}/{session.max_iterations}: send any message to go "
                         "on, or run 'ralph-verify init claude' to raise the cap")
+        # Marked in the state: 'status --watch' says the loop may not move by itself.
+        hook[CAP_MARK] = {"cap": cap, "iteration": number, "at": now_iso()}
         message += f". {hook['note']}"
+    else:
+        hook.pop(CAP_MARK, None)
     _save(state, session, config, hook, WAITING)
     return {"decision": "block", "reason": reason, "systemMessage": message}
 
@@ -279,6 +285,7 @@ def _save(state: StateDir, session: Session, config: Config, hook: dict[str, Any
 def _finish(config: Config, state: StateDir, session: Session, hook: dict[str, Any],
             verdict: VerdictProposal) -> dict[str, Any]:
     hook["last_decision"] = "stop"
+    hook.pop(CAP_MARK, None)
     last = session.last
     if last is not None and last.verdict is None:
         last.verdict = verdict

@@ -1,6 +1,7 @@
-"""The adapters for agent CLIs: ``claude``, ``codex``, ``aider`` (tested offline with the
-real programs) and ``gemini``, ``qwen``, ``opencode``, ``amp``, ``copilot`` (built from their
-documentation). ``--agent NAME:PROGRAM`` names the program when it is not on PATH."""
+"""The adapters for agent CLIs: ``claude``, ``codex``, ``aider``, ``gemini``, ``qwen``,
+``opencode``, ``copilot`` (tested offline with the real programs) and ``amp`` (built from
+its documentation: Amp talks only to Amp's own service, so it cannot be run offline).
+``--agent NAME:PROGRAM`` names the program when it is not on PATH."""
 
 from __future__ import annotations
 
@@ -18,11 +19,14 @@ ADAPTERS: dict[str, tuple[str, str, str]] = {
     "claude": ("claude", "ClaudeAgent", "Claude Code (claude -p, stream-json); tested offline"),
     "codex": ("codex", "CodexAgent", "OpenAI Codex (codex exec --json); tested offline"),
     "aider": ("aider", "AiderAgent", "aider (--message-file, --yes-always); tested offline"),
-    "gemini": ("gemini", "GeminiAgent", "Gemini CLI (gemini -p, json); untested"),
-    "qwen": ("qwen", "QwenAgent", "Qwen Code (qwen -p, json); untested"),
-    "opencode": ("opencode", "OpenCodeAgent", "OpenCode (opencode run --format json); untested"),
-    "amp": ("amp", "AmpAgent", "Amp (amp -x --stream-json); untested"),
-    "copilot": ("copilot", "CopilotAgent", "GitHub Copilot CLI (copilot -p, text); untested"),
+    "gemini": ("gemini", "GeminiAgent", "Gemini CLI (gemini -p, json); tested offline"),
+    "qwen": ("qwen", "QwenAgent", "Qwen Code (qwen, json); tested offline"),
+    "opencode": ("opencode", "OpenCodeAgent",
+                 "OpenCode (opencode run --format json); tested offline"),
+    "amp": ("amp", "AmpAgent", "Amp (amp -x --stream-json); not tested offline: Amp talks "
+                               "only to its own service (docs/agents/amp.md)"),
+    "copilot": ("copilot", "CopilotAgent",
+                "GitHub Copilot CLI (copilot -p, json); tested offline"),
 }
 
 

@@ -198,14 +198,9 @@ def pyproject_change(path: Path, block: str) -> FileChange:
 
 
 def gitignore_change(path: Path) -> FileChange:
-    from ralph_verify.config.scaffold import FileChange, append_block, read_text
+    from ralph_verify.config.scaffold import gitignore_change as change
 
-    old = read_text(path)
-    entries = {line.strip() for line in (old or "").splitlines()}
-    if entries & {".ralph", ".ralph/", "/.ralph", "/.ralph/"}:
-        return FileChange(path, old, old or "")
-    return FileChange(path, old, append_block(old, "# ralph-verify's session files\n.ralph/\n")
-                      if old else ".ralph/\n")
+    return change(path)
 
 
 def _ask(question: str, default: str) -> str:

@@ -156,6 +156,9 @@ def screen(state: dict[str, Any], records: list[dict[str, Any]], alive: bool,
     if records:
         lines += ["", "last iterations:"]
         lines += [f"  {_iteration_line(r)}" for r in records[-SHOWN_ITERATIONS:]]
+    capped = cap_note(state)
+    if capped:
+        lines += ["", capped]
     verdict = state.get("verdict")
     lines.append("")
     if verdict:
@@ -166,6 +169,18 @@ def screen(state: dict[str, Any], records: list[dict[str, Any]], alive: bool,
         lines.append("verdict: none yet")
     lines = [strip_controls(line) for line in lines]  # state text can come from the agent
     return "\n".join(line[:width] if len(line) > width else line for line in lines)
+
+
+def cap_note(state: dict[str, Any]) -> str | None:
+    """Hook mode: the line saying Claude Code's own block cap may have ended the session."""
+    hook = state.get("hook") or {}
+    mark = hook.get("block_cap_reached")
+    if state.get("status") == "finished" or not isinstance(mark, dict):
+        return None
+    return (f"stopped by Claude Code's block cap? iteration {mark.get('iteration')} was its "
+            f"{mark.get('cap')}th Stop-hook block in a row: Claude Code ends the turn there, "
+            "and the loop does not move until the session gets a new message "
+            "('ralph-verify init claude' raises the cap; 'ralph-verify cancel' ends the loop)")
 
 
 def exit_code_of(state: dict[str, Any]) -> int:
@@ -221,8 +236,11 @@ def watch(root: Path, *, interval: float, out: TextIO | None = None,
             for record in new:
                 out.write(strip_controls(_iteration_line(record)) + "\n")
             phase = (state.get("iteration"), state.get("phase"))
+            capped = cap_note(state)
             if phase != last_phase and not finished:
                 out.write(f"iteration {phase[0]}/{state.get('max_iterations')}: {phase[1]}\n")
+                if capped:
+                    out.write(strip_controls(capped) + "\n")
             last_phase = phase
             if finished:
                 out.write(screen(state, [], alive_now, describe, 10_000).splitlines()[-1] + "\n")

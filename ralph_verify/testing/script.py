@@ -15,7 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 _CWD_PATTERNS = (re.compile(r"Primary working directory: ?([^\n\\\"]+)"),
-                 re.compile(r"<cwd>([^<]+)</cwd>"))
+                 re.compile(r"<cwd>([^<]+)</cwd>"),
+                 re.compile(r"Workspace Directories:\*\*\n\s*- ([^\n]+)"),
+                 re.compile(r"I'm currently working in the directory: ([^\n]+)"),
+                 re.compile(r"(?:Current w|\bW)orking directory: ([^\n]+)"))
 
 
 @dataclass(frozen=True)
@@ -153,12 +156,13 @@ class RecordedRequest:
         """The text of the last user message (Anthropic/chat ``messages``, Responses ``input``)."""
         if not isinstance(self.body, dict):
             return ""
-        items = self.body.get("messages") or self.body.get("input") or []
+        items = (self.body.get("messages") or self.body.get("input")
+                 or self.body.get("contents") or [])
         if isinstance(items, str):
             return items
         for item in reversed(items):
             if isinstance(item, dict) and item.get("role") == "user":
-                return "\n".join(_texts(item.get("content", "")))
+                return "\n".join(_texts(item.get("content", item.get("parts", ""))))
         return ""
 
 

@@ -1,10 +1,13 @@
 """A scripted model server: real agent CLIs run offline against a list of canned replies.
 
-It speaks the three wire formats the agent CLIs use, on 127.0.0.1 only:
+It speaks the four wire formats the agent CLIs use, on 127.0.0.1 only:
 
 - Anthropic Messages, ``POST /v1/messages`` (JSON or server-sent events; Claude Code),
 - OpenAI Responses, ``POST /v1/responses`` (JSON or server-sent events; Codex),
-- OpenAI Chat Completions, ``POST /v1/chat/completions`` (JSON or chunks; aider).
+- OpenAI Chat Completions, ``POST /v1/chat/completions`` (JSON or chunks; aider, Qwen Code,
+  OpenCode, Copilot CLI),
+- Gemini, ``POST /v1beta/models/M:generateContent`` and ``:streamGenerateContent``
+  (JSON, a JSON array, or server-sent events with ``alt=sse``; Gemini CLI).
 
 Every model request takes the next step of the script, whatever its API: a
 :class:`Reply` with text and/or tool calls, or a function of the request that
@@ -221,6 +224,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(200, "application/json", json.dumps(
                     {"input_tokens": wire.count_tokens(raw)}).encode())
                 return
+            if parts.path.endswith(":countTokens"):
+                self._send(200, "application/json", json.dumps(
+                    {"totalTokens": wire.count_tokens(raw)}).encode())
+                return
             request.error = f"not a model endpoint: {self.command} {parts.path}"
             self._send(404, "application/json", json.dumps(
                 {"error": {"type": "not_found_error", "message": request.error}}).encode())
@@ -236,7 +243,8 @@ class _Handler(BaseHTTPRequestHandler):
                        wire.render_error(request.api, reply.status, reply.message),
                        reply.headers)
             return
-        content_type, payload = wire.render(request.api, reply, body, raw)
+        content_type, payload = wire.render(request.api, reply, body, raw, parts.path,
+                                            parts.query)
         self._send(200, content_type, payload)
 
     def _send(self, status: int, content_type: str, payload: bytes,

@@ -2,8 +2,10 @@
 
 Anthropic Messages (``message`` JSON or ``message_start`` ... ``message_stop``
 events), OpenAI Responses (``response`` JSON or ``response.created`` ...
-``response.completed`` events) and OpenAI Chat Completions (``chat.completion``
-JSON or ``chat.completion.chunk`` lines ending in ``[DONE]``). Streams are
+``response.completed`` events), OpenAI Chat Completions (``chat.completion``
+JSON or ``chat.completion.chunk`` lines ending in ``[DONE]``) and the Gemini API
+(``generateContent`` JSON, ``streamGenerateContent`` as one JSON array or, with
+``alt=sse``, server-sent events of the same ``GenerateContentResponse``). Streams are
 rendered whole and sent with a length: clients read them as a stream all the
 same. Token counts are a deterministic estimate (4 bytes a token), so adapters
 that read usage have numbers to read.
@@ -33,6 +35,8 @@ def api_of(method: str, path: str) -> str | None:
         return "responses"
     if path.endswith("/chat/completions"):
         return "chat"
+    if path.endswith((":generateContent", ":streamGenerateContent")):
+        return "gemini"
     return None
 
 
@@ -40,12 +44,21 @@ def count_tokens(data: bytes | str) -> int:
     return max(1, len(data) // 4)
 
 
-def render(api: str, reply: Reply, body: dict[str, Any], raw: bytes) -> tuple[str, bytes]:
+def render(api: str, reply: Reply, body: dict[str, Any], raw: bytes,
+           path: str = "", query: str = "") -> tuple[str, bytes]:
     """``(content type, payload)`` answering ``body`` with ``reply``."""
     model = str(body.get("model") or "ralph-test-model")
     usage = (count_tokens(raw), count_tokens(reply.text + "".join(
         json.dumps(call.arguments) for call in reply.tool_calls)))
     stream = bool(body.get("stream"))
+    if api == "gemini":
+        model = path.rsplit("/", 1)[-1].split(":", 1)[0] or model
+        response = _gemini_response(reply, model, usage)
+        if not path.endswith(":streamGenerateContent"):
+            return JSON, _json(response)
+        if "alt=sse" in query:
+            return SSE, f"data: {json.dumps(response)}\r\n\r\n".encode()
+        return JSON, _json([response])
     if api == "anthropic":
         message = _anthropic_message(reply, model, usage)
         return (SSE, _anthropic_events(message)) if stream else (JSON, _json(message))
@@ -63,6 +76,10 @@ def render_error(api: str, status: int, message: str) -> bytes:
             529: "overloaded_error"}.get(status, "api_error")
     if api == "anthropic":
         return _json({"type": "error", "error": {"type": kind, "message": message}})
+    if api == "gemini":
+        return _json({"error": {"code": status, "message": message, "status": {
+            400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
+            404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED"}.get(status, "INTERNAL")}})
     return _json({"error": {"message": message, "type": kind, "param": None, "code": None}})
 
 
@@ -195,3 +212,22 @@ def _chat_chunks(completion: dict[str, Any]) -> bytes:
     ]
     data = b"".join(f"data: {json.dumps(chunk)}\n\n".encode() for chunk in chunks)
     return data + b"data: [DONE]\n\n"
+
+
+# --- Gemini API ------------------------------------------------------------------------
+
+
+def _gemini_response(reply: Reply, model: str, usage: tuple[int, int]) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = []
+    if reply.text or not reply.tool_calls:
+        parts.append({"text": reply.text})
+    for call in reply.tool_calls:
+        parts.append({"functionCall": {"id": f"call_ralph{next(_ids):06d}", "name": call.name,
+                                       "args": call.arguments}})
+    return {
+        "candidates": [{"content": {"role": "model", "parts": parts},
+                        "finishReason": "STOP", "index": 0}],
+        "usageMetadata": {"promptTokenCount": usage[0], "candidatesTokenCount": usage[1],
+                          "totalTokenCount": usage[0] + usage[1]},
+        "modelVersion": model, "responseId": f"resp_ralph{next(_ids):06d}",
+    }

@@ -73,7 +73,9 @@ def test_codex_command(tmp_path: Path) -> None:
     agent = CodexAgent(None, AgentOptions(model="gpt-5", extra_args=("-c", "x=1")))
     assert agent.command(request(tmp_path)) == [
         "exec", "--json", "--skip-git-repo-check", "-c", 'sandbox_mode="workspace-write"',
-        "--model", "gpt-5", "-c", "x=1", "-"]
+        "-c", "check_for_update_on_startup=false", "-c", "analytics.enabled=false",
+        "-c", "features.plugins=false", "-c", "features.remote_plugin=false",
+        "-c", "features.apps=false", "--model", "gpt-5", "-c", "x=1", "-"]
 
 
 def test_aider_command_keeps_its_files_in_the_session_folder(tmp_path: Path) -> None:
@@ -122,7 +124,7 @@ CONTINUE = {
     "qwen": (["--continue"], ["--resume", "S1"]),
     "opencode": (["--continue"], ["--session", "S1"]),
     "amp": (["threads", "continue"], ["threads", "continue", "S1"]),
-    "copilot": (["--continue"], ["--continue"]),
+    "copilot": (["--continue"], ["--resume=S1"]),
 }
 
 
@@ -184,8 +186,8 @@ def test_registered_through_the_built_in_plugin() -> None:
     assert isinstance(agent, ClaudeAgent) and agent.program_path == "/opt/claude/bin/claude"
     for agent_type in registry.types():
         if agent_type.plugin == "agent_clis":
-            assert ("untested" in agent_type.help) != (agent_type.name in
-                                                       ("claude", "codex", "aider"))
+            assert ("not tested offline" in agent_type.help) == (agent_type.name == "amp")
+            assert ("tested offline" in agent_type.help)
 
 
 def test_run_with_a_missing_cli_stops_with_agent_error(ralph: Ralph) -> None:

@@ -11,6 +11,7 @@ from ralph_verify.agents.aider import parse_aider_output
 from ralph_verify.agents.claude import ClaudeAgent
 from ralph_verify.agents.cli import Parsed, json_lines
 from ralph_verify.agents.codex import parse_codex_events
+from ralph_verify.agents.copilot import parse_copilot_events, read_usage
 from ralph_verify.agents.gemini import parse_gemini_json
 from ralph_verify.agents.opencode import parse_opencode_events
 from ralph_verify.agents.qwen import parse_qwen_json
@@ -132,6 +133,32 @@ def test_opencode_events_from_docs() -> None:
         "Rate limit exceeded")
 
 
+@pytest.mark.parametrize(("parser", "name", "numbers", "session"), [
+    (parse_gemini_json, "gemini_run.txt", (20584, 35, None, 2),
+     "98786a95-14a5-49da-970a-06548256f517"),
+    (parse_qwen_json, "qwen_run.json", (49491, 52, None, 3),
+     "f17c9fa8-15cb-48a2-ba60-c6e6b265446e"),
+    (parse_opencode_events, "opencode_run.jsonl", (24746, 54, 0.0, 3),
+     "ses_dec5f31a6ffejPK5dGem5eMBgG"),
+    (parse_copilot_events, "copilot_run.jsonl", (None, None, None, 2),
+     "625bb832-0a6d-4ffc-8819-229d72e2fa35"),
+], ids=["gemini", "qwen", "opencode", "copilot"])
+def test_recorded_real_runs(parser: Callable[[Iterable[str]], Parsed], name: str,
+                            numbers: tuple[int | None, int | None, float | None, int],
+                            session: str) -> None:
+    """Iteration 1 of the offline e2e loop (tests/test_agents_offline_e2e.py), as logged."""
+    parsed = read(parser, name)
+    assert parsed.text == "Implemented add()." and parsed.structured and parsed.error is None
+    assert (parsed.input_tokens, parsed.output_tokens, parsed.cost_usd, parsed.turns) == numbers
+    assert parsed.session_id == session
+
+
+def test_copilot_usage_file() -> None:
+    assert read_usage(DATA / "copilot_usage.json") == (11993, 2)
+    assert read_usage(DATA / "garbage.txt") is None
+    assert read_usage(DATA / "no-such-file.json") is None
+
+
 def test_amp_stream_json_from_docs() -> None:
     from ralph_verify.agents import AgentOptions
     from ralph_verify.agents.amp import AmpAgent
@@ -143,12 +170,13 @@ def test_amp_stream_json_from_docs() -> None:
 
 
 PARSERS = [parse_claude, parse_codex_events, parse_aider_output, parse_gemini_json,
-           parse_qwen_json, parse_opencode_events]
+           parse_qwen_json, parse_opencode_events, parse_copilot_events]
 
 
 @pytest.mark.parametrize("parser", PARSERS, ids=lambda p: p.__name__)
 @pytest.mark.parametrize("name", ["garbage.txt", "claude_stream.jsonl", "codex_events.jsonl",
-                                  "aider_output.txt", "gemini_docs.json", "opencode_docs.jsonl"])
+                                  "aider_output.txt", "gemini_docs.json", "opencode_docs.jsonl",
+                                  "copilot_run.jsonl", "qwen_run.json"])
 def test_every_reader_survives_any_output(parser: Callable[[Iterable[str]], Parsed],
                                           name: str) -> None:
     """Wrong formats and wrong shapes give no numbers, never a traceback or a bool as a count."""

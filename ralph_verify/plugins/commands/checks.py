@@ -27,5 +27,8 @@ def list_checks(config: Config) -> int:
             key = field.alias or name
             print(f"    [tool.ralph-verify.checks.{check_type.name}] {key}: "
                   f"{field.description or ''}")
+    from ralph_verify.plugins.commands.plugins import print_agents
+
+    print_agents(config)  # the agents a check-driven loop can run, tested offline or not
     return 0
 

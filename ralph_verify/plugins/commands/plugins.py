@@ -29,7 +29,20 @@ def list_plugins(config: Config) -> int:
             origin = "registered at run time"
         hooks = sorted({impl for impl in _hooks_of(config, plugin)})
         print(f"{name}  [{origin}]  {', '.join(hooks)}")
+    print_agents(config)
     return 0
+
+
+def print_agents(config: Config) -> None:
+    """The agent adapters, each with its plugin and its help: says which CLIs are tested
+    offline and which are not (Amp, which talks only to its own service)."""
+    from ralph_verify.agents import AgentRegistry
+
+    registry = AgentRegistry()
+    config.hook.ralph_register_agents(registry=registry)
+    print("agents (--agent NAME):")
+    for agent_type in registry.types():
+        print(f"  {agent_type.name}  [plugin {agent_type.plugin or '?'}]  {agent_type.help}")
 
 
 def _hooks_of(config: Config, plugin: object) -> list[str]:

@@ -1,0 +1,168 @@
+"""Is this CLI the one the adapter knows, and did it refuse to work? Said on the first run.
+
+Two things an adapter cannot learn from its CLI's exit code alone:
+
+- :func:`version_warning`: ``PROGRAM --version`` at start, compared with the versions the
+  adapter was tested with. A CLI outside them may have renamed a flag or changed its
+  output; the user gets one warning naming both versions, the loop goes on.
+- :func:`find_refusal`: a CLI that refuses to work (an untrusted folder, no credentials,
+  an unknown model, a sandbox that cannot start) often exits like any other failure, or
+  even 0 with nothing done. Its own message, matched in its output, becomes the
+  iteration's ``agent-error`` with the fix, instead of three failed iterations or a loop
+  that stalls on an agent that changed nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+_VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
+#: The longest a refusal message is quoted.
+_QUOTE = 300
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A known refusal: a regular expression over the CLI's output, and the fix to show."""
+
+    pattern: str
+    fix: str
+    #: Only in the error the CLI's JSON reported (not anywhere in the output, where a file
+    #: the agent read or a command it ran could say the same words).
+    error_only: bool = False
+
+    def search(self, text: str) -> str | None:
+        """The line of ``text`` that matches, stripped and cut, or None."""
+        match = re.search(self.pattern, text, re.IGNORECASE | re.MULTILINE)
+        if match is None:
+            return None
+        start = text.rfind("\n", 0, match.start()) + 1
+        end = text.find("\n", match.end())
+        line = text[start:end if end != -1 else len(text)].strip()
+        if line.startswith(("{", "[")):  # a JSON line: the string the match is in
+            line = _json_string_around(text, match.start(), match.end()) or line
+        return line if len(line) <= _QUOTE else line[:_QUOTE] + "..."
+
+
+def _json_string_around(text: str, begin: int, end: int) -> str | None:
+    """The JSON string literal holding ``text[begin:end]``, decoded; None if not in one."""
+    def quote_at(index: int) -> bool:
+        slashes = 0
+        while index - slashes - 1 >= 0 and text[index - slashes - 1] == "\\":
+            slashes += 1
+        return text[index] == '"' and slashes % 2 == 0
+
+    left = begin - 1
+    while left >= 0 and text[left] != "\n" and not quote_at(left):
+        left -= 1
+    right = end
+    while right < len(text) and text[right] != "\n" and not quote_at(right):
+        right += 1
+    if left < 0 or right >= len(text) or not quote_at(left) or not quote_at(right):
+        return None
+    try:
+        value = json.loads(text[left:right + 1])
+    except ValueError:
+        return None
+    return " ".join(value.split()) if isinstance(value, str) else None
+
+
+def find_refusal(name: str, refusals: Iterable[Refusal], output: str,
+                 error: str | None = None) -> str | None:
+    """The agent-error reason for the first known refusal in ``output`` (or ``error``)."""
+    for refusal in refusals:
+        for text in (error or "", "" if refusal.error_only else output):
+            found = refusal.search(text) if text else None
+            if found:
+                return f"{name} refused to work: {found!r}; fix: {refusal.fix}"
+    return None
+
+
+def parse_version(text: str) -> tuple[int, int, int] | None:
+    match = _VERSION.search(text)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2)), int(match.group(3))
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def outside(version: tuple[int, int, int], tested: tuple[str, str]) -> bool:
+    """Is ``version`` outside ``[lowest, below)``?"""
+    lowest, below = _key(tested[0]), _key(tested[1])
+    return not (lowest <= version < below)
+
+
+def package_version(executable: str) -> tuple[int, int, int] | None:
+    """The version in the ``package.json`` of the npm package the executable belongs to (its
+    ``bin``): read in no time, where ``--version`` loads the whole CLI (seconds for some)."""
+    try:
+        real = Path(os.path.realpath(executable))
+    except OSError:
+        return None
+    for folder in list(real.parents)[:4]:
+        manifest = folder / "package.json"
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("bin") and isinstance(data.get("version"), str):
+            return parse_version(data["version"])
+    return None
+
+
+def distribution_version(executable: str) -> tuple[int, int, int] | None:
+    """The version of the Python distribution whose console script ``executable`` is, read
+    from the virtual environment's ``*.dist-info`` (aider: ``--version`` imports it all)."""
+    script = Path(executable)
+    for venv in list(script.resolve().parents)[:2]:
+        for entry_points in venv.glob("lib/python*/site-packages/*.dist-info/entry_points.txt"):
+            try:
+                text = entry_points.read_text(encoding="utf-8")
+            except OSError:
+                continue
+            if not re.search(rf"^{re.escape(script.name)}\s*=", text, re.MULTILINE):
+                continue
+            try:
+                metadata = (entry_points.parent / "METADATA").read_text(encoding="utf-8")
+            except OSError:
+                return None
+            match = re.search(r"^Version: (.+)$", metadata, re.MULTILINE)
+            return parse_version(match.group(1)) if match else None
+    return None
+
+
+def probe_version(executable: str, timeout: float = 30.0) -> tuple[int, int, int] | None:
+    """The CLI's version: its npm package's or Python distribution's, else
+    ``EXECUTABLE --version`` read; None when none can be read."""
+    found = package_version(executable) or distribution_version(executable)
+    if found is not None:
+        return found
+    try:
+        with tempfile.TemporaryDirectory(prefix="ralph-version-") as where:
+            proc = subprocess.run([executable, "--version"], capture_output=True, text=True,
+                                  timeout=timeout, stdin=subprocess.DEVNULL, errors="replace",
+                                  cwd=where)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return parse_version(proc.stdout + "\n" + proc.stderr)
+
+
+def version_warning(name: str, executable: str, tested: tuple[str, str]) -> str | None:
+    """One line when the installed CLI is outside the versions the adapter was tested with."""
+    version = probe_version(executable)
+    if version is None or not outside(version, tested):
+        return None
+    found = ".".join(str(part) for part in version)
+    return (f"{name} {found} is outside the versions ralph-verify's {name} adapter was tested "
+            f"with ({tested[0]} up to below {tested[1]}); if a run fails on an unknown flag or "
+            f"unread output, install a tested version or report it")

@@ -1,0 +1,74 @@
+"""What each agent CLI is proved to do, and the test that proves it: docs/agents/index.md's table.
+
+Every cell that claims something names the test (``FILE::TEST[ID]``) that would fail if
+the claim stopped being true; ``tests/test_agent_support.py`` checks that each named
+test exists, runs the real CLI (marked ``agents_e2e``) and that the tested version is the
+one the tests install. A cell without a test says so ("no", "none", "not tested").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+OFFLINE = "tests/test_agents_offline_e2e.py::test_cli_loop_offline"
+E2E = "tests/test_agents_e2e.py"
+
+
+@dataclass(frozen=True)
+class Support:
+    """One row: ``None`` where the CLI has no such feature (or it is not tested)."""
+
+    cli: str
+    version: str | None
+    run: str | None
+    stop_hook: str | None
+    resume: str | None
+    cost: str | None
+    note: str = ""
+
+
+ROWS: dict[str, Support] = {
+    "claude": Support("Claude Code", "2.1.330",
+                      f"{E2E}::test_claude_two_iterations[fresh-default-permissions]",
+                      "tests/test_claude_hooks_e2e.py::"
+                      "test_stop_hook_drives_claude_until_the_tests_pass",
+                      f"{E2E}::test_claude_two_iterations[continue-session-yolo]",
+                      "tests/agents/test_parsers.py::test_claude_stream_json"),
+    "codex": Support("Codex", "0.169.0",
+                     f"{E2E}::test_codex_two_iterations[fresh-default-permissions]",
+                     "tests/test_codex_hook_e2e.py::"
+                     "test_codex_stop_hook_blocks_until_the_tests_pass",
+                     f"{E2E}::test_codex_two_iterations[continue-session-yolo]", None),
+    "aider": Support("aider", "0.86.2", f"{E2E}::test_aider_two_iterations", None, None,
+                     None, "no Stop hook; resume is aider's chat history, not tested"),
+    "gemini": Support("Gemini CLI", "0.61.0", f"{OFFLINE}[gemini]", None,
+                      f"{OFFLINE}[gemini]", None, "Gemini reports no cost"),
+    "qwen": Support("Qwen Code", "0.24.4", f"{OFFLINE}[qwen]", None, f"{OFFLINE}[qwen]",
+                    None, "Qwen's Stop hooks are not used by ralph-verify yet"),
+    "opencode": Support("OpenCode", "1.18.33", f"{OFFLINE}[opencode]", None,
+                        f"{OFFLINE}[opencode]", f"{OFFLINE}[opencode]"),
+    "copilot": Support("Copilot CLI", "1.0.102", f"{OFFLINE}[copilot]", None,
+                       f"{OFFLINE}[copilot]", None, "Copilot reports premium requests"),
+    "amp": Support("Amp", None, None, None, None, None,
+                   "not tested offline: Amp talks only to its own service"),
+}
+
+
+def cell(value: str | None, yes: str = "yes") -> str:
+    """A table cell: the claim linked to its test, or "no"."""
+    if value is None:
+        return "no"
+    path, _, test = value.partition("::")
+    return f"{yes} ([test](../../{path}): `{test}`)"
+
+
+def table() -> list[str]:
+    """The Markdown table of docs/agents/index.md."""
+    lines = ["| agent | CLI | tested version | run | Stop hook | session resume | cost "
+             "reported | note |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name, row in ROWS.items():
+        lines.append(
+            f"| [`{name}`]({name}.md) | {row.cli} | {row.version or 'not tested'} | "
+            f"{cell(row.run)} | {cell(row.stop_hook)} | {cell(row.resume)} | "
+            f"{cell(row.cost)} | {row.note} |")
+    return lines
