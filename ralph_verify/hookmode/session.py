@@ -87,7 +87,7 @@ def start_loop(config: Config) -> int:
                           task=task, max_iterations=max_iterations, started_at=now_iso(),
                           mode=MODE)
         # Hook mode works on the user's branch: the checkpoint plugin's prepare sees
-        # session.mode and makes no session branch and no commits.
+        # session.mode and switches to no session branch (it commits beside HEAD).
         config.hook.ralph_session_prepare(session=session)
         # Only now, when nothing refused to start: the last session's files go.
         state.clear_session_files()
