@@ -107,3 +107,37 @@ def test_the_recovery_point_restores_the_users_work_after_a_crash(driver: Driver
     assert ralph.git("branch", "--show-current").strip() == "main"
     assert (ralph.path / "app.txt").read_text() == "version 2, not committed\n"
     assert (ralph.path / "notes.txt").read_text() == "my untracked notes\n"
+
+
+def test_rollback_restores_an_iterations_tree_on_the_session_branch(driver: Driver) -> None:
+    ralph = driver.ralph
+    ralph.git_init()
+    main = ralph.git("rev-parse", "main").strip()
+    outcome = driver.loop("files:done.txt", [{"a.txt": "one\n"}, {"a.txt": "two\n"}],
+                          "--branch-prefix", "agent/")
+    assert outcome.verdict == "max-iterations"
+    branch = outcome.state["plugin_state"]["checkpoint"]["branch"]
+    assert branch == f"agent/{outcome.state['session']}"
+    if driver.kind == "hook":
+        # HEAD is on main, the agent's work uncommitted in the tree (as on the branch's tip):
+        # rollback commits only on the session branch, so it refuses until one switches.
+        refused = ralph.run("rollback", "1")
+        assert refused.ret == 2 and f"'git switch {branch}' first" in refused.err, refused
+        ralph.git("switch", "-q", "-f", branch)  # the tree is its tip: nothing lost
+    assert ralph.git("branch", "--show-current").strip() == branch
+    result = ralph.run("rollback", "1")
+    assert result.ret == 0, result
+    assert (ralph.path / "a.txt").read_text() == "one\n"
+    assert ralph.git("log", "-1", "--format=%s").startswith("ralph: rollback to iteration 1")
+    assert ralph.git("rev-parse", "main").strip() == main
+
+
+def test_no_commit_leaves_no_checkpoints(driver: Driver) -> None:
+    ralph = driver.ralph
+    ralph.git_init()
+    head = ralph.git("rev-parse", "HEAD").strip()
+    outcome = driver.loop("files:done.txt", [{"a.txt": "one\n"}], "--no-commit")
+    assert outcome.verdict == "max-iterations"
+    assert ralph.git("rev-parse", "HEAD").strip() == head
+    assert not outcome.state["plugin_state"]["checkpoint"]["commits"].get("1")
+    assert (ralph.path / "a.txt").read_text() == "one\n"  # the work stays in the tree

@@ -36,14 +36,16 @@ if TYPE_CHECKING:
 
 NAME = "checkpoint"
 DEFAULT_PREFIX = "ralph/"
+#: The session branch and its commits are the Stop hook's loop's too ('start').
+_SCOPES = ("loop", "start")
 
 
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
-    parser.addoption("--no-branch", scope="loop", setting="no-branch", action="store_true",
+    parser.addoption("--no-branch", scope=_SCOPES, setting="no-branch", action="store_true",
                      default=False, help="work on the current branch instead of a new "
                                          "session branch")
-    parser.addoption("--branch-prefix", scope="loop", setting="branch-prefix",
+    parser.addoption("--branch-prefix", scope=_SCOPES, setting="branch-prefix",
                      default=DEFAULT_PREFIX, metavar="PREFIX",
                      help=f"the session branch is PREFIX<session-id> (default {DEFAULT_PREFIX})")
     parser.addoption("--allow-dirty", scope="loop", setting="allow-dirty", action="store_true",
@@ -51,7 +53,7 @@ def ralph_addoption(parser: Parser) -> None:
                      help="start although the tree has uncommitted changes: they are committed "
                           "first, as their own commit on the session branch (with --no-commit "
                           "they stay uncommitted)")
-    parser.addoption("--no-commit", scope="loop", setting="no-commit", action="store_true",
+    parser.addoption("--no-commit", scope=_SCOPES, setting="no-commit", action="store_true",
                      default=False, help="do not commit the agent's changes after each "
                                          "iteration (rollback then has nothing to restore)")
 
