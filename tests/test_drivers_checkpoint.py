@@ -10,7 +10,9 @@ and uncommitted work after an agent wrecked them and the loop died.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -141,3 +143,66 @@ def test_no_commit_leaves_no_checkpoints(driver: Driver) -> None:
     assert ralph.git("rev-parse", "HEAD").strip() == head
     assert not outcome.state["plugin_state"]["checkpoint"]["commits"].get("1")
     assert (ralph.path / "a.txt").read_text() == "one\n"  # the work stays in the tree
+
+
+#: A check that passes once done.txt exists; while ../hold exists it says so and waits.
+SLOW_CHECK = """\
+import pathlib, sys, time
+if pathlib.Path("../hold").exists():
+    pathlib.Path("../checking").write_text("x")
+while pathlib.Path("../hold").exists():
+    time.sleep(0.05)
+sys.exit(0 if pathlib.Path("done.txt").exists() else 1)
+"""
+
+
+def test_a_loop_killed_mid_iteration_goes_on_and_loses_no_work(driver: Driver) -> None:
+    """SIGKILL while the checks run (``run``, or one Stop hook call); the loop goes on
+    (``run --resume``, or the next stop) and the killed iteration's work is committed."""
+    ralph = driver.ralph
+    ralph.git_init()
+    (ralph.path.parent / "slow.py").write_text(SLOW_CHECK)
+    until = f'files:done.txt,cmd:"{sys.executable} ../slow.py"'
+    hold, checking = ralph.path.parent / "hold", ralph.path.parent / "checking"
+    resumed = ralph.path.parent / "resumed"
+    if driver.kind == "run":
+        body = (f"if pathlib.Path({str(resumed)!r}).exists():\n"
+                "    pathlib.Path('done.txt').write_text('work')\n"
+                "else:\n    pathlib.Path('a.txt').write_text('work')\n"
+                f"    pathlib.Path({str(hold)!r}).write_text('x')\n")
+        command = ["run", "--agent", agent(ralph, body), "--until", until,
+                   "--max-iterations", "1", "go"]
+    else:
+        started = ralph.run("start", "--until", until, "--max-iterations", "3", "go")
+        assert started.ret == 0, started
+        (ralph.path / "a.txt").write_text("work")
+        hold.write_text("x")
+        command = ["hook", "claude-stop"]
+    payload = json.dumps({"session_id": "s-1", "hook_event_name": "Stop",
+                          "cwd": str(ralph.path), "stop_hook_active": False,
+                          "last_assistant_message": "done"})
+    proc = subprocess.Popen([sys.executable, "-m", "ralph_verify", *command], cwd=ralph.path,
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, env={**os.environ, **ralph.env})
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write(payload.encode())
+        proc.stdin.close()
+        wait_for(checking.exists, what="the checks to run")
+    finally:
+        proc.kill()
+        proc.wait()
+        hold.unlink(missing_ok=True)  # the orphaned check ends
+    resumed.write_text("x")
+    if driver.kind == "run":
+        result = ralph.run("run", "--resume")
+    else:
+        (ralph.path / "done.txt").write_text("work")
+        result = ralph.run("hook", "claude-stop", stdin=payload)
+    assert result.ret == 0, result
+    data = json.loads((ralph.path / ".ralph/state.json").read_text())
+    assert data["verdict"]["verdict"] == "complete", data["verdict"]
+    assert data["iteration"] == 1  # the killed iteration was never recorded: it runs again
+    branch = data["plugin_state"]["checkpoint"]["branch"]
+    assert ralph.git("show", f"{branch}:a.txt") == "work"  # the killed iteration's work
+    assert ralph.git("show", f"{branch}:done.txt") == "work"

@@ -221,11 +221,19 @@ def epoch(stamp: str) -> float | None:
 
 
 def save_snapshot(state: StateDir, root: Path, previous: Any) -> Any:
+    snap = take_snapshot(root, previous)
+    write_snapshot(state, snap)
+    return snap
+
+
+def take_snapshot(root: Path, previous: Any) -> Any:
     from ralph_verify.project import git, snapshot
-    snap = snapshot.take(root, previous, use_git=git.is_repo(root))
+    return snapshot.take(root, previous, use_git=git.is_repo(root))
+
+
+def write_snapshot(state: StateDir, snap: Any) -> None:
     data = {path: [e.size, e.mtime_ns, e.digest] for path, e in snap.items()}
     state.write_text(state.path / SNAPSHOT_FILE, json.dumps(data))
-    return snap
 
 
 def load_snapshot(state: StateDir) -> Any:
