@@ -113,3 +113,12 @@ def test_a_blocked_promise_ends_as_blocked(driver: Driver) -> None:
     assert ended(driver, outcome, Verdict.BLOCKED) == \
         "the agent is blocked: I need the staging password"
     assert outcome.iterations == 1
+
+
+@pytest.mark.parametrize("command", [("run", "--agent", "cmd:true"), ("start",)])
+def test_a_bad_max_time_is_refused_alike(ralph: Ralph, command: tuple[str, ...]) -> None:
+    result = ralph.run(*command, "--until", "files:done.txt", "--max-time", "5x", "go")
+    assert result.ret == 2, result
+    assert "argument --max-time: expected a duration such as 90m, 2h, 1h30m or seconds, " \
+           "got '5x'" in result.err
+    assert not (ralph.path / ".ralph/state.json").exists()
