@@ -11,6 +11,7 @@ once and parametrized over the driver (``tests/test_one_loop.py``).
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ Step = dict[str, "str | None"]
 _APPLY = """\
 import json
 steps = json.loads(pathlib.Path(sys.argv[1]).read_text())
+says, pause = json.loads(pathlib.Path(sys.argv[2]).read_text())
+time.sleep(pause)
 for rel, text in (steps[N - 1] if N <= len(steps) else {}).items():
     path = pathlib.Path(rel)
     if text is None:
@@ -30,7 +33,7 @@ for rel, text in (steps[N - 1] if N <= len(steps) else {}).items():
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-print("done")
+print(says[N - 1] if N <= len(says) else "done")
 """
 
 
@@ -77,25 +80,35 @@ class Driver:
     def __init__(self, ralph: Ralph, kind: str) -> None:
         self.ralph = ralph
         self.kind = kind
+        self.says: list[str] = []
+        self.pause = 0.0
 
     def __repr__(self) -> str:
         return f"Driver({self.kind})"
 
     def loop(self, until: str, steps: list[Step], *args: str,
-             task: str = "make the checks pass") -> Outcome:
+             task: str = "make the checks pass", says: list[str] | None = None,
+             pause: float = 0.0) -> Outcome:
         """One session until it ends; at most ``len(steps)`` iterations unless ``args``
-        set ``--max-iterations``."""
+        set ``--max-iterations``. ``says[N - 1]`` is the agent's last message of turn ``N``
+        (its promises; default "done"); each turn takes at least ``pause`` seconds."""
         if "--max-iterations" not in args:
             args = (*args, "--max-iterations", str(len(steps)))
+        self.says, self.pause = list(says or []), pause
         if self.kind == "run":
             return self._run(until, steps, args, task)
         return self._hook(until, steps, args, task)
+
+    def said(self, number: int) -> str:
+        return self.says[number - 1] if number <= len(self.says) else "done"
 
     def _run(self, until: str, steps: list[Step], args: tuple[str, ...],
              task: str) -> Outcome:
         script = self.ralph.path.parent / "steps.json"
         script.write_text(json.dumps(steps))
-        command = agent(self.ralph, _APPLY) + f" {script}"
+        turn = self.ralph.path.parent / "turn.json"
+        turn.write_text(json.dumps([self.says, self.pause]))
+        command = agent(self.ralph, _APPLY) + f" {script} {turn}"
         result = self.ralph.run("run", "--agent", command, "--until", until, *args, task)
         assert result.ret != 2 and (self.ralph.path / ".ralph/state.json").exists(), result
         return Outcome(self.ralph.path, result)
@@ -106,9 +119,11 @@ class Driver:
         assert started.ret == 0, started
         result = started
         for number, step in enumerate(steps, 1):
+            time.sleep(self.pause)
             apply(self.ralph.path, step)
             payload = {"session_id": "s-1", "hook_event_name": "Stop", "cwd": str(self.ralph.path),
-                       "stop_hook_active": number > 1, "last_assistant_message": "done"}
+                       "stop_hook_active": number > 1,
+                       "last_assistant_message": self.said(number)}
             result = self.ralph.run("hook", "claude-stop", stdin=json.dumps(payload))
             assert result.ret == 0, result  # an agent hook never fails its agent
             answer = result.json() if result.out.strip() else {}

@@ -94,7 +94,7 @@ def start_loop(config: Config) -> int:
                           task=task, max_iterations=max_iterations, started_at=now_iso(),
                           mode=MODE)
         # Hook mode works on the user's branch: the checkpoint plugin's prepare sees
-        # session.mode and makes no session branch and no commits.
+        # session.mode and switches to no session branch (it commits beside HEAD).
         config.hook.ralph_session_prepare(session=session)
         # Only now, when nothing refused to start: the last session's files go.
         state.clear_session_files()
@@ -223,10 +223,18 @@ def epoch(stamp: str) -> float | None:
 
 
 def save_snapshot(state: StateDir, root: Path, previous: Any) -> Any:
-    snap = snapshot.take(root, previous, use_git=git.is_repo(root))
+    snap = take_snapshot(root, previous)
+    write_snapshot(state, snap)
+    return snap
+
+
+def take_snapshot(root: Path, previous: Any) -> Any:
+    return snapshot.take(root, previous, use_git=git.is_repo(root))
+
+
+def write_snapshot(state: StateDir, snap: Any) -> None:
     data = {path: [e.size, e.mtime_ns, e.digest] for path, e in snap.items()}
     state.write_text(state.path / SNAPSHOT_FILE, json.dumps(data))
-    return snap
 
 
 def load_snapshot(state: StateDir) -> Any:

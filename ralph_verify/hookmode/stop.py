@@ -47,8 +47,9 @@ from ralph_verify.hookmode.session import (
     epoch,
     load_snapshot,
     loop_specs,
-    save_snapshot,
+    take_snapshot,
     thaw_config,
+    write_snapshot,
     write_state,
 )
 from ralph_verify.loop.cycle import Driver
@@ -158,6 +159,7 @@ class _StopDriver(Driver):
         self.deadline = deadline
         self.timed_out = False
         self._before_taken = False
+        self._after: Any = None
 
     def prompt(self, session: Session, iteration: Iteration) -> str:
         """What the agent read: the start message, or the reason the last stop was blocked."""
@@ -167,11 +169,19 @@ class _StopDriver(Driver):
         return ""
 
     def snapshot(self, previous: Any) -> Any:
-        """The tree at the last stop (saved then), then the tree now (saved for the next)."""
+        """The tree at the last stop (saved then), then the tree now (saved for the next
+        once this iteration is recorded: a stop killed before that leaves the last one's,
+        so the next stop still sees this turn's changes)."""
         if not self._before_taken:
             self._before_taken = True
             return load_snapshot(self.state)
-        return save_snapshot(self.state, self.config.root, previous)
+        self._after = take_snapshot(self.config.root, previous)
+        return self._after
+
+    def record(self, iteration: Iteration) -> None:
+        super().record(iteration)
+        if self._after is not None:
+            write_snapshot(self.state, self._after)
 
     def checks(self) -> list[Check]:
         return _clamped(self.config, build_checks(self.config, loop_specs(self.config)),

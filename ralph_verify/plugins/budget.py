@@ -45,7 +45,8 @@ _HOUR = 3600.0
 
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
-    parser.addoption("--max-time", scope="loop", setting="max-time", setting_type=str,
+    # Also on 'start': the Stop hook's loop keeps the same wall-time limit.
+    parser.addoption("--max-time", scope=("loop", "start"), setting="max-time", setting_type=str,
                      type=_duration_arg, default=DEFAULT_MAX_TIME, metavar="DURATION",
                      help=f"stop with verdict budget after this wall time, e.g. 90m, 2h "
                           f"(default {DEFAULT_MAX_TIME}; 0: no limit; checked after each "
@@ -79,7 +80,7 @@ def _duration_arg(text: str) -> str:
 def ralph_configure(config: Config) -> None:
     """A bad ``max-time`` in the config file fails before anything runs (no baseline, no
     branch, no .ralph/)."""
-    if "loop" in config.command.scopes:
+    if {"loop", "start"} & set(config.command.scopes):
         parse_duration(config.get("max_time"))
 
 

@@ -10,7 +10,9 @@ to start with them unless ``--allow-dirty``, and then says what it does.
 
 Commits land only on the session's branch: when the agent has checked out another
 branch they are made through a temporary index, moving neither HEAD nor that branch,
-and ``rollback`` refuses to run off the session's branch. Before the agent runs, a
+and ``rollback`` refuses to run off the session's branch. The Stop hook's loop (hook
+mode) never switches: HEAD stays on the user's branch, and each stop's changes are
+committed on the session branch beside it the same way. Before the agent runs, a
 recovery point (:mod:`ralph_verify.loop.recovery`) keeps the user's branch tip and
 uncommitted work outside the tree, for ``ralph-verify recover``
 (:mod:`ralph_verify.plugins.commands.recover`).
@@ -18,6 +20,7 @@ uncommitted work outside the tree, for ``ralph-verify recover``
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.verification import Verification
@@ -28,18 +31,21 @@ from ralph_verify.markers import hookimpl
 from ralph_verify.project import git
 
 if TYPE_CHECKING:
+    from ralph_verify.loop.recovery import Point
     from ralph_verify.loop.session import Iteration, Session
 
 NAME = "checkpoint"
 DEFAULT_PREFIX = "ralph/"
+#: The session branch and its commits are the Stop hook's loop's too ('start').
+_SCOPES = ("loop", "start")
 
 
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
-    parser.addoption("--no-branch", scope="loop", setting="no-branch", action="store_true",
+    parser.addoption("--no-branch", scope=_SCOPES, setting="no-branch", action="store_true",
                      default=False, help="work on the current branch instead of a new "
                                          "session branch")
-    parser.addoption("--branch-prefix", scope="loop", setting="branch-prefix",
+    parser.addoption("--branch-prefix", scope=_SCOPES, setting="branch-prefix",
                      default=DEFAULT_PREFIX, metavar="PREFIX",
                      help=f"the session branch is PREFIX<session-id> (default {DEFAULT_PREFIX})")
     parser.addoption("--allow-dirty", scope="loop", setting="allow-dirty", action="store_true",
@@ -47,7 +53,7 @@ def ralph_addoption(parser: Parser) -> None:
                      help="start although the tree has uncommitted changes: they are committed "
                           "first, as their own commit on the session branch (with --no-commit "
                           "they stay uncommitted)")
-    parser.addoption("--no-commit", scope="loop", setting="no-commit", action="store_true",
+    parser.addoption("--no-commit", scope=_SCOPES, setting="no-commit", action="store_true",
                      default=False, help="do not commit the agent's changes after each "
                                          "iteration (rollback then has nothing to restore)")
 
@@ -69,7 +75,7 @@ def _listing(paths: list[str]) -> str:
 @hookimpl
 def ralph_session_prepare(session: Session) -> None:
     """Refuse a dirty tree before anything is spent; on resume, get back on the branch.
-    Not in hook mode: the agent works on the user's branch (a recovery point only)."""
+    Not in hook mode: the agent works on the user's branch (see ``_start_beside``)."""
     if session.mode != "run":
         return
     state = _state(session)
@@ -103,8 +109,11 @@ def ralph_session_start(session: Session) -> None:
     from ralph_verify.loop import recovery
     state = _state(session)
     if "git" not in state and git.is_repo(session.root):
-        # The Stop-hook mode (no prepare): no branch, no commits, but a recovery point.
-        state["recovery"] = str(recovery.create(session.root, session.id).dir)
+        # The Stop-hook mode (prepare does nothing there): a recovery point, and the
+        # checkpoints on a session branch beside the user's, which HEAD never leaves.
+        point = recovery.create(session.root, session.id)
+        state["recovery"] = str(point.dir)
+        _start_beside(session, state, point)
     if not state.get("git"):
         return
     root, config = session.root, session.config
@@ -150,10 +159,19 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
     from ralph_verify.loop.records import check_brief
 
     state = _state(session)
-    if not state.get("git") or session.config.get("no_commit"):
+    beside = bool(state.get("beside"))
+    if not (state.get("git") or beside) or session.config.get("no_commit"):
         return
     message = (f"ralph: iteration {iteration.number} — "
                + ", ".join(check_brief(r) for r in verification.results))
+    if beside:
+        sha = _commit_on(session.root, str(state["branch"]), iteration.files_changed, message)
+        if sha is None:
+            _say(session, f"WARNING: the session's branch {state['branch']} is gone; this "
+                          "iteration's changes are not committed")
+            return
+        state["commits"][str(iteration.number)] = iteration.commit = sha
+        return
     own = state.get("branch") or state.get("from_branch")
     where = git.current_branch(session.root)
     if own and where != own:
@@ -169,22 +187,47 @@ def _commit_elsewhere(session: Session, own: str, where: str | None, paths: list
                       message: str) -> str | None:
     """The agent left the session's branch: record its changes on the session's branch
     through a temporary index, moving neither HEAD nor the branch the agent is on."""
-    from ralph_verify.loop import recovery
-    root = session.root
-    tip = git.git(root, "rev-parse", "--verify", "-q", f"refs/heads/{own}",
-                  check=False).strip() or None
     state = _state(session)
     state["left_branch"] = where or "a detached HEAD"
-    if tip is None:
+    sha = _commit_on(session.root, own, paths,
+                     message + f" (the agent was on {state['left_branch']})")
+    if sha is None:
         _say(session, f"WARNING: the session's branch {own} is gone; this iteration's "
                       "changes are not committed")
         return None
-    sha = recovery.snapshot_commit(root, tip, [p for p in paths if not git.is_noise(p)],
-                                   message + f" (the agent was on {state['left_branch']})")
-    git.git(root, "update-ref", f"refs/heads/{own}", sha, tip)
     _say(session, f"WARNING: the agent left the session's branch {own} for "
                   f"{state['left_branch']}; its changes were committed on {own} as {sha[:10]}, "
                   f"{where or 'HEAD'} was not touched")
+    return sha
+
+
+def _start_beside(session: Session, state: dict[str, Any], point: Point) -> None:
+    """Hook mode: the session branch starts at the user's tip (plus their uncommitted work,
+    as its own commit, the recovery point's); HEAD, the index and the user's branch stay."""
+    config = session.config
+    if config.get("no_commit") or config.get("no_branch") or point.tip is None:
+        return
+    branch = f"{config.get('branch_prefix')}{session.id}"
+    base = point.work if point.dirty else point.tip
+    git.git(session.root, "update-ref", f"refs/heads/{branch}", base, "")
+    state.update(branch=branch, beside=True)
+    state["commits"]["0"] = base
+
+
+def _commit_on(root: Path, branch: str, paths: list[str], message: str) -> str | None:
+    """Commit ``paths`` as they are in the tree on top of ``branch``, through a temporary
+    index (HEAD and the index stay); the branch's new tip, or None if the branch is gone."""
+    from ralph_verify.loop import recovery
+
+    tip = git.git(root, "rev-parse", "--verify", "-q", f"refs/heads/{branch}",
+                  check=False).strip() or None
+    if tip is None:
+        return None
+    paths = [p for p in paths if not git.is_noise(p)]
+    if not paths:
+        return tip
+    sha = recovery.snapshot_commit(root, tip, paths, message)
+    git.git(root, "update-ref", f"refs/heads/{branch}", sha, tip)
     return sha
 
 
@@ -209,10 +252,16 @@ def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
 
 def describe(state: dict[str, Any]) -> str:
     """For ``status``."""
-    if "git" not in state:  # ralph_session_prepare never ran: the Stop-hook mode
-        return ("no checkpoints: the session works on your own branch"
-                + (f"; recovery point {state['recovery']} ('ralph-verify recover')"
-                   if state.get("recovery") else ""))
+    if "git" not in state:  # ralph_session_prepare did nothing: the Stop-hook mode
+        text = "the session works on your own branch"
+        if state.get("beside"):
+            text += (f"; {len(state.get('commits') or {})} checkpoint(s) on branch "
+                     f"{state['branch']} beside it ('git switch {state['branch']}', then "
+                     "'ralph-verify rollback N' restores iteration N)")
+        else:
+            text = "no checkpoints: " + text
+        return text + (f"; recovery point {state['recovery']} ('ralph-verify recover')"
+                       if state.get("recovery") else "")
     if not state.get("git"):
         return "not a git repository"
     commits = state.get("commits") or {}
