@@ -52,7 +52,11 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "more-skipped": "more tests skipped", "edited-config": "edited ralph-verify config",
          "edited-baseline": "edited .ralph baseline", "test-infra": "test infrastructure",
          "test-exit": "process exit in tests", "weakened-test": "weakened test",
-         "gaming": "source gaming the tests", "vanished-test": "test gone"}
+         "gaming": "source gaming the tests", "vanished-test": "test gone",
+         "narrowed-setting": "narrowed tool setting", "stand-in": "stand-in for project code",
+         "special-case": "special-cased test input", "constant-true": "assertion that cannot fail",
+         "or-constant": "assertion that cannot fail", "self-compare": "assertion that cannot fail",
+         "swallowed-assert": "swallowed assertion", "checks-removed": "test without checks"}
 
 
 def baseline_path(root: Path) -> Path:
@@ -173,11 +177,15 @@ class IntegrityCheck(Check):
 
     def _compare(self, ctx: VerifyContext, before: dict[str, Any],
                  tampering: list[Failure]) -> CheckResult:
+        from ralph_verify.integrity import deep
         from ralph_verify.integrity.baseline import compare, take, test_total
 
         after = take(ctx.root, protected=before.get("protected_globs", []),
-                     keep=before.get("keep_globs", []), allow=before.get("allow", []))
-        failures = tampering + compare(before, after, ctx.root)
+                     keep=before.get("keep_globs", []), allow=before.get("allow", []),
+                     previous=before)
+        gate = {c.name for c in ctx.checks}
+        found, judged = deep.compare(before, after, ctx.root, gate, before.get("allow") or [])
+        failures = deep.merge(tampering + compare(before, after, ctx.root), found, judged, gate)
         collected = compare_collected(before.get("test_counts") or {}, self._collected(ctx))
         ids_then = before.get("test_ids")
         ids_now = self._ids(ctx) if isinstance(ids_then, dict) else None
