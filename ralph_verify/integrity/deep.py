@@ -53,6 +53,9 @@ def _summarise(rel: str, text: str, own: set[str], plugins: set[str]) -> dict[st
         if found:
             out["standins"] = [list(f) for f in found]
     if is_test_file(rel):
+        imported = standins.project_imports(tree, own)
+        if imported:
+            out["imports"] = imported
         out["asserts"] = assertions.summarise(tree, lines)
         out["pairs"] = [[f, list(a), e] for f, a, e in sorted(special_cases.test_pairs(tree))]
     elif is_source(rel):
@@ -144,12 +147,13 @@ def compare(before: dict[str, Any], after: dict[str, Any], root: Path, gate: set
         return [], set()
     failures: list[Failure] = []
     old_files, new_files = then.get("files", {}), now.get("files", {})
+    imported = {k: v for entry in new_files.values() for k, v in entry.get("imports", {}).items()}
     pairs = {(f, tuple(a), e) for entry in new_files.values() for f, a, e in entry.get("pairs", [])}
     for rel, entry in sorted(new_files.items()):
         was = old_files.get(rel) or {}
         if was.get("sha") == entry.get("sha"):
             continue
-        failures += _standins(rel, was, entry, allow)
+        failures += _standins(rel, was, entry, allow, imported)
         failures += _asserts(rel, was, entry, allow)
         failures += _special(rel, was, entry, pairs, allow)
     tools = gated_tools(gate)
@@ -172,12 +176,15 @@ def compare(before: dict[str, Any], after: dict[str, Any], root: Path, gate: set
 
 
 def _standins(rel: str, was: dict[str, Any], entry: dict[str, Any],
-              allow: Sequence[str]) -> list[Failure]:
+              allow: Sequence[str], imported: dict[str, str]) -> list[Failure]:
     old = Counter((t, s) for t, _, s, _ in was.get("standins", []))
     out = []
-    for target, line, source, scope in entry.get("standins", []):
-        if old[(target, source)] > 0:
-            old[(target, source)] -= 1
+    for raw, line, source, scope in entry.get("standins", []):
+        if old[(raw, source)] > 0:
+            old[(raw, source)] -= 1
+            continue
+        target = standins.resolve(raw, imported)
+        if target is None:
             continue
         if allowed(rel, "stand-in", target, allow) or allowed(rel, "stand-in", scope, allow):
             continue

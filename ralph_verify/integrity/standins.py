@@ -103,6 +103,8 @@ def _target(call: ast.Call, imports: dict[str, str]) -> str | None:
         base = _dotted(args[0], imports)
         if base:
             return f"{base}.{_str(args[1])}" if _str(args[1]) else base
+        if _str(args[1]) and not isinstance(call.func, ast.Name):
+            return f"?.{_str(args[1])}"  # an object we cannot name: judged by the attribute
     if name == "setitem" and len(args) >= 2 and _dotted(args[0], imports) == "sys.modules":
         return _str(args[1])
     return None
@@ -147,13 +149,29 @@ def scan(text: str, own: set[str], *, whole: bool) -> list[Finding]:
                     elif isinstance(lhs, ast.Subscript) \
                             and _dotted(lhs.value, imports) == "sys.modules":
                         target = _str(lhs.slice)
-            if target is None or target.split(".")[0] not in own or id(node) in seen:
+            if target is None or target.split(".")[0] not in {*own, "?"} or id(node) in seen:
                 continue
             seen.add(id(node))
             line = getattr(node, "lineno", 1)
             found.append((target, line, lines[line - 1].strip() if line <= len(lines) else "",
                           scope))
     return sorted(found, key=lambda f: f[1])
+
+
+def project_imports(tree: ast.Module, own: set[str]) -> dict[str, str]:
+    """Names a module imports from the project (``from kata import add``: add -> kata.add)."""
+    return {name: dotted for name, dotted in _imports(tree).items()
+            if dotted.split(".")[0] in own and "." in dotted}
+
+
+def resolve(target: str, imported: dict[str, str]) -> str | None:
+    """A finding's target as the project object it replaces; ``None``: not the project's.
+
+    ``?.add`` (an attribute of an object we could not name, such as ``request.module``)
+    is the project's ``add`` when the tests import a project object by that name."""
+    if target.startswith("?."):
+        return imported.get(target[2:])
+    return target
 
 
 def is_infra_side(rel: str) -> bool:
