@@ -29,6 +29,12 @@ VERSION = 1
 #: Tool -> the checks whose verdict it decides.
 GATES = {"coverage": ("coverage",), "pytest": ("tests", "coverage"), "mypy": ("types",),
          "ruff": ("lint",)}
+#: What each rule's failures are called in the check's summary.
+WHAT = {"narrowed-setting": "narrowed tool setting", "stand-in": "stand-in for project code",
+        "special-case": "special-cased test input",
+        **dict.fromkeys(("constant-true", "or-constant", "self-compare"),
+                        "assertion that cannot fail"),
+        "swallowed-assert": "swallowed assertion", "checks-removed": "test without checks"}
 _RESOLVE = {"coverage": effective.coverage_config, "mypy": effective_tools.mypy_config,
             "ruff": effective_tools.ruff_config}
 _COMPARE = {"coverage": effective.compare_coverage, "pytest": effective.compare_pytest,

@@ -52,11 +52,7 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "more-skipped": "more tests skipped", "edited-config": "edited ralph-verify config",
          "edited-baseline": "edited .ralph baseline", "test-infra": "test infrastructure",
          "test-exit": "process exit in tests", "weakened-test": "weakened test",
-         "gaming": "source gaming the tests", "vanished-test": "test gone",
-         "narrowed-setting": "narrowed tool setting", "stand-in": "stand-in for project code",
-         "special-case": "special-cased test input", "constant-true": "assertion that cannot fail",
-         "or-constant": "assertion that cannot fail", "self-compare": "assertion that cannot fail",
-         "swallowed-assert": "swallowed assertion", "checks-removed": "test without checks"}
+         "gaming": "source gaming the tests", "vanished-test": "test gone"}
 
 
 def baseline_path(root: Path) -> Path:
@@ -138,8 +134,12 @@ class IntegrityCheck(Check):
 
     def run(self, ctx: VerifyContext) -> CheckResult:
         from ralph_verify.frozen import FrozenError, thaw
+        from ralph_verify.integrity.git_baseline import REF_PICTURE_KEY
         from ralph_verify.stash import SESSION_KEY
 
+        ref = ctx.config.stash.get(REF_PICTURE_KEY)
+        if ref is not None:  # check --baseline REF
+            return self._compare(ctx, ref, [])
         session = ctx.config.stash.get(SESSION_KEY)
         if session is not None and session.baseline is None:
             return self.result(Status.SKIPPED, "the baseline is taken when the session starts; "
@@ -198,7 +198,8 @@ class IntegrityCheck(Check):
             # The ids say which tests went; a count says less.
             collected = [f for f in collected if f.code != "fewer-collected"]
         failures += collected
-        since = f"since session {before.get('session') or '?'} started"
+        since = f"since {before['ref']}" if before.get("ref") \
+            else f"since session {before.get('session') or '?'} started"
         if not failures:
             markers = sum(len(m) for m in after["markers"].values())
             return self.result(
@@ -207,7 +208,8 @@ class IntegrityCheck(Check):
                 f"suppressions, {len(after['settings'])} gating settings)",
                 metric=0.0, counts={"tests": test_total(after)})
         kinds = Counter(f.code or "?" for f in failures)
-        listing = ", ".join(f"{n} {_WHAT.get(code, code)}" for code, n in kinds.most_common())
+        what = {**_WHAT, **deep.WHAT}
+        listing = ", ".join(f"{n} {what.get(code, code)}" for code, n in kinds.most_common())
         return self.result(Status.FAILED, f"{len(failures)} weakened {since}: {listing}",
                            metric=float(len(failures)), failures=failures,
                            counts={"tests": test_total(after)})
