@@ -109,7 +109,7 @@ RUFF_CHEATS = {
                          "no longer enforces 1 rule(s) it enforced at the start (F401)"),
     ".ruff.toml per-file-ignores": ({".ruff.toml": '[lint]\nselect = ["E", "F"]\n\n'
                                           '[lint.per-file-ignores]\n"kata.py" = ["F401"]\n'},
-                           "ruff now ignores F401 in kata.py"),
+                           "ruff now ignores F401 in kata.py, where they fire"),
     "ruff.toml extend-exclude": ({"ruff.toml": 'extend-exclude = ["kata.py"]\n\n[lint]\n'
                                                'select = ["E", "F"]\n'},
                                  "ruff no longer lints 1 file(s)"),

@@ -173,12 +173,20 @@ def compare(before: dict[str, Any], after: dict[str, Any], root: Path, gate: set
         judged.add(tool)
         if then.get("config") == now.get("config"):
             continue
-        for _, path, line, message in _COMPARE[tool](root, a, b, files):
+        extra = {"renamed": _renamed(old_files, new_files)} if tool == "ruff" else {}
+        for _, path, line, message in _COMPARE[tool](root, a, b, files, **extra):
             if not allowed(path, "narrowed-setting", tool, allow):
                 failures.append(_failure(
                     path, line, "narrowed-setting", f"{message} (allow it on purpose with "
                     f'allow = ["{path}:{tool}"] in [tool.ralph-verify.checks.integrity])'))
     return failures, judged
+
+
+def _renamed(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
+    """New path -> old path, for files that moved with the same content."""
+    by_sha = {entry.get("sha"): rel for rel, entry in old.items()}
+    return {rel: by_sha[entry.get("sha")] for rel, entry in new.items()
+            if rel not in old and entry.get("sha") in by_sha}
 
 
 def _standins(rel: str, was: dict[str, Any], entry: dict[str, Any],

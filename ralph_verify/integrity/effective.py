@@ -181,6 +181,8 @@ def _ini(root: Path) -> tuple[str | None, dict[str, Any]]:
         table = data.get("tool", {}).get("pytest", {})
         if isinstance(table, dict) and isinstance(table.get("ini_options"), dict):
             return "pyproject.toml", table["ini_options"]
+        if isinstance(table, dict) and table:  # pytest 9's native [tool.pytest]
+            return "pyproject.toml", table
     for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
         if (root / name).is_file():
             found = _ini_section(root / name, section, configparser)
@@ -211,6 +213,8 @@ def pytest_config(root: Path, conftests: dict[str, list[str]]) -> dict[str, Any]
     file, ini = _ini(root)
     opts = addopts_items(ini.get("addopts", "")) + addopts_items(
         os.environ.get("PYTEST_ADDOPTS", ""))
+    if str(ini.get("strict", "")).lower() in ("true", "1", "yes"):  # pytest 9: all of them
+        opts += [o for o in ("--strict-markers", "--strict-config") if o not in opts]
     return {"file": file, "addopts": opts, "testpaths": _list(ini.get("testpaths")),
             "python_files": _list(ini.get("python_files")) or ["test_*.py", "*_test.py"],
             "norecursedirs": _list(ini.get("norecursedirs")) or _DEFAULT_NORECURSE,

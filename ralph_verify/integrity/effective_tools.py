@@ -197,12 +197,29 @@ def ruff_config(root: Path) -> dict[str, Any]:
     return {"linted": linted, "rules": rules, "per_file": per_file, "file": file}
 
 
+def _ignored(per_file: dict[str, list[str]], rel: str) -> set[str]:
+    return {code for pattern, codes in per_file.items()
+            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel.rsplit("/", 1)[-1], pattern)
+            for code in codes}
+
+
+def _hides(root: Path, codes: list[str], files: list[str]) -> bool:
+    """Whether ``codes`` fire in ``files`` once the per-file ignores are lifted (an ignore
+    that hides nothing narrows nothing)."""
+    out = _ruff(root, "--config", "lint.per-file-ignores = {}", "--select", ",".join(codes),
+                "--output-format", "concise", "--exit-zero", "--", *files)
+    return out is None or any(code in out for code in codes)
+
+
 def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
-                 files: list[str]) -> list[Narrowing]:
+                 files: list[str], renamed: dict[str, str] | None = None) -> list[Narrowing]:
+    """``renamed``: new path -> the old path of a file with the same content."""
     where = new.get("file") or "pyproject.toml"
     present = set(files)
+    renamed = renamed or {}
     found: list[Narrowing] = []
-    lost = sorted(set(old.get("linted", [])) & present - set(new.get("linted", [])))
+    was_linted = set(old.get("linted", []))
+    lost = sorted(was_linted & present - set(new.get("linted", [])))
     if lost:
         found.append(("ruff", where, line_of(root, where, ("exclude", "extend-exclude",
                                                            "extend_exclude", "include")),
@@ -214,13 +231,22 @@ def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
                                                            "extend-select")),
                       f"ruff no longer enforces {len(dropped)} rule(s) it enforced at the "
                       f"start ({listed(dropped)}): fix the code instead"))
-    rules = set(new.get("rules", []))
-    for pattern, codes in sorted(new.get("per_file", {}).items()):
-        extra = sorted(set(codes) & rules - set(old.get("per_file", {}).get(pattern, []))
-                       & set(old.get("rules", [])))
-        hit = [f for f in new.get("linted", []) if fnmatch.fnmatch(f, pattern)
-               or fnmatch.fnmatch(f.rsplit("/", 1)[-1], pattern)]
-        if extra and hit:
-            found.append(("ruff", where, line_of(root, where, (f'"{pattern}"', pattern)),
-                          f"ruff now ignores {listed(extra)} in {pattern} ({listed(hit)})"))
+    enforced = set(new.get("rules", [])) & set(old.get("rules", []))
+    extra: dict[str, list[str]] = {}  # file -> codes newly ignored in it
+    for rel in new.get("linted", []):
+        then = _ignored(old.get("per_file", {}), renamed.get(rel, rel))
+        codes = sorted((_ignored(new.get("per_file", {}), rel) & enforced) - then)
+        if codes:
+            extra[rel] = codes
+    by_codes: dict[tuple[str, ...], list[str]] = {}
+    for rel, codes in sorted(extra.items()):
+        by_codes.setdefault(tuple(codes), []).append(rel)
+    for group, hit in sorted(by_codes.items()):
+        if not _hides(root, list(group), hit):
+            continue
+        pattern = next((p for p, c in new.get("per_file", {}).items() if set(group) & set(c)
+                        and any(fnmatch.fnmatch(h, p) for h in hit)), hit[0])
+        found.append(("ruff", where, line_of(root, where, (f'"{pattern}"', pattern)),
+                      f"ruff now ignores {listed(list(group))} in {listed(hit)}, where they "
+                      "fire: fix the code instead"))
     return found
