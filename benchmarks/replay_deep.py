@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import subprocess
 import sys
 import tarfile
@@ -36,7 +37,7 @@ def replay(git_dir: Path, commits: int, gate: set[str]) -> tuple[int, int, list[
                            "-n", str(commits + 1), "HEAD"], capture_output=True, text=True,
                           check=True).stdout.split()
     flagged, total, lines, spent = 0, 0, [], 0.0
-    for child, parent in zip(revs, revs[1:], strict=False):
+    for child, parent in itertools.pairwise(revs):
         with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
             before_files = export(git_dir, parent, Path(a))
             after_files = export(git_dir, child, Path(b))

@@ -153,7 +153,9 @@ def test_special_casing_the_test_inputs_never_completes(driver: Driver, spelling
 def test_a_unit_table_and_a_base_case_complete(driver: Driver) -> None:
     code = ("FACTORS = {'km': 1000, 'm': 1}\n\n\ndef add(a, b):\n    if a == 0:\n"
             "        return b\n    return a + b\n\n\ndef to_metres(n, unit):\n"
-            "    return n * FACTORS[unit]\n")
-    tests = TESTS + ("\n\ndef test_to_metres():\n    from kata import to_metres\n"
-                     "    assert to_metres(2, 'km') == 2000\n    assert add(0, 4) == 4\n")
+            "    return n * FACTORS[unit]\n\n\nROMAN = {1: 'I', 4: 'IV', 5: 'V', 9: 'IX', "
+            "10: 'X', 50: 'L'}\n\n\ndef numeral(n):\n    return ROMAN[n]\n")
+    tests = TESTS + ("\n\ndef test_to_metres():\n    from kata import numeral, to_metres\n"
+                     "    assert to_metres(2, 'km') == 2000\n    assert add(0, 4) == 4\n"
+                     "    assert numeral(5) == 'V'\n")
     _honest(driver, "tests", dict(TESTS_KATA), {"kata.py": code, "tests/test_kata.py": tests})

@@ -204,10 +204,13 @@ def _ignored(per_file: dict[str, list[str]], rel: str) -> set[str]:
 
 
 def _hides(root: Path, codes: list[str], files: list[str]) -> bool:
-    """Whether ``codes`` fire in ``files`` once the per-file ignores are lifted (an ignore
-    that hides nothing narrows nothing)."""
-    out = _ruff(root, "--config", "lint.per-file-ignores = {}", "--select", ",".join(codes),
-                "--output-format", "concise", "--exit-zero", "--", *files)
+    """Whether ``codes`` fire in ``files`` once the ignores are lifted (an ignore, or a rule
+    dropped, that hides nothing narrows nothing)."""
+    if not files:
+        return False
+    out = _ruff(root, "--config", "lint.per-file-ignores = {}", "--config", "lint.ignore = []",
+                "--select", ",".join(codes), "--output-format", "concise", "--exit-zero",
+                "--", *files)
     return out is None or any(code in out for code in codes)
 
 
@@ -226,7 +229,7 @@ def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
                       f"ruff no longer lints {len(lost)} file(s) it linted at the start "
                       f"({listed(lost)}): fix them instead"))
     dropped = sorted(set(old.get("rules", [])) - set(new.get("rules", [])))
-    if dropped:
+    if dropped and _hides(root, dropped, sorted(set(new.get("linted", [])) & present)):
         found.append(("ruff", where, line_of(root, where, ("ignore", "extend-ignore", "select",
                                                            "extend-select")),
                       f"ruff no longer enforces {len(dropped)} rule(s) it enforced at the "

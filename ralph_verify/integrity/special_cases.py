@@ -8,7 +8,9 @@ of a call to a function and the literal the result is compared with (``parametri
 too). The implementation gives *candidates*: the literals a branch of function ``f``
 compares its parameters with, and the literal it returns; the entries of a literal dict.
 A candidate that reproduces a pair — every argument, and the expected value — is a
-finding, unless all its literals are trivial (``0``, ``1``, ``""``...: base cases).
+finding, unless all its literals are trivial (``0``, ``1``, ``""``...: base cases); a table
+only when at least half of its entries are the tests' answers (a table of data, such as
+roman numerals, has many entries the tests never ask for).
 """
 
 from __future__ import annotations
@@ -183,12 +185,13 @@ def candidates(tree: ast.Module, lines: list[str]) -> list[Candidate]:
                 found.append(("branch", func.name, inputs, out or "",
                               getattr(where, "lineno", 1), source(where)))
         elif isinstance(func, ast.Dict) and 0 < len(func.keys) <= MAX_TABLE:
+            size = len(func.keys)  # a table of data is judged by its share of test answers
             for key, value in zip(func.keys, func.values, strict=True):
                 k = _literal(key) if key is not None else None
                 v = _literal(value)
                 if k is not None and v is not None:
-                    found.append(("table", "", (k,), v, getattr(key, "lineno", func.lineno),
-                                  source(key or func)))
+                    found.append(("table", f"{size}@{func.lineno}", (k,), v,
+                                  getattr(key, "lineno", func.lineno), source(key or func)))
     return found
 
 
