@@ -33,6 +33,55 @@ MARKER = ".ralph-verify-hidden"
 WITHHELD = "hidden test: source withheld"
 
 
+MARKED = "hidden"
+
+
+def marked_args(ctx: VerifyContext) -> list[str]:
+    """``-m "not hidden"`` when ``tests:hidden`` (marked tests) is among the checks: the
+    visible run leaves the held-out tests to their own check."""
+    if any(c.name == "tests" and c.spec.arg == MARKED for c in ctx.checks):
+        return ["-m", f"not {MARKED}"]
+    return []
+
+
+def run_marked(check: Check, ctx: VerifyContext) -> CheckResult:
+    """``tests:hidden``: the tests the user marked ``@pytest.mark.hidden``, run apart,
+    failures reported by id and first message line only."""
+    from ralph_verify.plugins.junit import report_result
+    from ralph_verify.plugins.pytest_shared import (
+        EXIT_NO_TESTS,
+        _launch,
+        read_pytest_report,
+        rerun_args,
+        tests_args,
+    )
+    from ralph_verify.process import ToolError
+
+    args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), "-p", "no:cacheprovider",
+            "--tb=line", "-m", MARKED]
+    try:
+        run = _launch(ctx, "pytest-hidden", args=args, coverage=False)
+    except ToolError:
+        return check.error("the held-out tests could not be run (pytest's output is "
+                           "withheld: it would show their source); run them by hand")
+    if run.tool_run.returncode == EXIT_NO_TESTS:
+        return check.result(Status.FAILED, "no test marked @pytest.mark.hidden collected",
+                            metric=0.0, failures=[Failure(
+                                message="tests:hidden holds out the tests marked "
+                                        "@pytest.mark.hidden, and none was collected: mark "
+                                        "the acceptance tests, or use tests:hidden=PATH",
+                                code="no-tests")])
+    try:
+        report = read_pytest_report(run)
+    except JUnitError:
+        return check.error("the held-out tests' report is unreadable")
+    report.problems = [_withheld(case, "") for case in report.problems]
+    result = report_result(check, report, no_tests="no held-out test ran")
+    result.summary = f"held-out tests: {result.summary}"
+    result.output = ""
+    return result
+
+
 def hidden_source(check: Check, root: Path) -> Path | str:
     """The held-out tests named by ``tests:hidden=PATH``, or what is wrong with PATH."""
     raw = (check.spec.arg or "")[len(PREFIX):].strip()
@@ -72,6 +121,8 @@ def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
     )
     from ralph_verify.process import ToolError
 
+    if check.spec.arg == MARKED:
+        return run_marked(check, ctx)
     source = hidden_source(check, ctx.root)
     if isinstance(source, str):
         return check.error(source)

@@ -78,9 +78,11 @@ def tests_options(ctx: VerifyContext) -> TestsOptions:
 def tests_args(ctx: VerifyContext) -> list[str]:
     """``args`` of ``[tool.ralph-verify.checks.tests]``: without the table, none, and the
     options are not built (pydantic is not imported before pytest starts)."""
+    from ralph_verify.plugins.hidden_tests import marked_args
+
     if ctx.config.check_options.get("tests") is None:
-        return []
-    return list(tests_options(ctx).args)
+        return marked_args(ctx)
+    return [*tests_options(ctx).args, *marked_args(ctx)]
 
 
 def pytest_env(ctx: VerifyContext) -> dict[str, str]:
