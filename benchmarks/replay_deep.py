@@ -20,6 +20,7 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 
 def export(git_dir: Path, commit: str, target: Path) -> list[str]:
@@ -37,15 +38,17 @@ def replay(git_dir: Path, commits: int, gate: set[str]) -> tuple[int, int, list[
                            "-n", str(commits + 1), "HEAD"], capture_output=True, text=True,
                           check=True).stdout.split()
     flagged, total, lines, spent = 0, 0, [], 0.0
-    for child, parent in itertools.pairwise(revs):
+    before: dict[str, Any] | None = None
+    for parent, child in itertools.pairwise(reversed(revs)):  # oldest first
         with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
-            before_files = export(git_dir, parent, Path(a))
+            if before is None:
+                before = {"deep": deep.take(Path(a), export(git_dir, parent, Path(a)))}
             after_files = export(git_dir, child, Path(b))
-            before = {"deep": deep.take(Path(a), before_files)}
             start = time.perf_counter()
             after = {"deep": deep.take(Path(b), after_files, before)}
             found, _ = deep.compare(before, after, Path(b), gate)
             spent += time.perf_counter() - start
+        before = after  # the child is the next commit's parent
         total += 1
         if found:
             flagged += 1
