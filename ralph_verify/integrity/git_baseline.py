@@ -15,14 +15,12 @@ import io
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ralph_verify.errors import UsageError
 from ralph_verify.stash import StashKey
-
-if TYPE_CHECKING:
-    from ralph_verify.config import Config
 
 #: The picture of ``--baseline REF``'s tree, when ``check`` was given one.
 REF_PICTURE_KEY = StashKey[dict[str, Any]]("integrity-ref-picture")
@@ -62,28 +60,14 @@ def export(root: Path, ref: str, target: Path) -> str:
     return commit
 
 
-def take_ref_picture(config: Config, root: Path, ref: str) -> dict[str, Any]:
+def take_ref_picture(root: Path, ref: str, *, protected: Sequence[str] = (),
+                     keep: Sequence[str] = (), allow: Sequence[str] = ()) -> dict[str, Any]:
     """The integrity picture of ``ref``'s tree, with the project's integrity options."""
     from ralph_verify.integrity.baseline import take
-    from ralph_verify.plugins.integrity import options_of
 
-    options = options_of(config)
     with tempfile.TemporaryDirectory(prefix="ralph-verify-baseline-") as folder:
         tree = Path(folder)
         commit = export(root, ref, tree)
-        picture = take(tree, protected=options.protected, keep=options.keep,
-                       allow=options.allow)
-        deep = picture.get("deep") or {}
-        for tool in (deep.get("effective") or {}).values():
-            if isinstance(tool, dict) and isinstance(tool.get("file"), str):
-                tool["file"] = tool["file"].removeprefix(str(tree.resolve()) + "/")
+        picture = take(tree, protected=protected, keep=keep, allow=allow)
     picture["ref"] = f"{ref} ({commit[:12]})"
     return picture
-
-
-def prepare(config: Config, root: Path) -> None:
-    """For ``check --baseline REF``: picture REF and make sure ``integrity`` runs."""
-    ref = config.get("baseline")
-    if not ref:
-        return
-    config.stash[REF_PICTURE_KEY] = take_ref_picture(config, root, str(ref))

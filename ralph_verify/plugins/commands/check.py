@@ -45,10 +45,14 @@ def run_check(config: Config) -> int:
 
     specs = config.until_specs()
     if config.get("baseline"):
-        from ralph_verify.integrity.git_baseline import prepare
+        from ralph_verify.integrity.git_baseline import REF_PICTURE_KEY, take_ref_picture
+        from ralph_verify.plugins.integrity import options_of
         from ralph_verify.until import parse_spec
 
-        prepare(config, config.root)
+        options = options_of(config)
+        config.stash[REF_PICTURE_KEY] = take_ref_picture(
+            config.root, str(config.get("baseline")), protected=options.protected,
+            keep=options.keep, allow=options.allow)
         if not any(spec.name == "integrity" for spec in specs):
             specs = [*specs, parse_spec("integrity", source="--baseline")]
     for spec in specs:
