@@ -147,7 +147,9 @@ def _failure(path: str, line: int, rule: str, message: str, detail: str = "") ->
 
 def compare(before: dict[str, Any], after: dict[str, Any], root: Path, gate: set[str],
             allow: Sequence[str] = ()) -> tuple[list[Failure], set[str]]:
-    """Failures new since ``before``, and the tools judged by their effective settings."""
+    """Failures new since ``before``, and the tools whose effective settings did not narrow
+    (their per-file ``weakened-setting`` findings are moves, not narrowings: see
+    :func:`superseded`; where a tool did narrow, the per-file findings stay, more precise)."""
     then, now = before.get("deep") or {}, after.get("deep") or {}
     if then.get("version") != VERSION or now.get("version") != VERSION:
         return [], set()
@@ -170,12 +172,16 @@ def compare(before: dict[str, Any], after: dict[str, Any], root: Path, gate: set
         a, b = old_eff.get(tool) or {}, new_eff.get(tool) or {}
         if "error" in a or "error" in b or not a or not b:
             continue
-        judged.add(tool)
         if then.get("config") == now.get("config"):
+            judged.add(tool)
             continue
         extra = {"renamed": _renamed(old_files, new_files)} if tool == "ruff" else {}
-        for _, path, line, message in _COMPARE[tool](root, a, b, files, **extra):
-            if not allowed(path, "narrowed-setting", tool, allow):
+        narrowings = _COMPARE[tool](root, a, b, files, **extra)
+        if not narrowings:
+            judged.add(tool)  # its per-file findings are a setting moved or made stricter
+        for kind, path, line, message in narrowings:
+            if kind != effective_tools.QUIET and not allowed(path, "narrowed-setting", tool,
+                                                             allow):
                 failures.append(_failure(
                     path, line, "narrowed-setting", f"{message} (allow it on purpose with "
                     f'allow = ["{path}:{tool}"] in [tool.ralph-verify.checks.integrity])'))

@@ -24,7 +24,9 @@ STRICT_FLAGS = ("warn_unused_configs", "disallow_any_generics", "disallow_subcla
                 "check_untyped_defs", "disallow_untyped_decorators", "warn_redundant_casts",
                 "warn_unused_ignores", "warn_return_any", "no_implicit_reexport",
                 "strict_equality", "extra_checks")
-_SILENCING = ("ignore_errors",)
+#: The tool of a narrowing that hides nothing today (its rules fire nowhere): not a finding
+#: of its own, but the tool's per-file findings are not dropped as a move either.
+QUIET = "quiet"
 
 
 def _truth(value: Any) -> bool:
@@ -229,9 +231,11 @@ def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
                       f"ruff no longer lints {len(lost)} file(s) it linted at the start "
                       f"({listed(lost)}): fix them instead"))
     dropped = sorted(set(old.get("rules", [])) - set(new.get("rules", [])))
-    if dropped and _hides(root, dropped, sorted(set(new.get("linted", [])) & present)):
-        found.append(("ruff", where, line_of(root, where, ("ignore", "extend-ignore", "select",
-                                                           "extend-select")),
+    if dropped:
+        hides = _hides(root, dropped, sorted(set(new.get("linted", [])) & present))
+        found.append(("ruff" if hides else QUIET, where,
+                      line_of(root, where, ("ignore", "extend-ignore", "select",
+                                            "extend-select")),
                       f"ruff no longer enforces {len(dropped)} rule(s) it enforced at the "
                       f"start ({listed(dropped)}): fix the code instead"))
     enforced = set(new.get("rules", [])) & set(old.get("rules", []))
@@ -245,11 +249,11 @@ def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
     for rel, codes in sorted(extra.items()):
         by_codes.setdefault(tuple(codes), []).append(rel)
     for group, hit in sorted(by_codes.items()):
-        if not _hides(root, list(group), hit):
-            continue
+        quiet = not _hides(root, list(group), hit)
         pattern = next((p for p, c in new.get("per_file", {}).items() if set(group) & set(c)
                         and any(fnmatch.fnmatch(h, p) for h in hit)), hit[0])
-        found.append(("ruff", where, line_of(root, where, (f'"{pattern}"', pattern)),
+        found.append((QUIET if quiet else "ruff", where,
+                      line_of(root, where, (f'"{pattern}"', pattern)),
                       f"ruff now ignores {listed(list(group))} in {listed(hit)}, where they "
                       "fire: fix the code instead"))
     return found
