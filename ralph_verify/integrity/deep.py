@@ -67,6 +67,8 @@ def _summarise(rel: str, text: str, own: set[str], plugins: set[str]) -> dict[st
     elif is_source(rel):
         out["candidates"] = [[k, f, list(i), o, line, s] for k, f, i, o, line, s
                              in special_cases.candidates(tree, lines)]
+        out["defines"] = sorted({n.name for n in ast.walk(tree)
+                                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))})
     return out
 
 
@@ -239,15 +241,18 @@ def _asserts(rel: str, was: dict[str, Any], entry: dict[str, Any],
 
 def _special(rel: str, was: dict[str, Any], entry: dict[str, Any],
              pairs: set[special_cases.Pair], allow: Sequence[str]) -> list[Failure]:
-    def key(c: list[Any]) -> tuple[Any, ...]:
-        return c[0], c[1], tuple(c[2]), c[3]
+    def key(c: list[Any]) -> tuple[Any, ...]:  # a table's line may move with the code
+        return c[0], c[1].split("@")[0] if c[0] == "table" else c[1], tuple(c[2]), c[3]
+
+    defined = set(entry.get("defines", []))  # a table answers for this module's functions
+    table_pairs = {p for p in pairs if p[0] in defined and not special_cases.trivial([p[2]])}
 
     old = Counter(key(c) for c in was.get("candidates", []))
     hits: dict[int, tuple[str, list[str]]] = {}
     answers: Counter[str] = Counter()  # table -> its entries that are a test's answer
     for kind, func, inputs, out, line, source in entry.get("candidates", []):
         if kind == "table" and special_cases.matches(
-                (kind, func, tuple(inputs), out, line, source), pairs):
+                (kind, func, tuple(inputs), out, line, source), table_pairs):
             answers[func] += 1
     for cand in entry.get("candidates", []):
         if old[key(cand)] > 0:
@@ -256,7 +261,8 @@ def _special(rel: str, was: dict[str, Any], entry: dict[str, Any],
         kind, func, inputs, out, line, source = cand
         if kind == "table" and 2 * answers[func] < int(func.split("@")[0]):
             continue  # mostly data the tests never ask for
-        matched = special_cases.matches((kind, func, tuple(inputs), out, line, source), pairs)
+        matched = special_cases.matches((kind, func, tuple(inputs), out, line, source),
+                                        table_pairs if kind == "table" else pairs)
         if matched and not allowed(rel, "special-case", func or source, allow):
             hits.setdefault(line, (source, []))[1].extend(special_cases.show(p)
                                                           for p in matched)

@@ -195,7 +195,7 @@ def candidates(tree: ast.Module, lines: list[str]) -> list[Candidate]:
     return found
 
 
-def _trivial(values: list[str]) -> bool:
+def trivial(values: list[str]) -> bool:
     return all(v in _TRIVIAL or (v.startswith("'") and len(v) <= 3) for v in values)
 
 
@@ -204,7 +204,7 @@ def matches(candidate: Candidate, pairs: set[Pair]) -> list[Pair]:
     kind, func, inputs, out, _, _ = candidate
     hits = []
     for name, args, expected in pairs:
-        if expected != out or _trivial([*args, expected]):
+        if expected != out or trivial([*args, expected]):
             continue
         if kind == "branch":
             if name != func or len(args) > len(inputs):
