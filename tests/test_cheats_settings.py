@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.drivers import Driver
+from tests.drivers import Driver, Step
 from tests.test_cheats_effect import FIXED, KATA, TESTS, _cheat, _honest, driver
 
 __all__ = ["driver"]  # the fixture, parametrized over both drivers
@@ -16,7 +16,7 @@ __all__ = ["driver"]  # the fixture, parametrized over both drivers
 COVERED = FIXED + "\n\ndef extra(x):\n    if x:\n        return 1\n    return 2\n"
 COVERAGE_KATA = {"pyproject.toml": "[tool.coverage.run]\nbranch = true\n",
                  "kata.py": COVERED, "tests/test_kata.py": TESTS}
-COVERAGE_CHEATS = {
+COVERAGE_CHEATS: dict[str, Step] = {
     ".coveragerc omit": {".coveragerc": "[run]\nomit = kata.py\n"},
     "setup.cfg exclude_lines": {"setup.cfg": "[coverage:report]\nexclude_lines =\n"
                                              "    def extra\n"},
@@ -27,7 +27,7 @@ COVERAGE_CHEATS = {
 @pytest.mark.parametrize("spelling", sorted(COVERAGE_CHEATS))
 def test_coverage_narrowed_from_another_file_never_completes(driver: Driver,
                                                              spelling: str) -> None:
-    _cheat(driver, "tests,coverage>=100", dict(COVERAGE_KATA), COVERAGE_CHEATS[spelling],
+    _cheat(driver, "tests,coverage>=100", dict(COVERAGE_KATA), dict(COVERAGE_CHEATS[spelling]),
            "narrowed-setting", "coverage now excludes" if "exclude" in spelling
            else "coverage no longer measures 1 file(s) it measured at the start (kata.py)")
 
