@@ -81,7 +81,22 @@ def _config_state(root: Path, files: list[str]) -> dict[str, str]:
     return state
 
 
-def resolve(root: Path, files: list[str]) -> dict[str, Any]:
+#: The config files (and ``$VARIABLES``) each tool reads: it is resolved again only when
+#: one of them changed.
+_INPUTS = {"coverage": (".coveragerc", ".coveragerc.toml", "setup.cfg", "tox.ini",
+                        "pyproject.toml", "$COVERAGE_RCFILE"),
+           "pytest": ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg",
+                      "$PYTEST_ADDOPTS", "conftest.py"),
+           "mypy": ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg", "$MYPY_CONFIG_FILE"),
+           "ruff": ("ruff.toml", ".ruff.toml", "pyproject.toml")}
+
+
+def _inputs(tool: str, state: dict[str, str]) -> dict[str, str]:
+    names = _INPUTS[tool]
+    return {k: v for k, v in state.items() if k in names or k.rsplit("/", 1)[-1] in names}
+
+
+def _pytest(root: Path, files: list[str]) -> dict[str, Any]:
     conftests = {}
     for rel in files:
         if rel.rsplit("/", 1)[-1] == "conftest.py":
@@ -91,10 +106,20 @@ def resolve(root: Path, files: list[str]) -> dict[str, Any]:
                 continue
             conftests[rel] = [v for key, values, _ in conftest_settings(text)
                               if key.startswith("collect_ignore") for v in values]
-    found: dict[str, Any] = {"pytest": effective.pytest_config(root, conftests)}
-    for tool, reader in _RESOLVE.items():
+    return effective.pytest_config(root, conftests)
+
+
+def resolve(root: Path, files: list[str], state: dict[str, str],
+            old: dict[str, Any]) -> dict[str, Any]:
+    """Each tool's effective settings; ``old``'s where none of the tool's inputs changed."""
+    found: dict[str, Any] = {}
+    for tool in _INPUTS:
+        if tool in old.get("effective", {}) \
+                and _inputs(tool, old.get("config", {})) == _inputs(tool, state):
+            found[tool] = old["effective"][tool]
+            continue
         try:
-            found[tool] = reader(root)
+            found[tool] = _pytest(root, files) if tool == "pytest" else _RESOLVE[tool](root)
         except Exception as exc:  # a tool's reader must never break the check
             found[tool] = {"error": f"{type(exc).__name__}: {exc}"}
     return found
@@ -128,10 +153,7 @@ def take(root: Path, files: list[str], previous: dict[str, Any] | None = None,
             else {"sha": digest, **_summarise(rel, text, own, set(plugins))}
     config = _config_state(root, files)
     picture["config"] = config
-    if old.get("config") == config and "effective" in old:
-        picture["effective"] = old["effective"]
-    else:
-        picture["effective"] = resolve(root, files)
+    picture["effective"] = resolve(root, files, config, old)
     return picture
 
 
@@ -174,7 +196,7 @@ def compare(before: dict[str, Any], after: dict[str, Any], root: Path, gate: set
         a, b = old_eff.get(tool) or {}, new_eff.get(tool) or {}
         if "error" in a or "error" in b or not a or not b:
             continue
-        if then.get("config") == now.get("config"):
+        if _inputs(tool, then.get("config", {})) == _inputs(tool, now.get("config", {})):
             judged.add(tool)
             continue
         extra = {"renamed": _renamed(old_files, new_files)} if tool == "ruff" else {}
