@@ -173,3 +173,18 @@ def test_pytest_and_mypy_settings_moved_keep_their_effect(tmp_path: Path) -> Non
     found = effective_tools.compare_mypy(root, old_mypy, effective_tools.mypy_config(root),
                                          files)
     assert [(f, line) for _, f, line, _ in found] == [("mypy.ini", 4)]
+
+
+def test_a_test_whose_checks_were_all_removed_is_found(tmp_path: Path) -> None:
+    from ralph_verify.integrity import deep
+
+    test = tmp_path / "tests/test_a.py"
+    _project(tmp_path, {"tests/test_a.py": "def test_a():\n    assert f() == 1\n", "a.py": ""})
+    before = {"deep": deep.take(tmp_path, ["a.py", "tests/test_a.py"])}
+    test.write_text("def test_a():\n    f()\n")
+    after = {"deep": deep.take(tmp_path, ["a.py", "tests/test_a.py"], before)}
+    found, _ = deep.compare(before, after, tmp_path, {"tests"})
+    assert [(f.code, f.location) for f in found] == [("checks-removed", "tests/test_a.py:1")]
+    allowed, _ = deep.compare(before, after, tmp_path, {"tests"},
+                              allow=["tests/test_a.py:test_a"])
+    assert allowed == []
