@@ -13,6 +13,7 @@ through ``is`` (identity, which no class can override).
 from __future__ import annotations
 
 import ast
+import hashlib
 import operator
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -198,15 +199,27 @@ def test_functions(tree: ast.Module
                     yield f"{node.name}.{item.name}", item
 
 
-def summarise(tree: ast.Module, lines: list[str]) -> dict[str, list[list[object]]]:
-    """Test name -> its cannot-fail findings and number of checks:
-    ``{"findings": [[rule, line, source]...], "checks": N}`` flattened as JSON lists."""
-    out: dict[str, list[list[object]]] = {}
+def summarise(tree: ast.Module, lines: list[str], old: dict[str, Any] | None = None
+              ) -> dict[str, list[Any]]:
+    """Test name -> ``[[checks, line, digest, pairs], [rule, line, source]...]``: its number
+    of checks, a digest of its source, the input/expected pairs it asserts and its
+    cannot-fail findings. A test whose digest is in ``old`` (the file's previous summary)
+    is not walked again: an agent's edit to a 5,000-line test module costs its changed tests."""
+    from ralph_verify.integrity.special_cases import function_pairs
+
+    out: dict[str, list[Any]] = {}
     for name, func in test_functions(tree):
+        segment = "\n".join(lines[func.lineno - 1:func.end_lineno or func.lineno])
+        digest = hashlib.sha256(segment.encode()).hexdigest()[:12]
+        kept = (old or {}).get(name)
+        if kept and len(kept[0]) > 2 and kept[0][2] == digest:
+            out[name] = [[kept[0][0], func.lineno, digest, kept[0][3]], *kept[1:]]
+            continue
         checks = sum(1 for _ in _checks_in(func)) + sum(
             1 for n in ast.walk(func) if isinstance(n, ast.Call)
             and isinstance(n.func, ast.Attribute) and n.func.attr in ("raises", "fail", "warns"))
-        out[name] = [[checks, func.lineno],
+        pairs = [[f, list(a), e] for f, a, e in sorted(function_pairs(func))]
+        out[name] = [[checks, func.lineno, digest, pairs],
                      *[[rule, line, source] for rule, _, line, source
                        in scan_function(name, func, lines)]]
     return out

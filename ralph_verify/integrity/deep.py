@@ -25,7 +25,7 @@ from ralph_verify.integrity import assertions, effective, effective_tools, speci
 from ralph_verify.integrity.gaming import allowed, is_source
 from ralph_verify.integrity.sources import conftest_settings, is_test_file
 
-VERSION = 1
+VERSION = 2
 #: Tool -> the checks whose verdict it decides.
 GATES = {"coverage": ("coverage",), "pytest": ("tests", "coverage"), "mypy": ("types",),
          "ruff": ("lint",)}
@@ -45,7 +45,8 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def _summarise(rel: str, text: str, own: set[str], plugins: set[str]) -> dict[str, Any]:
+def _summarise(rel: str, text: str, own: set[str], plugins: set[str],
+               kept: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the rules find in one file (the parts that apply to its kind)."""
     try:
         tree = ast.parse(text)
@@ -62,8 +63,7 @@ def _summarise(rel: str, text: str, own: set[str], plugins: set[str]) -> dict[st
         imported = standins.project_imports(tree, own)
         if imported:
             out["imports"] = imported
-        out["asserts"] = assertions.summarise(tree, lines)
-        out["pairs"] = [[f, list(a), e] for f, a, e in sorted(special_cases.test_pairs(tree))]
+        out["asserts"] = assertions.summarise(tree, lines, (kept or {}).get("asserts"))
     elif is_source(rel):
         out["candidates"] = [[k, f, list(i), o, line, s] for k, f, i, o, line, s
                              in special_cases.candidates(tree, lines)]
@@ -150,7 +150,7 @@ def take(root: Path, files: list[str], previous: dict[str, Any] | None = None,
         except UnicodeDecodeError:
             continue
         picture["files"][rel] = {"sha": digest} if rel.endswith(".pyi") \
-            else {"sha": digest, **_summarise(rel, text, own, set(plugins))}
+            else {"sha": digest, **_summarise(rel, text, own, set(plugins), kept)}
     config = _config_state(root, files)
     picture["config"] = config
     picture["effective"] = resolve(root, files, config, old)
@@ -180,7 +180,8 @@ def compare(before: dict[str, Any], after: dict[str, Any], root: Path, gate: set
     failures: list[Failure] = []
     old_files, new_files = then.get("files", {}), now.get("files", {})
     imported = {k: v for entry in new_files.values() for k, v in entry.get("imports", {}).items()}
-    pairs = {(f, tuple(a), e) for entry in new_files.values() for f, a, e in entry.get("pairs", [])}
+    pairs = {(f, tuple(a), e) for entry in new_files.values()
+             for test in entry.get("asserts", {}).values() for f, a, e in test[0][3]}
     for rel, entry in sorted(new_files.items()):
         was = old_files.get(rel) or {}
         if was.get("sha") == entry.get("sha"):
@@ -243,7 +244,7 @@ def _asserts(rel: str, was: dict[str, Any], entry: dict[str, Any],
     out = []
     old_tests = was.get("asserts", {})
     for test, (head, *found) in sorted(entry.get("asserts", {}).items()):
-        checks, line = head
+        checks, line = head[0], head[1]
         before = old_tests.get(test)
         old = Counter((r, s) for r, _, s in (before[1:] if before else []))
         shown = f"{rel}::{test.replace('.', '::')}"

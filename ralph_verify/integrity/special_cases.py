@@ -82,22 +82,28 @@ def test_pairs(tree: ast.Module) -> set[Pair]:
     """What the tests of a module expect: ``f(2, 3) == 5`` gives ``("f", ("2", "3"), "5")``."""
     pairs: set[Pair] = set()
     for func in ast.walk(tree):
-        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        rows = _rows(func)
-        for node in ast.walk(func):
-            sides: list[tuple[ast.expr, ast.expr]] = []
-            if isinstance(node, ast.Compare) and len(node.ops) == 1 \
-                    and isinstance(node.ops[0], (ast.Eq, ast.Is)):
-                sides = [(node.left, node.comparators[0]), (node.comparators[0], node.left)]
-            elif isinstance(node, ast.Call) and _func_name(node.func) == "assertEqual" \
-                    and len(node.args) >= 2:
-                sides = [(node.args[0], node.args[1]), (node.args[1], node.args[0])]
-            for call, other in sides:
-                for row in rows:
-                    pair = _call_pair(call, other, row)
-                    if pair is not None:
-                        pairs.add(pair)
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            pairs |= function_pairs(func)
+    return pairs
+
+
+def function_pairs(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[Pair]:
+    """The pairs one test function asserts (its ``parametrize`` rows included)."""
+    pairs: set[Pair] = set()
+    rows = _rows(func)
+    for node in ast.walk(func):
+        sides: list[tuple[ast.expr, ast.expr]] = []
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 \
+                and isinstance(node.ops[0], (ast.Eq, ast.Is)):
+            sides = [(node.left, node.comparators[0]), (node.comparators[0], node.left)]
+        elif isinstance(node, ast.Call) and _func_name(node.func) == "assertEqual" \
+                and len(node.args) >= 2:
+            sides = [(node.args[0], node.args[1]), (node.args[1], node.args[0])]
+        for call, other in sides:
+            for row in rows:
+                pair = _call_pair(call, other, row)
+                if pair is not None:
+                    pairs.add(pair)
     return pairs
 
 

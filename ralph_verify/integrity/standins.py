@@ -42,16 +42,20 @@ def project_names(files: Iterable[str]) -> set[str]:
 
 
 def _imports(tree: ast.Module) -> dict[str, str]:
-    """Local name -> the dotted object it names, from the module's imports."""
+    """Local name -> the dotted object it names, from the module-level imports (those under
+    a top-level ``if``/``try`` too): what its fixtures and tests see."""
     found: dict[str, str] = {}
-    for node in ast.walk(tree):
+    nodes: list[ast.AST] = []
+    for top in tree.body:
+        nodes += list(ast.walk(top)) if isinstance(top, ast.If | ast.Try) else [top]
+    for node in nodes:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
                     found[alias.asname] = alias.name
                 else:
-                    top = alias.name.split(".")[0]
-                    found[top] = top
+                    top_name = alias.name.split(".")[0]
+                    found[top_name] = top_name
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for alias in node.names:
                 found[alias.asname or alias.name] = f"{node.module}.{alias.name}"
@@ -113,7 +117,8 @@ def _target(call: ast.Call, imports: dict[str, str]) -> str | None:
 def _infra_functions(tree: ast.Module) -> list[ast.AST]:
     """Fixtures and set-up methods: the test-module code that runs around the tests."""
     found: list[ast.AST] = []
-    for node in ast.walk(tree):
+    classes = [n for n in tree.body if isinstance(n, ast.ClassDef)]
+    for node in [*tree.body, *(item for c in classes for item in c.body)]:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         decorated = any(_call_name(d.func if isinstance(d, ast.Call) else d) in _FIXTURE_NAMES
