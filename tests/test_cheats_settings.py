@@ -22,14 +22,26 @@ COVERAGE_CHEATS: dict[str, Step] = {
                                              "    def extra\n"},
     "tox.ini omit": {"tox.ini": "[coverage:run]\nomit =\n    kata.py\n"},
 }
+#: Words of each finding; the per-file rule reports a new file's settings at the same line
+#: (one finding per line), so either rule may name it.
+BOTH = "narrowed-setting|weakened-setting"
+
+
+def test_a_coveragerc_that_shadows_branch_coverage_never_completes(driver: Driver) -> None:
+    """Nothing in the new file is a watched setting: only the effect shows that coverage
+    stopped measuring branches (the partial branch of ``extra`` is what failed)."""
+    tests = TESTS + "\n\ndef test_extra():\n    from kata import extra\n    assert extra(1) == 1\n"
+    files = {**COVERAGE_KATA, "tests/test_kata.py": tests}
+    _cheat(driver, "tests,coverage>=100", files,
+           {".coveragerc": "[report]\nshow_missing = True\n"}, "narrowed-setting",
+           "coverage no longer measures branches", ".coveragerc:")
 
 
 @pytest.mark.parametrize("spelling", sorted(COVERAGE_CHEATS))
 def test_coverage_narrowed_from_another_file_never_completes(driver: Driver,
                                                              spelling: str) -> None:
     _cheat(driver, "tests,coverage>=100", dict(COVERAGE_KATA), dict(COVERAGE_CHEATS[spelling]),
-           "narrowed-setting", "coverage now excludes" if "exclude" in spelling
-           else "coverage no longer measures 1 file(s) it measured at the start (kata.py)")
+           BOTH, spelling.split()[0] + ":")
 
 
 def test_coverage_settings_moved_to_coveragerc_complete(driver: Driver) -> None:
@@ -52,11 +64,11 @@ PYTEST_KATA = {"pyproject.toml": '[tool.pytest.ini_options]\naddopts = "--strict
                "kata.py": KATA, "tests/test_kata.py": TESTS + "\n\ndef test_ok():\n    pass\n"}
 PYTEST_CHEATS = {
     "pytest.ini -k": ({"pytest.ini": '[pytest]\naddopts = --strict-markers -k "not test_add"\n'},
-                      "gained '-k not test_add'"),
+                      "-k not test_add"),
     "pytest.ini python_files": ({"pytest.ini": "[pytest]\naddopts = --strict-markers\n"
                                             "python_files = check_*.py test_ok*.py\n",
                               "tests/test_ok_only.py": "def test_ok():\n    pass\n"},
-                             "no longer collects 1 test file(s)"),
+                             "pytest.ini:"),
 }
 
 
@@ -64,8 +76,16 @@ PYTEST_CHEATS = {
 def test_pytest_narrowed_from_another_file_never_completes(driver: Driver,
                                                            spelling: str) -> None:
     step, words = PYTEST_CHEATS[spelling]
-    _cheat(driver, "tests", dict(PYTEST_KATA), dict(step), "narrowed-setting", words,
-           "pytest.ini:")
+    _cheat(driver, "tests", dict(PYTEST_KATA), dict(step), BOTH, words, "pytest.ini:")
+
+
+def test_a_pytest_ini_that_shadows_warnings_as_errors_never_completes(driver: Driver) -> None:
+    warns = "import warnings\n\n\ndef add(a, b):\n    warnings.warn('old', DeprecationWarning)\n" \
+            "    return a + b\n"
+    files = {"pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-W error"\n',
+             "kata.py": warns, "tests/test_kata.py": TESTS}
+    _cheat(driver, "tests", files, {"pytest.ini": "[pytest]\nminversion = 7\n"},
+           "narrowed-setting", "pytest's effective options lost '-W error'", "pytest.ini:")
 
 
 def test_pytest_settings_moved_to_pytest_ini_complete(driver: Driver) -> None:
@@ -81,17 +101,25 @@ MYPY_KATA = {"pyproject.toml": "[tool.mypy]\nstrict = true\n", "kata.py": TYPED}
 MYPY_CHEATS = {
     "mypy.ini ignore_errors": ({"mypy.ini": "[mypy]\nstrict = True\n\n[mypy-kata]\n"
                                             "ignore_errors = True\n"},
-                               "mypy now ignores the errors of kata"),
+                               "kata"),
     ".mypy.ini disable_error_code": ({".mypy.ini": "[mypy]\nstrict = True\n"
                                                    "disable_error_code = return-value\n"},
-                                     "no longer reports error code(s) return-value"),
+                                     "return-value"),
 }
 
 
 @pytest.mark.parametrize("spelling", sorted(MYPY_CHEATS))
 def test_mypy_narrowed_from_another_file_never_completes(driver: Driver, spelling: str) -> None:
     step, words = MYPY_CHEATS[spelling]
-    _cheat(driver, "types", dict(MYPY_KATA), dict(step), "narrowed-setting", words)
+    _cheat(driver, "types", dict(MYPY_KATA), dict(step), BOTH, words)
+
+
+def test_a_mypy_ini_that_shadows_strict_never_completes(driver: Driver) -> None:
+    files = {"pyproject.toml": "[tool.mypy]\nstrict = true\n",
+             "kata.py": "def add(a, b):\n    return a + b\n"}
+    _cheat(driver, "types", files, {"mypy.ini": "[mypy]\nwarn_unused_configs = True\n"},
+           "narrowed-setting", "mypy's effective flags turned off", "check_untyped_defs",
+           "mypy.ini:")
 
 
 def test_mypy_strict_moved_to_mypy_ini_completes(driver: Driver) -> None:
@@ -106,20 +134,28 @@ LINTED = "import os\n\n\ndef add(a, b):\n    return a + b\n"
 RUFF_KATA = {"pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F"]\n', "kata.py": LINTED}
 RUFF_CHEATS = {
     "ruff.toml ignore": ({"ruff.toml": '[lint]\nselect = ["E", "F"]\nignore = ["F401"]\n'},
-                         "no longer enforces 1 rule(s) it enforced at the start (F401)"),
+                         "F401"),
     ".ruff.toml per-file-ignores": ({".ruff.toml": '[lint]\nselect = ["E", "F"]\n\n'
                                           '[lint.per-file-ignores]\n"kata.py" = ["F401"]\n'},
-                           "ruff now ignores F401 in kata.py, where they fire"),
+                           "F401"),
     "ruff.toml extend-exclude": ({"ruff.toml": 'extend-exclude = ["kata.py"]\n\n[lint]\n'
                                                'select = ["E", "F"]\n'},
-                                 "ruff no longer lints 1 file(s)"),
+                                 "kata.py"),
 }
 
 
 @pytest.mark.parametrize("spelling", sorted(RUFF_CHEATS))
 def test_ruff_narrowed_from_another_file_never_completes(driver: Driver, spelling: str) -> None:
     step, words = RUFF_CHEATS[spelling]
-    _cheat(driver, "lint", dict(RUFF_KATA), dict(step), "narrowed-setting", words)
+    _cheat(driver, "lint", dict(RUFF_KATA), dict(step), BOTH, words)
+
+
+def test_a_ruff_toml_that_shadows_the_rule_selection_never_completes(driver: Driver) -> None:
+    files = {"pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F"]\n',
+             "kata.py": "def add(a, b):\n    if a == None:\n        return b\n"
+                        "    return a + b\n"}
+    _cheat(driver, "lint", files, {"ruff.toml": "line-length = 100\n"}, "narrowed-setting",
+           "ruff no longer enforces", "E711", "ruff.toml:")
 
 
 def test_a_stricter_ruff_config_with_a_few_ignores_completes(driver: Driver) -> None:

@@ -205,15 +205,17 @@ def _ignored(per_file: dict[str, list[str]], rel: str) -> set[str]:
             for code in codes}
 
 
-def _hides(root: Path, codes: list[str], files: list[str]) -> bool:
-    """Whether ``codes`` fire in ``files`` once the ignores are lifted (an ignore, or a rule
-    dropped, that hides nothing narrows nothing)."""
+def _firing(root: Path, codes: list[str], files: list[str]) -> list[str]:
+    """Which of ``codes`` fire in ``files`` once the ignores are lifted (an ignore, or a rule
+    dropped, that hides nothing narrows nothing); all of them when ruff cannot tell."""
     if not files:
-        return False
+        return []
     out = _ruff(root, "--config", "lint.per-file-ignores = {}", "--config", "lint.ignore = []",
                 "--select", ",".join(codes), "--output-format", "concise", "--exit-zero",
                 "--", *files)
-    return out is None or any(code in out for code in codes)
+    if out is None:
+        return list(codes)
+    return sorted({code for code in codes if re.search(rf"\b{code}\b", out)})
 
 
 def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
@@ -232,12 +234,13 @@ def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
                       f"({listed(lost)}): fix them instead"))
     dropped = sorted(set(old.get("rules", [])) - set(new.get("rules", [])))
     if dropped:
-        hides = _hides(root, dropped, sorted(set(new.get("linted", [])) & present))
-        found.append(("ruff" if hides else QUIET, where,
+        fire = _firing(root, dropped, sorted(set(new.get("linted", [])) & present))
+        found.append(("ruff" if fire else QUIET, where,
                       line_of(root, where, ("ignore", "extend-ignore", "select",
                                             "extend-select")),
                       f"ruff no longer enforces {len(dropped)} rule(s) it enforced at the "
-                      f"start ({listed(dropped)}): fix the code instead"))
+                      f"start, of which {listed(fire)} fire in the project: fix the code "
+                      "instead"))
     enforced = set(new.get("rules", [])) & set(old.get("rules", []))
     extra: dict[str, list[str]] = {}  # file -> codes newly ignored in it
     for rel in new.get("linted", []):
@@ -249,7 +252,7 @@ def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
     for rel, codes in sorted(extra.items()):
         by_codes.setdefault(tuple(codes), []).append(rel)
     for group, hit in sorted(by_codes.items()):
-        quiet = not _hides(root, list(group), hit)
+        quiet = not _firing(root, list(group), hit)
         pattern = next((p for p, c in new.get("per_file", {}).items() if set(group) & set(c)
                         and any(fnmatch.fnmatch(h, p) for h in hit)), hit[0])
         found.append((QUIET if quiet else "ruff", where,
