@@ -77,7 +77,8 @@ def run_action(workspace: Path, temp: Path, inputs: dict[str, str]
 def test_the_action_declares_what_the_readme_says() -> None:
     action = _action()
     assert action["runs"]["using"] == "composite"
-    assert set(action["inputs"]) == {"until", "args", "working-directory", "python", "install"}
+    assert set(action["inputs"]) == {"until", "baseline", "args", "working-directory", "python",
+                                     "install"}
 
 
 @pytest.mark.slow
@@ -103,3 +104,21 @@ def test_the_action_annotates_and_summarises_a_failing_project(
         "until": "lint", "working-directory": ralph.path.name})
     assert code == 0, output
     assert "lint" in summary.read_text()
+
+
+@pytest.mark.slow
+def test_the_action_checks_integrity_against_a_baseline_ref(
+        ralph: Ralph, tmp_path_factory: pytest.TempPathFactory) -> None:
+    ralph.makepyfile(kata="def add(a, b):\n    return a - b\n",
+                     test_kata="from kata import add\n\n\ndef test_add():\n"
+                               "    assert add(2, 3) == 5\n")
+    ralph.git_init()
+    ralph.git("branch", "-M", "main")
+    ralph.git("checkout", "-q", "-b", "agent")
+    (ralph.path / "kata.py").write_text("def add(a, b):\n    return {(2, 3): 5}[(a, b)]\n")
+    ralph.git("commit", "-qam", "special-case the test")
+    code, output, summary = run_action(ralph.path.parent, tmp_path_factory.mktemp("runner"), {
+        "until": "tests", "baseline": "main", "working-directory": ralph.path.name})
+    assert code == 1, output
+    assert "::error file=kata.py,line=2" in output, output
+    assert "special-case" in summary.read_text()

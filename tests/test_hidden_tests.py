@@ -112,7 +112,7 @@ def test_a_held_out_path_inside_the_project_or_missing_is_refused(ralph: Ralph) 
     assert "does not exist; point PATH at the held-out tests" in missing.out
     other = ralph.run("check", "--until", "tests:other")
     assert other.ret == 2, other
-    assert "accepts only tests:new, tests:hidden=VALUE" in other.err
+    assert "accepts only tests:new, tests:hidden, tests:hidden=VALUE" in other.err
 
 
 def test_hook_mode_blocks_on_held_out_failures_without_their_source(ralph: Ralph) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.checks.api import Failure
-from ralph_verify.integrity import gaming, infra, weakened
+from ralph_verify.integrity import deep, gaming, infra, weakened
 from ralph_verify.integrity.settings import Setting, read_all, weakenings
 from ralph_verify.integrity.sources import find_tests, is_test_file, markers
 from ralph_verify.project.snapshot import project_files
@@ -80,8 +80,9 @@ def _text(path: Path) -> str | None:
 
 def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
          session: str = "", test_counts: dict[str, int] | None = None,
-         allow: Sequence[str] = ()) -> dict[str, Any]:
-    """The picture of ``root`` as JSON-ready data."""
+         allow: Sequence[str] = (), previous: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The picture of ``root`` as JSON-ready data (``previous``: the baseline, whose
+    per-file findings are reused for unchanged files)."""
     files = list_files(root)
     tests: dict[str, dict[str, int]] = {}
     found_markers: dict[str, list[list[Any]]] = {}
@@ -108,6 +109,8 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
                                 "findings": [list(f) for f in gaming.scan(text, literals)]}
     guarded = {**_matching(files, keep), **_matching(files, protected)}
     settings = [s.to_json() for s in read_all(root, files)]
+    infra_files = infra.take(root, settings)
+    plugins = [rel for rel, (kind, _) in infra_files["files"].items() if kind == "plugin"]
     return {
         "version": VERSION,
         "session": session,
@@ -118,7 +121,8 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
         "tests": tests,
         "markers": found_markers,
         "settings": settings,
-        "infra": infra.take(root, settings),
+        "infra": infra_files,
+        "deep": deep.take(root, files, previous, plugins),
         "test_bodies": bodies,
         "sources": sources,
         "allow": list(allow),

@@ -21,15 +21,7 @@ from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import CheckResult, Failure, Status
 from ralph_verify.junit.read import JUnitError, TestCaseResult
-from ralph_verify.plugins.junit import report_result
-from ralph_verify.plugins.pytest_shared import (
-    EXIT_NO_TESTS,
-    _launch,
-    read_pytest_report,
-    rerun_args,
-    tests_args,
-)
-from ralph_verify.proc.process import ToolError
+from ralph_verify.plugins.pytest_shared import HIDDEN_MARKER
 from ralph_verify.project.git import GitError, exclude, is_repo
 
 if TYPE_CHECKING:
@@ -40,6 +32,47 @@ PREFIX = "hidden="
 COPY_NAME = "_ralph_hidden_tests"
 MARKER = ".ralph-verify-hidden"
 WITHHELD = "hidden test: source withheld"
+
+
+MARKED = HIDDEN_MARKER
+
+
+def run_marked(check: Check, ctx: VerifyContext) -> CheckResult:
+    """``tests:hidden``: the tests the user marked ``@pytest.mark.hidden``, run apart,
+    failures reported by id and first message line only."""
+    from ralph_verify.plugins.junit import report_result
+    from ralph_verify.plugins.pytest_shared import (
+        EXIT_NO_TESTS,
+        _launch,
+        read_pytest_report,
+        rerun_args,
+        tests_args,
+    )
+    from ralph_verify.proc.process import ToolError
+
+    args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), "-p", "no:cacheprovider",
+            "--tb=line", "-m", MARKED]
+    try:
+        run = _launch(ctx, "pytest-hidden", args=args, coverage=False)
+    except ToolError:
+        return check.error("the held-out tests could not be run (pytest's output is "
+                           "withheld: it would show their source); run them by hand")
+    if run.tool_run.returncode == EXIT_NO_TESTS:
+        return check.result(Status.FAILED, "no test marked @pytest.mark.hidden collected",
+                            metric=0.0, failures=[Failure(
+                                message="tests:hidden holds out the tests marked "
+                                        "@pytest.mark.hidden, and none was collected: mark "
+                                        "the acceptance tests, or use tests:hidden=PATH",
+                                code="no-tests")])
+    try:
+        report = read_pytest_report(run)
+    except JUnitError:
+        return check.error("the held-out tests' report is unreadable")
+    report.problems = [_withheld(case, "") for case in report.problems]
+    result = report_result(check, report, no_tests="no held-out test ran")
+    result.summary = f"held-out tests: {result.summary}"
+    result.output = ""
+    return result
 
 
 def hidden_source(check: Check, root: Path) -> Path | str:
@@ -71,6 +104,18 @@ def remove_copy(root: Path) -> None:
 
 
 def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
+    from ralph_verify.plugins.junit import report_result
+    from ralph_verify.plugins.pytest_shared import (
+        EXIT_NO_TESTS,
+        _launch,
+        read_pytest_report,
+        rerun_args,
+        tests_args,
+    )
+    from ralph_verify.proc.process import ToolError
+
+    if check.spec.arg == MARKED:
+        return run_marked(check, ctx)
     source = hidden_source(check, ctx.root)
     if isinstance(source, str):
         return check.error(source)

@@ -27,7 +27,6 @@ from ralph_verify.checks.registry import CheckRegistry
 from ralph_verify.config.pyproject import load_table
 from ralph_verify.config.until import parse_spec
 from ralph_verify.errors import ConfigError
-from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolError
 from ralph_verify.state_files import write_text_atomic
@@ -130,7 +129,13 @@ class IntegrityCheck(Check):
     cost = 3
 
     def run(self, ctx: VerifyContext) -> CheckResult:
+        from ralph_verify.integrity.git_baseline import REF_PICTURE_KEY
         from ralph_verify.loop.frozen import FrozenError, thaw
+        from ralph_verify.loop.keys import SESSION_KEY
+
+        ref = ctx.config.stash.get(REF_PICTURE_KEY)
+        if ref is not None:  # check --baseline REF
+            return self._compare(ctx, ref, [])
         session = ctx.config.stash.get(SESSION_KEY)
         if session is not None and session.baseline is None:
             return self.result(Status.SKIPPED, "the baseline is taken when the session starts; "
@@ -168,11 +173,15 @@ class IntegrityCheck(Check):
 
     def _compare(self, ctx: VerifyContext, before: dict[str, Any],
                  tampering: list[Failure]) -> CheckResult:
+        from ralph_verify.integrity import deep
         from ralph_verify.integrity.baseline import compare, take, test_total
 
         after = take(ctx.root, protected=before.get("protected_globs", []),
-                     keep=before.get("keep_globs", []), allow=before.get("allow", []))
-        failures = tampering + compare(before, after, ctx.root)
+                     keep=before.get("keep_globs", []), allow=before.get("allow", []),
+                     previous=before)
+        gate = {c.name for c in ctx.checks}
+        found, judged = deep.compare(before, after, ctx.root, gate, before.get("allow") or [])
+        failures = deep.merge(tampering + compare(before, after, ctx.root), found, judged, gate)
         collected = compare_collected(before.get("test_counts") or {}, self._collected(ctx))
         ids_then = before.get("test_ids")
         ids_now = self._ids(ctx) if isinstance(ids_then, dict) else None
@@ -185,7 +194,8 @@ class IntegrityCheck(Check):
             # The ids say which tests went; a count says less.
             collected = [f for f in collected if f.code != "fewer-collected"]
         failures += collected
-        since = f"since session {before.get('session') or '?'} started"
+        since = f"since {before['ref']}" if before.get("ref") \
+            else f"since session {before.get('session') or '?'} started"
         if not failures:
             markers = sum(len(m) for m in after["markers"].values())
             return self.result(
@@ -194,7 +204,8 @@ class IntegrityCheck(Check):
                 f"suppressions, {len(after['settings'])} gating settings)",
                 metric=0.0, counts={"tests": test_total(after)})
         kinds = Counter(f.code or "?" for f in failures)
-        listing = ", ".join(f"{n} {_WHAT.get(code, code)}" for code, n in kinds.most_common())
+        what = {**_WHAT, **deep.WHAT}
+        listing = ", ".join(f"{n} {what.get(code, code)}" for code, n in kinds.most_common())
         return self.result(Status.FAILED, f"{len(failures)} weakened {since}: {listing}",
                            metric=float(len(failures)), failures=failures,
                            counts={"tests": test_total(after)})

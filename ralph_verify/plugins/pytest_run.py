@@ -98,8 +98,9 @@ class TestsCheck(Check):
 
     @property
     def hidden(self) -> bool:
-        """``tests:hidden=PATH``: held-out acceptance tests (:mod:`.hidden_tests`)."""
-        return (self.spec.arg or "").startswith("hidden=")
+        """``tests:hidden=PATH`` or ``tests:hidden`` (marked tests): held-out tests
+        (:mod:`.hidden_tests`)."""
+        return (self.spec.arg or "") == "hidden" or (self.spec.arg or "").startswith("hidden=")
 
     @property
     def cacheable(self) -> bool:  # type: ignore[override]  # per spec: tests:ARG needs more
@@ -221,10 +222,12 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
         name="tests", aliases=("pytest",), factory=TestsCheck, options=TESTS_OPTIONS,
         threshold="minimum number of passing tests (tests.min=120)", arg="optional",
-        arg_choices=("new", "hidden="), loop_args=("new",),
+        arg_choices=("new", "hidden", "hidden="), loop_args=("new",),
         arg_help="new: in a loop, only failures that were not there at the baseline count "
                  "(tests:new); hidden=PATH: held-out tests kept outside the project, copied "
-                 "in only while they run, reported by id and message, never by source",
+                 "in only while they run, reported by id and message, never by source; "
+                 "hidden: the tests marked @pytest.mark.hidden, left out of the tests run "
+                 "and reported the same way",
         help="the pytest suite passes (run once with ralph-verify's own pytest plugin, which "
              "records pytest's node ids, counts and raw outcomes; a few failed tests are re-run "
              "once to tell flaky from failing, and flaky still fails unless flaky = \"allow\")",

@@ -79,12 +79,26 @@ def tests_options(ctx: VerifyContext) -> TestsOptions:
     return options if isinstance(options, TestsOptions) else TestsOptions()
 
 
+#: ``tests:hidden`` with no path: the tests marked ``@pytest.mark.hidden`` are held out of
+#: the visible run (:mod:`ralph_verify.plugins.hidden_tests` runs them apart).
+HIDDEN_MARKER = "hidden"
+
+
+def marked_args(ctx: VerifyContext) -> list[str]:
+    """``-m "not hidden"`` when ``tests:hidden`` (marked tests) is among the checks: the
+    visible run leaves the held-out tests to their own check."""
+    if any(c.name == "tests" and c.spec.arg == HIDDEN_MARKER for c in ctx.checks):
+        return ["-m", f"not {HIDDEN_MARKER}"]
+    return []
+
+
+
 def tests_args(ctx: VerifyContext) -> list[str]:
     """``args`` of ``[tool.ralph-verify.checks.tests]``: without the table, none, and the
     options are not built (pydantic is not imported before pytest starts)."""
     if ctx.config.check_options.get("tests") is None:
-        return []
-    return list(tests_options(ctx).args)
+        return marked_args(ctx)
+    return [*tests_options(ctx).args, *marked_args(ctx)]
 
 
 def pytest_env(ctx: VerifyContext) -> dict[str, str]:

@@ -72,6 +72,8 @@ def _worker(config: pytest.Config) -> str | None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     global _out, _root
+    config.addinivalue_line("markers", "hidden: held out by ralph-verify's tests:hidden (run "
+                                       "apart, reported without source)")
     folder = os.environ.get("RALPH_VERIFY_RECORD_DIR")
     if not folder:
         return

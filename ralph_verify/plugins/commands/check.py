@@ -18,7 +18,7 @@ from ralph_verify.markers import hookimpl
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
     parser.add_command(
-        "check", run_check, scopes=("verify", "output"),
+        "check", run_check, scopes=("verify", "output", "check"),
         help="verify the project once, without an agent (CI, hooks)",
         description="Run the checks of --until (or [tool.ralph-verify] until) once against the "
                     "working tree and print one line per check, then the feedback an agent "
@@ -26,8 +26,13 @@ def ralph_addoption(parser: Parser) -> None:
                     "('(cached)'; --no-cache runs everything).\n\nexamples:\n"
                     "  ralph-verify check --until tests,lint,types,coverage.min=80\n"
                     "  ralph-verify check --until 'tests>=120,files:src/app.py,"
-                    "!files:jest.config.js,cmd:\"make docs\"' --json",
+                    "!files:jest.config.js,cmd:\"make docs\"' --json\n"
+                    "  ralph-verify check --until tests,lint --baseline origin/main",
     )
+    parser.addoption("--baseline", scope="check", metavar="REF",
+                     help="also check integrity against git ref REF (e.g. origin/main for a "
+                          "pull request): nothing may be weakened since REF, by the same rules "
+                          "as a loop")
     parser.addoption("--until", setting="until", setting_type=list[str] | str, metavar="SPECS",
                      help="comma-separated checks that must pass, e.g. "
                           "tests,lint,types,coverage.min=80 (quote operators in a shell: "
@@ -40,6 +45,17 @@ def run_check(config: Config) -> int:
     from ralph_verify.proc import signals
 
     specs = until_specs(config)
+    if config.get("baseline"):
+        from ralph_verify.config.until import parse_spec
+        from ralph_verify.integrity.git_baseline import REF_PICTURE_KEY, take_ref_picture
+        from ralph_verify.plugins.integrity import options_of
+
+        options = options_of(config)
+        config.stash[REF_PICTURE_KEY] = take_ref_picture(
+            config.root, str(config.get("baseline")), protected=options.protected,
+            keep=options.keep, allow=options.allow)
+        if not any(spec.name == "integrity" for spec in specs):
+            specs = [*specs, parse_spec("integrity", source="--baseline")]
     for spec in specs:
         check_type = registry_of(config).resolve(spec)
         if spec.arg is not None and spec.arg in check_type.loop_args \

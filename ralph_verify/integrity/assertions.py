@@ -1,0 +1,225 @@
+"""Assertions that cannot fail, found on the AST of test functions.
+
+A check that is true whatever the code does lets a broken implementation pass:
+``assert result == 5 or True``, ``assert (x, "message")``, ``assert 2 == 2``, ``x is x``,
+an assertion inside ``try: ... except AssertionError: pass`` or
+``contextlib.suppress(Exception)``, a test whose every check was removed. Each rule is
+conservative on purpose: ``assert s >= s`` on an object of the project's own class tests
+that class's operator (it can fail: that is the bug it catches), so a comparison of a
+name with itself is flagged only when the name holds a literal or a builtin value, or
+through ``is`` (identity, which no class can override).
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import operator
+from collections.abc import Callable, Iterator
+from typing import Any
+
+WHY = {
+    "constant-true": "is true whatever the code does, so it can never fail; assert the "
+                     "expected value",
+    "or-constant": "is or-ed with a true constant, so it can never fail; drop the `or ...`",
+    "self-compare": "compares a value with itself, so it can never fail; compare with the "
+                    "expected value",
+    "swallowed-assert": "sits under an exception handler that ignores the failure, so it "
+                        "can never fail the test; let the AssertionError through",
+    "checks-removed": "no longer checks anything (every assertion was removed); restore "
+                      "the assertions",
+}
+_BUILTINS = frozenset({"int", "float", "str", "bytes", "bool", "list", "dict", "set", "tuple",
+                       "frozenset", "len", "sorted", "range", "abs", "min", "max", "sum",
+                       "repr", "round"})
+_BROAD = frozenset({"AssertionError", "Exception", "BaseException"})
+_ASSERT_METHODS = frozenset({"assertTrue", "assert_", "failUnless"})
+_EQUAL_METHODS = frozenset({"assertEqual", "assertEquals", "assertIs", "assertGreaterEqual",
+                            "assertLessEqual", "assertCountEqual", "assertListEqual",
+                            "assertDictEqual", "assertSetEqual", "assertTupleEqual"})
+Finding = tuple[str, str, int, str]  # (rule, test, line, source)
+
+
+def truthy_constant(node: ast.expr) -> bool:
+    """Whether ``node`` is true on every run: a truthy literal, a non-empty display."""
+    if isinstance(node, ast.Constant):
+        return node.value is not Ellipsis and bool(node.value)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts)
+    if isinstance(node, ast.Dict):
+        return bool(node.keys)
+    if isinstance(node, ast.JoinedStr):
+        return any(isinstance(v, ast.Constant) and v.value for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return isinstance(node.operand, ast.Constant) and not node.operand.value
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        return all(truthy_constant(v) for v in node.values)
+    if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant) \
+            and all(isinstance(c, ast.Constant) for c in node.comparators):
+        return _constant_compare(node)
+    return False
+
+
+_OPS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+        ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+        ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_,
+        ast.IsNot: operator.is_not, ast.In: lambda a, b: a in b,
+        ast.NotIn: lambda a, b: a not in b}
+
+
+def _constant_compare(node: ast.Compare) -> bool:
+    """``2 == 2``: a comparison of literals that holds."""
+    values = [v.value for v in (node.left, *node.comparators) if isinstance(v, ast.Constant)]
+    try:
+        return all(bool(_OPS[type(op)](a, b))
+                   for op, a, b in zip(node.ops, values, values[1:], strict=False))
+    except (TypeError, KeyError):  # 1 < "a": not a constant truth
+        return False
+
+
+def _literal_names(func: ast.AST) -> set[str]:
+    """Names a test binds only to literals or builtin calls (their ``==`` is not the
+    project's)."""
+    plain: set[str] = set()
+    other: set[str] = set()
+    for node in ast.walk(func):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value
+            simple = isinstance(value, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set,
+                                        ast.JoinedStr)) \
+                or (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                    and value.func.id in _BUILTINS)
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    (plain if simple else other).add(target.id)
+        elif isinstance(node, (ast.For, ast.With, ast.NamedExpr, ast.AugAssign)):
+            other.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+                         and isinstance(n.ctx, ast.Store))
+        elif isinstance(node, ast.arguments):
+            other.update(a.arg for a in (*node.posonlyargs, *node.args, *node.kwonlyargs))
+    return plain - other
+
+
+def _same_value(left: ast.expr, right: ast.expr, literals: set[str], op: ast.cmpop) -> bool:
+    if ast.dump(left) != ast.dump(right):
+        return False
+    if isinstance(op, (ast.Is,)) and isinstance(left, (ast.Name, ast.Attribute)):
+        return True  # identity: no class can make ``x is x`` false
+    if isinstance(left, ast.Constant):
+        return True
+    return isinstance(left, ast.Name) and left.id in literals
+
+
+def _conditions(node: ast.AST) -> Iterator[tuple[ast.expr, ast.AST]]:
+    """The expression each check asserts: ``assert X`` and ``self.assertTrue(X)``."""
+    if isinstance(node, ast.Assert):
+        yield node.test, node
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and node.func.attr in _ASSERT_METHODS and node.args:
+        yield node.args[0], node
+
+
+def _checks_in(node: ast.AST) -> Iterator[ast.AST]:
+    for child in ast.walk(node):
+        if isinstance(child, ast.Assert) or (
+                isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute)
+                and child.func.attr.startswith("assert")):
+            yield child
+
+
+def _ignores(handler: ast.ExceptHandler) -> bool:
+    """A handler that catches assertion failures and does nothing with them."""
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    catches = handler.type is None or any(
+        (isinstance(k, ast.Name) and k.id in _BROAD)
+        or (isinstance(k, ast.Attribute) and k.attr in _BROAD) for k in kinds)
+    quiet = all(isinstance(s, (ast.Pass, ast.Continue, ast.Break)) or (
+        isinstance(s, ast.Expr) and (isinstance(s.value, ast.Constant)
+                                     or (isinstance(s.value, ast.Call)
+                                         and isinstance(s.value.func, ast.Name)
+                                         and s.value.func.id == "print")))
+        for s in handler.body)
+    return catches and quiet
+
+
+def _suppresses(item: ast.withitem) -> bool:
+    call = item.context_expr
+    return isinstance(call, ast.Call) and (
+        (isinstance(call.func, ast.Attribute) and call.func.attr == "suppress")
+        or (isinstance(call.func, ast.Name) and call.func.id == "suppress")) \
+        and any(isinstance(a, ast.Name) and a.id in _BROAD for a in call.args)
+
+
+def scan_function(name: str, func: ast.AST, lines: list[str]) -> list[Finding]:
+    """The cannot-fail checks of one test function."""
+    found: list[Finding] = []
+    literals = _literal_names(func)
+
+    def add(rule: str, node: ast.AST) -> None:
+        line = getattr(node, "lineno", 1)
+        found.append((rule, name, line, lines[line - 1].strip() if line <= len(lines) else ""))
+
+    swallowed: set[int] = set()
+    for node in ast.walk(func):
+        if (isinstance(node, ast.Try) and any(_ignores(h) for h in node.handlers)) or (
+                isinstance(node, ast.With) and any(_suppresses(i) for i in node.items)):
+            swallowed.update(id(c) for stmt in node.body for c in _checks_in(stmt))
+    for node in ast.walk(func):
+        if id(node) in swallowed:
+            add("swallowed-assert", node)
+            continue
+        for test, where in _conditions(node):
+            if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) \
+                    and any(truthy_constant(v) for v in test.values):
+                add("or-constant", where)
+            elif truthy_constant(test):
+                add("constant-true", where)
+            elif isinstance(test, ast.Compare) and len(test.ops) == 1 \
+                    and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.GtE, ast.LtE)) \
+                    and _same_value(test.left, test.comparators[0], literals, test.ops[0]):
+                add("self-compare", where)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in _EQUAL_METHODS and len(node.args) >= 2 \
+                and _same_value(node.args[0], node.args[1], literals, ast.Eq()):
+            add("self-compare", node)
+    return found
+
+
+def test_functions(tree: ast.Module
+                   ) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.name.startswith("test"):
+            yield node.name, node
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                        and item.name.startswith("test"):
+                    yield f"{node.name}.{item.name}", item
+
+
+def summarise(tree: ast.Module, lines: list[str], old: dict[str, Any] | None = None
+              ) -> dict[str, list[Any]]:
+    """Test name -> ``[[checks, line, digest, pairs], [rule, line, source]...]``: its number
+    of checks, a digest of its source, the input/expected pairs it asserts and its
+    cannot-fail findings. A test whose digest is in ``old`` (the file's previous summary)
+    is not walked again: an agent's edit to a 5,000-line test module costs its changed tests."""
+    from ralph_verify.integrity.special_cases import function_pairs
+
+    out: dict[str, list[Any]] = {}
+    for name, func in test_functions(tree):
+        segment = "\n".join(lines[func.lineno - 1:func.end_lineno or func.lineno])
+        digest = hashlib.sha256(segment.encode()).hexdigest()[:12]
+        kept = (old or {}).get(name)
+        if kept and len(kept[0]) > 2 and kept[0][2] == digest:
+            out[name] = [[kept[0][0], func.lineno, digest, kept[0][3]], *kept[1:]]
+            continue
+        checks = sum(1 for _ in _checks_in(func)) + sum(
+            1 for n in ast.walk(func) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute) and n.func.attr in ("raises", "fail", "warns"))
+        pairs = [[f, list(a), e] for f, a, e in sorted(function_pairs(func))]
+        out[name] = [[checks, func.lineno, digest, pairs],
+                     *[[rule, line, source] for rule, _, line, source
+                       in scan_function(name, func, lines)]]
+    return out

@@ -1,0 +1,273 @@
+"""Effective settings: what each tool will measure, collect or check, before and after.
+
+A tool reads its configuration from several files with its own precedence: a new
+``.coveragerc`` overrides every ``[tool.coverage]`` of ``pyproject.toml``; a ``pytest.ini``
+hides ``[tool.pytest.ini_options]``. Comparing the files where a setting *used to be*
+misses the first and flags a setting that merely moved. Here each tool's configuration is
+resolved the way the tool does it (coverage with coverage's own reader, pytest by its
+ini-file order, mypy and ruff in :mod:`ralph_verify.integrity.effective_tools`), kept as
+data in the baseline, and both the old and the new configuration are applied to the
+*current* tree: a file no longer measured or collected, a line newly excluded, a rule no
+longer enforced is a narrowing, wherever it was written; the same effect from another file
+is nothing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.compat import tomllib
+
+#: A narrowing: (tool, file, line, message).
+Narrowing = tuple[str, str, int, str]
+CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini", ".coveragerc", ".coveragerc.toml",
+                "pytest.ini", ".pytest.ini", "mypy.ini", ".mypy.ini", "ruff.toml", ".ruff.toml")
+ENV = ("PYTEST_ADDOPTS", "COVERAGE_RCFILE", "MYPY_CONFIG_FILE")
+MAX_LISTED = 5
+
+
+def line_of(root: Path, file: str | None, keys: tuple[str, ...]) -> int:
+    """The first line of ``file`` that sets one of ``keys`` (1 when none is found)."""
+    if not file:
+        return 1
+    try:
+        lines = (root / file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    names = "|".join(re.escape(k) for k in keys)
+    pattern = re.compile(r"""^\s*["']?(""" + names + r""")["']?\s*[=:]""")
+    return next((n for n, text in enumerate(lines, 1) if pattern.match(text)), 1)
+
+
+def listed(items: list[str]) -> str:
+    more = f" and {len(items) - MAX_LISTED} more" if len(items) > MAX_LISTED else ""
+    return ", ".join(items[:MAX_LISTED]) + more
+
+
+# --- coverage ----------------------------------------------------------------------------------
+
+
+def coverage_config(root: Path) -> dict[str, Any]:
+    """coverage.py's own reading of the project's configuration (the files it tries, in its
+    order: ``$COVERAGE_RCFILE`` or ``.coveragerc``, ``.coveragerc.toml``, ``setup.cfg``,
+    ``tox.ini``, ``pyproject.toml``)."""
+    from coverage.config import CoverageConfig
+    from coverage.exceptions import CoverageException
+
+    config = CoverageConfig()
+    rcfile = os.environ.get("COVERAGE_RCFILE") or ".coveragerc"
+    source = None
+    for name, ours in ((rcfile, True), (".coveragerc.toml", True), ("setup.cfg", False),
+                       ("tox.ini", False), ("pyproject.toml", False)):
+        path = root / name
+        if not path.is_file():
+            continue
+        try:
+            if config.from_file(str(path), lambda message: None, our_file=ours):
+                source = name
+                break
+        except (CoverageException, OSError, UnicodeDecodeError, ValueError):
+            return {"error": f"{name} is unreadable"}
+    return {"file": source, "source": list(config.source or []),
+            "include": [*(config.run_include or []), *(config.report_include or [])],
+            "omit": [*(config.run_omit or []), *(config.report_omit or [])],
+            "exclude": list(config.exclude_list), "fail_under": float(config.fail_under),
+            "branch": bool(config.branch)}
+
+
+def _glob(root: Path, pattern: str) -> str:
+    """A coverage pattern as it matches absolute paths (relative ones from the root)."""
+    if pattern.startswith(("*", "/")):
+        return pattern
+    return (root / pattern).as_posix()
+
+
+def measured(root: Path, config: dict[str, Any], files: list[str]) -> set[str]:
+    """The project's Python files coverage measures under ``config``."""
+    omit = [_glob(root, p) for p in config.get("omit", [])]
+    include = [_glob(root, p) for p in config.get("include", [])]
+    sources = [s.replace(".", "/") if not (root / s).exists() else s
+               for s in config.get("source", [])]
+    found = set()
+    for rel in files:
+        if not rel.endswith(".py"):
+            continue
+        full = (root / rel).as_posix()
+        if sources and not any(rel == s or rel.startswith(s.rstrip("/") + "/")
+                               or rel.startswith(f"src/{s}/") for s in sources):
+            continue
+        if include and not any(fnmatch.fnmatch(full, p) for p in include):
+            continue
+        if any(fnmatch.fnmatch(full, p) for p in omit):
+            continue
+        found.add(rel)
+    return found
+
+
+def excluded_lines(root: Path, regexes: list[str], files: set[str]) -> dict[str, list[int]]:
+    """Lines of ``files`` that ``regexes`` (``exclude_lines``) exclude."""
+    try:
+        joined = re.compile("|".join(f"(?:{r})" for r in regexes)) if regexes else None
+    except re.error:
+        return {}
+    out: dict[str, list[int]] = {}
+    for rel in sorted(files) if joined else []:
+        try:
+            text = (root / rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        hits = [n for n, line in enumerate(text.splitlines(), 1) if joined and joined.search(line)]
+        if hits:
+            out[rel] = hits
+    return out
+
+
+def compare_coverage(root: Path, old: dict[str, Any], new: dict[str, Any],
+                     files: list[str]) -> list[Narrowing]:
+    where = new.get("file") or "pyproject.toml"
+    found: list[Narrowing] = []
+    then, now = measured(root, old, files), measured(root, new, files)
+    lost = sorted(then - now)
+    if lost:
+        found.append(("coverage", where, line_of(root, where, ("omit", "include", "source")),
+                      f"coverage no longer measures {len(lost)} file(s) it measured at the "
+                      f"start ({listed(lost)}): test them instead of leaving them out"))
+    if old.get("exclude") != new.get("exclude"):
+        before = excluded_lines(root, old.get("exclude", []), now)
+        after = excluded_lines(root, new.get("exclude", []), now)
+        extra = [f"{rel}:{n}" for rel, lines in sorted(after.items())
+                 for n in lines if n not in set(before.get(rel, []))]
+        if extra:
+            found.append(("coverage", where, line_of(root, where, ("exclude_lines",
+                                                                   "exclude_also", "exclude")),
+                          f"coverage now excludes {len(extra)} more line(s) from measurement "
+                          f"({listed(extra)}): test them instead of excluding them"))
+    if new.get("fail_under", 0.0) < old.get("fail_under", 0.0):
+        found.append(("coverage", where, line_of(root, where, ("fail_under", "fail-under")),
+                      f"coverage's effective fail_under went from {old['fail_under']:g} to "
+                      f"{new['fail_under']:g}"))
+    if old.get("branch") and not new.get("branch"):
+        found.append(("coverage", where, line_of(root, where, ("branch",)),
+                      "coverage no longer measures branches (branch was on)"))
+    return found
+
+
+# --- pytest ------------------------------------------------------------------------------------
+
+_DEFAULT_NORECURSE = ["*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv",
+                      "{arch}"]
+_NARROWING = ("-k", "-m", "--deselect", "--ignore", "--ignore-glob", "--lf", "--last-failed",
+              "--sw", "--stepwise", "-x", "--exitfirst", "--maxfail")
+_STRICT = ("--strict-markers", "--strict-config", "--strict", "--runxfail")
+
+
+def _ini(root: Path) -> tuple[str | None, dict[str, Any]]:
+    """pytest's configuration file and its ini options, in pytest's own order."""
+    import configparser
+
+    for name in ("pytest.ini", ".pytest.ini"):
+        if (root / name).is_file():
+            return name, _ini_section(root / name, "pytest", configparser) or {}
+    path = root / "pyproject.toml"
+    if path.is_file():
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = {}
+        table = data.get("tool", {}).get("pytest", {})
+        if isinstance(table, dict) and isinstance(table.get("ini_options"), dict):
+            return "pyproject.toml", table["ini_options"]
+        if isinstance(table, dict) and table:  # pytest 9's native [tool.pytest]
+            return "pyproject.toml", table
+    for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
+        if (root / name).is_file():
+            found = _ini_section(root / name, section, configparser)
+            if found is not None:
+                return name, found
+    return None, {}
+
+
+def _ini_section(path: Path, section: str, configparser: Any) -> dict[str, Any] | None:
+    parser = configparser.RawConfigParser(interpolation=None)
+    try:
+        parser.read_string(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, configparser.Error):
+        return None
+    return dict(parser.items(section)) if parser.has_section(section) else None
+
+
+def _list(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return str(value or "").split()
+
+
+def pytest_config(root: Path, conftests: dict[str, list[str]]) -> dict[str, Any]:
+    """Effective pytest collection settings; ``conftests``: conftest -> its collect_ignore."""
+    from ralph_verify.integrity.settings import addopts_items
+
+    file, ini = _ini(root)
+    opts = addopts_items(ini.get("addopts", "")) + addopts_items(
+        os.environ.get("PYTEST_ADDOPTS", ""))
+    if str(ini.get("strict", "")).lower() in ("true", "1", "yes"):  # pytest 9: all of them
+        opts += [o for o in ("--strict-markers", "--strict-config") if o not in opts]
+    return {"file": file, "addopts": opts, "testpaths": _list(ini.get("testpaths")),
+            "python_files": _list(ini.get("python_files")) or ["test_*.py", "*_test.py"],
+            "norecursedirs": _list(ini.get("norecursedirs")) or _DEFAULT_NORECURSE,
+            "collect_ignore": conftests}
+
+
+def collected_files(config: dict[str, Any], files: list[str]) -> set[str]:
+    """The test files pytest collects under ``config`` (by path; no import)."""
+    paths = [p.rstrip("/") for p in config.get("testpaths", [])]
+    ignores = [item.split(" ", 1)[1].rstrip("/") for item in config.get("addopts", [])
+               if item.split(" ", 1)[0] in ("--ignore", "--ignore-glob") and " " in item]
+    for conftest, entries in config.get("collect_ignore", {}).items():
+        base = conftest.rsplit("/", 1)[0] + "/" if "/" in conftest else ""
+        ignores += [f"{base}{e}".rstrip("/") for e in entries]
+    found = set()
+    for rel in files:
+        parts = rel.split("/")
+        if not any(fnmatch.fnmatch(parts[-1], p) for p in config.get("python_files", [])):
+            continue
+        if paths and not any(rel == p or rel.startswith(p + "/") or fnmatch.fnmatch(rel, p)
+                             for p in paths):
+            continue
+        if any(fnmatch.fnmatch(d, p) for d in parts[:-1]
+               for p in config.get("norecursedirs", [])):
+            continue
+        if any(rel == i or rel.startswith(i + "/") or fnmatch.fnmatch(rel, i) for i in ignores):
+            continue
+        found.add(rel)
+    return found
+
+
+def compare_pytest(root: Path, old: dict[str, Any], new: dict[str, Any],
+                   files: list[str]) -> list[Narrowing]:
+    where = new.get("file") or "pyproject.toml"
+    found: list[Narrowing] = []
+    lost = sorted(collected_files(old, files) - collected_files(new, files))
+    if lost:
+        ignoring = next((c for c, e in new.get("collect_ignore", {}).items()
+                         if e and e != old.get("collect_ignore", {}).get(c)), None)
+        at = ignoring or where
+        found.append(("pytest", at, line_of(root, at, ("collect_ignore", "collect_ignore_glob",
+                                                       "testpaths", "python_files",
+                                                       "norecursedirs", "addopts")),
+                      f"pytest no longer collects {len(lost)} test file(s) it collected at the "
+                      f"start ({listed(lost)}): keep them in the run"))
+    then, now = old.get("addopts", []), new.get("addopts", [])
+    for item in now:
+        if item not in then and item.split(" ", 1)[0] in _NARROWING:
+            found.append(("pytest", where, line_of(root, where, ("addopts",)),
+                          f"pytest's effective options gained {item!r}, which takes tests "
+                          "out of the run"))
+    for item in then:
+        if item not in now and (item in _STRICT or item.startswith("-W ")):
+            found.append(("pytest", where, line_of(root, where, ("addopts",)),
+                          f"pytest's effective options lost {item!r}"))
+    return found

@@ -1,0 +1,262 @@
+"""Effective mypy and ruff settings (see :mod:`ralph_verify.integrity.effective`).
+
+mypy: the first of ``mypy.ini``, ``.mypy.ini``, ``pyproject.toml`` (``[tool.mypy]``),
+``setup.cfg`` (``[mypy]``) that configures it, as mypy picks it; ``strict`` expanded into
+the flags it turns on; ``files``/``exclude`` applied to the tree; per-module sections that
+silence modules. ruff: ``ruff check --show-files`` and ``--show-settings``, ruff's own
+resolution, give the files linted, the rules enabled and the per-file ignores.
+"""
+
+from __future__ import annotations
+
+import configparser
+import fnmatch
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.compat import tomllib
+from ralph_verify.integrity.effective import Narrowing, line_of, listed
+
+STRICT_FLAGS = ("warn_unused_configs", "disallow_any_generics", "disallow_subclassing_any",
+                "disallow_untyped_calls", "disallow_untyped_defs", "disallow_incomplete_defs",
+                "check_untyped_defs", "disallow_untyped_decorators", "warn_redundant_casts",
+                "warn_unused_ignores", "warn_return_any", "no_implicit_reexport",
+                "strict_equality", "extra_checks")
+#: The tool of a narrowing that hides nothing today (its rules fire nowhere): not a finding
+#: of its own, but the tool's per-file findings are not dropped as a move either.
+QUIET = "quiet"
+
+
+def _truth(value: Any) -> bool:
+    return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def _items(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if str(v).strip()]
+    return [v.strip() for v in re.split(r"[,\n]", str(value or "")) if v.strip()]
+
+
+def _mypy_tables(root: Path) -> tuple[str | None, dict[str, Any], dict[str, dict[str, Any]]]:
+    for name in ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"):
+        path = root / name
+        if not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if name == "pyproject.toml":
+            try:
+                data = tomllib.loads(text).get("tool", {}).get("mypy")
+            except tomllib.TOMLDecodeError:
+                continue
+            if not isinstance(data, dict):
+                continue
+            modules: dict[str, dict[str, Any]] = {}
+            for override in data.get("overrides", []) or []:
+                names = override.get("module", [])
+                for module in names if isinstance(names, list) else [names]:
+                    modules[str(module)] = {k: v for k, v in override.items() if k != "module"}
+            return name, {k: v for k, v in data.items() if k != "overrides"}, modules
+        parser = configparser.RawConfigParser(interpolation=None)
+        try:
+            parser.read_string(text)
+        except configparser.Error:
+            continue
+        if not parser.has_section("mypy"):
+            continue
+        modules = {}
+        for section in parser.sections():
+            if section.startswith("mypy-"):
+                for module in section[5:].split(","):
+                    modules[module.strip()] = dict(parser.items(section))
+        return name, dict(parser.items("mypy")), modules
+    return None, {}, {}
+
+
+def mypy_config(root: Path) -> dict[str, Any]:
+    file, table, modules = _mypy_tables(root)
+    table = {k.replace("-", "_"): v for k, v in table.items()}
+    flags = {flag: _truth(table["strict"]) for flag in STRICT_FLAGS} if "strict" in table else {}
+    flags.update({k: _truth(v) for k, v in table.items()
+                  if k.startswith(("disallow_", "warn_", "check_", "strict_", "no_implicit",
+                                   "extra_checks", "ignore_errors"))})
+    silenced = sorted(m for m, opts in modules.items()
+                      if _truth(opts.get("ignore_errors")) or str(opts.get("follow_imports",
+                                                                          "")) == "skip")
+    return {"file": file, "flags": flags, "files": _items(table.get("files")),
+            "exclude": _items(table.get("exclude")) if isinstance(table.get("exclude"), list)
+            else [str(table["exclude"]).strip()] if table.get("exclude") else [],
+            "disabled": sorted(set(_items(table.get("disable_error_code")))
+                               - set(_items(table.get("enable_error_code")))),
+            "silenced": silenced}
+
+
+def checked_files(root: Path, config: dict[str, Any], files: list[str]) -> set[str]:
+    """Python files mypy type-checks under ``config``."""
+    from ralph_verify.project.layout import project_packages
+
+    targets = config.get("files") or project_packages(root) or ["."]
+    found = set()
+    for rel in files:
+        if not rel.endswith((".py", ".pyi")):
+            continue
+        if not any(t in (".", "") or rel == t or rel.startswith(t.rstrip("/") + "/")
+                   or fnmatch.fnmatch(rel, t) for t in targets):
+            continue
+        if any(_search(pattern, rel) for pattern in config.get("exclude", [])):
+            continue
+        found.add(rel)
+    return found
+
+
+def _search(pattern: str, rel: str) -> bool:
+    try:
+        return re.search(pattern, rel) is not None
+    except re.error:
+        return False
+
+
+def _module(rel: str) -> str:
+    name = rel.removesuffix(".py").removesuffix(".pyi").removeprefix("src/")
+    return name.removesuffix("/__init__").replace("/", ".")
+
+
+def compare_mypy(root: Path, old: dict[str, Any], new: dict[str, Any],
+                 files: list[str]) -> list[Narrowing]:
+    where = new.get("file") or "pyproject.toml"
+    found: list[Narrowing] = []
+    checked = checked_files(root, new, files)
+    lost = sorted(checked_files(root, old, files) - checked)
+    if lost:
+        found.append(("mypy", where, line_of(root, where, ("files", "exclude")),
+                      f"mypy no longer checks {len(lost)} file(s) it checked at the start "
+                      f"({listed(lost)}): fix their errors instead"))
+    then, now = old.get("flags", {}), new.get("flags", {})
+    off = sorted(f for f, on in then.items() if on and not now.get(f, False))
+    if off:
+        found.append(("mypy", where, line_of(root, where, ("strict", *off)),
+                      f"mypy's effective flags turned off: {listed(off)}"))
+    disabled = sorted(set(new.get("disabled", [])) - set(old.get("disabled", [])))
+    if disabled:
+        found.append(("mypy", where, line_of(root, where, ("disable_error_code",
+                                                           "disable-error-code")),
+                      f"mypy no longer reports error code(s) {listed(disabled)}"))
+    modules = {_module(rel) for rel in checked}
+    for pattern in sorted(set(new.get("silenced", [])) - set(old.get("silenced", []))):
+        hit = [m for m in modules if fnmatch.fnmatch(m, pattern)
+               or fnmatch.fnmatch(m, pattern.removesuffix(".*"))]
+        if hit:
+            found.append(("mypy", where, line_of(root, where, ("module", f"[mypy-{pattern}]",
+                                                               "ignore_errors")),
+                          f"mypy now ignores the errors of {pattern} ({listed(sorted(hit))})"))
+    return found
+
+
+# --- ruff --------------------------------------------------------------------------------------
+
+
+def _ruff(root: Path, *args: str) -> str | None:
+    try:
+        from ruff.__main__ import find_ruff_bin  # type: ignore[import-untyped]
+
+        binary = str(find_ruff_bin())
+    except (ImportError, FileNotFoundError):
+        return None
+    try:
+        run = subprocess.run([binary, "check", "--no-cache", *args], cwd=root,
+                             capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return run.stdout if run.returncode in (0, 1) else None
+
+
+def ruff_config(root: Path) -> dict[str, Any]:
+    """Files linted, rules enabled and per-file ignores, as ruff resolves them."""
+    listing = _ruff(root, "--show-files")
+    if listing is None:
+        return {"error": "ruff could not show its settings"}
+    prefix = root.resolve().as_posix().rstrip("/") + "/"
+    linted = sorted(line.strip().removeprefix(prefix) for line in listing.splitlines()
+                    if line.strip().endswith((".py", ".pyi")))
+    probe = next((f for f in linted if "/" not in f), linted[0] if linted else "")
+    settings = _ruff(root, "--show-settings", probe) if probe else None
+    if settings is None:
+        return {"linted": linted, "rules": [], "per_file": {}, "file": None}
+    block = re.search(r"^linter\.rules\.enabled = \[\n(.*?)^\]", settings, re.S | re.M)
+    rules = sorted(set(re.findall(r"\(([A-Z]+[0-9]+)\)", block.group(1)))) if block else []
+    per_file: dict[str, list[str]] = {}
+    pfi = re.search(r"^linter\.per_file_ignores = \{\n(.*?)^\}", settings, re.S | re.M)
+    for entry in re.finditer(r'basename_matcher = "([^"]*)".*?data = \[(.*?)\]',
+                             pfi.group(1) if pfi else "", re.S):
+        per_file.setdefault(entry.group(1), []).extend(
+            re.findall(r"\(([A-Z]+[0-9]+)\)", entry.group(2)))
+    path = re.search(r'^Settings path: "(.*)"', settings, re.M)
+    file = path.group(1).removeprefix(prefix) if path else None
+    return {"linted": linted, "rules": rules, "per_file": per_file, "file": file}
+
+
+def _ignored(per_file: dict[str, list[str]], rel: str) -> set[str]:
+    return {code for pattern, codes in per_file.items()
+            if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(rel.rsplit("/", 1)[-1], pattern)
+            for code in codes}
+
+
+def _firing(root: Path, codes: list[str], files: list[str]) -> list[str]:
+    """Which of ``codes`` fire in ``files`` once the ignores are lifted (an ignore, or a rule
+    dropped, that hides nothing narrows nothing); all of them when ruff cannot tell."""
+    if not files:
+        return []
+    out = _ruff(root, "--config", "lint.per-file-ignores = {}", "--config", "lint.ignore = []",
+                "--select", ",".join(codes), "--output-format", "concise", "--exit-zero",
+                "--", *files)
+    if out is None:
+        return list(codes)
+    return sorted({code for code in codes if re.search(rf"\b{code}\b", out)})
+
+
+def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
+                 files: list[str], renamed: dict[str, str] | None = None) -> list[Narrowing]:
+    """``renamed``: new path -> the old path of a file with the same content."""
+    where = new.get("file") or "pyproject.toml"
+    present = set(files)
+    renamed = renamed or {}
+    found: list[Narrowing] = []
+    was_linted = set(old.get("linted", []))
+    lost = sorted(was_linted & present - set(new.get("linted", [])))
+    if lost:
+        found.append(("ruff", where, line_of(root, where, ("exclude", "extend-exclude",
+                                                           "extend_exclude", "include")),
+                      f"ruff no longer lints {len(lost)} file(s) it linted at the start "
+                      f"({listed(lost)}): fix them instead"))
+    dropped = sorted(set(old.get("rules", [])) - set(new.get("rules", [])))
+    if dropped:
+        fire = _firing(root, dropped, sorted(set(new.get("linted", [])) & present))
+        found.append(("ruff" if fire else QUIET, where,
+                      line_of(root, where, ("ignore", "extend-ignore", "select",
+                                            "extend-select")),
+                      f"ruff no longer enforces {len(dropped)} rule(s) it enforced at the "
+                      f"start, of which {listed(fire)} fire in the project: fix the code "
+                      "instead"))
+    enforced = set(new.get("rules", [])) & set(old.get("rules", []))
+    extra: dict[str, list[str]] = {}  # file -> codes newly ignored in it
+    for rel in new.get("linted", []):
+        then = _ignored(old.get("per_file", {}), renamed.get(rel, rel))
+        codes = sorted((_ignored(new.get("per_file", {}), rel) & enforced) - then)
+        if codes:
+            extra[rel] = codes
+    by_codes: dict[tuple[str, ...], list[str]] = {}
+    for rel, codes in sorted(extra.items()):
+        by_codes.setdefault(tuple(codes), []).append(rel)
+    for group, hit in sorted(by_codes.items()):
+        quiet = not _firing(root, list(group), hit)
+        pattern = next((p for p, c in new.get("per_file", {}).items() if set(group) & set(c)
+                        and any(fnmatch.fnmatch(h, p) for h in hit)), hit[0])
+        found.append((QUIET if quiet else "ruff", where,
+                      line_of(root, where, (f'"{pattern}"', pattern)),
+                      f"ruff now ignores {listed(list(group))} in {listed(hit)}, where they "
+                      "fire: fix the code instead"))
+    return found

@@ -1,0 +1,73 @@
+"""``check --baseline REF``: integrity against a git ref instead of a session's start.
+
+A pull request written by an agent is a loop without the loop: CI has the branch's tree
+and the ref it will merge into (``--baseline origin/main``). The ref's tree is exported
+with ``git archive`` into a temporary folder (nothing in the repository, its index or its
+work tree is touched), pictured exactly as a session pictures the project when it starts,
+and the ``integrity`` check compares the working tree with it by the same rules as a loop.
+The test ids of the ref's pytest run are not known (pytest does not run on the ref), so
+the comparison of collected ids is left out; everything read from the files is compared.
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.config.stash import StashKey
+from ralph_verify.errors import UsageError
+
+#: The picture of ``--baseline REF``'s tree, when ``check`` was given one.
+REF_PICTURE_KEY = StashKey[dict[str, Any]]("integrity-ref-picture")
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False,
+                          stdin=subprocess.DEVNULL)
+
+
+def export(root: Path, ref: str, target: Path) -> str:
+    """Write ``ref``'s tree (of the repository at ``root``) into ``target``; its commit."""
+    found = _git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    if found.returncode != 0:
+        inside = _git(root, "rev-parse", "--show-toplevel")
+        if inside.returncode != 0:
+            raise UsageError(f"--baseline {ref}: {root} is not a git repository; run 'check "
+                             "--baseline' in the repository whose ref you name")
+        raise UsageError(f"--baseline {ref}: no such commit in this repository; fetch it "
+                         f"first (e.g. 'git fetch origin main' for origin/main, with "
+                         "'fetch-depth: 0' in actions/checkout)")
+    commit = found.stdout.decode().strip()
+    prefix = _git(root, "rev-parse", "--show-prefix").stdout.decode().strip()
+    archive = _git(root, "archive", "--format=tar", commit, *([prefix] if prefix else []))
+    if archive.returncode != 0:
+        raise UsageError(f"--baseline {ref}: git archive failed: "
+                         f"{archive.stderr.decode(errors='replace').strip()}")
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(target, filter="data")
+        else:  # pragma: no cover  # Pythons before the filters: git's own archive
+            tar.extractall(target)
+    if prefix:  # run in a subfolder of the repository: the project is that folder
+        inner = target / prefix
+        for child in list(inner.iterdir()):
+            child.rename(target / child.name)
+    return commit
+
+
+def take_ref_picture(root: Path, ref: str, *, protected: Sequence[str] = (),
+                     keep: Sequence[str] = (), allow: Sequence[str] = ()) -> dict[str, Any]:
+    """The integrity picture of ``ref``'s tree, with the project's integrity options."""
+    from ralph_verify.integrity.baseline import take
+
+    with tempfile.TemporaryDirectory(prefix="ralph-verify-baseline-") as folder:
+        tree = Path(folder)
+        commit = export(root, ref, tree)
+        picture = take(tree, protected=protected, keep=keep, allow=allow)
+    picture["ref"] = f"{ref} ({commit[:12]})"
+    return picture

@@ -1,0 +1,190 @@
+"""The third-round integrity rules one by one, on source text and small real projects: each
+spelling of a cheat is found, each honest look-alike is not (the loops that play them are in
+``tests/test_cheats_effect.py`` and ``tests/test_cheats_settings.py``)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from ralph_verify.integrity import assertions, effective, effective_tools, special_cases, standins
+
+
+def _rules(source: str) -> list[str]:
+    found = assertions.summarise(ast.parse(source), source.splitlines())
+    return [str(item[0]) for items in found.values() for item in items[1:]]
+
+
+@pytest.mark.parametrize(("body", "rule"), [
+    ("assert add(2, 3) == 5 or True", "or-constant"),
+    ("assert add(2, 3) == 5 or 'fallback'", "or-constant"),
+    ("assert (add(2, 3), 'message')", "constant-true"),
+    ("assert 'text'", "constant-true"),
+    ("assert 2 == 2", "constant-true"),
+    ("assert not None", "constant-true"),
+    ("x = add(2, 3)\n    assert x is x", "self-compare"),
+    ("n = 5\n    assert n == n", "self-compare"),
+    ("n = [1]\n    self.assertEqual(n, n)", "self-compare"),
+    ("try:\n        assert add(2, 3) == 5\n    except AssertionError:\n        pass",
+     "swallowed-assert"),
+    ("try:\n        assert add(2, 3) == 5\n    except Exception:\n        print('no')",
+     "swallowed-assert"),
+    ("with contextlib.suppress(AssertionError):\n        assert add(2, 3) == 5",
+     "swallowed-assert"),
+])
+def test_an_assertion_that_cannot_fail_is_found(body: str, rule: str) -> None:
+    assert rule in _rules(f"def test_x(self=None):\n    {body}\n")
+
+
+@pytest.mark.parametrize("body", [
+    "s = Version('1.0')\n    assert s >= s",
+    "s = make()\n    assert s == s",
+    "x = add(2, 3)\n    assert x is not None",
+    "assert add(2, 3) == 5 or add(3, 2) == 5",
+    "assert hash(v) == hash(v)",
+    "try:\n        assert f() == 1\n    except ValueError:\n        pass",
+    "with pytest.raises(AssertionError):\n        assert 1 == 2",
+])
+def test_an_honest_assertion_is_not(body: str) -> None:
+    assert _rules(f"def test_x():\n    {body}\n") == []
+
+
+CONFTEST = """\
+import kata, requests, time
+from kata import core
+from unittest import mock
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def fake(monkeypatch, mocker, request):
+    monkeypatch.setattr(kata, "add", lambda a, b: a + b)
+    monkeypatch.setattr("kata.mul", None)
+    monkeypatch.setattr(requests, "get", None)
+    monkeypatch.setattr(time, "time", lambda: 0)
+    monkeypatch.setattr(request.module, "add", None)
+    mocker.patch("kata.core.thing")
+    mock.patch.object(core, "x").start()
+    setattr(kata, "div", None)
+    monkeypatch.setitem(__import__("sys").modules, "requests", None)
+"""
+
+
+def test_stand_ins_for_the_project_are_found_and_third_party_patches_are_not() -> None:
+    found = standins.scan(CONFTEST, {"kata"}, whole=True)
+    assert [t for t, *_ in found] == ["kata.add", "kata.mul", "?.add", "kata.core.thing",
+                                      "kata.core.x", "kata.div"]
+    assert standins.resolve("?.add", {"add": "kata.add"}) == "kata.add"
+    assert standins.resolve("?.get", {"add": "kata.add"}) is None
+
+
+def test_in_a_test_module_only_fixtures_and_set_up_count() -> None:
+    text = ("import kata, pytest\n\n\ndef test_branch(monkeypatch):\n"
+            "    monkeypatch.setattr(kata, 'now', lambda: 0)\n\n\n@pytest.fixture\n"
+            "def clock(monkeypatch):\n    monkeypatch.setattr(kata, 'now', lambda: 0)\n")
+    assert [(t, line) for t, line, *_ in standins.scan(text, {"kata"}, whole=False)] == \
+        [("kata.now", 10)]
+    assert standins.project_names(["src/pkg/a.py", "kata.py", "tests/test_a.py", "setup.py",
+                                   "docs/conf.py"]) == {"pkg", "kata"}
+
+
+TESTS = """\
+import pytest
+
+def test_add():
+    assert add(2, 3) == 5
+    assert fact(5) == 120
+    assert numeral(5) == "V"
+
+@pytest.mark.parametrize("a,b,expected", [(4, 5, 9), (10, 20, 30)])
+def test_p(a, b, expected):
+    assert add(a, b) == expected
+"""
+IMPL = """\
+ROMAN = {1: "I", 4: "IV", 5: "V", 9: "IX", 10: "X"}
+
+def add(a, b):
+    if (a, b) == (4, 5):
+        return 9
+    if a == 10:
+        if b == 20:
+            return 30
+    match (a, b):
+        case (2, 3):
+            return 5
+    return {(2, 3): 5}.get((a, b), a - b)
+
+def fact(n):
+    if n == 0:
+        return 1
+    if n == 5:
+        return 120
+    return n
+"""
+
+
+def test_special_cases_reproduce_the_tests_pairs_and_base_cases_do_not() -> None:
+    pairs = special_cases.test_pairs(ast.parse(TESTS))
+    assert ("add", ("4", "5"), "9") in pairs and ("fact", ("5",), "120") in pairs
+    hits = {(kind, line) for kind, _, _, _, line, _ in
+            (c for c in special_cases.candidates(ast.parse(IMPL), IMPL.splitlines())
+             if special_cases.matches(c, pairs))}
+    assert hits == {("branch", 4), ("branch", 7), ("branch", 10), ("table", 12),
+                    ("branch", 17), ("table", 1)}  # the roman table is judged by its share
+    assert not special_cases.trivial(["5", "120"]) and special_cases.trivial(["0", "1"])
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    return tmp_path
+
+
+def test_coverage_is_resolved_by_its_own_precedence(tmp_path: Path) -> None:
+    root = _project(tmp_path, {"pyproject.toml": "[tool.coverage.run]\nomit = ['x.py']\n",
+                               "kata.py": "", "x.py": ""})
+    old = effective.coverage_config(root)
+    assert old["file"] == "pyproject.toml" and old["omit"] == ["x.py"]
+    (root / "setup.cfg").write_text("[coverage:run]\nomit = kata.py\n")
+    new = effective.coverage_config(root)
+    assert new["file"] == "setup.cfg"
+    found = effective.compare_coverage(root, old, new, ["kata.py", "x.py"])
+    assert [(f, line) for _, f, line, _ in found] == [("setup.cfg", 2)]
+    assert "no longer measures 1 file(s) it measured at the start (kata.py)" in found[0][3]
+
+
+def test_pytest_and_mypy_settings_moved_keep_their_effect(tmp_path: Path) -> None:
+    root = _project(tmp_path, {
+        "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "--strict-markers"\n'
+                          '[tool.mypy]\nstrict = true\n', "kata.py": "",
+        "tests/test_a.py": ""})
+    old_pytest, old_mypy = effective.pytest_config(root, {}), effective_tools.mypy_config(root)
+    (root / "pytest.ini").write_text("[pytest]\naddopts = --strict-markers\n")
+    (root / "mypy.ini").write_text("[mypy]\nstrict = True\n")
+    files = ["kata.py", "tests/test_a.py"]
+    assert effective.compare_pytest(root, old_pytest, effective.pytest_config(root, {}),
+                                    files) == []
+    assert effective_tools.compare_mypy(root, old_mypy, effective_tools.mypy_config(root),
+                                        files) == []
+    (root / "mypy.ini").write_text("[mypy]\nstrict = True\n[mypy-kata]\nignore_errors = True\n")
+    found = effective_tools.compare_mypy(root, old_mypy, effective_tools.mypy_config(root),
+                                         files)
+    assert [(f, line) for _, f, line, _ in found] == [("mypy.ini", 4)]
+
+
+def test_a_test_whose_checks_were_all_removed_is_found(tmp_path: Path) -> None:
+    from ralph_verify.integrity import deep
+
+    test = tmp_path / "tests/test_a.py"
+    _project(tmp_path, {"tests/test_a.py": "def test_a():\n    assert f() == 1\n", "a.py": ""})
+    before = {"deep": deep.take(tmp_path, ["a.py", "tests/test_a.py"])}
+    test.write_text("def test_a():\n    f()\n")
+    after = {"deep": deep.take(tmp_path, ["a.py", "tests/test_a.py"], before)}
+    found, _ = deep.compare(before, after, tmp_path, {"tests"})
+    assert [(f.code, f.location) for f in found] == [("checks-removed", "tests/test_a.py:1")]
+    allowed, _ = deep.compare(before, after, tmp_path, {"tests"},
+                              allow=["tests/test_a.py:test_a"])
+    assert allowed == []
