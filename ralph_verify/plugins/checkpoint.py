@@ -26,6 +26,7 @@ from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import VerdictProposal
 from ralph_verify.markers import hookimpl
 from ralph_verify.project import git
+from ralph_verify.tasks.keys import TASK_COMMIT_KEY
 
 if TYPE_CHECKING:
     from ralph_verify.loop.session import Iteration, Session
@@ -154,6 +155,9 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
         return
     message = (f"ralph: iteration {iteration.number} — "
                + ", ".join(check_brief(r) for r in verification.results))
+    name_task = session.config.stash.get(TASK_COMMIT_KEY)
+    if name_task is not None and verification.passed:  # run --tasks: this commit completes it
+        message = name_task(message)
     own = state.get("branch") or state.get("from_branch")
     where = git.current_branch(session.root)
     if own and where != own:
