@@ -33,7 +33,7 @@ DEFAULT_LEARNINGS = "LEARNINGS.md"
 class _Limits(BaseModel):
     """What a task may set for its own loop; ``[defaults]`` gives every task's."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid")  # the file's names only, never depends_on
 
     agent: str | None = None
     prompt: str | None = None
@@ -72,7 +72,7 @@ class _DefaultsTable(_Limits):
 
 
 class _TaskFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid")  # the file's names only, never depends_on
 
     defaults: _DefaultsTable | None = None
     fleet: _DefaultsTable | None = None
@@ -250,7 +250,9 @@ def from_data(data: dict[str, Any], path: Path, *, raw: bytes = b"",
     default_until = _specs(defaults.until, f"{path} [defaults] until", resolve)
     tasks: list[Task] = []
     for index, table in enumerate(parsed.task):
-        task_id = table.id or table.name or (f"T{index + 1}" if own_checks else table.folder)
+        task_id = table.id or table.name or (
+            f"T{index + 1}" if own_checks else  # a fleet's task is named after its folder
+            re.sub(r"[^A-Za-z0-9._-]+", "-", table.folder.strip("/")).strip("-.") or "root")
         where = f"{path}: task {task_id}"
         if not ID.match(task_id):
             raise ConfigError(f"{where}: id {task_id!r} must be letters, digits, '.', '_' or '-' "
