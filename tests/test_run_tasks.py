@@ -6,11 +6,12 @@ pass again; a failed task skips its dependents while independent tasks still run
 from __future__ import annotations
 
 import json
+import signal
 import textwrap
 from typing import Any
 
 from ralph_verify.testing import Ralph
-from tests.loop_helpers import agent
+from tests.loop_helpers import Background, agent, wait_for
 
 ONE = "def one():\n    return 1\n"
 TWO = "def two():\n    return 2\n"
@@ -155,3 +156,49 @@ def test_tasks_check_names_the_tasks_whose_checks_pass_already(ralph: Ralph) -> 
     assert "1. T1" in result.out and "2. T2 [todo] T2  after T1" in result.out
     assert "pass already, before any work" in result.out and result.out.rstrip().endswith("T2")
     assert not (ralph.path / ".ralph" / "tasks").exists()
+
+
+def test_kill_9_mid_list_then_resume_loses_no_done_task(ralph: Ralph) -> None:
+    ralph.makefile("tasks.toml", """\
+        [defaults]
+        keep = "files:tasks.toml"
+        max-iterations = 2
+
+        [[task]]
+        id = "T1"
+        until = "files:one.txt"
+
+        [[task]]
+        id = "T2"
+        until = "files:two.txt"
+        """)
+    ralph.git_init()
+    calls = ralph.path.parent / "calls.txt"
+    hung = ralph.path.parent / "hung"
+    script = agent(ralph, f"""\
+        T = os.environ["RALPH_TASK_ID"]
+        with open({str(calls)!r}, "a") as log:
+            log.write(T + "\\n")
+        if T == "T1":
+            pathlib.Path("one.txt").write_text("1\\n")
+        elif not pathlib.Path({str(hung)!r}).exists():
+            pathlib.Path({str(hung)!r}).write_text("x")
+            time.sleep(120)  # killed with ralph-verify
+        else:
+            pathlib.Path("two.txt").write_text("2\\n")
+        """)
+    run = Background(ralph, "run", "--tasks", "tasks.toml", "--agent", script)
+    try:
+        wait_for(hung.exists, timeout=120, what="T2's first agent run", run=run)
+        run.proc.send_signal(signal.SIGKILL)
+        assert run.wait() == -signal.SIGKILL
+    finally:
+        run.kill()
+    before = rows(table(ralph))
+    assert before["T1"]["status"] == "done" and before["T2"]["status"] == "running"
+    result = ralph.run("run", "--tasks", "tasks.toml", "--resume", "--agent", script)
+    assert result.ret == 0, result
+    after = rows(table(ralph))
+    assert after["T1"] == before["T1"]  # kept as it was: not run again
+    assert after["T2"]["status"] == "done"
+    assert calls.read_text().split() == ["T1", "T2", "T2"]

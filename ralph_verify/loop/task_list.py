@@ -136,6 +136,7 @@ class TaskListRun:
                              "(.ralph/tasks/state.json not found)")
         if previous is not None:
             state.session = previous.session
+            self.sessions = 1  # go on on the branch the interrupted run was on
             for row in previous.tasks:
                 task = next((t for t in self.tasks.tasks if t.id == row.id), None)
                 if task is None or row.status == "running":
