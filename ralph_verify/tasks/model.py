@@ -261,10 +261,11 @@ def from_data(data: dict[str, Any], path: Path, *, raw: bytes = b"",
             raise ConfigError(f"{where}: two tasks have the id {task_id!r}; give each a "
                               "distinct id = ...")
         until = _specs(table.until, f"{where} until", resolve)
-        if not until and own_checks:
+        if not until and own_checks and table.status != "skip":
             raise ConfigError(f"{where}: no checks of its own: add until = \"tests:tests/"
                               f"test_{task_id.lower()}.py\" (the tests that show it is done), or "
-                              "until = \"promise\" to take the agent's word")
+                              "until = \"promise\" to take the agent's word (in a prd.json or a "
+                              "checklist: a criterion or sub-item 'until: tests:...')")
         tasks.append(Task(
             id=task_id, title=table.title or task_id,
             prompt=_prompt(table, defaults, base, where), until=until or default_until,

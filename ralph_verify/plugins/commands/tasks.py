@@ -51,13 +51,14 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def load(config: Config, name: str) -> TaskList:
-    """Read and validate a task file, its checks resolved against this run's check types."""
+    """Read and validate a task file (``tasks.toml``, or a ``prd.json`` or Markdown checklist
+imported in memory), its checks resolved against this run's check types."""
     from ralph_verify.checks.registry import registry_of
-    from ralph_verify.tasks.model import load_task_file
+    from ralph_verify.tasks.importers import load_any
 
     path = Path(name).expanduser()
     path = path if path.is_absolute() else config.invocation_dir / path
-    return load_task_file(path, resolve=registry_of(config).resolve)
+    return load_any(path, resolve=registry_of(config).resolve)
 
 
 @hookimpl
