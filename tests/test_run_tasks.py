@@ -202,3 +202,31 @@ def test_kill_9_mid_list_then_resume_loses_no_done_task(ralph: Ralph) -> None:
     assert after["T1"] == before["T1"]  # kept as it was: not run again
     assert after["T2"]["status"] == "done"
     assert calls.read_text().split() == ["T1", "T2", "T2"]
+
+
+def test_on_fail_stop_ends_the_list_at_a_blocked_task(ralph: Ralph) -> None:
+    ralph.makefile("tasks.toml", """\
+        [defaults]
+        keep = "files:tasks.toml"
+        on-fail = "stop"
+        max-iterations = 3
+
+        [[task]]
+        id = "A"
+        until = "files:a.txt"
+        depends-on = []
+
+        [[task]]
+        id = "B"
+        until = "files:b.txt"
+        depends-on = []
+        """)
+    ralph.git_init()
+    script = agent(ralph, 'print("<promise>BLOCKED: no access to the database</promise>")\n')
+    result = ralph.run("run", "--tasks", "tasks.toml", "--agent", script)
+    assert result.ret == 1, result
+    data = table(ralph)
+    assert data["verdict"] == "stopped"
+    assert rows(data)["A"]["status"] == "blocked" and rows(data)["A"]["iterations"] == 1
+    assert "no access to the database" in rows(data)["A"]["reason"]
+    assert rows(data)["B"]["status"] == "todo"
