@@ -230,3 +230,37 @@ def test_on_fail_stop_ends_the_list_at_a_blocked_task(ralph: Ralph) -> None:
     assert rows(data)["A"]["status"] == "blocked" and rows(data)["A"]["iterations"] == 1
     assert "no access to the database" in rows(data)["A"]["reason"]
     assert rows(data)["B"]["status"] == "todo"
+
+
+def test_pause_after_a_task_then_resume_and_a_failing_final_check_gets_a_fix_up_task(
+        ralph: Ralph) -> None:
+    ralph.makefile("tasks.toml", """\
+        [defaults]
+        keep = "files:tasks.toml"
+        final = "files:a.txt,files:final.txt"
+
+        [[task]]
+        id = "A"
+        until = "files:a.txt"
+
+        [[task]]
+        id = "B"
+        until = "files:b.txt"
+        """)
+    ralph.git_init()
+    script = agent(ralph, """\
+        T = os.environ["RALPH_TASK_ID"]
+        pathlib.Path({"A": "a.txt", "B": "b.txt", "FINAL": "final.txt"}[T]).write_text(T)
+        """)
+    paused = ralph.run("run", "--tasks", "tasks.toml", "--agent", script, "--pause-after-task")
+    assert paused.ret == 0, paused
+    data = table(ralph)
+    assert data["verdict"] == "paused"
+    assert [rows(data)[t]["status"] for t in ("A", "B")] == ["done", "todo"]
+    result = ralph.run("run", "--tasks", "tasks.toml", "--agent", script, "--resume")
+    assert result.ret == 0, result
+    data = table(ralph)
+    assert data["verdict"] == "complete"
+    assert {row["id"]: row["status"] for row in data["tasks"]} == {
+        "A": "done", "B": "done", "FINAL": "done"}
+    assert (ralph.path / "final.txt").read_text() == "FINAL"

@@ -27,17 +27,21 @@ from ralph_verify.loop.keys import PROMPT_VALUES_KEY
 from ralph_verify.loop.run_driver import RunDriver, _new_session_id
 from ralph_verify.loop.verdict import Verdict
 from ralph_verify.tasks.keys import TASK_COMMIT_KEY
+from ralph_verify.tasks.model import Task
 from ralph_verify.tasks.order import DONE, dependents, next_ready
 from ralph_verify.tasks.prompt import acceptance, learnings, task_table, task_text
-from ralph_verify.tasks.state import TasksState
+from ralph_verify.tasks.state import TaskRecord, TasksState
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.loop.result import LoopResult
-    from ralph_verify.tasks.model import Task, TaskList
+    from ralph_verify.tasks.model import TaskList
 
 #: Failed tasks in a row that end the session whatever ``on-fail`` says.
 FAILED_IN_A_ROW = 3
+#: The fix-up task after a failing final check, and its iteration cap.
+FINAL = "FINAL"
+FINAL_ITERATIONS = 3
 #: Session values a task sets for its loop, taken back when the list is done.
 _SESSION_KEYS = ("until", "task", "prompt", "max_iterations", "max_time", "max_cost", "agent",
                  "no_branch", "allow_dirty", "resume")
@@ -117,6 +121,10 @@ class TaskListRun:
                                          "in a row")
                 else:
                     failed_in_a_row = 0
+                    if self.config.get("pause_after_task") and \
+                            next_ready(self.tasks, state.status()) is not None:
+                        return self._end(state, "paused", f"task {task.id} {outcome}; "
+                                         "'run --tasks FILE --resume' takes the next")
             return self._final(state)
         finally:
             for key in _SESSION_KEYS:
@@ -221,16 +229,28 @@ class TaskListRun:
                        "checks": [r.spec for r in verification.results]})
             if not verification.passed:
                 failing = ", ".join(r.spec for r in verification.results if not r.passed)
-                return self._end(state, "final-failed", f"every task is done but the final "
-                                 f"check fails: {failing}")
+                if self._fix_up(state, specs, verification.feedback) not in DONE:
+                    return self._end(state, "final-failed", f"every task is done but the "
+                                     f"final check fails: {failing}")
         return self._end(state, "complete", "every task is done and the final check passes")
+
+    def _fix_up(self, state: TasksState, specs: list[CheckSpec], feedback: str) -> str:
+        """One short task, ``FINAL``, with the final check's feedback as its prompt."""
+        task = Task(id=FINAL, title="Make the whole-project check pass",
+                    prompt="Every task of the list is done, but the whole-project check "
+                           f"fails:\n\n{feedback}", until=tuple(specs), depends_on=(),
+                    max_iterations=FINAL_ITERATIONS)
+        if all(row.id != FINAL for row in state.tasks):
+            state.tasks.append(TaskRecord(FINAL, task.title, fingerprint=task.fingerprint()))
+        return self._run_task(task, state)
 
     def _end(self, state: TasksState, verdict: str, reason: str) -> TaskListResult:
         state.verdict = verdict
         state.save()
         state.log({"event": "end", "verdict": verdict, "reason": reason})
         _said(self.config, f"ralph-verify: task list {verdict}: {reason}")
-        code = {"complete": ExitCode.OK, "cancelled": ExitCode.CANCELLED}.get(verdict, 1)
+        code = {"complete": ExitCode.OK, "paused": ExitCode.OK,
+                "cancelled": ExitCode.CANCELLED}.get(verdict, 1)
         return TaskListResult(state, int(code), verdict, reason)
 
 

@@ -48,6 +48,9 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--tasks", scope="loop", metavar="FILE",
                      help="work through the task list of FILE (tasks.toml), task by task, each "
                           "done only when its own checks pass (docs/tasks.md)")
+    parser.addoption("--pause-after-task", scope="loop", action="store_true", default=None,
+                     help="with --tasks: stop after each task done (exit 0, verdict paused); "
+                          "'run --tasks FILE --resume' takes the next")
 
 
 def load(config: Config, name: str) -> TaskList:
