@@ -103,3 +103,17 @@ def test_an_agent_ticking_passes_in_prd_json_gets_another_iteration(ralph: Ralph
     rows = {row["id"]: (row["status"], row["iterations"]) for row in out["tasks"]}
     assert rows == {"US-001": ("done", 2), "US-002": ("done", 2)}
     assert any("prd.json was edited" in note for note in out["notes"])
+
+
+def test_tasks_import_writes_a_tasks_toml_that_loads_the_same(ralph: Ralph) -> None:
+    ralph.makefile("prd.json", json.dumps(PRD))
+    ralph.makefile("fix_plan.md", "- [ ] Needs checks\n- [ ] Has them until: files:x.txt\n")
+    result = ralph.run("tasks", "import", "prd.json", "-o", "tasks.toml")
+    assert result.ret == 0, result
+    imported = load_any(ralph.path / "tasks.toml")
+    original = load_any(ralph.path / "prd.json")
+    assert [(t.id, t.title, t.prompt, t.until_text) for t in imported.tasks] == \
+        [(t.id, t.title, t.prompt, t.until_text) for t in original.tasks]
+    partial = ralph.run("tasks", "import", "fix_plan.md")
+    assert partial.ret == 1 and "still need checks of their own" in partial.err
+    assert "T1" in partial.err.splitlines()[-1] and 'title = "Needs checks"' in partial.out

@@ -35,6 +35,12 @@ def load_any(path: Path, *, resolve: Any = None) -> TaskList:
     if path.suffix.lower() == ".toml":
         data, raw = read_toml(path)
         return from_data(data, path, raw=raw, resolve=resolve)
+    data, raw = translate(path)
+    return from_data(data, path, raw=raw, resolve=resolve)
+
+
+def translate(path: Path) -> tuple[dict[str, Any], bytes]:
+    """A ``prd.json`` or a Markdown checklist as the table of a task file, and its bytes."""
     try:
         raw = path.read_bytes()
         text = raw.decode("utf-8")
@@ -55,7 +61,18 @@ def load_any(path: Path, *, resolve: Any = None) -> TaskList:
     else:
         raise ConfigError(f"{path}: unknown task file format; give a tasks.toml, a prd.json "
                           "or a Markdown checklist (.md)")
-    return from_data(data, path, raw=raw, resolve=resolve)
+    return data, raw
+
+
+def to_toml(data: dict[str, Any]) -> str:
+    """The table of a task file as ``tasks.toml`` text (JSON strings are TOML strings)."""
+    out: list[str] = []
+    for table in data.get("task", []):
+        out.append("[[task]]")
+        for key, value in table.items():
+            out.append(f"{key} = {json.dumps(value, ensure_ascii=False)}")
+        out.append("")
+    return "\n".join(out)
 
 
 def _checks(lines: list[str]) -> tuple[list[str], list[str]]:

@@ -35,14 +35,17 @@ def ralph_addoption(parser: Parser) -> None:
     parser.add_command(
         "tasks", tasks_command, scopes=("verify", "status", "tasks"),
         help="task lists: 'tasks check FILE' (valid? order? checks red before any work?), "
-             "'tasks status [--json]' (the table of the last 'run --tasks')",
+             "'tasks status [--json]' (the table of the last 'run --tasks'), "
+             "'tasks import prd.json -o tasks.toml'",
         description="Work with a task file (tasks.toml) for 'run --tasks FILE'.\n\nexamples:\n"
                     "  ralph-verify tasks check tasks.toml\n"
                     "  ralph-verify run --tasks tasks.toml --agent claude\n"
                     "  ralph-verify tasks status --json",
     )
-    parser.addoption("action", scope="tasks", choices=("check", "status"), metavar="ACTION",
-                     help="check FILE or status")
+    parser.addoption("action", scope="tasks", choices=("check", "status", "import"),
+                     metavar="ACTION", help="check FILE, status, or import FILE -o tasks.toml")
+    parser.addoption("-o", "--output", scope="tasks", dest="tasks_output", metavar="FILE",
+                     help="tasks import: the tasks.toml to write (default: stdout)")
     parser.addoption("task_file", scope="tasks", nargs="?", metavar="FILE",
                      help="the task file (tasks.toml) for 'tasks check'")
     parser.addoption("--tasks", scope="loop", metavar="FILE",
@@ -87,8 +90,33 @@ def tasks_command(config: Config) -> int:
         return _status(config)
     name = config.get("task_file")
     if not name:
-        raise UsageError("tasks check needs the task file: ralph-verify tasks check tasks.toml")
+        raise UsageError(f"tasks {action} needs the task file: ralph-verify tasks {action} "
+                         "tasks.toml")
+    if action == "import":
+        return _import(config, str(name))
     return _check(config, load(config, str(name)))
+
+
+def _import(config: Config, name: str) -> int:
+    """``tasks import FILE``: a prd.json or checklist written as tasks.toml; the tasks that
+    still need checks of their own are listed (the file is then for you to finish)."""
+    from ralph_verify.tasks.importers import to_toml, translate
+
+    data, _ = translate(config.invocation_dir / name)
+    text = to_toml(data)
+    target = config.get("tasks_output")
+    if target:
+        write_text_atomic(config.invocation_dir / str(target), text)
+        print(f"wrote {target}: {len(data.get('task', []))} tasks")
+    else:
+        sys.stdout.write(text)
+    missing = [table["id"] for table in data.get("task", [])
+               if "until" not in table and table.get("status") != "skip"]
+    if missing:
+        print("these tasks still need checks of their own (until = \"tests:...\"): "
+              + ", ".join(missing), file=sys.stderr)
+        return 1
+    return 0
 
 
 def _check(config: Config, task_list: TaskList) -> int:
