@@ -196,6 +196,7 @@ def test_kill_9_mid_list_then_resume_loses_no_done_task(ralph: Ralph) -> None:
         run.kill()
     before = rows(table(ralph))
     assert before["T1"]["status"] == "done" and before["T2"]["status"] == "running"
+    assert "task T2 of " in ralph.run("status").out  # the session is one task of the list
     result = ralph.run("run", "--tasks", "tasks.toml", "--resume", "--agent", script)
     assert result.ret == 0, result
     after = rows(table(ralph))
