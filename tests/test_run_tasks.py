@@ -265,3 +265,22 @@ def test_pause_after_a_task_then_resume_and_a_failing_final_check_gets_a_fix_up_
     assert {row["id"]: row["status"] for row in data["tasks"]} == {
         "A": "done", "B": "done", "FINAL": "done"}
     assert (ralph.path / "final.txt").read_text() == "FINAL"
+
+
+def test_a_dirty_tree_starts_no_agent_and_the_task_waits(ralph: Ralph) -> None:
+    ralph.makefile("tasks.toml", """\
+        [defaults]
+        keep = "files:tasks.toml"
+
+        [[task]]
+        id = "T1"
+        until = "files:one.txt"
+        """)
+    ralph.git_init()
+    marker = ralph.path.parent / "agent-ran"
+    script = agent(ralph, f"pathlib.Path({str(marker)!r}).write_text('x')\n")
+    ralph.makefile("notes.txt", "uncommitted\n")
+    dirty = ralph.run("run", "--tasks", "tasks.toml", "--agent", script)
+    assert dirty.ret == 2 and "uncommitted changes" in dirty.err, dirty
+    assert rows(table(ralph))["T1"]["status"] == "todo"
+    assert not marker.exists()

@@ -80,6 +80,7 @@ class TaskListRun:
         self.root = config.root
         self.extra = self._cli_specs()
         self.sessions = 0
+        self.check_error = int(ExitCode.CHECK_ERROR)
 
     def _cli_specs(self) -> list[CheckSpec]:
         try:
@@ -102,6 +103,9 @@ class TaskListRun:
                 if task is None:
                     break
                 outcome = self._run_task(task, state)
+                if outcome == "check-error":
+                    return self._end(state, "check-error", f"task {task.id}: a check could "
+                                     "not decide at its baseline; fix it first")
                 if outcome == "agent-error":
                     return self._end(state, "agent-error",
                                      f"task {task.id}: the agent could not run")
@@ -202,7 +206,15 @@ class TaskListRun:
         state.set(task.id, "running", "", gate=gate_text)
         _said(self.config, f"ralph-verify: task {task.id} ({task.title}): gate {gate_text}")
         with self._task_settings(task, gate, state):
-            result = RunDriver(self.config, None, self.stream).run()
+            try:
+                result = RunDriver(self.config, None, self.stream).run()
+            except UsageError as exc:  # e.g. a dirty tree: nothing ran, the task waits
+                state.set(task.id, "todo", f"not started: {exc}")
+                raise
+        if result.verdict is None:  # a check could not decide at the task's baseline
+            state.set(task.id, "todo", f"not started: {result.reason}")
+            self.check_error = result.exit_code
+            return "check-error"
         status, reason = _status_of(result, task)
         last = result.iterations[-1] if result.iterations else None
         cost = sum((it.agent.cost_usd or 0.0) for it in result.iterations if it.agent)
@@ -249,7 +261,7 @@ class TaskListRun:
         state.save()
         state.log({"event": "end", "verdict": verdict, "reason": reason})
         _said(self.config, f"ralph-verify: task list {verdict}: {reason}")
-        code = {"complete": ExitCode.OK, "paused": ExitCode.OK,
+        code = {"complete": ExitCode.OK, "paused": ExitCode.OK, "check-error": self.check_error,
                 "cancelled": ExitCode.CANCELLED}.get(verdict, 1)
         return TaskListResult(state, int(code), verdict, reason)
 
@@ -257,8 +269,7 @@ class TaskListRun:
 def _status_of(result: LoopResult, task: Task) -> tuple[str, str]:
     """A task's status from its loop session's verdict."""
     verdict = result.verdict
-    if verdict is None:
-        return "failed", result.reason
+    assert verdict is not None  # a baseline that could not decide is the caller's
     if verdict in (Verdict.COMPLETE, Verdict.NOTHING_TO_DO) and not result.iterations:
         return "already", "its checks passed before any work; the agent was not called"
     if verdict is Verdict.COMPLETE:
