@@ -117,3 +117,18 @@ def test_tasks_import_writes_a_tasks_toml_that_loads_the_same(ralph: Ralph) -> N
     partial = ralph.run("tasks", "import", "fix_plan.md")
     assert partial.ret == 1 and "still need checks of their own" in partial.err
     assert "T1" in partial.err.splitlines()[-1] and 'title = "Needs checks"' in partial.out
+
+
+def test_the_task_list_example_runs_its_prd_to_done(ralph: Ralph) -> None:
+    example = Path(__file__).resolve().parent.parent / "examples" / "task-list"
+    (ralph.path / "pyproject.toml").unlink()
+    ralph.copy_example(example)
+    ralph.git_init()
+    checked = ralph.run("tasks", "check", "prd.json")
+    assert checked.ret == 0 and "each task is real work" in checked.out, checked
+    result = ralph.run("run", "--tasks", "prd.json", "--agent", f"replay:{ralph.path / 'replay'}")
+    assert result.ret == 0, result
+    status = ralph.run("tasks", "status", "--json").json()
+    assert [(row["id"], row["status"], row["iterations"]) for row in status["tasks"]] == [
+        ("US-001", "done", 2), ("US-002", "done", 1), ("US-003", "done", 2)]
+    assert any("prd.json was edited" in note for note in status["notes"])
