@@ -143,7 +143,8 @@ def test_usage_errors_run_nothing(ralph: Ralph) -> None:
     ralph.makefile("bad.toml", '[fleet]\nagnet = "claude"\n[[task]]\nfolder = "packages/a"\n')
     result = ralph.run("fleet", "bad.toml")
     assert result.ret == 2
-    assert "[fleet]: unknown key 'agnet'; did you mean 'agent'?" in result.err and result.err.startswith("ERROR:")
+    assert "[fleet]: unknown key 'agnet'; did you mean 'agent'?" in result.err
+    assert result.err.startswith("ERROR:")
     ralph.makefile("twice.toml", '[[task]]\nfolder="a"\nprompt="x"\n'
                                  '[[task]]\nfolder="a"\nprompt="y"\n')
     result = ralph.run("fleet", "twice.toml")
