@@ -284,3 +284,29 @@ def test_a_dirty_tree_starts_no_agent_and_the_task_waits(ralph: Ralph) -> None:
     assert dirty.ret == 2 and "uncommitted changes" in dirty.err, dirty
     assert rows(table(ralph))["T1"]["status"] == "todo"
     assert not marker.exists()
+
+
+def test_only_runs_one_task_whose_dependencies_are_done(ralph: Ralph) -> None:
+    ralph.makefile("tasks.toml", """\
+        [defaults]
+        keep = "files:tasks.toml"
+
+        [[task]]
+        id = "A"
+        until = "files:a.txt"
+
+        [[task]]
+        id = "B"
+        until = "files:b.txt"
+        """)
+    ralph.git_init()
+    script = agent(ralph, 'pathlib.Path(os.environ["RALPH_TASK_ID"].lower() + ".txt")'
+                          '.write_text("x")\n')
+    refused = ralph.run("run", "--tasks", "tasks.toml", "--agent", script, "--only", "B")
+    assert refused.ret == 2 and "--only B: it depends on A, not done yet" in refused.err
+    first = ralph.run("run", "--tasks", "tasks.toml", "--agent", script, "--only", "A")
+    assert first.ret == 0, first
+    assert {r["id"]: r["status"] for r in table(ralph)["tasks"]} == {"A": "done", "B": "todo"}
+    second = ralph.run("run", "--tasks", "tasks.toml", "--agent", script, "--only", "B")
+    assert second.ret == 0, second
+    assert {r["id"]: r["status"] for r in table(ralph)["tasks"]} == {"A": "done", "B": "done"}

@@ -95,6 +95,9 @@ class TaskListRun:
         return union(task.until, done, self.tasks.keep, self.extra)
 
     def run(self) -> TaskListResult:
+        only = self.config.get("only")
+        if only:
+            return self._only(str(only))
         state = self._start_state()
         failed_in_a_row = 0
         try:
@@ -139,6 +142,34 @@ class TaskListRun:
                 state.notes.append(note)
                 state.save()
                 _said(self.config, f"ralph-verify: {note}")
+
+    def _only(self, task_id: str) -> TaskListResult:
+        """``--only ID``: that task alone (its dependencies done already), no final check."""
+        ids = [task.id for task in self.tasks.tasks]
+        if task_id not in ids:
+            raise UsageError(f"--only {task_id}: no such task in {self.tasks.path.name}; "
+                             f"its tasks are {', '.join(ids)}")
+        previous = TasksState.read(self.root)
+        status = previous.status() if previous is not None else {}
+        task = self.tasks.get(task_id)
+        waiting = [dep for dep in self.tasks.dependencies(task) if status.get(dep) not in DONE]
+        if waiting:
+            raise UsageError(f"--only {task_id}: it depends on {', '.join(waiting)}, not done "
+                             "yet; run those first (or the whole list without --only)")
+        self.config.set_session_value("resume", previous is not None)  # keep done rows
+        try:
+            state = self._start_state()
+        finally:
+            self.config.set_session_value("resume", None)
+        state.record(task_id).status = "todo"
+        try:
+            outcome = self._run_task(task, state)
+        finally:
+            for key in _SESSION_KEYS:
+                self.config.set_session_value(key, None)
+        if outcome in DONE:
+            return self._end(state, "complete", f"task {task_id} {outcome} (--only)")
+        return self._end(state, "incomplete", f"task {task_id} {outcome} (--only)")
 
     def _start_state(self) -> TasksState:
         previous = TasksState.read(self.root) if self.config.get("resume") else None

@@ -125,7 +125,7 @@ class TestsCheck(Check):
         however many ``tests`` checks read it, as this check's result."""
         suite = ctx.shared("tests-suite", lambda: self.run_suite(ctx))
         return replace(suite, name=self.name, spec=self.spec.text,
-                       failures=list(suite.failures), counts=dict(suite.counts))
+                       failures=[replace(f) for f in suite.failures], counts=dict(suite.counts))
 
     def run_suite(self, ctx: VerifyContext) -> CheckResult:
         """The plain ``tests`` verdict of this verification's pytest run."""

@@ -51,6 +51,8 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--tasks", scope="loop", metavar="FILE",
                      help="work through the task list of FILE (tasks.toml), task by task, each "
                           "done only when its own checks pass (docs/tasks.md)")
+    parser.addoption("--only", scope="loop", metavar="ID",
+                     help="with --tasks: run that task alone (its dependencies must be done)")
     parser.addoption("--pause-after-task", scope="loop", action="store_true", default=None,
                      help="with --tasks: stop after each task done (exit 0, verdict paused); "
                           "'run --tasks FILE --resume' takes the next")
