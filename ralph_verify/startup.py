@@ -67,6 +67,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "commands.plugins",
     "loop",
     "commands.run",
+    "commands.tasks",
     "commands.status",
     "commands.cancel",
     "commands.rollback",

@@ -23,10 +23,22 @@ if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.config.check_options import CheckOptions
 
+#: The choice of ``arg_choices`` that takes pytest's test paths and node ids (``tests:PATH``).
+PATH_CHOICE = "PATH"
+
+
+def looks_like_test_path(arg: str) -> bool:
+    """Whether ``arg`` names tests (a ``.py`` file, a folder, a node), not a word or ``x=``."""
+    return "=" not in arg.split("::")[0] and (
+        "/" in arg or "::" in arg or arg.endswith(".py"))
+
+
 def accepts_arg(choices: Sequence[str], arg: str) -> bool:
-    """Whether ``arg`` is one of ``choices``; a choice ending in ``=`` takes any value."""
+    """Whether ``arg`` is one of ``choices``; a choice ending in ``=`` takes any value;
+    :data:`PATH_CHOICE` takes a test path."""
     return any(arg == choice or (choice.endswith("=") and arg.startswith(choice)
-                                 and len(arg) > len(choice)) for choice in choices)
+                                 and len(arg) > len(choice))
+               or (choice == PATH_CHOICE and looks_like_test_path(arg)) for choice in choices)
 
 
 class CheckRegistry:

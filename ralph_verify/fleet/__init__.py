@@ -9,7 +9,8 @@
 - :mod:`~ralph_verify.fleet.dask_executor`: the ``dask`` executor, a plugin loaded only
   through its entry point (``pip install 'ralph-verify[dask]'``).
 
-Floor 4: imports config, project, proc and the leaves (a job runs its loop through the
-``ralph-verify`` command, not through the loop's modules); imported by the fleet plugins
+Floor 6: imports config, project, proc, the leaves and ``tasks/`` (one loader reads a
+fleet file and a task list); a job runs its loop through the
+``ralph-verify`` command, not through the loop's modules; imported by the fleet plugins
 and the hook specifications.
 """

@@ -14,3 +14,7 @@ if TYPE_CHECKING:
 
 #: The running session (set by the loop before its baseline; absent outside a loop).
 SESSION_KEY: StashKey[Session] = StashKey("session")
+
+#: More values for the prompt template's placeholders (``run --tasks``: ``{{task_id}}``,
+#: ``{{task_title}}``, ``{{acceptance}}``, ``{{tasks}}``, ``{{learnings}}``).
+PROMPT_VALUES_KEY: StashKey[dict[str, str]] = StashKey("prompt_values")

@@ -21,7 +21,7 @@ from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop import records
 from ralph_verify.loop.cycle import Driver, make_agent, session_specs, verify_in_session
 from ralph_verify.loop.cycle import start as start_driving
-from ralph_verify.loop.keys import SESSION_KEY
+from ralph_verify.loop.keys import PROMPT_VALUES_KEY, SESSION_KEY
 from ralph_verify.loop.new_failures import nothing_to_do
 from ralph_verify.loop.prompt import load_template, progress_text, render, render_notes
 from ralph_verify.loop.records import read_task, state_record
@@ -200,7 +200,9 @@ class RunDriver(Driver):
         notes = [n for n in self.config.hook.ralph_prompt_notes(session=session,
                                                                   iteration=iteration) if n]
         previous = session.previous_verification()
+        extra: dict[str, str] = self.config.stash.get(PROMPT_VALUES_KEY) or {}
         return render(template, {
+            **extra,
             "task": session.task.strip(),
             "feedback": previous.feedback if previous is not None else "",
             "iteration": str(iteration.number),

@@ -29,6 +29,7 @@ from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import VerdictProposal
 from ralph_verify.markers import hookimpl
 from ralph_verify.project import git
+from ralph_verify.tasks.keys import TASK_COMMIT_KEY
 
 if TYPE_CHECKING:
     from ralph_verify.loop.recovery import Point
@@ -164,6 +165,9 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
         return
     message = (f"ralph: iteration {iteration.number} — "
                + ", ".join(check_brief(r) for r in verification.results))
+    name_task = session.config.stash.get(TASK_COMMIT_KEY)
+    if name_task is not None and verification.passed:  # run --tasks: this commit completes it
+        message = name_task(message)
     if beside:
         sha = _commit_on(session.root, str(state["branch"]), iteration.files_changed, message)
         if sha is None:

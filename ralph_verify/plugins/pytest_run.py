@@ -42,13 +42,15 @@ Example, a check reading the shared coverage data::
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
-from ralph_verify.checks.registry import CheckRegistry
+from ralph_verify.checks.registry import PATH_CHOICE, CheckRegistry, looks_like_test_path
 from ralph_verify.markers import hookimpl
 from ralph_verify.plugins.coverage_check import CoverageCheck, least_covered, line_ranges
 from ralph_verify.plugins.junit import report_result
+from ralph_verify.plugins.tests_path import judge_path
 from ralph_verify.proc.process import ToolError
 
 if TYPE_CHECKING:
@@ -111,11 +113,20 @@ class TestsCheck(Check):
             from ralph_verify.plugins.hidden_tests import run_hidden
 
             return run_hidden(self, ctx)
+        if self.spec.arg is not None and looks_like_test_path(self.spec.arg):
+            return judge_path(self, ctx, self.shared_suite)  # tests:PATH, from the same run
         if self.spec.arg is not None:
             from ralph_verify.loop.new_failures import judge_new  # tests:new, in a loop
 
-            return judge_new(self, ctx, self.run_suite)
-        return self.run_suite(ctx)
+            return judge_new(self, ctx, self.shared_suite)
+        return self.shared_suite(ctx)
+
+    def shared_suite(self, ctx: VerifyContext) -> CheckResult:
+        """The suite's verdict, judged once per verification (a re-run of flaky tests too)
+        however many ``tests`` checks read it, as this check's result."""
+        suite = ctx.shared("tests-suite", lambda: self.run_suite(ctx))
+        return replace(suite, name=self.name, spec=self.spec.text,
+                       failures=[replace(f) for f in suite.failures], counts=dict(suite.counts))
 
     def run_suite(self, ctx: VerifyContext) -> CheckResult:
         """The plain ``tests`` verdict of this verification's pytest run."""
@@ -222,8 +233,10 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
         name="tests", aliases=("pytest",), factory=TestsCheck, options=TESTS_OPTIONS,
         threshold="minimum number of passing tests (tests.min=120)", arg="optional",
-        arg_choices=("new", "hidden", "hidden="), loop_args=("new",),
-        arg_help="new: in a loop, only failures that were not there at the baseline count "
+        arg_choices=("new", "hidden", "hidden=", PATH_CHOICE), loop_args=("new",),
+        arg_help="PATH[::NODE]: the tests collected from that file, folder or node all pass "
+                 "and at least one (>=N: N) exists, judged from the same run; "
+                 "new: in a loop, only failures that were not there at the baseline count "
                  "(tests:new); hidden=PATH: held-out tests kept outside the project, copied "
                  "in only while they run, reported by id and message, never by source; "
                  "hidden: the tests marked @pytest.mark.hidden, left out of the tests run "

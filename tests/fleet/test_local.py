@@ -143,11 +143,12 @@ def test_usage_errors_run_nothing(ralph: Ralph) -> None:
     ralph.makefile("bad.toml", '[fleet]\nagnet = "claude"\n[[task]]\nfolder = "packages/a"\n')
     result = ralph.run("fleet", "bad.toml")
     assert result.ret == 2
-    assert "unknown key 'fleet.agnet'" in result.err and result.err.startswith("ERROR:")
+    assert "[fleet]: unknown key 'agnet'; did you mean 'agent'?" in result.err
+    assert result.err.startswith("ERROR:")
     ralph.makefile("twice.toml", '[[task]]\nfolder="a"\nprompt="x"\n'
                                  '[[task]]\nfolder="a"\nprompt="y"\n')
     result = ralph.run("fleet", "twice.toml")
-    assert result.ret == 2 and "two tasks are named 'a'" in result.err
+    assert result.ret == 2 and "two tasks have the id 'a'" in result.err
     result = ralph.run("fleet", "--matrix", "nothing/*", "-p", "pyproject.toml")
     assert result.ret == 2 and "no folder" in result.err
     assert not (ralph.path / "fleet").exists()

@@ -109,8 +109,8 @@ def ralph_addoption(parser: Parser) -> None:
 def ralph_configure(config: Config) -> None:
     """``run``'s usage errors (bad specs, no or unreadable task) come before anything runs:
     no lock, no .ralph/, no branch, no baseline."""
-    if config.command.name != "run" or config.get("resume"):
-        return
+    if config.command.name != "run" or config.get("resume") or config.get("tasks"):
+        return  # a task list's file is checked by plugins/commands/tasks.py
     from ralph_verify.loop.records import read_task
 
     until_specs(config)
@@ -119,5 +119,10 @@ def ralph_configure(config: Config) -> None:
 
 def run(config: Config) -> int:
     from ralph_verify.api import run_session
+
+    if config.get("tasks"):
+        from ralph_verify.plugins.commands.tasks import run_tasks
+
+        return run_tasks(config)
 
     return run_session(config)

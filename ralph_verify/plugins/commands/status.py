@@ -61,6 +61,13 @@ def status(config: Config) -> int:
                          f"ended without finishing it (phase {data.get('phase')}); "
                          "'ralph-verify run --resume' continues it")
     print(f"session {data.get('session')} · {condition}")
+    from ralph_verify.tasks.state import TasksState
+
+    tasks = TasksState.read(config.root)  # run --tasks: this session is one task of a list
+    if tasks is not None and tasks.current is not None:
+        done = sum(row.status in ("done", "already") for row in tasks.tasks)
+        print(f"task {tasks.current} of {tasks.file} · {done}/{len(tasks.tasks)} tasks done "
+              "('ralph-verify tasks status' shows the list)")
     print(f"iteration {data.get('iteration')}/{data.get('max_iterations')} · "
           f"elapsed {duration(float(data.get('elapsed_s') or 0))} · agent {data.get('agent')}")
     checks = data.get("checks") or []

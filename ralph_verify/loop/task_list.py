@@ -1,0 +1,327 @@
+"""``run --tasks FILE``: a list worked through task by task, each one a session of the one
+loop (:class:`~ralph_verify.loop.run_driver.RunDriver`), never a second loop.
+
+Per task the session is today's: its baseline is the task's gate (its own checks, every done
+task's checks, ``keep`` and ``--until``) verified once before the agent starts -- a gate that
+passes already makes the task ``already`` and costs no agent call -- then prompt -> agent ->
+verify -> decide, with the stall breaker, the agent-failure count and the first iteration's
+text fresh for each task. A task is done only when its gate passes (integrity included);
+what the agent says or ticks is never asked. The task file was read once, at the start.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
+
+from ralph_verify.checks.registry import build_checks
+from ralph_verify.checks.verification import verify
+from ralph_verify.config.until import CheckSpec
+from ralph_verify.errors import UsageError
+from ralph_verify.exitcode import ExitCode
+from ralph_verify.loop.keys import PROMPT_VALUES_KEY
+from ralph_verify.loop.run_driver import RunDriver, _new_session_id
+from ralph_verify.loop.verdict import Verdict
+from ralph_verify.tasks.keys import TASK_COMMIT_KEY
+from ralph_verify.tasks.model import Task
+from ralph_verify.tasks.order import DONE, dependents, next_ready
+from ralph_verify.tasks.prompt import acceptance, learnings, task_table, task_text
+from ralph_verify.tasks.state import TaskRecord, TasksState
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+    from ralph_verify.loop.result import LoopResult
+    from ralph_verify.tasks.model import TaskList
+
+#: Failed tasks in a row that end the session whatever ``on-fail`` says.
+FAILED_IN_A_ROW = 3
+#: The fix-up task after a failing final check, and its iteration cap.
+FINAL = "FINAL"
+FINAL_ITERATIONS = 3
+#: Session values a task sets for its loop, taken back when the list is done.
+_SESSION_KEYS = ("until", "task", "prompt", "max_iterations", "max_time", "max_cost", "agent",
+                 "no_branch", "allow_dirty", "resume")
+
+
+@dataclass
+class TaskListResult:
+    """How a task list ended: every task's row, the final check, the exit code."""
+
+    state: TasksState
+    exit_code: int
+    verdict: str
+    reason: str
+
+
+def union(*groups: tuple[CheckSpec, ...] | list[CheckSpec]) -> list[CheckSpec]:
+    """The specs of every group, each once (by its text), in order."""
+    seen: dict[str, CheckSpec] = {}
+    for group in groups:
+        for spec in group:
+            seen.setdefault(spec.text, spec)
+    return list(seen.values())
+
+
+def _said(config: Config, line: str) -> None:
+    config.hook.ralph_report_line(config=config, line=line)
+
+
+class TaskListRun:
+    """One ``run --tasks``: the frozen list, its state, one loop session per task."""
+
+    def __init__(self, config: Config, task_list: TaskList, stream: TextIO | None = None):
+        self.config = config
+        self.tasks = task_list
+        self.stream = stream
+        self.root = config.root
+        self.extra = self._cli_specs()
+        self.sessions = 0
+        self.check_error = int(ExitCode.CHECK_ERROR)
+
+    def _cli_specs(self) -> list[CheckSpec]:
+        try:
+            specs, _ = self.config.requested_specs()
+        except UsageError:
+            return []  # no --until and none in the config file: the tasks' checks decide
+        return specs
+
+    def gate(self, task: Task, status: dict[str, str]) -> list[CheckSpec]:
+        done = [spec for other in self.tasks.tasks if status.get(other.id) in DONE
+                and other.id != task.id for spec in other.until]
+        return union(task.until, done, self.tasks.keep, self.extra)
+
+    def run(self) -> TaskListResult:
+        only = self.config.get("only")
+        if only:
+            return self._only(str(only))
+        state = self._start_state()
+        failed_in_a_row = 0
+        try:
+            while True:
+                task = next_ready(self.tasks, state.status())
+                if task is None:
+                    break
+                outcome = self._run_task(task, state)
+                if outcome == "check-error":
+                    return self._end(state, "check-error", f"task {task.id}: a check could "
+                                     "not decide at its baseline; fix it first")
+                if outcome == "agent-error":
+                    return self._end(state, "agent-error",
+                                     f"task {task.id}: the agent could not run")
+                if outcome == "cancelled":
+                    return self._end(state, "cancelled", f"task {task.id} was cancelled; "
+                                     "'run --tasks FILE --resume' goes on")
+                if outcome in ("failed", "blocked"):
+                    failed_in_a_row += 1
+                    for other in dependents(self.tasks, task.id):
+                        if state.record(other).status == "todo":
+                            state.set(other, "skipped", f"depends on {task.id}, {outcome}")
+                    if self.tasks.on_fail == "stop":
+                        return self._end(state, "stopped", f"task {task.id} {outcome} "
+                                         "(on-fail = \"stop\")")
+                    if failed_in_a_row >= FAILED_IN_A_ROW:
+                        return self._end(state, "stopped", f"{FAILED_IN_A_ROW} tasks failed "
+                                         "in a row")
+                else:
+                    failed_in_a_row = 0
+                    if self.config.get("pause_after_task") and \
+                            next_ready(self.tasks, state.status()) is not None:
+                        return self._end(state, "paused", f"task {task.id} {outcome}; "
+                                         "'run --tasks FILE --resume' takes the next")
+            return self._final(state)
+        finally:
+            for key in _SESSION_KEYS:
+                self.config.set_session_value(key, None)
+            if self.tasks.edited():
+                note = (f"{self.tasks.path.name} was edited during the session; the list "
+                        "was worked from the copy read at its start (the edit changed nothing)")
+                state.notes.append(note)
+                state.save()
+                _said(self.config, f"ralph-verify: {note}")
+
+    def _only(self, task_id: str) -> TaskListResult:
+        """``--only ID``: that task alone (its dependencies done already), no final check."""
+        ids = [task.id for task in self.tasks.tasks]
+        if task_id not in ids:
+            raise UsageError(f"--only {task_id}: no such task in {self.tasks.path.name}; "
+                             f"its tasks are {', '.join(ids)}")
+        previous = TasksState.read(self.root)
+        status = previous.status() if previous is not None else {}
+        task = self.tasks.get(task_id)
+        waiting = [dep for dep in self.tasks.dependencies(task) if status.get(dep) not in DONE]
+        if waiting:
+            raise UsageError(f"--only {task_id}: it depends on {', '.join(waiting)}, not done "
+                             "yet; run those first (or the whole list without --only)")
+        self.config.set_session_value("resume", previous is not None)  # keep done rows
+        try:
+            state = self._start_state()
+        finally:
+            self.config.set_session_value("resume", None)
+        state.record(task_id).status = "todo"
+        try:
+            outcome = self._run_task(task, state)
+        finally:
+            for key in _SESSION_KEYS:
+                self.config.set_session_value(key, None)
+        if outcome in DONE:
+            return self._end(state, "complete", f"task {task_id} {outcome} (--only)")
+        return self._end(state, "incomplete", f"task {task_id} {outcome} (--only)")
+
+    def _start_state(self) -> TasksState:
+        previous = TasksState.read(self.root) if self.config.get("resume") else None
+        state = TasksState.start(self.root, self.tasks, _new_session_id())
+        if self.config.get("resume") and previous is None:
+            raise UsageError(f"nothing to resume: no task list in {self.root} "
+                             "(.ralph/tasks/state.json not found)")
+        if previous is not None:
+            state.session = previous.session
+            self.sessions = 1  # go on on the branch the interrupted run was on
+            for row in previous.tasks:
+                task = next((t for t in self.tasks.tasks if t.id == row.id), None)
+                if task is None or row.status == "running":
+                    continue  # a task under way when the run died starts again
+                if row.status in DONE and row.fingerprint != task.fingerprint():
+                    continue  # changed since it passed: verified again
+                mine = state.record(row.id)
+                mine.__dict__.update(row.__dict__)
+        state.verdict = None
+        state.save()
+        state.log({"event": "start", "file": str(self.tasks.path), "resume": previous is not None})
+        return state
+
+    @contextmanager
+    def _task_settings(self, task: Task, gate: list[CheckSpec],
+                       state: TasksState) -> Iterator[None]:
+        config = self.config
+        status = state.status()
+        config.set_session_value("until", ",".join(spec.text for spec in gate))
+        config.set_session_value("task", task_text(self.tasks, task, gate, status, self.root))
+        config.set_session_value("prompt", "")
+        config.set_session_value("resume", False)
+        for key in ("max_iterations", "max_time", "max_cost"):
+            config.set_session_value(key, getattr(task, key))
+        if getattr(config.option, "agent", None) is None:  # --agent wins over the file
+            config.set_session_value("agent", task.agent)
+        if self.sessions:  # the later tasks go on from the tree and branch of the first
+            config.set_session_value("no_branch", True)
+            config.set_session_value("allow_dirty", True)
+        config.stash[PROMPT_VALUES_KEY] = {
+            "task_id": task.id, "task_title": task.title,
+            "acceptance": acceptance(gate, task.until),
+            "tasks": task_table(self.tasks, status, task.id),
+            "learnings": learnings(self.root, self.tasks.learnings)}
+        gate_text = ",".join(spec.text for spec in gate)
+        config.stash[TASK_COMMIT_KEY] = lambda brief: (
+            f"{task.id}: {task.title}\n\n{brief}\n\nRalph-Task: {task.id}\n"
+            f"Ralph-Verified: {gate_text}\n")
+        before = os.environ.get("RALPH_TASK_ID")
+        os.environ["RALPH_TASK_ID"] = task.id
+        try:
+            yield
+        finally:
+            self.sessions += 1
+            del config.stash[TASK_COMMIT_KEY]
+            del config.stash[PROMPT_VALUES_KEY]
+            if before is None:
+                os.environ.pop("RALPH_TASK_ID", None)
+            else:
+                os.environ["RALPH_TASK_ID"] = before
+
+    def _run_task(self, task: Task, state: TasksState) -> str:
+        gate = self.gate(task, state.status())
+        gate_text = ",".join(spec.text for spec in gate)
+        state.set(task.id, "running", "", gate=gate_text)
+        _said(self.config, f"ralph-verify: task {task.id} ({task.title}): gate {gate_text}")
+        with self._task_settings(task, gate, state):
+            try:
+                result = RunDriver(self.config, None, self.stream).run()
+            except UsageError as exc:  # e.g. a dirty tree: nothing ran, the task waits
+                state.set(task.id, "todo", f"not started: {exc}")
+                raise
+        if result.verdict is None:  # a check could not decide at the task's baseline
+            state.set(task.id, "todo", f"not started: {result.reason}")
+            self.check_error = result.exit_code
+            return "check-error"
+        status, reason = _status_of(result, task)
+        last = result.iterations[-1] if result.iterations else None
+        cost = sum((it.agent.cost_usd or 0.0) for it in result.iterations if it.agent)
+        state.set(task.id, status, reason, iterations=len(result.iterations),
+                  cost_usd=round(cost, 6), duration_s=round(result.duration_s, 3),
+                  commit=last.commit if last is not None and status == "done" else None)
+        _said(self.config, f"ralph-verify: task {task.id}: {status} ({reason})")
+        return status
+
+    def _final(self, state: TasksState) -> TaskListResult:
+        rows = state.tasks
+        unfinished = [row for row in rows if row.status not in DONE and not
+                      (row.status == "skipped" and row.reason == "skip in the task file")]
+        if unfinished:
+            names = ", ".join(f"{row.id} {row.status}" for row in unfinished)
+            return self._end(state, "incomplete", f"not every task is done: {names}")
+        specs = (list(self.tasks.final) if self.tasks.final is not None else
+                 union(*(task.until for task in self.tasks.tasks), self.extra))
+        # Judged outside any task's session: no promise, no comparison with a baseline.
+        specs = [spec for spec in specs if spec.name != "promise" and spec.arg != "new"]
+        if specs:
+            verification = verify(self.config, build_checks(self.config, specs))
+            state.log({"event": "final", "passed": verification.passed,
+                       "checks": [r.spec for r in verification.results]})
+            if not verification.passed:
+                failing = ", ".join(r.spec for r in verification.results if not r.passed)
+                if self._fix_up(state, specs, verification.feedback) not in DONE:
+                    return self._end(state, "final-failed", f"every task is done but the "
+                                     f"final check fails: {failing}")
+        return self._end(state, "complete", "every task is done and the final check passes")
+
+    def _fix_up(self, state: TasksState, specs: list[CheckSpec], feedback: str) -> str:
+        """One short task, ``FINAL``, with the final check's feedback as its prompt."""
+        task = Task(id=FINAL, title="Make the whole-project check pass",
+                    prompt="Every task of the list is done, but the whole-project check "
+                           f"fails:\n\n{feedback}", until=tuple(specs), depends_on=(),
+                    max_iterations=FINAL_ITERATIONS)
+        if all(row.id != FINAL for row in state.tasks):
+            state.tasks.append(TaskRecord(FINAL, task.title, fingerprint=task.fingerprint()))
+        return self._run_task(task, state)
+
+    def _end(self, state: TasksState, verdict: str, reason: str) -> TaskListResult:
+        state.verdict = verdict
+        state.save()
+        state.log({"event": "end", "verdict": verdict, "reason": reason})
+        _said(self.config, f"ralph-verify: task list {verdict}: {reason}")
+        code = {"complete": ExitCode.OK, "paused": ExitCode.OK, "check-error": self.check_error,
+                "cancelled": ExitCode.CANCELLED}.get(verdict, 1)
+        return TaskListResult(state, int(code), verdict, reason)
+
+
+def _status_of(result: LoopResult, task: Task) -> tuple[str, str]:
+    """A task's status from its loop session's verdict."""
+    verdict = result.verdict
+    assert verdict is not None  # a baseline that could not decide is the caller's
+    if verdict in (Verdict.COMPLETE, Verdict.NOTHING_TO_DO) and not result.iterations:
+        return "already", "its checks passed before any work; the agent was not called"
+    if verdict is Verdict.COMPLETE:
+        word = " (until = promise: the agent's word)" if task.promise_only else ""
+        return "done", f"its gate passed after {len(result.iterations)} iteration(s){word}"
+    if verdict is Verdict.BLOCKED:
+        return "blocked", result.reason
+    if verdict is Verdict.AGENT_ERROR:
+        return "agent-error", result.reason
+    if verdict is Verdict.CANCELLED:
+        return "cancelled", result.reason
+    return "failed", f"{verdict.value}: {result.reason}"
+
+
+def run_task_list(config: Config, task_list: TaskList, stream: TextIO | None = None) -> int:
+    """``run --tasks``: the exit code (0 only when every task is done and ``final`` passes)."""
+    result = TaskListRun(config, task_list, stream).run()
+    if result.verdict == "cancelled":
+        state = result.state
+        for row in state.tasks:
+            if row.status == "cancelled":
+                state.set(row.id, "todo", "cancelled; 'run --tasks FILE --resume' goes on")
+    print(f"task list: {result.verdict}: {result.reason}", file=sys.stderr)
+    return result.exit_code

@@ -1,0 +1,193 @@
+"""``ralph-verify tasks check FILE`` / ``tasks status`` and ``run --tasks FILE``.
+
+``tasks check`` validates a task file, shows the order, runs every task's checks now (one
+verification, one pytest run) and names each task whose checks pass already: such a task
+cannot tell done from not done. ``tasks status`` shows the table of ``.ralph/tasks/``.
+``run --tasks`` is refused (exit 2) before anything runs when the file is bad.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ralph_verify.checks.tool_output import one_line
+from ralph_verify.config import Config
+from ralph_verify.config.parser import Parser
+from ralph_verify.config.stash import StashKey
+from ralph_verify.display import duration
+from ralph_verify.errors import UsageError
+from ralph_verify.markers import hookimpl
+from ralph_verify.state_files import write_text_atomic
+
+if TYPE_CHECKING:
+    from ralph_verify.tasks.model import TaskList
+    from ralph_verify.tasks.state import TasksState
+
+#: The task list ``run --tasks`` validated at configure time.
+TASK_LIST_KEY: StashKey[TaskList] = StashKey("tasks.list")
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.add_command(
+        "tasks", tasks_command, scopes=("verify", "status", "tasks"),
+        help="task lists: 'tasks check FILE' (valid? order? checks red before any work?), "
+             "'tasks status [--json]' (the table of the last 'run --tasks'), "
+             "'tasks import prd.json -o tasks.toml'",
+        description="Work with a task file (tasks.toml) for 'run --tasks FILE'.\n\nexamples:\n"
+                    "  ralph-verify tasks check tasks.toml\n"
+                    "  ralph-verify run --tasks tasks.toml --agent claude\n"
+                    "  ralph-verify tasks status --json",
+    )
+    parser.addoption("action", scope="tasks", choices=("check", "status", "import"),
+                     metavar="ACTION", help="check FILE, status, or import FILE -o tasks.toml")
+    parser.addoption("-o", "--output", scope="tasks", dest="tasks_output", metavar="FILE",
+                     help="tasks import: the tasks.toml to write (default: stdout)")
+    parser.addoption("task_file", scope="tasks", nargs="?", metavar="FILE",
+                     help="the task file (tasks.toml) for 'tasks check'")
+    parser.addoption("--tasks", scope="loop", metavar="FILE",
+                     help="work through the task list of FILE (tasks.toml), task by task, each "
+                          "done only when its own checks pass (docs/tasks.md)")
+    parser.addoption("--only", scope="loop", metavar="ID",
+                     help="with --tasks: run that task alone (its dependencies must be done)")
+    parser.addoption("--pause-after-task", scope="loop", action="store_true", default=None,
+                     help="with --tasks: stop after each task done (exit 0, verdict paused); "
+                          "'run --tasks FILE --resume' takes the next")
+
+
+def load(config: Config, name: str) -> TaskList:
+    """Read and validate a task file (``tasks.toml``, or a ``prd.json`` or Markdown checklist
+imported in memory), its checks resolved against this run's check types."""
+    from ralph_verify.checks.registry import registry_of
+    from ralph_verify.tasks.importers import load_any
+
+    path = Path(name).expanduser()
+    path = path if path.is_absolute() else config.invocation_dir / path
+    return load_any(path, resolve=registry_of(config).resolve)
+
+
+@hookimpl
+def ralph_configure(config: Config) -> None:
+    """A bad task file is a usage error before any lock, branch or agent."""
+    if config.command.name == "run" and config.get("tasks"):
+        config.stash[TASK_LIST_KEY] = load(config, str(config.get("tasks")))
+
+
+def run_tasks(config: Config) -> int:
+    """``run --tasks FILE``."""
+    from ralph_verify.loop.task_list import run_task_list
+
+    task_list = config.stash.get(TASK_LIST_KEY) or load(config, str(config.get("tasks")))
+    code = run_task_list(config, task_list)
+    _write_json(config, _read_state(config))
+    return code
+
+
+def tasks_command(config: Config) -> int:
+    action = config.get("action")
+    if action == "status":
+        return _status(config)
+    name = config.get("task_file")
+    if not name:
+        raise UsageError(f"tasks {action} needs the task file: ralph-verify tasks {action} "
+                         "tasks.toml")
+    if action == "import":
+        return _import(config, str(name))
+    return _check(config, load(config, str(name)))
+
+
+def _import(config: Config, name: str) -> int:
+    """``tasks import FILE``: a prd.json or checklist written as tasks.toml; the tasks that
+    still need checks of their own are listed (the file is then for you to finish)."""
+    from ralph_verify.tasks.importers import to_toml, translate
+
+    data, _ = translate(config.invocation_dir / name)
+    text = to_toml(data)
+    target = config.get("tasks_output")
+    if target:
+        write_text_atomic(config.invocation_dir / str(target), text)
+        print(f"wrote {target}: {len(data.get('task', []))} tasks")
+    else:
+        sys.stdout.write(text)
+    missing = [table["id"] for table in data.get("task", [])
+               if "until" not in table and table.get("status") != "skip"]
+    if missing:
+        print("these tasks still need checks of their own (until = \"tests:...\"): "
+              + ", ".join(missing), file=sys.stderr)
+        return 1
+    return 0
+
+
+def _check(config: Config, task_list: TaskList) -> int:
+    from ralph_verify.checks.registry import build_checks
+    from ralph_verify.checks.verification import verify
+    from ralph_verify.tasks.order import ordered
+
+    print(f"{task_list.path}: {len(task_list.tasks)} tasks, valid"
+          + ("" if task_list.declared else " (no depends-on: a chain, in file order)"))
+    for number, task in enumerate(ordered(task_list), 1):
+        deps = task_list.dependencies(task)
+        after = f"  after {', '.join(deps)}" if deps else ""
+        print(f"  {number}. {task.id} [{task.status}] {task.title}{after}  until {task.until_text}")
+    todo = [task for task in task_list.tasks if task.status == "todo"]
+    specs = list({spec.text: spec for task in todo for spec in task.until
+                  if spec.name != "promise"}.values())
+    if not specs:
+        return 0
+    verification = verify(config, build_checks(config, specs))
+    by_spec = {result.spec: result for result in verification.results}
+    passing = [task for task in todo if all(
+        by_spec[spec.text].passed for spec in task.until if spec.text in by_spec)
+        and any(spec.text in by_spec for spec in task.until)]
+    for result in verification.results:
+        print(f"  {result.status.value.upper():<7} {result.spec}  {one_line(result.summary, 90)}")
+    if passing:
+        print("these tasks' checks pass already, before any work (their checks cannot tell "
+              "done from not done; give them checks that fail now): "
+              + ", ".join(task.id for task in passing))
+        return 1
+    print("every task's checks fail now: each task is real work")
+    return 0
+
+
+def _read_state(config: Config) -> TasksState | None:
+    from ralph_verify.tasks.state import TasksState
+
+    return TasksState.read(config.root)
+
+
+def _write_json(config: Config, state: TasksState | None) -> bool:
+    target = config.get("json")
+    if target is None or state is None:
+        return False
+    text = json.dumps(state.public_json(), indent=2) + "\n"
+    if target == "-":
+        sys.stdout.write(text)
+    else:
+        write_text_atomic(config.invocation_dir / str(target), text)
+    return True
+
+
+def _status(config: Config) -> int:
+    state = _read_state(config)
+    if state is None:
+        print(f"no task list in {config.root} (no .ralph/tasks/state.json): start one with "
+              "'ralph-verify run --tasks tasks.toml'")
+        return 1
+    if _write_json(config, state):
+        return 0
+    print(f"task list {state.file} · session {state.session} · "
+          f"{state.verdict or ('running ' + str(state.current) if state.current else 'open')}")
+    print(f"  {'id':<10} {'status':<12} {'iter':>4} {'time':>7} {'cost':>8}  {'commit':<10} "
+          "title / why")
+    for row in state.tasks:
+        cost = f"${row.cost_usd:.2f}" if row.cost_usd else "-"
+        print(f"  {row.id:<10} {row.status:<12} {row.iterations:>4} "
+              f"{duration(row.duration_s):>7} {cost:>8}  {(row.commit or '-')[:10]:<10} "
+              f"{row.title}" + (f" — {row.reason}" if row.reason else ""))
+    for note in state.notes:
+        print(f"note: {note}")
+    return 0

@@ -1,0 +1,119 @@
+"""What ``run --tasks`` knows of each task, in ``.ralph/tasks/``: ``state.json`` (written
+atomically after every change, so a kill -9 loses no done task) and ``log.jsonl``, a
+factual log written by ralph-verify only (never by the agent, never put in a prompt).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ralph_verify.state_files import now_iso, write_text_atomic
+from ralph_verify.tasks.order import initial_status
+
+if TYPE_CHECKING:
+    from ralph_verify.tasks.model import TaskList
+
+#: Every status a task can have (TASKS.md).
+STATUSES = ("todo", "running", "done", "already", "failed", "blocked", "skipped",
+            "agent-error")
+
+
+@dataclass
+class TaskRecord:
+    """One task's row of the table."""
+
+    id: str
+    title: str
+    status: str = "todo"
+    reason: str = ""
+    iterations: int = 0
+    cost_usd: float = 0.0
+    gate: str = ""
+    commit: str | None = None
+    fingerprint: str = ""
+    duration_s: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class TasksState:
+    """The state of one task-list session."""
+
+    folder: Path
+    file: str = ""
+    session: str = ""
+    current: str | None = None
+    verdict: str | None = None
+    tasks: list[TaskRecord] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def path(self) -> Path:
+        return self.folder / "state.json"
+
+    @classmethod
+    def start(cls, root: Path, task_list: TaskList, session: str) -> TasksState:
+        status = initial_status(task_list)
+        records = [TaskRecord(task.id, task.title, status[task.id],
+                              "skip in the task file" if task.status == "skip" else
+                              "done in the task file" if task.status == "done" else "",
+                              gate=task.until_text, fingerprint=task.fingerprint())
+                   for task in task_list.tasks]
+        return cls(root / ".ralph" / "tasks", str(task_list.path), session, tasks=records)
+
+    @classmethod
+    def read(cls, root: Path) -> TasksState | None:
+        folder = root / ".ralph" / "tasks"
+        try:
+            data = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        fields = set(TaskRecord.__dataclass_fields__)
+        return cls(folder, str(data.get("file", "")), str(data.get("session", "")),
+                   data.get("current"), data.get("verdict"),
+                   [TaskRecord(**{k: v for k, v in row.items() if k in fields})
+                    for row in data.get("tasks", [])], list(data.get("notes", [])))
+
+    def record(self, task_id: str) -> TaskRecord:
+        return next(row for row in self.tasks if row.id == task_id)
+
+    def status(self) -> dict[str, str]:
+        return {row.id: row.status for row in self.tasks}
+
+    def set(self, task_id: str, status: str, reason: str = "", **values: Any) -> None:
+        """Change a task's row, save, and log the change."""
+        row = self.record(task_id)
+        row.status, row.reason = status, reason
+        for key, value in values.items():
+            setattr(row, key, value)
+        self.current = task_id if status == "running" else (
+            None if self.current == task_id else self.current)
+        self.save()
+        self.log({"event": "status", "task": task_id, "status": status, "reason": reason,
+                  **values})
+
+    def save(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(self.path, json.dumps(self.to_json(), indent=2) + "\n")
+
+    def log(self, entry: dict[str, Any]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with (self.folder / "log.jsonl").open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps({"at": now_iso(), **entry}) + "\n")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "session": self.session, "current": self.current,
+                "verdict": self.verdict, "notes": self.notes,
+                "tasks": [row.to_json() for row in self.tasks]}
+
+    def public_json(self) -> dict[str, Any]:
+        """``tasks status --json``: the table of TASKS.md."""
+        keys = ("id", "title", "status", "reason", "iterations", "cost_usd", "gate", "commit")
+        return {"file": self.file, "session": self.session, "current": self.current,
+                "verdict": self.verdict, "notes": self.notes,
+                "tasks": [{key: getattr(row, key) for key in keys} for row in self.tasks]}
