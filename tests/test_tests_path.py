@@ -100,4 +100,4 @@ def test_many_paths_cost_one_pytest_run(project: Ralph) -> None:
 def test_a_word_that_is_no_path_is_still_a_usage_error(project: Ralph) -> None:
     result = project.run("check", "--until", "tests:old")
     assert result.ret == 2
-    assert "accepts only tests:new, tests:hidden=VALUE, tests:PATH" in result.err
+    assert "accepts only tests:new, tests:hidden, tests:hidden=VALUE, tests:PATH" in result.err
