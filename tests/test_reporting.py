@@ -92,7 +92,7 @@ def result_agent_name(reporter: Reporter) -> str:
 
 def test_no_terminal_silences_check_and_run_and_keeps_the_rest(ralph: Ralph) -> None:
     shown = ralph.run("check", "--until", UNTIL)
-    assert shown.ret == 1 and "FAILED: 1 failed" in shown.out
+    assert shown.ret == 1 and "FAILED: 1 check failed" in shown.out
     silent = ralph.run("check", "-p", "no:terminal", "--until", UNTIL)
     assert (silent.ret, silent.out, silent.err) == (1, "", "")
     as_json = ralph.run("check", "-p", "no:terminal", "--until", UNTIL, "--json", "-")

@@ -220,6 +220,25 @@ def positive_float(text: str) -> float:
     return _number(text, False, 0, True, "greater than 0")
 
 
+def positive_duration(text: str) -> float:
+    """argparse type: seconds greater than zero, as ``90``, ``90s``, ``10m``, ``2h``, ``1h30m``
+    (every duration option reads the same spellings as ``--max-time``)."""
+    try:
+        float(text)
+    except ValueError:
+        pass
+    else:
+        return positive_float(text)  # a bare number: its own errors (-5, inf, nan)
+    try:
+        value = parse_duration(text, "")
+    except UsageError:
+        raise argparse.ArgumentTypeError(
+            f"expected a duration such as 90s, 10m, 2h, 1h30m or seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+    return value
+
+
 def non_negative_float(text: str) -> float:
     """argparse type: zero or more (a limit where 0 means "no limit", as its help says)."""
     return _number(text, False, 0, False, "0 (no limit) or more")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser, positive_float, positive_int
+from ralph_verify.config.parser import Parser, positive_duration, positive_float, positive_int
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
@@ -95,8 +95,8 @@ def ralph_addoption(parser: Parser) -> None:
         help="run again only the loops of --out's fleet.json that did not finish")
     add("--watch", scope="fleet", dest="fleet_watch", action="store_true", default=False,
         help="with status: a live table on a terminal, plain lines elsewhere")
-    add("--wait", scope="fleet", dest="fleet_wait", type=float, default=60.0,
-        metavar="SECONDS", help="with cancel: how long to wait for the fleet to stop")
+    add("--wait", scope="fleet", dest="fleet_wait", type=positive_duration, default=60.0,
+        metavar="DURATION", help="with cancel: how long to wait for the fleet to stop")
     add("--github", scope="fleet", dest="fleet_github", action="store_true", default=False,
         help="append a Markdown job summary to $GITHUB_STEP_SUMMARY")
     add("--junitxml", scope="fleet", dest="fleet_junitxml", metavar="FILE",
