@@ -233,7 +233,7 @@ def positive_duration(text: str) -> float:
         value = parse_duration(text, "")
     except UsageError:
         raise argparse.ArgumentTypeError(
-            f"expected a duration such as 90s, 10m, 2h, 1h30m or seconds, got {text!r}") from None
+            f"expected a duration such as 90m, 2h, 1h30m or seconds, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
     return value

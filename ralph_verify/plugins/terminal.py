@@ -36,14 +36,27 @@ REPORTER = "terminalreporter"
 _COLOURS = {Status.PASSED: "32", Status.FAILED: "31", Status.ERROR: "35", Status.SKIPPED: "33"}
 
 
-def _paint(text: str, status: Status, stream: TextIO) -> str:
-    if os.environ.get("NO_COLOR") or not (hasattr(stream, "isatty") and stream.isatty()):
+def colour_wanted(stream: TextIO, mode: str | None = "auto") -> bool:
+    """``--color always|never|auto``; auto: ``NO_COLOR`` off, ``FORCE_COLOR`` on, else a
+    terminal (https://no-color.org, https://force-color.org)."""
+    if mode in ("always", "never"):
+        return mode == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "") not in ("", "0"):
+        return True
+    return bool(hasattr(stream, "isatty") and stream.isatty())
+
+
+def _paint(text: str, status: Status, stream: TextIO, mode: str | None) -> str:
+    if not colour_wanted(stream, mode):
         return text
     return f"\x1b[{_COLOURS[status]}m{text}\x1b[0m"
 
 
-def result_line(result: CheckResult, stream: TextIO, width: int = 10) -> str:
-    label = _paint(f"{result.status.value.upper():<7}", result.status, stream)
+def result_line(result: CheckResult, stream: TextIO, width: int = 10,
+                colour: str | None = "auto") -> str:
+    label = _paint(f"{result.status.value.upper():<7}", result.status, stream, colour)
     metric = ""
     summary = " ".join(result.summary.split())
     timing = "cached" if result.cached else f"{result.duration_s:.2f}s"
@@ -156,7 +169,8 @@ class TerminalReporter:
         if self._in_session and not self._verbose():
             return
         indent = "    " if self._in_session else ""
-        self.display.line(indent + result_line(result, self.display.stream, self._width))
+        self.display.line(indent + result_line(result, self.display.stream, self._width,
+                                               self.config.get("color")))
         for name in result.flaky:
             self._line(f"{indent}        flaky (failed, then passed on re-run): {name}")
 

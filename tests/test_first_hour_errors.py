@@ -1,0 +1,123 @@
+"""What a new user runs into in the first hour (issue 25): each bad input is one clear
+``ERROR:`` line, no traceback, and nothing the user had is overwritten."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from ralph_verify.testing import Ralph
+from tests.loop_helpers import agent
+
+WRITES_DONE = "pathlib.Path('done.txt').write_text('ok')\n"
+
+
+def _project(ralph: Ralph) -> None:
+    ralph.makefile("PROMPT.md", "write done.txt\n")
+    ralph.git_init()
+
+
+def _clean_error(stderr: str, text: str) -> None:
+    assert "Traceback" not in stderr and "INTERNAL ERROR" not in stderr, stderr
+    assert stderr.startswith("ERROR: ") and text in stderr, stderr
+
+
+def test_run_on_a_read_only_project_is_one_line(ralph: Ralph) -> None:
+    """A read-only bind mount in a mount namespace of its own: nothing outside sees it."""
+    unshare = shutil.which("unshare")
+    assert unshare is not None, "this test needs unshare (util-linux): apt-get install util-linux"
+    _project(ralph)
+    path = shlex.quote(str(ralph.path))
+    python = shlex.quote(sys.executable)
+    script = (f"mount --bind {path} {path} && mount -o remount,bind,ro {path} && cd {path} && "
+              f"{python} -m ralph_verify run --agent cmd:true --until files:done.txt")
+    user = [] if os.geteuid() == 0 else ["--user", "--map-root-user"]
+    done = subprocess.run([unshare, *user, "--mount", "--propagation", "private", "sh", "-c",
+                           script], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **ralph.env})
+    assert done.returncode == 2, done
+    _clean_error(done.stderr, f"cannot write {ralph.path}/.ralph: Read-only file system")
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert not (ralph.path / ".ralph").exists()
+
+
+@pytest.mark.parametrize(("command", "message"), [
+    ("no-such-agent-program --fix", "agent command not found: 'no-such-agent-program'"),
+    ("echo (", "the agent command is not valid shell"),
+])
+def test_a_broken_cmd_agent_stops_before_the_baseline(ralph: Ralph, command: str,
+                                                      message: str) -> None:
+    _project(ralph)
+    first = ralph.run("run", "--agent", agent(ralph, WRITES_DONE), "--until", "files:done.txt",
+                      "--no-integrity")
+    assert first.ret == 0, first
+    (ralph.path / "done.txt").unlink()
+    state = (ralph.path / ".ralph" / "state.json").read_text()
+    iterations = sorted(p.name for p in (ralph.path / ".ralph" / "iterations").iterdir())
+    result = ralph.run("run", "--agent", f"cmd:{command}", "--until", "files:done.txt")
+    assert result.ret != 0
+    _clean_error(result.err, message)
+    assert "found before the baseline; nothing was run" in result.err
+    # The last session's records are as they were: no baseline, no iteration was written.
+    assert (ralph.path / ".ralph" / "state.json").read_text() == state
+    assert sorted(p.name for p in (ralph.path / ".ralph" / "iterations").iterdir()) == iterations
+    assert "baseline" not in result.out
+
+
+def test_an_unknown_agent_name_gets_a_did_you_mean(ralph: Ralph) -> None:
+    _project(ralph)
+    result = ralph.run("run", "--agent", "claud", "--until", "files:done.txt")
+    assert result.ret == 2
+    _clean_error(result.err, "unknown agent 'claud'; did you mean 'claude'?")
+
+
+def test_a_misspelt_check_table_gets_a_did_you_mean(ralph: Ralph) -> None:
+    ralph.makepyproject("[tool.ralph-verify.checks.lnt]\ntimeout = 5\n")
+    result = ralph.run("check", "--until", "files:pyproject.toml")
+    assert result.ret == 2
+    _clean_error(result.err, "unknown check 'lnt' (did you mean 'lint'?)")
+
+
+@pytest.mark.parametrize("option", ["--timeout", "--agent-timeout"])
+def test_every_duration_option_takes_minutes_and_hours(ralph: Ralph, option: str) -> None:
+    _project(ralph)
+    args = ("check", "--until", "files:PROMPT.md") if option == "--timeout" else \
+        ("run", "--agent", agent(ralph, WRITES_DONE), "--until", "files:done.txt",
+         "--no-integrity")
+    assert ralph.run(*args, option, "1h30m").ret == 0
+    if option == "--timeout":
+        assert ralph.run(*args, option, "10m").ret == 0
+    bad = ralph.run(*args, option, "10x")
+    assert bad.ret == 2
+    _clean_error(bad.err, f"argument {option}: expected a duration such as 90m, 2h, 1h30m "
+                          "or seconds, got '10x'")
+
+
+@pytest.mark.parametrize("command", ["checks", "plugins"])
+def test_every_list_command_has_json(ralph: Ralph, command: str) -> None:
+    result = ralph.run(command, "--json")
+    assert result.ret == 0, result
+    rows = json.loads(result.out)
+    assert any(row["name"] == ("lint" if command == "checks" else "terminal") for row in rows)
+    result = ralph.run(command, "--json", "out/list.json")
+    assert result.ret == 0 and result.out == ""
+    assert json.loads((ralph.path / "out" / "list.json").read_text()) == rows
+
+
+def test_colour_follows_color_force_color_and_no_color(ralph: Ralph) -> None:
+    args = ("check", "--until", "files:pyproject.toml")
+    assert "\x1b[32mPASSED" not in ralph.run(*args).out  # not a terminal
+    assert "\x1b[32mPASSED" in ralph.run(*args, "--color", "always").out
+    ralph.env["FORCE_COLOR"] = "1"
+    assert "\x1b[32mPASSED" in ralph.run(*args).out
+    assert "\x1b" not in ralph.run(*args, "--color", "never").out
+    ralph.env["NO_COLOR"] = "1"
+    assert "\x1b" not in ralph.run(*args).out
+    bad = ralph.run(*args, "--color", "sometimes")
+    assert bad.ret == 2 and "argument --color" in bad.err
