@@ -236,7 +236,8 @@ def get_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] =
 
 
 def split_disable_args(args: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Take ``-p no:NAME`` out of ``args``; other ``-p`` values stay (``run -p PROMPT.md``)."""
+    """Take ``-p no:NAME`` out of ``args``; the old ``-p PROMPT.md`` of ``run`` and ``fleet``
+    becomes ``--prompt PROMPT.md`` (deprecated: :func:`deprecated_prompt` says so)."""
     rest: list[str] = []
     disabled: list[str] = []
     index = 0
@@ -246,12 +247,26 @@ def split_disable_args(args: Sequence[str]) -> tuple[list[str], list[str]]:
             disabled.append(args[index + 1][3:])
             index += 2
             continue
+        if arg == "-p" and index + 1 < len(args) and not args[index + 1].startswith("-"):
+            rest += ["--prompt", args[index + 1]]
+            index += 2
+            continue
         if arg.startswith("-pno:"):
             disabled.append(arg[5:])
         else:
             rest.append(arg)
         index += 1
     return rest, disabled
+
+
+def deprecated_prompt(args: Sequence[str]) -> str | None:
+    """The note for ``-p FILE`` (not ``-p no:NAME``): ``-p`` is pytest's plugin switch."""
+    for index, arg in enumerate(args[:-1]):
+        if arg == "-p" and not args[index + 1].startswith(("no:", "-")):
+            return (f"note: '-p {args[index + 1]}' for the task file is deprecated and goes in "
+                    f"the next release: use -P {args[index + 1]} (or --prompt); -p is only "
+                    "-p no:PLUGIN")
+    return None
 
 
 def check_disabled(pm: pluggy.PluginManager, disabled: Sequence[str],
@@ -296,6 +311,9 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
     from ralph_verify.checks.registry import CHECK_REGISTRY, CheckRegistry, validate_checks
     from ralph_verify.config.pyproject import load_table, validate_settings
 
+    note = deprecated_prompt(args)
+    if note is not None:
+        print(note, file=sys.stderr)
     args, disabled = split_disable_args(args)
     pm = get_plugin_manager(disabled, plugins, builtins)
     parser = collect_options(pm)

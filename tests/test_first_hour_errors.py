@@ -121,3 +121,24 @@ def test_colour_follows_color_force_color_and_no_color(ralph: Ralph) -> None:
     assert "\x1b" not in ralph.run(*args).out
     bad = ralph.run(*args, "--color", "sometimes")
     assert bad.ret == 2 and "argument --color" in bad.err
+
+
+def test_p_means_one_thing_and_the_prompt_is_capital_p(ralph: Ralph) -> None:
+    _project(ralph)
+    ralph.makefile("TASK.md", "write done.txt\n")
+    ralph.git("add", "-A")
+    ralph.git("commit", "-qm", "task")
+    done = agent(ralph, WRITES_DONE)
+    result = ralph.run("run", "--agent", done, "--until", "files:done.txt", "--no-integrity",
+                       "-p", "no:breaker", "-P", "TASK.md")
+    assert result.ret == 0, result
+    assert "deprecated" not in result.err
+    assert "write done.txt" in (ralph.path / ".ralph" / "iterations" / "001" /
+                                "prompt.md").read_text()
+    # The old spelling still works, for one release, and says what to type instead.
+    ralph.git("checkout", "-q", "main")
+    old = ralph.run("run", "--agent", done, "--until", "files:done.txt", "--no-integrity",
+                    "-p", "TASK.md")
+    assert old.ret == 0, old
+    assert old.err.startswith("note: '-p TASK.md' for the task file is deprecated and goes in "
+                              "the next release: use -P TASK.md (or --prompt)"), old.err

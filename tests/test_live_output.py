@@ -155,3 +155,27 @@ def test_a_plugin_sees_the_verification_and_each_check_start(ralph: Ralph) -> No
     # The closing line counts checks, names the failing one, and says so in its own words.
     assert result.out.splitlines()[-1].startswith(
         "FAILED: 1 of 2 checks failed (files:missing.txt), 1 passed in ")
+
+
+def test_run_v_shows_what_failed_and_what_was_fed_back(ralph: Ralph) -> None:
+    from tests.loop_helpers import agent
+
+    ralph.makefile("PROMPT.md", "write done.txt\n")
+    ralph.git_init()
+    second_time = agent(ralph, "if N == 2:\n    pathlib.Path('done.txt').write_text('ok')\n")
+    result = ralph.run("run", "-v", "--agent", second_time, "--until", "files:done.txt",
+                       "--no-integrity")
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines([
+        "    FAILED  files:done.txt *",          # each check's line, as it is decided
+        "iteration 1: 0/1 checks passed*",
+        "    files:done.txt: first 1 of 1 failure(s)",
+        "      - expected files matching done.txt*",
+        "    feedback for the next iteration: * characters",
+        "    the prompt it answered, in full: .ralph/iterations/001/prompt.md",
+        "    PASSED  files:done.txt *",
+        "iteration 2: 1/1 checks passed*",
+    ])
+    quiet = ralph.run("run", "-q", "--agent", second_time, "--until", "files:done.txt",
+                      "--no-integrity", "--allow-dirty")
+    assert quiet.out == ""

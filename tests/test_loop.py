@@ -195,7 +195,7 @@ def test_usage_errors(ralph: Ralph) -> None:
     assert unknown.ret == 2 and "unknown agent 'robot'; known agents:" in unknown.err
     assert "cmd" in unknown.err and "replay" in unknown.err
     no_task = ralph.run("run", "--agent", "cmd:true", "--until", "files:x")
-    assert no_task.ret == 2 and "no task: pass -p PROMPT.md" in no_task.err
+    assert no_task.ret == 2 and "no task: pass -P PROMPT.md" in no_task.err
 
 
 def test_prompt_file_and_python_api(ralph: Ralph, tmp_path: Path) -> None:

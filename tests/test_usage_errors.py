@@ -98,7 +98,7 @@ def test_zero_limits_that_mean_no_limit_say_so_in_help(ralph: Ralph) -> None:
     assert "(default 4h; 0: no limit;" in text
     assert "USD; 0: no limit;" in text
     assert "-p no:NAME disables plugin NAME" in text
-    assert "any other -p VALUE is the task file (-p PROMPT.md" in text
+    assert "the task file is -P/--prompt (-p FILE still works for one release" in text
     check = " ".join(ralph.run_subprocess("check", "--help").out.split())
     assert "-p no:NAME disables plugin NAME" in check and "task file" not in check
 

@@ -255,10 +255,12 @@ def positive_int(text: str) -> int:
 
 
 def _plugin_option_help(command: Command) -> str:
-    """What ``-p`` means for this command: always ``-p no:NAME``; in ``run`` also the task."""
+    """What ``-p`` means for every command: ``-p no:NAME``, as in pytest (the task file of
+    ``run`` and ``fleet`` is ``-P``/``--prompt``; ``-p FILE`` still works, deprecated)."""
     text = "-p no:NAME disables plugin NAME (see 'ralph-verify plugins')"
-    if command.name == "run":
-        text += "; any other -p VALUE is the task file (-p PROMPT.md, the same as --prompt)"
+    if command.name in ("run", "fleet"):
+        text += "; the task file is -P/--prompt (-p FILE still works for one release, " \
+                "deprecated)"
     return text + ".\n\n"
 
 

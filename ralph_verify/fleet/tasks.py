@@ -183,7 +183,7 @@ def load_fleet_file(path: Path, default_prompt: str | None = None) -> FleetSpec:
         prompt = _prompt_text(settings, base, where) or default_prompt
         if prompt is None:
             raise ConfigError(f"{where}: no prompt: set prompt or prompt-file in the task or "
-                              "in [fleet], or pass -p PROMPT.md")
+                              "in [fleet], or pass -P PROMPT.md")
         tasks.append(Task(name, table.folder, prompt, tuple(_run_args(settings)), table.repo))
     _refuse_duplicates(tasks, str(path))
     fleet_settings = parsed.fleet.model_dump(

@@ -53,7 +53,7 @@ def ralph_addoption(parser: Parser) -> None:
                     "\n\nexamples:\n"
                     "  ralph-verify fleet fleet.toml -j 4\n"
                     "  ralph-verify fleet --matrix 'packages/*' --agent claude "
-                    "--until 'tests,coverage>=80' -p PROMPT.md\n"
+                    "--until 'tests,coverage>=80' -P PROMPT.md\n"
                     "  ralph-verify fleet fleet.toml --executor dask --address "
                     "tcp://scheduler:8786\n"
                     "  ralph-verify fleet fleet.toml --shard 2/8 --out fleet-2/ --id $RUN_ID\n"
@@ -67,7 +67,7 @@ def ralph_addoption(parser: Parser) -> None:
         help="every task's agent unless the fleet file sets one")
     add("--until", scope="fleet", dest="fleet_until", metavar="SPECS",
         help="every task's checks unless the fleet file sets them")
-    add("-p", "--prompt", scope="fleet", dest="fleet_prompt", metavar="FILE",
+    add("-P", "--prompt", scope="fleet", dest="fleet_prompt", metavar="FILE",
         help="the task of every loop that sets none")
     add("--max-iterations", scope="fleet", dest="fleet_max_iterations", type=positive_int,
         metavar="N", help="every loop's iteration limit unless the fleet file sets one")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ralph_verify.checks.api import Check, CheckResult, Status
 from ralph_verify.checks.registry import until_specs
+from ralph_verify.checks.tool_output import one_line
 from ralph_verify.checks.verification import Verification
 from ralph_verify.config import Config
 from ralph_verify.config.stash import REPORT_STREAM_KEY
@@ -103,6 +104,29 @@ def check_header(config: Config, checks: Sequence[Check]) -> str:
     count = len(checks)
     return (f"ralph-verify check · {config.root} · {count} check{'s' if count != 1 else ''}\n"
             f"{python_line(config)}")
+
+
+def verbose_lines(session: Session, iteration: Iteration | None,
+                  verification: Verification, first: int = 3) -> str:
+    """``run -v``: each failing check's first failures, the size of the feedback the agent
+    reads next, and where the prompt it read is (the full text stays in the files)."""
+    lines: list[str] = []
+    for result in verification.results:
+        if result.passed or not result.failures:
+            continue
+        lines.append(f"    {result.spec}: first {min(first, len(result.failures))} of "
+                     f"{len(result.failures) + result.unkept} failure(s)")
+        for failure in result.failures[:first]:
+            where = f" ({failure.location})" if failure.location else ""
+            pre = " (pre-existing)" if failure.pre_existing else ""
+            lines.append(f"      - {one_line(failure.message, 100)}{where}{pre}")
+    lines.append(f"    feedback for the next iteration: {len(verification.feedback):,} "
+                 "characters")
+    if iteration is not None and iteration.prompt_path is not None:
+        path = iteration.prompt_path
+        shown = path.relative_to(session.root) if path.is_relative_to(session.root) else path
+        lines.append(f"    the prompt it answered, in full: {shown}")
+    return "\n".join(lines)
 
 
 class TerminalReporter:
@@ -218,6 +242,8 @@ class TerminalReporter:
         self.display.checks = passed_text(verification)
         label = f"iteration {iteration.number}" if iteration is not None else "baseline"
         self._line(verification_line(label, verification))
+        if self._verbose() and not verification.passed:
+            self._line(verbose_lines(session, iteration, verification))
 
     @hookimpl(wrapper=True)
     def ralph_session_finish(self, session: Session,

@@ -62,16 +62,16 @@ def ralph_addoption(parser: Parser) -> None:
         description="Iterate: prompt -> agent -> verify -> record -> decide, until every check "
                     "of --until passes or a limit stops the loop.\n\nexamples:\n"
                     "  ralph-verify run --agent cmd:\"python fix.py\" --until tests,lint "
-                    "--max-iterations 10 -p PROMPT.md\n"
+                    "--max-iterations 10 -P PROMPT.md\n"
                     "  ralph-verify run --agent replay:examples/tdd-kata/replay "
                     "--until tests,coverage.min=90\n"
                     "  ralph-verify run --resume",
         epilog=run_epilog(),
     )
     parser.addoption("task", scope="loop", nargs="?", metavar="TASK",
-                     help="the task as text (or use -p FILE; default: PROMPT.md in the root)")
-    parser.addoption("-p", "--prompt", scope="loop", setting="prompt", metavar="FILE",
-                     help="file with the task (-p no:NAME still disables plugin NAME)")
+                     help="the task as text (or use -P FILE; default: PROMPT.md in the root)")
+    parser.addoption("-P", "--prompt", scope="loop", setting="prompt", metavar="FILE",
+                     help="file with the task (-p is only -p no:NAME; -p FILE is deprecated)")
     parser.addoption("--agent", scope="loop", setting="agent", metavar="NAME[:ARG]",
                      help="the agent: cmd:COMMAND (prompt on stdin), replay:DIR, or an adapter "
                           "a plugin registers (see 'ralph-verify plugins')")
