@@ -140,8 +140,10 @@ def test_agent_not_found(ralph: Ralph) -> None:
     result = ralph.run("run", "--agent", "cmd:no-such-agent-program --go", "--until",
                        "files:done.txt", "do it")
     assert result.ret == 14, result
-    result.stdout.fnmatch_lines(["verdict: agent-error — agent command not found: "
-                                 "'no-such-agent-program'*"])
+    # Found before the baseline: nothing is run or spent (the README's promise).
+    assert result.err.startswith("ERROR: agent command not found: 'no-such-agent-program'")
+    assert "found before the baseline; nothing was run" in result.err
+    assert "baseline" not in result.out
 
 
 def test_agent_failing_repeatedly(ralph: Ralph) -> None:

@@ -50,7 +50,7 @@ def _assert_nothing_ran(ralph: Ralph, branches_before: str) -> None:
      "-p no:lint: no plugin 'lint'; the lint check is in plugin 'ruff'"),
     (("check", "--until", "lint", "-p", "no:rufff"), "no plugin 'rufff'; did you mean 'ruff'?"),
     ((*RUN, "--until", "lint", "-p", "no:lint"), "no plugin 'lint'"),
-    ((*RUN, "--until", "lint", "-p", "missing.md"), "--prompt missing.md: cannot read it"),
+    ((*RUN, "--until", "lint", "-P", "missing.md"), "--prompt missing.md: cannot read it"),
     (("check", "--until", ""), "empty check spec"),
     ((*RUN, "--until", ""), "empty check spec"),
     (("start", "--until", "", "fix it"), "empty check spec"),
