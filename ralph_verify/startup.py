@@ -25,7 +25,7 @@ import ralph_verify.hookspec as hookspec
 from ralph_verify.config import Config, find_root
 from ralph_verify.config.implementers import implementer_on_stack, implementers, plugin_name_of
 from ralph_verify.config.parser import Command, Parser
-from ralph_verify.errors import UsageError
+from ralph_verify.errors import ConfigError, UsageError
 from ralph_verify.markers import VERSION
 
 if TYPE_CHECKING:
@@ -235,6 +235,26 @@ def get_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] =
     return pm
 
 
+#: Commands that only read a session's records: a broken pyproject.toml does not stop them.
+RECORD_READERS = ("status", "report")
+
+
+def register_checks(pm: pluggy.PluginManager, registry: CheckRegistry) -> None:
+    """Every plugin's ``ralph_register_checks``; a crash in one is an error naming it."""
+    from ralph_verify.config.implementers import implementer_in_traceback, implementers
+
+    try:
+        pm.hook.ralph_register_checks(registry=registry)
+    except UsageError:
+        raise
+    except Exception as exc:
+        name = implementer_in_traceback(implementers(pm, "ralph_register_checks"),
+                                        exc.__traceback__) or "(unknown)"
+        raise UsageError(f"plugin {name!r} crashed in ralph_register_checks: "
+                         f"{type(exc).__name__}: {exc}; fix or update it, or disable it with "
+                         f"-p no:{name}") from None
+
+
 def split_disable_args(args: Sequence[str]) -> tuple[list[str], list[str]]:
     """Take ``-p no:NAME`` out of ``args``; the old ``-p PROMPT.md`` of ``run`` and ``fleet``
     becomes ``--prompt PROMPT.md`` (deprecated: :func:`deprecated_prompt` says so)."""
@@ -335,11 +355,19 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
     else:
         root = find_root(Path.cwd().resolve())
     pyproject = root / "pyproject.toml"
-    table = load_table(pyproject)
-    file_settings = validate_settings(table, parser.settings, pyproject)
     registry = CheckRegistry(plugin_of_module=lambda module: plugin_name_of(pm, module))
-    pm.hook.ralph_register_checks(registry=registry)
-    check_options = validate_checks(table.get("checks", {}), registry, pyproject)
+    register_checks(pm, registry)
+    try:
+        table = load_table(pyproject)
+        file_settings = validate_settings(table, parser.settings, pyproject)
+        check_options = validate_checks(table.get("checks", {}), registry, pyproject)
+    except ConfigError as exc:
+        if command.name not in RECORD_READERS:
+            raise
+        # What already happened is shown whatever the configuration says now.
+        print(f"warning: {exc} (ignored: '{command.name}' reads .ralph/ only)",
+              file=sys.stderr)
+        file_settings, check_options = {}, {}
     check_disabled(pm, disabled, registry)
     config = Config(pm, parser, namespace, command, root, pyproject, file_settings,
                     check_options, args)

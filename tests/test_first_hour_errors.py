@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from ralph_verify import CheckRegistry, hookimpl
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import agent
 
@@ -142,3 +143,33 @@ def test_p_means_one_thing_and_the_prompt_is_capital_p(ralph: Ralph) -> None:
     assert old.ret == 0, old
     assert old.err.startswith("note: '-p TASK.md' for the task file is deprecated and goes in "
                               "the next release: use -P TASK.md (or --prompt)"), old.err
+
+
+class CrashingChecks:
+    """A plugin whose check registration crashes."""
+
+    @hookimpl
+    def ralph_register_checks(self, registry: CheckRegistry) -> None:
+        raise RuntimeError("boom in registration")
+
+
+def test_a_crash_in_ralph_register_checks_names_the_plugin(ralph: Ralph) -> None:
+    result = ralph.run("check", "--until", "files:pyproject.toml", plugins=[CrashingChecks()])
+    assert result.ret == 2
+    _clean_error(result.err, "crashed in ralph_register_checks: RuntimeError: boom in "
+                             "registration")
+    assert "plugin '(unknown)'" not in result.err and "-p no:" in result.err
+
+
+def test_status_and_report_work_despite_a_config_error(ralph: Ralph) -> None:
+    _project(ralph)
+    done = ralph.run("run", "--agent", agent(ralph, WRITES_DONE), "--until", "files:done.txt",
+                     "--no-integrity")
+    assert done.ret == 0, done
+    ralph.makepyproject("[tool.ralph-verify]\nmax-iterations = 'many'\n")
+    assert ralph.run("check", "--until", "files:done.txt").ret == 2  # still refused there
+    for command in ("status", "report"):
+        result = ralph.run(command)
+        assert result.ret == 0, result
+        assert result.err.startswith("warning: ") and "max-iterations" in result.err
+        assert f"(ignored: '{command}' reads .ralph/ only)" in result.err
