@@ -30,7 +30,9 @@ def test_completes_when_the_checks_pass_and_feeds_back_failing_test_ids(ralph: R
                        "make the tests pass")
     assert result.ret == 0, result
     # integrity is on by default in `run` (skipped at baseline: its own baseline comes next).
-    result.stdout.fnmatch_lines(["baseline: 1/2 checks passed*", "iteration 1: agent exit 0*",
+    result.stdout.fnmatch_lines(["checks: tests from --until, plus integrity, added by run "
+                                 "(integrity is on by default)",
+                                 "baseline: 1/2 checks passed*", "iteration 1: agent exit 0*",
                                  "iteration 2: 2/2 checks passed*",
                                  "verdict: complete — every check passes*",
                                  "logs: .ralph/ (state.json, history.jsonl, progress.md*"])
@@ -43,7 +45,7 @@ def test_completes_when_the_checks_pass_and_feeds_back_failing_test_ids(ralph: R
     second = prompt(ralph, 2)
     assert "tests/test_calc.py::test_mul" in second
     assert "tests/test_calc.py::test_add" not in second
-    assert "(pre-existing)" in second
+    assert "(failing since the start: part of the task)" in second
     assert "iteration 1: changed 1 file (calc.py)" in second
     data = state(ralph)
     assert data["verdict"] == {"verdict": "complete", "source": "completion",

@@ -118,7 +118,7 @@ def verbose_lines(session: Session, iteration: Iteration | None,
                      f"{len(result.failures) + result.unkept} failure(s)")
         for failure in result.failures[:first]:
             where = f" ({failure.location})" if failure.location else ""
-            pre = " (pre-existing)" if failure.pre_existing else ""
+            pre = " (since the start)" if failure.pre_existing else ""
             lines.append(f"      - {one_line(failure.message, 100)}{where}{pre}")
     lines.append(f"    feedback for the next iteration: {len(verification.feedback):,} "
                  "characters")
@@ -176,11 +176,12 @@ class TerminalReporter:
             return
         if not self._baseline_seen:
             self._baseline_seen = True
-            asked = {spec.text for spec in until_specs(self.config)}
+            asked = [spec.text for spec in until_specs(self.config)]
             added = [check.spec for check in checks if check.spec.text not in asked]
-            if added:
-                self._line(f"checks: {len(checks)}, the {len(asked)} of --until and "
-                           + ", ".join(f"{spec.text} ({spec.source})" for spec in added))
+            if added:  # "baseline: 1/2 checks" when one was asked: say which is the other
+                self._line(f"checks: {', '.join(asked)} from --until, plus "
+                           + "; ".join(f"{spec.text}, added by {spec.source}"
+                                       for spec in added))
 
     @hookimpl
     def ralph_report_check_start(self, check: Check) -> None:
