@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING
 from ralph_verify.markers import hookspec
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
     from ralph_verify.checks.api import Check
     from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
@@ -111,7 +109,7 @@ def ralph_report_verification(config: Config, session: Session | None,
 
 
 @hookspec
-def ralph_report_verification_start(config: Config, checks: Sequence[Check]) -> None:
+def ralph_report_verification_start(config: Config, checks: list[Check]) -> None:
     """A verification starts: ``checks`` are about to run (``check``, a baseline, an iteration).
 
     Fired by :func:`~ralph_verify.checks.verification.verify` in the main thread before
