@@ -74,6 +74,7 @@ def test_a_reporter_sees_the_same_events_for_check_and_run(ralph: Ralph) -> None
     # The run's baseline is the same tree as the check's: the same events, then the loop's.
     baseline = [("result", UNTIL, "failed"), ("verification", "baseline", False)]
     assert run.events == [
+        ("line", "warning"),  # not a git repository: no checkpoints, no rollback
         ("phase", "verifying the baseline"), *baseline,
         ("phase", f"agent {result_agent_name(run)} running"),
         ("agent", 1, 0, ("done.txt",)),
