@@ -140,7 +140,7 @@ def test_a_binary_prompt_file_is_a_usage_error(ralph: Ralph) -> None:
     (ralph.path / "task.bin").write_bytes(b"\x00\xff\xfe\x80binary")
     ralph.git("add", "task.bin")
     ralph.git("commit", "-qm", "binary")
-    result = ralph.run(*RUN, "--until", "lint", "-p", "task.bin")
+    result = ralph.run(*RUN, "--until", "lint", "-P", "task.bin")
     assert result.ret == 2, result
     assert "ERROR: --prompt task.bin: not a UTF-8 text file" in result.err
     assert not (ralph.path / ".ralph").exists()

@@ -72,7 +72,7 @@ def _prompt(config: Config) -> str | None:
     try:
         return (config.invocation_dir / path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"-p {path}: cannot be read ({exc.strerror})") from None
+        raise UsageError(f"-P {path}: cannot be read ({exc.strerror})") from None
 
 
 def load_spec(config: Config, repo: Path, file: str | None) -> FleetSpec:
