@@ -73,6 +73,12 @@ def run_command(argv: list[str], plugins: Sequence[object],
         return ExitCode.INTERRUPTED
     except SystemExit as exc:  # argparse --help
         return int(exc.code or 0) if isinstance(exc.code, int) or exc.code is None else 2
+    except OSError as exc:
+        if not _unwritable(exc):
+            return _internal_error()
+        print(f"ERROR: cannot write {exc.filename}: {exc.strerror}; run ralph-verify in a "
+              "project it may write to (its .ralph/ folder lives there)", file=sys.stderr)
+        return ExitCode.USAGE_ERROR
     except Exception:
         return _internal_error()
     finally:
@@ -83,6 +89,15 @@ def run_command(argv: list[str], plugins: Sequence[object],
                 import traceback  # only on errors: it pulls in textwrap
 
                 traceback.print_exc()
+
+
+def _unwritable(exc: OSError) -> bool:
+    """A file the user's environment does not let us write (read-only tree, permissions,
+    quota): the user's to fix, not a bug."""
+    import errno
+
+    return exc.filename is not None and exc.errno in (
+        errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT)
 
 
 def _internal_error() -> ExitCode:

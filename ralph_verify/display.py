@@ -47,6 +47,10 @@ class Display:
         self.iteration = 0
         self.max_iterations = 0
         self.checks = ""
+        #: ``check``'s live line names itself instead of an iteration.
+        self.where = ""
+        #: The checks running now, in the order they started (the live line lists them).
+        self.running: list[str] = []
         self._phase = "starting"
         self._phase_started = time.monotonic()
         # Re-entrant: a signal handler (Ctrl-C) may update the phase while the main thread
@@ -89,10 +93,23 @@ class Display:
     def status_text(self) -> str:
         elapsed = duration(time.monotonic() - self.started)
         in_phase = duration(time.monotonic() - self._phase_started)
-        where = (f"iteration {self.iteration}/{self.max_iterations}" if self.iteration
-                 else "baseline")
+        where = self.where or (f"iteration {self.iteration}/{self.max_iterations}"
+                               if self.iteration else "baseline")
         checks = f" · checks {self.checks}" if self.checks else ""
-        return f"[ralph] {where} · {elapsed} · {self._phase} ({in_phase}){checks}"
+        running = f" · running {', '.join(self.running)}" if self.running else ""
+        if self.where:
+            return f"[ralph] {where} · {elapsed}{running}"
+        return f"[ralph] {where} · {elapsed} · {self._phase} ({in_phase}){checks}{running}"
+
+    def check_started(self, name: str) -> None:
+        with self._lock:
+            self.running.append(name)
+            self._paint()
+
+    def check_done(self, name: str) -> None:
+        with self._lock:
+            if name in self.running:
+                self.running.remove(name)
 
     def _tick(self) -> None:
         while not self._stop.wait(0.5):

@@ -25,7 +25,7 @@ import ralph_verify.hookspec as hookspec
 from ralph_verify.config import Config, find_root
 from ralph_verify.config.implementers import implementer_on_stack, implementers, plugin_name_of
 from ralph_verify.config.parser import Command, Parser
-from ralph_verify.errors import UsageError
+from ralph_verify.errors import ConfigError, UsageError
 from ralph_verify.markers import VERSION
 
 if TYPE_CHECKING:
@@ -236,8 +236,29 @@ def get_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] =
     return pm
 
 
+#: Commands that only read a session's records: a broken pyproject.toml does not stop them.
+RECORD_READERS = ("status", "report")
+
+
+def register_checks(pm: pluggy.PluginManager, registry: CheckRegistry) -> None:
+    """Every plugin's ``ralph_register_checks``; a crash in one is an error naming it."""
+    from ralph_verify.config.implementers import implementer_in_traceback, implementers
+
+    try:
+        pm.hook.ralph_register_checks(registry=registry)
+    except UsageError:
+        raise
+    except Exception as exc:
+        name = implementer_in_traceback(implementers(pm, "ralph_register_checks"),
+                                        exc.__traceback__) or "(unknown)"
+        raise UsageError(f"plugin {name!r} crashed in ralph_register_checks: "
+                         f"{type(exc).__name__}: {exc}; fix or update it, or disable it with "
+                         f"-p no:{name}") from None
+
+
 def split_disable_args(args: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Take ``-p no:NAME`` out of ``args``; other ``-p`` values stay (``run -p PROMPT.md``)."""
+    """Take ``-p no:NAME`` out of ``args``; the old ``-p PROMPT.md`` of ``run`` and ``fleet``
+    becomes ``--prompt PROMPT.md`` (deprecated: :func:`deprecated_prompt` says so)."""
     rest: list[str] = []
     disabled: list[str] = []
     index = 0
@@ -247,12 +268,26 @@ def split_disable_args(args: Sequence[str]) -> tuple[list[str], list[str]]:
             disabled.append(args[index + 1][3:])
             index += 2
             continue
+        if arg == "-p" and index + 1 < len(args) and not args[index + 1].startswith("-"):
+            rest += ["--prompt", args[index + 1]]
+            index += 2
+            continue
         if arg.startswith("-pno:"):
             disabled.append(arg[5:])
         else:
             rest.append(arg)
         index += 1
     return rest, disabled
+
+
+def deprecated_prompt(args: Sequence[str]) -> str | None:
+    """The note for ``-p FILE`` (not ``-p no:NAME``): ``-p`` is pytest's plugin switch."""
+    for index, arg in enumerate(args[:-1]):
+        if arg == "-p" and not args[index + 1].startswith(("no:", "-")):
+            return (f"note: '-p {args[index + 1]}' for the task file is deprecated and goes in "
+                    f"the next release: use -P {args[index + 1]} (or --prompt); -p is only "
+                    "-p no:PLUGIN")
+    return None
 
 
 def check_disabled(pm: pluggy.PluginManager, disabled: Sequence[str],
@@ -297,6 +332,9 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
     from ralph_verify.checks.registry import CHECK_REGISTRY, CheckRegistry, validate_checks
     from ralph_verify.config.pyproject import load_table, validate_settings
 
+    note = deprecated_prompt(args)
+    if note is not None:
+        print(note, file=sys.stderr)
     args, disabled = split_disable_args(args)
     pm = get_plugin_manager(disabled, plugins, builtins)
     parser = collect_options(pm)
@@ -318,11 +356,19 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
     else:
         root = find_root(Path.cwd().resolve())
     pyproject = root / "pyproject.toml"
-    table = load_table(pyproject)
-    file_settings = validate_settings(table, parser.settings, pyproject)
     registry = CheckRegistry(plugin_of_module=lambda module: plugin_name_of(pm, module))
-    pm.hook.ralph_register_checks(registry=registry)
-    check_options = validate_checks(table.get("checks", {}), registry, pyproject)
+    register_checks(pm, registry)
+    try:
+        table = load_table(pyproject)
+        file_settings = validate_settings(table, parser.settings, pyproject)
+        check_options = validate_checks(table.get("checks", {}), registry, pyproject)
+    except ConfigError as exc:
+        if command.name not in RECORD_READERS:
+            raise
+        # What already happened is shown whatever the configuration says now.
+        print(f"warning: {exc} (ignored: '{command.name}' reads .ralph/ only)",
+              file=sys.stderr)
+        file_settings, check_options = {}, {}
     check_disabled(pm, disabled, registry)
     config = Config(pm, parser, namespace, command, root, pyproject, file_settings,
                     check_options, args)

@@ -74,8 +74,8 @@ def test_errors_come_first_with_the_tool_output() -> None:
 def test_pre_existing_failures_are_marked() -> None:
     result = CheckResult("tests", "tests", Status.FAILED, "1 failed",
                          failures=[Failure(message="old", pre_existing=True)])
-    assert "- 1 failure (pre-existing):\n  ```text\n  old\n" in format_feedback(
-        _verification(result), 4000)
+    assert "- 1 failure (failing since the start: part of the task):\n  ```text\n  old\n" in \
+        format_feedback(_verification(result), 4000)
 
 
 def test_secret_values_are_redacted(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -61,7 +61,7 @@ def test_a_promise_tag_in_the_users_own_task_can_still_be_kept(ralph: Ralph) -> 
                           'print("Created done.txt.")\n'
                           'print("<promise>COMPLETE</promise>")\n')
     result = ralph.run("run", "--agent", honest, "--until", "files:done.txt,promise",
-                       "-p", "PROMPT.md")
+                       "-P", "PROMPT.md")
     assert result.ret == 0, result
     assert [line["promises"] for line in history(ralph)] == [["COMPLETE"]]
 

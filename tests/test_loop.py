@@ -30,7 +30,9 @@ def test_completes_when_the_checks_pass_and_feeds_back_failing_test_ids(ralph: R
                        "make the tests pass")
     assert result.ret == 0, result
     # integrity is on by default in `run` (skipped at baseline: its own baseline comes next).
-    result.stdout.fnmatch_lines(["baseline: 1/2 checks passed*", "iteration 1: agent exit 0*",
+    result.stdout.fnmatch_lines(["checks: tests from --until, plus integrity, added by run "
+                                 "(integrity is on by default)",
+                                 "baseline: 1/2 checks passed*", "iteration 1: agent exit 0*",
                                  "iteration 2: 2/2 checks passed*",
                                  "verdict: complete — every check passes*",
                                  "logs: .ralph/ (state.json, history.jsonl, progress.md*"])
@@ -43,7 +45,7 @@ def test_completes_when_the_checks_pass_and_feeds_back_failing_test_ids(ralph: R
     second = prompt(ralph, 2)
     assert "tests/test_calc.py::test_mul" in second
     assert "tests/test_calc.py::test_add" not in second
-    assert "(pre-existing)" in second
+    assert "(failing since the start: part of the task)" in second
     assert "iteration 1: changed 1 file (calc.py)" in second
     data = state(ralph)
     assert data["verdict"] == {"verdict": "complete", "source": "completion",
@@ -140,8 +142,10 @@ def test_agent_not_found(ralph: Ralph) -> None:
     result = ralph.run("run", "--agent", "cmd:no-such-agent-program --go", "--until",
                        "files:done.txt", "do it")
     assert result.ret == 14, result
-    result.stdout.fnmatch_lines(["verdict: agent-error — agent command not found: "
-                                 "'no-such-agent-program'*"])
+    # Found before the baseline: nothing is run or spent (the README's promise).
+    assert result.err.startswith("ERROR: agent command not found: 'no-such-agent-program'")
+    assert "found before the baseline; nothing was run" in result.err
+    assert "baseline" not in result.out
 
 
 def test_agent_failing_repeatedly(ralph: Ralph) -> None:
@@ -195,7 +199,7 @@ def test_usage_errors(ralph: Ralph) -> None:
     assert unknown.ret == 2 and "unknown agent 'robot'; known agents:" in unknown.err
     assert "cmd" in unknown.err and "replay" in unknown.err
     no_task = ralph.run("run", "--agent", "cmd:true", "--until", "files:x")
-    assert no_task.ret == 2 and "no task: pass -p PROMPT.md" in no_task.err
+    assert no_task.ret == 2 and "no task: pass -P PROMPT.md" in no_task.err
 
 
 def test_prompt_file_and_python_api(ralph: Ralph, tmp_path: Path) -> None:

@@ -74,6 +74,7 @@ def test_a_reporter_sees_the_same_events_for_check_and_run(ralph: Ralph) -> None
     # The run's baseline is the same tree as the check's: the same events, then the loop's.
     baseline = [("result", UNTIL, "failed"), ("verification", "baseline", False)]
     assert run.events == [
+        ("line", "warning"),  # not a git repository: no checkpoints, no rollback
         ("phase", "verifying the baseline"), *baseline,
         ("phase", f"agent {result_agent_name(run)} running"),
         ("agent", 1, 0, ("done.txt",)),
@@ -92,7 +93,7 @@ def result_agent_name(reporter: Reporter) -> str:
 
 def test_no_terminal_silences_check_and_run_and_keeps_the_rest(ralph: Ralph) -> None:
     shown = ralph.run("check", "--until", UNTIL)
-    assert shown.ret == 1 and "FAILED: 1 failed" in shown.out
+    assert shown.ret == 1 and "FAILED: 1 check failed" in shown.out
     silent = ralph.run("check", "-p", "no:terminal", "--until", UNTIL)
     assert (silent.ret, silent.out, silent.err) == (1, "", "")
     as_json = ralph.run("check", "-p", "no:terminal", "--until", UNTIL, "--json", "-")

@@ -50,7 +50,7 @@ def _assert_nothing_ran(ralph: Ralph, branches_before: str) -> None:
      "-p no:lint: no plugin 'lint'; the lint check is in plugin 'ruff'"),
     (("check", "--until", "lint", "-p", "no:rufff"), "no plugin 'rufff'; did you mean 'ruff'?"),
     ((*RUN, "--until", "lint", "-p", "no:lint"), "no plugin 'lint'"),
-    ((*RUN, "--until", "lint", "-p", "missing.md"), "--prompt missing.md: cannot read it"),
+    ((*RUN, "--until", "lint", "-P", "missing.md"), "--prompt missing.md: cannot read it"),
     (("check", "--until", ""), "empty check spec"),
     ((*RUN, "--until", ""), "empty check spec"),
     (("start", "--until", "", "fix it"), "empty check spec"),
@@ -98,7 +98,7 @@ def test_zero_limits_that_mean_no_limit_say_so_in_help(ralph: Ralph) -> None:
     assert "(default 4h; 0: no limit;" in text
     assert "USD; 0: no limit;" in text
     assert "-p no:NAME disables plugin NAME" in text
-    assert "any other -p VALUE is the task file (-p PROMPT.md" in text
+    assert "the task file is -P/--prompt (-p FILE still works for one release" in text
     check = " ".join(ralph.run_subprocess("check", "--help").out.split())
     assert "-p no:NAME disables plugin NAME" in check and "task file" not in check
 
@@ -140,7 +140,7 @@ def test_a_binary_prompt_file_is_a_usage_error(ralph: Ralph) -> None:
     (ralph.path / "task.bin").write_bytes(b"\x00\xff\xfe\x80binary")
     ralph.git("add", "task.bin")
     ralph.git("commit", "-qm", "binary")
-    result = ralph.run(*RUN, "--until", "lint", "-p", "task.bin")
+    result = ralph.run(*RUN, "--until", "lint", "-P", "task.bin")
     assert result.ret == 2, result
     assert "ERROR: --prompt task.bin: not a UTF-8 text file" in result.err
     assert not (ralph.path / ".ralph").exists()

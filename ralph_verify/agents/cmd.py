@@ -92,6 +92,20 @@ class CommandAgent:
         extra = " ".join(shlex.quote(arg) for arg in options.extra_args)
         self.command = f"{command} {extra}".strip()
 
+    def preflight(self) -> str | None:
+        """A broken shell line or a program plainly not there, said before the baseline: as
+        the README promises, such a run stops before anything is spent or written."""
+        invalid = syntax_error(self.command)
+        if invalid is not None:
+            return (f"the agent command is not valid shell: {invalid} "
+                    f"(from --agent cmd:{self.command})")
+        missing = missing_program(self.command, Path.cwd())
+        if missing is not None and "/" not in missing and os.sep not in missing:
+            # A path is judged from the project root when the agent runs, not from here.
+            return (f"agent command not found: {missing!r} is not on PATH "
+                    f"(from --agent cmd:{self.command})")
+        return None
+
     def run(self, request: AgentRequest) -> AgentResult:
         started = time.monotonic()
         invalid = syntax_error(self.command)

@@ -83,6 +83,7 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
 
     started = time.perf_counter()
     results: dict[int, CheckResult] = {}
+    config.hook.ralph_report_verification_start(config=config, checks=list(checks))
     with tempfile.TemporaryDirectory(prefix="ralph-verify-") as tmp:
         ctx = VerifyContext(config, checks, Path(tmp))
         order = sorted(range(len(checks)), key=lambda i: checks[i].cost)
@@ -121,6 +122,7 @@ def _run_batch(config: Config, checks: Sequence[Check], batch: list[int], ctx: V
                     return
                 index = todo.pop()
             try:
+                config.hook.ralph_report_check_start(config=config, check=checks[index])
                 outcome: tuple[int, CheckResult | None, BaseException | None] = (
                     index, _run_one(config, checks[index], ctx), None)
             except BaseException as exc:

@@ -6,7 +6,7 @@ say which one is running, so errors and votes name their plugin through these he
 from __future__ import annotations
 
 import sys
-from types import CodeType, FrameType
+from types import CodeType, FrameType, TracebackType
 
 import pluggy
 
@@ -40,3 +40,14 @@ def implementer_on_stack(codes: dict[CodeType, str]) -> str:
             return codes[frame.f_code]
         frame = frame.f_back
     return ""
+
+
+def implementer_in_traceback(codes: dict[CodeType, str], tb: TracebackType | None) -> str:
+    """The plugin of the innermost implementation in ``codes`` that an exception's
+    traceback ``tb`` passed through, else ``""``: who crashed inside a hook call."""
+    found = ""
+    while tb is not None:
+        if tb.tb_frame.f_code in codes:
+            found = codes[tb.tb_frame.f_code]
+        tb = tb.tb_next
+    return found

@@ -220,6 +220,25 @@ def positive_float(text: str) -> float:
     return _number(text, False, 0, True, "greater than 0")
 
 
+def positive_duration(text: str) -> float:
+    """argparse type: seconds greater than zero, as ``90``, ``90s``, ``10m``, ``2h``, ``1h30m``
+    (every duration option reads the same spellings as ``--max-time``)."""
+    try:
+        float(text)
+    except ValueError:
+        pass
+    else:
+        return positive_float(text)  # a bare number: its own errors (-5, inf, nan)
+    try:
+        value = parse_duration(text, "")
+    except UsageError:
+        raise argparse.ArgumentTypeError(
+            f"expected a duration such as 90m, 2h, 1h30m or seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
+    return value
+
+
 def non_negative_float(text: str) -> float:
     """argparse type: zero or more (a limit where 0 means "no limit", as its help says)."""
     return _number(text, False, 0, False, "0 (no limit) or more")
@@ -236,10 +255,12 @@ def positive_int(text: str) -> int:
 
 
 def _plugin_option_help(command: Command) -> str:
-    """What ``-p`` means for this command: always ``-p no:NAME``; in ``run`` also the task."""
+    """What ``-p`` means for every command: ``-p no:NAME``, as in pytest (the task file of
+    ``run`` and ``fleet`` is ``-P``/``--prompt``; ``-p FILE`` still works, deprecated)."""
     text = "-p no:NAME disables plugin NAME (see 'ralph-verify plugins')"
-    if command.name == "run":
-        text += "; any other -p VALUE is the task file (-p PROMPT.md, the same as --prompt)"
+    if command.name in ("run", "fleet"):
+        text += "; the task file is -P/--prompt (-p FILE still works for one release, " \
+                "deprecated)"
     return text + ".\n\n"
 
 

@@ -72,7 +72,7 @@ def _prompt(config: Config) -> str | None:
     try:
         return (config.invocation_dir / path).read_text(encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"-p {path}: cannot be read ({exc.strerror})") from None
+        raise UsageError(f"-P {path}: cannot be read ({exc.strerror})") from None
 
 
 def load_spec(config: Config, repo: Path, file: str | None) -> FleetSpec:
@@ -80,11 +80,11 @@ def load_spec(config: Config, repo: Path, file: str | None) -> FleetSpec:
     if (file is None) == (matrix is None):
         raise UsageError("give a fleet file or --matrix GLOB (not both), e.g. 'ralph-verify "
                          "fleet fleet.toml' or \"ralph-verify fleet --matrix 'packages/*' "
-                         "--agent claude --until tests -p PROMPT.md\"")
+                         "--agent claude --until tests -P PROMPT.md\"")
     if matrix is not None:
         prompt = _prompt(config)
         if prompt is None:
-            raise UsageError("--matrix needs the task: pass -p PROMPT.md")
+            raise UsageError("--matrix needs the task: pass -P PROMPT.md")
         return matrix_tasks(matrix, repo, prompt, [])
     assert file is not None
     return load_fleet_file(config.invocation_dir / file, default_prompt=_prompt(config))

@@ -85,7 +85,7 @@ def load_fleet_file(path: Path, default_prompt: str | None = None) -> FleetSpec:
         prompt = task.prompt or default_prompt
         if prompt is None:
             raise ConfigError(f"{path}: task {task.id}: no prompt: set prompt or prompt-file "
-                              "in the task or in [fleet], or pass -p PROMPT.md")
+                              "in the task or in [fleet], or pass -P PROMPT.md")
         tasks.append(Task(task.id, task.folder, prompt, tuple(_run_args(task)), task.repo))
     return FleetSpec(tasks, dict(listed.settings))
 

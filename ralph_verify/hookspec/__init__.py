@@ -54,9 +54,11 @@ from ralph_verify.hookspec.loop import (
 )
 from ralph_verify.hookspec.reporting import (
     ralph_report_agent,
+    ralph_report_check_start,
     ralph_report_line,
     ralph_report_phase,
     ralph_report_verification,
+    ralph_report_verification_start,
 )
 from ralph_verify.hookspec.startup import (
     ralph_addoption,
@@ -93,9 +95,11 @@ __all__ = [
     "ralph_register_executors",
     "ralph_register_init_targets",
     "ralph_report_agent",
+    "ralph_report_check_start",
     "ralph_report_line",
     "ralph_report_phase",
     "ralph_report_verification",
+    "ralph_report_verification_start",
     "ralph_run_agent",
     "ralph_run_iteration",
     "ralph_runloop",

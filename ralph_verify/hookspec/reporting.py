@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ralph_verify.markers import hookspec
 
 if TYPE_CHECKING:
+    from ralph_verify.checks.api import Check
     from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
     from ralph_verify.loop.session import Iteration, Session
@@ -104,4 +105,42 @@ def ralph_report_verification(config: Config, session: Session | None,
             where = "check" if session is None else f"iteration {iteration.number}" \\
                 if iteration else "baseline"
             print(f"{where}: {len(verification.failed)} failing")
+    """
+
+
+@hookspec
+def ralph_report_verification_start(config: Config, checks: list[Check]) -> None:
+    """A verification starts: ``checks`` are about to run (``check``, a baseline, an iteration).
+
+    Fired by :func:`~ralph_verify.checks.verification.verify` in the main thread before
+    any check runs, so a reporter can show its header at once instead of after the
+    slowest check; each result then comes with ``ralph_verify_logresult`` as it is
+    decided, and the whole with ``ralph_report_verification``.
+
+    :param config: the run's :class:`~ralph_verify.Config`.
+    :param checks: the :class:`~ralph_verify.Check` objects, in the order of ``--until``.
+
+    ::
+
+        @hookimpl
+        def ralph_report_verification_start(config, checks):
+            print("verifying", ", ".join(check.spec.text for check in checks))
+    """
+
+
+@hookspec
+def ralph_report_check_start(config: Config, check: Check) -> None:
+    """One check of a verification starts running (the live line lists the running ones).
+
+    Called from the worker thread that runs the check, concurrently with other checks:
+    keep implementations short and thread-safe.
+
+    :param config: the run's :class:`~ralph_verify.Config`.
+    :param check: the :class:`~ralph_verify.Check` starting now.
+
+    ::
+
+        @hookimpl
+        def ralph_report_check_start(config, check):
+            print(f"{check.spec.text} started")
     """

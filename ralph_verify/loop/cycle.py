@@ -242,8 +242,13 @@ def make_agent(config: Config) -> Agent:
     config.hook.ralph_register_agents(registry=registry)
     agent_type = registry.get(name)
     if agent_type is None:
-        known = ", ".join(t.name for t in registry.types()) or "none"
-        raise UsageError(f"--agent {spec}: unknown agent {name!r}; known agents: {known}")
+        import difflib
+
+        names = [t.name for t in registry.types()]
+        close = difflib.get_close_matches(name, names, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise UsageError(f"--agent {spec}: unknown agent {name!r}; {hint}known agents: "
+                         f"{', '.join(names) or 'none'}")
     if agent_type.arg == "required" and not arg:
         raise UsageError(f"--agent {name} needs an argument: --agent {name}:ARG "
                          f"({agent_type.help})")

@@ -54,7 +54,7 @@ def read_task(config: Config) -> str:
         except UnicodeDecodeError:
             raise UsageError(f"{default}: not a UTF-8 text file (the task must be text)") \
                 from None
-    raise UsageError("no task: pass -p PROMPT.md, or the task as text "
+    raise UsageError("no task: pass -P PROMPT.md, or the task as text "
                      "(ralph-verify run --agent ... --until ... 'make the tests pass'), "
                      "or put it in PROMPT.md in the project root")
 

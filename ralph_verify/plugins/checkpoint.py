@@ -69,6 +69,14 @@ def _say(session: Session, text: str) -> None:
     session.config.hook.ralph_report_line(config=session.config, line=text)
 
 
+def _commit_command(paths: list[str]) -> str:
+    """The exact command that commits ``paths`` (all of them: ``git add -A`` past a few)."""
+    import shlex
+
+    added = " ".join(shlex.quote(p) for p in paths) if len(paths) <= 5 else "-A"
+    return f"git add {added} && git commit -m 'before ralph-verify run'"
+
+
 def _listing(paths: list[str]) -> str:
     return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
 
@@ -82,6 +90,10 @@ def ralph_session_prepare(session: Session) -> None:
     state = _state(session)
     if not git.is_repo(session.root):
         state["git"] = False
+        _say(session, "warning: not a git repository: no session branch, no checkpoint "
+                      "commits, no 'ralph-verify rollback' (the agent's changes stay in the "
+                      "tree as they are); 'git init && git add -A && git commit -m start' first "
+                      "to have them")
         return
     state["git"] = True
     root, config = session.root, session.config
@@ -101,7 +113,8 @@ def ralph_session_prepare(session: Session) -> None:
         raise UsageError(
             f"the tree has uncommitted changes ({_listing(dirty)}); ralph-verify will not mix "
             "them with the agent's work. Commit or stash them, or pass --allow-dirty (they are "
-            "then committed first, as their own commit on the session branch)")
+            "then committed first, as their own commit on the session branch); to commit "
+            f"them: {_commit_command(dirty)}")
     state["dirty_at_start"] = dirty
 
 

@@ -44,7 +44,10 @@ class Group:
     def render(self, with_detail: bool | None = None) -> str:
         example = self.example
         count = len(self.failures)
-        tag = " (pre-existing)" if all(f.pre_existing for f in self.failures) else ""
+        # There at the start: not the agent's doing, but still to fix (the loop ends only
+        # when the check passes), so not "pre-existing" as if it were someone else's.
+        tag = " (failing since the start: part of the task)" \
+            if all(f.pre_existing for f in self.failures) else ""
         quoted = [one_line(example.message)]
         if example.location:
             where = f"at {one_line(example.location, 200)}"

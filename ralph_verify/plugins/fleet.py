@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser, positive_float, positive_int
+from ralph_verify.config.parser import Parser, positive_duration, positive_float, positive_int
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
@@ -53,7 +53,7 @@ def ralph_addoption(parser: Parser) -> None:
                     "\n\nexamples:\n"
                     "  ralph-verify fleet fleet.toml -j 4\n"
                     "  ralph-verify fleet --matrix 'packages/*' --agent claude "
-                    "--until 'tests,coverage>=80' -p PROMPT.md\n"
+                    "--until 'tests,coverage>=80' -P PROMPT.md\n"
                     "  ralph-verify fleet fleet.toml --executor dask --address "
                     "tcp://scheduler:8786\n"
                     "  ralph-verify fleet fleet.toml --shard 2/8 --out fleet-2/ --id $RUN_ID\n"
@@ -67,7 +67,7 @@ def ralph_addoption(parser: Parser) -> None:
         help="every task's agent unless the fleet file sets one")
     add("--until", scope="fleet", dest="fleet_until", metavar="SPECS",
         help="every task's checks unless the fleet file sets them")
-    add("-p", "--prompt", scope="fleet", dest="fleet_prompt", metavar="FILE",
+    add("-P", "--prompt", scope="fleet", dest="fleet_prompt", metavar="FILE",
         help="the task of every loop that sets none")
     add("--max-iterations", scope="fleet", dest="fleet_max_iterations", type=positive_int,
         metavar="N", help="every loop's iteration limit unless the fleet file sets one")
@@ -95,8 +95,8 @@ def ralph_addoption(parser: Parser) -> None:
         help="run again only the loops of --out's fleet.json that did not finish")
     add("--watch", scope="fleet", dest="fleet_watch", action="store_true", default=False,
         help="with status: a live table on a terminal, plain lines elsewhere")
-    add("--wait", scope="fleet", dest="fleet_wait", type=float, default=60.0,
-        metavar="SECONDS", help="with cancel: how long to wait for the fleet to stop")
+    add("--wait", scope="fleet", dest="fleet_wait", type=positive_duration, default=60.0,
+        metavar="DURATION", help="with cancel: how long to wait for the fleet to stop")
     add("--github", scope="fleet", dest="fleet_github", action="store_true", default=False,
         help="append a Markdown job summary to $GITHUB_STEP_SUMMARY")
     add("--junitxml", scope="fleet", dest="fleet_junitxml", metavar="FILE",

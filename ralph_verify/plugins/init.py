@@ -250,9 +250,35 @@ def init_project(config: Config) -> int:
             state = "kept as it is"
         print(f"  {name}: {state}", file=out)
     if not config.get("dry_run"):
+        written_names = [change.path.relative_to(root).as_posix() for change in changes]
+        print(commit_step(config, root, written_names), file=out)
         print("\nnext: 'ralph-verify check' to see where the project stands, then edit "
               "PROMPT.md and 'ralph-verify run'", file=out)
     return 0
+
+
+def commit_step(config: Config, root: Path, names: list[str]) -> str:
+    """``init --commit`` commits init's files (``run`` refuses a dirty tree); without it,
+    the exact command that does, when they are not committed yet."""
+    import shlex
+
+    from ralph_verify.project import git
+
+    message = "ralph-verify init"
+    if config.get("commit"):
+        if not git.is_repo(root):
+            git.git(root, "init", "-q")
+        sha = git.commit_paths(root, names, message)
+        return f"  committed: {sha[:12]} {message}" if sha else "  nothing to commit"
+    if not git.is_repo(root):
+        return ("  not a git repository: 'git init' first, or 'ralph-verify init --commit' "
+                "does it (run works without git, but with no checkpoints and no rollback)")
+    dirty = set(git.dirty_paths(root)) & set(names)
+    if not dirty:
+        return "  already committed"
+    listed = " ".join(shlex.quote(name) for name in names if name in dirty)
+    return (f"  not committed yet ('ralph-verify run' wants a clean tree): git add {listed} "
+            f"&& git commit -m '{message}'  (or: ralph-verify init --commit)")
 
 
 def _registered_agents(config: Config) -> list[str] | None:

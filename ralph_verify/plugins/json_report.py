@@ -16,10 +16,12 @@ from ralph_verify.state_files import output_target, write_text_atomic
 
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
-    parser.addoption("--json", scope=("output", "status"), nargs="?", const="-", metavar="FILE",
+    parser.addoption("--json", scope=("output", "status", "list"), nargs="?", const="-",
+                     metavar="FILE",
                      help="write the result as JSON to FILE, or to stdout when no FILE is given: "
                           "the verification (check, run; the terminal summary then goes to "
-                          "stderr), or the session's state.json (status)")
+                          "stderr), the session's state.json (status), or the list (checks, "
+                          "plugins)")
 
 
 @hookimpl
@@ -40,3 +42,14 @@ def ralph_verification_finish(config: Config, verification: Verification) -> Non
         sys.stdout.flush()
     else:
         write_text_atomic(Path(config.invocation_dir, target), text)
+
+
+def write_json(config: Config, data: object) -> None:
+    """``data`` as JSON where ``--json`` says: stdout (``-``) or a file."""
+    text = json.dumps(data, indent=2) + "\n"
+    target = config.get("json")
+    if target == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        write_text_atomic(Path(config.invocation_dir, str(target)), text)

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from ralph_verify.checks.api import CheckResult, Status
+from ralph_verify.checks.api import Check, CheckResult, Status
+from ralph_verify.checks.registry import until_specs
+from ralph_verify.checks.tool_output import one_line
 from ralph_verify.checks.verification import Verification
 from ralph_verify.config import Config
 from ralph_verify.config.stash import REPORT_STREAM_KEY
@@ -35,14 +37,27 @@ REPORTER = "terminalreporter"
 _COLOURS = {Status.PASSED: "32", Status.FAILED: "31", Status.ERROR: "35", Status.SKIPPED: "33"}
 
 
-def _paint(text: str, status: Status, stream: TextIO) -> str:
-    if os.environ.get("NO_COLOR") or not (hasattr(stream, "isatty") and stream.isatty()):
+def colour_wanted(stream: TextIO, mode: str | None = "auto") -> bool:
+    """``--color always|never|auto``; auto: ``NO_COLOR`` off, ``FORCE_COLOR`` on, else a
+    terminal (https://no-color.org, https://force-color.org)."""
+    if mode in ("always", "never"):
+        return mode == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "") not in ("", "0"):
+        return True
+    return bool(hasattr(stream, "isatty") and stream.isatty())
+
+
+def _paint(text: str, status: Status, stream: TextIO, mode: str | None) -> str:
+    if not colour_wanted(stream, mode):
         return text
     return f"\x1b[{_COLOURS[status]}m{text}\x1b[0m"
 
 
-def result_line(result: CheckResult, stream: TextIO, width: int = 10) -> str:
-    label = _paint(f"{result.status.value.upper():<7}", result.status, stream)
+def result_line(result: CheckResult, stream: TextIO, width: int = 10,
+                colour: str | None = "auto") -> str:
+    label = _paint(f"{result.status.value.upper():<7}", result.status, stream, colour)
     metric = ""
     summary = " ".join(result.summary.split())
     timing = "cached" if result.cached else f"{result.duration_s:.2f}s"
@@ -50,16 +65,33 @@ def result_line(result: CheckResult, stream: TextIO, width: int = 10) -> str:
 
 
 def summary_line(verification: Verification) -> str:
-    counts: dict[str, int] = {}
+    """The closing line, counting checks in its own words and naming them in ``--until``
+    order: ``FAILED: 1 of 3 checks failed (tests), 2 passed in 2.02s``."""
+    total = len(verification.results)
+    noun = "check" if total == 1 else "checks"
+    by_status: dict[Status, list[str]] = {}
     for result in verification.results:
-        counts[result.status.value] = counts.get(result.status.value, 0) + 1
-    order = ("failed", "error", "passed", "skipped")
-    parts = [f"{counts[key]} {key if key != 'error' else 'errored'}" for key in order
-             if key in counts]
-    verdict = "PASSED" if verification.passed else "FAILED"
+        by_status.setdefault(result.status, []).append(result.spec)
+    words = {Status.FAILED: "failed", Status.ERROR: "errored", Status.PASSED: "passed",
+             Status.SKIPPED: "skipped"}
+    if verification.passed:
+        parts = [f"all {total} {noun} passed" if total > 1 else f"1 {noun} passed"]
+        parts += [f"{len(by_status[Status.SKIPPED])} skipped"] if Status.SKIPPED in by_status \
+            else []
+    else:
+        parts = []
+        for status in (Status.FAILED, Status.ERROR, Status.PASSED, Status.SKIPPED):
+            names = by_status.get(status, [])
+            if not names:
+                continue
+            count = str(len(names)) if parts else (
+                f"{len(names)} of {total} {noun}" if total > 1 else f"1 {noun}")
+            named = f" ({', '.join(names)})" if status in (Status.FAILED, Status.ERROR) else ""
+            parts.append(f"{count} {words[status]}{named}")
     cached = sum(result.cached for result in verification.results)
     if cached:
         parts.append(f"{cached} cached")
+    verdict = "PASSED" if verification.passed else "FAILED"
     return f"{verdict}: {', '.join(parts)} in {verification.duration_s:.2f}s"
 
 
@@ -68,21 +100,33 @@ def python_line(config: Config) -> str:
     return f"python: {choose(config.root, config.get('python')).describe(config.root)}"
 
 
-def check_report(config: Config, verification: Verification, stream: TextIO) -> None:
-    """``check``'s report: a header, one line per check, the feedback, the verdict line."""
-    width = max((len(r.spec) for r in verification.results), default=8)
-    count = len(verification.results)
-    print(f"ralph-verify check · {verification.root} · {count} check{'s' if count != 1 else ''}",
-          file=stream)
-    print(python_line(config), file=stream)
+def check_header(config: Config, checks: Sequence[Check]) -> str:
+    count = len(checks)
+    return (f"ralph-verify check · {config.root} · {count} check{'s' if count != 1 else ''}\n"
+            f"{python_line(config)}")
+
+
+def verbose_lines(session: Session, iteration: Iteration | None,
+                  verification: Verification, first: int = 3) -> str:
+    """``run -v``: each failing check's first failures, the size of the feedback the agent
+    reads next, and where the prompt it read is (the full text stays in the files)."""
+    lines: list[str] = []
     for result in verification.results:
-        print(result_line(result, stream, width), file=stream)
-        for name in result.flaky:
-            print(f"        flaky (failed, then passed on re-run): {name}", file=stream)
-    if not verification.passed:
-        print("\nFeedback\n--------", file=stream)
-        print(verification.feedback, file=stream)
-    print(f"\n{summary_line(verification)}", file=stream)
+        if result.passed or not result.failures:
+            continue
+        lines.append(f"    {result.spec}: first {min(first, len(result.failures))} of "
+                     f"{len(result.failures) + result.unkept} failure(s)")
+        for failure in result.failures[:first]:
+            where = f" ({failure.location})" if failure.location else ""
+            pre = " (since the start)" if failure.pre_existing else ""
+            lines.append(f"      - {one_line(failure.message, 100)}{where}{pre}")
+    lines.append(f"    feedback for the next iteration: {len(verification.feedback):,} "
+                 "characters")
+    if iteration is not None and iteration.prompt_path is not None:
+        path = iteration.prompt_path
+        shown = path.relative_to(session.root) if path.is_relative_to(session.root) else path
+        lines.append(f"    the prompt it answered, in full: {shown}")
+    return "\n".join(lines)
 
 
 class TerminalReporter:
@@ -93,6 +137,10 @@ class TerminalReporter:
         #: A session's wall time counts from here (plus its earlier runs when resumed).
         self.started = time.monotonic()
         self._display: Display | None = None
+        #: A loop session is running (``check`` has none); its baseline is not yet verified.
+        self._in_session = False
+        self._baseline_seen = False
+        self._width = 8
 
     @property
     def display(self) -> Display:
@@ -112,6 +160,45 @@ class TerminalReporter:
     def _quiet(self) -> bool:
         return bool(self.config.get("quiet"))
 
+    def _verbose(self) -> bool:
+        return bool(self.config.get("verbose"))
+
+    @hookimpl
+    def ralph_report_verification_start(self, checks: Sequence[Check]) -> None:
+        """``check``'s header at once, before any check has run; in a loop, the checks the
+        loop added to ``--until`` are named once, at the baseline."""
+        self._width = max((len(check.spec.text) for check in checks), default=8)
+        self.display.running = []
+        if not self._in_session:
+            self.display.where = "check"
+            self._line(check_header(self.config, checks))
+            self.display.start()
+            return
+        if not self._baseline_seen:
+            self._baseline_seen = True
+            asked = [spec.text for spec in until_specs(self.config)]
+            added = [check.spec for check in checks if check.spec.text not in asked]
+            if added:  # "baseline: 1/2 checks" when one was asked: say which is the other
+                self._line(f"checks: {', '.join(asked)} from --until, plus "
+                           + "; ".join(f"{spec.text}, added by {spec.source}"
+                                       for spec in added))
+
+    @hookimpl
+    def ralph_report_check_start(self, check: Check) -> None:
+        self.display.check_started(check.spec.text)
+
+    @hookimpl
+    def ralph_verify_logresult(self, result: CheckResult) -> None:
+        """Each check's line as soon as it is decided (``check``; ``run -v``)."""
+        self.display.check_done(result.spec)
+        if self._in_session and not self._verbose():
+            return
+        indent = "    " if self._in_session else ""
+        self.display.line(indent + result_line(result, self.display.stream, self._width,
+                                               self.config.get("color")))
+        for name in result.flaky:
+            self._line(f"{indent}        flaky (failed, then passed on re-run): {name}")
+
     @hookimpl
     def ralph_report_line(self, line: str) -> None:
         self._line(line)
@@ -126,6 +213,7 @@ class TerminalReporter:
         from ralph_verify.loop.records import header
 
         results = yield
+        self._in_session = True
         self.display.max_iterations = session.max_iterations
         self._line(header(session, self.config))
         self.display.start()
@@ -147,12 +235,16 @@ class TerminalReporter:
         from ralph_verify.loop.records import passed_text, verification_line
 
         if session is None:
-            if not self._quiet():
-                check_report(self.config, verification, self.display.stream)
+            if not verification.passed:
+                self._line("\nFeedback\n--------\n" + verification.feedback)
+            self._line(f"\n{summary_line(verification)}")
+            self.display.stop()
             return
         self.display.checks = passed_text(verification)
         label = f"iteration {iteration.number}" if iteration is not None else "baseline"
         self._line(verification_line(label, verification))
+        if self._verbose() and not verification.passed:
+            self._line(verbose_lines(session, iteration, verification))
 
     @hookimpl(wrapper=True)
     def ralph_session_finish(self, session: Session,

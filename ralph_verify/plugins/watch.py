@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser
+from ralph_verify.config.parser import Parser, positive_duration
 from ralph_verify.markers import hookimpl
 
 
@@ -12,7 +12,8 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--watch", scope="status", action="store_true", default=False,
                      help="follow the session live until it ends (from another terminal, over "
                           "ssh; plain lines when not a terminal); exits with the run's code")
-    parser.addoption("--interval", scope="status", type=float, default=2.0, metavar="SECONDS",
+    parser.addoption("--interval", scope="status", type=positive_duration, default=2.0,
+                     metavar="DURATION",
                      help="seconds between two looks with --watch (default 2)")
 
 

@@ -78,6 +78,15 @@ def _nice_max(value: float) -> float:
     return 4 * next(step for step in steps if step >= wanted)
 
 
+def _axis(value: float) -> tuple[float, int]:
+    """The count axis' top and its number of steps: one step per unit up to 4 (one failure
+    is an axis of 0-1, not 0-4), else four round steps."""
+    if value <= 4:
+        top = max(1, math.ceil(value))
+        return float(top), top
+    return _nice_max(value), 4
+
+
 def render_chart(data: SessionData) -> str:
     """The ``<svg>`` element (no XML declaration: it is inlined in the page)."""
     series = build_series(data)
@@ -86,7 +95,7 @@ def render_chart(data: SessionData) -> str:
     span = max(last, 1)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     counts = [v for s in series if not s.percent for v in s.values.values() if v is not None]
-    top = _nice_max(max(counts, default=0.0))
+    top, ticks = _axis(max(counts, default=0.0))
 
     def x(number: float) -> float:
         return LEFT + plot_w * number / span
@@ -107,8 +116,8 @@ def render_chart(data: SessionData) -> str:
                        f'x="{left:.1f}" y="{TOP}" width="{right - left:.1f}" height="{plot_h}">'
                        f'<title>iteration {iteration.number}: breaker {iteration.breaker}'
                        '</title></rect>')
-    for step in range(5):
-        value = top * step / 4
+    for step in range(ticks + 1):
+        value = top * step / ticks
         ypos = y(value, False)
         out.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{ypos:.1f}" '
                    f'y2="{ypos:.1f}"/>')
@@ -116,7 +125,7 @@ def render_chart(data: SessionData) -> str:
                    f'text-anchor="end">{value:g}</text>')
         if any(s.percent for s in series):
             out.append(f'<text class="axis" x="{WIDTH - RIGHT + 6}" y="{ypos + 4:.1f}">'
-                       f'{25 * step}%</text>')
+                       f'{100 * step / ticks:.0f}%</text>')
     labels = [0, *numbers] if data.baseline is not None else numbers
     every = max(1, math.ceil(len(labels) / 20))
     for index, number in enumerate(labels):

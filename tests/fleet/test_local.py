@@ -149,7 +149,7 @@ def test_usage_errors_run_nothing(ralph: Ralph) -> None:
                                  '[[task]]\nfolder="a"\nprompt="y"\n')
     result = ralph.run("fleet", "twice.toml")
     assert result.ret == 2 and "two tasks have the id 'a'" in result.err
-    result = ralph.run("fleet", "--matrix", "nothing/*", "-p", "pyproject.toml")
+    result = ralph.run("fleet", "--matrix", "nothing/*", "-P", "pyproject.toml")
     assert result.ret == 2 and "no folder" in result.err
     assert not (ralph.path / "fleet").exists()
     assert git(ralph.path, "branch", "--list", "ralph/*") == ""
@@ -264,17 +264,17 @@ def test_github_job_summary(fleet_run: tuple[Ralph, Any, str], tmp_path: Path) -
 def test_bad_options_are_one_line_errors_and_run_nothing(ralph: Ralph, tmp_path: Path) -> None:
     outside = Ralph(tmp_path / "not-a-repo")
     outside.path.mkdir()
-    result = outside.run("fleet", "--matrix", "*", "-p", "PROMPT.md")
+    result = outside.run("fleet", "--matrix", "*", "-P", "PROMPT.md")
     assert result.ret == 2 and "is not in a git repository" in result.err, result
     make_monorepo(ralph.path, ["a"])
-    common = ["--matrix", "packages/*", "--agent", "cmd:true", "-p", "PROMPT.md"]
+    common = ["--matrix", "packages/*", "--agent", "cmd:true", "-P", "PROMPT.md"]
     ralph.makefile("PROMPT.md", "Make the tests pass.")
     for args, message in (
             (["--shard", "3/2"], "--shard '3/2': expected I/N with 1 <= I <= N"),
             (["--retries", "-1"], "--retries -1: must be 0 or more"),
             (["--total-time", "soon"], "--total-time 'soon': expected a duration"),
             (["--executor", "nowhere"], "--executor 'nowhere': no such executor"),
-            (["-p", "missing.md"], "-p missing.md: cannot be read")):
+            (["-P", "missing.md"], "-P missing.md: cannot be read")):
         result = ralph.run("fleet", *common, *args)
         assert result.ret == 2, (args, result)
         assert result.err.startswith("ERROR: ") and message in result.err, (args, result.err)

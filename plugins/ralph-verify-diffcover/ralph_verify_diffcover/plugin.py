@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
+import ralph_verify
 from ralph_verify import (
     Check,
     CheckOptions,
@@ -42,6 +43,21 @@ from ralph_verify_diffcover.report import (
     line_ranges,
     parse_report,
 )
+
+#: The oldest ralph-verify this plugin works with: checked here, at load, instead of a
+#: package dependency (ralph-verify is not on an index yet; docs/writing-plugins.md).
+REQUIRES = (0, 1)
+
+
+def _host_version(text: str) -> tuple[int, ...]:
+    import re
+
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:2])
+
+
+if _host_version(ralph_verify.__version__) < REQUIRES:
+    raise ImportError(f"ralph-verify-diffcover needs ralph-verify "
+                      f"{'.'.join(map(str, REQUIRES))} or later, not {ralph_verify.__version__}")
 
 if TYPE_CHECKING:
     from ralph_verify import VerifyContext

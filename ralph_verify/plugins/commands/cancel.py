@@ -8,7 +8,7 @@ import sys
 import time
 
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser
+from ralph_verify.config.parser import Parser, positive_duration
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
 from ralph_verify.proc import info as procinfo
@@ -18,7 +18,8 @@ from ralph_verify.proc import info as procinfo
 def ralph_addoption(parser: Parser) -> None:
     parser.add_command("cancel", cancel, scopes=("cancel",),
                        help="stop the session running in this project, cleanly")
-    parser.addoption("--wait", scope="cancel", type=float, default=30.0, metavar="SECONDS",
+    parser.addoption("--wait", scope="cancel", type=positive_duration, default=30.0,
+                     metavar="DURATION",
                      help="how long to wait for the run to stop (default 30)")
 
 

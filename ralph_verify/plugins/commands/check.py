@@ -39,6 +39,13 @@ def ralph_addoption(parser: Parser) -> None:
                           "'coverage>=80'; see 'ralph-verify checks')")
     parser.addoption("-q", "--quiet", scope="output", action="store_true", default=False,
                      help="print nothing but errors (the exit code tells the verdict)")
+    parser.addoption("--color", "--colour", scope="output", choices=("auto", "always", "never"),
+                     default="auto", metavar="WHEN",
+                     help="colour the status words: auto (a terminal, unless NO_COLOR is set; "
+                          "FORCE_COLOR=1 forces it), always, never")
+    parser.addoption("-v", "--verbose", scope="output", action="store_true", default=False,
+                     help="run: each check's line as it is decided, and after each iteration "
+                          "its failing checks, their first failures and the feedback's size")
 
 
 def run_check(config: Config) -> int:

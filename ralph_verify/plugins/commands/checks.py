@@ -10,11 +10,22 @@ from ralph_verify.markers import hookimpl
 
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
-    parser.add_command("checks", list_checks,
+    parser.add_command("checks", list_checks, scopes=("list",),
                        help="list every known check: name, aliases, plugin, arguments, options")
 
 
 def list_checks(config: Config) -> int:
+    if config.get("json") is not None:
+        from ralph_verify.plugins.json_report import write_json
+
+        write_json(config, [{
+            "name": t.name, "aliases": list(t.aliases), "plugin": t.plugin, "help": t.help,
+            "usage": t.usage(), "arg": t.arg, "arg_help": t.arg_help,
+            "threshold": t.threshold,
+            "options": {field.alias or key: field.description or ""
+                        for key, field in t.options_class.model_fields.items()},
+        } for t in registry_of(config).types()])
+        return 0
     for check_type in registry_of(config).types():
         aliases = f" (alias {', '.join(check_type.aliases)})" if check_type.aliases else ""
         print(f"{check_type.usage()}{aliases}  [plugin {check_type.plugin}]")

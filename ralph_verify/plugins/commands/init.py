@@ -35,6 +35,9 @@ def ralph_addoption(parser: Parser) -> None:
                      help="replace an existing configuration (after showing its diff)")
     parser.addoption("--dry-run", scope="init", action="store_true",
                      help="show the diffs and write nothing")
+    parser.addoption("--commit", scope="init", action="store_true",
+                     help="commit the files init wrote (git init first if needed), so that "
+                          "'ralph-verify run' finds a clean tree")
     parser.addoption("-y", "--yes", scope="init", action="store_true",
                      help="ask nothing, take what was detected (the default off a terminal)")
 

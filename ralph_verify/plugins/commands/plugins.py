@@ -10,15 +10,18 @@ from ralph_verify.startup import BUILTIN_PLUGINS
 
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
-    parser.add_command("plugins", list_plugins,
+    parser.add_command("plugins", list_plugins, scopes=("list",),
                        help="list loaded plugins, where they come from and their versions")
 
 
 def list_plugins(config: Config) -> int:
     dists = {id(plugin): dist for plugin, dist in config.pluginmanager.list_plugin_distinfo()}
+    rows: list[dict[str, object]] = []
     for name, plugin in config.pluginmanager.list_name_plugin():
         if plugin is None:
-            print(f"{name}  (disabled with -p no:{name})")
+            rows.append({"name": name, "disabled": True})
+            if config.get("json") is None:
+                print(f"{name}  (disabled with -p no:{name})")
             continue
         dist = dists.get(id(plugin))
         if name in BUILTIN_PLUGINS:
@@ -28,8 +31,15 @@ def list_plugins(config: Config) -> int:
         else:
             origin = "registered at run time"
         hooks = sorted({impl for impl in _hooks_of(config, plugin)})
-        print(f"{name}  [{origin}]  {', '.join(hooks)}")
-    print_agents(config)
+        rows.append({"name": name, "disabled": False, "origin": origin, "hooks": hooks})
+        if config.get("json") is None:
+            print(f"{name}  [{origin}]  {', '.join(hooks)}")
+    if config.get("json") is not None:
+        from ralph_verify.plugins.json_report import write_json
+
+        write_json(config, rows)
+    if config.get("json") is None:
+        print_agents(config)
     return 0
 
 

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from ralph_verify.checks.registry import until_specs
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Bound, Parser, positive_float, positive_int
+from ralph_verify.config.parser import Bound, Parser, positive_duration, positive_int
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.verdict import EXIT_CODES, PRECEDENCE, Verdict
 from ralph_verify.markers import hookimpl
@@ -62,16 +62,16 @@ def ralph_addoption(parser: Parser) -> None:
         description="Iterate: prompt -> agent -> verify -> record -> decide, until every check "
                     "of --until passes or a limit stops the loop.\n\nexamples:\n"
                     "  ralph-verify run --agent cmd:\"python fix.py\" --until tests,lint "
-                    "--max-iterations 10 -p PROMPT.md\n"
+                    "--max-iterations 10 -P PROMPT.md\n"
                     "  ralph-verify run --agent replay:examples/tdd-kata/replay "
                     "--until tests,coverage.min=90\n"
                     "  ralph-verify run --resume",
         epilog=run_epilog(),
     )
     parser.addoption("task", scope="loop", nargs="?", metavar="TASK",
-                     help="the task as text (or use -p FILE; default: PROMPT.md in the root)")
-    parser.addoption("-p", "--prompt", scope="loop", setting="prompt", metavar="FILE",
-                     help="file with the task (-p no:NAME still disables plugin NAME)")
+                     help="the task as text (or use -P FILE; default: PROMPT.md in the root)")
+    parser.addoption("-P", "--prompt", scope="loop", setting="prompt", metavar="FILE",
+                     help="file with the task (-p is only -p no:NAME; -p FILE is deprecated)")
     parser.addoption("--agent", scope="loop", setting="agent", metavar="NAME[:ARG]",
                      help="the agent: cmd:COMMAND (prompt on stdin), replay:DIR, or an adapter "
                           "a plugin registers (see 'ralph-verify plugins')")
@@ -84,8 +84,8 @@ def ralph_addoption(parser: Parser) -> None:
                           "{{max_iterations}}, {{progress}}, {{rules}}, {{notes}} "
                           "(default: built in)")
     parser.addoption("--agent-timeout", scope="loop", setting="agent-timeout",
-                     type=positive_float, setting_type=Annotated[float, Bound(gt=0)],
-                     default=DEFAULT_AGENT_TIMEOUT, metavar="SECONDS",
+                     type=positive_duration, setting_type=Annotated[float, Bound(gt=0)],
+                     default=DEFAULT_AGENT_TIMEOUT, metavar="DURATION",
                      help="seconds one agent run may take before its whole process group is "
                           f"killed (default {DEFAULT_AGENT_TIMEOUT:g}: 30 minutes)")
     parser.addoption("--resume", scope="loop", action="store_true", default=None,
