@@ -40,7 +40,8 @@ def resolve_ref(ref: Any) -> Any:
 @dataclass(frozen=True)
 class Bound:
     """A numeric bound for a setting's type, ``Annotated[int, Bound(ge=1)]``: the same check
-    as pydantic's ``Field(ge=1)``, declared without importing pydantic."""
+    as pydantic's ``Field(ge=1)``, declared without importing pydantic. The number is strict
+    and finite: ``timeout = true`` is not 1 second, ``inf`` and ``1e400`` are no timeout."""
 
     gt: float | None = None
     ge: float | None = None
@@ -49,6 +50,9 @@ class Bound:
         schema = dict(handler(source))
         schema.update({key: value for key, value in (("gt", self.gt), ("ge", self.ge))
                        if value is not None})
+        schema["strict"] = True  # TOML numbers are typed: a boolean or a string is a mistake
+        if schema.get("type") == "float":
+            schema["allow_inf_nan"] = False
         return schema
 
 

@@ -47,9 +47,11 @@ class _LoopSettings(BaseModel):
     until: str | list[str] | None = None
     prompt: str | None = Field(default=None, description="the task as text")
     prompt_file: str | None = Field(default=None, alias="prompt-file")
-    max_iterations: int | None = Field(default=None, alias="max-iterations", ge=1)
+    max_iterations: int | None = Field(default=None, alias="max-iterations", ge=1,
+                                          strict=True)
     max_time: str | None = Field(default=None, alias="max-time")
-    max_cost: float | None = Field(default=None, alias="max-cost", gt=0)
+    max_cost: float | None = Field(default=None, alias="max-cost", gt=0,
+                                      strict=True, allow_inf_nan=False)
     args: list[str] = Field(default_factory=list,
                             description="more options for `ralph-verify run`")
 
@@ -62,8 +64,9 @@ class _TaskTable(_LoopSettings):
 
 
 class _FleetTable(_LoopSettings):
-    jobs: int | None = Field(default=None, ge=1)
-    total_cost: float | None = Field(default=None, alias="total-cost", gt=0)
+    jobs: int | None = Field(default=None, ge=1, strict=True)
+    total_cost: float | None = Field(default=None, alias="total-cost", gt=0,
+                                        strict=True, allow_inf_nan=False)
     total_time: str | None = Field(default=None, alias="total-time")
     executor: str | None = None
     address: str | None = None

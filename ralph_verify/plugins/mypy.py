@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
 from ralph_verify.checks.registry import CheckRegistry
-from ralph_verify.checks.tool_output import clip_tail, count_summary, relative_path
+from ralph_verify.checks.tool_output import (
+    clip_tail,
+    count_summary,
+    head,
+    load_json,
+    relative_path,
+)
 from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.project.interpreter import find_module_code, known_module, remember_module
@@ -37,6 +43,8 @@ PLAIN_FLAGS = ("--show-column-numbers", "--show-error-codes", "--no-pretty",
                "--no-color-output", "--no-error-summary")
 #: Top-level folders of build output and environments that mypy does not skip by itself.
 SKIP_DIRS = ("venv", "build", "dist", "_build", "buck-out", "__pypackages__")
+#: The starts of the text lines mypy prints beside its messages.
+_MYPY_OWN = ("Success: ", "Found ", "mypy: ", "Warning: ", "Error: ", "Note: ")
 _CONFIG_NAMES = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
 _TARGET_KEYS = ("files", "modules", "packages")
 _PLAIN = re.compile(
@@ -104,11 +112,9 @@ def parse_json_lines(text: str) -> tuple[list[Message], list[str]]:
             continue
         if line.startswith("{"):
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ToolError(f"mypy's JSON output is unreadable at line {lineno} ({exc.msg}): "
-                                "truncated, or not mypy's JSON format",
-                                output=clip_tail(text)) from None
+                record = load_json(line, f"mypy's line {lineno}:", "mypy's JSON format")
+            except ValueError as exc:
+                raise ToolError(str(exc), output=head(text, 2000)) from None
             messages.append(_json_message(record, lineno, text))
         elif (message := plain_message(line)) is not None:
             messages.append(message)
@@ -299,6 +305,12 @@ class TypesCheck(Check):
         elif code == 1 and not failures and not notes:
             raise ToolError("mypy exited 1 but its output names no error: unreadable output",
                             output=run.tail())
+        strange = [line for line in other if not line.startswith(_MYPY_OWN)]
+        if strange:
+            # Exit 0 with what is not mypy's output is no proof of anything (a wrapper, a
+            # shim, a broken install): an error showing the first bytes, never a pass.
+            raise ToolError(f"mypy exited {code} but printed what is not mypy's output: "
+                            f"{head(strange[0], 120)!r}", output=head("\n".join(strange), 2000))
         # With --output json, mypy exits 1 when it prints only notes (annotation-unchecked),
         # where its text mode says "Success" and exits 0: notes are not errors.
         count = len(failures)
