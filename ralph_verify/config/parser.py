@@ -239,6 +239,22 @@ def positive_int(text: str) -> int:
     return int(_number(text, True, 1, False, "at least 1"))
 
 
+class Once(argparse.Action):
+    """An option that may be given once: a second ``--until`` would silently win over the
+    first, so it is refused, saying how to give both."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        seen = f"_{self.dest}_given"
+        if getattr(namespace, seen, None) is not None:
+            first = getattr(namespace, seen)
+            raise UsageError(f"{option_string} given twice ({first!r} and {values!r}): the "
+                             f"second would replace the first; give one, e.g. "
+                             f"{option_string} '{first},{values}'")
+        setattr(namespace, seen, values)
+        setattr(namespace, self.dest, values)
+
+
 def _plugin_option_help(command: Command) -> str:
     """What ``-p`` means for this command: always ``-p no:NAME``; in ``run`` also the task."""
     text = "-p no:NAME disables plugin NAME (see 'ralph-verify plugins')"
