@@ -12,8 +12,7 @@ import pytest
 
 from ralph_verify.testing import Ralph
 
-
-#: pyproject.toml bodies after the [project] table; each must be refused (exit 2) naming
+#: pyproject.toml bodies (after a minimal [project] table); each must be refused (exit 2) naming
 #: the key (second item) it is about.
 CONFIGS: list[tuple[str, str]] = [
     ("[tool.ralph-verify]\ntimeout = inf", "timeout"),
