@@ -164,7 +164,9 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
         return
     where = git.current_branch(session.root)
     if own and where != own:
-        sha = _commit_elsewhere(session, own, where, iteration.files_changed, message)
+        # What differs from the branch the agent is on is its work: the files the checkout
+        # itself removed or changed (the user's, on the session's branch) are not.
+        sha = _commit_elsewhere(session, own, where, git.dirty_paths(session.root), message)
         if sha and state.get("branch") == own:
             git.git(session.root, "switch", "-q", "-f", own)  # its changes are on own now
             state["broken"] = {"iteration": iteration.number, "what": (
