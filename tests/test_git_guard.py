@@ -6,7 +6,7 @@ is where it is not."""
 from __future__ import annotations
 
 from ralph_verify.loop.verdict import EXIT_CODES, Verdict
-from ralph_verify.testing import Ralph
+from ralph_verify.testing import Ralph, RunResult
 from tests.loop_helpers import agent, history, state
 
 #: Each turn writes step.txt; turn 2 does the damage first.
@@ -17,7 +17,7 @@ pathlib.Path("step.txt").write_text(str(N))
 """
 
 
-def _run(ralph: Ralph, command: str, *options: str) -> tuple[object, str]:
+def _run(ralph: Ralph, command: str, *options: str) -> tuple[RunResult, str]:
     ralph.git_init()
     result = ralph.run("run", "--agent", agent(ralph, DAMAGE.format(command=command)),
                        "--until", "files:done.txt", "--max-iterations", "4", *options, "go")
@@ -26,8 +26,8 @@ def _run(ralph: Ralph, command: str, *options: str) -> tuple[object, str]:
 
 def test_a_deleted_repository_stops_the_session(ralph: Ralph) -> None:
     result, _ = _run(ralph, "rm -rf .git")
-    assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result  # type: ignore[attr-defined]
-    out = result.out  # type: ignore[attr-defined]
+    assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result
+    out = result.out
     assert "git: the agent deleted the git repository (.git); recovery point " in out
     assert "holds the work" not in out
     assert [record["iteration"] for record in history(ralph)] == [1, 2]
@@ -35,8 +35,8 @@ def test_a_deleted_repository_stops_the_session(ralph: Ralph) -> None:
 
 def test_a_rewound_session_branch_stops_the_session(ralph: Ralph) -> None:
     result, branch = _run(ralph, "git reset -q --hard HEAD~1")
-    assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result  # type: ignore[attr-defined]
-    out = result.out  # type: ignore[attr-defined]
+    assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result
+    out = result.out
     assert f"git: the agent moved the session's branch {branch} from the loop's last commit" \
         in out
     assert "'git reset --hard " in out and "holds the work" not in out
@@ -47,8 +47,8 @@ def test_a_deleted_session_branch_stops_the_session(ralph: Ralph) -> None:
     result, branch = _run(ralph, "git checkout -q --detach && git branch -q -D "
                                  "$(git for-each-ref --format='%(refname:short)' "
                                  "'refs/heads/ralph/*')")
-    assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result  # type: ignore[attr-defined]
-    out = result.out  # type: ignore[attr-defined]
+    assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result
+    out = result.out
     assert f"git: the agent deleted the session's branch {branch}" in out
     assert f"'git branch {branch} " in out and "holds the work" not in out
 
@@ -75,13 +75,13 @@ def test_leaving_the_branch_puts_head_back_and_keeps_the_users_edit(ralph: Ralph
 
 def test_a_moved_user_branch_is_said(ralph: Ralph) -> None:
     result, branch = _run(ralph, "git checkout -q main && git commit -q --allow-empty -m x")
-    assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result  # type: ignore[attr-defined]
-    assert "it also moved your branch main from " in result.out  # type: ignore[attr-defined]
+    assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result
+    assert "it also moved your branch main from " in result.out
     assert ralph.git("branch", "--show-current").strip() == branch
 
 
 def test_an_untouched_repository_runs_on(ralph: Ralph) -> None:
     result, branch = _run(ralph, "git status -s > /dev/null")
-    assert result.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], result  # type: ignore[attr-defined]
-    assert "holds the work" in result.out  # type: ignore[attr-defined]
+    assert result.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], result
+    assert "holds the work" in result.out
     assert ralph.git("branch", "--show-current").strip() == branch
