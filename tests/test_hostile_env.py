@@ -141,3 +141,26 @@ def test_a_secret_in_a_test_id_is_written_nowhere(ralph: Ralph, tmp_path: Path) 
     state = json.loads((ralph.path / ".ralph" / "state.json").read_text(encoding="utf-8"))
     integrity = next(c for c in state["checks"] if c["name"] == "integrity")
     assert integrity["status"] == "passed", integrity
+
+
+@pytest.mark.parametrize("where", ["rootlink", "tests/deep/escape"])
+def test_a_link_out_of_the_project_is_not_walked(ralph: Ralph, where: str) -> None:
+    # Followed, 'ln -s / rootlink' made pytest and mypy walk the whole file system (40+ s
+    # an iteration, or a timeout); the check's own timeout is the bound here.
+    ralph.makepyfile(**{"tests/test_a": "def test_a():\n    assert True\n"})
+    link = ralph.path / where
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to("/")
+    result = ralph.run("check", "--until", "tests,types", "--no-cache", "--timeout", "60",
+                       "--json", "-")
+    assert result.ret == 0, result
+    tests = result.json()["checks"][0]
+    assert tests["counts"]["passed"] == 1, tests
+
+
+def test_a_link_inside_the_project_is_still_collected(ralph: Ralph) -> None:
+    ralph.makepyfile(**{"real/test_b": "def test_b():\n    assert True\n"})
+    (ralph.path / "alias").symlink_to(ralph.path / "real")
+    result = ralph.run("check", "--until", "tests", "--no-cache", "--json", "-")
+    assert result.ret == 0, result
+    assert result.json()["checks"][0]["counts"]["passed"] == 2  # through both names

@@ -235,8 +235,37 @@ def default_targets(root: Path) -> list[str]:
     skip += sorted(entry.name for entry in root.iterdir() if entry.is_dir()
                    and entry.name not in skip and not entry.name.startswith(".")
                    and (entry / "pyvenv.cfg").is_file())
+    skip += _links_out(root, skip)
     excludes = ["--exclude", f"^({'|'.join(re.escape(name) for name in skip)})/"] if skip else []
     return [*excludes, "."]
+
+
+def _links_out(root: Path, skip: list[str]) -> list[str]:
+    """Folders (relative, ``/``-separated) that are symbolic links out of the project, at
+    any depth: mypy follows them. The walk itself follows none."""
+    found = []
+    for folder, dirs, _ in os.walk(root):
+        base = Path(folder)
+        for name in list(dirs):
+            relative = (base / name).relative_to(root).as_posix()
+            if name.startswith(".") or name in ("node_modules", "__pycache__") \
+                    or relative in skip:
+                dirs.remove(name)
+            elif _leaves(base / name, root):
+                found.append(relative)
+    return sorted(found)
+
+
+def _leaves(entry: Path, root: Path) -> bool:
+    """A symbolic link out of the project (``ln -s / rootlink``): mypy would walk into it."""
+    if not entry.is_symlink():
+        return False
+    try:
+        target = entry.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return False  # broken or looping: mypy finds nothing there
+    base = root.resolve()
+    return target.is_dir() and target != base and base not in target.parents
 
 
 class TypesCheck(Check):
