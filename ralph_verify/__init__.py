@@ -15,11 +15,13 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 
-def _without_user_path(path: list[str], orig_argv: list[str], pythonpath: str) -> list[str]:
-    """``sys.path`` for the ``ralph-verify`` command itself, without what ``PYTHONPATH`` put
-    there: a project that vendors pluggy or pydantic must not replace ours (its tools still
-    get ``PYTHONPATH``: the environment is left alone). The entry we were imported from
-    stays. Anywhere else (the project's pytest loading our recorder) nothing changes."""
+def _user_path_last(path: list[str], orig_argv: list[str], pythonpath: str) -> list[str]:
+    """``sys.path`` for the ``ralph-verify`` command itself, with what ``PYTHONPATH`` put
+    there moved after our own site-packages: a project that vendors pluggy or pydantic must
+    not replace ours, while a plugin installed only on ``PYTHONPATH`` is still found (its
+    tools still get ``PYTHONPATH``: the environment is left alone). The entry we were
+    imported from stays. Anywhere else (the project's pytest loading our recorder) nothing
+    changes."""
     command = orig_argv[1:3] == ["-m", "ralph_verify"] or (
         len(orig_argv) > 1 and os.path.basename(orig_argv[1]) == "ralph-verify") or (
         bool(orig_argv) and os.path.basename(orig_argv[0]) == "ralph-verify")
@@ -27,12 +29,12 @@ def _without_user_path(path: list[str], orig_argv: list[str], pythonpath: str) -
         return path
     ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     user = {os.path.abspath(entry or os.curdir) for entry in pythonpath.split(os.pathsep)}
-    return [entry for entry in path
-            if os.path.abspath(entry or os.curdir) not in user
-            or os.path.abspath(entry) == ours]
+    theirs = [entry for entry in path if os.path.abspath(entry or os.curdir) in user
+              and os.path.abspath(entry) != ours]
+    return [entry for entry in path if entry not in theirs] + theirs
 
 
-sys.path[:] = _without_user_path(sys.path, list(getattr(sys, "orig_argv", [])),
+sys.path[:] = _user_path_last(sys.path, list(getattr(sys, "orig_argv", [])),
                                  os.environ.get("PYTHONPATH", ""))
 
 from ralph_verify.errors import ConfigError, UsageError  # noqa: E402  (after sys.path is ours)
