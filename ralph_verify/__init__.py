@@ -10,11 +10,36 @@ type checkers see the real classes through the ``TYPE_CHECKING`` imports below.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.errors import ConfigError, UsageError
-from ralph_verify.markers import VERSION as __version__
-from ralph_verify.markers import hookimpl
+
+def _user_path_last(path: list[str], orig_argv: list[str], pythonpath: str) -> list[str]:
+    """``sys.path`` for the ``ralph-verify`` command itself, with what ``PYTHONPATH`` put
+    there moved after our own site-packages: a project that vendors pluggy or pydantic must
+    not replace ours, while a plugin installed only on ``PYTHONPATH`` is still found (its
+    tools still get ``PYTHONPATH``: the environment is left alone). The entry we were
+    imported from stays. Anywhere else (the project's pytest loading our recorder) nothing
+    changes."""
+    command = orig_argv[1:3] == ["-m", "ralph_verify"] or (
+        len(orig_argv) > 1 and os.path.basename(orig_argv[1]) == "ralph-verify") or (
+        bool(orig_argv) and os.path.basename(orig_argv[0]) == "ralph-verify")
+    if not command or not pythonpath:
+        return path
+    ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    user = {os.path.abspath(entry or os.curdir) for entry in pythonpath.split(os.pathsep)}
+    theirs = [entry for entry in path if os.path.abspath(entry or os.curdir) in user
+              and os.path.abspath(entry) != ours]
+    return [entry for entry in path if entry not in theirs] + theirs
+
+
+sys.path[:] = _user_path_last(sys.path, list(getattr(sys, "orig_argv", [])),
+                                 os.environ.get("PYTHONPATH", ""))
+
+from ralph_verify.errors import ConfigError, UsageError  # noqa: E402  (after sys.path is ours)
+from ralph_verify.markers import VERSION as __version__  # noqa: E402
+from ralph_verify.markers import hookimpl  # noqa: E402
 
 if TYPE_CHECKING:
     from ralph_verify.agents import (

@@ -6,6 +6,9 @@ grandchild and hangs, and both must be gone when the run has stopped.
 
 from __future__ import annotations
 
+import os
+
+from ralph_verify.loop import cancel_key
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import (
     HANGING_AGENT,
@@ -102,7 +105,8 @@ def test_the_cancel_file_alone_stops_the_run(ralph: Ralph) -> None:
                      "files:done.txt", "write done.txt")
     try:
         pids = _agent_pids(ralph, run)
-        (ralph.path / ".ralph" / "cancel").write_text("stop")
+        (ralph.path / ".ralph" / "cancel").write_text(  # what 'ralph-verify cancel' writes
+            cancel_key.request(ralph.path, {**os.environ, **ralph.env}))
         assert run.wait() == 130, run.output()
     finally:
         run.kill()

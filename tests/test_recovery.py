@@ -41,9 +41,13 @@ def test_recover_after_the_agent_destroys_work(ralph: Ralph, damage: str,
     tip = _user_state(ralph)
     result = ralph.run("run", "--agent", f"cmd:{damage}", "--until", "files:done.txt",
                        "--max-iterations", "1", "--allow-dirty", *options, "go")
-    # git clean -x also deletes .ralph/: the session then ends as agent-error
-    ended = Verdict.AGENT_ERROR if "clean" in damage else Verdict.MAX_ITERATIONS
-    assert result.ret == EXIT_CODES[ended], result
+    # The git guard stops a session whose repository or branch the agent wrecked; git
+    # clean -x also deletes .ralph/: either way the session ends as agent-error.
+    assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result
+    if "--no-commit" not in options:
+        result.stdout.fnmatch_lines(["*git: the agent *recover*"])
+    if "checkout" not in damage:  # the session's branch is gone or rewound: no claim on it
+        assert "holds the work" not in result.out
     result.stdout.fnmatch_lines(["*recovery point: your branch main and 2 uncommitted file(s) "
                                  "are kept in *; 'ralph-verify recover' restores them"])
     assert "INTERNAL ERROR" not in result.err
@@ -67,18 +71,25 @@ def test_checkpoints_never_land_on_the_users_branch(ralph: Ralph) -> None:
     agent = "cmd:git checkout -q main && echo agent work > work.txt"
     result = ralph.run("run", "--agent", agent, "--until", "files:done.txt",
                        "--max-iterations", "2", "go")
-    assert result.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], result
+    # The git guard: the agent left the session's branch, so the session stops at once,
+    # its changes committed on the session's branch and HEAD put back there.
+    assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result
     assert ralph.git("rev-parse", "main").strip() == main  # the user's branch never moved
     session = state(ralph)["session"]
     branch = f"ralph/{session}"
     result.stdout.fnmatch_lines([f"*WARNING: the agent left the session's branch {branch} for "
                                  f"main; its changes were committed on {branch} as *, main was "
-                                 "not touched"])
+                                 "not touched",
+                                 f"*agent-error*git: the agent switched to main; its changes "
+                                 f"were committed on the session's branch {branch} as * and "
+                                 f"HEAD is back on {branch}; your branch main was not touched"])
     assert ralph.git("show", f"{branch}:work.txt") == "agent work\n"
-    prompt = (ralph.path / ".ralph" / "iterations" / "002" / "prompt.md").read_text()
-    assert f"You are not on the session's branch {branch}" in prompt
+    assert ralph.git("branch", "--show-current").strip() == branch
+    assert (ralph.path / "work.txt").read_text() == "agent work\n"
+    assert not (ralph.path / ".ralph" / "iterations" / "002").exists()
     assert "the agent left the session's branch for main" in ralph.run("status").stdout.str()
 
+    ralph.git("checkout", "-q", "main")
     refused = ralph.run("rollback", "0")  # HEAD is on main: rollback must not commit there
     assert refused.ret == 2, refused
     assert f"HEAD is on main: 'git switch {branch}' first" in refused.err

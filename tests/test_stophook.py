@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from ralph_verify import hookimpl
+from ralph_verify.loop import cancel_key
 from ralph_verify.testing import Ralph, RunResult
 
 UNTIL = "files:done.txt"
@@ -148,7 +150,8 @@ def test_cancel_ends_the_loop(ralph: Ralph) -> None:
 def test_cancel_file_seen_by_the_hook(ralph: Ralph) -> None:
     """``cancel`` while the hook runs leaves .ralph/cancel: the next stop ends the loop."""
     start(ralph)
-    (ralph.path / ".ralph" / "cancel").write_text("cancel\n")
+    (ralph.path / ".ralph" / "cancel").write_text(  # what 'ralph-verify cancel' writes
+        cancel_key.request(ralph.path, {**os.environ, **ralph.env}))
     result = answer(stop(ralph))
     assert "decision" not in result and "cancelled" in result["systemMessage"]
     assert state(ralph)["verdict"]["verdict"] == "cancelled"

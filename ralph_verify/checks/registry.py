@@ -113,6 +113,13 @@ class CheckRegistry:
             raise fail(f"check {check_type.name!r} accepts only "
                        f"{', '.join(check_type.name + ':' + a for a in choices)}",
                        spec.name_offset + len(spec.name) + 1)
+        if spec.op == "<" and spec.threshold == 0:
+            raise fail(f"'{spec.text}' can never pass: no count or percentage is below 0",
+                       spec.op_offset, hint=f"{check_type.name}: {check_type.threshold}")
+        if spec.percent and check_type.threshold_max != 100:
+            raise fail(f"'%' makes no sense for {check_type.name!r}: its threshold is not a "
+                       "percentage", spec.op_offset, hint=f"{check_type.name}: "
+                       f"{check_type.threshold}")
         if check_type.threshold_max is not None and spec.threshold is not None \
                 and spec.threshold > check_type.threshold_max:
             raise fail(f"threshold {spec.threshold:g} of {check_type.name!r} can never be "

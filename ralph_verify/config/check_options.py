@@ -19,7 +19,7 @@ class CheckOptions(BaseModel):
                               defer_build=True)
 
     timeout: float | None = Field(
-        default=None, gt=0,
+        default=None, gt=0, strict=True, allow_inf_nan=False,
         description="Seconds before the check's tool is killed and the check errors "
                     "(default: the global timeout, 900).",
     )

@@ -40,7 +40,8 @@ def resolve_ref(ref: Any) -> Any:
 @dataclass(frozen=True)
 class Bound:
     """A numeric bound for a setting's type, ``Annotated[int, Bound(ge=1)]``: the same check
-    as pydantic's ``Field(ge=1)``, declared without importing pydantic."""
+    as pydantic's ``Field(ge=1)``, declared without importing pydantic. The number is strict
+    and finite: ``timeout = true`` is not 1 second, ``inf`` and ``1e400`` are no timeout."""
 
     gt: float | None = None
     ge: float | None = None
@@ -49,6 +50,9 @@ class Bound:
         schema = dict(handler(source))
         schema.update({key: value for key, value in (("gt", self.gt), ("ge", self.ge))
                        if value is not None})
+        schema["strict"] = True  # TOML numbers are typed: a boolean or a string is a mistake
+        if schema.get("type") == "float":
+            schema["allow_inf_nan"] = False
         return schema
 
 
@@ -252,6 +256,22 @@ def non_negative_int(text: str) -> int:
 def positive_int(text: str) -> int:
     """argparse type: a whole number of at least 1 (sizes, counts)."""
     return int(_number(text, True, 1, False, "at least 1"))
+
+
+class Once(argparse.Action):
+    """An option that may be given once: a second ``--until`` would silently win over the
+    first, so it is refused, saying how to give both."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        seen = f"_{self.dest}_given"
+        if getattr(namespace, seen, None) is not None:
+            first = getattr(namespace, seen)
+            raise UsageError(f"{option_string} given twice ({first!r} and {values!r}): the "
+                             f"second would replace the first; give one, e.g. "
+                             f"{option_string} '{first},{values}'")
+        setattr(namespace, seen, values)
+        setattr(namespace, self.dest, values)
 
 
 def _plugin_option_help(command: Command) -> str:

@@ -22,9 +22,15 @@ TABLE = "[tool.ralph-verify]"
 
 
 def load_table(path: Path) -> dict[str, Any]:
-    """The ``[tool.ralph-verify]`` table of ``path`` (empty if the file or table is absent)."""
-    if not path.is_file():
+    """The ``[tool.ralph-verify]`` table of ``path`` (empty if the file or table is absent).
+    A ``pyproject.toml`` that is there but cannot be a file (a folder, a FIFO, a broken or
+    looping link) is an error naming it, not a silent "no checks to run"."""
+    problem = unreadable(path)
+    if problem == "absent":
         return {}
+    if problem:
+        raise ConfigError(f"{path}: cannot be read: {problem}; make it a TOML file or "
+                          "remove it")
     from ralph_verify.compat import tomllib  # not at import: --help reads no file
     try:
         with path.open("rb") as handle:
@@ -38,10 +44,47 @@ def load_table(path: Path) -> dict[str, Any]:
     except RecursionError:
         raise ConfigError(f"{path}: not valid TOML: nested too deeply for the TOML "
                           "reader") from None
-    table = data.get("tool", {}).get("ralph-verify", {})
+    tool = data.get("tool", {})
+    table = tool.get("ralph-verify", {}) if isinstance(tool, dict) else {}
+    if isinstance(tool, dict) and "ralph-verify" not in tool:
+        _near_miss(path, tool)
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: {TABLE} must be a table, not {type(table).__name__}")
     return table
+
+
+def unreadable(path: Path) -> str | None:
+    """Why ``path`` cannot be read as a config file: ``"absent"``, a reason, or None."""
+    import errno
+    import os
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "a broken symbolic link" if os.path.islink(path) else "absent"
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link that loops"
+        return exc.strerror or str(exc)
+    if stat.S_ISDIR(mode):
+        return "a folder, not a file"
+    if not stat.S_ISREG(mode):
+        return "not a regular file (a FIFO, socket or device)"
+    return None
+
+
+def _near_miss(path: Path, tool: Mapping[str, Any]) -> None:
+    """``[tool.ralph_verify]``, ``[tool.ralphverify]`` or ``[tool.ralph-verfy]``: a table
+    meant for us under another name is an error with a did-you-mean, not ignored."""
+    import difflib
+
+    for name in tool:
+        folded = str(name).lower().replace("_", "-").replace(".", "-")
+        if folded != "ralph-verify" and not difflib.get_close_matches(
+                folded, ["ralph-verify"], n=1, cutoff=0.8):
+            continue
+        raise ConfigError(f"{path}: [tool.{name}] is not read: did you mean {TABLE}?")
 
 
 def validate_settings(table: Mapping[str, Any], settings: Mapping[str, Setting],

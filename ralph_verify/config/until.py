@@ -18,6 +18,7 @@ positions kept on each spec to point at the bad character.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -30,6 +31,8 @@ OPERATORS = (">=", "<=", "==", ">", "<")
 BOUNDS = {".min=": ">=", ".max=": "<="}
 _BOUND = re.compile(r"\.(?:min|max)=[0-9]")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+#: No count or percentage reaches this: a threshold above it can never pass.
+MAX_THRESHOLD = 1e15
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 
 
@@ -119,7 +122,11 @@ def parse_spec(text: str, *, source: str = "--until") -> CheckSpec:
 
 
 def _split_items(text: str, source: str) -> Iterator[tuple[int, int]]:
-    """Yield (start, end) of each comma-separated item, honouring quotes."""
+    """Yield (start, end) of each comma-separated item, honouring quotes. A NUL cannot be
+    passed to any command (a config file's ``"\\u0000"``): refused here, where it points."""
+    if "\0" in text:
+        raise SpecError("a NUL character cannot be part of a check spec", text.replace("\0", " "),
+                        text.index("\0"), source=source)
     start = 0
     in_quotes = False
     quote_start = 0
@@ -189,6 +196,9 @@ def _parse_item(text: str, start: int, end: int, source: str) -> CheckSpec:
         if number is None:
             raise fail(f"expected a number after '{bound or op}'", pos)
         threshold = float(number.group())
+        if not math.isfinite(threshold) or threshold > MAX_THRESHOLD:
+            raise fail(f"threshold of {len(number.group())} characters can never be reached "
+                       f"(at most {MAX_THRESHOLD:.0e})", pos)
         pos = number.end()
         if pos < stop and text[pos] == "%":
             percent = True

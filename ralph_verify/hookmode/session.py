@@ -20,6 +20,7 @@ from ralph_verify.config.pyproject import load_table, validate_settings
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.hookmode.protocol import log
+from ralph_verify.loop import cancel_key
 from ralph_verify.loop.cycle import session_specs
 from ralph_verify.loop.frozen import FrozenError, freeze, thaw
 from ralph_verify.loop.keys import SESSION_KEY
@@ -84,6 +85,7 @@ def start_loop(config: Config) -> int:
     previous = state.read_state()
     note = state.acquire_lock(session_id)
     try:
+        cancel_key.issue(config.root)
         if note:
             print(f"ralph-verify: {note}")
         if previous and previous.get("mode") == MODE and previous.get("status") != "finished":

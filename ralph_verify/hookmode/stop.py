@@ -52,6 +52,7 @@ from ralph_verify.hookmode.session import (
     write_snapshot,
     write_state,
 )
+from ralph_verify.loop import cancel_key
 from ralph_verify.loop.cycle import Driver
 from ralph_verify.loop.cycle import start as start_driving
 from ralph_verify.loop.keys import SESSION_KEY
@@ -218,6 +219,9 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
         hook["note"] = ""
         hook.pop(CAP_MARK, None)
     config.stash[SESSION_KEY] = session
+    if state.cancel_path.exists() and not cancel_key.genuine(config.root, state.cancel_path):
+        state.cancel_path.unlink(missing_ok=True)  # the agent's own: not a cancel
+        state.append_progress(f"- {cancel_key.FORGED}\n")
     if state.cancel_path.exists():
         state.cancel_path.unlink(missing_ok=True)
         verdict = VerdictProposal(Verdict.CANCELLED, "cancelled by 'ralph-verify cancel'",

@@ -18,7 +18,7 @@ from ralph_verify.checks.registry import build_checks
 from ralph_verify.config.stash import PROMISES_KEY, REPORT_STREAM_KEY
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
-from ralph_verify.loop import records
+from ralph_verify.loop import cancel_key, records
 from ralph_verify.loop.cycle import Driver, make_agent, session_specs, verify_in_session
 from ralph_verify.loop.cycle import start as start_driving
 from ralph_verify.loop.keys import PROMPT_VALUES_KEY, SESSION_KEY
@@ -80,6 +80,7 @@ class RunDriver(Driver):
             self.elapsed_before = float(previous.get("elapsed_s") or 0.0)
         note = self.state.acquire_lock(session_id)
         try:
+            cancel_key.issue(self.root)
             if note:
                 self._line(f"ralph-verify: {note}")
             with signals.cancel_on_signals(self._on_signal), \
@@ -273,9 +274,16 @@ class RunDriver(Driver):
         self._request_cancel()
         return first and not self._finishing
 
-    def _on_cancel_file(self) -> None:
+    def _on_cancel_file(self) -> bool:
+        """Cancel when ``ralph-verify cancel`` wrote the file; False (go on watching) when
+        someone else did: that file is removed and reported."""
+        if not cancel_key.genuine(self.root, self.state.cancel_path):
+            self.state.cancel_path.unlink(missing_ok=True)
+            self._line(f"ralph-verify: {cancel_key.FORGED}")
+            return False
         self.cancel_reason = "cancelled by 'ralph-verify cancel'"
         self._request_cancel()
+        return True
 
     def _request_cancel(self) -> None:
         if self.session is not None:

@@ -28,7 +28,14 @@ from ralph_verify.checks.verification import Verification
 from ralph_verify.errors import UsageError
 from ralph_verify.proc import info as procinfo
 from ralph_verify.redact import redact, redact_data
-from ralph_verify.state_files import now_iso, write_text_atomic
+from ralph_verify.state_files import (
+    CorruptFile,
+    history_record,
+    load_state,
+    load_verification,
+    now_iso,
+    write_text_atomic,
+)
 
 STATE_VERSION = 1
 
@@ -82,17 +89,18 @@ def parse_lock(text: str) -> LockInfo | None:
 def read_history(path: Path) -> list[dict[str, Any]]:
     """The records of a ``history.jsonl``; a line cut by a crash is skipped, a missing or
     unreadable file is no history."""
-    records = []
+    records: list[dict[str, Any]] = []
+    lineno = 0
     try:
-        with path.open(encoding="utf-8") as handle:
+        with path.open(encoding="utf-8", errors="replace") as handle:
             for line in handle:
+                lineno += 1
                 try:
                     record = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError):
                     continue  # a line cut by a crash
-                if isinstance(record, dict):
-                    records.append(record)
-    except OSError:
+                records.append(history_record(path, lineno, record))
+    except (OSError, UnicodeDecodeError):
         pass
     return records
 
@@ -293,14 +301,9 @@ class StateDir:
                 "'ralph-verify run --resume' goes on")
 
     def read_state(self) -> dict[str, Any] | None:
-        try:
-            data = json.loads(self.state_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as exc:
-            raise UsageError(f"{self.state_path} is unreadable ({exc}); remove .ralph/ to "
-                             "start afresh") from None
-        return data if isinstance(data, dict) else None
+        """``state.json`` through the validated loader: a corrupted one is a one-line error
+        naming it (:class:`~ralph_verify.state_files.CorruptFile`)."""
+        return load_state(self.state_path)
 
     def append_history(self, record: dict[str, Any]) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -328,10 +331,13 @@ class StateDir:
 
     def read_verification(self, number: int) -> Verification | None:
         path = self.iteration_dir(number) / "verification.json"
-        try:
-            return verification_from_json(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError):
+        data = load_verification(path)
+        if data is None:
             return None
+        try:
+            return verification_from_json(data)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise CorruptFile(path, f"{type(exc).__name__}: {exc}") from None
 
     def clear_session_files(self) -> None:
         """Start a new session: the previous one's files go (its commits stay in git)."""

@@ -15,8 +15,9 @@ logs why to ``.ralph/hook.log`` (see :mod:`ralph_verify.hookmode.protocol`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
+from ralph_verify.config.parser import Bound
 from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
@@ -50,10 +51,11 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addsetting("guard", type="ralph_verify.guard.settings:GuardSettings",  # lazy: pydantic
                       default=None,
                       help="[tool.ralph-verify.guard]: the PreToolUse safety guard's rules")
-    parser.addsetting("hook-timeout", type=int, default=DEFAULT_HOOK_TIMEOUT,
+    parser.addsetting("hook-timeout", type=Annotated[int, Bound(ge=1)],
+                      default=DEFAULT_HOOK_TIMEOUT,
                       help="seconds the agent gives a hook (written by 'init'); the Stop hook "
                            "lets the agent stop if its checks take longer than this minus 30")
-    parser.addsetting("hook-block-cap", type=int, default=DEFAULT_BLOCK_CAP,
+    parser.addsetting("hook-block-cap", type=Annotated[int, Bound(ge=1)], default=DEFAULT_BLOCK_CAP,
                       help="CLAUDE_CODE_STOP_HOOK_BLOCK_CAP written by 'init claude': how many "
                            "Stop-hook blocks in a row Claude Code accepts")
 

@@ -5,9 +5,9 @@ the waits and retries of rate limits and outages (:mod:`ralph_verify.agents.retr
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from ralph_verify.config.parser import Parser, parse_duration
+from ralph_verify.config.parser import Bound, Parser, non_negative_int, parse_duration
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
 
@@ -35,7 +35,8 @@ def ralph_addoption(parser: Parser) -> None:
                           "counts as an agent failure (default "
                           f"{DEFAULT_IDLE_TIMEOUT}; 0 turns it off)")
     parser.addoption("--max-agent-retries", scope="loop", setting="max-agent-retries",
-                     type=int, default=DEFAULT_MAX_RETRIES, metavar="N",
+                     type=non_negative_int, setting_type=Annotated[int, Bound(ge=0)],
+                     default=DEFAULT_MAX_RETRIES, metavar="N",
                      help="retry an agent run the model service turned away with an outage "
                           "(connection refused, 5xx, overloaded) N times, with backoff, then "
                           f"stop with agent-error (default {DEFAULT_MAX_RETRIES}); rate limits "

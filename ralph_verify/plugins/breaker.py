@@ -27,10 +27,11 @@ strictly better than its best so far.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ralph_verify.checks.api import CheckResult, Status
 from ralph_verify.checks.tool_output import one_line
+from ralph_verify.config.parser import Bound, Parser, non_negative_int
 from ralph_verify.config.until import parse_spec
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
@@ -39,7 +40,6 @@ from ralph_verify.markers import hookimpl
 if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
-    from ralph_verify.config.parser import Parser
     from ralph_verify.loop.session import Iteration, Session
 
 NAME = "breaker"
@@ -73,7 +73,8 @@ def ralph_addoption(parser: Parser) -> None:
                        "coverage gap) before the breaker warns, then stops the loop",
     }
     for rule, (setting, default) in RULES.items():
-        parser.addoption(f"--{setting}", scope="loop", setting=setting, type=int,
+        parser.addoption(f"--{setting}", scope="loop", setting=setting, type=non_negative_int,
+                         setting_type=Annotated[int, Bound(ge=0)],
                          default=default, metavar="N",
                          help=f"{helps[rule]} (default {default}; 0 turns the rule off)")
 

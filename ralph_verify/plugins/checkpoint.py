@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ralph_verify.checks.verification import Verification
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
-from ralph_verify.loop.verdict import VerdictProposal
+from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
 from ralph_verify.project import git
 from ralph_verify.tasks.keys import TASK_COMMIT_KEY
@@ -141,6 +141,7 @@ def ralph_session_start(session: Session) -> None:
                           f"({_listing(left)}) as {sha[:10] if sha else '?'}")
         return
     state["from_branch"] = git.current_branch(root)
+    state["from_tip"] = git.head(root)
     point = recovery.create(root, session.id)
     state["recovery"] = str(point.dir)
     _say(session, f"recovery point: your branch {point.branch or '(detached HEAD)'} and "
@@ -190,14 +191,74 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
         state["commits"][str(iteration.number)] = iteration.commit = sha
         return
     own = state.get("branch") or state.get("from_branch")
+    trouble = git_trouble(session, state, own)
+    if trouble:
+        # Stop at once (ralph_iteration_verdict): nothing the loop says may claim the work
+        # is on a branch the agent deleted, rewound or left.
+        state["broken"] = {"iteration": iteration.number, "what": trouble}
+        return
     where = git.current_branch(session.root)
     if own and where != own:
-        sha = _commit_elsewhere(session, own, where, iteration.files_changed, message)
+        # What differs from the branch the agent is on is its work: the files the checkout
+        # itself removed or changed (the user's, on the session's branch) are not.
+        sha = _commit_elsewhere(session, own, where, git.dirty_paths(session.root), message)
+        if sha and state.get("branch") == own:
+            git.git(session.root, "switch", "-q", "-f", own)  # its changes are on own now
+            state["broken"] = {"iteration": iteration.number, "what": (
+                f"the agent switched to {state['left_branch']}; its changes were committed "
+                f"on the session's branch {own} as {sha[:10]} and HEAD is back on {own}"
+                + _moved_from_branch(session, state))}
     else:
         sha = git.commit_paths(session.root, iteration.files_changed, message)
         sha = sha or git.head(session.root)
     state["commits"][str(iteration.number)] = sha
     iteration.commit = sha
+
+
+def git_trouble(session: Session, state: dict[str, Any], own: str | None) -> str | None:
+    """What the agent did to git that the loop cannot go on from, or None: the repository
+    gone, the session's branch deleted, or moved off the loop's last commit."""
+    root = session.root
+    point = f"; recovery point {state['recovery']} ('ralph-verify recover')" \
+        if state.get("recovery") else ""
+    if not (root / ".git").exists() or not git.is_repo(root):
+        return f"the agent deleted the git repository (.git){point}"
+    commits = state.get("commits") or {}
+    last = commits[max(commits, key=int)] if commits else None
+    if not own or not last:
+        return None
+    tip = git.git(root, "rev-parse", "--verify", "-q", f"refs/heads/{own}",
+                  check=False).strip() or None
+    if tip is None:
+        return (f"the agent deleted the session's branch {own}; its last checkpoint is "
+                f"{last[:10]} ('git branch {own} {last}' brings it back){point}")
+    if tip != last:
+        return (f"the agent moved the session's branch {own} from the loop's last commit "
+                f"{last[:10]} to {tip[:10]} (a reset or a rewrite); 'git reset --hard {last}' "
+                f"on {own} brings the checkpoint back{point}")
+    return None
+
+
+def _moved_from_branch(session: Session, state: dict[str, Any]) -> str:
+    """``; it also moved your branch main ...`` when the user's branch is not where it was."""
+    mine, was = state.get("from_branch"), state.get("from_tip")
+    if not mine or not was:
+        return ""
+    now = git.git(session.root, "rev-parse", "--verify", "-q", f"refs/heads/{mine}",
+                  check=False).strip()
+    if now == was:
+        return f"; your branch {mine} was not touched"
+    return (f"; it also moved your branch {mine} from {was[:10]} to {now[:10] or '(deleted)'}: "
+            f"'ralph-verify recover' puts it back (recovery point {state.get('recovery')})")
+
+
+@hookimpl
+def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictProposal | None:
+    """git guarded after every iteration: stop with agent-error, saying what happened."""
+    broken = (session.plugin_state.get(NAME) or {}).get("broken")
+    if isinstance(broken, dict) and broken.get("iteration") == iteration.number:
+        return VerdictProposal(Verdict.AGENT_ERROR, f"git: {broken.get('what')}")
+    return None
 
 
 def _commit_elsewhere(session: Session, own: str, where: str | None, paths: list[str],
@@ -262,6 +323,11 @@ def ralph_prompt_notes(session: Session, iteration: Iteration) -> str | None:
 def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
     state = _state(session)
     branch = state.get("branch")
+    broken = state.get("broken")
+    if isinstance(broken, dict) and "HEAD is back" not in str(broken.get("what")):
+        _say(session, f"git: {broken.get('what')}; the work of the iteration "
+                      f"{broken.get('iteration')} is not committed anywhere")
+        return
     if branch and state.get("from_branch"):
         _say(session, f"branch: {branch} holds the work; 'git switch {state['from_branch']}' "
                       f"to go back, 'git merge {branch}' to keep it")

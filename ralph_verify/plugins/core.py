@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import time
 from collections.abc import Generator
 from typing import Annotated
@@ -84,16 +85,31 @@ def ralph_verify_check_wrapper(check: Check, ctx: VerifyContext) -> Generator[
         result = yield
     except ToolError as exc:
         result = check.error(str(exc), output=exc.output)
-    except Exception as exc:
-        import traceback  # only for a crash: it pulls in textwrap
+    except OSError as exc:
+        if exc.errno not in _DISK_FULL:
+            result = _crashed(check, exc)
+        else:  # the machine's trouble, not the plugin's: say what to free
+            import tempfile
 
-        plugin = check.type.plugin or "?"
-        result = check.error(
-            f"check {check.spec.text!r} crashed ({type(exc).__name__}: {exc}); "
-            f"this is a bug in plugin {plugin}",
-            output=traceback.format_exc(limit=8),
-        )
+            result = check.error(
+                f"the disk is full ({exc.strerror}): could not write "
+                f"{exc.filename or 'its scratch files'} (TMPDIR is {tempfile.gettempdir()}); "
+                "free some space or point TMPDIR at a disk with room, then check again")
+    except Exception as exc:
+        result = _crashed(check, exc)
     if result is not None and not result.duration_s:
         result.duration_s = time.perf_counter() - started
     return result
+
+
+#: No room left, whoever's quota.
+_DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def _crashed(check: Check, exc: Exception) -> CheckResult:
+    import traceback  # only for a crash: it pulls in textwrap
+
+    plugin = check.type.plugin or "?"
+    return check.error(f"check {check.spec.text!r} crashed ({type(exc).__name__}: {exc}); "
+                       f"this is a bug in plugin {plugin}", output=traceback.format_exc(limit=8))
 

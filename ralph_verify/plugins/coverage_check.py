@@ -57,7 +57,7 @@ class CoverageCheck(Check):
                           or f"{float(totals['percent_covered']):.0f}")
             metric = float(display)
             files = data.get("files", {})
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
             return self.error(f"'coverage json' wrote an unreadable report: {exc}")
         counts = {"statements": int(totals.get("num_statements", 0)),
                   "missing": int(totals.get("missing_lines", 0)), "files": len(files)}

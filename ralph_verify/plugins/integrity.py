@@ -29,6 +29,7 @@ from ralph_verify.config.until import parse_spec
 from ralph_verify.errors import ConfigError
 from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolError
+from ralph_verify.redact import redact_data
 from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
@@ -101,8 +102,8 @@ def take_baseline(config: Config, session: Session) -> dict[str, Any]:
         from ralph_verify.plugins.pytest_run import TEST_IDS_KEY
 
         ids = config.stash.get(TEST_IDS_KEY)
-        if ids is not None:
-            picture["test_ids"] = ids
+        if ids is not None:  # a token as a parametrize value is no less a secret in an id
+            picture["test_ids"] = redact_data(ids)
     write_text_atomic(baseline_path(session.root), json.dumps(picture, indent=1) + "\n")
     return picture
 
@@ -185,6 +186,8 @@ class IntegrityCheck(Check):
         collected = compare_collected(before.get("test_counts") or {}, self._collected(ctx))
         ids_then = before.get("test_ids")
         ids_now = self._ids(ctx) if isinstance(ids_then, dict) else None
+        if ids_now is not None:  # compared as saved: redacted the same way
+            ids_now = redact_data(ids_now)
         if isinstance(ids_then, dict) and ids_now is not None:
             from ralph_verify.integrity.test_ids import vanished_tests
 

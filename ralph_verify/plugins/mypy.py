@@ -24,8 +24,19 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
 from ralph_verify.checks.registry import CheckRegistry
-from ralph_verify.checks.tool_output import clip_tail, count_summary, relative_path
+from ralph_verify.checks.tool_output import (
+    clip_tail,
+    count_summary,
+    head,
+    load_json,
+    relative_path,
+)
 from ralph_verify.markers import hookimpl
+from ralph_verify.plugins.mypy_targets import (
+    config_names_targets,
+    default_targets,
+    describe_targets,
+)
 from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.project.interpreter import find_module_code, known_module, remember_module
 
@@ -35,10 +46,8 @@ if TYPE_CHECKING:
 #: Flags for mypy < 1.11, which has no JSON output: one message per line, with columns.
 PLAIN_FLAGS = ("--show-column-numbers", "--show-error-codes", "--no-pretty",
                "--no-color-output", "--no-error-summary")
-#: Top-level folders of build output and environments that mypy does not skip by itself.
-SKIP_DIRS = ("venv", "build", "dist", "_build", "buck-out", "__pypackages__")
-_CONFIG_NAMES = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
-_TARGET_KEYS = ("files", "modules", "packages")
+#: The starts of the text lines mypy prints beside its messages.
+_MYPY_OWN = ("Success: ", "Found ", "mypy: ", "Warning: ", "Error: ", "Note: ")
 _PLAIN = re.compile(
     r"^(?P<file>.+?):(?:(?P<line>-?\d+):(?:(?P<column>-?\d+):)?(?:-?\d+:-?\d+:)?)? "
     r"(?P<severity>error|warning|note): (?P<message>.*?)(?:  \[(?P<code>[\w-]+)\])?$"
@@ -104,11 +113,12 @@ def parse_json_lines(text: str) -> tuple[list[Message], list[str]]:
             continue
         if line.startswith("{"):
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ToolError(f"mypy's JSON output is unreadable at line {lineno} ({exc.msg}): "
-                                "truncated, or not mypy's JSON format",
-                                output=clip_tail(text)) from None
+                record = load_json(line, "mypy's JSON", "mypy's JSON format")
+            except ValueError as exc:
+                problem = str(exc).split("(", 1)[-1].split("): truncated", 1)[0]
+                raise ToolError(f"mypy's JSON output is unreadable at line {lineno} "
+                                f"({problem}): truncated, or not mypy's JSON format; it "
+                                f"starts {head(line, 120)!r}", output=head(text, 2000)) from None
             messages.append(_json_message(record, lineno, text))
         elif (message := plain_message(line)) is not None:
             messages.append(message)
@@ -165,72 +175,6 @@ def json_unsupported(run: ToolRun) -> bool:
     """Whether mypy refused ``--output`` (mypy < 1.11: "unrecognized arguments: --output")."""
     stderr = run.stderr
     return run.returncode == 2 and "unrecognized arguments" in stderr and "--output" in stderr
-
-
-def config_names_targets(root: Path, args: Sequence[str] = ()) -> bool:
-    """Whether the mypy config that mypy will use from ``root`` sets files/modules/packages.
-
-    Mirrors mypy's search: ``--config-file``, else mypy.ini, .mypy.ini,
-    pyproject.toml ([tool.mypy]), setup.cfg ([mypy]) in the root and its parents
-    up to the repository root, else the user's config.
-    """
-    args = list(args)
-    if "--config-file" in args[:-1]:
-        return bool(_section_has_targets(root / args[args.index("--config-file") + 1]))
-    folder = root.resolve()
-    while True:
-        for name in _CONFIG_NAMES:
-            found = _section_has_targets(folder / name, required=name.startswith(("mypy",
-                                                                                  ".mypy")))
-            if found is not None:
-                return found
-        if (folder / ".git").exists() or (folder / ".hg").exists() or folder.parent == folder:
-            break
-        folder = folder.parent
-    home = os.environ.get("XDG_CONFIG_HOME")
-    user = ([Path(home) / "mypy" / "config"] if home else []) + [
-        Path("~/.config/mypy/config").expanduser(), Path("~/.mypy.ini").expanduser()]
-    return any(_section_has_targets(path, required=True) for path in user)
-
-
-def _section_has_targets(path: Path, required: bool = True) -> bool | None:
-    """True/False if ``path`` is a mypy config (with/without targets); None if mypy skips it."""
-    if not path.is_file():
-        return None
-    import configparser
-
-    try:
-        if path.suffix == ".toml":
-            from ralph_verify.compat import tomllib
-
-            with path.open("rb") as handle:
-                section = tomllib.load(handle).get("tool", {}).get("mypy")
-            if not isinstance(section, dict):
-                return None
-            return any(section.get(key) for key in _TARGET_KEYS)
-        parser = configparser.RawConfigParser()
-        parser.read(path, encoding="utf-8")
-    except (OSError, ValueError, configparser.Error):
-        return None  # mypy ignores a config it cannot read, and says so
-    if not parser.has_section("mypy"):
-        return False if required else None
-    return any(parser.get("mypy", key, fallback="").strip() for key in _TARGET_KEYS)
-
-
-def default_targets(root: Path) -> list[str]:
-    """The project's package(s) (:func:`ralph_verify.project.layout.project_packages`), else ``.``
-    minus top-level virtualenvs and build output (mypy skips dot-folders itself)."""
-    from ralph_verify.project.layout import project_packages
-
-    packages = project_packages(root)
-    if packages:
-        return packages
-    skip = [name for name in SKIP_DIRS if (root / name).is_dir()]
-    skip += sorted(entry.name for entry in root.iterdir() if entry.is_dir()
-                   and entry.name not in skip and not entry.name.startswith(".")
-                   and (entry / "pyvenv.cfg").is_file())
-    excludes = ["--exclude", f"^({'|'.join(re.escape(name) for name in skip)})/"] if skip else []
-    return [*excludes, "."]
 
 
 class TypesCheck(Check):
@@ -299,6 +243,12 @@ class TypesCheck(Check):
         elif code == 1 and not failures and not notes:
             raise ToolError("mypy exited 1 but its output names no error: unreadable output",
                             output=run.tail())
+        strange = [line for line in other if not line.startswith(_MYPY_OWN)]
+        if strange:
+            # Exit 0 with what is not mypy's output is no proof of anything (a wrapper, a
+            # shim, a broken install): an error showing the first bytes, never a pass.
+            raise ToolError(f"mypy exited {code} but printed what is not mypy's output: "
+                            f"{head(strange[0], 120)!r}", output=head("\n".join(strange), 2000))
         # With --output json, mypy exits 1 when it prints only notes (annotation-unchecked),
         # where its text mode says "Success" and exits 0: notes are not errors.
         count = len(failures)
@@ -344,25 +294,6 @@ class TypesCheck(Check):
         if _same_file(python, sys.executable):
             return ours
         return [*ours, "--python-executable", python]
-
-
-def describe_targets(targets: Sequence[str]) -> str:
-    """What mypy was given, for the summary: ``src/pkg``, ``. except venv/``, ``files of the
-    mypy config``."""
-    if not targets:
-        return "the files of the mypy config"
-    names: list[str] = []
-    excluded = ""
-    words = iter(targets)
-    for word in words:
-        if word == "--exclude":
-            excluded = next(words, "").strip("^()/").replace("|", "/, ").replace("\\", "")
-        elif word in ("-p", "--package", "-m", "--module"):
-            names.append(f"{word} {next(words, '')}")
-        else:
-            names.append("the whole project" if word == "." else word)
-    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-    return shown + (f" except {excluded}/" if excluded else "")
 
 
 def _what_failed(run: ToolRun, failures: Sequence[Failure], other: Sequence[str]) -> str:

@@ -28,7 +28,7 @@ class MypyOptions(CheckOptions):
                     "and build output).",
     )
     command: list[str] | None = Field(
-        default=None,
+        default=None, min_length=1,
         description="The mypy command, e.g. [\"/opt/mypy/bin/mypy\"] (default: the project's "
                     "Python -m mypy if it has mypy, else ralph-verify's mypy with "
                     "--python-executable).",

@@ -22,7 +22,7 @@ class PrecommitOptions(CheckOptions):
                     "or '--hook-stage pre-push'.",
     )
     command: list[str] | None = Field(
-        default=None,
+        default=None, min_length=1,
         description="The pre-commit command, e.g. [\"prek\"] (default: pre-commit next to the "
                     "project's Python, next to ralph-verify's or on PATH, else prek).",
     )

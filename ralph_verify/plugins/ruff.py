@@ -21,7 +21,9 @@ from ralph_verify.checks.tool_output import (
     clip_tail,
     count_summary,
     count_summary_of,
+    head,
     iter_json_array,
+    load_json,
     relative_path,
 )
 from ralph_verify.markers import hookimpl
@@ -46,13 +48,9 @@ _PARSE_ERROR = re.compile(r"^error: Failed to parse (?P<path>.+?):(?P<line>\d+):
 def load_entries(text: str, what: str) -> list[dict[str, Any]]:
     """The list of objects ruff prints with ``--output-format json``; :class:`ToolError` if not."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ToolError(
-            f"{what} output is not readable JSON ({exc.msg} at line {exc.lineno}, column "
-            f"{exc.colno}): truncated, or not ruff's JSON format",
-            output=clip_tail(text),
-        ) from None
+        data = load_json(text, what, "ruff's JSON format")
+    except ValueError as exc:
+        raise ToolError(str(exc), output=head(text, 2000)) from None
     if not isinstance(data, list) or not all(isinstance(entry, dict) for entry in data):
         raise ToolError(f"{what} output is JSON but not ruff's list of violations",
                         output=clip_tail(text))
@@ -124,7 +122,7 @@ def read_check_output(run: ToolRun, root: Path) -> Findings:
             if len(found.failures) < MAX_KEPT:
                 found.failures.append(failure)
     except ValueError as exc:
-        raise ToolError(str(exc), output=run.tail()) from None
+        raise ToolError(str(exc), output=head(head_of_file(run.stdout_path, 2000))) from None
     return found
 
 

@@ -22,7 +22,7 @@ class RuffOptions(CheckOptions):
                     "or --select/--exclude options.",
     )
     command: list[str] | None = Field(
-        default=None,
+        default=None, min_length=1,
         description="The ruff command, e.g. [\"uvx\", \"ruff\"] (default: ruff next to the "
                     "project's Python, next to ralph-verify's, or on PATH).",
     )

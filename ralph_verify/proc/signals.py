@@ -54,14 +54,14 @@ def cancel_on_signals(callback: Callable[[str], bool]) -> Iterator[None]:
 
 
 @contextmanager
-def watch_file(path: Path, callback: Callable[[], None]) -> Iterator[None]:
-    """While inside, call ``callback()`` once when ``path`` appears."""
+def watch_file(path: Path, callback: Callable[[], bool | None]) -> Iterator[None]:
+    """While inside, call ``callback()`` once when ``path`` appears (again each time it
+    appears while the callback returns False: it removed a file it did not honour)."""
     stop = threading.Event()
 
     def watch() -> None:
         while not stop.wait(_POLL_S):
-            if path.exists():
-                callback()
+            if path.exists() and callback() is not False:
                 return
 
     thread = threading.Thread(target=watch, daemon=True, name="ralph-cancel-watch")

@@ -252,6 +252,26 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     _config = session.config
 
 
+def _leaves_the_project(path: Any, config: pytest.Config) -> bool | None:
+    """A symbolic link out of the project (``ln -s / rootlink``) is not walked: pytest would
+    collect the whole file system, for minutes, at every verification."""
+    if not os.path.islink(str(path)):
+        return None
+    try:
+        target = os.path.realpath(str(path), strict=True) if sys.version_info >= (3, 10) \
+            else os.path.realpath(str(path))
+    except OSError:  # broken or looping: nothing to collect there
+        return True
+    root = os.path.realpath(str(config.rootpath))
+    inside = target == root or target.startswith(root.rstrip(os.sep) + os.sep)
+    return None if inside else True
+
+
+if int(pytest.__version__.split(".")[0]) >= 7:  # collection_path: pytest 7 and later
+    def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool | None:
+        return _leaves_the_project(collection_path, config)
+
+
 def pytest_collectreport(report: pytest.CollectReport) -> None:
     if report.failed:
         _write({"k": "c", "id": report.nodeid or ".", "msg": _message(report),

@@ -8,7 +8,6 @@ never an error, since a crashed session is exactly what one wants to look at.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.state import read_history
 from ralph_verify.project import git
+from ralph_verify.state_files import load_state, load_verification
 
 
 @dataclass
@@ -174,13 +174,6 @@ def _longest_run(numbers: list[int], order: list[int]) -> int:
     return best
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
 
 def diffstat(root: Path, before: str, after: str) -> list[FileStat] | None:
     """``git diff --numstat`` between two checkpoint commits; ``None`` if git cannot tell."""
@@ -204,7 +197,7 @@ def diffstat(root: Path, before: str, after: str) -> list[FileStat] | None:
 
 def load_session(ralph_dir: Path, session: str | None = None) -> SessionData:
     """Read a session's files; ``session`` must be the one in ``state.json`` when given."""
-    state = _read_json(ralph_dir / "state.json")
+    state = load_state(ralph_dir / "state.json")
     if state is None:
         raise UsageError(f"no session to report on: {ralph_dir / 'state.json'} is missing or "
                          "unreadable (run 'ralph-verify run' first)")
@@ -213,15 +206,15 @@ def load_session(ralph_dir: Path, session: str | None = None) -> SessionData:
                          f"files are kept, and that is {state.get('session')!r}")
     root = Path(str(state.get("root") or ralph_dir.parent))
     commits = ((state.get("plugin_state") or {}).get("checkpoint") or {}).get("commits") or {}
-    baseline = _read_json(ralph_dir / "iterations" / "000" / "verification.json")
+    baseline = load_verification(ralph_dir / "iterations" / "000" / "verification.json")
     previous = baseline
     iterations = []
     for record in read_history(ralph_dir / "history.jsonl"):
         if not isinstance(record.get("iteration"), int):
             continue
         number = int(record["iteration"])
-        verification = _read_json(ralph_dir / "iterations" / f"{number:03d}" /
-                                  "verification.json")
+        verification = load_verification(ralph_dir / "iterations" / f"{number:03d}" /
+                                         "verification.json")
         data = IterationData(number, record, verification,
                              feedback_sent=str((previous or {}).get("feedback", "")))
         before, after = commits.get(str(number - 1)), commits.get(str(number))

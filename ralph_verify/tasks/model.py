@@ -38,9 +38,11 @@ class _Limits(BaseModel):
     agent: str | None = None
     prompt: str | None = None
     prompt_file: str | None = Field(default=None, alias="prompt-file")
-    max_iterations: int | None = Field(default=None, alias="max-iterations", ge=1)
+    max_iterations: int | None = Field(default=None, alias="max-iterations", ge=1,
+                                          strict=True)
     max_time: str | None = Field(default=None, alias="max-time")
-    max_cost: float | None = Field(default=None, alias="max-cost", gt=0)
+    max_cost: float | None = Field(default=None, alias="max-cost", gt=0,
+                                      strict=True, allow_inf_nan=False)
     args: list[str] = Field(default_factory=list)
 
 
@@ -64,8 +66,9 @@ class _DefaultsTable(_Limits):
     on_fail: Literal["skip-dependents", "stop"] = Field(default="skip-dependents",
                                                         alias="on-fail")
     # A fleet file's [fleet] keys, kept working in [defaults] too.
-    jobs: int | None = Field(default=None, ge=1)
-    total_cost: float | None = Field(default=None, alias="total-cost", gt=0)
+    jobs: int | None = Field(default=None, ge=1, strict=True)
+    total_cost: float | None = Field(default=None, alias="total-cost", gt=0,
+                                        strict=True, allow_inf_nan=False)
     total_time: str | None = Field(default=None, alias="total-time")
     executor: str | None = None
     address: str | None = None

@@ -13,13 +13,12 @@ from pathlib import Path
 import pytest
 
 from ralph_verify.plugins.mypy import (
-    config_names_targets,
-    default_targets,
     json_unsupported,
     parse_json_lines,
     parse_plain,
     to_failures,
 )
+from ralph_verify.plugins.mypy_targets import config_names_targets, default_targets
 from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.testing import Ralph
 

@@ -10,6 +10,7 @@ import time
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser, positive_duration
 from ralph_verify.errors import UsageError
+from ralph_verify.loop import cancel_key
 from ralph_verify.markers import hookimpl
 from ralph_verify.proc import info as procinfo
 
@@ -51,7 +52,7 @@ def cancel(config: Config) -> int:
         print(f"no run is active in {config.root}{left}")
         return 1
     assert info is not None
-    state.cancel_path.write_text(f"cancel requested by pid {os.getpid()}\n", encoding="utf-8")
+    state.cancel_path.write_text(cancel_key.request(config.root), encoding="utf-8")
     if proven and sys.platform != "win32":
         import signal
 

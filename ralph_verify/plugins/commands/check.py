@@ -10,7 +10,7 @@ from ralph_verify.checks.registry import build_checks, registry_of, until_specs
 from ralph_verify.checks.verification import verify
 from ralph_verify.cli import verification_exit_code
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser
+from ralph_verify.config.parser import Once, Parser
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.markers import hookimpl
 
@@ -34,6 +34,7 @@ def ralph_addoption(parser: Parser) -> None:
                           "pull request): nothing may be weakened since REF, by the same rules "
                           "as a loop")
     parser.addoption("--until", setting="until", setting_type=list[str] | str, metavar="SPECS",
+                     action=Once,
                      help="comma-separated checks that must pass, e.g. "
                           "tests,lint,types,coverage.min=80 (quote operators in a shell: "
                           "'coverage>=80'; see 'ralph-verify checks')")

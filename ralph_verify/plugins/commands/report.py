@@ -8,6 +8,7 @@ from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.markers import hookimpl
 from ralph_verify.plugins.report import write_report
+from ralph_verify.state_files import output_target
 
 
 @hookimpl
@@ -28,8 +29,8 @@ def ralph_addoption(parser: Parser) -> None:
 
 def report(config: Config) -> int:
     output = config.get("output")
-    target = write_report(config.root / ".ralph",
-                          Path(config.invocation_dir, output) if output else None,
-                          config.get("session"))
+    # A folder or an unwritable place is a usage error before anything is read.
+    path = output_target("--output", output, Path(config.invocation_dir)) if output else None
+    target = write_report(config.root / ".ralph", path, config.get("session"))
     print(f"report: {target}")
     return 0
