@@ -41,10 +41,14 @@ def _replace_pyproject(ralph: Ralph, make: str) -> Path:
 def test_a_config_file_that_cannot_be_read_is_named(ralph: Ralph, make: str,
                                                     said: str) -> None:
     path = _replace_pyproject(ralph, make)
-    for args in (("check", "--until", "cmd:true"), ("check",), ("status",)):
+    for args in (("check", "--until", "cmd:true"), ("check",)):
         result = ralph.run(*args)
         assert result.ret == 2, (args, result)
         assert f"{path}: cannot be read: {said}" in result.err, result.err
+    # status reads .ralph/ only: it still answers, and names the file it could not read
+    result = ralph.run("status")
+    assert result.ret == 1 and "no session in" in result.out, result
+    assert f"{path}: cannot be read: {said}" in result.err, result.err
 
 
 def test_no_pyproject_at_all_is_still_fine(ralph: Ralph) -> None:
