@@ -39,7 +39,7 @@ from ralph_verify.guard.policy import (
     session_branch,
 )
 from ralph_verify.guard.unfold import DOWNLOADERS, INTERPRETERS, SHELLS
-from ralph_verify.guard.words import FIND_TESTS
+from ralph_verify.guard.words import FIND_TESTS, find_starts
 
 OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 ELEVATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0", "runuser"})
@@ -87,7 +87,7 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
     if name == "rm":
         yield from _deletions(_positional(args), cwd, policy, "rm")
     elif name == "find" and "-delete" in args:  # without a test: all of DIR, DIR included
-        yield from _deletions(_find_starts(args), cwd, policy, "find -delete",
+        yield from _deletions(find_starts(args), cwd, policy, "find -delete",
                               searched=bool(FIND_TESTS & set(args)))
     elif name == "git":
         yield from _git_refusals(args, cwd, policy)
@@ -174,15 +174,6 @@ def _positional(args: list[str]) -> list[str]:
         elif options_done or not arg.startswith("-") or arg == "-":
             out.append(arg)
     return out
-
-
-def _find_starts(args: list[str]) -> list[str]:
-    starts = []
-    for arg in args:
-        if arg.startswith(("-", "(", "!")):
-            break
-        starts.append(arg)
-    return starts or ["."]
 
 
 def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,

@@ -202,6 +202,7 @@ FIND_TESTS = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-iw
 
 
 def find_starts(args: list[str]) -> list[str]:
+    """The folders ``find`` starts from: the words before its first test (``.`` if none)."""
     starts = []
     for arg in args:
         if arg.startswith(("-", "(", "!")):
