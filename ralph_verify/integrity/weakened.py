@@ -15,6 +15,7 @@ from collections import Counter
 from typing import Any
 
 from ralph_verify.checks import Failure
+from ralph_verify.integrity.renames import body_sha, uses
 
 _BROAD = ("Exception", "BaseException")
 WHY = {
@@ -84,7 +85,8 @@ def summarise(text: str) -> dict[str, dict[str, Any]]:
                           and item.name.startswith("test")]
     return {name: {"line": func.lineno,
                    "checks": sum(1 for n in ast.walk(func) if _is_check(n)),
-                   "weak": [[kind, line, source] for kind, line, source in _weak_spots(func)]}
+                   "weak": [[kind, line, source] for kind, line, source in _weak_spots(func)],
+                   "sha": body_sha(func), "uses": uses(func)}
             for name, func in functions}
 
 
