@@ -18,8 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.checks import Failure
-from ralph_verify.integrity import gaming, infra, renames, suppressions, weakened
-from ralph_verify.integrity.settings import Setting, read_all, weakenings
+from ralph_verify.integrity import (
+    gaming,
+    infra,
+    renames,
+    setting_moves,
+    suppressions,
+    weakened,
+)
+from ralph_verify.integrity.settings import read_all, weakenings
 from ralph_verify.integrity.sources import find_tests, is_test_file, markers
 from ralph_verify.state_files import now_iso
 
@@ -113,6 +120,7 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
     literals = gaming.test_literals(t for t in (_text(root / r) for r in tests) if t)
     sources: dict[str, dict[str, Any]] = {}
     names: set[str] = set()
+    deprecations = 0
     for rel in files:
         if gaming.is_source(rel):
             text = _text(root / rel)
@@ -120,6 +128,7 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
                 sources[rel] = {"sha": hashlib.sha256(text.encode()).hexdigest()[:16],
                                 "findings": [list(f) for f in gaming.scan(text, literals)]}
                 names |= renames.defined(text)
+                deprecations += renames.deprecations(text)
     guarded = {**_matching(files, keep), **_matching(files, protected)}
     settings = [s.to_json() for s in read_all(root, files)]
     return {
@@ -136,6 +145,7 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
         "test_bodies": bodies,
         "sources": sources,
         "defined": sorted(names),
+        "deprecations": deprecations,
         "unparsed": unparsed,
         "allow": list(allow),
         "hashes": {rel: _sha(root / rel) for rel in guarded},
@@ -230,14 +240,17 @@ def _markers(before: dict[str, Any], after: dict[str, Any], root: Path | None,
 
 
 def _settings(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
-    old = {f"{s['file']}|{s['key']}": Setting(**s) for s in before.get("settings", [])}
-    new = {f"{s['file']}|{s['key']}": Setting(**s) for s in after.get("settings", [])}
+    """Loosened settings, wherever they are written (see :mod:`.setting_moves`)."""
+    old = setting_moves.merged(before.get("settings", []))
+    new = setting_moves.stricter_overall(old, setting_moves.merged(after.get("settings", [])))
     failures = []
     for ident in sorted(set(old) | set(new)):
         for message, setting, line in weakenings(old.get(ident), new.get(ident)):
             where = f"{setting.file}:{line}" if line else setting.file
-            failures.append(Failure(message=f"{message} at {where}", location=where,
-                                    path=setting.file, line=line, code="weakened-setting"))
+            failures.append(Failure(
+                message=f"{message} at {where}: restore it; the session's checks must stay "
+                        "as strict as at its start (weakened-setting)",
+                location=where, path=setting.file, line=line, code="weakened-setting"))
     return failures
 
 

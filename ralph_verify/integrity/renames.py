@@ -12,21 +12,39 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 #: At most this many names a removed feature is shown with.
 SHOWN_NAMES = 3
+_DEPRECATION = re.compile(r"(?i)deprecat|FutureWarning")
 
 
 def body_sha(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     """The test's body and arguments, without its name, docstring, decorators or lines."""
+    return hashlib.sha256(_dump(func).encode()).hexdigest()[:16]
+
+
+def shape_sha(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """The body with every identifier blanked out: the same test after a refactoring that
+    renamed what it calls (``get_typed`` -> ``get_typedmethod``) keeps its shape; its
+    literals, operators and structure must stay."""
+    text = re.sub(r"\b(id|attr|arg|name|module)='[^']*'", r"\1=_", _dump(func))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _dump(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     body = [s for s in func.body
             if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
                     and isinstance(s.value.value, str))]
-    text = ast.dump(func.args) + "".join(ast.dump(s) for s in body)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return ast.dump(func.args) + "".join(ast.dump(s) for s in body)
+
+
+def deprecations(text: str) -> int:
+    """How often a source module speaks of deprecation (warning classes, ``deprecated``)."""
+    return len(_DEPRECATION.findall(text))
 
 
 def uses(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
@@ -99,12 +117,15 @@ def judge(before: dict[str, Any], after: dict[str, Any]) -> Judged:
     fresh = [key for key in now if key not in then]
     by_name: dict[str, list[str]] = {}
     by_sha: dict[str, list[str]] = {}
+    by_shape: dict[str, list[str]] = {}
     for key in fresh:
         path, name, _ = now[key]
         by_name.setdefault(name.rsplit(".", 1)[-1], []).append(key)
-        sha = (bodies_now.get(path, {}).get(name) or {}).get("sha")
-        if sha:
-            by_sha.setdefault(sha, []).append(key)
+        summary = bodies_now.get(path, {}).get(name) or {}
+        for index, field_ in ((by_sha, "sha"), (by_shape, "shape")):
+            if summary.get(field_):
+                index.setdefault(summary[field_], []).append(key)
+    fewer_deprecations = (before.get("deprecations") or 0) > (after.get("deprecations") or 0)
     gone_names = set(before.get("defined") or ()) - set(after.get("defined") or ()) \
         if "defined" in before and "defined" in after else set()
     judged = Judged()
@@ -114,11 +135,15 @@ def judge(before: dict[str, Any], after: dict[str, Any]) -> Judged:
             continue  # still there, or in a file that no longer parses (the tests check's)
         summary = bodies_then.get(path, {}).get(name) or {}
         candidates = by_sha.get(summary.get("sha", ""), []) or by_name.get(
-            name.rsplit(".", 1)[-1], [])
+            name.rsplit(".", 1)[-1], []) or by_shape.get(summary.get("shape", ""), [])
         if candidates:
-            judged.renamed[key] = candidates[0]
+            judged.renamed[key] = candidates.pop(0) if len(candidates) > 1 else candidates[0]
             continue
         lost = sorted(set(summary.get("uses") or ()) & gone_names)
+        if not lost and fewer_deprecations and (
+                _DEPRECATION.search(name) or any(_DEPRECATION.search(u)
+                                                 for u in summary.get("uses") or ())):
+            lost = ["a deprecated code path"]
         if lost:
             judged.feature[key] = lost
         else:

@@ -81,6 +81,11 @@ def _failures(ralph: Ralph) -> list[str]:
     return [f["message"] for f in result.json()["checks"][0]["failures"]]
 
 
+#: What a loosened setting's message ends with.
+_KEPT = ": restore it; the session's checks must stay as strict as at its start " \
+    "(weakened-setting)"
+
+
 def _line_of(path: Path, needle: str) -> int:
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
 
@@ -186,12 +191,15 @@ def test_loosened_lint_type_and_pytest_settings_are_caught(ralph: Ralph) -> None
                         .replace('"--strict-markers"', '"-k \'not slow\'"'))
     toml = ralph.path / "pyproject.toml"
     assert _failures(ralph) == [
-        f"turned off mypy.strict (was true) at pyproject.toml:{_line_of(toml, 'strict =')}",
-        f"added '-k not slow' in pytest.addopts at pyproject.toml:{_line_of(toml, 'addopts')}",
+        f"turned off mypy.strict (was true) at pyproject.toml:{_line_of(toml, 'strict =')}"
+        + _KEPT,
+        f"added '-k not slow' in pytest.addopts at pyproject.toml:{_line_of(toml, 'addopts')}"
+        + _KEPT,
         f"dropped '--strict-markers' in pytest.addopts at pyproject.toml:"
-        f"{_line_of(toml, 'addopts')}",
-        f"added 'F401' to ruff.lint.ignore at pyproject.toml:{_line_of(toml, 'F401')}",
-        f"removed 'F' from ruff.lint.select at pyproject.toml:{_line_of(toml, 'select')}",
+        f"{_line_of(toml, 'addopts')}" + _KEPT,
+        f"added 'F401' to ruff.lint.ignore at pyproject.toml:{_line_of(toml, 'F401')}" + _KEPT,
+        f"removed 'F' from ruff.lint.select at pyproject.toml:{_line_of(toml, 'select')}"
+        + _KEPT,
     ]
 
 
@@ -207,7 +215,7 @@ def test_protected_files_may_not_be_edited(ralph: Ralph) -> None:
     assert _failures(ralph) == [
         "protected file tests/conftest.py was edited; files matching tests/conftest.py "
         "(protected) must stay as they were at the session's start: restore it",
-        "added 'test_app.py' to conftest.collect_ignore at tests/conftest.py:1",
+        "added 'test_app.py' to conftest.collect_ignore at tests/conftest.py:1" + _KEPT,
     ]
 
 
