@@ -41,14 +41,27 @@ def judge(root: Path, before: dict[str, Any] | None,
     after = take(root, protected=before.get("protected_globs", []),
                  keep=before.get("keep_globs", []), allow=before.get("allow", []))
     judgement = Judgement(after)
-    judgement.failures = compare(before, after, root, judgement.notes)
+    failures = compare(before, after, root, judgement.notes)
     ids_then = before.get("test_ids")
     if isinstance(ids_then, dict) and ids_now is not None:
         from ralph_verify.integrity.renames import judge as judge_tests
         from ralph_verify.integrity.test_ids import vanished_tests
 
-        judgement.failures += vanished_tests(ids_then, ids_now, judge_tests(before, after))
+        failures += vanished_tests(ids_then, ids_now, judge_tests(before, after))
+    allow = before.get("allow") or []
+    for failure in failures:
+        if allowed(failure, allow):
+            judgement.notes.append(f"allowed ({failure.code}): {failure.message}")
+        else:
+            judgement.failures.append(failure)
     return judgement
+
+
+def allowed(failure: Failure, allow: list[str]) -> bool:
+    """Whether the frozen ``allow`` option lets ``failure`` pass on purpose: its rule
+    (``new-type-ignore``) or its rule and file (``removed-test:tests/test_old.py``)."""
+    return failure.code is not None and failure.code != "gaming" and any(
+        entry in (failure.code, f"{failure.code}:{failure.path}") for entry in allow)
 
 
 #: Notes shown in the summary; the rest are counted.
