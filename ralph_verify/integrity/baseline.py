@@ -13,7 +13,7 @@ import ast
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,21 @@ def _text(path: Path) -> str | None:
         return None
 
 
+#: What each file's text gave, by kind and content: a loop pictures mostly unchanged files.
+_MEMO: dict[tuple[str, str], Any] = {}
+_MEMO_SIZE = 20_000
+
+
+def _memo(kind: str, text: str, compute: Callable[[str], Any]) -> Any:
+    """``compute(text)``, remembered by content (callers never mutate the result)."""
+    key = (kind, hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest())
+    if key not in _MEMO:
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[key] = compute(text)
+    return _MEMO[key]
+
+
 def _parses(text: str) -> bool:
     try:
         ast.parse(text)
@@ -103,6 +118,7 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
     found_markers: dict[str, list[list[Any]]] = {}
     bodies: dict[str, dict[str, Any]] = {}
     unparsed: list[str] = []
+    literals: set[Any] = set()
     for rel in files:
         if not rel.endswith((".py", ".pyi")):
             continue
@@ -110,14 +126,16 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
         if text is None:
             continue
         if is_test_file(rel):
-            tests[rel] = find_tests(text)
-            bodies[rel] = weakened.summarise(text)
-            if not bodies[rel] and not _parses(text):
+            tests[rel] = _memo("tests", text, find_tests)
+            bodies[rel] = _memo("bodies", text, weakened.summarise)
+            literals |= _memo("literals", text, lambda t: gaming.test_literals([t]))
+            if not bodies[rel] and not _memo("parses", text, _parses):
                 unparsed.append(rel)
-        file_markers = markers(text)
+        file_markers = _memo("markers", text, lambda t: [
+            [m.kind, m.text, m.line, m.source] for m in markers(t)])
         if file_markers:
-            found_markers[rel] = [[m.kind, m.text, m.line, m.source] for m in file_markers]
-    literals = gaming.test_literals(t for t in (_text(root / r) for r in tests) if t)
+            found_markers[rel] = file_markers
+    literals_key = str(hash(frozenset(literals)))
     sources: dict[str, dict[str, Any]] = {}
     names: set[str] = set()
     deprecations = 0
@@ -126,8 +144,9 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
             text = _text(root / rel)
             if text is not None:
                 sources[rel] = {"sha": hashlib.sha256(text.encode()).hexdigest()[:16],
-                                "findings": [list(f) for f in gaming.scan(text, literals)]}
-                names |= renames.defined(text)
+                                "findings": _memo("scan" + literals_key, text, lambda t: [
+                                    list(f) for f in gaming.scan(t, literals)])}
+                names |= _memo("defined", text, renames.defined)
                 deprecations += renames.deprecations(text)
     guarded = {**_matching(files, keep), **_matching(files, protected)}
     settings = [s.to_json() for s in read_all(root, files)]

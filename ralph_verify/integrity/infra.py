@@ -12,6 +12,7 @@ new or changed since the baseline is a finding, and so is a new ``os._exit`` or
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 import re
@@ -117,6 +118,7 @@ def _addopts_plugins(settings: list[dict[str, Any]]) -> list[str]:
     return names
 
 
+@functools.lru_cache(maxsize=4096)  # a loop pictures mostly unchanged files
 def exits(text: str) -> list[tuple[int, str]]:
     """``os._exit(...)``/``sys.exit(...)`` calls (and bare ``exit``/``quit``): (line, source)."""
     try:

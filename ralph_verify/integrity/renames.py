@@ -22,24 +22,18 @@ SHOWN_NAMES = 3
 _DEPRECATION = re.compile(r"(?i)deprecat|FutureWarning")
 
 
-def body_sha(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """The test's body and arguments, without its name, docstring, decorators or lines."""
-    return hashlib.sha256(_dump(func).encode()).hexdigest()[:16]
-
-
-def shape_sha(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """The body with every identifier blanked out: the same test after a refactoring that
-    renamed what it calls (``get_typed`` -> ``get_typedmethod``) keeps its shape; its
-    literals, operators and structure must stay."""
-    text = re.sub(r"\b(id|attr|arg|name|module)='[^']*'", r"\1=_", _dump(func))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def _dump(func: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+def body_shas(func: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, str]:
+    """Two hashes of a test: of its body and arguments (without its name, docstring,
+    decorators or lines), and of its *shape*, the same with every identifier blanked out:
+    the same test after a refactoring that renamed what it calls (``get_typed`` ->
+    ``get_typedmethod``) keeps its shape; its literals, operators and structure must stay."""
     body = [s for s in func.body
             if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
                     and isinstance(s.value.value, str))]
-    return ast.dump(func.args) + "".join(ast.dump(s) for s in body)
+    text = ast.dump(func.args) + "".join(ast.dump(s) for s in body)
+    shape = re.sub(r"\b(id|attr|arg|name|module)='[^']*'", r"\1=_", text)
+    return (hashlib.sha256(text.encode()).hexdigest()[:16],
+            hashlib.sha256(shape.encode()).hexdigest()[:16])
 
 
 def deprecations(text: str) -> int:

@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any
 
 from ralph_verify.checks import Failure
-from ralph_verify.integrity.renames import body_sha, shape_sha, uses
+from ralph_verify.integrity.renames import body_shas, uses
 
 _BROAD = ("Exception", "BaseException")
 WHY = {
@@ -108,11 +108,14 @@ def summarise(text: str) -> dict[str, dict[str, Any]]:
             functions += [(f"{node.name}.{item.name}", item) for item in node.body
                           if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
                           and item.name.startswith("test")]
-    return {name: {"line": func.lineno,
-                   "checks": sum(1 for n in ast.walk(func) if _is_check(n)),
-                   "weak": [[kind, line, source] for kind, line, source in _weak_spots(func)],
-                   "sha": body_sha(func), "shape": shape_sha(func), "uses": uses(func)}
-            for name, func in functions}
+    found = {}
+    for name, func in functions:
+        sha, shape = body_shas(func)
+        found[name] = {"line": func.lineno,
+                       "checks": sum(1 for n in ast.walk(func) if _is_check(n)),
+                       "weak": [[kind, line, source] for kind, line, source in _weak_spots(func)],
+                       "sha": sha, "shape": shape, "uses": uses(func)}
+    return found
 
 
 def compare(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
