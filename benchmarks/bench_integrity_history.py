@@ -34,6 +34,7 @@ from typing import Any
 from bench_projects import WORK  # the module beside this one
 
 from ralph_verify.integrity.judge import judge
+from ralph_verify.plugins.integrity_options import IntegrityOptions
 
 BUNDLES = WORK / "histories"
 #: The gate of ``run --until tests`` (what the session's start records): only the tests
@@ -101,7 +102,7 @@ def replay(name: str, bundle: Path, commits: int) -> dict[str, Any]:
             git(root, "checkout", "-q", "-f", commit)
             git(root, "clean", "-q", "-f", "-d", "-x")
             before = picture
-            judgement = judge(root, before)
+            judgement = judge(root, before, keep=IntegrityOptions().keep)
             picture, failures = judgement.picture, judgement.failures
             picture["gate"] = GATE  # as the session's start records it
             if before is None:

@@ -7,7 +7,7 @@ benchmark measures exactly what a loop iteration is told.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,18 +26,15 @@ class Judgement:
 
 
 def judge(root: Path, before: dict[str, Any] | None,
-          ids_now: dict[str, str] | None = None) -> Judgement:
+          ids_now: dict[str, str] | None = None, *,
+          keep: Sequence[str] = ("tests/**",)) -> Judgement:
     """Judge ``root`` against ``before`` (the session's start; ``None``: only take the
-    picture, with the default options), with the test ids pytest reported now when the
-    baseline has them."""
+    picture, with ``keep``), with the test ids pytest reported now when the baseline has
+    them."""
     from ralph_verify.integrity.baseline import compare, take
 
     if before is None:
-        from ralph_verify.plugins.integrity_options import IntegrityOptions
-
-        defaults = IntegrityOptions()
-        return Judgement(take(root, protected=defaults.protected, keep=defaults.keep,
-                              allow=defaults.allow))
+        return Judgement(take(root, protected=[], keep=keep))
     after = take(root, protected=before.get("protected_globs", []),
                  keep=before.get("keep_globs", []), allow=before.get("allow", []))
     judgement = Judgement(after)
