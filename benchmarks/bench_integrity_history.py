@@ -85,8 +85,10 @@ def prepare(name: str, clone: Path, commits: int, bundles: Path,
     return target
 
 
-def replay(name: str, bundle: Path, commits: int) -> dict[str, Any]:
-    """Judge each commit of ``bundle`` against its parent; the flagged ones with reasons."""
+def replay(name: str, bundle: Path, commits: int, only: set[str] | None = None
+           ) -> dict[str, Any]:
+    """Judge each commit of ``bundle`` against its parent; the flagged ones with reasons.
+    ``only``: the original commits (prefixes) to judge, each against its parent."""
     flagged: list[dict[str, Any]] = []
     judged = noted = 0
     started = time.perf_counter()
@@ -97,7 +99,11 @@ def replay(name: str, bundle: Path, commits: int) -> dict[str, Any]:
         chain = git(root, "rev-list", "--first-parent", f"-n{commits + 1}",
                     "origin/replay").split()[::-1]
         picture: dict[str, Any] | None = None
+        if only is not None:
+            chain = _only(root, chain, only)
         for index, commit in enumerate(chain):
+            if only is not None and index % 2 == 0:
+                picture = None  # the parent of the next commit: picture it afresh
             print(f"\r{name}: {index}/{len(chain) - 1}", end="", file=sys.stderr, flush=True)
             git(root, "checkout", "-q", "-f", commit)
             git(root, "clean", "-q", "-f", "-d", "-x")
@@ -117,9 +123,23 @@ def replay(name: str, bundle: Path, commits: int) -> dict[str, Any]:
                                 "subject": body.splitlines()[0] if body else "",
                                 "flags": [{"code": f.code, "location": f.location,
                                            "message": f.message} for f in failures]})
+                print(f"\r{name} {original[:10]}: {len(failures)} flag(s): "
+                      + ", ".join(sorted({str(f.code) for f in failures})), file=sys.stderr)
     print(file=sys.stderr)
     return {"project": name, "commits": judged, "flagged": flagged, "notes": noted,
             "seconds": round(time.perf_counter() - started, 1)}
+
+
+def _only(root: Path, chain: list[str], only: set[str]) -> list[str]:
+    """Parent, commit, parent, commit... for the commits of ``chain`` replayed from ``only``."""
+    pairs = []
+    for index, commit in enumerate(chain[1:], 1):
+        body = git(root, "log", "-1", "--format=%B", commit)
+        original = next((line.split(": ", 1)[1] for line in body.splitlines()
+                         if line.startswith("Replayed-from: ")), "")
+        if any(original.startswith(prefix) for prefix in only):
+            pairs += [chain[index - 1], commit]
+    return pairs
 
 
 def report(results: list[dict[str, Any]]) -> None:
@@ -156,6 +176,8 @@ def main() -> int:
     make.add_argument("--head", help="the last commit (default: the pinned one, else HEAD)")
     parser.add_argument("--projects", default=",".join(PROJECTS))
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--only", help="judge only these original commits (comma-separated "
+                                       "prefixes), each against its parent")
     options = parser.parse_args()
     if options.command == "prepare":
         print(prepare(options.name, options.clone, options.commits, options.bundles,
@@ -169,7 +191,8 @@ def main() -> int:
             print(f"{bundle} is missing: git clone {url} and run "
                   f"'{Path(__file__).name} prepare {name} CLONE'", file=sys.stderr)
             return 2
-        results.append(replay(name, bundle, options.commits))
+        only = set(options.only.split(",")) if options.only else None
+        results.append(replay(name, bundle, options.commits, only))
     report(results)
     if options.json:
         options.json.write_text(json.dumps(results, indent=1) + "\n")

@@ -31,6 +31,8 @@ from ralph_verify.integrity.sources import find_tests, is_test_file, markers
 from ralph_verify.state_files import now_iso
 
 VERSION = 1
+#: A pytest marker a test file uses (``@pytest.mark.slow``, ``pytestmark = mark.slow``).
+_MARK = re.compile(r"\bmark\.(\w+)")
 MAX_REPORTED_TESTS = 20
 
 
@@ -119,6 +121,7 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
     bodies: dict[str, dict[str, Any]] = {}
     unparsed: list[str] = []
     literals: set[Any] = set()
+    marks: set[str] = set()
     for rel in files:
         if not rel.endswith((".py", ".pyi")):
             continue
@@ -129,6 +132,7 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
             tests[rel] = _memo("tests", text, find_tests)
             bodies[rel] = _memo("bodies", text, weakened.summarise)
             literals |= _memo("literals", text, lambda t: gaming.test_literals([t]))
+            marks |= _memo("marks", text, lambda t: set(_MARK.findall(t)))
             if not bodies[rel] and not _memo("parses", text, _parses):
                 unparsed.append(rel)
         file_markers = _memo("markers", text, lambda t: [
@@ -165,6 +169,7 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
         "sources": sources,
         "defined": sorted(names),
         "deprecations": deprecations,
+        "marks": sorted(marks),
         "unparsed": unparsed,
         "allow": list(allow),
         "hashes": {rel: _sha(root / rel) for rel in guarded},
@@ -260,11 +265,18 @@ def _markers(before: dict[str, Any], after: dict[str, Any], root: Path | None,
 
 def _settings(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
     """Loosened settings, wherever they are written (see :mod:`.setting_moves`)."""
-    old = setting_moves.merged(before.get("settings", []))
-    new = setting_moves.stricter_overall(old, setting_moves.merged(after.get("settings", [])))
+    old = setting_moves.pytest_strict(setting_moves.merged(before.get("settings", [])))
+    new = setting_moves.stricter_overall(old, setting_moves.pytest_strict(
+        setting_moves.merged(after.get("settings", []))))
+    marks = set(before.get("marks") or ())
     failures = []
     for ident in sorted(set(old) | set(new)):
+        if setting_moves.outside_gate(ident, before.get("gate")):
+            continue  # its tool decides none of this run's checks
         for message, setting, line in weakenings(old.get(ident), new.get(ident)):
+            if message.startswith("added '-m ") and "marks" in before and not (
+                    setting_moves.marker_names(message.split("'")[1][3:]) & marks):
+                continue  # deselects a marker no test of the session's start carried
             where = f"{setting.file}:{line}" if line else setting.file
             failures.append(Failure(
                 message=f"{message} at {where}: restore it; the session's checks must stay "

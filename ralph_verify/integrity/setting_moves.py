@@ -14,6 +14,7 @@ selects (``E501`` under ``E``) is still checked.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
@@ -87,3 +88,37 @@ def stricter_overall(old: dict[str, Setting], new: dict[str, Setting]) -> dict[s
                      if item not in out[key].value and _covered(str(item), now)]
             out[key] = replace(out[key], value=[*out[key].value, *still])
     return out
+
+
+#: The check each tool's settings decide; pytest's (and conftest's) decide ``tests``.
+DECIDES = {"ruff": "lint", "mypy": "types", "coverage": "coverage"}
+_STRICT = ("--strict-markers", "--strict-config")
+
+
+def outside_gate(key: str, gate: dict[str, Any] | None) -> bool:
+    """Whether a setting's tool decides none of this session's checks (a ruff ``ignore``
+    when ``lint`` is not in ``--until``): loosening it hides nothing from this run."""
+    checks = gate.get("checks") if isinstance(gate, dict) else None
+    check = DECIDES.get(key.split(".", 1)[0])
+    return checks is not None and check is not None and check not in checks
+
+
+def pytest_strict(settings: dict[str, Setting]) -> dict[str, Setting]:
+    """``[tool.pytest] strict = true`` (pytest 9) stands for ``--strict-markers``,
+    ``--strict-config`` and ``xfail_strict``: the old spellings count as still there."""
+    strict = settings.get("pytest.strict")
+    if strict is None or strict.value is not True:
+        return settings
+    out = dict(settings)
+    opts = out.get("pytest.addopts")
+    if opts is not None:
+        out["pytest.addopts"] = replace(opts, value=[*opts.value, *_STRICT])
+    else:
+        out["pytest.addopts"] = replace(strict, key="pytest.addopts", value=list(_STRICT))
+    out["pytest.xfail_strict"] = replace(strict, key="pytest.xfail_strict", value=True)
+    return out
+
+
+def marker_names(expression: str) -> set[str]:
+    """The markers a ``-m`` expression names (``not slow and not stress`` -> slow, stress)."""
+    return set(re.findall(r"[A-Za-z_]\w*", expression)) - {"and", "or", "not"}

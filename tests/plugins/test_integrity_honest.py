@@ -227,11 +227,44 @@ def test_a_stricter_ruff_config_and_a_moved_setting_are_not_loosened(tmp_path: P
 
 
 def test_a_loosened_ruff_config_still_fails(tmp_path: Path) -> None:
-    judgement = _judge(tmp_path, {"pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F"]\n'},
-                       {"pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F", "D"]\n'
-                                          'ignore = ["D203", "F401"]\n'})
+    start = {"pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F"]\n'}
+    change: dict[str, str | None] = {"pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F", '
+                                                       '"D"]\nignore = ["D203", "F401"]\n'}
+    judgement = _judge(tmp_path, start, change, gate=["tests", "lint"])
     assert [f.message.split(" at ")[0] for f in judgement.failures] == [
         "added 'F401' to ruff.lint.ignore"]
+    # Without lint in the gate, ruff's settings decide nothing this run checks.
+    assert _judge(tmp_path / "no-lint", start, change).failures == []
+
+
+@pytest.mark.parametrize("tool, setting, gate", [
+    ("coverage.report", "omit = ['src/*']", "coverage"), ("mypy", "exclude = ['src']", "types"),
+    ("ruff.lint", "ignore = ['F']", "lint")])
+def test_a_setting_counts_only_when_its_check_decides(tmp_path: Path, tool: str, setting: str,
+                                                      gate: str) -> None:
+    change: dict[str, str | None] = {"pyproject.toml": f"[tool.{tool}]\n{setting}\n"}
+    assert _judge(tmp_path / "a", {"pyproject.toml": ""}, change).failures == []
+    assert _codes(_judge(tmp_path / "b", {"pyproject.toml": ""}, change,
+                         gate=["tests", gate])) == ["weakened-setting"]
+
+
+def test_deselecting_a_marker_only_new_tests_carry_is_not_loosened(tmp_path: Path) -> None:
+    new_tests = "import pytest\n\n\n@pytest.mark.stress\ndef test_many():\n    assert True\n"
+    judgement = _judge(tmp_path, {"tests/test_geo.py": TESTS, "pyproject.toml": ""}, {
+        "tests/test_stress.py": new_tests,
+        "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-m \'not stress\'"\n'})
+    assert judgement.failures == []
+    judgement = _judge(tmp_path / "old", {"tests/test_geo.py": TESTS.replace(
+        "def test_area", "@pytest.mark.stress\ndef test_area"), "pyproject.toml": ""}, {
+        "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-m \'not stress\'"\n'})
+    assert _codes(judgement) == ["weakened-setting"]
+
+
+def test_pytest_9_strict_stands_for_the_strict_options(tmp_path: Path) -> None:
+    judgement = _judge(tmp_path, {"pyproject.toml": '[tool.pytest.ini_options]\naddopts = '
+                                  '["--strict-markers", "--strict-config"]\nxfail_strict = true\n'},
+                       {"pyproject.toml": "[tool.pytest]\nstrict = true\n"})
+    assert judgement.failures == []
 
 
 @pytest.mark.parametrize("assertion, weak", [
