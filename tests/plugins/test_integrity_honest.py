@@ -277,3 +277,20 @@ def test_a_self_comparison_through_an_operator(tmp_path: Path, assertion: str,
         "tests/test_geo.py": TESTS.replace("assert area(2, 3) == 6",
                                            f"assert area(2, 3) == 6\n    {assertion}")})
     assert _codes(judgement) == (["weakened-test"] if weak else [])
+
+
+def test_a_weak_spot_respelled_is_not_new(tmp_path: Path) -> None:
+    swallow = "    try:\n        area(1, 2)\n    except {}:\n        pass\n"
+    judgement = _judge(tmp_path, {"tests/test_geo.py": TESTS + "\n\ndef test_close():\n"
+                                  + swallow.format("socket.error")},
+                       {"tests/test_geo.py": TESTS + "\n\ndef test_close():\n"
+                        + swallow.format("OSError")})
+    assert judgement.failures == []
+
+
+@pytest.mark.parametrize("value, flagged", [("False", False), ("True", True)])
+def test_a_falsy_sentinel_is_not_a_forced_bool(tmp_path: Path, value: str,
+                                               flagged: bool) -> None:
+    sentinel = f"\n\nclass Missing:\n    def __bool__(self):\n        return {value}\n"
+    judgement = _judge(tmp_path, {"geo.py": SOURCE}, {"geo.py": SOURCE + sentinel})
+    assert _codes(judgement) == (["gaming"] if flagged else [])
