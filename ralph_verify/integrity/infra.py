@@ -54,13 +54,34 @@ def _sha(path: Path) -> str:
 
 
 def _inert(node: ast.stmt, text: str) -> bool:
-    """An import, a docstring, or a plain assignment (no call, not ``pytest_plugins``)."""
+    """An import, a docstring, or a plain assignment (no call, not ``pytest_plugins``); an
+    ``if TYPE_CHECKING:`` block of such statements."""
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return True
+    if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING") \
+            and not node.orelse:
+        return all(_inert(child, ast.unparse(child)) for child in node.body)
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
         return True
     return isinstance(node, (ast.Assign, ast.AnnAssign)) and "pytest_plugins" not in text \
         and not any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
+def _blind_hook(node: ast.stmt) -> bool:
+    """A hook that takes no argument, returns nothing, exits nothing, imports and assigns
+    nothing (``def pytest_collection_finish(): gc.freeze()``): it cannot reach an item, a
+    report or pytest itself, so it cannot change a verdict."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
+        return False
+    args = node.args
+    if args.posonlyargs or args.args or args.kwonlyargs or args.vararg or args.kwarg:
+        return False
+    return not any((isinstance(n, ast.Return) and n.value is not None)
+                   or (isinstance(n, ast.Attribute) and (n.attr in ("exit", "_exit", "abort")
+                                                         or isinstance(n.ctx, ast.Store)))
+                   or (isinstance(n, ast.Name) and n.id in ("pytest", "_pytest", "setattr"))
+                   or isinstance(n, (ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom))
+                   for n in ast.walk(node))
 
 
 def _hook_digest(path: Path) -> str:
@@ -74,7 +95,8 @@ def _hook_digest(path: Path) -> str:
     for node in tree.body:
         text = ast.unparse(node)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name.startswith("pytest_") or "hookimpl" in text or "hookwrapper" in text:
+            if (node.name.startswith("pytest_") or "hookimpl" in text or "hookwrapper" in text) \
+                    and not _blind_hook(node):
                 parts.append(text)
         elif not _inert(node, text):
             parts.append(text)

@@ -294,3 +294,17 @@ def test_a_falsy_sentinel_is_not_a_forced_bool(tmp_path: Path, value: str,
     sentinel = f"\n\nclass Missing:\n    def __bool__(self):\n        return {value}\n"
     judgement = _judge(tmp_path, {"geo.py": SOURCE}, {"geo.py": SOURCE + sentinel})
     assert _codes(judgement) == (["gaming"] if flagged else [])
+
+
+@pytest.mark.parametrize("conftest, flagged", [
+    ("import typing\nif typing.TYPE_CHECKING:\n    from x import Y\n", False),
+    ("import gc\n\n\ndef pytest_collection_finish():\n    gc.collect()\n    gc.freeze()\n",
+     False),
+    ("def pytest_collection():\n    return True\n", True),
+    ("def pytest_configure():\n    import _pytest.runner\n    _pytest.runner.x = 1\n", True),
+    ("def pytest_collection_modifyitems(items):\n    items.clear()\n", True)])
+def test_a_conftest_that_cannot_reach_a_verdict_is_not_infrastructure(
+        tmp_path: Path, conftest: str, flagged: bool) -> None:
+    judgement = _judge(tmp_path, {"tests/test_geo.py": TESTS},
+                       {"tests/conftest.py": conftest})
+    assert ("test-infra" in _codes(judgement)) is flagged
