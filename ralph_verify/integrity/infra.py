@@ -61,10 +61,28 @@ def _inert(node: ast.stmt, text: str) -> bool:
     if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING") \
             and not node.orelse:
         return all(_inert(child, ast.unparse(child)) for child in node.body)
+    if isinstance(node, ast.If) and not any(isinstance(n, ast.Call)
+                                            for n in ast.walk(node.test)):
+        # ``if not PY_3_10_PLUS: collect_ignore.extend([...])``: the settings comparison
+        # reads collect_ignore; the condition alone changes no verdict.
+        return all(_collect_ignore(child) for child in (*node.body, *node.orelse))
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
         return True
     return isinstance(node, (ast.Assign, ast.AnnAssign)) and "pytest_plugins" not in text \
         and not any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
+def _collect_ignore(node: ast.stmt) -> bool:
+    """A statement that only sets or extends ``collect_ignore``/``collect_ignore_glob``."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        func = node.value.func
+        return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and func.value.id.startswith("collect_ignore") \
+            and func.attr in ("append", "extend", "insert")
+    targets = node.targets if isinstance(node, ast.Assign) else \
+        [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+    return bool(targets) and all(isinstance(t, ast.Name) and t.id.startswith("collect_ignore")
+                                 for t in targets)
 
 
 def _blind_hook(node: ast.stmt) -> bool:

@@ -308,3 +308,11 @@ def test_a_conftest_that_cannot_reach_a_verdict_is_not_infrastructure(
     judgement = _judge(tmp_path, {"tests/test_geo.py": TESTS},
                        {"tests/conftest.py": conftest})
     assert ("test-infra" in _codes(judgement)) is flagged
+
+
+def test_a_conditional_collect_ignore_is_a_setting_not_infrastructure(tmp_path: Path) -> None:
+    conftest = "import sys\n\ncollect_ignore = []\nif sys.version_info < (3, 0):\n" \
+               "    collect_ignore.extend(['test_py2.py'])\n"
+    judgement = _judge(tmp_path, {"tests/test_geo.py": TESTS, "tests/conftest.py": conftest},
+                       {"tests/conftest.py": "collect_ignore = []\n"})
+    assert judgement.failures == []
