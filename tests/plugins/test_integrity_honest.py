@@ -316,3 +316,13 @@ def test_a_conditional_collect_ignore_is_a_setting_not_infrastructure(tmp_path: 
     judgement = _judge(tmp_path, {"tests/test_geo.py": TESTS, "tests/conftest.py": conftest},
                        {"tests/conftest.py": "collect_ignore = []\n"})
     assert judgement.failures == []
+
+
+@pytest.mark.parametrize("docstring, flagged", [('"""make(\'TEST\') == make(\'TEST\')"""', False),
+                                                ('"""Make one."""\n    x = "test"', True)])
+def test_reading_the_caller_s_module_is_not_stack_sniffing(tmp_path: Path, docstring: str,
+                                                           flagged: bool) -> None:
+    sentinel = f"\n\nimport sys\n\n\ndef make(name):\n    {docstring}\n" \
+               "    return sys._getframe(1).f_globals.get('__name__')\n"
+    judgement = _judge(tmp_path, {"geo.py": SOURCE}, {"geo.py": SOURCE + sentinel})
+    assert _codes(judgement) == (["gaming"] if flagged else [])
