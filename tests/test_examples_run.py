@@ -152,10 +152,10 @@ def test_skipping_a_failing_test_does_not_complete_unless_integrity_is_off(
     assert first["tests"]["status"] == "passed"
     assert first["integrity"]["status"] == "failed"
     message = ("new skip marker `pytest.mark.skip` at tests/test_calc.py:6: make the test pass "
-               "instead of skipping it")
+               "instead of skipping it (new-skip;")
     assert message in prompt(ralph, 2)
-    assert ("pytest skipped more tests than at the session's start: 1 now, 0 then"
-            in prompt(ralph, 2))
+    assert ("1 test(s) that ran at the session's start are skipped now "
+            "(tests/test_calc.py::test_add)" in prompt(ralph, 2))
 
 
 def test_tests_new_allows_failures_that_were_there_at_the_start(ralph: Ralph) -> None:

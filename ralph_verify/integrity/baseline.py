@@ -9,21 +9,32 @@ differences that weaken the project into failures with a file and line.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from ralph_verify.checks.api import Failure
-from ralph_verify.integrity import deep, gaming, infra, weakened
-from ralph_verify.integrity.settings import Setting, read_all, weakenings
+from ralph_verify.integrity import (
+    deep,
+    gaming,
+    infra,
+    renames,
+    setting_moves,
+    suppressions,
+    weakened,
+)
+from ralph_verify.integrity.settings import read_all, weakenings
 from ralph_verify.integrity.sources import find_tests, is_test_file, markers
 from ralph_verify.project.snapshot import project_files
 from ralph_verify.state_files import now_iso
 
 VERSION = 1
+#: A pytest marker a test file uses (``@pytest.mark.slow``, ``pytestmark = mark.slow``).
+_MARK = re.compile(r"\bmark\.(\w+)")
 MAX_REPORTED_TESTS = 20
 
 
@@ -78,6 +89,29 @@ def _text(path: Path) -> str | None:
         return None
 
 
+#: What each file's text gave, by kind and content: a loop pictures mostly unchanged files.
+_MEMO: dict[tuple[str, str], Any] = {}
+_MEMO_SIZE = 20_000
+
+
+def _memo(kind: str, text: str, compute: Callable[[str], Any]) -> Any:
+    """``compute(text)``, remembered by content (callers never mutate the result)."""
+    key = (kind, hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest())
+    if key not in _MEMO:
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[key] = compute(text)
+    return _MEMO[key]
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
 def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
          session: str = "", test_counts: dict[str, int] | None = None,
          allow: Sequence[str] = (), previous: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -87,6 +121,9 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
     tests: dict[str, dict[str, int]] = {}
     found_markers: dict[str, list[list[Any]]] = {}
     bodies: dict[str, dict[str, Any]] = {}
+    unparsed: list[str] = []
+    literals: set[Any] = set()
+    marks: set[str] = set()
     for rel in files:
         if not rel.endswith((".py", ".pyi")):
             continue
@@ -94,19 +131,29 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
         if text is None:
             continue
         if is_test_file(rel):
-            tests[rel] = find_tests(text)
-            bodies[rel] = weakened.summarise(text)
-        file_markers = markers(text)
+            tests[rel] = _memo("tests", text, find_tests)
+            bodies[rel] = _memo("bodies", text, weakened.summarise)
+            literals |= _memo("literals", text, lambda t: gaming.test_literals([t]))
+            marks |= _memo("marks", text, lambda t: set(_MARK.findall(t)))
+            if not bodies[rel] and not _memo("parses", text, _parses):
+                unparsed.append(rel)
+        file_markers = _memo("markers", text, lambda t: [
+            [m.kind, m.text, m.line, m.source] for m in markers(t)])
         if file_markers:
-            found_markers[rel] = [[m.kind, m.text, m.line, m.source] for m in file_markers]
-    literals = gaming.test_literals(t for t in (_text(root / r) for r in tests) if t)
+            found_markers[rel] = file_markers
+    literals_key = str(hash(frozenset(literals)))
     sources: dict[str, dict[str, Any]] = {}
+    names: set[str] = set()
+    deprecations = 0
     for rel in files:
         if gaming.is_source(rel):
             text = _text(root / rel)
             if text is not None:
                 sources[rel] = {"sha": hashlib.sha256(text.encode()).hexdigest()[:16],
-                                "findings": [list(f) for f in gaming.scan(text, literals)]}
+                                "findings": _memo("scan" + literals_key, text, lambda t: [
+                                    list(f) for f in gaming.scan(t, literals)])}
+                names |= _memo("defined", text, renames.defined)
+                deprecations += renames.deprecations(text)
     guarded = {**_matching(files, keep), **_matching(files, protected)}
     settings = [s.to_json() for s in read_all(root, files)]
     infra_files = infra.take(root, settings)
@@ -125,6 +172,10 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
         "deep": deep.take(root, files, previous, plugins),
         "test_bodies": bodies,
         "sources": sources,
+        "defined": sorted(names),
+        "deprecations": deprecations,
+        "marks": sorted(marks),
+        "unparsed": unparsed,
         "allow": list(allow),
         "hashes": {rel: _sha(root / rel) for rel in guarded},
         "protected": sorted(_matching(files, protected)),
@@ -136,16 +187,25 @@ def test_total(picture: dict[str, Any]) -> int:
 
 
 def compare(before: dict[str, Any], after: dict[str, Any],
-            root: Path | None = None) -> list[Failure]:
-    """What got weaker from ``before`` to ``after`` (two pictures of the same project)."""
-    return [*_files(before, after), *_tests(before, after), *_markers(before, after),
+            root: Path | None = None, notes: list[str] | None = None) -> list[Failure]:
+    """What got weaker from ``before`` to ``after`` (two pictures of the same project); what
+    changed honestly but is worth a look (a renamed test, a deleted feature) goes to
+    ``notes``."""
+    notes = [] if notes is None else notes
+    judged = renames.judge(before, after)
+    return [*_files(before, after, judged), *_tests(before, after, judged, notes),
+            *_markers(before, after, root, notes),
             *_settings(before, after), *_infra(before, after, root),
             *weakened.compare(before.get("test_bodies") or {}, after.get("test_bodies") or {}),
             *_gaming(before, after)]
 
 
-def _files(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
+def _files(before: dict[str, Any], after: dict[str, Any],
+           judged: renames.Judged) -> list[Failure]:
+    """Guarded files deleted or edited; a test file moved (same content elsewhere) or gone
+    with every test of it renamed or deleted with its feature is not a deletion."""
     failures = []
+    unexplained = {key.split("::", 1)[0] for key in judged.removed}
     old, new = before.get("hashes", {}), after.get("hashes", {})
     protected = set(before.get("protected", []))
     by_hash = {digest: path for path, digest in new.items()}
@@ -156,10 +216,13 @@ def _files(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
         glob = globs.get(path, "?")
         if path not in new:
             moved = by_hash.get(digest)
-            what = f"was moved to {moved}" if moved and moved not in old else "was deleted"
+            if (moved and moved not in old) or (
+                    path in before.get("tests", {}) and path not in unexplained):
+                continue
             failures.append(Failure(
-                message=f"{path} {what}; files matching {glob} ({rule}) must not be deleted "
-                        "during the session: restore it",
+                message=f"{path} was deleted; files matching {glob} ({rule}) must not be "
+                        "deleted during the session: restore it (deleted-file; to allow it, "
+                        "leave it out of the keep/protected globs)",
                 location=path, path=path, code="deleted-file"))
         elif path in protected and new[path] != digest:
             failures.append(Failure(
@@ -169,22 +232,23 @@ def _files(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
     return failures
 
 
-def _tests(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
+def _tests(before: dict[str, Any], after: dict[str, Any], judged: renames.Judged,
+           notes: list[str]) -> list[Failure]:
+    """Removed tests; renamed ones and those deleted with their feature go to ``notes``."""
+    notes += renames.notes(judged)
     failures = []
     then, now = test_total(before), test_total(after)
-    if now < then:
+    if judged.removed and now < then:
         failures.append(Failure(
             message=f"fewer tests than at the session's start: {now} test functions now, "
                     f"{then} then; restore the tests, do not delete them to pass",
             code="fewer-tests"))
-    names_now = {name.rsplit(".", 1)[-1] for names in after.get("tests", {}).values()
-                 for name in names}
-    removed = [(path, name, line) for path, names in sorted(before.get("tests", {}).items())
-               for name, line in names.items() if name.rsplit(".", 1)[-1] not in names_now]
-    for path, name, line in removed[:MAX_REPORTED_TESTS]:
+    removed = sorted(judged.removed.items(), key=lambda item: item[1])
+    for key, (path, line) in removed[:MAX_REPORTED_TESTS]:
         failures.append(Failure(
-            message=f"test {path}::{name.replace('.', '::')} was removed (it was at line "
-                    f"{line} at the session's start)",
+            message=f"test {key} was removed (it was at line {line} at the session's "
+                    "start): restore it; a renamed test keeps its body, a test deleted with "
+                    "its feature uses a name gone from the project",
             location=f"{path}:{line}", path=path, line=line, code="removed-test"))
     if len(removed) > MAX_REPORTED_TESTS:
         failures.append(Failure(message=f"{len(removed) - MAX_REPORTED_TESTS} more tests were "
@@ -192,48 +256,37 @@ def _tests(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
     return failures
 
 
-_ADVICE = {
-    "skip": "make the test pass instead of skipping it",
-    "xfail": "make the test pass instead of marking it as expected to fail",
-    "noqa": "fix the problem instead of silencing the linter",
-    "type: ignore": "fix the type error instead of silencing the type checker",
-    "no cover": "test the code instead of excluding it from coverage",
-}
-
-
-def _markers(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
-    failures = []
-    old_all = before.get("markers", {})
-    for path, found in sorted(after.get("markers", {}).items()):
-        old = old_all.get(path, [])
-        counts_then = Counter((kind, text) for kind, text, _, _ in old)
-        sources_then = {(kind, text, source) for kind, text, _, source in old}
-        counts_now = Counter((kind, text) for kind, text, _, _ in found)
-        for (kind, text), count in sorted(counts_now.items()):
-            extra = count - counts_then.get((kind, text), 0)
-            if extra <= 0:
-                continue
-            candidates = [m for m in found if (m[0], m[1]) == (kind, text)]
-            # Lines whose text is new first: they are the added ones, not moved ones.
-            candidates.sort(key=lambda m: ((m[0], m[1], m[3]) in sources_then, -m[2]))
-            for _, _, line, source in sorted(candidates[:extra], key=lambda m: m[2]):
-                noun = "marker" if kind in ("skip", "xfail") else "suppression comment"
-                failures.append(Failure(
-                    message=f"new {kind} {noun} `{text}` at {path}:{line}: {_ADVICE[kind]}",
-                    location=f"{path}:{line}", path=path, line=line, detail=source,
-                    code=f"new-{kind.replace(': ', '-').replace(' ', '-')}"))
-    return failures
+def _markers(before: dict[str, Any], after: dict[str, Any], root: Path | None,
+             notes: list[str]) -> list[Failure]:
+    """New skips and suppressions that hide something from this run's gate."""
+    old, new = before.get("markers", {}), after.get("markers", {})
+    texts = {}
+    if root is not None:
+        for path in new:
+            if new[path] != old.get(path):
+                texts[path] = _text(root / path) or ""
+    return suppressions.compare(before, after, texts, notes)
 
 
 def _settings(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
-    old = {f"{s['file']}|{s['key']}": Setting(**s) for s in before.get("settings", [])}
-    new = {f"{s['file']}|{s['key']}": Setting(**s) for s in after.get("settings", [])}
+    """Loosened settings, wherever they are written (see :mod:`.setting_moves`)."""
+    old = setting_moves.pytest_strict(setting_moves.merged(before.get("settings", [])))
+    new = setting_moves.stricter_overall(old, setting_moves.pytest_strict(
+        setting_moves.merged(after.get("settings", []))))
+    marks = set(before.get("marks") or ())
     failures = []
     for ident in sorted(set(old) | set(new)):
+        if setting_moves.outside_gate(ident, before.get("gate")):
+            continue  # its tool decides none of this run's checks
         for message, setting, line in weakenings(old.get(ident), new.get(ident)):
+            if message.startswith("added '-m ") and "marks" in before and not (
+                    setting_moves.marker_names(message.split("'")[1][3:]) & marks):
+                continue  # deselects a marker no test of the session's start carried
             where = f"{setting.file}:{line}" if line else setting.file
-            failures.append(Failure(message=f"{message} at {where}", location=where,
-                                    path=setting.file, line=line, code="weakened-setting"))
+            failures.append(Failure(
+                message=f"{message} at {where}: restore it; the session's checks must stay "
+                        "as strict as at its start (weakened-setting)",
+                location=where, path=setting.file, line=line, code="weakened-setting"))
     return failures
 
 

@@ -56,11 +56,15 @@ def test_literals(texts: Iterable[str]) -> set[Any]:
     return found
 
 
-def _returns_constant(func: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _returns_constant(func: ast.FunctionDef | ast.AsyncFunctionDef,
+                      values: tuple[bool, ...] = (True, False)) -> bool:
+    """``return True``/``return False`` (of ``values``) as the whole body; a ``__bool__``
+    that is always false (a falsy sentinel) makes no ``assert obj`` pass."""
     body = [s for s in func.body
             if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     return len(body) == 1 and isinstance(body[0], ast.Return) \
-        and isinstance(body[0].value, ast.Constant) and body[0].value.value in (True, False)
+        and isinstance(body[0].value, ast.Constant) and body[0].value.value in values \
+        and isinstance(body[0].value.value, bool)
 
 
 def _arg_literal(node: ast.expr, args: set[str]) -> Any:
@@ -84,8 +88,15 @@ def scan(text: str, literals: set[Any] | None = None) -> list[tuple[str, int, st
     lines = text.splitlines()
     found: list[tuple[str, int, str, str]] = []
     # Reading the stack is common (warnings, debuggers); telling tests apart needs "test".
+    # Docstrings do not count: a doctest's ``make_sentinel('TEST')`` tells no test apart.
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                       ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
     mentions_test = any(isinstance(n, ast.Constant) and isinstance(n.value, str)
-                        and "test" in n.value.lower() for n in ast.walk(tree))
+                        and id(n) not in docstrings and "test" in n.value.lower()
+                        for n in ast.walk(tree))
 
     def add(rule: str, node: ast.AST, scope: str) -> None:
         line = getattr(node, "lineno", 1)
@@ -96,7 +107,7 @@ def scan(text: str, literals: set[Any] | None = None) -> list[tuple[str, int, st
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if child.name in ("__eq__", "__ne__") and _returns_constant(child):
                     add("constant-eq", child, child.name)
-                elif child.name == "__bool__" and _returns_constant(child):
+                elif child.name == "__bool__" and _returns_constant(child, (True,)):
                     add("forced-bool", child, child.name)
                 names = {a.arg for a in (*child.args.posonlyargs, *child.args.args,
                                          *child.args.kwonlyargs)} - {"self", "cls"}

@@ -12,6 +12,7 @@ new or changed since the baseline is a finding, and so is a new ``os._exit`` or
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import os
 import re
@@ -53,13 +54,52 @@ def _sha(path: Path) -> str:
 
 
 def _inert(node: ast.stmt, text: str) -> bool:
-    """An import, a docstring, or a plain assignment (no call, not ``pytest_plugins``)."""
+    """An import, a docstring, or a plain assignment (no call, not ``pytest_plugins``); an
+    ``if TYPE_CHECKING:`` block of such statements."""
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         return True
+    if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING") \
+            and not node.orelse:
+        return all(_inert(child, ast.unparse(child)) for child in node.body)
+    if isinstance(node, ast.If) and not any(isinstance(n, ast.Call)
+                                            for n in ast.walk(node.test)):
+        # ``if not PY_3_10_PLUS: collect_ignore.extend([...])``: the settings comparison
+        # reads collect_ignore; the condition alone changes no verdict.
+        return all(_collect_ignore(child) for child in (*node.body, *node.orelse))
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
         return True
     return isinstance(node, (ast.Assign, ast.AnnAssign)) and "pytest_plugins" not in text \
         and not any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
+def _collect_ignore(node: ast.stmt) -> bool:
+    """A statement that only sets or extends ``collect_ignore``/``collect_ignore_glob``."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        func = node.value.func
+        return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and func.value.id.startswith("collect_ignore") \
+            and func.attr in ("append", "extend", "insert")
+    targets = node.targets if isinstance(node, ast.Assign) else \
+        [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+    return bool(targets) and all(isinstance(t, ast.Name) and t.id.startswith("collect_ignore")
+                                 for t in targets)
+
+
+def _blind_hook(node: ast.stmt) -> bool:
+    """A hook that takes no argument, returns nothing, exits nothing, imports and assigns
+    nothing (``def pytest_collection_finish(): gc.freeze()``): it cannot reach an item, a
+    report or pytest itself, so it cannot change a verdict."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
+        return False
+    args = node.args
+    if args.posonlyargs or args.args or args.kwonlyargs or args.vararg or args.kwarg:
+        return False
+    return not any((isinstance(n, ast.Return) and n.value is not None)
+                   or (isinstance(n, ast.Attribute) and (n.attr in ("exit", "_exit", "abort")
+                                                         or isinstance(n.ctx, ast.Store)))
+                   or (isinstance(n, ast.Name) and n.id in ("pytest", "_pytest", "setattr"))
+                   or isinstance(n, (ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom))
+                   for n in ast.walk(node))
 
 
 def _hook_digest(path: Path) -> str:
@@ -73,7 +113,8 @@ def _hook_digest(path: Path) -> str:
     for node in tree.body:
         text = ast.unparse(node)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name.startswith("pytest_") or "hookimpl" in text or "hookwrapper" in text:
+            if (node.name.startswith("pytest_") or "hookimpl" in text or "hookwrapper" in text) \
+                    and not _blind_hook(node):
                 parts.append(text)
         elif not _inert(node, text):
             parts.append(text)
@@ -117,6 +158,7 @@ def _addopts_plugins(settings: list[dict[str, Any]]) -> list[str]:
     return names
 
 
+@functools.lru_cache(maxsize=4096)  # a loop pictures mostly unchanged files
 def exits(text: str) -> list[tuple[int, str]]:
     """``os._exit(...)``/``sys.exit(...)`` calls (and bare ``exit``/``quit``): (line, source)."""
     try:

@@ -37,7 +37,8 @@ KINDS: dict[str, str] = {
     **dict.fromkeys(("select", "extend_select", "enable_error_code", "testpaths",
                      "python_files", "python_classes", "python_functions", "source",
                      "include"), "shrink"),
-    **dict.fromkeys(("branch", "xfail_strict", "check_untyped_defs", "extra_checks"), "off"),
+    **dict.fromkeys(("branch", "xfail_strict", "check_untyped_defs", "extra_checks",
+                     "strict"), "off"),
     "addopts": "opts",
 }
 _ON_PREFIXES = ("allow_", "ignore_", "implicit_")

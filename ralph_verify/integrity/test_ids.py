@@ -10,9 +10,8 @@ A file that fails to collect is the tests check's failure, not a vanished test e
 
 from __future__ import annotations
 
-from collections.abc import Collection
-
 from ralph_verify.checks.api import Failure
+from ralph_verify.integrity.renames import Judged
 from ralph_verify.recorder.read import COLLECTION_ERROR
 
 #: Vanished ids listed one by one; the rest are counted in one more finding.
@@ -20,13 +19,14 @@ MAX_LISTED = 20
 
 
 def vanished_tests(then: dict[str, str], now: dict[str, str],
-                   already_reported: Collection[str] = ()) -> list[Failure]:
-    """A finding per test id of ``then`` missing from ``now``; ``already_reported`` holds
-    ``path::name`` of tests the source comparison already reported as removed."""
+                   judged: Judged | None = None) -> list[Failure]:
+    """A finding per test id of ``then`` missing from ``now``; ``judged`` says how the source
+    comparison saw the test functions that went (renamed: its id must run under the new
+    name; deleted with its feature, or already reported as removed: no second finding)."""
     broken = {test_id for test_id, how in now.items() if how == COLLECTION_ERROR}
     gone = [test_id for test_id in then
             if then[test_id] != COLLECTION_ERROR and test_id not in now
-            and not _under(test_id, broken) and _function(test_id) not in already_reported]
+            and not _under(test_id, broken) and not _explained(test_id, now, judged)]
     if not gone:
         return []
     new = [test_id for test_id in now if test_id not in then and now[test_id] != COLLECTION_ERROR]
@@ -56,3 +56,14 @@ def _under(test_id: str, collectors: set[str]) -> bool:
 def _function(test_id: str) -> str:
     """``tests/t.py::Class::test_x`` for ``tests/t.py::Class::test_x[1-2]``."""
     return test_id.split("[", 1)[0]
+
+
+def _explained(test_id: str, now: dict[str, str], judged: Judged | None) -> bool:
+    """Whether the source comparison accounts for ``test_id`` being gone."""
+    if judged is None:
+        return False
+    function = _function(test_id)
+    if function in judged.removed or function in judged.feature:
+        return True
+    renamed = judged.renamed.get(function)
+    return renamed is not None and renamed + test_id[len(function):] in now

@@ -98,6 +98,10 @@ def take_baseline(config: Config, session: Session) -> dict[str, Any]:
         counts = dict(tests.counts) if tests is not None else {}
     picture = take(session.root, protected=options.protected, keep=options.keep,
                    session=session.id, test_counts=counts, allow=options.allow)
+    if session.baseline is not None:
+        from ralph_verify.integrity.judge import gate_of
+
+        picture["gate"] = gate_of(session.baseline.results)
     if counts:  # pytest ran in the baseline verification: keep the id of every test it ran
         from ralph_verify.plugins.pytest_run import TEST_IDS_KEY
 
@@ -175,44 +179,40 @@ class IntegrityCheck(Check):
     def _compare(self, ctx: VerifyContext, before: dict[str, Any],
                  tampering: list[Failure]) -> CheckResult:
         from ralph_verify.integrity import deep
-        from ralph_verify.integrity.baseline import compare, take, test_total
+        from ralph_verify.integrity.baseline import test_total
+        from ralph_verify.integrity.judge import judge, newly_skipped, noted_summary
 
-        after = take(ctx.root, protected=before.get("protected_globs", []),
-                     keep=before.get("keep_globs", []), allow=before.get("allow", []),
-                     previous=before)
-        gate = {c.name for c in ctx.checks}
-        found, judged = deep.compare(before, after, ctx.root, gate, before.get("allow") or [])
-        failures = deep.merge(tampering + compare(before, after, ctx.root), found, judged, gate)
-        collected = compare_collected(before.get("test_counts") or {}, self._collected(ctx))
-        ids_then = before.get("test_ids")
-        ids_now = self._ids(ctx) if isinstance(ids_then, dict) else None
+        ids_now = self._ids(ctx) if isinstance(before.get("test_ids"), dict) else None
         if ids_now is not None:  # compared as saved: redacted the same way
             ids_now = redact_data(ids_now)
-        if isinstance(ids_then, dict) and ids_now is not None:
-            from ralph_verify.integrity.test_ids import vanished_tests
-
-            removed = {f.message[len("test "):].split(" was removed", 1)[0] for f in failures
-                       if f.code == "removed-test" and f.message.startswith("test ")}
-            failures += vanished_tests(ids_then, ids_now, removed)
-            # The ids say which tests went; a count says less.
-            collected = [f for f in collected if f.code != "fewer-collected"]
+        judgement = judge(ctx.root, before, ids_now)
+        after = judgement.picture
+        gate = {c.name for c in ctx.checks}
+        found, judged = deep.compare(before, after, ctx.root, gate, before.get("allow") or [])
+        failures = deep.merge(tampering + judgement.failures, found, judged, gate)
+        collected = compare_collected(before.get("test_counts") or {}, self._collected(ctx))
+        if ids_now is not None:
+            # The ids say which tests went or are skipped now; a count says less.
+            collected = [f for f in collected if f.code not in ("fewer-collected",
+                                                                "more-skipped")]
+            collected += newly_skipped(before["test_ids"], ids_now)
         failures += collected
         since = f"since {before['ref']}" if before.get("ref") \
             else f"since session {before.get('session') or '?'} started"
+        noted = noted_summary(judgement.notes)
         if not failures:
             markers = sum(len(m) for m in after["markers"].values())
             return self.result(
                 Status.PASSED,
                 f"nothing weakened {since} ({test_total(after)} tests, {markers} markers and "
-                f"suppressions, {len(after['settings'])} gating settings)",
+                f"suppressions, {len(after['settings'])} gating settings){noted}",
                 metric=0.0, counts={"tests": test_total(after)})
         kinds = Counter(f.code or "?" for f in failures)
         what = {**_WHAT, **deep.WHAT}
         listing = ", ".join(f"{n} {what.get(code, code)}" for code, n in kinds.most_common())
-        return self.result(Status.FAILED, f"{len(failures)} weakened {since}: {listing}",
+        return self.result(Status.FAILED, f"{len(failures)} weakened {since}: {listing}{noted}",
                            metric=float(len(failures)), failures=failures,
                            counts={"tests": test_total(after)})
-
 
     def _ids(self, ctx: VerifyContext) -> dict[str, str] | None:
         from ralph_verify.plugins.pytest_run import collected_ids
@@ -239,8 +239,6 @@ class IntegrityCheck(Check):
 
 
 _COUNTED = ("passed", "failed", "errors", "skipped")
-
-
 def compare_collected(then: dict[str, int], now: dict[str, int] | None) -> list[Failure]:
     """Fewer tests collected, or more skipped, than in the baseline verification's pytest run."""
     if now is None or not any(key in then for key in _COUNTED):

@@ -25,6 +25,9 @@ class IntegrityOptions(CheckOptions):
         description='Globs of files the agent may edit but not delete (default ["tests/**"])')
     allow: list[str] = Field(
         default_factory=list,
-        description='Source-scan findings that are legitimate: "src/x.py:__eq__" (a file and '
-                    'function), "src/x.py" or a rule name ("constant-eq", "forced-bool", '
-                    '"special-case", "call-stack", "pytest-internals", "time-patch")')
+        description='Findings that are legitimate, frozen at the session\'s start: a source-'
+                    'scan finding ("src/x.py:__eq__" a file and function, "src/x.py" or a '
+                    'rule: "constant-eq", "forced-bool", "special-case", "call-stack", '
+                    '"pytest-internals", "time-patch"), or any other flag by its rule '
+                    '("new-type-ignore") or rule and file ("removed-test:tests/test_old.py"); '
+                    'see docs/integrity.md')

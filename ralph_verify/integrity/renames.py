@@ -1,0 +1,164 @@
+"""Tests that went away honestly: renamed, moved or restructured, or deleted with their feature.
+
+A test whose body is unchanged under a new name, class or file is a rename, and so is one
+whose name lives on in another class or file (a class renamed changes every id, not a test).
+A test that is gone together with the code it exercised — a name it uses was defined in the
+project's source at the session's start and is defined nowhere now (a function, class,
+parameter or attribute removed) — is the deletion of a feature: reported, not a failure.
+Anything else gone is a removed test.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+#: At most this many names a removed feature is shown with.
+SHOWN_NAMES = 3
+_DEPRECATION = re.compile(r"(?i)deprecat|FutureWarning")
+
+
+def body_shas(func: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, str]:
+    """Two hashes of a test: of its body and arguments (without its name, docstring,
+    decorators or lines), and of its *shape*, the same with every identifier blanked out:
+    the same test after a refactoring that renamed what it calls (``get_typed`` ->
+    ``get_typedmethod``) keeps its shape; its literals, operators and structure must stay."""
+    body = [s for s in func.body
+            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                    and isinstance(s.value.value, str))]
+    text = ast.dump(func.args) + "".join(ast.dump(s) for s in body)
+    shape = re.sub(r"\b(id|attr|arg|name|module)='[^']*'", r"\1=_", text)
+    return (hashlib.sha256(text.encode()).hexdigest()[:16],
+            hashlib.sha256(shape.encode()).hexdigest()[:16])
+
+
+def deprecations(text: str) -> int:
+    """How often a source module speaks of deprecation (warning classes, ``deprecated``)."""
+    return len(_DEPRECATION.findall(text))
+
+
+def uses(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """Identifiers a test refers to: names, attributes and keyword arguments."""
+    found: set[str] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, ast.keyword) and node.arg:
+            found.add(node.arg)
+    return sorted(found - {func.name, "self", "cls"})
+
+
+def defined(text: str) -> set[str]:
+    """Names a source module defines: functions, classes, their parameters, and assigned
+    names and attributes; empty when it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+            if not isinstance(node, ast.ClassDef):
+                args = node.args
+                found.update(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                             *filter(None, (args.vararg, args.kwarg))))
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            found.add(node.attr)
+        elif isinstance(node, ast.alias):
+            found.add((node.asname or node.name).split(".")[0])
+    return found
+
+
+def test_key(path: str, name: str) -> str:
+    """``tests/t.py::Class::test_x``: a test function as pytest names it."""
+    return f"{path}::{name.replace('.', '::')}"
+
+
+@dataclass
+class Judged:
+    """How each test function of the baseline that is gone now went."""
+
+    #: Old key -> new key of a renamed, moved or restructured test.
+    renamed: dict[str, str] = field(default_factory=dict)
+    #: Old key -> the names it used that are gone from the project.
+    feature: dict[str, list[str]] = field(default_factory=dict)
+    #: Old key -> (path, line) of a test removed for no reason the tree shows.
+    removed: dict[str, tuple[str, int]] = field(default_factory=dict)
+
+    def explained(self) -> int:
+        return len(self.renamed) + len(self.feature)
+
+
+def _flat(tests: dict[str, dict[str, int]]) -> dict[str, tuple[str, str, int]]:
+    return {test_key(path, name): (path, name, line)
+            for path, names in tests.items() for name, line in names.items()}
+
+
+def judge(before: dict[str, Any], after: dict[str, Any]) -> Judged:
+    """Sort the tests of ``before`` missing from ``after`` (two integrity pictures)."""
+    then, now = _flat(before.get("tests", {})), _flat(after.get("tests", {}))
+    bodies_then = before.get("test_bodies") or {}
+    bodies_now = after.get("test_bodies") or {}
+    fresh = [key for key in now if key not in then]
+    by_name: dict[str, list[str]] = {}
+    by_sha: dict[str, list[str]] = {}
+    by_shape: dict[str, list[str]] = {}
+    for key in fresh:
+        path, name, _ = now[key]
+        by_name.setdefault(name.rsplit(".", 1)[-1], []).append(key)
+        summary = bodies_now.get(path, {}).get(name) or {}
+        for index, field_ in ((by_sha, "sha"), (by_shape, "shape")):
+            if summary.get(field_):
+                index.setdefault(summary[field_], []).append(key)
+    fewer_deprecations = (before.get("deprecations") or 0) > (after.get("deprecations") or 0)
+    gone_names = set(before.get("defined") or ()) - set(after.get("defined") or ()) \
+        if "defined" in before and "defined" in after else set()
+    judged = Judged()
+    unparsed = set(after.get("unparsed") or ())
+    for key, (path, name, line) in then.items():
+        if key in now or path in unparsed:
+            continue  # still there, or in a file that no longer parses (the tests check's)
+        summary = bodies_then.get(path, {}).get(name) or {}
+        candidates = by_sha.get(summary.get("sha", ""), []) or by_name.get(
+            name.rsplit(".", 1)[-1], []) or by_shape.get(summary.get("shape", ""), [])
+        if candidates:
+            judged.renamed[key] = candidates.pop(0) if len(candidates) > 1 else candidates[0]
+            continue
+        lost = sorted(set(summary.get("uses") or ()) & gone_names)
+        if not lost and fewer_deprecations and (
+                _DEPRECATION.search(name) or any(_DEPRECATION.search(u)
+                                                 for u in summary.get("uses") or ())):
+            lost = ["a deprecated code path"]
+        if lost:
+            judged.feature[key] = lost
+        else:
+            judged.removed[key] = (path, line)
+    return judged
+
+
+def notes(judged: Judged) -> list[str]:
+    """One line per rename and deleted feature, for the check's report."""
+    shown = [f"renamed {old} -> {new}" for old, new in sorted(judged.renamed.items())
+             if old.rsplit("::", 1)[-1] != new.rsplit("::", 1)[-1]
+             or old.split("::", 1)[0] != new.split("::", 1)[0]]
+    shown += [f"test {key} was deleted with the feature it tested "
+              f"({', '.join(names[:SHOWN_NAMES])} gone from the project)"
+              for key, names in sorted(judged.feature.items())]
+    return shown
+
+
+def source_names(texts: Iterable[str]) -> list[str]:
+    """Every name the given source modules define, sorted (the picture's ``defined``)."""
+    found: set[str] = set()
+    for text in texts:
+        found |= defined(text)
+    return sorted(found)
