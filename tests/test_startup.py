@@ -35,7 +35,7 @@ HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.serve
          # What only some commands need, imported when they run (each some 5-20 ms):
          "urllib.request", "xml.sax", "ralph_verify.guard.decide", "ralph_verify.loop.recovery",
          "ralph_verify.fleet.executor", "ralph_verify.fleet.job", "ralph_verify.agents.retry",
-         "tomllib", "configparser", "socket", "concurrent.futures", "html",
+         "tomllib", "configparser", "socket", "concurrent.futures", "html", "secrets",
          # The agents (only run needs them).
          "ralph_verify.agents")
 #: What a ``check --until lint`` on a project without options still never needs: besides

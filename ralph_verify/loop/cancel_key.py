@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -36,6 +35,8 @@ def issue(root: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(path.with_suffix(".tmp"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        import secrets  # a session's start only: not at every command's start-up
+
         handle.write(secrets.token_hex(16))
     os.replace(path.with_suffix(".tmp"), path)
 
