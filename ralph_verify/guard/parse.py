@@ -152,7 +152,7 @@ class _Walker:
             for child in node.named_children:
                 self.vars.pop(child.text.decode(), None)
         elif kind == "function_definition":
-            self.function(node)
+            self.define_function(node)
         elif kind in ("test_command", "comment", "heredoc_body"):
             for sub in _substitutions(node):
                 self.substituted(sub, "test")
@@ -243,7 +243,7 @@ class _Walker:
                 self.vars = {k: v for k, v in self.vars.items() if k in ("HOME", "PWD")}
                 self.ifs = True
 
-    def function(self, node: Any) -> None:
+    def define_function(self, node: Any) -> None:
         name_node = node.child_by_field_name("name")
         name = name_node.text.decode() if name_node is not None else ""
         body = node.child_by_field_name("body")

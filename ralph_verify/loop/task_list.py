@@ -204,7 +204,7 @@ class TaskListRun:
         config.set_session_value("resume", False)
         for key in ("max_iterations", "max_time", "max_cost"):
             config.set_session_value(key, getattr(task, key))
-        if getattr(config.option, "agent", None) is None:  # --agent wins over the file
+        if config.source_of("agent") != "command line":  # --agent wins over the file
             config.set_session_value("agent", task.agent)
         if self.sessions:  # the later tasks go on from the tree and branch of the first
             config.set_session_value("no_branch", True)

@@ -283,7 +283,7 @@ def _start_beside(session: Session, state: dict[str, Any], point: Point) -> None
     """Hook mode: the session branch starts at the user's tip (plus their uncommitted work,
     as its own commit, the recovery point's); HEAD, the index and the user's branch stay."""
     config = session.config
-    if config.get("no_commit") or config.get("no_branch") or point.tip is None:
+    if point.tip is None or config.get("no_commit") or config.get("no_branch"):
         return
     branch = f"{config.get('branch_prefix')}{session.id}"
     base = point.work if point.dirty else point.tip

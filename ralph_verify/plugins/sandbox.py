@@ -48,8 +48,7 @@ def sandbox_mode(config: Config) -> str:
     on the command line nor in the file, ``$RALPH_VERIFY_SANDBOX`` decides (a test suite's
     or a CI job's default), then ``auto``."""
     value = config.get("sandbox")
-    chosen = getattr(config.option, "sandbox", None) is not None or \
-        "sandbox" in config.file_settings
+    chosen = config.source_of("sandbox") != "default"
     if not chosen and os.environ.get("RALPH_VERIFY_SANDBOX"):
         value = os.environ["RALPH_VERIFY_SANDBOX"]
     if isinstance(value, bool):

@@ -42,7 +42,7 @@ def ralph_addoption(parser: Parser) -> None:
                     "  ralph-verify run --tasks tasks.toml --agent claude\n"
                     "  ralph-verify tasks status --json",
     )
-    parser.addoption("action", scope="tasks", choices=("check", "status", "import"),
+    parser.addoption("tasks_action", scope="tasks", choices=("check", "status", "import"),
                      metavar="ACTION", help="check FILE, status, or import FILE -o tasks.toml")
     parser.addoption("-o", "--output", scope="tasks", dest="tasks_output", metavar="FILE",
                      help="tasks import: the tasks.toml to write (default: stdout)")
@@ -87,7 +87,7 @@ def run_tasks(config: Config) -> int:
 
 
 def tasks_command(config: Config) -> int:
-    action = config.get("action")
+    action = config.get("tasks_action")
     if action == "status":
         return _status(config)
     name = config.get("task_file")
