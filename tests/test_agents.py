@@ -75,10 +75,11 @@ def test_cmd_agent_accepts_any_valid_shell_command(ralph: Ralph, command: str) -
 def test_cmd_agent_that_is_not_valid_shell_gets_the_shells_own_message(ralph: Ralph) -> None:
     result = ralph.run("run", "--agent", "cmd:echo (", "--until", "files:done.txt",
                        "--max-iterations", "1", "make done.txt")
+    # Refused before the baseline: nothing spent, nothing of .ralph/ written.
     assert result.ret == 14, result
-    reason = state(ralph)["verdict"]["reason"]
-    assert reason.startswith("the agent command is not valid shell: ") and \
-        "syntax error" in reason.lower(), reason
+    assert "the agent command is not valid shell: " in result.err, result.err
+    assert "syntax error" in result.err.lower() and "found before the baseline" in result.err
+    assert not (ralph.path / ".ralph" / "state.json").exists()
     assert not (ralph.path / ".ralph" / "iterations" / "001" / "agent.log").exists()
 
 
