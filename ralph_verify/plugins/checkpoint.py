@@ -139,6 +139,8 @@ def ralph_session_start(session: Session) -> None:
                                                "session, found on resume")
             _say(session, f"committed changes left by the interrupted iteration "
                           f"({_listing(left)}) as {sha[:10] if sha else '?'}")
+            if sha:  # the loop's own commit: the git guard measures the branch from it
+                state["last_commit"] = sha
         return
     state["from_branch"] = git.current_branch(root)
     state["from_tip"] = git.head(root)
@@ -189,6 +191,7 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
                           "iteration's changes are not committed")
             return
         state["commits"][str(iteration.number)] = iteration.commit = sha
+        state["last_commit"] = sha
         return
     own = state.get("branch") or state.get("from_branch")
     trouble = git_trouble(session, state, own)
@@ -212,6 +215,7 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
         sha = git.commit_paths(session.root, iteration.files_changed, message)
         sha = sha or git.head(session.root)
     state["commits"][str(iteration.number)] = sha
+    state["last_commit"] = sha
     iteration.commit = sha
 
 
@@ -224,7 +228,7 @@ def git_trouble(session: Session, state: dict[str, Any], own: str | None) -> str
     if not (root / ".git").exists() or not git.is_repo(root):
         return f"the agent deleted the git repository (.git){point}"
     commits = state.get("commits") or {}
-    last = commits[max(commits, key=int)] if commits else None
+    last = state.get("last_commit") or (commits[max(commits, key=int)] if commits else None)
     if not own or not last:
         return None
     tip = git.git(root, "rev-parse", "--verify", "-q", f"refs/heads/{own}",
