@@ -185,7 +185,8 @@ def test_no_tests_collected_is_a_failure(ralph: Ralph) -> None:
     result.stdout.fnmatch_lines(["FAILED*tests*no tests collected*"])
     result.stdout.fnmatch_lines([
         "ERROR*coverage*coverage has no data to report: pytest collected no tests*"])
-    result.stdout.fnmatch_lines(["*no tests collected from the default test paths (pytest exit 5)*"])
+    result.stdout.fnmatch_lines([
+        "*no tests collected from the default test paths (pytest exit 5)*"])
 
 
 def test_pytest_exiting_1_without_a_failed_test_is_a_failure(ralph: Ralph) -> None:
