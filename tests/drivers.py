@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from ralph_verify.testing import Ralph, RunResult
 from tests.loop_helpers import agent
@@ -130,3 +133,15 @@ class Driver:
             if not isinstance(answer, dict) or answer.get("decision") != "block":
                 break  # the loop let the agent stop: the session is over
         return Outcome(self.ralph.path, result)
+
+
+@pytest.fixture(params=["run", "hook"])
+def driver(request: pytest.FixtureRequest, ralph: Ralph,
+           monkeypatch: pytest.MonkeyPatch) -> Iterator[Driver]:
+    """The same scripted steps under each driver, ``run`` and the Stop hook; the outer
+    environment's Claude Code session and pytest or coverage settings do not leak in (the
+    suite may itself run inside Claude Code)."""
+    for name in ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
+                 "CLAUDE_PROJECT_DIR", "PYTEST_ADDOPTS", "COVERAGE_RCFILE"):
+        monkeypatch.delenv(name, raising=False)
+    yield Driver(ralph, request.param)

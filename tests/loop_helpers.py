@@ -54,6 +54,18 @@ def agent(ralph: Ralph, body: str, name: str = "agent.py") -> str:
     return f"cmd:{shlex.quote(sys.executable)} {shlex.quote(str(path))}"
 
 
+def user_state(ralph: Ralph) -> str:
+    """The user's work before a loop: branch main with two commits, a tracked file changed
+    and an untracked one; returns main's tip."""
+    ralph.git_init()
+    ralph.makefile("app.txt", "version 1\n")
+    ralph.git("add", "app.txt")
+    ralph.git("commit", "-q", "-m", "second")
+    ralph.makefile("app.txt", "version 2, not committed\n")
+    ralph.makefile("notes.txt", "my untracked notes\n")
+    return ralph.git("rev-parse", "main").strip()
+
+
 def state(ralph: Ralph) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((ralph.path / ".ralph" / "state.json").read_text())
     return data

@@ -9,25 +9,14 @@ honest changes through.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
-from ralph_verify.testing import Ralph
 from tests.drivers import Driver, Outcome, Step
 
 KATA = "def add(a, b):\n    return a - b\n"
 FIXED = "def add(a, b):\n    return a + b\n"
 TESTS = "from kata import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-
-
-@pytest.fixture(params=["run", "hook"])
-def driver(request: pytest.FixtureRequest, ralph: Ralph,
-           monkeypatch: pytest.MonkeyPatch) -> Iterator[Driver]:
-    for name in ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
-                 "CLAUDE_PROJECT_DIR", "PYTEST_ADDOPTS", "COVERAGE_RCFILE"):
-        monkeypatch.delenv(name, raising=False)
-    yield Driver(ralph, request.param)
 
 
 def _integrity(outcome: Outcome) -> list[dict[str, object]]:

@@ -7,9 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.drivers import Driver, Step
-from tests.test_cheats_effect import FIXED, KATA, TESTS, _cheat, _honest, driver
-
-__all__ = ["driver"]  # the fixture, parametrized over both drivers
+from tests.test_cheats_effect import FIXED, KATA, TESTS, _cheat, _honest
 
 # --- coverage: a file or lines taken out of measurement from another file ----------------
 

@@ -8,7 +8,6 @@ exits 0 and, when the session ends, lets the agent stop with a message naming th
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,15 +17,6 @@ from ralph_verify.testing import Ralph
 from tests.drivers import Driver, Outcome, Step
 
 PROMISE = "Everything is fixed.\n<promise>COMPLETE</promise>"
-
-
-@pytest.fixture(params=["run", "hook"])
-def driver(request: pytest.FixtureRequest, ralph: Ralph,
-           monkeypatch: pytest.MonkeyPatch) -> Iterator[Driver]:
-    for name in ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
-                 "CLAUDE_PROJECT_DIR"):
-        monkeypatch.delenv(name, raising=False)  # the suite may itself run inside Claude Code
-    yield Driver(ralph, request.param)
 
 
 def history(outcome: Outcome) -> list[dict[str, Any]]:

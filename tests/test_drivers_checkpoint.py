@@ -13,34 +13,16 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
-
-import pytest
 
 from ralph_verify.testing import Ralph
 from tests.drivers import Driver, Step
-from tests.loop_helpers import Background, agent, wait_for
-
-
-@pytest.fixture(params=["run", "hook"])
-def driver(request: pytest.FixtureRequest, ralph: Ralph,
-           monkeypatch: pytest.MonkeyPatch) -> Iterator[Driver]:
-    for name in ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
-                 "CLAUDE_PROJECT_DIR"):
-        monkeypatch.delenv(name, raising=False)  # the suite may itself run inside Claude Code
-    yield Driver(ralph, request.param)
+from tests.loop_helpers import Background, agent, user_state, wait_for
 
 
 def _user_state(ralph: Ralph) -> str:
-    """A branch main with two commits, a tracked file changed and an untracked one."""
+    """The user's work (:func:`user_state`), in a project that allows a dirty tree."""
     ralph.makepyproject("[tool.ralph-verify]\nallow-dirty = true\n")
-    ralph.git_init()
-    ralph.makefile("app.txt", "version 1\n")
-    ralph.git("add", "app.txt")
-    ralph.git("commit", "-q", "-m", "second")
-    ralph.makefile("app.txt", "version 2, not committed\n")
-    ralph.makefile("notes.txt", "my untracked notes\n")
-    return ralph.git("rev-parse", "main").strip()
+    return user_state(ralph)
 
 
 def test_each_iteration_is_a_checkpoint_on_the_session_branch(driver: Driver) -> None:

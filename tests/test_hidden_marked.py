@@ -4,10 +4,6 @@ in a real loop under both drivers."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from ralph_verify.testing import Ralph
 from tests.drivers import Driver
 
@@ -28,15 +24,6 @@ def test_add():
 def test_mul_secret_expectation():
     assert mul(4, 5) == 20, "the product of four and five"
 """
-
-
-@pytest.fixture(params=["run", "hook"])
-def driver(request: pytest.FixtureRequest, ralph: Ralph,
-           monkeypatch: pytest.MonkeyPatch) -> Iterator[Driver]:
-    for name in ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
-                 "CLAUDE_PROJECT_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    yield Driver(ralph, request.param)
 
 
 def _kata(driver: Driver) -> None:

@@ -12,7 +12,6 @@ import json
 import pytest
 
 from tests.drivers import Driver, Outcome
-from tests.test_one_loop import driver  # noqa: F401 (the fixture: both drivers)
 
 PRICING = """\
 def total(prices, rounding=None):
@@ -62,7 +61,7 @@ PYPROJECT = '[tool.ruff]\nselect = ["E", "F"]\n'
 
 
 @pytest.fixture
-def shop(driver: Driver) -> Driver:  # noqa: F811 (the imported fixture)
+def shop(driver: Driver) -> Driver:
     """A package whose ``total`` and ``Money.__ge__`` are wrong, with tests, in git."""
     driver.ralph.makepyproject(PYPROJECT)
     driver.ralph.makefile("shop/__init__.py", "")

@@ -4,26 +4,15 @@ iteration (``ralph_verify/loop/cycle.py``), so they must agree on every verdict 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
-from ralph_verify.testing import Ralph
 from tests.drivers import Driver
 from tests.loop_helpers import CALC, CALC_TESTS
 
 
 def fixed_calc() -> str:
     return "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
-
-
-@pytest.fixture(params=["run", "hook"])
-def driver(request: pytest.FixtureRequest, ralph: Ralph,
-           monkeypatch: pytest.MonkeyPatch) -> Iterator[Driver]:
-    for name in ("CLAUDE_CODE_SESSION_ID", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP",
-                 "CLAUDE_PROJECT_DIR"):
-        monkeypatch.delenv(name, raising=False)  # the suite may itself run inside Claude Code
-    yield Driver(ralph, request.param)
 
 
 @pytest.fixture

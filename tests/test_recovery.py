@@ -15,17 +15,7 @@ import pytest
 
 from ralph_verify.loop.verdict import EXIT_CODES, Verdict
 from ralph_verify.testing import Ralph
-from tests.loop_helpers import state
-
-
-def _user_state(ralph: Ralph) -> str:
-    ralph.git_init()
-    ralph.makefile("app.txt", "version 1\n")
-    ralph.git("add", "app.txt")
-    ralph.git("commit", "-q", "-m", "second")
-    ralph.makefile("app.txt", "version 2, not committed\n")
-    ralph.makefile("notes.txt", "my untracked notes\n")
-    return ralph.git("rev-parse", "main").strip()
+from tests.loop_helpers import state, user_state
 
 
 @pytest.mark.parametrize(("damage", "options"), [
@@ -38,7 +28,7 @@ def _user_state(ralph: Ralph) -> str:
 ])
 def test_recover_after_the_agent_destroys_work(ralph: Ralph, damage: str,
                                                options: tuple[str, ...]) -> None:
-    tip = _user_state(ralph)
+    tip = user_state(ralph)
     result = ralph.run("run", "--agent", f"cmd:{damage}", "--until", "files:done.txt",
                        "--max-iterations", "1", "--allow-dirty", *options, "go")
     # The git guard stops a session whose repository or branch the agent wrecked; git
@@ -97,7 +87,7 @@ def test_checkpoints_never_land_on_the_users_branch(ralph: Ralph) -> None:
 
 
 def test_hook_mode_start_keeps_a_recovery_point(ralph: Ralph) -> None:
-    tip = _user_state(ralph)
+    tip = user_state(ralph)
     started = ralph.run("start", "--until", "files:done.txt")
     assert started.ret == 0, started
     assert "recovery point " in ralph.run("status").stdout.str()
@@ -113,7 +103,7 @@ def test_hook_mode_start_keeps_a_recovery_point(ralph: Ralph) -> None:
 
 
 def test_recover_never_overwrites_newer_work(ralph: Ralph) -> None:
-    _user_state(ralph)
+    user_state(ralph)
     result = ralph.run("run", "--agent", "cmd:git clean -fdxq && echo agent > app.txt",
                        "--until", "files:done.txt", "--max-iterations", "1", "--allow-dirty",
                        "--no-commit", "go")

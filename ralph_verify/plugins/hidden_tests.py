@@ -26,6 +26,7 @@ from ralph_verify.project.git import GitError, exclude, is_repo
 
 if TYPE_CHECKING:
     from ralph_verify.checks.api import Check, VerifyContext
+    from ralph_verify.plugins.pytest_shared import PytestRun
 
 PREFIX = "hidden="
 #: The folder the tests are copied to, and the file that says ralph-verify made it.
@@ -37,26 +38,37 @@ WITHHELD = "hidden test: source withheld"
 MARKED = HIDDEN_MARKER
 
 
+#: Why a held-out run that could not start shows nothing of pytest's output.
+NOT_RUN = ("the held-out tests could not be run (pytest's output is withheld: it would show "
+           "their source); run them by hand")
+
+
+def _launch_held_out(ctx: VerifyContext, select: list[str]) -> PytestRun | None:
+    """One pytest run of the held-out tests ``select`` picks (a marker or the copied folder),
+    apart from the visible run, with one-line tracebacks; ``None`` when it could not start."""
+    from ralph_verify.plugins.pytest_shared import _launch, rerun_args, tests_args
+    from ralph_verify.proc.process import ToolError
+
+    args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), "-p", "no:cacheprovider",
+            "--tb=line", *select]
+    try:
+        return _launch(ctx, "pytest-hidden", args=args, coverage=False)
+    except ToolError:
+        return None
+
+
 def run_marked(check: Check, ctx: VerifyContext) -> CheckResult:
     """``tests:hidden``: the tests the user marked ``@pytest.mark.hidden``, run apart,
     failures reported by id and first message line only."""
     from ralph_verify.plugins.junit import report_result
     from ralph_verify.plugins.pytest_shared import (
         EXIT_NO_TESTS,
-        _launch,
         read_pytest_report,
-        rerun_args,
-        tests_args,
     )
-    from ralph_verify.proc.process import ToolError
 
-    args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), "-p", "no:cacheprovider",
-            "--tb=line", "-m", MARKED]
-    try:
-        run = _launch(ctx, "pytest-hidden", args=args, coverage=False)
-    except ToolError:
-        return check.error("the held-out tests could not be run (pytest's output is "
-                           "withheld: it would show their source); run them by hand")
+    run = _launch_held_out(ctx, ["-m", MARKED])
+    if run is None:
+        return check.error(NOT_RUN)
     if run.tool_run.returncode == EXIT_NO_TESTS:
         return check.result(Status.FAILED, "no test marked @pytest.mark.hidden collected",
                             metric=0.0, failures=[Failure(
@@ -107,12 +119,8 @@ def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
     from ralph_verify.plugins.junit import report_result
     from ralph_verify.plugins.pytest_shared import (
         EXIT_NO_TESTS,
-        _launch,
         read_pytest_report,
-        rerun_args,
-        tests_args,
     )
-    from ralph_verify.proc.process import ToolError
 
     if check.spec.arg == MARKED:
         return run_marked(check, ctx)
@@ -134,13 +142,9 @@ def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
             shutil.copy2(source, target / source.name)
         (target / MARKER).write_text("held-out tests copied in by ralph-verify; removed after "
                                      "the check\n", encoding="utf-8")
-        args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), "-p", "no:cacheprovider",
-                "--tb=line", str(target.relative_to(ctx.root))]
-        try:
-            run = _launch(ctx, "pytest-hidden", args=args, coverage=False)
-        except ToolError:
-            return check.error("the held-out tests could not be run (pytest's output is "
-                               "withheld: it would show their source); run them by hand")
+        run = _launch_held_out(ctx, [str(target.relative_to(ctx.root))])
+        if run is None:
+            return check.error(NOT_RUN)
         if run.tool_run.returncode == EXIT_NO_TESTS:
             return check.result(Status.FAILED, "no held-out test collected", metric=0.0,
                                 failures=[Failure(message=f"no test collected from {source}",
