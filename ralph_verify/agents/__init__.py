@@ -100,6 +100,9 @@ class AgentOptions:
     #: How to call ralph-verify for the PreToolUse safety guard (``PREFIX hook claude-pretool``)
     #: in adapters whose CLI runs such hooks; ``None`` when the guard is off (agenthook plugin).
     guard_command: str | None = None
+    #: The project root, where the agent runs: a ``cmd:`` agent's ``./agent.sh`` is looked for
+    #: there before the baseline (``None``: the current directory).
+    root: Path | None = None
 
 
 @dataclass(frozen=True)

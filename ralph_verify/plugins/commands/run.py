@@ -11,7 +11,7 @@ from typing import Annotated
 
 from ralph_verify.checks.registry import until_specs
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Bound, Parser, positive_duration, positive_int
+from ralph_verify.config.parser import Bound, Duration, Parser, positive_duration, positive_int
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.verdict import EXIT_CODES, PRECEDENCE, Verdict
 from ralph_verify.markers import hookimpl
@@ -84,7 +84,7 @@ def ralph_addoption(parser: Parser) -> None:
                           "{{max_iterations}}, {{progress}}, {{rules}}, {{notes}} "
                           "(default: built in)")
     parser.addoption("--agent-timeout", scope="loop", setting="agent-timeout",
-                     type=positive_duration, setting_type=Annotated[float, Bound(gt=0)],
+                     type=positive_duration, setting_type=Annotated[float, Duration(gt=0)],
                      default=DEFAULT_AGENT_TIMEOUT, metavar="DURATION",
                      help="seconds one agent run may take before its whole process group is "
                           f"killed (default {DEFAULT_AGENT_TIMEOUT:g}: 30 minutes)")
