@@ -277,7 +277,7 @@ def split_disable_args(args: Sequence[str]) -> tuple[list[str], list[str]]:
             if not _has_prompt(args[:index]):
                 raise UsageError(
                     f"-p {args[index + 1]}: -p disables a plugin and takes no:NAME, e.g. "
-                    "-p no:coverage (see 'ralph-verify plugins'); a prompt file is "
+                    "-p no:cache (see 'ralph-verify plugins'); a prompt file is "
                     "'run -P FILE'")
             rest += ["--prompt", args[index + 1]]
             index += 2

@@ -148,7 +148,7 @@ def test_p_with_a_file_outside_run_and_fleet_says_what_p_takes(ralph: Ralph) -> 
     result = ralph.run("check", "-p", "foo", "--until", "files:pyproject.toml")
     assert result.ret == 2
     _clean_error(result.err, "-p foo: -p disables a plugin and takes no:NAME, e.g. -p "
-                             "no:coverage (see 'ralph-verify plugins'); a prompt file is "
+                             "no:cache (see 'ralph-verify plugins'); a prompt file is "
                              "'run -P FILE'")
     assert "deprecated" not in result.err
 
