@@ -10,10 +10,11 @@ the run.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from ralph_verify.proc.periodic import every
 
 #: How often the files are looked at (the live line repaints twice a second).
 INTERVAL_S = 0.5
@@ -72,16 +73,9 @@ def watch_progress(folder: Path, report: ProgressCallback | None) -> Iterator[No
         yield
         return
     progress = RecordProgress(folder)
-    stop = threading.Event()
 
-    def watch() -> None:
-        while not stop.wait(INTERVAL_S):
-            report(*progress.poll())  # unchanged figures too: a listener expires stale ones
+    def tick() -> None:
+        report(*progress.poll())  # unchanged figures too: a listener expires stale ones
 
-    thread = threading.Thread(target=watch, daemon=True, name="ralph-pytest-progress")
-    thread.start()
-    try:
+    with every(INTERVAL_S, tick, "ralph-pytest-progress"):
         yield
-    finally:
-        stop.set()
-        thread.join(timeout=2)
