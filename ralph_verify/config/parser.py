@@ -57,23 +57,16 @@ class Bound:
 
 
 @dataclass(frozen=True)
-class Duration:
+class Duration(Bound):
     """A duration setting's type, ``Annotated[float, Duration(gt=0)]``: seconds as a TOML
     number, or a string in the spellings of ``--max-time`` (``"90s"``, ``"10m"``, ``"2h"``,
     ``"1h30m"``), so ``timeout = "10m"`` in ``pyproject.toml`` means what ``--timeout 10m``
     does. Booleans, ``inf`` and ``nan`` are refused, as :class:`Bound` refuses them."""
 
-    gt: float | None = None
-    ge: float | None = None
-
     def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
         from pydantic_core import core_schema
 
-        number = dict(handler(source))
-        number.update({key: value for key, value in (("gt", self.gt), ("ge", self.ge))
-                       if value is not None})
-        number["strict"] = True
-        number["allow_inf_nan"] = False
+        number = super().__get_pydantic_core_schema__(source, handler)
         return core_schema.no_info_before_validator_function(_seconds_of_duration, number)
 
 
