@@ -72,10 +72,11 @@ def ralph_addoption(parser: Parser) -> None:
                      help="the task as text (or use -P FILE; default: PROMPT.md in the root)")
     parser.addoption("-P", "--prompt", scope="loop", setting="prompt", metavar="FILE",
                      help="file with the task (-p is only -p no:NAME; -p FILE is deprecated)")
-    parser.addoption("--agent", scope="loop", setting="agent", metavar="NAME[:ARG]",
+    parser.addoption("--agent", scope=("loop", "plan"), setting="agent", metavar="NAME[:ARG]",
                      help="the agent: cmd:COMMAND (prompt on stdin), replay:DIR, or an adapter "
                           "a plugin registers (see 'ralph-verify plugins')")
-    parser.addoption("--max-iterations", scope=("loop", "start"), setting="max-iterations",
+    parser.addoption("--max-iterations", scope=("loop", "start", "plan"),
+                     setting="max-iterations",
                      type=positive_int, setting_type=Annotated[int, Bound(ge=1)],
                      default=DEFAULT_MAX_ITERATIONS, metavar="N",
                      help=f"stop after N iterations (default {DEFAULT_MAX_ITERATIONS})")
