@@ -15,6 +15,8 @@ from ralph_verify.errors import UsageError
 from ralph_verify.tasks.export import to_prd, to_tasks_md
 from ralph_verify.tasks.importers import load_any, to_toml, translate
 from ralph_verify.tasks.model import TaskList
+from ralph_verify.testing import Ralph
+from tests.loop_helpers import agent
 
 DATA = Path(__file__).resolve().parent / "data" / "tasks"
 
@@ -135,3 +137,55 @@ def test_export_into_the_tools_own_file_sets_only_the_verified_statuses(
     assert "- [ ] T001 Create project structure" in text  # its [X] was only a claim
     assert "- [X] T003 [P] [US1] Contract test" in text
     assert text.replace("[X]", "[ ]") == original.replace("[X]", "[ ]")
+
+
+SPECKIT = """\
+# Tasks: demo
+
+## Phase 1: Setup
+
+- [ ] T001 Write one.txt until: files:one.txt
+
+## Phase 2: User Story 1 (Priority: P1)
+
+- [ ] T002 [P] [US1] Write two.txt
+  - until: files:two.txt
+- [ ] T003 [P] [US1] Write three.txt
+  - until: files:three.txt
+"""
+
+
+def test_a_spec_kit_list_runs_as_it_is_a_ticked_box_is_no_done_and_export_writes_it_back(
+        ralph: Ralph) -> None:
+    ralph.makefile("specs/001/tasks.md", SPECKIT)
+    ralph.git_init()
+    script = agent(ralph, """\
+        T = os.environ["RALPH_TASK_ID"]
+        plan = pathlib.Path("specs/001/tasks.md")
+        plan.write_text(plan.read_text().replace(f"- [ ] {T}", f"- [X] {T}"))  # the claim
+        if N == 2:
+            name = {"T001": "one", "T002": "two", "T003": "three"}[T]
+            pathlib.Path(name + ".txt").write_text(T)
+        """)
+    result = ralph.run("run", "--tasks", "specs/001/tasks.md", "--agent", script,
+                       "--max-iterations", "3", "--until", "files:specs/001/tasks.md")
+    assert result.ret == 0, result
+    table = ralph.run("tasks", "status", "--json").json()
+    assert [(r["id"], r["status"], r["iterations"]) for r in table["tasks"]] == [
+        ("T001", "done", 2), ("T002", "done", 2), ("T003", "done", 2)]
+    first = ralph.git("rev-list", "--max-parents=0", "HEAD").strip()
+    ralph.git("checkout", first, "--", "specs/001/tasks.md")  # the file as it was given
+    assert "[X]" not in (ralph.path / "specs/001/tasks.md").read_text()
+    exported = ralph.run("tasks", "export", "--to", "tasks.md")
+    assert exported.ret == 0 and "3 tasks, 3 verified done" in exported.out, exported
+    text = (ralph.path / "specs/001/tasks.md").read_text()
+    assert text == SPECKIT.replace("- [ ] T", "- [X] T")
+    as_prd = ralph.run("tasks", "export", "--to", "prd.json", "-o", "prd.json")
+    assert as_prd.ret == 0, as_prd
+    stories = json.loads((ralph.path / "prd.json").read_text())["userStories"]
+    assert [(s["id"], s["passes"], s["dependsOn"]) for s in stories] == [
+        ("T001", True, []), ("T002", True, ["T001"]), ("T003", True, ["T001"])]
+    back = ralph.run("tasks", "import", "prd.json", "-o", "again.toml")
+    assert back.ret == 0, back
+    assert shape(load_any(ralph.path / "again.toml")) == \
+        shape(load_any(ralph.path / "specs/001/tasks.md"))
