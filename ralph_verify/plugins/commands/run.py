@@ -82,8 +82,9 @@ def ralph_addoption(parser: Parser) -> None:
                      help=f"stop after N iterations (default {DEFAULT_MAX_ITERATIONS})")
     parser.addoption("--template", scope="loop", setting="template", metavar="FILE",
                      help="prompt template with {{task}}, {{feedback}}, {{iteration}}, "
-                          "{{max_iterations}}, {{progress}}, {{rules}}, {{notes}} "
-                          "(default: built in)")
+                          "{{max_iterations}}, {{progress}}, {{rules}}, {{notes}}; with --tasks "
+                          "also {{task_id}}, {{task_title}}, {{acceptance}}, {{tasks}}, "
+                          "{{learnings}} (default: built in)")
     parser.addoption("--agent-timeout", scope="loop", setting="agent-timeout",
                      type=positive_duration, setting_type=Annotated[float, Bound(gt=0)],
                      default=DEFAULT_AGENT_TIMEOUT, metavar="DURATION",

@@ -38,12 +38,16 @@ def ralph_addoption(parser: Parser) -> None:
     parser.add_command(
         "tasks", tasks_command, scopes=("verify", "status", "tasks", "plan"),
         help="task lists: 'tasks check FILE' (valid? order? checks red before any work?), "
-             "'tasks status [--json]' (the table of the last 'run --tasks'), "
-             "'tasks import prd.json -o tasks.toml'",
+             "'tasks status [--json] [--watch]' (the table of the last 'run --tasks'), "
+             "'tasks import prd.json -o tasks.toml', 'tasks export --to prd.json', "
+             "'tasks retry|skip|reset|rollback ID', 'tasks plan SPEC.md -o tasks.toml'",
         description="Work with a task file (tasks.toml) for 'run --tasks FILE'.\n\nexamples:\n"
                     "  ralph-verify tasks check tasks.toml\n"
                     "  ralph-verify run --tasks tasks.toml --agent claude\n"
-                    "  ralph-verify tasks status --json",
+                    "  ralph-verify tasks status --json\n"
+                    "  ralph-verify tasks export --to tasks.md\n"
+                    "  ralph-verify tasks rollback T2\n"
+                    "  ralph-verify tasks plan SPEC.md -o tasks.toml --agent claude",
     )
     parser.addoption("tasks_action", scope="tasks", choices=ACTIONS, metavar="ACTION",
                      help="check FILE, status [--watch], import FILE [-o tasks.toml], export "
