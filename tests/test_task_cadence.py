@@ -163,3 +163,43 @@ def test_the_task_placeholders_are_known_to_a_template_and_empty_outside_a_list(
     text = load_template(str(template), tmp_path)
     assert render(text, {"task": "x"}) == "|||||x\n"
     assert render(text, {"task": "x", "task_id": "T1", "task_title": "one"}).startswith("T1|one|")
+
+
+def test_ctrl_c_mid_task_then_resume_continues_that_task(ralph: Ralph) -> None:
+    ralph.makefile("tasks.toml", CHAIN)
+    ralph.git_init()
+    calls = ralph.path.parent / "calls.txt"
+    waiting = ralph.path.parent / "waiting"
+    script = agent(ralph, f"""\
+        T = os.environ["RALPH_TASK_ID"]
+        with open({str(calls)!r}, "a") as log:
+            log.write(f"{{T}}{{N}}\\n")
+        if T == "A":
+            pathlib.Path("a.txt").write_text("a")
+        elif N == 1 and not pathlib.Path({str(waiting)!r}).exists():
+            pathlib.Path("b-part1.txt").write_text("half of it")
+            pathlib.Path({str(waiting)!r}).write_text("x")
+            time.sleep(60)  # interrupted: ralph-verify stops the agent's process group
+        else:
+            pathlib.Path("b.txt").write_text("b")
+        """)
+    run = Background(ralph, "run", "--tasks", "tasks.toml", "--agent", script)
+    try:
+        wait_for(waiting.exists, timeout=120, what="B's first agent run", run=run)
+        run.interrupt()
+        assert run.wait(timeout=60) == 130, run.output()
+    finally:
+        run.kill()
+    table = rows(ralph)
+    assert table["A"]["status"] == "done" and table["B"]["status"] == "todo"
+    assert table["B"]["reason"].startswith("cancelled")
+    session = json.loads((ralph.path / ".ralph/state.json").read_text())["session"]
+    result = ralph.run("run", "--tasks", "tasks.toml", "--resume", "--agent", script)
+    assert result.ret == 0, result
+    table = rows(ralph)
+    assert (table["A"]["status"], table["B"]["status"]) == ("done", "done")
+    log = calls.read_text().split()
+    assert log[:2] == ["A1", "B1"] and "A1" not in log[2:], log  # A is not run again
+    assert (ralph.path / "b-part1.txt").exists()  # B's first iteration's work was kept
+    # B's session went on (the same session of the loop), not a new one from scratch.
+    assert json.loads((ralph.path / ".ralph/state.json").read_text())["session"] == session

@@ -189,3 +189,31 @@ def test_a_spec_kit_list_runs_as_it_is_a_ticked_box_is_no_done_and_export_writes
     assert back.ret == 0, back
     assert shape(load_any(ralph.path / "again.toml")) == \
         shape(load_any(ralph.path / "specs/001/tasks.md"))
+
+
+def test_a_ralph_tasks_json_runs_and_every_task_keeps_its_verify_command(
+        ralph: Ralph) -> None:
+    ralph.makefile("ralph-tasks.json", json.dumps({
+        "maxIterations": 3, "verifyCommand": "test ! -e broken.txt",
+        "tasks": [
+            {"id": "task-1", "description": "Write one.txt",
+             "acceptance": ["until: files:one.txt"], "passes": False},
+            {"id": "task-2", "description": "Write two.txt without breaking the build",
+             "acceptance": ["until: files:two.txt"], "passes": False}]}))
+    ralph.git_init()
+    script = agent(ralph, """\
+        T = os.environ["RALPH_TASK_ID"]
+        if T == "task-1":
+            pathlib.Path("one.txt").write_text("1")
+        elif N == 1:  # its own check passes, the verify command fails
+            pathlib.Path("two.txt").write_text("2")
+            pathlib.Path("broken.txt").write_text("x")
+        else:
+            pathlib.Path("broken.txt").unlink()
+        """)
+    result = ralph.run("run", "--tasks", "ralph-tasks.json", "--agent", script)
+    assert result.ret == 0, result
+    table = ralph.run("tasks", "status", "--json").json()
+    assert [(r["id"], r["status"], r["iterations"]) for r in table["tasks"]] == [
+        ("task-1", "done", 1), ("task-2", "done", 2)]
+    assert 'cmd:"test ! -e broken.txt"' in table["tasks"][1]["gate"]

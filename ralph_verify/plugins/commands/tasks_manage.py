@@ -135,6 +135,13 @@ def rollback(config: Config) -> int:
     if not base:
         raise UsageError(f"tasks rollback {task_id}: the task never started (no tree to go "
                          "back to); 'tasks reset' changes its status only")
+    try:
+        git.git(config.root, "merge-base", "--is-ancestor", base, "HEAD")
+    except git.GitError:
+        here = git.current_branch(config.root) or "a detached HEAD"
+        raise UsageError(f"tasks rollback {task_id}: {here} does not hold the task list's "
+                         f"history (no {base[:10]}): switch to the branch the list ran on "
+                         "first") from None
     dirty = git.dirty_paths(config.root)
     if dirty:
         raise UsageError(f"uncommitted changes ({', '.join(dirty[:5])}"
