@@ -217,3 +217,13 @@ def test_a_ralph_tasks_json_runs_and_every_task_keeps_its_verify_command(
     assert [(r["id"], r["status"], r["iterations"]) for r in table["tasks"]] == [
         ("task-1", "done", 1), ("task-2", "done", 2)]
     assert 'cmd:"test ! -e broken.txt"' in table["tasks"][1]["gate"]
+
+
+def test_export_into_a_markdown_checklist_sets_its_boxes_by_position(tmp_path: Path) -> None:
+    plan = tmp_path / "fix_plan.md"
+    plan.write_text("# Fix plan\n\n- [x] Fix the parser until: files:one.txt\n"
+                    "  - [ ] a sub-item stays as it is\n- [ ] Wire the CLI until: files:two.txt\n")
+    tasks = load_any(plan)
+    text = to_tasks_md(tasks, {"T1": "failed", "T2": "already"}, plan.read_text())
+    assert text == ("# Fix plan\n\n- [ ] Fix the parser until: files:one.txt\n"
+                    "  - [ ] a sub-item stays as it is\n- [X] Wire the CLI until: files:two.txt\n")

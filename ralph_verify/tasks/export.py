@@ -13,13 +13,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ralph_verify.tasks.formats import SPECKIT_ITEM
+from ralph_verify.tasks.formats import SPECKIT_ITEM, looks_like_speckit
 from ralph_verify.tasks.model import TaskList
 from ralph_verify.tasks.order import DONE
 
 #: The formats ``--to`` names.
 FORMATS = ("prd.json", "tasks.md")
 _CHECKBOX = re.compile(r"^(\s*[-*]\s+\[)[ xX](\])")
+_CHECKLIST_ITEM = re.compile(r"^(?P<indent>\s*)[-*]\s+\[[ xX]\]\s+\S")
 
 
 def verified(task_list: TaskList, status: Mapping[str, str]) -> dict[str, bool]:
@@ -57,14 +58,20 @@ def to_prd(task_list: TaskList, status: Mapping[str, str],
 
 def to_tasks_md(task_list: TaskList, status: Mapping[str, str],
                 original: str | None = None) -> str:
-    """A spec-kit ``tasks.md``: the original with its boxes set, or a new one (one phase,
-    each task's checks and dependencies as sub-items)."""
+    """A spec-kit ``tasks.md``: the original (a spec-kit list, or any Markdown checklist)
+    with its boxes set, or a new one (one phase, each task's checks and dependencies as
+    sub-items)."""
     done = verified(task_list, status)
     if original is not None:
         lines = []
+        speckit = looks_like_speckit(original)
+        position = 0
         for line in original.splitlines(keepends=True):
-            item = SPECKIT_ITEM.match(line)
-            task_id = (item["id"] or item["quoted"]) if item else ""
+            item = SPECKIT_ITEM.match(line) if speckit else _CHECKLIST_ITEM.match(line)
+            if item and not speckit and not item["indent"]:
+                position += 1  # a checklist's tasks are T1, T2... by position
+            task_id = ((item["id"] or item["quoted"]) if speckit else f"T{position}") \
+                if item else ""
             if item and not item["indent"] and task_id in done:
                 line = _CHECKBOX.sub(r"\g<1>" + ("X" if done[task_id] else " ") + r"\g<2>",
                                      line, count=1)
