@@ -203,3 +203,54 @@ def test_ctrl_c_mid_task_then_resume_continues_that_task(ralph: Ralph) -> None:
     assert (ralph.path / "b-part1.txt").exists()  # B's first iteration's work was kept
     # B's session went on (the same session of the loop), not a new one from scratch.
     assert json.loads((ralph.path / ".ralph/state.json").read_text())["session"] == session
+
+
+def test_retry_skip_and_reset_between_runs(ralph: Ralph) -> None:
+    ralph.makefile("tasks.toml", """\
+        [defaults]
+        keep = "files:tasks.toml"
+        max-iterations = 1
+
+        [[task]]
+        id = "A"
+        until = "files:a.txt"
+        depends-on = []
+
+        [[task]]
+        id = "B"
+        until = "files:b.txt"
+        depends-on = ["A"]
+
+        [[task]]
+        id = "C"
+        until = "files:c.txt"
+        depends-on = []
+        """)
+    ralph.git_init()
+    script = agent(ralph, """\
+        T = os.environ["RALPH_TASK_ID"]
+        if T != "A":  # A is never done
+            pathlib.Path(T.lower() + ".txt").write_text(T)
+        """)
+    first = ralph.run("run", "--tasks", "tasks.toml", "--agent", script)
+    assert first.ret == 1, first
+    status = {t: row["status"] for t, row in rows(ralph).items()}
+    assert status == {"A": "failed", "B": "skipped", "C": "done"}
+    retried = ralph.run("tasks", "retry", "A")
+    assert retried.ret == 0 and "A, B now todo" in retried.out, retried
+    refused = ralph.run("tasks", "retry", "C")
+    assert refused.ret == 2 and "the task is done" in refused.err, refused
+    assert ralph.run("tasks", "skip", "A").ret == 0
+    table = rows(ralph)
+    assert (table["A"]["status"], table["B"]["status"]) == ("skipped", "todo")
+    second = ralph.run("run", "--tasks", "tasks.toml", "--agent", script, "--resume")
+    assert second.ret == 0, second  # A set aside holds nothing up; the list is complete
+    table = rows(ralph)
+    assert {t: row["status"] for t, row in table.items()} == {
+        "A": "skipped", "B": "done", "C": "done"}
+    assert "files:a.txt" not in table["B"]["gate"]
+    reset = ralph.run("tasks", "reset", "C")
+    assert reset.ret == 0, reset
+    assert (rows(ralph)["C"]["status"], rows(ralph)["C"]["commit"]) == ("todo", None)
+    unknown = ralph.run("tasks", "reset", "Z")
+    assert unknown.ret == 2 and "no such task" in unknown.err and "A, B, C" in unknown.err

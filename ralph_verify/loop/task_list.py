@@ -30,6 +30,7 @@ from ralph_verify.loop.task_steps import (
     head,
     interrupted,
     notify_list,
+    passed_over,
     readiness,
     squash,
 )
@@ -283,9 +284,8 @@ class TaskListRun:
 
     def _final(self, state: TasksState) -> TaskListResult:
         rows = state.tasks
-        unfinished = [row for row in rows if row.status not in DONE and not
-                      (row.status == "skipped" and (row.reason == "skip in the task file" or
-                                                    row.reason.startswith("before --from")))]
+        unfinished = [row for row in rows if row.status not in DONE and
+                      not passed_over(row.status, row.reason)]
         if unfinished:
             names = ", ".join(f"{row.id} {row.status}" for row in unfinished)
             return self._end(state, "incomplete", f"not every task is done: {names}")

@@ -58,6 +58,15 @@ def interrupted(root: Path, task_id: str) -> bool:
 
 #: The reason of a task ``--from`` passed over.
 FROM_REASON = "before --from "
+#: The reason of a task ``tasks skip`` skipped.
+USER_SKIP = "skipped by the user"
+
+
+def passed_over(status: str, reason: str) -> bool:
+    """A task the user set aside (``skip`` in the file, ``--from``, ``tasks skip``): it holds
+    nothing up and leaves the list complete."""
+    return status == "skipped" and (reason == "skip in the task file" or
+                                    reason.startswith((FROM_REASON, USER_SKIP)))
 
 
 def apply_from(task_list: TaskList, state: TasksState, task_id: str) -> None:
@@ -73,10 +82,10 @@ def apply_from(task_list: TaskList, state: TasksState, task_id: str) -> None:
 
 
 def readiness(state: TasksState) -> dict[str, str]:
-    """The statuses the next task is chosen by: a task ``--from`` passed over holds
-    nothing up (its checks still join no gate)."""
-    return {row.id: "already" if row.status == "skipped" and row.reason.startswith(FROM_REASON)
-            else row.status for row in state.tasks}
+    """The statuses the next task is chosen by: a task the user set aside holds nothing up
+    (its checks still join no gate)."""
+    return {row.id: "already" if passed_over(row.status, row.reason) else row.status
+            for row in state.tasks}
 
 
 def notify_list(config: Config, state: TasksState, verdict: str, reason: str) -> None:

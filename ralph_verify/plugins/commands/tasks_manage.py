@@ -4,7 +4,7 @@ tree change; the task file itself is only written by ``export`` when asked to.
 
 - ``tasks retry ID``: a failed, blocked or skipped task (and what was skipped because of
   it) is ``todo`` again; ``run --tasks FILE --resume`` takes it.
-- ``tasks skip ID``: the task and what depends on it are ``skipped``.
+- ``tasks skip ID``: the task is ``skipped``, as ``skip`` in the file: it holds nothing up.
 - ``tasks reset ID``: the task is ``todo`` again, its row forgotten (verified afresh).
 - ``tasks rollback ID``: the tree of before the task's first iteration, as a new commit;
   the task and every task started after it are ``todo`` again.
@@ -108,12 +108,8 @@ def change(config: Config, action: str) -> int:
             if state.record(other).status == "skipped" and task_id in state.record(other).reason:
                 state.set(other, "todo", f"retry of {task_id}")
                 changed.append(other)
-    elif action == "skip":
+    elif action == "skip":  # set aside: it holds nothing up, as 'skip' in the file
         state.set(task_id, "skipped", "skipped by the user ('tasks skip')")
-        for other in _dependents(config, state, task_id):
-            if state.record(other).status == "todo":
-                state.set(other, "skipped", f"depends on {task_id}, skipped")
-                changed.append(other)
     else:
         state.set(task_id, "todo", "reset by the user", iterations=0, cost_usd=0.0,
                   commit=None, duration_s=0.0, fingerprint="", base=None)
