@@ -7,7 +7,10 @@ temporary git projects, worked by ``cmd:`` agents."""
 from __future__ import annotations
 
 import json
+import os
 import signal
+import subprocess
+import sys
 from typing import Any
 
 from ralph_verify.loop.prompt import load_template, render
@@ -254,3 +257,39 @@ def test_retry_skip_and_reset_between_runs(ralph: Ralph) -> None:
     assert (rows(ralph)["C"]["status"], rows(ralph)["C"]["commit"]) == ("todo", None)
     unknown = ralph.run("tasks", "reset", "Z")
     assert unknown.ret == 2 and "no such task" in unknown.err and "A, B, C" in unknown.err
+
+
+def test_status_watch_follows_a_live_list_to_its_end(ralph: Ralph) -> None:
+    ralph.makefile("tasks.toml", CHAIN)
+    ralph.git_init()
+    go = ralph.path.parent / "go"
+    script = agent(ralph, f"""\
+        T = os.environ["RALPH_TASK_ID"]
+        for _ in range(600):  # each task waits for the test's word
+            if pathlib.Path({str(go)!r}).exists():
+                break
+            time.sleep(0.05)
+        pathlib.Path(T.lower() + ".txt").write_text(T)
+        """)
+    run = Background(ralph, "run", "--tasks", "tasks.toml", "--agent", script)
+    watch = None
+    try:
+        wait_for(lambda: (ralph.path / ".ralph/tasks/state.json").exists(), timeout=120,
+                 what="the list's state", run=run)
+        watch = subprocess.Popen([sys.executable, "-m", "ralph_verify", "tasks", "status",
+                                  "--watch", "--interval", "0.1"], cwd=ralph.path,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 env={**os.environ, **ralph.env})
+        go.write_text("x")
+        assert run.wait(timeout=120) == 0, run.output()
+        out, _ = watch.communicate(timeout=60)
+        assert watch.returncode == 0, out
+    finally:
+        run.kill()
+        if watch is not None and watch.poll() is None:
+            watch.kill()
+            watch.wait()
+    tables = out.split("task list ")[1:]
+    assert len(tables) >= 2, out  # drawn again as it changed
+    assert "running A" in out or "running B" in out, out
+    assert "complete" in tables[-1] and tables[-1].count(" done ") == 2, out
