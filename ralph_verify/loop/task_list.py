@@ -115,7 +115,8 @@ class TaskListRun:
         failed_in_a_row = 0
         try:
             while True:
-                task = next_ready(self.tasks, readiness(state))
+                task = (self.tasks.get(self.continuing) if self.continuing  # first: the
+                        else next_ready(self.tasks, readiness(state)))  # interrupted task
                 if task is None:
                     break
                 outcome = self._run_task(task, state)
