@@ -68,6 +68,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "loop",
     "commands.run",
     "commands.tasks",
+    "commands.tasks_manage",
     "commands.status",
     "commands.cancel",
     "commands.rollback",
