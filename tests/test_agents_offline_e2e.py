@@ -157,3 +157,28 @@ def test_a_refusal_is_an_agent_error_on_the_first_iteration(
     assert fix in reason.split("fix: ", 1)[1], reason
     assert not offline_server.model_requests()
 
+
+
+@pytest.mark.parametrize("args", [[], ["--continue-session", "--yolo"]],
+                         ids=["fresh-default-permissions", "continue-session-yolo"])
+def test_copilot_loads_the_project_s_own_configuration(
+        args: list[str], ralph: Ralph, copilot_cli: AgentCLI, agent_home: Path,
+        offline_net: OfflineNet, offline_server: ModelServer, tmp_path: Path) -> None:
+    """Headless Copilot does not refuse a folder it does not trust: it silently leaves out
+    the project's hooks, MCP servers and settings. The adapter trusts the project for each
+    run (--trust-folder on a new session, COPILOT_ALLOW_ALL=true on a resumed one with
+    --yolo): the project's own hook runs in every iteration."""
+    calls = tmp_path / "hook-calls"
+    hook = {"version": 1, "hooks": {"userPromptSubmitted": [
+        {"type": "command", "bash": f"echo ran >> '{calls}'"}]}}
+    ralph.makefile(".github/hooks/ralph-test.json", json.dumps(hook))
+    make_project(ralph)
+    first, second = iteration_steps(CASES["copilot"])
+    offline_server.script(*first, *second)
+    env = copilot_cli.env(agent_home, offline_server.url)
+    proc = run_offline(ralph, offline_net, env, "--agent", "copilot", "--model", MODEL, *args)
+    result = json.loads(proc.stdout[proc.stdout.index("{"):])
+    assert result["verdict"] == "complete", result
+    assert len(result["iterations"]) == 2, result
+    assert calls.read_text().split() == ["ran", "ran"], proc.stderr[-2000:]
+    assert offline_net.outbound_attempts() == 0, offline_net.counters()
