@@ -1,4 +1,4 @@
-"""``ralph-verify init claude`` / ``codex`` / ``qwen``: merge the hooks into the agent's settings.
+"""``ralph-verify init claude|codex|qwen|gemini``: merge the hooks into the agent's settings.
 
 The file is read as JSON, our entries are added where they are missing, and
 nothing of the user's is removed or changed: other hooks, other events, other
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.errors import UsageError
-from ralph_verify.guard.agent_hooks import claude_hooks, codex_hooks, qwen_hooks
+from ralph_verify.guard.agent_hooks import claude_hooks, codex_hooks, gemini_hooks, qwen_hooks
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
@@ -112,7 +112,7 @@ def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
 
 
 def install(config: Config, target: str) -> int:
-    """Merge the hooks of ``target`` (claude, codex, qwen) into its settings file."""
+    """Merge the hooks of ``target`` (claude, codex, qwen, gemini) into its settings file."""
     from ralph_verify.config.scaffold import FileChange, apply_changes, gitignore_change
 
     command = hook_command(config)
@@ -125,6 +125,10 @@ def install(config: Config, target: str) -> int:
     elif target == "qwen":
         path = config.root / ".qwen" / "settings.json"
         hooks = qwen_hooks(command, timeout=timeout)
+        env = {}
+    elif target == "gemini":
+        path = config.root / ".gemini" / "settings.json"
+        hooks = gemini_hooks(command, timeout=timeout)
         env = {}
     else:
         home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
@@ -154,9 +158,9 @@ def install(config: Config, target: str) -> int:
         print("next: in Claude Code, 'ralph-verify start --until tests,lint' (or the "
               "/ralph-verify command of the plugin) starts a loop; 'ralph-verify cancel' "
               "ends it")
-    elif target == "qwen":
-        print("next: in Qwen Code, 'ralph-verify start --agent-name qwen --until ...' starts "
-              "a loop (no PreToolUse guard for Qwen Code)")
+    elif target in ("qwen", "gemini"):
+        print(f"next: in the agent, 'ralph-verify start --agent-name {target} --until ...' "
+              "starts a loop (no PreToolUse guard for this agent)")
     else:
         print("next: Codex runs hooks only when trusted (codex exec "
               "--dangerously-bypass-hook-trust for automation); in Codex, "

@@ -4,9 +4,9 @@ Its settings and ``init`` targets live here; its commands are plugin modules of 
 own (:mod:`ralph_verify.plugins.commands.start`, ``agent_hook``, ``slash``)::
 
     ralph-verify start --until tests,lint [--max-iterations N]   # inside the agent
-    ralph-verify hook claude-stop | codex-stop | qwen-stop        # the Stop hook
+    ralph-verify hook claude-stop | codex-stop | qwen-stop | gemini-stop   # the Stop hook
     ralph-verify hook claude-pretool | codex-pretool              # the PreToolUse guard
-    ralph-verify init claude | codex | qwen                       # install the hooks
+    ralph-verify init claude | codex | qwen | gemini              # install the hooks
 
 A hook never fails the agent: whatever goes wrong (bad config, a crash, the
 time budget) it exits 0 without blocking, says so in a ``systemMessage`` and
@@ -73,6 +73,9 @@ def ralph_register_init_targets(registry: InitRegistry) -> None:
     registry.add(InitTarget("qwen", init_qwen,
                             help="Qwen Code: the Stop hook and a raised block cap in "
                                  ".qwen/settings.json (merged)"))
+    registry.add(InitTarget("gemini", init_gemini,
+                            help="Gemini CLI: the Stop hook (AfterAgent) in "
+                                 ".gemini/settings.json (merged)"))
 
 
 def init_claude(config: Config) -> int:
@@ -91,3 +94,9 @@ def init_qwen(config: Config) -> int:
     from ralph_verify.hookmode.install import install
 
     return install(config, "qwen")
+
+
+def init_gemini(config: Config) -> int:
+    from ralph_verify.hookmode.install import install
+
+    return install(config, "gemini")
