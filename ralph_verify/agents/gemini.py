@@ -23,6 +23,15 @@ Refusals read at once: an untrusted folder, no auth method, an unknown model.
 Permissions: ``--approval-mode auto_edit`` by default (edits accepted; no shell tool
 headless); with ``--yolo`` ``--yolo``. ``--continue-session``: ``--resume ID``
 (``latest`` when the id is unknown).
+
+Stop hook (hook mode): Gemini's ``AfterAgent`` hook can block the end of a turn
+(``{"decision": "block", "reason": R}``: R is sent as the next message; the final text comes
+as ``prompt_response``). ``ralph-verify init gemini`` merges ``hook gemini-stop`` into
+``.gemini/settings.json`` (timeout in milliseconds); then ``ralph-verify start --agent-name
+gemini``. Gemini runs a project's hooks only in a folder it trusts: ``--skip-trust`` does not
+load them (Gemini reads the project's settings before it takes the flag); trust the folder
+in Gemini or set ``GEMINI_CLI_TRUST_WORKSPACE=true``. Each block uses one turn of the
+prompt's turn limit (100).
 """
 
 from __future__ import annotations
