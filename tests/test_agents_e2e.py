@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,7 +94,7 @@ def variant_args(continued: bool) -> list[str]:
     return ["--continue-session", "--yolo"] if continued else []
 
 
-def history_agents(ralph: Ralph) -> list[dict[str, object]]:
+def history_agents(ralph: Ralph) -> list[dict[str, Any]]:
     """What each iteration recorded of its agent run (tokens, cost, session)."""
     return [json.loads(line)["agent"] for line in
             (ralph.path / ".ralph" / "history.jsonl").read_text().splitlines()]

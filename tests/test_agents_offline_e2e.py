@@ -159,24 +159,39 @@ def test_a_refusal_is_an_agent_error_on_the_first_iteration(
 
 
 
-@pytest.mark.parametrize("args", [[], ["--continue-session", "--yolo"]],
-                         ids=["fresh-default-permissions", "continue-session-yolo"])
-def test_copilot_loads_the_project_s_own_configuration(
-        args: list[str], ralph: Ralph, copilot_cli: AgentCLI, agent_home: Path,
-        offline_net: OfflineNet, offline_server: ModelServer, tmp_path: Path) -> None:
-    """Headless Copilot does not refuse a folder it does not trust: it silently leaves out
-    the project's hooks, MCP servers and settings. The adapter trusts the project for each
-    run (--trust-folder on a new session, COPILOT_ALLOW_ALL=true on a resumed one with
-    --yolo): the project's own hook runs in every iteration."""
+
+def _hook_file(name: str, calls: Path) -> tuple[str, dict[str, object]]:
+    """A project hook of ``name``'s own that appends a line to ``calls`` at every prompt."""
+    command = f"echo ran >> '{calls}'"
+    if name == "copilot":
+        return ".github/hooks/ralph-test.json", {"version": 1, "hooks": {
+            "userPromptSubmitted": [{"type": "command", "bash": command}]}}
+    return ".gemini/settings.json", {"hooks": {"BeforeAgent": [{"hooks": [
+        {"type": "command", "command": command}]}]}}
+
+
+@pytest.mark.parametrize(("name", "args"), [
+    ("copilot", []), ("copilot", ["--continue-session", "--yolo"]), ("gemini", [])],
+    ids=["copilot-fresh-default-permissions", "copilot-continue-session-yolo", "gemini"])
+def test_the_project_s_own_configuration_is_loaded(
+        name: str, args: list[str], request: pytest.FixtureRequest, ralph: Ralph,
+        agent_home: Path, offline_net: OfflineNet, offline_server: ModelServer,
+        tmp_path: Path) -> None:
+    """Neither CLI refuses a folder it does not trust when --skip-trust (Gemini) or nothing
+    (Copilot) is given: it runs, silently leaving out the project's own hooks, MCP servers
+    and settings. The adapter trusts the project for each run (Copilot: --trust-folder on a
+    new session, COPILOT_ALLOW_ALL=true on a resumed one with --yolo; Gemini:
+    GEMINI_CLI_TRUST_WORKSPACE=true): the project's own hook runs in every iteration."""
+    cli: AgentCLI = request.getfixturevalue(f"{name}_cli")
     calls = tmp_path / "hook-calls"
-    hook = {"version": 1, "hooks": {"userPromptSubmitted": [
-        {"type": "command", "bash": f"echo ran >> '{calls}'"}]}}
-    ralph.makefile(".github/hooks/ralph-test.json", json.dumps(hook))
+    path, hook = _hook_file(name, calls)
+    ralph.makefile(path, json.dumps(hook))
     make_project(ralph)
-    first, second = iteration_steps(CASES["copilot"])
+    first, second = iteration_steps(CASES[name])
     offline_server.script(*first, *second)
-    env = copilot_cli.env(agent_home, offline_server.url)
-    proc = run_offline(ralph, offline_net, env, "--agent", "copilot", "--model", MODEL, *args)
+    env = cli.env(agent_home, offline_server.url)
+    proc = run_offline(ralph, offline_net, env, "--agent", name, "--model", CASES[name].model,
+                       *args)
     result = json.loads(proc.stdout[proc.stdout.index("{"):])
     assert result["verdict"] == "complete", result
     assert len(result["iterations"]) == 2, result

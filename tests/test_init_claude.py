@@ -103,7 +103,7 @@ def test_init_codex_writes_codex_home_hooks(ralph: Ralph, tmp_path: Path) -> Non
     assert "--dangerously-bypass-hook-trust" in result.out
 
 
-@pytest.mark.parametrize("target", ["claude", "codex", "qwen"])
+@pytest.mark.parametrize("target", ["claude", "codex", "qwen", "gemini"])
 def test_init_agent_keeps_ralph_out_of_git(ralph: Ralph, tmp_path: Path, target: str) -> None:
     """The session files are never committed: .ralph/ goes into .gitignore, once, after the
     user's own lines; a project that ignores it already is left byte for byte."""

@@ -214,3 +214,13 @@ def test_copilot_trusts_the_project_for_a_new_session_only(tmp_path: Path) -> No
     yolo = CopilotAgent(None, AgentOptions(continue_session=True, bypass_permissions=True))
     assert yolo.environment(request(tmp_path)) == {}
     assert yolo.environment(request(tmp_path, iteration=2)) == {"COPILOT_ALLOW_ALL": "true"}
+
+
+def test_gemini_trusts_the_project_unless_the_user_says(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """--skip-trust loads none of the project's settings: the environment trusts it."""
+    monkeypatch.delenv("GEMINI_CLI_TRUST_WORKSPACE", raising=False)
+    agent = GeminiAgent(None, AgentOptions())
+    assert agent.environment(request(tmp_path)) == {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    monkeypatch.setenv("GEMINI_CLI_TRUST_WORKSPACE", "false")
+    assert agent.environment(request(tmp_path)) == {}
