@@ -59,8 +59,8 @@ ROWS: dict[str, Support] = {
                         "OpenCode's plugins are not used as a Stop hook"),
     "copilot": Support("Copilot CLI", "1.0.102", f"{OFFLINE}[copilot]", None,
                        f"{OFFLINE}[copilot]", f"no:{OFFLINE}[copilot]",
-                       "Copilot's hooks are not used as a Stop hook; it reports premium "
-                       "requests, no cost"),
+                       "Copilot's agentStop hook can block a stop (seen with 1.0.102) but "
+                       "hook mode does not use it yet; it reports premium requests, no cost"),
     "amp": Support("Amp", None, None, None, None, None,
                    "not tested offline: Amp talks only to its own service"),
 }

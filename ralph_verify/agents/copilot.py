@@ -36,6 +36,11 @@ headless unless the user's Copilot configuration allows them); with ``--yolo``
 ``--allow-all``. ``--continue-session``: ``--resume=SESSION_ID`` from the last run's
 ``result`` (``--continue``, the most recent session, only when the id is unknown: with
 two loops side by side that may be the other loop's).
+
+Hook mode: not supported yet. Copilot's ``agentStop`` hook (``.github/hooks/*.json``, in a
+trusted folder) can block a stop (``{"decision": "block", "reason": R}``: R goes to the
+model), seen with 1.0.102; its input has ``sessionId``, ``stop_hook_active`` and
+``transcriptPath`` but not the final text, which the loop's promise protocol reads.
 """
 
 from __future__ import annotations
