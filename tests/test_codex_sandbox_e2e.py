@@ -9,12 +9,15 @@ stall breaker stops the loop.
 
 Deterministic by construction: the scripted model answers each request from what the
 request holds, not from its place in the script. A first version scripted "the command,
-then the last words" in order and failed 2 of 13 runs: any request Codex sends besides
+then the last words" in order and failed 2 of 13 runs (its record: Codex's command step
+answered another request); it did not fail again in 17 runs at load 12-20, so the cause
+was not seen. Two things could do it: a request Codex sends besides
 the two expected (a retried turn, a poll of the command's session) shifts every later
-reply, and the command's output is Codex's only after ``exec_command``'s yield time
-(10 s by default), which a loaded machine can pass. Here a request that already carries
-the command's output gets the last words, any other gets the command (with the longest
-yield Codex allows): whatever Codex sends, in whatever order, the loop sees the same turn.
+positional reply, and ``exec_command`` returns the command's output only within its yield
+time (10 s by default; past it, a session id to poll). Here a request that already
+carries the command's output gets the last words, any other gets the command: whatever
+Codex sends, in whatever order, the turn is the same; and the command asks for the longest
+yield Codex allows (30 s; the failing ``bwrap`` answers within a second).
 """
 
 from __future__ import annotations
