@@ -1,4 +1,5 @@
-"""Hook mode: the loop driven by the agent's own Stop hook (Claude Code, Codex).
+"""Hook mode: the loop driven by the agent's own Stop hook (Claude Code, Codex, Qwen Code,
+Gemini CLI's AfterAgent).
 
 ``ralph-verify start`` records a session in ``.ralph/`` (the same files as
 ``run``: state.json, history.jsonl, progress.md, iterations/NNN/) and takes the
@@ -136,7 +137,9 @@ class _AgentTurn:
     def __init__(self, state: StateDir, name: str, payload: dict[str, Any], since: float) -> None:
         self.state = state
         self.name = name
-        self.text = str(payload.get("last_assistant_message") or "")
+        # Gemini CLI's AfterAgent hook calls the final text prompt_response.
+        self.text = str(payload.get("last_assistant_message") or payload.get("prompt_response")
+                        or "")
         self.session_id = str(payload.get("session_id") or "")
         self.since = since
 
