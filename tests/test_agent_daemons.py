@@ -18,6 +18,8 @@ import sys
 import uuid
 from pathlib import Path
 
+import pytest
+
 from ralph_verify.testing import Ralph
 
 #: A daemon: detaches as KIND says, writes its pid to FOLDER/KIND, then sleeps.
@@ -42,10 +44,11 @@ KINDS = ("setsid", "subshell", "nohup", "wiped-env", "wiped-env-subshell", "stub
 #: Runs as pid 1 of the namespace: the user's own sleep, then the run; then /proc.
 NAMESPACE_SCRIPT = """\
 import json, os, subprocess, sys, time
-project, agent, token, folder = sys.argv[1:5]
+project, agent, token, folder, timeout = sys.argv[1:6]
 user = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)", token + "-user"])
 run = subprocess.run([sys.executable, "-m", "ralph_verify", "run", "--agent", agent,
-                      "--until", "files:done.txt", "--max-iterations", "1", "start daemons"],
+                      "--until", "files:done.txt", "--max-iterations", "1", "--agent-timeout",
+                      timeout, "start daemons"],
                      cwd=project, capture_output=True, text=True, timeout=240,
                      env=dict(os.environ, RALPH_VERIFY_SANDBOX="off"))
 left = []
@@ -75,7 +78,10 @@ def _in_new_pid_namespace(argv: list[str], cwd: Path) -> subprocess.CompletedPro
                           capture_output=True, text=True, timeout=300, start_new_session=True)
 
 
-def test_daemons_the_agent_detaches_end_with_its_turn(ralph: Ralph) -> None:
+@pytest.mark.parametrize("end", ["exits", "times-out"])
+def test_daemons_the_agent_detaches_end_with_its_turn(ralph: Ralph, end: str) -> None:
+    """The agent exits (its reaper ends what is left), or hangs and is killed at its
+    timeout (with everything in its reaper's tree)."""
     ralph.git_init()
     token = f"ralph-daemon-{uuid.uuid4().hex[:12]}"
     folder = ralph.path.parent / "pids"
@@ -95,15 +101,18 @@ setsid env -i {py} {start} wiped-env {where} &
 {py} {start} forked-twice {where}
 for i in $(seq 200); do [ $(ls {where} | wc -l) -ge {len(KINDS)} ] && break; sleep 0.05; done
 echo done > done.txt
+{"sleep 300" if end == "times-out" else ""}
 """)
     runner = ralph.path.parent / "namespace.py"
     runner.write_text(NAMESPACE_SCRIPT)
     done = _in_new_pid_namespace(
         [sys.executable, str(runner), str(ralph.path), f"cmd:sh {shlex.quote(str(agent))}",
-         token, str(folder)], ralph.path)
+         token, str(folder), "4" if end == "times-out" else "600"], ralph.path)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
-    assert seen["ret"] == 0, seen
+    assert seen["ret"] == 0, seen  # done.txt was written before the agent hung
+    record = json.loads((ralph.path / ".ralph" / "history.jsonl").read_text().splitlines()[0])
+    assert record["agent"]["timed_out"] is (end == "times-out"), record
     assert sorted(seen["pids"]) == sorted(KINDS), seen  # every daemon did start
     # Only the user's own is left.
     assert seen["left"] == [f"{sys.executable} -c import time; time.sleep(300) {token}-user "], \
