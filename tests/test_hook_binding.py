@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -205,3 +206,23 @@ def test_a_restarted_agent_is_bound_again_through_what_it_shares(
     sessions.append(resumed)
     assert resumed.stop("back", stop_hook_active=True)["decision"] == "block"
     assert state(ralph)["iteration"] == 2
+
+
+def test_without_a_binding_the_recorded_session_is_heeded_then_bound(
+        ralph: Ralph, sessions: list[Session], tmp_path: Path) -> None:
+    """``start`` with one user folder, the hooks with another (another $XDG_CACHE_HOME): the
+    session ``start`` recorded is the only one heard, and its first stop binds the rest."""
+    ralph.env["CLAUDE_CODE_SESSION_ID"] = "s-owner"
+    assert ralph.run("start", "--until", UNTIL, "create done.txt").ret == 0
+    del ralph.env["CLAUDE_CODE_SESSION_ID"]
+    ralph.env["RALPH_VERIFY_CACHE_DIR"] = str(tmp_path / "another-cache")
+    intruder = Session(ralph, "s-intruder")
+    owner = Session(ralph, "s-owner")
+    sessions += [intruder, owner]
+    assert intruder.stop(BLOCKED) == {}
+    assert owner.stop("working")["decision"] == "block"
+    forged = ralph.run_subprocess("hook", "claude-stop",
+                                  stdin=json.dumps(payload("s-owner", owner.transcript,
+                                                           BLOCKED)))
+    assert forged.ret == 0 and _refused(forged.json()), forged
+    assert state(ralph)["status"] == "running" and state(ralph)["iteration"] == 1

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.loop import cancel_key
-from ralph_verify.proc.info import ancestry
+from ralph_verify.proc.info import ancestry, start_time
 from ralph_verify.state_files import write_text_atomic
 
 #: What a refused stop answers (the loop is not touched).
@@ -68,8 +68,6 @@ def _chain() -> list[list[Any]]:
 
 def _anchor(processes: list[Any]) -> tuple[int, str] | None:
     """The nearest bound process still alive (same pid, same start time)."""
-    from ralph_verify.proc.info import start_time
-
     for entry in processes:
         try:
             pid, started = int(entry[0]), str(entry[1])
