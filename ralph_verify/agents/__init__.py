@@ -70,6 +70,9 @@ class AgentResult:
     #: Runs the service turned away before this one, and the seconds waited for them.
     retries: int = 0
     waited_s: float = 0.0
+    #: Processes the agent started that outlived its turn and could not be ended
+    #: ("pid N (COMMAND)"); every other one was ended with the turn.
+    survivors: list[str] = field(default_factory=list)
 
 
 class Agent(Protocol):

@@ -101,7 +101,8 @@ class CommandAgent:
 
     def __init__(self, command: str, options: AgentOptions) -> None:
         command = command.strip()
-        if len(command) >= 2 and command[0] == command[-1] and command[0] in "\"'":
+        if len(command) >= 2 and command[0] == command[-1] and command[0] in "\"'" \
+                and command[0] not in command[1:-1]:  # one quoted word: 'a b', not 'a' 'b'
             command = command[1:-1]
         extra = " ".join(shlex.quote(arg) for arg in options.extra_args)
         self.command = f"{command} {extra}".strip()
@@ -148,5 +149,6 @@ class CommandAgent:
                            duration_s=time.monotonic() - started, text=sink.tail(),
                            timed_out=outcome.timed_out, cancelled=outcome.cancelled,
                            error=error, idle_s=request.idle_timeout if idle else None,
+                           survivors=outcome.survivors,
                            unavailable=None if idle or outcome.timed_out else
                            from_command(outcome.exit_code, sink.tail()))
