@@ -172,8 +172,10 @@ def test_editing_state_json_does_not_rebind_the_loop(ralph: Ralph,
     again = Session(ralph, "s-owner")
     sessions.append(again)
     refused = again.stop(BLOCKED)
-    assert _refused(refused) and "is not the one ralph-verify started" in refused["systemMessage"]
+    # The edit itself is undone (the kept state is put back), and the stop still refused.
+    assert _refused(refused), refused
     assert state(ralph)["status"] == "running"
+    assert state(ralph)["session"] != "19990101-000000-dead"
 
 
 def test_start_inside_the_session_binds_its_process_at_once(
@@ -226,3 +228,34 @@ def test_without_a_binding_the_recorded_session_is_heeded_then_bound(
                                                            BLOCKED)))
     assert forged.ret == 0 and _refused(forged.json()), forged
     assert state(ralph)["status"] == "running" and state(ralph)["iteration"] == 1
+
+
+def test_an_agent_that_edits_or_deletes_state_json_does_not_end_the_loop(
+        ralph: Ralph, sessions: list[Session]) -> None:
+    owner = _bound_loop(ralph, sessions)
+    path = ralph.path / ".ralph" / "state.json"
+    # The agent marks the loop finished, then stops: the state is put back and checked.
+    data = state(ralph)
+    data.update(status="finished", phase="finished")
+    path.write_text(json.dumps(data))
+    answer = owner.stop("all done", stop_hook_active=True)
+    assert answer["decision"] == "block", answer
+    assert answer["reason"].startswith("ralph-verify: .ralph/state.json was changed outside "
+                                       "ralph-verify; it was put back"), answer
+    assert state(ralph)["status"] == "running"
+    # It deletes the file: the same.
+    path.unlink()
+    answer = owner.stop("all done", stop_hook_active=True)
+    assert answer["decision"] == "block" and "state.json was deleted" in answer["reason"]
+    log = (ralph.path / ".ralph" / "hook.log").read_text()
+    assert "was changed outside" in log and "was deleted outside" in log
+    # The user's own way out still works, even over a deleted state.json.
+    path.unlink()
+    cancelled = ralph.run("cancel")
+    assert cancelled.ret == 0 and "cancelled the" in cancelled.out, cancelled
+    assert state(ralph)["verdict"]["verdict"] == "cancelled"
+    assert owner.stop("bye", stop_hook_active=True) == {}  # the loop is over: no block
+    # Once the loop is over, state.json is nobody's to guard: a later run owns it.
+    path.write_text(json.dumps({"mode": "run"}))
+    assert owner.stop("bye", stop_hook_active=True) == {}
+    assert json.loads(path.read_text()) == {"mode": "run"}

@@ -222,6 +222,18 @@ def test_a_crash_lets_claude_stop_and_is_logged(ralph: Ralph) -> None:
 def test_broken_state_or_config_lets_claude_stop(ralph: Ralph) -> None:
     start(ralph)
     (ralph.path / ".ralph" / "state.json").write_text("{cut")
+    # A state.json broken from outside is put back from the copy kept out of the agent's
+    # reach (hookmode/binding.py): the stop is judged as if nothing had happened...
+    result = answer(stop(ralph))
+    assert "state.json was changed outside ralph-verify; it was put back" in str(result)
+    # ... and without that copy (another user folder), a broken state lets the agent stop.
+    from unittest import mock
+
+    from ralph_verify.hookmode import binding
+
+    with mock.patch.dict(os.environ, ralph.env):  # the user folder the hook sees
+        binding.kept_state_path(ralph.path).unlink()
+    (ralph.path / ".ralph" / "state.json").write_text("{cut")
     result = answer(stop(ralph))
     assert "decision" not in result and "failed" in result["systemMessage"]
     ralph.makepyproject("[tool.ralph-verify]\nno-such-key = 1\n")

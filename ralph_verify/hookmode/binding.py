@@ -126,3 +126,51 @@ def admit(root: Path, loop: str, payload: dict[str, Any],
 def here() -> str:
     """This process and its parent, for the log."""
     return f"pid {os.getpid()}, parent {os.getppid()}"
+
+
+# --- the loop's state, kept where the agent cannot write ---------------------------------------
+#
+# Between two stops a hook-mode loop lives in ``.ralph/state.json``, inside the project, where
+# the agent can write: ``"status": "finished"`` or ``rm .ralph/state.json`` would end the loop
+# without a single check. So every state ralph-verify writes is also kept beside the binding,
+# and the Stop hook (and ``cancel``) start from that copy: an edited or deleted state.json is
+# put back, said to the agent and logged.
+
+
+def kept_state_path(root: Path) -> Path:
+    return cancel_key.outside_file(root, "hook-state", "json")
+
+
+def keep_state(root: Path, state_path: Path) -> None:
+    """Keep what ralph-verify just wrote to ``state_path`` (its bytes, as written)."""
+    try:
+        data = state_path.read_bytes()
+    except OSError:
+        return
+    path = kept_state_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write_text_atomic(path, data.decode("utf-8", "replace"))
+
+
+def restore_state(root: Path, state_path: Path) -> str | None:
+    """Put back the kept state of an active hook-mode loop if ``state_path`` differs from it;
+    what was wrong with it (for the agent and the log), or ``None`` when it was intact."""
+    try:
+        kept = kept_state_path(root).read_bytes()
+        data = json.loads(kept)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("status") == "finished":
+        return None  # no active loop: nothing to protect (a later 'run' owns state.json)
+    try:
+        current: bytes | None = state_path.read_bytes()
+    except OSError:
+        current = None
+    if current == kept:
+        return None
+    state_path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(state_path, kept.decode("utf-8", "replace"))
+    what = "deleted" if current is None else "changed"
+    return (f".ralph/state.json was {what} outside ralph-verify; it was put back (the loop's "
+            "state is kept where the agent cannot write it): do not edit .ralph/, finish the "
+            "work instead")

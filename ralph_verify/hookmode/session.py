@@ -218,6 +218,7 @@ def write_state(state: StateDir, session: Session, config: Config, hook: dict[st
     record["agent"] = f"{hook.get('agent') or 'agent'} (Stop hook)"
     record["hook"] = hook
     state.write_state(record)
+    binding.keep_state(state.root, state.state_path)
 
 
 def epoch(stamp: str) -> float | None:
@@ -268,6 +269,7 @@ def waiting_condition(data: dict[str, Any]) -> str:
 def cancel_hook_session(root: Path) -> str | None:
     """``ralph-verify cancel`` of a hook-mode loop: finish it now; ``None`` if there is none."""
     state = StateDir(root)
+    binding.restore_state(root, state.state_path)  # an agent's edit does not hide the loop
     data = state.read_state()
     if not data or data.get("mode") != MODE or data.get("status") == "finished":
         return None
@@ -278,6 +280,7 @@ def cancel_hook_session(root: Path) -> str | None:
     data.pop("version", None)
     data.pop("updated_at", None)
     state.write_state(data)
+    binding.keep_state(root, state.state_path)
     state.append_progress(f"## Cancelled ({now_iso()})\n\n- verdict: cancelled — by "
                           "'ralph-verify cancel'\n\n")
     hook = data.get("hook") or {}

@@ -84,6 +84,9 @@ if TYPE_CHECKING:
 def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
     """One Stop hook call: act only for the bound session of an active hook-mode loop."""
     state = StateDir(config.root)
+    tampered = binding.restore_state(config.root, state.state_path)
+    if tampered is not None:
+        log(config.root, f"{agent}-stop", f"{tampered} ({binding.here()})")
     data = state.read_state()
     if not data or data.get("mode") != MODE or data.get("status") == "finished":
         return 0
@@ -121,6 +124,9 @@ def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
     finally:
         watchdog.cancel()
         state.release_lock()
+    if answer is not None and tampered is not None:
+        key = "reason" if "reason" in answer else "systemMessage"
+        answer[key] = f"ralph-verify: {tampered}.\n\n{answer.get(key) or ''}".rstrip()
     if answer is not None:
         real_stdout.write(json.dumps(answer) + "\n")
         real_stdout.flush()

@@ -232,8 +232,8 @@ def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
 
 def _progress_reporter(ctx: VerifyContext) -> Callable[[int, int | None], None] | None:
     """``ralph_report_progress`` for this pytest run, or ``None`` when nobody listens."""
-    hook = ctx.config.hook.ralph_report_progress
-    if not hook.get_hookimpls():
+    hook = getattr(ctx.config.hook, "ralph_report_progress", None)  # hook mode: no reporting
+    if hook is None or not hook.get_hookimpls():
         return None
     return lambda done, total: hook(config=ctx.config, name="pytest", done=done, total=total)
 
