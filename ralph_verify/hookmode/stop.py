@@ -52,6 +52,7 @@ from ralph_verify.hookmode.session import (
     write_snapshot,
     write_state,
 )
+from ralph_verify.hookmode.task_list import after_session, name_task_commit
 from ralph_verify.loop import cancel_key
 from ralph_verify.loop.cycle import Driver
 from ralph_verify.loop.cycle import start as start_driving
@@ -219,6 +220,7 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
         hook["note"] = ""
         hook.pop(CAP_MARK, None)
     config.stash[SESSION_KEY] = session
+    name_task_commit(config, hook)  # start --tasks: the commit completing a task is its own
     if state.cancel_path.exists() and not cancel_key.genuine(config.root, state.cancel_path):
         state.cancel_path.unlink(missing_ok=True)  # the agent's own: not a cancel
         state.append_progress(f"- {cancel_key.FORGED}\n")
@@ -226,7 +228,8 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
         state.cancel_path.unlink(missing_ok=True)
         verdict = VerdictProposal(Verdict.CANCELLED, "cancelled by 'ralph-verify cancel'",
                                   source="core")
-        return _finish(config, state, session, hook, verdict)
+        return after_session(config, state, session, hook, verdict,
+                             _finish(config, state, session, hook, verdict))
 
     last_stop = epoch(str(hook.get("last_stop_at") or session.started_at)) or time.time()
     driver = _StopDriver(config, state, hook, _AgentTurn(state, agent, payload, last_stop),
@@ -244,8 +247,9 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
                                  "longer than the hook's time budget (hook-timeout); letting "
                                  "the agent stop. See .ralph/hook.log"}
     hook["last_stop_at"] = now_iso()
-    if verdict is not None:
-        return _finish(config, state, session, hook, verdict)
+    if verdict is not None:  # the session is over; a task list goes on with its next task
+        return after_session(config, state, session, hook, verdict,
+                             _finish(config, state, session, hook, verdict))
     verification = iteration.verification
     number = iteration.number
     reason = block_reason(config, session, iteration, verification)

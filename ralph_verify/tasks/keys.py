@@ -10,3 +10,12 @@ from ralph_verify.config.stash import StashKey
 #: Names the commit that completes a task (set by ``run --tasks`` while a task runs; the
 #: checkpoint plugin gives it the iteration's message when that verification passed).
 TASK_COMMIT_KEY: StashKey[Callable[[str], str]] = StashKey("tasks.commit_message")
+#: Hook mode: the branch beside the user's that the list's earlier tasks committed on; the
+#: next task's session goes on on it (as ``run --tasks``' later tasks go on on its branch).
+TASK_BRANCH_KEY: StashKey[str] = StashKey("tasks.branch")
+
+
+def task_commit(task_id: str, title: str, gate: str) -> Callable[[str], str]:
+    """The message of the commit that completes a task: named after it, with trailers."""
+    return lambda brief: (f"{task_id}: {title}\n\n{brief}\n\nRalph-Task: {task_id}\n"
+                          f"Ralph-Verified: {gate}\n")

@@ -48,7 +48,7 @@ def ralph_addoption(parser: Parser) -> None:
                      help="tasks import: the tasks.toml to write (default: stdout)")
     parser.addoption("task_file", scope="tasks", nargs="?", metavar="FILE",
                      help="the task file (tasks.toml) for 'tasks check'")
-    parser.addoption("--tasks", scope="loop", metavar="FILE",
+    parser.addoption("--tasks", scope=("loop", "start"), metavar="FILE",
                      help="work through the task list of FILE (tasks.toml), task by task, each "
                           "done only when its own checks pass (docs/tasks.md)")
     parser.addoption("--only", scope="loop", metavar="ID",
@@ -72,7 +72,7 @@ imported in memory), its checks resolved against this run's check types."""
 @hookimpl
 def ralph_configure(config: Config) -> None:
     """A bad task file is a usage error before any lock, branch or agent."""
-    if config.command.name == "run" and config.get("tasks"):
+    if config.command.name in ("run", "start") and config.get("tasks"):
         config.stash[TASK_LIST_KEY] = load(config, str(config.get("tasks")))
 
 
