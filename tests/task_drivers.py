@@ -71,15 +71,14 @@ def run_list(driver: Driver, steps: dict[str, list[Step]], *args: str,
     if driver.kind == "run":
         script = ralph.path.parent / "task-steps.json"
         script.write_text(json.dumps(steps))
-        said = ralph.path.parent / "task-says.json"
-        said.write_text(json.dumps(says))
+        words = ralph.path.parent / "task-says.json"
+        words.write_text(json.dumps(says))
         log = ralph.path.parent / "turns.txt"
         body = _APPLY + f"with open({str(log)!r}, 'a') as turns:\n    turns.write(T + '\\n')\n"
-        command = agent(ralph, body, name="task_agent.py") + f" {script} {said}"
+        command = agent(ralph, body, name="task_agent.py") + f" {script} {words}"
         result = ralph.run("run", "--tasks", file, "--agent", command, *args)
         assert result.ret != 2, result
-        turns = log.read_text().split() if log.exists() else []
-        return ListOutcome(driver, result, {}, turns)
+        return ListOutcome(driver, result, {}, log.read_text().split() if log.exists() else [])
     started = ralph.run("start", "--tasks", file, *args)
     assert started.ret != 2, started
     answer: dict[str, Any] = {}
