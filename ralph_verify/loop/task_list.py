@@ -300,6 +300,7 @@ class TaskListRun:
         state.save()
         state.log({"event": "end", "verdict": verdict, "reason": reason})
         _said(self.config, f"ralph-verify: task list {verdict}: {reason}")
+        self.config.hook.ralph_report_tasks(config=self.config, tasks=state)
         code = {"complete": ExitCode.OK, "paused": ExitCode.OK, "check-error": self.check_error,
                 "cancelled": ExitCode.CANCELLED}.get(verdict, 1)
         return TaskListResult(state, int(code), verdict, reason)
