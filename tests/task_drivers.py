@@ -64,8 +64,10 @@ class ListOutcome:
 
 
 def run_list(driver: Driver, steps: dict[str, list[Step]], *args: str,
-             says: dict[str, list[str]] | None = None, file: str = "tasks.toml") -> ListOutcome:
-    """Work the list of ``file`` through with the scripted agent under ``driver``."""
+             says: dict[str, list[str]] | None = None, file: str = "tasks.toml",
+             agent_name: str = "claude") -> ListOutcome:
+    """Work the list of ``file`` through with the scripted agent under ``driver`` (in hook
+    mode, ``agent_name``'s Stop hook: claude or codex)."""
     ralph = driver.ralph
     says = says or {}
     if driver.kind == "run":
@@ -79,7 +81,7 @@ def run_list(driver: Driver, steps: dict[str, list[Step]], *args: str,
         result = ralph.run("run", "--tasks", file, "--agent", command, *args)
         assert result.ret != 2, result
         return ListOutcome(driver, result, {}, log.read_text().split() if log.exists() else [])
-    started = ralph.run("start", "--tasks", file, *args)
+    started = ralph.run("start", "--tasks", file, "--agent-name", agent_name, *args)
     assert started.ret != 2, started
     answer: dict[str, Any] = {}
     turns: list[str] = []
@@ -98,7 +100,7 @@ def run_list(driver: Driver, steps: dict[str, list[Step]], *args: str,
                    "stop_hook_active": stop > 1,
                    "last_assistant_message": said[number - 1] if number <= len(said)
                    else "done"}
-        result = ralph.run("hook", "claude-stop", stdin=json.dumps(payload))
+        result = ralph.run("hook", f"{agent_name}-stop", stdin=json.dumps(payload))
         assert result.ret == 0, result  # an agent hook never fails its agent
         answer = result.json() if result.out.strip() else {}
         if answer.get("decision") != "block":

@@ -186,3 +186,16 @@ def test_a_cycle_starts_nothing(driver: Driver) -> None:
     refused = ralph.run(*command, "--tasks", "tasks.toml")
     assert refused.ret == 2 and "A -> B -> A" in refused.err, refused
     assert not (ralph.path / ".ralph" / "tasks").exists()
+
+
+def test_codex_s_stop_hook_works_a_list_through_too(ralph: Ralph) -> None:
+    text, ticked = FORMATS["tasks.toml"]
+    project(ralph, "tasks.toml", text)
+    outcome = run_list(Driver(ralph, "hook"), {
+        "T1": [{"tasks.toml": ticked}, {"demo_one.py": ONE}],
+        "T2": [{"demo_two.py": TWO}]}, says={"T1": [PROMISE]}, agent_name="codex")
+    assert outcome.turns == ["T1", "T1", "T2"]
+    assert "task list complete" in outcome.last_answer["systemMessage"]
+    assert outcome.status() == {"T1": ("done", 2), "T2": ("done", 1)}
+    hook = json.loads((ralph.path / ".ralph/state.json").read_text())["hook"]
+    assert hook["agent"] == "codex"

@@ -124,5 +124,9 @@ def test_status_and_watch_name_the_current_task_in_hook_mode(ralph: Ralph) -> No
     assert status.ret == 0, status
     assert "task A of " in status.out and "1/4 tasks done" in status.out
     assert ralph.run("cancel").ret == 0
+    table = ralph.run("tasks", "status", "--json").json()
+    assert table["verdict"] == "cancelled" and table["current"] is None
+    assert {row["id"]: row["status"] for row in table["tasks"]} == {
+        "D": "already", "A": "todo", "B": "todo", "C": "todo"}
     watched = ralph.run("status", "--watch")
     assert "task A of tasks.toml · 1/4 tasks done" in watched.out, watched

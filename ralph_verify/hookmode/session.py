@@ -309,6 +309,22 @@ def cancel_hook_session(root: Path) -> str | None:
     state.append_progress(f"## Cancelled ({now_iso()})\n\n- verdict: cancelled — by "
                           "'ralph-verify cancel'\n\n")
     hook = data.get("hook") or {}
+    if hook.get("tasks"):  # start --tasks: the list ends with its current task
+        _cancel_task_list(root)
     who = hook.get("session_id") or "no session bound yet"
     return (f"cancelled the {hook.get('agent') or 'agent'} Stop-hook loop {data.get('session')} "
             f"({who}) at iteration {data.get('iteration')}; the agent may stop now")
+
+
+def _cancel_task_list(root: Path) -> None:
+    from ralph_verify.tasks.state import TasksState
+
+    tasks = TasksState.read(root)
+    if tasks is None or tasks.verdict is not None:
+        return
+    if tasks.current is not None:
+        tasks.set(tasks.current, "todo", "cancelled by 'ralph-verify cancel'; 'ralph-verify "
+                                         "start --tasks FILE' starts the list again")
+    tasks.verdict = "cancelled"
+    tasks.save()
+    tasks.log({"event": "end", "verdict": "cancelled", "reason": "ralph-verify cancel"})
