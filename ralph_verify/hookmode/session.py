@@ -78,6 +78,7 @@ def loop_specs(config: Config) -> list[Any]:
 def start_loop(config: Config) -> int:
     """The ``start`` command: record the loop, take the baseline, tell the agent the rules."""
     state = StateDir(config.root)
+    loop_specs(config)  # a bad --until is a usage error before anything is written
     if int(config.get("max_iterations")) < 1:
         raise UsageError("--max-iterations must be at least 1")
     session_id = new_session_id()
