@@ -106,6 +106,10 @@ def test_junit_has_one_test_case_per_task_and_json_and_github_the_table(
     assert (failure.get("message") or "").startswith("failed: ")
     assert [child.tag for child in cases["C: needs b"]] == ["skipped"]
     data = json.loads((ralph.path / "out.json").read_text())
+    assert set(data["tasks"][0]) == {"id", "title", "status", "reason", "iterations",
+                                     "cost_usd", "gate", "commit"}
+    shown = ralph.run("tasks", "status")
+    assert shown.ret == 0 and "C          skipped" in shown.out
     assert {row["id"]: row["status"] for row in data["tasks"]} == {
         key: value[0] for key, value in EXPECTED.items()}
     markdown = summary.read_text()
