@@ -1,20 +1,16 @@
 """``run --tasks``: real lists in temporary git projects, worked by ``cmd:`` agents. The
-harness, never the agent, decides each task: ticking it off or printing the promise gets
-another iteration; a later task that breaks an earlier one's tests is not done until they
-pass again; a failed task skips its dependents while independent tasks still run."""
+rules both drivers share (ticking a task off or promising is no done, a broken earlier task
+is no done, a failed task skips its dependents) are tested under both in
+``tests/test_tasks_drivers.py``; here what is ``run``'s own: resume, pause, ``--only``."""
 
 from __future__ import annotations
 
-import json
 import signal
 import textwrap
 from typing import Any
 
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import Background, agent, wait_for
-
-ONE = "def one():\n    return 1\n"
-TWO = "def two():\n    return 2\n"
 
 
 def suite_of(name: str, value: int) -> str:
@@ -38,107 +34,6 @@ def project(ralph: Ralph, tasks: str) -> None:
     ralph.makefile("tests/test_two.py", suite_of("two", 2))
     ralph.makefile("tasks.toml", textwrap.dedent(tasks))
     ralph.git_init()
-
-
-def test_ticking_the_task_or_promising_is_no_done_and_a_broken_earlier_task_is_no_done(
-        ralph: Ralph) -> None:
-    project(ralph, """\
-        [defaults]
-        max-iterations = 3
-
-        [[task]]
-        id = "T1"
-        title = "one"
-        prompt = "write demo_one.one"
-        until = "tests:tests/test_one.py"
-
-        [[task]]
-        id = "T2"
-        title = "two"
-        prompt = "write demo_two.two"
-        until = "tests:tests/test_two.py"
-        """)
-    script = agent(ralph, """\
-        T = os.environ["RALPH_TASK_ID"]
-        tasks = pathlib.Path("tasks.toml")
-        if T == "T1" and N == 1:  # says it is done, without the work
-            tasks.write_text(tasks.read_text().replace('title = "one"',
-                                                       'title = "one"\\nstatus = "done"'))
-            print("<promise>COMPLETE</promise>")
-        elif T == "T1":
-            pathlib.Path("demo_one.py").write_text(ONE)
-        elif N == 1:  # T2's work breaks T1's
-            pathlib.Path("demo_two.py").write_text(TWO)
-            pathlib.Path("demo_one.py").write_text("def one():\\n    return 0\\n")
-        else:
-            pathlib.Path("demo_one.py").write_text(ONE)
-        """.replace("ONE", repr(ONE)).replace("TWO", repr(TWO)))
-    result = ralph.run("run", "--tasks", "tasks.toml", "--agent", script)
-    assert result.ret == 0, result
-    data = table(ralph)
-    assert data["verdict"] == "complete"
-    t1, t2 = rows(data)["T1"], rows(data)["T2"]
-    assert (t1["status"], t1["iterations"]) == ("done", 2)  # iteration 1 only claimed it
-    assert (t2["status"], t2["iterations"]) == ("done", 2)  # iteration 1 broke T1's test
-    assert "tests:tests/test_one.py" in t2["gate"]
-    assert any("tasks.toml was edited" in note for note in data["notes"])
-    # The feedback of T2's second iteration named T1's broken test.
-    prompt = (ralph.path / ".ralph/iterations/002/prompt.md").read_text()
-    assert "tests/test_one.py::test_one" in prompt and "Task T2: two" in prompt
-    log = ralph.git("log", "--format=%s%n%b%x00").split("\x00")
-    done = [entry.strip() for entry in log if "Ralph-Task:" in entry]
-    assert [entry.splitlines()[0] for entry in done] == ["T2: two", "T1: one"]
-    assert "Ralph-Verified: tests:tests/test_two.py,tests:tests/test_one.py" in done[0]
-    assert t1["commit"] and ralph.git("log", "-1", "--format=%s", t1["commit"]) == "T1: one\n"
-
-
-def test_a_failed_task_skips_its_dependents_and_independent_tasks_still_run(
-        ralph: Ralph) -> None:
-    project(ralph, """\
-        [defaults]
-        max-iterations = 1
-
-        [[task]]
-        id = "A"
-        title = "never done"
-        until = "tests:tests/test_one.py"
-
-        [[task]]
-        id = "B"
-        title = "needs A"
-        until = "tests:tests/test_two.py"
-        depends-on = ["A"]
-
-        [[task]]
-        id = "C"
-        title = "independent"
-        until = "files:c.txt"
-        depends-on = []
-
-        [[task]]
-        id = "D"
-        title = "there already"
-        until = "files:tasks.toml"
-        depends-on = []
-        """)
-    script = agent(ralph, """\
-        T = os.environ["RALPH_TASK_ID"]
-        print("working on", T)
-        if T == "C":
-            pathlib.Path("c.txt").write_text("c\\n")
-        print("<promise>COMPLETE</promise>")
-        """)
-    result = ralph.run("run", "--tasks", "tasks.toml", "--agent", script, "--json", "out.json")
-    assert result.ret == 1, result
-    status = {row["id"]: (row["status"], row["iterations"]) for row in table(ralph)["tasks"]}
-    assert status == {"A": ("failed", 1), "B": ("skipped", 0), "C": ("done", 1),
-                      "D": ("already", 0)}
-    out = json.loads((ralph.path / "out.json").read_text())
-    assert set(out["tasks"][0]) == {"id", "title", "status", "reason", "iterations",
-                                    "cost_usd", "gate", "commit"}
-    assert "depends on A, failed" in rows(out)["B"]["reason"]
-    shown = ralph.run("tasks", "status")
-    assert shown.ret == 0 and "B          skipped" in shown.out
 
 
 def test_tasks_check_names_the_tasks_whose_checks_pass_already(ralph: Ralph) -> None:

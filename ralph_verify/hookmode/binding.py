@@ -62,6 +62,15 @@ def bind_at_start(root: Path, loop: str, session_id: str | None, in_session: boo
                  "processes": _chain() if in_session and session_id else None})
 
 
+def follow(root: Path, loop: str) -> None:
+    """A task list's next task opens a new loop for the same agent session: the binding
+    (session, transcript, processes) carries over to it."""
+    data = read(root)
+    if data is not None:
+        data["loop"] = loop
+        write(root, data)
+
+
 def _chain() -> list[list[Any]]:
     return [[pid, started] for pid, started in ancestry()]
 

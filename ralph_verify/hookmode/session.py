@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,83 +79,117 @@ def loop_specs(config: Config) -> list[Any]:
 def start_loop(config: Config) -> int:
     """The ``start`` command: record the loop, take the baseline, tell the agent the rules."""
     state = StateDir(config.root)
-    specs = loop_specs(config)
-    max_iterations = int(config.get("max_iterations"))
-    if max_iterations < 1:
+    loop_specs(config)  # a bad --until is a usage error before anything is written
+    if int(config.get("max_iterations")) < 1:
         raise UsageError("--max-iterations must be at least 1")
-    session_id = time.strftime("%Y%m%d-%H%M%S") + "-" + os.urandom(2).hex()
-    previous = state.read_state()
+    session_id = new_session_id()
     note = state.acquire_lock(session_id)
     try:
         cancel_key.issue(config.root)
         if note:
             print(f"ralph-verify: {note}")
-        if previous and previous.get("mode") == MODE and previous.get("status") != "finished":
-            print(f"ralph-verify: replacing the unfinished loop {previous.get('session')} "
-                  f"(iteration {previous.get('iteration')})")
-        task = " ".join(config.get("start_task") or []).strip()
-        session = Session(id=session_id, root=config.root, dir=state.path, config=config,
-                          task=task, max_iterations=max_iterations, started_at=now_iso(),
-                          mode=MODE)
-        # Hook mode works on the user's branch: the checkpoint plugin's prepare sees
-        # session.mode and switches to no session branch (it commits beside HEAD).
-        config.hook.ralph_session_prepare(session=session)
-        # Only now, when nothing refused to start: the last session's files go.
-        state.clear_session_files()
-        (state.path / SNAPSHOT_FILE).unlink(missing_ok=True)
-        bound = config.get("session_id") or os.environ.get(
-            "CLAUDE_CODE_SESSION_ID")
-        agent = config.get("agent_name") or ("claude" if bound else None)
-        binding.bind_at_start(config.root, session_id, bound or None, in_session=bool(
-            bound) and bound == os.environ.get("CLAUDE_CODE_SESSION_ID"))
-        hook = {"agent": agent, "session_id": bound or None,
-                "bound_by": "start" if bound else None, "blocks_in_a_row": 0,
-                "last_decision": None, "last_stop_at": None, "note": ""}
-        from ralph_verify.hookmode.permissions import edit_refusal_warning
-
-        refusal = edit_refusal_warning(config.root, agent)
-        if refusal:
-            print(f"WARNING: {refusal}", file=sys.stderr)
-        baseline_checks = build_checks(config, [s for s in specs if s.name != "integrity"])
-        # As in run: checks that judge against the session (tests:new) see it at the baseline.
-        config.stash[SESSION_KEY] = session
-        config.hook.ralph_report_phase(session=session, phase="verifying the baseline")
-        with contextlib.redirect_stdout(sys.stderr):
-            session.baseline = verify(config, baseline_checks)
-        state.write_verification(0, session.baseline)
-        # As run's: reporters see the baseline (start has no terminal report of its own).
-        config.hook.ralph_report_verification(config=config, session=session, iteration=None,
-                                              verification=session.baseline)
-        if session.baseline.errored:
-            write_state(state, session, config, hook, phase="finished",
-                         error="a check could not decide at baseline")
-            print("ralph-verify: the baseline verification could not decide, so no loop was "
-                  "started; fix these first:")
-            for result in session.baseline.errored:
-                print(f"  {result.spec}: {result.summary}")
-            return ExitCode.CHECK_ERROR
-        idle = nothing_to_do(session.baseline)
-        if idle is not None:
-            write_state(state, session, config, hook, phase="finished", verdict=idle)
-            print(f"ralph-verify: no loop started: {idle.reason}.")
-            return EXIT_CODES[idle.verdict]
-        if session.baseline.passed:
-            verdict = VerdictProposal(Verdict.COMPLETE, "every check passes already",
-                                      source="core")
-            write_state(state, session, config, hook, phase="finished", verdict=verdict)
-            print(f"ralph-verify: every check of {until_text(specs)} passes already; "
-                  "no loop started.")
-            return 0
-        config.hook.ralph_session_start(session=session)
-        hook["frozen_config"] = freeze_config(config, session)
-        save_snapshot(state, config.root, None)
-        message = start_message(session, specs, session.baseline)
-        state.write_text(state.iteration_dir(1) / "prompt.md", message)
-        write_state(state, session, config, hook, phase=WAITING)
-        print(message)
-        return 0
+        replacing(state)
+        opened = open_session(config, state, session_id)
+        print(opened.message)
+        return opened.code
     finally:
         state.release_lock()
+
+
+def new_session_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + os.urandom(2).hex()
+
+
+def replacing(state: StateDir) -> None:
+    """Say so when ``start`` replaces a loop that has not finished."""
+    previous = state.read_state()
+    if previous and previous.get("mode") == MODE and previous.get("status") != "finished":
+        print(f"ralph-verify: replacing the unfinished loop {previous.get('session')} "
+              f"(iteration {previous.get('iteration')})")
+
+
+@dataclass
+class Opened:
+    """How :func:`open_session` went: ``waiting`` (for the agent's first stop), ``passed``
+    (every check passes already), ``idle`` (nothing to do) or ``error`` (a check could not
+    decide at the baseline); the exit code and what to tell the user or the agent."""
+
+    kind: str
+    code: int
+    message: str
+
+
+def open_session(config: Config, state: StateDir, session_id: str,
+                 hook_base: dict[str, Any] | None = None) -> Opened:
+    """Record a session and take its baseline (the caller holds the lock): ``start``, and
+    the Stop hook when a task list goes on with its next task (``hook_base``: the binding
+    and the list, carried over)."""
+    specs = loop_specs(config)
+    max_iterations = int(config.get("max_iterations"))
+    if max_iterations < 1:
+        raise UsageError("--max-iterations must be at least 1")
+    task = " ".join(config.get("start_task") or []).strip()
+    session = Session(id=session_id, root=config.root, dir=state.path, config=config,
+                      task=task, max_iterations=max_iterations, started_at=now_iso(),
+                      mode=MODE)
+    # Hook mode works on the user's branch: the checkpoint plugin's prepare sees
+    # session.mode and switches to no session branch (it commits beside HEAD).
+    config.hook.ralph_session_prepare(session=session)
+    # Only now, when nothing refused to start: the last session's files go.
+    state.clear_session_files()
+    (state.path / SNAPSHOT_FILE).unlink(missing_ok=True)
+    bound = config.get("session_id") or os.environ.get(
+        "CLAUDE_CODE_SESSION_ID")
+    agent = config.get("agent_name") or ("claude" if bound else None)
+    if hook_base is None:
+        binding.bind_at_start(config.root, session_id, bound or None, in_session=bool(
+            bound) and bound == os.environ.get("CLAUDE_CODE_SESSION_ID"))
+    else:  # a task list's next task: the same agent session goes on under a new loop id
+        binding.follow(config.root, session_id)
+    hook: dict[str, Any] = {"agent": agent, "session_id": bound or None,
+            "bound_by": "start" if bound else None, "blocks_in_a_row": 0,
+            "last_decision": None, "last_stop_at": None, "note": ""}
+    hook.update(hook_base or {})
+    from ralph_verify.hookmode.permissions import edit_refusal_warning
+
+    refusal = edit_refusal_warning(config.root, str(hook["agent"]) if hook["agent"] else None)
+    if refusal and hook_base is None:
+        print(f"WARNING: {refusal}", file=sys.stderr)
+    baseline_checks = build_checks(config, [s for s in specs if s.name != "integrity"])
+    # As in run: checks that judge against the session (tests:new) see it at the baseline.
+    config.stash[SESSION_KEY] = session
+    config.hook.ralph_report_phase(session=session, phase="verifying the baseline")
+    with contextlib.redirect_stdout(sys.stderr):
+        session.baseline = verify(config, baseline_checks)
+    state.write_verification(0, session.baseline)
+    # As run's: reporters see the baseline (start has no terminal report of its own).
+    config.hook.ralph_report_verification(config=config, session=session, iteration=None,
+                                          verification=session.baseline)
+    if session.baseline.errored:
+        write_state(state, session, config, hook, phase="finished",
+                    error="a check could not decide at baseline")
+        lines = ["ralph-verify: the baseline verification could not decide, so no loop was "
+                 "started; fix these first:"]
+        lines += [f"  {result.spec}: {result.summary}" for result in session.baseline.errored]
+        return Opened("error", ExitCode.CHECK_ERROR, "\n".join(lines))
+    idle = nothing_to_do(session.baseline)
+    if idle is not None:
+        write_state(state, session, config, hook, phase="finished", verdict=idle)
+        return Opened("idle", EXIT_CODES[idle.verdict],
+                      f"ralph-verify: no loop started: {idle.reason}.")
+    if session.baseline.passed:
+        verdict = VerdictProposal(Verdict.COMPLETE, "every check passes already",
+                                  source="core")
+        write_state(state, session, config, hook, phase="finished", verdict=verdict)
+        return Opened("passed", 0, f"ralph-verify: every check of {until_text(specs)} passes "
+                                   "already; no loop started.")
+    config.hook.ralph_session_start(session=session)
+    hook["frozen_config"] = freeze_config(config, session)
+    save_snapshot(state, config.root, None)
+    message = start_message(session, specs, session.baseline)
+    state.write_text(state.iteration_dir(1) / "prompt.md", message)
+    write_state(state, session, config, hook, phase=WAITING)
+    return Opened("waiting", 0, message)
 
 
 def freeze_config(config: Config, session: Session) -> dict[str, str]:
@@ -284,6 +319,22 @@ def cancel_hook_session(root: Path) -> str | None:
     state.append_progress(f"## Cancelled ({now_iso()})\n\n- verdict: cancelled — by "
                           "'ralph-verify cancel'\n\n")
     hook = data.get("hook") or {}
+    if hook.get("tasks"):  # start --tasks: the list ends with its current task
+        _cancel_task_list(root)
     who = hook.get("session_id") or "no session bound yet"
     return (f"cancelled the {hook.get('agent') or 'agent'} Stop-hook loop {data.get('session')} "
             f"({who}) at iteration {data.get('iteration')}; the agent may stop now")
+
+
+def _cancel_task_list(root: Path) -> None:
+    from ralph_verify.tasks.state import TasksState
+
+    tasks = TasksState.read(root)
+    if tasks is None or tasks.verdict is not None:
+        return
+    if tasks.current is not None:
+        tasks.set(tasks.current, "todo", "cancelled by 'ralph-verify cancel'; 'ralph-verify "
+                                         "start --tasks FILE' starts the list again")
+    tasks.verdict = "cancelled"
+    tasks.save()
+    tasks.log({"event": "end", "verdict": "cancelled", "reason": "ralph-verify cancel"})

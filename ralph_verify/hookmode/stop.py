@@ -238,6 +238,10 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
         hook["note"] = ""
         hook.pop(CAP_MARK, None)
     config.stash[SESSION_KEY] = session
+    if hook.get("tasks"):  # start --tasks: the commit completing a task is named after it
+        from ralph_verify.hookmode.task_list import name_task_commit  # pydantic: a list only
+
+        name_task_commit(config, hook)
     if state.cancel_path.exists() and not cancel_key.genuine(config.root, state.cancel_path):
         state.cancel_path.unlink(missing_ok=True)  # the agent's own: not a cancel
         state.append_progress(f"- {cancel_key.FORGED}\n")
@@ -245,7 +249,7 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
         state.cancel_path.unlink(missing_ok=True)
         verdict = VerdictProposal(Verdict.CANCELLED, "cancelled by 'ralph-verify cancel'",
                                   source="core")
-        return _finish(config, state, session, hook, verdict)
+        return _over(config, state, session, hook, verdict)
 
     last_stop = epoch(str(hook.get("last_stop_at") or session.started_at)) or time.time()
     driver = _StopDriver(config, state, hook, _AgentTurn(state, agent, payload, last_stop),
@@ -263,8 +267,8 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
                                  "longer than the hook's time budget (hook-timeout); letting "
                                  "the agent stop. See .ralph/hook.log"}
     hook["last_stop_at"] = now_iso()
-    if verdict is not None:
-        return _finish(config, state, session, hook, verdict)
+    if verdict is not None:  # the session is over; a task list goes on with its next task
+        return _over(config, state, session, hook, verdict)
     verification = iteration.verification
     number = iteration.number
     reason = block_reason(config, session, iteration, verification)
@@ -287,6 +291,17 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
         hook.pop(CAP_MARK, None)
     _save(state, session, config, hook, WAITING)
     return {"decision": "block", "reason": reason, "systemMessage": message}
+
+
+def _over(config: Config, state: StateDir, session: Session, hook: dict[str, Any],
+          verdict: VerdictProposal) -> dict[str, Any]:
+    """The session ended at this stop; under ``start --tasks`` the list goes on."""
+    answer = _finish(config, state, session, hook, verdict)
+    if not hook.get("tasks"):
+        return answer
+    from ralph_verify.hookmode.task_list import after_session
+
+    return after_session(config, state, session, hook, verdict, answer)
 
 
 def _clamped(config: Config, checks: list[Check], deadline: float) -> list[Check]:

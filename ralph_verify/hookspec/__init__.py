@@ -57,6 +57,7 @@ from ralph_verify.hookspec.reporting import (
     ralph_report_check_start,
     ralph_report_line,
     ralph_report_phase,
+    ralph_report_tasks,
     ralph_report_verification,
     ralph_report_verification_start,
 )
@@ -98,6 +99,7 @@ __all__ = [
     "ralph_report_check_start",
     "ralph_report_line",
     "ralph_report_phase",
+    "ralph_report_tasks",
     "ralph_report_verification",
     "ralph_report_verification_start",
     "ralph_run_agent",

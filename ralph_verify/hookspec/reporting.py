@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
     from ralph_verify.loop.session import Iteration, Session
+    from ralph_verify.tasks.state import TasksState
 
 
 @hookspec
@@ -159,4 +160,28 @@ def ralph_report_progress(config: Config, name: str, done: int, total: int | Non
     :param name: the tool (``pytest``).
     :param done: units finished so far (tests).
     :param total: units to do, when known.
+    """
+
+
+@hookspec
+def ralph_report_tasks(config: Config, tasks: TasksState) -> None:
+    """A task list ended (``run --tasks``, or hook mode's Stop hook after ``start --tasks``).
+
+    Fired once per list, after its last task and its final check, whatever the verdict
+    (``complete``, ``incomplete``, ``stopped``, ``paused``, ``cancelled`` ...); each task
+    was one loop session, reported by the session hooks as it ran. The HTML report adds
+    its task section, ``--junitxml`` one test case per task, ``--github`` the table to the
+    job summary.
+
+    :param config: the run's :class:`~ralph_verify.Config`.
+    :param tasks: the list's state (``.ralph/tasks/state.json``): ``verdict``, ``notes``
+        and ``tasks``, one row per task with ``id``, ``title``, ``status``, ``reason``,
+        ``iterations``, ``cost_usd``, ``duration_s``, ``gate`` and ``commit``.
+
+    ::
+
+        @hookimpl
+        def ralph_report_tasks(config, tasks):
+            done = sum(row.status in ("done", "already") for row in tasks.tasks)
+            print(f"{done} of {len(tasks.tasks)} tasks done: {tasks.verdict}")
     """

@@ -35,7 +35,7 @@ from ralph_verify.loop.task_steps import (
     squash,
 )
 from ralph_verify.loop.verdict import Verdict
-from ralph_verify.tasks.keys import CURRENT_TASK_KEY, TASK_COMMIT_KEY
+from ralph_verify.tasks.keys import CURRENT_TASK_KEY, TASK_COMMIT_KEY, task_commit
 from ralph_verify.tasks.model import Task
 from ralph_verify.tasks.order import DONE, dependents, next_ready
 from ralph_verify.tasks.prompt import acceptance, learnings, task_body, task_table
@@ -92,6 +92,8 @@ class TaskListRun:
         self.check_error = int(ExitCode.CHECK_ERROR)
         #: The task a killed or cancelled run left mid-way: ``--resume`` continues it.
         self.continuing: str | None = None
+        #: Failed or blocked tasks in a row (hook mode carries it from one stop to the next).
+        self.failed_in_a_row = 0
 
     def _cli_specs(self) -> list[CheckSpec]:
         try:
@@ -112,50 +114,54 @@ class TaskListRun:
         state = self._start_state()
         if self.config.get("from_task"):
             apply_from(self.tasks, state, str(self.config.get("from_task")))
-        failed_in_a_row = 0
         try:
             while True:
                 task = (self.tasks.get(self.continuing) if self.continuing  # first: the
                         else next_ready(self.tasks, readiness(state)))  # interrupted task
                 if task is None:
                     break
-                outcome = self._run_task(task, state)
-                if outcome == "check-error":
-                    return self._end(state, "check-error", f"task {task.id}: a check could "
-                                     "not decide at its baseline; fix it first")
-                if outcome == "agent-error":
-                    return self._end(state, "agent-error",
-                                     f"task {task.id}: the agent could not run")
-                if outcome == "cancelled":
-                    return self._end(state, "cancelled", f"task {task.id} was cancelled; "
-                                     "'run --tasks FILE --resume' goes on")
-                if outcome in ("failed", "blocked"):
-                    failed_in_a_row += 1
-                    for other in dependents(self.tasks, task.id):
-                        if state.record(other).status == "todo":
-                            state.set(other, "skipped", f"depends on {task.id}, {outcome}")
-                    if self.tasks.on_fail == "stop":
-                        return self._end(state, "stopped", f"task {task.id} {outcome} "
-                                         "(on-fail = \"stop\")")
-                    if failed_in_a_row >= FAILED_IN_A_ROW:
-                        return self._end(state, "stopped", f"{FAILED_IN_A_ROW} tasks failed "
-                                         "in a row")
-                else:
-                    failed_in_a_row = 0
-                    if self.config.get("pause_after_task") and \
-                            next_ready(self.tasks, readiness(state)) is not None:
-                        return self._end(state, "paused", f"task {task.id} {outcome}; "
-                                         "'run --tasks FILE --resume' takes the next")
+                ended = self.settle(state, task, self._run_task(task, state))
+                if ended is not None:
+                    return ended
             return self._final(state)
         finally:
             for key in _SESSION_KEYS:
                 self.config.set_session_value(key, None)
-            if self.tasks.edited():
-                note = (f"{self.tasks.path.name} was edited during the session; the list "
-                        "was worked from the copy read at its start (the edit changed nothing)")
+            note = (f"{self.tasks.path.name} was edited during the session; the list "
+                    "was worked from the copy read at its start (the edit changed nothing)")
+            if self.tasks.edited() and note not in state.notes:
                 state.notes.append(note)
                 state.save()
                 _said(self.config, f"ralph-verify: {note}")
+
+    def settle(self, state: TasksState, task: Task, outcome: str) -> TaskListResult | None:
+        """The rules after a task's session ended (both drivers): the end of the list, or
+        ``None`` to go on with the next ready task."""
+        if outcome == "check-error":
+            return self._end(state, "check-error", f"task {task.id}: a check could "
+                             "not decide at its baseline; fix it first")
+        if outcome == "agent-error":
+            return self._end(state, "agent-error", f"task {task.id}: the agent could not run")
+        if outcome == "cancelled":
+            return self._end(state, "cancelled", f"task {task.id} was cancelled; "
+                             "'run --tasks FILE --resume' goes on")
+        if outcome in ("failed", "blocked"):
+            self.failed_in_a_row += 1
+            for other in dependents(self.tasks, task.id):
+                if state.record(other).status == "todo":
+                    state.set(other, "skipped", f"depends on {task.id}, {outcome}")
+            if self.tasks.on_fail == "stop":
+                return self._end(state, "stopped", f"task {task.id} {outcome} "
+                                 "(on-fail = \"stop\")")
+            if self.failed_in_a_row >= FAILED_IN_A_ROW:
+                return self._end(state, "stopped", f"{FAILED_IN_A_ROW} tasks failed in a row")
+            return None
+        self.failed_in_a_row = 0
+        if self.config.get("pause_after_task") and \
+                next_ready(self.tasks, readiness(state)) is not None:
+            return self._end(state, "paused", f"task {task.id} {outcome}; "
+                             "'run --tasks FILE --resume' takes the next")
+        return None
 
     def _only(self, task_id: str) -> TaskListResult:
         """``--only ID``: that task alone (its dependencies done already), no final check."""
@@ -237,10 +243,8 @@ class TaskListRun:
             "tasks": task_table(self.tasks, status, task.id),
             "learnings": learnings(self.root, self.tasks.learnings) or
             f"(none yet: write them to {self.tasks.learnings})"}
-        gate_text = ",".join(spec.text for spec in gate)
-        config.stash[TASK_COMMIT_KEY] = lambda brief: (
-            f"{task.id}: {task.title}\n\n{brief}\n\nRalph-Task: {task.id}\n"
-            f"Ralph-Verified: {gate_text}\n")
+        config.stash[TASK_COMMIT_KEY] = task_commit(task.id, task.title,
+                                                    ",".join(spec.text for spec in gate))
         before = os.environ.get("RALPH_TASK_ID")
         os.environ["RALPH_TASK_ID"] = task.id
         try:
@@ -290,11 +294,7 @@ class TaskListRun:
         if unfinished:
             names = ", ".join(f"{row.id} {row.status}" for row in unfinished)
             return self._end(state, "incomplete", f"not every task is done: {names}")
-        specs = (list(self.tasks.final) if self.tasks.final is not None else
-                 union(*(task.until for task in self.tasks.tasks  # a skipped task's
-                         if state.record(task.id).status != "skipped"), self.extra))  # no work
-        # Judged outside any task's session: no promise, no comparison with a baseline.
-        specs = [spec for spec in specs if spec.name != "promise" and spec.arg != "new"]
+        specs = self.final_specs(state)
         if specs:
             verification = verify(self.config, build_checks(self.config, specs))
             state.log({"event": "final", "passed": verification.passed,
@@ -305,6 +305,16 @@ class TaskListRun:
                     return self._end(state, "final-failed", f"every task is done but the "
                                      f"final check fails: {failing}")
         return self._end(state, "complete", "every task is done and the final check passes")
+
+    def final_specs(self, state: TasksState | None = None) -> list[CheckSpec]:
+        """The whole-project check after the last task: ``final``, else every task's checks
+        (but a skipped task's: it did no work) and ``--until``; judged outside any task's
+        session (no promise, no baseline)."""
+        skipped = {row.id for row in state.tasks if row.status == "skipped"} if state else set()
+        specs = (list(self.tasks.final) if self.tasks.final is not None else
+                 union(*(task.until for task in self.tasks.tasks if task.id not in skipped),
+                       self.extra))
+        return [spec for spec in specs if spec.name != "promise" and spec.arg != "new"]
 
     def _fix_up(self, state: TasksState, specs: list[CheckSpec], feedback: str) -> str:
         """One short task, ``FINAL``, with the final check's feedback as its prompt."""
@@ -322,6 +332,7 @@ class TaskListRun:
         state.log({"event": "end", "verdict": verdict, "reason": reason})
         _said(self.config, f"ralph-verify: task list {verdict}: {reason}")
         notify_list(self.config, state, verdict, reason)
+        self.config.hook.ralph_report_tasks(config=self.config, tasks=state)
         code = {"complete": ExitCode.OK, "paused": ExitCode.OK, "check-error": self.check_error,
                 "cancelled": ExitCode.CANCELLED}.get(verdict, 1)
         return TaskListResult(state, int(code), verdict, reason)

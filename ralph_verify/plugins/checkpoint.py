@@ -29,7 +29,7 @@ from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
 from ralph_verify.project import git
-from ralph_verify.tasks.keys import TASK_COMMIT_KEY
+from ralph_verify.tasks.keys import TASK_BRANCH_KEY, TASK_COMMIT_KEY
 
 if TYPE_CHECKING:
     from ralph_verify.loop.recovery import Point
@@ -291,6 +291,13 @@ def _start_beside(session: Session, state: dict[str, Any], point: Point) -> None
         return
     branch = f"{config.get('branch_prefix')}{session.id}"
     base = point.work if point.dirty else point.tip
+    earlier = config.stash.get(TASK_BRANCH_KEY)  # start --tasks: the list's one branch
+    tip = earlier and git.git(session.root, "rev-parse", "--verify", "-q",
+                              f"refs/heads/{earlier}", check=False).strip()
+    if earlier and tip:
+        state.update(branch=earlier, beside=True)
+        state["commits"]["0"] = tip
+        return
     git.git(session.root, "update-ref", f"refs/heads/{branch}", base, "")
     state.update(branch=branch, beside=True)
     state["commits"]["0"] = base

@@ -4,8 +4,9 @@ Each failure that has a file (and line) becomes an ``::error file=...,line=...``
 workflow command, so GitHub shows it on the pull request's diff; a failed or
 errored check with no located failure gets one annotation of its own. When
 ``GITHUB_STEP_SUMMARY`` is set, a Markdown summary (one row per check, the
-feedback folded under it; for a loop the verdict and one row per iteration) is
-appended to that file.
+feedback folded under it; for a loop the verdict and one row per iteration; for a
+task list, ``run --tasks``, the table of its tasks) is appended to that file, and each
+task that did not pass gets an annotation of its own.
 
 Values are escaped as the Actions runner unescapes them: ``%``, ``\\r`` and
 ``\\n`` everywhere, and ``:`` and ``,`` in properties too.
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from ralph_verify.config.parser import Parser
     from ralph_verify.loop.session import Session
     from ralph_verify.loop.verdict import VerdictProposal
+    from ralph_verify.tasks.state import TasksState
 
 #: Annotations per run; GitHub shows only the first few per step anyway.
 MAX_ANNOTATIONS = 50
@@ -207,3 +209,35 @@ def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
     if last is not None:
         _emit(session.config, annotation_lines(last))
     append_summary(session_summary(session, verdict))
+
+
+#: A task's status as the summary shows it.
+_TASK_ICONS = {"done": "✅", "already": "✅", "skipped": "⏭️", "todo": "⏸️"}
+
+
+def tasks_summary(tasks: TasksState) -> str:
+    """The task table of ``tasks status``, in Markdown."""
+    done = sum(row.status in ("done", "already") for row in tasks.tasks)
+    lines = [f"## ralph-verify tasks: {tasks.verdict or 'open'}", "",
+             f"{done} of {len(tasks.tasks)} tasks done (`{_cell(Path(tasks.file).name)}`)", "",
+             "| | task | status | iterations | seconds | cost | commit | why |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for row in tasks.tasks:
+        cost = f"${row.cost_usd:.2f}" if row.cost_usd else ""
+        lines.append(f"| {_TASK_ICONS.get(row.status, '❌')} | `{_cell(row.id)}` "
+                     f"{_cell(row.title)} | {row.status} | {row.iterations} | "
+                     f"{row.duration_s:.1f} | {cost} | {_cell((row.commit or '')[:10])} | "
+                     f"{_cell(row.reason)} |")
+    lines += [f"\n> {_cell(note)}" for note in tasks.notes]
+    return "\n".join(lines) + "\n"
+
+
+@hookimpl
+def ralph_report_tasks(config: Config, tasks: TasksState) -> None:
+    if not _enabled(config):
+        return
+    _emit(config, (command("error", f"task {row.id} ({row.title}) is {row.status}: "
+                                    f"{row.reason}", title=f"ralph-verify task {row.id}")
+                   for row in tasks.tasks
+                   if row.status not in ("done", "already", "skipped")))
+    append_summary(tasks_summary(tasks))

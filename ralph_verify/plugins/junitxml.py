@@ -2,9 +2,12 @@
 
 One ``<testsuite>`` per verification (``check``: one; ``run``: the baseline and
 every iteration, in order, so the last suite is the final state) and one
-``<testcase>`` per check in it. A failed check carries a ``<failure>`` whose
-text is the feedback for that check alone; a check that could not decide
-carries an ``<error>`` with the tool's last output; a skipped one ``<skipped>``.
+``<testcase>`` per check in it. ``run --tasks`` adds a last suite, ``tasks``, with one
+``<testcase>`` per task, so CI shows the tasks as tests: a done task passes, a failed,
+blocked or unfinished one fails (its reason the message), a skipped one is skipped.
+A failed check carries a ``<failure>`` whose text is the feedback for that check alone;
+a check that could not decide carries an ``<error>`` with the tool's last output; a
+skipped one ``<skipped>``.
 
 As pytest's junitxml does, the option registers a writer object at configure
 time; the writer keeps the verifications seen so far and rewrites the file
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.config.parser import Parser
     from ralph_verify.loop.session import Iteration, Session
+    from ralph_verify.tasks.state import TasksState
 
 WRITER = "junitxml-writer"
 #: Characters XML 1.0 cannot carry (tool output has ANSI escapes and worse); compiled on
@@ -78,6 +82,8 @@ class JUnitXmlWriter:
         self.config = config
         self.path = path
         self.suites: list[tuple[str, Verification]] = []
+        #: The task list, once it ended (``run --tasks``).
+        self.tasks: TasksState | None = None
 
     def add(self, name: str, verification: Verification) -> None:
         if any(seen is verification for _, seen in self.suites):
@@ -101,6 +107,11 @@ class JUnitXmlWriter:
     @hookimpl
     def ralph_session_finish(self, session: Session) -> None:
         self.add_session(session)
+
+    @hookimpl
+    def ralph_report_tasks(self, tasks: TasksState) -> None:
+        self.tasks = tasks
+        write_text_atomic(self.path, self.render())
 
     def add_session(self, session: Session) -> None:
         """The baseline and every verified iteration not written yet, in order."""
@@ -130,6 +141,11 @@ class JUnitXmlWriter:
             for key in totals:
                 totals[key] += int(suite.get(key, "0"))
             total_time += verification.duration_s
+        if self.tasks is not None:
+            suite = _task_suite(self.tasks)
+            root.append(suite)
+            for key in totals:
+                totals[key] += int(suite.get(key, "0"))
         for key, value in totals.items():
             root.set(key, str(value))
         root.set("time", f"{total_time:.3f}")
@@ -183,3 +199,38 @@ class JUnitXmlWriter:
                 err.text = xml_text("flaky (failed, then passed on re-run): "
                                     + ", ".join(result.flaky))
         return suite
+
+
+#: Task statuses that pass as a test case, and those skipped; any other fails.
+_TASK_PASSED = frozenset({"done", "already"})
+_TASK_SKIPPED = frozenset({"skipped"})
+
+
+def _task_suite(tasks: TasksState) -> Element:
+    """One test case per task of the list."""
+    from xml.etree.ElementTree import Element, SubElement
+
+    rows = tasks.tasks
+    failing = [row for row in rows if row.status not in _TASK_PASSED | _TASK_SKIPPED]
+    suite = Element("testsuite", {
+        "name": "tasks", "tests": str(len(rows)), "failures": str(len(failing)), "errors": "0",
+        "skipped": str(sum(row.status in _TASK_SKIPPED for row in rows)),
+        "time": f"{sum(row.duration_s for row in rows):.3f}"})
+    properties = SubElement(suite, "properties")
+    SubElement(properties, "property", name="file", value=xml_text(tasks.file))
+    SubElement(properties, "property", name="verdict", value=xml_text(tasks.verdict or ""))
+    for row in rows:
+        case = SubElement(suite, "testcase", {"classname": "ralph-verify.task",
+                                              "name": xml_text(f"{row.id}: {row.title}"),
+                                              "time": f"{row.duration_s:.3f}"})
+        message = xml_text(f"{row.status}: {row.reason}" if row.reason else row.status)
+        if row in failing:
+            failure = SubElement(case, "failure", message=message, type=row.status)
+            failure.text = xml_text(f"task {row.id} is {row.status}: {row.reason}\n"
+                                    f"gate: {row.gate}\niterations: {row.iterations}")
+        elif row.status in _TASK_SKIPPED:
+            SubElement(case, "skipped", message=message)
+        else:
+            out = SubElement(case, "system-out")
+            out.text = xml_text(f"{message}\ngate: {row.gate}\ncommit: {row.commit or '-'}")
+    return suite

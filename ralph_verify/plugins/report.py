@@ -15,7 +15,9 @@ from ralph_verify.markers import hookimpl
 from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
+    from ralph_verify.config import Config
     from ralph_verify.loop.session import Session
+    from ralph_verify.tasks.state import TasksState
 
 REPORT_NAME = "report.html"
 
@@ -42,3 +44,18 @@ def ralph_session_finish(session: Session) -> None:
               file=sys.stderr)
         return
     session.config.hook.ralph_report_line(config=session.config, line=f"report: {target}")
+
+
+@hookimpl
+def ralph_report_tasks(config: Config, tasks: TasksState) -> None:
+    """A task list ended: the last task's report again, its task section now final."""
+    ralph_dir = tasks.folder.parent
+    if not (ralph_dir / "state.json").exists():
+        return  # no task ran a session (every one was done already)
+    try:
+        target = write_report(ralph_dir)
+    except Exception as exc:  # a report must never change how a run ends
+        print(f"ralph-verify: could not write the report: {type(exc).__name__}: {exc}",
+              file=sys.stderr)
+        return
+    config.hook.ralph_report_line(config=config, line=f"report: {target}")

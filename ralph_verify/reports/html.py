@@ -22,6 +22,7 @@ from ralph_verify.loop.records import series_value
 from ralph_verify.redact import cut, redact
 from ralph_verify.reports.chart import legend, render_chart
 from ralph_verify.reports.data import IterationData, SessionData
+from ralph_verify.reports.tasks import task_section
 from ralph_verify.state_files import now_iso
 from ralph_verify.terminal_text import strip_controls
 
@@ -369,6 +370,7 @@ def render_report(data: SessionData, output: Path) -> str:
 {_header(data)}
 </header>
 <main>
+{task_section(data.dir, str(data.state.get("task") or ""))}
 <h2>Progress</h2>
 {legend(data)}
 {render_chart(data)}

@@ -27,6 +27,7 @@ from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.records import series_value
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.verdict import EXIT_CODES, Verdict
+from ralph_verify.reports.tasks import list_of
 from ralph_verify.terminal_text import strip_controls
 
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -134,6 +135,9 @@ def screen(state: dict[str, Any], records: list[dict[str, Any]], alive: bool,
              f"iteration {state.get('iteration')}/{state.get('max_iterations')} · "
              f"phase: {state.get('phase')} · "
              f"elapsed {duration(float(state.get('elapsed_s') or 0))}"]
+    task = task_line(state)
+    if task:
+        lines.append(task)
     checks = state.get("checks") or []
     passed = sum(1 for c in checks if c.get("status") in ("passed", "skipped"))
     lines += ["", f"checks (last verification): {passed}/{len(checks)} passed"]
@@ -169,6 +173,19 @@ def screen(state: dict[str, Any], records: list[dict[str, Any]], alive: bool,
         lines.append("verdict: none yet")
     lines = [strip_controls(line) for line in lines]  # state text can come from the agent
     return "\n".join(line[:width] if len(line) > width else line for line in lines)
+
+
+def task_line(state: dict[str, Any]) -> str | None:
+    """``run --tasks``, ``start --tasks``: which task of the list this session is."""
+    root = state.get("root")
+    text = str(state.get("task") or "")
+    tasks = list_of(Path(str(root)) / ".ralph", text) if root else None
+    if tasks is None:
+        return None
+    mine = text.split(":", 1)[0].removeprefix("# Task ")
+    done = sum(row.status in ("done", "already") for row in tasks.tasks)
+    return (f"task {mine} of {Path(tasks.file).name} · {done}/{len(tasks.tasks)} tasks done "
+            f"· list {tasks.verdict or 'running'}")
 
 
 def cap_note(state: dict[str, Any]) -> str | None:
@@ -222,6 +239,9 @@ def watch(root: Path, *, interval: float, out: TextIO | None = None,
             if not live:
                 out.write(f"session {session} · agent {state.get('agent')} · until "
                           f"{','.join(state.get('until') or [])}\n")
+                task = task_line({**state, "root": str(root)})
+                if task:
+                    out.write(strip_controls(task) + "\n")
         new = history.poll()
         alive_now = is_alive(state)
         finished = state.get("status") == "finished" or not alive_now

@@ -18,3 +18,12 @@ TASK_COMMIT_KEY: StashKey[Callable[[str], str]] = StashKey("tasks.commit_message
 LIST_NOTIFIER_KEY: StashKey[Callable[[Any, dict[str, Any]], None]] = StashKey("tasks.notify")
 #: The id of the task whose session runs now (set by ``run --tasks``).
 CURRENT_TASK_KEY: StashKey[str] = StashKey("tasks.current")
+#: Hook mode: the branch beside the user's that the list's earlier tasks committed on; the
+#: next task's session goes on on it (as ``run --tasks``' later tasks go on on its branch).
+TASK_BRANCH_KEY: StashKey[str] = StashKey("tasks.branch")
+
+
+def task_commit(task_id: str, title: str, gate: str) -> Callable[[str], str]:
+    """The message of the commit that completes a task: named after it, with trailers."""
+    return lambda brief: (f"{task_id}: {title}\n\n{brief}\n\nRalph-Task: {task_id}\n"
+                          f"Ralph-Verified: {gate}\n")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
 
 
@@ -23,6 +24,7 @@ def ralph_addoption(parser: Parser) -> None:
                     "call (or --session-id, or $CLAUDE_CODE_SESSION_ID) binds the loop to one "
                     "agent session; other sessions in the project are left alone.\n\n"
                     "examples:\n  ralph-verify start --until tests,lint --max-iterations 10\n"
+                    "  ralph-verify start --tasks tasks.toml   (each task in turn: docs/tasks.md)\n"
                     "  ralph-verify cancel",
     )
     parser.addoption("--session-id", scope="start", metavar="ID",
@@ -36,6 +38,15 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def start(config: Config) -> int:
+    if config.get("tasks"):
+        from ralph_verify.hookmode.task_list import start_task_list
+        from ralph_verify.plugins.commands.tasks import TASK_LIST_KEY, load
+
+        if config.get("start_task"):
+            raise UsageError("start --tasks FILE takes no task of its own: each task's prompt "
+                             "is in the task file (drop the words after the options)")
+        task_list = config.stash.get(TASK_LIST_KEY) or load(config, str(config.get("tasks")))
+        return start_task_list(config, task_list)
     from ralph_verify.hookmode.session import start_loop
 
     return start_loop(config)

@@ -20,7 +20,7 @@ from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
 from ralph_verify.plugins.commands import tasks_manage
-from ralph_verify.plugins.commands.tasks_manage import load
+from ralph_verify.plugins.commands.tasks_manage import load as load
 from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("task_file", scope="tasks", nargs="?", metavar="FILE|ID",
                      help="the task file (check, import, export), the spec (plan) or the "
                           "task's id (retry, skip, reset, rollback)")
-    parser.addoption("--tasks", scope="loop", metavar="FILE",
+    parser.addoption("--tasks", scope=("loop", "start"), metavar="FILE",
                      help="work through the task list of FILE (tasks.toml), task by task, each "
                           "done only when its own checks pass (docs/tasks.md)")
     parser.addoption("--only", scope="loop", metavar="ID",
@@ -78,7 +78,7 @@ def ralph_addoption(parser: Parser) -> None:
 @hookimpl
 def ralph_configure(config: Config) -> None:
     """A bad task file is a usage error before any lock, branch or agent."""
-    if config.command.name == "run" and config.get("tasks"):
+    if config.command.name in ("run", "start") and config.get("tasks"):
         config.stash[TASK_LIST_KEY] = load(config, str(config.get("tasks")))
 
 

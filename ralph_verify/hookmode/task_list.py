@@ -1,0 +1,281 @@
+"""Hook mode's task list: ``start --tasks FILE`` in Claude Code or Codex.
+
+The rules are ``run --tasks``'s (:class:`~ralph_verify.loop.task_list.TaskListRun`: the next
+ready task, its gate, ``already``, ``on-fail``, three failures in a row, the final check and
+its fix-up task, the state in ``.ralph/tasks/``); only the driver differs. Each task is one
+hook-mode session (:func:`~ralph_verify.hookmode.session.open_session`): ``start`` opens the
+first task's, and when the Stop hook ends a task's session it records the task's status
+and, in the same call, opens the next task's (its baseline taken on the tree as the agent
+left it) and blocks the stop with that task's prompt. When the list is over it lets the
+agent stop.
+
+The task file is read once, by ``start``, and frozen out of the agent's reach
+(:mod:`ralph_verify.loop.frozen`) with the settings ``start`` was given: every Stop hook
+call works from that copy, so ticking a task off in the file changes nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from ralph_verify.config.until import parse_spec
+from ralph_verify.hookmode.protocol import log
+from ralph_verify.hookmode.session import epoch, new_session_id, open_session, replacing
+from ralph_verify.loop import cancel_key
+from ralph_verify.loop.frozen import FrozenError, freeze, thaw
+from ralph_verify.loop.records import persisted_settings
+from ralph_verify.loop.result import LoopResult
+from ralph_verify.loop.state import StateDir
+from ralph_verify.loop.task_list import FINAL, FINAL_ITERATIONS, TaskListRun, _status_of
+from ralph_verify.loop.verdict import EXIT_CODES
+from ralph_verify.tasks.frozen_list import from_json, to_json
+from ralph_verify.tasks.keys import TASK_BRANCH_KEY, TASK_COMMIT_KEY, task_commit
+from ralph_verify.tasks.model import Task
+from ralph_verify.tasks.order import DONE
+from ralph_verify.tasks.state import TasksState
+
+if TYPE_CHECKING:
+    from ralph_verify.config import Config
+    from ralph_verify.config.until import CheckSpec
+    from ralph_verify.loop.session import Session
+    from ralph_verify.loop.task_list import TaskListResult
+    from ralph_verify.loop.verdict import VerdictProposal
+    from ralph_verify.tasks.model import TaskList
+
+#: The key of ``state.json``'s ``hook`` that marks a session as one task of a list:
+#: ``{"frozen": <reference to the frozen list>, "failed_in_a_row": N}``.
+TASKS = "tasks"
+#: Session values a Stop hook call keeps when it goes back to ``start``'s settings.
+_KEPT = ("quiet", "timeout")
+
+
+class _Waiting(Exception):
+    """A task's session is open: the agent works on it until its next stop."""
+
+    def __init__(self, task: Task, message: str) -> None:
+        super().__init__(task.id)
+        self.task = task
+        self.message = message
+
+
+class HookTaskList(TaskListRun):
+    """``run --tasks``'s rules, each task a hook-mode session instead of a ``run``."""
+
+    def __init__(self, config: Config, task_list: TaskList, statedir: StateDir,
+                 hook_base: dict[str, Any], base: dict[str, Any],
+                 state: TasksState | None = None) -> None:
+        super().__init__(config, task_list)
+        self.statedir = statedir
+        self.hook_base = hook_base
+        #: The settings ``start`` was given (each task's own go over them).
+        self.base = base
+        self.carried_state = state
+        #: What a check that could not decide at a task's baseline said.
+        self.error = ""
+
+    def go(self) -> tuple[TaskListResult | None, _Waiting | None]:
+        """On with the list: its end, or the task whose session now waits for the agent."""
+        try:
+            return self.run(), None
+        except _Waiting as waiting:
+            return None, waiting
+
+    def _start_state(self) -> TasksState:
+        if self.carried_state is not None:
+            return self.carried_state
+        return super()._start_state()
+
+    @contextmanager
+    def _task_settings(self, task: Task, gate: list[CheckSpec],
+                       state: TasksState) -> Iterator[None]:
+        with super()._task_settings(task, gate, state):
+            for key in ("no_branch", "allow_dirty"):  # run's later tasks go on on its branch
+                self.config.set_session_value(key, self.base.get(key))
+            self.config.set_session_value("start_task", [str(self.config.get("task"))])
+            try:
+                yield
+            finally:
+                self.config.set_session_value("start_task", None)
+
+    def _run_task(self, task: Task, state: TasksState) -> str:
+        gate = self.gate(task, state.status())
+        gate_text = ",".join(spec.text for spec in gate)
+        state.set(task.id, "running", "", gate=gate_text)
+        self._line(f"ralph-verify: task {task.id} ({task.title}): gate {gate_text}")
+        self.hook_base[TASKS]["failed_in_a_row"] = self.failed_in_a_row
+        branch = self.hook_base[TASKS].get("branch")
+        if branch:
+            self.config.stash[TASK_BRANCH_KEY] = str(branch)
+        with self._task_settings(task, gate, state):
+            opened = open_session(self.config, self.statedir, new_session_id(),
+                                  self.hook_base)
+        if opened.kind == "error":
+            state.set(task.id, "todo", "not started: a check could not decide at its "
+                                       "baseline")
+            self.check_error, self.error = opened.code, opened.message
+            return "check-error"
+        if opened.kind in ("passed", "idle"):
+            reason = "its checks passed before any work; the agent was not called"
+            state.set(task.id, "already", reason, iterations=0)
+            self._line(f"ralph-verify: task {task.id}: already ({reason})")
+            return "already"
+        raise _Waiting(task, opened.message)
+
+    def fix_up_task(self, state: TasksState) -> Task:
+        """The fix-up task after a failing final check (``run --tasks``' own, its prompt
+        aside: the agent has read it)."""
+        return Task(id=FINAL, title="Make the whole-project check pass", prompt="",
+                    until=tuple(self.final_specs(state)), depends_on=(),
+                    max_iterations=FINAL_ITERATIONS)
+
+    def fixed_up(self, state: TasksState, status: str) -> TaskListResult:
+        """The end of the list once its fix-up task ended, as ``run --tasks`` ends it."""
+        if status in DONE:
+            return self._end(state, "complete", "every task is done and the final check "
+                                                "passes")
+        return self._end(state, "final-failed", "every task is done but the final check "
+                                                "fails, and the fix-up task did not fix it")
+
+    def _line(self, line: str) -> None:
+        self.config.hook.ralph_report_line(config=self.config, line=line)
+
+
+# --- start --tasks ---------------------------------------------------------------------------
+
+
+def start_task_list(config: Config, task_list: TaskList) -> int:
+    """``start --tasks FILE``: freeze the list, open the first task's session (tasks whose
+    checks pass already are ``already``), print its prompt; exit 0 while a task waits."""
+    statedir = StateDir(config.root)
+    list_id = new_session_id()
+    note = statedir.acquire_lock(list_id)
+    try:
+        cancel_key.issue(config.root)
+        if note:
+            print(f"ralph-verify: {note}")
+        replacing(statedir)
+        base = persisted_settings(config)
+        runner = HookTaskList(config, task_list, statedir, {}, base)
+        frozen = freeze(config.root, f"tasks-{list_id}", "tasks.json", {
+            "list": to_json(task_list), "settings": base,
+            "extra": [spec.text for spec in runner.extra]})
+        runner.hook_base[TASKS] = {"frozen": frozen, "failed_in_a_row": 0}
+        result, waiting = runner.go()
+    finally:
+        statedir.release_lock()
+    if waiting is not None:
+        total = len(task_list.tasks)
+        print(f"ralph-verify: task list {task_list.path.name} ({total} task"
+              f"{'s' if total != 1 else ''}), hook mode: task {waiting.task.id} first; the "
+              "Stop hook verifies each task and gives the next")
+        print(waiting.message)
+        return 0
+    assert result is not None
+    if runner.error:
+        print(runner.error)
+    print(f"task list: {result.verdict}: {result.reason}")
+    return result.exit_code
+
+
+# --- the Stop hook ---------------------------------------------------------------------------
+
+
+def name_task_commit(config: Config, hook: dict[str, Any]) -> None:
+    """Before a stop's iteration: the commit that completes the current task is named after
+    it (``Ralph-Task:``, ``Ralph-Verified:``), as under ``run --tasks``."""
+    if not hook.get(TASKS):
+        return
+    state = TasksState.read(config.root)
+    if state is None or state.current is None:
+        return
+    row = state.record(state.current)
+    config.stash[TASK_COMMIT_KEY] = task_commit(row.id, row.title, row.gate)
+
+
+def after_session(config: Config, statedir: StateDir, session: Session,
+                  hook: dict[str, Any], verdict: VerdictProposal,
+                  answer: dict[str, Any]) -> dict[str, Any]:
+    """A task's session ended at this stop: record the task, then open the next task's
+    session and block the stop with its prompt, or end the list and let the agent stop.
+    ``answer`` (the session's own) is returned as it is outside a task list."""
+    record = hook.get(TASKS)
+    state = TasksState.read(config.root)
+    if not record or state is None or state.current is None:
+        return answer
+    if TASK_COMMIT_KEY in config.stash:
+        del config.stash[TASK_COMMIT_KEY]
+    try:
+        frozen = thaw(record["frozen"])
+        task_list = from_json(frozen["list"])
+        base = dict(frozen["settings"])
+        extra = [parse_spec(text) for text in frozen["extra"]]
+    except (FrozenError, KeyError, TypeError, ValueError) as exc:
+        log(config.root, "stop", f"the frozen task list cannot be read: {exc}")
+        return {"systemMessage": f"ralph-verify: the task list's frozen copy cannot be read "
+                                 f"({exc}); letting the agent stop. 'ralph-verify start --tasks "
+                                 "FILE' starts the list again"}
+    _back_to_start(config, base)
+    carried = {key: hook.get(key) for key in ("agent", "session_id", "bound_by")}
+    carried.update(blocks_in_a_row=int(hook.get("blocks_in_a_row") or 0) + 1,
+                   last_decision="block", last_stop_at=hook.get("last_stop_at"))
+    branch = (session.plugin_state.get("checkpoint") or {}).get("branch")
+    carried[TASKS] = {**record, **({"branch": branch} if branch else {})}
+    runner = HookTaskList(config, task_list, statedir, carried, base, state)
+    runner.extra = extra
+    runner.failed_in_a_row = int(record.get("failed_in_a_row") or 0)
+    runner.sessions = 1
+    current = state.current
+    task = runner.fix_up_task(state) if current == FINAL else task_list.get(current)
+    status = _record_task(config, state, session, verdict, task)
+    ended: TaskListResult | None
+    waiting: _Waiting | None = None
+    if current == FINAL:
+        ended = runner.fixed_up(state, status)
+    else:
+        ended = runner.settle(state, task, status)
+        if ended is None:
+            ended, waiting = runner.go()
+    if waiting is not None:
+        head = (f"ralph-verify: task {current} is {status}. Next, task {waiting.task.id} "
+                f"({waiting.task.title}); it is done only when its checks pass.")
+        return {"decision": "block", "reason": f"{head}\n\n{waiting.message}",
+                "systemMessage": f"ralph-verify: task {current} {status}; next task "
+                                 f"{waiting.task.id}"}
+    assert ended is not None
+    if ended.verdict == "cancelled":
+        for row in state.tasks:
+            if row.status == "cancelled":
+                state.set(row.id, "todo", "cancelled; 'ralph-verify start --tasks FILE' "
+                                          "starts the list again")
+    return {"systemMessage": f"ralph-verify: task {current} {status}; task list "
+                             f"{ended.verdict}: {ended.reason}"}
+
+
+def _back_to_start(config: Config, base: dict[str, Any]) -> None:
+    """The settings of the stop's session (thawed for its iteration) give way to those
+    ``start`` was given, over which the next task sets its own."""
+    kept = {key: config.get(key) for key in _KEPT if config.source_of(key) == "session"}
+    for dest in persisted_settings(config):
+        config.set_session_value(dest, None)
+    for dest, value in {**base, **kept}.items():
+        config.set_session_value(dest, value)
+
+
+def _record_task(config: Config, state: TasksState, session: Session,
+                 verdict: VerdictProposal, task: Task) -> str:
+    """The task's row from its session's verdict (the same mapping as ``run --tasks``)."""
+    started = epoch(session.started_at) or time.time()
+    duration = max(0.0, time.time() - started)
+    result = LoopResult(verdict.verdict, verdict.reason, EXIT_CODES[verdict.verdict], session,
+                        session.previous_verification(), duration)
+    status, reason = _status_of(result, task)
+    last = session.last
+    state.set(task.id, status, reason, iterations=len(session.iterations), cost_usd=0.0,
+              duration_s=round(duration, 3),
+              commit=last.commit if last is not None and status == "done" else None)
+    config.hook.ralph_report_line(config=config, line=f"ralph-verify: task {task.id}: {status} "
+                                                      f"({reason})")
+    return status

@@ -1,0 +1,201 @@
+"""Task lists under both drivers, ``run --tasks`` and ``start --tasks`` with the Stop hook:
+the same rules, the same state, the same tests. The harness, never the agent, decides each
+task: ticking it off (in ``tasks.toml``, a ``prd.json`` or a checklist) or printing the
+promise gets another iteration; a later task that breaks an earlier one's tests is not done
+until they pass again; a failed task skips its dependents while independent tasks run."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import pytest
+
+from ralph_verify.testing import Ralph
+from tests.drivers import Driver
+from tests.task_drivers import run_list
+
+ONE = "def one():\n    return 1\n"
+TWO = "def two():\n    return 2\n"
+BROKEN_ONE = "def one():\n    return 0\n"
+PROMISE = "<promise>COMPLETE</promise>"
+
+#: The same two tasks written for each tool: (file name, text, the text with T1 ticked off).
+TOML = textwrap.dedent("""\
+    [defaults]
+    max-iterations = 3
+
+    [[task]]
+    id = "T1"
+    title = "one"
+    prompt = "write demo_one.one"
+    until = "tests:tests/test_one.py"
+
+    [[task]]
+    id = "T2"
+    title = "two"
+    prompt = "write demo_two.two"
+    until = "tests:tests/test_two.py"
+    """)
+PRD = {"project": "demo", "userStories": [
+    {"id": "T1", "title": "one", "description": "write demo_one.one", "priority": 1,
+     "acceptanceCriteria": ["one() returns 1", "until: tests:tests/test_one.py"],
+     "passes": False},
+    {"id": "T2", "title": "two", "description": "write demo_two.two", "priority": 2,
+     "acceptanceCriteria": ["until: tests:tests/test_two.py"], "passes": False}]}
+CHECKLIST = textwrap.dedent("""\
+    # Fix plan
+
+    - [ ] one
+      - write demo_one.one
+      - until: tests:tests/test_one.py
+    - [ ] two
+      - until: tests:tests/test_two.py
+    """)
+FORMATS = {
+    "tasks.toml": (TOML, TOML.replace('title = "one"', 'title = "one"\nstatus = "done"')),
+    "prd.json": (json.dumps(PRD, indent=2),
+                 json.dumps(PRD, indent=2).replace('"passes": false', '"passes": true', 1)),
+    "fix_plan.md": (CHECKLIST, CHECKLIST.replace("- [ ] one", "- [x] one")),
+}
+
+
+def suite_of(name: str, value: int) -> str:
+    return (f"from demo_{name} import {name}\n\n\n"
+            f"def test_{name}():\n    assert {name}() == {value}\n")
+
+
+def project(ralph: Ralph, name: str, text: str) -> None:
+    ralph.makefile("tests/test_one.py", suite_of("one", 1))
+    ralph.makefile("tests/test_two.py", suite_of("two", 2))
+    ralph.makefile(name, text)
+    ralph.makefile(".gitignore", ".ralph/\n")
+    ralph.git_init()
+
+
+@pytest.mark.parametrize("name", list(FORMATS))
+def test_ticking_the_task_or_promising_is_no_done_and_a_broken_earlier_task_is_no_done(
+        driver: Driver, name: str) -> None:
+    text, ticked = FORMATS[name]
+    project(driver.ralph, name, text)
+    outcome = run_list(driver, {
+        "T1": [{name: ticked}, {"demo_one.py": ONE}],  # 1: ticked off and promised, no work
+        "T2": [{"demo_two.py": TWO, "demo_one.py": BROKEN_ONE},  # 1: breaks T1's test
+               {"demo_one.py": ONE}]},
+        file=name, says={"T1": [PROMISE], "T2": [PROMISE]})
+    assert outcome.turns == ["T1", "T1", "T2", "T2"]
+    if driver.kind == "run":
+        assert outcome.started.ret == 0, outcome.started
+    else:
+        assert "task list complete" in outcome.last_answer["systemMessage"]
+        assert "decision" not in outcome.last_answer  # the agent may stop: the list is done
+    data = outcome.table()
+    assert data["verdict"] == "complete"
+    assert outcome.status() == {"T1": ("done", 2), "T2": ("done", 2)}
+    assert "tests:tests/test_one.py" in outcome.rows()["T2"]["gate"]
+    assert any(f"{name} was edited" in note for note in data["notes"])
+    # T2's second prompt (run) or block reason (hook) named T1's broken test.
+    root = driver.ralph.path
+    feedback = (root / ".ralph/iterations/002/prompt.md").read_text()
+    assert "tests/test_one.py::test_one" in feedback
+    first = (root / ".ralph/iterations/001/prompt.md").read_text()  # hook: the block reason
+    assert "Task T2: two" in (feedback if driver.kind == "run" else first)
+    log = driver.ralph.git("log", "--all", "--format=%s%n%b%x00").split("\x00")
+    done = [entry.strip() for entry in log if "Ralph-Task:" in entry]
+    assert [entry.splitlines()[0] for entry in done] == ["T2: two", "T1: one"]
+    assert "Ralph-Verified: tests:tests/test_two.py,tests:tests/test_one.py" in done[0]
+    t1 = outcome.rows()["T1"]
+    assert t1["commit"] and driver.ralph.git("log", "-1", "--format=%s", t1["commit"]) == \
+        "T1: one\n"
+
+
+def test_a_failed_task_skips_its_dependents_and_independent_tasks_still_run(
+        driver: Driver) -> None:
+    project(driver.ralph, "tasks.toml", textwrap.dedent("""\
+        [defaults]
+        max-iterations = 1
+
+        [[task]]
+        id = "A"
+        title = "never done"
+        until = "tests:tests/test_one.py"
+
+        [[task]]
+        id = "B"
+        title = "needs A"
+        until = "tests:tests/test_two.py"
+        depends-on = ["A"]
+
+        [[task]]
+        id = "C"
+        title = "independent"
+        until = "files:c.txt"
+        depends-on = []
+
+        [[task]]
+        id = "D"
+        title = "there already"
+        until = "files:tasks.toml"
+        depends-on = []
+        """))
+    outcome = run_list(driver, {"C": [{"c.txt": "c\n"}]},
+                       says={"A": [PROMISE], "C": [PROMISE]})
+    assert outcome.turns == ["A", "C"]  # B never started; D cost no agent call
+    if driver.kind == "run":
+        assert outcome.started.ret == 1, outcome.started
+    else:
+        assert "task list incomplete" in outcome.last_answer["systemMessage"]
+        assert "decision" not in outcome.last_answer
+    assert outcome.status() == {"A": ("failed", 1), "B": ("skipped", 0), "C": ("done", 1),
+                                "D": ("already", 0)}
+    assert outcome.table()["verdict"] == "incomplete"
+    assert "depends on A, failed" in outcome.rows()["B"]["reason"]
+
+
+def test_a_failing_final_check_gets_a_fix_up_task(driver: Driver) -> None:
+    ralph = driver.ralph
+    project(ralph, "tasks.toml", textwrap.dedent("""\
+        [defaults]
+        keep = "files:tasks.toml"
+        final = "files:a.txt,files:final.txt"
+
+        [[task]]
+        id = "A"
+        until = "files:a.txt"
+        """))
+    outcome = run_list(driver, {"A": [{"a.txt": "A"}], "FINAL": [{"final.txt": "F"}]})
+    assert outcome.turns == ["A", "FINAL"]
+    assert outcome.table()["verdict"] == "complete"
+    assert outcome.status() == {"A": ("done", 1), "FINAL": ("done", 1)}
+
+
+def test_a_cycle_starts_nothing(driver: Driver) -> None:
+    ralph = driver.ralph
+    project(ralph, "tasks.toml", textwrap.dedent("""\
+        [[task]]
+        id = "A"
+        until = "files:a.txt"
+        depends-on = ["B"]
+
+        [[task]]
+        id = "B"
+        until = "files:b.txt"
+        depends-on = ["A"]
+        """))
+    command = ("run", "--agent", "cmd:true") if driver.kind == "run" else ("start",)
+    refused = ralph.run(*command, "--tasks", "tasks.toml")
+    assert refused.ret == 2 and "A -> B -> A" in refused.err, refused
+    assert not (ralph.path / ".ralph" / "tasks").exists()
+
+
+def test_codex_s_stop_hook_works_a_list_through_too(ralph: Ralph) -> None:
+    text, ticked = FORMATS["tasks.toml"]
+    project(ralph, "tasks.toml", text)
+    outcome = run_list(Driver(ralph, "hook"), {
+        "T1": [{"tasks.toml": ticked}, {"demo_one.py": ONE}],
+        "T2": [{"demo_two.py": TWO}]}, says={"T1": [PROMISE]}, agent_name="codex")
+    assert outcome.turns == ["T1", "T1", "T2"]
+    assert "task list complete" in outcome.last_answer["systemMessage"]
+    assert outcome.status() == {"T1": ("done", 2), "T2": ("done", 1)}
+    hook = json.loads((ralph.path / ".ralph/state.json").read_text())["hook"]
+    assert hook["agent"] == "codex"
