@@ -23,7 +23,7 @@ from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.fleet.executor import ExecutorRegistry
 from ralph_verify.fleet.graph import GraphFleet
-from ralph_verify.fleet.merge import Integration
+from ralph_verify.fleet.merge import Integration, integration_branch
 from ralph_verify.fleet.outputs import write_outputs
 from ralph_verify.fleet.run import Fleet, make_jobs, resumable
 from ralph_verify.fleet.tasks import (
@@ -156,7 +156,7 @@ def run_fleet(config: Config, file: str | None) -> int:
     if spec.graph is not None:
         refuse_in_graph(spec, shard=shard_text, resume=previous is not None)
         fleet = GraphFleet(graph=spec.graph, tasks=tasks, until=config.get("fleet_until"),
-                           integration=Integration(repo, workdir, f"ralph/fleet-{fleet_id}",
+                           integration=Integration(repo, workdir, integration_branch(fleet_id),
                                                    base), **common_args)
     else:
         fleet = Fleet(**common_args)

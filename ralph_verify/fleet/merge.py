@@ -1,8 +1,9 @@
 """The integration branch of a fleet whose tasks depend on each other, and its merge queue's
 one step: merge a finished task's branch, then verify the merged tree against the gate.
 
-The integration branch ``ralph/fleet-<id>`` starts at the fleet's base and lives in its own
-worktree (``.git/ralph-fleet/<id>/_integration``; no task id starts with ``_``): your
+The integration branch ``ralph/fleet-<id>/_integration`` (beside the tasks' branches
+``ralph/fleet-<id>/<task>``; no task id starts with ``_``) starts at the fleet's base and lives in its own
+worktree (``.git/ralph-fleet/<id>/_integration``): your
 checkout and branch are never touched. Every task's worktree or clone starts from its tip.
 A merge that conflicts is aborted; a merge whose tree fails the gate is undone
 (``reset --hard`` to the tip before it): the branch only ever holds verified merges.
@@ -23,6 +24,10 @@ from ralph_verify.fleet.job import _git, _identity, _worktree_admin
 INTEGRATION_DIR = "_integration"
 #: How much of a failing check's output goes into the note a task is sent back with.
 FEEDBACK_CHARS = 2000
+
+
+def integration_branch(fleet_id: str) -> str:
+    return f"ralph/fleet-{fleet_id}/{INTEGRATION_DIR}"
 
 
 @dataclass
