@@ -17,9 +17,10 @@ def _fleet(ralph: Ralph) -> dict[str, Any]:
     return data
 
 
-def _setup(ralph: Ralph, tmp_path: Path, mode: str) -> tuple[Path, str]:
-    marks = tmp_path / "marks"
-    marks.mkdir()
+def setup_graph(ralph: Ralph, tmp_path: Path, mode: str) -> tuple[Path, str]:
+    """The project, the agent, and where it leaves its marks (``tmp_path/graph-marks``)."""
+    marks = tmp_path / "graph-marks"
+    marks.mkdir(exist_ok=True)
     ralph.env.update(GRAPH_MARKS=str(marks), GRAPH_MODE=mode)
     make_project(ralph.path, ralph.git)
     return marks, write_agent(tmp_path)
@@ -57,7 +58,7 @@ def assert_diamond(ralph: Ralph, marks: Path, fleet_id: str) -> dict[str, Any]:
 
 def test_two_independent_tasks_side_by_side_then_the_third_on_a_tree_holding_both(
         ralph: Ralph, tmp_path: Path) -> None:
-    marks, agent = _setup(ralph, tmp_path, "side-by-side")
+    marks, agent = setup_graph(ralph, tmp_path, "side-by-side")
     ralph.makefile("tasks.toml", DIAMOND.format(agent=agent))
     head = ralph.git("rev-parse", "HEAD")
     result = ralph.run("fleet", "tasks.toml", "-j", "2", "--id", "g1")
@@ -90,7 +91,7 @@ depends-on = []
 
 def test_a_conflict_sends_the_task_back_once_then_it_fails_the_merge_with_its_branch_kept(
         ralph: Ralph, tmp_path: Path) -> None:
-    marks, agent = _setup(ralph, tmp_path, "conflict")
+    marks, agent = setup_graph(ralph, tmp_path, "conflict")
     ralph.makefile("tasks.toml", CONFLICT.format(agent=agent))
     result = ralph.run("fleet", "tasks.toml", "-j", "2", "--id", "c1")
     assert result.ret == 1, result
@@ -142,7 +143,7 @@ depends-on = ["T1", "T2"]
 
 def test_a_failed_task_skips_its_dependents_and_the_independent_ones_still_run(
         ralph: Ralph, tmp_path: Path) -> None:
-    marks, agent = _setup(ralph, tmp_path, "")
+    marks, agent = setup_graph(ralph, tmp_path, "")
     ralph.makefile("tasks.toml", SKIP.format(agent=agent))
     result = ralph.run("fleet", "tasks.toml", "-j", "2", "--id", "s1")
     assert result.ret == 1, result
