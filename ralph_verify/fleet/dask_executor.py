@@ -135,6 +135,8 @@ class DaskExecutor:
     """Submits one task per loop, at most ``-j`` at a time, and gathers each as it ends."""
 
     mode = "clone"
+    #: Takes a fleet's feed of jobs as they become ready (fleet/feed.py).
+    feeds = True
 
     def run(self, jobs: Iterable[LoopJob], fleet: FleetContext) -> None:
         distributed = _distributed()

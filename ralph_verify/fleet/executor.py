@@ -11,7 +11,7 @@ The context, not the executor, keeps the records, the fleet-wide limits and the 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -54,13 +54,16 @@ class Executor(Protocol):
     #: The job's mode: ``worktree`` (same machine as the repository) or ``clone``.
     mode: str
 
-    def run(self, jobs: Iterable[LoopJob], fleet: FleetContext) -> None:
+    def run(self, jobs: Sequence[LoopJob], fleet: FleetContext) -> None:
         """Run every job, calling ``fleet.prepare/started/finished``; return when all are
         done, or soon after ``fleet.cancelled`` is set (stopping the running loops cleanly
-        where the executor can). ``jobs`` is a list, or a
-        :class:`~ralph_verify.fleet.feed.JobFeed` when the tasks depend on each other: its
-        jobs come as they become ready (iterating it blocks until the next one, and ends
-        when the fleet closes it); start each at once, within ``-j``."""
+        where the executor can).
+
+        An executor whose class sets ``feeds = True`` may get a
+        :class:`~ralph_verify.fleet.feed.JobFeed` instead of a list (a fleet whose tasks
+        depend on each other): its jobs come as they become ready (iterating it blocks until
+        the next one, and ends when the fleet closes it); start each at once, within ``-j``.
+        Any other executor gets such a fleet's ready tasks in waves of lists."""
 
 
 @dataclass(frozen=True)

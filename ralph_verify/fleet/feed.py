@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 from ralph_verify.fleet.job import LoopJob
 
@@ -61,3 +62,28 @@ class JobFeed:
 
     def __len__(self) -> int:
         return len(self.planned)
+
+
+class Waves:
+    """An executor that takes lists only (no ``feeds = True``), given a feed: each call of
+    its ``run`` gets the tasks ready at that moment; the next wave starts once it returned."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.mode = inner, inner.mode
+
+    def run(self, jobs: JobFeed, fleet: Any) -> None:
+        while not fleet.cancelled.is_set():
+            first = jobs.take(0.5)
+            if first is None:
+                if jobs.exhausted:
+                    return
+                continue
+            wave = [first]
+            while (more := jobs.take(0)) is not None:
+                wave.append(more)
+            self.inner.run(wave, fleet)
+
+
+def feeding(executor: Any) -> Any:
+    """The executor as it takes a feed: itself, or in :class:`Waves`."""
+    return executor if getattr(executor, "feeds", False) else Waves(executor)

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import subprocess
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ralph_verify.fleet.feed import JobFeed
+from ralph_verify.fleet.feed import JobFeed, feeding
 from ralph_verify.fleet.job import JobResult, LoopJob, _git, _worktree_admin
 from ralph_verify.fleet.merge import Integration, MergeOutcome
 from ralph_verify.fleet.run import Fleet
@@ -153,7 +154,9 @@ class GraphFleet(Fleet):
         message = (f"{task.name}: {task.title or task.name}\n\nRalph-Task: {task.name}\n"
                    f"Ralph-Fleet: {self.fleet_id}\n")
         gate = self.gate(task)
+        clock = time.monotonic()
         outcome = self.integration.merge(job.branch, message, gate)
+        record["merge_s"] = round(time.monotonic() - clock, 3)
         if outcome.ok:
             with self._lock:
                 self.merged.append((task.name, outcome.commit))
@@ -226,7 +229,7 @@ class GraphFleet(Fleet):
         merger.start()
         self._release()
         try:
-            super().run(self.feed, executor)
+            super().run(self.feed, feeding(executor))
         finally:
             self.feed.close()
             with self._lock:

@@ -2,9 +2,9 @@
 one step: merge a finished task's branch, then verify the merged tree against the gate.
 
 The integration branch ``ralph/fleet-<id>/_integration`` (beside the tasks' branches
-``ralph/fleet-<id>/<task>``; no task id starts with ``_``) starts at the fleet's base and lives in its own
-worktree (``.git/ralph-fleet/<id>/_integration``): your
-checkout and branch are never touched. Every task's worktree or clone starts from its tip.
+``ralph/fleet-<id>/<task>``; no task id starts with ``_``) starts at the fleet's base and
+lives in its own worktree (``.git/ralph-fleet/<id>/_integration``): your checkout and
+branch are never touched. Every task's worktree or clone starts from its tip.
 A merge that conflicts is aborted; a merge whose tree fails the gate is undone
 (``reset --hard`` to the tip before it): the branch only ever holds verified merges.
 """
@@ -85,8 +85,14 @@ class Integration:
                     check=False).split()
 
     def merge(self, branch: str, message: str, gate: Mapping[str, Sequence[str]]) -> MergeOutcome:
-        """Merge ``branch``; keep it only if the merged tree passes ``gate``."""
+        """Merge ``branch``; keep it only if the merged tree passes ``gate``. A branch the
+        repository does not have (a loop in a clone that committed nothing) merges nothing:
+        the gate is verified on the tip as it is."""
         before = self.tip()
+        if not _git(self.repo, "rev-parse", "--verify", "-q", f"refs/heads/{branch}",
+                    check=False).strip():
+            result = self.verify(gate)
+            return MergeOutcome(result.passed, commit=before, feedback=result.feedback)
         proc = subprocess.run(
             ["git", "-c", "commit.gpgsign=false", *_identity(self.tree), "merge", "--no-ff",
              "--no-edit", "-m", message, branch], cwd=self.tree, capture_output=True,

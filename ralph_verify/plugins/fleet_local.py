@@ -28,6 +28,8 @@ class LocalExecutor:
     """A thread per running loop; the loop itself is a child process (its own session)."""
 
     mode = "worktree"
+    #: Takes a fleet's feed of jobs as they become ready (fleet/feed.py).
+    feeds = True
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
