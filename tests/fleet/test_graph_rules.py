@@ -1,0 +1,77 @@
+"""A fleet with ``depends-on`` on an executor that takes lists only (a plugin's): the ready
+tasks come in waves; and what such a fleet refuses before anything runs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from ralph_verify import ExecutorRegistry, ExecutorType, FleetContext, LoopJob, hookimpl, run_job
+from ralph_verify.testing import Ralph
+from tests.fleet.graph_kata import DIAMOND
+from tests.fleet.test_graph import setup_graph
+
+
+class Lists:
+    """One loop after another, given lists only (no ``feeds``): it records each call."""
+
+    mode = "worktree"
+
+    def __init__(self, calls: list[list[str]]) -> None:
+        self.calls = calls
+
+    def run(self, jobs: Sequence[LoopJob], fleet: FleetContext) -> None:
+        self.calls.append([job.name for job in jobs])
+        for job in jobs:
+            prepared = fleet.prepare(job)
+            if prepared is None:
+                continue
+            fleet.started(prepared, "lists")
+            fleet.finished(prepared, run_job(prepared))
+
+
+def test_an_executor_of_lists_gets_the_graph_in_waves(ralph: Ralph, tmp_path: Path) -> None:
+    calls: list[list[str]] = []
+
+    class ListsPlugin:
+        @hookimpl
+        def ralph_register_executors(self, registry: ExecutorRegistry) -> None:
+            registry.add(ExecutorType("lists", lambda: Lists(calls), "lists only"))
+
+    _marks, agent = setup_graph(ralph, tmp_path, "")
+    ralph.makefile("tasks.toml", DIAMOND.format(agent=agent))
+    result = ralph.run("fleet", "tasks.toml", "--executor", "lists", "--id", "w1",
+                       plugins=[ListsPlugin()])
+    assert result.ret == 0, result
+    assert calls == [["T1", "T2"], ["T3"]]
+    document = json.loads((ralph.path / "fleet" / "fleet.json").read_text())
+    assert [loop["task_status"] for loop in document["loops"]] == ["done"] * 3
+    assert document["integration"]["final"]["passed"] is True
+
+
+def test_what_a_fleet_with_depends_on_refuses_before_anything_runs(
+        ralph: Ralph, tmp_path: Path) -> None:
+    marks, agent = setup_graph(ralph, tmp_path, "")
+    ralph.makefile("tasks.toml", DIAMOND.format(agent=agent))
+    sharded = ralph.run("fleet", "tasks.toml", "--shard", "1/2")
+    assert sharded.ret == 2, sharded
+    assert "--shard: a fleet whose tasks declare depends-on" in sharded.err
+    ralph.makefile("other.toml", DIAMOND.format(agent=agent) + 'repo = "/elsewhere"\n')
+    cloned = ralph.run("fleet", "other.toml")
+    assert cloned.ret == 2, cloned
+    assert "task T3: repo = ... cannot take part in depends-on" in cloned.err
+    cycle = DIAMOND.format(agent=agent).replace('id = "T1"\ntitle = "a()"\nuntil = '
+                                                '"tests:tests/test_a.py"\ndepends-on = []',
+                                                'id = "T1"\ntitle = "a()"\nuntil = '
+                                                '"tests:tests/test_a.py"\ndepends-on = ["T3"]')
+    ralph.makefile("cycle.toml", cycle)
+    looped = ralph.run("fleet", "cycle.toml")
+    assert looped.ret == 2, looped
+    assert "the tasks depend on each other in a cycle" in looped.err
+    assert not (ralph.path / "fleet").exists()  # nothing ran
+    assert runs_of(marks) == []
+
+
+def runs_of(marks: Path) -> list[str]:
+    return sorted(path.name for path in marks.iterdir())
