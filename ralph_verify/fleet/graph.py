@@ -48,6 +48,8 @@ class GraphFleet(Fleet):
         self.status: dict[str, str] = {}
         self.reason: dict[str, str] = {}
         self.planned: dict[str, LoopJob] = {}
+        #: The checks each task's loop ran (its gate in its folder when it was released).
+        self.loop_gate: dict[str, list[str]] = {}
         self.sent_back: set[str] = set()
         #: (task, merge commit), in merge order.
         self.merged: list[tuple[str, str]] = []
@@ -84,9 +86,25 @@ class GraphFleet(Fleet):
                               f"{self.status[bad[0]]}")
                 elif all(self.status.get(dep, "done") in DONE for dep in deps):
                     self._set(name, "running")
-                    self.feed.put(replace(self.planned[name], base=self.integration.tip()))
+                    self.feed.put(self._job(name, self.planned[name].prompt))
             if not any(status in ("running", "merging") for status in self.status.values()):
                 self.feed.close()
+
+    def _job(self, name: str, prompt: str) -> LoopJob:
+        """The task's job from the integration branch's tip; its loop's checks are its gate
+        in its folder, so that its agent keeps the done tasks' checks green too."""
+        planned, task = self.planned[name], self.tasks[name]
+        args, skip = [], False
+        for arg in planned.run_args:
+            if skip or arg == "--until":
+                skip = not skip
+            elif not arg.startswith("--until="):
+                args.append(arg)
+        gate = self.gate(task).get(task.folder, [])
+        self.loop_gate[name] = gate
+        if gate:
+            args += ["--until", ",".join(gate)]
+        return replace(planned, base=self.integration.tip(), prompt=prompt, run_args=args)
 
     def gate(self, task: Task) -> dict[str, list[str]]:
         """Folder -> checks: the task's, every done task's (each in its folder), ``keep``
@@ -155,12 +173,17 @@ class GraphFleet(Fleet):
                    f"Ralph-Fleet: {self.fleet_id}\n")
         gate = self.gate(task)
         clock = time.monotonic()
-        outcome = self.integration.merge(job.branch, message, gate)
+        # Nothing merged since the task's loop started from the tip, and its loop ran this
+        # very gate: the merged tree is the one its loop verified, no second verification.
+        verified = (self.integration.tip() == job.base
+                    and gate == {task.folder: self.loop_gate.get(task.name)})
+        outcome = self.integration.merge(job.branch, message, gate, verified=verified)
+        record.update(gate=gate, gate_verified_by="its loop" if verified else "the merge queue")
         record["merge_s"] = round(time.monotonic() - clock, 3)
         if outcome.ok:
             with self._lock:
                 self.merged.append((task.name, outcome.commit))
-                record.update(merge_commit=outcome.commit, gate=gate)
+                record.update(merge_commit=outcome.commit)
                 already = record.get("verdict") == "nothing-to-do"
                 self._set(job.name, "already" if already else "done",
                           f"merged into {self.integration.branch} as {outcome.commit[:10]}")
@@ -182,9 +205,7 @@ class GraphFleet(Fleet):
         with self._lock:
             record.update(merge_note=note, first_try=first)
             self._set(job.name, "running", f"sent back once: {note.splitlines()[0]}")
-            planned = self.planned[job.name]
-            self.feed.put(replace(planned, base=self.integration.tip(),
-                                  prompt=f"{planned.prompt}\n\n{note}"))
+            self.feed.put(self._job(job.name, f"{self.planned[job.name].prompt}\n\n{note}"))
 
     def _note(self, job: LoopJob, outcome: MergeOutcome) -> str:
         """Why the merge failed, for the task's second run and the report."""

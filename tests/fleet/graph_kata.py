@@ -6,9 +6,10 @@ The agent's modes (``GRAPH_MODE``):
 
 - ``side-by-side``: T1 writes ``a.py``, T2 ``b.py`` (each waits, up to a minute, until the
   other has started: run one after the other, they cannot overlap), T3 ``c.py`` using both;
-- ``conflict``: T1 writes ``shared.py`` = A; T2 waits until T1 is merged on the integration
-  branch, then writes ``shared.py`` = B (an add/add conflict; on its second run, on the new
-  tip, its tree merges but breaks T1's tests);
+- ``conflict``: T1 writes ``shared.py`` = A; T2 (whose folder is ``pkg``) waits until T1 is
+  merged on the integration branch, then writes ``shared.py`` = B at the top (an add/add
+  conflict; on its second run, on the new tip, its loop's checks in ``pkg`` pass, its tree
+  merges, but breaks T1's tests at the top);
 - anything else: write the module of the task at once.
 
 Each run leaves ``GRAPH_MARKS/<task>.<n>.json``: its start and end (wall clock), the
@@ -30,8 +31,10 @@ marks = pathlib.Path(os.environ["GRAPH_MARKS"])
 mode = os.environ.get("GRAPH_MODE", "")
 prompt = sys.stdin.read()
 run = len(list(marks.glob(f"{task}.*.json"))) + 1
+top = pathlib.Path(subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True,
+                                  text=True).stdout.strip())
 record = {"task": task, "start": time.time(), "cwd": os.getcwd(), "prompt": prompt,
-          "files": sorted(p.name for p in pathlib.Path(".").glob("*.py"))}
+          "files": sorted(p.name for p in top.glob("*.py"))}
 (marks / f"{task}.started").write_text("")
 partner = {"T1": "T2", "T2": "T1"}.get(task)
 if mode == "side-by-side" and partner:
@@ -52,7 +55,7 @@ if mode == "conflict":
             if "Ralph-Task: T1" in log:
                 break
             time.sleep(0.1)
-    pathlib.Path("shared.py").write_text(f"VALUE = {'A' if task == 'T1' else 'B'!r}\\n")
+    (top / "shared.py").write_text(f"VALUE = {'A' if task == 'T1' else 'B'!r}\\n")
 elif task in name:
     pathlib.Path(name[task]).write_text(body[task])
 record["end"] = time.time()
@@ -66,8 +69,10 @@ TESTS = {
     "tests/test_c.py": "from c import c\n\n\ndef test_c():\n    assert c() == 3\n",
     "tests/test_shared_a.py": "def test_a():\n    from shared import VALUE\n\n"
                               "    assert VALUE == 'A'\n",
-    "tests/test_shared_b.py": "def test_b():\n    from shared import VALUE\n\n"
-                              "    assert VALUE == 'B'\n",
+    "pkg/pyproject.toml": '[project]\nname = "pkg"\nversion = "0"\n',
+    "pkg/tests/test_pkg_b.py": "import pathlib\n\n\ndef test_b():\n"
+                               "    top = pathlib.Path(__file__).resolve().parents[2]\n"
+                               "    assert (top / 'shared.py').read_text() == \"VALUE = 'B'\\n\"\n",
 }
 
 #: T1 and T2 independent, T3 needs both.

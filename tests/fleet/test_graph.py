@@ -45,6 +45,11 @@ def assert_diamond(ralph: Ralph, marks: Path, fleet_id: str) -> dict[str, Any]:
     assert [m["task"] for m in integration["merged"]][-1] == "T3"
     assert sorted(m["task"] for m in integration["merged"]) == ["T1", "T2", "T3"]
     assert integration["final"]["passed"] is True, integration
+    # T3 started from the tip it merged into, its loop ran the whole gate: verified once.
+    assert loops["T3"]["gate_verified_by"] == "its loop"
+    # The second of T1 and T2 merged on a tip that had moved: the queue verified it.
+    assert "the merge queue" in {loops["T1"]["gate_verified_by"],
+                                 loops["T2"]["gate_verified_by"]}
     # T3's gate held its own checks and those of the tasks done before it.
     assert set(loops["T3"]["gate"]["."]) == {"tests:tests/test_a.py", "tests:tests/test_b.py",
                                              "tests:tests/test_c.py"}
@@ -84,7 +89,8 @@ depends-on = []
 
 [[task]]
 id = "T2"
-until = "tests:tests/test_shared_b.py"
+folder = "pkg"
+until = "tests:tests/test_pkg_b.py"
 depends-on = []
 """
 
@@ -105,8 +111,11 @@ def test_a_conflict_sends_the_task_back_once_then_it_fails_the_merge_with_its_br
     assert "Conflicts with T1 (shared.py), merged first: shared.py" in second["prompt"]
     # The second run started on the new tip: T1's work was in its tree.
     assert "shared.py" in second["files"] and "shared.py" not in first["files"]
-    # Its second try merged, but the merged tree failed T1's checks: the gate's feedback.
+    # Its second try merged, but the merged tree failed T1's checks (at the top, outside
+    # its loop's folder): the gate's feedback.
     assert "failed the gate" in t2["merge_note"] and "test_shared_a" in t2["merge_note"]
+    assert t2["gate"] == {".": ["tests:tests/test_shared_a.py"],
+                          "pkg": ["tests:tests/test_pkg_b.py"]}
     # Both tries are kept as branches; the integration branch holds T1's work only.
     assert ralph.git("show", "ralph/fleet-c1/T2:shared.py") == "VALUE = 'B'\n"
     assert ralph.git("show", "ralph/fleet-c1/T2-try1:shared.py") == "VALUE = 'B'\n"
