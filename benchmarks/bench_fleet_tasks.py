@@ -41,8 +41,9 @@ def _git(root: Path, *args: str) -> None:
                    check=True, capture_output=True)
 
 
-def fleet(count: int, *, chain: bool) -> tuple[float, float, list[float]]:
-    """(wall time, the loops' own time, each merge's time) of one fleet of ``count`` tasks."""
+def fleet(count: int, *, chain: bool) -> tuple[float, float, list[float], list[float], float]:
+    """(wall time, the loops' own time, each merge's time, each job's time outside its loop
+    (worktree, commit, records), the final check's time) of one fleet of ``count`` tasks."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "pyproject.toml").write_text('[project]\nname = "b"\nversion = "0"\n')
@@ -75,7 +76,9 @@ def fleet(count: int, *, chain: bool) -> tuple[float, float, list[float]]:
         loops = document["loops"]
         assert all(loop["task_status"] == "done" for loop in loops), loops
         return (wall, sum(float(loop.get("run_s") or 0) for loop in loops),
-                [float(loop["merge_s"]) for loop in loops])
+                [float(loop["merge_s"]) for loop in loops],
+                [float(loop["duration_s"]) - float(loop["run_s"]) for loop in loops],
+                float(document["integration"]["final"]["duration_s"]))
 
 
 def main() -> None:
@@ -86,19 +89,25 @@ def main() -> None:
                         help="no dependencies, -j 2 (default: a chain, -j 1)")
     args = parser.parse_args()
     loads = [os.getloadavg()[0]]
-    per_switch, merges = [], []
+    per_switch, merges, jobs, finals = [], [], [], []
     for number in range(1, args.rounds + 1):
-        wall, own, merge = fleet(args.tasks, chain=not args.independent)
+        wall, own, merge, job, final = fleet(args.tasks, chain=not args.independent)
         per_switch.append((wall - own) / args.tasks)
         merges += merge
+        jobs += job
+        finals.append(final)
         print(f"round {number}: {args.tasks} tasks in {wall:.2f} s, their loops {own:.2f} s: "
-              f"{per_switch[-1]:.3f} s per task switch, merges {statistics.median(merge):.3f} s"
-              " (median)")
+              f"{per_switch[-1]:.3f} s per task switch; medians: merge {statistics.median(merge)"
+              f":.3f} s, job outside its loop {statistics.median(job):.3f} s; final check "
+              f"{final:.2f} s")
     loads.append(os.getloadavg()[0])
     shape = "independent, -j 2" if args.independent else "a chain, -j 1"
     print(f"\n| figure ({args.tasks} tasks, {shape}) | value |\n|---|---|\n"
           f"| per task switch (median of {args.rounds}) | {statistics.median(per_switch):.3f} s |"
           f"\n| merge + gate per task (median) | {statistics.median(merges):.3f} s |\n"
+          f"| a job outside its loop: worktree, commit, records (median) | "
+          f"{statistics.median(jobs):.3f} s |\n"
+          f"| the final check, once per fleet (median) | {statistics.median(finals):.2f} s |\n"
           f"| load average before / after | {loads[0]:.1f} / {loads[1]:.1f} on "
           f"{os.cpu_count()} cores |")
 

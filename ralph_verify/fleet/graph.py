@@ -281,11 +281,13 @@ class GraphFleet(Fleet):
                         spec.text for spec in self.graph.get(name).until)
             if self.until:
                 gate.setdefault(".", []).append(self.until)
+        clock = time.monotonic()
         result = self.integration.verify(gate)
+        seconds = round(time.monotonic() - clock, 3)
         self.say(f"final check on {self.integration.branch}: "
                  f"{'passed' if result.passed else 'failed'}")
         return {"passed": result.passed, "checks": result.checks,
-                "feedback": result.feedback[-4000:]}
+                "feedback": result.feedback[-4000:], "duration_s": seconds}
 
     def complete(self) -> bool:
         """Every task done (merged, already, or the user's ``done``) and the final check

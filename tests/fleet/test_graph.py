@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 from ralph_verify.testing import Ralph
 from tests.fleet.graph_kata import DIAMOND, make_project, runs, write_agent
@@ -163,6 +164,13 @@ def test_a_failed_task_skips_its_dependents_and_the_independent_ones_still_run(
     assert t3["task_status"] == "skipped" and t3["verdict"] == "skipped"
     assert t3["task_reason"] == "depends on T1, which is failed"
     assert runs(marks, "T3") == []  # its agent never ran
+    # CI sees tasks as tests: done passes, failed fails, skipped is skipped.
+    junit = ElementTree.parse(ralph.path / "fleet" / "fleet-junit.xml").getroot()
+    cases = {case.get("name"): [child.tag for child in case if child.tag != "properties"]
+             for case in junit.iter("testcase")}
+    assert cases == {"T1": ["failure"], "T2": [], "T3": ["skipped"]}, cases
+    html = (ralph.path / "fleet" / "report.html").read_text()
+    assert 'data-task-status="skipped">skipped</span> depends on T1, which is failed' in html
     assert ralph.git("branch", "--list", "ralph/fleet-s1/T3").strip() == ""
     trailers = ralph.git("log", "--format=%(trailers:key=Ralph-Task,valueonly)",
                          "ralph/fleet-s1/_integration")
