@@ -97,9 +97,9 @@ def main() -> None:
         jobs += job
         finals.append(final)
         print(f"round {number}: {args.tasks} tasks in {wall:.2f} s, their loops {own:.2f} s: "
-              f"{per_switch[-1]:.3f} s per task switch; medians: merge {statistics.median(merge)"
-              f":.3f} s, job outside its loop {statistics.median(job):.3f} s; final check "
-              f"{final:.2f} s")
+              f"{per_switch[-1]:.3f} s per task switch; medians: merge "
+              f"{statistics.median(merge):.3f} s, job outside its loop "
+              f"{statistics.median(job):.3f} s; final check {final:.2f} s")
     loads.append(os.getloadavg()[0])
     shape = "independent, -j 2" if args.independent else "a chain, -j 1"
     print(f"\n| figure ({args.tasks} tasks, {shape}) | value |\n|---|---|\n"
