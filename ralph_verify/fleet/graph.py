@@ -58,6 +58,9 @@ class GraphFleet(Fleet):
         self._queue: list[LoopJob] = []
         self._wake = threading.Condition(self._lock)
         self._stopping = False
+        #: The integration branch's tip, moved by the merge queue only (a task released while
+        #: a merge is being verified starts from the last verified merge, never from it).
+        self.tip = ""
 
     # --- the graph --------------------------------------------------------------------------
 
@@ -104,7 +107,7 @@ class GraphFleet(Fleet):
         self.loop_gate[name] = gate
         if gate:
             args += ["--until", ",".join(gate)]
-        return replace(planned, base=self.integration.tip(), prompt=prompt, run_args=args)
+        return replace(planned, base=self.tip, prompt=prompt, run_args=args)
 
     def gate(self, task: Task) -> dict[str, list[str]]:
         """Folder -> checks: the task's, every done task's (each in its folder), ``keep``
@@ -175,7 +178,7 @@ class GraphFleet(Fleet):
         clock = time.monotonic()
         # Nothing merged since the task's loop started from the tip, and its loop ran this
         # very gate: the merged tree is the one its loop verified, no second verification.
-        verified = (self.integration.tip() == job.base
+        verified = (self.tip == job.base
                     and gate == {task.folder: self.loop_gate.get(task.name)})
         outcome = self.integration.merge(job.branch, message, gate, verified=verified)
         record.update(gate=gate, gate_verified_by="its loop" if verified else "the merge queue")
@@ -183,6 +186,7 @@ class GraphFleet(Fleet):
         if outcome.ok:
             with self._lock:
                 self.merged.append((task.name, outcome.commit))
+                self.tip = outcome.commit
                 record.update(merge_commit=outcome.commit)
                 already = record.get("verdict") == "nothing-to-do"
                 self._set(job.name, "already" if already else "done",
@@ -239,6 +243,7 @@ class GraphFleet(Fleet):
         self.planned = {job.name: job for job in planned}
         self.feed = JobFeed(planned)
         self.integration.open()
+        self.tip = self.integration.tip()
         for name in self.order:
             user = self.tasks[name].status
             self.status[name] = "todo"
