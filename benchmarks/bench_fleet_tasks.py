@@ -12,10 +12,12 @@ task depends on the one before, so every switch is on the critical path (the loo
 its branch is merged and verified, the next starts from the new tip); ``--independent``:
 ``depends-on = []`` everywhere, ``-j 2``.
 
-Per task switch = (the fleet's wall time - the sum of its loops' own ``ralph-verify run``
-time, ``run_s`` in fleet.json) / N: the worktree, the child's start, the record, the merge
-and its gate (one ``ralph-verify check`` per merge), the final check. Printed beside it, the
-merge queue's own part: the median ``merge_s`` (merge + gate) per task. With ``-j 1`` on a
+Per task switch, all in = (the fleet's wall time - the sum of its loops' own ``ralph-verify
+run`` time, ``run_s`` in fleet.json) / N: the worktree, the child's start, the record, the
+merge and its gate, and the fleet's fixed costs (its start-up, the final check, reports)
+shared out. Each round also runs a fleet of one task; beyond those fixed costs, per task
+switch = (N x all in - one task's) / (N - 1). Printed beside it, the merge queue's own part
+(the median ``merge_s``: merge + gate) and a job's time outside its loop. With ``-j 1`` on a
 chain nothing overlaps, so the figure is not blurred by concurrency; report the load.
 
 Run it by hand; it is not part of the test suite.
@@ -89,9 +91,10 @@ def main() -> None:
                         help="no dependencies, -j 2 (default: a chain, -j 1)")
     args = parser.parse_args()
     loads = [os.getloadavg()[0]]
-    per_switch, merges, jobs, finals = [], [], [], []
+    per_switch, merges, jobs, finals, small = [], [], [], [], []
+    chain = not args.independent
     for number in range(1, args.rounds + 1):
-        wall, own, merge, job, final = fleet(args.tasks, chain=not args.independent)
+        wall, own, merge, job, final = fleet(args.tasks, chain=chain)
         per_switch.append((wall - own) / args.tasks)
         merges += merge
         jobs += job
@@ -100,17 +103,27 @@ def main() -> None:
               f"{per_switch[-1]:.3f} s per task switch; medians: merge "
               f"{statistics.median(merge):.3f} s, job outside its loop "
               f"{statistics.median(job):.3f} s; final check {final:.2f} s")
+        # The same with one task: what a fleet costs once (start-up, final check, reports),
+        # paired with this round so that both see the same load.
+        one_wall, one_own, *_ = fleet(1, chain=chain)
+        small.append(one_wall - one_own)
     loads.append(os.getloadavg()[0])
+    fixed = statistics.median(small)
+    marginal = [(switch * args.tasks - fixed) / (args.tasks - 1) for switch in per_switch] \
+        if args.tasks > 1 else per_switch
     shape = "independent, -j 2" if args.independent else "a chain, -j 1"
     print(f"\n| figure ({args.tasks} tasks, {shape}) | value |\n|---|---|\n"
-          f"| per task switch (median of {args.rounds}) | {statistics.median(per_switch):.3f} s |"
-          f"\n| merge + gate per task (median) | {statistics.median(merges):.3f} s |\n"
+          f"| per task switch, all in (median of {args.rounds}) | "
+          f"{statistics.median(per_switch):.3f} s |\n"
+          f"| a fleet of one task, outside its loop (start-up, final check, reports) | "
+          f"{fixed:.2f} s |\n"
+          f"| **per task switch beyond that** (median) | {statistics.median(marginal):.3f} s |\n"
+          f"| merge + gate per task (median) | {statistics.median(merges):.3f} s |\n"
           f"| a job outside its loop: worktree, commit, records (median) | "
           f"{statistics.median(jobs):.3f} s |\n"
           f"| the final check, once per fleet (median) | {statistics.median(finals):.2f} s |\n"
           f"| load average before / after | {loads[0]:.1f} / {loads[1]:.1f} on "
           f"{os.cpu_count()} cores |")
-
 
 if __name__ == "__main__":
     main()
