@@ -241,6 +241,9 @@ class GraphFleet(Fleet):
     def run(self, jobs: Sequence[LoopJob] | JobFeed, executor: Any) -> None:
         planned = list(getattr(jobs, "planned", jobs))
         self.planned = {job.name: job for job in planned}
+        for job in planned:  # as Fleet.run would: a task released but never started is not-run
+            self.records.setdefault(job.name, {"name": job.name, "status": "pending",
+                                               "branch": job.branch, "folder": job.folder})
         self.feed = JobFeed(planned)
         self.integration.open()
         self.tip = self.integration.tip()
@@ -264,8 +267,9 @@ class GraphFleet(Fleet):
             merger.join()
             for name in self.order:
                 if self.status[name] in ("todo", "running", "merging"):
-                    self.records[name].update(task_status="not-run" if self.status[name]
-                                              == "todo" else "failed",
+                    never = self.status[name] == "todo" or \
+                        self.records[name].get("verdict") in (None, "not-run")
+                    self.records[name].update(task_status="not-run" if never else "failed",
                                               task_reason=self.cancel_reason or "not finished")
                     self.status[name] = self.records[name]["task_status"]
             if not self.cancelled.is_set():

@@ -75,3 +75,40 @@ def test_what_a_fleet_with_depends_on_refuses_before_anything_runs(
 
 def runs_of(marks: Path) -> list[str]:
     return sorted(path.name for path in marks.iterdir())
+
+
+STOP = """\
+[defaults]
+agent = {agent!r}
+prompt = "Do the task named by $RALPH_FLEET_TASK."
+max-iterations = 2
+on-fail = "stop"
+
+[[task]]
+id = "T1"
+until = "tests:tests/test_a.py"
+agent = "cmd:echo I looked but changed nothing"
+max-iterations = 1
+depends-on = []
+
+[[task]]
+id = "T2"
+until = "tests:tests/test_b.py"
+depends-on = []
+"""
+
+
+def test_on_fail_stop_ends_the_fleet_at_the_first_failed_task(
+        ralph: Ralph, tmp_path: Path) -> None:
+    marks, agent = setup_graph(ralph, tmp_path, "")
+    ralph.makefile("tasks.toml", STOP.format(agent=agent))
+    result = ralph.run("fleet", "tasks.toml", "-j", "1", "--id", "f1")
+    assert result.ret == 1, result
+    document = json.loads((ralph.path / "fleet" / "fleet.json").read_text())
+    loops = {loop["name"]: loop for loop in document["loops"]}
+    assert loops["T1"]["task_status"] == "failed"
+    assert loops["T2"]["task_status"] == "not-run", loops["T2"]
+    assert loops["T2"]["task_reason"] == 'task T1 failed and on-fail is "stop"'
+    assert document["cancelled"] == 'task T1 failed and on-fail is "stop"'
+    assert runs_of(marks) == []  # T2's agent never ran
+    assert document["integration"]["final"] is None  # stopped: no final check
