@@ -155,6 +155,11 @@ def run_fleet(config: Config, file: str | None) -> int:
     fleet: Fleet
     if spec.graph is not None:
         refuse_in_graph(spec, shard=shard_text, resume=previous is not None)
+        if _git_out(repo, "rev-parse", "--verify", "-q",
+                    f"refs/heads/{integration_branch(fleet_id)}"):
+            raise UsageError(f"--id {fleet_id}: this fleet ran before (its branch "
+                             f"{integration_branch(fleet_id)} exists); give a new --id, or "
+                             "delete its branches first")
         fleet = GraphFleet(graph=spec.graph, tasks=tasks, until=config.get("fleet_until"),
                            integration=Integration(repo, workdir, integration_branch(fleet_id),
                                                    base), **common_args)
@@ -196,8 +201,8 @@ def refuse_in_graph(spec: FleetSpec, *, shard: str | None, resume: bool) -> None
                          "integration branch, so it cannot be split; run it whole")
     if resume:
         raise UsageError("--resume: a fleet whose tasks declare depends-on cannot be resumed "
-                         "yet; run it again (its integration branch keeps the merged tasks: "
-                         "mark them status = \"done\")")
+                         "yet: merge its integration branch into yours, mark those tasks "
+                         "status = \"done\" and run a new fleet")
     for task in spec.tasks:
         if task.repo:
             raise UsageError(f"task {task.name}: repo = ... cannot take part in depends-on "

@@ -70,6 +70,11 @@ def test_what_a_fleet_with_depends_on_refuses_before_anything_runs(
     assert looped.ret == 2, looped
     assert "the tasks depend on each other in a cycle" in looped.err
     assert not (ralph.path / "fleet").exists()  # nothing ran
+    ralph.git("branch", "ralph/fleet-again/_integration")
+    again = ralph.run("fleet", "tasks.toml", "--id", "again")
+    assert again.ret == 2, again
+    assert "--id again: this fleet ran before (its branch ralph/fleet-again/_integration " \
+        "exists); give a new --id" in again.err
     assert runs_of(marks) == []
 
 
