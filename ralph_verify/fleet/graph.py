@@ -72,6 +72,7 @@ class GraphFleet(Fleet):
             # Never run: skipped for a dependency, or done by the user's word.
             record.update(status="finished", verdict=status, reason=reason, iterations=0,
                           cost_usd=0.0)
+        self.save()  # fleet status sees it at once
         self.say(f"task {name}: {status}{' — ' + reason if reason else ''}")
 
     def _release(self) -> None:
@@ -245,6 +246,7 @@ class GraphFleet(Fleet):
             self.records.setdefault(job.name, {"name": job.name, "status": "pending",
                                                "branch": job.branch, "folder": job.folder})
         self.feed = JobFeed(planned)
+        self.out.mkdir(parents=True, exist_ok=True)
         self.integration.open()
         self.tip = self.integration.tip()
         for name in self.order:

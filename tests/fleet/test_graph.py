@@ -171,6 +171,10 @@ def test_a_failed_task_skips_its_dependents_and_the_independent_ones_still_run(
     assert cases == {"T1": ["failure"], "T2": [], "T3": ["skipped"]}, cases
     html = (ralph.path / "fleet" / "report.html").read_text()
     assert 'data-task-status="skipped">skipped</span> depends on T1, which is failed' in html
+    status = ralph.run("fleet", "status")
+    assert status.ret == 0, status
+    status.stdout.fnmatch_lines_random(["T1 *max-iterations -> failed *",
+                                        "T2 *complete -> done *", "T3 *skipped *"])
     assert ralph.git("branch", "--list", "ralph/fleet-s1/T3").strip() == ""
     trailers = ralph.git("log", "--format=%(trailers:key=Ralph-Task,valueonly)",
                          "ralph/fleet-s1/_integration")
