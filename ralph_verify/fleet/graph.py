@@ -139,6 +139,10 @@ class GraphFleet(Fleet):
                 self._queue.append(job)
                 self._wake.notify_all()
                 return
+            if self.cancelled.is_set():  # stopped by the fleet, not failed on its own
+                self._set(job.name, "cancelled", self.cancel_reason)
+                self._release()
+                return
             self._set(job.name, "failed", f"its loop ended {verdict}: {record.get('reason')}")
             if self.graph.on_fail == "stop":
                 self.cancel(f"task {job.name} failed and on-fail is \"stop\"")
@@ -170,7 +174,7 @@ class GraphFleet(Fleet):
         task = self.tasks[job.name]
         if self.cancelled.is_set():
             with self._lock:
-                self._set(job.name, "failed (merge)", "not merged: " + self.cancel_reason)
+                self._set(job.name, "cancelled", "not merged: " + self.cancel_reason)
             return
         record = self.records[job.name]
         message = (f"{task.name}: {task.title or task.name}\n\nRalph-Task: {task.name}\n"

@@ -10,6 +10,7 @@ The agent's modes (``GRAPH_MODE``):
   merged on the integration branch, then writes ``shared.py`` = B at the top (an add/add
   conflict; on its second run, on the new tip, its loop's checks in ``pkg`` pass, its tree
   merges, but breaks T1's tests at the top);
+- ``hang``: mark its start, then sleep (until the fleet stops it);
 - anything else: write the module of the task at once.
 
 Each run leaves ``GRAPH_MARKS/<task>.<n>.json``: its start and end (wall clock), the
@@ -36,6 +37,8 @@ top = pathlib.Path(subprocess.run(["git", "rev-parse", "--show-toplevel"], captu
 record = {"task": task, "start": time.time(), "cwd": os.getcwd(), "prompt": prompt,
           "files": sorted(p.name for p in top.glob("*.py"))}
 (marks / f"{task}.started").write_text("")
+if mode == "hang":  # until the fleet stops it
+    time.sleep(600)
 partner = {"T1": "T2", "T2": "T1"}.get(task)
 if mode == "side-by-side" and partner:
     deadline = time.monotonic() + 60

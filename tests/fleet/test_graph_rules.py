@@ -4,6 +4,11 @@ tasks come in waves; and what such a fleet refuses before anything runs."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -117,3 +122,32 @@ def test_on_fail_stop_ends_the_fleet_at_the_first_failed_task(
     assert document["cancelled"] == 'task T1 failed and on-fail is "stop"'
     assert runs_of(marks) == []  # T2's agent never ran
     assert document["integration"]["final"] is None  # stopped: no final check
+
+
+def test_sigterm_stops_a_fleet_with_depends_on_cleanly(ralph: Ralph, tmp_path: Path) -> None:
+    marks, agent = setup_graph(ralph, tmp_path, "hang")
+    ralph.makefile("tasks.toml", DIAMOND.format(agent=agent))
+    fleet = subprocess.Popen([sys.executable, "-m", "ralph_verify", "fleet", "tasks.toml", "-j",
+                              "1", "--id", "t1"], cwd=ralph.path, env={**os.environ,
+                                                                       **ralph.env},
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (marks / "T1.started").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert (marks / "T1.started").exists()
+        fleet.send_signal(signal.SIGTERM)
+        out, _ = fleet.communicate(timeout=120)
+    finally:
+        if fleet.poll() is None:
+            fleet.kill()
+            fleet.wait()
+    assert fleet.returncode == 130, out
+    document = json.loads((ralph.path / "fleet" / "fleet.json").read_text())
+    loops = {loop["name"]: loop for loop in document["loops"]}
+    assert loops["T1"]["verdict"] == "cancelled" and loops["T1"]["task_status"] == "cancelled"
+    assert loops["T2"]["task_status"] == "not-run" and loops["T3"]["task_status"] == "not-run"
+    assert document["integration"]["final"] is None
+    assert document["integration"]["merged"] == []
+    # Its worktrees' admin entries are sound, the integration branch is where it began.
+    assert ralph.git("rev-parse", "ralph/fleet-t1/_integration") == ralph.git("rev-parse", "main")
