@@ -51,6 +51,8 @@ class Display:
         self.where = ""
         #: The checks running now, in the order they started (the live line lists them).
         self.running: list[str] = []
+        #: How far running tools have got (``pytest 120/900``), by tool, while they run.
+        self.tools: dict[str, tuple[str, float]] = {}
         self._phase = "starting"
         self._phase_started = time.monotonic()
         # Re-entrant: a signal handler (Ctrl-C) may update the phase while the main thread
@@ -97,6 +99,10 @@ class Display:
                                if self.iteration else "baseline")
         checks = f" · checks {self.checks}" if self.checks else ""
         running = f" · running {', '.join(self.running)}" if self.running else ""
+        now = time.monotonic()
+        tools = [f"{tool} {at}" for tool, (at, when) in self.tools.items() if now - when < 1.5]
+        if self.running and tools:  # a figure not repeated lately is a tool that ended
+            running += f" ({', '.join(tools)})"
         if self.where:
             return f"[ralph] {where} · {elapsed}{running}"
         return f"[ralph] {where} · {elapsed} · {self._phase} ({in_phase}){checks}{running}"
@@ -110,6 +116,15 @@ class Display:
         with self._lock:
             if name in self.running:
                 self.running.remove(name)
+            if not self.running:
+                self.tools.clear()
+
+    def progress(self, tool: str, done: int, total: int | None) -> None:
+        """A running tool's progress: ``pytest 120/900`` (``120`` before collection ends)."""
+        with self._lock:
+            self.tools[tool] = (f"{done}/{total}" if total is not None else str(done),
+                                time.monotonic())
+            self._paint()
 
     def _tick(self) -> None:
         while not self._stop.wait(0.5):

@@ -3,7 +3,9 @@
 Every cell that claims something names the test (``FILE::TEST[ID]``) that would fail if
 the claim stopped being true; ``tests/test_agent_support.py`` checks that each named
 test exists, runs the real CLI (marked ``agents_e2e``) and that the tested version is the
-one the tests install. A cell without a test says so ("no", "none", "not tested").
+one the tests install. A "no" backed by a test is written ``no:FILE::TEST`` (the test fails
+if the CLI starts to do it, e.g. reports a cost); a bare "no" is a feature the CLI lacks
+or ralph-verify does not use, said in the note.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 
 OFFLINE = "tests/test_agents_offline_e2e.py::test_cli_loop_offline"
 E2E = "tests/test_agents_e2e.py"
+HOOKS = "tests/test_qwen_gemini_hook_e2e.py"
 
 
 @dataclass(frozen=True)
@@ -38,17 +41,26 @@ ROWS: dict[str, Support] = {
                      f"{E2E}::test_codex_two_iterations[fresh-default-permissions]",
                      "tests/test_codex_hook_e2e.py::"
                      "test_codex_stop_hook_blocks_until_the_tests_pass",
-                     f"{E2E}::test_codex_two_iterations[continue-session-yolo]", None),
+                     f"{E2E}::test_codex_two_iterations[continue-session-yolo]",
+                     f"no:{E2E}::test_codex_two_iterations[fresh-default-permissions]",
+                     "Codex reports tokens, no cost"),
     "aider": Support("aider", "0.86.2", f"{E2E}::test_aider_two_iterations", None, None,
-                     None, "no Stop hook; resume is aider's chat history, not tested"),
-    "gemini": Support("Gemini CLI", "0.61.0", f"{OFFLINE}[gemini]", None,
-                      f"{OFFLINE}[gemini]", None, "Gemini reports no cost"),
-    "qwen": Support("Qwen Code", "0.24.4", f"{OFFLINE}[qwen]", None, f"{OFFLINE}[qwen]",
-                    None, "Qwen's Stop hooks are not used by ralph-verify yet"),
+                     f"{E2E}::test_aider_two_iterations",
+                     "aider has no hook; resume is aider's chat history, not tested"),
+    "gemini": Support("Gemini CLI", "0.61.0", f"{OFFLINE}[gemini]",
+                      f"{HOOKS}::test_gemini_after_agent_hook_blocks_until_the_tests_pass",
+                      f"{OFFLINE}[gemini]", f"no:{OFFLINE}[gemini]",
+                      "Stop hook: Gemini's AfterAgent; Gemini reports no cost"),
+    "qwen": Support("Qwen Code", "0.24.4", f"{OFFLINE}[qwen]",
+                    f"{HOOKS}::test_qwen_stop_hook_blocks_until_the_tests_pass",
+                    f"{OFFLINE}[qwen]", f"no:{OFFLINE}[qwen]", "Qwen reports no cost"),
     "opencode": Support("OpenCode", "1.18.33", f"{OFFLINE}[opencode]", None,
-                        f"{OFFLINE}[opencode]", f"{OFFLINE}[opencode]"),
+                        f"{OFFLINE}[opencode]", f"{OFFLINE}[opencode]",
+                        "OpenCode's plugins are not used as a Stop hook"),
     "copilot": Support("Copilot CLI", "1.0.102", f"{OFFLINE}[copilot]", None,
-                       f"{OFFLINE}[copilot]", None, "Copilot reports premium requests"),
+                       f"{OFFLINE}[copilot]", f"no:{OFFLINE}[copilot]",
+                       "Copilot's agentStop hook can block a stop (seen with 1.0.102) but "
+                       "hook mode does not use it yet; it reports premium requests, no cost"),
     "amp": Support("Amp", None, None, None, None, None,
                    "not tested offline: Amp talks only to its own service"),
 }
@@ -58,6 +70,8 @@ def cell(value: str | None, yes: str = "yes") -> str:
     """A table cell: the claim linked to its test, or "no"."""
     if value is None:
         return "no"
+    if value.startswith("no:"):
+        return cell(value[3:], "no")
     path, _, test = value.partition("::")
     return f"{yes} ([test](../../{path}): `{test}`)"
 

@@ -74,7 +74,11 @@ def type_name(tp: Any) -> str:
         bounds = [f"{symbol} {getattr(c, attr)}" for c in constraints
                   for attr, symbol in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤"))
                   if getattr(c, attr, None) is not None]
-        return type_name(base) + (f" ({', '.join(bounds)})" if bounds else "")
+        if any(type(c).__name__ == "Duration" for c in constraints):  # config.parser.Duration
+            base_name = 'seconds or a duration such as `"10m"`, `"2h"`'
+        else:
+            base_name = type_name(base)
+        return base_name + (f" ({', '.join(bounds)})" if bounds else "")
     if origin in (typing.Union, types.UnionType):
         parts = [type_name(arg) for arg in typing.get_args(tp) if arg is not type(None)]
         return " or ".join(parts)

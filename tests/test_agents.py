@@ -62,6 +62,20 @@ def test_cmd_agent_missing_program(ralph: Ralph) -> None:
     assert "not found" in shell.error
 
 
+@pytest.mark.parametrize(("given", "runs"), [
+    ("'printf' '%s' 'x'", "'printf' '%s' 'x'"),  # quoted words: not one quoted command
+    ("\"printf\" x", "\"printf\" x"),
+    ("'printf x'", "printf x"),  # one quoted command (from a config file): its quotes go
+    ("\"printf '%s' x\"", "printf '%s' x"),
+])
+def test_cmd_agent_quotes_are_the_shells(ralph: Ralph, given: str, runs: str) -> None:
+    agent = CommandAgent(given, AgentOptions())
+    assert agent.command == runs
+    assert agent.preflight() is None
+    result = agent.run(_request(ralph))
+    assert result.exit_code == 0 and result.error is None and result.text == "x", result
+
+
 @pytest.mark.parametrize("command", ["cat>/dev/null;touch done.txt",
                                      "(cd . && touch done.txt)",
                                      "cat|tee done.txt"])

@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,6 +94,12 @@ def variant_args(continued: bool) -> list[str]:
     return ["--continue-session", "--yolo"] if continued else []
 
 
+def history_agents(ralph: Ralph) -> list[dict[str, Any]]:
+    """What each iteration recorded of its agent run (tokens, cost, session)."""
+    return [json.loads(line)["agent"] for line in
+            (ralph.path / ".ralph" / "history.jsonl").read_text().splitlines()]
+
+
 def agent_log(ralph: Ralph, iteration: int) -> str:
     return (ralph.path / ".ralph" / "iterations" / f"{iteration:03d}" / "agent.log").read_text()
 
@@ -141,6 +148,10 @@ def test_codex_two_iterations(ralph: Ralph, codex_cli: AgentCLI, agent_home: Pat
     assert (SAID in json.dumps(requests[2].body["input"])) is continued
     sandbox = "danger-full-access" if continued else "workspace-write"
     assert f"`sandbox_mode` is `{sandbox}`" in requests[0].text
+    # Codex reports tokens, never a cost.
+    agents = history_agents(ralph)
+    assert all(a["input_tokens"] and a["output_tokens"] and a["cost_usd"] is None
+               for a in agents), agents
 
 
 def test_aider_two_iterations(ralph: Ralph, aider_cli: AgentCLI, agent_home: Path,
@@ -158,6 +169,9 @@ def test_aider_two_iterations(ralph: Ralph, aider_cli: AgentCLI, agent_home: Pat
     requests = model_server.model_requests("chat")
     assert len(requests) == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
     check_session(ralph, proc, model_server, requests[1], offline_net)
+    # aider prices the run from its price list (here the one agents_setup writes).
+    agents = history_agents(ralph)
+    assert all((a["cost_usd"] or 0) > 0 and a["input_tokens"] for a in agents), agents
     history = ralph.path / ".ralph" / "agent" / "aider.chat.history.md"
     assert history.is_file() and not (ralph.path / ".aider.chat.history.md").exists()
 

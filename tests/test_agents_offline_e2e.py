@@ -157,3 +157,43 @@ def test_a_refusal_is_an_agent_error_on_the_first_iteration(
     assert fix in reason.split("fix: ", 1)[1], reason
     assert not offline_server.model_requests()
 
+
+
+
+def _hook_file(name: str, calls: Path) -> tuple[str, dict[str, object]]:
+    """A project hook of ``name``'s own that appends a line to ``calls`` at every prompt."""
+    command = f"echo ran >> '{calls}'"
+    if name == "copilot":
+        return ".github/hooks/ralph-test.json", {"version": 1, "hooks": {
+            "userPromptSubmitted": [{"type": "command", "bash": command}]}}
+    return ".gemini/settings.json", {"hooks": {"BeforeAgent": [{"hooks": [
+        {"type": "command", "command": command}]}]}}
+
+
+@pytest.mark.parametrize(("name", "args"), [
+    ("copilot", []), ("copilot", ["--continue-session", "--yolo"]), ("gemini", [])],
+    ids=["copilot-fresh-default-permissions", "copilot-continue-session-yolo", "gemini"])
+def test_the_project_s_own_configuration_is_loaded(
+        name: str, args: list[str], request: pytest.FixtureRequest, ralph: Ralph,
+        agent_home: Path, offline_net: OfflineNet, offline_server: ModelServer,
+        tmp_path: Path) -> None:
+    """Neither CLI refuses a folder it does not trust when --skip-trust (Gemini) or nothing
+    (Copilot) is given: it runs, silently leaving out the project's own hooks, MCP servers
+    and settings. The adapter trusts the project for each run (Copilot: --trust-folder on a
+    new session, COPILOT_ALLOW_ALL=true on a resumed one with --yolo; Gemini:
+    GEMINI_CLI_TRUST_WORKSPACE=true): the project's own hook runs in every iteration."""
+    cli: AgentCLI = request.getfixturevalue(f"{name}_cli")
+    calls = tmp_path / "hook-calls"
+    path, hook = _hook_file(name, calls)
+    ralph.makefile(path, json.dumps(hook))
+    make_project(ralph)
+    first, second = iteration_steps(CASES[name])
+    offline_server.script(*first, *second)
+    env = cli.env(agent_home, offline_server.url)
+    proc = run_offline(ralph, offline_net, env, "--agent", name, "--model", CASES[name].model,
+                       *args)
+    result = json.loads(proc.stdout[proc.stdout.index("{"):])
+    assert result["verdict"] == "complete", result
+    assert len(result["iterations"]) == 2, result
+    assert calls.read_text().split() == ["ran", "ran"], proc.stderr[-2000:]
+    assert offline_net.outbound_attempts() == 0, offline_net.counters()

@@ -51,10 +51,16 @@ def test_run_on_a_read_only_project_is_one_line(ralph: Ralph) -> None:
 @pytest.mark.parametrize(("command", "message"), [
     ("no-such-agent-program --fix", "agent command not found: 'no-such-agent-program'"),
     ("echo (", "the agent command is not valid shell"),
+    ("./missing-agent.sh --fix", "agent command not found: './missing-agent.sh': no such file "
+                                 "in the project root"),
+    ("./not-executable.sh", "agent command './not-executable.sh' is not executable: chmod +x"),
 ])
 def test_a_broken_cmd_agent_stops_before_the_baseline(ralph: Ralph, command: str,
                                                       message: str) -> None:
     _project(ralph)
+    ralph.makefile("not-executable.sh", "echo hi\n")
+    ralph.git("add", "-A")
+    ralph.git("commit", "-qm", "a script without its x bit")
     first = ralph.run("run", "--agent", agent(ralph, WRITES_DONE), "--until", "files:done.txt",
                       "--no-integrity")
     assert first.ret == 0, first
@@ -98,6 +104,53 @@ def test_every_duration_option_takes_minutes_and_hours(ralph: Ralph, option: str
     assert bad.ret == 2
     _clean_error(bad.err, f"argument {option}: expected a duration such as 90m, 2h, 1h30m "
                           "or seconds, got '10x'")
+
+
+def test_a_cmd_agent_path_is_looked_for_in_the_root_not_where_ralph_verify_was_started(
+        ralph: Ralph) -> None:
+    _project(ralph)
+    ralph.makefile("agent.sh", "#!/bin/sh\necho ok > done.txt\n")
+    (ralph.path / "agent.sh").chmod(0o755)
+    ralph.git("add", "-A")
+    ralph.git("commit", "-qm", "agent")
+    (ralph.path / "elsewhere").mkdir()
+    done = subprocess.run([sys.executable, "-m", "ralph_verify", "run", "--root", str(ralph.path),
+                           "--agent", "cmd:./agent.sh", "--until", "files:done.txt",
+                           "--no-integrity"], cwd=ralph.path / "elsewhere", capture_output=True,
+                          text=True, timeout=300, env={**os.environ, **ralph.env})
+    assert done.returncode == 0, done
+    assert (ralph.path / "done.txt").read_text() == "ok\n"
+
+
+@pytest.mark.parametrize(("where", "key"), [
+    ("[tool.ralph-verify]", "timeout"),
+    ("[tool.ralph-verify]", "agent-timeout"),
+    ("[tool.ralph-verify]", "hook-timeout"),
+    ("[tool.ralph-verify.checks.files]", "timeout"),
+])
+def test_durations_in_pyproject_read_as_on_the_command_line(ralph: Ralph, where: str,
+                                                           key: str) -> None:
+    ralph.makepyproject(f'{where}\n{key} = "10m"\n')
+    assert ralph.run("check", "--until", "files:pyproject.toml").ret == 0
+    ralph.makepyproject(f'{where}\n{key} = 90\n')
+    assert ralph.run("check", "--until", "files:pyproject.toml").ret == 0
+    for bad, said in (('"10x"', "expected a duration such as 90m, 2h, 1h30m or a number of "
+                                "seconds (got '10x')"),
+                      ("true", "(got True)"), ('"0s"', "greater than"), ("inf", "(got inf)")):
+        ralph.makepyproject(f"{where}\n{key} = {bad}\n")
+        result = ralph.run("check", "--until", "files:pyproject.toml")
+        assert result.ret == 2, (bad, result)
+        _clean_error(result.err, f"{key}: ")
+        assert said in result.err, (bad, result.err)
+
+
+def test_p_with_a_file_outside_run_and_fleet_says_what_p_takes(ralph: Ralph) -> None:
+    result = ralph.run("check", "-p", "foo", "--until", "files:pyproject.toml")
+    assert result.ret == 2
+    _clean_error(result.err, "-p foo: -p disables a plugin and takes no:NAME, e.g. -p "
+                             "no:cache (see 'ralph-verify plugins'); a prompt file is "
+                             "'run -P FILE'")
+    assert "deprecated" not in result.err
 
 
 @pytest.mark.parametrize("command", ["checks", "plugins"])

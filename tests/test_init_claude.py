@@ -1,4 +1,4 @@
-"""``ralph-verify init claude`` / ``init codex``: merge the hooks, keep everything else."""
+"""``ralph-verify init claude`` / ``codex`` / ``qwen``: merge the hooks, keep everything else."""
 
 from __future__ import annotations
 
@@ -103,7 +103,7 @@ def test_init_codex_writes_codex_home_hooks(ralph: Ralph, tmp_path: Path) -> Non
     assert "--dangerously-bypass-hook-trust" in result.out
 
 
-@pytest.mark.parametrize("target", ["claude", "codex"])
+@pytest.mark.parametrize("target", ["claude", "codex", "qwen", "gemini"])
 def test_init_agent_keeps_ralph_out_of_git(ralph: Ralph, tmp_path: Path, target: str) -> None:
     """The session files are never committed: .ralph/ goes into .gitignore, once, after the
     user's own lines; a project that ignores it already is left byte for byte."""
@@ -117,3 +117,28 @@ def test_init_agent_keeps_ralph_out_of_git(ralph: Ralph, tmp_path: Path, target:
     again = ralph.run("init", target, "--hook-command", HOOK)
     again.stdout.fnmatch_lines([f"ralph-verify init {target} · .gitignore: unchanged"])
     assert (ralph.path / ".gitignore").read_text().count(".ralph/") == 1
+
+
+def test_init_qwen_writes_the_stop_hook_and_raises_the_cap(ralph: Ralph) -> None:
+    """Qwen Code's project settings get the Stop hook and a block cap over the loop's
+    iterations; the user's other settings, hooks and own cap stay; a second run changes
+    nothing."""
+    path = ralph.makefile(".qwen/settings.json", json.dumps(
+        {"model": {"name": "m"}, "hooks": {"Stop": [{"hooks": [
+            {"type": "command", "command": "notify-me"}]}]}}))
+    result = ralph.run("init", "qwen", "--hook-command", HOOK)
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines([
+        "ralph-verify init qwen · .qwen/settings.json: updated",
+        "  added: the Stop hook ralph-verify hook qwen-stop",
+        "  added: stopHookBlockingCap=1000*",
+    ])
+    data = json.loads(path.read_text())
+    assert data["model"] == {"name": "m"} and data["stopHookBlockingCap"] == 1000
+    assert commands(data, "Stop") == ["notify-me", f"{HOOK} hook qwen-stop"]
+    assert data["hooks"]["Stop"][1]["hooks"][0]["timeout"] == 600  # seconds, as Qwen reads it
+    before = path.read_text()
+    again = ralph.run("init", "qwen", "--hook-command", HOOK)
+    again.stdout.fnmatch_lines(["ralph-verify init qwen · .qwen/settings.json: unchanged",
+                                "  kept: the Stop hook*", "  kept: stopHookBlockingCap=1000"])
+    assert path.read_text() == before

@@ -179,3 +179,57 @@ def test_run_v_shows_what_failed_and_what_was_fed_back(ralph: Ralph) -> None:
     quiet = ralph.run("run", "-q", "--agent", second_time, "--until", "files:done.txt",
                       "--no-integrity", "--allow-dirty")
     assert quiet.out == ""
+
+
+#: A suite whose third test runs until the test writes ``go``: the live line must show
+#: pytest's progress (2 of 4 done) while it waits.
+SUITE_WAITING_FOR_GO = """\
+import pathlib
+import time
+
+
+def test_a():
+    pass
+
+
+def test_b():
+    pass
+
+
+def test_c_waits_for_go():
+    for _ in range(1200):
+        if pathlib.Path("go").exists():
+            return
+        time.sleep(0.05)
+    raise AssertionError("nobody said go: the live line never showed pytest's progress")
+
+
+def test_d():
+    pass
+"""
+
+
+def test_the_live_line_shows_pytest_progress_tests_done_of_collected(ralph: Ralph) -> None:
+    ralph.makefile("test_progress.py", SUITE_WAITING_FOR_GO)
+    argv = [sys.executable, "-m", "ralph_verify", "check", "--no-cache", "--until", "tests"]
+    primary, secondary = os.openpty()
+    proc = subprocess.Popen(argv, cwd=ralph.path, stdin=subprocess.DEVNULL, stdout=secondary,
+                            stderr=secondary, env={**os.environ, **ralph.env, "TERM": "xterm"})
+    os.close(secondary)
+    seen = b""
+    released = False
+    try:
+        for chunk in _chunks(primary, proc):
+            seen += chunk
+            if not released and b"running tests (pytest 2/4)" in seen:
+                (ralph.path / "go").write_text("")  # only now may the third test end
+                released = True
+        assert proc.wait(timeout=60) == 0, seen
+    finally:
+        os.close(primary)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert released, seen
+    plain = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", seen.decode("utf-8", "replace"))
+    assert "PASSED  tests 4 passed" in plain

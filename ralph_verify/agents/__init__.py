@@ -70,6 +70,9 @@ class AgentResult:
     #: Runs the service turned away before this one, and the seconds waited for them.
     retries: int = 0
     waited_s: float = 0.0
+    #: Processes the agent started that outlived its turn and could not be ended
+    #: ("pid N (COMMAND)"); every other one was ended with the turn.
+    survivors: list[str] = field(default_factory=list)
 
 
 class Agent(Protocol):
@@ -100,6 +103,9 @@ class AgentOptions:
     #: How to call ralph-verify for the PreToolUse safety guard (``PREFIX hook claude-pretool``)
     #: in adapters whose CLI runs such hooks; ``None`` when the guard is off (agenthook plugin).
     guard_command: str | None = None
+    #: The project root, where the agent runs: a ``cmd:`` agent's ``./agent.sh`` is looked for
+    #: there before the baseline (``None``: the current directory).
+    root: Path | None = None
 
 
 @dataclass(frozen=True)

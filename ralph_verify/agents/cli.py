@@ -230,6 +230,7 @@ class CLIAgent:
                            cost_usd=parsed.cost_usd, turns=parsed.turns,
                            session_id=parsed.session_id, error=refused,
                            idle_s=request.idle_timeout if outcome.idle else None,
+                           survivors=outcome.survivors,
                            unavailable=None if outcome.idle or outcome.timed_out
                            else self.unavailable(parsed, outcome.exit_code))
 

@@ -55,13 +55,27 @@ def missing_program(command: str, root: Path) -> str | None:
         return None
     program = words[0]
     if any(sep in program for sep in ("/", os.sep)):
-        return None if (root / program).exists() or Path(program).exists() else program
+        found = root / program  # an absolute program stays itself
+        runnable = found.is_dir() or os.access(found, os.X_OK)
+        return None if found.exists() and runnable else program
     if shutil.which(program) is not None:
         return None
     # Builtins and shell keywords are not on PATH; let the shell decide for those.
     builtins = {"cd", "echo", "exit", "true", "false", "test", "[", "exec", "set", "export",
                 "if", "for", "while", "case", "{", "source", ".", "printf", "read"}
     return None if program in builtins else program
+
+
+def not_found(program: str, command: str, root: Path) -> str:
+    """Why a ``cmd:`` agent's program cannot run: not on PATH, or (a path) no such file,
+    looked for from the project root, where the agent runs."""
+    if "/" in program or os.sep in program:
+        if (root / program).exists():
+            return (f"agent command {program!r} is not executable: chmod +x {program} "
+                    f"(from --agent cmd:{command})")
+        return (f"agent command not found: {program!r}: no such file in the project root "
+                f"(from --agent cmd:{command}; a relative path is taken from the root)")
+    return f"agent command not found: {program!r} is not on PATH (from --agent cmd:{command})"
 
 
 @functools.lru_cache(maxsize=16)
@@ -87,10 +101,12 @@ class CommandAgent:
 
     def __init__(self, command: str, options: AgentOptions) -> None:
         command = command.strip()
-        if len(command) >= 2 and command[0] == command[-1] and command[0] in "\"'":
+        if len(command) >= 2 and command[0] == command[-1] and command[0] in "\"'" \
+                and command[0] not in command[1:-1]:  # one quoted word: 'a b', not 'a' 'b'
             command = command[1:-1]
         extra = " ".join(shlex.quote(arg) for arg in options.extra_args)
         self.command = f"{command} {extra}".strip()
+        self.root = options.root
 
     def preflight(self) -> str | None:
         """A broken shell line or a program plainly not there, said before the baseline: as
@@ -99,11 +115,9 @@ class CommandAgent:
         if invalid is not None:
             return (f"the agent command is not valid shell: {invalid} "
                     f"(from --agent cmd:{self.command})")
-        missing = missing_program(self.command, Path.cwd())
-        if missing is not None and "/" not in missing and os.sep not in missing:
-            # A path is judged from the project root when the agent runs, not from here.
-            return (f"agent command not found: {missing!r} is not on PATH "
-                    f"(from --agent cmd:{self.command})")
+        missing = missing_program(self.command, self.root or Path.cwd())
+        if missing is not None:
+            return not_found(missing, self.command, self.root or Path.cwd())
         return None
 
     def run(self, request: AgentRequest) -> AgentResult:
@@ -116,8 +130,7 @@ class CommandAgent:
         missing = missing_program(self.command, request.root)
         if missing is not None:
             return AgentResult(exit_code=None, duration_s=0.0,
-                               error=f"agent command not found: {missing!r} is not on PATH "
-                                     f"(from --agent cmd:{self.command})")
+                               error=not_found(missing, self.command, request.root))
         sink = OutputSink(request.log_path)
         try:
             outcome = run_agent_process(self.command, cwd=request.root, env=agent_env(request),
@@ -136,5 +149,6 @@ class CommandAgent:
                            duration_s=time.monotonic() - started, text=sink.tail(),
                            timed_out=outcome.timed_out, cancelled=outcome.cancelled,
                            error=error, idle_s=request.idle_timeout if idle else None,
+                           survivors=outcome.survivors,
                            unavailable=None if idle or outcome.timed_out else
                            from_command(outcome.exit_code, sink.tail()))

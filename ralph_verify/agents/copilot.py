@@ -1,10 +1,21 @@
 """``copilot``: GitHub Copilot CLI, headless (``copilot -p``). Tested offline with version 1.0.102.
 
-Invocation: ``copilot --output-format json --no-ask-user --prompt=PROMPT``. The output
+Invocation: ``copilot --trust-folder --output-format json --no-ask-user --prompt=PROMPT``.
+The output
 is one JSON event per line: ``assistant.message`` (``data.content``: the agent's text),
 ``model.call_start`` (one per model call: the turns), ``assistant.usage`` (tokens, when
 the provider reports them), ``session.error`` (``data.message``) and a final ``result``
 with the ``sessionId`` and ``exitCode``. Copilot reports premium requests, not a cost.
+
+Folder trust: headless Copilot does not refuse a folder it does not trust; it runs and
+silently leaves out the project's own Copilot configuration (hooks in ``.github/hooks``,
+workspace MCP servers, plugins, skills, ``.github/copilot/settings.json``'s model pin and
+deny lists), which an interactive session in the same folder would load once trusted.
+``--trust-folder`` trusts the project for this one new session (nothing saved). Copilot
+refuses it with ``--resume`` ("cannot be used with '--resume'"): a resumed session
+(``--continue-session``, iteration 2 on) gets ``COPILOT_ALLOW_ALL=true`` with ``--yolo``
+(all tools allowed, as ``--allow-all``, and the folder trusted); without ``--yolo`` only a
+folder the user trusted in Copilot (``trustedFolders``) loads its configuration there.
 
 Tokens: ``--usage-output-file .ralph/agent/copilot-usage.json`` (rewritten each run):
 ``modelMetrics.MODEL.usage.inputTokens`` / ``outputTokens``, read after the run (the
@@ -25,6 +36,11 @@ headless unless the user's Copilot configuration allows them); with ``--yolo``
 ``--allow-all``. ``--continue-session``: ``--resume=SESSION_ID`` from the last run's
 ``result`` (``--continue``, the most recent session, only when the id is unknown: with
 two loops side by side that may be the other loop's).
+
+Hook mode: not supported yet. Copilot's ``agentStop`` hook (``.github/hooks/*.json``, in a
+trusted folder) can block a stop (``{"decision": "block", "reason": R}``: R goes to the
+model), seen with 1.0.102; its input has ``sessionId``, ``stop_hook_active`` and
+``transcriptPath`` but not the final text, which the loop's promise protocol reads.
 """
 
 from __future__ import annotations
@@ -60,12 +76,22 @@ class CopilotAgent(CLIAgent):
             env["COPILOT_OFFLINE"] = "true"
         return env
 
+    def environment(self, request: AgentRequest) -> dict[str, str]:
+        # Exactly "true" also trusts the folder, which --trust-folder cannot on a resume.
+        if self.options.bypass_permissions and self.continuing(request):
+            return {"COPILOT_ALLOW_ALL": "true"}
+        return {}
+
     def command(self, request: AgentRequest) -> list[str]:
-        argv = ["--output-format", "json", "--no-ask-user", "--no-auto-update"]
+        continuing = self.continuing(request)
+        # A new session trusts the project (its hooks, MCP servers, settings); Copilot takes
+        # --trust-folder only for a new session.
+        argv = [] if continuing else ["--trust-folder"]
+        argv += ["--output-format", "json", "--no-ask-user", "--no-auto-update"]
         argv.append("--allow-all" if self.options.bypass_permissions else "--allow-tool=write")
         if self.options.model:
             argv.append(f"--model={self.options.model}")
-        if self.continuing(request):
+        if continuing:
             argv.append(f"--resume={self.session_id}" if self.session_id else "--continue")
         argv.append(f"--usage-output-file={usage_file(request)}")
         return [*argv, *self.options.extra_args, f"--prompt={request.prompt}"]

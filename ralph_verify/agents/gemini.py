@@ -2,10 +2,13 @@
 
 Invocation: ``gemini --skip-trust --output-format json --prompt=PROMPT``. Headless
 Gemini refuses a folder the user has not trusted interactively (exit 55, before any
-model call); ``--skip-trust`` trusts the project for this run only. The JSON object
-has ``session_id``, ``response`` (final text), ``stats.models.NAME.tokens.prompt`` /
-``candidates`` and ``stats.models.NAME.api.totalRequests`` (the model calls: turns),
-and ``error`` on failure. Gemini reports no cost.
+model call); ``--skip-trust`` lets it run, but Gemini has read the project's settings
+before it takes the flag, so they are left out (the project's hooks, MCP servers...):
+``GEMINI_CLI_TRUST_WORKSPACE=true`` (unless the user set it) trusts the project for the
+run. The JSON object has ``session_id``, ``response`` (final text),
+``stats.models.NAME.tokens.prompt`` / ``candidates`` and
+``stats.models.NAME.api.totalRequests`` (the model calls: turns), and ``error`` on failure.
+Gemini reports no cost.
 
 Quiet: usage statistics (sent on every run unless switched off), telemetry and update
 checks are off. Gemini has no environment switch for usage statistics and ignores a
@@ -23,6 +26,15 @@ Refusals read at once: an untrusted folder, no auth method, an unknown model.
 Permissions: ``--approval-mode auto_edit`` by default (edits accepted; no shell tool
 headless); with ``--yolo`` ``--yolo``. ``--continue-session``: ``--resume ID``
 (``latest`` when the id is unknown).
+
+Stop hook (hook mode): Gemini's ``AfterAgent`` hook can block the end of a turn
+(``{"decision": "block", "reason": R}``: R is sent as the next message; the final text comes
+as ``prompt_response``). ``ralph-verify init gemini`` merges ``hook gemini-stop`` into
+``.gemini/settings.json`` (timeout in milliseconds); then ``ralph-verify start --agent-name
+gemini``. Gemini runs a project's hooks only in a folder it trusts: ``--skip-trust`` does not
+load them (Gemini reads the project's settings before it takes the flag); trust the folder
+in Gemini or set ``GEMINI_CLI_TRUST_WORKSPACE=true``. Each block uses one turn of the
+prompt's turn limit (100).
 """
 
 from __future__ import annotations
@@ -70,6 +82,14 @@ class GeminiAgent(CLIAgent):
             return {"GEMINI_TELEMETRY_ENABLED": "false"}
         home = quiet_home(request, Path(env.get("HOME") or Path.home()) / ".gemini")
         return {"GEMINI_TELEMETRY_ENABLED": "false", "GEMINI_CLI_HOME": str(home)}
+
+    def environment(self, request: AgentRequest) -> dict[str, str]:
+        # --skip-trust avoids the refusal but loads none of the project's settings (hooks,
+        # MCP servers): Gemini reads them before it takes the flag. This trusts the project
+        # for the run, as the user's own Gemini does once the folder is trusted.
+        if "GEMINI_CLI_TRUST_WORKSPACE" in {**os.environ, **request.env}:
+            return {}
+        return {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
 
     def command(self, request: AgentRequest) -> list[str]:
         argv = ["--skip-trust", "--output-format", "json"]

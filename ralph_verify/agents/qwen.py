@@ -22,6 +22,13 @@ refuses at once ("No auth type is selected"): an ``agent-error`` with that fix.
 
 Permissions: ``--approval-mode auto-edit`` by default; with ``--yolo`` ``--yolo``.
 ``--continue-session``: ``--resume ID`` (``--continue`` when the id is unknown).
+
+Stop hook (hook mode): Qwen Code has one of Claude Code's kind (``hooks.Stop`` in
+``settings.json``: ``session_id``, ``stop_hook_active``, ``last_assistant_message`` on
+stdin; ``{"decision": "block", "reason": R}`` goes on with R). ``ralph-verify init qwen``
+merges ``hook qwen-stop`` into ``.qwen/settings.json`` and raises ``stopHookBlockingCap``
+(8 by default: Qwen ends a prompt after 8 blocks, tool calls between them or not; also
+``QWEN_CODE_STOP_HOOK_BLOCK_CAP``); then ``ralph-verify start --agent-name qwen``.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -26,6 +26,9 @@ from ralph_verify.proc.process import (
     kill_process_group,
     marked_env,
     own_process_group,
+    read_survivors,
+    reaped,
+    reaper_argv,
     start_watchdog,
     stop_watchdog,
 )
@@ -55,6 +58,8 @@ class ProcessOutcome:
     cancelled: bool = False
     #: Killed by the idle timeout: no output and no file change for that long.
     idle: bool = False
+    #: Processes the agent started that outlived it and could not be ended: "PID COMMAND".
+    survivors: list[str] = field(default_factory=list)
 
 
 class OutputSink:
@@ -210,6 +215,11 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
     kwargs = own_process_group()
     become_subreaper()  # orphans of the agent come back to us, to be ended
     child_env, mark = marked_env(env)
+    survivors_file = reaped(argv, shell, cwd, child_env)
+    if survivors_file is not None:
+        script = argv if isinstance(argv, str) else " ".join(argv)
+        argv = reaper_argv(["/bin/sh", "-c", script] if shell else list(argv), survivors_file)
+        shell = False
     started = time.monotonic()
     stdin = stdin_path.open("rb") if stdin_path is not None else subprocess.DEVNULL
     try:
@@ -248,9 +258,15 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
         kill_process_group(proc, mark)
         stop_watchdog(watchdog)
         reader.join(timeout=10)
-        proc.stdout.close()
+        if not reader.is_alive():  # else a survivor holds the pipe: closing it would hang
+            proc.stdout.close()    # on the reader's lock; the reader ends at its end of file
+        if survivors_file is not None:
+            outcome.survivors = read_survivors(survivors_file)
     outcome.exit_code = proc.returncode
     outcome.duration_s = time.monotonic() - started
+    for line in outcome.survivors:
+        sink.write_text(f"ralph-verify: a process the agent started could not be ended: "
+                        f"{line}\n")
     if sink.error is not None:
         raise sink.error
     return outcome

@@ -7,7 +7,11 @@ that reads no options never import pydantic (a tenth of a second and more at sta
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, ConfigDict, Field
+
+from ralph_verify.config.parser import Duration
 
 __all__ = ["CheckOptions"]
 
@@ -18,8 +22,8 @@ class CheckOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True,
                               defer_build=True)
 
-    timeout: float | None = Field(
-        default=None, gt=0, strict=True, allow_inf_nan=False,
-        description="Seconds before the check's tool is killed and the check errors "
-                    "(default: the global timeout, 900).",
+    timeout: Annotated[float, Duration(gt=0)] | None = Field(
+        default=None,
+        description="Seconds before the check's tool is killed and the check errors, or a "
+                    "duration such as \"10m\" (default: the global timeout, 900).",
     )

@@ -57,6 +57,32 @@ class Bound:
 
 
 @dataclass(frozen=True)
+class Duration(Bound):
+    """A duration setting's type, ``Annotated[float, Duration(gt=0)]``: seconds as a TOML
+    number, or a string in the spellings of ``--max-time`` (``"90s"``, ``"10m"``, ``"2h"``,
+    ``"1h30m"``), so ``timeout = "10m"`` in ``pyproject.toml`` means what ``--timeout 10m``
+    does. Booleans, ``inf`` and ``nan`` are refused, as :class:`Bound` refuses them."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
+        from pydantic_core import core_schema
+
+        number = super().__get_pydantic_core_schema__(source, handler)
+        return core_schema.no_info_before_validator_function(_seconds_of_duration, number)
+
+
+def _seconds_of_duration(value: Any) -> Any:
+    """A duration string as seconds; anything else as it is, for the number schema to judge."""
+    if isinstance(value, str):
+        try:
+            seconds = parse_duration(value, "")
+        except UsageError:
+            raise ValueError("expected a duration such as 90m, 2h, 1h30m or a number of "
+                             "seconds") from None
+        return int(seconds) if seconds.is_integer() else seconds  # whole seconds fit an int
+    return value
+
+
+@dataclass(frozen=True)
 class Setting:
     """A value that may come from ``[tool.ralph-verify]`` (kebab-case key). ``type`` may be a
     lazy ``"module:Name"`` reference (see :func:`resolve_ref`)."""

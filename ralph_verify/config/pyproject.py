@@ -127,6 +127,6 @@ def describe_validation_error(exc: ValidationError, path: Path, where: str,
             lines.append(f"{path}: {where}: unknown key {key!r}{hint}; "
                          f"known keys: {', '.join(known)}")
         else:
-            lines.append(f"{path}: {where} {key}: {error['msg'].lower()} "
-                         f"(got {error.get('input')!r})")
+            message = error["msg"].lower().removeprefix("value error, ")  # our own words
+            lines.append(f"{path}: {where} {key}: {message} (got {error.get('input')!r})")
     return "\n".join(lines)

@@ -2,7 +2,7 @@
 ``run``'s Claude Code and for hook mode) and the Stop hook (hook mode).
 
 Plain data, shared by the Claude Code adapter (``--settings`` for one run) and by
-``init claude`` / ``init codex`` (merged into the agent's settings file).
+``init claude`` / ``codex`` / ``qwen`` / ``gemini`` (merged into the agent's settings file).
 """
 
 from __future__ import annotations
@@ -50,3 +50,16 @@ def codex_hooks(command: str, *, guard: bool, timeout: int) -> dict[str, list[di
             {"type": "command", "command": f"{command} hook codex-pretool",
              "timeout": GUARD_TIMEOUT}]}]
     return hooks
+
+
+def qwen_hooks(command: str, *, timeout: int) -> dict[str, list[dict[str, Any]]]:
+    """Qwen Code's settings.json entries: the Stop hook (timeout in seconds, as Claude's)."""
+    return {"Stop": [{"hooks": [
+        {"type": "command", "command": f"{command} hook qwen-stop", "timeout": timeout}]}]}
+
+
+def gemini_hooks(command: str, *, timeout: int) -> dict[str, list[dict[str, Any]]]:
+    """Gemini CLI's settings.json entries: its Stop hook is ``AfterAgent`` (timeout in ms)."""
+    return {"AfterAgent": [{"hooks": [
+        {"type": "command", "command": f"{command} hook gemini-stop",
+         "timeout": timeout * 1000}]}]}

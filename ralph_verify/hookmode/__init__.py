@@ -4,6 +4,8 @@
   and the fail-open answer (an agent hook never blocks its agent by accident);
 - :mod:`~ralph_verify.hookmode.session`: ``start``, and hook mode's state between stops;
 - :mod:`~ralph_verify.hookmode.stop`: the Stop hook, one iteration of the loop per stop;
+- :mod:`~ralph_verify.hookmode.binding`: which agent session drives the loop, kept outside
+  the project (its id, transcript and processes);
 - :mod:`~ralph_verify.hookmode.pretool`: the PreToolUse guard;
 - :mod:`~ralph_verify.hookmode.install`: ``init claude`` / ``init codex``;
 - :mod:`~ralph_verify.hookmode.slash`: the Claude Code plugin's ``/ralph-verify``.

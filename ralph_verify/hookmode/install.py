@@ -1,4 +1,4 @@
-"""``ralph-verify init claude`` / ``init codex``: merge the hooks into the agent's settings.
+"""``ralph-verify init claude|codex|qwen|gemini``: merge the hooks into the agent's settings.
 
 The file is read as JSON, our entries are added where they are missing, and
 nothing of the user's is removed or changed: other hooks, other events, other
@@ -18,12 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.errors import UsageError
-from ralph_verify.guard.agent_hooks import claude_hooks, codex_hooks
+from ralph_verify.guard.agent_hooks import claude_hooks, codex_hooks, gemini_hooks, qwen_hooks
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
 
 CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
+#: Qwen Code's setting for its Stop-hook blocks per prompt (default 8, tool calls or not).
+QWEN_CAP = "stopHookBlockingCap"
 
 
 def hook_command(config: Config) -> str:
@@ -110,7 +112,7 @@ def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
 
 
 def install(config: Config, target: str) -> int:
-    """Merge the hooks of ``target`` (claude, codex) into its settings file."""
+    """Merge the hooks of ``target`` (claude, codex, qwen, gemini) into its settings file."""
     from ralph_verify.config.scaffold import FileChange, apply_changes, gitignore_change
 
     command = hook_command(config)
@@ -120,6 +122,14 @@ def install(config: Config, target: str) -> int:
         hooks = claude_hooks(command, guard=not config.get("no_guard"),
                              timeout=timeout)
         env = {CAP_ENV: str(int(config.get("hook_block_cap")))}
+    elif target == "qwen":
+        path = config.root / ".qwen" / "settings.json"
+        hooks = qwen_hooks(command, timeout=timeout)
+        env = {}
+    elif target == "gemini":
+        path = config.root / ".gemini" / "settings.json"
+        hooks = gemini_hooks(command, timeout=timeout)
+        env = {}
     else:
         home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
         path = home / "hooks.json"
@@ -127,6 +137,8 @@ def install(config: Config, target: str) -> int:
         env = {}
     old, data = _read_json(path)
     merged, notes = merge(data, hooks, env)
+    if target == "qwen":
+        notes.append(_qwen_cap(merged, int(config.get("hook_block_cap"))))
     new = json.dumps(merged, indent=2) + "\n"
     if old is not None and merged == data:
         new = old  # nothing to add: leave the file byte for byte
@@ -146,8 +158,22 @@ def install(config: Config, target: str) -> int:
         print("next: in Claude Code, 'ralph-verify start --until tests,lint' (or the "
               "/ralph-verify command of the plugin) starts a loop; 'ralph-verify cancel' "
               "ends it")
+    elif target in ("qwen", "gemini"):
+        print(f"next: in the agent, 'ralph-verify start --agent-name {target} --until ...' "
+              "starts a loop (no PreToolUse guard for this agent)")
     else:
         print("next: Codex runs hooks only when trusted (codex exec "
               "--dangerously-bypass-hook-trust for automation); in Codex, "
               "'ralph-verify start --agent-name codex --until ...' starts a loop")
     return 0
+
+
+def _qwen_cap(settings: dict[str, Any], cap: int) -> str:
+    """Raise Qwen Code's Stop-hook block cap (8 by default: 8 iterations per prompt) in
+    ``settings`` unless the user set one."""
+    if QWEN_CAP in settings:
+        verb = "kept" if settings[QWEN_CAP] == cap else "kept your"
+        return f"{verb}: {QWEN_CAP}={settings[QWEN_CAP]}"
+    settings[QWEN_CAP] = cap
+    return (f"added: {QWEN_CAP}={cap} (Stop-hook blocks per prompt Qwen Code accepts; the "
+            "loop's own limit is max-iterations)")

@@ -60,7 +60,7 @@ def let_the_agent_go_on(action: str, code: int, text: str) -> int:
     first = cut(text.splitlines()[0], 300)
     if action.endswith("-stop"):
         emit({"systemMessage": f"ralph-verify hook {action} failed ({first}); "
-                               "Claude may stop. Details: .ralph/hook.log"})
+                               "the agent may stop. Details: .ralph/hook.log"})
     else:
         sys.stderr.write(f"ralph-verify hook {action} failed: {first}\n")
     return 0

@@ -19,6 +19,7 @@ from ralph_verify.checks.verification import verify
 from ralph_verify.config.pyproject import load_table, validate_settings
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
+from ralph_verify.hookmode import binding
 from ralph_verify.hookmode.protocol import log
 from ralph_verify.loop import cancel_key
 from ralph_verify.loop.cycle import session_specs
@@ -104,6 +105,8 @@ def start_loop(config: Config) -> int:
         bound = config.get("session_id") or os.environ.get(
             "CLAUDE_CODE_SESSION_ID")
         agent = config.get("agent_name") or ("claude" if bound else None)
+        binding.bind_at_start(config.root, session_id, bound or None, in_session=bool(
+            bound) and bound == os.environ.get("CLAUDE_CODE_SESSION_ID"))
         hook = {"agent": agent, "session_id": bound or None,
                 "bound_by": "start" if bound else None, "blocks_in_a_row": 0,
                 "last_decision": None, "last_stop_at": None, "note": ""}

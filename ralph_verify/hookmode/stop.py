@@ -1,4 +1,5 @@
-"""Hook mode: the loop driven by the agent's own Stop hook (Claude Code, Codex).
+"""Hook mode: the loop driven by the agent's own Stop hook (Claude Code, Codex, Qwen Code,
+Gemini CLI's AfterAgent).
 
 ``ralph-verify start`` records a session in ``.ralph/`` (the same files as
 ``run``: state.json, history.jsonl, progress.md, iterations/NNN/) and takes the
@@ -12,8 +13,11 @@ stop and finishes the session.
 Binding: the loop belongs to one agent session. ``start`` binds it to
 ``--session-id`` or ``$CLAUDE_CODE_SESSION_ID`` when known, else the first
 Stop hook call binds its ``session_id``; every other session's hook calls
-exit 0 with no output. ``last_assistant_message`` feeds the promise protocol;
-the transcript is never read.
+exit 0 with no output. The binding is kept outside the project and holds the
+session's transcript and processes too (:mod:`~ralph_verify.hookmode.binding`):
+a call naming the session from elsewhere is refused and the loop goes on.
+``last_assistant_message`` feeds the promise protocol; the transcript is never read
+(only its path is compared).
 
 Block caps: Claude Code ends a turn after ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP``
 (default 9) consecutive blocks of turns without a tool call. ``init claude``
@@ -36,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from ralph_verify.agents import AgentResult
 from ralph_verify.checks.registry import build_checks
 from ralph_verify.errors import UsageError
+from ralph_verify.hookmode import binding
 from ralph_verify.hookmode.protocol import emit, log
 from ralph_verify.hookmode.session import (
     CAP_ENV,
@@ -83,14 +88,20 @@ def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
     if not data or data.get("mode") != MODE or data.get("status") == "finished":
         return 0
     hook: dict[str, Any] = dict(data.get("hook") or {})
-    session_id = str(payload.get("session_id") or "")
-    if hook.get("session_id") is None:
-        if not session_id or (hook.get("agent") not in (None, agent)):
-            return 0
-        hook.update(session_id=session_id, agent=agent, bound_by="first Stop hook call")
-    elif hook["session_id"] != session_id or hook.get("agent") not in (None, agent):
+    if hook.get("agent") not in (None, agent):
         return 0
-    hook["agent"] = agent
+    admitted, how = binding.admit(config.root, str(data.get("session")), payload,
+                                  hook.get("session_id"))
+    if admitted == "other":
+        return 0
+    if admitted == "refused":
+        log(config.root, f"{agent}-stop", f"refused a stop of session "
+            f"{payload.get('session_id')!r} ({binding.here()}): {how}")
+        emit({"systemMessage": binding.REFUSED.format(why=how)})
+        return 0
+    if how == "bound":
+        hook.update(bound_by="first Stop hook call")
+    hook.update(session_id=str(payload.get("session_id")), agent=agent)
     try:
         state.acquire_lock(str(data.get("session")))
     except UsageError as exc:
@@ -136,7 +147,9 @@ class _AgentTurn:
     def __init__(self, state: StateDir, name: str, payload: dict[str, Any], since: float) -> None:
         self.state = state
         self.name = name
-        self.text = str(payload.get("last_assistant_message") or "")
+        # Gemini CLI's AfterAgent hook calls the final text prompt_response.
+        self.text = str(payload.get("last_assistant_message") or payload.get("prompt_response")
+                        or "")
         self.session_id = str(payload.get("session_id") or "")
         self.since = since
 

@@ -144,3 +144,19 @@ def ralph_report_check_start(config: Config, check: Check) -> None:
         def ralph_report_check_start(config, check):
             print(f"{check.spec.text} started")
     """
+
+
+@hookspec
+def ralph_report_progress(config: Config, name: str, done: int, total: int | None) -> None:
+    """A running tool says how far it has got: ``pytest`` with tests finished of tests
+    collected (``total`` is ``None`` until collection ends). The live line shows it.
+
+    Called from a watcher thread about twice a second while the tool runs (a figure not
+    repeated for a second is stale: the tool ended): keep implementations short and
+    thread-safe.
+
+    :param config: the run's :class:`~ralph_verify.Config`.
+    :param name: the tool (``pytest``).
+    :param done: units finished so far (tests).
+    :param total: units to do, when known.
+    """

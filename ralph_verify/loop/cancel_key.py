@@ -20,13 +20,20 @@ FORGED = ("ignored .ralph/cancel: it was not written by 'ralph-verify cancel' (o
           "user's 'ralph-verify cancel' ends a session this way)")
 
 
-def key_path(root: Path, environ: Mapping[str, str] | None = None) -> Path:
-    """Where the key of the project at ``root`` is kept, outside the project."""
+def outside_file(root: Path, folder: str, suffix: str,
+                 environ: Mapping[str, str] | None = None) -> Path:
+    """A file of the project at ``root`` kept outside it, in the user's ralph-verify folder
+    (``$RALPH_VERIFY_CACHE_DIR``, else ``$XDG_CACHE_HOME/ralph-verify``): ``folder/HASH.suffix``."""
     env = os.environ if environ is None else environ
     base = env.get("RALPH_VERIFY_CACHE_DIR") or os.path.join(
         env.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "ralph-verify")
     project = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
-    return Path(base) / "cancel" / f"{project}.key"
+    return Path(base) / folder / f"{project}.{suffix}"
+
+
+def key_path(root: Path, environ: Mapping[str, str] | None = None) -> Path:
+    """Where the key of the project at ``root`` is kept, outside the project."""
+    return outside_file(root, "cancel", "key", environ)
 
 
 def issue(root: Path) -> None:

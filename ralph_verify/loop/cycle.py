@@ -258,5 +258,6 @@ def make_agent(config: Config) -> Agent:
                            model=config.get("model"),
                            bypass_permissions=bool(config.get("yolo")),
                            continue_session=bool(config.get("continue_session")),
-                           guard_command=config.stash.get(GUARD_COMMAND_KEY))
+                           guard_command=config.stash.get(GUARD_COMMAND_KEY),
+                           root=config.root)
     return agent_type.factory(arg or None, options)

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from ralph_verify.loop.session import Iteration
 
 PLACEHOLDERS = ("task", "feedback", "iteration", "max_iterations", "progress", "notes",
-                "rules")
+                "rules", "task_id", "task_title", "acceptance", "tasks", "learnings")
+#: The placeholders of a task list (``run --tasks``); empty in a run of one task.
+TASK_PLACEHOLDERS = ("task_id", "task_title", "acceptance", "tasks", "learnings")
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_]+)\s*\}\}")
 
 #: The rules every prompt states, in run and in hook mode alike: cheating is detected and
@@ -65,10 +67,38 @@ on a line of its own; the loop verifies your claim and goes on if a check still 
 """
 
 
-def load_template(template: str | None, base: Path) -> str:
-    """The template text: the built-in one, or the file ``template`` names; validated."""
+#: The built-in template of a task list: the task, what decides it, the list, the learnings.
+DEFAULT_TASK_TEMPLATE = DEFAULT_TEMPLATE.replace("""\
+# Task
+
+{{task}}
+""", """\
+{{task}}
+
+# Done when these checks pass
+
+ralph-verify runs them after your turn; ticking the task off in a file or printing a promise \
+does not count. Work on task {{task_id}} ({{task_title}}) only.
+
+{{acceptance}}
+
+# The task list
+
+{{tasks}}
+
+# Learnings
+
+Notes of earlier tasks, for you to extend (what the next task should know):
+
+{{learnings}}
+""")
+
+
+def load_template(template: str | None, base: Path, *, tasks: bool = False) -> str:
+    """The template text: the built-in one (a task list's when ``tasks``), or the file
+    ``template`` names; validated."""
     if not template:
-        return DEFAULT_TEMPLATE
+        return DEFAULT_TASK_TEMPLATE if tasks else DEFAULT_TEMPLATE
     path = Path(template).expanduser()
     path = path if path.is_absolute() else base / path
     try:
@@ -85,7 +115,7 @@ def load_template(template: str | None, base: Path) -> str:
 
 def render(template: str, values: Mapping[str, str]) -> str:
     """Fill the placeholders in one pass; notes go at the end if the template has no slot."""
-    values = {"rules": RULES, **values}
+    values = {"rules": RULES, **dict.fromkeys(TASK_PLACEHOLDERS, ""), **values}
     notes = values.get("notes", "")
     text = _PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), m.group(0))), template)
     if notes and not re.search(r"\{\{\s*notes\s*\}\}", template):

@@ -149,7 +149,7 @@ def agent_json(result: AgentResult | None) -> dict[str, Any] | None:
             "timed_out": result.timed_out, "cancelled": result.cancelled, "error": result.error,
             "input_tokens": result.input_tokens, "output_tokens": result.output_tokens,
             "cost_usd": result.cost_usd, "turns": result.turns, "session_id": result.session_id,
-            "idle_s": result.idle_s, "retries": result.retries,
+            "idle_s": result.idle_s, "retries": result.retries, "survivors": result.survivors,
             "waited_s": round(result.waited_s, 3),
             "unavailable": asdict(result.unavailable) if result.unavailable else None}
 
@@ -283,6 +283,9 @@ def agent_text(result: AgentResult) -> str:
                  f"(rate limit/outage; waited {duration(result.waited_s)})")
     if result.cost_usd is not None:
         text += f", ${result.cost_usd:.2f}"
+    if result.survivors:
+        text += (f"; {len(result.survivors)} process{'es' if len(result.survivors) != 1 else ''}"
+                 f" it started could not be ended: {', '.join(result.survivors)}")
     return text
 
 

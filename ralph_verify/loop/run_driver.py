@@ -117,7 +117,8 @@ class RunDriver(Driver):
             return LoopResult(Verdict.AGENT_ERROR, reason, EXIT_CODES[Verdict.AGENT_ERROR],
                               session, None, time.monotonic() - self.started)
         checks = build_checks(config, session_specs(config))
-        template = load_template(config.get("template"), config.invocation_dir)
+        template = load_template(config.get("template"), config.invocation_dir,
+                                 tasks=PROMPT_VALUES_KEY in config.stash)
         config.hook.ralph_session_prepare(session=session)
         if previous is None:
             # Only now, when nothing refused to start: the last session's files go.

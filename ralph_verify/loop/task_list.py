@@ -25,11 +25,20 @@ from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.keys import PROMPT_VALUES_KEY
 from ralph_verify.loop.run_driver import RunDriver, _new_session_id
+from ralph_verify.loop.task_steps import (
+    apply_from,
+    head,
+    interrupted,
+    notify_list,
+    passed_over,
+    readiness,
+    squash,
+)
 from ralph_verify.loop.verdict import Verdict
-from ralph_verify.tasks.keys import TASK_COMMIT_KEY
+from ralph_verify.tasks.keys import CURRENT_TASK_KEY, TASK_COMMIT_KEY
 from ralph_verify.tasks.model import Task
 from ralph_verify.tasks.order import DONE, dependents, next_ready
-from ralph_verify.tasks.prompt import acceptance, learnings, task_table, task_text
+from ralph_verify.tasks.prompt import acceptance, learnings, task_body, task_table
 from ralph_verify.tasks.state import TaskRecord, TasksState
 
 if TYPE_CHECKING:
@@ -81,6 +90,8 @@ class TaskListRun:
         self.extra = self._cli_specs()
         self.sessions = 0
         self.check_error = int(ExitCode.CHECK_ERROR)
+        #: The task a killed or cancelled run left mid-way: ``--resume`` continues it.
+        self.continuing: str | None = None
 
     def _cli_specs(self) -> list[CheckSpec]:
         try:
@@ -99,10 +110,13 @@ class TaskListRun:
         if only:
             return self._only(str(only))
         state = self._start_state()
+        if self.config.get("from_task"):
+            apply_from(self.tasks, state, str(self.config.get("from_task")))
         failed_in_a_row = 0
         try:
             while True:
-                task = next_ready(self.tasks, state.status())
+                task = (self.tasks.get(self.continuing) if self.continuing  # first: the
+                        else next_ready(self.tasks, readiness(state)))  # interrupted task
                 if task is None:
                     break
                 outcome = self._run_task(task, state)
@@ -129,7 +143,7 @@ class TaskListRun:
                 else:
                     failed_in_a_row = 0
                     if self.config.get("pause_after_task") and \
-                            next_ready(self.tasks, state.status()) is not None:
+                            next_ready(self.tasks, readiness(state)) is not None:
                         return self._end(state, "paused", f"task {task.id} {outcome}; "
                                          "'run --tasks FILE --resume' takes the next")
             return self._final(state)
@@ -182,8 +196,14 @@ class TaskListRun:
             self.sessions = 1  # go on on the branch the interrupted run was on
             for row in previous.tasks:
                 task = next((t for t in self.tasks.tasks if t.id == row.id), None)
-                if task is None or row.status == "running":
-                    continue  # a task under way when the run died starts again
+                if task is None:
+                    continue
+                if row.status == "running" or row.reason.startswith("cancelled"):
+                    # Under way when the run died or was stopped: its session goes on.
+                    if interrupted(self.root, row.id):
+                        self.continuing = row.id
+                    state.record(row.id).base = row.base
+                    continue
                 if row.status in DONE and row.fingerprint != task.fingerprint():
                     continue  # changed since it passed: verified again
                 mine = state.record(row.id)
@@ -199,9 +219,10 @@ class TaskListRun:
         config = self.config
         status = state.status()
         config.set_session_value("until", ",".join(spec.text for spec in gate))
-        config.set_session_value("task", task_text(self.tasks, task, gate, status, self.root))
+        config.set_session_value("task", task_body(task))
         config.set_session_value("prompt", "")
-        config.set_session_value("resume", False)
+        config.set_session_value("resume", self.continuing == task.id)
+        self.continuing = None
         for key in ("max_iterations", "max_time", "max_cost"):
             config.set_session_value(key, getattr(task, key))
         if config.source_of("agent") != "command line":  # --agent wins over the file
@@ -209,11 +230,13 @@ class TaskListRun:
         if self.sessions:  # the later tasks go on from the tree and branch of the first
             config.set_session_value("no_branch", True)
             config.set_session_value("allow_dirty", True)
+        config.stash[CURRENT_TASK_KEY] = task.id
         config.stash[PROMPT_VALUES_KEY] = {
             "task_id": task.id, "task_title": task.title,
             "acceptance": acceptance(gate, task.until),
             "tasks": task_table(self.tasks, status, task.id),
-            "learnings": learnings(self.root, self.tasks.learnings)}
+            "learnings": learnings(self.root, self.tasks.learnings) or
+            f"(none yet: write them to {self.tasks.learnings})"}
         gate_text = ",".join(spec.text for spec in gate)
         config.stash[TASK_COMMIT_KEY] = lambda brief: (
             f"{task.id}: {task.title}\n\n{brief}\n\nRalph-Task: {task.id}\n"
@@ -225,6 +248,7 @@ class TaskListRun:
         finally:
             self.sessions += 1
             del config.stash[TASK_COMMIT_KEY]
+            del config.stash[CURRENT_TASK_KEY]
             del config.stash[PROMPT_VALUES_KEY]
             if before is None:
                 os.environ.pop("RALPH_TASK_ID", None)
@@ -234,7 +258,8 @@ class TaskListRun:
     def _run_task(self, task: Task, state: TasksState) -> str:
         gate = self.gate(task, state.status())
         gate_text = ",".join(spec.text for spec in gate)
-        state.set(task.id, "running", "", gate=gate_text)
+        state.set(task.id, "running", "", gate=gate_text,
+                  base=state.record(task.id).base or head(self.root))
         _said(self.config, f"ralph-verify: task {task.id} ({task.title}): gate {gate_text}")
         with self._task_settings(task, gate, state):
             try:
@@ -249,21 +274,25 @@ class TaskListRun:
         status, reason = _status_of(result, task)
         last = result.iterations[-1] if result.iterations else None
         cost = sum((it.agent.cost_usd or 0.0) for it in result.iterations if it.agent)
+        commit = last.commit if last is not None and status == "done" else None
+        if commit and self.config.get("squash"):
+            commit = squash(self.root, state.record(task.id).base, task.id)
         state.set(task.id, status, reason, iterations=len(result.iterations),
                   cost_usd=round(cost, 6), duration_s=round(result.duration_s, 3),
-                  commit=last.commit if last is not None and status == "done" else None)
+                  commit=commit)
         _said(self.config, f"ralph-verify: task {task.id}: {status} ({reason})")
         return status
 
     def _final(self, state: TasksState) -> TaskListResult:
         rows = state.tasks
-        unfinished = [row for row in rows if row.status not in DONE and not
-                      (row.status == "skipped" and row.reason == "skip in the task file")]
+        unfinished = [row for row in rows if row.status not in DONE and
+                      not passed_over(row.status, row.reason)]
         if unfinished:
             names = ", ".join(f"{row.id} {row.status}" for row in unfinished)
             return self._end(state, "incomplete", f"not every task is done: {names}")
         specs = (list(self.tasks.final) if self.tasks.final is not None else
-                 union(*(task.until for task in self.tasks.tasks), self.extra))
+                 union(*(task.until for task in self.tasks.tasks  # a skipped task's
+                         if state.record(task.id).status != "skipped"), self.extra))  # no work
         # Judged outside any task's session: no promise, no comparison with a baseline.
         specs = [spec for spec in specs if spec.name != "promise" and spec.arg != "new"]
         if specs:
@@ -292,6 +321,7 @@ class TaskListRun:
         state.save()
         state.log({"event": "end", "verdict": verdict, "reason": reason})
         _said(self.config, f"ralph-verify: task list {verdict}: {reason}")
+        notify_list(self.config, state, verdict, reason)
         code = {"complete": ExitCode.OK, "paused": ExitCode.OK, "check-error": self.check_error,
                 "cancelled": ExitCode.CANCELLED}.get(verdict, 1)
         return TaskListResult(state, int(code), verdict, reason)

@@ -3,10 +3,10 @@
 Its settings and ``init`` targets live here; its commands are plugin modules of their
 own (:mod:`ralph_verify.plugins.commands.start`, ``agent_hook``, ``slash``)::
 
-    ralph-verify start --until tests,lint [--max-iterations N]   # inside Claude Code / Codex
-    ralph-verify hook claude-stop | codex-stop                    # the Stop hook
+    ralph-verify start --until tests,lint [--max-iterations N]   # inside the agent
+    ralph-verify hook claude-stop | codex-stop | qwen-stop | gemini-stop   # the Stop hook
     ralph-verify hook claude-pretool | codex-pretool              # the PreToolUse guard
-    ralph-verify init claude | codex                              # install the hooks
+    ralph-verify init claude | codex | qwen | gemini              # install the hooks
 
 A hook never fails the agent: whatever goes wrong (bad config, a crash, the
 time budget) it exits 0 without blocking, says so in a ``systemMessage`` and
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-from ralph_verify.config.parser import Bound
+from ralph_verify.config.parser import Bound, Duration
 from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
@@ -51,13 +51,14 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addsetting("guard", type="ralph_verify.guard.settings:GuardSettings",  # lazy: pydantic
                       default=None,
                       help="[tool.ralph-verify.guard]: the PreToolUse safety guard's rules")
-    parser.addsetting("hook-timeout", type=Annotated[int, Bound(ge=1)],
+    parser.addsetting("hook-timeout", type=Annotated[int, Duration(ge=1)],
                       default=DEFAULT_HOOK_TIMEOUT,
                       help="seconds the agent gives a hook (written by 'init'); the Stop hook "
                            "lets the agent stop if its checks take longer than this minus 30")
     parser.addsetting("hook-block-cap", type=Annotated[int, Bound(ge=1)], default=DEFAULT_BLOCK_CAP,
-                      help="CLAUDE_CODE_STOP_HOOK_BLOCK_CAP written by 'init claude': how many "
-                           "Stop-hook blocks in a row Claude Code accepts")
+                      help="CLAUDE_CODE_STOP_HOOK_BLOCK_CAP written by 'init claude' (and "
+                           "stopHookBlockingCap by 'init qwen'): how many Stop-hook blocks in a "
+                           "row the agent accepts")
 
 
 @hookimpl
@@ -69,6 +70,12 @@ def ralph_register_init_targets(registry: InitRegistry) -> None:
                                  ".claude/settings.json (merged, nothing of yours removed)"))
     registry.add(InitTarget("codex", init_codex,
                             help="Codex: the Stop hook in $CODEX_HOME/hooks.json (merged)"))
+    registry.add(InitTarget("qwen", init_qwen,
+                            help="Qwen Code: the Stop hook and a raised block cap in "
+                                 ".qwen/settings.json (merged)"))
+    registry.add(InitTarget("gemini", init_gemini,
+                            help="Gemini CLI: the Stop hook (AfterAgent) in "
+                                 ".gemini/settings.json (merged)"))
 
 
 def init_claude(config: Config) -> int:
@@ -81,3 +88,15 @@ def init_codex(config: Config) -> int:
     from ralph_verify.hookmode.install import install
 
     return install(config, "codex")
+
+
+def init_qwen(config: Config) -> int:
+    from ralph_verify.hookmode.install import install
+
+    return install(config, "qwen")
+
+
+def init_gemini(config: Config) -> int:
+    from ralph_verify.hookmode.install import install
+
+    return install(config, "gemini")

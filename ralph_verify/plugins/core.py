@@ -12,7 +12,7 @@ import pluggy
 from ralph_verify.checks.api import Check, CheckResult, VerifyContext
 from ralph_verify.cli import run_command
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Bound, Parser, positive_duration, positive_int
+from ralph_verify.config.parser import Bound, Duration, Parser, positive_duration, positive_int
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolError
@@ -30,7 +30,7 @@ def ralph_addoption(parser: Parser) -> None:
                      help="project root: where checks run and pyproject.toml is read "
                           "(default: nearest folder with pyproject.toml or .git)")
     parser.addoption("--timeout", setting="timeout", type=positive_duration, default=900.0,
-                     setting_type=Annotated[float, Bound(gt=0)],
+                     setting_type=Annotated[float, Duration(gt=0)],
                      metavar="DURATION",
                      help="seconds before a check's tool is killed and the check errors "
                           "(default 900; per check: [tool.ralph-verify.checks.NAME] timeout)")

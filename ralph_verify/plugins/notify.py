@@ -16,13 +16,17 @@ import time
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.display import duration
 from ralph_verify.markers import hookimpl
 from ralph_verify.redact import redact
 from ralph_verify.state_files import now_iso
+from ralph_verify.tasks.keys import CURRENT_TASK_KEY, LIST_NOTIFIER_KEY
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ralph_verify.loop.session import Session
     from ralph_verify.loop.verdict import VerdictProposal
 
@@ -42,6 +46,9 @@ def ralph_addoption(parser: Parser) -> None:
                      setting_type=list[str], action="append", metavar="COMMAND",
                      help="when the session ends, run COMMAND through the shell with the JSON "
                           "summary on stdin (repeatable; failures are logged, never fatal)")
+    parser.addoption("--notify-each-task", scope="loop", action="store_true", default=None,
+                     help="with --tasks: notify after every task too (by default only when "
+                          "the list ends)")
 
 
 def summary(session: Session, verdict: VerdictProposal) -> dict[str, Any]:
@@ -101,30 +108,49 @@ def _run(command: str, body: bytes, cwd: str) -> None:
         raise RuntimeError(f"exit {done.returncode} {tail[0]}".strip())
 
 
-def _log(session: Session, line: str) -> None:
+def _log(folder: Path, line: str) -> None:
     print(f"ralph-verify: {line}", file=sys.stderr)
     try:
-        with (session.dir / LOG_NAME).open("a", encoding="utf-8") as log:
+        with (folder / LOG_NAME).open("a", encoding="utf-8") as log:
             log.write(f"{now_iso()} {line}\n")
     except OSError:
         pass
 
 
+@hookimpl
+def ralph_configure(config: Config) -> None:
+    config.stash[LIST_NOTIFIER_KEY] = send
+
+
 @hookimpl(trylast=True)
 def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
     config = session.config
+    task = config.stash.get(CURRENT_TASK_KEY)
+    if task is not None and not config.get("notify_each_task"):
+        return  # one task of a list: the list notifies when it ends
+    data = summary(session, verdict)
+    if task is not None:
+        data.update(event="task-finished", task=task)
+    send(config, data, session.dir)
+
+
+def send(config: Config, data: dict[str, Any], folder: Path | None = None) -> None:
+    """POST ``data`` to every ``--notify`` URL and pipe it to every ``--notify-cmd``."""
     urls = [u for u in config.get("notify") or [] if u]
     commands = [c for c in config.get("notify_cmd") or [] if c]
     if not urls and not commands:
         return
-    body = json.dumps(summary(session, verdict), ensure_ascii=False).encode("utf-8")
+    folder = folder or config.root / ".ralph"
+    data = {key: redact(value) if isinstance(value, str) else value
+            for key, value in data.items()}
+    body = json.dumps(data, ensure_ascii=False).encode("utf-8")
     for url in urls:
         try:
             _post(url, body)
         except (OSError, ValueError) as exc:  # urllib's URLError is an OSError
-            _log(session, f"could not notify {redact(url)}: {exc}")
+            _log(folder, f"could not notify {redact(url)}: {exc}")
     for command in commands:
         try:
-            _run(command, body, str(session.root))
+            _run(command, body, str(config.root))
         except (OSError, RuntimeError, subprocess.TimeoutExpired) as exc:
-            _log(session, f"notify command {command!r} failed: {exc}")
+            _log(folder, f"notify command {command!r} failed: {exc}")

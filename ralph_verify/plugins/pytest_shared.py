@@ -9,6 +9,7 @@ check the same :class:`PytestRun`; the public API is described in
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +27,7 @@ from ralph_verify.project.caches import bytecode_prefix
 from ralph_verify.project.interpreter import python_version
 from ralph_verify.recorder import affected
 from ralph_verify.recorder.affected import selects_affected
+from ralph_verify.recorder.progress import watch_progress
 from ralph_verify.recorder.read import (
     AFFECTED_PLUGIN_NAME,
     PLUGIN_NAME,
@@ -219,12 +221,21 @@ def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
     else:
         argv = [python, *pytest_argv]
     hint = f"the project's Python {python} does not exist (set --python or the python setting)"
-    run = ctx.run(argv, timeout=_timeout(ctx), env=run_env, missing_hint=hint)
+    with watch_progress(record, _progress_reporter(ctx)):
+        run = ctx.run(argv, timeout=_timeout(ctx), env=run_env, missing_hint=hint)
     _raise_for_unusable(run, python, junit, under_coverage=data is not None)
     if data is not None:
         _combine(ctx, python, data)
     return PytestRun(python=python, junit_path=junit, coverage_data=data, tool_run=run,
                      args=run_args, record_dir=record)
+
+
+def _progress_reporter(ctx: VerifyContext) -> Callable[[int, int | None], None] | None:
+    """``ralph_report_progress`` for this pytest run, or ``None`` when nobody listens."""
+    hook = ctx.config.hook.ralph_report_progress
+    if not hook.get_hookimpls():
+        return None
+    return lambda done, total: hook(config=ctx.config, name="pytest", done=done, total=total)
 
 
 def _full_run(ctx: VerifyContext, run: PytestRun) -> PytestRun:

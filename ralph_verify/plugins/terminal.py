@@ -188,6 +188,10 @@ class TerminalReporter:
         self.display.check_started(check.spec.text)
 
     @hookimpl
+    def ralph_report_progress(self, name: str, done: int, total: int | None) -> None:
+        self.display.progress(name, done, total)
+
+    @hookimpl
     def ralph_verify_logresult(self, result: CheckResult) -> None:
         """Each check's line as soon as it is decided (``check``; ``run -v``)."""
         self.display.check_done(result.spec)

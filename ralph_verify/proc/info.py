@@ -106,6 +106,20 @@ def _parents() -> dict[int, int]:
     return parents
 
 
+def ancestry(pid: int | None = None) -> list[tuple[int, str]]:
+    """``pid`` (default: this process) and its ancestors up to init, each as (pid, start
+    time), nearest first (Linux); ``[]`` where processes cannot be read."""
+    found: list[tuple[int, str]] = []
+    current = os.getpid() if pid is None else pid
+    while current > 0 and len(found) < 256:
+        fields = _stat_fields(current)
+        if fields is None or len(fields) <= 19:
+            break
+        found.append((current, fields[19]))
+        current = int(fields[1])
+    return found
+
+
 def descendants(roots: set[int]) -> set[int]:
     """Every live descendant of the ``roots`` (children, their children...), Linux only."""
     parents = _parents()

@@ -23,6 +23,8 @@ from pathlib import Path
 
 from ralph_verify.proc import info as procinfo
 
+_PROC_DIR = Path("/proc")
+
 #: How much of a tool's output an error result quotes.
 TAIL_LINES = 30
 TAIL_CHARS = 3000
@@ -201,6 +203,56 @@ def stop_watchdog(proc: subprocess.Popen[bytes] | None) -> None:
     except subprocess.TimeoutExpired:  # pragma: no cover - a watchdog that hangs
         proc.kill()
         proc.wait()
+
+
+#: Seconds the processes an agent leaves behind get between SIGTERM and SIGKILL.
+REAPER_GRACE_S = 1.0
+
+
+def reaped(argv: str | Sequence[str], shell: bool, cwd: Path,
+           env: Mapping[str, str]) -> Path | None:
+    """Whether an agent's ``argv`` runs under :mod:`ralph_verify.proc.reaper` (Linux): the
+    file it names the processes it could not end in, or ``None``. Raise
+    ``FileNotFoundError`` for a program that is not there, as ``Popen`` would."""
+    if not (sys.platform.startswith("linux") and sys.executable and _PROC_DIR.is_dir()):
+        return None
+    if not shell:
+        program = argv if isinstance(argv, str) else argv[0]
+        if os.sep in program:
+            found = (cwd / program).is_file()
+        else:
+            import shutil
+
+            found = shutil.which(program, path=env.get("PATH", os.defpath)) is not None
+        if not found:
+            raise FileNotFoundError(2, "No such file or directory", program)
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix="ralph-verify-survivors-", suffix=".txt")
+    os.close(fd)
+    return Path(name)
+
+
+def reaper_argv(argv: Sequence[str], survivors_file: Path) -> list[str]:
+    from ralph_verify.proc import reaper
+
+    return [sys.executable, "-I", "-S", reaper.__file__, str(survivors_file),
+            str(REAPER_GRACE_S), "--", *argv]
+
+
+def read_survivors(survivors_file: Path) -> list[str]:
+    """The processes the reaper could not end, still alive ("PID COMMAND"); removes the file."""
+    try:
+        lines = survivors_file.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        lines = []
+    survivors_file.unlink(missing_ok=True)
+    alive = []
+    for line in lines:
+        pid, _, command = line.partition("\t")
+        if pid.isdigit() and procinfo.start_time(int(pid)) is not None:
+            alive.append(f"pid {pid} ({command})")
+    return alive
 
 
 def wait_exited(proc: subprocess.Popen[bytes], timeout: float) -> int:

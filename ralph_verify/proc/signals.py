@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
+from ralph_verify.proc.periodic import every
+
 _POLL_S = 0.2
 
 
@@ -57,17 +59,8 @@ def cancel_on_signals(callback: Callable[[str], bool]) -> Iterator[None]:
 def watch_file(path: Path, callback: Callable[[], bool | None]) -> Iterator[None]:
     """While inside, call ``callback()`` once when ``path`` appears (again each time it
     appears while the callback returns False: it removed a file it did not honour)."""
-    stop = threading.Event()
+    def tick() -> bool:
+        return path.exists() and callback() is not False
 
-    def watch() -> None:
-        while not stop.wait(_POLL_S):
-            if path.exists() and callback() is not False:
-                return
-
-    thread = threading.Thread(target=watch, daemon=True, name="ralph-cancel-watch")
-    thread.start()
-    try:
+    with every(_POLL_S, tick, "ralph-cancel-watch"):
         yield
-    finally:
-        stop.set()
-        thread.join(timeout=2)

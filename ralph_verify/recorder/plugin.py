@@ -306,4 +306,5 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             path = _plugin_file(impl.plugin)
             hooks.setdefault(name, []).append({"plugin": impl.plugin_name,
                                                "path": relative(path) if _root else path})
-    _write({"k": "hooks", "hooks": hooks})
+    # How many tests will run: the live line's "pytest 120/900" (recorder/progress.py).
+    _write({"k": "hooks", "hooks": hooks, "collected": len(session.items)})

@@ -17,7 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.errors import ConfigError
+from ralph_verify.tasks.formats import (
+    from_ralph_tasks,
+    from_speckit,
+    from_taskmaster,
+    is_ralph_tasks,
+    is_taskmaster,
+    looks_like_speckit,
+)
 from ralph_verify.tasks.model import ID, TaskList, from_data, read_toml
+
+KNOWN = ("a tasks.toml, a prd.json, a ralph-tasks.json, a Taskmaster tasks.json, a spec-kit "
+         "tasks.md or a Markdown checklist (.md)")
 
 _UNTIL = re.compile(r"^\s*(?:[-*]\s*)?until:\s*(?P<specs>\S.*?)\s*$", re.I)
 #: Prose criteria whose check is unambiguous.
@@ -52,21 +63,37 @@ def translate(path: Path) -> tuple[dict[str, Any], bytes]:
             document = json.loads(text)
         except ValueError as exc:
             raise ConfigError(f"{path}: not valid JSON: {exc}") from None
-        if not isinstance(document, dict) or not isinstance(document.get("userStories"), list):
-            raise ConfigError(f"{path}: not a prd.json (no userStories list); give a "
-                              "tasks.toml, a prd.json or a Markdown checklist")
-        data = from_prd(document)
+        data = _from_json(path, document)
     elif path.suffix.lower() in (".md", ".markdown", ".txt"):
-        data = from_checklist(text)
+        data = from_speckit(text) if looks_like_speckit(text) else from_checklist(text)
     else:
-        raise ConfigError(f"{path}: unknown task file format; give a tasks.toml, a prd.json "
-                          "or a Markdown checklist (.md)")
+        raise ConfigError(f"{path}: unknown task file format; give {KNOWN}")
     return data, raw
+
+
+def _from_json(path: Path, document: Any) -> dict[str, Any]:
+    """A JSON task list by its content (its name breaks a tie): a prd.json, a
+    ralph-tasks.json or a Taskmaster tasks.json."""
+    if isinstance(document, dict):
+        if isinstance(document.get("userStories"), list):
+            return from_prd(document)
+        if isinstance(document.get("tasks"), list) and (
+                path.name == "ralph-tasks.json" or is_ralph_tasks(document)):
+            return from_ralph_tasks(document)
+        if is_taskmaster(document):
+            return from_taskmaster(document)
+    raise ConfigError(f"{path}: not a task list this reads (no userStories, no tasks list); "
+                      f"give {KNOWN}")
 
 
 def to_toml(data: dict[str, Any]) -> str:
     """The table of a task file as ``tasks.toml`` text (JSON strings are TOML strings)."""
     out: list[str] = []
+    if data.get("defaults"):
+        out.append("[defaults]")
+        out += [f"{key} = {json.dumps(value, ensure_ascii=False)}"
+                for key, value in data["defaults"].items()]
+        out.append("")
     for table in data.get("task", []):
         out.append("[[task]]")
         for key, value in table.items():
@@ -109,6 +136,8 @@ def from_prd(document: dict[str, Any]) -> dict[str, Any]:
                                  "title": str(story.get("title") or ""), "prompt": prompt}
         if specs:
             table["until"] = ",".join(dict.fromkeys(specs))
+        if story.get("status") == "skip":  # written by 'tasks export' for a skipped task
+            table["status"] = "skip"
         if isinstance(story.get("dependsOn"), list):
             table["depends-on"] = [str(dep) for dep in story["dependsOn"]]
         tasks.append(table)

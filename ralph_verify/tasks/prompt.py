@@ -48,9 +48,19 @@ def learnings(root: Path, name: str, budget: int = LEARNINGS_BUDGET) -> str:
     return kept.encode()[:budget].decode(errors="ignore").strip()
 
 
+def task_body(task: Task) -> str:
+    """The task as the prompt's ``{{task}}``: its title, prompt and notes (the gate, the list
+    and the learnings have placeholders of their own)."""
+    parts = [f"# Task {task.id}: {task.title}", task.prompt.strip()]
+    if task.notes.strip():
+        parts.append(f"Notes:\n{task.notes.strip()}")
+    return "\n\n".join(part for part in parts if part)
+
+
 def task_text(task_list: TaskList, task: Task, gate: Sequence[CheckSpec],
               status: Mapping[str, str], root: Path) -> str:
-    """The task as the loop's ``{{task}}``."""
+    """The task with its gate, the list and the learnings in one text (for a template that
+    has only ``{{task}}``, as the Stop hook's)."""
     parts = [f"# Task {task.id}: {task.title}", task.prompt.strip()]
     if task.notes.strip():
         parts.append(f"Notes:\n{task.notes.strip()}")

@@ -35,6 +35,8 @@ class TaskRecord:
     commit: str | None = None
     fingerprint: str = ""
     duration_s: float = 0.0
+    #: The commit the task's first iteration started from ('tasks rollback' goes back to it).
+    base: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -202,3 +202,25 @@ def test_run_with_a_missing_cli_stops_with_agent_error(ralph: Ralph) -> None:
     # Nothing was spent: no baseline verification, no session branch.
     assert not (ralph.path / ".ralph" / "iterations").exists()
     assert ralph.git("branch", "--show-current").strip() == "main"
+
+
+def test_copilot_trusts_the_project_for_a_new_session_only(tmp_path: Path) -> None:
+    """Copilot takes --trust-folder only for a new session; a resumed one is trusted through
+    COPILOT_ALLOW_ALL=true, and only with --yolo (it allows every tool)."""
+    plain = CopilotAgent(None, AgentOptions(continue_session=True))
+    assert plain.command(request(tmp_path))[0] == "--trust-folder"
+    assert "--trust-folder" not in plain.command(request(tmp_path, iteration=2))
+    assert plain.environment(request(tmp_path, iteration=2)) == {}
+    yolo = CopilotAgent(None, AgentOptions(continue_session=True, bypass_permissions=True))
+    assert yolo.environment(request(tmp_path)) == {}
+    assert yolo.environment(request(tmp_path, iteration=2)) == {"COPILOT_ALLOW_ALL": "true"}
+
+
+def test_gemini_trusts_the_project_unless_the_user_says(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """--skip-trust loads none of the project's settings: the environment trusts it."""
+    monkeypatch.delenv("GEMINI_CLI_TRUST_WORKSPACE", raising=False)
+    agent = GeminiAgent(None, AgentOptions())
+    assert agent.environment(request(tmp_path)) == {"GEMINI_CLI_TRUST_WORKSPACE": "true"}
+    monkeypatch.setenv("GEMINI_CLI_TRUST_WORKSPACE", "false")
+    assert agent.environment(request(tmp_path)) == {}

@@ -23,7 +23,8 @@ from ralph_verify.config.parser import Parser
 from ralph_verify.guard.rules import RULES
 from ralph_verify.markers import hookimpl
 
-HOOK_ACTIONS = ("claude-stop", "codex-stop", "claude-pretool", "codex-pretool")
+HOOK_ACTIONS = ("claude-stop", "codex-stop", "qwen-stop", "gemini-stop", "claude-pretool",
+                "codex-pretool")
 
 
 @hookimpl(wrapper=True)
@@ -52,7 +53,9 @@ def ralph_cmdline_main(args: list[str]) -> Generator[None, int | None, int | Non
 def ralph_addoption(parser: Parser) -> None:
     parser.add_command(
         "hook", hook, scopes=("hook",),
-        help="run as an agent hook: Stop (claude-stop, codex-stop) or PreToolUse "
+        help="run as an agent hook: Stop (claude-stop, codex-stop, qwen-stop, "
+             "gemini-stop) or "
+             "PreToolUse "
              "(claude-pretool, codex-pretool); reads the hook's JSON on stdin",
         description="Agent hooks. Stop: while a loop started with 'ralph-verify start' runs for "
                     "this session, answer {\"decision\": \"block\", \"reason\": FEEDBACK} while "

@@ -11,7 +11,7 @@ from typing import Annotated
 
 from ralph_verify.checks.registry import until_specs
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Bound, Parser, positive_duration, positive_int
+from ralph_verify.config.parser import Bound, Duration, Parser, positive_duration, positive_int
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.verdict import EXIT_CODES, PRECEDENCE, Verdict
 from ralph_verify.markers import hookimpl
@@ -72,19 +72,21 @@ def ralph_addoption(parser: Parser) -> None:
                      help="the task as text (or use -P FILE; default: PROMPT.md in the root)")
     parser.addoption("-P", "--prompt", scope="loop", setting="prompt", metavar="FILE",
                      help="file with the task (-p is only -p no:NAME; -p FILE is deprecated)")
-    parser.addoption("--agent", scope="loop", setting="agent", metavar="NAME[:ARG]",
+    parser.addoption("--agent", scope=("loop", "plan"), setting="agent", metavar="NAME[:ARG]",
                      help="the agent: cmd:COMMAND (prompt on stdin), replay:DIR, or an adapter "
                           "a plugin registers (see 'ralph-verify plugins')")
-    parser.addoption("--max-iterations", scope=("loop", "start"), setting="max-iterations",
+    parser.addoption("--max-iterations", scope=("loop", "start", "plan"),
+                     setting="max-iterations",
                      type=positive_int, setting_type=Annotated[int, Bound(ge=1)],
                      default=DEFAULT_MAX_ITERATIONS, metavar="N",
                      help=f"stop after N iterations (default {DEFAULT_MAX_ITERATIONS})")
     parser.addoption("--template", scope="loop", setting="template", metavar="FILE",
                      help="prompt template with {{task}}, {{feedback}}, {{iteration}}, "
-                          "{{max_iterations}}, {{progress}}, {{rules}}, {{notes}} "
-                          "(default: built in)")
+                          "{{max_iterations}}, {{progress}}, {{rules}}, {{notes}}; with --tasks "
+                          "also {{task_id}}, {{task_title}}, {{acceptance}}, {{tasks}}, "
+                          "{{learnings}} (default: built in)")
     parser.addoption("--agent-timeout", scope="loop", setting="agent-timeout",
-                     type=positive_duration, setting_type=Annotated[float, Bound(gt=0)],
+                     type=positive_duration, setting_type=Annotated[float, Duration(gt=0)],
                      default=DEFAULT_AGENT_TIMEOUT, metavar="DURATION",
                      help="seconds one agent run may take before its whole process group is "
                           f"killed (default {DEFAULT_AGENT_TIMEOUT:g}: 30 minutes)")

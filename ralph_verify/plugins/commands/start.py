@@ -1,6 +1,7 @@
 """``ralph-verify start``: record a loop that the agent's own Stop hook drives.
 
-Run inside Claude Code or Codex; the work is in :mod:`ralph_verify.hookmode.session`.
+Run inside Claude Code, Codex, Qwen Code or Gemini CLI; the work is in
+:mod:`ralph_verify.hookmode.session`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from ralph_verify.markers import hookimpl
 def ralph_addoption(parser: Parser) -> None:
     parser.add_command(
         "start", start, scopes=("verify", "start"),
-        help="start a loop driven by the agent's Stop hook (inside Claude Code or Codex)",
+        help="start a loop driven by the agent's Stop hook (inside Claude Code, Codex, "
+             "Qwen Code or Gemini CLI)",
         description="Record a loop for this project: the Stop hook ('ralph-verify hook "
                     "claude-stop') then runs the checks each time the agent stops, and while "
                     "they fail sends their feedback back so it goes on. The first Stop hook "
@@ -26,7 +28,7 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--session-id", scope="start", metavar="ID",
                      help="the agent session to bind (default: $CLAUDE_CODE_SESSION_ID, else "
                           "the first session whose Stop hook fires)")
-    parser.addoption("--agent-name", scope="start", choices=("claude", "codex"),
+    parser.addoption("--agent-name", scope="start", choices=("claude", "codex", "qwen", "gemini"),
                      help="which agent's Stop hook drives the loop (default: the first to "
                           "call; claude when $CLAUDE_CODE_SESSION_ID binds it)")
     parser.addoption("start_task", scope="start", nargs="*", metavar="TASK",

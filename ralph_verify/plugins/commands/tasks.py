@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph_verify.checks.tool_output import one_line
@@ -20,12 +19,16 @@ from ralph_verify.config.stash import StashKey
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
+from ralph_verify.plugins.commands import tasks_manage
+from ralph_verify.plugins.commands.tasks_manage import load
 from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
     from ralph_verify.tasks.model import TaskList
     from ralph_verify.tasks.state import TasksState
 
+#: The actions of ``tasks``.
+ACTIONS = ("check", "status", "import", "export", "retry", "skip", "reset", "rollback", "plan")
 #: The task list ``run --tasks`` validated at configure time.
 TASK_LIST_KEY: StashKey[TaskList] = StashKey("tasks.list")
 
@@ -33,21 +36,29 @@ TASK_LIST_KEY: StashKey[TaskList] = StashKey("tasks.list")
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
     parser.add_command(
-        "tasks", tasks_command, scopes=("verify", "status", "tasks"),
+        "tasks", tasks_command, scopes=("verify", "status", "tasks", "plan"),
         help="task lists: 'tasks check FILE' (valid? order? checks red before any work?), "
-             "'tasks status [--json]' (the table of the last 'run --tasks'), "
-             "'tasks import prd.json -o tasks.toml'",
+             "'tasks status [--json] [--watch]' (the table of the last 'run --tasks'), "
+             "'tasks import prd.json -o tasks.toml', 'tasks export --to prd.json', "
+             "'tasks retry|skip|reset|rollback ID', 'tasks plan SPEC.md -o tasks.toml'",
         description="Work with a task file (tasks.toml) for 'run --tasks FILE'.\n\nexamples:\n"
                     "  ralph-verify tasks check tasks.toml\n"
                     "  ralph-verify run --tasks tasks.toml --agent claude\n"
-                    "  ralph-verify tasks status --json",
+                    "  ralph-verify tasks status --json\n"
+                    "  ralph-verify tasks export --to tasks.md\n"
+                    "  ralph-verify tasks rollback T2\n"
+                    "  ralph-verify tasks plan SPEC.md -o tasks.toml --agent claude",
     )
-    parser.addoption("tasks_action", scope="tasks", choices=("check", "status", "import"),
-                     metavar="ACTION", help="check FILE, status, or import FILE -o tasks.toml")
+    parser.addoption("tasks_action", scope="tasks", choices=ACTIONS, metavar="ACTION",
+                     help="check FILE, status [--watch], import FILE [-o tasks.toml], export "
+                          "[FILE] --to prd.json|tasks.md, retry|skip|reset|rollback ID, plan "
+                          "SPEC.md -o tasks.toml")
     parser.addoption("-o", "--output", scope="tasks", dest="tasks_output", metavar="FILE",
-                     help="tasks import: the tasks.toml to write (default: stdout)")
-    parser.addoption("task_file", scope="tasks", nargs="?", metavar="FILE",
-                     help="the task file (tasks.toml) for 'tasks check'")
+                     help="tasks import/export: the file to write (default: stdout); tasks "
+                          "plan: the tasks.toml the agent writes")
+    parser.addoption("task_file", scope="tasks", nargs="?", metavar="FILE|ID",
+                     help="the task file (check, import, export), the spec (plan) or the "
+                          "task's id (retry, skip, reset, rollback)")
     parser.addoption("--tasks", scope="loop", metavar="FILE",
                      help="work through the task list of FILE (tasks.toml), task by task, each "
                           "done only when its own checks pass (docs/tasks.md)")
@@ -56,17 +67,12 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--pause-after-task", scope="loop", action="store_true", default=None,
                      help="with --tasks: stop after each task done (exit 0, verdict paused); "
                           "'run --tasks FILE --resume' takes the next")
-
-
-def load(config: Config, name: str) -> TaskList:
-    """Read and validate a task file (``tasks.toml``, or a ``prd.json`` or Markdown checklist
-imported in memory), its checks resolved against this run's check types."""
-    from ralph_verify.checks.registry import registry_of
-    from ralph_verify.tasks.importers import load_any
-
-    path = Path(name).expanduser()
-    path = path if path.is_absolute() else config.invocation_dir / path
-    return load_any(path, resolve=registry_of(config).resolve)
+    parser.addoption("--from", scope="loop", dest="from_task", metavar="ID",
+                     help="with --tasks: start at that task; those before it that are not done "
+                          "are skipped for this run")
+    parser.addoption("--squash", scope="loop", action="store_true", default=None,
+                     help="with --tasks: one commit per task (its iterations squashed into the "
+                          "commit named after it)")
 
 
 @hookimpl
@@ -89,7 +95,17 @@ def run_tasks(config: Config) -> int:
 def tasks_command(config: Config) -> int:
     action = config.get("tasks_action")
     if action == "status":
-        return _status(config)
+        return tasks_manage.watch(config, _status) if config.get("watch") else _status(config)
+    if action in ("retry", "skip", "reset"):
+        return tasks_manage.change(config, str(action))
+    if action == "rollback":
+        return tasks_manage.rollback(config)
+    if action == "export":
+        return tasks_manage.export(config)
+    if action == "plan":
+        from ralph_verify.plugins.commands.tasks_plan import plan
+
+        return plan(config)
     name = config.get("task_file")
     if not name:
         raise UsageError(f"tasks {action} needs the task file: ralph-verify tasks {action} "

@@ -1,0 +1,128 @@
+"""The agent's reaper: every process the agent starts ends with its turn, daemons included.
+
+A daemon leaves the agent's process group (``setsid``), its parent (a double fork) and may
+drop its environment (``env -i``): neither the group, the parent links nor the mark
+(:data:`~ralph_verify.proc.info.MARK_VAR`) find it then. So on Linux the agent runs under
+this small parent (``python -I -S reaper.py REPORT GRACE -- ARGV``, importing nothing of
+ralph-verify), which becomes the *child subreaper* of everything below it: an orphan is
+handed to it, not to init, so every process the agent started stays in its tree whatever
+it did. When the agent exits, the reaper sends SIGTERM to what is left of the tree, waits
+up to GRACE seconds, sends SIGKILL to the rest, writes to REPORT one line per process that
+still could not be ended (``pid<TAB>command``), and exits as the agent did.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import time
+
+_PR_SET_CHILD_SUBREAPER = 36
+_POLL_S = 0.02
+
+
+def _subreaper() -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def _tree(root: int) -> list[int]:
+    """The live (not zombie) descendants of ``root``."""
+    parents = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="utf-8", errors="replace") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        fields = text[text.rfind(")") + 2:].split()
+        if len(fields) > 1 and fields[0] not in ("Z", "X"):
+            parents[int(name)] = int(fields[1])
+    found: list[int] = []
+    frontier = {root}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier}
+        found += sorted(frontier)
+    return found
+
+
+def _reap() -> None:
+    """Collect every child that has ended (the agent's orphans come to us)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _end(signum: int, within: float) -> list[int]:
+    """Send ``signum`` to every descendant (again to new ones) until none is left or
+    ``within`` seconds passed; the ones left."""
+    me = os.getpid()
+    deadline = time.monotonic() + within
+    signalled: set[int] = set()
+    while True:
+        _reap()
+        left = _tree(me)
+        for pid in left:
+            if pid not in signalled:
+                signalled.add(pid)
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signum)
+        if not left or time.monotonic() >= deadline:
+            return left
+        time.sleep(_POLL_S)
+
+
+def _command(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return "?"
+    return " ".join(part.decode("utf-8", "replace") for part in raw.split(b"\0") if part)[:200]
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 5 or argv[3] != "--":
+        return 2  # ExitCode.USAGE_ERROR: run as 'python -I -S', this imports no ralph_verify
+    report, grace, command = argv[1], float(argv[2]), argv[4:]
+    _subreaper()
+    try:
+        agent = os.posix_spawnp(command[0], command, os.environ)
+    except OSError as exc:
+        sys.stderr.write(f"{command[0]}: {exc.strerror}\n")
+        return 127
+    while True:  # wait for the agent, reaping the orphans it leaves meanwhile
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:  # pragma: no cover - the agent is always our child
+            status = 0
+            break
+        if pid == agent:
+            break
+    left = _end(signal.SIGTERM, grace)
+    if left:
+        left = _end(signal.SIGKILL, 1.0)
+    _reap()
+    if left:
+        with open(report, "w", encoding="utf-8") as handle:
+            handle.writelines(f"{pid}\t{_command(pid)}\n" for pid in left)
+    if os.WIFSIGNALED(status):
+        signum = os.WTERMSIG(status)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return 128 + signum  # pragma: no cover - a signal that does not end a process
+    return os.waitstatus_to_exitcode(status)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

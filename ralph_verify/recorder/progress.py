@@ -1,0 +1,81 @@
+"""How far a running pytest has got, read from the recorder's files while it writes them.
+
+The live line of ``check`` and ``run`` shows ``pytest 120/900``: tests finished of tests
+collected. The recorder (:mod:`ralph_verify.recorder.plugin`) appends one JSON line per
+counted report and says how many tests it collected; this module reads only the bytes
+added since its last look (no rescans, however many tests), in a thread that stops with
+the run.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ralph_verify.proc.periodic import every
+
+#: How often the files are looked at (the live line repaints twice a second).
+INTERVAL_S = 0.5
+
+ProgressCallback = Callable[[int, "int | None"], None]
+
+
+class RecordProgress:
+    """Tests finished and collected so far, from a recorder's folder, read incrementally."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.done = 0
+        self.total: int | None = None
+        self._offsets: dict[Path, int] = {}
+        self._partial: dict[Path, bytes] = {}
+
+    def poll(self) -> tuple[int, int | None]:
+        """Read what was appended since the last call; (finished, collected or ``None``)."""
+        for path in sorted(self.folder.glob("record-*.jsonl")):
+            try:
+                with path.open("rb") as handle:
+                    handle.seek(self._offsets.get(path, 0))
+                    chunk = handle.read()
+            except OSError:
+                continue
+            if not chunk:
+                continue
+            self._offsets[path] = self._offsets.get(path, 0) + len(chunk)
+            lines = (self._partial.pop(path, b"") + chunk).split(b"\n")
+            if lines[-1]:
+                self._partial[path] = lines[-1]  # a line still being written
+            for line in lines[:-1]:
+                self._count(line)
+        return self.done, self.total
+
+    def _count(self, line: bytes) -> None:
+        # Substring tests, not a JSON parse per line: this runs beside pytest on the same CPUs.
+        if line.startswith(b'{"k": "r"'):
+            if b'"when": "call"' in line or (b'"when": "setup"' in line
+                                               and b'"outcome": "passed"' not in line):
+                self.done += 1
+        elif line.startswith(b'{"k": "hooks"') and b'"collected"' in line:
+            try:
+                collected = json.loads(line).get("collected")
+            except ValueError:
+                return
+            if isinstance(collected, int):
+                self.total = max(self.total or 0, collected)
+
+
+@contextmanager
+def watch_progress(folder: Path, report: ProgressCallback | None) -> Iterator[None]:
+    """Call ``report(finished, collected)`` twice a second while the block runs."""
+    if report is None:
+        yield
+        return
+    progress = RecordProgress(folder)
+
+    def tick() -> None:
+        report(*progress.poll())  # unchanged figures too: a listener expires stale ones
+
+    with every(INTERVAL_S, tick, "ralph-pytest-progress"):
+        yield
