@@ -6,6 +6,9 @@
 - :mod:`~ralph_verify.fleet.run`: the records, fleet-wide limits and cancel;
 - :mod:`~ralph_verify.fleet.outputs` and :mod:`~ralph_verify.fleet.html`: the fleet's files;
 - :mod:`~ralph_verify.fleet.status`: ``fleet status`` and ``fleet cancel``;
+- :mod:`~ralph_verify.fleet.graph`, :mod:`~ralph_verify.fleet.feed` and
+  :mod:`~ralph_verify.fleet.merge`: a task file with ``depends-on``: the graph, the jobs
+  fed to the executor as they become ready, the merge queue onto the integration branch;
 - :mod:`~ralph_verify.fleet.dask_executor`: the ``dask`` executor, a plugin loaded only
   through its entry point (``pip install 'ralph-verify[dask]'``).
 

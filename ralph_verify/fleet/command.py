@@ -22,6 +22,8 @@ from ralph_verify.config.parser import parse_duration
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.fleet.executor import ExecutorRegistry
+from ralph_verify.fleet.graph import GraphFleet
+from ralph_verify.fleet.merge import Integration, integration_branch
 from ralph_verify.fleet.outputs import write_outputs
 from ralph_verify.fleet.run import Fleet, make_jobs, resumable
 from ralph_verify.fleet.tasks import (
@@ -144,14 +146,25 @@ def run_fleet(config: Config, file: str | None) -> int:
     retries = config.get("retries")  # 0 (never retry) must survive
     if retries is not None and retries < 0:
         raise UsageError(f"--retries {retries}: must be 0 or more")
-    fleet = Fleet(fleet_id=fleet_id, repo=repo, base=base, out=out, jobs=int(jobs_limit or 1),
-                  executor=executor_name,
-                  address=config.get("address") or settings.get("address"),
-                  retries=DEFAULT_RETRIES if retries is None else int(retries),
-                  total_cost=config.get("total_cost")
-                  or settings.get("total_cost"),
-                  total_time=total_time, shard=shard_text,
-                  say=(lambda text: None) if quiet else _say)
+    common_args: dict[str, Any] = dict(
+        fleet_id=fleet_id, repo=repo, base=base, out=out, jobs=int(jobs_limit or 1),
+        executor=executor_name, address=config.get("address") or settings.get("address"),
+        retries=DEFAULT_RETRIES if retries is None else int(retries),
+        total_cost=config.get("total_cost") or settings.get("total_cost"),
+        total_time=total_time, shard=shard_text, say=(lambda text: None) if quiet else _say)
+    fleet: Fleet
+    if spec.graph is not None:
+        refuse_in_graph(spec, shard=shard_text, resume=previous is not None)
+        if _git_out(repo, "rev-parse", "--verify", "-q",
+                    f"refs/heads/{integration_branch(fleet_id)}"):
+            raise UsageError(f"--id {fleet_id}: this fleet ran before (its branch "
+                             f"{integration_branch(fleet_id)} exists); give a new --id, or "
+                             "delete its branches first")
+        fleet = GraphFleet(graph=spec.graph, tasks=tasks, until=config.get("fleet_until"),
+                           integration=Integration(repo, workdir, integration_branch(fleet_id),
+                                                   base), **common_args)
+    else:
+        fleet = Fleet(**common_args)
     if previous is not None:
         done = {loop["name"]: loop for loop in previous["loops"]}
         fleet.records.update(done)
@@ -176,7 +189,25 @@ def run_fleet(config: Config, file: str | None) -> int:
              f"{out / 'report.html'}")
     if caught:
         return ExitCode.INTERRUPTED
+    if isinstance(fleet, GraphFleet):
+        return 0 if fleet.complete() else 1
     return 0 if complete == len(verdicts) else 1
+
+
+def refuse_in_graph(spec: FleetSpec, *, shard: str | None, resume: bool) -> None:
+    """What a fleet whose tasks depend on each other cannot do (yet): a usage error."""
+    if shard:
+        raise UsageError("--shard: a fleet whose tasks declare depends-on merges them on one "
+                         "integration branch, so it cannot be split; run it whole")
+    if resume:
+        raise UsageError("--resume: a fleet whose tasks declare depends-on cannot be resumed "
+                         "yet: merge its integration branch into yours, mark those tasks "
+                         "status = \"done\" and run a new fleet")
+    for task in spec.tasks:
+        if task.repo:
+            raise UsageError(f"task {task.name}: repo = ... cannot take part in depends-on "
+                             "(its work does not merge into this repository); give it a "
+                             "fleet file of its own")
 
 
 def _say(text: str) -> None:

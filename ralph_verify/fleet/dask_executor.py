@@ -24,7 +24,7 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -135,9 +135,12 @@ class DaskExecutor:
     """Submits one task per loop, at most ``-j`` at a time, and gathers each as it ends."""
 
     mode = "clone"
+    #: Takes a fleet's feed of jobs as they become ready (fleet/feed.py).
+    feeds = True
 
-    def run(self, jobs: Sequence[LoopJob], fleet: FleetContext) -> None:
+    def run(self, jobs: Iterable[LoopJob], fleet: FleetContext) -> None:
         distributed = _distributed()
+        planned = list(getattr(jobs, "planned", jobs))
         Client, LocalCluster = distributed.Client, distributed.LocalCluster
         cluster: Any = None
         if fleet.address:
@@ -153,7 +156,7 @@ class DaskExecutor:
             where = fleet.address
         else:
             with _sigint_ignored():
-                cluster = LocalCluster(n_workers=max(1, min(fleet.jobs, len(jobs))),
+                cluster = LocalCluster(n_workers=max(1, min(fleet.jobs, len(planned))),
                                        threads_per_worker=1, processes=True,
                                        host="127.0.0.1", dashboard_address=None)
             client = Client(cluster)
@@ -165,56 +168,79 @@ class DaskExecutor:
             if cluster is not None:
                 cluster.close()
 
-    def _run(self, client: Any, event_type: Any, as_completed: Any, jobs: Sequence[LoopJob],
-             fleet: FleetContext, where: str) -> None:
+    def _run(self, client: Any, event_type: Any, as_completed: Any,
+             jobs: Iterable[LoopJob], fleet: FleetContext, where: str) -> None:
+        """Submit the jobs, at most ``-j`` running; a :class:`JobFeed` (a fleet whose tasks
+        depend on each other) gives them as they become ready, and is polled between
+        results so that a ready task starts while others still run."""
+        from ralph_verify.fleet.feed import JobFeed
+
         KilledWorker = _distributed().KilledWorker
-        waiting = list(jobs)
-        cancel = event_type(_event_name(jobs[0]), client=client) if jobs else None
+        feed = jobs if isinstance(jobs, JobFeed) else None
+        planned = feed.planned if feed is not None else list(jobs)
+        waiting = [] if feed is not None else list(jobs)
+        cancel = event_type(_event_name(planned[0]), client=client) if planned else None
         if cancel is not None:
             cancel.clear()  # left set by an earlier, cancelled run of this fleet (--resume)
         futures = as_completed()
         running: dict[Any, LoopJob] = {}
 
         def submit() -> None:
-            while waiting and len(running) < max(1, fleet.jobs) and not fleet.cancelled.is_set():
-                prepared = fleet.prepare(waiting.pop(0))
+            while len(running) < max(1, fleet.jobs) and not fleet.cancelled.is_set():
+                job = waiting.pop(0) if waiting else feed.take(0) if feed is not None else None
+                if job is None:
+                    return
+                prepared = fleet.prepare(job)
                 if prepared is None:
                     continue
                 future = client.submit(run_on_worker, prepared, pure=False,
                                        key=f"ralph-fleet-{prepared.name}-{prepared.attempt}"
-                                           f"-{os.getpid()}")
+                                           f"-{os.getpid()}-{next(serial)}")
                 running[future] = prepared
                 futures.add(future)
                 fleet.started(prepared, where)
 
+        serial = iter(range(1, 1 << 30))
         submit()
         finished = threading.Event()
         stop = threading.Thread(target=self._cancel_when_asked,
-                                args=(fleet, cancel, finished, client, jobs), daemon=True)
+                                args=(fleet, cancel, finished, client, planned), daemon=True)
         stop.start()
-        for future in futures:
-            job = running.pop(future)
-            try:
-                result: JobResult = future.result()
-            except KilledWorker as exc:
-                if job.attempt <= fleet.retries and not fleet.cancelled.is_set():
-                    waiting.insert(0, replace(job, attempt=job.attempt + 1))
-                else:
-                    fleet.finished(job, _lost(job, f"its worker died while it ran, every "
-                                                   f"time it was tried ({exc})"))
-            except Exception as exc:  # the task itself failed: a bug, recorded, not fatal
-                fleet.finished(job, _lost(job, f"{type(exc).__name__}: {exc}"))
-            else:
-                result.record["attempts"] = max(job.attempt,
-                                                self._starts(client, job, fleet))
-                fleet.finished(job, result)
-            future.release()
+        while True:
+            # A list: wait for the next result; a feed: poll, a ready task may come first.
+            batch = futures.next_batch(block=feed is None) if running else []
+            for future in batch:
+                self._gathered(future, running.pop(future), fleet, client, waiting,
+                               KilledWorker)
+                future.release()
             submit()
+            if not running and (feed is None or feed.exhausted or fleet.cancelled.is_set()):
+                break
+            if not batch and feed is not None:  # nothing ended: wait for a ready task
+                job = feed.take(0.2)
+                if job is not None:
+                    waiting.append(job)
         finished.set()
         stop.join(timeout=5)
         if cancel is not None:
             with contextlib.suppress(Exception):
                 cancel.clear()
+
+    def _gathered(self, future: Any, job: LoopJob, fleet: FleetContext, client: Any,
+                  waiting: list[LoopJob], killed: Any) -> None:
+        try:
+            result: JobResult = future.result()
+        except killed as exc:
+            if job.attempt <= fleet.retries and not fleet.cancelled.is_set():
+                waiting.insert(0, replace(job, attempt=job.attempt + 1))
+            else:
+                fleet.finished(job, _lost(job, f"its worker died while it ran, every "
+                                               f"time it was tried ({exc})"))
+        except Exception as exc:  # the task itself failed: a bug, recorded, not fatal
+            fleet.finished(job, _lost(job, f"{type(exc).__name__}: {exc}"))
+        else:
+            result.record["attempts"] = max(job.attempt, self._starts(client, job, fleet))
+            fleet.finished(job, result)
 
     @staticmethod
     def _starts(client: Any, job: LoopJob, fleet: FleetContext) -> int:

@@ -57,7 +57,13 @@ class Executor(Protocol):
     def run(self, jobs: Sequence[LoopJob], fleet: FleetContext) -> None:
         """Run every job, calling ``fleet.prepare/started/finished``; return when all are
         done, or soon after ``fleet.cancelled`` is set (stopping the running loops cleanly
-        where the executor can)."""
+        where the executor can).
+
+        An executor whose class sets ``feeds = True`` may get a
+        :class:`~ralph_verify.fleet.feed.JobFeed` instead of a list (a fleet whose tasks
+        depend on each other): its jobs come as they become ready (iterating it blocks until
+        the next one, and ends when the fleet closes it); start each at once, within ``-j``.
+        Any other executor gets such a fleet's ready tasks in waves of lists."""
 
 
 @dataclass(frozen=True)

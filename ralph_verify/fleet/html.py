@@ -98,6 +98,14 @@ def _chart(offsets: dict[str, float], total: int) -> str:
     return "\n".join(parts)
 
 
+def _task(loop: dict[str, Any]) -> str:
+    """A fleet with depends-on: the task's status after the merge queue, and why."""
+    if loop.get("task_status") is None:
+        return ""
+    return (f'<br>task: <span class="verdict" data-task-status="{_e(loop["task_status"])}">'
+            f'{_e(loop["task_status"])}</span> {_e(loop.get("task_reason"))}')
+
+
 def _row(loop: dict[str, Any], offsets: dict[str, float]) -> str:
     name = str(loop.get("name"))
     verdict = str(loop.get("verdict") or loop.get("status") or "pending")
@@ -109,7 +117,7 @@ def _row(loop: dict[str, Any], offsets: dict[str, float]) -> str:
             f'data-finished-s="{"" if finished is None else f"{finished:.3f}"}">'
             f"<td>{link}<br><span class=muted>{_e(loop.get('folder'))}</span></td>"
             f'<td><span class="verdict v-{_e(verdict)}">{_e(verdict)}</span> '
-            f'{_e(loop.get("reason"))}</td>'
+            f'{_e(loop.get("reason"))}{_task(loop)}</td>'
             f'<td class="num" data-iterations="{_e(loop.get("iterations", 0))}">'
             f'{_e(loop.get("iterations", 0))}</td>'
             f'<td class="num" data-cost="{_e(loop.get("cost_usd", 0))}">'

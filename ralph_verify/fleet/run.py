@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.fleet.feed import JobFeed
 from ralph_verify.fleet.job import COST_SHARE_ENV, UNFINISHED, JobResult, LoopJob, state_cost
 from ralph_verify.fleet.outputs import FLEET_JSON, read_fleet_json, write_fleet_json
 from ralph_verify.fleet.tasks import Task
@@ -175,9 +176,11 @@ class Fleet:
         with self._lock:
             write_fleet_json(self.out / FLEET_JSON, self.document())
 
-    def run(self, jobs: Sequence[LoopJob], executor: Any) -> None:
-        """Run ``jobs`` with ``executor``; loops it never started are ``not-run``."""
-        for job in jobs:
+    def run(self, jobs: Sequence[LoopJob] | JobFeed, executor: Any) -> None:
+        """Run ``jobs`` (a list, or a feed of jobs as they become ready) with ``executor``;
+        loops it never started are ``not-run``."""
+        planned = jobs.planned if isinstance(jobs, JobFeed) else list(jobs)
+        for job in planned:
             self.records.setdefault(job.name, {"name": job.name, "status": "pending",
                                                "branch": job.branch, "folder": job.folder})
         self.out.mkdir(parents=True, exist_ok=True)
@@ -190,7 +193,7 @@ class Fleet:
         finally:
             self._done = True
             watcher.join(timeout=2)
-            for job in jobs:
+            for job in planned:
                 record = self.records[job.name]
                 if record.get("status") != "finished":
                     record.update(status="finished", verdict="not-run" if record.get(

@@ -51,6 +51,9 @@ def lines(document: dict[str, Any]) -> list[str]:
         state = loop.get("verdict") or loop.get("status") or "pending"
         if loop.get("status") == "running" and loop.get("phase"):
             state = f"running ({loop['phase']})"
+        task = loop.get("task_status")  # a fleet with depends-on: after the merge queue
+        if task is not None and loop.get("status") != "running" and task != state:
+            state = f"{state} -> {task}"
         rows.append(f"{loop.get('name')!s:<{width}}  {state:<24} "
                     f"it {int(loop.get('iterations') or 0):>3}  "
                     f"${float(loop.get('cost_usd') or 0):>7.2f}  {loop.get('branch', '')}")

@@ -32,6 +32,7 @@ from typing import Any
 
 from ralph_verify.errors import ConfigError, UsageError
 from ralph_verify.tasks.model import Task as ListedTask
+from ralph_verify.tasks.model import TaskList as ListedTasks
 from ralph_verify.tasks.model import load_task_file
 
 
@@ -44,6 +45,13 @@ class Task:
     prompt: str
     run_args: tuple[str, ...]
     repo: str | None = None
+    #: Its checks (``--until`` text) and, in a file that declares ``depends-on``, what it
+    #: waits for (see :mod:`ralph_verify.fleet.graph`).
+    checks: str = ""
+    depends_on: tuple[str, ...] = ()
+    title: str = ""
+    #: The user's status: ``todo``, ``skip`` or ``done``.
+    status: str = "todo"
 
 
 @dataclass
@@ -52,6 +60,8 @@ class FleetSpec:
 
     tasks: list[Task]
     settings: dict[str, Any] = field(default_factory=dict)
+    #: The validated file when a task declares ``depends-on``: the fleet then merges.
+    graph: ListedTasks | None = None
 
 
 def _run_args(task: ListedTask) -> list[str]:
@@ -86,8 +96,10 @@ def load_fleet_file(path: Path, default_prompt: str | None = None) -> FleetSpec:
         if prompt is None:
             raise ConfigError(f"{path}: task {task.id}: no prompt: set prompt or prompt-file "
                               "in the task or in [fleet], or pass -P PROMPT.md")
-        tasks.append(Task(task.id, task.folder, prompt, tuple(_run_args(task)), task.repo))
-    return FleetSpec(tasks, dict(listed.settings))
+        tasks.append(Task(task.id, task.folder, prompt, tuple(_run_args(task)), task.repo,
+                          checks=task.until_text, depends_on=listed.dependencies(task),
+                          title=task.title, status=task.status))
+    return FleetSpec(tasks, dict(listed.settings), listed if listed.declared else None)
 
 
 def matrix_tasks(pattern: str, repo: Path, prompt: str, run_args: list[str]) -> FleetSpec:

@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ralph_verify.markers import hookimpl
@@ -28,6 +28,8 @@ class LocalExecutor:
     """A thread per running loop; the loop itself is a child process (its own session)."""
 
     mode = "worktree"
+    #: Takes a fleet's feed of jobs as they become ready (fleet/feed.py).
+    feeds = True
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -65,7 +67,8 @@ class LocalExecutor:
             self._running = {proc for proc in self._running if proc.poll() is None}
         fleet.finished(prepared, result)
 
-    def run(self, jobs: Sequence[LoopJob], fleet: FleetContext) -> None:
+    def run(self, jobs: Iterable[LoopJob], fleet: FleetContext) -> None:
+        # A list, or a feed of jobs as they become ready (fleet/feed.py): both iterate.
         from concurrent.futures import ThreadPoolExecutor
 
         stopper = threading.Thread(target=self._stop_on_cancel, args=(fleet,), daemon=True)
