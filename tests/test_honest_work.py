@@ -97,6 +97,31 @@ def test_suppressions_that_hide_nothing_from_the_gate_pass(shop: Driver) -> None
     })
 
 
+def test_suppressions_in_files_mypy_and_coverage_do_not_read_pass(driver: Driver) -> None:
+    """types and coverage decide this run, but mypy checks only the package (mypy.ini) and
+    coverage measures only the package (.coveragerc): a blanket suppression in a script
+    hides nothing from either; the same in the package still fails."""
+    ralph = driver.ralph
+    ralph.makepyproject(PYPROJECT)
+    ralph.makefile("mypy.ini", "[mypy]\nfiles = shop\n")
+    ralph.makefile(".coveragerc", "[run]\nsource = shop\n")
+    ralph.makefile("shop/__init__.py", "")
+    ralph.makefile("shop/pricing.py", PRICING)
+    ralph.makefile("tests/test_pricing.py", TESTS)
+    ralph.git_init()
+    script = "x: int = 'a'  # type: ignore\nif x:  # pragma: no cover\n    print(x)\n"
+    _complete(driver, {"scripts/tool.py": script}, until="tests,types,coverage")
+
+
+def test_the_same_suppressions_in_the_package_still_fail(shop: Driver) -> None:
+    shop.ralph.makefile("mypy.ini", "[mypy]\nfiles = shop\n")
+    outcome = shop.loop("tests,types", [{"shop/pricing.py": FIXED + "\nx: int = 'a'  # type: "
+                                         "ignore\n"}])
+    assert outcome.verdict != "complete"
+    assert "new type: ignore suppression comment `# type: ignore` at shop/pricing.py:" \
+        in json.dumps(_integrity(outcome))
+
+
 def test_narrow_suppressions_where_the_rule_fires_are_listed(shop: Driver) -> None:
     summary = _complete(shop, {
         "shop/__init__.py": "import os  # noqa: F401\n",

@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.checks.api import Failure
-from ralph_verify.integrity import assertions, effective, effective_tools, special_cases, standins
+from ralph_verify.integrity import (
+    assertions,
+    effective,
+    effective_tools,
+    parsed,
+    special_cases,
+    standins,
+)
 from ralph_verify.integrity.gaming import allowed, is_source
 from ralph_verify.integrity.sources import conftest_settings, is_test_file
 
@@ -48,9 +55,8 @@ def _sha(data: bytes) -> str:
 def _summarise(rel: str, text: str, own: set[str], plugins: set[str],
                kept: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the rules find in one file (the parts that apply to its kind)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parsed.tree(text)
+    if tree is None:
         return {}
     lines = text.splitlines()
     out: dict[str, Any] = {}
@@ -72,9 +78,47 @@ def _summarise(rel: str, text: str, own: set[str], plugins: set[str],
     return out
 
 
+#: The tables of ``pyproject.toml`` each tool reads: the tool is resolved again only when
+#: one of them changed (a new version number or dependency changes no tool's settings).
+_PYPROJECT = {"coverage": (("tool", "coverage"),), "mypy": (("tool", "mypy"),),
+              "ruff": (("tool", "ruff"), ("project", "requires-python")),
+              "pytest": (("tool", "pytest"),)}
+
+
+def _pyproject_state(data: bytes) -> dict[str, str]:
+    """``pyproject.toml#TOOL`` -> a hash of the tables that tool reads (of the whole file for
+    every tool when it does not parse)."""
+    import json
+
+    from ralph_verify.compat import tomllib
+
+    try:
+        parsed_toml = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {f"pyproject.toml#{tool}": _sha(data) for tool in _PYPROJECT}
+    state = {}
+    for tool, paths in _PYPROJECT.items():
+        parts = []
+        for path in paths:
+            value: Any = parsed_toml
+            for name in path:
+                value = value.get(name) if isinstance(value, dict) else None
+            parts.append(value)
+        state[f"pyproject.toml#{tool}"] = _sha(json.dumps(parts, sort_keys=True,
+                                                          default=str).encode())
+    return state
+
+
 def _config_state(root: Path, files: list[str]) -> dict[str, str]:
-    state = {name: _sha((root / name).read_bytes()) for name in effective.CONFIG_FILES
-             if (root / name).is_file()}
+    state = {}
+    for name in effective.CONFIG_FILES:
+        path = root / name
+        if path.is_file():
+            data = path.read_bytes()
+            if name == "pyproject.toml":
+                state.update(_pyproject_state(data))
+            else:
+                state[name] = _sha(data)
     state.update({rel: _sha((root / rel).read_bytes()) for rel in files
                   if rel.rsplit("/", 1)[-1] == "conftest.py" and (root / rel).is_file()})
     state.update({f"${k}": os.environ.get(k, "") for k in effective.ENV})
@@ -84,11 +128,12 @@ def _config_state(root: Path, files: list[str]) -> dict[str, str]:
 #: The config files (and ``$VARIABLES``) each tool reads: it is resolved again only when
 #: one of them changed.
 _INPUTS = {"coverage": (".coveragerc", ".coveragerc.toml", "setup.cfg", "tox.ini",
-                        "pyproject.toml", "$COVERAGE_RCFILE"),
-           "pytest": ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg",
-                      "$PYTEST_ADDOPTS", "conftest.py"),
-           "mypy": ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg", "$MYPY_CONFIG_FILE"),
-           "ruff": ("ruff.toml", ".ruff.toml", "pyproject.toml")}
+                        "pyproject.toml#coverage", "$COVERAGE_RCFILE"),
+           "pytest": ("pytest.ini", ".pytest.ini", "pyproject.toml#pytest", "tox.ini",
+                      "setup.cfg", "$PYTEST_ADDOPTS", "conftest.py"),
+           "mypy": ("mypy.ini", ".mypy.ini", "pyproject.toml#mypy", "setup.cfg",
+                    "$MYPY_CONFIG_FILE"),
+           "ruff": ("ruff.toml", ".ruff.toml", "pyproject.toml#ruff")}
 
 
 def _inputs(tool: str, state: dict[str, str]) -> dict[str, str]:
@@ -114,15 +159,25 @@ def resolve(root: Path, files: list[str], state: dict[str, str],
     """Each tool's effective settings; ``old``'s where none of the tool's inputs changed."""
     found: dict[str, Any] = {}
     for tool in _INPUTS:
-        if tool in old.get("effective", {}) \
-                and _inputs(tool, old.get("config", {})) == _inputs(tool, state):
+        inputs = _inputs(tool, state)
+        if tool in old.get("effective", {}) and _inputs(tool, old.get("config", {})) == inputs:
             found[tool] = old["effective"][tool]
             continue
-        try:
-            found[tool] = _pytest(root, files) if tool == "pytest" else _RESOLVE[tool](root)
-        except Exception as exc:  # a tool's reader must never break the check
-            found[tool] = {"error": f"{type(exc).__name__}: {exc}"}
+        if tool == "ruff":  # which files it lints depends on the files there are
+            inputs = {**inputs, "files": _sha("\n".join(files).encode())}
+        key = (tool, str(root), tuple(sorted(inputs.items())))
+        if key not in _RESOLVED:  # resolved once per configuration in a loop's process
+            try:
+                _RESOLVED[key] = _pytest(root, files) if tool == "pytest" \
+                    else _RESOLVE[tool](root)
+            except Exception as exc:  # a tool's reader must never break the check
+                _RESOLVED[key] = {"error": f"{type(exc).__name__}: {exc}"}
+        found[tool] = _RESOLVED[key]
     return found
+
+
+#: Effective settings by tool, project and the state of the tool's inputs.
+_RESOLVED: dict[tuple[str, str, tuple[tuple[str, str], ...]], dict[str, Any]] = {}
 
 
 def take(root: Path, files: list[str], previous: dict[str, Any] | None = None,

@@ -15,6 +15,8 @@ import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ralph_verify.integrity import parsed
+
 #: Marker kinds found in code: (kind, pattern matched against a line's code, strings removed).
 CODE_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("skip", re.compile(r"pytest\.mark\.skip(?:if)?\b|pytest\.(?:skip|importorskip)\("
@@ -98,9 +100,8 @@ def find_tests(text: str) -> dict[str, int]:
     Module-level ``test*`` functions and ``test*`` methods of classes, as pytest
     and unittest collect them (parametrisation is not expanded).
     """
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parsed.tree(text)
+    if tree is None:
         return {match.group(1): text.count("\n", 0, match.start()) + 1
                 for match in re.finditer(r"^\s*(?:async\s+)?def\s+(test\w*)", text, re.M)}
     found: dict[str, int] = {}
@@ -127,9 +128,8 @@ def conftest_settings(text: str) -> list[tuple[str, list[str], int]]:
     Returns ``(key, items, line)`` triples; items that are not literals are kept
     as their source text.
     """
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parsed.tree(text)
+    if tree is None:
         return []
     items: dict[str, list[str]] = {}
     lines: dict[str, int] = {}

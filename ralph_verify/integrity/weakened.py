@@ -15,6 +15,7 @@ from collections import Counter
 from typing import Any
 
 from ralph_verify.checks.api import Failure
+from ralph_verify.integrity import parsed
 from ralph_verify.integrity.renames import body_shas, uses
 
 _BROAD = ("Exception", "BaseException")
@@ -95,9 +96,8 @@ def _weak_spots(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str,
 
 def summarise(text: str) -> dict[str, dict[str, Any]]:
     """Test name (``name`` or ``Class.name``) -> ``{"line", "checks", "weak"}``."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parsed.tree(text)
+    if tree is None:
         return {}
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
     for node in tree.body:
