@@ -94,13 +94,14 @@ def _text(path: Path) -> str | None:
 ANALYSED = 1
 
 
-def _analyse(rel: str, text: str) -> dict[str, Any]:
+def _analyse(rel: str, text: str, bodies: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the older rules find in one Python file, every rule reading the same parse;
-    JSON-ready, so that a later picture reuses it while the file's hash is the same."""
+    JSON-ready, so that a later picture reuses it while the file's hash is the same.
+    ``bodies``: the file's test summaries in the baseline (its unchanged tests are kept)."""
     record: dict[str, Any] = {}
     if is_test_file(rel):
         record["tests"] = find_tests(text)
-        record["bodies"] = weakened.summarise(text)
+        record["bodies"] = weakened.summarise(text, bodies)
         record["literals"] = sorted(gaming.test_literals([text]), key=repr)
         record["marks"] = sorted(set(_MARK.findall(text)))
         record["parses"] = parsed.tree(text) is not None
@@ -140,7 +141,7 @@ def analysed(root: Path, files: Sequence[str], previous: dict[str, Any] | None
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             continue
-        found[rel] = {"sha": digest, **_analyse(rel, text)}
+        found[rel] = {"sha": digest, **_analyse(rel, text, (kept or {}).get("bodies"))}
         if len(_ANALYSED) >= _KEPT:
             _ANALYSED.clear()
         _ANALYSED[(rel, digest)] = found[rel]

@@ -78,37 +78,6 @@ def _summarise(rel: str, text: str, own: set[str], plugins: set[str],
     return out
 
 
-#: The tables of ``pyproject.toml`` each tool reads: the tool is resolved again only when
-#: one of them changed (a new version number or dependency changes no tool's settings).
-_PYPROJECT = {"coverage": (("tool", "coverage"),), "mypy": (("tool", "mypy"),),
-              "ruff": (("tool", "ruff"), ("project", "requires-python")),
-              "pytest": (("tool", "pytest"),)}
-
-
-def _pyproject_state(data: bytes) -> dict[str, str]:
-    """``pyproject.toml#TOOL`` -> a hash of the tables that tool reads (of the whole file for
-    every tool when it does not parse)."""
-    import json
-
-    from ralph_verify.compat import tomllib
-
-    try:
-        parsed_toml = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return {f"pyproject.toml#{tool}": _sha(data) for tool in _PYPROJECT}
-    state = {}
-    for tool, paths in _PYPROJECT.items():
-        parts = []
-        for path in paths:
-            value: Any = parsed_toml
-            for name in path:
-                value = value.get(name) if isinstance(value, dict) else None
-            parts.append(value)
-        state[f"pyproject.toml#{tool}"] = _sha(json.dumps(parts, sort_keys=True,
-                                                          default=str).encode())
-    return state
-
-
 def _config_state(root: Path, files: list[str]) -> dict[str, str]:
     state = {}
     for name in effective.CONFIG_FILES:
@@ -116,7 +85,7 @@ def _config_state(root: Path, files: list[str]) -> dict[str, str]:
         if path.is_file():
             data = path.read_bytes()
             if name == "pyproject.toml":
-                state.update(_pyproject_state(data))
+                state.update(effective.pyproject_state(data))
             else:
                 state[name] = _sha(data)
     state.update({rel: _sha((root / rel).read_bytes()) for rel in files
@@ -187,6 +156,7 @@ def take(root: Path, files: list[str], previous: dict[str, Any] | None = None,
     old = (previous or {}).get("deep") or {}
     old_files = old.get("files", {}) if old.get("version") == VERSION else {}
     own = standins.project_names(f for f in files if is_source(f))
+    own_key = ",".join(sorted(own))
     picture: dict[str, Any] = {"version": VERSION, "files": {}}
     for rel in files:
         if not rel.endswith((".py", ".pyi")):
@@ -200,16 +170,29 @@ def take(root: Path, files: list[str], previous: dict[str, Any] | None = None,
         if kept is not None and kept.get("sha") == digest:
             picture["files"][rel] = kept
             continue
+        key = (rel, digest, own_key, rel in plugins)
+        if key in _SUMMARISED:  # changed since the baseline, summarised already
+            picture["files"][rel] = _SUMMARISED[key]
+            continue
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             continue
         picture["files"][rel] = {"sha": digest} if rel.endswith(".pyi") \
             else {"sha": digest, **_summarise(rel, text, own, set(plugins), kept)}
+        if len(_SUMMARISED) >= 2_000:
+            _SUMMARISED.clear()
+        _SUMMARISED[key] = picture["files"][rel]
     config = _config_state(root, files)
     picture["config"] = config
     picture["effective"] = resolve(root, files, config, old)
     return picture
+
+
+#: Files summarised by this process (by path, hash, the project's names and whether the
+#: file is a plugin): a loop's later iterations do not walk the files changed since the
+#: baseline again (callers never mutate the summaries).
+_SUMMARISED: dict[tuple[str, str, str, bool], dict[str, Any]] = {}
 
 
 def gated_tools(gate: set[str]) -> set[str]:
