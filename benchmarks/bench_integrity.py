@@ -158,7 +158,8 @@ def main() -> int:
     print(f"    iteration's verification without integrity: {mm(without_s)}")
     print(f"    of which the tests check, with / without:   {mm(tests_with)} | "
           f"{mm(tests_without)}")
-    print(f"    the integrity check's own time (loop record): {mm(check_s)}")
+    print(f"    the integrity check's time in the record (it waits for the shared pytest "
+          f"run's test ids): {mm(check_s)}")
     print(f"  the integrity check's work in that iteration, min / median of {args.rounds}:")
     print(f"    fresh process: CPU {mm([r[0] for r in rounds])} s, wall "
           f"{mm([r[1] for r in rounds])} s ({rounds[0][2]} failures)")

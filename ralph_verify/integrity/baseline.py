@@ -9,6 +9,7 @@ differences that weaken the project into failures with a file and line.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 from collections import Counter
@@ -102,10 +103,20 @@ def _analyse(rel: str, text: str, bodies: dict[str, Any] | None = None) -> dict[
     if is_test_file(rel):
         record["tests"] = find_tests(text)
         record["bodies"] = weakened.summarise(text, bodies)
-        record["literals"] = sorted(gaming.test_literals([text]), key=repr)
         record["marks"] = sorted(set(_MARK.findall(text)))
-        record["parses"] = parsed.tree(text) is not None
-        record["exits"] = [[line, source] for line, source in infra.exits(text)]
+        tree = parsed.tree(text)
+        record["parses"] = tree is not None
+        literals: set[Any] = set()
+        exits: list[list[Any]] = []
+        lines = text.splitlines()
+        for node in ast.walk(tree) if tree is not None else ():  # one walk for both
+            if isinstance(node, ast.Constant):
+                if gaming.is_literal(node.value):
+                    literals.add(node.value)
+            elif isinstance(node, ast.Call) and infra.is_exit(node):
+                exits.append([node.lineno, lines[node.lineno - 1].strip()])
+        record["literals"] = sorted(literals, key=repr)
+        record["exits"] = exits
     record["markers"] = [[m.kind, m.text, m.line, m.source] for m in markers(text)]
     if gaming.is_source(rel):
         record["scan"] = gaming.scan_raw(text)

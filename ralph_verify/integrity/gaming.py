@@ -51,9 +51,14 @@ def test_literals(texts: Iterable[str]) -> set[Any]:
         tree = parsed.tree(text)
         if tree is None:
             continue
-        found.update(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
-                     and isinstance(n.value, (int, float, str)) and not isinstance(n.value, bool))
+        found.update(n.value for n in ast.walk(tree)
+                     if isinstance(n, ast.Constant) and is_literal(n.value))
     return found
+
+
+def is_literal(value: Any) -> bool:
+    """A number or string a test may be special-cased on (not a boolean)."""
+    return isinstance(value, (int, float, str)) and not isinstance(value, bool)
 
 
 def _returns_constant(func: ast.FunctionDef | ast.AsyncFunctionDef,

@@ -167,17 +167,16 @@ def exits(text: str) -> list[tuple[int, str]]:
     if tree is None:
         return []
     lines = text.splitlines()
-    found = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        hit = (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-               and (func.value.id, func.attr) in _EXITS) \
-            or (isinstance(func, ast.Name) and func.id in ("exit", "quit", "_exit"))
-        if hit:
-            found.append((node.lineno, lines[node.lineno - 1].strip()))
-    return found
+    return [(node.lineno, lines[node.lineno - 1].strip()) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and is_exit(node)]
+
+
+def is_exit(node: ast.Call) -> bool:
+    """A call that ends the process: ``os._exit(...)``, ``sys.exit(...)``, ``exit()``..."""
+    func = node.func
+    return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+            and (func.value.id, func.attr) in _EXITS) \
+        or (isinstance(func, ast.Name) and func.id in ("exit", "quit", "_exit"))
 
 
 def take(root: Path, settings: list[dict[str, Any]],
