@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +77,36 @@ def test_unchanged_tests_of_a_changed_module_are_kept_at_their_new_lines() -> No
     assert kept == weakened.summarise(edited)  # the same as walking every test again
     assert kept["test_weak"]["weak"][0][1] == old["test_weak"]["weak"][0][1] + 5
     assert kept["test_total"]["sha"] != old["test_total"]["sha"]
+
+
+def test_settings_are_resolved_again_only_when_the_tools_own_table_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ralph_verify.integrity import deep
+
+    calls: list[str] = []
+
+    def counted(tool: str, real: Callable[[Path], dict[str, Any]]
+                ) -> Callable[[Path], dict[str, Any]]:
+        def resolve(root: Path) -> dict[str, Any]:
+            calls.append(tool)
+            return real(root)
+        return resolve
+
+    monkeypatch.setattr(deep, "_RESOLVED", {})
+    monkeypatch.setattr(deep, "_RESOLVE", {tool: counted(tool, real)
+                                           for tool, real in deep._RESOLVE.items()})
+    pyproject = '[project]\nname = "shop"\nversion = "1.0"\n[tool.mypy]\nstrict = true\n'
+    _project(tmp_path, {"pyproject.toml": pyproject, "shop/__init__.py": ""})
+    files = ["pyproject.toml", "shop/__init__.py"]
+    before = {"deep": deep.take(tmp_path, files)}
+    assert sorted(calls) == ["coverage", "mypy", "ruff"]
+    calls.clear()
+    _project(tmp_path, {"pyproject.toml": pyproject.replace("1.0", "1.1")})
+    after = {"deep": deep.take(tmp_path, files, before)}
+    assert calls == []  # a new version number resolves no tool again
+    assert after["deep"]["effective"] == before["deep"]["effective"]
+    _project(tmp_path, {"pyproject.toml": pyproject.replace("strict = true", "strict = false")})
+    again = {"deep": deep.take(tmp_path, files, before)}
+    assert calls == ["mypy"]
+    found, _ = deep.compare(before, again, tmp_path, {"types"})
+    assert [f.code for f in found] == ["narrowed-setting"]
