@@ -60,15 +60,20 @@ class TestMoney:
 PYPROJECT = '[tool.ruff]\nselect = ["E", "F"]\n'
 
 
-@pytest.fixture
-def shop(driver: Driver) -> Driver:
-    """A package whose ``total`` and ``Money.__ge__`` are wrong, with tests, in git."""
+def _make_shop(driver: Driver, extra: dict[str, str] | None = None) -> Driver:
+    """A package whose ``total`` and ``Money.__ge__`` are wrong, with tests (and ``extra``
+    files), in git."""
     driver.ralph.makepyproject(PYPROJECT)
-    driver.ralph.makefile("shop/__init__.py", "")
-    driver.ralph.makefile("shop/pricing.py", PRICING)
-    driver.ralph.makefile("tests/test_pricing.py", TESTS)
+    for name, text in {"shop/__init__.py": "", "shop/pricing.py": PRICING,
+                       "tests/test_pricing.py": TESTS, **(extra or {})}.items():
+        driver.ralph.makefile(name, text)
     driver.ralph.git_init()
     return driver
+
+
+@pytest.fixture
+def shop(driver: Driver) -> Driver:
+    return _make_shop(driver)
 
 
 def _integrity(outcome: Outcome, iteration: int = 1) -> dict[str, object]:
@@ -95,6 +100,25 @@ def test_suppressions_that_hide_nothing_from_the_gate_pass(shop: Driver) -> None
         "tests/helpers.py": "def unused():  # pragma: no cover\n    raise NotImplementedError\n",
         "benchmarks/bench.py": "# mypy: ignore-errors\nx: int = 'a'  # type: ignore[assignment]\n",
     })
+
+
+def test_suppressions_in_files_mypy_and_coverage_do_not_read_pass(driver: Driver) -> None:
+    """types and coverage decide this run, but mypy checks only the package (mypy.ini) and
+    coverage measures only the package (.coveragerc): a blanket suppression in a script
+    hides nothing from either; the same in the package still fails."""
+    _make_shop(driver, {"mypy.ini": "[mypy]\nfiles = shop\n",
+                        ".coveragerc": "[run]\nsource = shop\n"})
+    script = "x: int = 'a'  # type: ignore\nif x:  # pragma: no cover\n    print(x)\n"
+    _complete(driver, {"scripts/tool.py": script}, until="tests,types,coverage")
+
+
+def test_the_same_suppressions_in_the_package_still_fail(driver: Driver) -> None:
+    _make_shop(driver, {"mypy.ini": "[mypy]\nfiles = shop\n"})
+    outcome = driver.loop("tests,types", [{"shop/pricing.py": FIXED + "\nx: int = 'a'  # type: "
+                                         "ignore\n"}])
+    assert outcome.verdict != "complete"
+    assert "new type: ignore suppression comment `# type: ignore` at shop/pricing.py:" \
+        in json.dumps(_integrity(outcome))
 
 
 def test_narrow_suppressions_where_the_rule_fires_are_listed(shop: Driver) -> None:

@@ -13,7 +13,7 @@ import ast
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from ralph_verify.integrity import (
     deep,
     gaming,
     infra,
+    parsed,
     renames,
     setting_moves,
     suppressions,
@@ -89,27 +90,79 @@ def _text(path: Path) -> str | None:
         return None
 
 
-#: What each file's text gave, by kind and content: a loop pictures mostly unchanged files.
-_MEMO: dict[tuple[str, str], Any] = {}
-_MEMO_SIZE = 20_000
+#: The version of the per-file findings kept in a picture (``analysed``): a picture of
+#: another version is analysed afresh.
+ANALYSED = 1
 
 
-def _memo(kind: str, text: str, compute: Callable[[str], Any]) -> Any:
-    """``compute(text)``, remembered by content (callers never mutate the result)."""
-    key = (kind, hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest())
-    if key not in _MEMO:
-        if len(_MEMO) >= _MEMO_SIZE:
-            _MEMO.clear()
-        _MEMO[key] = compute(text)
-    return _MEMO[key]
+def _analyse(rel: str, text: str, bodies: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the older rules find in one Python file, every rule reading the same parse;
+    JSON-ready, so that a later picture reuses it while the file's hash is the same.
+    ``bodies``: the file's test summaries in the baseline (its unchanged tests are kept)."""
+    record: dict[str, Any] = {}
+    if is_test_file(rel):
+        record["tests"] = find_tests(text)
+        record["bodies"] = weakened.summarise(text, bodies)
+        record["marks"] = sorted(set(_MARK.findall(text)))
+        tree = parsed.tree(text)
+        record["parses"] = tree is not None
+        literals: set[Any] = set()
+        exits: list[list[Any]] = []
+        lines = text.splitlines()
+        for node in ast.walk(tree) if tree is not None else ():  # one walk for both
+            if isinstance(node, ast.Constant):
+                if gaming.is_literal(node.value):
+                    literals.add(node.value)
+            elif isinstance(node, ast.Call) and infra.is_exit(node):
+                exits.append([node.lineno, lines[node.lineno - 1].strip()])
+        record["literals"] = sorted(literals, key=repr)
+        record["exits"] = exits
+    record["markers"] = [[m.kind, m.text, m.line, m.source] for m in markers(text)]
+    if gaming.is_source(rel):
+        record["scan"] = gaming.scan_raw(text)
+        record["defined"] = sorted(renames.defined(text))
+        record["deprecations"] = renames.deprecations(text)
+    return record
 
 
-def _parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError):
-        return False
-    return True
+def analysed(root: Path, files: Sequence[str], previous: dict[str, Any] | None
+             ) -> dict[str, dict[str, Any]]:
+    """Per Python file of ``files``: its hash and :func:`_analyse`'s findings, reused from
+    ``previous`` (the baseline's picture) for every file whose hash did not change, so an
+    iteration reads and parses only the files it changed."""
+    old = (previous or {}).get("analysed") or {}
+    old_files = old.get("files", {}) if old.get("version") == ANALYSED else {}
+    found: dict[str, dict[str, Any]] = {}
+    for rel in files:
+        if not rel.endswith((".py", ".pyi")):
+            continue
+        try:
+            data = (root / rel).read_bytes()
+        except OSError:
+            continue
+        digest = hashlib.sha256(data).hexdigest()[:16]
+        kept = old_files.get(rel)
+        if kept is not None and kept.get("sha") == digest:
+            found[rel] = kept
+            continue
+        if (rel, digest) in _ANALYSED:  # changed since the baseline, analysed already
+            found[rel] = _ANALYSED[(rel, digest)]
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        found[rel] = {"sha": digest, **_analyse(rel, text, (kept or {}).get("bodies"))}
+        if len(_ANALYSED) >= _KEPT:
+            _ANALYSED.clear()
+        _ANALYSED[(rel, digest)] = found[rel]
+    return found
+
+
+#: Files analysed by this process, by path and hash: a loop's later iterations re-read the
+#: files changed since the baseline without parsing them again (callers never mutate them).
+_ANALYSED: dict[tuple[str, str], dict[str, Any]] = {}
+_KEPT = 2_000
 
 
 def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
@@ -118,45 +171,37 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
     """The picture of ``root`` as JSON-ready data (``previous``: the baseline, whose
     per-file findings are reused for unchanged files)."""
     files = list_files(root)
+    records = analysed(root, files, previous)
     tests: dict[str, dict[str, int]] = {}
     found_markers: dict[str, list[list[Any]]] = {}
     bodies: dict[str, dict[str, Any]] = {}
     unparsed: list[str] = []
     literals: set[Any] = set()
     marks: set[str] = set()
-    for rel in files:
-        if not rel.endswith((".py", ".pyi")):
-            continue
-        text = _text(root / rel)
-        if text is None:
-            continue
-        if is_test_file(rel):
-            tests[rel] = _memo("tests", text, find_tests)
-            bodies[rel] = _memo("bodies", text, weakened.summarise)
-            literals |= _memo("literals", text, lambda t: gaming.test_literals([t]))
-            marks |= _memo("marks", text, lambda t: set(_MARK.findall(t)))
-            if not bodies[rel] and not _memo("parses", text, _parses):
+    exits: dict[str, list[list[Any]]] = {}
+    for rel, record in records.items():
+        if "tests" in record:
+            tests[rel], bodies[rel] = record["tests"], record["bodies"]
+            literals.update(record["literals"])
+            marks.update(record["marks"])
+            if not bodies[rel] and not record["parses"]:
                 unparsed.append(rel)
-        file_markers = _memo("markers", text, lambda t: [
-            [m.kind, m.text, m.line, m.source] for m in markers(t)])
-        if file_markers:
-            found_markers[rel] = file_markers
-    literals_key = str(hash(frozenset(literals)))
+            if record["exits"]:
+                exits[rel] = record["exits"]
+        if record["markers"]:
+            found_markers[rel] = record["markers"]
     sources: dict[str, dict[str, Any]] = {}
     names: set[str] = set()
     deprecations = 0
-    for rel in files:
-        if gaming.is_source(rel):
-            text = _text(root / rel)
-            if text is not None:
-                sources[rel] = {"sha": hashlib.sha256(text.encode()).hexdigest()[:16],
-                                "findings": _memo("scan" + literals_key, text, lambda t: [
-                                    list(f) for f in gaming.scan(t, literals)])}
-                names |= _memo("defined", text, renames.defined)
-                deprecations += renames.deprecations(text)
+    for rel, record in records.items():
+        if "scan" in record:
+            sources[rel] = {"sha": record["sha"], "findings": [
+                list(f) for f in gaming.with_literals(record["scan"], literals)]}
+            names.update(record["defined"])
+            deprecations += record["deprecations"]
     guarded = {**_matching(files, keep), **_matching(files, protected)}
     settings = [s.to_json() for s in read_all(root, files)]
-    infra_files = infra.take(root, settings)
+    infra_files = infra.take(root, settings, exits)
     plugins = [rel for rel, (kind, _) in infra_files["files"].items() if kind == "plugin"]
     return {
         "version": VERSION,
@@ -170,6 +215,7 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
         "settings": settings,
         "infra": infra_files,
         "deep": deep.take(root, files, previous, plugins),
+        "analysed": {"version": ANALYSED, "files": records},
         "test_bodies": bodies,
         "sources": sources,
         "defined": sorted(names),
@@ -265,7 +311,7 @@ def _markers(before: dict[str, Any], after: dict[str, Any], root: Path | None,
         for path in new:
             if new[path] != old.get(path):
                 texts[path] = _text(root / path) or ""
-    return suppressions.compare(before, after, texts, notes)
+    return suppressions.compare(before, after, texts, notes, root)
 
 
 def _settings(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:

@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.checks.api import Failure
-from ralph_verify.integrity import assertions, effective, effective_tools, special_cases, standins
+from ralph_verify.integrity import (
+    assertions,
+    effective,
+    effective_tools,
+    parsed,
+    special_cases,
+    standins,
+)
 from ralph_verify.integrity.gaming import allowed, is_source
 from ralph_verify.integrity.sources import conftest_settings, is_test_file
 
@@ -48,9 +55,8 @@ def _sha(data: bytes) -> str:
 def _summarise(rel: str, text: str, own: set[str], plugins: set[str],
                kept: dict[str, Any] | None = None) -> dict[str, Any]:
     """What the rules find in one file (the parts that apply to its kind)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parsed.tree(text)
+    if tree is None:
         return {}
     lines = text.splitlines()
     out: dict[str, Any] = {}
@@ -73,8 +79,15 @@ def _summarise(rel: str, text: str, own: set[str], plugins: set[str],
 
 
 def _config_state(root: Path, files: list[str]) -> dict[str, str]:
-    state = {name: _sha((root / name).read_bytes()) for name in effective.CONFIG_FILES
-             if (root / name).is_file()}
+    state = {}
+    for name in effective.CONFIG_FILES:
+        path = root / name
+        if path.is_file():
+            data = path.read_bytes()
+            if name == "pyproject.toml":
+                state.update(effective.pyproject_state(data))
+            else:
+                state[name] = _sha(data)
     state.update({rel: _sha((root / rel).read_bytes()) for rel in files
                   if rel.rsplit("/", 1)[-1] == "conftest.py" and (root / rel).is_file()})
     state.update({f"${k}": os.environ.get(k, "") for k in effective.ENV})
@@ -84,11 +97,12 @@ def _config_state(root: Path, files: list[str]) -> dict[str, str]:
 #: The config files (and ``$VARIABLES``) each tool reads: it is resolved again only when
 #: one of them changed.
 _INPUTS = {"coverage": (".coveragerc", ".coveragerc.toml", "setup.cfg", "tox.ini",
-                        "pyproject.toml", "$COVERAGE_RCFILE"),
-           "pytest": ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg",
-                      "$PYTEST_ADDOPTS", "conftest.py"),
-           "mypy": ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg", "$MYPY_CONFIG_FILE"),
-           "ruff": ("ruff.toml", ".ruff.toml", "pyproject.toml")}
+                        "pyproject.toml#coverage", "$COVERAGE_RCFILE"),
+           "pytest": ("pytest.ini", ".pytest.ini", "pyproject.toml#pytest", "tox.ini",
+                      "setup.cfg", "$PYTEST_ADDOPTS", "conftest.py"),
+           "mypy": ("mypy.ini", ".mypy.ini", "pyproject.toml#mypy", "setup.cfg",
+                    "$MYPY_CONFIG_FILE"),
+           "ruff": ("ruff.toml", ".ruff.toml", "pyproject.toml#ruff")}
 
 
 def _inputs(tool: str, state: dict[str, str]) -> dict[str, str]:
@@ -114,15 +128,25 @@ def resolve(root: Path, files: list[str], state: dict[str, str],
     """Each tool's effective settings; ``old``'s where none of the tool's inputs changed."""
     found: dict[str, Any] = {}
     for tool in _INPUTS:
-        if tool in old.get("effective", {}) \
-                and _inputs(tool, old.get("config", {})) == _inputs(tool, state):
+        inputs = _inputs(tool, state)
+        if tool in old.get("effective", {}) and _inputs(tool, old.get("config", {})) == inputs:
             found[tool] = old["effective"][tool]
             continue
-        try:
-            found[tool] = _pytest(root, files) if tool == "pytest" else _RESOLVE[tool](root)
-        except Exception as exc:  # a tool's reader must never break the check
-            found[tool] = {"error": f"{type(exc).__name__}: {exc}"}
+        if tool == "ruff":  # which files it lints depends on the files there are
+            inputs = {**inputs, "files": _sha("\n".join(files).encode())}
+        key = (tool, str(root), tuple(sorted(inputs.items())))
+        if key not in _RESOLVED:  # resolved once per configuration in a loop's process
+            try:
+                _RESOLVED[key] = _pytest(root, files) if tool == "pytest" \
+                    else _RESOLVE[tool](root)
+            except Exception as exc:  # a tool's reader must never break the check
+                _RESOLVED[key] = {"error": f"{type(exc).__name__}: {exc}"}
+        found[tool] = _RESOLVED[key]
     return found
+
+
+#: Effective settings by tool, project and the state of the tool's inputs.
+_RESOLVED: dict[tuple[str, str, tuple[tuple[str, str], ...]], dict[str, Any]] = {}
 
 
 def take(root: Path, files: list[str], previous: dict[str, Any] | None = None,
@@ -132,6 +156,7 @@ def take(root: Path, files: list[str], previous: dict[str, Any] | None = None,
     old = (previous or {}).get("deep") or {}
     old_files = old.get("files", {}) if old.get("version") == VERSION else {}
     own = standins.project_names(f for f in files if is_source(f))
+    own_key = ",".join(sorted(own))
     picture: dict[str, Any] = {"version": VERSION, "files": {}}
     for rel in files:
         if not rel.endswith((".py", ".pyi")):
@@ -145,16 +170,29 @@ def take(root: Path, files: list[str], previous: dict[str, Any] | None = None,
         if kept is not None and kept.get("sha") == digest:
             picture["files"][rel] = kept
             continue
+        key = (rel, digest, own_key, rel in plugins)
+        if key in _SUMMARISED:  # changed since the baseline, summarised already
+            picture["files"][rel] = _SUMMARISED[key]
+            continue
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             continue
         picture["files"][rel] = {"sha": digest} if rel.endswith(".pyi") \
             else {"sha": digest, **_summarise(rel, text, own, set(plugins), kept)}
+        if len(_SUMMARISED) >= 2_000:
+            _SUMMARISED.clear()
+        _SUMMARISED[key] = picture["files"][rel]
     config = _config_state(root, files)
     picture["config"] = config
     picture["effective"] = resolve(root, files, config, old)
     return picture
+
+
+#: Files summarised by this process (by path, hash, the project's names and whether the
+#: file is a plugin): a loop's later iterations do not walk the files changed since the
+#: baseline again (callers never mutate the summaries).
+_SUMMARISED: dict[tuple[str, str, str, bool], dict[str, Any]] = {}
 
 
 def gated_tools(gate: set[str]) -> set[str]:

@@ -15,6 +15,7 @@ is nothing.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
 import re
 from pathlib import Path
@@ -28,6 +29,39 @@ CONFIG_FILES = ("pyproject.toml", "setup.cfg", "tox.ini", ".coveragerc", ".cover
                 "pytest.ini", ".pytest.ini", "mypy.ini", ".mypy.ini", "ruff.toml", ".ruff.toml")
 ENV = ("PYTEST_ADDOPTS", "COVERAGE_RCFILE", "MYPY_CONFIG_FILE")
 MAX_LISTED = 5
+
+
+#: The tables of ``pyproject.toml`` each tool reads: the tool is resolved again only when
+#: one of them changed (a new version number or dependency changes no tool's settings).
+_PYPROJECT = {"coverage": (("tool", "coverage"),), "mypy": (("tool", "mypy"),),
+              "ruff": (("tool", "ruff"), ("project", "requires-python")),
+              "pytest": (("tool", "pytest"),)}
+
+
+def pyproject_state(data: bytes) -> dict[str, str]:
+    """``pyproject.toml#TOOL`` -> a hash of the tables that tool reads (of the whole file for
+    every tool when it does not parse)."""
+    import json
+
+    try:
+        parsed_toml = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {f"pyproject.toml#{tool}": _digest(data) for tool in _PYPROJECT}
+    state = {}
+    for tool, paths in _PYPROJECT.items():
+        parts = []
+        for path in paths:
+            value: Any = parsed_toml
+            for name in path:
+                value = value.get(name) if isinstance(value, dict) else None
+            parts.append(value)
+        state[f"pyproject.toml#{tool}"] = _digest(json.dumps(parts, sort_keys=True,
+                                                          default=str).encode())
+    return state
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def line_of(root: Path, file: str | None, keys: tuple[str, ...]) -> int:

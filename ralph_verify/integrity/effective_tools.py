@@ -120,7 +120,8 @@ def _search(pattern: str, rel: str) -> bool:
         return False
 
 
-def _module(rel: str) -> str:
+def module_name(rel: str) -> str:
+    """The dotted module of a project file (``src/pkg/a.py`` -> ``pkg.a``)."""
     name = rel.removesuffix(".py").removesuffix(".pyi").removeprefix("src/")
     return name.removesuffix("/__init__").replace("/", ".")
 
@@ -145,7 +146,7 @@ def compare_mypy(root: Path, old: dict[str, Any], new: dict[str, Any],
         found.append(("mypy", where, line_of(root, where, ("disable_error_code",
                                                            "disable-error-code")),
                       f"mypy no longer reports error code(s) {listed(disabled)}"))
-    modules = {_module(rel) for rel in checked}
+    modules = {module_name(rel) for rel in checked}
     for pattern in sorted(set(new.get("silenced", [])) - set(old.get("silenced", []))):
         hit = [m for m in modules if fnmatch.fnmatch(m, pattern)
                or fnmatch.fnmatch(m, pattern.removesuffix(".*"))]

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ralph_verify.checks.api import Failure
+from ralph_verify.integrity import parsed
 from ralph_verify.integrity.sources import is_test_file
 
 WHY = {
@@ -47,13 +48,17 @@ def test_literals(texts: Iterable[str]) -> set[Any]:
     """Numbers and strings written in the test files."""
     found: set[Any] = set()
     for text in texts:
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
+        tree = parsed.tree(text)
+        if tree is None:
             continue
-        found.update(n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
-                     and isinstance(n.value, (int, float, str)) and not isinstance(n.value, bool))
+        found.update(n.value for n in ast.walk(tree)
+                     if isinstance(n, ast.Constant) and is_literal(n.value))
     return found
+
+
+def is_literal(value: Any) -> bool:
+    """A number or string a test may be special-cased on (not a boolean)."""
+    return isinstance(value, (int, float, str)) and not isinstance(value, bool)
 
 
 def _returns_constant(func: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -81,12 +86,27 @@ def _arg_literal(node: ast.expr, args: set[str]) -> Any:
 
 def scan(text: str, literals: set[Any] | None = None) -> list[tuple[str, int, str, str]]:
     """Findings of one module: ``(rule, line, scope, source)``; ``literals``: the tests'."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    return with_literals(scan_raw(text), literals)
+
+
+def with_literals(raw: list[list[Any]], literals: set[Any] | None
+                  ) -> list[tuple[str, int, str, str]]:
+    """The findings of :func:`scan_raw` that stand: a branch on exact values only when every
+    value is one of the tests' ``literals``."""
+    return [(rule, line, scope, source) for rule, line, scope, source, *values in raw
+            if rule != "special-case" or (literals is not None and all(
+                v in literals for v in values[0]))]
+
+
+def scan_raw(text: str) -> list[list[Any]]:
+    """:func:`scan`'s findings before the tests' literals are known, as JSON-ready lists: a
+    ``special-case`` candidate carries the values its branch compares with, so a file's
+    findings can be kept by its hash while the tests change."""
+    tree = parsed.tree(text)
+    if tree is None:
         return []
     lines = text.splitlines()
-    found: list[tuple[str, int, str, str]] = []
+    found: list[list[Any]] = []
     # Reading the stack is common (warnings, debuggers); telling tests apart needs "test".
     # Docstrings do not count: a doctest's ``make_sentinel('TEST')`` tells no test apart.
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
@@ -98,9 +118,10 @@ def scan(text: str, literals: set[Any] | None = None) -> list[tuple[str, int, st
                         and id(n) not in docstrings and "test" in n.value.lower()
                         for n in ast.walk(tree))
 
-    def add(rule: str, node: ast.AST, scope: str) -> None:
+    def add(rule: str, node: ast.AST, scope: str, *values: Any) -> None:
         line = getattr(node, "lineno", 1)
-        found.append((rule, line, scope, lines[line - 1].strip() if line <= len(lines) else ""))
+        found.append([rule, line, scope, lines[line - 1].strip() if line <= len(lines) else "",
+                      *([list(values)] if rule == "special-case" else [])])
 
     def visit(node: ast.AST, scope: str, args: set[str]) -> None:
         for child in ast.iter_child_nodes(node):
@@ -114,11 +135,11 @@ def scan(text: str, literals: set[Any] | None = None) -> list[tuple[str, int, st
                 visit(child, child.name, names)
                 continue
             if isinstance(child, ast.If) and isinstance(child.test, ast.BoolOp) \
-                    and isinstance(child.test.op, ast.And) and literals is not None:
+                    and isinstance(child.test.op, ast.And):
                 hits = [_arg_literal(v, args) for v in child.test.values]
-                if len(hits) >= 2 and all(h is not None and h in literals for h in hits) \
+                if len(hits) >= 2 and all(h is not None for h in hits) \
                         and any(isinstance(s, ast.Return) for s in child.body):
-                    add("special-case", child, scope)
+                    add("special-case", child, scope, *hits)
             elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
                     and isinstance(child.func.value, ast.Name) \
                     and (child.func.value.id, child.func.attr) in _STACK and mentions_test:

@@ -19,6 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.integrity import parsed
 from ralph_verify.integrity.sources import is_test_file
 
 STARTUP_NAMES = ("sitecustomize.py", "usercustomize.py")
@@ -106,8 +107,10 @@ def _hook_digest(path: Path) -> str:
     """What can change pytest's verdict in a conftest: its ``pytest_*`` hooks, hook
     decorators, ``pytest_plugins`` and module-level code; ``""`` for fixtures only."""
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        tree = parsed.tree(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        tree = None
+    if tree is None:
         return _sha(path)
     parts = []
     for node in tree.body:
@@ -123,9 +126,8 @@ def _hook_digest(path: Path) -> str:
 
 def _plugin_names(text: str) -> list[str]:
     """Modules a conftest names in ``pytest_plugins``."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parsed.tree(text)
+    if tree is None:
         return []
     names: list[str] = []
     for node in ast.walk(tree):
@@ -161,26 +163,26 @@ def _addopts_plugins(settings: list[dict[str, Any]]) -> list[str]:
 @functools.lru_cache(maxsize=4096)  # a loop pictures mostly unchanged files
 def exits(text: str) -> list[tuple[int, str]]:
     """``os._exit(...)``/``sys.exit(...)`` calls (and bare ``exit``/``quit``): (line, source)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parsed.tree(text)
+    if tree is None:
         return []
     lines = text.splitlines()
-    found = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        hit = (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-               and (func.value.id, func.attr) in _EXITS) \
-            or (isinstance(func, ast.Name) and func.id in ("exit", "quit", "_exit"))
-        if hit:
-            found.append((node.lineno, lines[node.lineno - 1].strip()))
-    return found
+    return [(node.lineno, lines[node.lineno - 1].strip()) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and is_exit(node)]
 
 
-def take(root: Path, settings: list[dict[str, Any]]) -> dict[str, Any]:
-    """The infrastructure files (relative path or ``venv:NAME``) with hashes, and the exits."""
+def is_exit(node: ast.Call) -> bool:
+    """A call that ends the process: ``os._exit(...)``, ``sys.exit(...)``, ``exit()``..."""
+    func = node.func
+    return (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+            and (func.value.id, func.attr) in _EXITS) \
+        or (isinstance(func, ast.Name) and func.id in ("exit", "quit", "_exit"))
+
+
+def take(root: Path, settings: list[dict[str, Any]],
+         known: dict[str, list[list[Any]]] | None = None) -> dict[str, Any]:
+    """The infrastructure files (relative path or ``venv:NAME``) with hashes, and the exits;
+    ``known``: the exits of every test file, found already (only the others are read)."""
     files, venvs = _walk(root)
     infra: dict[str, str] = {}
     for rel in files:
@@ -206,7 +208,12 @@ def take(root: Path, settings: list[dict[str, Any]]) -> dict[str, Any]:
                     key = f"{path.relative_to(root).as_posix()}"
                     hashes[key] = ["startup", _sha(path)]
     found_exits: dict[str, list[list[Any]]] = {}
-    for rel in sorted({*infra, *(r for r in files if r.endswith(".py") and is_test_file(r))}):
+    tests = {r for r in files if r.endswith(".py") and is_test_file(r)}
+    for rel in sorted({*infra, *tests}):
+        if known is not None and rel in tests and rel not in infra:
+            if known.get(rel):
+                found_exits[rel] = known[rel]
+            continue
         try:
             text = (root / rel).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ralph_verify.integrity import parsed
+
 #: At most this many names a removed feature is shown with.
 SHOWN_NAMES = 3
 _DEPRECATION = re.compile(r"(?i)deprecat|FutureWarning")
@@ -57,9 +59,8 @@ def uses(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
 def defined(text: str) -> set[str]:
     """Names a source module defines: functions, classes, their parameters, and assigned
     names and attributes; empty when it does not parse."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parsed.tree(text)
+    if tree is None:
         return set()
     found: set[str] = set()
     for node in ast.walk(tree):

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from ralph_verify.integrity import parsed
 from ralph_verify.integrity.renames import judge as judge_tests
 from ralph_verify.integrity.renames import test_key
 
@@ -193,9 +194,8 @@ def judge(text: str, line: int, path: str, before: dict[str, Any],
           after: dict[str, Any]) -> str:
     """``"inactive"`` (skips nothing here), ``"new-tests"`` (only tests the session did not
     start with) or ``"skip"``."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parsed.tree(text)
+    if tree is None:
         return "skip"
     node, parents = _marker_node(tree, line)
     if node is None:

@@ -15,6 +15,8 @@ import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ralph_verify.integrity import parsed
+
 #: Marker kinds found in code: (kind, pattern matched against a line's code, strings removed).
 CODE_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("skip", re.compile(r"pytest\.mark\.skip(?:if)?\b|pytest\.(?:skip|importorskip)\("
@@ -50,35 +52,72 @@ def is_test_file(path: str) -> bool:
     return bool(TEST_FILE.search(path))
 
 
+#: What every marker's text contains: a part of a module without it has no marker.
+_CANDIDATE = re.compile(r"(?i:noqa|pyright|mypy|pragma)|type\s*:|skip|xfail|expectedFailure")
+
+
 def markers(text: str) -> list[Marker]:
-    """Every marker of ``text`` (a Python module's source), in line order."""
+    """Every marker of ``text`` (a Python module's source), in line order.
+
+    Only the top-level statements whose lines may hold a marker are tokenized (a top-level
+    statement starts outside any bracket or string, so each tokenizes alone as it does in
+    the whole module): an edit to a long module costs the statements that mention one."""
     lines = text.splitlines()
-    try:
-        found = list(_token_markers(text, lines))
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        found = list(_line_markers(lines))
+    candidates = sorted({text.count("\n", 0, m.start()) + 1
+                         for m in _CANDIDATE.finditer(text)})
+    if not candidates:
+        return []
+    tree = parsed.tree(text)
+    if tree is None or _ODD_BREAKS.search(text):  # lines Python and splitlines count apart
+        return sorted(_tokenized(text, lines, 0), key=lambda m: m.line)
+    firsts = {min([n.lineno, *(d.lineno for d in getattr(n, "decorator_list", []))])
+              for n in tree.body}
+    starts = [*sorted({1, *firsts}), len(lines) + 1]
+    found: list[Marker] = []
+    chunk = 0
+    for line in candidates:
+        if line < starts[chunk]:
+            continue  # its chunk was tokenized already
+        while starts[chunk + 1] <= line:
+            chunk += 1
+        first, end = starts[chunk], starts[chunk + 1]
+        found += _tokenized("\n".join(lines[first - 1:end - 1]) + "\n", lines, first - 1)
+        chunk += 1
+        if chunk >= len(starts) - 1:
+            break
     return sorted(found, key=lambda m: m.line)
+
+
+_ODD_BREAKS = re.compile("\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _tokenized(text: str, lines: list[str], offset: int) -> list[Marker]:
+    """The markers of ``text``, lines ``offset + 1...`` of a module of ``lines``."""
+    try:
+        return list(_token_markers(text, lines, offset))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return list(_line_markers(lines[offset:offset + text.count("\n")], lines, offset))
 
 
 def _source(lines: list[str], number: int) -> str:
     return lines[number - 1].strip() if 0 < number <= len(lines) else ""
 
 
-def _token_markers(text: str, lines: list[str]) -> Iterator[Marker]:
+def _token_markers(text: str, lines: list[str], offset: int = 0) -> Iterator[Marker]:
     code: dict[int, list[str]] = {}
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         if token.type == tokenize.COMMENT:
-            yield from _match(COMMENT_MARKERS, token.string, token.start[0], lines)
+            yield from _match(COMMENT_MARKERS, token.string, token.start[0] + offset, lines)
         elif token.type not in (tokenize.STRING, tokenize.NL, tokenize.NEWLINE,
                                 tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING) \
                 and token.type != getattr(tokenize, "FSTRING_MIDDLE", -1):
-            code.setdefault(token.start[0], []).append(token.string)
+            code.setdefault(token.start[0] + offset, []).append(token.string)
     for number, parts in code.items():
         yield from _match(CODE_MARKERS, "".join(parts), number, lines)
 
 
-def _line_markers(lines: list[str]) -> Iterator[Marker]:
-    for number, line in enumerate(lines, 1):
+def _line_markers(part: list[str], lines: list[str], offset: int = 0) -> Iterator[Marker]:
+    for number, line in enumerate(part, offset + 1):
         code, _, comment = line.partition("#")
         yield from _match(CODE_MARKERS, code, number, lines)
         if comment:
@@ -98,9 +137,8 @@ def find_tests(text: str) -> dict[str, int]:
     Module-level ``test*`` functions and ``test*`` methods of classes, as pytest
     and unittest collect them (parametrisation is not expanded).
     """
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parsed.tree(text)
+    if tree is None:
         return {match.group(1): text.count("\n", 0, match.start()) + 1
                 for match in re.finditer(r"^\s*(?:async\s+)?def\s+(test\w*)", text, re.M)}
     found: dict[str, int] = {}
@@ -127,9 +165,8 @@ def conftest_settings(text: str) -> list[tuple[str, list[str], int]]:
     Returns ``(key, items, line)`` triples; items that are not literals are kept
     as their source text.
     """
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parsed.tree(text)
+    if tree is None:
         return []
     items: dict[str, list[str]] = {}
     lines: dict[str, int] = {}

@@ -17,6 +17,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from ralph_verify.integrity import parsed
+
 Finding = tuple[str, int, str, str]  # (target, line, source, scope)
 _FIXTURE_NAMES = frozenset({"fixture", "yield_fixture"})
 _SETUP_NAMES = frozenset({"setUp", "setUpClass", "setup_method", "setup_class",
@@ -131,9 +133,8 @@ def _infra_functions(tree: ast.Module) -> list[ast.AST]:
 def scan(text: str, own: set[str], *, whole: bool) -> list[Finding]:
     """Patches of the project's objects: in the whole module (``whole``: a conftest or
     plugin) or in its fixtures and set-up methods only (a test module)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = parsed.tree(text)
+    if tree is None:
         return []
     imports = _imports(tree)
     lines = text.splitlines()

@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from ralph_verify.checks.api import Failure
-from ralph_verify.integrity import skips
+from ralph_verify.integrity import membership, skips
 from ralph_verify.integrity.sources import is_test_file
 
 #: Code-specific suppressions an iteration may add before they count as bulk.
@@ -63,10 +64,11 @@ def _test_code(path: str) -> bool:
 
 
 def compare(before: dict[str, Any], after: dict[str, Any], texts: dict[str, str],
-            notes: list[str]) -> list[Failure]:
+            notes: list[str], root: Path | None = None) -> list[Failure]:
     """Failures for new skips and suppressions that hide something from the gate; the
     allowed ones that are worth a look go to ``notes``. ``texts``: the sources of the files
-    with new markers (for skip conditions), read from the tree now."""
+    with new markers (for skip conditions), read from the tree now; ``root``: the tree, to
+    tell whether mypy or coverage reads a file at all."""
     gate = before.get("gate")
     checks = set(gate.get("checks", [])) if isinstance(gate, dict) else None
     failing = {(c, p, code) for c, p, code in gate.get("failing", [])} \
@@ -115,6 +117,8 @@ def compare(before: dict[str, Any], after: dict[str, Any], texts: dict[str, str]
         check = HIDES_FROM["type: ignore" if kind == "type: ignore" else kind]
         if checks is not None and check not in checks:
             continue  # the check it silences does not decide this run: nothing hidden
+        if root is not None and not _read_by_tool(root, after, kind, path):
+            continue  # its tool never reads this file (effective settings): nothing hidden
         named = codes(kind, text)
         if kind == "no cover" and _test_code(path):
             notes.append(f"{path}:{line}: `{text}` in test code")
@@ -136,6 +140,16 @@ def compare(before: dict[str, Any], after: dict[str, Any], texts: dict[str, str]
         notes += [f"{path}:{line}: `{text}` (a narrow suppression)"
                   for path, _, line, _, text in narrow]
     return failures
+
+
+def _read_by_tool(root: Path, picture: dict[str, Any], kind: str, path: str) -> bool:
+    """Whether the tool a suppression speaks to reads ``path`` under the effective settings
+    of ``picture``: mypy for ``type: ignore``, coverage for ``no cover``."""
+    if kind == "type: ignore":
+        return membership.type_checked(root, picture, path)
+    if kind == "no cover":
+        return membership.measured(root, picture, path)
+    return True
 
 
 def _failure(path: str, kind: str, line: int, source: str, text: str, why: str) -> Failure:

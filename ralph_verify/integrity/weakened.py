@@ -11,10 +11,12 @@ finding; new tests are welcome.
 from __future__ import annotations
 
 import ast
+import hashlib
 from collections import Counter
 from typing import Any
 
 from ralph_verify.checks.api import Failure
+from ralph_verify.integrity import parsed
 from ralph_verify.integrity.renames import body_shas, uses
 
 _BROAD = ("Exception", "BaseException")
@@ -93,11 +95,12 @@ def _weak_spots(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str,
     return spots
 
 
-def summarise(text: str) -> dict[str, dict[str, Any]]:
-    """Test name (``name`` or ``Class.name``) -> ``{"line", "checks", "weak"}``."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+def summarise(text: str, old: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """Test name (``name`` or ``Class.name``) -> ``{"line", "checks", "weak", ...}``; a test
+    whose source is the same as in ``old`` (the file's previous summary) is not walked again,
+    only moved to its line: an edit to a long test module costs its changed tests."""
+    tree = parsed.tree(text)
+    if tree is None:
         return {}
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
     for node in tree.body:
@@ -108,13 +111,23 @@ def summarise(text: str) -> dict[str, dict[str, Any]]:
             functions += [(f"{node.name}.{item.name}", item) for item in node.body
                           if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
                           and item.name.startswith("test")]
+    lines = text.splitlines()
     found = {}
     for name, func in functions:
+        segment = "\n".join(lines[func.lineno - 1:func.end_lineno or func.lineno])
+        source = hashlib.sha256(segment.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+        kept = (old or {}).get(name)
+        if isinstance(kept, dict) and kept.get("src") == source:
+            shift = func.lineno - kept["line"]
+            found[name] = {**kept, "line": func.lineno,
+                           "weak": [[kind, line + shift, spot] for kind, line, spot
+                                    in kept["weak"]]}
+            continue
         sha, shape = body_shas(func)
         found[name] = {"line": func.lineno,
                        "checks": sum(1 for n in ast.walk(func) if _is_check(n)),
                        "weak": [[kind, line, source] for kind, line, source in _weak_spots(func)],
-                       "sha": sha, "shape": shape, "uses": uses(func)}
+                       "sha": sha, "shape": shape, "uses": uses(func), "src": source}
     return found
 
 

@@ -1,0 +1,72 @@
+"""Whether a tool reads a file at all: a suppression in a file it never reads hides nothing.
+
+A ``# type: ignore[...]`` in a file mypy does not check, or a ``# pragma: no cover`` in a
+file coverage does not measure, changes no verdict of this run. Which files those are
+follows from each tool's *effective* settings, resolved the way the tool resolves them and
+kept in the picture (:mod:`ralph_verify.integrity.effective`,
+:mod:`ralph_verify.integrity.effective_tools`): mypy's ``files``/``exclude`` (else the
+packages the ``types`` check gives it) and the modules it silences, coverage's
+``source``/``include``/``omit``. When a tool's settings could not be resolved the file
+counts as read: a doubt never lets a suppression through.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from pathlib import Path
+from typing import Any
+
+from ralph_verify.integrity import effective, effective_tools
+
+
+def _effective(picture: dict[str, Any], tool: str) -> dict[str, Any] | None:
+    found = ((picture.get("deep") or {}).get("effective") or {}).get(tool)
+    return found if isinstance(found, dict) and found and "error" not in found else None
+
+
+def _files(picture: dict[str, Any]) -> list[str]:
+    return sorted((picture.get("deep") or {}).get("files") or {})
+
+
+def measured(root: Path, picture: dict[str, Any], path: str) -> bool:
+    """Whether coverage measures ``path`` under the picture's effective settings."""
+    config = _effective(picture, "coverage")
+    if config is None or not path.endswith(".py"):
+        return True
+    return path in effective.measured(root, config, [path])
+
+
+def type_checked(root: Path, picture: dict[str, Any], path: str) -> bool:
+    """Whether mypy reports errors in ``path``: a file of its targets that no per-module
+    section silences, or a project module a checked file imports (mypy follows imports and
+    reports their errors too)."""
+    config = _effective(picture, "mypy")
+    if config is None:
+        return True
+    module = effective_tools.module_name(path)
+    if any(fnmatch.fnmatch(module, p) or fnmatch.fnmatch(module, p.removesuffix(".*"))
+           for p in config.get("silenced", [])):
+        return False  # ignore_errors / follow_imports = skip: its errors are never shown
+    files = _files(picture)
+    checked = effective_tools.checked_files(root, config, files)
+    if path in checked:
+        return True
+    return _imported(root, module, sorted(checked))
+
+
+def _imported(root: Path, module: str, checked: list[str]) -> bool:
+    """Whether any of ``checked`` may import ``module`` (by its last name: a doubt counts)."""
+    leaf = re.compile(rf"\b{re.escape(module.rsplit('.', 1)[-1])}\b")
+    for rel in checked:
+        try:
+            text = (root / rel).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if leaf.search(text) and any(leaf.search(s) for s in _IMPORTS.findall(text)):
+            return True
+    return False
+
+
+#: An import statement, with the parenthesised names of ``from x import (...)``.
+_IMPORTS = re.compile(r"^[ \t]*(?:from|import)[ \t][^\n(]*(?:\([^)]*\)|[^\n]*)", re.M)
