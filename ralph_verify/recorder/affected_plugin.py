@@ -193,7 +193,8 @@ def pytest_collection(session: pytest.Session) -> Generator[None, Any, None]:
     try:
         yield
     finally:
-        builtins.__import__ = real_import
+        if builtins.__import__ is importing:  # not if the project's code replaced it since
+            builtins.__import__ = real_import
         _bucket("", _stop(_collect_how[0]))
         for name in set(sys.modules) - before:
             _owner.setdefault(name, "")
@@ -206,6 +207,7 @@ def pytest_collection(session: pytest.Session) -> Generator[None, Any, None]:
                     lines.setdefault(file, []).extend(firsts)
             _write({"collect": rel, "lines": lines, "traced": traced})
         _collected.clear()
+        _direct.clear()
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
@@ -264,27 +266,35 @@ def _reached(name: str) -> set[str]:
     found: set[str] = set()
     todo = [name]
     while todo:
-        current = todo.pop()
-        for target in _imports.get(current, ()):
-            if target not in found and target in sys.modules and _project_file(
-                    getattr(sys.modules[target], "__file__", None) or ""):
+        for target in _edges(todo.pop()):
+            if target not in found:
                 found.add(target)
                 todo.append(target)
-        module = sys.modules.get(current)
-        if module is None:
-            continue
-        for value in list(getattr(module, "__dict__", {}).values()):
-            try:
-                named = value.__name__ if isinstance(value, type(sys)) else getattr(
-                    value, "__module__", None)
-            except Exception:  # a project's object: any error is its own
-                continue
-            if not isinstance(named, str) or named in found or named not in sys.modules:
-                continue
-            if _project_file(getattr(sys.modules[named], "__file__", None) or ""):
-                found.add(named)
-                todo.append(named)
     return found
+
+
+#: Module name -> the project modules it names directly (each module's names read once).
+_direct: dict[str, set[str]] = {}
+
+
+def _edges(name: str) -> set[str]:
+    edges = _direct.get(name)
+    if edges is not None:
+        return edges
+    edges = _direct[name] = set()
+    module = sys.modules.get(name)
+    named = [*_imports.get(name, ())]
+    for value in list(getattr(module, "__dict__", {}).values()):
+        try:
+            named.append(value.__name__ if isinstance(value, type(sys)) else getattr(
+                value, "__module__", None))
+        except Exception:  # a project's object: any error is its own
+            continue
+    for target in named:
+        if isinstance(target, str) and target in sys.modules and target not in edges \
+                and _project_file(getattr(sys.modules[target], "__file__", None) or ""):
+            edges.add(target)
+    return edges
 
 
 @pytest.hookimpl(trylast=True)
