@@ -39,7 +39,7 @@ class TestsOptions(CheckOptions):
                     'on a partial run); "all": always the full suite; "auto": "affected" when '
                     "the project's Python is 3.12 or later (recording what each test ran is "
                     "nearly free there) or when the tests run under coverage anyway (a "
-                    "coverage check: recording then adds about a sixth), else \"all\" (before "
+                    "coverage check: recording then adds a sixth to a third), else \"all\" (before "
                     "3.12 the full runs that record it take up to twice as long)",
     )
     flaky: Literal["block", "allow"] = Field(
