@@ -76,7 +76,7 @@ path.write_text(path.read_text().replace(sys.argv[3], sys.argv[2], 1))
 
 
 def iteration(project: Path, python: str, change: Change, select: str,
-              work: Path) -> dict[str, Any]:
+              work: Path, until: str = "tests") -> dict[str, Any]:
     """Baseline + one iteration of ``run`` on a copy of ``project``; the loop's figures."""
     copy = work / f"{project.name}-{select}"
     shutil.rmtree(copy, ignore_errors=True)
@@ -97,7 +97,7 @@ def iteration(project: Path, python: str, change: Change, select: str,
                                  change.broken])
     started = time.perf_counter()
     proc = subprocess.run(
-        [sys.executable, "-m", "ralph_verify", "run", "--agent", agent, "--until", "tests",
+        [sys.executable, "-m", "ralph_verify", "run", "--agent", agent, "--until", until,
          "--max-iterations", "1", "--python", python, "--no-integrity",
          "change one module"], cwd=copy, capture_output=True, text=True, check=False,
         env={**os.environ, "RALPH_VERIFY_CACHE_DIR": str(work / "ralph-verify-cache")})
@@ -119,7 +119,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--project", default=DEFAULT, choices=sorted(CHANGES))
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--coverage", action="store_true",
+                        help="--until 'tests,coverage>=0': the run under coverage, where "
+                             "tests.select = auto records the map before Python 3.12 too")
     args = parser.parse_args()
+    until = "tests,coverage>=0" if args.coverage else "tests"
     sys.path.insert(0, str(Path(__file__).parent))
     from bench_projects import fetch, prepare  # the module beside this one
 
@@ -132,7 +136,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for round_ in range(args.rounds):
             for select in ("affected", "all"):  # interleaved
-                row = iteration(project, python, change, select, Path(tmp))
+                row = iteration(project, python, change, select, Path(tmp), until)
                 figures[select].append(row)
                 print(f"round {round_ + 1} {select}: baseline tests "
                       f"{row['baseline_tests_s']:.1f} s, iteration tests "
@@ -141,6 +145,10 @@ def main() -> int:
         medians = {s: statistics.median(r[key] for r in rows) for s, rows in figures.items()}
         print(f"{key}: affected {medians['affected']:.1f} s, all {medians['all']:.1f} s, "
               f"all/affected {medians['all'] / medians['affected']:.2f}")
+    both = {s: statistics.median(r["baseline_tests_s"] + r["iteration_tests_s"] for r in rows)
+            for s, rows in figures.items()}
+    print(f"baseline + first iteration: affected {both['affected']:.1f} s, all "
+          f"{both['all']:.1f} s, all/affected {both['all'] / both['affected']:.2f}")
     print(f"load {os.getloadavg()[0]:.1f} at the end")
     return 0
 

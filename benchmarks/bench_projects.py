@@ -36,6 +36,11 @@ def fetch(requirement: str) -> Path:
     return folder
 
 
+#: Test dependencies a project's suite needs beyond the tools (installed into its own
+#: virtualenv, not the tools'): name prefix of the folder -> requirements.
+EXTRAS = {"attrs-": ("hypothesis",), "packaging-": ("hypothesis", "pretend", "tomli-w")}
+
+
 def prepare(project: Path) -> str:
     """A virtualenv for ``project`` that sees our tools; its python. A ``src/`` layout is
     found through ``PYTHONPATH=src``, set here for every command run after: relative, so
@@ -52,6 +57,12 @@ def prepare(project: Path) -> str:
     if "src" not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
         os.environ["PYTHONPATH"] = os.pathsep.join(["src", *filter(None, [
             os.environ.get("PYTHONPATH")])])
+    for prefix, extras in EXTRAS.items():
+        marker = site / "bench-extras.txt"
+        if project.name.startswith(prefix) and not marker.exists():
+            subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--target", str(site),
+                            *extras], check=True)
+            marker.write_text("\n".join(extras) + "\n")
     pth = site / "bench.pth"
     if not pth.exists() or pth.read_text() != "\n".join(paths) + "\n":
         pth.write_text("\n".join(paths) + "\n")

@@ -154,9 +154,11 @@ if N == 2:
 
 
 def test_a_dependency_the_map_misses_is_caught_by_the_full_suite(ralph: Ralph) -> None:
-    # test_limit reads LIMIT, a constant: no code of limits.py runs in it, so the map says
-    # only test_twice depends on limits.py. The agent fixes twice and changes LIMIT: the
-    # affected run (test_twice) passes, the full suite fails, the loop does not end complete.
+    # test_limit reads LIMIT, a constant, from a module it finds by a computed name at run
+    # time: no code of limits.py runs in it, and its file's names do not reach limits, so
+    # the map says only test_twice depends on limits.py. The agent fixes twice and changes
+    # LIMIT: the affected run (test_twice) passes, the full suite fails, the loop does not
+    # end complete.
     _project(ralph, calc=CALC.replace("a - b", "a + b"),
              limits="LIMIT = 3\n\n\ndef twice(x):\n    return x + x + 1\n",
              **{"tests/test_limits": """\
@@ -164,9 +166,12 @@ def test_a_dependency_the_map_misses_is_caught_by_the_full_suite(ralph: Ralph) -
 
                  def test_twice():
                      assert limits.twice(2) == 4
+                 """,
+                "tests/test_limit": """\
+                 import importlib
 
                  def test_limit():
-                     assert limits.LIMIT == 3
+                     assert importlib.import_module("lim" + "its").LIMIT == 3
                  """})
     baseline, check = only_the_full_suite_fails(ralph, """\
 pathlib.Path("limits.py").write_text(pathlib.Path("limits.py").read_text()
@@ -175,7 +180,46 @@ pathlib.Path("limits.py").write_text(pathlib.Path("limits.py").read_text()
     assert check["counts"]["passed"] == len(baseline) - 1
     saved = json.loads((ralph.path / ".ralph/iterations/001/verification.json").read_text())
     assert [f["location"] for f in saved["checks"][0]["failures"]] == [
-        "tests/test_limits.py::test_limit"]
+        "tests/test_limit.py::test_limit"]
+
+
+def test_a_function_run_at_import_time_selects_the_tests_of_the_files_that_import_it(
+        ralph: Ralph) -> None:
+    # table.py builds TABLE when it is imported, at collection: no test runs build(). The
+    # agent breaks build()'s body: the tests of the file that imports table run first (and
+    # fail: the verdict), also those of a file that reaches it only through shapes.py, which
+    # imported it first; test_calc's do not.
+    table = "def build():\n    return {'a': 1, 'b': 2}\n\n\nTABLE = build()\n"
+    _project(ralph, table=table, shapes="from table import TABLE\n\nSIDES = len(TABLE)\n",
+             **{"tests/test_a_shapes": """\
+                 from shapes import SIDES
+
+                 def test_sides():
+                     assert SIDES == 2
+                 """,
+                "tests/test_table": """\
+                 from table import TABLE
+
+                 def test_a():
+                     assert TABLE["a"] == 1
+
+                 def test_b():
+                     assert TABLE["b"] == 2
+                 """})
+    body = MARK + """\
+pathlib.Path("table.py").write_text(pathlib.Path("table.py").read_text()
+                                    .replace("'b': 2", "'b': 3"))
+"""
+    result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests",
+                       "--max-iterations", "1", "change the table")
+    assert result.ret != 0, result
+    baseline, first = _ran(ralph)
+    assert "test_b" in baseline and "test_sides" in baseline
+    # test_add failed in the baseline (calc's a - b): it runs first too.
+    assert sorted(first) == ["test_a", "test_add", "test_b", "test_sides"]
+    check = history(ralph)[0]["checks"][0]
+    assert check["counts"]["partial"] == 1, check
+    assert check["summary"].startswith("partial run, the 4 affected tests first: 2 failed")
 
 
 def test_a_changed_data_file_runs_the_full_suite(ralph: Ralph) -> None:

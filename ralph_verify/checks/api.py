@@ -161,7 +161,7 @@ BASE_OPTIONS = "ralph_verify.config.check_options:CheckOptions"
 class Check:
     """A configured verifier. Subclasses implement :meth:`run`.
 
-    ``cost`` orders the start of concurrent checks: cheap ones first.
+    ``cost`` orders the start of concurrent checks: the costliest first.
     ``needs_coverage`` asks the shared pytest run to go under coverage.
     """
 

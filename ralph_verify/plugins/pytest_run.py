@@ -92,7 +92,7 @@ class TestsCheck(Check):
     """``tests``: every collected test passes (flaky ones excepted), at least N with ``>=N``."""
 
     __test__ = False
-    cost = 100  # the slowest check: start it last so cheap ones report first
+    cost = 100  # the slowest check: started first (checks.verification.verify)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

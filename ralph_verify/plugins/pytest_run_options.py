@@ -38,8 +38,9 @@ class TestsOptions(CheckOptions):
                     "verdict, else the full suite runs and decides (a loop never ends complete "
                     'on a partial run); "all": always the full suite; "auto": "affected" when '
                     "the project's Python is 3.12 or later (recording what each test ran is "
-                    'nearly free there), else "all" (before 3.12 the full runs that record it '
-                    "take up to twice as long)",
+                    "nearly free there) or when the tests run under coverage anyway (a "
+                    "coverage check: recording then adds a sixth to a third), else \"all\" (before "
+                    "3.12 the full runs that record it take up to twice as long)",
     )
     flaky: Literal["block", "allow"] = Field(
         default="block",

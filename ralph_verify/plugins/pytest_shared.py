@@ -21,12 +21,9 @@ from ralph_verify.junit.read import JUnitReport, read_report
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.plugins.junit import MAX_KEPT
 from ralph_verify.plugins.pytest_plugin_dir import XDIST_COVERAGE_PLUGIN, plugin_dir
-from ralph_verify.plugins.pytest_run_options import TestsOptions
 from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.project.caches import bytecode_prefix
 from ralph_verify.project.interpreter import python_version
-from ralph_verify.recorder import affected
-from ralph_verify.recorder.affected import selects_affected
 from ralph_verify.recorder.progress import watch_progress
 from ralph_verify.recorder.read import (
     AFFECTED_PLUGIN_NAME,
@@ -78,6 +75,10 @@ def shared_pytest_run(ctx: VerifyContext) -> PytestRun:
 
 
 def tests_options(ctx: VerifyContext) -> TestsOptions:
+    # Here, not at the top: pydantic is not imported before pytest starts, where no options
+    # table asks for it.
+    from ralph_verify.plugins.pytest_run_options import TestsOptions
+
     options = ctx.config.check_options.get("tests")
     return options if isinstance(options, TestsOptions) else TestsOptions()
 
@@ -126,6 +127,8 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
     session = _affected_session(ctx)
     if session is None:
         return _full_run(ctx, _launch(ctx, "pytest-run"))
+    from ralph_verify.recorder import affected
+
     if session.baseline is not None:  # the baseline itself always runs the full suite
         changed = session.last.files_changed if session.last is not None else []
         chosen, _ = affected.plan(ctx.root, session.dir, changed)
@@ -149,7 +152,11 @@ def _affected_session(ctx: VerifyContext) -> Session | None:
     options = tests_options(ctx)
     if options.flaky == "allow":
         return None  # with flaky = "allow", a partial run could pass after its re-run
-    if not selects_affected(options.select, python_version(ctx.python())):
+    from ralph_verify.recorder.affected import selects_affected
+
+    under_coverage = any(check.needs_coverage for check in ctx.checks)
+    if not selects_affected(options.select, python_version(ctx.python()),
+                            under_coverage=under_coverage):
         return None
     if any(check.spec.arg == "new" for check in ctx.checks if check.name == "tests"):
         return None  # tests:new judges failures against the baseline: it needs every test
@@ -174,6 +181,8 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
     failing = failing_ids(run.record_dir)
     if not failing:
         return None
+    from ralph_verify.recorder import affected
+
     affected.set_failing(session_dir, failing)
     return replace(run, partial=True, selected=len(chosen.ids))
 

@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +36,25 @@ def user_cache_dir() -> Path:
         return Path(configured)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "ralph-verify"
+
+
+#: A digest kept from the last run is trusted only for a file whose size, times and inode are
+#: unchanged and that was last changed this long before that run took its digests: file
+#: times tick coarsely (a clock tick of the kernel), so a rewrite just after a digest was
+#: taken could keep every one of them. Git's "racily clean" rule, with a margin.
+SETTLED_NS = 2_000_000_000
+
+
+def vouched_digest(path: Path, stat: os.stat_result, before: object, taken_ns: int) -> list[object]:
+    """``[size, mtime_ns, ctime_ns, inode, sha1]`` of ``path``: the sha1 from ``before`` (the
+    same list from the run that began at ``taken_ns``) when that still vouches for the
+    content, else read now. A warm tree is then not read at all before its tools start.
+    ``ctime`` cannot be set back: a rewrite that restores size and mtime still moves it."""
+    stamp: list[object] = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
+    if (isinstance(before, list) and len(before) == 5 and before[:4] == stamp
+            and max(stat.st_mtime_ns, stat.st_ctime_ns) < taken_ns - SETTLED_NS):
+        return before
+    return [*stamp, _content_hash(path)]
 
 
 def _project_key(root: Path) -> str:
@@ -56,28 +76,40 @@ def bytecode_prefix(root: Path) -> Path:
     resolved = root.resolve()
     mirror = prefix / resolved.relative_to(resolved.anchor)
     manifest_path = user_cache_dir() / "pycache-sources" / f"{_project_key(root)}.json"
-    try:
-        previous = json.loads(manifest_path.read_text("utf-8"))
-        if not isinstance(previous, dict):
-            previous = {}
-    except (OSError, ValueError):
-        previous = {}
-    current: dict[str, str] = {}
+    kept, taken_ns = _read_manifest(manifest_path)
+    started_ns = time.time_ns()
+    entries: dict[str, list[object]] = {}
     for path in python_sources(root):
         if path.suffix != ".py":
             continue
+        rel = path.relative_to(root).as_posix()
         try:
-            current[path.relative_to(root).as_posix()] = _content_hash(path)
+            entries[rel] = vouched_digest(path, path.stat(), kept.get(rel), taken_ns)
         except OSError:
             continue
+    previous = {rel: entry[-1] for rel, entry in kept.items() if isinstance(entry, list)}
+    current = {rel: str(entry[-1]) for rel, entry in entries.items()}
     if mirror.is_dir():
         _drop_unvouched(mirror, resolved, Path(), previous, current)
     mirror.mkdir(parents=True, exist_ok=True)
     manifest_path.parent.mkdir(parents=True, exist_ok=True)
     partial = manifest_path.with_name(f"{manifest_path.name}.{os.getpid()}.tmp")
-    partial.write_text(json.dumps(current), encoding="utf-8")
+    partial.write_text(json.dumps({"taken_ns": started_ns, "files": entries}), encoding="utf-8")
     os.replace(partial, manifest_path)
     return prefix
+
+
+def _read_manifest(path: Path) -> tuple[dict[str, object], int]:
+    """A manifest's files and when its digests were taken; nothing vouched for when it is
+    missing, unreadable or of an older form."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}, 0
+    if not isinstance(data, dict) or not isinstance(data.get("files"), dict) \
+            or not isinstance(data.get("taken_ns"), int):
+        return {}, 0
+    return data["files"], data["taken_ns"]
 
 
 def _content_hash(path: Path) -> str:
@@ -119,42 +151,40 @@ def mypy_cache_dir(root: Path) -> Path:
     could be fooled.
 
     mypy trusts a cached module whose size and whole-second mtime are unchanged, without
-    reading it. The manifest records each source's size, second and content hash at the
-    last run, for every ``.py``/``.pyi`` under the root (git-ignored ones too: mypy checks
-    them). A file whose content changed while size and second did not is exactly the case
-    mypy's cache cannot see: then the whole cache goes (one cold run, rare), instead of a
-    wrong "no errors". So does a cache whose manifest is missing or unreadable: nothing
-    vouches for it.
+    reading it. The manifest records each source's size, times, inode and content hash at
+    the last run (:func:`vouched_digest`: an unchanged file is not read again), for every
+    ``.py``/``.pyi`` under the root (git-ignored ones too: mypy checks them). A file whose
+    content changed while size and second did not is exactly the case mypy's cache cannot
+    see: then the whole cache goes (one cold run, rare), instead of a wrong "no errors". So
+    does a cache whose manifest is missing or unreadable: nothing vouches for it.
     """
-    from ralph_verify.project.snapshot import digest, walk_files
+    from ralph_verify.project.snapshot import walk_files
 
     folder = user_cache_dir() / "mypy" / _project_key(root)
     manifest_path = folder / "ralph-verify-sources.json"
-    try:
-        previous: dict[str, list[object]] | None = json.loads(manifest_path.read_text("utf-8"))
-        if not isinstance(previous, dict):
-            previous = None
-    except (OSError, ValueError):
-        previous = None
+    previous, taken_ns = _read_manifest(manifest_path)
+    started_ns = time.time_ns()
     current: dict[str, list[object]] = {}
-    fooled = previous is None and folder.is_dir() and any(folder.iterdir())
+    fooled = not taken_ns and folder.is_dir() and any(folder.iterdir())
     for rel in walk_files(root, CACHE_FOLDERS):
         if not rel.endswith((".py", ".pyi")):
             continue
         path = root / rel
         try:
             stat = path.stat()
-            entry: list[object] = [stat.st_size, int(stat.st_mtime), digest(path)]
+            entry = vouched_digest(path, stat, previous.get(rel), taken_ns)
         except OSError:
             continue
         current[rel] = entry
-        before = (previous or {}).get(rel)
-        if isinstance(before, list) and before[:2] == entry[:2] and before[2:] != entry[2:]:
+        before = previous.get(rel)
+        # mypy's own test: the same size and whole second of the mtime, another content.
+        if isinstance(before, list) and len(before) == 5 and before[0] == entry[0] \
+                and int(before[1]) // 10**9 == stat.st_mtime_ns // 10**9 and before[4] != entry[4]:
             fooled = True
     if fooled:
         shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)
     partial = manifest_path.with_name(f"{manifest_path.name}.{os.getpid()}.tmp")
-    partial.write_text(json.dumps(current), encoding="utf-8")
+    partial.write_text(json.dumps({"taken_ns": started_ns, "files": current}), encoding="utf-8")
     os.replace(partial, manifest_path)
     return folder

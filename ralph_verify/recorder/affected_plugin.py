@@ -11,12 +11,18 @@ and, per file, the first lines of the code objects that ran (each function once:
 ralph-verify maps them to the file's functions), seen by a call-only tracer
 (``sys.monitoring`` on Python 3.12+, disabled per code object once seen; else cProfile's
 C profiler, reset after each test; else a trace or profile function that never traces
-lines). With ``RALPH_VERIFY_SELECT`` naming a JSON list of node ids (and of test files
-run whole), only those of the collected tests run.
+lines). The code that runs at collection is recorded too, one line per test file
+(``collect``): what ran while that file was imported, and what ran when each project
+module it reaches through its names (module objects, or objects' ``__module__``,
+transitively) was first imported, whichever file's collection imported it first; and
+one ``session`` line for what ran at collection outside any test file (``conftest.py``
+files, plugins), which every test depends on. With ``RALPH_VERIFY_SELECT`` naming a JSON
+list of node ids (and of test files run whole), only those of the collected tests run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -86,55 +92,209 @@ def _monitor_tool() -> int | None:
     return None
 
 
+def _start() -> str:
+    """Start following the code that runs; how ("" when no tracer could be set)."""
+    _seen.clear()
+    tool = _monitor_tool()
+    if tool is not None:
+        _monitoring.restart_events()
+        _monitoring.set_events(tool, _monitoring.events.PY_START)
+        return f"monitoring:{tool}"
+    if _profiler is not None and sys.getprofile() is None:
+        _profiler.enable(subcalls=False, builtins=False)
+        return "lsprof"
+    if sys.gettrace() is None:  # coverage's tracer is not ours to replace
+        sys.settrace(_saw)
+        return "trace"
+    if sys.getprofile() is None:
+        sys.setprofile(_saw)
+        return "profile"
+    return ""
+
+
+def _stop(how: str) -> dict[str, list[int]]:
+    """Stop following; the first lines of the project's code objects that ran, per file."""
+    if how.startswith("monitoring:"):
+        _monitoring.set_events(int(how.split(":")[1]), 0)
+    elif how == "lsprof":
+        _profiler.disable()
+        _seen.update(entry.code for entry in _profiler.getstats()
+                     if not isinstance(entry.code, str))  # str: a built-in
+        _profiler.clear()
+    elif how == "trace":
+        sys.settrace(None)
+    elif how == "profile":
+        sys.setprofile(None)
+    lines: dict[str, list[int]] = {}
+    for code in _seen:
+        rel = _project_file(code.co_filename)
+        if rel:
+            # A module's own code is no function's, whatever its first line holds: line 0.
+            lines.setdefault(rel, []).append(
+                0 if code.co_name == "<module>" else code.co_firstlineno)
+    _seen.clear()
+    return lines
+
+
+def _write(record: dict[str, Any]) -> None:
+    _deps_out.write(json.dumps(record) + "\n")
+    _deps_out.flush()
+
+
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, Any, None]:
     """Record the project files each test's code ran in (with ``RALPH_VERIFY_DEPS``)."""
     if _deps_out is None:
         yield
         return
-    _seen.clear()
-    tool = _monitor_tool()
-    how = ""
-    if tool is not None:
-        _monitoring.restart_events()
-        _monitoring.set_events(tool, _monitoring.events.PY_START)
-    elif _profiler is not None and sys.getprofile() is None:
-        how = "lsprof"
-        _profiler.enable(subcalls=False, builtins=False)
-    elif sys.gettrace() is None:  # coverage's tracer is not ours to replace
-        how = "trace"
-        sys.settrace(_saw)
-    elif sys.getprofile() is None:
-        how = "profile"
-        sys.setprofile(_saw)
+    how = _start()
     try:
         yield
     finally:
-        if tool is not None:
-            _monitoring.set_events(tool, 0)
-        elif how == "lsprof":
-            _profiler.disable()
-            _seen.update(entry.code for entry in _profiler.getstats()
-                         if not isinstance(entry.code, str))  # str: a built-in
-            _profiler.clear()
-        elif how == "trace":
-            sys.settrace(None)
-        elif how == "profile":
-            sys.setprofile(None)
-    lines: dict[str, list[int]] = {}
-    for code in _seen:
-        rel = _project_file(code.co_filename)
-        if rel:
-            lines.setdefault(rel, []).append(code.co_firstlineno)
-    _seen.clear()
+        lines = _stop(how)
     seen = set(lines)
     path = getattr(item, "path", None) or getattr(item, "fspath", None)  # pytest<7: fspath
     if path is not None:
         seen.add(relative(str(path)))
-    files = sorted(seen)
-    _deps_out.write(json.dumps({"id": item.nodeid, "files": files, "lines": lines,
-                                "traced": bool(tool is not None or how)}) + "\n")
-    _deps_out.flush()
+    _write({"id": item.nodeid, "files": sorted(seen), "lines": lines, "traced": bool(how)})
+
+
+#: Collection: what ran outside any test file ("" while no test file is being collected) and
+#: while each test file was collected, the project modules each one imported first, and
+#: each test file's module.
+_collected: dict[str, dict[str, list[int]]] = {}
+_owner: dict[str, str] = {}
+_test_modules: dict[str, str] = {}
+_collect_how: list[str] = []
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, Any, None]:
+    """Record the code that runs at collection (with ``RALPH_VERIFY_DEPS``): see the module
+    docstring."""
+    if _deps_out is None:
+        yield
+        return
+    import builtins
+
+    real_import = builtins.__import__
+
+    def importing(name: str, globals: Any = None, locals: Any = None,  # __import__'s names
+                  fromlist: Any = (), level: int = 0) -> Any:
+        module = real_import(name, globals, locals, fromlist, level)
+        # A project's module: any error of its attributes is its own.
+        with contextlib.suppress(Exception):
+            _imported(module, name, globals, fromlist, level)
+        return module
+
+    _collect_how[:] = [_start()]
+    before = set(sys.modules)
+    builtins.__import__ = importing
+    try:
+        yield
+    finally:
+        if builtins.__import__ is importing:  # not if the project's code replaced it since
+            builtins.__import__ = real_import
+        _bucket("", _stop(_collect_how[0]))
+        for name in set(sys.modules) - before:
+            _owner.setdefault(name, "")
+        traced = all(_collect_how)
+        _write({"session": True, "lines": _collected.get("", {}), "traced": traced})
+        for rel, name in _test_modules.items():
+            lines: dict[str, list[int]] = {}
+            for owner in {rel, *(_owner.get(m, "") for m in _reached(name))}:
+                for file, firsts in _collected.get(owner, {}).items():
+                    lines.setdefault(file, []).extend(firsts)
+            _write({"collect": rel, "lines": lines, "traced": traced})
+        _collected.clear()
+        _direct.clear()
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, None]:
+    """While a test file is collected (imported), its code and what it imports first."""
+    if _deps_out is None or not _collect_how or not isinstance(collector, pytest.Module):
+        yield
+        return
+    rel = relative(str(getattr(collector, "path", None) or collector.fspath))
+    _bucket("", _stop(_collect_how[0]))
+    _collect_how[0] = _start()
+    before = set(sys.modules)
+    try:
+        yield
+    finally:
+        _bucket(rel, _stop(_collect_how[0]))
+        for name in set(sys.modules) - before:
+            _owner.setdefault(name, rel)
+        module = getattr(collector, "_obj", None)
+        if module is not None and getattr(module, "__name__", None):
+            _test_modules[rel] = module.__name__
+        _collect_how[0] = _start()
+
+
+def _bucket(rel: str, lines: dict[str, list[int]]) -> None:
+    into = _collected.setdefault(rel, {})
+    for file, firsts in lines.items():
+        into.setdefault(file, []).extend(firsts)
+
+
+#: Module name -> the modules its ``import`` statements named at collection (imported then
+#: or already): a file that imports a module another file imported first reaches it too.
+_imports: dict[str, set[str]] = {}
+
+
+def _imported(module: Any, name: str, globals: Any, fromlist: Any, level: int) -> None:
+    importer = globals.get("__name__") if isinstance(globals, dict) else None
+    if not isinstance(importer, str):
+        return
+    targets: set[str] = set()
+    if level == 0 and not fromlist:  # import a.b.c: a, a.b and a.b.c
+        parts = name.split(".")
+        targets.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))
+    else:
+        targets.add(getattr(module, "__name__", ""))
+    for attr in fromlist or ():
+        sub = getattr(module, attr, None) if isinstance(attr, str) else None
+        if isinstance(sub, type(sys)):
+            targets.add(sub.__name__)
+    _imports.setdefault(importer, set()).update(t for t in targets if t)
+
+
+def _reached(name: str) -> set[str]:
+    """The project modules module ``name`` reaches through its imports and its names,
+    transitively."""
+    found: set[str] = set()
+    todo = [name]
+    while todo:
+        for target in _edges(todo.pop()):
+            if target not in found:
+                found.add(target)
+                todo.append(target)
+    return found
+
+
+#: Module name -> the project modules it names directly (each module's names read once).
+_direct: dict[str, set[str]] = {}
+
+
+def _edges(name: str) -> set[str]:
+    edges = _direct.get(name)
+    if edges is not None:
+        return edges
+    edges = _direct[name] = set()
+    module = sys.modules.get(name)
+    named = [*_imports.get(name, ())]
+    for value in list(getattr(module, "__dict__", {}).values()):
+        try:
+            named.append(value.__name__ if isinstance(value, type(sys)) else getattr(
+                value, "__module__", None))
+        except Exception:  # a project's object: any error is its own
+            continue
+    for target in named:
+        if isinstance(target, str) and target in sys.modules and target not in edges \
+                and _project_file(getattr(sys.modules[target], "__file__", None) or ""):
+            edges.add(target)
+    return edges
 
 
 @pytest.hookimpl(trylast=True)
