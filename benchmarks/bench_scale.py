@@ -150,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fail", type=int, action="append", help="percent failing (repeatable)")
     parser.add_argument("--per-file", type=int, default=PER_FILE,
                         help="tests per file (pytest parses a failing test's whole file)")
+    parser.add_argument("--warmups", type=int, default=1, help="check runs before the pairs")
     parser.add_argument("--pairs", type=int, default=None, help="paired runs per suite")
     parser.add_argument("--quick", action="store_true", help="1k and 5k, 0%% and 100%%, 1 pair")
     parser.add_argument("--limit", type=float, default=600.0, help="seconds before a run is killed")
@@ -173,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     for size in sizes:
         for rate in rates:
             root = suite(size, rate, args.per_file)
-            measure(argvs["check"], root, args.limit, envs["check"])  # warm-up: both sides' caches
+            for _ in range(args.warmups):  # ralph-verify's caches (bytecode prefix, probes)
+                measure(argvs["check"], root, args.limit, envs["check"])
             runs: list[tuple[Figures, Figures]] = []
             for index in range(pairs):
                 order = ("plain", "check") if index % 2 == 0 else ("check", "plain")
