@@ -14,7 +14,7 @@ every suite it runs, in pairs (plain then check, alternating which goes first):
 * plain: ``python -m pytest --junitxml=junit.xml -o junit_family=xunit1``, what
   ralph-verify adds to its pytest run short of its own plugin;
 * check: ``python -m ralph_verify check --until tests --no-cache`` (its cache off: the
-  tests really run), with its own caches warm (the same folder before and after).
+  tests really run), its caches warmed first by ``--warmups`` check runs (1 by default).
 
 Each run is its own process, reaped with ``os.wait4``: wall time, CPU (user + system,
 the process and the processes it waited for) and peak RSS (the largest of them). It prints,
