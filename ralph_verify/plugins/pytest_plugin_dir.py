@@ -1,5 +1,6 @@
 """Our plugins inside the project's pytest: the recorder and its sibling for affected
-tests, and coverage for xdist workers.
+tests, coverage for xdist workers, and the ``sitecustomize`` that keeps ralph-verify's
+bytecode prefix to the project's own code (:mod:`ralph_verify.recorder.bytecode`).
 
 All are written to a folder the project's interpreter imports with ``-p``; under
 coverage they are compiled once per interpreter binary and source, in the user cache,
@@ -17,6 +18,8 @@ from ralph_verify.project.caches import user_cache_dir
 from ralph_verify.recorder.read import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
 
 XDIST_COVERAGE_PLUGIN = "ralph_verify_xdist_coverage"
+#: Imported by every Python start that has the plugin folder on ``PYTHONPATH``.
+SITECUSTOMIZE = "sitecustomize"
 #: Loaded with ``-p`` into the project's pytest: measures pytest-xdist workers, which
 #: ``coverage run`` does not (it measures only the main process).
 XDIST_COVERAGE_SOURCE = '''\
@@ -53,9 +56,10 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *, compiled: bool,
     plugin_dir.mkdir(exist_ok=True)
     sources = {PLUGIN_NAME: plugin_source(),
                AFFECTED_PLUGIN_NAME: plugin_source("affected_plugin"),
-               XDIST_COVERAGE_PLUGIN: XDIST_COVERAGE_SOURCE}
+               XDIST_COVERAGE_PLUGIN: XDIST_COVERAGE_SOURCE,
+               SITECUSTOMIZE: plugin_source("bytecode")}
     if not compiled:
-        for name in (PLUGIN_NAME, AFFECTED_PLUGIN_NAME):
+        for name in (PLUGIN_NAME, AFFECTED_PLUGIN_NAME, SITECUSTOMIZE):
             (plugin_dir / f"{name}.py").write_text(sources[name], encoding="utf-8")
         return plugin_dir
     kept = _compiled_plugins(python, sources)

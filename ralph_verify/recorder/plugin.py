@@ -56,6 +56,9 @@ _ran: set[str] = set()
 _texts = 0
 _causes: set[str] = set()
 _root = ""
+#: File name -> whether it is the project's (see :func:`is_project`), for so many files.
+_project_files: dict[str, bool] = {}
+MAX_FILES_KNOWN = 20_000
 
 
 def _write(record: dict[str, Any]) -> None:
@@ -78,6 +81,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not folder:
         return
     _root = str(getattr(config, "rootpath", None) or getattr(config, "rootdir", ""))  # pytest<6.1
+    _project_files.clear()
     _out = open(os.path.join(folder, f"record-{os.getpid()}.jsonl"), "a",  # noqa: SIM115  # open all session
                 encoding="utf-8")
     _write({"k": "start", "pytest": pytest.__version__, "worker": _worker(config),
@@ -100,13 +104,19 @@ def relative(path: str) -> str:
 
 
 def is_project(path: str) -> bool:
-    rel = relative(path)
-    if rel == path or path.startswith("<"):
-        return False
-    parts = rel.split("/")
-    return not any(p in ("site-packages", "dist-packages") or p.startswith((".venv", "venv", ".tox",
-                                                                            ".nox"))
-                   for p in parts)
+    """Whether ``path`` is the project's (not a virtualenv's, not ``<string>``); asked for
+    every frame of every failure, so answered once per file."""
+    known = _project_files.get(path)
+    if known is None:
+        rel = relative(path)
+        parts = rel.split("/")
+        known = not (rel == path or path.startswith("<") or any(
+            p in ("site-packages", "dist-packages") or p.startswith((".venv", "venv", ".tox",
+                                                                      ".nox"))
+            for p in parts))
+        if len(_project_files) < MAX_FILES_KNOWN:
+            _project_files[path] = known
+    return known
 
 
 def _is_test(path: str) -> bool:
@@ -185,8 +195,9 @@ def _message(report: Any) -> str:
 def _text(report: Any, cause: str = "") -> str | None:
     """The traceback of the first failures, and of the first failure of each root cause."""
     global _texts
-    first = bool(cause) and cause not in _causes and len(_causes) < MAX_TEXTS * 5
-    _causes.add(cause)
+    first = bool(cause) and len(_causes) < MAX_TEXTS * 5 and cause not in _causes
+    if first:  # memory stays bounded however many distinct causes fail
+        _causes.add(cause)
     if _texts >= MAX_TEXTS and not first:
         return None
     _texts += 1

@@ -93,10 +93,10 @@ def read_record(folder: Path, *, max_problems: int = 500) -> JUnitReport | None:
             test_id = str(record.get("id") or ".")
             if test_id not in collection_errors:
                 collection_errors.add(test_id)
-                records.append(record)
+                _keep(report, records, record, max_problems)
         elif kind == "r":
             if _failing(record):
-                records.append(record)
+                _keep(report, records, record, max_problems)
             else:
                 _count(report, record)
     if not started:
@@ -107,6 +107,18 @@ def read_record(folder: Path, *, max_problems: int = 500) -> JUnitReport | None:
     report.hooks = hooks
     report.files.append(str(folder))
     return report
+
+
+def _keep(report: JUnitReport, records: list[dict[str, Any]], record: dict[str, Any],
+          max_problems: int) -> None:
+    """Keep a failing record for its details, or only count it once ``max_problems`` are
+    kept: memory stays flat with 100,000 failing tests."""
+    if len(records) < max_problems:
+        records.append(record)
+    elif _outcome(record) == "failed":
+        report.failed += 1
+    else:
+        report.errors += 1
 
 
 def passed_ids(folder: Path) -> set[str]:
@@ -199,8 +211,7 @@ def _problem(record: dict[str, Any], culprits: str) -> TestCaseResult:
         return TestCaseResult(test_id, "failed", message=message, code="tampering",
                               path=path, line=line, detail=excerpt(text))
     when = record.get("when")
-    outcome: Outcome = ("error" if when in ("setup", "teardown") or record.get("cat") == "error"
-                        else "failed")
+    outcome = _outcome(record)
     if outcome == "error":
         message = f"error in {when}: {message}"
     cause = None
@@ -209,6 +220,17 @@ def _problem(record: dict[str, Any], culprits: str) -> TestCaseResult:
     return TestCaseResult(test_id, outcome, message=message[:500] or "failed",
                           detail=excerpt(text), code=_code(text, code), path=path, line=line,
                           cause=cause)
+
+
+def _outcome(record: dict[str, Any]) -> Outcome:
+    """How :func:`_problem` counts a failing record: a collection error, a failure in setup
+    or teardown and what pytest counts as an error are errors; the others failures."""
+    if record.get("k") == "c":
+        return "error"
+    if record.get("tamper"):
+        return "failed"
+    return ("error" if record.get("when") in ("setup", "teardown") or record.get("cat") == "error"
+            else "failed")
 
 
 def _code(text: str, raw: str | None) -> str | None:

@@ -1,0 +1,203 @@
+"""Synthetic scale: ``ralph-verify check --until tests`` against plain ``pytest --junitxml``.
+
+Usage::
+
+    python benchmarks/bench_scale.py                 # 1k 5k 20k 50k x 0% 1% 10% 100%, 3 pairs
+    python benchmarks/bench_scale.py --quick         # 1k and 5k, 0% and 100%, 1 pair
+    python benchmarks/bench_scale.py --tests 20000 --fail 100 --pairs 3
+
+Generates suites of N tests (files of 100 tests each, under
+``~/.cache/ralph-verify-bench/scale/``) of which a given share fails, each failure an
+``assert`` comparing two values with a message of its own, as a migration breaks them. For
+every suite it runs, in pairs (plain then check, alternating which goes first):
+
+* plain: ``python -m pytest --junitxml=junit.xml -o junit_family=xunit1``, what
+  ralph-verify adds to its pytest run short of its own plugin;
+* check: ``python -m ralph_verify check --until tests --no-cache`` (its cache off: the
+  tests really run), its caches warmed first by ``--warmups`` check runs (1 by default).
+
+Each run is its own process, reaped with ``os.wait4``: wall time, CPU (user + system,
+the process and the processes it waited for) and peak RSS (the largest of them). It prints,
+per suite, each figure's check/plain ratio as min / median / max over the pairs, and the
+machine and its load; on a shared machine quote CPU, which load moves least. A run that
+passes ``--limit`` seconds is killed and marked as not finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+WORK = Path.home() / ".cache" / "ralph-verify-bench" / "scale"
+SIZES = (1_000, 5_000, 20_000, 50_000)
+RATES = (0, 1, 10, 100)
+PER_FILE = 100
+PYPROJECT = ('[project]\nname = "scale"\nversion = "0"\n\n[tool.pytest.ini_options]\n'
+             'pythonpath = ["."]\ntestpaths = ["tests"]\n')
+MODULE = '''\
+"""What the tests test: a record, a parser, a rule."""
+
+
+def parse(text):
+    key, _, value = text.partition("=")
+    return {"key": key.strip(), "value": value.strip()}
+
+
+def score(values):
+    return sum(v * v for v in values) % 97
+'''
+
+
+def failing(index: int, rate: int) -> bool:
+    """Test ``index`` fails at ``rate`` percent: spread evenly through the suite."""
+    return rate > 0 and (index * rate) // 100 != ((index + 1) * rate) // 100
+
+
+def test_source(first: int, count: int, rate: int) -> str:
+    lines = ["from app import parse, score\n"]
+    for index in range(first, first + count):
+        wanted = -1 if failing(index, rate) else (index * index) % 97
+        lines.append(
+            f"\n\ndef test_case_{index}():\n"
+            f"    record = parse('k{index} = v{index}')\n"
+            f"    assert record['key'] == 'k{index}'\n"
+            f"    assert score([{index}]) == {wanted}, 'score of {index}: ' + record['value']\n")
+    return "".join(lines)
+
+
+def suite(size: int, rate: int, per_file: int = PER_FILE) -> Path:
+    """The project with ``size`` tests, ``rate`` percent failing (built once)."""
+    root = WORK / (f"n{size}-f{rate}" + (f"-p{per_file}" if per_file != PER_FILE else ""))
+    done = root / ".built"
+    if done.exists():
+        return root
+    shutil.rmtree(root, ignore_errors=True)
+    (root / "tests").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    (root / "app.py").write_text(MODULE)
+    for first in range(0, size, per_file):
+        (root / "tests" / f"test_part_{first // per_file:05d}.py").write_text(
+            test_source(first, min(per_file, size - first), rate))
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    (root / ".gitignore").write_text(".ralph/\n.pytest_cache/\n__pycache__/\njunit.xml\n")
+    done.write_text("")
+    return root
+
+
+@dataclass
+class Figures:
+    wall: float
+    cpu: float
+    rss_mib: float
+    finished: bool
+
+
+def measure(argv: list[str], cwd: Path, limit: float, env: dict[str, str]) -> Figures:
+    """One run as its own process (group): wall, CPU and peak RSS of it and its children."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    finished = True
+    deadline = start + limit
+    while True:
+        pid, _status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() > deadline:
+            os.killpg(proc.pid, signal.SIGKILL)
+            finished = False
+            pid, _status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.02)
+    proc.returncode = 0  # reaped above
+    wall = time.perf_counter() - start
+    return Figures(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, finished)
+
+
+def commands(python: str) -> dict[str, list[str]]:
+    return {"plain": [python, "-m", "pytest", "--junitxml=junit.xml", "-o",
+                      "junit_family=xunit1"],
+            "check": [python, "-m", "ralph_verify", "check", "--until", "tests", "--no-cache",
+                      "--timeout", "3600"]}
+
+
+def ratios(pairs: list[tuple[Figures, Figures]], name: str) -> str:
+    values = [getattr(check, name) / getattr(plain, name) for plain, check in pairs
+              if getattr(plain, name) > 0]
+    if not values:
+        return "-"
+    return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
+
+
+def machine() -> str:
+    load = os.getloadavg()
+    return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tests", type=int, action="append", help="suite size (repeatable)")
+    parser.add_argument("--fail", type=int, action="append", help="percent failing (repeatable)")
+    parser.add_argument("--per-file", type=int, default=PER_FILE,
+                        help="tests per file (pytest parses a failing test's whole file)")
+    parser.add_argument("--warmups", type=int, default=1, help="check runs before the pairs")
+    parser.add_argument("--pairs", type=int, default=None, help="paired runs per suite")
+    parser.add_argument("--quick", action="store_true", help="1k and 5k, 0%% and 100%%, 1 pair")
+    parser.add_argument("--limit", type=float, default=600.0, help="seconds before a run is killed")
+    parser.add_argument("--python", default=sys.executable, help="the interpreter of both sides")
+    parser.add_argument("--ralph-verify", metavar="CHECKOUT",
+                        help="measure the ralph-verify of this checkout (PYTHONPATH of the check "
+                             "side), e.g. an older one for before/after")
+    args = parser.parse_args(argv)
+    sizes = args.tests or ([1_000, 5_000] if args.quick else list(SIZES))
+    rates = args.fail or ([0, 100] if args.quick else list(RATES))
+    pairs = args.pairs or (1 if args.quick else 3)
+    env = {**os.environ, "RALPH_VERIFY_CACHE_DIR": str(WORK / "ralph-verify-cache")}
+    env.pop("PYTEST_ADDOPTS", None)
+    argvs = commands(args.python)
+    envs = {"plain": env, "check": dict(env)}
+    if args.ralph_verify:
+        envs["check"]["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(Path(args.ralph_verify).resolve()), env.get("PYTHONPATH")) if p)
+    print(f"# {machine()}", flush=True)
+    rows = []
+    for size in sizes:
+        for rate in rates:
+            root = suite(size, rate, args.per_file)
+            for _ in range(args.warmups):  # ralph-verify's caches (bytecode prefix, probes)
+                measure(argvs["check"], root, args.limit, envs["check"])
+            runs: list[tuple[Figures, Figures]] = []
+            for index in range(pairs):
+                order = ("plain", "check") if index % 2 == 0 else ("check", "plain")
+                got = {side: measure(argvs[side], root, args.limit, envs[side]) for side in order}
+                runs.append((got["plain"], got["check"]))
+                plain, check = got["plain"], got["check"]
+                print(f"{size:>6} tests {rate:>3}% failing  plain {plain.wall:7.2f}s "
+                      f"{plain.cpu:7.2f} cpu {plain.rss_mib:6.0f} MiB | check {check.wall:7.2f}s "
+                      f"{check.cpu:7.2f} cpu {check.rss_mib:6.0f} MiB"
+                      + ("" if check.finished and plain.finished else "  (killed at --limit)"),
+                      flush=True)
+            rows.append((size, rate, runs))
+    print(f"\n# {machine()}")
+    print("| tests | failing | plain wall s (median) | wall ratio | CPU ratio | peak RSS ratio |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for size, rate, runs in rows:
+        plain_wall = statistics.median(p.wall for p, _ in runs)
+        unfinished = "" if all(p.finished and c.finished for p, c in runs) else " (killed)"
+        print(f"| {size:,} | {rate}% | {plain_wall:.2f} | {ratios(runs, 'wall')}{unfinished} | "
+              f"{ratios(runs, 'cpu')} | {ratios(runs, 'rss_mib')} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""The recorder with thousands of failing tests: every failure counted with its own id and
+message, the detail kept bounded (a truncation marker), and the reader's memory flat."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ralph_verify.recorder import plugin as recorder
+from ralph_verify.recorder.read import PLUGIN_NAME, plugin_source, read_record
+
+FAILING = 2000
+PER_FILE = 100
+#: A failure whose text is far past what is kept (pytest shows the whole string).
+HUGE = "def test_huge():\n    assert 'x' * 200_000 == 'y', 'huge: ' + 'z' * 200_000\n"
+
+
+def _suite(root: Path) -> None:
+    tests = root / "tests"
+    tests.mkdir()
+    for first in range(0, FAILING, PER_FILE):
+        (tests / f"test_part_{first // PER_FILE:03d}.py").write_text("".join(
+            f"\n\ndef test_case_{i}():\n    assert {i} == -1, 'case {i} fails'\n"
+            for i in range(first, first + PER_FILE)))
+    (tests / "test_huge.py").write_text(HUGE)
+
+
+def _run(root: Path, record: Path) -> None:
+    plugins = root.parent / "plugins"
+    plugins.mkdir()
+    (plugins / f"{PLUGIN_NAME}.py").write_text(plugin_source())
+    env = {**os.environ, "PYTHONPATH": str(plugins), "RALPH_VERIFY_RECORD_DIR": str(record)}
+    env.pop("PYTEST_ADDOPTS", None)
+    # --tb=line: pytest's own cost per failure, not ours, is what a long traceback makes slow.
+    subprocess.run([sys.executable, "-m", "pytest", "-p", PLUGIN_NAME, "-p", "no:cacheprovider",
+                    "-q", "--tb=line", "tests"], cwd=root, env=env, timeout=600,
+                   stdout=subprocess.DEVNULL, check=False)
+
+
+def test_thousands_of_failures_are_all_counted_with_their_ids_and_messages(
+        tmp_path: Path) -> None:
+    root, record = tmp_path / "proj", tmp_path / "record"
+    root.mkdir()
+    record.mkdir()
+    _suite(root)
+    _run(root, record)
+    report = read_record(record, max_problems=FAILING + 10)
+    assert report is not None
+    assert report.failed == FAILING + 1 and report.passed == 0
+    messages = {case.id: case.message for case in report.problems}
+    for i in range(FAILING):
+        test_id = f"tests/test_part_{i // PER_FILE:03d}.py::test_case_{i}"
+        assert f"case {i} fails" in messages[test_id], messages.get(test_id)
+    # The huge failure: its message cut, its text kept with a marker in the middle.
+    lines = [json.loads(line) for path in record.glob("record-*.jsonl")
+             for line in path.read_text().splitlines()]
+    huge = next(r for r in lines if r.get("id") == "tests/test_huge.py::test_huge")
+    assert len(huge["msg"]) <= 1000
+    assert "[...]" in huge["text"] and len(huge["text"]) <= recorder.TEXT_CHARS + 10
+    texts = [r for r in lines if "text" in r]
+    assert len(texts) <= recorder.MAX_TEXTS * 6  # the first ones and one per root cause
+    # Read with a smaller bound: all counted, only that many kept.
+    small = read_record(record, max_problems=50)
+    assert small is not None
+    assert small.failed == FAILING + 1 and len(small.problems) == 50
+    assert [c.id for c in small.problems] == [c.id for c in report.problems[:50]]
+
+
+def test_is_project_is_answered_once_per_file_and_bounded() -> None:
+    recorder._project_files.clear()
+    old_root = recorder._root
+    recorder._root = "/proj"
+    try:
+        assert recorder.is_project("/proj/pkg/mod.py")
+        assert not recorder.is_project("/proj/.venv/lib/site.py")
+        assert not recorder.is_project("/elsewhere/mod.py")
+        assert recorder._project_files == {"/proj/pkg/mod.py": True,
+                                           "/proj/.venv/lib/site.py": False,
+                                           "/elsewhere/mod.py": False}
+        for i in range(recorder.MAX_FILES_KNOWN + 10):
+            recorder.is_project(f"/proj/m{i}.py")
+        assert len(recorder._project_files) == recorder.MAX_FILES_KNOWN
+    finally:
+        recorder._root = old_root
+        recorder._project_files.clear()
