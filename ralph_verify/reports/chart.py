@@ -35,6 +35,9 @@ class Series:
     colour: str
     #: iteration number -> value (``None``: the check could not decide).
     values: dict[int, float | None] = field(default_factory=dict)
+    #: iterations where the check was not judged (coverage of a partial run): no number,
+    #: and no error either.
+    unjudged: set[int] = field(default_factory=set)
 
 
 def _noun(check: dict[str, Any]) -> str:
@@ -66,8 +69,11 @@ def build_series(data: SessionData) -> list[Series]:
                                 PALETTE[len(found) % len(PALETTE)])
                 found[spec] = series
             series.values[number] = series_value(check)
+            if check.get("status") == "skipped":
+                series.unjudged.add(number)
     return [s for s in found.values()
-            if s.percent or any(v is None or v > 0 for v in s.values.values())]
+            if s.percent or any((v is None and n not in s.unjudged) or (v or 0) > 0
+                                for n, v in s.values.items())]
 
 
 def _nice_max(value: float) -> float:
@@ -172,7 +178,10 @@ def _draw_series(s: Series, x: Any, y: Any, with_baseline: bool, top: float) -> 
     for number in sorted(s.values):
         value = s.values[number]
         where = "baseline" if number == 0 else f"iteration {number}"
-        if value is None:
+        if value is None and number in s.unjudged:
+            cls, cy, text = "unjudged", y(top, False), "not judged this time"
+            shown = "none"
+        elif value is None:
             cls, cy, text = "error", y(top, False), "could not decide"
             shown = "error"
         else:

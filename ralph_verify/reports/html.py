@@ -56,6 +56,7 @@ pre { background: var(--soft); padding: 8px; overflow-x: auto; white-space: pre-
 .chart circle { fill: var(--c); stroke: #fff; stroke-width: 1; }
 .chart circle.baseline-point { fill: #fff; stroke: var(--c); stroke-width: 2; }
 .chart circle.error { fill: #fff; stroke: var(--err); stroke-width: 3; }
+.chart circle.unjudged { fill: #fff; stroke: var(--skip); stroke-width: 2; }
 .chart .breaker-half-open { fill: #ffe8cc; } .chart .breaker-open { fill: #ffc9c9; }
 .chart .hidden { display: none; }
 .legend { display: flex; flex-wrap: wrap; gap: 8px; margin: 6px 0; }
@@ -217,7 +218,8 @@ def _check_cell(spec: str, check: dict[str, Any] | None) -> str:
     status = str(check.get("status"))
     value = series_value(check)
     metric = check.get("metric")
-    shown = "error" if value is None else f"{value:g}"
+    # No number: an error, or a check not judged this time (coverage of a partial run).
+    shown = f"{value:g}" if value is not None else "error" if status == "error" else "none"
     metric_attr = "" if metric is None else f' data-metric="{_e(metric)}"'
     summary = " ".join(str(check.get("summary", "")).split())
     return (f'<td class="check status-{_e(status)}" data-spec="{_e(spec)}" '

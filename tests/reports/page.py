@@ -74,8 +74,8 @@ def charted(check: dict[str, Any]) -> str:
     in percent; failing tests; lint/type errors; else the failures listed."""
     if check["status"] == "error":
         return "error"
-    if check["name"] == "coverage":
-        return f"{float(check['metric']):g}"
+    if check["name"] == "coverage":  # not judged (a partial run): no number
+        return "none" if check["metric"] is None else f"{float(check['metric']):g}"
     counts = check.get("counts") or {}
     if "failed" in counts:
         return f"{float(counts['failed'] + counts.get('errors', 0)):g}"
