@@ -81,6 +81,7 @@ if TYPE_CHECKING:
     from ralph_verify.loop.verdict import Verdict, VerdictProposal
     from ralph_verify.plugins.pytest_run import PytestRun, shared_pytest_run
     from ralph_verify.proc.process import ToolError, ToolRun
+    from ralph_verify.tasks.state import TaskRecord, TasksState
 
 #: Public name -> the module that defines it, imported when the name is first used.
 _LAZY = {
@@ -110,6 +111,7 @@ _LAZY = {
     "CheckSpec": "ralph_verify.config.until",
     **dict.fromkeys(("Verdict", "VerdictProposal"), "ralph_verify.loop.verdict"),
     "Verification": "ralph_verify.checks.verification",
+    **dict.fromkeys(("TaskRecord", "TasksState"), "ralph_verify.tasks.state"),
 }
 
 __all__ = [
@@ -150,6 +152,8 @@ __all__ = [
     "Stash",
     "StashKey",
     "Status",
+    "TaskRecord",
+    "TasksState",
     "ToolError",
     "ToolRun",
     "Unavailable",

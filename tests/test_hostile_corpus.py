@@ -23,7 +23,11 @@ CONFIGS: list[tuple[str, str]] = [
     ("[tool.ralph-verify]\ntimeout = false", "timeout"),
     ("[tool.ralph-verify]\ntimeout = 0", "timeout"),
     ("[tool.ralph-verify]\ntimeout = -3", "timeout"),
-    ("[tool.ralph-verify]\ntimeout = \"90\"", "timeout"),
+    # A string is a duration, as on the command line ("90", "10m"); nothing else.
+    ("[tool.ralph-verify]\ntimeout = \"90 parsecs\"", "timeout"),
+    ("[tool.ralph-verify]\ntimeout = \"inf\"", "timeout"),
+    ("[tool.ralph-verify]\ntimeout = \"0s\"", "timeout"),
+    ("[tool.ralph-verify.checks.lint]\ntimeout = \"-5m\"", "timeout"),
     ("[tool.ralph-verify]\ntimeout = [1]", "timeout"),
     ("[tool.ralph-verify]\njobs = 0", "jobs"),
     ("[tool.ralph-verify]\njobs = true", "jobs"),

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph_verify import TasksState, hookimpl
 from ralph_verify.testing import Ralph
 from tests.drivers import Driver
 from tests.reports.page import parse
@@ -134,3 +135,36 @@ def test_status_and_watch_name_the_current_task_in_hook_mode(ralph: Ralph) -> No
         "D": "already", "A": "todo", "B": "todo", "C": "todo"}
     watched = ralph.run("status", "--watch")
     assert "task A of tasks.toml · 1/4 tasks done" in watched.out, watched
+
+
+class TaskTable:
+    """A third-party reporter of task lists: what ``ralph_report_tasks`` gives it."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, list[tuple[str, str]]]] = []
+
+    @hookimpl
+    def ralph_report_tasks(self, tasks: TasksState) -> None:
+        self.seen.append((tasks.verdict, [(row.id, row.status) for row in tasks.tasks]))
+
+
+def test_a_plugin_gets_the_task_table_once_when_the_list_ends(ralph: Ralph) -> None:
+    ralph.makefile("tasks.toml", textwrap.dedent("""\
+        [[task]]
+        id = "A"
+        title = "write a"
+        until = "files:a.txt"
+
+        [[task]]
+        id = "B"
+        title = "write b"
+        until = "files:b.txt"
+        """))
+    ralph.makefile(".gitignore", ".ralph/\n")
+    ralph.git_init()
+    table = TaskTable()
+    result = ralph.run("run", "--tasks", "tasks.toml", "--agent",
+                       'cmd:echo done > "$(echo $RALPH_TASK_ID | tr AB ab).txt"',
+                       "--no-integrity", plugins=[table])
+    assert result.ret == 0, result
+    assert table.seen == [("complete", [("A", "done"), ("B", "done")])]
