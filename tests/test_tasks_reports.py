@@ -141,7 +141,7 @@ class TaskTable:
     """A third-party reporter of task lists: what ``ralph_report_tasks`` gives it."""
 
     def __init__(self) -> None:
-        self.seen: list[tuple[str, list[tuple[str, str]]]] = []
+        self.seen: list[tuple[str | None, list[tuple[str, str]]]] = []
 
     @hookimpl
     def ralph_report_tasks(self, tasks: TasksState) -> None:
