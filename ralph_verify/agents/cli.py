@@ -21,7 +21,7 @@ import shutil
 import sys
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -192,6 +192,11 @@ class CLIAgent:
 
     # --- running ---------------------------------------------------------------------------
 
+    def tool_output(self, env: Mapping[str, str], parsed: Parsed) -> str:
+        """What the agent's tools printed that its own output leaves out (Codex records
+        it in its session file only), where refusals are looked for too."""
+        return ""
+
     def run(self, request: AgentRequest) -> AgentResult:
         started = time.monotonic()
         env = {**self.quiet_environment(request), **agent_env(request),
@@ -223,7 +228,8 @@ class CLIAgent:
         if parsed.error and parsed.error not in text:
             text = f"{text}\n{self.name} reported an error: {parsed.error}".strip()
         refused = None if outcome.timed_out or outcome.cancelled or outcome.idle else \
-            find_refusal(self.name, self.refusals, sink.tail(), parsed.error)
+            find_refusal(self.name, self.refusals,
+                         sink.tail() + self.tool_output(env, parsed), parsed.error)
         return AgentResult(exit_code=outcome.exit_code, duration_s=time.monotonic() - started,
                            text=text, timed_out=outcome.timed_out, cancelled=outcome.cancelled,
                            input_tokens=parsed.input_tokens, output_tokens=parsed.output_tokens,

@@ -39,7 +39,8 @@ is unknown).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from ralph_verify.agents import AgentRequest
@@ -90,6 +91,28 @@ class CodexAgent(CLIAgent):
 
     def parse(self, lines: Iterable[str]) -> Parsed:
         return parse_codex_events(lines)
+
+    def tool_output(self, env: Mapping[str, str], parsed: Parsed) -> str:
+        """The commands' outputs of this thread, from Codex's session file
+        (``$CODEX_HOME/sessions/Y/M/D/rollout-*-THREAD.jsonl``): ``exec --json`` does not
+        always report a command whose sandbox failed, the session file does."""
+        if not parsed.session_id:
+            return ""
+        home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or Path.home()) / ".codex")
+        found = sorted((home / "sessions").glob(f"*/*/*/rollout-*-{parsed.session_id}.jsonl"))
+        outputs: list[str] = []
+        for path in found[-1:]:
+            try:
+                with path.open(encoding="utf-8", errors="replace") as handle:
+                    for event in json_lines(handle):
+                        item = as_dict(event.get("payload"))
+                        if item.get("type") == "function_call_output":
+                            output = item.get("output")
+                            text = output if isinstance(output, str) else json.dumps(output)
+                            outputs.append(text[:4000])
+            except OSError:
+                return ""
+        return "\n" + "\n".join(outputs[-20:])
 
 
 def parse_codex_events(lines: Iterable[str]) -> Parsed:

@@ -35,6 +35,7 @@ from ralph_verify.tasks.frozen_list import from_json, to_json
 from ralph_verify.tasks.keys import TASK_BRANCH_KEY, TASK_COMMIT_KEY, task_commit
 from ralph_verify.tasks.model import Task
 from ralph_verify.tasks.order import DONE
+from ralph_verify.tasks.prompt import task_text
 from ralph_verify.tasks.state import TasksState
 
 if TYPE_CHECKING:
@@ -94,7 +95,10 @@ class HookTaskList(TaskListRun):
         with super()._task_settings(task, gate, state):
             for key in ("no_branch", "allow_dirty"):  # run's later tasks go on on its branch
                 self.config.set_session_value(key, self.base.get(key))
-            self.config.set_session_value("start_task", [str(self.config.get("task"))])
+            # No prompt template in hook mode: the task's text carries its acceptance (the
+            # gate in words) and the list, as run's default task template does.
+            self.config.set_session_value("start_task", [task_text(
+                self.tasks, task, gate, state.status(), self.root)])
             try:
                 yield
             finally:
