@@ -57,10 +57,12 @@ ROWS: dict[str, Support] = {
     "opencode": Support("OpenCode", "1.18.33", f"{OFFLINE}[opencode]", None,
                         f"{OFFLINE}[opencode]", f"{OFFLINE}[opencode]",
                         "OpenCode's plugins are not used as a Stop hook"),
-    "copilot": Support("Copilot CLI", "1.0.102", f"{OFFLINE}[copilot]", None,
+    "copilot": Support("Copilot CLI", "1.0.102", f"{OFFLINE}[copilot]",
+                       "tests/test_copilot_hook_e2e.py::"
+                       "test_copilot_agent_stop_hook_blocks_until_the_tests_pass",
                        f"{OFFLINE}[copilot]", f"no:{OFFLINE}[copilot]",
-                       "Copilot's agentStop hook can block a stop (seen with 1.0.102) but "
-                       "hook mode does not use it yet; it reports premium requests, no cost"),
+                       "Stop hook: Copilot's agentStop (.github/hooks, a trusted folder); "
+                       "it reports premium requests, no cost"),
     "amp": Support("Amp", None, None, None, None, None,
                    "not tested offline: Amp talks only to its own service"),
 }

@@ -30,7 +30,8 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--session-id", scope="start", metavar="ID",
                      help="the agent session to bind (default: $CLAUDE_CODE_SESSION_ID, else "
                           "the first session whose Stop hook fires)")
-    parser.addoption("--agent-name", scope="start", choices=("claude", "codex", "qwen", "gemini"),
+    parser.addoption("--agent-name", scope="start", choices=("claude", "codex", "qwen", "gemini",
+                                                                   "copilot"),
                      help="which agent's Stop hook drives the loop (default: the first to "
                           "call; claude when $CLAUDE_CODE_SESSION_ID binds it)")
     parser.addoption("start_task", scope="start", nargs="*", metavar="TASK",
