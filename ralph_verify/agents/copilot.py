@@ -37,10 +37,18 @@ headless unless the user's Copilot configuration allows them); with ``--yolo``
 ``result`` (``--continue``, the most recent session, only when the id is unknown: with
 two loops side by side that may be the other loop's).
 
-Hook mode: not supported yet. Copilot's ``agentStop`` hook (``.github/hooks/*.json``, in a
-trusted folder) can block a stop (``{"decision": "block", "reason": R}``: R goes to the
-model), seen with 1.0.102; its input has ``sessionId``, ``stop_hook_active`` and
-``transcriptPath`` but not the final text, which the loop's promise protocol reads.
+Hook mode (tested offline with 1.0.102): Copilot's Stop hook is ``agentStop``, read from
+``.github/hooks/*.json`` (``{"version": 1, "hooks": {"agentStop": [{"type": "command",
+"bash": CMD, "timeoutSec": N}]}}``) in a folder Copilot trusts: ``copilot -p`` loads them
+with ``--trust-folder`` (or a folder trusted interactively). ``ralph-verify init copilot``
+writes ``.github/hooks/ralph-verify.json`` (merged, ``.ralph/`` added to ``.gitignore``);
+``ralph-verify start --agent-name copilot --until ...`` records the loop. The hook's input
+has ``sessionId``, ``transcriptPath`` and ``stop_hook_active`` but not the final text:
+``hook copilot-stop`` reads it from the transcript (``events.jsonl``: the
+``assistant.message`` events after the last ``user.message``) for the promise protocol.
+``{"decision": "block", "reason": R}`` keeps Copilot going with R as the next user
+message. Copilot's changelog says it ends a turn after 8 consecutive blocks (not tested
+here, no setting found to raise it): a longer loop needs a new prompt. No PreToolUse guard.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Hook mode: the loop driven by the agent's own Stop hook (Claude Code, Codex, Qwen Code,
-Gemini CLI's AfterAgent).
+Gemini CLI's AfterAgent, Copilot CLI's agentStop).
 
 ``ralph-verify start`` records a session in ``.ralph/`` (the same files as
 ``run``: state.json, history.jsonl, progress.md, iterations/NNN/) and takes the
