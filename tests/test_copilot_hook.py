@@ -120,3 +120,34 @@ def test_copilot_stop_reads_the_final_text_from_the_transcript(ralph: Ralph) -> 
     data = json.loads((ralph.path / ".ralph" / "state.json").read_text())
     assert data["verdict"]["verdict"] == "complete" and data["iteration"] == 2, data
     assert (ralph.path / ".ralph" / "iterations" / "002" / "agent.log").read_text() == "Done now"
+
+
+def test_the_block_copilot_ignores_is_marked(ralph: Ralph) -> None:
+    """Copilot honours 8 blocked stops in a row, then ends the turn: the 9th block says so
+    and marks the state, which 'status --watch' reads."""
+    from ralph_verify.reports.watch import cap_note
+
+    # No progress on purpose: the stall breaker stays out of it.
+    ralph.makefile("pyproject.toml", "[tool.ralph-verify]\nstall-same-errors = 0\n"
+                                     "stall-no-progress = 0\n")
+    started = ralph.run("start", "--until", "files:done.txt", "--max-iterations", "20",
+                        "--agent-name", "copilot")
+    assert started.ret == 0, started
+    path = transcript(ralph.path.parent / "copilot-cap" / "events.jsonl",
+                      event("user.message", "go"), event("assistant.message", "not yet"))
+    answers: list[Any] = []
+    for call in range(9):
+        (ralph.path / "work.txt").write_text(f"step {call}\n")  # progress: no stall
+        result = ralph.run("hook", "copilot-stop",
+                           stdin=json.dumps(copilot_payload(ralph, "c-1", path, call > 0)))
+        assert result.ret == 0, result
+        assert result.out.strip(), (call, result.stderr.str()[-1500:], answers)
+        answers.append(result.json())
+    assert all(a["decision"] == "block" for a in answers), answers
+    assert all("block cap" not in a["systemMessage"] and "Copilot CLI ends" not in
+               a["systemMessage"] for a in answers[:8]), answers[:8]
+    assert "Copilot CLI ends a turn after 8 blocked stops" in answers[8]["systemMessage"]
+    data = json.loads((ralph.path / ".ralph" / "state.json").read_text())
+    assert data["hook"]["block_cap_reached"]["iteration"] == 9, data["hook"]
+    note = cap_note(data)
+    assert note is not None and "Copilot CLI's block cap" in note, note

@@ -47,8 +47,11 @@ has ``sessionId``, ``transcriptPath`` and ``stop_hook_active`` but not the final
 ``hook copilot-stop`` reads it from the transcript (``events.jsonl``: the
 ``assistant.message`` events after the last ``user.message``) for the promise protocol.
 ``{"decision": "block", "reason": R}`` keeps Copilot going with R as the next user
-message. Copilot's changelog says it ends a turn after 8 consecutive blocks (not tested
-here, no setting found to raise it): a longer loop needs a new prompt. No PreToolUse guard.
+message. Copilot honours 8 blocked stops in a row per prompt, tool calls between them or
+not (measured: a hook that always blocks is called 9 times), and no setting raises it: the
+9th block is ignored and the turn ends; that block says so, and ``status --watch`` shows
+that the loop waits for a new message. One ``copilot -p`` gives at most 9 iterations. No
+PreToolUse guard.
 """
 
 from __future__ import annotations

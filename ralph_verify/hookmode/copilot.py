@@ -6,7 +6,9 @@ Copilot (1.0.102) hands its ``agentStop`` hook ``sessionId``, ``cwd``, ``transcr
 session state: one JSON event per line, ``assistant.message`` events (``data.content``)
 after the last ``user.message`` are the turn's answer. The hook's answer is Claude Code's:
 ``{"decision": "block", "reason": R}`` keeps the agent going with R as the next user
-message; anything else lets it stop.
+message; anything else lets it stop. Copilot honours 8 blocks in a row (measured with
+1.0.102: a hook that always blocks gets 9 calls per prompt, with or without tool calls
+between them), then ends the turn whatever the hook says.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+#: Blocked stops in a row Copilot honours per prompt (1.0.102, tool calls between them or
+#: not): it ignores the next block and ends the turn.
+COPILOT_BLOCK_CAP = 8
 #: How much of the transcript's end is read for the final text (a long session's file grows).
 TAIL_BYTES = 4 * 1024 * 1024
 

@@ -202,8 +202,8 @@ def install(config: Config, target: str) -> int:
               "starts a loop (no PreToolUse guard for this agent)")
         if target == "copilot":
             print("  Copilot loads .github/hooks only in a folder it trusts (copilot -p: "
-                  "--trust-folder); its changelog says it ends a turn after 8 blocked stops "
-                  "in a row")
+                  "--trust-folder); it honours 8 blocked stops in a row per prompt (at "
+                  "most 9 iterations), then ends the turn")
     else:
         print("next: Codex runs hooks only when trusted (codex exec "
               "--dangerously-bypass-hook-trust for automation); in Codex, "
