@@ -54,13 +54,18 @@ ROWS: dict[str, Support] = {
     "qwen": Support("Qwen Code", "0.24.4", f"{OFFLINE}[qwen]",
                     f"{HOOKS}::test_qwen_stop_hook_blocks_until_the_tests_pass",
                     f"{OFFLINE}[qwen]", f"no:{OFFLINE}[qwen]", "Qwen reports no cost"),
-    "opencode": Support("OpenCode", "1.18.33", f"{OFFLINE}[opencode]", None,
+    "opencode": Support("OpenCode", "1.18.33", f"{OFFLINE}[opencode]",
+                        "no:tests/test_opencode_stop_e2e.py::"
+                        "test_a_plugin_cannot_continue_opencode_run_at_session_idle",
                         f"{OFFLINE}[opencode]", f"{OFFLINE}[opencode]",
-                        "OpenCode's plugins are not used as a Stop hook"),
-    "copilot": Support("Copilot CLI", "1.0.102", f"{OFFLINE}[copilot]", None,
+                        "OpenCode has no Stop hook: a plugin's session.idle event is not "
+                        "awaited, and its follow-up prompt never reaches the model"),
+    "copilot": Support("Copilot CLI", "1.0.102", f"{OFFLINE}[copilot]",
+                       "tests/test_copilot_hook_e2e.py::"
+                       "test_copilot_agent_stop_hook_blocks_until_the_tests_pass",
                        f"{OFFLINE}[copilot]", f"no:{OFFLINE}[copilot]",
-                       "Copilot's agentStop hook can block a stop (seen with 1.0.102) but "
-                       "hook mode does not use it yet; it reports premium requests, no cost"),
+                       "Stop hook: Copilot's agentStop (.github/hooks, a trusted folder); "
+                       "it reports premium requests, no cost"),
     "amp": Support("Amp", None, None, None, None, None,
                    "not tested offline: Amp talks only to its own service"),
 }

@@ -1,4 +1,5 @@
-"""``ralph-verify init claude`` / ``codex`` / ``qwen``: merge the hooks, keep everything else."""
+"""``ralph-verify init claude`` / ``codex`` / ``qwen`` / ``gemini`` / ``copilot``: merge the hooks,
+keep everything else."""
 
 from __future__ import annotations
 
@@ -103,7 +104,7 @@ def test_init_codex_writes_codex_home_hooks(ralph: Ralph, tmp_path: Path) -> Non
     assert "--dangerously-bypass-hook-trust" in result.out
 
 
-@pytest.mark.parametrize("target", ["claude", "codex", "qwen", "gemini"])
+@pytest.mark.parametrize("target", ["claude", "codex", "qwen", "gemini", "copilot"])
 def test_init_agent_keeps_ralph_out_of_git(ralph: Ralph, tmp_path: Path, target: str) -> None:
     """The session files are never committed: .ralph/ goes into .gitignore, once, after the
     user's own lines; a project that ignores it already is left byte for byte."""

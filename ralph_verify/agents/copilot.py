@@ -37,10 +37,21 @@ headless unless the user's Copilot configuration allows them); with ``--yolo``
 ``result`` (``--continue``, the most recent session, only when the id is unknown: with
 two loops side by side that may be the other loop's).
 
-Hook mode: not supported yet. Copilot's ``agentStop`` hook (``.github/hooks/*.json``, in a
-trusted folder) can block a stop (``{"decision": "block", "reason": R}``: R goes to the
-model), seen with 1.0.102; its input has ``sessionId``, ``stop_hook_active`` and
-``transcriptPath`` but not the final text, which the loop's promise protocol reads.
+Hook mode (tested offline with 1.0.102): Copilot's Stop hook is ``agentStop``, read from
+``.github/hooks/*.json`` (``{"version": 1, "hooks": {"agentStop": [{"type": "command",
+"bash": CMD, "timeoutSec": N}]}}``) in a folder Copilot trusts: ``copilot -p`` loads them
+with ``--trust-folder`` (or a folder trusted interactively). ``ralph-verify init copilot``
+writes ``.github/hooks/ralph-verify.json`` (merged, ``.ralph/`` added to ``.gitignore``);
+``ralph-verify start --agent-name copilot --until ...`` records the loop. The hook's input
+has ``sessionId``, ``transcriptPath`` and ``stop_hook_active`` but not the final text:
+``hook copilot-stop`` reads it from the transcript (``events.jsonl``: the
+``assistant.message`` events after the last ``user.message``) for the promise protocol.
+``{"decision": "block", "reason": R}`` keeps Copilot going with R as the next user
+message. Copilot honours 8 blocked stops in a row per prompt, tool calls between them or
+not (measured: a hook that always blocks is called 9 times), and no setting raises it: the
+9th block is ignored and the turn ends; that block says so, and ``status --watch`` shows
+that the loop waits for a new message. One ``copilot -p`` gives at most 9 iterations. No
+PreToolUse guard.
 """
 
 from __future__ import annotations

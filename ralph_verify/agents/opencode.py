@@ -31,6 +31,16 @@ Permissions: OpenCode's own configuration by default; with ``--yolo``
 ``--auto`` (approve every request not explicitly denied).
 ``--continue-session``: ``--session ID`` (``--continue`` when the id is
 unknown). ``--model`` takes ``provider/model``.
+
+Hook mode: not possible with 1.18.33, OpenCode has no Stop hook. Its plugins
+(``.opencode/plugin/*.js``) transform calls (``chat.params``, ``tool.execute.before`` ...)
+and get bus events (``session.idle``) through an ``event`` handler that OpenCode calls
+without awaiting it or reading its answer: nothing asks a plugin before the agent stops,
+so none can block the stop with feedback. Nor can one continue the session instead: a
+plugin that sends a follow-up prompt through its SDK client the moment ``session.idle``
+arrives sees the call answered, but the prompt never reaches the model and ``opencode
+run`` exits after the first answer (tests/test_opencode_stop_e2e.py, which fails the day
+OpenCode lets it through). Use ``ralph-verify run --agent opencode``.
 """
 
 from __future__ import annotations

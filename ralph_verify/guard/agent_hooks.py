@@ -2,7 +2,8 @@
 ``run``'s Claude Code and for hook mode) and the Stop hook (hook mode).
 
 Plain data, shared by the Claude Code adapter (``--settings`` for one run) and by
-``init claude`` / ``codex`` / ``qwen`` / ``gemini`` (merged into the agent's settings file).
+``init claude`` / ``codex`` / ``qwen`` / ``gemini`` / ``copilot`` (merged into the agent's
+settings file).
 """
 
 from __future__ import annotations
@@ -63,3 +64,10 @@ def gemini_hooks(command: str, *, timeout: int) -> dict[str, list[dict[str, Any]
     return {"AfterAgent": [{"hooks": [
         {"type": "command", "command": f"{command} hook gemini-stop",
          "timeout": timeout * 1000}]}]}
+
+
+def copilot_hooks(command: str, *, timeout: int) -> dict[str, list[dict[str, Any]]]:
+    """Copilot CLI's ``.github/hooks/*.json`` entries: its Stop hook is ``agentStop`` (the
+    command under ``bash``, timeout in seconds as ``timeoutSec``; no matcher groups)."""
+    return {"agentStop": [{"type": "command", "bash": f"{command} hook copilot-stop",
+                           "timeoutSec": timeout}]}

@@ -1,4 +1,5 @@
-"""``ralph-verify init claude|codex|qwen|gemini``: merge the hooks into the agent's settings.
+"""``ralph-verify init claude|codex|qwen|gemini|copilot``: merge the hooks into the agent's
+settings.
 
 The file is read as JSON, our entries are added where they are missing, and
 nothing of the user's is removed or changed: other hooks, other events, other
@@ -18,7 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.errors import UsageError
-from ralph_verify.guard.agent_hooks import claude_hooks, codex_hooks, gemini_hooks, qwen_hooks
+from ralph_verify.guard.agent_hooks import (
+    claude_hooks,
+    codex_hooks,
+    copilot_hooks,
+    gemini_hooks,
+    qwen_hooks,
+)
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
@@ -61,6 +68,8 @@ def _has_ours(groups: Any, action: str) -> bool:
 def merge(settings: dict[str, Any], hooks: dict[str, list[dict[str, Any]]],
           env: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
     """``settings`` with our hooks and env added; the list says what changed."""
+    if "agentStop" in hooks:
+        return _merge_copilot(settings, hooks)
     merged = dict(settings)
     notes: list[str] = []
     current = merged.get("hooks", {})
@@ -95,6 +104,31 @@ def merge(settings: dict[str, Any], hooks: dict[str, list[dict[str, Any]]],
     return merged, notes
 
 
+def _merge_copilot(settings: dict[str, Any],
+                   hooks: dict[str, list[dict[str, Any]]]) -> tuple[dict[str, Any], list[str]]:
+    """Copilot's hook file: ``{"version": 1, "hooks": {EVENT: [handler, ...]}}``, the
+    handlers listed directly (no matcher groups), the command under ``bash``."""
+    merged = {"version": 1, **settings}
+    current = merged.get("hooks", {})
+    if not isinstance(current, dict):
+        raise UsageError(f"\"hooks\" is a {type(current).__name__}, not an object: fix it first")
+    current = dict(current)
+    notes: list[str] = []
+    for event, handlers in hooks.items():
+        action = str(handlers[0]["bash"]).rsplit(" ", 1)[-1]
+        existing = current.get(event, [])
+        if not isinstance(existing, list):
+            raise UsageError(f"\"hooks\".\"{event}\" is not a list: fix it first")
+        if any(isinstance(h, dict) and f"hook {action}" in str(h.get("bash", ""))
+               for h in existing):
+            notes.append(f"kept: the {event} hook (ralph-verify hook {action}) is there already")
+            continue
+        current[event] = [*existing, *handlers]
+        notes.append(f"added: the {event} hook ralph-verify hook {action}")
+    merged["hooks"] = current
+    return merged, notes
+
+
 def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
     from ralph_verify.config.scaffold import read_text
 
@@ -112,7 +146,8 @@ def _read_json(path: Path) -> tuple[str | None, dict[str, Any]]:
 
 
 def install(config: Config, target: str) -> int:
-    """Merge the hooks of ``target`` (claude, codex, qwen, gemini) into its settings file."""
+    """Merge the hooks of ``target`` (claude, codex, qwen, gemini, copilot) into its settings
+    file."""
     from ralph_verify.config.scaffold import FileChange, apply_changes, gitignore_change
 
     command = hook_command(config)
@@ -129,6 +164,10 @@ def install(config: Config, target: str) -> int:
     elif target == "gemini":
         path = config.root / ".gemini" / "settings.json"
         hooks = gemini_hooks(command, timeout=timeout)
+        env = {}
+    elif target == "copilot":
+        path = config.root / ".github" / "hooks" / "ralph-verify.json"
+        hooks = copilot_hooks(command, timeout=timeout)
         env = {}
     else:
         home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
@@ -158,9 +197,13 @@ def install(config: Config, target: str) -> int:
         print("next: in Claude Code, 'ralph-verify start --until tests,lint' (or the "
               "/ralph-verify command of the plugin) starts a loop; 'ralph-verify cancel' "
               "ends it")
-    elif target in ("qwen", "gemini"):
+    elif target in ("qwen", "gemini", "copilot"):
         print(f"next: in the agent, 'ralph-verify start --agent-name {target} --until ...' "
               "starts a loop (no PreToolUse guard for this agent)")
+        if target == "copilot":
+            print("  Copilot loads .github/hooks only in a folder it trusts (copilot -p: "
+                  "--trust-folder); it honours 8 blocked stops in a row per prompt (at "
+                  "most 9 iterations), then ends the turn")
     else:
         print("next: Codex runs hooks only when trusted (codex exec "
               "--dangerously-bypass-hook-trust for automation); in Codex, "

@@ -1,5 +1,5 @@
 """Hook mode: the loop driven by the agent's own Stop hook (Claude Code, Codex, Qwen Code,
-Gemini CLI's AfterAgent).
+Gemini CLI's AfterAgent, Copilot CLI's agentStop).
 
 ``ralph-verify start`` records a session in ``.ralph/`` (the same files as
 ``run``: state.json, history.jsonl, progress.md, iterations/NNN/) and takes the
@@ -41,6 +41,7 @@ from ralph_verify.agents import AgentResult
 from ralph_verify.checks.registry import build_checks
 from ralph_verify.errors import UsageError
 from ralph_verify.hookmode import binding
+from ralph_verify.hookmode.copilot import COPILOT_BLOCK_CAP
 from ralph_verify.hookmode.protocol import emit, log
 from ralph_verify.hookmode.session import (
     CAP_ENV,
@@ -279,7 +280,15 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
     message = (f"ralph-verify iteration {number}/{session.max_iterations}: {failing} "
                f"check{'s' if failing != 1 else ''} failing")
     cap = block_cap()
-    if agent == "claude" and hook["blocks_in_a_row"] >= cap:
+    if agent == "copilot" and hook["blocks_in_a_row"] > COPILOT_BLOCK_CAP:
+        # Copilot honours 8 blocks in a row and ignores the 9th, tool calls or not.
+        hook["note"] = (f"Copilot CLI ends a turn after {COPILOT_BLOCK_CAP} blocked stops in a "
+                        "row (no setting raises it): it ignores this block, and the loop waits "
+                        f"at iteration {number}/{session.max_iterations}: send any message "
+                        "(or 'copilot --resume') to go on")
+        hook[CAP_MARK] = {"cap": COPILOT_BLOCK_CAP, "iteration": number, "at": now_iso()}
+        message += f". {hook['note']}"
+    elif agent == "claude" and hook["blocks_in_a_row"] >= cap:
         hook["note"] = (f"Claude Code ends a turn after {cap} Stop-hook blocks in a row without "
                         f"a tool call ({CAP_ENV}={cap}); if it stopped, the loop waits at "
                         f"iteration {number}/{session.max_iterations}: send any message to go "

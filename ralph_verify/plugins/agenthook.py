@@ -4,9 +4,9 @@ Its settings and ``init`` targets live here; its commands are plugin modules of 
 own (:mod:`ralph_verify.plugins.commands.start`, ``agent_hook``, ``slash``)::
 
     ralph-verify start --until tests,lint [--max-iterations N]   # inside the agent
-    ralph-verify hook claude-stop | codex-stop | qwen-stop | gemini-stop   # the Stop hook
+    ralph-verify hook claude-stop | codex-stop | qwen-stop | gemini-stop | copilot-stop
     ralph-verify hook claude-pretool | codex-pretool              # the PreToolUse guard
-    ralph-verify init claude | codex | qwen | gemini              # install the hooks
+    ralph-verify init claude | codex | qwen | gemini | copilot    # install the hooks
 
 A hook never fails the agent: whatever goes wrong (bad config, a crash, the
 time budget) it exits 0 without blocking, says so in a ``systemMessage`` and
@@ -46,7 +46,7 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--no-guard", scope="init", action="store_true", default=None,
                      help="init claude: install the Stop hook only, not the PreToolUse guard")
     parser.addoption("--hook-command", scope="init", metavar="CMD",
-                     help="init claude/codex: how the hooks call ralph-verify (default: "
+                     help="init claude/codex/...: how the hooks call ralph-verify (default: "
                           "'ralph-verify' when it is on PATH, else this Python with -m)")
     parser.addsetting("guard", type="ralph_verify.guard.settings:GuardSettings",  # lazy: pydantic
                       default=None,
@@ -76,6 +76,9 @@ def ralph_register_init_targets(registry: InitRegistry) -> None:
     registry.add(InitTarget("gemini", init_gemini,
                             help="Gemini CLI: the Stop hook (AfterAgent) in "
                                  ".gemini/settings.json (merged)"))
+    registry.add(InitTarget("copilot", init_copilot,
+                            help="Copilot CLI: the Stop hook (agentStop) in "
+                                 ".github/hooks/ralph-verify.json (merged)"))
 
 
 def init_claude(config: Config) -> int:
@@ -100,3 +103,9 @@ def init_gemini(config: Config) -> int:
     from ralph_verify.hookmode.install import install
 
     return install(config, "gemini")
+
+
+def init_copilot(config: Config) -> int:
+    from ralph_verify.hookmode.install import install
+
+    return install(config, "copilot")

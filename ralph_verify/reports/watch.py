@@ -194,6 +194,11 @@ def cap_note(state: dict[str, Any]) -> str | None:
     mark = hook.get("block_cap_reached")
     if state.get("status") == "finished" or not isinstance(mark, dict):
         return None
+    if hook.get("agent") == "copilot":
+        return (f"stopped by Copilot CLI's block cap: iteration {mark.get('iteration')} came "
+                f"after {mark.get('cap')} blocked stops in a row, and Copilot ends the turn "
+                "there; the loop does not move until the session gets a new message "
+                "('ralph-verify cancel' ends the loop)")
     return (f"stopped by Claude Code's block cap? iteration {mark.get('iteration')} was its "
             f"{mark.get('cap')}th Stop-hook block in a row: Claude Code ends the turn there, "
             "and the loop does not move until the session gets a new message "

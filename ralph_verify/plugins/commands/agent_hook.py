@@ -23,8 +23,8 @@ from ralph_verify.config.parser import Parser
 from ralph_verify.guard.rules import RULES
 from ralph_verify.markers import hookimpl
 
-HOOK_ACTIONS = ("claude-stop", "codex-stop", "qwen-stop", "gemini-stop", "claude-pretool",
-                "codex-pretool")
+HOOK_ACTIONS = ("claude-stop", "codex-stop", "qwen-stop", "gemini-stop", "copilot-stop",
+                "claude-pretool", "codex-pretool")
 
 
 @hookimpl(wrapper=True)
@@ -54,7 +54,7 @@ def ralph_addoption(parser: Parser) -> None:
     parser.add_command(
         "hook", hook, scopes=("hook",),
         help="run as an agent hook: Stop (claude-stop, codex-stop, qwen-stop, "
-             "gemini-stop) or "
+             "gemini-stop, copilot-stop) or "
              "PreToolUse "
              "(claude-pretool, codex-pretool); reads the hook's JSON on stdin",
         description="Agent hooks. Stop: while a loop started with 'ralph-verify start' runs for "
@@ -91,6 +91,10 @@ def hook(config: Config) -> int:
     if action.endswith("-stop"):
         from ralph_verify.hookmode.stop import stop_hook
 
+        if agent == "copilot":  # agentStop: camelCase keys, the final text in the transcript
+            from ralph_verify.hookmode.copilot import stop_payload
+
+            payload = stop_payload(payload)
         return stop_hook(config, payload, agent=agent)
     from ralph_verify.hookmode.pretool import pretool_hook
 

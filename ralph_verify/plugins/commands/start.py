@@ -1,6 +1,6 @@
 """``ralph-verify start``: record a loop that the agent's own Stop hook drives.
 
-Run inside Claude Code, Codex, Qwen Code or Gemini CLI; the work is in
+Run inside Claude Code, Codex, Qwen Code, Gemini CLI or Copilot CLI; the work is in
 :mod:`ralph_verify.hookmode.session`.
 """
 
@@ -17,7 +17,7 @@ def ralph_addoption(parser: Parser) -> None:
     parser.add_command(
         "start", start, scopes=("verify", "start"),
         help="start a loop driven by the agent's Stop hook (inside Claude Code, Codex, "
-             "Qwen Code or Gemini CLI)",
+             "Qwen Code, Gemini CLI or Copilot CLI)",
         description="Record a loop for this project: the Stop hook ('ralph-verify hook "
                     "claude-stop') then runs the checks each time the agent stops, and while "
                     "they fail sends their feedback back so it goes on. The first Stop hook "
@@ -30,7 +30,8 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--session-id", scope="start", metavar="ID",
                      help="the agent session to bind (default: $CLAUDE_CODE_SESSION_ID, else "
                           "the first session whose Stop hook fires)")
-    parser.addoption("--agent-name", scope="start", choices=("claude", "codex", "qwen", "gemini"),
+    parser.addoption("--agent-name", scope="start", choices=("claude", "codex", "qwen", "gemini",
+                                                                   "copilot"),
                      help="which agent's Stop hook drives the loop (default: the first to "
                           "call; claude when $CLAUDE_CODE_SESSION_ID binds it)")
     parser.addoption("start_task", scope="start", nargs="*", metavar="TASK",
