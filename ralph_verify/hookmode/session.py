@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -83,15 +84,23 @@ def start_loop(config: Config) -> int:
     if int(config.get("max_iterations")) < 1:
         raise UsageError("--max-iterations must be at least 1")
     session_id = new_session_id()
+    with starting(state, session_id):
+        opened = open_session(config, state, session_id)
+    print(opened.message)
+    return opened.code
+
+
+@contextlib.contextmanager
+def starting(state: StateDir, session_id: str) -> Iterator[None]:
+    """``start`` (one task or a list) holds the project's lock while it records the loop:
+    a new cancel key, the lock's note, and a word when it replaces an unfinished loop."""
     note = state.acquire_lock(session_id)
     try:
-        cancel_key.issue(config.root)
+        cancel_key.issue(state.root)
         if note:
             print(f"ralph-verify: {note}")
         replacing(state)
-        opened = open_session(config, state, session_id)
-        print(opened.message)
-        return opened.code
+        yield
     finally:
         state.release_lock()
 

@@ -23,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.config.until import parse_spec
 from ralph_verify.hookmode.protocol import log
-from ralph_verify.hookmode.session import epoch, new_session_id, open_session, replacing
-from ralph_verify.loop import cancel_key
+from ralph_verify.hookmode.session import epoch, new_session_id, open_session, starting
 from ralph_verify.loop.frozen import FrozenError, freeze, thaw
 from ralph_verify.loop.records import persisted_settings
 from ralph_verify.loop.result import LoopResult
@@ -155,12 +154,7 @@ def start_task_list(config: Config, task_list: TaskList) -> int:
     checks pass already are ``already``), print its prompt; exit 0 while a task waits."""
     statedir = StateDir(config.root)
     list_id = new_session_id()
-    note = statedir.acquire_lock(list_id)
-    try:
-        cancel_key.issue(config.root)
-        if note:
-            print(f"ralph-verify: {note}")
-        replacing(statedir)
+    with starting(statedir, list_id):
         base = persisted_settings(config)
         runner = HookTaskList(config, task_list, statedir, {}, base)
         frozen = freeze(config.root, f"tasks-{list_id}", "tasks.json", {
@@ -168,8 +162,6 @@ def start_task_list(config: Config, task_list: TaskList) -> int:
             "extra": [spec.text for spec in runner.extra]})
         runner.hook_base[TASKS] = {"frozen": frozen, "failed_in_a_row": 0}
         result, waiting = runner.go()
-    finally:
-        statedir.release_lock()
     if waiting is not None:
         total = len(task_list.tasks)
         print(f"ralph-verify: task list {task_list.path.name} ({total} task"

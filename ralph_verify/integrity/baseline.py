@@ -132,37 +132,12 @@ def analysed(root: Path, files: Sequence[str], previous: dict[str, Any] | None
     iteration reads and parses only the files it changed."""
     old = (previous or {}).get("analysed") or {}
     old_files = old.get("files", {}) if old.get("version") == ANALYSED else {}
-    found: dict[str, dict[str, Any]] = {}
-    for rel in files:
-        if not rel.endswith((".py", ".pyi")):
-            continue
-        try:
-            data = (root / rel).read_bytes()
-        except OSError:
-            continue
-        digest = hashlib.sha256(data).hexdigest()[:16]
-        kept = old_files.get(rel)
-        if kept is not None and kept.get("sha") == digest:
-            found[rel] = kept
-            continue
-        if (rel, digest) in _ANALYSED:  # changed since the baseline, analysed already
-            found[rel] = _ANALYSED[(rel, digest)]
-            continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        found[rel] = {"sha": digest, **_analyse(rel, text, (kept or {}).get("bodies"))}
-        if len(_ANALYSED) >= _KEPT:
-            _ANALYSED.clear()
-        _ANALYSED[(rel, digest)] = found[rel]
-    return found
+    return parsed.by_content(root, files, old_files, _analyse_kept)
 
 
-#: Files analysed by this process, by path and hash: a loop's later iterations re-read the
-#: files changed since the baseline without parsing them again (callers never mutate them).
-_ANALYSED: dict[tuple[str, str], dict[str, Any]] = {}
-_KEPT = 2_000
+def _analyse_kept(rel: str, text: str, kept: dict[str, Any] | None) -> dict[str, Any]:
+    """:func:`_analyse` given the kept entry's test bodies (unchanged tests are not walked)."""
+    return _analyse(rel, text, (kept or {}).get("bodies"))
 
 
 def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],

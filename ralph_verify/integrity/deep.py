@@ -157,42 +157,17 @@ def take(root: Path, files: list[str], previous: dict[str, Any] | None = None,
     old_files = old.get("files", {}) if old.get("version") == VERSION else {}
     own = standins.project_names(f for f in files if is_source(f))
     own_key = ",".join(sorted(own))
-    picture: dict[str, Any] = {"version": VERSION, "files": {}}
-    for rel in files:
-        if not rel.endswith((".py", ".pyi")):
-            continue
-        try:
-            data = (root / rel).read_bytes()
-        except OSError:
-            continue
-        digest = _sha(data)
-        kept = old_files.get(rel)
-        if kept is not None and kept.get("sha") == digest:
-            picture["files"][rel] = kept
-            continue
-        key = (rel, digest, own_key, rel in plugins)
-        if key in _SUMMARISED:  # changed since the baseline, summarised already
-            picture["files"][rel] = _SUMMARISED[key]
-            continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        picture["files"][rel] = {"sha": digest} if rel.endswith(".pyi") \
-            else {"sha": digest, **_summarise(rel, text, own, set(plugins), kept)}
-        if len(_SUMMARISED) >= 2_000:
-            _SUMMARISED.clear()
-        _SUMMARISED[key] = picture["files"][rel]
+    plugin_set = set(plugins)
+
+    def summarise(rel: str, text: str, kept: dict[str, Any] | None) -> dict[str, Any]:
+        return {} if rel.endswith(".pyi") else _summarise(rel, text, own, plugin_set, kept)
+
+    picture: dict[str, Any] = {"version": VERSION, "files": parsed.by_content(
+        root, files, old_files, summarise, (own_key, tuple(sorted(plugin_set))))}
     config = _config_state(root, files)
     picture["config"] = config
     picture["effective"] = resolve(root, files, config, old)
     return picture
-
-
-#: Files summarised by this process (by path, hash, the project's names and whether the
-#: file is a plugin): a loop's later iterations do not walk the files changed since the
-#: baseline again (callers never mutate the summaries).
-_SUMMARISED: dict[tuple[str, str, str, bool], dict[str, Any]] = {}
 
 
 def gated_tools(gate: set[str]) -> set[str]:

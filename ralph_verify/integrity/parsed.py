@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import ast
 import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 #: Trees kept, by the text's hash (the files of one picture that are analysed).
 _KEPT = 64
@@ -38,3 +41,45 @@ def tree(text: str) -> ast.Module | None:
         del _TREES[next(iter(_TREES))]
     _TREES[digest] = parsed
     return parsed
+
+
+#: Findings per file computed by this process, by the file's path, hash and what else they
+#: depend on: a loop's later iterations re-read the files changed since the baseline without
+#: analysing them again (callers never mutate them).
+_FINDINGS: dict[tuple[Any, ...], dict[str, Any]] = {}
+_FINDINGS_KEPT = 4_000
+
+
+def by_content(root: Path, files: Sequence[str], kept: Mapping[str, dict[str, Any]],
+               analyse: Callable[[str, str, dict[str, Any] | None], dict[str, Any]],
+               extra: tuple[Any, ...] = ()) -> dict[str, dict[str, Any]]:
+    """Per Python file of ``files``: ``{"sha": HASH, **analyse(rel, text, kept_entry)}``,
+    taken from ``kept`` (the baseline's entries) for every file whose hash did not change,
+    and from this process's memory for one analysed already (``extra``: what else the
+    findings depend on); only the others are decoded and analysed."""
+    found: dict[str, dict[str, Any]] = {}
+    for rel in files:
+        if not rel.endswith((".py", ".pyi")):
+            continue
+        try:
+            data = (root / rel).read_bytes()
+        except OSError:
+            continue
+        digest = hashlib.sha256(data).hexdigest()[:16]
+        old = kept.get(rel)
+        if old is not None and old.get("sha") == digest:
+            found[rel] = old
+            continue
+        memo = (analyse.__qualname__, rel, digest, *extra)
+        if memo in _FINDINGS:  # changed since the baseline, analysed already
+            found[rel] = _FINDINGS[memo]
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        found[rel] = {"sha": digest, **analyse(rel, text, old)}
+        if len(_FINDINGS) >= _FINDINGS_KEPT:
+            _FINDINGS.clear()
+        _FINDINGS[memo] = found[rel]
+    return found

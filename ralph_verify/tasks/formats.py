@@ -10,11 +10,13 @@ claim the checks decide (``already`` when they pass before any work).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from ralph_verify.tasks.model import ID
 
-_UNTIL = re.compile(r"^\s*(?:[-*]\s*)?until:\s*(?P<specs>\S.*?)\s*$", re.I)
+#: A criterion, line or sub-item that gives a task its checks: ``until: SPECS``.
+UNTIL = re.compile(r"^\s*(?:[-*]\s*)?until:\s*(?P<specs>\S.*?)\s*$", re.I)
 #: A spec-kit task line: ``- [ ] T001 [P] [US1] Text in src/x.py``.
 #: (``tasks export --to tasks.md`` writes any other id in backticks: ``- [X] `US-001` ...``.)
 SPECKIT_ITEM = re.compile(r"^(?P<indent>\s*)[-*]\s+\[(?P<mark>[ xX])\]\s+"
@@ -32,16 +34,22 @@ def quote_cmd(command: str) -> str:
     return 'cmd:"' + command.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def split_checks(lines: list[str]) -> tuple[list[str], list[str]]:
-    """The ``until:`` specs among ``lines`` and the other lines."""
+def split_checks(lines: list[str], *, keep_blank: bool = False,
+                 checks_of: Callable[[str], list[str]] | None = None,
+                 ) -> tuple[list[str], list[str]]:
+    """The ``until:`` specs among ``lines`` and the other lines (``keep_blank``: blank ones
+    too); ``checks_of`` adds the checks a prose line names, in line order."""
     specs: list[str] = []
     prose: list[str] = []
     for line in lines:
-        match = _UNTIL.match(line)
+        match = UNTIL.match(line)
         if match:
             specs.append(match["specs"])
-        elif line.strip():
+            continue
+        if keep_blank or line.strip():
             prose.append(line)
+        if checks_of is not None:
+            specs += checks_of(line)
     return specs, prose
 
 

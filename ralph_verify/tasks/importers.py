@@ -24,13 +24,13 @@ from ralph_verify.tasks.formats import (
     is_ralph_tasks,
     is_taskmaster,
     looks_like_speckit,
+    split_checks,
 )
 from ralph_verify.tasks.model import ID, TaskList, from_data, read_toml
 
 KNOWN = ("a tasks.toml, a prd.json, a ralph-tasks.json, a Taskmaster tasks.json, a spec-kit "
          "tasks.md or a Markdown checklist (.md)")
 
-_UNTIL = re.compile(r"^\s*(?:[-*]\s*)?until:\s*(?P<specs>\S.*?)\s*$", re.I)
 #: Prose criteria whose check is unambiguous.
 _PROSE = ((re.compile(r"\btype ?checks? pass", re.I), "types"),
           (re.compile(r"\blint(?:ing)? passes", re.I), "lint"),
@@ -104,16 +104,8 @@ def to_toml(data: dict[str, Any]) -> str:
 
 def _checks(lines: list[str]) -> tuple[list[str], list[str]]:
     """The ``until:`` specs and prose-mapped checks among ``lines``, and the other lines."""
-    specs: list[str] = []
-    prose: list[str] = []
-    for line in lines:
-        match = _UNTIL.match(line)
-        if match:
-            specs.append(match["specs"])
-            continue
-        prose.append(line)
-        specs += [check for pattern, check in _PROSE if pattern.search(line)]
-    return specs, prose
+    return split_checks(lines, keep_blank=True, checks_of=lambda line: [
+        check for pattern, check in _PROSE if pattern.search(line)])
 
 
 def _slug(text: str, number: int) -> str:
