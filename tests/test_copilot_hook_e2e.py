@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
@@ -25,8 +24,9 @@ from ralph_verify.testing import Ralph
 from ralph_verify.testing.server import ModelServer
 from tests.agents_setup import MODEL, AgentCLI
 from tests.offline_net import OfflineNet
-from tests.test_agents_e2e import FAILURE, RIGHT, SAID, make_project
+from tests.test_agents_e2e import SAID, make_project
 from tests.test_agents_offline_e2e import CASES, iteration_steps
+from tests.test_qwen_gemini_hook_e2e import blocked_then_complete
 
 pytestmark = pytest.mark.agents_e2e
 
@@ -51,24 +51,13 @@ def test_copilot_agent_stop_hook_blocks_until_the_tests_pass(
     first, second = iteration_steps(CASES["copilot"])
     offline_server.script(*first, *second)
     env = copilot_cli.env(agent_home, offline_server.url, QUIET)
-    proc = subprocess.run(
-        [*offline_net.prefix(), str(copilot_cli.executable), "--trust-folder",
-         "--output-format", "json", "--no-ask-user", "--no-auto-update", "--allow-all",
-         f"--model={MODEL}", "--prompt=Implement add() in calc.py so that the tests pass."],
-        cwd=ralph.path, env=env, capture_output=True, text=True, timeout=300,
-        stdin=subprocess.DEVNULL, pass_fds=(offline_net.fd,))
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    requests = offline_server.model_requests("chat")
-    assert len(requests) == len(first) + len(second), [r.text[-300:] for r in requests]
-    # The blocked stop: the next request carries the failing test and the loop's count.
-    blocked = requests[len(first)]
-    assert FAILURE in blocked.text and "iteration 1 of 4" in blocked.text, blocked.text[-2000:]
-    assert FAILURE not in requests[len(first) - 1].text
-    assert SAID in blocked.text
-    assert (ralph.path / "calc.py").read_text() == RIGHT
+    argv = [str(copilot_cli.executable), "--trust-folder", "--output-format", "json",
+            "--no-ask-user", "--no-auto-update", "--allow-all", f"--model={MODEL}",
+            "--prompt=Implement add() in calc.py so that the tests pass."]
+    requests = blocked_then_complete(ralph, offline_net, offline_server, argv, env, "chat",
+                                     "copilot", len(first) + len(second), len(first))
+    assert SAID in requests[len(first)].text
     data = json.loads((ralph.path / ".ralph" / "state.json").read_text())
-    assert data["verdict"]["verdict"] == "complete" and data["iteration"] == 2, data
-    assert data["hook"]["agent"] == "copilot"
     assert data["hook"]["session_id"], data["hook"]
     # The final text came from Copilot's transcript: iteration 1's record holds SAID.
     history = [json.loads(line) for line in

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from ralph_verify.testing import Ralph
-from ralph_verify.testing.server import ModelServer
+from ralph_verify.testing.server import ModelServer, RecordedRequest
 from tests.agents_setup import MODEL, AgentCLI
 from tests.offline_net import OfflineNet
 from tests.test_agents_e2e import FAILURE, RIGHT, SAID, make_project
@@ -52,23 +52,11 @@ def test_qwen_stop_hook_blocks_until_the_tests_pass(
     first, second = iteration_steps(CASES["qwen"])
     offline_server.script(*first, *second)
     env = qwen_cli.env(agent_home, offline_server.url)
-    proc = subprocess.run(
-        [*offline_net.prefix(), str(qwen_cli.executable), "--yolo", "--output-format", "json",
-         "--model", MODEL, "Implement add() in calc.py so that the tests pass."],
-        cwd=ralph.path, env=env, capture_output=True, text=True, timeout=300,
-        stdin=subprocess.DEVNULL, pass_fds=(offline_net.fd,))
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    requests = offline_server.model_requests("chat")
-    assert len(requests) == len(first) + len(second), [r.text[-300:] for r in requests]
-    # The blocked stop: the next request carries the failing test and the loop's count.
-    blocked = requests[len(first)]
-    assert FAILURE in blocked.text and "iteration 1 of 4" in blocked.text, blocked.text[-2000:]
-    assert FAILURE not in requests[len(first) - 1].text
-    assert SAID in blocked.text
-    assert (ralph.path / "calc.py").read_text() == RIGHT
-    data = json.loads((ralph.path / ".ralph" / "state.json").read_text())
-    assert data["verdict"]["verdict"] == "complete" and data["iteration"] == 2, data
-    assert data["hook"]["agent"] == "qwen"
+    argv = [str(qwen_cli.executable), "--yolo", "--output-format", "json", "--model", MODEL,
+            "Implement add() in calc.py so that the tests pass."]
+    requests = blocked_then_complete(ralph, offline_net, offline_server, argv, env, "chat",
+                                     "qwen", len(first) + len(second), len(first))
+    assert SAID in requests[len(first)].text
     assert not offline_server.errors, [r.error for r in offline_server.errors]
 
 
@@ -87,20 +75,32 @@ def test_gemini_after_agent_hook_blocks_until_the_tests_pass(
     first, second = iteration_steps(CASES["gemini"])
     offline_server.script(*first, *second)
     env = gemini_cli.env(agent_home, offline_server.url, {"GEMINI_CLI_TRUST_WORKSPACE": "true"})
+    argv = [str(gemini_cli.executable), "--yolo", "--output-format", "json", "--model",
+            CASES["gemini"].model, "--prompt=Implement add() in calc.py so that the tests pass."]
+    blocked_then_complete(ralph, offline_net, offline_server, argv, env, "gemini", "gemini",
+                          len(first) + len(second), len(first))
+    assert not offline_server.errors, [r.error for r in offline_server.errors]
+
+
+def blocked_then_complete(ralph: Ralph, offline_net: OfflineNet, offline_server: ModelServer,
+                          argv: list[str], env: dict[str, str], api: str, agent: str,
+                          steps: int, first: int) -> list[RecordedRequest]:
+    """Run the agent CLI once (``argv``, offline): its first stop is blocked with the failing
+    test and the loop's count, the model fixes it, and the loop ends ``complete`` after two
+    iterations. ``steps``: the scripted replies, ``first`` of them before the block; the
+    model requests are returned for the caller's own assertions."""
     proc = subprocess.run(
-        [*offline_net.prefix(), str(gemini_cli.executable), "--yolo",
-         "--output-format", "json", "--model", CASES["gemini"].model,
-         "--prompt=Implement add() in calc.py so that the tests pass."],
-        cwd=ralph.path, env=env, capture_output=True, text=True, timeout=300,
-        stdin=subprocess.DEVNULL, pass_fds=(offline_net.fd,))
+        [*offline_net.prefix(), *argv], cwd=ralph.path, env=env, capture_output=True,
+        text=True, timeout=300, stdin=subprocess.DEVNULL, pass_fds=(offline_net.fd,))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    requests = offline_server.model_requests("gemini")
-    assert len(requests) == len(first) + len(second), [r.text[-300:] for r in requests]
-    blocked = requests[len(first)]
+    requests = offline_server.model_requests(api)
+    assert len(requests) == steps, [r.text[-300:] for r in requests]
+    # The blocked stop: the next request carries the failing test and the loop's count.
+    blocked = requests[first]
     assert FAILURE in blocked.text and "iteration 1 of 4" in blocked.text, blocked.text[-2000:]
-    assert FAILURE not in requests[len(first) - 1].text
+    assert FAILURE not in requests[first - 1].text
     assert (ralph.path / "calc.py").read_text() == RIGHT
     data = json.loads((ralph.path / ".ralph" / "state.json").read_text())
     assert data["verdict"]["verdict"] == "complete" and data["iteration"] == 2, data
-    assert data["hook"]["agent"] == "gemini"
-    assert not offline_server.errors, [r.error for r in offline_server.errors]
+    assert data["hook"]["agent"] == agent
+    return requests
