@@ -6,8 +6,10 @@ times: every file of the tree except caches (git-ignored ones too: data files,
 ``.env``), the config files tools read from the folders above the root and from the
 user's config folder, the environment variables, the interpreter, the installed
 distributions of the project's environment and of ralph-verify's own (names and
-versions; the content of editable and path installs), ralph-verify's settings and
-every check spec of the verification. The results live in the user cache dir, never
+versions; the content of editable and path installs, whose files' digests are reused
+while their size, times and inode vouch for them, as the bytecode prefix's are: see
+:func:`installed_tree_digest`), ralph-verify's settings and every check spec of the
+verification. The results live in the user cache dir, never
 in the project. A loop never ends ``complete`` on one (see the ``cache`` plugin).
 """
 

@@ -31,14 +31,18 @@ def load_table(path: Path) -> dict[str, Any]:
     if problem:
         raise ConfigError(f"{path}: cannot be read: {problem}; make it a TOML file or "
                           "remove it")
-    from ralph_verify.compat import tomllib  # not at import: --help reads no file
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
+    kept = _kept_table(path, raw)
+    if kept is not None:
+        return kept
+    from ralph_verify.compat import tomllib  # not at import: --help reads no file
+    try:
+        data = tomllib.loads(raw.decode())  # what tomllib.load does with the bytes
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: not UTF-8 text (byte {exc.start})") from None
     except RecursionError:
@@ -50,7 +54,71 @@ def load_table(path: Path) -> dict[str, Any]:
         _near_miss(path, tool)
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: {TABLE} must be a table, not {type(table).__name__}")
+    _keep_table(path, raw, table)
     return table
+
+
+#: The form of a kept table; a change to what :func:`load_table` accepts bumps it.
+_KEPT_FORMAT = 1
+
+
+def _kept_path(path: Path) -> Path:
+    import zlib
+
+    from ralph_verify.project.caches import user_cache_dir
+
+    name = str(path).encode("utf-8", "surrogateescape")
+    return user_cache_dir() / "pyproject" / f"{zlib.crc32(name):08x}-{len(name)}.json"
+
+
+def _kept_table(path: Path, raw: bytes) -> dict[str, Any] | None:
+    """The table :func:`load_table` read from this very text before (the whole file is kept
+    and compared, byte for byte): importing the TOML reader and parsing cost some 5 ms of
+    every start. None when there is none, or any doubt."""
+    import json
+
+    try:
+        data = json.loads(_kept_path(path).read_bytes())
+        if (isinstance(data, dict) and data.get("format") == _KEPT_FORMAT
+                and data.get("path") == str(path)
+                and data.get("text") == raw.decode("utf-8", "surrogateescape")
+                and isinstance(data.get("table"), dict)):
+            return data["table"]  # type: ignore[no-any-return]  # a dict, checked above
+    except (OSError, ValueError, UnicodeError):
+        pass
+    return None
+
+
+def _keep_table(path: Path, raw: bytes, table: dict[str, Any]) -> None:
+    """Keep a table whose JSON form is the same table (TOML's dates and times are not)."""
+    import json
+    import os
+
+    try:
+        text = json.dumps({"format": _KEPT_FORMAT, "path": str(path),
+                           "text": raw.decode("utf-8", "surrogateescape"), "table": table},
+                          allow_nan=False)
+        if json.loads(text)["table"] != table or not _same_types(json.loads(text)["table"],
+                                                                 table):
+            return
+        target = _kept_path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, target)
+    except (OSError, ValueError, TypeError, UnicodeError):
+        pass
+
+
+def _same_types(a: Any, b: Any) -> bool:
+    """``a == b`` and every value of the same type (``1 == 1.0 == True`` in Python)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_types(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(map(_same_types, a, b))
+    return bool(a == b)
 
 
 def unreadable(path: Path) -> str | None:
