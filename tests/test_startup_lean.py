@@ -7,13 +7,22 @@ import difflib
 import os
 import random
 import string
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ralph_verify.compat import tomllib
-from ralph_verify.config.pyproject import _close, load_table
+from ralph_verify.config.parser import Setting
+from ralph_verify.config.pyproject import (
+    _close,
+    _plain_settings,
+    _same_types,
+    _validate_with_pydantic,
+    load_table,
+)
 from ralph_verify.errors import ConfigError
 
 TABLES = ["ruff", "mypy", "pytest", "coverage", "setuptools", "setuptools_scm", "black",
@@ -153,3 +162,107 @@ def test_a_damaged_or_foreign_kept_table_is_not_used(tmp_path: Path,
                     .replace('"format": 1', '"format": 0'))
     assert load_table(path) == first
     assert len(parses) == 3
+
+
+# --- [tool.ralph-verify] settings of plain values checked without pydantic ------------
+
+
+def all_settings() -> dict[str, Setting]:
+    from ralph_verify.startup import collect_options, get_plugin_manager
+
+    return collect_options(get_plugin_manager()).settings
+
+
+VALUES: list[Any] = [1, 0, -1, 3, 600, 2**53, 2**53 + 1, 2**70, -2**70, 1.0, 1.5, 0.0, -0.0,
+                     -0.5, 0.25, 1e300, float("inf"), float("-inf"), float("nan"), True, False,
+                     "x", "10m", "90", "", "1h30m", "tests,lint", ["a"], [], ["a", 1], [["a"]],
+                     [True], {"a": 1}, {}]
+
+
+def pydantic_answer(table: dict[str, Any], settings: dict[str, Setting]) -> Any:
+    try:
+        return _validate_with_pydantic(table, settings, Path("pyproject.toml"))
+    except ConfigError as exc:
+        return exc
+
+
+def test_plain_settings_answer_as_pydantic() -> None:
+    settings = all_settings()
+    fast_answers = 0
+    for setting in settings.values():
+        for key in {setting.key, setting.dest}:
+            for value in VALUES:
+                table = {key: value}
+                fast = _plain_settings(table, settings)
+                if fast is None:
+                    continue
+                fast_answers += 1
+                slow = pydantic_answer(table, settings)
+                assert not isinstance(slow, ConfigError), (table, slow)
+                assert _same_types(fast, slow), (table, fast, slow)
+    assert fast_answers > 100  # the shortcut really answers the plain cases
+
+
+def test_tables_of_several_settings_answer_as_pydantic() -> None:
+    settings = all_settings()
+    rng = random.Random(27)
+    keys = [key for setting in settings.values() for key in (setting.key, setting.dest)]
+    keys += ["checks", "no-such-setting", "until"]
+    plain = {key: [value for value in VALUES if _plain_settings({key: value}, settings)]
+             for key in keys}
+    answered = 0
+    for _ in range(400):
+        table: dict[str, Any] = {}
+        for key in rng.sample(keys, rng.randint(1, 5)):
+            if key == "checks":
+                table[key] = {"lint": {"timeout": 5}} if rng.random() < 0.8 else {"lint": 1}
+            elif plain[key] and rng.random() < 0.9:
+                table[key] = rng.choice(plain[key])
+            else:
+                table[key] = rng.choice(VALUES)
+        fast = _plain_settings(table, settings)
+        if fast is None:
+            continue
+        answered += 1
+        slow = pydantic_answer(table, settings)
+        assert not isinstance(slow, ConfigError), (table, slow)
+        assert _same_types(fast, slow), (table, fast, slow)
+    assert answered > 100
+
+
+def test_what_init_writes_and_common_tables_take_the_shortcut() -> None:
+    settings = all_settings()
+    plain: list[dict[str, Any]] = [
+        {"until": "tests,lint,types"}, {"until": ["tests", "lint"]},
+        {"timeout": 600, "max-iterations": 10, "cache": False},
+        {"max_iterations": 3, "checks": {"lint": {"timeout": 30}}},
+        {"feedback-budget": 8000, "agent": "claude"}]
+    for table in plain:
+        fast = _plain_settings(table, settings)
+        assert fast is not None, table
+        assert _same_types(fast, pydantic_answer(table, settings))
+    judged: list[dict[str, Any]] = [
+        {"until": 3}, {"max-iterations": 0}, {"timeout": "10m"}, {"no-such-setting": 1},
+        {"max-iterations": 3, "max_iterations": 4}, {"checks": {"lint": 3}}, {"cache": 1}]
+    for table in judged:
+        assert _plain_settings(table, settings) is None, table
+
+
+def test_a_check_of_a_project_with_a_table_does_not_import_pydantic(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0"\n\n[tool.ralph-verify]\n'
+        'until = "lint"\ntimeout = 600\nmax-iterations = 5\ncache = false\n')
+    (tmp_path / "calc.py").write_text("x = 1\n")
+    script = ("import sys\nfrom ralph_verify.cli import main\ncode = main(['check'])\n"
+              "print('pydantic' in sys.modules, code)\n")
+    env = {**os.environ, "RALPH_VERIFY_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert out.stdout.strip().splitlines()[-1] == "False 0", out.stdout + out.stderr
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo"\nversion = "0"\n\n[tool.ralph-verify]\nuntil = "lint"\n'
+        'max-iterations = 0\n')
+    out = subprocess.run([sys.executable, "-m", "ralph_verify", "check"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert out.returncode == 2 and "max-iterations" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr

@@ -7,6 +7,7 @@ the key and what was expected.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -174,6 +175,74 @@ def validate_settings(table: Mapping[str, Any], settings: Mapping[str, Setting],
     """Validated setting values by ``dest`` (snake_case); only keys present in the file."""
     if not table:
         return {}  # nothing to validate: pydantic is not even imported
+    plain = _plain_settings(table, settings)
+    if plain is not None:
+        return plain
+    return _validate_with_pydantic(table, settings, path)
+
+
+_NOT_PLAIN = object()
+
+
+def _plain_settings(table: Mapping[str, Any], settings: Mapping[str, Setting]
+                    ) -> dict[str, Any] | None:
+    """What pydantic would answer for a table of plain values (a string, a boolean, a list
+    of strings, a number within its bounds), without importing it (some 0.1 s of every
+    start of a project with a ``[tool.ralph-verify]`` table); None for anything else (an
+    error to describe, a lax conversion, a duration string, a setting with a model of its
+    own), which pydantic then judges. ``tests/test_startup_lean.py`` holds both to the
+    same answers."""
+    by_key = {setting.key: setting for setting in settings.values()}
+    by_dest = {setting.dest: setting for setting in settings.values()}
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        if key == "checks":
+            if not (isinstance(value, dict)
+                    and all(type(item) is dict for item in value.values())):
+                return None
+            continue
+        setting = by_key.get(key) or by_dest.get(key)
+        if setting is None or setting.dest in values or \
+                by_dest.get(key, setting) is not by_key.get(key, setting):
+            return None  # unknown, given twice (key and name), or ambiguous
+        plain = _plain_value(setting.type, value)
+        if plain is _NOT_PLAIN:
+            return None
+        values[setting.dest] = plain
+    return values
+
+
+def _plain_value(kind: Any, value: Any) -> Any:
+    """``value`` as validated for a setting of type ``kind``, or :data:`_NOT_PLAIN`."""
+    from typing import Annotated, get_args, get_origin
+
+    from ralph_verify.config.parser import Bound
+
+    if kind is str or kind is bool:
+        return value if type(value) is kind else _NOT_PLAIN
+    if kind == list[str] or kind == list[str] | str:
+        if type(value) is str:
+            return value if kind != list[str] else _NOT_PLAIN
+        return list(value) if type(value) is list and all(
+            type(item) is str for item in value) else _NOT_PLAIN
+    if get_origin(kind) is not Annotated:
+        return _NOT_PLAIN
+    number, *extras = get_args(kind)
+    if len(extras) != 1 or not isinstance(extras[0], Bound) or number not in (int, float):
+        return _NOT_PLAIN
+    bound: Bound = extras[0]
+    if type(value) is int and (number is int or abs(value) <= 2**53):
+        value = number(value)
+    elif not (type(value) is float and number is float and math.isfinite(value)):
+        return _NOT_PLAIN  # a string (a duration), a boolean, inf, nan: pydantic judges
+    if (bound.gt is not None and not value > bound.gt) or \
+            (bound.ge is not None and not value >= bound.ge):
+        return _NOT_PLAIN
+    return value
+
+
+def _validate_with_pydantic(table: Mapping[str, Any], settings: Mapping[str, Setting],
+                            path: Path) -> dict[str, Any]:
     from pydantic import ConfigDict, Field, ValidationError, create_model
 
     fields: dict[str, Any] = {
