@@ -17,6 +17,7 @@ import pytest
 from ralph_verify.compat import tomllib
 from ralph_verify.config.parser import Setting
 from ralph_verify.config.pyproject import (
+    KEPT_TABLE_COMMANDS,
     _close,
     _plain_settings,
     _same_types,
@@ -61,7 +62,7 @@ def test_near_miss_filter_answers_as_difflib() -> None:
     assert sum(not by_difflib(name) for name in names) > 100
 
 
-# --- [tool.ralph-verify] kept by the file's whole text ---------------------------------
+# --- [tool.ralph-verify] kept by the file's whole content ---------------------------------
 
 
 PYPROJECT = """[project]
@@ -101,31 +102,31 @@ def test_a_kept_table_is_the_parsed_one_and_the_file_is_not_parsed_again(
         tmp_path: Path, parses: list[str]) -> None:
     path = tmp_path / "pyproject.toml"
     path.write_text(PYPROJECT)
-    first = load_table(path)
+    first = load_table(path, kept=True)
     assert first == tomllib.loads(PYPROJECT)["tool"]["ralph-verify"]
     parses.clear()
-    again = load_table(path)
+    again = load_table(path, kept=True)
     assert again == first and parses == []
     assert type(again["timeout"]) is float and type(again["max-iterations"]) is int
     assert type(again["cache"]) is bool
     again["until"] = "changed"  # the caller's own copy
-    assert load_table(path) == first
+    assert load_table(path, kept=True) == first
 
 
 def test_any_change_of_the_text_is_read_again(tmp_path: Path, parses: list[str]) -> None:
     """Same size, same mtime, one character changed: the whole text is compared."""
     path = tmp_path / "pyproject.toml"
     path.write_text(PYPROJECT)
-    load_table(path)
+    load_table(path, kept=True)
     before = path.stat()
     path.write_text(PYPROJECT.replace("max-iterations = 3", "max-iterations = 4"))
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     parses.clear()
-    assert load_table(path)["max-iterations"] == 4
+    assert load_table(path, kept=True)["max-iterations"] == 4
     assert len(parses) == 1
     path.write_text(PYPROJECT.replace("[tool.ralph-verify]\n", "[tool.ralph-verify\n"))
     with pytest.raises(ConfigError, match="not valid TOML"):
-        load_table(path)
+        load_table(path, kept=True)
 
 
 def test_errors_are_never_kept(tmp_path: Path, parses: list[str]) -> None:
@@ -133,11 +134,11 @@ def test_errors_are_never_kept(tmp_path: Path, parses: list[str]) -> None:
     path.write_text('[tool.ralph_verify]\nuntil = "lint"\n')
     for _ in range(2):
         with pytest.raises(ConfigError, match=r"did you mean \[tool.ralph-verify\]"):
-            load_table(path)
+            load_table(path, kept=True)
     path.write_text('[tool]\nralph-verify = 3\n')
     for _ in range(2):
         with pytest.raises(ConfigError, match="must be a table"):
-            load_table(path)
+            load_table(path, kept=True)
     assert len(parses) == 4
 
 
@@ -145,23 +146,50 @@ def test_a_table_json_cannot_hold_is_parsed_each_time(tmp_path: Path,
                                                       parses: list[str]) -> None:
     path = tmp_path / "pyproject.toml"
     path.write_text("[tool.ralph-verify]\nsince = 2026-11-27T01:00:00\n")
-    assert load_table(path) == load_table(path)
+    assert load_table(path, kept=True) == load_table(path, kept=True)
     assert len(parses) == 2
 
 
 def test_a_damaged_or_foreign_kept_table_is_not_used(tmp_path: Path,
                                                      parses: list[str]) -> None:
+    import json
+
     path = tmp_path / "pyproject.toml"
     path.write_text(PYPROJECT)
-    first = load_table(path)
+    first = load_table(path, kept=True)
     (kept,) = (tmp_path / "cache" / "pyproject").iterdir()
+    good = json.loads(kept.read_text())
+    assert good["table"] == first
     kept.write_text("{damaged")
-    assert load_table(path) == first
-    data = kept.read_text().replace('"until": "tests,lint"', '"until": "planted"')
-    kept.write_text(data.replace('until = \\"tests,lint\\"', 'until = \\"planted\\"')
-                    .replace('"format": 1', '"format": 0'))
-    assert load_table(path) == first
-    assert len(parses) == 3
+    assert load_table(path, kept=True) == first
+    assert len(parses) == 2
+    for change in ({"sha256": "0" * 64}, {"format": 0}, {"path": str(tmp_path / "other")},
+                   {"table": ["not", "a", "table"]}):
+        kept.write_text(json.dumps({**good, **change, "table": change.get(
+            "table", {**first, "until": "planted"})}))
+        assert load_table(path, kept=True) == first, change
+    assert len(parses) == 6
+    kept.write_text(json.dumps({**good, "table": {**first, "until": "planted"}}))
+    assert load_table(path, kept=True)["until"] == "planted"  # the entry vouches: used
+    assert len(parses) == 6
+
+
+def test_a_loop_never_uses_a_kept_table(tmp_path: Path, parses: list[str]) -> None:
+    """The agent runs as the user and could plant one: the commands that run or judge a loop
+    read pyproject.toml itself."""
+    import json
+
+    path = tmp_path / "pyproject.toml"
+    path.write_text(PYPROJECT)
+    first = load_table(path, kept=True)
+    (kept,) = (tmp_path / "cache" / "pyproject").iterdir()
+    kept.write_text(json.dumps({**json.loads(kept.read_text()),
+                                "table": {**first, "until": "planted"}}))
+    assert load_table(path, kept=True)["until"] == "planted"  # what vouches: the entry
+    assert load_table(path)["until"] == "tests,lint"
+    assert load_table(path, kept=True)["until"] == "tests,lint"  # and the loop's read cleans it
+    for command in ("run", "start", "hook", "fleet", "tasks", "slash", "init"):
+        assert command not in KEPT_TABLE_COMMANDS
 
 
 # --- [tool.ralph-verify] settings of plain values checked without pydantic ------------

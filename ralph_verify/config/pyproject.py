@@ -21,11 +21,18 @@ if TYPE_CHECKING:
 
 TABLE = "[tool.ralph-verify]"
 
+#: The commands that may use a kept table (:func:`load_table`): none of them decides a loop.
+KEPT_TABLE_COMMANDS = ("check", "checks", "plugins", "status", "report", "version")
 
-def load_table(path: Path) -> dict[str, Any]:
+
+def load_table(path: Path, *, kept: bool = False) -> dict[str, Any]:
     """The ``[tool.ralph-verify]`` table of ``path`` (empty if the file or table is absent).
     A ``pyproject.toml`` that is there but cannot be a file (a folder, a FIFO, a broken or
-    looping link) is an error naming it, not a silent "no checks to run"."""
+    looping link) is an error naming it, not a silent "no checks to run".
+
+    ``kept``: the table kept from an earlier read of the same content may answer. Only for
+    commands that decide no loop (:data:`KEPT_TABLE_COMMANDS`): the agent runs as the user
+    and could write the user cache, and the checks that end a loop come from this table."""
     problem = unreadable(path)
     if problem == "absent":
         return {}
@@ -36,9 +43,10 @@ def load_table(path: Path) -> dict[str, Any]:
         raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
-    kept = _kept_table(path, raw)
-    if kept is not None:
-        return kept
+    if kept:
+        table = _kept_table(path, raw)
+        if table is not None:
+            return table
     from ralph_verify.compat import tomllib  # not at import: --help reads no file
     try:
         data = tomllib.loads(raw.decode())  # what tomllib.load does with the bytes
@@ -73,21 +81,26 @@ def _kept_path(path: Path) -> Path:
 
 
 def _kept_table(path: Path, raw: bytes) -> dict[str, Any] | None:
-    """The table :func:`load_table` read from this very text before (the whole file is kept
-    and compared, byte for byte): importing the TOML reader and parsing cost some 5 ms of
-    every start. None when there is none, or any doubt."""
+    """The table :func:`load_table` read from this very text before (kept by the SHA-256 of
+    the whole file): importing the TOML reader and parsing cost some 5 ms of every start.
+    None when there is none, or any doubt."""
     import json
 
     try:
         data = json.loads(_kept_path(path).read_bytes())
         if (isinstance(data, dict) and data.get("format") == _KEPT_FORMAT
-                and data.get("path") == str(path)
-                and data.get("text") == raw.decode("utf-8", "surrogateescape")
+                and data.get("path") == str(path) and data.get("sha256") == _sha256(raw)
                 and isinstance(data.get("table"), dict)):
             return data["table"]  # type: ignore[no-any-return]  # a dict, checked above
     except (OSError, ValueError, UnicodeError):
         pass
     return None
+
+
+def _sha256(raw: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(raw).hexdigest()
 
 
 def _keep_table(path: Path, raw: bytes, table: dict[str, Any]) -> None:
@@ -96,11 +109,9 @@ def _keep_table(path: Path, raw: bytes, table: dict[str, Any]) -> None:
     import os
 
     try:
-        text = json.dumps({"format": _KEPT_FORMAT, "path": str(path),
-                           "text": raw.decode("utf-8", "surrogateescape"), "table": table},
-                          allow_nan=False)
-        if json.loads(text)["table"] != table or not _same_types(json.loads(text)["table"],
-                                                                 table):
+        text = json.dumps({"format": _KEPT_FORMAT, "path": str(path), "sha256": _sha256(raw),
+                           "table": table}, allow_nan=False)
+        if not _same_types(json.loads(text)["table"], table):
             return
         target = _kept_path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
