@@ -347,7 +347,7 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
     ``builtins``: the plugin manager ``ralph_cmdline_main`` was called on (built-ins only).
     """
     from ralph_verify.checks.registry import CHECK_REGISTRY, CheckRegistry, validate_checks
-    from ralph_verify.config.pyproject import load_table, validate_settings
+    from ralph_verify.config.pyproject import KEPT_TABLE_COMMANDS, load_table, validate_settings
 
     note = deprecated_prompt(args)
     if note is not None:
@@ -376,7 +376,7 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
     registry = CheckRegistry(plugin_of_module=lambda module: plugin_name_of(pm, module))
     register_checks(pm, registry)
     try:
-        table = load_table(pyproject)
+        table = load_table(pyproject, kept=command.name in KEPT_TABLE_COMMANDS)
         file_settings = validate_settings(table, parser.settings, pyproject)
         check_options = validate_checks(table.get("checks", {}), registry, pyproject)
     except ConfigError as exc:

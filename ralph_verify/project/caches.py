@@ -76,7 +76,7 @@ def bytecode_prefix(root: Path) -> Path:
     resolved = root.resolve()
     mirror = prefix / resolved.relative_to(resolved.anchor)
     manifest_path = user_cache_dir() / "pycache-sources" / f"{_project_key(root)}.json"
-    kept, taken_ns = _read_manifest(manifest_path)
+    kept, taken_ns = read_manifest(manifest_path)
     started_ns = time.time_ns()
     entries: dict[str, list[object]] = {}
     for path in python_sources(root):
@@ -99,7 +99,19 @@ def bytecode_prefix(root: Path) -> Path:
     return prefix
 
 
-def _read_manifest(path: Path) -> tuple[dict[str, object], int]:
+def write_manifest(path: Path, taken_ns: int, files: dict[str, list[object]]) -> None:
+    """Keep ``files`` (:func:`vouched_digest` lists) taken at ``taken_ns``, atomically; one
+    that cannot be written only costs reading the files again next time."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        partial.write_text(json.dumps({"taken_ns": taken_ns, "files": files}), encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:
+        pass
+
+
+def read_manifest(path: Path) -> tuple[dict[str, object], int]:
     """A manifest's files and when its digests were taken; nothing vouched for when it is
     missing, unreadable or of an older form."""
     try:
@@ -162,7 +174,7 @@ def mypy_cache_dir(root: Path) -> Path:
 
     folder = user_cache_dir() / "mypy" / _project_key(root)
     manifest_path = folder / "ralph-verify-sources.json"
-    previous, taken_ns = _read_manifest(manifest_path)
+    previous, taken_ns = read_manifest(manifest_path)
     started_ns = time.time_ns()
     current: dict[str, list[object]] = {}
     fooled = not taken_ns and folder.is_dir() and any(folder.iterdir())
