@@ -243,7 +243,8 @@ def test_by_default_a_loop_runs_the_affected_tests_first(ralph: Ralph) -> None:
     assert result.ret != 0, result
     _, first = _ran(ralph)
     check = history(ralph)[0]["checks"][0]
-    assert sorted(first) == ONE and check["counts"]["partial"] == 1
+    # Its failures are re-run once (the flaky check): a test may show twice.
+    assert sorted(set(first)) == ONE and check["counts"]["partial"] == 1
 
 
 def test_by_default_a_loop_under_coverage_runs_the_affected_tests_first(ralph: Ralph) -> None:

@@ -131,31 +131,34 @@ def test_rewritten():
 '''
 
 
-def _record(root: Path, files: dict[str, str]) -> tuple[subprocess.CompletedProcess[str],
-                                                        Path]:
-    """A real pytest run recording the map, with the plugins as ralph-verify writes them."""
+def _record(root: Path, files: dict[str, str], *, record: str = "record", plain: bool = False,
+            cache: bool = False) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """A real pytest run recording the map (or a ``plain`` one), with the plugins as
+    ralph-verify writes them; with ``cache`` Python writes bytecode (the machine's
+    ``PYTHONDONTWRITEBYTECODE`` unset)."""
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(textwrap.dedent(text), encoding="utf-8")
     plugins = root.parent / "plugins"
-    plugins.mkdir()
+    plugins.mkdir(exist_ok=True)
     for name, module in ((PLUGIN_NAME, "plugin"), (AFFECTED_PLUGIN_NAME, "affected_plugin"),
                          ("ralph_verify_affected_marks", "affected_marks")):
         (plugins / f"{name}.py").write_text(plugin_source(module), encoding="utf-8")
-    record = root.parent / "record"
-    record.mkdir()
+    folder = root.parent / record
+    folder.mkdir()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugins), str(root)]),
-           "RALPH_VERIFY_RECORD_DIR": str(record), "RALPH_VERIFY_DEPS": "1"}
-    env.pop("PYTEST_ADDOPTS", None)
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", PLUGIN_NAME, "-p",
-                          AFFECTED_PLUGIN_NAME, "-p", "no:cacheprovider", "-q", "tests"],
-                         cwd=root, env=env, capture_output=True, text=True, timeout=120,
-                         check=False)
-    return run, record
+           "RALPH_VERIFY_RECORD_DIR": str(folder), "RALPH_VERIFY_DEPS": "1"}
+    for name in ("PYTEST_ADDOPTS", *(["PYTHONDONTWRITEBYTECODE"] if cache else [])):
+        env.pop(name, None)
+    ours = [] if plain else ["-p", PLUGIN_NAME, "-p", AFFECTED_PLUGIN_NAME]
+    run = subprocess.run([sys.executable, "-m", "pytest", *ours, "-p", "no:cacheprovider",
+                          "-q", "tests"], cwd=root, env=env, capture_output=True, text=True,
+                         timeout=120, check=False)
+    return run, folder
 
 
 def _units(root: Path, record: Path) -> dict[str, set[str]] | None:
-    session = root.parent / "session"
+    session = root.parent / f"session-{record.name}"
     if not affected.save(root, session, record, set()):
         return None
     data = json.loads(affected.map_path(session).read_text(encoding="utf-8"))
@@ -209,3 +212,27 @@ def test_a_project_module_loaded_past_the_marks_leaves_no_map(tmp_path: Path) ->
     assert "1 passed" in run.stdout, run.stdout + run.stderr
     assert _units(root, record) is None
     assert "helper.py" in (record / next(p.name for p in record.glob("deps-*"))).read_text()
+
+
+def test_the_marked_bytecode_is_cached_apart_from_the_plain_one(tmp_path: Path) -> None:
+    # Recorded twice (the second from the cache), then a plain run (marked bytecode would
+    # fail it: the mark is only defined while recording), then recorded again.
+    root = tmp_path / "project"
+    files = {"lib.py": LIB, "tests/test_lib.py": TESTS}
+    first, record = _record(root, files, cache=True)
+    assert "9 passed" in first.stdout, first.stdout + first.stderr
+    maps = [_units(root, record)]
+    assert maps[0] is not None and maps[0]["test_callback_from_c"]
+    cached = sorted(p.name for p in root.rglob("*.ralph-marks-1.pyc"))
+    tag = sys.implementation.cache_tag
+    assert cached == [f"lib.{tag}.ralph-marks-1.pyc",
+                      f"test_lib.{tag}-pytest-{pytest.__version__}.ralph-marks-1.pyc"]
+    second, record = _record(root, {}, record="record-2", cache=True)
+    assert "9 passed" in second.stdout, second.stdout + second.stderr
+    maps.append(_units(root, record))
+    plain, _ = _record(root, {}, record="record-3", plain=True, cache=True)
+    assert "9 passed" in plain.stdout, plain.stdout + plain.stderr
+    third, record = _record(root, {}, record="record-4", cache=True)
+    assert "9 passed" in third.stdout, third.stdout + third.stderr
+    maps.append(_units(root, record))
+    assert maps[0] == maps[1] == maps[2]

@@ -15,28 +15,37 @@ the project's runs untouched and specialised. The mark sits on the line of the s
 precedes (tracebacks and coverage's lines are unchanged), after a docstring and
 ``from __future__`` imports.
 
-The project's modules are compiled from source when imported (a meta path finder that
-swaps Python's source loader for :class:`MarkLoader`; the bytecode cache is neither read
-nor written), and those pytest rewrites (test and conftest files) through pytest's own
-rewriting with the marks added (its cache of rewritten modules bypassed for the run). A
-project module that was loaded another way (before the finder, by another import hook)
-ran unmarked: :func:`unmarked` names it, and the recorder then says the run could not be
-followed (no map). :func:`usable` says when this applies at all.
+The project's modules are compiled with marks when imported (a meta path finder that
+swaps Python's source loader for :class:`MarkLoader`), and those pytest rewrites (test and
+conftest files) through pytest's own rewriting with the marks added. Both keep the marked
+bytecode beside the usual one under a name of their own (``*.ralph-marks-1.pyc``, in
+ralph-verify's bytecode prefix when it runs pytest), so that a plain run never loads marks
+and a recording run compiles only what changed. A project module that was loaded another
+way (before the finder, by another import hook) ran unmarked: :func:`unmarked` names it,
+and the recorder then says the run could not be followed (no map). :func:`usable` says
+when this applies at all.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
+import marshal
 import os
 import sys
 from collections.abc import Callable
 from importlib.machinery import ModuleSpec, SourceFileLoader
+from importlib.util import MAGIC_NUMBER, cache_from_source, source_hash
 from typing import Any
 
 #: The name of the mark in the builtins: no module's namespace gains a name.
 HIT = "__ralph_verify_hit__"
-#: The marks seen since the last :func:`take`: (file name, first line).
+#: The version of the marks, in the cached bytecode's header and name.
+_VERSION = b"rvm1"
+_TAIL = ".ralph-marks-1.pyc"
+#: The marks seen since the last :func:`take`: (file relative to the working directory,
+#: first line).
 _seen: set[tuple[str, int]] = set()
 #: The files compiled with marks (file names as their code objects name them).
 _marked: set[str] = set()
@@ -72,8 +81,8 @@ def take() -> dict[str, list[int]]:
     seen = list(_seen)
     _seen.difference_update(seen)  # not clear(): another thread may be adding
     lines: dict[str, list[int]] = {}
-    for filename, first in seen:
-        rel = _project[0](filename)
+    for name, first in seen:
+        rel = _project[0](os.path.join(_root[0], name) if _root else name)
         if rel:
             lines.setdefault(rel, []).append(first)
     return lines
@@ -119,27 +128,101 @@ class _Finder:
 
 
 class MarkLoader(SourceFileLoader):
-    """Python's source loader, compiling with marks, without the bytecode cache."""
+    """Python's source loader, compiling with marks, with a bytecode cache of its own."""
 
     def get_code(self, fullname: str) -> Any:
         path = self.get_filename(fullname)
-        tree = ast.parse(self.get_data(path), path)
-        return compile(mark(tree, path), path, "exec", dont_inherit=True)
+        source = self.get_data(path)
+        rel = _rel(path)
+        key = MAGIC_NUMBER + _VERSION + source_hash(source + rel.encode("utf-8", "replace"))
+        cached = _cache_path(path)
+        if cached:
+            with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
+                with open(cached, "rb") as handle:
+                    data = handle.read()
+                if data[:len(key)] == key:
+                    code = marshal.loads(data[len(key):])
+                    _marked.add(path)
+                    return code
+        code = compile(mark(ast.parse(source, path), path), path, "exec", dont_inherit=True)
+        if cached and not sys.dont_write_bytecode:
+            _write(cached, key + marshal.dumps(code))
+        return code
+
+
+def _cache_path(path: str) -> str:
+    """Where the marked bytecode of ``path`` is kept: beside its ``.pyc`` (in the bytecode
+    prefix when there is one), under a name of its own; "" when there is no cache."""
+    try:
+        pyc = cache_from_source(path)
+    except (NotImplementedError, ValueError):
+        return ""
+    return pyc[:-len(".pyc")] + _TAIL
+
+
+def _write(path: str, data: bytes) -> None:
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:  # a cache: never an error
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def _rel(filename: str) -> str:
+    """``filename`` relative to the working directory (the marks hold this: a copied
+    tree's cached bytecode stays right)."""
+    return filename[len(_root[0]):] if _root and filename.startswith(_root[0]) else filename
 
 
 def mark(tree: ast.Module, filename: str) -> ast.Module:
     """``tree`` with marks (see the module docstring), for the file ``filename``."""
-    if _ours(filename):
-        _Mark(filename).visit(tree)
-        _marked.add(filename)
+    if not _ours(filename):
+        return tree
+    _marked.add(filename)
+    rel = _rel(filename)
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    suspends = False
+    for node in ast.walk(tree):  # one pass; a node's children are queued before it is seen
+        kind = type(node)
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            functions.append(node)  # type: ignore[arg-type]  # by its type
+        elif kind is ast.Lambda:
+            assert isinstance(node, ast.Lambda)
+            # None or body: set.add returns None.
+            node.body = ast.copy_location(ast.BoolOp(ast.Or(), [
+                _call(rel, node.lineno, node.body), node.body]), node.body)
+        elif kind is ast.GeneratorExp:
+            assert isinstance(node, ast.GeneratorExp)
+            # Its code runs when it is consumed, maybe in a later test: a mark per item.
+            node.generators[0].ifs.insert(0, ast.copy_location(
+                ast.UnaryOp(ast.Not(), _call(rel, node.lineno, node)), node))
+        elif kind in _SUSPENDS:
+            suspends = True
+    for function in functions:
+        first = min([function.lineno, *(d.lineno for d in function.decorator_list)])
+        if suspends and _suspends(function.body):
+            _resumes(function.body, rel, first)
+        _insert(function.body, _after_docstring(function.body), rel, first)
+    at = _after_docstring(tree.body)
+    while at < len(tree.body) and isinstance(tree.body[at], ast.ImportFrom) \
+            and getattr(tree.body[at], "module", None) == "__future__":
+        at += 1
+    if tree.body:
+        _insert(tree.body, at, rel, 0)
     return tree
 
 
 def _patch_pytest_rewrite() -> None:
-    """Pytest's rewriting of test and conftest files, with marks, never from its cache."""
+    """Pytest's rewriting of test and conftest files, with marks, cached by pytest beside
+    its own rewritten files under a name of its own."""
     rewrite: Any = sys.modules.get("_pytest.assertion.rewrite")
     original = getattr(rewrite, "rewrite_asserts", None)
-    if original is None or not all(hasattr(rewrite, n) for n in ("_read_pyc", "_write_pyc")):
+    read, write = getattr(rewrite, "_read_pyc", None), getattr(rewrite, "_write_pyc", None)
+    if original is None or read is None or write is None:
         return  # another pytest: its modules stay unmarked, and unmarked() says so
 
     def rewrite_asserts(mod: ast.Module, source: bytes, module_path: Any = None,
@@ -148,101 +231,81 @@ def _patch_pytest_rewrite() -> None:
         if isinstance(module_path, str):
             mark(mod, module_path)
 
-    rewrite.rewrite_asserts = rewrite_asserts
-    rewrite._read_pyc = lambda *args, **kwargs: None
-    rewrite._write_pyc = lambda *args, **kwargs: False
+    def read_pyc(source: Any, pyc: Any, *args: Any, **kwargs: Any) -> Any:
+        code = read(source, _marked_pyc(pyc), *args, **kwargs)
+        if code is not None and _ours(str(source)):
+            _marked.add(str(source))
+        return code
+
+    def write_pyc(state: Any, code: Any, stat: Any, pyc: Any, *args: Any, **kwargs: Any) -> Any:
+        return write(state, code, stat, _marked_pyc(pyc), *args, **kwargs)
+
+    rewrite.rewrite_asserts, rewrite._read_pyc, rewrite._write_pyc = (
+        rewrite_asserts, read_pyc, write_pyc)
 
 
-_Scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-_Suspends = (ast.Yield, ast.YieldFrom, ast.Await)
+def _marked_pyc(pyc: Any) -> Any:
+    name = str(getattr(pyc, "name", pyc))
+    marked = name[:-len(".pyc")] + _TAIL if name.endswith(".pyc") else name + _TAIL
+    with_name = getattr(pyc, "with_name", None)
+    return with_name(marked) if with_name else os.path.join(os.path.dirname(pyc), marked)
 
 
-def _suspends(node: ast.AST) -> bool:
-    """Whether ``node`` (a statement's own expressions, not nested scopes') may suspend."""
-    todo = [node]
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_SUSPENDS = (ast.Yield, ast.YieldFrom, ast.Await, ast.AsyncFor, ast.AsyncWith)
+
+
+def _suspends(nodes: list[Any]) -> bool:
+    """Whether ``nodes`` (and what they hold, not nested scopes) may suspend their frame."""
+    todo = list(nodes)
     while todo:
         item = todo.pop()
-        if isinstance(item, _Suspends):
+        if isinstance(item, _SUSPENDS):
             return True
         todo.extend(child for child in ast.iter_child_nodes(item)
-                    if not isinstance(child, (*_Scopes, ast.stmt)))
+                    if not isinstance(child, _SCOPES))
     return False
 
 
-class _Mark(ast.NodeTransformer):
-    def __init__(self, filename: str) -> None:
-        self.filename = filename
-
-    def _call(self, first: int, at: ast.AST) -> ast.Call:
-        value: Any = (self.filename, first)  # a tuple of constants is a constant
-        call = ast.Call(ast.Name(HIT, ast.Load()), [ast.Constant(value)], [])
-        for node in ast.walk(call):
-            ast.copy_location(node, at)
-        return call
-
-    def _stmt(self, first: int, at: ast.AST) -> ast.Expr:
-        return ast.copy_location(ast.Expr(self._call(first, at)), at)
-
-    def visit_Module(self, node: ast.Module) -> ast.Module:
-        self.generic_visit(node)
-        at = _after_docstring(node.body)
-        while at < len(node.body) and isinstance(node.body[at], ast.ImportFrom) \
-                and getattr(node.body[at], "module", None) == "__future__":
-            at += 1
-        if node.body:
-            node.body.insert(at, self._stmt(0, node.body[min(at, len(node.body) - 1)]))
-        return node
-
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
-        self.generic_visit(node)
-        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        self._resumes(node.body, first, isinstance(node, ast.AsyncFunctionDef))
-        at = _after_docstring(node.body)
-        node.body.insert(at, self._stmt(first, node.body[min(at, len(node.body) - 1)]))
-        return node
-
-    visit_FunctionDef = _function
-    visit_AsyncFunctionDef = _function
-
-    def _resumes(self, body: list[ast.stmt], first: int, is_async: bool) -> None:
-        """A mark after each statement of ``body`` where the function may resume."""
-        index = 0
-        while index < len(body):
-            stmt = body[index]
+def _resumes(body: list[ast.stmt], rel: str, first: int) -> None:
+    """A mark after each statement of ``body`` where its function may resume (and at the
+    start of the blocks of a statement whose own expressions may suspend)."""
+    index = 0
+    while index < len(body):
+        stmt = body[index]
+        index += 1
+        if isinstance(stmt, _SCOPES):
+            continue
+        blocks = [getattr(stmt, name) for name in ("body", "orelse", "finalbody")
+                  if isinstance(getattr(stmt, name, None), list)]
+        blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
+        blocks += [case.body for case in getattr(stmt, "cases", ())]
+        for block in blocks:
+            _resumes(block, rel, first)
+        if not (isinstance(stmt, (ast.AsyncFor, ast.AsyncWith)) or _suspends(
+                [child for child in ast.iter_child_nodes(stmt)
+                 if not isinstance(child, (ast.stmt, ast.excepthandler))])):
+            continue
+        for block in blocks:
+            if block:
+                _insert(block, 0, rel, first)
+        if not isinstance(stmt, (ast.Return, ast.Raise)):
+            _insert(body, index, rel, first)
             index += 1
-            if isinstance(stmt, _Scopes):
-                continue
-            blocks = [getattr(stmt, name) for name in ("body", "orelse", "finalbody")
-                      if isinstance(getattr(stmt, name, None), list)]
-            blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
-            blocks += [case.body for case in getattr(stmt, "cases", ())]
-            for block in blocks:
-                self._resumes(block, first, is_async)
-            header = (is_async and isinstance(stmt, (ast.AsyncFor, ast.AsyncWith))) or any(
-                _suspends(child) for child in ast.iter_child_nodes(stmt)
-                if not isinstance(child, ast.stmt))
-            if not header:
-                continue
-            for block in blocks:
-                if block:
-                    block.insert(0, self._stmt(first, block[0]))
-            if not isinstance(stmt, (ast.Return, ast.Raise)):
-                body.insert(index, self._stmt(first, stmt))
-                index += 1
 
-    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
-        self.generic_visit(node)
-        # None or body: set.add returns None.
-        node.body = ast.copy_location(
-            ast.BoolOp(ast.Or(), [self._call(node.lineno, node.body), node.body]), node.body)
-        return node
 
-    def visit_GeneratorExp(self, node: ast.GeneratorExp) -> ast.AST:
-        self.generic_visit(node)
-        # Its code runs when it is consumed, maybe in a later test: a mark per item.
-        check = ast.copy_location(ast.UnaryOp(ast.Not(), self._call(node.lineno, node)), node)
-        node.generators[0].ifs.insert(0, check)
-        return node
+def _call(rel: str, first: int, at: ast.AST) -> ast.Call:
+    value: Any = (rel, first)  # a tuple of constants is a constant
+    call = ast.Call(ast.Name(HIT, ast.Load()), [ast.Constant(value)], [])
+    for node in ast.walk(call):
+        ast.copy_location(node, at)
+    return call
+
+
+def _insert(body: list[ast.stmt], at: int, rel: str, first: int) -> None:
+    """A mark at ``body[at]``, on the line of the statement it precedes (or follows)."""
+    near = body[min(at, len(body) - 1)]
+    body.insert(at, ast.copy_location(ast.Expr(_call(rel, first, near)), near))
 
 
 def _after_docstring(body: list[ast.stmt]) -> int:
