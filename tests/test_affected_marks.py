@@ -236,3 +236,20 @@ def test_the_marked_bytecode_is_cached_apart_from_the_plain_one(tmp_path: Path) 
     assert "9 passed" in third.stdout, third.stdout + third.stderr
     maps.append(_units(root, record))
     assert maps[0] == maps[1] == maps[2]
+
+
+def test_a_project_imported_before_the_marks_is_recorded_by_the_call_profiler(
+        tmp_path: Path) -> None:
+    # The project's own plugin, named in addopts, loads before ralph-verify's and imports
+    # lib: marks would come too late for lib, so the run records as before 3.12 did.
+    root = tmp_path / "project"
+    run, record = _record(root, {
+        "pytest.ini": "[pytest]\naddopts = -p projplugin\n",
+        "projplugin.py": "import lib\n",
+        "lib.py": "def double(x):\n    return 2 * x\n\n\ndef half(x):\n    return x / 2\n",
+        "tests/test_lib.py": "import lib\n\ndef test_double():\n    assert lib.double(2) == 4\n"})
+    assert "1 passed" in run.stdout, run.stdout + run.stderr
+    units = _units(root, record)
+    assert units is not None
+    assert "lib.py::double" in units["test_double"]
+    assert "lib.py::half" not in units["test_double"]

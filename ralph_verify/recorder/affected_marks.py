@@ -64,15 +64,22 @@ def usable() -> bool:
     return sys.version_info < (3, 12) and not hasattr(sys, "monitoring")
 
 
-def install(project_file: Callable[[str], str]) -> None:
+def install(project_file: Callable[[str], str]) -> bool:
     """Compile the project's modules imported from now on with marks; ``project_file``
     names a file relative to the root if it is the project's, else returns "" (asked only
-    after ``pytest_configure``)."""
-    _project[:] = [project_file]
+    after ``pytest_configure``). ``False`` (and nothing done) when a module of the project
+    was imported already (a plugin of the project's named before ralph-verify's in
+    ``addopts``): the caller records another way."""
     _root[:] = [os.path.join(os.getcwd(), "")]
+    if any(_ours(str(getattr(module, "__file__", None) or ""))
+           for module in list(sys.modules.values())):
+        _root.clear()
+        return False
+    _project[:] = [project_file]
     setattr(builtins, HIT, _seen.add)
     _patch_pytest_rewrite()
     sys.meta_path.insert(0, _Finder)
+    return True
 
 
 def take() -> dict[str, list[int]]:

@@ -339,5 +339,5 @@ def _project_file(filename: str) -> str:
     return rel
 
 
-if _marking:
-    install(_project_file)
+if _marking:  # else, or if the project's code was imported already, the call profiler
+    _marking = install(_project_file)
