@@ -57,6 +57,13 @@ def steps():
     yield after_resume
 
 
+def guarded():
+    try:
+        yield 1
+    finally:
+        print("closed")
+
+
 def evens(n: int):
     return (i for i in range(n) if i % 2 == 0)
 
@@ -66,7 +73,7 @@ async def later() -> int:
 
 
 def fails() -> None:
-    raise ValueError("line 47")
+    raise ValueError("line 54")
 '''
 
 TESTS = '''\
@@ -76,6 +83,7 @@ import traceback
 import lib
 
 STEPS = lib.steps()
+GUARDED = lib.guarded()
 HELD = []
 
 
@@ -94,6 +102,14 @@ def test_generator_started():
 
 def test_generator_resumed():
     assert next(STEPS) == 2
+
+
+def test_generator_opened():
+    assert next(GUARDED) == 1
+
+
+def test_generator_closed_in_a_later_test():
+    GUARDED.close()
 
 
 def test_generator_expression_made():
@@ -116,7 +132,7 @@ def test_the_code_is_the_users():
     try:
         lib.fails()
     except ValueError as error:
-        assert traceback.extract_tb(error.__traceback__)[-1].lineno == 47
+        assert traceback.extract_tb(error.__traceback__)[-1].lineno == 54
 
 
 def test_nothing():
@@ -172,7 +188,7 @@ def test_the_map_holds_what_ran_in_threads_callbacks_resumed_generators_and_at_i
     root = tmp_path / "project"
     run, record = _record(root, {"lib.py": LIB, "tests/test_lib.py": TESTS,
                                  "tests/test_rewritten.py": REWRITTEN})
-    assert "1 failed, 9 passed" in run.stdout, run.stdout + run.stderr
+    assert "1 failed, 11 passed" in run.stdout, run.stdout + run.stderr
     assert "assert [1, 2] == [1, 3]" in run.stdout  # pytest still rewrites test files
     units = _units(root, record)
     assert units is not None
@@ -187,6 +203,7 @@ def test_the_map_holds_what_ran_in_threads_callbacks_resumed_generators_and_at_i
     assert ran["test_callback_from_c"] == {"callback"}  # KEY: module level
     assert ran["test_generator_started"] == {"steps"}
     assert ran["test_generator_resumed"] == {"steps"}  # resumed after its yield
+    assert ran["test_generator_closed_in_a_later_test"] == {"guarded"}  # its finally ran
     # evens() ran in one test, its generator expression's code in the next.
     assert ran["test_generator_expression_made"] == {"evens"}
     assert ran["test_generator_expression_consumed"] == {"evens"}
@@ -220,7 +237,7 @@ def test_the_marked_bytecode_is_cached_apart_from_the_plain_one(tmp_path: Path) 
     root = tmp_path / "project"
     files = {"lib.py": LIB, "tests/test_lib.py": TESTS}
     first, record = _record(root, files, cache=True)
-    assert "9 passed" in first.stdout, first.stdout + first.stderr
+    assert "11 passed" in first.stdout, first.stdout + first.stderr
     maps = [_units(root, record)]
     assert maps[0] is not None and maps[0]["test_callback_from_c"]
     cached = sorted(p.name for p in root.rglob("*.ralph-marks-1.pyc"))
@@ -228,12 +245,12 @@ def test_the_marked_bytecode_is_cached_apart_from_the_plain_one(tmp_path: Path) 
     assert cached == [f"lib.{tag}.ralph-marks-1.pyc",
                       f"test_lib.{tag}-pytest-{pytest.__version__}.ralph-marks-1.pyc"]
     second, record = _record(root, {}, record="record-2", cache=True)
-    assert "9 passed" in second.stdout, second.stdout + second.stderr
+    assert "11 passed" in second.stdout, second.stdout + second.stderr
     maps.append(_units(root, record))
     plain, _ = _record(root, {}, record="record-3", plain=True, cache=True)
-    assert "9 passed" in plain.stdout, plain.stdout + plain.stderr
+    assert "11 passed" in plain.stdout, plain.stdout + plain.stderr
     third, record = _record(root, {}, record="record-4", cache=True)
-    assert "9 passed" in third.stdout, third.stdout + third.stderr
+    assert "11 passed" in third.stdout, third.stdout + third.stderr
     maps.append(_units(root, record))
     assert maps[0] == maps[1] == maps[2]
 

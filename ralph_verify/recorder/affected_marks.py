@@ -289,6 +289,10 @@ def _resumes(body: list[ast.stmt], rel: str, first: int) -> None:
         blocks += [case.body for case in getattr(stmt, "cases", ())]
         for block in blocks:
             _resumes(block, rel, first)
+        if isinstance(stmt, ast.Try) and _suspends(stmt.body):  # thrown in at a yield
+            for block in [handler.body for handler in stmt.handlers] + [stmt.finalbody]:
+                if block:
+                    _insert(block, 0, rel, first)
         if not (isinstance(stmt, (ast.AsyncFor, ast.AsyncWith)) or _suspends(
                 [child for child in ast.iter_child_nodes(stmt)
                  if not isinstance(child, (ast.stmt, ast.excepthandler))])):
