@@ -240,10 +240,10 @@ def test_the_marked_bytecode_is_cached_apart_from_the_plain_one(tmp_path: Path) 
     assert "11 passed" in first.stdout, first.stdout + first.stderr
     maps = [_units(root, record)]
     assert maps[0] is not None and maps[0]["test_callback_from_c"]
-    cached = sorted(p.name for p in root.rglob("*.ralph-marks-1.pyc"))
+    cached = sorted(p.name for p in root.rglob("*.ralph-marks-2.pyc"))
     tag = sys.implementation.cache_tag
-    assert cached == [f"lib.{tag}.ralph-marks-1.pyc",
-                      f"test_lib.{tag}-pytest-{pytest.__version__}.ralph-marks-1.pyc"]
+    assert cached == [f"lib.{tag}.ralph-marks-2.pyc",
+                      f"test_lib.{tag}-pytest-{pytest.__version__}.ralph-marks-2.pyc"]
     second, record = _record(root, {}, record="record-2", cache=True)
     assert "11 passed" in second.stdout, second.stdout + second.stderr
     maps.append(_units(root, record))

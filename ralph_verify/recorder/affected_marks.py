@@ -18,7 +18,7 @@ precedes (tracebacks and coverage's lines are unchanged), after a docstring and
 The project's modules are compiled with marks when imported (a meta path finder that
 swaps Python's source loader for :class:`MarkLoader`), and those pytest rewrites (test and
 conftest files) through pytest's own rewriting with the marks added. Both keep the marked
-bytecode beside the usual one under a name of their own (``*.ralph-marks-1.pyc``, in
+bytecode beside the usual one under a name of their own (``*.ralph-marks-2.pyc``, in
 ralph-verify's bytecode prefix when it runs pytest), so that a plain run never loads marks
 and a recording run compiles only what changed. A project module that was loaded another
 way (before the finder, by another import hook) ran unmarked: :func:`unmarked` names it,
@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import hashlib
 import marshal
 import os
 import sys
@@ -42,11 +43,20 @@ from typing import Any
 #: The name of the mark in the builtins: no module's namespace gains a name.
 HIT = "__ralph_verify_hit__"
 #: The version of the marks, in the cached bytecode's header and name.
-_VERSION = b"rvm1"
-_TAIL = ".ralph-marks-1.pyc"
-#: The marks seen since the last :func:`take`: (file relative to the working directory,
-#: first line).
-_seen: set[tuple[str, int]] = set()
+_VERSION = b"rvm2"
+_TAIL = ".ralph-marks-2.pyc"
+#: The last first line a mark tells apart (a later one is taken as this one: the unit that
+#: spans it, if any, or the module's code).
+_LAST = (1 << 20) - 1
+#: The marks seen since the last :func:`take`: each an int, the key of the file (see
+#: :func:`_key`) shifted left by ``_SHIFT`` bits, plus the first line (an int hashes as
+#: itself: a tuple constant made each mark cost about twice as much).
+_seen: set[int] = set()
+_SHIFT = 20
+#: A file's key -> its path relative to the working directory, for each file marked or
+#: loaded marked; and -> its path relative to pytest's root ("": not the project's).
+_files: dict[int, str] = {}
+_rels: dict[int, str] = {}
 #: The files compiled with marks (file names as their code objects name them).
 _marked: set[str] = set()
 _project: list[Callable[[str], str]] = []  # file name -> relative path, or "" (not ours)
@@ -88,11 +98,25 @@ def take() -> dict[str, list[int]]:
     seen = list(_seen)
     _seen.difference_update(seen)  # not clear(): another thread may be adding
     lines: dict[str, list[int]] = {}
-    for name, first in seen:
-        rel = _project[0](os.path.join(_root[0], name) if _root else name)
+    low = (1 << _SHIFT) - 1
+    for mark in seen:
+        key = mark >> _SHIFT
+        rel = _rels.get(key)
+        if rel is None:
+            name = _files.get(key)
+            rel = _rels[key] = _project[0](os.path.join(_root[0], name)) if name else ""
         if rel:
-            lines.setdefault(rel, []).append(first)
+            lines.setdefault(rel, []).append(mark & low)
     return lines
+
+
+def _key(rel: str) -> int:
+    """A file's key: 40 bits of a hash of its path relative to the working directory (the
+    same in every run: the cached marked bytecode holds it), noted for :func:`take`."""
+    key = int.from_bytes(hashlib.blake2b(rel.encode("utf-8", "surrogateescape"),
+                                         digest_size=5).digest(), "big")
+    _files[key] = rel
+    return key
 
 
 def _ours(filename: str) -> bool:
@@ -150,6 +174,7 @@ class MarkLoader(SourceFileLoader):
                 if data[:len(key)] == key:
                     code = marshal.loads(data[len(key):])
                     _marked.add(path)
+                    _key(rel)
                     return code
         code = compile(mark(ast.parse(source, path), path), path, "exec", dont_inherit=True)
         if cached and not sys.dont_write_bytecode:
@@ -190,7 +215,7 @@ def mark(tree: ast.Module, filename: str) -> ast.Module:
     if not _ours(filename):
         return tree
     _marked.add(filename)
-    rel = _rel(filename)
+    key = _key(_rel(filename)) << _SHIFT
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
     suspends = False
     for node in ast.walk(tree):  # one pass; a node's children are queued before it is seen
@@ -201,25 +226,25 @@ def mark(tree: ast.Module, filename: str) -> ast.Module:
             assert isinstance(node, ast.Lambda)
             # None or body: set.add returns None.
             node.body = ast.copy_location(ast.BoolOp(ast.Or(), [
-                _call(rel, node.lineno, node.body), node.body]), node.body)
+                _call(key, node.lineno, node.body), node.body]), node.body)
         elif kind is ast.GeneratorExp:
             assert isinstance(node, ast.GeneratorExp)
             # Its code runs when it is consumed, maybe in a later test: a mark per item.
             node.generators[0].ifs.insert(0, ast.copy_location(
-                ast.UnaryOp(ast.Not(), _call(rel, node.lineno, node)), node))
+                ast.UnaryOp(ast.Not(), _call(key, node.lineno, node)), node))
         elif kind in _SUSPENDS:
             suspends = True
     for function in functions:
         first = min([function.lineno, *(d.lineno for d in function.decorator_list)])
         if suspends and _suspends(function.body):
-            _resumes(function.body, rel, first)
-        _insert(function.body, _after_docstring(function.body), rel, first)
+            _resumes(function.body, key, first)
+        _insert(function.body, _after_docstring(function.body), key, first)
     at = _after_docstring(tree.body)
     while at < len(tree.body) and isinstance(tree.body[at], ast.ImportFrom) \
             and getattr(tree.body[at], "module", None) == "__future__":
         at += 1
     if tree.body:
-        _insert(tree.body, at, rel, 0)
+        _insert(tree.body, at, key, 0)
     return tree
 
 
@@ -242,6 +267,7 @@ def _patch_pytest_rewrite() -> None:
         code = read(source, _marked_pyc(pyc), *args, **kwargs)
         if code is not None and _ours(str(source)):
             _marked.add(str(source))
+            _key(_rel(str(source)))
         return code
 
     def write_pyc(state: Any, code: Any, stat: Any, pyc: Any, *args: Any, **kwargs: Any) -> Any:
@@ -274,7 +300,7 @@ def _suspends(nodes: list[Any]) -> bool:
     return False
 
 
-def _resumes(body: list[ast.stmt], rel: str, first: int) -> None:
+def _resumes(body: list[ast.stmt], key: int, first: int) -> None:
     """A mark after each statement of ``body`` where its function may resume (and at the
     start of the blocks of a statement whose own expressions may suspend)."""
     index = 0
@@ -288,35 +314,34 @@ def _resumes(body: list[ast.stmt], rel: str, first: int) -> None:
         blocks += [handler.body for handler in getattr(stmt, "handlers", ())]
         blocks += [case.body for case in getattr(stmt, "cases", ())]
         for block in blocks:
-            _resumes(block, rel, first)
+            _resumes(block, key, first)
         if isinstance(stmt, ast.Try) and _suspends(stmt.body):  # thrown in at a yield
             for block in [handler.body for handler in stmt.handlers] + [stmt.finalbody]:
                 if block:
-                    _insert(block, 0, rel, first)
+                    _insert(block, 0, key, first)
         if not (isinstance(stmt, (ast.AsyncFor, ast.AsyncWith)) or _suspends(
                 [child for child in ast.iter_child_nodes(stmt)
                  if not isinstance(child, (ast.stmt, ast.excepthandler))])):
             continue
         for block in blocks:
             if block:
-                _insert(block, 0, rel, first)
+                _insert(block, 0, key, first)
         if not isinstance(stmt, (ast.Return, ast.Raise)):
-            _insert(body, index, rel, first)
+            _insert(body, index, key, first)
             index += 1
 
 
-def _call(rel: str, first: int, at: ast.AST) -> ast.Call:
-    value: Any = (rel, first)  # a tuple of constants is a constant
-    call = ast.Call(ast.Name(HIT, ast.Load()), [ast.Constant(value)], [])
+def _call(key: int, first: int, at: ast.AST) -> ast.Call:
+    call = ast.Call(ast.Name(HIT, ast.Load()), [ast.Constant(key | min(first, _LAST))], [])
     for node in ast.walk(call):
         ast.copy_location(node, at)
     return call
 
 
-def _insert(body: list[ast.stmt], at: int, rel: str, first: int) -> None:
+def _insert(body: list[ast.stmt], at: int, key: int, first: int) -> None:
     """A mark at ``body[at]``, on the line of the statement it precedes (or follows)."""
     near = body[min(at, len(body) - 1)]
-    body.insert(at, ast.copy_location(ast.Expr(_call(rel, first, near)), near))
+    body.insert(at, ast.copy_location(ast.Expr(_call(key, first, near)), near))
 
 
 def _after_docstring(body: list[ast.stmt]) -> int:
