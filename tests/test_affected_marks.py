@@ -148,7 +148,8 @@ def test_rewritten():
 
 
 def _record(root: Path, files: dict[str, str], *, record: str = "record", plain: bool = False,
-            cache: bool = False) -> tuple[subprocess.CompletedProcess[str], Path]:
+            cache: bool = False, coverage: list[str] | None = None,
+            ) -> tuple[subprocess.CompletedProcess[str], Path]:
     """A real pytest run recording the map (or a ``plain`` one), with the plugins as
     ralph-verify writes them; with ``cache`` Python writes bytecode (the machine's
     ``PYTHONDONTWRITEBYTECODE`` unset)."""
@@ -167,9 +168,9 @@ def _record(root: Path, files: dict[str, str], *, record: str = "record", plain:
     for name in ("PYTEST_ADDOPTS", *(["PYTHONDONTWRITEBYTECODE"] if cache else [])):
         env.pop(name, None)
     ours = [] if plain else ["-p", PLUGIN_NAME, "-p", AFFECTED_PLUGIN_NAME]
-    run = subprocess.run([sys.executable, "-m", "pytest", *ours, "-p", "no:cacheprovider",
-                          "-q", "tests"], cwd=root, env=env, capture_output=True, text=True,
-                         timeout=120, check=False)
+    run = subprocess.run([sys.executable, "-m", *(coverage or []), "pytest", *ours, "-p",
+                          "no:cacheprovider", "-q", "tests"], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=120, check=False)
     return run, folder
 
 
@@ -240,10 +241,10 @@ def test_the_marked_bytecode_is_cached_apart_from_the_plain_one(tmp_path: Path) 
     assert "11 passed" in first.stdout, first.stdout + first.stderr
     maps = [_units(root, record)]
     assert maps[0] is not None and maps[0]["test_callback_from_c"]
-    cached = sorted(p.name for p in root.rglob("*.ralph-marks-2.pyc"))
+    cached = sorted(p.name for p in root.rglob("*.ralph-marks-3.pyc"))
     tag = sys.implementation.cache_tag
-    assert cached == [f"lib.{tag}.ralph-marks-2.pyc",
-                      f"test_lib.{tag}-pytest-{pytest.__version__}.ralph-marks-2.pyc"]
+    assert cached == [f"lib.{tag}.ralph-marks-3.pyc",
+                      f"test_lib.{tag}-pytest-{pytest.__version__}.ralph-marks-3.pyc"]
     second, record = _record(root, {}, record="record-2", cache=True)
     assert "11 passed" in second.stdout, second.stdout + second.stderr
     maps.append(_units(root, record))
@@ -270,3 +271,59 @@ def test_a_project_imported_before_the_marks_is_recorded_by_the_call_profiler(
     assert units is not None
     assert "lib.py::double" in units["test_double"]
     assert "lib.py::half" not in units["test_double"]
+
+
+COVERED = '''\
+def evens(items):
+    """Lines and branches as coverage sees them."""
+    return list(
+        item
+        for item in items
+        if item % 2 == 0
+    )
+
+
+def counter(limit):
+    total = 0
+    while total < limit:
+        total += 1
+        if total > 1:
+            yield total
+    if (yield):
+        total = 0
+
+
+ABS = lambda x: (  # noqa: E731
+    -x if x < 0 else x)
+'''
+
+
+def test_coverage_sees_the_same_lines_and_branches_with_marks(tmp_path: Path) -> None:
+    # The marks sit on lines that run anyway: a branch coverage run reports the same.
+    reports = []
+    for side in ("plain", "marked"):
+        root = tmp_path / side / "project"
+        data = root.parent / ".coverage"
+        run, _ = _record(root, {"lib.py": COVERED, "tests/test_lib.py": """\
+            import lib
+            import pytest
+
+            def test_all():
+                assert lib.evens([1, 2, 4]) == [2, 4]
+                steps = lib.counter(3)
+                assert [next(steps), next(steps), next(steps)] == [2, 3, None]
+                with pytest.raises(StopIteration):
+                    steps.send(True)
+                assert lib.ABS(-2) == 2
+            """}, plain=side == "plain",
+            coverage=["coverage", "run", "--branch", f"--data-file={data}", "--include=lib.py",
+                      "-m"])
+        assert "1 passed" in run.stdout, run.stdout + run.stderr
+        out = root.parent / "coverage.json"
+        subprocess.run([sys.executable, "-m", "coverage", "json", f"--data-file={data}",
+                        "-o", str(out)], cwd=root, check=True, capture_output=True)
+        summary = json.loads(out.read_text())["files"]["lib.py"]
+        reports.append({key: summary[key] for key in (
+            "executed_lines", "missing_lines", "executed_branches", "missing_branches")})
+    assert reports[0] == reports[1]
+    assert reports[0]["executed_branches"] and reports[0]["missing_branches"]

@@ -18,7 +18,7 @@ precedes (tracebacks and coverage's lines are unchanged), after a docstring and
 The project's modules are compiled with marks when imported (a meta path finder that
 swaps Python's source loader for :class:`MarkLoader`), and those pytest rewrites (test and
 conftest files) through pytest's own rewriting with the marks added. Both keep the marked
-bytecode beside the usual one under a name of their own (``*.ralph-marks-2.pyc``, in
+bytecode beside the usual one under a name of their own (``*.ralph-marks-3.pyc``, in
 ralph-verify's bytecode prefix when it runs pytest), so that a plain run never loads marks
 and a recording run compiles only what changed. A project module that was loaded another
 way (before the finder, by another import hook) ran unmarked: :func:`unmarked` names it,
@@ -43,8 +43,8 @@ from typing import Any
 #: The name of the mark in the builtins: no module's namespace gains a name.
 HIT = "__ralph_verify_hit__"
 #: The version of the marks, in the cached bytecode's header and name.
-_VERSION = b"rvm2"
-_TAIL = ".ralph-marks-2.pyc"
+_VERSION = b"rvm3"
+_TAIL = ".ralph-marks-3.pyc"
 #: The last first line a mark tells apart (a later one is taken as this one: the unit that
 #: spans it, if any, or the module's code).
 _LAST = (1 << 20) - 1
@@ -230,8 +230,11 @@ def mark(tree: ast.Module, filename: str) -> ast.Module:
         elif kind is ast.GeneratorExp:
             assert isinstance(node, ast.GeneratorExp)
             # Its code runs when it is consumed, maybe in a later test: a mark per item.
+            # On the line of its first ``for`` target, evaluated for each item anyway: no
+            # line (and no branch) that coverage would not see without the mark.
+            target = node.generators[0].target
             node.generators[0].ifs.insert(0, ast.copy_location(
-                ast.UnaryOp(ast.Not(), _call(key, node.lineno, node)), node))
+                ast.UnaryOp(ast.Not(), _call(key, node.lineno, target)), target))
         elif kind in _SUSPENDS:
             suspends = True
     for function in functions:
@@ -326,7 +329,10 @@ def _resumes(body: list[ast.stmt], key: int, first: int) -> None:
         for block in blocks:
             if block:
                 _insert(block, 0, key, first)
-        if not isinstance(stmt, (ast.Return, ast.Raise)):
+        # After it, on the line of the next statement (the one that runs next anyway), or
+        # of a simple statement itself; never after a last compound one (its own line once
+        # more would be a line and a branch coverage would not see without the mark).
+        if not isinstance(stmt, (ast.Return, ast.Raise)) and (index < len(body) or not blocks):
             _insert(body, index, key, first)
             index += 1
 
