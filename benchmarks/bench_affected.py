@@ -16,10 +16,11 @@ tests fail, else the full suite). Those are the loop's own figures (``duration_s
 in ``.ralph/``), so the baseline, the same for both sides, does not dilute them.
 
 ``--recording`` (:func:`recording`) measures only what recording the map costs: the CPU
-time of plain ``pytest`` in the project against pytest with ralph-verify's recorder and
-the plugin that records the map (``RALPH_VERIFY_DEPS=1``: marks before Python 3.12), and
-with the call profiler instead (``RALPH_VERIFY_DEPS=profile``), in turn, after one
-uncounted round that fills every side's bytecode caches.
+time of plain ``pytest`` in the project against pytest with ralph-verify's recorder (what
+every run of the tests check loads), with the recorder and the plugin that records the map
+(``RALPH_VERIFY_DEPS=1``: marks before Python 3.12), and with the call profiler instead
+(``RALPH_VERIFY_DEPS=profile``), in turn, after one uncounted round that fills every
+side's bytecode caches.
 """
 
 from __future__ import annotations
@@ -128,7 +129,8 @@ def recording(project: Path, python: str, rounds: int) -> dict[str, list[float]]
     from ralph_verify.plugins.pytest_plugin_dir import AFFECTED_MARKS
     from ralph_verify.recorder.read import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
 
-    sides: dict[str, dict[str, str]] = {"pytest": {}, "marks": {"RALPH_VERIFY_DEPS": "1"},
+    sides: dict[str, dict[str, str]] = {"pytest": {}, "recorder": {"RALPH_VERIFY_DEPS": ""},
+                                        "marks": {"RALPH_VERIFY_DEPS": "1"},
                                         "profile": {"RALPH_VERIFY_DEPS": "profile"}}
     cpu: dict[str, list[float]] = {side: [] for side in sides}
     with tempfile.TemporaryDirectory() as tmp:
@@ -145,7 +147,8 @@ def recording(project: Path, python: str, rounds: int) -> dict[str, list[float]]
                        "PYTHONPATH": os.pathsep.join(filter(None, [
                            str(plugins), os.environ.get("PYTHONPATH")]))}
                 env.pop("PYTHONDONTWRITEBYTECODE", None)
-                ours = ["-p", PLUGIN_NAME, "-p", AFFECTED_PLUGIN_NAME] if extra else []
+                ours = ([] if not extra else ["-p", PLUGIN_NAME] if side == "recorder" else
+                        ["-p", PLUGIN_NAME, "-p", AFFECTED_PLUGIN_NAME])
                 before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ours],
                                cwd=project, env=env, capture_output=True, check=False)
@@ -177,12 +180,13 @@ def main() -> int:
           f"load {os.getloadavg()[0]:.1f} at start; change: {change.path}")
     if args.recording:
         cpu = recording(project, python, args.rounds)
-        for side in ("marks", "profile"):
-            ratios = sorted(a / b for a, b in zip(cpu[side], cpu["pytest"], strict=True))
-            print(f"{side} / pytest, CPU, paired: median {statistics.median(ratios):.3f} "
+        for side, base in (("recorder", "pytest"), ("marks", "pytest"), ("profile", "pytest"),
+                           ("marks", "recorder")):
+            ratios = sorted(a / b for a, b in zip(cpu[side], cpu[base], strict=True))
+            print(f"{side} / {base}, CPU, paired: median {statistics.median(ratios):.3f} "
                   f"(min {ratios[0]:.3f}, max {ratios[-1]:.3f}); medians "
                   f"{statistics.median(cpu[side]):.2f} / "
-                  f"{statistics.median(cpu['pytest']):.2f} CPU-s")
+                  f"{statistics.median(cpu[base]):.2f} CPU-s")
         print(f"load {os.getloadavg()[0]:.1f} at the end")
         return 0
     figures: dict[str, list[dict[str, Any]]] = {"affected": [], "all": []}
