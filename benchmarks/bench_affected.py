@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/bench_affected.py [--project more-itertools==11.2.1] [--rounds 1]
+    python benchmarks/bench_affected.py --recording [--project click==8.5.1] [--rounds 5]
 
 (``--project``: one of :data:`CHANGES`.) For the benchmark command (``bench_check.py``)
 to call, with the project it fetched and the virtualenv it prepared: :func:`iteration` runs
@@ -13,6 +14,13 @@ check in the baseline (the full run that also records the map, with
 ``select = "affected"``) and in the iteration (the partial run when the affected
 tests fail, else the full suite). Those are the loop's own figures (``duration_s``
 in ``.ralph/``), so the baseline, the same for both sides, does not dilute them.
+
+``--recording`` (:func:`recording`) measures only what recording the map costs: the CPU
+time of plain ``pytest`` in the project against pytest with ralph-verify's recorder (what
+every run of the tests check loads), with the recorder and the plugin that records the map
+(``RALPH_VERIFY_DEPS=1``: marks before Python 3.12), and with the call profiler instead
+(``RALPH_VERIFY_DEPS=profile``), in turn, after one uncounted round that fills every
+side's bytecode caches.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import shutil
 import statistics
@@ -115,13 +124,50 @@ def iteration(project: Path, python: str, change: Change, select: str,
             "partial": bool(tests["counts"].get("partial"))}
 
 
+def recording(project: Path, python: str, rounds: int) -> dict[str, list[float]]:
+    """CPU seconds of each side, per counted round (see the module docstring)."""
+    from ralph_verify.plugins.pytest_plugin_dir import AFFECTED_MARKS
+    from ralph_verify.recorder.read import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
+
+    sides: dict[str, dict[str, str]] = {"pytest": {}, "recorder": {"RALPH_VERIFY_DEPS": ""},
+                                        "marks": {"RALPH_VERIFY_DEPS": "1"},
+                                        "profile": {"RALPH_VERIFY_DEPS": "profile"}}
+    cpu: dict[str, list[float]] = {side: [] for side in sides}
+    with tempfile.TemporaryDirectory() as tmp:
+        plugins = Path(tmp) / "plugins"
+        plugins.mkdir()
+        for name, module in ((PLUGIN_NAME, "plugin"), (AFFECTED_PLUGIN_NAME, "affected_plugin"),
+                             (AFFECTED_MARKS, "affected_marks")):
+            (plugins / f"{name}.py").write_text(plugin_source(module), encoding="utf-8")
+        for round_ in range(rounds + 1):
+            for side, extra in sides.items():
+                record = Path(tmp) / f"record-{side}-{round_}"
+                record.mkdir()
+                env = {**os.environ, **extra, "RALPH_VERIFY_RECORD_DIR": str(record),
+                       "PYTHONPATH": os.pathsep.join(filter(None, [
+                           str(plugins), os.environ.get("PYTHONPATH")]))}
+                env.pop("PYTHONDONTWRITEBYTECODE", None)
+                ours = ([] if not extra else ["-p", PLUGIN_NAME] if side == "recorder" else
+                        ["-p", PLUGIN_NAME, "-p", AFFECTED_PLUGIN_NAME])
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", *ours],
+                               cwd=project, env=env, capture_output=True, check=False)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                used = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+                if round_:
+                    cpu[side].append(used)
+                    print(f"round {round_} {side}: {used:.2f} CPU-s", flush=True)
+    return cpu
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--project", default=DEFAULT, choices=sorted(CHANGES))
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--coverage", action="store_true",
-                        help="--until 'tests,coverage>=0': the run under coverage, where "
-                             "tests.select = auto records the map before Python 3.12 too")
+                        help="--until 'tests,coverage>=0': the run under coverage")
+    parser.add_argument("--recording", action="store_true",
+                        help="only the CPU time of recording the map against plain pytest")
     args = parser.parse_args()
     until = "tests,coverage>=0" if args.coverage else "tests"
     sys.path.insert(0, str(Path(__file__).parent))
@@ -132,6 +178,17 @@ def main() -> int:
     python = prepare(project)
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, "
           f"load {os.getloadavg()[0]:.1f} at start; change: {change.path}")
+    if args.recording:
+        cpu = recording(project, python, args.rounds)
+        for side, base in (("recorder", "pytest"), ("marks", "pytest"), ("profile", "pytest"),
+                           ("marks", "recorder")):
+            ratios = sorted(a / b for a, b in zip(cpu[side], cpu[base], strict=True))
+            print(f"{side} / {base}, CPU, paired: median {statistics.median(ratios):.3f} "
+                  f"(min {ratios[0]:.3f}, max {ratios[-1]:.3f}); medians "
+                  f"{statistics.median(cpu[side]):.2f} / "
+                  f"{statistics.median(cpu[base]):.2f} CPU-s")
+        print(f"load {os.getloadavg()[0]:.1f} at the end")
+        return 0
     figures: dict[str, list[dict[str, Any]]] = {"affected": [], "all": []}
     with tempfile.TemporaryDirectory() as tmp:
         for round_ in range(args.rounds):

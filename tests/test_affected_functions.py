@@ -4,8 +4,6 @@ in a real ``run`` loop with ``cmd:`` agents)."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from ralph_verify.recorder import affected, affected_units
@@ -223,33 +221,30 @@ def test_which_units_a_change_touches(old: str, new: str, changed: list[str], wh
     assert reason.startswith(why)
 
 
-@pytest.mark.parametrize(("select", "version", "coverage", "chosen"), [
-    ("auto", "3.12.1", False, True), ("auto", "3.13.0", False, True), ("auto", "4.0", False, True),
-    ("auto", "3.11.7", False, False), ("auto", "3.8.18", False, False),
-    ("auto", "version unknown", False, False), ("auto", "version unknown", True, False),
-    ("auto", "3.11.7", True, True), ("auto", "3.10.14", True, True),
-    ("affected", "3.11.7", False, True), ("all", "3.13.0", True, False),
+@pytest.mark.parametrize(("select", "version", "chosen"), [
+    ("auto", "3.12.1", True), ("auto", "3.13.0", True), ("auto", "4.0", True),
+    ("auto", "3.11.7", True), ("auto", "3.10.14", True), ("auto", "3.8.18", True),
+    ("auto", "3.7.17", False), ("auto", "version unknown", False),
+    ("affected", "3.11.7", True), ("affected", "3.7.17", True), ("all", "3.13.0", False),
 ])
-def test_auto_runs_the_affected_tests_first_where_recording_is_nearly_free(
-        select: str, version: str, coverage: bool, chosen: bool) -> None:
-    """Free on 3.12+ (``sys.monitoring``); before, where the run is traced by coverage anyway."""
-    assert affected.selects_affected(select, version, under_coverage=coverage) is chosen
+def test_auto_runs_the_affected_tests_first_where_recording_is_cheap(
+        select: str, version: str, chosen: bool) -> None:
+    """Nearly free on 3.12+ (``sys.monitoring``), a few percent before (marks)."""
+    assert affected.selects_affected(select, version) is chosen
 
 
-def test_by_default_a_loop_runs_the_affected_tests_first_on_python_3_12_and_later(
-        ralph: Ralph) -> None:
-    # No select setting: "auto". The project's Python is the one running this suite.
+def test_by_default_a_loop_runs_the_affected_tests_first(ralph: Ralph) -> None:
+    # No select setting: "auto". The project's Python is the one running this suite (3.8 or
+    # later: on 3.12+ sys.monitoring records the map, before it marks in the project's code).
     ralph.makepyfile(**{"calc": CALC, "text": TEXT, **TESTS})
     ralph.env["RUN_LOG"] = str(ralph.path.parent / "ran.log")
     result = ralph.run("run", "--agent", agent(ralph, MARK + _edit(("s.upper()", "s.title()"))),
                        "--until", "tests", "--max-iterations", "1", "fix it")
     assert result.ret != 0, result
-    baseline, first = _ran(ralph)
+    _, first = _ran(ralph)
     check = history(ralph)[0]["checks"][0]
-    if sys.version_info >= (3, 12):
-        assert sorted(first) == ONE and check["counts"]["partial"] == 1
-    else:
-        assert sorted(first) == sorted(baseline) and "partial" not in check["counts"]
+    # Its failures are re-run once (the flaky check): a test may show twice.
+    assert sorted(set(first)) == ONE and check["counts"]["partial"] == 1
 
 
 def test_by_default_a_loop_under_coverage_runs_the_affected_tests_first(ralph: Ralph) -> None:

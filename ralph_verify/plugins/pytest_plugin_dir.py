@@ -18,6 +18,8 @@ from ralph_verify.project.caches import user_cache_dir
 from ralph_verify.recorder.read import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
 
 XDIST_COVERAGE_PLUGIN = "ralph_verify_xdist_coverage"
+#: Imported by the sibling for affected tests (:mod:`ralph_verify.recorder.affected_marks`).
+AFFECTED_MARKS = "ralph_verify_affected_marks"
 #: Imported by every Python start that has the plugin folder on ``PYTHONPATH``.
 SITECUSTOMIZE = "sitecustomize"
 #: Loaded with ``-p`` into the project's pytest: measures pytest-xdist workers, which
@@ -56,10 +58,11 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *, compiled: bool,
     plugin_dir.mkdir(exist_ok=True)
     sources = {PLUGIN_NAME: plugin_source(),
                AFFECTED_PLUGIN_NAME: plugin_source("affected_plugin"),
+               AFFECTED_MARKS: plugin_source("affected_marks"),
                XDIST_COVERAGE_PLUGIN: XDIST_COVERAGE_SOURCE,
                SITECUSTOMIZE: plugin_source("bytecode")}
     if not compiled:
-        for name in (PLUGIN_NAME, AFFECTED_PLUGIN_NAME, SITECUSTOMIZE):
+        for name in (PLUGIN_NAME, AFFECTED_PLUGIN_NAME, AFFECTED_MARKS, SITECUSTOMIZE):
             (plugin_dir / f"{name}.py").write_text(sources[name], encoding="utf-8")
         return plugin_dir
     kept = _compiled_plugins(python, sources)

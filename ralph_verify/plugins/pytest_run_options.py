@@ -37,10 +37,9 @@ class TestsOptions(CheckOptions):
                     "last time and those of a changed test file; if one fails, that is the "
                     "verdict, else the full suite runs and decides (a loop never ends complete "
                     'on a partial run); "all": always the full suite; "auto": "affected" when '
-                    "the project's Python is 3.12 or later (recording what each test ran is "
-                    "nearly free there) or when the tests run under coverage anyway (a "
-                    "coverage check: recording then adds a sixth to a third), else \"all\" (before "
-                    "3.12 the full runs that record it take up to twice as long)",
+                    "the project's Python is 3.8 or later (the full runs record what each "
+                    "test ran at a few percent of their time: sys.monitoring on 3.12 and "
+                    "later, marks compiled into the project's code before), else \"all\"",
     )
     flaky: Literal["block", "allow"] = Field(
         default="block",

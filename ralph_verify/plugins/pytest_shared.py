@@ -159,9 +159,7 @@ def _affected_session(ctx: VerifyContext) -> Session | None:
         return None  # with flaky = "allow", a partial run could pass after its re-run
     from ralph_verify.recorder.affected import selects_affected
 
-    under_coverage = any(check.needs_coverage for check in ctx.checks)
-    if not selects_affected(options.select, python_version(ctx.python()),
-                            under_coverage=under_coverage):
+    if not selects_affected(options.select, python_version(ctx.python())):
         return None
     if any(check.spec.arg == "new" for check in ctx.checks if check.name == "tests"):
         return None  # tests:new judges failures against the baseline: it needs every test

@@ -110,24 +110,21 @@ def plan(root: Path, session_dir: Path, files_changed: list[str]) -> tuple[Plan 
     return Plan(ids=ids, files=files, changed=changed, whole=whole), ""
 
 
-def selects_affected(select: str, python_version: str, *, under_coverage: bool = False) -> bool:
-    """Whether a loop runs the affected tests first: ``select = "auto"`` does wherever
-    recording the map costs little: on Python 3.12 and later, where ``sys.monitoring`` makes
-    it nearly free (more-itertools' recipe tests: 20.0 s user against 19.8 s unrecorded), and
-    before 3.12 when the full run is under coverage anyway (``under_coverage``): coverage's
-    tracer already costs what any tracer costs there (3.11 runs traced code unspecialised),
-    and the call profiler on top of it adds a sixth to a third (boltons: 1.16x and 1.32x the
-    CPU of the coverage run), won back by the first failing iteration that runs only the
-    affected tests (click: 8.6x faster). Before 3.12 without coverage, the profiler alone
-    makes the full runs nearly twice as long (boltons 1.9x), which affected-first iterations
-    do not always win back."""
+def selects_affected(select: str, python_version: str) -> bool:
+    """Whether a loop runs the affected tests first: ``select = "auto"`` does on Python 3.8
+    and later, where recording the map costs little: on 3.12 and later ``sys.monitoring``
+    makes it nearly free (more-itertools' recipe tests: 20.0 s user against 19.8 s
+    unrecorded); before 3.12 the project's code is compiled with marks instead of being
+    traced (:mod:`ralph_verify.recorder.affected_marks`: a tracer there slows every frame,
+    cProfile's C core made click's suite 1.46x to 2.1x its CPU), and a full run that records
+    costs a few percent more than a plain one (``benchmarks/README.md``)."""
     if select != "auto":
         return select == "affected"
     try:
         major, minor = (int(part) for part in python_version.split(".")[:2])
     except ValueError:
         return False  # "version unknown"
-    return (major, minor) >= (3, 12) or (under_coverage and (major, minor) >= (3, 8))
+    return (major, minor) >= (3, 8)
 
 
 def _wanted(root: Path, data: dict[str, Any], changed: list[str],

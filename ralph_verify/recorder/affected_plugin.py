@@ -8,10 +8,12 @@ recorder it imports nothing but the standard library, pytest and the recorder.
 With ``RALPH_VERIFY_DEPS`` set, each process writes ``deps-PID.jsonl``, one line per
 test: its node id, the project files whose code ran while it ran (setup, call, teardown)
 and, per file, the first lines of the code objects that ran (each function once:
-ralph-verify maps them to the file's functions), seen by a call-only tracer
-(``sys.monitoring`` on Python 3.12+, disabled per code object once seen; else cProfile's
-C profiler, reset after each test; else a trace or profile function that never traces
-lines). The code that runs at collection is recorded too, one line per test file
+ralph-verify maps them to the file's functions), seen by a call-only tracer on Python
+3.12+ (``sys.monitoring``, disabled per code object once seen) and before it by marks
+compiled into the project's code (:mod:`ralph_verify.recorder.affected_marks`; a tracer
+there slows every frame); with ``RALPH_VERIFY_DEPS=profile``, or when neither applies,
+cProfile's C profiler, reset after each test, else a trace or profile function that never
+traces lines. The code that runs at collection is recorded too, one line per test file
 (``collect``): what ran while that file was imported, and what ran when each project
 module it reaches through its names (module objects, or objects' ``__module__``,
 transitively) was first imported, whichever file's collection imported it first; and
@@ -35,6 +37,10 @@ try:  # as loaded into the project's pytest, beside the recorder
     from ralph_verify_recorder import is_project, relative  # type: ignore[import-not-found]  # written at run time
 except ImportError:  # imported from ralph-verify's package (type checks, documentation)
     from ralph_verify.recorder.plugin import is_project, relative
+try:  # the same, for the marks (before Python 3.12)
+    from ralph_verify_affected_marks import install, take, unmarked, usable  # type: ignore[import-not-found]  # written at run time
+except ImportError:
+    from ralph_verify.recorder.affected_marks import install, take, unmarked, usable
 
 _deps_out: Any = None
 #: The code objects entered during the current test.
@@ -53,6 +59,12 @@ try:
     _profiler: Any = _lsprof.Profiler()
 except ImportError:  # an interpreter without it: the trace or profile function below
     _profiler = None
+
+
+#: Before 3.12 the project's code is compiled with marks (:mod:`.affected_marks`), unless
+#: ``RALPH_VERIFY_DEPS=profile`` asks for the call profiler (as before: for comparisons).
+_marking = bool(os.environ.get("RALPH_VERIFY_RECORD_DIR") and os.environ.get(
+    "RALPH_VERIFY_DEPS") not in (None, "", "profile") and usable())
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -94,6 +106,8 @@ def _monitor_tool() -> int | None:
 
 def _start() -> str:
     """Start following the code that runs; how ("" when no tracer could be set)."""
+    if _marking:  # the marks since the last _stop (between tests: the next test's, to be safe)
+        return "marks"
     _seen.clear()
     tool = _monitor_tool()
     if tool is not None:
@@ -114,6 +128,9 @@ def _start() -> str:
 
 def _stop(how: str) -> dict[str, list[int]]:
     """Stop following; the first lines of the project's code objects that ran, per file."""
+    if how == "marks":
+        marked: dict[str, list[int]] = take()
+        return marked
     if how.startswith("monitoring:"):
         _monitoring.set_events(int(how.split(":")[1]), 0)
     elif how == "lsprof":
@@ -307,6 +324,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     global _deps_out
+    if _deps_out is not None and _marking and unmarked():  # code that ran unrecorded: no map
+        _write({"session": True, "lines": {}, "traced": False, "unmarked": unmarked()})
     if _deps_out is not None:
         _deps_out.close()
         _deps_out = None
@@ -318,3 +337,7 @@ def _project_file(filename: str) -> str:
     if rel is None:
         rel = _project_files[filename] = relative(filename) if is_project(filename) else ""
     return rel
+
+
+if _marking:  # else, or if the project's code was imported already, the call profiler
+    _marking = install(_project_file)
