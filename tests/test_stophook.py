@@ -323,6 +323,25 @@ def test_a_hook_that_runs_out_of_time_lets_claude_stop(ralph: Ralph) -> None:
     assert not (ralph.path / ".ralph" / "lock").exists()
 
 
+def test_the_hooks_clock_starts_when_the_agent_spawned_it(ralph: Ralph) -> None:
+    """A slow start (a loaded machine; here a sitecustomize that sleeps 3 s) is counted:
+    the agent's hook-timeout runs from the spawn, not from when ralph-verify is loaded."""
+    ralph.makefile("hangplugin.py", HANGING_PLUGIN)
+    ralph.makepyproject("[tool.ralph-verify]\nhook-timeout = 6\n")
+    ralph.env["RALPH_VERIFY_PLUGINS"] = "hangplugin"
+    assert ralph.run_subprocess("start", "--until", "hang").ret == 0
+    slow = ralph.path.parent / "slow-start"
+    slow.mkdir()
+    (slow / "sitecustomize.py").write_text("import time\ntime.sleep(3)\n")
+    ralph.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(slow), str(ralph.path)]))
+    payload = {"session_id": "s-1", "hook_event_name": "Stop", "stop_hook_active": False,
+               "last_assistant_message": "done"}
+    result = ralph.run_subprocess("hook", "claude-stop", stdin=json.dumps(payload), timeout=30)
+    assert result.ret == 0, result
+    assert "time budget" in json.loads(result.out)["systemMessage"]
+    assert 3 < result.duration < 6, result.duration  # 3 s asleep, then 4 s more before
+
+
 def test_the_calls_per_hour_limit_never_holds_a_stop_hook(ralph: Ralph) -> None:
     """In hook mode the agent's turn has happened when its Stop hook runs: a rate-limit wait
     there would only hold the hook (an hour, past any hook timeout). Each stop answers at once."""

@@ -67,6 +67,7 @@ from ralph_verify.loop.records import restore_session
 from ralph_verify.loop.session import Iteration
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
+from ralph_verify.proc import info
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
@@ -112,10 +113,13 @@ def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
         log(config.root, f"{agent}-stop", f"not verifying, letting the agent stop: {exc}")
         emit({"systemMessage": f"ralph-verify: {exc}; letting the agent stop"})
         return 0
-    deadline = time.monotonic() + budget_s(config)
+    # The agent's clock started when it spawned this process, not here.
+    spawned = time.monotonic() - info.age()
+    deadline = spawned + budget_s(config)
     # The last moment before the agent kills the hook itself (hook-timeout).
-    last_moment = max(budget_s(config) + 1, float(config.get("hook_timeout")) - 2)
-    watchdog = threading.Timer(last_moment, _expired, (config.root, agent))
+    last_moment = spawned + max(budget_s(config) + 1, float(config.get("hook_timeout")) - 2)
+    watchdog = threading.Timer(max(0.0, last_moment - time.monotonic()), _expired,
+                               (config.root, agent))
     watchdog.daemon = True
     watchdog.start()
     real_stdout = sys.stdout

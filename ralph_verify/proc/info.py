@@ -16,6 +16,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,24 @@ def start_time(pid: int) -> str | None:
     if sys.platform == "win32":  # pragma: no cover - no signals are sent there
         return None
     return _ps(pid, "lstart=")  # pragma: no cover - macOS, BSD
+
+
+def age() -> float:
+    """Seconds since this process started (Linux), 0.0 where that cannot be read.
+
+    A caller that must answer within a deadline counted by whoever spawned it (an agent's
+    hook timeout) counts from here: the interpreter's start-up is part of it, and on a
+    loaded machine that can be seconds.
+    """
+    fields = _stat_fields(os.getpid()) if _PROC.is_dir() else None
+    clock = getattr(time, "CLOCK_BOOTTIME", None)
+    if fields is None or len(fields) <= 19 or clock is None:
+        return 0.0  # pragma: no cover - not Linux
+    try:
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")
+        return max(0.0, time.clock_gettime(clock) - started)
+    except (ValueError, OSError):  # pragma: no cover - an unreadable field
+        return 0.0
 
 
 def cmdline(pid: int) -> list[str] | None:
