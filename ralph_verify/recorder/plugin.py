@@ -58,7 +58,12 @@ _causes: set[str] = set()
 _root = ""
 #: File name -> whether it is the project's (see :func:`is_project`), for so many files.
 _project_files: dict[str, bool] = {}
+#: File name -> its path relative to the root (see :func:`relative`), for so many files.
+_relative: dict[str, str] = {}
 MAX_FILES_KNOWN = 20_000
+#: Whether only pytest's own plugins implement ``pytest_report_teststatus`` (``None``: not
+#: asked since the last plugin was registered); see :func:`_nothing_to_count`.
+_own_status: bool | None = None
 
 
 def _write(record: dict[str, Any]) -> None:
@@ -74,7 +79,7 @@ def _worker(config: pytest.Config) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    global _out, _root
+    global _out, _root, _own_status
     config.addinivalue_line("markers", "hidden: held out by ralph-verify's tests:hidden (run "
                                        "apart, reported without source)")
     folder = os.environ.get("RALPH_VERIFY_RECORD_DIR")
@@ -82,6 +87,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     _root = str(getattr(config, "rootpath", None) or getattr(config, "rootdir", ""))  # pytest<6.1
     _project_files.clear()
+    _relative.clear()
+    _own_status = None
     _out = open(os.path.join(folder, f"record-{os.getpid()}.jsonl"), "a",  # noqa: SIM115  # open all session
                 encoding="utf-8")
     _write({"k": "start", "pytest": pytest.__version__, "worker": _worker(config),
@@ -96,11 +103,19 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def relative(path: str) -> str:
-    try:
-        rel = os.path.relpath(path, _root)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel.replace(os.sep, "/")
+    """``path`` relative to the root, ``/``-separated; ``path`` itself outside the root.
+    Asked for every failure's frames, so answered once per file (``os.path.relpath`` costs
+    tens of microseconds)."""
+    rel = _relative.get(path)
+    if rel is None:
+        try:
+            rel = os.path.relpath(path, _root)
+        except ValueError:
+            rel = path
+        rel = path if rel.startswith("..") else rel.replace(os.sep, "/")
+        if len(_relative) < MAX_FILES_KNOWN:
+            _relative[path] = rel
+    return rel
 
 
 def is_project(path: str) -> bool:
@@ -207,6 +222,25 @@ def _text(report: Any, cause: str = "") -> str | None:
     return text
 
 
+def pytest_plugin_registered() -> None:
+    """A plugin (or conftest file) registered late may count reports its own way."""
+    global _own_status
+    _own_status = None
+
+
+def _nothing_to_count(report: pytest.TestReport, config: pytest.Config) -> bool:
+    """A passing setup or teardown, which pytest's own plugins count as nothing (its runner
+    says ``""``): asking ``pytest_report_teststatus`` for every test's setup and teardown
+    again would cost a hook call each. Asked only when no other plugin implements it."""
+    global _own_status
+    if report.when == "call" or not report.passed or hasattr(report, "wasxfail"):
+        return False
+    if _own_status is None:
+        _own_status = all(str(getattr(impl.function, "__module__", "")).startswith("_pytest.")
+                          for impl in config.hook.pytest_report_teststatus.get_hookimpls())
+    return _own_status
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """After every other plugin (the terminal counted it): record the report as it stands."""
@@ -221,6 +255,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         subtest = describe() if callable(describe) else str(context.msg)
         _raw[(report.nodeid, report.when)] = raw  # the parent report comes later
     category = ""
+    if raw is None and config is not None and _nothing_to_count(report, config):
+        return
     if config is not None:
         status = config.hook.pytest_report_teststatus(report=report, config=config)
         category = str(status[0]) if status else ""

@@ -86,3 +86,22 @@ def test_is_project_is_answered_once_per_file_and_bounded() -> None:
     finally:
         recorder._root = old_root
         recorder._project_files.clear()
+
+
+def test_relative_is_answered_once_per_file_and_bounded() -> None:
+    recorder._relative.clear()
+    old_root = recorder._root
+    recorder._root = "/proj"
+    try:
+        assert recorder.relative("/proj/pkg/mod.py") == "pkg/mod.py"
+        assert recorder.relative("/elsewhere/mod.py") == "/elsewhere/mod.py"
+        assert recorder._relative == {"/proj/pkg/mod.py": "pkg/mod.py",
+                                      "/elsewhere/mod.py": "/elsewhere/mod.py"}
+        assert recorder.relative("/proj/pkg/mod.py") == "pkg/mod.py"  # from the memo
+        for i in range(recorder.MAX_FILES_KNOWN + 10):
+            assert recorder.relative(f"/proj/m{i}.py") == f"m{i}.py"
+        assert len(recorder._relative) == recorder.MAX_FILES_KNOWN
+        assert recorder.relative("/proj/late.py") == "late.py"  # past the bound: still right
+    finally:
+        recorder._root = old_root
+        recorder._relative.clear()
