@@ -228,17 +228,21 @@ def pytest_plugin_registered() -> None:
     _own_status = None
 
 
-def _nothing_to_count(report: pytest.TestReport, config: pytest.Config) -> bool:
-    """A passing setup or teardown, which pytest's own plugins count as nothing (its runner
-    says ``""``): asking ``pytest_report_teststatus`` for every test's setup and teardown
-    again would cost a hook call each. Asked only when no other plugin implements it."""
+def _own_category(report: pytest.TestReport, config: pytest.Config) -> str | None:
+    """What pytest's own plugins count a plain passing report as: nothing for a setup or
+    teardown (its runner says ``""``), ``passed`` for a test's call; ``None`` when
+    ``pytest_report_teststatus`` must be asked. The terminal asked it already, and asking
+    again for every phase of every test would cost a hook call each, so it is not asked
+    while no other plugin (or conftest file) implements it."""
     global _own_status
-    if report.when == "call" or not report.passed or hasattr(report, "wasxfail"):
-        return False
+    if not report.passed or hasattr(report, "wasxfail") or getattr(report, "context", None):
+        return None
     if _own_status is None:
         _own_status = all(str(getattr(impl.function, "__module__", "")).startswith("_pytest.")
                           for impl in config.hook.pytest_report_teststatus.get_hookimpls())
-    return _own_status
+    if not _own_status:
+        return None
+    return "passed" if report.when == "call" else ""
 
 
 @pytest.hookimpl(trylast=True)
@@ -255,9 +259,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         subtest = describe() if callable(describe) else str(context.msg)
         _raw[(report.nodeid, report.when)] = raw  # the parent report comes later
     category = ""
-    if raw is None and config is not None and _nothing_to_count(report, config):
-        return
-    if config is not None:
+    own = _own_category(report, config) if raw is None and config is not None else None
+    if own is not None:
+        category = own
+    elif config is not None:
         status = config.hook.pytest_report_teststatus(report=report, config=config)
         category = str(status[0]) if status else ""
     if report.when != "call" and report.passed and not category and raw is None:
