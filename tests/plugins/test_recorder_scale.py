@@ -148,7 +148,8 @@ def test_the_summary_finds_teardown_output_from_an_index_and_prints_the_same(
     plugins = tmp_path / "plugins"
     plugins.mkdir()
     (plugins / f"{PLUGIN_NAME}.py").write_text(plugin_source())
-    outputs = {}
+    outputs: dict[str, list[str]] = {}
+    indexed: dict[str, str] = {}
     for name, extra, env_extra in (
             ("plain", [], {}),
             ("recorded", ["-p", PLUGIN_NAME], {"PYTHONPATH": str(plugins),
@@ -160,8 +161,8 @@ def test_the_summary_finds_teardown_output_from_an_index_and_prints_the_same(
         assert proc.returncode == 1, proc.stdout
         outputs[name] = [line for line in proc.stdout.splitlines()
                          if " in " not in line or "failed" not in line]  # not the timing
-        outputs[name + " indexed"] = (root / "indexed.txt").read_text()
-    assert outputs["plain indexed"] == "False" and outputs["recorded indexed"] == "True"
+        indexed[name] = (root / "indexed.txt").read_text()
+    assert indexed == {"plain": "False", "recorded": "True"}
     for n in range(3):
         assert f"teardown of test_fails[{n}]" in "\n".join(outputs["recorded"])
     assert "Captured stdout teardown" in "\n".join(outputs["recorded"])
