@@ -316,6 +316,13 @@ def _index_teardown_reports(config: pytest.Config) -> None:
             and callable(getattr(reporter, "getreports", None))
             and isinstance(getattr(reporter, "stats", None), dict)):
         return  # another pytest: left as it is
+    # The attribute it matches on: ``id`` in pytest 9, ``nodeid`` before.
+    code = getattr(type(reporter)._get_teardown_reports, "__code__", None)
+    names = [*getattr(code, "co_names", ()), *(name for const in getattr(code, "co_consts", ())
+                                               for name in getattr(const, "co_names", ()))]
+    key = "id" if "id" in names else "nodeid" if "nodeid" in names else None
+    if key is None:
+        return
     index: dict[Any, list[Any]] = {}
     built = [-1]
 
@@ -325,7 +332,7 @@ def _index_teardown_reports(config: pytest.Config) -> None:
             index.clear()
             for report in reporter.getreports(""):
                 if report.when == "teardown":
-                    index.setdefault(report.id, []).append(report)
+                    index.setdefault(getattr(report, key), []).append(report)
             built[0] = count
         return list(index.get(node_id, ()))
 
