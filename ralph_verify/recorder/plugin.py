@@ -62,7 +62,7 @@ _project_files: dict[str, bool] = {}
 _relative: dict[str, str] = {}
 MAX_FILES_KNOWN = 20_000
 #: Whether only pytest's own plugins implement ``pytest_report_teststatus`` (``None``: not
-#: asked since the last plugin was registered); see :func:`_nothing_to_count`.
+#: asked since the last plugin was registered); see :func:`_own_category`.
 _own_status: bool | None = None
 
 
