@@ -5,6 +5,7 @@ Usage::
     python benchmarks/bench_scale.py                 # 1k 5k 20k 50k x 0% 1% 10% 100%, 3 pairs
     python benchmarks/bench_scale.py --quick         # 1k and 5k, 0% and 100%, 1 pair
     python benchmarks/bench_scale.py --tests 20000 --fail 100 --pairs 3
+    python benchmarks/bench_scale.py --row 20000:10 --row 20000:100 --limit 3600
 
 Generates suites of N tests (files of 100 tests each, under
 ``~/.cache/ralph-verify-bench/scale/``) of which a given share fails, each failure an
@@ -14,7 +15,13 @@ every suite it runs, in pairs (plain then check, alternating which goes first):
 * plain: ``python -m pytest --junitxml=junit.xml -o junit_family=xunit1``, what
   ralph-verify adds to its pytest run short of its own plugin;
 * check: ``python -m ralph_verify check --until tests --no-cache`` (its cache off: the
-  tests really run), its caches warmed first by ``--warmups`` check runs (1 by default).
+  tests really run).
+
+``PYTHONDONTWRITEBYTECODE`` is unset for both sides, as on a user's machine (with it set,
+every run compiles ralph-verify, and both sides rewrite every test file, again). Before the
+pairs, ``--warmups`` runs of each side (1 by default) with ``PYTEST_ADDOPTS=--collect-only``
+write the bytecode both keep between runs (pytest's ``__pycache__`` of the rewritten tests,
+ralph-verify's own prefix and probes) at the price of a collection, not of a whole run.
 
 Each run is its own process, reaped with ``os.wait4``: wall time, CPU (user + system,
 the process and the processes it waited for) and peak RSS (the largest of them). It prints,
@@ -118,7 +125,7 @@ def measure(argv: list[str], cwd: Path, limit: float, env: dict[str, str]) -> Fi
             pid, _status, usage = os.wait4(proc.pid, 0)
             break
         time.sleep(0.02)
-    proc.returncode = 0  # reaped above
+    proc.returncode = 0  # reaped above; "finished" means it ended before ``limit``
     wall = time.perf_counter() - start
     return Figures(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, finished)
 
@@ -128,6 +135,29 @@ def commands(python: str) -> dict[str, list[str]]:
                       "junit_family=xunit1"],
             "check": [python, "-m", "ralph_verify", "check", "--until", "tests", "--no-cache",
                       "--timeout", "3600"]}
+
+
+def chosen_rows(args: argparse.Namespace) -> list[tuple[int, int]]:
+    """``--row SIZE:RATE`` as given, else every ``--tests`` with every ``--fail``."""
+    if args.row:
+        return list(args.row)
+    sizes = args.tests or ([1_000, 5_000] if args.quick else list(SIZES))
+    rates = args.fail or ([0, 100] if args.quick else list(RATES))
+    return [(size, rate) for size in sizes for rate in rates]
+
+
+def row_spec(text: str) -> tuple[int, int]:
+    """``20000:100`` -> (20000, 100); a clear error otherwise."""
+    size, sep, rate = text.partition(":")
+    try:
+        pair = (int(size.replace(",", "").replace("_", "")), int(rate.rstrip("%")))
+    except ValueError:
+        pair = (0, -1)
+    if not sep or pair[0] < 1 or not 0 <= pair[1] <= 100:
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not a row: give SIZE:PERCENT, e.g. 20000:100 (20,000 tests, all "
+            "failing)")
+    return pair
 
 
 def ratios(pairs: list[tuple[Figures, Figures]], name: str) -> str:
@@ -150,20 +180,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fail", type=int, action="append", help="percent failing (repeatable)")
     parser.add_argument("--per-file", type=int, default=PER_FILE,
                         help="tests per file (pytest parses a failing test's whole file)")
-    parser.add_argument("--warmups", type=int, default=1, help="check runs before the pairs")
+    parser.add_argument("--row", type=row_spec, action="append", metavar="SIZE:PERCENT",
+                        help="one suite to measure, e.g. 20000:100 (repeatable; instead of "
+                             "--tests x --fail)")
+    parser.add_argument("--warmups", type=int, default=1,
+                        help="collect-only runs of each side before the pairs (bytecode)")
     parser.add_argument("--pairs", type=int, default=None, help="paired runs per suite")
     parser.add_argument("--quick", action="store_true", help="1k and 5k, 0%% and 100%%, 1 pair")
-    parser.add_argument("--limit", type=float, default=600.0, help="seconds before a run is killed")
+    parser.add_argument("--limit", type=float, default=600.0,
+                        help="wall seconds before a run (of either side) is killed and its row "
+                             "marked as not finished")
     parser.add_argument("--python", default=sys.executable, help="the interpreter of both sides")
     parser.add_argument("--ralph-verify", metavar="CHECKOUT",
                         help="measure the ralph-verify of this checkout (PYTHONPATH of the check "
                              "side), e.g. an older one for before/after")
     args = parser.parse_args(argv)
-    sizes = args.tests or ([1_000, 5_000] if args.quick else list(SIZES))
-    rates = args.fail or ([0, 100] if args.quick else list(RATES))
     pairs = args.pairs or (1 if args.quick else 3)
     env = {**os.environ, "RALPH_VERIFY_CACHE_DIR": str(WORK / "ralph-verify-cache")}
     env.pop("PYTEST_ADDOPTS", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as on a user's machine: bytecode is kept
     argvs = commands(args.python)
     envs = {"plain": env, "check": dict(env)}
     if args.ralph_verify:
@@ -171,30 +206,34 @@ def main(argv: list[str] | None = None) -> int:
             p for p in (str(Path(args.ralph_verify).resolve()), env.get("PYTHONPATH")) if p)
     print(f"# {machine()}", flush=True)
     rows = []
-    for size in sizes:
-        for rate in rates:
-            root = suite(size, rate, args.per_file)
-            for _ in range(args.warmups):  # ralph-verify's caches (bytecode prefix, probes)
-                measure(argvs["check"], root, args.limit, envs["check"])
-            runs: list[tuple[Figures, Figures]] = []
-            for index in range(pairs):
-                order = ("plain", "check") if index % 2 == 0 else ("check", "plain")
-                got = {side: measure(argvs[side], root, args.limit, envs[side]) for side in order}
-                runs.append((got["plain"], got["check"]))
-                plain, check = got["plain"], got["check"]
-                print(f"{size:>6} tests {rate:>3}% failing  plain {plain.wall:7.2f}s "
-                      f"{plain.cpu:7.2f} cpu {plain.rss_mib:6.0f} MiB | check {check.wall:7.2f}s "
-                      f"{check.cpu:7.2f} cpu {check.rss_mib:6.0f} MiB"
-                      + ("" if check.finished and plain.finished else "  (killed at --limit)"),
-                      flush=True)
-            rows.append((size, rate, runs))
+    for size, rate in chosen_rows(args):
+        root = suite(size, rate, args.per_file)
+        for _ in range(args.warmups):  # bytecode of both sides, ralph-verify's probes
+            for side in ("plain", "check"):
+                measure(argvs[side], root, args.limit,
+                        {**envs[side], "PYTEST_ADDOPTS": "--collect-only"})
+        runs: list[tuple[Figures, Figures]] = []
+        for index in range(pairs):
+            order = ("plain", "check") if index % 2 == 0 else ("check", "plain")
+            got = {side: measure(argvs[side], root, args.limit, envs[side]) for side in order}
+            runs.append((got["plain"], got["check"]))
+            plain, check = got["plain"], got["check"]
+            print(f"{size:>6} tests {rate:>3}% failing  plain {plain.wall:7.2f}s "
+                  f"{plain.cpu:7.2f} cpu {plain.rss_mib:6.0f} MiB | check {check.wall:7.2f}s "
+                  f"{check.cpu:7.2f} cpu {check.rss_mib:6.0f} MiB"
+                  + ("" if check.finished and plain.finished else "  (killed at --limit)"),
+                  flush=True)
+        rows.append((size, rate, runs))
     print(f"\n# {machine()}")
-    print("| tests | failing | plain wall s (median) | wall ratio | CPU ratio | peak RSS ratio |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| tests | failing | plain wall s | plain CPU s | wall ratio | CPU ratio | "
+          "peak RSS ratio |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for size, rate, runs in rows:
         plain_wall = statistics.median(p.wall for p, _ in runs)
+        plain_cpu = statistics.median(p.cpu for p, _ in runs)
         unfinished = "" if all(p.finished and c.finished for p, c in runs) else " (killed)"
-        print(f"| {size:,} | {rate}% | {plain_wall:.2f} | {ratios(runs, 'wall')}{unfinished} | "
+        print(f"| {size:,} | {rate}% | {plain_wall:.2f} | {plain_cpu:.2f} | "
+              f"{ratios(runs, 'wall')}{unfinished} | "
               f"{ratios(runs, 'cpu')} | {ratios(runs, 'rss_mib')} |")
     return 0
 

@@ -58,7 +58,12 @@ _causes: set[str] = set()
 _root = ""
 #: File name -> whether it is the project's (see :func:`is_project`), for so many files.
 _project_files: dict[str, bool] = {}
+#: File name -> its path relative to the root (see :func:`relative`), for so many files.
+_relative: dict[str, str] = {}
 MAX_FILES_KNOWN = 20_000
+#: Whether only pytest's own plugins implement ``pytest_report_teststatus`` (``None``: not
+#: asked since the last plugin was registered); see :func:`_own_category`.
+_own_status: bool | None = None
 
 
 def _write(record: dict[str, Any]) -> None:
@@ -74,7 +79,7 @@ def _worker(config: pytest.Config) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    global _out, _root
+    global _out, _root, _own_status
     config.addinivalue_line("markers", "hidden: held out by ralph-verify's tests:hidden (run "
                                        "apart, reported without source)")
     folder = os.environ.get("RALPH_VERIFY_RECORD_DIR")
@@ -82,6 +87,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     _root = str(getattr(config, "rootpath", None) or getattr(config, "rootdir", ""))  # pytest<6.1
     _project_files.clear()
+    _relative.clear()
+    _own_status = None
     _out = open(os.path.join(folder, f"record-{os.getpid()}.jsonl"), "a",  # noqa: SIM115  # open all session
                 encoding="utf-8")
     _write({"k": "start", "pytest": pytest.__version__, "worker": _worker(config),
@@ -96,11 +103,19 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def relative(path: str) -> str:
-    try:
-        rel = os.path.relpath(path, _root)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel.replace(os.sep, "/")
+    """``path`` relative to the root, ``/``-separated; ``path`` itself outside the root.
+    Asked for every failure's frames, so answered once per file (``os.path.relpath`` costs
+    tens of microseconds)."""
+    rel = _relative.get(path)
+    if rel is None:
+        try:
+            rel = os.path.relpath(path, _root)
+        except ValueError:
+            rel = path
+        rel = path if rel.startswith("..") else rel.replace(os.sep, "/")
+        if len(_relative) < MAX_FILES_KNOWN:
+            _relative[path] = rel
+    return rel
 
 
 def is_project(path: str) -> bool:
@@ -207,6 +222,29 @@ def _text(report: Any, cause: str = "") -> str | None:
     return text
 
 
+def pytest_plugin_registered() -> None:
+    """A plugin (or conftest file) registered late may count reports its own way."""
+    global _own_status
+    _own_status = None
+
+
+def _own_category(report: pytest.TestReport, config: pytest.Config) -> str | None:
+    """What pytest's own plugins count a plain passing report as: nothing for a setup or
+    teardown (its runner says ``""``), ``passed`` for a test's call; ``None`` when
+    ``pytest_report_teststatus`` must be asked. The terminal asked it already, and asking
+    again for every phase of every test would cost a hook call each, so it is not asked
+    while no other plugin (or conftest file) implements it."""
+    global _own_status
+    if not report.passed or hasattr(report, "wasxfail") or getattr(report, "context", None):
+        return None
+    if _own_status is None:
+        _own_status = all(str(getattr(impl.function, "__module__", "")).startswith("_pytest.")
+                          for impl in config.hook.pytest_report_teststatus.get_hookimpls())
+    if not _own_status:
+        return None
+    return "passed" if report.when == "call" else ""
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """After every other plugin (the terminal counted it): record the report as it stands."""
@@ -221,7 +259,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         subtest = describe() if callable(describe) else str(context.msg)
         _raw[(report.nodeid, report.when)] = raw  # the parent report comes later
     category = ""
-    if config is not None:
+    own = _own_category(report, config) if raw is None and config is not None else None
+    if own is not None:
+        category = own
+    elif config is not None:
         status = config.hook.pytest_report_teststatus(report=report, config=config)
         category = str(status[0]) if status else ""
     if report.when != "call" and report.passed and not category and raw is None:
@@ -261,6 +302,41 @@ _config: pytest.Config | None = None
 def pytest_sessionstart(session: pytest.Session) -> None:
     global _config
     _config = session.config
+    if _out is not None:
+        _index_teardown_reports(session.config)
+
+
+def _index_teardown_reports(config: pytest.Config) -> None:
+    """pytest's summary looks up each failure's teardown report by scanning every report of
+    the session (``TerminalReporter._get_teardown_reports``, a ``hasattr`` each): with
+    20,000 failing tests, 20,000 scans of 40,000 reports, which cost far more than the tests.
+    The same answer from an index, built once (again if reports were added since)."""
+    reporter: Any = config.pluginmanager.get_plugin("terminalreporter")
+    if not (callable(getattr(reporter, "_get_teardown_reports", None))
+            and callable(getattr(reporter, "getreports", None))
+            and isinstance(getattr(reporter, "stats", None), dict)):
+        return  # another pytest: left as it is
+    # The attribute it matches on: ``id`` in pytest 9, ``nodeid`` before.
+    code = getattr(type(reporter)._get_teardown_reports, "__code__", None)
+    names = [*getattr(code, "co_names", ()), *(name for const in getattr(code, "co_consts", ())
+                                               for name in getattr(const, "co_names", ()))]
+    key = "id" if "id" in names else "nodeid" if "nodeid" in names else None
+    if key is None:
+        return
+    index: dict[Any, list[Any]] = {}
+    built = [-1]
+
+    def _get_teardown_reports(node_id: Any) -> list[Any]:
+        count = len(reporter.stats.get("", ()))
+        if built[0] != count:
+            index.clear()
+            for report in reporter.getreports(""):
+                if report.when == "teardown":
+                    index.setdefault(getattr(report, key), []).append(report)
+            built[0] = count
+        return list(index.get(node_id, ()))
+
+    reporter._get_teardown_reports = _get_teardown_reports
 
 
 def _leaves_the_project(path: Any, config: pytest.Config) -> bool | None:

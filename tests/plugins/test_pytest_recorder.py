@@ -120,6 +120,24 @@ def test_counts_agree_with_pytests_own_summary(ralph: Ralph) -> None:
     assert result.ret == 1, result
 
 
+SETUP_COUNTING_CONFTEST = """
+def pytest_report_teststatus(report, config):
+    if report.when == "setup" and report.passed:
+        return "skipped", "s", "SETUP"
+"""
+
+
+def test_a_conftest_counting_passing_setups_is_still_asked(ralph: Ralph) -> None:
+    # pytest's own plugins count a passing setup as nothing, and the recorder does not ask
+    # them again for every test; a conftest that counts it otherwise is asked, as pytest does.
+    ralph.makepyfile(conftest=SETUP_COUNTING_CONFTEST, **{"tests/test_two": (
+        "def test_one():\n    pass\n\n\ndef test_two():\n    pass\n")})
+    expected = pytest_summary(ralph)
+    assert expected == "2 passed, 2 skipped", expected
+    result = ralph.run("check", "--until", "tests", "--json")
+    assert check_of_tests(result)["summary"] == expected
+
+
 TAMPERING_CONFTEST = """
 import pytest
 

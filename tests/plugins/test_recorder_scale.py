@@ -86,3 +86,84 @@ def test_is_project_is_answered_once_per_file_and_bounded() -> None:
     finally:
         recorder._root = old_root
         recorder._project_files.clear()
+
+
+def test_relative_is_answered_once_per_file_and_bounded() -> None:
+    recorder._relative.clear()
+    old_root = recorder._root
+    recorder._root = "/proj"
+    try:
+        assert recorder.relative("/proj/pkg/mod.py") == "pkg/mod.py"
+        assert recorder.relative("/elsewhere/mod.py") == "/elsewhere/mod.py"
+        assert recorder._relative == {"/proj/pkg/mod.py": "pkg/mod.py",
+                                      "/elsewhere/mod.py": "/elsewhere/mod.py"}
+        assert recorder.relative("/proj/pkg/mod.py") == "pkg/mod.py"  # from the memo
+        for i in range(recorder.MAX_FILES_KNOWN + 10):
+            assert recorder.relative(f"/proj/m{i}.py") == f"m{i}.py"
+        assert len(recorder._relative) == recorder.MAX_FILES_KNOWN
+        assert recorder.relative("/proj/late.py") == "late.py"  # past the bound: still right
+    finally:
+        recorder._root = old_root
+        recorder._relative.clear()
+
+
+TEARDOWN_SUITE = '''
+import pytest
+
+
+@pytest.fixture
+def noisy(request):
+    yield
+    print("teardown of " + request.node.name)
+
+
+def test_ok(noisy):
+    pass
+
+
+@pytest.mark.parametrize("n", range(3))
+def test_fails(noisy, n):
+    assert n == -1, f"case {n}"
+'''
+
+SEES_THE_INDEX = '''
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_terminal_summary(terminalreporter):
+    indexed = "_get_teardown_reports" in vars(terminalreporter)
+    (terminalreporter.config.rootpath / "indexed.txt").write_text(str(indexed))
+'''
+
+
+def test_the_summary_finds_teardown_output_from_an_index_and_prints_the_same(
+        tmp_path: Path) -> None:
+    # pytest scans every report for every failure's teardown sections; the recorder gives
+    # its terminal an index instead: the output is pytest's own, to the byte.
+    root = tmp_path / "proj"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "test_teardown.py").write_text(TEARDOWN_SUITE)
+    (root / "conftest.py").write_text(SEES_THE_INDEX)
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / f"{PLUGIN_NAME}.py").write_text(plugin_source())
+    outputs: dict[str, list[str]] = {}
+    indexed: dict[str, str] = {}
+    for name, extra, env_extra in (
+            ("plain", [], {}),
+            ("recorded", ["-p", PLUGIN_NAME], {"PYTHONPATH": str(plugins),
+                                               "RALPH_VERIFY_RECORD_DIR": str(tmp_path)})):
+        env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *extra,
+                               "tests"], cwd=root, env={**env, **env_extra}, timeout=300,
+                              capture_output=True, text=True, check=False)
+        assert proc.returncode == 1, proc.stdout
+        outputs[name] = [line for line in proc.stdout.splitlines()
+                         if " in " not in line or "failed" not in line]  # not the timing
+        indexed[name] = (root / "indexed.txt").read_text()
+    assert indexed == {"plain": "False", "recorded": "True"}
+    for n in range(3):
+        assert f"teardown of test_fails[{n}]" in "\n".join(outputs["recorded"])
+    assert "Captured stdout teardown" in "\n".join(outputs["recorded"])
+    assert outputs["recorded"] == outputs["plain"]
