@@ -41,12 +41,18 @@ def start_time(pid: int) -> str | None:
 
 
 def age() -> float:
-    """Seconds since this process started (Linux), 0.0 where that cannot be read.
+    """Seconds since this process was started as the ``ralph-verify`` command (Linux); 0.0
+    when it was not (ralph-verify called in-process, by the API or a test) or where that
+    cannot be read.
 
     A caller that must answer within a deadline counted by whoever spawned it (an agent's
     hook timeout) counts from here: the interpreter's start-up is part of it, and on a
     loaded machine that can be seconds.
     """
+    argv = list(getattr(sys, "orig_argv", []))
+    if argv[1:3] != ["-m", "ralph_verify"] and not any(
+            os.path.basename(part) == "ralph-verify" for part in argv[:2]):
+        return 0.0
     fields = _stat_fields(os.getpid()) if _PROC.is_dir() else None
     clock = getattr(time, "CLOCK_BOOTTIME", None)
     if fields is None or len(fields) <= 19 or clock is None:

@@ -20,7 +20,7 @@ Correctness beats speed: whatever the map cannot vouch for runs the full suite
 (:func:`plan` says why): no map yet, a non-Python file changed (data, config),
 a ``conftest.py``, a deleted file or a new one, a file no recorded test ran, a
 failing id the map does not know (a collection error), a test the tracer could
-not follow.
+not follow. A map whose test ids hold a secret of the environment is not written.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ralph_verify import redact
 from ralph_verify.project import snapshot
 from ralph_verify.recorder import affected_units
 from ralph_verify.recorder.affected_units import Units
@@ -220,8 +221,7 @@ def save(root: Path, session_dir: Path, deps_dir: Path, failing: set[str] | None
             "sources": {rel: units.to_json() for rel, units in sources.items()},
             "snapshot": {rel: [e.size, e.mtime_ns, e.digest] for rel, e in snap.items()},
             "failing": sorted(failing) if failing is not None else None}
-    _write(session_dir, data)
-    return True
+    return _write(session_dir, data)
 
 
 def _units(root: Path, rels: set[str], snap: snapshot.Snapshot) -> dict[str, Units]:
@@ -252,9 +252,17 @@ def forget(session_dir: Path) -> None:
     map_path(session_dir).unlink(missing_ok=True)
 
 
-def _write(session_dir: Path, data: dict[str, Any]) -> None:
+def _write(session_dir: Path, data: dict[str, Any]) -> bool:
+    """Write the map; ``False`` (and no map) when a test id holds a secret of the
+    environment: the map must name tests exactly to run them, and a secret is written
+    nowhere, so such a project runs the full suite each time."""
+    text = json.dumps(data)
+    if redact.redactor()(text) != text:
+        forget(session_dir)
+        return False
     path = map_path(session_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(data), encoding="utf-8")
+    temporary.write_text(text, encoding="utf-8")
     os.replace(temporary, path)
+    return True
