@@ -106,8 +106,9 @@ def wait_for(predicate: Any, timeout: float = 20.0, what: str = "condition",
 HANGING_AGENT = """\
 if N == 1:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
-    pathlib.Path(os.environ["RALPH_SESSION_DIR"], "pids").write_text(
-        f"{os.getpid()} {child.pid}")
+    written = pathlib.Path(os.environ["RALPH_SESSION_DIR"], "pids.tmp")
+    written.write_text(f"{os.getpid()} {child.pid}")
+    os.replace(written, written.with_name("pids"))  # whole when it appears
     time.sleep(120)
 else:
     pathlib.Path("done.txt").write_text("done")
