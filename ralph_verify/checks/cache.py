@@ -21,7 +21,7 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -60,6 +60,11 @@ def _sha(*parts: object) -> str:
 def tree_digest(root: Path) -> str:
     """Every file under ``root`` (outside :data:`CACHE_FOLDERS` and virtual environments):
     its path and content hash. Bytecode is left out: it is not a source."""
+    return _tree_sha(root, lambda path, rel: digest(path))
+
+
+def _tree_sha(root: Path, content_of: Callable[[str, str], str]) -> str:
+    """The digest of every file's path and ``content_of(path, rel)`` (a link's target)."""
     sha = hashlib.sha256()
     top = os.fspath(root)
     for rel in walk_files(root, CACHE_FOLDERS):
@@ -67,7 +72,7 @@ def tree_digest(root: Path) -> str:
             continue
         path = os.path.join(top, rel)
         try:
-            content = digest(path) if is_file(path) else f"link:{os.readlink(path)}"
+            content = content_of(path, rel) if is_file(path) else f"link:{os.readlink(path)}"
         except OSError as exc:
             content = f"unreadable:{type(exc).__name__}"
         sha.update(f"{rel}\0{content}\n".encode("utf-8", "surrogateescape"))
@@ -86,22 +91,12 @@ def installed_tree_digest(root: Path) -> str:
     previous, taken_ns = read_manifest(manifest)
     started_ns = time.time_ns()
     current: dict[str, list[object]] = {}
-    sha = hashlib.sha256()
-    top = os.fspath(root)
-    for rel in walk_files(root, CACHE_FOLDERS):
-        if rel.endswith((".pyc", ".pyo")):
-            continue
-        path = os.path.join(top, rel)
-        try:
-            content = (_vouched(path, previous.get(rel), taken_ns, current, rel)
-                       if is_file(path) else f"link:{os.readlink(path)}")
-        except OSError as exc:
-            content = f"unreadable:{type(exc).__name__}"
-        sha.update(f"{rel}\0{content}\n".encode("utf-8", "surrogateescape"))
+    value = _tree_sha(root, lambda path, rel: _vouched(path, previous.get(rel), taken_ns,
+                                                        current, rel))
     if current.keys() != previous.keys() or any(
             entry is not previous[rel] for rel, entry in current.items()):
         write_manifest(manifest, started_ns, current)  # else all vouched: kept as it is
-    return sha.hexdigest()
+    return value
 
 
 def _vouched(path: str, before: object, taken_ns: int, current: dict[str, list[object]],
