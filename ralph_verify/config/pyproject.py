@@ -106,20 +106,17 @@ def _sha256(raw: bytes) -> str:
 def _keep_table(path: Path, raw: bytes, table: dict[str, Any]) -> None:
     """Keep a table whose JSON form is the same table (TOML's dates and times are not)."""
     import json
-    import os
+
+    from ralph_verify.project.caches import keep_text
 
     try:
         text = json.dumps({"format": _KEPT_FORMAT, "path": str(path), "sha256": _sha256(raw),
                            "table": table}, allow_nan=False)
         if not _same_types(json.loads(text)["table"], table):
             return
-        target = _kept_path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, target)
-    except (OSError, ValueError, TypeError, UnicodeError):
-        pass
+    except (ValueError, TypeError, UnicodeError):
+        return
+    keep_text(_kept_path(path), text)
 
 
 def _same_types(a: Any, b: Any) -> bool:

@@ -102,10 +102,16 @@ def bytecode_prefix(root: Path) -> Path:
 def write_manifest(path: Path, taken_ns: int, files: dict[str, list[object]]) -> None:
     """Keep ``files`` (:func:`vouched_digest` lists) taken at ``taken_ns``, atomically; one
     that cannot be written only costs reading the files again next time."""
+    keep_text(path, json.dumps({"taken_ns": taken_ns, "files": files}))
+
+
+def keep_text(path: Path, text: str) -> None:
+    """Write a cache file whole (a temporary file renamed over it), or not at all: a cache
+    that cannot be written only costs the work again next time."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        partial.write_text(json.dumps({"taken_ns": taken_ns, "files": files}), encoding="utf-8")
+        partial.write_text(text, encoding="utf-8")
         os.replace(partial, path)
     except OSError:
         pass
