@@ -1,8 +1,6 @@
 """``python -m ralph_verify``."""
 
-import sys
-
-from ralph_verify.cli import main
+from ralph_verify.cli import console_main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    console_main()

@@ -13,13 +13,13 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.startup import get_config
 
-__all__ = ["ExitCode", "main", "run_command", "verification_exit_code"]
+__all__ = ["ExitCode", "console_main", "main", "run_command", "verification_exit_code"]
 
 
 def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> int:
@@ -50,6 +50,34 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
         except Exception:
             return _internal_error()
         return ExitCode.INTERNAL_ERROR if code is None else int(code)
+
+
+def console_main() -> NoReturn:
+    """The ``ralph-verify`` command (and ``python -m ralph_verify``): :func:`main`, then
+    the exit of a finished command.
+
+    Everything a normal exit does for the program is done first: the threads still running
+    are waited for, the ``atexit`` functions run (coverage's, tempfile's cleanups), both
+    output streams are flushed. What is skipped is only the interpreter's teardown of some
+    400 modules, 15-30 ms of every command that nothing reads. An embedding caller of
+    :func:`main` keeps the ordinary exit."""
+    code = main()
+    _exit_now(code)
+
+
+def _exit_now(code: int) -> NoReturn:
+    import atexit
+    import threading
+
+    current = threading.current_thread()
+    for thread in threading.enumerate():
+        if thread is not current and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader gone (EPIPE), a stream closed
+            stream.flush()
+    os._exit(code)
 
 
 def run_command(argv: list[str], plugins: Sequence[object],

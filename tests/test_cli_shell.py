@@ -73,3 +73,29 @@ def test_the_spelling_without_shell_metacharacters_works_unquoted(ralph: Ralph) 
     assert proc.returncode == 0, proc.stderr
     proc = _bash("ralph-verify check --until tests,coverage > result.txt", ralph.path)
     assert proc.returncode == 0, proc.stderr  # a deliberate redirect to a real name is fine
+
+
+def test_the_command_exits_quickly_but_ends_what_a_normal_exit_ends(ralph: Ralph) -> None:
+    """``ralph-verify`` skips the interpreter's teardown of its modules, nothing else: a
+    plugin's ``atexit`` function runs, a thread it left running is waited for, all the
+    output reaches a file, and the exit code is the command's."""
+    ralph.makefile("late_plugin.py", (
+        "import atexit, pathlib, threading, time\n"
+        "from ralph_verify import hookimpl\n"
+        "def _late():\n"
+        "    time.sleep(0.5)\n"
+        "    pathlib.Path('thread-done').write_text('yes')\n"
+        "@hookimpl\n"
+        "def ralph_configure(config):\n"
+        "    atexit.register(lambda: print('printed at exit'))\n"
+        "    threading.Thread(target=_late).start()\n"))
+    ralph.makepyfile(app="import os\n")
+    proc = _bash("PYTHONPATH=. RALPH_VERIFY_PLUGINS=late_plugin "
+                 "ralph-verify check --until lint > out.txt 2>&1; echo rc=$?", ralph.path)
+    assert proc.stdout.strip() == "rc=1", proc.stdout + proc.stderr
+    assert (ralph.path / "thread-done").read_text() == "yes"
+    out = (ralph.path / "out.txt").read_text()
+    lines = out.splitlines()
+    assert lines[-2].startswith("FAILED: 1 check failed (lint)"), out
+    assert lines[-1] == "printed at exit" and "F401" in out
+    assert "Traceback" not in out

@@ -81,8 +81,9 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
     """Run ``checks`` concurrently, the costliest first; Ctrl-C kills every tool started.
 
     The costliest first: the slowest tool (the tests) is started before the others' threads
-    prepare theirs, which would otherwise hold the interpreter while it waits to start; and
-    with fewer workers than checks, the longest first is the shortest wall time."""
+    prepare theirs (they wait until it has, at most ``_HEAD_START_WAIT``), which would
+    otherwise hold the interpreter while it prepares; and with fewer workers than checks,
+    the longest first is the shortest wall time."""
     import tempfile
 
     started = time.perf_counter()
@@ -106,6 +107,10 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
     return verification
 
 
+#: How long the other checks of a batch wait for the costliest one to start its tool.
+_HEAD_START_WAIT = 0.25
+
+
 def _run_batch(config: Config, checks: Sequence[Check], batch: list[int], ctx: VerifyContext,
                workers: int, results: dict[int, CheckResult]) -> None:
     """Run the checks of ``batch`` on up to ``workers`` threads; each result is kept in
@@ -118,6 +123,8 @@ def _run_batch(config: Config, checks: Sequence[Check], batch: list[int], ctx: V
     todo = batch[::-1]  # popped from the end: in the order given
     done: list[tuple[int, CheckResult | None, BaseException | None]] = []
     ready = threading.Condition()
+    head = batch[0]
+    cancelled = threading.Event()
 
     def work() -> None:
         while True:
@@ -125,12 +132,20 @@ def _run_batch(config: Config, checks: Sequence[Check], batch: list[int], ctx: V
                 if not todo:
                     return
                 index = todo.pop()
+            if index != head and checks[index].cost < checks[head].cost:
+                # The costliest check's tool starts first: until it has, preparing the
+                # others' would share the interpreter with it and delay the longest tool.
+                ctx.processes.started.wait(timeout=_HEAD_START_WAIT)
+                if cancelled.is_set():
+                    return
             try:
                 config.hook.ralph_report_check_start(config=config, check=checks[index])
                 outcome: tuple[int, CheckResult | None, BaseException | None] = (
                     index, _run_one(config, checks[index], ctx), None)
             except BaseException as exc:
                 outcome = (index, None, exc)
+            if index == head:
+                ctx.processes.started.set()  # finished without a tool: the others go
             with ready:
                 done.append(outcome)
                 ready.notify()
@@ -153,6 +168,7 @@ def _run_batch(config: Config, checks: Sequence[Check], batch: list[int], ctx: V
     except BaseException:
         with ready:
             todo.clear()
+        cancelled.set()
         ctx.processes.kill_all()
         raise
     finally:

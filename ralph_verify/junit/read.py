@@ -28,7 +28,6 @@ from ralph_verify.junit.case import (
     excerpt,
     suite_problem,
 )
-from ralph_verify.junit.xml_stream import iterparse_bounded
 
 __all__ = ["CRASH_LINE", "E_LINE", "JUnitError", "JUnitReport", "Outcome", "TestCaseResult",
            "excerpt", "iter_cases", "read_report"]
@@ -109,8 +108,11 @@ def iter_cases(path: Path) -> Iterator[TestCaseResult]:
     is parsed, and the numbers a suite declares must be sane and agree with the
     cases it lists.
     """
+    # Imported here: the tests check imports this module before pytest starts, and the XML
+    # parser is wanted only once pytest has finished.
     import xml.etree.ElementTree as ET
 
+    from ralph_verify.junit.xml_stream import iterparse_bounded
 
     try:
         if path.stat().st_size == 0:

@@ -130,7 +130,6 @@ class TestsCheck(Check):
 
     def run_suite(self, ctx: VerifyContext) -> CheckResult:
         """The plain ``tests`` verdict of this verification's pytest run."""
-        from ralph_verify.junit.read import JUnitError
         from ralph_verify.plugins.pytest_shared import (
             EXIT_INTERRUPTED,
             EXIT_NO_TESTS,
@@ -141,6 +140,8 @@ class TestsCheck(Check):
         )
 
         run = shared_pytest_run(ctx)
+        from ralph_verify.junit.read import JUnitError  # once pytest has started
+
         code = run.tool_run.returncode
         if code == EXIT_NO_TESTS:
             where = " ".join(run.args) or "the default test paths"

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from ralph_verify.checks.api import VerifyContext
 from ralph_verify.checks.registry import looks_like_test_path
 from ralph_verify.config.stash import StashKey
-from ralph_verify.junit.read import JUnitReport, read_report
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.plugins.junit import MAX_KEPT
 from ralph_verify.plugins.pytest_plugin_dir import XDIST_COVERAGE_PLUGIN, plugin_dir
@@ -35,6 +34,7 @@ from ralph_verify.recorder.read import (
 )
 
 if TYPE_CHECKING:
+    from ralph_verify.junit.read import JUnitReport
     from ralph_verify.loop.session import Session
     from ralph_verify.plugins.pytest_run_options import TestsOptions
     from ralph_verify.recorder.affected import Plan
@@ -332,6 +332,8 @@ def read_pytest_report(run: PytestRun) -> JUnitReport:
         report = read_record(run.record_dir, max_problems=MAX_KEPT)
         if report is not None:
             return report
+    from ralph_verify.junit.read import read_report  # after pytest has started: XML parsing
+
     report = read_report(run.junit_path, max_problems=MAX_KEPT)
     report.note = ("read from pytest's JUnit XML: ralph-verify's pytest plugin did not report "
                    "(is it disabled with -p no:ralph_verify_recorder?)")

@@ -124,10 +124,13 @@ class ProcessGroup:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running: dict[subprocess.Popen[bytes], str | None] = {}
+        #: Set once the first tool has started (see ``checks.verification._run_batch``).
+        self.started = threading.Event()
 
     def add(self, proc: subprocess.Popen[bytes], mark: str | None = None) -> None:
         with self._lock:
             self._running[proc] = mark
+        self.started.set()
 
     def discard(self, proc: subprocess.Popen[bytes]) -> None:
         with self._lock:
