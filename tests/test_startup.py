@@ -79,6 +79,12 @@ def test_a_lint_check_imports_no_pydantic_nor_metadata(ralph: Ralph) -> None:
     assert imported(["check", "--until", "lint"], ralph.path, HEAVY_FOR_LINT) == ["[]"]
 
 
+def test_a_failing_test_imports_no_pydantic_without_a_table(ralph: Ralph) -> None:
+    # Every failing iteration of a loop reads rerun and flaky: their defaults, not a model.
+    ralph.makepyfile(test_one="def test_one():\n    assert 1 == 2\n")
+    assert imported(["check", "--until", "tests"], ralph.path, ("pydantic",)) == ["[]"]
+
+
 def test_a_check_table_is_still_validated_and_used(ralph: Ralph) -> None:
     # The lazy options are the same options: a table is read, checked and applied.
     ralph.makepyfile(app="import os\n")

@@ -136,6 +136,7 @@ class TestsCheck(Check):
             EXIT_TESTS_FAILED,
             mark_flaky,
             read_pytest_report,
+            rerun_and_flaky,
             shared_pytest_run,
         )
 
@@ -167,13 +168,11 @@ class TestsCheck(Check):
                         "filter or a session hook failed)", detail=tail, code="pytest-exit"))
             return result
         flaky_allowed = False
-        if report.failing or report.flaky:  # else the options are not built (no pydantic)
-            from ralph_verify.plugins.pytest_run_options import TestsOptions
-
-            options = self.options if isinstance(self.options, TestsOptions) else TestsOptions()
-            if options.rerun and 1 <= report.failing <= options.rerun:
+        if report.failing or report.flaky:
+            rerun, flaky = rerun_and_flaky(self)
+            if rerun and 1 <= report.failing <= rerun:
                 mark_flaky(report, self._rerun(ctx, run, report))
-            flaky_allowed = options.flaky == "allow" and not run.partial
+            flaky_allowed = flaky == "allow" and not run.partial
         result = report_result(self, report, no_tests="no tests ran", flaky_allowed=flaky_allowed)
         return _partial_result(result, run) if run.partial else result
 

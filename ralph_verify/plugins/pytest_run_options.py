@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import Field
 
 from ralph_verify.config.check_options import CheckOptions
+from ralph_verify.plugins.pytest_shared import DEFAULT_FLAKY, DEFAULT_RERUN
 
 __all__ = ["CoverageOptions", "TestsOptions"]
 
@@ -25,7 +26,7 @@ class TestsOptions(CheckOptions):
         description='Extra pytest arguments, e.g. ["-q", "tests/unit"] or ["-n", "auto"]',
     )
     rerun: int = Field(
-        default=5, ge=0,
+        default=DEFAULT_RERUN, ge=0,
         description="Re-run the failed tests once when 1 to N failed; one that passes then "
                     "is reported as flaky, not failed (0: never re-run)",
     )
@@ -42,7 +43,7 @@ class TestsOptions(CheckOptions):
                     "later, marks compiled into the project's code before), else \"all\"",
     )
     flaky: Literal["block", "allow"] = Field(
-        default="block",
+        default=DEFAULT_FLAKY,
         description='"block": a test that failed and then passed on the re-run still fails '
                     'the check (it failed in this verification); "allow": it counts as passing',
     )

@@ -239,7 +239,8 @@ def _own_category(report: pytest.TestReport, config: pytest.Config) -> str | Non
         return None
     if _own_status is None:
         _own_status = all(str(getattr(impl.function, "__module__", "")).startswith("_pytest.")
-                          for impl in config.hook.pytest_report_teststatus.get_hookimpls())
+                          for impl in config.pluginmanager.hook.pytest_report_teststatus
+                          .get_hookimpls())
     if not _own_status:
         return None
     return "passed" if report.when == "call" else ""
@@ -386,7 +387,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     hooks: dict[str, list[dict[str, str]]] = {}
     for name in WATCHED_HOOKS:
-        caller = getattr(session.config.hook, name, None)
+        # The plugin manager's own hooks: ``config.hook`` (pytest 7.0 to 9.0) hands out a
+        # plain function, not the hook, for hooks that take a path (pytest_collect_file...).
+        caller = getattr(session.config.pluginmanager.hook, name, None)
         if caller is None:
             continue
         for impl in caller.get_hookimpls():
