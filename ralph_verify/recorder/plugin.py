@@ -66,10 +66,14 @@ MAX_FILES_KNOWN = 20_000
 _own_status: bool | None = None
 
 
+#: One encoder for every record: ``json.dumps(..., default=str)`` builds a new one per call.
+_encode = json.JSONEncoder(default=str).encode
+
+
 def _write(record: dict[str, Any]) -> None:
     if _out is not None:
-        _out.write(json.dumps(record, default=str) + "\n")
-        _out.flush()
+        _out.write(_encode(record) + "\n")
+        _out.flush()  # a line per test, whole: a worker that crashes loses no test
 
 
 def _worker(config: pytest.Config) -> str | None:
