@@ -108,7 +108,7 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
 
 
 #: How long the other checks of a batch wait for the costliest one to start its tool.
-_HEAD_START_WAIT = 0.25
+_HEAD_START_WAIT = 0.1
 
 
 def _run_batch(config: Config, checks: Sequence[Check], batch: list[int], ctx: VerifyContext,
