@@ -296,3 +296,10 @@ def test_a_command_line_builds_its_commands_parser_alone(
     listed = capsys.readouterr().out
     assert len(parser.commands) > 10
     assert all(f"    {name}" in listed for name in parser.commands), listed
+
+
+def test_the_tests_defaults_read_without_a_table_are_the_options_defaults() -> None:
+    from ralph_verify.plugins.pytest_run_options import TestsOptions
+    from ralph_verify.plugins.pytest_shared import DEFAULT_FLAKY, DEFAULT_RERUN
+
+    assert (TestsOptions().rerun, TestsOptions().flaky) == (DEFAULT_RERUN, DEFAULT_FLAKY)

@@ -120,6 +120,8 @@ def _run_batch(config: Config, checks: Sequence[Check], batch: list[int], ctx: V
 
     A few threads of our own, not ``concurrent.futures``: importing it (and the ``logging``
     it pulls in) cost some 4 ms of every start."""
+    if not batch:
+        return
     todo = batch[::-1]  # popped from the end: in the order given
     done: list[tuple[int, CheckResult | None, BaseException | None]] = []
     ready = threading.Condition()

@@ -11,7 +11,6 @@ from typing import Literal
 from pydantic import Field
 
 from ralph_verify.config.check_options import CheckOptions
-from ralph_verify.plugins.pytest_shared import DEFAULT_FLAKY, DEFAULT_RERUN
 
 __all__ = ["CoverageOptions", "TestsOptions"]
 
@@ -26,7 +25,7 @@ class TestsOptions(CheckOptions):
         description='Extra pytest arguments, e.g. ["-q", "tests/unit"] or ["-n", "auto"]',
     )
     rerun: int = Field(
-        default=DEFAULT_RERUN, ge=0,
+        default=5, ge=0,  # pytest_shared.DEFAULT_RERUN, read there without a table
         description="Re-run the failed tests once when 1 to N failed; one that passes then "
                     "is reported as flaky, not failed (0: never re-run)",
     )
@@ -43,7 +42,7 @@ class TestsOptions(CheckOptions):
                     "later, marks compiled into the project's code before), else \"all\"",
     )
     flaky: Literal["block", "allow"] = Field(
-        default=DEFAULT_FLAKY,
+        default="block",  # pytest_shared.DEFAULT_FLAKY
         description='"block": a test that failed and then passed on the re-run still fails '
                     'the check (it failed in this verification); "allow": it counts as passing',
     )

@@ -64,10 +64,7 @@ MAX_FILES_KNOWN = 20_000
 #: Whether only pytest's own plugins implement ``pytest_report_teststatus`` (``None``: not
 #: asked since the last plugin was registered); see :func:`_own_category`.
 _own_status: bool | None = None
-
-
-#: One encoder for every record: ``json.dumps(..., default=str)`` builds a new one per call.
-_encode = json.JSONEncoder(default=str).encode
+_encode = json.JSONEncoder(default=str).encode  # json.dumps(default=) builds one a call
 
 
 def _write(record: dict[str, Any]) -> None:
@@ -242,9 +239,9 @@ def _own_category(report: pytest.TestReport, config: pytest.Config) -> str | Non
     if not report.passed or hasattr(report, "wasxfail") or getattr(report, "context", None):
         return None
     if _own_status is None:
+        hook = config.pluginmanager.hook.pytest_report_teststatus
         _own_status = all(str(getattr(impl.function, "__module__", "")).startswith("_pytest.")
-                          for impl in config.pluginmanager.hook.pytest_report_teststatus
-                          .get_hookimpls())
+                          for impl in hook.get_hookimpls())
     if not _own_status:
         return None
     return "passed" if report.when == "call" else ""
@@ -391,8 +388,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         return
     hooks: dict[str, list[dict[str, str]]] = {}
     for name in WATCHED_HOOKS:
-        # The plugin manager's own hooks: ``config.hook`` (pytest 7.0 to 9.0) hands out a
-        # plain function, not the hook, for hooks that take a path (pytest_collect_file...).
+        # Not config.hook: from pytest 7.0 to 9.0 it gives path hooks as plain functions.
         caller = getattr(session.config.pluginmanager.hook, name, None)
         if caller is None:
             continue
