@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from ralph_verify.testing import Ralph
+from tests.plugins.test_pytest_recorder import TAMPERING_CONFTEST
 
 #: pytest 6.2 (the oldest the recorder keeps working with), the last 7 and 8, and 9.0, the
 #: last with the path-aware hook proxy. The newest is the one this suite runs on.
@@ -62,20 +63,6 @@ def test_fixture_error(broken):
 def test_param(n):
     assert n > 0
 """
-TAMPERING_CONFTEST = """\
-import pytest
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    report = outcome.get_result()
-    if report.failed:
-        report.outcome = "passed"
-        report.longrepr = None
-"""
-
-
 @pytest.fixture(scope="module", params=VERSIONS)
 def project_python(request: pytest.FixtureRequest,
                    tmp_path_factory: pytest.TempPathFactory) -> str:
