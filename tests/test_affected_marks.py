@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ralph_verify.recorder import affected
-from ralph_verify.recorder.read import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
+from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
 
 pytestmark = pytest.mark.skipif(
     sys.version_info >= (3, 12), reason="3.12 and later record with sys.monitoring, not marks")

@@ -303,3 +303,31 @@ def test_the_tests_defaults_read_without_a_table_are_the_options_defaults() -> N
     from ralph_verify.plugins.pytest_shared import DEFAULT_FLAKY, DEFAULT_RERUN
 
     assert (TestsOptions().rerun, TestsOptions().flaky) == (DEFAULT_RERUN, DEFAULT_FLAKY)
+
+
+#: What a verification never needs before its pytest starts: readers of pytest's output
+#: (and their dataclasses and patterns) are imported once pytest has started.
+BEFORE_PYTEST = ("ralph_verify.junit.read", "ralph_verify.junit.case",
+                 "ralph_verify.recorder.read", "ralph_verify.checks.fingerprint",
+                 "xml.etree.ElementTree", "pydantic", "secrets", "hmac", "importlib.metadata")
+
+
+def test_nothing_only_the_results_need_is_imported_before_pytest_starts(ralph: Ralph) -> None:
+    ralph.makepyfile(test_one="def test_one():\n    assert 1 == 2\n")
+    code = (
+        "import subprocess, sys\n"
+        "seen = []\n"
+        "start = subprocess.Popen._execute_child\n"
+        "def spy(self, args, *rest, **kwargs):\n"
+        "    if 'pytest' in args and not seen:\n"
+        f"        seen.append(sorted(m for m in {BEFORE_PYTEST!r} if m in sys.modules))\n"
+        "    return start(self, args, *rest, **kwargs)\n"
+        "subprocess.Popen._execute_child = spy\n"
+        "from ralph_verify.cli import main\n"
+        "code = main(['check', '--until', 'tests', '--no-cache'])\n"
+        "print(code, seen)\n"
+    )
+    for _ in range(2):  # the first fills the entry-point cache, as any earlier start would
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              cwd=ralph.path, env=os.environ.copy())
+    assert proc.stdout.strip().splitlines()[-1] == "1 [[]]", proc.stdout + proc.stderr

@@ -8,6 +8,7 @@ stall breaker that the agent is looking at the same errors again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 
@@ -42,8 +43,12 @@ def normalise(message: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+@functools.lru_cache(maxsize=4096)
 def fingerprint(check: str, message: str, code: str | None = None) -> str:
-    """A short stable id for a failure of ``check`` with this message and rule code."""
+    """A short stable id for a failure of ``check`` with this message and rule code.
+
+    Remembered for the last 4,096 messages: a check's failures repeat the same few (513
+    ruff findings on boltons carry 99 messages), and each costs nine pattern passes."""
     key = "\x1f".join((check, code or "", normalise(message)))
     return hashlib.sha1(key.encode("utf-8"), usedforsecurity=False).hexdigest()[:12]
 

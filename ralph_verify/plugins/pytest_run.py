@@ -180,7 +180,8 @@ class TestsCheck(Check):
         """Run the failed tests once more (not under coverage); the ids that passed."""
         from ralph_verify.junit.read import JUnitError, iter_cases
         from ralph_verify.plugins.pytest_shared import fresh_record_dir, pytest_env, rerun_args
-        from ralph_verify.recorder.read import PLUGIN_NAME, passed_ids, read_record
+        from ralph_verify.recorder.read import passed_ids, read_record
+        from ralph_verify.recorder.sources import PLUGIN_NAME
 
         if (len(report.problems) != report.failing or any(c.collection for c in report.problems)
                 or any(c.code == "tampering" for c in report.problems)):

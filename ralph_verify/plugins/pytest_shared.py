@@ -25,13 +25,7 @@ from ralph_verify.project.caches import bytecode_prefix
 from ralph_verify.project.interpreter import python_version
 from ralph_verify.recorder.bytecode import PREFIX_ENV, ROOTS_ENV
 from ralph_verify.recorder.progress import watch_progress
-from ralph_verify.recorder.read import (
-    AFFECTED_PLUGIN_NAME,
-    PLUGIN_NAME,
-    failing_ids,
-    read_record,
-    test_ids,
-)
+from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME
 
 if TYPE_CHECKING:
     from ralph_verify.junit.read import JUnitReport
@@ -158,6 +152,8 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
             if partial is not None:
                 return partial
     run = _full_run(ctx, _launch(ctx, "pytest-run", deps=True))
+    from ralph_verify.recorder.read import failing_ids, read_record  # once pytest has run
+
     if run.record_dir is not None and read_record(run.record_dir, max_problems=0) is not None:
         affected.save(ctx.root, session.dir, run.record_dir, failing_ids(run.record_dir))
     else:
@@ -197,6 +193,8 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
         return None
     if run.tool_run.returncode != EXIT_TESTS_FAILED or run.record_dir is None:
         return None
+    from ralph_verify.recorder.read import failing_ids  # once pytest has run
+
     failing = failing_ids(run.record_dir)
     if not failing:
         return None
@@ -221,7 +219,7 @@ def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
     under_coverage = (any(check.needs_coverage for check in ctx.checks) if coverage is None
                       else coverage)
     run_env = pytest_env(ctx)
-    plugins = plugin_dir(ctx, python, folder, compiled=under_coverage, env=dict(run_env))
+    plugins = plugin_dir(ctx, python, folder, env=dict(run_env))
     # Our recorder is loaded first, before the project's own plugins and conftest files;
     # its sibling for affected tests only where it has something to do.
     affected = deps or select is not None
@@ -269,6 +267,8 @@ def _progress_reporter(ctx: VerifyContext) -> Callable[[int, int | None], None] 
 def _full_run(ctx: VerifyContext, run: PytestRun) -> PytestRun:
     """``run`` of the whole suite; in a session its test ids are kept (:data:`TEST_IDS_KEY`)."""
     if ctx.config.stash.get(SESSION_KEY) is not None and run.record_dir is not None:
+        from ralph_verify.recorder.read import test_ids  # once pytest has run
+
         ids = test_ids(run.record_dir)
         if ids is not None:
             ctx.config.stash[TEST_IDS_KEY] = ids
@@ -288,6 +288,8 @@ def collected_ids(ctx: VerifyContext) -> dict[str, str] | None:
     if run.record_dir is None or run.partial:
         return None
     folder = run.record_dir
+    from ralph_verify.recorder.read import test_ids  # once pytest has run
+
     return ctx.shared("pytest-test-ids", lambda: test_ids(folder))
 
 
@@ -345,6 +347,8 @@ def _combine(ctx: VerifyContext, python: str, data: Path) -> None:
 def read_pytest_report(run: PytestRun) -> JUnitReport:
     """What ralph-verify's pytest plugin recorded; JUnit XML only when it did not report."""
     if run.record_dir is not None:
+        from ralph_verify.recorder.read import read_record  # once pytest has run
+
         report = read_record(run.record_dir, max_problems=MAX_KEPT)
         if report is not None:
             return report

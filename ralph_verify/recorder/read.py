@@ -27,21 +27,14 @@ from ralph_verify.junit.read import (
     TestCaseResult,
     excerpt,
 )
+from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME
 
-PLUGIN_NAME = "ralph_verify_recorder"
-#: Its sibling for affected-tests-first (:mod:`ralph_verify.recorder.affected_plugin`).
-AFFECTED_PLUGIN_NAME = "ralph_verify_affected"
 #: Hooks that can rewrite a report after the test ran.
 REPORT_HOOKS = ("pytest_runtest_makereport", "pytest_report_teststatus",
                 "pytest_runtest_logreport")
 #: The category :func:`test_ids` gives a collector (a file) that failed to collect.
 COLLECTION_ERROR = "collection error"
 _COUNTED = {"passed", "failed", "error", "skipped", "xfailed", "xpassed", "subtests passed"}
-
-
-def plugin_source(module: str = "plugin") -> str:
-    """A plugin's source, to be written where the project's interpreter can import it."""
-    return (Path(__file__).with_name(f"{module}.py")).read_text(encoding="utf-8")
 
 
 def project_hooks(hooks: dict[str, list[dict[str, str]]],

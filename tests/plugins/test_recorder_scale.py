@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 from ralph_verify.recorder import plugin as recorder
-from ralph_verify.recorder.read import PLUGIN_NAME, plugin_source, read_record
+from ralph_verify.recorder.read import read_record
+from ralph_verify.recorder.sources import PLUGIN_NAME, plugin_source
 
 FAILING = 2000
 PER_FILE = 100
