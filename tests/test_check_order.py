@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -113,3 +114,25 @@ def test_with_one_job_the_checks_run_in_turn_costliest_first(ralph: Ralph) -> No
                        plugins=[plugin(events)])
     assert result.ret == 0, result
     assert events.order == ["head starts its tool", "head done", "other prepares"]
+
+
+def test_mypy_goes_first_while_its_cache_is_cold(ralph: Ralph, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a cache mypy checks every module from scratch, and is often the longest tool
+    of a first run: it starts first then, and after the tests once its cache is warm."""
+    monkeypatch.setenv("RALPH_VERIFY_CACHE_DIR", str(tmp_path / "cache"))
+    ralph.makepyfile(app="def double(x: int) -> int:\n    return 2 * x\n",
+                     test_app="from app import double\n\ndef test_double():\n"
+                              "    assert double(2) == 4\n")
+    starts: list[str] = []
+
+    class Recorder:
+        @hookimpl
+        def ralph_report_check_start(self, check: Check) -> None:
+            starts.append(check.name)
+
+    for _ in range(2):
+        result = ralph.run("check", "--until", "tests,types", "--no-cache", "--jobs", "1",
+                           plugins=[Recorder()])
+        assert result.ret == 0, result
+    assert starts == ["types", "tests", "tests", "types"]

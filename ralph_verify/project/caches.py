@@ -57,6 +57,10 @@ def vouched_digest(path: Path, stat: os.stat_result, before: object, taken_ns: i
     return [*stamp, _content_hash(path)]
 
 
+#: What ralph-verify keeps beside mypy's cache: each source's digest at the last run.
+MYPY_MANIFEST = "ralph-verify-sources.json"
+
+
 def _project_key(root: Path) -> str:
     return hashlib.sha1(str(root.resolve()).encode(), usedforsecurity=False).hexdigest()[:16]
 
@@ -164,6 +168,12 @@ def python_sources(root: Path) -> Iterator[Path]:
             yield root / rel
 
 
+def mypy_cache_is_warm(root: Path) -> bool:
+    """Whether :func:`mypy_cache_dir` holds a cache of an earlier run for ``root`` (mypy
+    without one checks every module from scratch: often the longest tool of a first run)."""
+    return (user_cache_dir() / "mypy" / _project_key(root) / MYPY_MANIFEST).is_file()
+
+
 def mypy_cache_dir(root: Path) -> Path:
     """mypy's ``--cache-dir`` for ``root``, kept warm between runs, dropped first if mypy
     could be fooled.
@@ -179,7 +189,7 @@ def mypy_cache_dir(root: Path) -> Path:
     from ralph_verify.project.snapshot import walk_files
 
     folder = user_cache_dir() / "mypy" / _project_key(root)
-    manifest_path = folder / "ralph-verify-sources.json"
+    manifest_path = folder / MYPY_MANIFEST
     previous, taken_ns = read_manifest(manifest_path)
     started_ns = time.time_ns()
     current: dict[str, list[object]] = {}
