@@ -134,7 +134,6 @@ class TestsCheck(Check):
             EXIT_INTERRUPTED,
             EXIT_NO_TESTS,
             EXIT_TESTS_FAILED,
-            mark_flaky,
             read_pytest_report,
             rerun_and_flaky,
             shared_pytest_run,
@@ -171,7 +170,7 @@ class TestsCheck(Check):
         if report.failing or report.flaky:
             rerun, flaky = rerun_and_flaky(self)
             if rerun and 1 <= report.failing <= rerun:
-                mark_flaky(report, self._rerun(ctx, run, report))
+                _mark_flaky(report, self._rerun(ctx, run, report))
             flaky_allowed = flaky == "allow" and not run.partial
         result = report_result(self, report, no_tests="no tests ran", flaky_allowed=flaky_allowed)
         return _partial_result(result, run) if run.partial else result
@@ -205,6 +204,18 @@ class TestsCheck(Check):
         except (ToolError, JUnitError):
             return []  # the re-run could not tell: the first run's failures stand
         return [test_id for test_id in ids if test_id in passed]
+
+
+def _mark_flaky(report: JUnitReport, flaky: list[str]) -> None:
+    """The tests that passed when re-run count as passed, and as flaky."""
+    for case in [c for c in report.problems if c.id in flaky]:
+        report.problems.remove(case)
+        if case.outcome == "failed":
+            report.failed -= 1
+        else:
+            report.errors -= 1
+        report.passed += 1
+        report.flaky.append(case.id)
 
 
 #: Judged on the full suite only: a partial run has fewer tests by design.

@@ -360,17 +360,6 @@ def read_pytest_report(run: PytestRun) -> JUnitReport:
     return report
 
 
-def mark_flaky(report: JUnitReport, flaky: list[str]) -> None:
-    for case in [c for c in report.problems if c.id in flaky]:
-        report.problems.remove(case)
-        if case.outcome == "failed":
-            report.failed -= 1
-        else:
-            report.errors -= 1
-        report.passed += 1
-        report.flaky.append(case.id)
-
-
 #: Options that take a value which may look like a path; the value is kept on re-runs.
 _VALUE_OPTIONS = {"-c", "--config-file", "--rootdir", "--confcutdir", "--basetemp", "-p",
                   "--ignore", "--ignore-glob", "--deselect", "-o", "--override-ini", "-k", "-m",
