@@ -187,9 +187,7 @@ class TypesCheck(Check):
         mypy 3.5 s, pytest 2.1 s). Decided once: the run itself warms the cache."""
         if self._cost is None:
             table = self.mypy_table
-            if table is not None and (table.command or any(
-                    arg.startswith("--cache-dir") or arg == "--no-incremental"
-                    for arg in table.args)):
+            if table is not None and (table.command or not _gets_our_cache(table.args)):
                 self._cost = 20  # a cache (or none) of the project's own: no telling
             else:
                 from ralph_verify.project.caches import mypy_cache_is_warm
@@ -233,7 +231,7 @@ class TypesCheck(Check):
     def run_mypy(self, ctx: VerifyContext, mypy: list[str],
                  rest: list[str]) -> tuple[ToolRun, list[Failure], list[str], list[str]]:
         """mypy's run, its errors, the notes that belong to no error, and its other lines."""
-        if not any(arg.startswith("--cache-dir") or arg == "--no-incremental" for arg in rest):
+        if _gets_our_cache(rest):
             # A cache of our own, dropped when mypy's mtime check could be fooled
             # (see ralph_verify.project.caches); the project's .mypy_cache is left alone.
             from ralph_verify.project.caches import mypy_cache_dir
@@ -320,6 +318,11 @@ def _what_failed(run: ToolRun, failures: Sequence[Failure], other: Sequence[str]
     errors = [line for line in stderr if "error" in line.lower()]
     lines = [*errors, *(f.message for f in failures), *other, *stderr[-1:], "no output"]
     return lines[0][:200]
+
+
+def _gets_our_cache(args: Sequence[str]) -> bool:
+    """Whether mypy runs with ralph-verify's cache: ``args`` choose no cache of their own."""
+    return not any(arg.startswith("--cache-dir") or arg == "--no-incremental" for arg in args)
 
 
 def _same_file(a: str, b: str) -> bool:

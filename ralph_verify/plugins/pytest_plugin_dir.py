@@ -76,7 +76,7 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *,
         for name in sources:
             shutil.copyfile(kept / f"{name}.pyc", plugin_dir / f"{name}.pyc")
         return plugin_dir
-    pairs = []
+    pairs: list[str] = []  # source, .pyc, source, .pyc...
     for name, text in sources.items():
         source = folder / f"{name}_source.py"
         source.write_text(text, encoding="utf-8")
@@ -86,8 +86,8 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *,
         # rather than by a Python start of its own (50-70 ms before pytest could start).
         import py_compile
 
-        for source_file, pyc_file in zip(pairs[::2], pairs[1::2], strict=True):
-            py_compile.compile(source_file, cfile=pyc_file, dfile=COMPILED_NAME, doraise=True)
+        for i in range(0, len(pairs), 2):
+            py_compile.compile(pairs[i], cfile=pairs[i + 1], dfile=COMPILED_NAME, doraise=True)
     else:
         code = ("import py_compile, sys; a = sys.argv[1:]; [py_compile.compile(a[i], "
                 f"cfile=a[i + 1], dfile={COMPILED_NAME!r}, doraise=True) "
@@ -114,13 +114,9 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *,
 def _our_binary(python: str) -> bool:
     """Whether ``python`` runs the interpreter binary this process runs (a virtualenv's python
     is a link to its base interpreter's)."""
-    try:
-        binary = os.path.realpath(python)
-        ours = {os.path.realpath(sys.executable),
-                os.path.realpath(getattr(sys, "_base_executable", sys.executable))}
-    except OSError:
-        return False
-    return binary in ours and os.path.isfile(binary)
+    ours = {os.path.realpath(sys.executable),
+            os.path.realpath(getattr(sys, "_base_executable", sys.executable))}
+    return os.path.realpath(python) in ours
 
 
 def _compiled_plugins(python: str, sources: dict[str, str]) -> Path | None:
