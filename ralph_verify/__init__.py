@@ -15,6 +15,14 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 
+def _is_command(orig_argv: list[str]) -> bool:
+    """Whether this process is the ``ralph-verify`` command (``python -m ralph_verify``, the
+    console script), not a program that imports ralph-verify."""
+    return orig_argv[1:3] == ["-m", "ralph_verify"] or (
+        len(orig_argv) > 1 and os.path.basename(orig_argv[1]) == "ralph-verify") or (
+        bool(orig_argv) and os.path.basename(orig_argv[0]) == "ralph-verify")
+
+
 def _user_path_last(path: list[str], orig_argv: list[str], pythonpath: str) -> list[str]:
     """``sys.path`` for the ``ralph-verify`` command itself, with what ``PYTHONPATH`` put
     there moved after our own site-packages: a project that vendors pluggy or pydantic must
@@ -22,10 +30,7 @@ def _user_path_last(path: list[str], orig_argv: list[str], pythonpath: str) -> l
     tools still get ``PYTHONPATH``: the environment is left alone). The entry we were
     imported from stays. Anywhere else (the project's pytest loading our recorder) nothing
     changes."""
-    command = orig_argv[1:3] == ["-m", "ralph_verify"] or (
-        len(orig_argv) > 1 and os.path.basename(orig_argv[1]) == "ralph-verify") or (
-        bool(orig_argv) and os.path.basename(orig_argv[0]) == "ralph-verify")
-    if not command or not pythonpath:
+    if not _is_command(orig_argv) or not pythonpath:
         return path
     ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     user = {os.path.abspath(entry or os.curdir) for entry in pythonpath.split(os.pathsep)}
@@ -36,6 +41,12 @@ def _user_path_last(path: list[str], orig_argv: list[str], pythonpath: str) -> l
 
 sys.path[:] = _user_path_last(sys.path, list(getattr(sys, "orig_argv", [])),
                                  os.environ.get("PYTHONPATH", ""))
+
+if _is_command(list(getattr(sys, "orig_argv", []))):
+    # Before any of our classes is built: see the module's docstring.
+    from ralph_verify.project.dataclass_code import keep_dataclass_code
+
+    keep_dataclass_code()
 
 from ralph_verify.errors import ConfigError, UsageError  # noqa: E402  (after sys.path is ours)
 from ralph_verify.markers import VERSION as __version__  # noqa: E402

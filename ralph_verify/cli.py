@@ -39,7 +39,8 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
         from ralph_verify.errors import UsageError
 
         try:
-            from ralph_verify.startup import builtin_plugin_manager, split_disable_args
+            from ralph_verify.config.plugin_args import split_disable_args
+            from ralph_verify.startup import builtin_plugin_manager
 
             pm = builtin_plugin_manager(split_disable_args(argv)[1], plugins)
             code = pm.hook.ralph_cmdline_main(args=argv, plugins=list(plugins),

@@ -24,7 +24,8 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+#: Words of a variable's name that say its value is a secret (any case, anywhere in the name).
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL")
 #: Shorter values are too likely to occur by chance ("1", "true").
 _MIN_LENGTH = 6
 #: The shortest cut-off piece of a secret that is still redacted.
@@ -33,7 +34,8 @@ PARTIAL_MIN = 8
 
 @functools.lru_cache(maxsize=4096)
 def _secret_name(name: str) -> bool:
-    return _SECRET_NAME.search(name) is not None
+    upper = name.upper()
+    return any(word in upper for word in _SECRET_WORDS)
 
 
 def secret_values(environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -25,6 +25,7 @@ import ralph_verify.hookspec as hookspec
 from ralph_verify.config import Config, find_root
 from ralph_verify.config.implementers import implementer_on_stack, implementers, plugin_name_of
 from ralph_verify.config.parser import Command, Parser
+from ralph_verify.config.plugin_args import deprecated_prompt, split_disable_args
 from ralph_verify.errors import ConfigError, UsageError
 from ralph_verify.markers import VERSION
 
@@ -106,6 +107,10 @@ ESSENTIAL_PLUGINS: dict[str, str] = {
 #: lookup of those goes through the type, so they are left to it.
 _MODULE_TYPE_NAMES = frozenset(dir(ModuleType))
 _ABSENT = object()
+#: Types whose values are never routines: most names of a module are one of these, and
+#: answering them from the type skips ``inspect.isroutine``'s four checks.
+_NEVER_ROUTINES = frozenset({ModuleType, str, int, float, bool, type(None), dict, tuple, list,
+                             frozenset, set, bytes})
 
 
 def new_plugin_manager() -> pluggy.PluginManager:
@@ -130,6 +135,8 @@ def new_plugin_manager() -> pluggy.PluginManager:
             if type(value) is FunctionType and "__func__" not in value.__dict__:
                 opts = getattr(value, marker, None)
                 return opts if isinstance(opts, dict) else None
+            if type(value) in _NEVER_ROUTINES or isinstance(value, type):
+                return None
             if value is not _ABSENT and not inspect.isroutine(value) \
                     and not isinstance(value, (staticmethod, classmethod)):
                 return None
@@ -257,60 +264,12 @@ def register_checks(pm: pluggy.PluginManager, registry: CheckRegistry) -> None:
                          f"-p no:{name}") from None
 
 
-#: The commands with a task file, which the old ``-p FILE`` named (now ``-P``/``--prompt``).
-PROMPT_COMMANDS = ("run", "fleet")
-
-
-def split_disable_args(args: Sequence[str]) -> tuple[list[str], list[str]]:
-    """Take ``-p no:NAME`` out of ``args``; the old ``-p PROMPT.md`` of ``run`` and ``fleet``
-    becomes ``--prompt PROMPT.md`` (deprecated: :func:`deprecated_prompt` says so). Any other
-    command's ``-p FILE`` is a usage error saying what ``-p`` takes."""
-    rest: list[str] = []
-    disabled: list[str] = []
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        if arg == "-p" and index + 1 < len(args) and args[index + 1].startswith("no:"):
-            disabled.append(args[index + 1][3:])
-            index += 2
-            continue
-        if arg == "-p" and index + 1 < len(args) and not args[index + 1].startswith("-"):
-            if not _has_prompt(args[:index]):
-                raise UsageError(
-                    f"-p {args[index + 1]}: -p disables a plugin and takes no:NAME, e.g. "
-                    "-p no:cache (see 'ralph-verify plugins'); a prompt file is "
-                    "'run -P FILE'")
-            rest += ["--prompt", args[index + 1]]
-            index += 2
-            continue
-        if arg.startswith("-pno:"):
-            disabled.append(arg[5:])
-        else:
-            rest.append(arg)
-        index += 1
-    return rest, disabled
-
-
-def _has_prompt(before: Sequence[str]) -> bool:
-    """Whether the command given before this point takes a task file (``run``, ``fleet``)."""
-    return any(word in PROMPT_COMMANDS for word in before)
-
-
-def deprecated_prompt(args: Sequence[str]) -> str | None:
-    """The note for ``-p FILE`` (not ``-p no:NAME``): ``-p`` is pytest's plugin switch."""
-    for index, arg in enumerate(args[:-1]):
-        if (arg == "-p" and not args[index + 1].startswith(("no:", "-"))
-                and _has_prompt(args[:index])):
-            return (f"note: '-p {args[index + 1]}' for the task file is deprecated and goes in "
-                    f"the next release: use -P {args[index + 1]} (or --prompt); -p is only "
-                    "-p no:PLUGIN")
-    return None
-
-
 def check_disabled(pm: pluggy.PluginManager, disabled: Sequence[str],
                     registry: CheckRegistry) -> None:
     """``-p no:NAME`` must name a plugin: ``-p no:lint`` silently disabling nothing would run
     the check the user meant to switch off."""
+    if not disabled:
+        return
     known = set(BUILTIN_PLUGINS)
     with contextlib.suppress(Exception):
         known.update(entry_point.name for entry_point in _entry_points())

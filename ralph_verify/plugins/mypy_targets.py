@@ -49,6 +49,14 @@ def _section_has_targets(path: Path, required: bool = True) -> bool | None:
     """True/False if ``path`` is a mypy config (with/without targets); None if mypy skips it."""
     if not path.is_file():
         return None
+    if not required:
+        # pyproject.toml and setup.cfg count only with a mypy section, whose name is in the
+        # text: most have none, and are then not parsed (nor configparser and tomllib imported).
+        try:
+            if b"mypy" not in path.read_bytes():
+                return None
+        except OSError:
+            return None
     import configparser
 
     try:

@@ -13,6 +13,7 @@ a hook that changed files fails, as it does in pre-commit.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -25,8 +26,13 @@ from ralph_verify.proc.process import ToolMissing, tail_of_file
 if TYPE_CHECKING:
     from ralph_verify.plugins.precommit_options import PrecommitOptions
 
+
 #: ``ruff....Failed``, ``nothing to check....(no files to check)Skipped``.
-_STATUS = re.compile(r"^(?P<name>.+?)\.{2,}(?:\([^)]*\))?(?P<status>Passed|Failed|Skipped)$")
+@functools.cache
+def _status() -> re.Pattern[str]:
+    return re.compile(r"^(?P<name>.+?)\.{2,}(?:\([^)]*\))?(?P<status>Passed|Failed|Skipped)$")
+
+
 _DETAIL_LINES = 60
 _MAX_REPORT = 4 * 1024 * 1024
 
@@ -47,7 +53,7 @@ def parse_report(text: str) -> list[HookReport]:
     """Every hook pre-commit reported on, in order, with the output of the failing ones."""
     hooks: list[HookReport] = []
     for line in text.splitlines():
-        match = _STATUS.match(line.rstrip())
+        match = _status().match(line.rstrip())
         if match:
             hooks.append(HookReport(match.group("name").strip(), match.group("status")))
             continue

@@ -25,7 +25,7 @@ from ralph_verify.project.caches import bytecode_prefix
 from ralph_verify.project.interpreter import python_version
 from ralph_verify.recorder.bytecode import PREFIX_ENV, ROOTS_ENV
 from ralph_verify.recorder.progress import watch_progress
-from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME
+from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, record_files
 
 if TYPE_CHECKING:
     from ralph_verify.junit.read import JUnitReport
@@ -295,7 +295,7 @@ def collected_ids(ctx: VerifyContext) -> dict[str, str] | None:
 
 def fresh_record_dir(path: Path) -> Path:
     path.mkdir(exist_ok=True)
-    for old in path.glob("record-*.jsonl"):
+    for old in record_files(path):
         old.unlink()
     return path
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -210,6 +209,8 @@ def mypy_cache_dir(root: Path) -> Path:
                 and int(before[1]) // 10**9 == stat.st_mtime_ns // 10**9 and before[4] != entry[4]:
             fooled = True
     if fooled:
+        import shutil
+
         shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True, exist_ok=True)
     partial = manifest_path.with_name(f"{manifest_path.name}.{os.getpid()}.tmp")

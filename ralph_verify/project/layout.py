@@ -9,13 +9,11 @@ command of the project's CI (tox.ini, noxfile.py, GitHub workflows), so that
 
 from __future__ import annotations
 
+import functools
 import re
-import shlex
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-
-from ralph_verify.compat import tomllib
 
 #: Top-level folders that are never the shipped package, even with an ``__init__.py``.
 NOT_PACKAGES = frozenset({
@@ -40,7 +38,11 @@ _NOT_COPIED = frozenset({
     "--no-error-summary", "--show-error-context", "--soft-error-limit", "--config-file",
 })
 _TARGET_OPTIONS = frozenset({"-p", "--package", "-m", "--module"})
-_MYPY_CALL = re.compile(r"(?:^|[\s;&|(`'\"])(?:python3?\s+-m\s+)?mypy(?=\s|$)(?P<rest>[^\n;&|`)]*)")
+
+
+@functools.cache
+def _mypy_call() -> re.Pattern[str]:
+    return re.compile(r"(?:^|[\s;&|(`'\"])(?:python3?\s+-m\s+)?mypy(?=\s|$)(?P<rest>[^\n;&|`)]*)")
 
 
 def _is_package(path: Path) -> bool:
@@ -49,9 +51,17 @@ def _is_package(path: Path) -> bool:
 
 def _load_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, ValueError):
+        return _parse_toml(path.read_bytes())
+    except OSError:
+        return {}
+
+
+def _parse_toml(data: bytes) -> dict[str, Any]:
+    from ralph_verify.compat import tomllib
+
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError too
         return {}
 
 
@@ -88,7 +98,13 @@ def project_packages(root: Path) -> list[str]:
     level; else the top-level folders with an ``__init__.py`` that are not tests,
     docs, examples, benchmarks or build output.
     """
-    pyproject = _load_toml(root / "pyproject.toml")
+    try:
+        text = (root / "pyproject.toml").read_bytes()
+    except OSError:
+        text = b""
+    # Parsed only when it can change the answer: a src layout without setuptools' ``where``
+    # (most projects) is found without it.
+    pyproject = _parse_toml(text) if b"where" in text else {}
     where = _table(pyproject, "tool", "setuptools", "packages", "find").get("where")
     folders = [w for w in where if isinstance(w, str) and w not in (".", "")] \
         if isinstance(where, list) else []
@@ -96,6 +112,8 @@ def project_packages(root: Path) -> list[str]:
         found = _packages_in(root, folder)
         if found:
             return found
+    if text and not pyproject:
+        pyproject = _parse_toml(text)
     found = []
     for name in _named_in_pyproject(pyproject):
         if (root / name).is_dir() and any((root / name).glob("*.py")):  # namespace ones too
@@ -134,6 +152,8 @@ def mypy_arguments(command: str) -> tuple[list[str], list[str]] | None:
     ``types`` sets itself or that would act outside the check (reports, ``--install-types``).
     """
     try:
+        import shlex
+
         words = shlex.split(command, comments=True)
     except ValueError:
         return None
@@ -161,6 +181,8 @@ def mypy_arguments(command: str) -> tuple[list[str], list[str]] | None:
 
 def _nox_session_lines(text: str) -> Iterable[str]:
     """``session.run("mypy", "src", ...)`` calls of a noxfile, as command lines."""
+    import shlex
+
     for call in re.finditer(r"session\.run\(\s*(?P<args>[^)]*)\)", text):
         words = re.findall(r"""["']([^"']*)["']""", call["args"])
         if "mypy" in words:
@@ -186,7 +208,7 @@ def ci_mypy_targets(root: Path) -> tuple[list[str], list[str], str] | None:
         targets: list[str] = []
         options: list[str] = []
         for line in lines:
-            for call in _MYPY_CALL.finditer(line):
+            for call in _mypy_call().finditer(line):
                 if "install" in line[:call.start()]:
                     continue  # pip install mypy ...: not a run
                 found = mypy_arguments(call["rest"])

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ralph_verify.proc.periodic import every
+from ralph_verify.recorder.sources import record_files
 
 #: How often the files are looked at (the live line repaints twice a second).
 INTERVAL_S = 0.5
@@ -34,7 +35,7 @@ class RecordProgress:
 
     def poll(self) -> tuple[int, int | None]:
         """Read what was appended since the last call; (finished, collected or ``None``)."""
-        for path in sorted(self.folder.glob("record-*.jsonl")):
+        for path in record_files(self.folder):
             try:
                 with path.open("rb") as handle:
                     handle.seek(self._offsets.get(path, 0))

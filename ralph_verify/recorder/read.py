@@ -27,7 +27,7 @@ from ralph_verify.junit.read import (
     TestCaseResult,
     excerpt,
 )
-from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME
+from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, record_files
 
 #: Hooks that can rewrite a report after the test ran.
 REPORT_HOOKS = ("pytest_runtest_makereport", "pytest_report_teststatus",
@@ -56,7 +56,7 @@ def project_hooks(hooks: dict[str, list[dict[str, str]]],
 def records_in(folder: Path) -> Iterator[dict[str, Any]]:
     """Every record the plugin's processes wrote into ``folder`` (one file per process, in
     name order), skipping a line a worker killed mid-write left unfinished."""
-    for path in sorted(folder.glob("record-*.jsonl")) if folder.is_dir() else []:
+    for path in record_files(folder):
         with path.open(encoding="utf-8", errors="replace") as handle:
             for line in handle:
                 try:

@@ -6,6 +6,7 @@ reader and its dataclasses are imported once pytest has finished).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 PLUGIN_NAME = "ralph_verify_recorder"
@@ -16,3 +17,16 @@ AFFECTED_PLUGIN_NAME = "ralph_verify_affected"
 def plugin_source(module: str = "plugin") -> str:
     """A plugin's source, to be written where the project's interpreter can import it."""
     return (Path(__file__).with_name(f"{module}.py")).read_text(encoding="utf-8")
+
+
+def record_files(folder: Path) -> list[Path]:
+    """The record files the plugin's processes wrote into ``folder`` (``record-PID.jsonl``,
+    one per process), in name order; none when the folder is missing. A scan, not a glob:
+    this runs while pytest does, and a glob compiles a pattern at every call."""
+    try:
+        with os.scandir(folder) as entries:
+            names = sorted(entry.name for entry in entries
+                           if entry.name.startswith("record-") and entry.name.endswith(".jsonl"))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [folder / name for name in names]

@@ -323,6 +323,10 @@ def test_json_unsupported_is_read_from_mypys_refusal(tmp_path: Path) -> None:
     ({"pyproject.toml": "[tool.mypy]\nfiles = ['src']\n"}, True),
     ({"pyproject.toml": "[tool.black]\n", "setup.cfg": "[mypy]\nmodules = app\n"}, True),
     ({"pyproject.toml": "[tool.mypy\nfiles = ['src']\n"}, False),  # mypy skips a broken file
+    # a dotted key or an inline table says "mypy" too; a file that never does is not parsed
+    ({"pyproject.toml": "tool.mypy.files = ['src']\n"}, True),
+    ({"pyproject.toml": "[tool]\nmypy = { packages = ['app'] }\n"}, True),
+    ({"pyproject.toml": "[project]\nname = 'x'\n", "setup.cfg": "[mypy]\nfiles = a\n"}, True),
 ])
 def test_config_names_targets(tmp_path: Path, files: dict[str, str], expected: bool) -> None:
     (tmp_path / ".git").mkdir()  # mypy looks no further up than the repository root
