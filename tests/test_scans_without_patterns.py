@@ -1,9 +1,11 @@
 """What the command does at every start without compiling a pattern (a glob, a regular
-expression) gives the answers the pattern gave: each is checked here against it."""
+expression) or importing a module for it gives the answers the pattern or the module gave:
+each is checked here against it."""
 
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from ralph_verify.project.interpreter import _sees_system_packages, _site_packages
 from ralph_verify.recorder.sources import record_files
 from ralph_verify.redact import secret_values
+from ralph_verify.state_files import now_iso, utc_now_iso
 from ralph_verify.terminal_text import strip_controls
 
 #: The pattern terminal_text compiled at import before.
@@ -88,3 +91,15 @@ def test_secret_names_are_those_the_pattern_named() -> None:
     env = {name: f"value-of-{name.lower()}-long-enough" for name in names}
     found = set(secret_values(env).values())
     assert found == {name for name in names if pattern.search(name)}
+
+
+@pytest.mark.parametrize("now_ns", [0, 1_795_769_047_123_456_789, 1_795_769_047_000_000_000,
+                                    1_795_769_047_000_999_000, 951_782_400_000_001_000])
+def test_a_verifications_start_time_is_datetimes_text(now_ns: int) -> None:
+    expected = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=now_ns // 1000)
+    assert utc_now_iso(now_ns) == expected.isoformat()
+    assert datetime.fromisoformat(utc_now_iso()).tzinfo == timezone.utc
+    before = datetime.now(timezone.utc).replace(microsecond=0)
+    stamp = now_iso()
+    assert before <= datetime.fromisoformat(stamp) <= datetime.now(timezone.utc)
+    assert stamp == datetime.fromisoformat(stamp).isoformat(timespec="seconds")

@@ -11,12 +11,12 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, Failure, Status, VerifyContext
 from ralph_verify.redact import redactor
+from ralph_verify.state_files import utc_now_iso
 from ralph_verify.terminal_text import strip_controls
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ class Verification:
     root: Path
     results: list[CheckResult]
     duration_s: float = 0.0
-    started_at: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat())
+    started_at: str = field(default_factory=utc_now_iso)
     feedback: str = ""
 
     @property

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 from ralph_verify.config import Config
@@ -98,6 +97,8 @@ def ralph_session_start(session: Session) -> None:
     state = _state(session)
     started = time.time()
     if not session.resumed and session.started_at:
+        from datetime import datetime  # a loop's start only: not at every start-up
+
         with contextlib.suppress(ValueError):
             started = datetime.fromisoformat(session.started_at).timestamp()
     state["elapsed_before_s"] = state["elapsed_s"] if session.resumed else 0.0

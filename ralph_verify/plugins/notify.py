@@ -13,7 +13,6 @@ import json
 import subprocess
 import sys
 import time
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.config import Config
@@ -56,6 +55,8 @@ def summary(session: Session, verdict: VerdictProposal) -> dict[str, Any]:
     costs = [it.agent.cost_usd for it in session.iterations
              if it.agent is not None and it.agent.cost_usd is not None]
     cost = round(sum(costs), 4) if costs else None
+    from datetime import datetime  # a loop's end only: not at every start-up
+
     try:
         elapsed: float | None = time.time() - datetime.fromisoformat(
             session.started_at).timestamp()

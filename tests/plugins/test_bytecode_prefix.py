@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph_verify.recorder.bytecode import ProjectPrefix
+from ralph_verify.recorder.bytecode import ProjectPrefix, router
 from ralph_verify.testing import Ralph
 
 #: A plugin the project's pytest loads from site-packages-like code outside the project,
@@ -96,6 +96,36 @@ def test_the_prefix_covers_the_project_but_not_an_environment_inside_it(tmp_path
     inside = ProjectPrefix("/cache", [str(root)], "/users", [str(tmp_path)])
     assert inside.covers(str(root / "mod.py"))
     assert inside.elsewhere("/usr/lib") == "/users/usr/lib"
+
+
+@pytest.mark.parametrize("outer", [None, "/users/prefix"])
+def test_the_router_sends_each_file_where_covers_and_elsewhere_say(tmp_path: Path,
+                                                                   outer: str | None) -> None:
+    # The router takes a shortcut with string operations for absolute paths: it must agree
+    # with the general rule everywhere, also for a file at the root and relative paths.
+    import _frozen_importlib_external as bootstrap
+
+    root = tmp_path / "proj"
+    prefix = ProjectPrefix(str(tmp_path / "cache"), [str(root)], outer, [str(root / ".venv")])
+
+    def original(path: str, debug_override: object = None, *,
+                 optimization: object = None) -> str:
+        saved, sys.pycache_prefix = sys.pycache_prefix, prefix.prefix
+        try:
+            return str(bootstrap.cache_from_source(path, debug_override,
+                                                   optimization=optimization))
+        finally:
+            sys.pycache_prefix = saved
+
+    route = router(prefix, original)
+    for path in [str(root / "pkg" / "mod.py"), str(root / ".venv" / "lib" / "site.py"),
+                 str(tmp_path / "projector" / "mod.py"), "/usr/lib/python3/json/__init__.py",
+                 "/mod.py", "rel/mod.py", "mod.py", Path(root / "x.py")]:
+        cached = original(str(path))
+        expected = cached if prefix.covers(str(path)) else os.path.join(
+            prefix.elsewhere(os.path.dirname(str(path))), os.path.basename(cached))
+        assert route(path) == expected, path
+        assert route(path, optimization=2).endswith(".opt-2.pyc")
 
 
 def test_imported_by_its_package_name_it_changes_nothing() -> None:

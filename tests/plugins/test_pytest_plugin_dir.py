@@ -70,3 +70,18 @@ def test_another_interpreter_compiles_them_itself_once(tmp_path: Path, cache: Pa
                               env={"PYTHONPATH": str(tmp_path / "two" / "plugin")})
     # It loads (pytest is not in that bare venv: the error is pytest's absence, not the file).
     assert "No module named 'pytest'" in imported.stderr, imported.stderr
+
+
+def test_a_python_started_with_the_folder_on_its_path_imports_no_typing(
+        tmp_path: Path, cache: Path) -> None:
+    # The sitecustomize runs in every Python start that has the folder on PYTHONPATH: the
+    # project's pytest, and every Python its tests start. It routes bytecode and stays light.
+    folder = plugin_dir(Starts(), sys.executable, tmp_path, env={})  # type: ignore[arg-type]
+    code = "import sys; print(sorted(m for m in ('typing', 'pathlib', 're') if m in sys.modules))"
+    env = {"PYTHONPATH": str(folder), "RALPH_VERIFY_PYCACHE_PREFIX": str(tmp_path / "prefix"),
+           "RALPH_VERIFY_PYCACHE_ROOTS": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", code + "; print(sys.pycache_prefix)"],
+                          capture_output=True, text=True, env=env, check=True)
+    imported, prefix = done.stdout.splitlines()
+    assert prefix == str(tmp_path / "prefix")  # it ran
+    assert imported == "[]"
