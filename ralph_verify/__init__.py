@@ -46,7 +46,7 @@ if _is_command(list(getattr(sys, "orig_argv", []))):
     # Before any of our classes is built: see the module's docstring.
     from ralph_verify.project.dataclass_code import keep_dataclass_code
 
-    keep_dataclass_code()
+    keep_dataclass_code(sys.argv[1:])
 
 from ralph_verify.errors import ConfigError, UsageError  # noqa: E402  (after sys.path is ours)
 from ralph_verify.markers import VERSION as __version__  # noqa: E402

@@ -1,7 +1,7 @@
 """The ``ralph-verify`` command keeps the compiled methods of dataclasses between runs
 (``ralph_verify.project.dataclass_code``): classes come out exactly as ``dataclasses`` builds
-them, a broken cache file is only a miss, and a program that imports ralph-verify as a
-library keeps the standard ``dataclasses``."""
+them, a broken cache file is only a miss, a loop's commands never use it, and a program that
+imports ralph-verify as a library keeps the standard ``dataclasses``."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ import dataclasses, json, sys
 from typing import ClassVar
 if sys.argv[1] == "cached":
     from ralph_verify.project import dataclass_code
-    dataclass_code.keep_dataclass_code()
+    dataclass_code.keep_dataclass_code([])
 
 @dataclasses.dataclass(frozen=True, order=True)
 class Point:
@@ -109,6 +109,20 @@ def test_a_broken_cache_file_is_a_miss_and_is_written_again(ralph: Ralph,
     rewritten = marshal.loads(kept.read_bytes())
     assert isinstance(rewritten, dict) and rewritten
     assert all(type(code) is CodeType for code in rewritten.values())
+
+
+@pytest.mark.parametrize("args", [("run", "--help"), ("start", "--help"), ("fleet", "--help"),
+                                  ("-p", "no:cache", "checks")])
+def test_a_loops_commands_compile_their_own(ralph: Ralph, args: tuple[str, ...]) -> None:
+    # As for the kept [tool.ralph-verify] table: what decides a loop (run, start, the hooks,
+    # the guard) never takes code from the user cache, which an agent without the sandbox
+    # could write. A word we cannot place (-p's value) compiles too: slower, never less safe.
+    result = ralph.run_subprocess(*args)
+
+    assert result.ret == 0, result
+    assert not (Path(ralph.env["RALPH_VERIFY_CACHE_DIR"]) / "dataclass-code").exists()
+    assert ralph.run_subprocess("--help").ret == 0  # no command decides nothing: kept
+    assert (Path(ralph.env["RALPH_VERIFY_CACHE_DIR"]) / "dataclass-code").exists()
 
 
 def test_a_program_importing_ralph_verify_keeps_the_standard_dataclasses() -> None:

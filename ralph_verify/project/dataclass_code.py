@@ -7,7 +7,10 @@ parsing and compiling that text is some 8% of its own start (callgrind: 33 M of 
 instructions for ``check --until lint``).
 
 For the ``ralph-verify`` command only (``ralph_verify/__init__.py`` decides; a process that
-imports ralph-verify as a library is left alone), the ``dataclasses`` module gets an
+imports ralph-verify as a library is left alone), and only for the commands that decide no
+loop (:data:`KEPT_CODE_COMMANDS`, as for the kept ``[tool.ralph-verify]`` table: the agent
+runs as the user and, without the sandbox, could write the user cache, so a loop's commands,
+the agent hooks and the guard compile their own), the ``dataclasses`` module gets an
 ``exec`` of its own: it takes the compiled code from a file in the user cache, keyed by the
 exact source text, and compiles (and keeps) only what it has not seen. The same text
 compiles to the same code, so each class is built exactly as before. One file per Python
@@ -29,6 +32,10 @@ from typing import Any
 
 from ralph_verify.project.caches import user_cache_dir
 
+#: The commands that may build their classes from kept code (and no command: ``--help``,
+#: ``--version``). A word that is none of them (``-p no:X``'s value too) compiles: slower,
+#: never less safe.
+KEPT_CODE_COMMANDS = frozenset({"check", "checks", "plugins", "status", "report", "version"})
 #: At most this many texts are kept: past it, a run keeps only what it used itself.
 MAX_ENTRIES = 2_000
 
@@ -90,9 +97,13 @@ def save() -> None:
             partial.unlink()
 
 
-def keep_dataclass_code() -> None:
-    """Give ``dataclasses`` the caching ``exec`` (once; not over one somebody else set) and
+def keep_dataclass_code(args: list[str]) -> None:
+    """For a command line (``args``, without the program) whose command decides no loop,
+    give ``dataclasses`` the caching ``exec`` (once; not over one somebody else set) and
     save the new code at exit."""
+    word = next((arg for arg in args if not arg.startswith("-")), None)
+    if word is not None and word not in KEPT_CODE_COMMANDS:
+        return
     import atexit
     import dataclasses
 
