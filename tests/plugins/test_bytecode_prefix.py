@@ -8,6 +8,7 @@ import subprocess
 import sys
 import sysconfig
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,8 +109,7 @@ def test_the_router_sends_each_file_where_covers_and_elsewhere_say(tmp_path: Pat
     root = tmp_path / "proj"
     prefix = ProjectPrefix(str(tmp_path / "cache"), [str(root)], outer, [str(root / ".venv")])
 
-    def original(path: str, debug_override: object = None, *,
-                 optimization: object = None) -> str:
+    def original(path: str, debug_override: Any = None, *, optimization: Any = None) -> str:
         saved, sys.pycache_prefix = sys.pycache_prefix, prefix.prefix
         try:
             return str(bootstrap.cache_from_source(path, debug_override,
