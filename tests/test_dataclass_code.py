@@ -131,3 +131,11 @@ def test_a_program_importing_ralph_verify_keeps_the_standard_dataclasses() -> No
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_commands_that_may_use_kept_code_are_those_that_may_use_a_kept_table() -> None:
+    # Two lists, since the face cannot import config before the classes it builds: one rule.
+    from ralph_verify.config.pyproject import KEPT_TABLE_COMMANDS
+    from ralph_verify.project.dataclass_code import KEPT_CODE_COMMANDS
+
+    assert set(KEPT_CODE_COMMANDS) == set(KEPT_TABLE_COMMANDS)

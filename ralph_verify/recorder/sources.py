@@ -21,12 +21,12 @@ def plugin_source(module: str = "plugin") -> str:
 
 def record_files(folder: Path) -> list[Path]:
     """The record files the plugin's processes wrote into ``folder`` (``record-PID.jsonl``,
-    one per process), in name order; none when the folder is missing. A scan, not a glob:
-    this runs while pytest does, and a glob compiles a pattern at every call."""
+    one per process), in name order; none when the folder is missing or unreadable. A scan,
+    not a glob: this runs while pytest does, and a glob compiles a pattern at every call."""
     try:
         with os.scandir(folder) as entries:
             names = sorted(entry.name for entry in entries
                            if entry.name.startswith("record-") and entry.name.endswith(".jsonl"))
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # missing, not a folder, unreadable: none, as glob finds none
         return []
     return [folder / name for name in names]
