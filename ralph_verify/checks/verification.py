@@ -212,8 +212,14 @@ def clean_result(result: CheckResult) -> CheckResult:
     if len(result.failures) > MAX_KEPT_FAILURES:
         result.unkept += len(result.failures) - MAX_KEPT_FAILURES
         del result.failures[MAX_KEPT_FAILURES:]
-    result.failures = [replace(f, message=clean(f.message, 1000), detail=clean(f.detail),
-                               location=maybe(f.location), path=maybe(f.path),
-                               code=maybe(f.code))
-                       for f in result.failures]
+    def cleaned(f: Failure) -> Failure:
+        message, detail = clean(f.message, 1000), clean(f.detail)
+        location, path, code = maybe(f.location), maybe(f.path), maybe(f.code)
+        if (message is f.message and detail is f.detail and location is f.location
+                and path is f.path and code is f.code):
+            return f  # nothing to hide or strip (most failures): no copy
+        return replace(f, message=message, detail=detail, location=location, path=path,
+                       code=code)
+
+    result.failures = [cleaned(f) for f in result.failures]
     return result
