@@ -18,7 +18,6 @@ positions kept on each spec to point at the bad character.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Callable, Iterator
@@ -30,21 +29,11 @@ from ralph_verify.errors import UsageError
 OPERATORS = (">=", "<=", "==", ">", "<")
 #: The spellings with no shell metacharacters, and the operator each stands for.
 BOUNDS = {".min=": ">=", ".max=": "<="}
-
-
-@functools.cache
-def _bound() -> re.Pattern[str]:
-    return re.compile(r"\.(?:min|max)=[0-9]")
-
-
+_BOUND = r"\.(?:min|max)=[0-9]"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 #: No count or percentage reaches this: a threshold above it can never pass.
 MAX_THRESHOLD = 1e15
-
-
-@functools.cache
-def _number() -> re.Pattern[str]:
-    return re.compile(r"[0-9]+(?:\.[0-9]+)?")
+_NUMBER = r"[0-9]+(?:\.[0-9]+)?"
 
 
 @dataclass(frozen=True)
@@ -203,7 +192,7 @@ def _parse_item(text: str, start: int, end: int, source: str) -> CheckSpec:
         pos += len(bound or op)
         while pos < stop and text[pos].isspace():
             pos += 1
-        number = _number().match(text, pos, stop)
+        number = re.compile(_NUMBER).match(text, pos, stop)
         if number is None:
             raise fail(f"expected a number after '{bound or op}'", pos)
         threshold = float(number.group())
@@ -239,7 +228,7 @@ def _parse_arg(text: str, pos: int, stop: int, fail: _Fail) -> tuple[str, int]:
         return "".join(chars), index + 1
     index = pos
     while index < stop and not any(text.startswith(o, index) for o in OPERATORS) \
-            and not _bound().match(text, index, stop):
+            and not re.compile(_BOUND).match(text, index, stop):
         index += 1
     value = text[pos:index].rstrip()
     if not value:
@@ -252,11 +241,7 @@ class _Fail(Protocol):
 
 
 #: A file the shell made from an unquoted ``>=80`` or ``>80`` (with what followed, if any).
-@functools.cache
-def _redirect_name() -> re.Pattern[str]:
-    return re.compile(r"(=?)([0-9]+(?:\.[0-9]+)?%?)(?:,.*)?")
-
-
+_REDIRECT_NAME = r"(=?)([0-9]+(?:\.[0-9]+)?%?)(?:,.*)?"
 _JUST_NOW = 120.0
 
 
@@ -284,7 +269,7 @@ def redirect_trap(specs: list[CheckSpec], takes_threshold: Callable[[str], bool]
             return None
         with os.scandir(".") as entries:
             for entry in entries:
-                match = _redirect_name().fullmatch(entry.name)
+                match = re.compile(_REDIRECT_NAME).fullmatch(entry.name)
                 if match is None or not entry.is_file(follow_symlinks=False):
                     continue
                 found = entry.stat(follow_symlinks=False)

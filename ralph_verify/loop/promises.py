@@ -13,16 +13,11 @@ words, still counts.
 
 from __future__ import annotations
 
-import functools
 import re
 
 COMPLETE = "COMPLETE"
 BLOCKED_PREFIX = "BLOCKED:"
-
-
-@functools.cache
-def _tag() -> re.Pattern[str]:
-    return re.compile(r"<promise>([^<>\n]{1,500})</promise>")
+_TAG = r"<promise>([^<>\n]{1,500})</promise>"
 
 
 def _neighbours(lines: list[str]) -> dict[str, set[tuple[str, str]]]:
@@ -54,9 +49,9 @@ def find_promises(output: str, prompt: str) -> list[str]:
     for index, text in enumerate(lines):
         if "<promise>" not in text or _echoed(index, lines, prompt_around):
             continue
-        if _tag().sub("", text).strip() and text in prompt:
+        if re.compile(_TAG).sub("", text).strip() and text in prompt:
             continue
-        for match in _tag().finditer(text):
+        for match in re.compile(_TAG).finditer(text):
             if match.group(0) in prompt and match.group(1).startswith(BLOCKED_PREFIX):
                 continue
             claim = match.group(1)

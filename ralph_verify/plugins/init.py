@@ -12,7 +12,6 @@ come from plugins through ``ralph_register_init_targets``; the command itself is
 
 from __future__ import annotations
 
-import functools
 import re
 import sys
 from pathlib import Path
@@ -49,10 +48,7 @@ where it lives, and what "done" looks like.
   `<promise>BLOCKED: the reason</promise>`.
 """
 
-
-@functools.cache
-def _header() -> re.Pattern[str]:
-    return re.compile(r"^[ \t]*\[\[?[ \t]*([^\]\r\n]*?)[ \t]*\]")
+_HEADER = r"^[ \t]*\[\[?[ \t]*([^\]\r\n]*?)[ \t]*\]"
 
 
 @hookimpl
@@ -147,7 +143,7 @@ def replace_tables(text: str, block: str) -> str | None:
     insert_at: int | None = None
     skipping = False
     for line in text.splitlines(keepends=True):
-        match = _header().match(line)
+        match = re.compile(_HEADER).match(line)
         if match:
             skipping = _is_ours(match.group(1))
             if skipping and insert_at is None:

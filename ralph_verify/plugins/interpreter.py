@@ -8,7 +8,6 @@ interpreters -- and which of them have ``X`` -- and how to choose one.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Generator
 from dataclasses import replace
@@ -17,12 +16,7 @@ from ralph_verify.checks.api import Check, CheckResult, Failure, VerifyContext
 from ralph_verify.markers import hookimpl
 from ralph_verify.project.interpreter import alternatives, choose, has_module, shown_path
 
-
-@functools.cache
-def _no_module() -> re.Pattern[str]:
-    return re.compile(r"No module named '(?P<module>[\w.]+)'")
-
-
+_NO_MODULE = r"No module named '(?P<module>[\w.]+)'"
 #: Hint at most this many distinct modules per check (each probe runs the interpreters).
 _MAX_MODULES = 3
 
@@ -36,7 +30,7 @@ def missing_module_hint(check: Check, ctx: VerifyContext) -> Generator[
     hints: dict[str, str] = {}
     failures: list[Failure] = []
     for failure in result.failures:
-        match = _no_module().search(failure.message)
+        match = re.compile(_NO_MODULE).search(failure.message)
         if match is None or failure.code not in ("ModuleNotFoundError", "ImportError"):
             failures.append(failure)
             continue

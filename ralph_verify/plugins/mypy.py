@@ -12,7 +12,6 @@ from the project's interpreter when that has mypy, else ours runs with
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import json
 import os
@@ -49,14 +48,8 @@ PLAIN_FLAGS = ("--show-column-numbers", "--show-error-codes", "--no-pretty",
                "--no-color-output", "--no-error-summary")
 #: The starts of the text lines mypy prints beside its messages.
 _MYPY_OWN = ("Success: ", "Found ", "mypy: ", "Warning: ", "Error: ", "Note: ")
-
-
-@functools.cache
-def _plain() -> re.Pattern[str]:
-    return re.compile(
-        r"^(?P<file>.+?):(?:(?P<line>-?\d+):(?:(?P<column>-?\d+):)?(?:-?\d+:-?\d+:)?)? "
-        r"(?P<severity>error|warning|note): (?P<message>.*?)(?:  \[(?P<code>[\w-]+)\])?$"
-    )
+_PLAIN = (r"^(?P<file>.+?):(?:(?P<line>-?\d+):(?:(?P<column>-?\d+):)?(?:-?\d+:-?\d+:)?)? "
+          r"(?P<severity>error|warning|note): (?P<message>.*?)(?:  \[(?P<code>[\w-]+)\])?$")
 
 
 @dataclass
@@ -95,7 +88,7 @@ def _json_message(record: Any, lineno: int, text: str) -> Message:
 
 def plain_message(line: str) -> Message | None:
     """A message from mypy's ``file:line:col: severity: message  [code]`` line, if it is one."""
-    match = _plain().match(line)
+    match = re.compile(_PLAIN).match(line)
     if match is None:
         return None
     number, column = match["line"], match["column"]

@@ -13,7 +13,6 @@ a hook that changed files fails, as it does in pre-commit.
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -26,13 +25,8 @@ from ralph_verify.proc.process import ToolMissing, tail_of_file
 if TYPE_CHECKING:
     from ralph_verify.plugins.precommit_options import PrecommitOptions
 
-
 #: ``ruff....Failed``, ``nothing to check....(no files to check)Skipped``.
-@functools.cache
-def _status() -> re.Pattern[str]:
-    return re.compile(r"^(?P<name>.+?)\.{2,}(?:\([^)]*\))?(?P<status>Passed|Failed|Skipped)$")
-
-
+_STATUS = r"^(?P<name>.+?)\.{2,}(?:\([^)]*\))?(?P<status>Passed|Failed|Skipped)$"
 _DETAIL_LINES = 60
 _MAX_REPORT = 4 * 1024 * 1024
 
@@ -53,7 +47,7 @@ def parse_report(text: str) -> list[HookReport]:
     """Every hook pre-commit reported on, in order, with the output of the failing ones."""
     hooks: list[HookReport] = []
     for line in text.splitlines():
-        match = _status().match(line.rstrip())
+        match = re.compile(_STATUS).match(line.rstrip())
         if match:
             hooks.append(HookReport(match.group("name").strip(), match.group("status")))
             continue

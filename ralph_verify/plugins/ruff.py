@@ -7,7 +7,6 @@ hand. ``lint`` never fixes anything (``--no-fix``): it only reports.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections import Counter
@@ -41,17 +40,9 @@ DIFF_FILES = 10
 DIFF_LINES = 14
 #: Codes of ``ruff format --check`` entries that are the project's problem, not ruff's.
 _FORMAT_CODES = {"unformatted", "invalid-syntax"}
-
-
-@functools.cache
-def _would_reformat() -> re.Pattern[str]:
-    return re.compile(r"^Would reformat: (?P<path>.+)$")
-
-
-@functools.cache
-def _parse_error() -> re.Pattern[str]:
-    return re.compile(r"^error: Failed to parse (?P<path>.+?):(?P<line>\d+):(?P<col>\d+): "
-                              r"(?P<message>.*)$")
+_WOULD_REFORMAT = r"^Would reformat: (?P<path>.+)$"
+_PARSE_ERROR = (r"^error: Failed to parse (?P<path>.+?):(?P<line>\d+):(?P<col>\d+): "
+                r"(?P<message>.*)$")
 
 
 def load_entries(text: str, what: str) -> list[dict[str, Any]]:
@@ -157,13 +148,13 @@ def parse_format_text(stdout: str, stderr: str) -> tuple[list[Failure], list[str
     failures: list[Failure] = []
     problems: list[str] = []
     for line in stdout.splitlines():
-        match = _would_reformat().match(line.strip())
+        match = re.compile(_WOULD_REFORMAT).match(line.strip())
         if match:
             path = Path(match["path"]).as_posix()
             failures.append(Failure(message="file would be reformatted by ruff format",
                                     location=path, path=path, code="unformatted"))
     for line in stderr.splitlines():
-        match = _parse_error().match(line.strip())
+        match = re.compile(_PARSE_ERROR).match(line.strip())
         if match:
             path = Path(match["path"]).as_posix()
             failures.append(Failure(message=f"invalid-syntax {match['message']}",

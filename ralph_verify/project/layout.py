@@ -9,7 +9,6 @@ command of the project's CI (tox.ini, noxfile.py, GitHub workflows), so that
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -38,11 +37,7 @@ _NOT_COPIED = frozenset({
     "--no-error-summary", "--show-error-context", "--soft-error-limit", "--config-file",
 })
 _TARGET_OPTIONS = frozenset({"-p", "--package", "-m", "--module"})
-
-
-@functools.cache
-def _mypy_call() -> re.Pattern[str]:
-    return re.compile(r"(?:^|[\s;&|(`'\"])(?:python3?\s+-m\s+)?mypy(?=\s|$)(?P<rest>[^\n;&|`)]*)")
+_MYPY_CALL = r"(?:^|[\s;&|(`'\"])(?:python3?\s+-m\s+)?mypy(?=\s|$)(?P<rest>[^\n;&|`)]*)"
 
 
 def _is_package(path: Path) -> bool:
@@ -208,7 +203,7 @@ def ci_mypy_targets(root: Path) -> tuple[list[str], list[str], str] | None:
         targets: list[str] = []
         options: list[str] = []
         for line in lines:
-            for call in _mypy_call().finditer(line):
+            for call in re.compile(_MYPY_CALL).finditer(line):
                 if "install" in line[:call.start()]:
                     continue  # pip install mypy ...: not a run
                 found = mypy_arguments(call["rest"])
