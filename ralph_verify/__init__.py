@@ -39,10 +39,10 @@ def _user_path_last(path: list[str], orig_argv: list[str], pythonpath: str) -> l
     return [entry for entry in path if entry not in theirs] + theirs
 
 
-sys.path[:] = _user_path_last(sys.path, list(getattr(sys, "orig_argv", [])),
-                                 os.environ.get("PYTHONPATH", ""))
+_ORIG_ARGV = list(getattr(sys, "orig_argv", []))
+sys.path[:] = _user_path_last(sys.path, _ORIG_ARGV, os.environ.get("PYTHONPATH", ""))
 
-if _is_command(list(getattr(sys, "orig_argv", []))):
+if _is_command(_ORIG_ARGV):
     # Before any of our classes is built: see the module's docstring.
     from ralph_verify.project.dataclass_code import keep_dataclass_code
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.errors import ConfigError
+from ralph_verify.project.caches import KEPT_DATA_COMMANDS
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 TABLE = "[tool.ralph-verify]"
 
 #: The commands that may use a kept table (:func:`load_table`): none of them decides a loop.
-KEPT_TABLE_COMMANDS = ("check", "checks", "plugins", "status", "report", "version")
+KEPT_TABLE_COMMANDS = KEPT_DATA_COMMANDS
 
 
 def load_table(path: Path, *, kept: bool = False) -> dict[str, Any]:

@@ -49,28 +49,28 @@ def _section_has_targets(path: Path, required: bool = True) -> bool | None:
     """True/False if ``path`` is a mypy config (with/without targets); None if mypy skips it."""
     if not path.is_file():
         return None
-    if not required:
+    try:
+        data = path.read_bytes()
+    except OSError:  # mypy skips it (configparser's read() of an ini: a file without sections)
+        return False if required and path.suffix != ".toml" else None
+    if not required and b"mypy" not in data:
         # pyproject.toml and setup.cfg count only with a mypy section, whose name is in the
         # text: most have none, and are then not parsed (nor configparser and tomllib imported).
-        try:
-            if b"mypy" not in path.read_bytes():
-                return None
-        except OSError:
-            return None
+        return None
     import configparser
 
     try:
+        text = data.decode("utf-8")
         if path.suffix == ".toml":
             from ralph_verify.compat import tomllib
 
-            with path.open("rb") as handle:
-                section = tomllib.load(handle).get("tool", {}).get("mypy")
+            section = tomllib.loads(text).get("tool", {}).get("mypy")
             if not isinstance(section, dict):
                 return None
             return any(section.get(key) for key in _TARGET_KEYS)
         parser = configparser.RawConfigParser()
-        parser.read(path, encoding="utf-8")
-    except (OSError, ValueError, configparser.Error):
+        parser.read_string(text, source=str(path))
+    except (ValueError, configparser.Error):
         return None  # mypy ignores a config it cannot read, and says so
     if not parser.has_section("mypy"):
         return False if required else None

@@ -14,6 +14,7 @@ without changing its size or its second.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -21,6 +22,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+#: The commands that may use what a cache keeps of ``pyproject.toml`` or of our own code:
+#: none of them decides a loop. The agent runs as the user and, without the sandbox, could
+#: write the user cache; a loop's commands, the agent hooks and the guard read and compile
+#: for themselves.
+KEPT_DATA_COMMANDS = frozenset({"check", "checks", "plugins", "status", "report", "version"})
 #: Folders no check reads as input: tool caches, ralph-verify's records, git's store, and
 #: tox/nox (their environments hold no project file). Virtual environments are left out
 #: too: their distributions are part of the key instead.
@@ -109,15 +115,21 @@ def write_manifest(path: Path, taken_ns: int, files: dict[str, list[object]]) ->
 
 
 def keep_text(path: Path, text: str) -> None:
+    """:func:`keep_bytes` of ``text`` in UTF-8."""
+    keep_bytes(path, text.encode("utf-8"))
+
+
+def keep_bytes(path: Path, data: bytes) -> None:
     """Write a cache file whole (a temporary file renamed over it), or not at all: a cache
     that cannot be written only costs the work again next time."""
+    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        partial.write_text(text, encoding="utf-8")
+        partial.write_bytes(data)
         os.replace(partial, path)
     except OSError:
-        pass
+        with contextlib.suppress(OSError):
+            partial.unlink()
 
 
 def read_manifest(path: Path) -> tuple[dict[str, object], int]:

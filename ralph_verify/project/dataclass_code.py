@@ -24,18 +24,17 @@ from __future__ import annotations
 import builtins
 import contextlib
 import marshal
-import os
 import sys
 from pathlib import Path
 from types import CodeType
 from typing import Any
 
-from ralph_verify.project.caches import user_cache_dir
+from ralph_verify.project.caches import KEPT_DATA_COMMANDS, keep_bytes, user_cache_dir
 
 #: The commands that may build their classes from kept code (and no command: ``--help``,
 #: ``--version``). A word that is none of them (``-p no:X``'s value too) compiles: slower,
 #: never less safe.
-KEPT_CODE_COMMANDS = frozenset({"check", "checks", "plugins", "status", "report", "version"})
+KEPT_CODE_COMMANDS = KEPT_DATA_COMMANDS
 #: At most this many texts are kept: past it, a run keeps only what it used itself.
 MAX_ENTRIES = 2_000
 
@@ -86,15 +85,8 @@ def save() -> None:
         return
     kept = _known if len(_known) <= MAX_ENTRIES else {
         text: code for text, code in _known.items() if text in _used}
-    path = cache_path()
-    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_bytes(marshal.dumps(kept))
-        os.replace(partial, path)
-    except (OSError, ValueError):
-        with contextlib.suppress(OSError):
-            partial.unlink()
+    with contextlib.suppress(ValueError):  # an object marshal cannot write: keep nothing
+        keep_bytes(cache_path(), marshal.dumps(kept))
 
 
 def keep_dataclass_code(args: list[str]) -> None:

@@ -44,13 +44,6 @@ def _is_package(path: Path) -> bool:
     return path.is_dir() and (path / "__init__.py").is_file()
 
 
-def _load_toml(path: Path) -> dict[str, Any]:
-    try:
-        return _parse_toml(path.read_bytes())
-    except OSError:
-        return {}
-
-
 def _parse_toml(data: bytes) -> dict[str, Any]:
     from ralph_verify.compat import tomllib
 
@@ -99,7 +92,7 @@ def project_packages(root: Path) -> list[str]:
         text = b""
     # Parsed only when it can change the answer: a src layout without setuptools' ``where``
     # (most projects) is found without it.
-    pyproject = _parse_toml(text) if b"where" in text else {}
+    pyproject = _parse_toml(text) if b"where" in text else None
     where = _table(pyproject, "tool", "setuptools", "packages", "find").get("where")
     folders = [w for w in where if isinstance(w, str) and w not in (".", "")] \
         if isinstance(where, list) else []
@@ -107,8 +100,8 @@ def project_packages(root: Path) -> list[str]:
         found = _packages_in(root, folder)
         if found:
             return found
-    if text and not pyproject:
-        pyproject = _parse_toml(text)
+    if pyproject is None:
+        pyproject = _parse_toml(text) if text else {}
     found = []
     for name in _named_in_pyproject(pyproject):
         if (root / name).is_dir() and any((root / name).glob("*.py")):  # namespace ones too
