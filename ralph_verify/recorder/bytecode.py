@@ -64,6 +64,16 @@ class ProjectPrefix:
             return os.path.join(self.outer, os.path.abspath(folder).lstrip(os.sep))
         return os.path.join(folder, "__pycache__")
 
+    def moved(self, path: str, cached: str) -> str:
+        """Where the bytecode of ``path``, a source the prefix does not cover, goes
+        (``cached``: its name in our prefix); :meth:`elsewhere` of its folder."""
+        if self.outer is None and path.startswith(os.sep):
+            # Every import of a source outside the project comes here: string operations
+            # only (os.path's functions doubled what a pytest start spends on its bytecode).
+            return f"{path.rpartition(os.sep)[0]}{os.sep}__pycache__{os.sep}" \
+                   f"{cached.rpartition(os.sep)[2]}"
+        return os.path.join(self.elsewhere(os.path.dirname(path)), os.path.basename(cached))
+
 
 def _folder(path: str) -> str:
     return path.rstrip(os.sep) + os.sep
@@ -73,21 +83,11 @@ def router(prefix: ProjectPrefix, original: Any) -> Any:
     """importlib's ``cache_from_source`` (``original``, which sees ``sys.pycache_prefix``
     set to ours) with the bytecode of the files ``prefix`` does not cover put back where
     Python keeps it without our prefix."""
-    sep, roots, outside, plain = os.sep, prefix.roots, prefix.outside, prefix.outer is None
-
     def cache_from_source(path: Any, debug_override: Any = None, *,
                           optimization: Any = None) -> str:
         cached: str = original(path, debug_override, optimization=optimization)
         path = os.fspath(path)
-        if plain and path.startswith(sep):
-            # Every import of a source comes here: string operations only (os.path's
-            # functions doubled what a pytest start spends on finding bytecode).
-            if path.startswith(roots) and not path.startswith(outside):
-                return cached
-            return f"{path.rpartition(sep)[0]}{sep}__pycache__{sep}{cached.rpartition(sep)[2]}"
-        if prefix.covers(path):
-            return cached
-        return os.path.join(prefix.elsewhere(os.path.dirname(path)), os.path.basename(cached))
+        return cached if prefix.covers(path) else prefix.moved(path, cached)
 
     return cache_from_source
 
