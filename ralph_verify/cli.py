@@ -42,7 +42,8 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
             from ralph_verify.config.plugin_args import split_disable_args
             from ralph_verify.startup import builtin_plugin_manager
 
-            pm = builtin_plugin_manager(split_disable_args(argv)[1], plugins)
+            rest, disabled = split_disable_args(argv)
+            pm = builtin_plugin_manager(disabled, plugins, command=next(iter(rest), None))
             code = pm.hook.ralph_cmdline_main(args=argv, plugins=list(plugins),
                                               pluginmanager=pm)
         except UsageError as exc:  # a malformed plugin given to main(plugins=...)

@@ -93,6 +93,20 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "fleet_local",
 )
 
+#: Built-ins ``check`` (every verification outside a loop) does not import: importing and
+#: registering them was 9% of its process. Each acts only in a loop, a fleet or a command of
+#: its own: no option ``check`` takes, no hook a check calls but a ``ralph_configure`` or
+#: ``ralph_cmdline_main`` that returns at once elsewhere (``tests/test_check_plugins.py``).
+#: A table key only they declare brings them in (:func:`get_config`); other commands have all.
+NOT_FOR_CHECK = frozenset({
+    "init", "commands.init", "report", "commands.report", "notify", "watch",
+    "commands.checks", "commands.plugins", "loop", "commands.run", "commands.tasks",
+    "commands.tasks_manage", "commands.status", "commands.cancel", "commands.rollback",
+    "agents", "agent_clis", "completion", "max_iterations", "budget", "agent_error", "cancel",
+    "sandbox", "checkpoint", "commands.recover", "breaker", "agenthook", "commands.start",
+    "commands.agent_hook", "commands.slash", "fleet", "fleet_local",
+})
+
 #: Built-ins the others stand on, with why: ``-p no:NAME`` of one of these is refused
 #: (exit 2) instead of leaving a run in which every check errors or ``check`` is missing.
 ESSENTIAL_PLUGINS: dict[str, str] = {
@@ -163,31 +177,44 @@ def _entry_points() -> Iterator[EntryPoint]:
     yield from entry_points(group=ENTRY_POINT_GROUP)
 
 
-def builtin_plugin_manager(disabled: Sequence[str] = (),
-                           plugins: Sequence[object] = ()) -> pluggy.PluginManager:
+def builtin_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] = (),
+                           command: str | None = None) -> pluggy.PluginManager:
     """A plugin manager holding the built-ins (less those ``-p no:`` disables) and the
     ``plugins`` objects the caller gives (named after their class or module), as pytest
     registers ``pytest.main(plugins=...)``: enough for ``ralph_cmdline_main``, before any
     third-party code is imported. The essential built-ins are registered whatever
-    ``disabled`` says: :func:`get_plugin_manager` refuses that, inside the command."""
+    ``disabled`` says: :func:`get_plugin_manager` refuses that, inside the command.
+    ``command``: the command the arguments start with; ``check`` leaves out
+    :data:`NOT_FOR_CHECK`."""
     pm = new_plugin_manager()
     pm.add_hookspecs(hookspec)
     blocked = set(disabled) - set(ESSENTIAL_PLUGINS)
     for name in blocked:
         pm.set_blocked(name)
-    for name in BUILTIN_PLUGINS:
-        if name in blocked:
-            continue
-        module = importlib.import_module(f"ralph_verify.plugins.{name}")
-        register_plugin(pm, module, name)
+    register_builtins(pm, NOT_FOR_CHECK if command == "check" else frozenset())
     for plugin in plugins:
         name = getattr(plugin, "__name__", None) or type(plugin).__name__
         suffix = 1
-        while pm.has_plugin(name if suffix == 1 else f"{name}-{suffix}"):
+        while (candidate := name if suffix == 1 else f"{name}-{suffix}") in BUILTIN_PLUGINS \
+                or pm.has_plugin(candidate):
             suffix += 1
-        name = name if suffix == 1 else f"{name}-{suffix}"
+        name = candidate
         register_plugin(pm, plugin, name)
     return pm
+
+
+def register_builtins(pm: pluggy.PluginManager, leave_out: frozenset[str] = frozenset()
+                      ) -> bool:
+    """Register the built-ins that are neither blocked, registered nor in ``leave_out``, in
+    their order; whether there was any."""
+    added = False
+    for name in BUILTIN_PLUGINS:
+        if name in leave_out or pm.is_blocked(name) or pm.has_plugin(name):
+            continue
+        module = importlib.import_module(f"ralph_verify.plugins.{name}")
+        register_plugin(pm, module, name)
+        added = True
+    return added
 
 
 def get_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] = (),
@@ -209,8 +236,9 @@ def get_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] =
     blocked = set(disabled)
     if not os.environ.get(DISABLE_AUTOLOAD_ENV):
         for entry_point in _entry_points():
-            if entry_point.name in blocked or pm.get_plugin(entry_point.name) is not None:
-                continue
+            if entry_point.name in blocked or entry_point.name in BUILTIN_PLUGINS \
+                    or pm.has_plugin(entry_point.name):
+                continue  # a built-in's name is the built-in's, registered or not
             dist = entry_point.dist
             try:
                 plugin = entry_point.load()
@@ -336,6 +364,10 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
     register_checks(pm, registry)
     try:
         table = load_table(pyproject, kept=command.name in KEPT_TABLE_COMMANDS)
+        if not _declared(table, parser) and register_builtins(pm):
+            # A key of a built-in ``check`` left out (NOT_FOR_CHECK): judged as ever.
+            parser = collect_options(pm)
+            namespace = parser.parse(args)
         file_settings = validate_settings(table, parser.settings, pyproject)
         check_options = validate_checks(table.get("checks", {}), registry, pyproject)
     except ConfigError as exc:
@@ -351,6 +383,14 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
     config.stash[CHECK_REGISTRY] = registry
     pm.hook.ralph_configure.call_historic(kwargs={"config": config})
     return config
+
+
+def _declared(table: dict[str, Any], parser: Parser) -> bool:
+    """Whether every key of the table is a setting some plugin declared (or ``checks``)."""
+    known = {"checks"}
+    for setting in parser.settings.values():
+        known.update((setting.key, setting.dest))
+    return known.issuperset(table)
 
 
 def version() -> str:

@@ -31,7 +31,8 @@ def ralph_cmdline_main(args: list[str], plugins: list[object],
     :param args: the command line, without the program name (``-p no:NAME`` still in it).
     :param plugins: plugin objects given to ``ralph_verify.main(plugins=...)`` for this run
         (registered already).
-    :param pluginmanager: the plugin manager, holding the built-ins and ``plugins`` so far.
+    :param pluginmanager: the plugin manager, holding the built-ins and ``plugins`` so far
+        (for ``check``, the built-ins a check uses: not those of a loop or another command).
     :returns: the exit code.
 
     ::
