@@ -20,11 +20,13 @@ from ralph_verify.config.pyproject import (
     KEPT_TABLE_COMMANDS,
     _close,
     _plain_settings,
-    _same_types,
     _validate_with_pydantic,
     load_table,
 )
 from ralph_verify.errors import ConfigError
+from ralph_verify.project.toml_files import _same_types
+from ralph_verify.testing import Ralph
+from tests.test_startup import imported
 
 TABLES = ["ruff", "mypy", "pytest", "coverage", "setuptools", "setuptools_scm", "black",
           "isort", "poetry", "hatch", "pyright", "codespell", "towncrier", "cibuildwheel",
@@ -62,7 +64,7 @@ def test_near_miss_filter_answers_as_difflib() -> None:
     assert sum(not by_difflib(name) for name in names) > 100
 
 
-# --- [tool.ralph-verify] kept by the file's whole content ---------------------------------
+# --- pyproject.toml kept by the file's whole content ---------------------------------------
 
 
 PYPROJECT = """[project]
@@ -129,7 +131,9 @@ def test_any_change_of_the_text_is_read_again(tmp_path: Path, parses: list[str])
         load_table(path, kept=True)
 
 
-def test_errors_are_never_kept(tmp_path: Path, parses: list[str]) -> None:
+def test_errors_are_raised_from_a_kept_document_too(tmp_path: Path,
+                                                    parses: list[str]) -> None:
+    # The document is kept, not the verdict on it: each read judges it again.
     path = tmp_path / "pyproject.toml"
     path.write_text('[tool.ralph_verify]\nuntil = "lint"\n')
     for _ in range(2):
@@ -139,7 +143,7 @@ def test_errors_are_never_kept(tmp_path: Path, parses: list[str]) -> None:
     for _ in range(2):
         with pytest.raises(ConfigError, match="must be a table"):
             load_table(path, kept=True)
-    assert len(parses) == 4
+    assert len(parses) == 2
 
 
 def test_a_table_json_cannot_hold_is_parsed_each_time(tmp_path: Path,
@@ -150,8 +154,15 @@ def test_a_table_json_cannot_hold_is_parsed_each_time(tmp_path: Path,
     assert len(parses) == 2
 
 
-def test_a_damaged_or_foreign_kept_table_is_not_used(tmp_path: Path,
-                                                     parses: list[str]) -> None:
+def planted(document: dict[str, Any], until: str) -> dict[str, Any]:
+    """``document`` with another ``until`` in its table."""
+    tool = document["tool"]
+    return {**document, "tool": {**tool, "ralph-verify": {**tool["ralph-verify"],
+                                                          "until": until}}}
+
+
+def test_a_damaged_or_foreign_kept_document_is_not_used(tmp_path: Path,
+                                                        parses: list[str]) -> None:
     import json
 
     path = tmp_path / "pyproject.toml"
@@ -159,37 +170,87 @@ def test_a_damaged_or_foreign_kept_table_is_not_used(tmp_path: Path,
     first = load_table(path, kept=True)
     (kept,) = (tmp_path / "cache" / "pyproject").iterdir()
     good = json.loads(kept.read_text())
-    assert good["table"] == first
+    assert good["document"]["tool"]["ralph-verify"] == first
     kept.write_text("{damaged")
     assert load_table(path, kept=True) == first
     assert len(parses) == 2
-    for change in ({"sha256": "0" * 64}, {"format": 0}, {"path": str(tmp_path / "other")},
-                   {"table": ["not", "a", "table"]}):
-        kept.write_text(json.dumps({**good, **change, "table": change.get(
-            "table", {**first, "until": "planted"})}))
+    for change in ({"sha256": "0" * 64}, {"format": 1}, {"path": str(tmp_path / "other")},
+                   {"document": ["not", "a", "table"]}):
+        kept.write_text(json.dumps({**good, "document": planted(good["document"], "planted"),
+                                    **change}))
         assert load_table(path, kept=True) == first, change
     assert len(parses) == 6
-    kept.write_text(json.dumps({**good, "table": {**first, "until": "planted"}}))
+    kept.write_text(json.dumps({**good, "document": planted(good["document"], "planted")}))
     assert load_table(path, kept=True)["until"] == "planted"  # the entry vouches: used
     assert len(parses) == 6
 
 
-def test_a_loop_never_uses_a_kept_table(tmp_path: Path, parses: list[str]) -> None:
+def test_a_loop_never_uses_a_kept_document(tmp_path: Path, parses: list[str]) -> None:
     """The agent runs as the user and could plant one: the commands that run or judge a loop
     read pyproject.toml itself."""
     import json
 
     path = tmp_path / "pyproject.toml"
     path.write_text(PYPROJECT)
-    first = load_table(path, kept=True)
+    load_table(path, kept=True)
     (kept,) = (tmp_path / "cache" / "pyproject").iterdir()
-    kept.write_text(json.dumps({**json.loads(kept.read_text()),
-                                "table": {**first, "until": "planted"}}))
+    good = json.loads(kept.read_text())
+    kept.write_text(json.dumps({**good, "document": planted(good["document"], "planted")}))
     assert load_table(path, kept=True)["until"] == "planted"  # what vouches: the entry
     assert load_table(path)["until"] == "tests,lint"
     assert load_table(path, kept=True)["until"] == "tests,lint"  # and the loop's read cleans it
     for command in ("run", "start", "hook", "fleet", "tasks", "slash", "init"):
         assert command not in KEPT_TABLE_COMMANDS
+
+
+LAYOUT = """[project]
+name = "demo"
+
+[tool.setuptools.packages.find]
+where = ["lib"]
+
+[tool.mypy]
+strict = true
+"""
+
+
+def test_the_layout_and_mypys_targets_read_a_kept_document_only_when_allowed(
+        tmp_path: Path, parses: list[str]) -> None:
+    import json
+
+    from ralph_verify.plugins.mypy_targets import config_names_targets
+    from ralph_verify.project.layout import project_packages
+
+    root = tmp_path / "project"
+    for folder in ("lib/demo", "src/other"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "__init__.py").write_text("")
+    (root / "pyproject.toml").write_text(LAYOUT)
+    assert project_packages(root, kept=True) == ["lib/demo"]
+    assert not config_names_targets(root, kept=True)
+    assert len(parses) == 1  # once, then kept
+    (kept,) = (tmp_path / "cache" / "pyproject").iterdir()
+    good = json.loads(kept.read_text())
+    document = good["document"]
+    document["tool"]["setuptools"]["packages"]["find"]["where"] = ["src"]
+    document["tool"]["mypy"]["files"] = ["src"]
+    kept.write_text(json.dumps(good))
+    assert project_packages(root, kept=True) == ["src/other"]  # the entry vouches: used
+    assert config_names_targets(root, kept=True)
+    # A loop's read parses the file itself, and its parse replaces the planted entry.
+    assert project_packages(root) == ["lib/demo"]
+    assert not config_names_targets(root)
+    assert len(parses) == 3
+    assert project_packages(root, kept=True) == ["lib/demo"]
+    assert not config_names_targets(root, kept=True)
+    assert len(parses) == 3
+
+
+def test_a_second_check_of_types_parses_no_toml(ralph: Ralph) -> None:
+    (ralph.path / "pyproject.toml").write_text(LAYOUT)
+    ralph.makefile("lib/demo/__init__.py", "def double(x: int) -> int:\n    return 2 * x\n")
+    assert imported(["check", "--until", "types", "--no-cache"], ralph.path,
+                    ("tomllib",)) == ["[]"]
 
 
 # --- [tool.ralph-verify] settings of plain values checked without pydantic ------------

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.errors import ConfigError
 from ralph_verify.project.caches import KEPT_DATA_COMMANDS
+from ralph_verify.project.toml_files import parse_toml
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -31,9 +32,10 @@ def load_table(path: Path, *, kept: bool = False) -> dict[str, Any]:
     A ``pyproject.toml`` that is there but cannot be a file (a folder, a FIFO, a broken or
     looping link) is an error naming it, not a silent "no checks to run".
 
-    ``kept``: the table kept from an earlier read of the same content may answer. Only for
-    commands that decide no loop (:data:`KEPT_TABLE_COMMANDS`): the agent runs as the user
-    and could write the user cache, and the checks that end a loop come from this table."""
+    ``kept``: the document kept from an earlier read of the same content may answer
+    (:func:`~ralph_verify.project.toml_files.parse_toml`). Only for commands that decide no
+    loop (:data:`KEPT_TABLE_COMMANDS`): the agent runs as the user and could write the user
+    cache, and the checks that end a loop come from this table."""
     problem = unreadable(path)
     if problem == "absent":
         return {}
@@ -44,17 +46,12 @@ def load_table(path: Path, *, kept: bool = False) -> dict[str, Any]:
         raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
-    if kept:
-        table = _kept_table(path, raw)
-        if table is not None:
-            return table
-    from ralph_verify.compat import tomllib  # not at import: --help reads no file
     try:
-        data = tomllib.loads(raw.decode())  # what tomllib.load does with the bytes
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        data = parse_toml(path, raw, kept=kept)
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: not UTF-8 text (byte {exc.start})") from None
+    except ValueError as exc:  # the reader's TOMLDecodeError
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(f"{path}: not valid TOML: nested too deeply for the TOML "
                           "reader") from None
@@ -64,71 +61,7 @@ def load_table(path: Path, *, kept: bool = False) -> dict[str, Any]:
         _near_miss(path, tool)
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: {TABLE} must be a table, not {type(table).__name__}")
-    _keep_table(path, raw, table)
     return table
-
-
-#: The form of a kept table; a change to what :func:`load_table` accepts bumps it.
-_KEPT_FORMAT = 1
-
-
-def _kept_path(path: Path) -> Path:
-    import zlib
-
-    from ralph_verify.project.caches import user_cache_dir
-
-    name = str(path).encode("utf-8", "surrogateescape")
-    return user_cache_dir() / "pyproject" / f"{zlib.crc32(name):08x}-{len(name)}.json"
-
-
-def _kept_table(path: Path, raw: bytes) -> dict[str, Any] | None:
-    """The table :func:`load_table` read from this very text before (kept by the SHA-256 of
-    the whole file): importing the TOML reader and parsing cost some 5 ms of every start.
-    None when there is none, or any doubt."""
-    import json
-
-    try:
-        data = json.loads(_kept_path(path).read_bytes())
-        if (isinstance(data, dict) and data.get("format") == _KEPT_FORMAT
-                and data.get("path") == str(path) and data.get("sha256") == _sha256(raw)
-                and isinstance(data.get("table"), dict)):
-            return data["table"]  # type: ignore[no-any-return]  # a dict, checked above
-    except (OSError, ValueError, UnicodeError):
-        pass
-    return None
-
-
-def _sha256(raw: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(raw).hexdigest()
-
-
-def _keep_table(path: Path, raw: bytes, table: dict[str, Any]) -> None:
-    """Keep a table whose JSON form is the same table (TOML's dates and times are not)."""
-    import json
-
-    from ralph_verify.project.caches import keep_text
-
-    try:
-        text = json.dumps({"format": _KEPT_FORMAT, "path": str(path), "sha256": _sha256(raw),
-                           "table": table}, allow_nan=False)
-        if not _same_types(json.loads(text)["table"], table):
-            return
-    except (ValueError, TypeError, UnicodeError):
-        return
-    keep_text(_kept_path(path), text)
-
-
-def _same_types(a: Any, b: Any) -> bool:
-    """``a == b`` and every value of the same type (``1 == 1.0 == True`` in Python)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same_types(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(map(_same_types, a, b))
-    return bool(a == b)
 
 
 def unreadable(path: Path) -> str | None:

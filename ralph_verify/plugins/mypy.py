@@ -38,6 +38,7 @@ from ralph_verify.plugins.mypy_targets import (
     describe_targets,
 )
 from ralph_verify.proc.process import ToolError, ToolRun
+from ralph_verify.project.caches import KEPT_DATA_COMMANDS, mypy_cache_dir, mypy_cache_is_warm
 from ralph_verify.project.interpreter import find_module_code, known_module, remember_module
 
 if TYPE_CHECKING:
@@ -188,8 +189,6 @@ class TypesCheck(Check):
             if table is not None and (table.command or not _gets_our_cache(table.args)):
                 self._cost = 20  # a cache (or none) of the project's own: no telling
             else:
-                from ralph_verify.project.caches import mypy_cache_is_warm
-
                 self._cost = 20 if mypy_cache_is_warm(self.config.root) else 150
         return self._cost
 
@@ -211,12 +210,13 @@ class TypesCheck(Check):
         table = self.mypy_table
         args = list(table.args) if table is not None else []
         mypy = self.command(ctx)
+        kept = ctx.config.command.name in KEPT_DATA_COMMANDS  # no loop decided: see caches
         if table is not None and table.targets is not None:
             targets = list(table.targets)
-        elif config_names_targets(ctx.root, args):
+        elif config_names_targets(ctx.root, args, kept=kept):
             targets = []
         else:
-            targets = default_targets(ctx.root)
+            targets = default_targets(ctx.root, kept=kept)
         rest = [*args, *targets]
         # types and types<=N in one verification share one mypy run.
         run, failures, notes, other = ctx.shared(f"mypy {json.dumps([*mypy, *rest])}",
@@ -232,8 +232,6 @@ class TypesCheck(Check):
         if _gets_our_cache(rest):
             # A cache of our own, dropped when mypy's mtime check could be fooled
             # (see ralph_verify.project.caches); the project's .mypy_cache is left alone.
-            from ralph_verify.project.caches import mypy_cache_dir
-
             mypy = [*mypy, "--cache-dir", str(mypy_cache_dir(ctx.root))]
         run = self.mypy(ctx, [*mypy, "--output", "json", *rest])
         if json_unsupported(run):

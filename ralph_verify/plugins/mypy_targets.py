@@ -19,21 +19,23 @@ _CONFIG_NAMES = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
 _TARGET_KEYS = ("files", "modules", "packages")
 
 
-def config_names_targets(root: Path, args: Sequence[str] = ()) -> bool:
+def config_names_targets(root: Path, args: Sequence[str] = (), *, kept: bool = False) -> bool:
     """Whether the mypy config that mypy will use from ``root`` sets files/modules/packages.
 
     Mirrors mypy's search: ``--config-file``, else mypy.ini, .mypy.ini,
     pyproject.toml ([tool.mypy]), setup.cfg ([mypy]) in the root and its parents
-    up to the repository root, else the user's config.
+    up to the repository root, else the user's config. ``kept``: a kept parse of a
+    ``pyproject.toml`` may answer (:func:`~ralph_verify.project.toml_files.parse_toml`).
     """
     args = list(args)
     if "--config-file" in args[:-1]:
-        return bool(_section_has_targets(root / args[args.index("--config-file") + 1]))
+        return bool(_section_has_targets(root / args[args.index("--config-file") + 1],
+                                         kept=kept))
     folder = root.resolve()
     while True:
         for name in _CONFIG_NAMES:
-            found = _section_has_targets(folder / name, required=name.startswith(("mypy",
-                                                                                  ".mypy")))
+            found = _section_has_targets(folder / name, kept=kept,
+                                         required=name.startswith(("mypy", ".mypy")))
             if found is not None:
                 return found
         if (folder / ".git").exists() or (folder / ".hg").exists() or folder.parent == folder:
@@ -42,10 +44,10 @@ def config_names_targets(root: Path, args: Sequence[str] = ()) -> bool:
     home = os.environ.get("XDG_CONFIG_HOME")
     user = ([Path(home) / "mypy" / "config"] if home else []) + [
         Path("~/.config/mypy/config").expanduser(), Path("~/.mypy.ini").expanduser()]
-    return any(_section_has_targets(path, required=True) for path in user)
+    return any(_section_has_targets(path, required=True, kept=kept) for path in user)
 
 
-def _section_has_targets(path: Path, required: bool = True) -> bool | None:
+def _section_has_targets(path: Path, required: bool = True, kept: bool = False) -> bool | None:
     """True/False if ``path`` is a mypy config (with/without targets); None if mypy skips it."""
     if not path.is_file():
         return None
@@ -57,19 +59,22 @@ def _section_has_targets(path: Path, required: bool = True) -> bool | None:
         # pyproject.toml and setup.cfg count only with a mypy section, whose name is in the
         # text: most have none, and are then not parsed (nor configparser and tomllib imported).
         return None
+    if path.suffix == ".toml":
+        from ralph_verify.project.toml_files import parse_toml
+
+        try:
+            tool = parse_toml(path, data, kept=kept).get("tool", {})
+        except (ValueError, RecursionError):
+            return None  # mypy ignores a config it cannot read, and says so
+        section = tool.get("mypy") if isinstance(tool, dict) else None
+        if not isinstance(section, dict):
+            return None
+        return any(section.get(key) for key in _TARGET_KEYS)
     import configparser
 
     try:
-        text = data.decode("utf-8")
-        if path.suffix == ".toml":
-            from ralph_verify.compat import tomllib
-
-            section = tomllib.loads(text).get("tool", {}).get("mypy")
-            if not isinstance(section, dict):
-                return None
-            return any(section.get(key) for key in _TARGET_KEYS)
         parser = configparser.RawConfigParser()
-        parser.read_string(text, source=str(path))
+        parser.read_string(data.decode("utf-8"), source=str(path))
     except (ValueError, configparser.Error):
         return None  # mypy ignores a config it cannot read, and says so
     if not parser.has_section("mypy"):
@@ -77,12 +82,12 @@ def _section_has_targets(path: Path, required: bool = True) -> bool | None:
     return any(parser.get("mypy", key, fallback="").strip() for key in _TARGET_KEYS)
 
 
-def default_targets(root: Path) -> list[str]:
+def default_targets(root: Path, *, kept: bool = False) -> list[str]:
     """The project's package(s) (:func:`ralph_verify.project.layout.project_packages`), else ``.``
     minus top-level virtualenvs and build output (mypy skips dot-folders itself)."""
     from ralph_verify.project.layout import project_packages
 
-    packages = project_packages(root)
+    packages = project_packages(root, kept=kept)
     if packages:
         return packages
     skip = [name for name in SKIP_DIRS if (root / name).is_dir()]
