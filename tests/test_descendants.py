@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -91,3 +92,56 @@ def test_a_signal_to_check_ends_pytest_and_removes_temp_folders(ralph: Ralph, tm
     assert f"ralph-verify: interrupted ({sig.name})" in run.output()
     assert _gone([int(pids.read_text())]), "pytest is still running"
     assert [p.name for p in temp.iterdir() if p.name.startswith("ralph-verify-")] == []
+
+
+#: Two tools side by side, each leaving a setsid() child and a daemon, both orphaned (the
+#: tool exits): ending one tool's family ends its two and none of the other's. Run in a
+#: process of its own: it becomes the subreaper, as ``check`` does.
+SIDE_BY_SIDE = """\
+import os, subprocess, sys, time
+from ralph_verify.proc import info, process
+info.become_subreaper()
+if sys.argv[1] == "scan":
+    info._children_listed = False  # a kernel without children lists: every process is read
+escaping = open(sys.argv[2]).read()
+tools = []
+for _ in range(2):
+    env, mark = process.marked_env(None)
+    leader = subprocess.Popen([sys.executable, sys.argv[2], "exit"], env=env, cwd=sys.argv[3],
+                              **process.own_process_group())
+    leader.wait()
+    pids = [int(pid) for pid in open(os.path.join(sys.argv[3], "escapees")).read().split()]
+    tools.append((leader.pid, mark, pids))
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+def settled(pids, want):
+    deadline = time.monotonic() + 5
+    while any(alive(pid) != want for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return [alive(pid) for pid in pids]
+
+(first, first_mark, first_pids), (second, second_mark, second_pids) = tools
+assert settled(first_pids + second_pids, True) == [True] * 4
+info.kill_family(first, first_mark)
+print(settled(first_pids, False), settled(second_pids, True))
+info.kill_family(second, second_mark)
+print(settled(second_pids, False))
+"""
+
+
+@pytest.mark.parametrize("how", ["children lists", "scan"])
+def test_ending_one_tools_family_leaves_the_other_tools_alone(tmp_path: Path, how: str) -> None:
+    tool = tmp_path / "tool.py"
+    tool.write_text(ESCAPING_TOOL)
+    script = tmp_path / "side_by_side.py"
+    script.write_text(SIDE_BY_SIDE)
+    proc = subprocess.run([sys.executable, str(script), how.split()[0], str(tool),
+                           str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["[False, False] [True, True]", "[False, False]"]

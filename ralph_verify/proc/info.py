@@ -186,6 +186,62 @@ def marked(mark: str) -> set[int]:
     return found
 
 
+def _children(pid: int) -> set[int]:
+    """The children of ``pid``, from its threads' ``children`` lists (Linux 3.5+)."""
+    found: set[int] = set()
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError, ValueError), \
+                    open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
+                found.update(map(int, handle.read().split()))
+    return found
+
+
+def _subtree(roots: set[int]) -> set[int]:
+    """``roots`` and all their descendants, walking the children lists down."""
+    found = set(roots)
+    frontier = set(roots)
+    while frontier:
+        frontier = set().union(*map(_children, frontier)) - found
+        found |= frontier
+    return found
+
+
+def _carries(pid: int, needle: bytes) -> bool:
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/environ", "rb") as handle:
+        return needle in handle.read()
+    return False
+
+
+_subreaper = False
+_children_listed: bool | None = None
+
+
+def _by_children_lists() -> bool:
+    """Whether a tool's family can be found from our own children down: we are the
+    subreaper (every orphan of a tool is handed to us) and the kernel lists children."""
+    global _children_listed
+    if _children_listed is None:
+        _children_listed = os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+    return _subreaper and _children_listed
+
+
+def _family(leaders: set[int], mark: str | None) -> set[int]:
+    """Every process the ``leaders`` started that still lives, and those carrying ``mark``.
+
+    As the subreaper we are the parent of every orphan a tool leaves, so the family is the
+    leaders' subtrees and those of our children that carry the mark: a walk of our own
+    descendants (a few files), not of every process on the machine (two files each, some
+    2 ms with 60 processes, 20 ms on a desktop with 600, after every tool)."""
+    if not _by_children_lists():
+        return descendants(leaders) | (marked(mark) if mark else set())
+    roots = {pid for pid in leaders if os.path.exists(f"/proc/{pid}")}
+    if mark:
+        needle = f"{MARK_VAR}={mark}\0".encode()
+        roots |= {pid for pid in _children(os.getpid()) - roots if _carries(pid, needle)}
+    return _subtree(roots) - leaders
+
+
 def kill_family(leader: int, mark: str | None) -> None:
     """SIGKILL the process group ``leader`` leads and every process it started: by the
     parent links (read before the kill, while they still hold) and by ``mark`` (those that
@@ -195,7 +251,7 @@ def kill_family(leader: int, mark: str | None) -> None:
         return
     me = os.getpid()
     linux = _PROC.is_dir()
-    family = (descendants({leader}) if linux else set()) | (marked(mark) if mark else set())
+    family = _family({leader}, mark) if linux else set()
     with contextlib.suppress(OSError):
         os.killpg(leader, signal.SIGKILL)
     seen: set[int] = set()
@@ -207,7 +263,7 @@ def kill_family(leader: int, mark: str | None) -> None:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
         seen |= pending
-        family = descendants(pending) | (marked(mark) if mark else set())
+        family = _family(pending, mark)
     for pid in seen:
         fields = _stat_fields(pid)
         if fields is not None and len(fields) > 1 and int(fields[1]) == me:
@@ -238,7 +294,9 @@ def _prctl(option: int, value: int) -> bool:
 
 def become_subreaper() -> bool:
     """Orphaned descendants of this process come back to it instead of to init (Linux)."""
-    return _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    global _subreaper
+    _subreaper = _subreaper or _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    return _subreaper
 
 
 def die_with_parent() -> Callable[[], None] | None:
