@@ -43,6 +43,12 @@ _ORIG_ARGV = list(getattr(sys, "orig_argv", []))
 sys.path[:] = _user_path_last(sys.path, _ORIG_ARGV, os.environ.get("PYTHONPATH", ""))
 
 if _is_command(_ORIG_ARGV):
+    # Start-up builds some 100,000 objects that live to the end (modules, classes,
+    # functions): the cyclic collector would walk them again and again, 4% of a check.
+    # ralph_verify.cli.console_main turns it back on once the configuration is built.
+    import gc
+
+    gc.disable()
     # Before any of our classes is built: see the module's docstring.
     from ralph_verify.project.dataclass_code import keep_dataclass_code
 

@@ -63,8 +63,29 @@ def console_main() -> NoReturn:
     output streams are flushed. What is skipped is only the interpreter's teardown of some
     400 modules, 15-30 ms of every command that nothing reads. An embedding caller of
     :func:`main` keeps the ordinary exit."""
+    global _collector_held
+    import gc
+
+    _collector_held = not gc.isenabled()  # held by ralph_verify/__init__.py, at our start
     code = main()
     _exit_now(code)
+
+
+#: Whether the command's start-up ran without the cyclic garbage collector (set by
+#: :func:`console_main`): :func:`run_command` turns it back on after the configuration.
+_collector_held = False
+
+
+def _release_collector() -> None:
+    """Start-up is over: what it built stays out of the collector's walks (``gc.freeze``),
+    and the collector runs again for what the command builds and drops."""
+    global _collector_held
+    if _collector_held:
+        import gc
+
+        _collector_held = False
+        gc.freeze()
+        gc.enable()
 
 
 def _exit_now(code: int) -> NoReturn:
@@ -88,6 +109,7 @@ def run_command(argv: list[str], plugins: Sequence[object],
     config = None
     try:
         config = get_config(argv, plugins, pluginmanager)
+        _release_collector()
         if config.command.name == "version":
             from ralph_verify.startup import version
 

@@ -331,3 +331,40 @@ def test_nothing_only_the_results_need_is_imported_before_pytest_starts(ralph: R
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               cwd=ralph.path, env=os.environ.copy())
     assert proc.stdout.strip().splitlines()[-1] == "1 [[]]", proc.stdout + proc.stderr
+
+
+GC_PLUGIN = """\
+import gc, os
+from ralph_verify import hookimpl
+
+def log(when):
+    with open(os.environ["GC_LOG"], "a") as handle:
+        handle.write(f"{when} {gc.isenabled()} {gc.get_freeze_count() > 0}\\n")
+
+@hookimpl
+def ralph_configure(config):
+    log("configure")
+
+@hookimpl
+def ralph_verification_finish(config, verification):
+    log("finish")
+"""
+
+
+def test_the_command_starts_without_the_cyclic_collector_and_runs_with_it(
+        ralph: Ralph, tmp_path: Path) -> None:
+    # Start-up's objects live to the end: walked by no collection, then frozen out of them.
+    (tmp_path / "gc_plugin.py").write_text(GC_PLUGIN)
+    ralph.env.update(PYTHONPATH=str(tmp_path), RALPH_VERIFY_PLUGINS="gc_plugin",
+                     GC_LOG=str(tmp_path / "gc.log"))
+    ralph.makepyfile(app="def double(x: int) -> int:\n    return 2 * x\n")
+    assert ralph.run_subprocess("check", "--until", "lint").ret == 0
+    assert (tmp_path / "gc.log").read_text().splitlines() == [
+        "configure False False", "finish True True"]
+    # Called in-process (a test, an embedding program), the collector is left as it is.
+    (tmp_path / "gc.log").unlink()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(tmp_path))
+        assert ralph.run("check", "--until", "lint").ret == 0
+    assert [line.split()[1] for line in (tmp_path / "gc.log").read_text().splitlines()] == [
+        "True", "True"]
