@@ -44,3 +44,24 @@ def test_check_name_and_code_take_part() -> None:
 
 def test_identifiers_with_digits_are_kept() -> None:
     assert normalise("utf8 codec and sha256") == "utf8 codec and sha256"
+
+
+def test_a_fingerprinted_failure_is_the_failure_replace_gives() -> None:
+    from dataclasses import dataclass, replace
+
+    from ralph_verify.checks.api import CheckResult, Failure, Status
+
+    @dataclass(frozen=True)
+    class Noted(Failure):
+        note: str = ""
+
+        def __post_init__(self) -> None:
+            object.__setattr__(self, "note", f"seen {self.fingerprint}")
+
+    plain = Failure("E1 bad", location="a.py:1", code="E1", path="a.py", line=1, source="x")
+    noted = Noted("E2 worse", code="E2")
+    result = CheckResult("lint", "lint", Status.FAILED, "2 errors", failures=[plain, noted])
+    first, second = result.failures
+    assert first == replace(plain, fingerprint=first.fingerprint) and first.fingerprint
+    assert first.source == "x" and plain.fingerprint == ""  # a copy: the original unchanged
+    assert type(second) is Noted and second.note == f"seen {second.fingerprint}"
