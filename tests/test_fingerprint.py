@@ -65,3 +65,28 @@ def test_a_fingerprinted_failure_is_the_failure_replace_gives() -> None:
     assert first == replace(plain, fingerprint=first.fingerprint) and first.fingerprint
     assert first.source == "x" and plain.fingerprint == ""  # a copy: the original unchanged
     assert type(second) is Noted and second.note == f"seen {second.fingerprint}"
+
+
+def test_a_rule_skipped_for_what_its_pattern_needs_would_have_changed_nothing() -> None:
+    # normalise() skips a pattern when the text lacks what it cannot match without; every
+    # pattern applied always gives the same text, on messages built from the parts that
+    # matter (digits ASCII and not, separators, hex, temp folders, addresses).
+    import random
+
+    from ralph_verify.checks import fingerprint as module
+
+    def every_rule(message: str) -> str:
+        text = message[:module.MAX_CHARS]
+        for pattern, replacement, _ in module._RULES:
+            text = pattern.sub(replacement, text)
+        return module._SPACE.sub(" ", text).strip()
+
+    parts = ["1", "42", "2026-11-27", "12:30:05", "T", " ", "-", ":", ".", ",", "/", "\\",
+             "0x", "deadbeef", "c0ffee42", "1e5", "+", "/tmp/x", "C:\\Temp\\y", "pytest-of-u",
+             "a", "Z", "\u0663", "\u0661\u0662", "_", "'", ")", "src/app.py", "\n",
+             "123e4567-e89b-12d3-a456-426614174000", "x", "F401", "line", "é"]
+    rng = random.Random(24)
+    messages = ["".join(rng.choice(parts) for _ in range(rng.randint(0, 14)))
+                for _ in range(20_000)]
+    assert [module.normalise(m) for m in messages] == [every_rule(m) for m in messages]
+    assert sum(module.normalise(m) != m for m in messages) > 10_000  # the rules did work
