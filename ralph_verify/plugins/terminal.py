@@ -236,14 +236,14 @@ class TerminalReporter:
     @hookimpl
     def ralph_report_verification(self, session: Session | None, iteration: Iteration | None,
                                   verification: Verification) -> None:
-        from ralph_verify.loop.records import passed_text, verification_line
-
-        if session is None:
+        if session is None:  # check: a loop's records are not needed
             if not verification.passed:
                 self._line("\nFeedback\n--------\n" + verification.feedback)
             self._line(f"\n{summary_line(verification)}")
             self.display.stop()
             return
+        from ralph_verify.loop.records import passed_text, verification_line
+
         self.display.checks = passed_text(verification)
         label = f"iteration {iteration.number}" if iteration is not None else "baseline"
         self._line(verification_line(label, verification))
