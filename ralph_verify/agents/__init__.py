@@ -110,6 +110,8 @@ class AgentOptions:
 
 @dataclass(frozen=True)
 class AgentType:
+    """An agent adapter a plugin registers: ``--agent NAME[:ARG]`` builds it with ``factory``."""
+
     name: str
     factory: AgentFactory
     help: str

@@ -46,6 +46,8 @@ class Reporter(Protocol):
 
 @dataclass(frozen=True)
 class RetryPolicy:
+    """How often and how long to wait before an agent's failed turn is tried again."""
+
     max_retries: int = 5
     delay_s: float = 10.0
     #: Seconds the session has left (``--max-time``), or ``None``: unbounded.

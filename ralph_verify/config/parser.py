@@ -105,6 +105,8 @@ class Setting:
 
 @dataclass(frozen=True)
 class Option:
+    """One option a plugin declared, for the commands of its scopes."""
+
     flags: tuple[str, ...]
     kwargs: dict[str, Any]
     #: The scopes (``verify``, ``loop`` ...) whose commands accept it.
@@ -115,6 +117,8 @@ class Option:
 
 @dataclass(frozen=True)
 class Command:
+    """A subcommand a plugin declared, and the option scopes it accepts."""
+
     name: str
     handler: CommandHandler
     help: str

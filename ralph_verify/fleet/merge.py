@@ -43,6 +43,8 @@ class MergeOutcome:
 
 @dataclass
 class GateResult:
+    """What the merge gate's checks said of an integration."""
+
     passed: bool
     feedback: str = ""
     #: Folder -> the checks run there (``--until`` text).

@@ -68,6 +68,8 @@ class Unfolded:
 
 @dataclass
 class Context:
+    """What unfolding a command line knows: its environment and when it must stop."""
+
     environ: dict[str, str]
     deadline: float
 

@@ -20,6 +20,8 @@ from ralph_verify.project import git
 
 @dataclass(frozen=True)
 class Entry:
+    """One file of a snapshot: its size, modification time and content digest."""
+
     size: int
     mtime_ns: int
     digest: str

@@ -28,6 +28,8 @@ _Function = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 @dataclass(frozen=True)
 class Unit:
+    """A function or class of a module: its lines, and its header and body text."""
+
     key: str
     start: int
     end: int

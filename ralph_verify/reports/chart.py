@@ -28,6 +28,8 @@ PALETTE = ("#d9480f", "#1971c2", "#7048e8", "#2b8a3e", "#c2255c", "#0c8599", "#e
 
 @dataclass
 class Series:
+    """One check's line in the chart: its value at each iteration."""
+
     spec: str
     name: str
     label: str

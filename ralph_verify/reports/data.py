@@ -20,6 +20,8 @@ from ralph_verify.state_files import load_state, load_verification
 
 @dataclass
 class FileStat:
+    """Lines added and removed in one file by an iteration."""
+
     path: str
     added: int | None = None
     removed: int | None = None
