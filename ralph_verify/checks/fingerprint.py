@@ -16,28 +16,13 @@ from collections.abc import Callable
 _DIGIT = re.compile(r"\d")
 
 
-def _colon_and_dash(text: str) -> bool:
-    return ":" in text and "-" in text
-
-
-def _colon(text: str) -> bool:
-    return ":" in text
-
-
-def _dash(text: str) -> bool:
-    return "-" in text
+def _holding(*needles: str) -> Callable[[str], bool]:
+    """A test that a text holds every one of ``needles``."""
+    return lambda text: all(needle in text for needle in needles)
 
 
 def _slash(text: str) -> bool:
     return "/" in text or "\\" in text
-
-
-def _pytest_of(text: str) -> bool:
-    return "pytest-of" in text
-
-
-def _zero_x(text: str) -> bool:
-    return "0x" in text
 
 
 def _digit(text: str) -> bool:
@@ -49,15 +34,15 @@ def _digit(text: str) -> bool:
 #: each pattern tried at every position of a message cost some 20,000 instructions).
 _RULES: tuple[tuple[re.Pattern[str], str, Callable[[str], bool]], ...] = (
     (re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
-                r"(?:Z|[+-]\d{2}:?\d{2})?"), "<time>", _colon_and_dash),
-    (re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<time>", _colon),
+                r"(?:Z|[+-]\d{2}:?\d{2})?"), "<time>", _holding(":", "-")),
+    (re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<time>", _holding(":")),
     (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
-     "<uuid>", _dash),
+     "<uuid>", _holding("-")),
     # Temporary directories before paths, so they fold whatever follows them.
     (re.compile(r"(?:[A-Za-z]:)?[\\/](?:tmp|var[\\/]folders|private[\\/]var|Temp)"
                 r"(?:[\\/][^\s'\":,)\]]*)?", re.IGNORECASE), "<tmp>", _slash),
-    (re.compile(r"\bpytest-of-[^\s'\":,)\]]+"), "<tmp>", _pytest_of),
-    (re.compile(r"0x[0-9a-fA-F]+"), "<addr>", _zero_x),
+    (re.compile(r"\bpytest-of-[^\s'\":,)\]]+"), "<tmp>", _holding("pytest-of")),
+    (re.compile(r"0x[0-9a-fA-F]+"), "<addr>", _holding("0x")),
     # A path starts where a word does: without the look-behind, every position of a long
     # word would be tried as a start and scanned to its end (quadratic time).
     (re.compile(r"(?<![\w.-])(?:[A-Za-z]:)?(?:[\w.-]*[\\/])+[\w.-]+"), "<path>", _slash),
