@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -191,9 +191,6 @@ def clean_result(result: CheckResult) -> CheckResult:
     Done once, as the result leaves its check, so every reader (terminal, feedback,
     ``verification.json``, reports) sees the same clean text and cuts only after it.
     """
-    from dataclasses import replace
-
-
     hide = redactor()
 
     def clean(text: str, limit: int = KEEP_CHARS) -> str:
@@ -212,6 +209,7 @@ def clean_result(result: CheckResult) -> CheckResult:
     if len(result.failures) > MAX_KEPT_FAILURES:
         result.unkept += len(result.failures) - MAX_KEPT_FAILURES
         del result.failures[MAX_KEPT_FAILURES:]
+
     def cleaned(f: Failure) -> Failure:
         message, detail = clean(f.message, 1000), clean(f.detail)
         location, path, code = maybe(f.location), maybe(f.path), maybe(f.code)

@@ -11,6 +11,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from ralph_verify.project.toml_files import parse_toml
+
 __all__ = ["SKIP_DIRS", "config_names_targets", "default_targets", "describe_targets"]
 
 #: Top-level folders of build output and environments that mypy does not skip by itself.
@@ -60,8 +62,6 @@ def _section_has_targets(path: Path, required: bool = True, kept: bool = False) 
         # text: most have none, and are then not parsed (nor configparser and tomllib imported).
         return None
     if path.suffix == ".toml":
-        from ralph_verify.project.toml_files import parse_toml
-
         try:
             tool = parse_toml(path, data, kept=kept).get("tool", {})
         except (ValueError, RecursionError):
