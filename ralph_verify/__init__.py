@@ -14,7 +14,15 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.proc.command import is_command
+
+def _is_command(orig_argv: list[str]) -> bool:
+    """Whether this process is the ``ralph-verify`` command (``python -m ralph_verify``, the
+    console script), not a program that imports ralph-verify. ``proc.info.age`` asks the
+    same of ``sys.orig_argv``: the face imports nothing of ours but ``errors`` and
+    ``markers`` (``tests/test_public_api.py``), and ``proc`` may not import the face."""
+    return orig_argv[1:3] == ["-m", "ralph_verify"] or (
+        len(orig_argv) > 1 and os.path.basename(orig_argv[1]) == "ralph-verify") or (
+        bool(orig_argv) and os.path.basename(orig_argv[0]) == "ralph-verify")
 
 
 def _user_path_last(path: list[str], orig_argv: list[str], pythonpath: str) -> list[str]:
@@ -24,7 +32,7 @@ def _user_path_last(path: list[str], orig_argv: list[str], pythonpath: str) -> l
     tools still get ``PYTHONPATH``: the environment is left alone). The entry we were
     imported from stays. Anywhere else (the project's pytest loading our recorder) nothing
     changes."""
-    if not is_command(orig_argv) or not pythonpath:
+    if not _is_command(orig_argv) or not pythonpath:
         return path
     ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     user = {os.path.abspath(entry or os.curdir) for entry in pythonpath.split(os.pathsep)}
@@ -36,7 +44,7 @@ def _user_path_last(path: list[str], orig_argv: list[str], pythonpath: str) -> l
 _ORIG_ARGV = list(getattr(sys, "orig_argv", []))
 sys.path[:] = _user_path_last(sys.path, _ORIG_ARGV, os.environ.get("PYTHONPATH", ""))
 
-if is_command(_ORIG_ARGV):
+if _is_command(_ORIG_ARGV):
     # Start-up builds some 100,000 objects that live to the end (modules, classes,
     # functions): the cyclic collector would walk them again and again, 4% of a check.
     # ralph_verify.cli.console_main turns it back on once the configuration is built.

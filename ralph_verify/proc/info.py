@@ -21,8 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ralph_verify.proc.command import is_command
-
 _PROC = Path("/proc")
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -51,7 +49,9 @@ def age() -> float:
     hook timeout) counts from here: the interpreter's start-up is part of it, and on a
     loaded machine that can be seconds.
     """
-    if not is_command():
+    argv = list(getattr(sys, "orig_argv", []))
+    if argv[1:3] != ["-m", "ralph_verify"] and not any(
+            os.path.basename(part) == "ralph-verify" for part in argv[:2]):
         return 0.0
     fields = _stat_fields(os.getpid()) if _PROC.is_dir() else None
     clock = getattr(time, "CLOCK_BOOTTIME", None)
