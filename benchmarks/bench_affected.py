@@ -126,8 +126,7 @@ def iteration(project: Path, python: str, change: Change, select: str,
 
 def recording(project: Path, python: str, rounds: int) -> dict[str, list[float]]:
     """CPU seconds of each side, per counted round (see the module docstring)."""
-    from ralph_verify.plugins.pytest_plugin_dir import AFFECTED_MARKS
-    from ralph_verify.recorder.read import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
+    from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, write_sources
 
     sides: dict[str, dict[str, str]] = {"pytest": {}, "recorder": {"RALPH_VERIFY_DEPS": ""},
                                         "marks": {"RALPH_VERIFY_DEPS": "1"},
@@ -136,9 +135,7 @@ def recording(project: Path, python: str, rounds: int) -> dict[str, list[float]]
     with tempfile.TemporaryDirectory() as tmp:
         plugins = Path(tmp) / "plugins"
         plugins.mkdir()
-        for name, module in ((PLUGIN_NAME, "plugin"), (AFFECTED_PLUGIN_NAME, "affected_plugin"),
-                             (AFFECTED_MARKS, "affected_marks")):
-            (plugins / f"{name}.py").write_text(plugin_source(module), encoding="utf-8")
+        write_sources(plugins)
         for round_ in range(rounds + 1):
             for side, extra in sides.items():
                 record = Path(tmp) / f"record-{side}-{round_}"

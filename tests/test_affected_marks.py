@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ralph_verify.recorder import affected
-from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
+from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, write_sources
 
 pytestmark = pytest.mark.skipif(
     sys.version_info >= (3, 12), reason="3.12 and later record with sys.monitoring, not marks")
@@ -158,9 +158,7 @@ def _record(root: Path, files: dict[str, str], *, record: str = "record", plain:
         (root / rel).write_text(textwrap.dedent(text), encoding="utf-8")
     plugins = root.parent / "plugins"
     plugins.mkdir(exist_ok=True)
-    for name, module in ((PLUGIN_NAME, "plugin"), (AFFECTED_PLUGIN_NAME, "affected_plugin"),
-                         ("ralph_verify_affected_marks", "affected_marks")):
-        (plugins / f"{name}.py").write_text(plugin_source(module), encoding="utf-8")
+    write_sources(plugins)
     folder = root.parent / record
     folder.mkdir()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugins), str(root)]),

@@ -17,14 +17,12 @@ from pathlib import Path
 from ralph_verify.checks.api import VerifyContext
 from ralph_verify.proc.process import ToolError
 from ralph_verify.project.caches import user_cache_dir
-from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, plugin_source
+from ralph_verify.recorder.sources import MODULES, plugin_source
 
 XDIST_COVERAGE_PLUGIN = "ralph_verify_xdist_coverage"
 #: The file name our compiled plugins' code carries: in angle brackets, which coverage
 #: never measures and no traceback looks up.
 COMPILED_NAME = "<ralph-verify pytest plugin>"
-#: Imported by the sibling for affected tests (:mod:`ralph_verify.recorder.affected_marks`).
-AFFECTED_MARKS = "ralph_verify_affected_marks"
 #: Imported by every Python start that has the plugin folder on ``PYTHONPATH``.
 SITECUSTOMIZE = "sitecustomize"
 #: Loaded with ``-p`` into the project's pytest: measures pytest-xdist workers, which
@@ -62,9 +60,7 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *,
     """
     plugin_dir = folder / "plugin"
     plugin_dir.mkdir(exist_ok=True)
-    sources = {PLUGIN_NAME: plugin_source(),
-               AFFECTED_PLUGIN_NAME: plugin_source("affected_plugin"),
-               AFFECTED_MARKS: plugin_source("affected_marks"),
+    sources = {**{name: plugin_source(module) for name, module in MODULES.items()},
                XDIST_COVERAGE_PLUGIN: XDIST_COVERAGE_SOURCE,
                SITECUSTOMIZE: plugin_source("bytecode")}
     kept = _compiled_plugins(python, sources)

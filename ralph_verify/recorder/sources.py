@@ -12,11 +12,23 @@ from pathlib import Path
 PLUGIN_NAME = "ralph_verify_recorder"
 #: Its sibling for affected-tests-first (:mod:`ralph_verify.recorder.affected_plugin`).
 AFFECTED_PLUGIN_NAME = "ralph_verify_affected"
+#: Our modules the project's pytest imports, by the name it imports each as, and the module of
+#: this package whose source each is.
+MODULES = {PLUGIN_NAME: "plugin", "ralph_verify_pytest_fixes": "pytest_fixes",
+           AFFECTED_PLUGIN_NAME: "affected_plugin",
+           "ralph_verify_affected_marks": "affected_marks"}
 
 
 def plugin_source(module: str = "plugin") -> str:
     """A plugin's source, to be written where the project's interpreter can import it."""
     return (Path(__file__).with_name(f"{module}.py")).read_text(encoding="utf-8")
+
+
+def write_sources(folder: Path) -> None:
+    """Our modules as sources in ``folder``, for a pytest started with ``folder`` on
+    ``PYTHONPATH`` (a run compiles them instead: ``plugins/pytest_plugin_dir.py``)."""
+    for name, module in MODULES.items():
+        (folder / f"{name}.py").write_text(plugin_source(module), encoding="utf-8")
 
 
 def record_files(folder: Path) -> list[Path]:

@@ -231,3 +231,15 @@ def test_500_failures_of_3_root_causes_are_3_groups_all_counted_and_named(ralph:
     # The feedback names all three causes with their true counts.
     for count in ("300 failures", "150 failures", "50 failures"):
         assert count in result.err, result.err
+
+
+def test_a_plain_pass_is_written_as_the_encoder_writes_it() -> None:
+    # Most records are a plain pass, written from a template rather than by the encoder: the
+    # reader must not be able to tell them apart, whatever the node id holds.
+    from ralph_verify.recorder import plugin as recorder
+
+    for node_id in ("tests/test_a.py::test_one", 'tests/test_q.py::test_x["a\\\\b"]',
+                    "tests/test_ü.py::test_[π-\U0001f600]", "t.py::test[\n\t\x00]"):
+        record = {"k": "r", "id": node_id, "when": "call", "outcome": "passed",
+                  "cat": "passed", "xfail": False}
+        assert recorder.PASSED_LINE % recorder._quote(node_id) == recorder._encode(record) + "\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ralph_verify.recorder import plugin as recorder
 from ralph_verify.recorder.read import read_record
-from ralph_verify.recorder.sources import PLUGIN_NAME, plugin_source
+from ralph_verify.recorder.sources import PLUGIN_NAME, write_sources
 
 FAILING = 2000
 PER_FILE = 100
@@ -32,7 +32,7 @@ def _suite(root: Path) -> None:
 def _run(root: Path, record: Path) -> None:
     plugins = root.parent / "plugins"
     plugins.mkdir()
-    (plugins / f"{PLUGIN_NAME}.py").write_text(plugin_source())
+    write_sources(plugins)
     env = {**os.environ, "PYTHONPATH": str(plugins), "RALPH_VERIFY_RECORD_DIR": str(record)}
     env.pop("PYTEST_ADDOPTS", None)
     # --tb=line: pytest's own cost per failure, not ours, is what a long traceback makes slow.
@@ -148,7 +148,7 @@ def test_the_summary_finds_teardown_output_from_an_index_and_prints_the_same(
     (root / "conftest.py").write_text(SEES_THE_INDEX)
     plugins = tmp_path / "plugins"
     plugins.mkdir()
-    (plugins / f"{PLUGIN_NAME}.py").write_text(plugin_source())
+    write_sources(plugins)
     outputs: dict[str, list[str]] = {}
     indexed: dict[str, str] = {}
     for name, extra, env_extra in (
