@@ -223,19 +223,22 @@ class IntegrityCheck(Check):
         """Counts of this verification's pytest run, when one runs anyway (tests, coverage)."""
         if not any(c.name in ("tests", "coverage") or c.needs_coverage for c in ctx.checks):
             return None
-        from ralph_verify.junit.read import JUnitError, read_report
+        from ralph_verify.junit.read import JUnitError
         from ralph_verify.plugins.pytest_run import EXIT_NO_TESTS, shared_pytest_run
+        from ralph_verify.plugins.pytest_shared import read_pytest_report
         try:
             run = shared_pytest_run(ctx)
             if run.partial:
                 return None  # only the affected tests ran: no count to compare
             if run.tool_run.returncode == EXIT_NO_TESTS:
                 return dict.fromkeys(_COUNTED, 0)
-            report = read_report(run.junit_path, max_problems=0)
+            report = read_pytest_report(run)
         except (ToolError, JUnitError, OSError):
             return None  # the tests check reports what went wrong
-        return {"passed": report.passed, "failed": report.failed, "errors": report.errors,
-                "skipped": report.skipped}
+        # Counted as JUnit XML counts them (which sessions kept before): an xfail is a skip,
+        # an xpass a pass.
+        return {"passed": report.passed + report.xpassed, "failed": report.failed,
+                "errors": report.errors, "skipped": report.skipped + report.xfailed}
 
 
 _COUNTED = ("passed", "failed", "errors", "skipped")

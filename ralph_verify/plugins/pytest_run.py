@@ -178,9 +178,9 @@ class TestsCheck(Check):
     def _rerun(self, ctx: VerifyContext, run: PytestRun, report: JUnitReport) -> list[str]:
         """Run the failed tests once more (not under coverage); the ids that passed."""
         from ralph_verify.junit.read import JUnitError, iter_cases
-        from ralph_verify.plugins.pytest_shared import fresh_record_dir, pytest_env, rerun_args
+        from ralph_verify.plugins.pytest_shared import pytest_env, rerun_args
         from ralph_verify.recorder.read import passed_ids, read_record
-        from ralph_verify.recorder.sources import PLUGIN_NAME
+        from ralph_verify.recorder.sources import PLUGIN_NAME, fresh_record_dir
 
         if (len(report.problems) != report.failing or any(c.collection for c in report.problems)
                 or any(c.code == "tampering" for c in report.problems)):

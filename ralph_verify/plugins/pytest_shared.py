@@ -25,7 +25,13 @@ from ralph_verify.project.caches import bytecode_prefix
 from ralph_verify.project.interpreter import python_version
 from ralph_verify.recorder.bytecode import PREFIX_ENV, ROOTS_ENV
 from ralph_verify.recorder.progress import watch_progress
-from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, record_files
+from ralph_verify.recorder.sources import (
+    AFFECTED_PLUGIN_NAME,
+    FINISHED,
+    JUNIT_VAR,
+    PLUGIN_NAME,
+    fresh_record_dir,
+)
 
 if TYPE_CHECKING:
     from ralph_verify.junit.read import JUnitReport
@@ -105,7 +111,6 @@ def marked_args(ctx: VerifyContext) -> list[str]:
     if any(c.name == "tests" and c.spec.arg == HIDDEN_MARKER for c in ctx.checks):
         return ["-m", f"not {HIDDEN_MARKER}"]
     return []
-
 
 
 def tests_args(ctx: VerifyContext) -> list[str]:
@@ -234,6 +239,7 @@ def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
     run_env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(plugins), run_env.get("PYTHONPATH")) if p)
     run_env["RALPH_VERIFY_RECORD_DIR"] = str(record)
+    run_env[JUNIT_VAR] = str(junit)  # written only if our recorder does not run
     if deps:
         run_env["RALPH_VERIFY_DEPS"] = "1"
     if select is not None:
@@ -249,7 +255,7 @@ def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
     hint = f"the project's Python {python} does not exist (set --python or the python setting)"
     with watch_progress(record, _progress_reporter(ctx)):
         run = ctx.run(argv, timeout=_timeout(ctx), env=run_env, missing_hint=hint)
-    _raise_for_unusable(run, python, junit, under_coverage=data is not None)
+    _raise_for_unusable(run, python, junit, record, under_coverage=data is not None)
     if data is not None:
         _combine(ctx, python, data)
     return PytestRun(python=python, junit_path=junit, coverage_data=data, tool_run=run,
@@ -293,17 +299,13 @@ def collected_ids(ctx: VerifyContext) -> dict[str, str] | None:
     return ctx.shared("pytest-test-ids", lambda: test_ids(folder))
 
 
-def fresh_record_dir(path: Path) -> Path:
-    path.mkdir(exist_ok=True)
-    for old in record_files(path):
-        old.unlink()
-    return path
-
-
-def _raise_for_unusable(run: ToolRun, python: str, junit: Path, *, under_coverage: bool) -> None:
-    """Raise :class:`ToolError` unless the run produced test results (or found no tests)."""
+def _raise_for_unusable(run: ToolRun, python: str, junit: Path, record: Path, *,
+                        under_coverage: bool) -> None:
+    """Raise :class:`ToolError` unless the run produced test results (or found no tests): its
+    session finished (our recorder says so, or pytest wrote its JUnit file without it)."""
     code = run.returncode
-    if code in (EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED) and junit.exists():
+    if code in (EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED) and (
+            (record / FINISHED).exists() or junit.exists()):
         return
     if code == EXIT_NO_TESTS:
         return
@@ -324,8 +326,8 @@ def _raise_for_unusable(run: ToolRun, python: str, junit: Path, *, under_coverag
         raise ToolError("pytest stopped with a usage error (exit 4): check the pytest "
                         "arguments and conftest.py", output=run.tail())
     if code in (EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED):
-        raise ToolError(f"pytest exited {code} without writing its JUnit XML",
-                        output=run.tail())
+        raise ToolError(f"pytest exited {code} before its session finished (no results: did "
+                        "a test or plugin end the process?)", output=run.tail())
     raise ToolError(f"pytest crashed or was killed (exit {code})", output=run.tail())
 
 

@@ -1,25 +1,25 @@
 """ralph-verify's pytest plugin: what really happened to every test, written as JSON lines.
 
-This file is copied (or compiled) into the run's temporary folder and loaded
-first with ``-p ralph_verify_recorder`` into the project's own interpreter,
-which may not have ralph-verify installed: it imports nothing but the standard
-library and pytest. Each process that runs tests (the main one, or each
-pytest-xdist worker) appends to its own ``record-PID.jsonl`` in the folder
-named by ``RALPH_VERIFY_RECORD_DIR``.
+This file is compiled into a folder of ralph-verify's and loaded first with ``-p
+ralph_verify_recorder`` into the project's own interpreter, which may not have ralph-verify
+installed: it imports nothing but the standard library, pytest and its sibling
+:mod:`ralph_verify.recorder.pytest_fixes`. Each process that runs tests (the main one, or each
+pytest-xdist worker) appends to its own ``record-PID.jsonl`` in the folder named by
+``RALPH_VERIFY_RECORD_DIR``; the main process marks the end of the session there, and while
+it records pytest writes no JUnit file (the fallback for a run where it did not report).
 
 Records (one JSON object per line, key ``k``):
 
 - ``start``: the plugin ran (pytest version, worker id).
-- ``r``: a test report that pytest counts: pytest's node id (runnable), the
-  phase, the report's outcome, pytest's own category (what its summary
-  counts), the raw outcome of the phase as it happened (the exception the
-  test function raised, seen in a wrapper around ``pytest_runtest_call``
-  before any report hook), whether the report contradicts it (tampering),
-  the subtest description, and for failures the message, the root-cause
-  frame (deepest frame in the project's non-test code, else in the test)
-  and, for the first few, the traceback text.
-- ``c``: a collection error; ``d``: deselected tests; ``hooks``: the plugins
-  and conftest files implementing hooks that decide reports or collection.
+- ``r``: a test report that pytest counts: pytest's node id (runnable), the phase, the
+  report's outcome, pytest's own category (what its summary counts), the raw outcome of the
+  phase as it happened (the exception the test function raised, seen in a wrapper around
+  ``pytest_runtest_call`` before any report hook), whether the report contradicts it
+  (tampering), the subtest description, and for failures the message, the root-cause frame
+  (deepest frame in the project's non-test code, else in the test) and, for the first few,
+  the traceback text.
+- ``c``: a collection error; ``d``: deselected tests; ``hooks``: the plugins and conftest
+  files implementing hooks that decide reports or collection.
 
 Its sibling :mod:`ralph_verify.recorder.affected_plugin` records what affected-tests-first
 needs; both use :func:`relative` and :func:`is_project`.
@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import linecache
 import os
-import sys
 from collections.abc import Generator, Sequence
 from types import TracebackType
 from typing import Any
@@ -38,12 +37,9 @@ from typing import Any
 import pytest
 
 try:  # as loaded into the project's pytest, beside the recorder
-    from ralph_verify_pytest_fixes import (  # type: ignore[import-not-found]  # written at run time
-        index_teardown_reports,
-        leaves_the_project,
-    )
+    import ralph_verify_pytest_fixes as fixes  # type: ignore[import-not-found]  # written at run time
 except ImportError:  # imported from ralph-verify's package (type checks, documentation)
-    from ralph_verify.recorder.pytest_fixes import index_teardown_reports, leaves_the_project
+    from ralph_verify.recorder import pytest_fixes as fixes
 
 #: Failing reports of one process whose traceback text is kept.
 MAX_TEXTS = 200
@@ -113,6 +109,13 @@ def pytest_configure(config: pytest.Config) -> None:
                 buffering=0)
     _write({"k": "start", "pytest": pytest.__version__, "worker": _worker(config),
             "root": _root})
+    fixes.skip_fallback_junit(config)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _out is not None and _worker(session.config) is None:
+        fixes.mark_finished(os.path.dirname(_out.name))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -351,13 +354,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     global _config
     _config = session.config
     if _out is not None:
-        index_teardown_reports(session.config)
+        fixes.index_teardown_reports(session.config)
 
 
 if int(pytest.__version__.split(".")[0]) >= 7:  # collection_path: pytest 7 and later
     def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool | None:
-        leaves: bool | None = leaves_the_project(collection_path, config)
-        return leaves
+        return fixes.leaves_the_project(collection_path, config)  # type: ignore[no-any-return]
 
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:
@@ -372,14 +374,6 @@ def pytest_deselected(items: Sequence[pytest.Item]) -> None:
         _write({"k": "d", "n": len(items)})
 
 
-def _plugin_file(plugin: object) -> str:
-    path = getattr(plugin, "__file__", None)
-    if path is None:
-        module = sys.modules.get(type(plugin).__module__)
-        path = getattr(module, "__file__", None)
-    return str(path or "?")
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Conftest files are loaded by now: say who implements the hooks that decide verdicts."""
@@ -392,7 +386,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         if caller is None:
             continue
         for impl in caller.get_hookimpls():
-            path = _plugin_file(impl.plugin)
+            path = fixes.plugin_file(impl.plugin)
             hooks.setdefault(name, []).append({"plugin": impl.plugin_name,
                                                "path": relative(path) if _root else path})
     # How many tests will run: the live line's "pytest 120/900" (recorder/progress.py).

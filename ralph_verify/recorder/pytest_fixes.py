@@ -1,5 +1,6 @@
-"""Where the project's pytest itself would make a verification slow: loaded beside the recorder
-(:mod:`ralph_verify.recorder.plugin`), which calls these from its hooks.
+"""The project's pytest itself: where it would make a verification slow, and where its plugins
+live. Loaded beside the recorder (:mod:`ralph_verify.recorder.plugin`), which calls these from
+its hooks.
 
 Like the recorder, it runs in the project's interpreter and imports nothing but the standard
 library and pytest.
@@ -12,6 +13,27 @@ import sys
 from typing import Any
 
 import pytest
+
+#: As in :mod:`ralph_verify.recorder.sources` (this module cannot import it): the variable
+#: naming the JUnit file read only when the recorder did not report, and the file written into
+#: the record folder when the session finished.
+JUNIT_VAR = "RALPH_VERIFY_JUNIT"
+FINISHED = "finished"
+
+
+def skip_fallback_junit(config: pytest.Config) -> None:
+    """Writing JUnit XML costs pytest some 300,000 instructions a test (as much as a trivial
+    test itself), for a file that is read only when the recorder did not report: with the
+    recorder running, pytest does not write it. Another ``--junitxml`` is left alone."""
+    wanted = os.environ.get(JUNIT_VAR)
+    if wanted and getattr(config.option, "xmlpath", None) == wanted:
+        config.option.xmlpath = None
+
+
+def mark_finished(folder: str) -> None:
+    """The session finished (the JUnit file is written then): the run's results are whole."""
+    with open(os.path.join(folder, FINISHED), "w", encoding="utf-8"):
+        pass
 
 
 def index_teardown_reports(config: pytest.Config) -> None:
@@ -60,3 +82,12 @@ def leaves_the_project(path: Any, config: pytest.Config) -> bool | None:
     root = os.path.realpath(str(config.rootpath))
     inside = target == root or target.startswith(root.rstrip(os.sep) + os.sep)
     return None if inside else True
+
+
+def plugin_file(plugin: object) -> str:
+    """The file a plugin (a module, or an object of a module's class) comes from."""
+    path = getattr(plugin, "__file__", None)
+    if path is None:
+        module = sys.modules.get(type(plugin).__module__)
+        path = getattr(module, "__file__", None)
+    return str(path or "?")

@@ -6,12 +6,18 @@ reader and its dataclasses are imported once pytest has finished).
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
 PLUGIN_NAME = "ralph_verify_recorder"
 #: Its sibling for affected-tests-first (:mod:`ralph_verify.recorder.affected_plugin`).
 AFFECTED_PLUGIN_NAME = "ralph_verify_affected"
+#: Names the plugin gets (:mod:`ralph_verify.recorder.pytest_fixes` has its own copy): the
+#: variable naming the JUnit file read only when it did not report, and the file it writes into
+#: its record folder when pytest's session finished.
+JUNIT_VAR = "RALPH_VERIFY_JUNIT"
+FINISHED = "finished"
 #: Our modules the project's pytest imports, by the name it imports each as, and the module of
 #: this package whose source each is.
 MODULES = {PLUGIN_NAME: "plugin", "ralph_verify_pytest_fixes": "pytest_fixes",
@@ -42,3 +48,13 @@ def record_files(folder: Path) -> list[Path]:
     except OSError:  # missing, not a folder, unreadable: none, as glob finds none
         return []
     return [folder / name for name in names]
+
+
+def fresh_record_dir(path: Path) -> Path:
+    """``path``, made if missing, without the records of an earlier run."""
+    path.mkdir(exist_ok=True)
+    for old in record_files(path):
+        old.unlink()
+    with contextlib.suppress(FileNotFoundError):
+        (path / FINISHED).unlink()
+    return path

@@ -243,3 +243,11 @@ def test_a_plain_pass_is_written_as_the_encoder_writes_it() -> None:
         record = {"k": "r", "id": node_id, "when": "call", "outcome": "passed",
                   "cat": "passed", "xfail": False}
         assert recorder.PASSED_LINE % recorder._quote(node_id) == recorder._encode(record) + "\n"
+
+
+def test_the_plugin_and_ralph_verify_name_its_files_alike() -> None:
+    # The plugin cannot import ralph-verify's package, so it keeps copies of the names.
+    from ralph_verify.recorder import pytest_fixes, sources
+
+    assert (pytest_fixes.JUNIT_VAR, pytest_fixes.FINISHED) == (sources.JUNIT_VAR,
+                                                               sources.FINISHED)

@@ -300,21 +300,35 @@ def test_junit_is_only_the_fallback_and_a_truncated_file_is_an_error(ralph: Ralp
 
 
         def pytest_unconfigure(config):
-            path = Path(config.option.xmlpath)
-            path.write_bytes(path.read_bytes()[:120])
+            Path("asked-for-junit").write_text(str(bool(config.option.xmlpath)))
+            if config.option.xmlpath:
+                path = Path(config.option.xmlpath)
+                path.write_bytes(path.read_bytes()[:120])
     """
     project(ralph, conftest=truncating)
-    # Our pytest plugin's record decides: the broken JUnit file is not even read.
+    # Our pytest plugin's record decides: pytest is not even asked to write the JUnit file
+    # (it would cost as much as a trivial test, for every test).
     result = ralph.run("check", "--until", "tests")
     assert result.ret == 0, result
     result.stdout.fnmatch_lines(["PASSED*tests*3 passed*"])
+    assert (ralph.path / "asked-for-junit").read_text() == "False"
     # Without our plugin, JUnit XML is the fallback (and the summary says so).
     ralph.makepyproject('[tool.ralph-verify.checks.tests]\n'
                         'args = ["-p", "no:ralph_verify_recorder"]\n')
     result = ralph.run("check", "--until", "tests")
+    assert (ralph.path / "asked-for-junit").read_text() == "True"
     assert result.ret == 3, result
     result.stdout.fnmatch_lines(["ERROR*pytest's JUnit XML is unreadable: *truncated XML*"])
     assert "Traceback" not in result.out + result.err
+
+
+def test_a_run_whose_session_never_finished_gives_no_verdict(ralph: Ralph) -> None:
+    # The JUnit file used to say that pytest's session finished; our recorder says it now. A
+    # suite that ends its own process early, exit status 0, is not a pass.
+    project(ralph, conftest="import os\n\n\ndef pytest_runtestloop(session):\n    os._exit(0)\n")
+    result = ralph.run("check", "--until", "tests")
+    assert result.ret == 3, result
+    result.stdout.fnmatch_lines(["ERROR*pytest exited 0 before its session finished*"])
 
 
 @pytest.mark.parametrize(("args", "kept"), [
