@@ -1,4 +1,4 @@
-"""Synthetic scale: ``ralph-verify check --until tests`` against plain ``pytest --junitxml``.
+"""Synthetic scale: ``ralph-verify check --until tests`` against ``pytest`` (and with JUnit).
 
 Usage::
 
@@ -10,10 +10,12 @@ Usage::
 Generates suites of N tests (files of 100 tests each, under
 ``~/.cache/ralph-verify-bench/scale/``) of which a given share fails, each failure an
 ``assert`` comparing two values with a message of its own, as a migration breaks them. For
-every suite it runs, in pairs (plain then check, alternating which goes first):
+every suite it runs three sides in rounds (the order turning from round to round):
 
-* plain: ``python -m pytest --junitxml=junit.xml -o junit_family=xunit1``, what
-  ralph-verify adds to its pytest run short of its own plugin;
+* junit: ``python -m pytest --junitxml=junit.xml -o junit_family=xunit1``, issue 24's
+  yardstick, from when ralph-verify had pytest write JUnit XML at every run;
+* plain: ``python -m pytest``, what ralph-verify's run does short of its own plugin (pytest
+  writes JUnit XML only when the plugin does not report), and what a user types;
 * check: ``python -m ralph_verify check --until tests --no-cache`` (its cache off: the
   tests really run).
 
@@ -25,7 +27,8 @@ ralph-verify's own prefix and probes) at the price of a collection, not of a who
 
 Each run is its own process, reaped with ``os.wait4``: wall time, CPU (user + system,
 the process and the processes it waited for) and peak RSS (the largest of them). It prints,
-per suite, each figure's check/plain ratio as min / median / max over the pairs, and the
+per suite, each figure's ratio check/junit and check/plain as min / median / max over the
+rounds (each round's check against the same round's other sides), and the
 machine and its load; on a shared machine quote CPU, which load moves least. A run that
 passes ``--limit`` seconds is killed and marked as not finished.
 """
@@ -47,6 +50,7 @@ from pathlib import Path
 WORK = Path.home() / ".cache" / "ralph-verify-bench" / "scale"
 SIZES = (1_000, 5_000, 20_000, 50_000)
 RATES = (0, 1, 10, 100)
+SIDES = ("junit", "plain", "check")
 PER_FILE = 100
 PYPROJECT = ('[project]\nname = "scale"\nversion = "0"\n\n[tool.pytest.ini_options]\n'
              'pythonpath = ["."]\ntestpaths = ["tests"]\n')
@@ -131,8 +135,9 @@ def measure(argv: list[str], cwd: Path, limit: float, env: dict[str, str]) -> Fi
 
 
 def commands(python: str) -> dict[str, list[str]]:
-    return {"plain": [python, "-m", "pytest", "--junitxml=junit.xml", "-o",
+    return {"junit": [python, "-m", "pytest", "--junitxml=junit.xml", "-o",
                       "junit_family=xunit1"],
+            "plain": [python, "-m", "pytest"],
             "check": [python, "-m", "ralph_verify", "check", "--until", "tests", "--no-cache",
                       "--timeout", "3600"]}
 
@@ -160,9 +165,9 @@ def row_spec(text: str) -> tuple[int, int]:
     return pair
 
 
-def ratios(pairs: list[tuple[Figures, Figures]], name: str) -> str:
-    values = [getattr(check, name) / getattr(plain, name) for plain, check in pairs
-              if getattr(plain, name) > 0]
+def ratios(rounds: list[dict[str, Figures]], name: str, base: str) -> str:
+    values = [getattr(got["check"], name) / getattr(got[base], name) for got in rounds
+              if getattr(got[base], name) > 0]
     if not values:
         return "-"
     return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
@@ -185,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
                              "--tests x --fail)")
     parser.add_argument("--warmups", type=int, default=1,
                         help="collect-only runs of each side before the pairs (bytecode)")
-    parser.add_argument("--pairs", type=int, default=None, help="paired runs per suite")
+    parser.add_argument("--pairs", type=int, default=None,
+                        help="rounds per suite (each runs the three sides)")
     parser.add_argument("--quick", action="store_true", help="1k and 5k, 0%% and 100%%, 1 pair")
     parser.add_argument("--limit", type=float, default=600.0,
                         help="wall seconds before a run (of either side) is killed and its row "
@@ -200,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as on a user's machine: bytecode is kept
     argvs = commands(args.python)
-    envs = {"plain": env, "check": dict(env)}
+    envs = {"junit": env, "plain": env, "check": dict(env)}
     if args.ralph_verify:
         envs["check"]["PYTHONPATH"] = os.pathsep.join(
             p for p in (str(Path(args.ralph_verify).resolve()), env.get("PYTHONPATH")) if p)
@@ -209,32 +215,30 @@ def main(argv: list[str] | None = None) -> int:
     for size, rate in chosen_rows(args):
         root = suite(size, rate, args.per_file)
         for _ in range(args.warmups):  # bytecode of both sides, ralph-verify's probes
-            for side in ("plain", "check"):
+            for side in SIDES:
                 measure(argvs[side], root, args.limit,
                         {**envs[side], "PYTEST_ADDOPTS": "--collect-only"})
-        runs: list[tuple[Figures, Figures]] = []
+        runs: list[dict[str, Figures]] = []
         for index in range(pairs):
-            order = ("plain", "check") if index % 2 == 0 else ("check", "plain")
+            order = SIDES[index % 3:] + SIDES[:index % 3]
             got = {side: measure(argvs[side], root, args.limit, envs[side]) for side in order}
-            runs.append((got["plain"], got["check"]))
-            plain, check = got["plain"], got["check"]
-            print(f"{size:>6} tests {rate:>3}% failing  plain {plain.wall:7.2f}s "
-                  f"{plain.cpu:7.2f} cpu {plain.rss_mib:6.0f} MiB | check {check.wall:7.2f}s "
-                  f"{check.cpu:7.2f} cpu {check.rss_mib:6.0f} MiB"
-                  + ("" if check.finished and plain.finished else "  (killed at --limit)"),
-                  flush=True)
+            runs.append(got)
+            print(f"{size:>6} tests {rate:>3}% failing  " + " | ".join(
+                f"{side} {got[side].wall:6.2f}s {got[side].cpu:6.2f} cpu "
+                f"{got[side].rss_mib:4.0f} MiB" for side in SIDES)
+                + ("" if all(f.finished for f in got.values()) else "  (killed at --limit)"),
+                flush=True)
         rows.append((size, rate, runs))
     print(f"\n# {machine()}")
-    print("| tests | failing | plain wall s | plain CPU s | wall ratio | CPU ratio | "
-          "peak RSS ratio |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| tests | failing | junit CPU s | plain CPU s | wall / junit | CPU / junit | "
+          "CPU / plain | peak RSS / junit |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for size, rate, runs in rows:
-        plain_wall = statistics.median(p.wall for p, _ in runs)
-        plain_cpu = statistics.median(p.cpu for p, _ in runs)
-        unfinished = "" if all(p.finished and c.finished for p, c in runs) else " (killed)"
-        print(f"| {size:,} | {rate}% | {plain_wall:.2f} | {plain_cpu:.2f} | "
-              f"{ratios(runs, 'wall')}{unfinished} | "
-              f"{ratios(runs, 'cpu')} | {ratios(runs, 'rss_mib')} |")
+        cpu = {side: statistics.median(got[side].cpu for got in runs) for side in SIDES}
+        unfinished = "" if all(f.finished for got in runs for f in got.values()) else " (killed)"
+        print(f"| {size:,} | {rate}% | {cpu['junit']:.2f} | {cpu['plain']:.2f} | "
+              f"{ratios(runs, 'wall', 'junit')}{unfinished} | {ratios(runs, 'cpu', 'junit')} | "
+              f"{ratios(runs, 'cpu', 'plain')} | {ratios(runs, 'rss_mib', 'junit')} |")
     return 0
 
 

@@ -11,7 +11,8 @@ import subprocess
 import sys
 import types
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pluggy
 import pytest
@@ -47,7 +48,9 @@ HEAVY_FOR_LINT = (*(name for name in HEAVY if name != "tomllib"), "logging",
                   "ralph_verify.checks.fingerprint", "ralph_verify.config.scaffold",
                   "ralph_verify.project.detect", "ralph_verify.loop.session",
                   # only an error's traceback needs them (argparse's help, textwrap)
-                  "traceback", "textwrap")
+                  "traceback", "textwrap",
+                  # a virtual environment's scripts folder is known without it
+                  "sysconfig")
 
 
 def imported(args: list[str], cwd: Path, watched: tuple[str, ...]) -> list[str]:
@@ -77,6 +80,18 @@ def test_a_lint_check_imports_no_pydantic_nor_metadata(ralph: Ralph) -> None:
     # ruff alone takes some 10 ms here: the check must not add pydantic's 0.1-0.2 s to it.
     ralph.makepyfile(app="def double(x: int) -> int:\n    return 2 * x\n")
     assert imported(["check", "--until", "lint"], ralph.path, HEAVY_FOR_LINT) == ["[]"]
+
+
+def test_a_virtual_environments_tools_are_found_where_sysconfig_says() -> None:
+    # find_tool names a virtual environment's scripts folder without asking sysconfig.
+    import sysconfig
+
+    from ralph_verify.checks.api import VerifyContext
+
+    assert sys.prefix != sys.base_prefix, "the suite runs in a virtual environment"
+    folders = list(VerifyContext._tool_folders(cast(Any, SimpleNamespace(
+        python=lambda: "/nowhere/bin/python"))))
+    assert folders[1] == Path(sysconfig.get_path("scripts"))
 
 
 def test_a_failing_test_imports_no_pydantic_without_a_table(ralph: Ralph) -> None:

@@ -12,7 +12,7 @@ import enum
 import os
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -332,11 +332,7 @@ class VerifyContext:
 
     def find_tool(self, name: str, *, package: str | None = None) -> str:
         """Path of a console tool: next to the project's Python, next to ours, or on PATH."""
-        import sysconfig
-
-        folders = [Path(self.python()).parent, Path(sysconfig.get_path("scripts")),
-                   Path(sys.executable).parent]
-        for folder in folders:
+        for folder in self._tool_folders():
             candidate = folder / f"{name}{_EXE}"
             if candidate.is_file() and os.access(candidate, os.X_OK):
                 return str(candidate)
@@ -349,6 +345,18 @@ class VerifyContext:
             f"{name} not found next to {self.python()} nor on PATH: "
             f"install it with 'pip install {package or name}'"
         )
+
+    def _tool_folders(self) -> Iterator[Path]:
+        yield Path(self.python()).parent
+        if os.name == "posix" and sys.prefix != sys.base_prefix:
+            # What sysconfig says of a virtual environment's scripts, without its import and
+            # paths (3 ms of every check).
+            yield Path(sys.prefix, "bin")
+        else:
+            import sysconfig
+
+            yield Path(sysconfig.get_path("scripts"))
+        yield Path(sys.executable).parent
 
     def run(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str] | None = None,
             missing_hint: str = "", shell: bool = False, cwd: Path | None = None) -> ToolRun:
