@@ -359,7 +359,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 if int(pytest.__version__.split(".")[0]) >= 7:  # collection_path: pytest 7 and later
     def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool | None:
-        return fixes.leaves_the_project(collection_path, config)  # type: ignore[no-any-return]
+        leaves: bool | None = fixes.leaves_the_project(collection_path, config)
+        return leaves
 
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:
