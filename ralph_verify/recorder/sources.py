@@ -6,7 +6,6 @@ reader and its dataclasses are imported once pytest has finished).
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 
@@ -55,6 +54,5 @@ def fresh_record_dir(path: Path) -> Path:
     path.mkdir(exist_ok=True)
     for old in record_files(path):
         old.unlink()
-    with contextlib.suppress(FileNotFoundError):
-        (path / FINISHED).unlink()
+    (path / FINISHED).unlink(missing_ok=True)
     return path
