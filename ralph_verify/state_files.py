@@ -14,8 +14,9 @@ from ralph_verify.errors import UsageError
 def now_iso() -> str:
     """Now, in UTC, to the second: the timestamp of every record ralph-verify writes
     (``datetime.now(timezone.utc).isoformat(timespec="seconds")``, without importing
-    ``datetime`` at every start)."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+    ``datetime`` at every start). The second is ``time.time()``'s: a bare ``gmtime()`` reads
+    the C library's coarse ``time(NULL)``, a tick behind at each second's turn."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time_ns() // 1_000_000_000))
 
 
 def utc_now_iso(now_ns: int | None = None) -> str:

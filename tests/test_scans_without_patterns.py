@@ -5,6 +5,7 @@ each is checked here against it."""
 from __future__ import annotations
 
 import re
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -103,3 +104,13 @@ def test_a_verifications_start_time_is_datetimes_text(now_ns: int) -> None:
     stamp = now_iso()
     assert before <= datetime.fromisoformat(stamp) <= datetime.now(timezone.utc)
     assert stamp == datetime.fromisoformat(stamp).isoformat(timespec="seconds")
+
+
+def test_a_timestamp_is_never_a_second_behind_the_clock_datetime_reads() -> None:
+    """At the turn of a second the C library's coarse ``time(NULL)`` is still on the old one
+    for a tick; a record stamped from it sorts before an event ``datetime.now`` saw earlier."""
+    time.sleep(max(0.0, 1 - time.time() % 1 - 0.003))
+    deadline = time.monotonic() + 0.02
+    while time.monotonic() < deadline:
+        before = datetime.now(timezone.utc).replace(microsecond=0)
+        assert datetime.fromisoformat(now_iso()) >= before

@@ -101,7 +101,7 @@ def create(root: Path, session: str) -> Point:
     git.git(root, "bundle", "create", "-q", str(where / "repo.bundle"), *refs)
     point = Point(where, branch, tip, work, dirty)
     data = {**point.to_json(), "root": str(root.resolve()), "session": session,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(time.time()))}
     (where / "point.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     _prune(where.parent)
     return point
