@@ -70,12 +70,15 @@ user.wait()
 """
 
 
-def _in_new_pid_namespace(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def _in_new_pid_namespace(argv: list[str], cwd: Path,
+                          temp: Path | None = None) -> subprocess.CompletedProcess[str]:
     unshare = shutil.which("unshare")
     assert unshare is not None, "these tests need unshare (util-linux): apt-get install util-linux"
     user = [] if os.geteuid() == 0 else ["--user", "--map-root-user"]
+    env = {**os.environ, **({"TMPDIR": str(temp)} if temp is not None else {})}
     return subprocess.run([unshare, *user, "--fork", "--pid", "--mount-proc", *argv], cwd=cwd,
-                          capture_output=True, text=True, timeout=300, start_new_session=True)
+                          capture_output=True, text=True, timeout=300, start_new_session=True,
+                          env=env)
 
 
 @pytest.mark.parametrize("end", ["exits", "times-out"])
@@ -105,10 +108,15 @@ echo done > done.txt
 """)
     runner = ralph.path.parent / "namespace.py"
     runner.write_text(NAMESPACE_SCRIPT)
+    temp = ralph.path.parent / "tmp"
+    temp.mkdir()
     done = _in_new_pid_namespace(
         [sys.executable, str(runner), str(ralph.path), f"cmd:sh {shlex.quote(str(agent))}",
-         token, str(folder), "4" if end == "times-out" else "600"], ralph.path)
+         token, str(folder), "4" if end == "times-out" else "600"], ralph.path, temp)
     assert done.returncode == 0, done.stderr
+    # The reaper reports on a pipe: no file of it is left in the temporary folder (one was,
+    # for every ralph-verify killed with kill -9 while an agent ran).
+    assert [p.name for p in temp.iterdir() if "survivors" in p.name] == []
     seen = json.loads(done.stdout)
     assert seen["ret"] == 0, seen  # done.txt was written before the agent hung
     record = json.loads((ralph.path / ".ralph" / "history.jsonl").read_text().splitlines()[0])
@@ -122,7 +130,7 @@ echo done > done.txt
     assert "could not be ended" not in log
 
 
-def test_a_process_that_could_not_be_ended_is_named(tmp_path: Path) -> None:
+def test_a_process_that_could_not_be_ended_is_named() -> None:
     """What the reaper reports and is still alive is named in the agent's line; one that
     ended since is not."""
     from ralph_verify.agents import AgentResult
@@ -133,11 +141,14 @@ def test_a_process_that_could_not_be_ended_is_named(tmp_path: Path) -> None:
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
     try:
-        report = tmp_path / "survivors.txt"
-        report.write_text(f"{alive.pid}\tpython -c sleep\n{gone.pid}\tpython -c pass\n")
-        survivors = read_survivors(report)
+        read_end, write_end = os.pipe()
+        os.write(write_end, f"{alive.pid}\tpython -c sleep\n{gone.pid}\tpython -c pass\n"
+                 .encode())
+        os.close(write_end)
+        survivors = read_survivors(read_end)
         assert survivors == [f"pid {alive.pid} (python -c sleep)"]
-        assert not report.exists()
+        with pytest.raises(OSError):
+            os.fstat(read_end)  # read_survivors closed it
     finally:
         alive.kill()
         alive.wait()

@@ -49,6 +49,9 @@ def _all_gone(pids: list[int], within: float = 5.0) -> bool:
 
 def test_kill_9_of_ralph_verify_ends_the_agent_and_resume_continues(ralph: Ralph) -> None:
     ralph.git_init()
+    temp = ralph.path.parent / "tmp"
+    temp.mkdir()
+    ralph.env["TMPDIR"] = str(temp)
     run = Background(ralph, "run", "--agent", agent(ralph, FAMILY_AGENT), "--until",
                      "files:done.txt", "--max-iterations", "3", "write done.txt")
     try:
@@ -59,6 +62,8 @@ def test_kill_9_of_ralph_verify_ends_the_agent_and_resume_continues(ralph: Ralph
         run.kill()
     alive = [pid for pid in family if pid_alive(pid)]
     assert _all_gone(family), f"still alive 5 s after kill -9: {alive}"
+    # The agent's reaper reports on a pipe: a kill -9 leaves no file of it behind.
+    assert [p.name for p in temp.iterdir() if "survivors" in p.name] == []
     assert state(ralph)["status"] == "running"  # nobody could write more
     status = ralph.run("status")
     assert status.ret == 0, status

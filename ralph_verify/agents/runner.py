@@ -215,22 +215,32 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
     kwargs = own_process_group()
     become_subreaper()  # orphans of the agent come back to us, to be ended
     child_env, mark = marked_env(env)
-    survivors_file = reaped(argv, shell, cwd, child_env)
-    if survivors_file is not None:
+    report: tuple[int, int] | None = None  # the reaper's pipe: read end, write end
+    if reaped(argv, shell, cwd, child_env):
+        report = os.pipe()
         script = argv if isinstance(argv, str) else " ".join(argv)
-        argv = reaper_argv(["/bin/sh", "-c", script] if shell else list(argv), survivors_file)
+        argv = reaper_argv(["/bin/sh", "-c", script] if shell else list(argv), report[1])
         shell = False
+        kwargs["pass_fds"] = (report[1],)
     started = time.monotonic()
-    stdin = stdin_path.open("rb") if stdin_path is not None else subprocess.DEVNULL
     try:
-        proc = subprocess.Popen(
-            argv if not shell or isinstance(argv, str) else " ".join(argv),
-            cwd=cwd, env=child_env, shell=shell, stdin=stdin, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, **kwargs,  # type: ignore[call-overload]  # kwargs differ per OS
-        )
+        stdin = stdin_path.open("rb") if stdin_path is not None else subprocess.DEVNULL
+        try:
+            proc = subprocess.Popen(
+                argv if not shell or isinstance(argv, str) else " ".join(argv),
+                cwd=cwd, env=child_env, shell=shell, stdin=stdin, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, **kwargs,  # type: ignore[call-overload]  # kwargs differ per OS
+            )
+        finally:
+            if not isinstance(stdin, int):
+                stdin.close()
+    except BaseException:
+        if report is not None:
+            os.close(report[0])
+        raise
     finally:
-        if not isinstance(stdin, int):
-            stdin.close()
+        if report is not None:
+            os.close(report[1])  # the reaper holds its own copy
     assert proc.stdout is not None
     watchdog = start_watchdog(proc.pid, mark)  # kills the agent's processes if we are killed
     reader = threading.Thread(target=sink.pump, args=(proc.stdout,), daemon=True,
@@ -260,8 +270,8 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
         reader.join(timeout=10)
         if not reader.is_alive():  # else a survivor holds the pipe: closing it would hang
             proc.stdout.close()    # on the reader's lock; the reader ends at its end of file
-        if survivors_file is not None:
-            outcome.survivors = read_survivors(survivors_file)
+        if report is not None:
+            outcome.survivors = read_survivors(report[0])
     outcome.exit_code = proc.returncode
     outcome.duration_s = time.monotonic() - started
     for line in outcome.survivors:

@@ -213,12 +213,11 @@ REAPER_GRACE_S = 1.0
 
 
 def reaped(argv: str | Sequence[str], shell: bool, cwd: Path,
-           env: Mapping[str, str]) -> Path | None:
-    """Whether an agent's ``argv`` runs under :mod:`ralph_verify.proc.reaper` (Linux): the
-    file it names the processes it could not end in, or ``None``. Raise
+           env: Mapping[str, str]) -> bool:
+    """Whether an agent's ``argv`` runs under :mod:`ralph_verify.proc.reaper` (Linux). Raise
     ``FileNotFoundError`` for a program that is not there, as ``Popen`` would."""
     if not (sys.platform.startswith("linux") and sys.executable and _PROC_DIR.is_dir()):
-        return None
+        return False
     if not shell:
         program = argv if isinstance(argv, str) else argv[0]
         if os.sep in program:
@@ -229,29 +228,33 @@ def reaped(argv: str | Sequence[str], shell: bool, cwd: Path,
             found = shutil.which(program, path=env.get("PATH", os.defpath)) is not None
         if not found:
             raise FileNotFoundError(2, "No such file or directory", program)
-    import tempfile
-
-    fd, name = tempfile.mkstemp(prefix="ralph-verify-survivors-", suffix=".txt")
-    os.close(fd)
-    return Path(name)
+    return True
 
 
-def reaper_argv(argv: Sequence[str], survivors_file: Path) -> list[str]:
+def reaper_argv(argv: Sequence[str], report_fd: int) -> list[str]:
+    """``argv`` under the reaper, which reports on the pipe ``report_fd`` (to be passed to
+    it with ``pass_fds``; :func:`read_survivors` reads the other end)."""
     from ralph_verify.proc import reaper
 
-    return [sys.executable, "-I", "-S", reaper.__file__, str(survivors_file),
+    return [sys.executable, "-I", "-S", reaper.__file__, str(report_fd),
             str(REAPER_GRACE_S), "--", *argv]
 
 
-def read_survivors(survivors_file: Path) -> list[str]:
-    """The processes the reaper could not end, still alive ("PID COMMAND"); removes the file."""
+def read_survivors(report_fd: int) -> list[str]:
+    """The processes the reaper could not end, still alive ("PID COMMAND"), read from the
+    pipe it reported on once it has exited; closes ``report_fd``. Never blocks: what is not
+    there yet (a reaper killed before it wrote) is not waited for."""
+    chunks = []
     try:
-        lines = survivors_file.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        lines = []
-    survivors_file.unlink(missing_ok=True)
+        os.set_blocking(report_fd, False)
+        while chunk := os.read(report_fd, 65536):
+            chunks.append(chunk)
+    except OSError:  # BlockingIOError: a writer is still there; take what came
+        pass
+    finally:
+        os.close(report_fd)
     alive = []
-    for line in lines:
+    for line in b"".join(chunks).decode("utf-8", "replace").splitlines():
         pid, _, command = line.partition("\t")
         if pid.isdigit() and procinfo.start_time(int(pid)) is not None:
             alive.append(f"pid {pid} ({command})")

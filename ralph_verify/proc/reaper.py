@@ -3,12 +3,14 @@
 A daemon leaves the agent's process group (``setsid``), its parent (a double fork) and may
 drop its environment (``env -i``): neither the group, the parent links nor the mark
 (:data:`~ralph_verify.proc.info.MARK_VAR`) find it then. So on Linux the agent runs under
-this small parent (``python -I -S reaper.py REPORT GRACE -- ARGV``, importing nothing of
+this small parent (``python -I -S reaper.py REPORT_FD GRACE -- ARGV``, importing nothing of
 ralph-verify), which becomes the *child subreaper* of everything below it: an orphan is
 handed to it, not to init, so every process the agent started stays in its tree whatever
 it did. When the agent exits, the reaper sends SIGTERM to what is left of the tree, waits
-up to GRACE seconds, sends SIGKILL to the rest, writes to REPORT one line per process that
-still could not be ended (``pid<TAB>command``), and exits as the agent did.
+up to GRACE seconds, sends SIGKILL to the rest, writes to the pipe REPORT_FD one line per
+process that still could not be ended (``pid<TAB>command``, at most :data:`MAX_REPORTED`),
+and exits as the agent did. A pipe, not a file: a ralph-verify killed with ``kill -9``
+leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ import time
 
 _PR_SET_CHILD_SUBREAPER = 36
 _POLL_S = 0.02
+#: Lines the report holds at most: ralph-verify reads it once we have exited, so it must fit
+#: in a pipe's buffer (64 KiB on Linux; a line is at most some 220 bytes).
+MAX_REPORTED = 100
 
 
 def _subreaper() -> None:
@@ -94,7 +99,8 @@ def _command(pid: int) -> str:
 def main(argv: list[str]) -> int:
     if len(argv) < 5 or argv[3] != "--":
         return 2  # ExitCode.USAGE_ERROR: run as 'python -I -S', this imports no ralph_verify
-    report, grace, command = argv[1], float(argv[2]), argv[4:]
+    report, grace, command = int(argv[1]), float(argv[2]), argv[4:]
+    os.set_inheritable(report, False)  # the agent's tree must not hold the pipe open
     _subreaper()
     try:
         agent = os.posix_spawnp(command[0], command, os.environ)
@@ -113,9 +119,8 @@ def main(argv: list[str]) -> int:
     if left:
         left = _end(signal.SIGKILL, 1.0)
     _reap()
-    if left:
-        with open(report, "w", encoding="utf-8") as handle:
-            handle.writelines(f"{pid}\t{_command(pid)}\n" for pid in left)
+    with open(report, "w", encoding="utf-8") as handle:
+        handle.writelines(f"{pid}\t{_command(pid)}\n" for pid in left[:MAX_REPORTED])
     if os.WIFSIGNALED(status):
         signum = os.WTERMSIG(status)
         signal.signal(signum, signal.SIG_DFL)
