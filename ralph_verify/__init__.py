@@ -12,7 +12,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+
+#: ``typing`` comes after the tools this command starts ahead (below): type checkers read
+#: the name as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _is_command(orig_argv: list[str]) -> bool:
@@ -51,6 +56,11 @@ if _is_command(_ORIG_ARGV):
     import gc
 
     gc.disable()
+    # The tools this same command ran last time start now, behind a gate, while the command
+    # imports itself and decides what to run (see the module's docstring).
+    from ralph_verify.proc.ahead import start_ahead
+
+    start_ahead(sys.argv[1:])
     # Before any of our classes is built: see the module's docstring.
     from ralph_verify.project.dataclass_code import keep_dataclass_code
 

@@ -7,14 +7,16 @@ result, reports each with ``ralph_verify_logresult`` and asks
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, Failure, Status, VerifyContext
+from ralph_verify.proc import ahead
 from ralph_verify.redact import redactor
 from ralph_verify.state_files import utc_now_iso
 from ralph_verify.terminal_text import strip_controls
@@ -84,20 +86,22 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
     prepare theirs (they wait until it has, at most ``_HEAD_START_WAIT``), which would
     otherwise hold the interpreter while it prepares; and with fewer workers than checks,
     the longest first is the shortest wall time."""
-    import tempfile
-
     started = time.perf_counter()
     results: dict[int, CheckResult] = {}
     config.hook.ralph_report_verification_start(config=config, checks=list(checks))
-    with tempfile.TemporaryDirectory(prefix="ralph-verify-") as tmp:
-        ctx = VerifyContext(config, checks, Path(tmp))
+    with _work_folder() as tmp:
+        ahead.record(tmp)
+        ctx = VerifyContext(config, checks, tmp)
         order = sorted(range(len(checks)), key=lambda i: -checks[i].cost)
         workers = max(1, min(len(checks), int(config.get("jobs") or len(checks) or 1)))
         # Checks that must run alone do, one at a time, once all the others have finished.
         batches = [[i for i in order if not checks[i].alone]]
         batches += [[i] for i in order if checks[i].alone]
-        for batch in batches:
-            _run_batch(config, checks, batch, ctx, workers, results)
+        try:
+            for batch in batches:
+                _run_batch(config, checks, batch, ctx, workers, results)
+        finally:
+            ahead.finish()
     verification = Verification(root=config.root,
                                 results=[results[i] for i in range(len(checks))],
                                 duration_s=time.perf_counter() - started)
@@ -105,6 +109,25 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
     verification.feedback = config.hook.ralph_format_feedback(
         verification=verification, budget=budget) or ""
     return verification
+
+
+@contextlib.contextmanager
+def _work_folder() -> Iterator[Path]:
+    """The verification's temporary folder: the one the command's plan made for the tools
+    it started ahead (:mod:`ralph_verify.proc.ahead`), else a new one; removed after."""
+    made = ahead.take_workdir()
+    if made is None:
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="ralph-verify-") as tmp:
+            yield Path(tmp)
+        return
+    try:
+        yield made
+    finally:
+        import shutil
+
+        shutil.rmtree(made, ignore_errors=True)
 
 
 #: How long the other checks of a batch wait for the costliest one to start its tool.

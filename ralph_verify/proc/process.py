@@ -20,7 +20,9 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
+from ralph_verify.proc import ahead
 from ralph_verify.proc import info as procinfo
 
 _PROC_DIR = Path("/proc")
@@ -117,22 +119,40 @@ def head_of_file(path: Path, max_chars: int = TAIL_CHARS * 4) -> str:
         return ""
 
 
+class Child(Protocol):
+    """What ralph-verify asks of a started tool: a ``Popen``, or a tool started ahead
+    (:class:`ralph_verify.proc.ahead.Started`)."""
+
+    @property
+    def pid(self) -> int: ...
+
+    @property
+    def args(self) -> Any: ...
+
+    @property
+    def returncode(self) -> Any: ...
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
 class ProcessGroup:
     """The tool processes of one verification (and their marks), so Ctrl-C can kill them
     all, with everything they started."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._running: dict[subprocess.Popen[bytes], str | None] = {}
+        self._running: dict[Child, str | None] = {}
         #: Set once the first tool has started (see ``checks.verification._run_batch``).
         self.started = threading.Event()
 
-    def add(self, proc: subprocess.Popen[bytes], mark: str | None = None) -> None:
+    def add(self, proc: Child, mark: str | None = None) -> None:
         with self._lock:
             self._running[proc] = mark
         self.started.set()
 
-    def discard(self, proc: subprocess.Popen[bytes]) -> None:
+    def discard(self, proc: Child) -> None:
         with self._lock:
             self._running.pop(proc, None)
 
@@ -143,7 +163,7 @@ class ProcessGroup:
             kill_process_group(proc, mark)
 
 
-def kill_process_group(proc: subprocess.Popen[bytes], mark: str | None = None) -> None:
+def kill_process_group(proc: Child, mark: str | None = None) -> None:
     """Kill ``proc``, every process in its group, and (Linux) every process it started that
     left the group: its descendants, and those carrying ``mark`` (see :func:`marked_env`);
     never raises."""
@@ -261,7 +281,7 @@ def read_survivors(report_fd: int) -> list[str]:
     return alive
 
 
-def wait_exited(proc: subprocess.Popen[bytes], timeout: float) -> int:
+def wait_exited(proc: Child, timeout: float) -> int:
     """``proc.wait(timeout)`` without its polling: Popen's wait with a timeout sleeps in
     steps doubling up to 50 ms, so a tool was seen to end up to 50 ms late. A pidfd
     (Linux 5.3+) wakes us the moment it exits; elsewhere, Popen's own wait."""
@@ -287,18 +307,62 @@ def wait_exited(proc: subprocess.Popen[bytes], timeout: float) -> int:
 def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
              env: Mapping[str, str] | None = None, group: ProcessGroup | None = None,
              missing_hint: str = "", shell: bool = False) -> ToolRun:
-    """Run ``argv`` in ``cwd``; raise :class:`ToolMissing` or :class:`ToolTimeout`."""
+    """Run ``argv`` in ``cwd``; raise :class:`ToolMissing` or :class:`ToolTimeout`. A tool the
+    command started ahead (:mod:`ralph_verify.proc.ahead`), exactly this one, is let go
+    rather than started again."""
+    argv = list(argv)
+    adopted = ahead.adopt(argv, cwd, env, shell)
+    if adopted is not None:
+        procinfo.become_subreaper()  # before the gate opens: the tool's orphans come to us
+        if not adopted.go():
+            adopted = None
+    proc: Child
+    if adopted is not None:
+        proc, mark = adopted.proc, adopted.mark
+        stdout_path, stderr_path = Path(adopted.stdout_path), Path(adopted.stderr_path)
+        ahead.note(argv, cwd, env, shell, workdir)
+    else:
+        proc, mark, stdout_path, stderr_path = _start_tool(argv, cwd, workdir, env, shell,
+                                                           missing_hint)
+    started = time.perf_counter()
+    deadline = time.monotonic() + timeout
+    if group is not None:
+        group.add(proc, mark)
+    try:
+        returncode = wait_exited(proc, timeout)
+    except subprocess.TimeoutExpired:
+        kill_process_group(proc, mark)
+        raise ToolTimeout(
+            f"{Path(argv[0]).name} timed out after {timeout:g}s and was killed "
+            "(raise the check's 'timeout' option or --timeout)",
+            output="\n".join(p for p in (tail_of_file(stdout_path),
+                                         tail_of_file(stderr_path)) if p),
+        ) from None
+    finally:
+        if group is not None:
+            group.discard(proc)
+        if proc.returncode is None:  # interrupted (Ctrl-C, SIGTERM): all of it goes
+            kill_process_group(proc, mark)
+        elif sys.platform != "win32":
+            # End any descendant left behind (daemons, workers, a setsid() escapee).
+            procinfo.kill_family(proc.pid, mark)
+    return ToolRun(argv=argv, returncode=returncode,
+                   duration_s=time.perf_counter() - started,
+                   stdout_path=stdout_path, stderr_path=stderr_path, deadline=deadline,
+                   timeout=timeout)
+
+
+def _start_tool(argv: list[str], cwd: Path, workdir: Path, env: Mapping[str, str] | None,
+                shell: bool, missing_hint: str,
+                ) -> tuple[subprocess.Popen[bytes], str, Path, Path]:
+    """Start ``argv`` with its output in two new files of ``workdir``."""
     import tempfile  # not at import: it pulls in shutil, random, bz2, lzma (--help needs none)
 
     fd_out, out_name = tempfile.mkstemp(prefix="out-", suffix=".txt", dir=workdir)
     fd_err, err_name = tempfile.mkstemp(prefix="err-", suffix=".txt", dir=workdir)
-    stdout_path, stderr_path = Path(out_name), Path(err_name)
-    argv = list(argv)
     kwargs = own_process_group()
     procinfo.become_subreaper()  # orphans of the tool come back to us, to be ended
     child_env, mark = marked_env(env)
-    started = time.perf_counter()
-    deadline = time.monotonic() + timeout
     with os.fdopen(fd_out, "wb") as out, os.fdopen(fd_err, "wb") as err:
         try:
             proc = subprocess.Popen(
@@ -317,27 +381,5 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
                 f"{argv[0] or 'an empty command name'} cannot be run ({exc.strerror})"
                 + (f": {missing_hint}" if missing_hint else "")
             ) from None
-        if group is not None:
-            group.add(proc, mark)
-        try:
-            wait_exited(proc, timeout)
-        except subprocess.TimeoutExpired:
-            kill_process_group(proc, mark)
-            raise ToolTimeout(
-                f"{Path(argv[0]).name} timed out after {timeout:g}s and was killed "
-                "(raise the check's 'timeout' option or --timeout)",
-                output="\n".join(p for p in (tail_of_file(stdout_path),
-                                             tail_of_file(stderr_path)) if p),
-            ) from None
-        finally:
-            if group is not None:
-                group.discard(proc)
-            if proc.returncode is None:  # interrupted (Ctrl-C, SIGTERM): all of it goes
-                kill_process_group(proc, mark)
-            elif sys.platform != "win32":
-                # End any descendant left behind (daemons, workers, a setsid() escapee).
-                procinfo.kill_family(proc.pid, mark)
-    return ToolRun(argv=argv, returncode=proc.returncode,
-                   duration_s=time.perf_counter() - started,
-                   stdout_path=stdout_path, stderr_path=stderr_path, deadline=deadline,
-                   timeout=timeout)
+    ahead.note(argv, cwd, env, shell, workdir)
+    return proc, mark, Path(out_name), Path(err_name)

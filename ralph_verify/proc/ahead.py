@@ -1,0 +1,383 @@
+"""Tools started ahead: ``check`` starts its Python tools before it has imported itself.
+
+A warm ``ralph-verify check`` spent some 70 ms of its own (Python's start, its imports, the
+configuration) before pytest started: on a one-second suite, 7% more than the tools started
+by hand. So a ``check`` keeps a *plan* of the first tool it started (the costliest, pytest)
+when that is a ``python -m MODULE`` tool: its command line, folder and environment, the
+folders of its work folder and the files on its ``PYTHONPATH`` there. The plan is keyed by
+what the command saw at its start: its arguments, folder, environment and Python. The same
+command next time starts that tool at once, from the face of the package
+(:func:`start_ahead`), behind a gate (:mod:`ralph_verify.proc.gate`) that imports the
+tool's module (pytest's own start, 130 ms) and waits.
+
+The command then does all its work as before, in the work folder the plan made. Where it
+would start a tool, it *adopts* the started one only if the command line, the folder, the
+environment and the files on its ``PYTHONPATH`` are exactly the same; then the gate opens.
+Anything else (a changed configuration, a result from the cache, an error) kills the
+started process, which has run nothing of the project: the gate runs the real command
+afresh if importing the tool touched the project's folder. A plan never decides what runs,
+only how early: what runs is what the command computes, compared value by value.
+
+Imported by the face before anything of ours is built: standard library only, no
+dataclasses, and nothing heavy until a plan is found.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ralph_verify.proc.bare_spawn import Spawned, spawn
+
+#: Nothing but ``os`` and ``sys`` before the tool has started: type checkers read this as
+#: true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
+    from typing import Any
+
+#: The plan file's form; a plan of another form is ignored (and replaced).
+PLAN_FORM = 2
+#: ``RALPH_VERIFY_AHEAD=0`` starts nothing ahead (and keeps no plan).
+SWITCH_VAR = "RALPH_VERIFY_AHEAD"
+#: At most this much of files is kept in a plan; a larger work folder gets no plan.
+MAX_PLAN_BYTES = 4 * 1024 * 1024
+GATE_OPEN = b"g"
+#: Shared with :mod:`ralph_verify.proc.gate` and :mod:`ralph_verify.proc.info` (which the
+#: face does not import before the tool has started; a test holds them equal).
+GATE_VAR = "RALPH_VERIFY_GATE"
+PYTHON_VAR = "RALPH_VERIFY_GATE_PYTHON"
+PARENT_VAR = "RALPH_VERIFY_GATE_PARENT"
+MARK_VAR = "RALPH_VERIFY_PROCESS"
+
+
+class Started:
+    """A tool started ahead, waiting at its gate."""
+
+    __slots__ = (
+        "argv",
+        "cwd",
+        "env",
+        "files",
+        "gate",
+        "mark",
+        "proc",
+        "stderr_path",
+        "stdout_path",
+        "workdir",
+    )
+
+    def __init__(self, argv: list[str], cwd: str, env: dict[str, str],
+                 proc: Spawned, gate: int, stdout_path: str,
+                 stderr_path: str, mark: str, workdir: str) -> None:
+        self.argv, self.cwd, self.env, self.proc = argv, cwd, env, proc
+        self.gate, self.stdout_path, self.stderr_path = gate, stdout_path, stderr_path
+        self.mark, self.workdir = mark, workdir
+        self.files = _files_on_path(env, workdir)
+
+    def go(self) -> bool:
+        """Open the gate: the tool runs from here as the command itself would. False if the
+        process is gone (it was killed): then it is dropped, and the caller starts the tool."""
+        try:
+            os.write(self.gate, GATE_OPEN)
+        except OSError:
+            self.drop()
+            return False
+        os.close(self.gate)
+        return True
+
+    def drop(self) -> None:
+        """Kill the process (it ran nothing of the project) and close its gate."""
+        import contextlib
+        import signal
+
+        with contextlib.suppress(OSError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.close(self.gate)
+        self.proc.wait()
+        for path in (self.stdout_path, self.stderr_path):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
+class _State:
+    """What this process started ahead, and the plan it is noting for the next command."""
+
+    def __init__(self) -> None:
+        import _thread  # built in: threading would bring collections before the tool starts
+
+        self.key: str | None = None  # the face ran: the plan's key for this command
+        self.wanted = False  # the command keeps a plan of its verification (check)
+        self.workdir: str | None = None  # made by the plan, for the first verification
+        self.started: list[Started] = []
+        self.lock = _thread.allocate_lock()
+        self.recording: Path | None = None  # the work folder whose first tool is noted
+        self.plan: dict[str, Any] | None = None
+        self.stale = False  # the kept plan is not what this command runs first
+
+
+_state = _State()
+
+
+def cache_dir() -> str:
+    """:func:`ralph_verify.project.caches.user_cache_dir` (which the face may not import
+    yet: a test holds the two equal)."""
+    configured = os.environ.get("RALPH_VERIFY_CACHE_DIR")
+    if configured:
+        return configured
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "ralph-verify")
+
+
+def is_check(args: Sequence[str]) -> bool:
+    """Whether ``args`` run the ``check`` command (the first argument but ``-p no:NAME``, as
+    :func:`ralph_verify.config.plugin_args.split_disable_args` reads them): only ``check``
+    starts a tool ahead; a loop (``run``, ``start``, the agent hooks) never does, so no plan
+    written into the cache can change what a loop runs."""
+    index = 0
+    while index < len(args):
+        if args[index] == "-p" and index + 1 < len(args) and args[index + 1].startswith("no:"):
+            index += 2
+        elif args[index].startswith("-pno:"):
+            index += 1
+        else:
+            return args[index] == "check"
+    return False
+
+
+def _key(args: Sequence[str]) -> str:
+    parts = [str(PLAN_FORM), sys.version, sys.executable, os.getcwd(), *args, "\0env"]
+    parts += [f"{name}={value}" for name, value in sorted(os.environ.items())]
+    return "\0".join(parts)
+
+
+def _plan_path(key: str) -> str:
+    import zlib
+
+    name = f"{zlib.crc32(key.encode('utf-8', 'surrogateescape')):08x}"
+    return os.path.join(cache_dir(), "ahead", name)
+
+
+def start_ahead(args: Sequence[str]) -> None:
+    """Start the tools of the kept plan for this command line, if there is one (Linux and
+    other POSIX systems). Never raises: a plan is only a head start."""
+    if os.name != "posix" or os.environ.get(SWITCH_VAR) == "0" or not is_check(args):
+        return
+    try:
+        key = _key(args)
+    except (OSError, UnicodeError):  # the folder is gone: the command will say so
+        return
+    _state.key = key
+    try:
+        import marshal
+
+        with open(_plan_path(key), "rb") as handle:
+            plan = marshal.load(handle)
+        if not isinstance(plan, dict) or plan.get("key") != key:
+            return
+        _start(plan)
+    except Exception:  # an unreadable plan is no plan; what was started is ended
+        _at_exit()
+        return
+    if _state.started:
+        import atexit
+
+        atexit.register(_at_exit)  # a command that never verifies (an error, a cache answer)
+
+
+def _at_exit() -> None:
+    """A command that ended without verifying: its tool started ahead and the work folder
+    made for it go."""
+    drop_all()
+    workdir, _state.workdir = _state.workdir, None
+    if workdir is not None:
+        import shutil
+
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def drop_all() -> None:
+    """Kill every tool started ahead and not adopted."""
+    while _state.started:
+        _state.started.pop().drop()
+
+
+def _start(plan: dict[str, Any]) -> None:
+    """Make the work folder as the plan's was when its tool started, and start the tool
+    behind its gate: with strings and ``os.posix_spawn``, before pathlib, typing or
+    subprocess are imported (some 25 ms of a start)."""
+    old = str(plan["workdir"])
+    workdir = os.path.join(plan["parent"], f"ralph-verify-{os.urandom(6).hex()}")
+    os.mkdir(workdir, 0o700)
+    _state.workdir = workdir
+    for rel in sorted(plan["dirs"]):
+        os.makedirs(os.path.join(workdir, rel), exist_ok=True)
+    for rel, data in plan["files"].items():
+        with open(os.path.join(workdir, rel), "xb") as handle:
+            handle.write(data)
+    tool = plan["tool"]
+    argv = [arg.replace(old, workdir) for arg in tool["argv"]]
+    env = {name: value.replace(old, workdir) for name, value in tool["env"].items()}
+    output = os.path.join(workdir, tool["output"])
+    stdout_path = os.path.join(output, f"out-{os.urandom(4).hex()}.txt")
+    stderr_path = os.path.join(output, f"err-{os.urandom(4).hex()}.txt")
+    # Unique beside proc.info.new_mark()'s, whose count starts at 1.
+    mark = f"{os.getpid()}-0-{os.urandom(4).hex()}"
+    gate_read, gate = os.pipe()
+    child_env = {**env, MARK_VAR: mark, GATE_VAR: str(gate_read), PYTHON_VAR: argv[0],
+                 PARENT_VAR: str(os.getpid())}
+    gate_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gate.py")
+    command = [argv[0], gate_script, *argv[1:]]
+    try:
+        out = os.open(stdout_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            err = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                pid = spawn(command, tool["cwd"], child_env, out, err, gate_read)
+            finally:
+                os.close(err)
+        finally:
+            os.close(out)
+    except BaseException:
+        os.close(gate)
+        raise
+    finally:
+        os.close(gate_read)
+    _state.started.append(Started(argv, str(tool["cwd"]), env, Spawned(pid, command), gate,
+                                  stdout_path, stderr_path, mark, workdir))
+
+
+def _files_on_path(env: Mapping[str, str], workdir: str) -> dict[str, bytes]:
+    """The files, by path relative to ``workdir``, in the folders of ``env``'s ``PYTHONPATH``
+    that lie in ``workdir``: what a Python start there may read before the gate."""
+    files: dict[str, bytes] = {}
+    inside = os.path.join(workdir, "")
+    for entry in env.get("PYTHONPATH", "").split(os.pathsep):
+        if not entry.startswith(inside):
+            continue
+        try:
+            names = sorted(os.listdir(entry))
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(entry, name)
+            if os.path.isfile(path):
+                with open(path, "rb") as handle:
+                    files[os.path.relpath(path, workdir)] = handle.read()
+    return files
+
+
+def take_workdir() -> Path | None:
+    """The work folder the plan made, for the verification that may adopt its tool: the
+    first of a command that keeps a plan (``check``), once."""
+    if not _state.wanted:
+        return None
+    workdir, _state.workdir = _state.workdir, None
+    if workdir is None:
+        return None
+    from pathlib import Path
+
+    return Path(workdir)
+
+
+def adopt(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None,
+          shell: bool) -> Started | None:
+    """The tool started ahead that is exactly this one, taken out of the waiting ones; or
+    ``None``. Exactly: the same command line, folder and environment, and the files on its
+    ``PYTHONPATH`` in the work folder unchanged since it started."""
+    if not _state.started or shell:
+        return None
+    wanted_env = dict(os.environ if env is None else env)
+    with _state.lock:
+        for started in _state.started:
+            if started.argv != list(argv) or started.cwd != str(cwd) \
+                    or started.env != wanted_env:
+                continue
+            try:
+                if _files_on_path(wanted_env, started.workdir) != started.files:
+                    continue
+            except OSError:
+                continue
+            _state.started.remove(started)
+            return started
+    return None
+
+
+def want_plan() -> None:
+    """This command keeps a plan of its (first) verification: ``check`` calls it."""
+    _state.wanted = True
+
+
+def record(workdir: Path) -> None:
+    """Note the Python tools this verification starts in ``workdir``, for the next plan of
+    this command: only in the command that ran the face and wants a plan, and only once."""
+    if _state.key is not None and _state.wanted and _state.plan is None and not _state.stale:
+        _state.recording = workdir
+
+
+def note(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, shell: bool,
+         output: Path) -> None:
+    """A tool was started: the verification's first is kept for the plan if it is a
+    ``python -m MODULE`` tool. Only the first: it is the costliest (the verification starts
+    it first), and a second one started ahead would take a processor from it."""
+    with _state.lock:
+        folder, _state.recording = _state.recording, None  # only the first is noted
+    if folder is None:
+        return
+    if shell or len(argv) < 3 or argv[1] != "-m":
+        _state.stale = True  # the first tool is not one to start ahead: no plan
+        return
+    workdir = str(folder)
+    tool_env = dict(os.environ if env is None else env)
+    try:
+        files = _files_on_path(tool_env, workdir)
+        dirs = sorted({os.path.relpath(where, workdir) for where, _, _ in os.walk(workdir)}
+                      - {"."})
+        output_rel = os.path.relpath(output, workdir)
+    except (OSError, ValueError):
+        _state.stale = True  # a plan that cannot be complete is not kept
+        return
+    if sum(len(data) for data in files.values()) > MAX_PLAN_BYTES:
+        _state.stale = True
+        return
+    _state.plan = {"workdir": workdir, "parent": os.path.dirname(workdir), "dirs": dirs,
+                   "files": files, "tool": {"argv": list(argv), "cwd": str(cwd),
+                                            "env": tool_env, "output": output_rel}}
+
+
+def finish() -> None:
+    """The verification is over: a tool started ahead and not adopted is killed; the plan
+    of the tool it ran first is kept for the next same command, or dropped if that tool
+    cannot be started ahead."""
+    drop_all()
+    plan, _state.plan = _state.plan, None
+    stale, _state.stale = _state.stale, False
+    _state.recording = None
+    _state.wanted = False
+    key = _state.key
+    if key is None:
+        return
+    if plan is not None:
+        _keep(_plan_path(key), {"key": key, **plan})
+    elif stale:
+        import contextlib
+
+        with contextlib.suppress(OSError):
+            os.unlink(_plan_path(key))
+
+
+def _keep(path: str, plan: dict[str, Any]) -> None:
+    import contextlib
+    import marshal
+
+    partial = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(partial, "wb") as handle:
+            marshal.dump(plan, handle)
+        os.replace(partial, path)
+    except OSError:  # a cache: the next command only starts its tool later
+        with contextlib.suppress(OSError):
+            os.unlink(partial)
