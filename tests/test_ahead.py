@@ -123,15 +123,35 @@ def test_a_changed_configuration_runs_what_it_says_and_kills_the_tool_started_ah
     assert leftovers(project) == []
 
 
-def test_an_answer_from_the_cache_kills_the_tool_started_ahead(project: Ralph) -> None:
-    first = project.run_subprocess("check", "--until", "tests")
-    assert first.ret == 0, first
-    cached = project.run_subprocess("check", "--until", "tests")
-    assert cached.ret == 0 and "(cached)" in cached.out, cached
-    assert [ahead_of_time(argv) for argv in started_as(project)] == [False]
+def test_an_answer_from_the_cache_kills_the_tool_started_ahead_and_rests_the_plan(
+        project: Ralph) -> None:
+    """A tool started for a check the cache answers is CPU thrown away: it is killed, and
+    the same command starts nothing ahead until it has run its tool again."""
+    def plan() -> dict[str, object]:
+        (path,) = (Path(project.env["RALPH_VERIFY_CACHE_DIR"]) / "ahead").iterdir()
+        loaded: dict[str, object] = marshal.loads(path.read_bytes())
+        return loaded
+
+    def cached_check() -> RunResult:
+        run = project.run_subprocess("check", "--until", "tests")
+        assert run.ret == 0, run
+        return run
+
+    assert "(cached)" not in cached_check().out
+    assert not plan().get("rested")
+    assert "(cached)" in cached_check().out  # started ahead, killed: nothing of it is left
     tmp = project.env["TMPDIR"]
-    mine = [pid for pid in os.listdir("/proc") if pid.isdigit() and _cmdline_has(pid, tmp)]
-    assert mine == []
+    assert [pid for pid in os.listdir("/proc") if pid.isdigit() and _cmdline_has(pid, tmp)] \
+        == []
+    assert plan().get("rested") is True
+    assert "(cached)" in cached_check().out  # nothing started ahead
+    assert plan().get("rested") is True
+    project.makepyfile(calc="def add(a, b):\n    return b + a\n")
+    assert "(cached)" not in cached_check().out  # not ahead: the plan was resting
+    assert not plan().get("rested")
+    project.makepyfile(calc="def add(a, b):\n    return a + b  # again\n")
+    assert "(cached)" not in cached_check().out  # ahead again
+    assert [ahead_of_time(argv) for argv in started_as(project)] == [False, False, True]
     assert leftovers(project) == []
 
 
