@@ -210,6 +210,20 @@ def test_a_plan_whose_files_are_not_the_commands_starts_nothing_it_keeps(
     assert leftovers(project) == []
 
 
+def test_only_the_plans_last_written_are_kept(project: Ralph) -> None:
+    assert check(project).ret == 0
+    folder = Path(project.env["RALPH_VERIFY_CACHE_DIR"]) / "ahead"
+    (kept,) = folder.iterdir()
+    for n in range(ahead.MAX_PLANS + 5):  # older plans of other command lines
+        old = folder / f"{n:08x}"
+        old.write_bytes(b"")
+        os.utime(old, ns=(n, n))
+    assert check(project).ret == 0
+    left = sorted(path.name for path in folder.iterdir())
+    assert len(left) == ahead.MAX_PLANS and kept.name in left
+    assert "00000000" not in left and f"{ahead.MAX_PLANS + 4:08x}" in left
+
+
 def test_ralph_verify_ahead_0_starts_nothing_ahead(project: Ralph) -> None:
     project.env[ahead.SWITCH_VAR] = "0"
     assert check(project).ret == 0

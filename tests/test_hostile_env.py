@@ -41,6 +41,9 @@ def _replace_pyproject(ralph: Ralph, make: str) -> Path:
 def test_a_config_file_that_cannot_be_read_is_named(ralph: Ralph, make: str,
                                                     said: str) -> None:
     path = _replace_pyproject(ralph, make)
+    # A .git further up (the Codex CLI's sandbox leaves one in /tmp while it runs) does not
+    # make that folder the root: the pyproject.toml that is there marks it, unreadable.
+    (ralph.path.parent / ".git").mkdir()
     for args in (("check", "--until", "cmd:true"), ("check",)):
         result = ralph.run(*args)
         assert result.ret == 2, (args, result)

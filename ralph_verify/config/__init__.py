@@ -11,6 +11,7 @@ registry is a floor up, in :mod:`ralph_verify.checks.registry`, and hangs off
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -124,8 +125,11 @@ TABLE_HINT = "[tool.ralph-verify] of pyproject.toml"
 
 
 def find_root(start: Path) -> Path:
-    """The nearest directory at or above ``start`` with a pyproject.toml or .git."""
+    """The nearest directory at or above ``start`` with a pyproject.toml or .git. A
+    pyproject.toml that is there but cannot be read (a folder, a broken or looping link)
+    still marks the root: reading it then says what is wrong with it, rather than a folder
+    further up (where another program may have left a ``.git``) being checked instead."""
     for folder in (start, *start.parents):
-        if (folder / "pyproject.toml").is_file() or (folder / ".git").exists():
+        if os.path.lexists(folder / "pyproject.toml") or (folder / ".git").exists():
             return folder
     return start

@@ -43,6 +43,8 @@ PLAN_FORM = 2
 SWITCH_VAR = "RALPH_VERIFY_AHEAD"
 #: At most this much of files is kept in a plan; a larger work folder gets no plan.
 MAX_PLAN_BYTES = 4 * 1024 * 1024
+#: Plans kept at most (some 100 KB each, most of it our compiled pytest plugins).
+MAX_PLANS = 32
 GATE_OPEN = b"g"
 #: Shared with :mod:`ralph_verify.proc.gate` and :mod:`ralph_verify.proc.info` (which the
 #: face does not import before the tool has started; a test holds them equal).
@@ -387,6 +389,17 @@ def _keep(path: str, plan: dict[str, Any]) -> None:
         with open(partial, "wb") as handle:
             marshal.dump(plan, handle)
         os.replace(partial, path)
+        _prune(os.path.dirname(path))
     except OSError:  # a cache: the next command only starts its tool later
         with contextlib.suppress(OSError):
             os.unlink(partial)
+
+
+def _prune(folder: str) -> None:
+    """Keep the :data:`MAX_PLANS` plans last written (one per command line, folder and
+    environment: a new terminal's variables make a new one)."""
+    with os.scandir(folder) as entries:
+        plans = sorted((entry.stat().st_mtime_ns, entry.path) for entry in entries
+                       if entry.is_file() and "." not in entry.name)
+    for _, path in plans[:-MAX_PLANS]:
+        os.unlink(path)
