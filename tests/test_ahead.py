@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph_verify.proc import ahead, gate, info
+from ralph_verify.proc import ahead, gate, info, plans
 from ralph_verify.project import caches
 from ralph_verify.testing import Ralph, RunResult
 from tests.loop_helpers import pid_alive, wait_for
@@ -214,14 +214,14 @@ def test_only_the_plans_last_written_are_kept(project: Ralph) -> None:
     assert check(project).ret == 0
     folder = Path(project.env["RALPH_VERIFY_CACHE_DIR"]) / "ahead"
     (kept,) = folder.iterdir()
-    for n in range(ahead.MAX_PLANS + 5):  # older plans of other command lines
+    for n in range(plans.MAX_PLANS + 5):  # older plans of other command lines
         old = folder / f"{n:08x}"
         old.write_bytes(b"")
         os.utime(old, ns=(n, n))
     assert check(project).ret == 0
     left = sorted(path.name for path in folder.iterdir())
-    assert len(left) == ahead.MAX_PLANS and kept.name in left
-    assert "00000000" not in left and f"{ahead.MAX_PLANS + 4:08x}" in left
+    assert len(left) == plans.MAX_PLANS and kept.name in left
+    assert "00000000" not in left and f"{plans.MAX_PLANS + 4:08x}" in left
 
 
 def test_ralph_verify_ahead_0_starts_nothing_ahead(project: Ralph) -> None:
@@ -251,9 +251,9 @@ def test_a_loop_never_starts_a_tool_ahead(project: Ralph) -> None:
     env = {**os.environ, **project.env}
     # What the face of 'ralph-verify run ...' would look for, forged from the check's plan.
     key, name = json.loads(subprocess.run(
-        [sys.executable, "-c", "import json, os, sys; from ralph_verify.proc import ahead; "
-                               "key = ahead._key(sys.argv[1:]); "
-                               "print(json.dumps([key, os.path.basename(ahead._plan_path(key))]))",
+        [sys.executable, "-c", "import json, os, sys; from ralph_verify.proc import plans; "
+                               "key = plans.plan_key(sys.argv[1:]); "
+                               "print(json.dumps([key, os.path.basename(plans.plan_path(key))]))",
          *args], cwd=project.path, env=env, capture_output=True, text=True, check=True).stdout)
     forged = path.with_name(name)
     # Its tool leaves a trace as soon as the gate imports it.
@@ -367,7 +367,7 @@ def test_the_face_and_the_floors_above_name_the_same_things(
             monkeypatch.delenv(name, raising=False)
         for name, value in variables.items():
             monkeypatch.setenv(name, value)
-        assert Path(ahead.cache_dir()) == caches.user_cache_dir()
+        assert Path(plans.cache_dir()) == caches.user_cache_dir()
 
 
 def test_a_tool_let_go_still_dies_with_its_parent(tmp_path: Path) -> None:

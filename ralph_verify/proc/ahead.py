@@ -25,9 +25,9 @@ dataclasses, and nothing heavy until a plan is found.
 from __future__ import annotations
 
 import os
-import sys
 
 from ralph_verify.proc.bare_spawn import Spawned, spawn
+from ralph_verify.proc.plans import files_on_path, keep, plan_key, plan_path
 
 #: Nothing but ``os`` and ``sys`` before the tool has started: type checkers read this as
 #: true.
@@ -37,14 +37,10 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-#: The plan file's form; a plan of another form is ignored (and replaced).
-PLAN_FORM = 2
 #: ``RALPH_VERIFY_AHEAD=0`` starts nothing ahead (and keeps no plan).
 SWITCH_VAR = "RALPH_VERIFY_AHEAD"
 #: At most this much of files is kept in a plan; a larger work folder gets no plan.
 MAX_PLAN_BYTES = 4 * 1024 * 1024
-#: Plans kept at most (some 100 KB each, most of it our compiled pytest plugins).
-MAX_PLANS = 32
 GATE_OPEN = b"g"
 #: Shared with :mod:`ralph_verify.proc.gate` and :mod:`ralph_verify.proc.info` (which the
 #: face does not import before the tool has started; a test holds them equal).
@@ -76,7 +72,7 @@ class Started:
         self.argv, self.cwd, self.env, self.proc = argv, cwd, env, proc
         self.gate, self.stdout_path, self.stderr_path = gate, stdout_path, stderr_path
         self.mark, self.workdir = mark, workdir
-        self.files = _files_on_path(env, workdir)
+        self.files = files_on_path(env, workdir)
 
     def go(self) -> bool:
         """Open the gate: the tool runs from here as the command itself would. False if the
@@ -124,16 +120,6 @@ class _State:
 _state = _State()
 
 
-def cache_dir() -> str:
-    """:func:`ralph_verify.project.caches.user_cache_dir` (which the face may not import
-    yet: a test holds the two equal)."""
-    configured = os.environ.get("RALPH_VERIFY_CACHE_DIR")
-    if configured:
-        return configured
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "ralph-verify")
-
-
 def is_check(args: Sequence[str]) -> bool:
     """Whether ``args`` run the ``check`` command (the first argument but ``-p no:NAME``, as
     :func:`ralph_verify.config.plugin_args.split_disable_args` reads them): only ``check``
@@ -150,33 +136,20 @@ def is_check(args: Sequence[str]) -> bool:
     return False
 
 
-def _key(args: Sequence[str]) -> str:
-    parts = [str(PLAN_FORM), sys.version, sys.executable, os.getcwd(), *args, "\0env"]
-    parts += [f"{name}={value}" for name, value in sorted(os.environ.items())]
-    return "\0".join(parts)
-
-
-def _plan_path(key: str) -> str:
-    import zlib
-
-    name = f"{zlib.crc32(key.encode('utf-8', 'surrogateescape')):08x}"
-    return os.path.join(cache_dir(), "ahead", name)
-
-
 def start_ahead(args: Sequence[str]) -> None:
     """Start the tools of the kept plan for this command line, if there is one (Linux and
     other POSIX systems). Never raises: a plan is only a head start."""
     if os.name != "posix" or os.environ.get(SWITCH_VAR) == "0" or not is_check(args):
         return
     try:
-        key = _key(args)
+        key = plan_key(args)
     except (OSError, UnicodeError):  # the folder is gone: the command will say so
         return
     _state.key = key
     try:
         import marshal
 
-        with open(_plan_path(key), "rb") as handle:
+        with open(plan_path(key), "rb") as handle:
             plan = marshal.load(handle)
         if not isinstance(plan, dict) or plan.get("key") != key:
             return
@@ -255,26 +228,6 @@ def _start(plan: dict[str, Any]) -> None:
                                   stdout_path, stderr_path, mark, workdir))
 
 
-def _files_on_path(env: Mapping[str, str], workdir: str) -> dict[str, bytes]:
-    """The files, by path relative to ``workdir``, in the folders of ``env``'s ``PYTHONPATH``
-    that lie in ``workdir``: what a Python start there may read before the gate."""
-    files: dict[str, bytes] = {}
-    inside = os.path.join(workdir, "")
-    for entry in env.get("PYTHONPATH", "").split(os.pathsep):
-        if not entry.startswith(inside):
-            continue
-        try:
-            names = sorted(os.listdir(entry))
-        except OSError:
-            continue
-        for name in names:
-            path = os.path.join(entry, name)
-            if os.path.isfile(path):
-                with open(path, "rb") as handle:
-                    files[os.path.relpath(path, workdir)] = handle.read()
-    return files
-
-
 def take_workdir() -> Path | None:
     """The work folder the plan made, for the verification that may adopt its tool: the
     first of a command that keeps a plan (``check``), once."""
@@ -302,7 +255,7 @@ def adopt(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None,
                     or started.env != wanted_env:
                 continue
             try:
-                if _files_on_path(wanted_env, started.workdir) != started.files:
+                if files_on_path(wanted_env, started.workdir) != started.files:
                     continue
             except OSError:
                 continue
@@ -338,7 +291,7 @@ def note(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, shell: b
     workdir = str(folder)
     tool_env = dict(os.environ if env is None else env)
     try:
-        files = _files_on_path(tool_env, workdir)
+        files = files_on_path(tool_env, workdir)
         dirs = sorted({os.path.relpath(where, workdir) for where, _, _ in os.walk(workdir)}
                       - {"."})
         output_rel = os.path.relpath(output, workdir)
@@ -369,37 +322,11 @@ def finish() -> None:
     if key is None or not wanted:
         return
     if plan is not None:
-        _keep(_plan_path(key), {"key": key, **plan})
+        keep(plan_path(key), {"key": key, **plan})
     elif not stale and loaded is not None and not loaded.get("rested"):
-        _keep(_plan_path(key), {**loaded, "rested": True})
+        keep(plan_path(key), {**loaded, "rested": True})
     elif stale:
         import contextlib
 
         with contextlib.suppress(OSError):
-            os.unlink(_plan_path(key))
-
-
-def _keep(path: str, plan: dict[str, Any]) -> None:
-    import contextlib
-    import marshal
-
-    partial = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(partial, "wb") as handle:
-            marshal.dump(plan, handle)
-        os.replace(partial, path)
-        _prune(os.path.dirname(path))
-    except OSError:  # a cache: the next command only starts its tool later
-        with contextlib.suppress(OSError):
-            os.unlink(partial)
-
-
-def _prune(folder: str) -> None:
-    """Keep the :data:`MAX_PLANS` plans last written (one per command line, folder and
-    environment: a new terminal's variables make a new one)."""
-    with os.scandir(folder) as entries:
-        plans = sorted((entry.stat().st_mtime_ns, entry.path) for entry in entries
-                       if entry.is_file() and "." not in entry.name)
-    for _, path in plans[:-MAX_PLANS]:
-        os.unlink(path)
+            os.unlink(plan_path(key))
