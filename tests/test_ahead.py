@@ -210,6 +210,19 @@ def test_a_plan_whose_files_are_not_the_commands_starts_nothing_it_keeps(
     assert leftovers(project) == []
 
 
+def test_a_plan_naming_files_outside_its_work_folder_writes_nothing(project: Ralph) -> None:
+    assert check(project).ret == 0
+    (path,) = (Path(project.env["RALPH_VERIFY_CACHE_DIR"]) / "ahead").iterdir()
+    plan = marshal.loads(path.read_bytes())
+    outside = project.path.parent / "outside.txt"
+    rel = os.path.relpath(outside, Path(plan["workdir"]))
+    path.write_bytes(marshal.dumps({**plan, "files": {**plan["files"], rel: b"x"}}))
+    assert check(project).ret == 0
+    assert not outside.exists()
+    assert [ahead_of_time(argv) for argv in started_as(project)] == [False, False]
+    assert leftovers(project) == []
+
+
 def test_only_the_plans_last_written_are_kept(project: Ralph) -> None:
     assert check(project).ret == 0
     folder = Path(project.env["RALPH_VERIFY_CACHE_DIR"]) / "ahead"

@@ -137,7 +137,7 @@ def is_check(args: Sequence[str]) -> bool:
 
 
 def start_ahead(args: Sequence[str]) -> None:
-    """Start the tools of the kept plan for this command line, if there is one (Linux and
+    """Start the tool of the kept plan for this command line, if there is one (Linux and
     other POSIX systems). Never raises: a plan is only a head start."""
     if os.name != "posix" or os.environ.get(SWITCH_VAR) == "0" or not is_check(args):
         return
@@ -188,6 +188,9 @@ def _start(plan: dict[str, Any]) -> None:
     behind its gate: with strings and ``os.posix_spawn``, before pathlib, typing or
     subprocess are imported (some 25 ms of a start)."""
     old = str(plan["workdir"])
+    for rel in (*plan["dirs"], *plan["files"]):
+        if os.path.isabs(rel) or os.pardir in rel.split(os.sep):
+            raise ValueError(f"a plan names {rel!r} outside its work folder")
     workdir = os.path.join(plan["parent"], f"ralph-verify-{os.urandom(6).hex()}")
     os.mkdir(workdir, 0o700)
     _state.workdir = workdir
