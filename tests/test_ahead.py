@@ -237,6 +237,20 @@ def test_only_the_plans_last_written_are_kept(project: Ralph) -> None:
     assert "00000000" not in left and f"{plans.MAX_PLANS + 4:08x}" in left
 
 
+def test_a_check_of_another_folder_keeps_no_plan(project: Ralph) -> None:
+    """posix_spawn starts a process in our own folder only: with --root elsewhere there is
+    nothing to start ahead, and no plan is written at every run for nothing."""
+    env = {**os.environ, **project.env}
+    for _ in range(2):
+        run = subprocess.run([sys.executable, "-m", "ralph_verify", "check", "--until",
+                              "tests", "--no-cache", "--root", str(project.path)],
+                             cwd=project.path.parent, env=env, capture_output=True,
+                             text=True, check=False)
+        assert run.returncode == 0, run.stdout + run.stderr
+    assert not list((Path(project.env["RALPH_VERIFY_CACHE_DIR"]) / "ahead").glob("*"))
+    assert [ahead_of_time(argv) for argv in started_as(project)] == [False, False]
+
+
 def test_ralph_verify_ahead_0_starts_nothing_ahead(project: Ralph) -> None:
     project.env[ahead.SWITCH_VAR] = "0"
     assert check(project).ret == 0

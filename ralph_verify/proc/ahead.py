@@ -288,8 +288,11 @@ def note(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, shell: b
         folder, _state.recording = _state.recording, None  # only the first is noted
     if folder is None:
         return
-    if shell or len(argv) < 3 or argv[1] != "-m":
-        _state.stale = True  # the first tool is not one to start ahead: no plan
+    if shell or len(argv) < 3 or argv[1] != "-m" \
+            or os.path.realpath(cwd) != os.path.realpath(os.getcwd()):
+        # The first tool is not one to start ahead (posix_spawn cannot start it in another
+        # folder than ours, as with --root): no plan.
+        _state.stale = True
         return
     workdir = str(folder)
     tool_env = dict(os.environ if env is None else env)
