@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 
-from ralph_verify.proc.bare_spawn import Spawned, spawn
+from ralph_verify.proc.bare_spawn import Spawned, can_start_in, spawn
 from ralph_verify.proc.plans import files_on_path, keep, plan_key, plan_path
 
 #: Nothing but ``os`` and ``sys`` before the tool has started: type checkers read this as
@@ -68,11 +68,11 @@ class Started:
 
     def __init__(self, argv: list[str], cwd: str, env: dict[str, str],
                  proc: Spawned, gate: int, stdout_path: str,
-                 stderr_path: str, mark: str, workdir: str) -> None:
+                 stderr_path: str, mark: str, workdir: str, files: dict[str, bytes]) -> None:
         self.argv, self.cwd, self.env, self.proc = argv, cwd, env, proc
         self.gate, self.stdout_path, self.stderr_path = gate, stdout_path, stderr_path
         self.mark, self.workdir = mark, workdir
-        self.files = files_on_path(env, workdir)
+        self.files = files  # what the tool may read before its gate: as the plan wrote them
 
     def go(self) -> bool:
         """Open the gate: the tool runs from here as the command itself would. False if the
@@ -228,7 +228,7 @@ def _start(plan: dict[str, Any]) -> None:
     finally:
         os.close(gate_read)
     _state.started.append(Started(argv, str(tool["cwd"]), env, Spawned(pid, command), gate,
-                                  stdout_path, stderr_path, mark, workdir))
+                                  stdout_path, stderr_path, mark, workdir, plan["files"]))
 
 
 def take_workdir() -> Path | None:
@@ -288,11 +288,8 @@ def note(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None, shell: b
         folder, _state.recording = _state.recording, None  # only the first is noted
     if folder is None:
         return
-    if shell or len(argv) < 3 or argv[1] != "-m" \
-            or os.path.realpath(cwd) != os.path.realpath(os.getcwd()):
-        # The first tool is not one to start ahead (posix_spawn cannot start it in another
-        # folder than ours, as with --root): no plan.
-        _state.stale = True
+    if shell or len(argv) < 3 or argv[1] != "-m" or not can_start_in(str(cwd)):
+        _state.stale = True  # the first tool is not one to start ahead (--root elsewhere)
         return
     workdir = str(folder)
     tool_env = dict(os.environ if env is None else env)

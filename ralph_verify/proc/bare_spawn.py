@@ -15,13 +15,19 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+def can_start_in(cwd: str) -> bool:
+    """Whether :func:`spawn` can start a process in ``cwd``: only in our own folder
+    (``os.posix_spawn`` has no chdir before Python 3.13, and none portable)."""
+    return os.path.realpath(cwd) == os.path.realpath(os.getcwd())
+
+
 def spawn(command: list[str], cwd: str, env: dict[str, str], out: int, err: int,
            gate_read: int) -> int:
     """Start ``command`` as ``Popen(..., start_new_session=True, close_fds=True)`` would,
     with stdin from /dev/null, ``out`` and ``err``, and ``gate_read`` kept open. The gate
     itself asks for the parent-death signal (``posix_spawn`` runs no code in the child)."""
-    if os.path.realpath(cwd) != os.path.realpath(os.getcwd()):
-        raise OSError("the tool runs in another folder")  # posix_spawn has no chdir: no plan
+    if not can_start_in(cwd):
+        raise OSError(f"{cwd}: not our own folder, where alone a process can be started")
     actions: list[tuple[Any, ...]] = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
                                       (os.POSIX_SPAWN_DUP2, out, 1),
                                       (os.POSIX_SPAWN_DUP2, err, 2)]

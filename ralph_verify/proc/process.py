@@ -320,10 +320,10 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
     if adopted is not None:
         proc, mark = adopted.proc, adopted.mark
         stdout_path, stderr_path = Path(adopted.stdout_path), Path(adopted.stderr_path)
-        ahead.note(argv, cwd, env, shell, workdir)
     else:
         proc, mark, stdout_path, stderr_path = _start_tool(argv, cwd, workdir, env, shell,
                                                            missing_hint)
+    ahead.note(argv, cwd, env, shell, workdir)  # started either way: the plan's first tool?
     started = time.perf_counter()
     deadline = time.monotonic() + timeout
     if group is not None:
@@ -381,5 +381,4 @@ def _start_tool(argv: list[str], cwd: Path, workdir: Path, env: Mapping[str, str
                 f"{argv[0] or 'an empty command name'} cannot be run ({exc.strerror})"
                 + (f": {missing_hint}" if missing_hint else "")
             ) from None
-    ahead.note(argv, cwd, env, shell, workdir)
     return proc, mark, Path(out_name), Path(err_name)
