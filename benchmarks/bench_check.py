@@ -136,11 +136,16 @@ def by_hand(project: Path, python: str, joiner: str) -> tuple[float, float]:
 
 
 def check(project: Path, python: str, *extra: str) -> tuple[float, float, dict[str, Any]]:
-    """Wall and CPU seconds of one ``ralph-verify check`` (a process of its own), its ``--json``."""
+    """Wall and CPU seconds of one ``ralph-verify check`` (a process of its own), its ``--json``.
+
+    Run as a user runs it: the console script, in the project's folder (the folder decides
+    what ``check`` may start ahead: see the README's Caching section)."""
+    script = Path(sys.executable).parent / "ralph-verify"
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "ralph_verify"]
     wall, cpu, proc = timed_run(
-        [sys.executable, "-m", "ralph_verify", "check", "--until", FULL, "--root", str(project),
-         "--python", python, "--json", *extra],
-        capture_output=True, env={**os.environ, "RALPH_VERIFY_CACHE_DIR": str(RALPH_CACHE)})
+        [*command, "check", "--until", FULL, "--python", python, "--json", *extra],
+        cwd=project, capture_output=True,
+        env={**os.environ, "RALPH_VERIFY_CACHE_DIR": str(RALPH_CACHE)})
     try:
         data: dict[str, Any] = json.loads(proc.stdout)
     except ValueError:
