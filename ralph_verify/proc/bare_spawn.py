@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 def can_start_in(cwd: str) -> bool:
     """Whether :func:`spawn` can start a process in ``cwd``: only in our own folder
-    (``os.posix_spawn`` has no chdir before Python 3.13, and none portable)."""
+    (``os.posix_spawn`` has no action that changes folders)."""
     return os.path.realpath(cwd) == os.path.realpath(os.getcwd())
 
 
