@@ -80,6 +80,15 @@ def prompt(ralph: Ralph, number: int) -> str:
     return (ralph.path / ".ralph" / "iterations" / f"{number:03d}" / "prompt.md").read_text()
 
 
+def own_temp(ralph: Ralph) -> Path:
+    """A temporary folder of the test's own for what ralph-verify makes there (``TMPDIR``):
+    a process killed with SIGKILL removes nothing, and the machine's /tmp must not keep it."""
+    temp = ralph.path.parent / "tmp"
+    temp.mkdir(exist_ok=True)
+    ralph.env["TMPDIR"] = str(temp)
+    return temp
+
+
 def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -16,7 +16,7 @@ import sys
 
 from ralph_verify.testing import Ralph
 from tests.drivers import Driver, Step
-from tests.loop_helpers import Background, agent, user_state, wait_for
+from tests.loop_helpers import Background, agent, own_temp, user_state, wait_for
 
 
 def _user_state(ralph: Ralph) -> str:
@@ -58,19 +58,11 @@ def test_each_iteration_is_a_checkpoint_on_the_session_branch(driver: Driver) ->
     assert "4 checkpoint(s)" in status and branch in status
 
 
-def _own_temp(ralph: Ralph) -> None:
-    """A temporary folder of the test's own for what ralph-verify makes there: a process
-    killed with SIGKILL removes nothing, and the machine's /tmp must not keep it."""
-    temp = ralph.path.parent / "tmp"
-    temp.mkdir(exist_ok=True)
-    ralph.env["TMPDIR"] = str(temp)
-
-
 def test_the_recovery_point_restores_the_users_work_after_a_crash(driver: Driver) -> None:
     """The agent resets the user's branch and cleans the tree, then the loop dies (``run``
     is killed mid-turn; the agent session that drives the Stop hook just ends)."""
     ralph = driver.ralph
-    _own_temp(ralph)  # a killed ralph-verify leaves its work folder behind
+    own_temp(ralph)  # a killed ralph-verify leaves its work folder behind
     tip = _user_state(ralph)
     wreck = "git checkout -q main && git reset -q --hard HEAD~1 && git clean -fdq"
     if driver.kind == "run":
@@ -151,7 +143,7 @@ def test_a_loop_killed_mid_iteration_goes_on_and_loses_no_work(driver: Driver) -
     """SIGKILL while the checks run (``run``, or one Stop hook call); the loop goes on
     (``run --resume``, or the next stop) and the killed iteration's work is committed."""
     ralph = driver.ralph
-    _own_temp(ralph)  # a killed ralph-verify leaves its work folder behind
+    own_temp(ralph)  # a killed ralph-verify leaves its work folder behind
     ralph.git_init()
     (ralph.path.parent / "slow.py").write_text(SLOW_CHECK)
     until = f'files:done.txt,cmd:"{sys.executable} ../slow.py"'

@@ -10,7 +10,7 @@ import signal
 import time
 
 from ralph_verify.testing import Ralph
-from tests.loop_helpers import Background, agent, history, pid_alive, state, wait_for
+from tests.loop_helpers import Background, agent, history, own_temp, pid_alive, state, wait_for
 
 #: The first turn: a child, a child in a session of its own, then hang; any later turn
 #: (also iteration 1 again, resumed) does the task.
@@ -49,9 +49,7 @@ def _all_gone(pids: list[int], within: float = 5.0) -> bool:
 
 def test_kill_9_of_ralph_verify_ends_the_agent_and_resume_continues(ralph: Ralph) -> None:
     ralph.git_init()
-    temp = ralph.path.parent / "tmp"
-    temp.mkdir()
-    ralph.env["TMPDIR"] = str(temp)
+    temp = own_temp(ralph)
     run = Background(ralph, "run", "--agent", agent(ralph, FAMILY_AGENT), "--until",
                      "files:done.txt", "--max-iterations", "3", "write done.txt")
     try:

@@ -311,11 +311,11 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
     command started ahead (:mod:`ralph_verify.proc.ahead`), exactly this one, is let go
     rather than started again."""
     argv = list(argv)
+    # Before the tool starts or its gate opens: the orphans it leaves come to us, to be ended.
+    procinfo.become_subreaper()
     adopted = ahead.adopt(argv, cwd, env, shell)
-    if adopted is not None:
-        procinfo.become_subreaper()  # before the gate opens: the tool's orphans come to us
-        if not adopted.go():
-            adopted = None
+    if adopted is not None and not adopted.go():
+        adopted = None
     proc: Child
     if adopted is not None:
         proc, mark = adopted.proc, adopted.mark
@@ -361,7 +361,6 @@ def _start_tool(argv: list[str], cwd: Path, workdir: Path, env: Mapping[str, str
     fd_out, out_name = tempfile.mkstemp(prefix="out-", suffix=".txt", dir=workdir)
     fd_err, err_name = tempfile.mkstemp(prefix="err-", suffix=".txt", dir=workdir)
     kwargs = own_process_group()
-    procinfo.become_subreaper()  # orphans of the tool come back to us, to be ended
     child_env, mark = marked_env(env)
     with os.fdopen(fd_out, "wb") as out, os.fdopen(fd_err, "wb") as err:
         try:
