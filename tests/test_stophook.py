@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,6 +14,7 @@ import pytest
 from ralph_verify import hookimpl
 from ralph_verify.loop import cancel_key
 from ralph_verify.testing import Ralph, RunResult
+from tests.loop_helpers import own_temp, pid_alive
 
 UNTIL = "files:done.txt"
 
@@ -308,19 +311,34 @@ def ralph_register_checks(registry):
 
 
 def test_a_hook_that_runs_out_of_time_lets_claude_stop(ralph: Ralph) -> None:
-    """The watchdog answers just before the agent would kill the hook (hook-timeout)."""
+    """The watchdog answers just before the agent would kill the hook (hook-timeout), and
+    ends what the verification started and made: a tool's child, its work folder."""
     ralph.makefile("hangplugin.py", HANGING_PLUGIN)
+    # A tool whose child would outlive it: in the hook only (``start`` verifies too).
+    ralph.makefile("spawner.sh", "[ -f in-hook ] || exit 0\nsleep 300 &\n"
+                                 "echo $! > sleeper.pid\nwait\n")
     ralph.makepyproject("[tool.ralph-verify]\nhook-timeout = 6\n")
     ralph.env["RALPH_VERIFY_PLUGINS"] = "hangplugin"
-    assert ralph.run_subprocess("start", "--until", "hang").ret == 0
+    temp = own_temp(ralph)
+    assert ralph.run_subprocess("start", "--until", 'hang,cmd:"sh spawner.sh"').ret == 0
+    (ralph.path / "in-hook").touch()
     payload = {"session_id": "s-1", "hook_event_name": "Stop", "stop_hook_active": False,
                "last_assistant_message": "done"}
-    result = ralph.run_subprocess("hook", "claude-stop", stdin=json.dumps(payload), timeout=30)
-    assert result.ret == 0, result
-    assert "time budget" in json.loads(result.out)["systemMessage"]
-    assert result.duration < 6
-    assert "time budget ran out" in (ralph.path / ".ralph" / "hook.log").read_text()
-    assert not (ralph.path / ".ralph" / "lock").exists()
+    try:
+        result = ralph.run_subprocess("hook", "claude-stop", stdin=json.dumps(payload),
+                                      timeout=30)
+        assert result.ret == 0, result
+        assert "time budget" in json.loads(result.out)["systemMessage"]
+        assert result.duration < 6
+        assert "time budget ran out" in (ralph.path / ".ralph" / "hook.log").read_text()
+        assert not (ralph.path / ".ralph" / "lock").exists()
+        sleeper = int((ralph.path / "sleeper.pid").read_text())
+        assert not pid_alive(sleeper), "the tool's child outlived the hook"
+        assert list(temp.iterdir()) == [], "the work folder outlived the hook"
+    finally:
+        if (ralph.path / "sleeper.pid").exists():
+            with contextlib.suppress(ProcessLookupError, ValueError):
+                os.kill(int((ralph.path / "sleeper.pid").read_text()), signal.SIGKILL)
 
 
 def test_the_hooks_clock_starts_when_the_agent_spawned_it(ralph: Ralph) -> None:

@@ -23,6 +23,7 @@ from ralph_verify.terminal_text import strip_controls
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
+    from ralph_verify.proc.process import ProcessGroup
 
 #: What is kept of one text (a failure's detail, a check's output), head and tail; and how
 #: many failures of one check are kept (the rest are counted in ``unkept``).
@@ -92,6 +93,8 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
     with _work_folder() as tmp:
         ahead.record(tmp)
         ctx = VerifyContext(config, checks, tmp)
+        with _running_lock:
+            _running[id(ctx)] = (tmp, ctx.processes)
         order = sorted(range(len(checks)), key=lambda i: -checks[i].cost)
         workers = max(1, min(len(checks), int(config.get("jobs") or len(checks) or 1)))
         # Checks that must run alone do, one at a time, once all the others have finished.
@@ -101,6 +104,8 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
             for batch in batches:
                 _run_batch(config, checks, batch, ctx, workers, results)
         finally:
+            with _running_lock:
+                _running.pop(id(ctx), None)
             ahead.finish()
     verification = Verification(root=config.root,
                                 results=[results[i] for i in range(len(checks))],
@@ -109,6 +114,30 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
     verification.feedback = config.hook.ralph_format_feedback(
         verification=verification, budget=budget) or ""
     return verification
+
+
+#: The verifications running in this process: their work folder and their tools, for
+#: :func:`abandon_running`.
+_running: dict[int, tuple[Path, ProcessGroup]] = {}
+_running_lock = threading.Lock()
+
+
+def abandon_running() -> None:
+    """Kill the tools of every verification still running, with all they started, and
+    remove their work folders. For a caller about to end the process with ``os._exit``
+    (the Stop hook's last resort, when a check ignores its timeout), which runs no
+    ``finally``: without this, the tools' children outlive us and the folders stay in
+    ``$TMPDIR``. Never raises."""
+    import shutil
+
+    with _running_lock:
+        running = list(_running.values())
+    for folder, processes in running:
+        with contextlib.suppress(Exception):
+            processes.kill_all()
+        shutil.rmtree(folder, ignore_errors=True)
+    with contextlib.suppress(Exception):
+        ahead.drop_all()
 
 
 @contextlib.contextmanager

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.agents import AgentResult
 from ralph_verify.checks.registry import build_checks
+from ralph_verify.checks.verification import abandon_running
 from ralph_verify.errors import UsageError
 from ralph_verify.hookmode import binding
 from ralph_verify.hookmode.copilot import COPILOT_BLOCK_CAP
@@ -139,7 +140,9 @@ def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
 
 
 def _expired(root: Path, agent: str) -> None:
-    """Last resort: the checks ignored their timeouts. Let the agent stop, now."""
+    """Last resort: the checks ignored their timeouts. Let the agent stop, now: the answer
+    first (it must be out before the agent's own timeout), then what the verification
+    started and made goes (``os._exit`` runs no ``finally``)."""
     log(root, f"{agent}-stop", "the hook's time budget ran out; letting the agent stop")
     with contextlib.suppress(Exception):
         sys.__stdout__.write(json.dumps({  # type: ignore[union-attr]  # None only without a console
@@ -148,6 +151,7 @@ def _expired(root: Path, agent: str) -> None:
             + "\n")
         sys.__stdout__.flush()  # type: ignore[union-attr]  # as above
     StateDir(root).release_lock()
+    abandon_running()
     os._exit(0)
 
 
