@@ -312,7 +312,8 @@ def ralph_register_checks(registry):
 
 def test_a_hook_that_runs_out_of_time_lets_claude_stop(ralph: Ralph) -> None:
     """The watchdog answers just before the agent would kill the hook (hook-timeout), and
-    ends what the verification started and made: a tool's child, its work folder."""
+    leaves nothing behind: no process a tool started (its timeout is clamped to the
+    hook's budget), no work folder in ``$TMPDIR``."""
     ralph.makefile("hangplugin.py", HANGING_PLUGIN)
     # A tool whose child would outlive it: in the hook only (``start`` verifies too).
     ralph.makefile("spawner.sh", "[ -f in-hook ] || exit 0\nsleep 300 &\n"

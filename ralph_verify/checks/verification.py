@@ -123,11 +123,11 @@ _running_lock = threading.Lock()
 
 
 def abandon_running() -> None:
-    """Kill the tools of every verification still running, with all they started, and
-    remove their work folders. For a caller about to end the process with ``os._exit``
-    (the Stop hook's last resort, when a check ignores its timeout), which runs no
-    ``finally``: without this, the tools' children outlive us and the folders stay in
-    ``$TMPDIR``. Never raises."""
+    """Remove the work folders of the verifications still running, their tools killed
+    first. For a caller about to end the process with ``os._exit`` (the Stop hook's last
+    resort, when a check's Python code ignores its timeout), which runs no ``finally``:
+    the folders would stay in ``$TMPDIR``. A tool has its own timeout, clamped to the
+    hook's budget, and is rarely still running then. Never raises."""
     import shutil
 
     with _running_lock:
@@ -136,8 +136,6 @@ def abandon_running() -> None:
         with contextlib.suppress(Exception):
             processes.kill_all()
         shutil.rmtree(folder, ignore_errors=True)
-    with contextlib.suppress(Exception):
-        ahead.drop_all()
 
 
 @contextlib.contextmanager
