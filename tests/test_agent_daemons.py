@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from ralph_verify.testing import Ralph
+from tests.loop_helpers import own_temp
 
 #: A daemon: detaches as KIND says, writes its pid to FOLDER/KIND, then sleeps.
 DAEMON = """\
@@ -108,8 +109,7 @@ echo done > done.txt
 """)
     runner = ralph.path.parent / "namespace.py"
     runner.write_text(NAMESPACE_SCRIPT)
-    temp = ralph.path.parent / "tmp"
-    temp.mkdir()
+    temp = own_temp(ralph)
     done = _in_new_pid_namespace(
         [sys.executable, str(runner), str(ralph.path), f"cmd:sh {shlex.quote(str(agent))}",
          token, str(folder), "4" if end == "times-out" else "600"], ralph.path, temp)

@@ -133,8 +133,7 @@ def abandon_running() -> None:
     with _running_lock:
         running = list(_running.values())
     for folder, processes in running:
-        with contextlib.suppress(Exception):
-            processes.kill_all()
+        processes.kill_all()  # never raises (kill_process_group)
         shutil.rmtree(folder, ignore_errors=True)
 
 
