@@ -96,7 +96,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
 #: Built-ins ``check`` (every verification outside a loop) does not import: importing and
 #: registering them was 9% of its process. Each acts only in a loop, a fleet or a command of
 #: its own: no option ``check`` takes, no hook a check calls but a ``ralph_configure`` or
-#: ``ralph_cmdline_main`` that returns at once elsewhere (``tests/test_check_plugins.py``).
+#: ``ralph_cmdline_main`` that returns at once elsewhere (``tests/plugins/test_check_plugins.py``).
 #: A table key only they declare brings them in (:func:`get_config`); other commands have all.
 NOT_FOR_CHECK = frozenset({
     "init", "commands.init", "report", "commands.report", "notify", "watch",

@@ -1,7 +1,7 @@
 """What each agent CLI is proved to do, and the test that proves it: docs/agents/index.md's table.
 
 Every cell that claims something names the test (``FILE::TEST[ID]``) that would fail if
-the claim stopped being true; ``tests/test_agent_support.py`` checks that each named
+the claim stopped being true; ``tests/agents/test_agent_support.py`` checks that each named
 test exists, runs the real CLI (marked ``agents_e2e``) and that the tested version is the
 one the tests install. A "no" backed by a test is written ``no:FILE::TEST`` (the test fails
 if the CLI starts to do it, e.g. reports a cost); a bare "no" is a feature the CLI lacks
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-OFFLINE = "tests/test_agents_offline_e2e.py::test_cli_loop_offline"
-E2E = "tests/test_agents_e2e.py"
-HOOKS = "tests/test_qwen_gemini_hook_e2e.py"
+OFFLINE = "tests/e2e/test_agents_offline_e2e.py::test_cli_loop_offline"
+E2E = "tests/e2e/test_agents_e2e.py"
+HOOKS = "tests/e2e/test_qwen_gemini_hook_e2e.py"
 
 
 @dataclass(frozen=True)
@@ -33,13 +33,13 @@ class Support:
 ROWS: dict[str, Support] = {
     "claude": Support("Claude Code", "2.1.330",
                       f"{E2E}::test_claude_two_iterations[fresh-default-permissions]",
-                      "tests/test_claude_hooks_e2e.py::"
+                      "tests/e2e/test_claude_hooks_e2e.py::"
                       "test_stop_hook_drives_claude_until_the_tests_pass",
                       f"{E2E}::test_claude_two_iterations[continue-session-yolo]",
                       "tests/agents/test_parsers.py::test_claude_stream_json"),
     "codex": Support("Codex", "0.169.0",
                      f"{E2E}::test_codex_two_iterations[fresh-default-permissions]",
-                     "tests/test_codex_hook_e2e.py::"
+                     "tests/e2e/test_codex_hook_e2e.py::"
                      "test_codex_stop_hook_blocks_until_the_tests_pass",
                      f"{E2E}::test_codex_two_iterations[continue-session-yolo]",
                      f"no:{E2E}::test_codex_two_iterations[fresh-default-permissions]",
@@ -55,13 +55,13 @@ ROWS: dict[str, Support] = {
                     f"{HOOKS}::test_qwen_stop_hook_blocks_until_the_tests_pass",
                     f"{OFFLINE}[qwen]", f"no:{OFFLINE}[qwen]", "Qwen reports no cost"),
     "opencode": Support("OpenCode", "1.18.33", f"{OFFLINE}[opencode]",
-                        "no:tests/test_opencode_stop_e2e.py::"
+                        "no:tests/e2e/test_opencode_stop_e2e.py::"
                         "test_a_plugin_cannot_continue_opencode_run_at_session_idle",
                         f"{OFFLINE}[opencode]", f"{OFFLINE}[opencode]",
                         "OpenCode has no Stop hook: a plugin's session.idle event is not "
                         "awaited, and its follow-up prompt never reaches the model"),
     "copilot": Support("Copilot CLI", "1.0.102", f"{OFFLINE}[copilot]",
-                       "tests/test_copilot_hook_e2e.py::"
+                       "tests/e2e/test_copilot_hook_e2e.py::"
                        "test_copilot_agent_stop_hook_blocks_until_the_tests_pass",
                        f"{OFFLINE}[copilot]", f"no:{OFFLINE}[copilot]",
                        "Stop hook: Copilot's agentStop (.github/hooks, a trusted folder); "

@@ -417,7 +417,7 @@ def agent_pages(config: Any) -> dict[Path, str]:
     index += ["", "## What each CLI is proved to do\n",
               "Each claim links the test that runs the real CLI offline against the scripted "
               "model server and fails if the claim stops being true "
-              "(`scripts/agent_support.py`, checked by `tests/test_agent_support.py`).\n",
+              "(`scripts/agent_support.py`, checked by `tests/agents/test_agent_support.py`).\n",
               *table()]
     found[DOCS / "agents" / "index.md"] = "\n".join(index).rstrip() + "\n"
     return found

@@ -5,7 +5,7 @@ A :class:`Driver` plays a list of *steps*, one per iteration: the files the agen
 step ``N`` in iteration ``N``; under the Stop hook the test applies it, then sends the
 agent's Stop event, as Claude Code would at the end of its turn. Both end in the same
 files under ``.ralph/``, which :class:`Outcome` reads, so a behavioural test is written
-once and parametrized over the driver (``tests/test_one_loop.py``).
+once and parametrized over the driver (``tests/loop/test_one_loop.py``).
 """
 
 from __future__ import annotations

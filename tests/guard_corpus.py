@@ -1,6 +1,6 @@
 """The guard's corpus: destructive or leaking tool calls by class, and ordinary dev calls.
 
-Shared by tests/test_guard_corpus.py, tests/test_guard_fuzz.py and
+Shared by tests/guard/test_guard_corpus.py, tests/guard/test_guard_fuzz.py and
 benchmarks/bench_guard.py. :func:`make_project` builds the real project they run against:
 a git repository with a ``.env``, keys, build output, and symlinks that lead out of it
 (``link_root`` -> ``/``, ``link_home`` -> the home folder, ``link_up`` -> its parent).

@@ -5,7 +5,7 @@ URL), so it cannot run against the scripted model server, and the test suite nev
 a real model service. ``ralph-verify plugins`` and ``checks`` say so next to its name.
 What it would take: an Amp setting for a custom endpoint (or a documented way to point
 it at one), then the same offline loop as the other CLIs'
-(``tests/test_agents_offline_e2e.py``); until then, use it knowing its JSON reader was
+(``tests/e2e/test_agents_offline_e2e.py``); until then, use it knowing its JSON reader was
 written from Amp's documentation, and that no version of it was checked.
 
 Invocation: ``amp -x PROMPT --stream-json``. Amp documents its stream JSON as

@@ -10,7 +10,7 @@ Quiet: ``OPENCODE_DISABLE_MODELS_FETCH`` (the model list from models.dev, fetche
 every run), ``OPENCODE_DISABLE_AUTOUPDATE`` (the npm registry check),
 ``OPENCODE_DISABLE_LSP_DOWNLOAD``, ``OPENCODE_DISABLE_SHARE`` and
 ``OPENCODE_DISABLE_DEFAULT_PLUGINS``, unless the user set them. With these the offline
-test run makes no call but the model's (tests/test_agents_offline_e2e.py).
+test run makes no call but the model's (tests/e2e/test_agents_offline_e2e.py).
 
 Set-up: ``npm install -g opencode-ai@1.18.33``. Your own endpoint is a provider block in
 ``~/.config/opencode/opencode.json`` (or the project's ``opencode.json``)::
@@ -39,7 +39,7 @@ without awaiting it or reading its answer: nothing asks a plugin before the agen
 so none can block the stop with feedback. Nor can one continue the session instead: a
 plugin that sends a follow-up prompt through its SDK client the moment ``session.idle``
 arrives sees the call answered, but the prompt never reaches the model and ``opencode
-run`` exits after the first answer (tests/test_opencode_stop_e2e.py, which fails the day
+run`` exits after the first answer (tests/e2e/test_opencode_stop_e2e.py, which fails the day
 OpenCode lets it through). Use ``ralph-verify run --agent opencode``.
 """
 

@@ -18,7 +18,7 @@ import pytest
 
 from tests.agents_setup import SPECS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _support() -> Any:

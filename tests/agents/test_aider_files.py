@@ -1,6 +1,6 @@
 """aider's own files stay out of the project: a stand-in ``aider`` (``--agent aider:PATH``)
 that writes its repo-map cache where the real one does, at the repository's root, in a real
-``run`` with git checkpoints. The real CLI is run by tests/test_agents_e2e.py."""
+``run`` with git checkpoints. The real CLI is run by tests/e2e/test_agents_e2e.py."""
 
 from __future__ import annotations
 

@@ -146,7 +146,7 @@ def test_opencode_events_from_docs() -> None:
 def test_recorded_real_runs(parser: Callable[[Iterable[str]], Parsed], name: str,
                             numbers: tuple[int | None, int | None, float | None, int],
                             session: str) -> None:
-    """Iteration 1 of the offline e2e loop (tests/test_agents_offline_e2e.py), as logged."""
+    """Iteration 1 of the offline e2e loop (tests/e2e/test_agents_offline_e2e.py), as logged."""
     parsed = read(parser, name)
     assert parsed.text == "Implemented add()." and parsed.structured and parsed.error is None
     assert (parsed.input_tokens, parsed.output_tokens, parsed.cost_usd, parsed.turns) == numbers

@@ -21,7 +21,7 @@ import yaml
 
 from ralph_verify.testing import Ralph
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _EXPR = re.compile(r"\$\{\{\s*([a-z]+)\.([A-Za-z_-]+)\s*\}\}")
 
 

@@ -32,8 +32,8 @@ from ralph_verify.testing.server import (
     text,
 )
 from tests.agents_setup import MODEL, AgentCLI
+from tests.guard.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
 from tests.offline_net import OfflineNet
-from tests.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
 
 pytestmark = pytest.mark.agents_e2e
 

@@ -28,7 +28,7 @@ from ralph_verify.testing.server import (
     text,
 )
 from tests.agents_setup import MODEL, AgentCLI
-from tests.test_agents_e2e import RIGHT, make_project, run_loop
+from tests.e2e.test_agents_e2e import RIGHT, make_project, run_loop
 
 pytestmark = pytest.mark.agents_e2e
 

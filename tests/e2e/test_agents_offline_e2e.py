@@ -28,8 +28,8 @@ import pytest
 from ralph_verify.testing import Ralph
 from ralph_verify.testing.server import ModelServer, Step, text, tool
 from tests.agents_setup import MODEL, AgentCLI
+from tests.e2e.test_agents_e2e import FAILURE, RIGHT, SAID, TASK, TEST_ID, WRONG, make_project
 from tests.offline_net import OfflineNet
-from tests.test_agents_e2e import FAILURE, RIGHT, SAID, TASK, TEST_ID, WRONG, make_project
 
 pytestmark = pytest.mark.agents_e2e
 

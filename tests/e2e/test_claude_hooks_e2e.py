@@ -27,7 +27,7 @@ from ralph_verify.testing.server import (
     text,
 )
 from tests.agents_setup import AgentCLI
-from tests.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
+from tests.guard.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
 
 pytestmark = pytest.mark.agents_e2e
 
@@ -188,7 +188,7 @@ def test_the_guard_refuses_a_force_push_in_a_real_run(
     assert [json.loads(line)["rule"] for line in refusals] == ["force-push"]
 
 
-PLUGIN = Path(__file__).resolve().parent.parent / "claude-plugin"
+PLUGIN = Path(__file__).resolve().parents[2] / "claude-plugin"
 
 
 def test_the_plugin_folder_and_its_slash_command(

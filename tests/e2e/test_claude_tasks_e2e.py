@@ -16,7 +16,7 @@ import pytest
 from ralph_verify.testing import Ralph
 from ralph_verify.testing.server import ModelServer, claude_write, text
 from tests.agents_setup import AgentCLI
-from tests.test_claude_hooks_e2e import HOOK_COMMAND, claude, feedback_in, finish
+from tests.e2e.test_claude_hooks_e2e import HOOK_COMMAND, claude, feedback_in, finish
 
 pytestmark = pytest.mark.agents_e2e
 

@@ -14,7 +14,7 @@ import pytest
 from ralph_verify.testing import Ralph
 from ralph_verify.testing.server import ModelServer, codex_exec, text
 from tests.agents_setup import AgentCLI
-from tests.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
+from tests.guard.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
 
 pytestmark = pytest.mark.agents_e2e
 

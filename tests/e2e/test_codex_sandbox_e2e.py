@@ -32,10 +32,10 @@ import pytest
 from ralph_verify.testing import Ralph
 from ralph_verify.testing.server import ModelServer, RecordedRequest, Reply, text, tool
 from tests.agents_setup import MODEL, AgentCLI
+from tests.e2e.test_agents_e2e import SAID, WRONG, make_project
+from tests.e2e.test_agents_offline_e2e import run_offline
+from tests.guard.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
 from tests.offline_net import OfflineNet
-from tests.test_agents_e2e import SAID, WRONG, make_project
-from tests.test_agents_offline_e2e import run_offline
-from tests.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
 
 pytestmark = pytest.mark.agents_e2e
 

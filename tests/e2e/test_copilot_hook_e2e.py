@@ -23,10 +23,10 @@ import pytest
 from ralph_verify.testing import Ralph
 from ralph_verify.testing.server import ModelServer
 from tests.agents_setup import MODEL, AgentCLI
+from tests.e2e.test_agents_e2e import SAID, make_project
+from tests.e2e.test_agents_offline_e2e import CASES, iteration_steps
+from tests.e2e.test_qwen_gemini_hook_e2e import blocked_then_complete
 from tests.offline_net import OfflineNet
-from tests.test_agents_e2e import SAID, make_project
-from tests.test_agents_offline_e2e import CASES, iteration_steps
-from tests.test_qwen_gemini_hook_e2e import blocked_then_complete
 
 pytestmark = pytest.mark.agents_e2e
 

@@ -14,7 +14,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-PLUGIN_EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "writing-a-plugin"
+PLUGIN_EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "writing-a-plugin"
 
 APP_WITH_FOUR_TODOS = """\
 # TODO: split this module
@@ -89,7 +89,7 @@ def test_listed_by_checks_and_plugins_and_disabled_by_name(todo: Ralph) -> None:
 
 def test_pyproject_declares_the_entry_point() -> None:
     # The installed route (pip install examples/writing-a-plugin) is exercised by
-    # tests/test_third_party_plugin.py; here only that the wiring names the module.
+    # tests/plugins/test_third_party_plugin.py; here only that the wiring names the module.
     project = tomllib.loads((PLUGIN_EXAMPLE / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["entry-points"]["ralph_verify"] == {"todo": "ralph_verify_todo"}
     assert (PLUGIN_EXAMPLE / "ralph_verify_todo.py").is_file()

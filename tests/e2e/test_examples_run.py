@@ -15,7 +15,7 @@ import pytest
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import agent, history, prompt, state
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def _example(ralph: Ralph, name: str) -> Path:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-EXAMPLE = Path(__file__).parent / "example_projects" / "mixed"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = Path(__file__).parents[1] / "example_projects" / "mixed"
 BIN = "Scripts" if os.name == "nt" else "bin"
 
 pytestmark = pytest.mark.slow

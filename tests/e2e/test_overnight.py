@@ -2,7 +2,7 @@
 
 The agents are ``cmd:`` scripts speaking the documented protocol: exit 75
 (``EX_TEMPFAIL``), with ``RALPH-RETRY-AFTER: <seconds | ISO time>`` for a rate
-limit. The real CLIs' own errors are in tests/test_agents_limits_e2e.py.
+limit. The real CLIs' own errors are in tests/e2e/test_agents_limits_e2e.py.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BIN = "Scripts" if os.name == "nt" else "bin"
 _SCRUBBED = ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "RALPH_VERIFY_PLUGINS",
              "RALPH_VERIFY_DISABLE_PLUGIN_AUTOLOAD")

@@ -15,7 +15,7 @@ import pytest
 
 from ralph_verify.testing import Ralph
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _try_repo(ralph: Ralph, home: Path) -> subprocess.CompletedProcess[str]:

@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-MARKER = "<!-- quick start: run as is by tests/test_quickstart.py -->"
+README = Path(__file__).resolve().parents[2] / "README.md"
+MARKER = "<!-- quick start: run as is by tests/e2e/test_quickstart.py -->"
 
 
 def quick_start() -> str:

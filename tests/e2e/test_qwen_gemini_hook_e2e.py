@@ -30,9 +30,9 @@ import pytest
 from ralph_verify.testing import Ralph
 from ralph_verify.testing.server import ModelServer, RecordedRequest
 from tests.agents_setup import MODEL, AgentCLI
+from tests.e2e.test_agents_e2e import FAILURE, RIGHT, SAID, make_project
+from tests.e2e.test_agents_offline_e2e import CASES, iteration_steps
 from tests.offline_net import OfflineNet
-from tests.test_agents_e2e import FAILURE, RIGHT, SAID, make_project
-from tests.test_agents_offline_e2e import CASES, iteration_steps
 
 pytestmark = pytest.mark.agents_e2e
 

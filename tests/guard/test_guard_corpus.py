@@ -2,7 +2,7 @@
 leaking calls refused, in every class, and none of the ordinary development calls.
 
 The figures are printed in the failure message and quoted in docs/guard.md;
-``python -m tests.test_guard_corpus`` prints them.
+``python -m tests.guard.test_guard_corpus`` prints them.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Copilot CLI's ``agentStop`` hook without the CLI: ``init copilot`` and ``hook copilot-stop``.
 
-The real CLI runs in tests/test_copilot_hook_e2e.py; here the payload is the one Copilot
+The real CLI runs in tests/e2e/test_copilot_hook_e2e.py; here the payload is the one Copilot
 1.0.102 sends (camelCase ``sessionId``/``transcriptPath``, no final text) and the
 transcript is an ``events.jsonl`` as Copilot writes it.
 """

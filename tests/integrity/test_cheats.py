@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.testing import Ralph
+from tests.hookmode.test_stophook import answer, stop
 from tests.loop_helpers import agent, history, prompt, state
-from tests.test_stophook import answer, stop
 
 KATA = """\
 def add(a, b):

@@ -1,13 +1,13 @@
 """Effective settings: a narrowing fails wherever it was written; a move with the same effect
 completes. One real loop iteration per case under both drivers, judged by the project's real
-coverage, pytest, mypy and ruff (see ``tests/test_cheats_effect.py`` for the harness)."""
+coverage, pytest, mypy and ruff (see ``tests/integrity/test_cheats_effect.py`` for the harness)."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.drivers import Driver, Step
-from tests.test_cheats_effect import FIXED, KATA, TESTS, _cheat, _honest
+from tests.integrity.test_cheats_effect import FIXED, KATA, TESTS, _cheat, _honest
 
 # --- coverage: a file or lines taken out of measurement from another file ----------------
 

@@ -1,6 +1,6 @@
 """The third-round integrity rules one by one, on source text and small real projects: each
 spelling of a cheat is found, each honest look-alike is not (the loops that play them are in
-``tests/test_cheats_effect.py`` and ``tests/test_cheats_settings.py``)."""
+``tests/integrity/test_cheats_effect.py`` and ``tests/integrity/test_cheats_settings.py``)."""
 
 from __future__ import annotations
 

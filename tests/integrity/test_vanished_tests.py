@@ -7,9 +7,9 @@ Each cheat below keeps the number of tests and every test function, so only the 
 from __future__ import annotations
 
 from ralph_verify.testing import Ralph, RunResult
+from tests.hookmode.test_stophook import answer, stop
+from tests.integrity.test_cheats import _integrity_messages
 from tests.loop_helpers import agent, prompt, state
-from tests.test_cheats import _integrity_messages
-from tests.test_stophook import answer, stop
 
 KATA = "def add(a, b):\n    return a - b\n"
 TESTS = """\

@@ -8,8 +8,8 @@ import os
 from ralph_verify.loop import cancel_key
 from ralph_verify.loop.verdict import EXIT_CODES, Verdict
 from ralph_verify.testing import Ralph
+from tests.hookmode.test_stophook import answer, start, stop
 from tests.loop_helpers import agent, state
-from tests.test_stophook import answer, start, stop
 
 #: Writes a cancel file of its own each turn, in every spelling, and waits for it to be seen.
 FORGER = """\

@@ -116,7 +116,7 @@ def test_a_held_out_path_inside_the_project_or_missing_is_refused(ralph: Ralph) 
 
 
 def test_hook_mode_blocks_on_held_out_failures_without_their_source(ralph: Ralph) -> None:
-    from tests.test_stophook import answer, stop
+    from tests.hookmode.test_stophook import answer, stop
 
     _kata(ralph)
     started = ralph.run("start", "--until", "tests,tests:hidden=../acceptance", "add numbers")

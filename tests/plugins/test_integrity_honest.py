@@ -1,6 +1,6 @@
 """Honest work against the integrity judge, spelling by spelling: a real tree is pictured,
 changed, and judged by the code the check runs (``ralph_verify.integrity.judge``); the
-loops themselves are in ``tests/test_honest_work.py``."""
+loops themselves are in ``tests/e2e/test_honest_work.py``."""
 
 from __future__ import annotations
 

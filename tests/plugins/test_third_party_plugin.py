@@ -25,10 +25,10 @@ import pytest
 
 from ralph_verify.testing import Ralph, RunResult
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "plugins" / "ralph-verify-diffcover"
 EXAMPLE = ROOT / "examples" / "writing-a-plugin"
-DATA = Path(__file__).parent / "data" / "diffcover"
+DATA = Path(__file__).parents[1] / "data" / "diffcover"
 BIN = "Scripts" if os.name == "nt" else "bin"
 PLUGIN_VERSION = re.search(r'__version__ = "([^"]+)"',  # type: ignore[union-attr]  # the file defines it
                            (PLUGIN / "ralph_verify_diffcover" / "__init__.py").read_text()).group(1)

@@ -9,7 +9,7 @@ import pytest
 from ralph_verify.recorder import affected, affected_units
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import agent, history, prompt
-from tests.test_affected import (
+from tests.recorder.test_affected import (
     CALC,
     MARK,
     TESTS,

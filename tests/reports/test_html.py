@@ -24,7 +24,7 @@ from tests.reports.page import Page, charted, history, parse
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 #: The single-task examples (a task list, examples/task-list, writes a report per task and is
-#: run by tests/test_task_import.py).
+#: run by tests/tasks/test_task_import.py).
 REPLAYED = sorted(path.parent.name for path in EXAMPLES.glob("*/replay")
                   if not (path.parent / "prd.json").exists())
 

@@ -1,7 +1,7 @@
 """``run --tasks``: real lists in temporary git projects, worked by ``cmd:`` agents. The
 rules both drivers share (ticking a task off or promising is no done, a broken earlier task
 is no done, a failed task skips its dependents) are tested under both in
-``tests/test_tasks_drivers.py``; here what is ``run``'s own: resume, pause, ``--only``."""
+``tests/tasks/test_tasks_drivers.py``; here what is ``run``'s own: resume, pause, ``--only``."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from ralph_verify.tasks.model import TaskList
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import agent
 
-DATA = Path(__file__).resolve().parent / "data" / "tasks"
+DATA = Path(__file__).resolve().parents[1] / "data" / "tasks"
 
 
 def copy(tmp_path: Path, name: str, as_name: str | None = None) -> Path:

@@ -120,7 +120,7 @@ def test_tasks_import_writes_a_tasks_toml_that_loads_the_same(ralph: Ralph) -> N
 
 
 def test_the_task_list_example_runs_its_prd_to_done(ralph: Ralph) -> None:
-    example = Path(__file__).resolve().parent.parent / "examples" / "task-list"
+    example = Path(__file__).resolve().parents[2] / "examples" / "task-list"
     (ralph.path / "pyproject.toml").unlink()
     ralph.copy_example(example)
     ralph.git_init()
