@@ -10,67 +10,13 @@ type checkers see the real classes through the ``TYPE_CHECKING`` imports below.
 
 from __future__ import annotations
 
-import os
-import sys
+from typing import TYPE_CHECKING
 
-#: ``typing`` comes after the tools this command starts ahead (below): type checkers read
-#: the name as true.
-TYPE_CHECKING = False
+from ralph_verify.errors import ConfigError, UsageError
+
 if TYPE_CHECKING:
     from typing import Any
 
-
-def _is_command(orig_argv: list[str]) -> bool:
-    """Whether this process is the ``ralph-verify`` command (``python -m ralph_verify``, the
-    console script), not a program that imports ralph-verify. ``proc.info.age`` asks the
-    same of ``sys.orig_argv``: the face imports nothing of ours but ``errors`` and
-    ``markers`` (``tests/test_public_api.py``), and ``proc`` may not import the face."""
-    return orig_argv[1:3] == ["-m", "ralph_verify"] or (
-        len(orig_argv) > 1 and os.path.basename(orig_argv[1]) == "ralph-verify") or (
-        bool(orig_argv) and os.path.basename(orig_argv[0]) == "ralph-verify")
-
-
-def _user_path_last(path: list[str], orig_argv: list[str], pythonpath: str) -> list[str]:
-    """``sys.path`` for the ``ralph-verify`` command itself, with what ``PYTHONPATH`` put
-    there moved after our own site-packages: a project that vendors pluggy or pydantic must
-    not replace ours, while a plugin installed only on ``PYTHONPATH`` is still found (its
-    tools still get ``PYTHONPATH``: the environment is left alone). The entry we were
-    imported from stays. Anywhere else (the project's pytest loading our recorder) nothing
-    changes."""
-    if not _is_command(orig_argv) or not pythonpath:
-        return path
-    ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    user = {os.path.abspath(entry or os.curdir) for entry in pythonpath.split(os.pathsep)}
-    theirs = [entry for entry in path if os.path.abspath(entry or os.curdir) in user
-              and os.path.abspath(entry) != ours]
-    return [entry for entry in path if entry not in theirs] + theirs
-
-
-_ORIG_ARGV = list(getattr(sys, "orig_argv", []))
-sys.path[:] = _user_path_last(sys.path, _ORIG_ARGV, os.environ.get("PYTHONPATH", ""))
-
-if _is_command(_ORIG_ARGV):
-    # Start-up builds some 100,000 objects that live to the end (modules, classes,
-    # functions): the cyclic collector would walk them again and again, 4% of a check.
-    # ralph_verify.cli.console_main turns it back on once the configuration is built.
-    import gc
-
-    gc.disable()
-    # The tools this same command ran last time start now, behind a gate, while the command
-    # imports itself and decides what to run (see the module's docstring).
-    from ralph_verify.proc.ahead import start_ahead
-
-    start_ahead(sys.argv[1:])
-    # Before any of our classes is built: see the module's docstring.
-    from ralph_verify.project.dataclass_code import keep_dataclass_code
-
-    keep_dataclass_code(sys.argv[1:])
-
-from ralph_verify.errors import ConfigError, UsageError  # noqa: E402  (after sys.path is ours)
-from ralph_verify.markers import VERSION as __version__  # noqa: E402
-from ralph_verify.markers import hookimpl  # noqa: E402
-
-if TYPE_CHECKING:
     from ralph_verify.agents import (
         Agent,
         AgentOptions,
@@ -108,6 +54,8 @@ if TYPE_CHECKING:
     from ralph_verify.fleet.job import JobResult, LoopJob, run_job
     from ralph_verify.loop.session import Iteration, Session
     from ralph_verify.loop.verdict import Verdict, VerdictProposal
+    from ralph_verify.markers import VERSION as __version__
+    from ralph_verify.markers import hookimpl
     from ralph_verify.plugins.pytest_run import PytestRun, shared_pytest_run
     from ralph_verify.proc.process import ToolError, ToolRun
     from ralph_verify.tasks.state import TaskRecord, TasksState
@@ -135,6 +83,9 @@ _LAZY = {
     **dict.fromkeys(("FileChange", "InitRegistry", "InitTarget", "apply_changes"),
                     "ralph_verify.config.scaffold"),
     "ExitCode": "ralph_verify.exitcode",
+    # markers imports pluggy: the console entry puts the user's PYTHONPATH after our own
+    # packages before anything imports it (ralph_verify.cli.console_main).
+    "hookimpl": "ralph_verify.markers",
     "main": "ralph_verify.cli",
     **dict.fromkeys(("Stash", "StashKey"), "ralph_verify.config.stash"),
     "CheckSpec": "ralph_verify.config.until",
@@ -203,7 +154,11 @@ __all__ = [
 if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt import is an error there
 
     def __getattr__(name: str) -> Any:
-        """Import a public class on first use, so ``--version`` and ``--help`` stay fast."""
+        """Import a public name on first use, so ``--version`` and ``--help`` stay fast."""
+        if name == "__version__":
+            from ralph_verify.markers import VERSION
+
+            return VERSION
         module = _LAZY.get(name)
         if module is None:
             raise AttributeError(f"module 'ralph_verify' has no attribute {name!r}")

@@ -17,7 +17,6 @@ from typing import Any, NoReturn, TextIO
 
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
-from ralph_verify.startup import get_config
 
 __all__ = ["ExitCode", "console_main", "main", "run_command", "verification_exit_code"]
 
@@ -55,52 +54,25 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
 
 
 def console_main() -> NoReturn:
-    """The ``ralph-verify`` command (and ``python -m ralph_verify``): :func:`main`, then
-    the exit of a finished command.
-
-    Everything a normal exit does for the program is done first: the threads still running
-    are waited for, the ``atexit`` functions run (coverage's, tempfile's cleanups), both
-    output streams are flushed. What is skipped is only the interpreter's teardown of some
-    400 modules, 15-30 ms of every command that nothing reads. An embedding caller of
-    :func:`main` keeps the ordinary exit."""
-    global _collector_held
-    import gc
-
-    _collector_held = not gc.isenabled()  # held by ralph_verify/__init__.py, at our start
-    code = main()
-    _exit_now(code)
+    """The ``ralph-verify`` command (and ``python -m ralph_verify``): :func:`main` with our
+    own packages ahead of the user's ``PYTHONPATH``, then exit with its code."""
+    sys.path[:] = _user_path_last(sys.path, os.environ.get("PYTHONPATH", ""))
+    sys.exit(main())
 
 
-#: Whether the command's start-up ran without the cyclic garbage collector (set by
-#: :func:`console_main`): :func:`run_command` turns it back on after the configuration.
-_collector_held = False
-
-
-def _release_collector() -> None:
-    """Start-up is over: what it built stays out of the collector's walks (``gc.freeze``),
-    and the collector runs again for what the command builds and drops."""
-    global _collector_held
-    if _collector_held:
-        import gc
-
-        _collector_held = False
-        gc.freeze()
-        gc.enable()
-
-
-def _exit_now(code: int) -> NoReturn:
-    import atexit
-    import threading
-
-    current = threading.current_thread()
-    for thread in threading.enumerate():
-        if thread is not current and not thread.daemon:
-            thread.join()
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a reader gone (EPIPE), a stream closed
-            stream.flush()
-    os._exit(code)
+def _user_path_last(path: list[str], pythonpath: str) -> list[str]:
+    """``path`` with what ``PYTHONPATH`` put there moved to the end: a project that vendors
+    pluggy or pydantic (``PYTHONPATH=src``) must not replace ours, while a plugin installed
+    only on ``PYTHONPATH`` is still found. Its tools still get ``PYTHONPATH`` (the
+    environment is left alone). The entry ralph-verify itself was imported from stays.
+    Nothing before this imports a third-party package (``tests/test_hostile_env.py``)."""
+    if not pythonpath:
+        return path
+    ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    user = {os.path.abspath(entry or os.curdir) for entry in pythonpath.split(os.pathsep)}
+    theirs = [entry for entry in path if os.path.abspath(entry or os.curdir) in user
+              and os.path.abspath(entry) != ours]
+    return [entry for entry in path if entry not in theirs] + theirs
 
 
 def run_command(argv: list[str], plugins: Sequence[object],
@@ -108,8 +80,9 @@ def run_command(argv: list[str], plugins: Sequence[object],
     """Configure, run the command, unconfigure; every outcome as its exit code."""
     config = None
     try:
+        from ralph_verify.startup import get_config
+
         config = get_config(argv, plugins, pluginmanager)
-        _release_collector()
         if config.command.name == "version":
             from ralph_verify.startup import version
 

@@ -161,5 +161,61 @@ def test_importing_the_face_stays_cheap() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     first, second = proc.stdout.splitlines()
-    assert first == "['ralph_verify', 'ralph_verify.errors', 'ralph_verify.markers']"
+    assert first == "['ralph_verify', 'ralph_verify.errors']"
     assert second == "ralph_verify.loop.session True"
+
+
+#: Run in a fresh interpreter: every process started and every file opened for writing,
+#: as the interpreter's audit hooks see them (PEP 578), from the import to the very end
+#: (the ``atexit`` function registered first runs last).
+IMPORT_ONLY = """
+import atexit, os, sys
+seen = []
+STARTS = {"subprocess.Popen", "os.system", "os.fork", "os.forkpty", "os.posix_spawn",
+          "os.exec", "os.spawn", "pty.spawn"}
+WRITES = {"os.mkdir", "os.rename", "os.remove", "os.rmdir", "os.symlink", "os.link",
+          "os.truncate", "shutil.copyfile", "shutil.rmtree"}
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+def audit(event, args):
+    if event in STARTS or event in WRITES:
+        seen.append(f"{event} {args[0]!r}")
+    elif event == "open" and (any(c in (args[1] or "") for c in "wax+")
+                              or (args[2] or 0) & WRITE_FLAGS):
+        seen.append(f"open {args[0]!r} {args[1]!r}")
+
+def report():
+    try:
+        os.waitpid(-1, os.WNOHANG)
+        seen.append("a child process")
+    except ChildProcessError:
+        pass
+    print(seen, flush=True)
+
+atexit.register(report)
+sys.addaudithook(audit)
+# As the command's own import sees it: its arguments.
+sys.argv = ["ralph-verify", "check", "--until", "tests,lint"]
+sys.orig_argv = [sys.executable, "-m", "ralph_verify", *sys.argv[1:]]
+import ralph_verify
+import ralph_verify.cli  # what the console script imports before it calls main()
+"""
+
+
+def test_importing_the_package_starts_no_process_and_writes_no_file(tmp_path: Path) -> None:
+    """Not even as the ``ralph-verify`` command's own import, whose arguments it could read:
+    the audit hooks see no start and no write, and a fresh home, cache and temporary folder
+    (and the folder it ran in) stay empty."""
+    folders = {name: tmp_path / name for name in ("home", "cache", "xdg", "tmp", "cwd")}
+    for folder in folders.values():
+        folder.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(folders["home"]),
+           "XDG_CACHE_HOME": str(folders["xdg"]), "TMPDIR": str(folders["tmp"]),
+           "RALPH_VERIFY_CACHE_DIR": str(folders["cache"]),
+           "PYTHONDONTWRITEBYTECODE": "1"}  # the interpreter's own .pyc files are not ours
+    proc = subprocess.run([sys.executable, "-c", IMPORT_ONLY], cwd=folders["cwd"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]", proc.stdout
+    assert {name: sorted(folder.rglob("*")) for name, folder in folders.items()} == {
+        name: [] for name in folders}

@@ -75,9 +75,8 @@ def test_the_spelling_without_shell_metacharacters_works_unquoted(ralph: Ralph) 
     assert proc.returncode == 0, proc.stderr  # a deliberate redirect to a real name is fine
 
 
-def test_the_command_exits_quickly_but_ends_what_a_normal_exit_ends(ralph: Ralph) -> None:
-    """``ralph-verify`` skips the interpreter's teardown of its modules, nothing else: a
-    plugin's ``atexit`` function runs, a thread it left running is waited for, all the
+def test_the_command_exits_as_a_program_does(ralph: Ralph) -> None:
+    """A plugin's ``atexit`` function runs, a thread it left running is waited for, all the
     output reaches a file, and the exit code is the command's."""
     ralph.makefile("late_plugin.py", (
         "import atexit, pathlib, threading, time\n"
