@@ -138,8 +138,7 @@ def by_hand(project: Path, python: str, joiner: str) -> tuple[float, float]:
 def check(project: Path, python: str, *extra: str) -> tuple[float, float, dict[str, Any]]:
     """Wall and CPU seconds of one ``ralph-verify check`` (a process of its own), its ``--json``.
 
-    Run as a user runs it: the console script, in the project's folder (the folder decides
-    what ``check`` may start ahead: see the README's Caching section)."""
+    Run as a user runs it: the console script, in the project's folder."""
     script = Path(sys.executable).parent / "ralph-verify"
     command = [str(script)] if script.exists() else [sys.executable, "-m", "ralph_verify"]
     wall, cpu, proc = timed_run(

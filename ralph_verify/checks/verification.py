@@ -7,16 +7,14 @@ result, reports each with ``ralph_verify_logresult`` and asks
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, Failure, Status, VerifyContext
-from ralph_verify.proc import ahead
 from ralph_verify.redact import redactor
 from ralph_verify.state_files import utc_now_iso
 from ralph_verify.terminal_text import strip_controls
@@ -87,11 +85,13 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
     prepare theirs (they wait until it has, at most ``_HEAD_START_WAIT``), which would
     otherwise hold the interpreter while it prepares; and with fewer workers than checks,
     the longest first is the shortest wall time."""
+    import tempfile  # not at import: it pulls in shutil and random (--help needs neither)
+
     started = time.perf_counter()
     results: dict[int, CheckResult] = {}
     config.hook.ralph_report_verification_start(config=config, checks=list(checks))
-    with _work_folder() as tmp:
-        ahead.record(tmp)
+    with tempfile.TemporaryDirectory(prefix="ralph-verify-") as folder:
+        tmp = Path(folder)
         ctx = VerifyContext(config, checks, tmp)
         with _running_lock:
             _running[id(ctx)] = (tmp, ctx.processes)
@@ -106,7 +106,6 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
         finally:
             with _running_lock:
                 _running.pop(id(ctx), None)
-            ahead.finish()
     verification = Verification(root=config.root,
                                 results=[results[i] for i in range(len(checks))],
                                 duration_s=time.perf_counter() - started)
@@ -135,25 +134,6 @@ def abandon_running() -> None:
     for folder, processes in running:
         processes.kill_all()  # never raises (kill_process_group)
         shutil.rmtree(folder, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def _work_folder() -> Iterator[Path]:
-    """The verification's temporary folder: the one the command's plan made for the tools
-    it started ahead (:mod:`ralph_verify.proc.ahead`), else a new one; removed after."""
-    made = ahead.take_workdir()
-    if made is None:
-        import tempfile
-
-        with tempfile.TemporaryDirectory(prefix="ralph-verify-") as tmp:
-            yield Path(tmp)
-        return
-    try:
-        yield made
-    finally:
-        import shutil
-
-        shutil.rmtree(made, ignore_errors=True)
 
 
 #: How long the other checks of a batch wait for the costliest one to start its tool.

@@ -68,13 +68,9 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *,
         import shutil
 
         # Compiled by an earlier run for this interpreter: copied, no Python start (into
-        # this run's folder: the re-run of failed tests finds them there too). Each whole
-        # or not at all: a pytest started ahead (proc.ahead) may be reading the folder.
+        # this run's folder: the re-run of failed tests finds them there too).
         for name in sources:
-            target = plugin_dir / f"{name}.pyc"
-            partial = plugin_dir / f"{name}.pyc.{os.getpid()}.tmp"
-            shutil.copyfile(kept / f"{name}.pyc", partial)
-            os.replace(partial, target)
+            shutil.copyfile(kept / f"{name}.pyc", plugin_dir / f"{name}.pyc")
         return plugin_dir
     pairs: list[str] = []  # source, .pyc, source, .pyc...
     for name, text in sources.items():

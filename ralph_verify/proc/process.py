@@ -20,9 +20,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from ralph_verify.proc import ahead
 from ralph_verify.proc import info as procinfo
 
 _PROC_DIR = Path("/proc")
@@ -119,40 +118,22 @@ def head_of_file(path: Path, max_chars: int = TAIL_CHARS * 4) -> str:
         return ""
 
 
-class Child(Protocol):
-    """What ralph-verify asks of a started tool: a ``Popen``, or a tool started ahead
-    (:class:`ralph_verify.proc.ahead.Started`)."""
-
-    @property
-    def pid(self) -> int: ...
-
-    @property
-    def args(self) -> Any: ...
-
-    @property
-    def returncode(self) -> Any: ...
-
-    def poll(self) -> int | None: ...
-
-    def wait(self, timeout: float | None = None) -> int: ...
-
-
 class ProcessGroup:
     """The tool processes of one verification (and their marks), so Ctrl-C can kill them
     all, with everything they started."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._running: dict[Child, str | None] = {}
+        self._running: dict[subprocess.Popen[Any], str | None] = {}
         #: Set once the first tool has started (see ``checks.verification._run_batch``).
         self.started = threading.Event()
 
-    def add(self, proc: Child, mark: str | None = None) -> None:
+    def add(self, proc: subprocess.Popen[Any], mark: str | None = None) -> None:
         with self._lock:
             self._running[proc] = mark
         self.started.set()
 
-    def discard(self, proc: Child) -> None:
+    def discard(self, proc: subprocess.Popen[Any]) -> None:
         with self._lock:
             self._running.pop(proc, None)
 
@@ -163,7 +144,7 @@ class ProcessGroup:
             kill_process_group(proc, mark)
 
 
-def kill_process_group(proc: Child, mark: str | None = None) -> None:
+def kill_process_group(proc: subprocess.Popen[Any], mark: str | None = None) -> None:
     """Kill ``proc``, every process in its group, and (Linux) every process it started that
     left the group: its descendants, and those carrying ``mark`` (see :func:`marked_env`);
     never raises."""
@@ -281,7 +262,7 @@ def read_survivors(report_fd: int) -> list[str]:
     return alive
 
 
-def wait_exited(proc: Child, timeout: float) -> int:
+def wait_exited(proc: subprocess.Popen[Any], timeout: float) -> int:
     """``proc.wait(timeout)`` without its polling: Popen's wait with a timeout sleeps in
     steps doubling up to 50 ms, so a tool was seen to end up to 50 ms late. A pidfd
     (Linux 5.3+) wakes us the moment it exits; elsewhere, Popen's own wait."""
@@ -307,23 +288,12 @@ def wait_exited(proc: Child, timeout: float) -> int:
 def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
              env: Mapping[str, str] | None = None, group: ProcessGroup | None = None,
              missing_hint: str = "", shell: bool = False) -> ToolRun:
-    """Run ``argv`` in ``cwd``; raise :class:`ToolMissing` or :class:`ToolTimeout`. A tool the
-    command started ahead (:mod:`ralph_verify.proc.ahead`), exactly this one, is let go
-    rather than started again."""
+    """Run ``argv`` in ``cwd``; raise :class:`ToolMissing` or :class:`ToolTimeout`."""
     argv = list(argv)
-    # Before the tool starts or its gate opens: the orphans it leaves come to us, to be ended.
+    # Before the tool starts: the orphans it leaves come to us, to be ended.
     procinfo.become_subreaper()
-    adopted = ahead.adopt(argv, cwd, env, shell)
-    if adopted is not None and not adopted.go():
-        adopted = None
-    proc: Child
-    if adopted is not None:
-        proc, mark = adopted.proc, adopted.mark
-        stdout_path, stderr_path = Path(adopted.stdout_path), Path(adopted.stderr_path)
-    else:
-        proc, mark, stdout_path, stderr_path = _start_tool(argv, cwd, workdir, env, shell,
-                                                           missing_hint)
-    ahead.note(argv, cwd, env, shell, workdir)  # started either way: the plan's first tool?
+    proc, mark, stdout_path, stderr_path = _start_tool(argv, cwd, workdir, env, shell,
+                                                       missing_hint)
     started = time.perf_counter()
     deadline = time.monotonic() + timeout
     if group is not None:

@@ -13,7 +13,6 @@ from ralph_verify.config import Config
 from ralph_verify.config.parser import Once, Parser
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.markers import hookimpl
-from ralph_verify.proc import ahead
 
 
 @hookimpl
@@ -75,7 +74,6 @@ def run_check(config: Config) -> int:
                 f"{spec.text!r} judges against a session's baseline, so it works only in a loop "
                 f"(ralph-verify run or start); for one verification use {check_type.name!r}")
     checks = build_checks(config, specs)
-    ahead.want_plan()  # the next same command starts its tools before it has imported itself
     # SIGTERM and SIGHUP (a closed terminal) stop like Ctrl-C: every tool killed, temp
     # folders removed, exit 130.
     with signals.cancel_on_signals(lambda name: True):
