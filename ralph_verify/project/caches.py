@@ -22,10 +22,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-#: The commands that may use what a cache keeps of ``pyproject.toml`` or of our own code:
-#: none of them decides a loop. The agent runs as the user and, without the sandbox, could
-#: write the user cache; a loop's commands, the agent hooks and the guard read and compile
-#: for themselves.
+#: The commands that may use what a cache keeps of ``pyproject.toml``: none of them decides
+#: a loop. The agent runs as the user and, without the sandbox, could write the user cache;
+#: a loop's commands, the agent hooks and the guard read for themselves.
 KEPT_DATA_COMMANDS = frozenset({"check", "checks", "plugins", "status", "report", "version"})
 #: Folders no check reads as input: tool caches, ralph-verify's records, git's store, and
 #: tox/nox (their environments hold no project file). Virtual environments are left out
