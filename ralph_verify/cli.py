@@ -65,7 +65,7 @@ def _user_path_last(path: list[str], pythonpath: str) -> list[str]:
     pluggy or pydantic (``PYTHONPATH=src``) must not replace ours, while a plugin installed
     only on ``PYTHONPATH`` is still found. Its tools still get ``PYTHONPATH`` (the
     environment is left alone). The entry ralph-verify itself was imported from stays.
-    Nothing before this imports a third-party package (``tests/test_hostile_env.py``)."""
+    Nothing before this imports a third-party package (``tests/e2e/test_hostile_env.py``)."""
     if not pythonpath:
         return path
     ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
