@@ -2,7 +2,7 @@
 
 ARCHITECTURE.md asks for modules of 80-400 lines, each with one thing it owns; a module
 that grows past 400 is split along a line of meaning (see hookspec/, guard_policy.py,
-junit_case.py, testing_script.py, config/plugins.py, plugins/pytest_shared.py). Every
+junit_case.py, testing_script.py, config/plugins.py, plugins/pytest_run/shared.py). Every
 dataclass has a docstring of its own.
 """
 

@@ -44,7 +44,7 @@ HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.serve
 #: when they run: each some 1-3 ms, dataclasses and patterns built at import).
 HEAVY_FOR_LINT = (*(name for name in HEAVY if name != "tomllib"), "logging",
                   "ralph_verify.junit.read", "ralph_verify.junit.case",
-                  "ralph_verify.recorder.read", "ralph_verify.plugins.pytest_shared",
+                  "ralph_verify.recorder.read", "ralph_verify.plugins.pytest_run.shared",
                   "ralph_verify.checks.fingerprint", "ralph_verify.config.scaffold",
                   "ralph_verify.project.detect", "ralph_verify.loop.session",
                   # only an error's traceback needs them (argparse's help, textwrap)
@@ -314,8 +314,8 @@ def test_a_command_line_builds_its_commands_parser_alone(
 
 
 def test_the_tests_defaults_read_without_a_table_are_the_options_defaults() -> None:
+    from ralph_verify.plugins.pytest_run.shared import DEFAULT_FLAKY, DEFAULT_RERUN
     from ralph_verify.plugins.pytest_run_options import TestsOptions
-    from ralph_verify.plugins.pytest_shared import DEFAULT_FLAKY, DEFAULT_RERUN
 
     assert (TestsOptions().rerun, TestsOptions().flaky) == (DEFAULT_RERUN, DEFAULT_FLAKY)
 

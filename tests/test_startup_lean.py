@@ -218,7 +218,7 @@ def test_the_layout_and_mypys_targets_read_a_kept_document_only_when_allowed(
         tmp_path: Path, parses: list[str]) -> None:
     import json
 
-    from ralph_verify.plugins.mypy_targets import config_names_targets
+    from ralph_verify.plugins.mypy.targets import config_names_targets
     from ralph_verify.project.layout import project_packages
 
     root = tmp_path / "project"

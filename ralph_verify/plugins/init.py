@@ -21,7 +21,7 @@ from ralph_verify.checks.registry import registry_of
 from ralph_verify.config.until import parse_until
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
-from ralph_verify.plugins.mypy_targets import config_names_targets
+from ralph_verify.plugins.mypy.targets import config_names_targets
 
 if TYPE_CHECKING:  # detect and scaffold are imported by init alone, when it runs
     from ralph_verify.config import Config

@@ -225,7 +225,7 @@ class IntegrityCheck(Check):
             return None
         from ralph_verify.junit.read import JUnitError
         from ralph_verify.plugins.pytest_run import EXIT_NO_TESTS, shared_pytest_run
-        from ralph_verify.plugins.pytest_shared import read_pytest_report
+        from ralph_verify.plugins.pytest_run.shared import read_pytest_report
         try:
             run = shared_pytest_run(ctx)
             if run.partial:

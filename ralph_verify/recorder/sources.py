@@ -31,7 +31,7 @@ def plugin_source(module: str = "plugin") -> str:
 
 def write_sources(folder: Path) -> None:
     """Our modules as sources in ``folder``, for a pytest started with ``folder`` on
-    ``PYTHONPATH`` (a run compiles them instead: ``plugins/pytest_plugin_dir.py``)."""
+    ``PYTHONPATH`` (a run compiles them instead: ``plugins/pytest_run/plugin_dir.py``)."""
     for name, module in MODULES.items():
         (folder / f"{name}.py").write_text(plugin_source(module), encoding="utf-8")
 

@@ -18,7 +18,7 @@ from ralph_verify.plugins.mypy import (
     parse_plain,
     to_failures,
 )
-from ralph_verify.plugins.mypy_targets import config_names_targets, default_targets
+from ralph_verify.plugins.mypy.targets import config_names_targets, default_targets
 from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.testing import Ralph
 

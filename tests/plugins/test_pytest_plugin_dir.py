@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ralph_verify.plugins.pytest_plugin_dir import COMPILED_NAME, plugin_dir
+from ralph_verify.plugins.pytest_run.plugin_dir import COMPILED_NAME, plugin_dir
 
 
 class Starts:

@@ -112,7 +112,7 @@ def ralph_configure(config: Config) -> None:
     """``run``'s usage errors (bad specs, no or unreadable task) come before anything runs:
     no lock, no .ralph/, no branch, no baseline."""
     if config.command.name != "run" or config.get("resume") or config.get("tasks"):
-        return  # a task list's file is checked by plugins/commands/tasks.py
+        return  # a task list's file is checked by plugins/commands/tasks/
     from ralph_verify.loop.records import read_task
 
     until_specs(config)

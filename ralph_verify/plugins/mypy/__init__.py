@@ -32,7 +32,7 @@ from ralph_verify.checks.tool_output import (
     relative_path,
 )
 from ralph_verify.markers import hookimpl
-from ralph_verify.plugins.mypy_targets import (
+from ralph_verify.plugins.mypy.targets import (
     config_names_targets,
     default_targets,
     describe_targets,

@@ -48,16 +48,16 @@ from typing import TYPE_CHECKING, Any
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
 from ralph_verify.checks.registry import PATH_CHOICE, CheckRegistry, looks_like_test_path
 from ralph_verify.markers import hookimpl
-from ralph_verify.plugins.coverage_check import CoverageCheck, least_covered, line_ranges
 from ralph_verify.plugins.junit import report_result
-from ralph_verify.plugins.tests_path import judge_path
+from ralph_verify.plugins.pytest_run.coverage_check import CoverageCheck, least_covered, line_ranges
+from ralph_verify.plugins.pytest_run.tests_path import judge_path
 from ralph_verify.proc.process import ToolError
 
 if TYPE_CHECKING:
     from ralph_verify.checks.api import VerifyContext
     from ralph_verify.junit.read import JUnitReport
     from ralph_verify.loop.session import Session
-    from ralph_verify.plugins.pytest_shared import (
+    from ralph_verify.plugins.pytest_run.shared import (
         EXIT_NO_TESTS,
         TEST_IDS_KEY,
         PytestRun,
@@ -73,7 +73,7 @@ __all__ = ["EXIT_NO_TESTS", "TEST_IDS_KEY", "CoverageCheck", "PytestRun", "Tests
            "collected_ids", "least_covered", "line_ranges", "read_pytest_report", "rerun_args",
            "shared_pytest_run", "tests_args", "tests_options"]
 
-#: The names re-exported from :mod:`.pytest_shared`, imported on first use (PEP 562): the
+#: The names re-exported from :mod:`.shared`, imported on first use (PEP 562): the
 #: run's module pulls in the JUnit reader, which a command that runs no pytest never needs.
 _SHARED = frozenset({"EXIT_NO_TESTS", "TEST_IDS_KEY", "PytestRun", "collected_ids",
                      "read_pytest_report", "rerun_args", "shared_pytest_run", "tests_args",
@@ -82,9 +82,9 @@ _SHARED = frozenset({"EXIT_NO_TESTS", "TEST_IDS_KEY", "PytestRun", "collected_id
 
 def __getattr__(name: str) -> Any:
     if name in _SHARED:
-        from ralph_verify.plugins import pytest_shared
+        from ralph_verify.plugins.pytest_run import shared
 
-        return getattr(pytest_shared, name)
+        return getattr(shared, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -110,7 +110,7 @@ class TestsCheck(Check):
 
     def run(self, ctx: VerifyContext) -> CheckResult:
         if self.hidden:
-            from ralph_verify.plugins.hidden_tests import run_hidden
+            from ralph_verify.plugins.pytest_run.hidden_tests import run_hidden
 
             return run_hidden(self, ctx)
         if self.spec.arg is not None and looks_like_test_path(self.spec.arg):
@@ -130,7 +130,7 @@ class TestsCheck(Check):
 
     def run_suite(self, ctx: VerifyContext) -> CheckResult:
         """The plain ``tests`` verdict of this verification's pytest run."""
-        from ralph_verify.plugins.pytest_shared import (
+        from ralph_verify.plugins.pytest_run.shared import (
             EXIT_INTERRUPTED,
             EXIT_NO_TESTS,
             EXIT_TESTS_FAILED,
@@ -178,7 +178,7 @@ class TestsCheck(Check):
     def _rerun(self, ctx: VerifyContext, run: PytestRun, report: JUnitReport) -> list[str]:
         """Run the failed tests once more (not under coverage); the ids that passed."""
         from ralph_verify.junit.read import JUnitError, iter_cases
-        from ralph_verify.plugins.pytest_shared import pytest_env, rerun_args
+        from ralph_verify.plugins.pytest_run.shared import pytest_env, rerun_args
         from ralph_verify.recorder.read import passed_ids, read_record
         from ralph_verify.recorder.sources import PLUGIN_NAME, fresh_record_dir
 
@@ -270,7 +270,7 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
 @hookimpl
 def ralph_session_prepare(session: Session) -> None:
     """Remove held-out tests a killed verification left in the tree, before any agent runs."""
-    from ralph_verify.plugins.hidden_tests import remove_copy
+    from ralph_verify.plugins.pytest_run.hidden_tests import remove_copy
 
     remove_copy(session.root)
 

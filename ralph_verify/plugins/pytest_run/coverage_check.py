@@ -1,7 +1,7 @@
 """``coverage`` (alias ``cov``): total coverage of the shared pytest run, and where it is low.
 
 Read with ``coverage json`` and the project's own coverage config, from the data file of
-the verification's one pytest run (:mod:`ralph_verify.plugins.pytest_shared`).
+the verification's one pytest run (:mod:`ralph_verify.plugins.pytest_run.shared`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,11 @@ class CoverageCheck(Check):
         import json
 
         # The pytest run's module (and the JUnit reader it pulls) only when a check runs.
-        from ralph_verify.plugins.pytest_shared import EXIT_NO_TESTS, pytest_env, shared_pytest_run
+        from ralph_verify.plugins.pytest_run.shared import (
+            EXIT_NO_TESTS,
+            pytest_env,
+            shared_pytest_run,
+        )
 
         run = shared_pytest_run(ctx)
         if run.partial:

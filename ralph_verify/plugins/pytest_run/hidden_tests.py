@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import CheckResult, Failure, Status
 from ralph_verify.junit.read import JUnitError, TestCaseResult
-from ralph_verify.plugins.pytest_shared import HIDDEN_MARKER
+from ralph_verify.plugins.pytest_run.shared import HIDDEN_MARKER
 from ralph_verify.project.git import GitError, exclude, is_repo
 
 if TYPE_CHECKING:
     from ralph_verify.checks.api import Check, VerifyContext
-    from ralph_verify.plugins.pytest_shared import PytestRun
+    from ralph_verify.plugins.pytest_run.shared import PytestRun
 
 PREFIX = "hidden="
 #: The folder the tests are copied to, and the file that says ralph-verify made it.
@@ -46,7 +46,7 @@ NOT_RUN = ("the held-out tests could not be run (pytest's output is withheld: it
 def _launch_held_out(ctx: VerifyContext, select: list[str]) -> PytestRun | None:
     """One pytest run of the held-out tests ``select`` picks (a marker or the copied folder),
     apart from the visible run, with one-line tracebacks; ``None`` when it could not start."""
-    from ralph_verify.plugins.pytest_shared import _launch, rerun_args, tests_args
+    from ralph_verify.plugins.pytest_run.shared import _launch, rerun_args, tests_args
     from ralph_verify.proc.process import ToolError
 
     args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), "-p", "no:cacheprovider",
@@ -61,7 +61,7 @@ def run_marked(check: Check, ctx: VerifyContext) -> CheckResult:
     """``tests:hidden``: the tests the user marked ``@pytest.mark.hidden``, run apart,
     failures reported by id and first message line only."""
     from ralph_verify.plugins.junit import report_result
-    from ralph_verify.plugins.pytest_shared import (
+    from ralph_verify.plugins.pytest_run.shared import (
         EXIT_NO_TESTS,
         read_pytest_report,
     )
@@ -117,7 +117,7 @@ def remove_copy(root: Path) -> None:
 
 def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
     from ralph_verify.plugins.junit import report_result
-    from ralph_verify.plugins.pytest_shared import (
+    from ralph_verify.plugins.pytest_run.shared import (
         EXIT_NO_TESTS,
         read_pytest_report,
     )

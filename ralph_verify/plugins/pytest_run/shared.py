@@ -19,7 +19,7 @@ from ralph_verify.checks.registry import looks_like_test_path
 from ralph_verify.config.stash import StashKey
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.plugins.junit import MAX_KEPT
-from ralph_verify.plugins.pytest_plugin_dir import XDIST_COVERAGE_PLUGIN, plugin_dir
+from ralph_verify.plugins.pytest_run.plugin_dir import XDIST_COVERAGE_PLUGIN, plugin_dir
 from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.project.caches import bytecode_prefix
 from ralph_verify.project.interpreter import python_version
@@ -101,7 +101,7 @@ def rerun_and_flaky(check: Check) -> tuple[int, str]:
 
 
 #: ``tests:hidden`` with no path: the tests marked ``@pytest.mark.hidden`` are held out of
-#: the visible run (:mod:`ralph_verify.plugins.hidden_tests` runs them apart).
+#: the visible run (:mod:`ralph_verify.plugins.pytest_run.hidden_tests` runs them apart).
 HIDDEN_MARKER = "hidden"
 
 

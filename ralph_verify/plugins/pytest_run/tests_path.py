@@ -29,7 +29,7 @@ def selects(target: str, test_id: str) -> bool:
 def judge_path(check: Check, ctx: VerifyContext,
                run_suite: Callable[[VerifyContext], CheckResult]) -> CheckResult:
     """The verdict of ``tests:PATH`` from the shared run's results."""
-    from ralph_verify.plugins.pytest_shared import shared_pytest_run
+    from ralph_verify.plugins.pytest_run.shared import shared_pytest_run
     from ralph_verify.recorder.read import test_ids
 
     target = str(check.spec.arg)

@@ -103,7 +103,7 @@ def tasks_command(config: Config) -> int:
     if action == "export":
         return tasks_manage.export(config)
     if action == "plan":
-        from ralph_verify.plugins.commands.tasks_plan import plan
+        from ralph_verify.plugins.commands.tasks.plan import plan
 
         return plan(config)
     name = config.get("task_file")
