@@ -314,8 +314,8 @@ def test_a_command_line_builds_its_commands_parser_alone(
 
 
 def test_the_tests_defaults_read_without_a_table_are_the_options_defaults() -> None:
+    from ralph_verify.plugins.pytest_run.options import TestsOptions
     from ralph_verify.plugins.pytest_run.shared import DEFAULT_FLAKY, DEFAULT_RERUN
-    from ralph_verify.plugins.pytest_run_options import TestsOptions
 
     assert (TestsOptions().rerun, TestsOptions().flaky) == (DEFAULT_RERUN, DEFAULT_FLAKY)
 

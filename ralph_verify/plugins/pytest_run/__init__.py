@@ -236,8 +236,8 @@ def _partial_result(result: CheckResult, run: PytestRun) -> CheckResult:
     return result
 
 
-TESTS_OPTIONS = "ralph_verify.plugins.pytest_run_options:TestsOptions"
-COVERAGE_OPTIONS = "ralph_verify.plugins.pytest_run_options:CoverageOptions"
+TESTS_OPTIONS = "ralph_verify.plugins.pytest_run.options:TestsOptions"
+COVERAGE_OPTIONS = "ralph_verify.plugins.pytest_run.options:CoverageOptions"
 
 
 @hookimpl

@@ -1,7 +1,7 @@
 """The options of the ``tests`` and ``coverage`` checks (pytest, coverage.py).
 
 Apart from the plugin so that registering its checks imports no pydantic: the check type names
-this module lazily (``options="ralph_verify.plugins.pytest_run_options:TestsOptions"``).
+this module lazily (``options="ralph_verify.plugins.pytest_run.options:TestsOptions"``).
 """
 
 from __future__ import annotations

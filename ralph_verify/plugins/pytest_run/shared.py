@@ -36,7 +36,7 @@ from ralph_verify.recorder.sources import (
 if TYPE_CHECKING:
     from ralph_verify.junit.read import JUnitReport
     from ralph_verify.loop.session import Session
-    from ralph_verify.plugins.pytest_run_options import TestsOptions
+    from ralph_verify.plugins.pytest_run.options import TestsOptions
     from ralph_verify.recorder.affected import Plan
 
 #: In a session: every test id of the last full pytest run, with how it ended (see
@@ -84,7 +84,7 @@ def shared_pytest_run(ctx: VerifyContext) -> PytestRun:
 def tests_options(ctx: VerifyContext) -> TestsOptions:
     # Here, not at the top: pydantic is not imported before pytest starts, where no options
     # table asks for it.
-    from ralph_verify.plugins.pytest_run_options import TestsOptions
+    from ralph_verify.plugins.pytest_run.options import TestsOptions
 
     options = ctx.config.check_options.get("tests")
     return options if isinstance(options, TestsOptions) else TestsOptions()
@@ -94,7 +94,7 @@ def rerun_and_flaky(check: Check) -> tuple[int, str]:
     """The ``rerun`` and ``flaky`` options of a ``tests`` check; its defaults without a table."""
     if check.given_options is None:
         return DEFAULT_RERUN, DEFAULT_FLAKY
-    from ralph_verify.plugins.pytest_run_options import TestsOptions
+    from ralph_verify.plugins.pytest_run.options import TestsOptions
 
     options = check.options if isinstance(check.options, TestsOptions) else TestsOptions()
     return options.rerun, options.flaky
