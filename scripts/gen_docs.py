@@ -15,6 +15,7 @@ suite does the same). A setting, option or hook without help text is an error.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import os
 import re
@@ -107,9 +108,20 @@ def toml_value(value: Any) -> str:
 
 
 def _field_default(field: Any) -> Any:
-    if field.default_factory is not None:
+    if field.default_factory not in (None, dataclasses.MISSING):
         return field.default_factory()
-    return None if repr(field.default) == "PydanticUndefined" else field.default
+    return None if field.default in (dataclasses.MISSING,) or \
+        repr(field.default) == "PydanticUndefined" else field.default
+
+
+def option_fields(model: Any) -> list[tuple[str, Any, Any, str]]:
+    """Each key of an options type (a pydantic model or a dataclass): its type, default, help."""
+    if hasattr(model, "model_fields"):
+        return [(field.alias or name, field.annotation, _field_default(field),
+                 field.description or "") for name, field in model.model_fields.items()]
+    hints = typing.get_type_hints(model, include_extras=True)
+    return [(field.name, hints[field.name], _field_default(field), field.metadata.get("help", ""))
+            for field in dataclasses.fields(model)]
 
 
 def _sentence(text: str, what: str) -> str:
@@ -119,14 +131,11 @@ def _sentence(text: str, what: str) -> str:
     return text[0].upper() + text[1:] + ("" if text.endswith((".", ")")) else ".")
 
 
-def _model_fields(model: Any, table: str) -> list[str]:
-    lines = []
-    for name, field in model.model_fields.items():
-        key = field.alias or name
-        lines.append(f"- `{key}` ({type_name(field.annotation)}, default "
-                     f"{toml_value(_field_default(field))}): "
-                     f"{_sentence(field.description or '', f'{table} {key}')}")
-    return lines
+def _model_fields(model: Any, table: str, leave_out: frozenset[str] = frozenset()
+                  ) -> list[str]:
+    return [f"- `{key}` ({type_name(kind)}, default {toml_value(default)}): "
+            f"{_sentence(text, f'{table} {key}')}"
+            for key, kind, default, text in option_fields(model) if key not in leave_out]
 
 
 def _plugin_title(config: Any, plugin_name: str) -> str:
@@ -186,17 +195,11 @@ def configuration(config: Any) -> str:
                "[checks.md](checks.md) for what each check does. Every check accepts:\n")
     out += _model_fields(CheckOptions, "[tool.ralph-verify.checks.NAME]")
     out.append("")
-    common = set(CheckOptions.model_fields)
+    common = frozenset(CheckOptions.model_fields)
     for check_type in registry_of(config).types():
         table = f"[tool.ralph-verify.checks.{check_type.name}]"
         out.append(f"### `{table}`\n")
-        own = [(name, field) for name, field in check_type.options_class.model_fields.items()
-               if name not in common]
-        if not own:
-            out.append("Only `timeout`.")
-        else:
-            only = type("Own", (), {"model_fields": dict(own)})
-            out += _model_fields(only, table)
+        out += _model_fields(check_type.options, table, common) or ["Only `timeout`."]
         out.append("")
     out.append("## Commands and their options\n")
     out.append("Options marked *setting* can also be set in `[tool.ralph-verify]`.\n")

@@ -313,12 +313,6 @@ def test_a_command_line_builds_its_commands_parser_alone(
     assert all(f"    {name}" in listed for name in parser.commands), listed
 
 
-def test_the_tests_defaults_read_without_a_table_are_the_options_defaults() -> None:
-    from ralph_verify.plugins.pytest_run.options import TestsOptions
-    from ralph_verify.plugins.pytest_run.shared import DEFAULT_FLAKY, DEFAULT_RERUN
-
-    assert (TestsOptions().rerun, TestsOptions().flaky) == (DEFAULT_RERUN, DEFAULT_FLAKY)
-
 
 #: What a verification never needs before its pytest starts: readers of pytest's output
 #: (and their dataclasses and patterns) are imported once pytest has started.

@@ -15,9 +15,9 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
-from ralph_verify.config.parser import resolve_ref
+from ralph_verify.config.parser import CommonOptions
 from ralph_verify.config.until import CheckSpec
 from ralph_verify.proc.process import ProcessGroup, ToolMissing, ToolRun, run_tool
 from ralph_verify.project.interpreter import choose
@@ -165,8 +165,9 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-#: The options class of a check type that declares none of its own.
-BASE_OPTIONS = "ralph_verify.config.check_options:CheckOptions"
+#: A check's options: a :class:`CommonOptions` dataclass (the built-ins') or a pydantic
+#: :class:`CheckOptions` model (a third-party plugin's), as its check type declares.
+Options: TypeAlias = "CommonOptions | CheckOptions"
 
 
 class Check:
@@ -193,24 +194,24 @@ class Check:
     #: has finished (``tests:hidden`` copies held-out tests into the tree while it runs).
     alone: bool = False
 
-    def __init__(self, spec: CheckSpec, options: CheckOptions | None, config: Config,
+    def __init__(self, spec: CheckSpec, options: Options | None, config: Config,
                  check_type: CheckType) -> None:
         self.spec = spec
         #: The options from ``[tool.ralph-verify.checks.NAME]``; None when it has no table
-        #: (then :attr:`options` builds the defaults on first read: pydantic only then).
+        #: (then :attr:`options` builds the defaults on first read).
         self.given_options = options
         self.config = config
         self.type = check_type
 
     @property
-    def options(self) -> CheckOptions:
-        """This check's options: the file's table, else the options class's defaults."""
+    def options(self) -> Options:
+        """This check's options: the file's table, else the options type's defaults."""
         if self.given_options is None:
-            self.given_options = self.type.options_class()
+            self.given_options = self.type.options()
         return self.given_options
 
     @options.setter
-    def options(self, value: CheckOptions) -> None:
+    def options(self, value: Options) -> None:
         self.given_options = value
 
     @property
@@ -219,10 +220,7 @@ class Check:
 
     @property
     def timeout(self) -> float:
-        # Without a table, options named lazily are not built for this (nor pydantic
-        # imported): their timeout is the global one (see CheckType.options).
-        lazy = self.given_options is None and isinstance(self.type.options, str)
-        own = None if lazy else self.options.timeout
+        own = self.options.timeout
         if own is not None:
             return own
         value = self.config.get("timeout")
@@ -243,7 +241,7 @@ class Check:
         return f"<{type(self).__name__} {self.spec.text!r}>"
 
 
-CheckFactory = Callable[[CheckSpec, "CheckOptions | None", "Config", "CheckType"], Check]
+CheckFactory = Callable[[CheckSpec, "Options | None", "Config", "CheckType"], Check]
 
 
 @dataclass(frozen=True)
@@ -267,16 +265,11 @@ class CheckType:
     arg_choices: tuple[str, ...] = ()
     loop_args: tuple[str, ...] = ()
     negatable: bool = False
-    #: The options class, a :class:`CheckOptions` subclass, or a lazy ``"module:Name"``
-    #: reference to one, imported only when a table is validated or the check reads its
-    #: options (a lazy class keeps ``timeout``'s default, None: the global timeout).
-    options: type[CheckOptions] | str = BASE_OPTIONS
+    #: The type ``[tool.ralph-verify.checks.NAME]`` is validated against: a dataclass
+    #: subclassing :class:`CommonOptions` (its fields declared with
+    #: :func:`~ralph_verify.config.parser.option`), or a :class:`CheckOptions` subclass.
+    options: type[CommonOptions] | type[CheckOptions] = CommonOptions
     plugin: str = ""
-
-    @property
-    def options_class(self) -> type[CheckOptions]:
-        model: type[CheckOptions] = resolve_ref(self.options)
-        return model
 
     def usage(self) -> str:
         text = ("!" if self.negatable else "") + self.name

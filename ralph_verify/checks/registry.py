@@ -13,7 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.checks.api import Check, CheckType
+from ralph_verify.checks.api import Check, CheckType, Options
+from ralph_verify.config.parser import option_help
 from ralph_verify.config.pyproject import TABLE, describe_validation_error
 from ralph_verify.config.stash import StashKey
 from ralph_verify.config.until import CheckSpec, SpecError, redirect_trap
@@ -21,7 +22,6 @@ from ralph_verify.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
-    from ralph_verify.config.check_options import CheckOptions
 
 #: The choice of ``arg_choices`` that takes pytest's test paths and node ids (``tests:PATH``).
 PATH_CHOICE = "PATH"
@@ -128,7 +128,7 @@ class CheckRegistry:
         return check_type
 
     def build(self, specs: Sequence[CheckSpec], config: Config,
-              options: Mapping[str, CheckOptions] | None = None) -> list[Check]:
+              options: Mapping[str, Options] | None = None) -> list[Check]:
         """Configured checks for ``specs``; ``options`` maps check names to their options."""
         checks = []
         for spec in specs:
@@ -172,14 +172,14 @@ def build_checks(config: Config, specs: Sequence[CheckSpec] | None = None) -> li
 
 
 def validate_checks(tables: Mapping[str, Any], registry: CheckRegistry,
-                    path: Path) -> dict[str, CheckOptions]:
-    """Options for each ``[tool.ralph-verify.checks.NAME]`` table, by canonical check name."""
+                    path: Path) -> dict[str, Options]:
+    """Options for each ``[tool.ralph-verify.checks.NAME]`` table, by canonical check name,
+    each validated against the type its check declares (``CheckType.options``)."""
     if not tables:
         return {}  # no table: pydantic is not even imported
-    from pydantic import ValidationError
+    from pydantic import TypeAdapter, ValidationError
 
-
-    options: dict[str, CheckOptions] = {}
+    options: dict[str, Options] = {}
     for name, table in tables.items():
         where = f"{TABLE[:-1]}.checks.{name}]"
         check_type = registry.get(name)
@@ -192,10 +192,9 @@ def validate_checks(tables: Mapping[str, Any], registry: CheckRegistry,
                               f"{registry.known_names()}")
         if not isinstance(table, dict):
             raise ConfigError(f"{path}: {where} must be a table")
-        model = check_type.options_class
         try:
-            options[check_type.name] = model.model_validate(table)
+            options[check_type.name] = TypeAdapter(check_type.options).validate_python(table)
         except ValidationError as exc:
-            known = sorted(field.alias or key for key, field in model.model_fields.items())
+            known = sorted(option_help(check_type.options))
             raise ConfigError(describe_validation_error(exc, path, where, known)) from None
     return options

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     import argparse
 
     from ralph_verify.config.check_options import CheckOptions
+    from ralph_verify.config.parser import CommonOptions
     from ralph_verify.config.until import CheckSpec
 
 __all__ = ["Config", "ConfigError", "UsageError", "find_root"]
@@ -37,7 +38,8 @@ class Config:
     def __init__(self, pluginmanager: pluggy.PluginManager, parser: Parser,
                  namespace: argparse.Namespace, command: Command, root: Path,
                  pyproject: Path, file_settings: dict[str, Any],
-                 check_options: dict[str, CheckOptions], args: Sequence[str]) -> None:
+                 check_options: dict[str, CommonOptions | CheckOptions],
+                 args: Sequence[str]) -> None:
         self.pluginmanager = pluginmanager
         self.hook = pluginmanager.hook
         self.parser = parser

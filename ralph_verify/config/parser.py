@@ -12,8 +12,8 @@ import argparse
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Annotated, Any, ClassVar, NoReturn, TypeVar
 
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import check_help
@@ -23,6 +23,7 @@ from ralph_verify.exitcode import check_help
 CommandHandler = Callable[[Any], int]
 
 EXIT_CODES_HELP = check_help()
+OptionsT = TypeVar("OptionsT")
 
 
 def resolve_ref(ref: Any) -> Any:
@@ -80,6 +81,55 @@ def _seconds_of_duration(value: Any) -> Any:
                              "seconds") from None
         return int(seconds) if seconds.is_integer() else seconds  # whole seconds fit an int
     return value
+
+
+@dataclass(frozen=True)
+class NotEmpty:
+    """A list's type, ``Annotated[list[str], NotEmpty()]``: at least one item (a command)."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
+        return {**handler(source), "min_length": 1}
+
+
+@dataclass(frozen=True)
+class CommonOptions:
+    """The options every check accepts in ``[tool.ralph-verify.checks.NAME]``. A check
+    declares its own in its plugin, as a dataclass subclassing this one, each field with
+    its ``metadata={"help": ...}`` (``ralph-verify checks`` and the docs show it, as
+    pytest's ``addini(help=)``); the table is validated against that type (pydantic,
+    imported only when there is a table), so declaring a check never imports pydantic."""
+
+    #: A misspelt key is an error, not ignored (pydantic reads this of a dataclass).
+    __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
+
+    timeout: Annotated[float, Duration(gt=0)] | None = field(default=None, metadata={
+        "help": "Seconds before the check's tool is killed and the check errors, or a "
+                "duration such as \"10m\" (default: the global timeout, 900)."})
+
+
+def option_help(options_type: Any) -> dict[str, str]:
+    """Each key of a check's options type with its help: a :class:`CommonOptions`
+    dataclass, or a pydantic model (``CheckOptions``) with descriptions."""
+    if hasattr(options_type, "model_fields"):
+        return {info.alias or name: info.description or ""
+                for name, info in options_type.model_fields.items()}
+    return {item.name: item.metadata.get("help", "") for item in fields(options_type)}
+
+
+def options_data(options: Any) -> dict[str, Any]:
+    """A check's options as plain data (JSON types), whichever kind its type is."""
+    if hasattr(options, "model_dump"):
+        data: dict[str, Any] = options.model_dump(mode="json")
+        return data
+    return asdict(options)
+
+
+def replace_options(options: OptionsT, **changes: Any) -> OptionsT:
+    """A copy of a check's options with ``changes``, whichever kind its type is."""
+    if hasattr(options, "model_copy"):
+        copy: OptionsT = options.model_copy(update=changes)
+        return copy
+    return replace(options, **changes)  # type: ignore[type-var]  # a CommonOptions dataclass
 
 
 @dataclass(frozen=True)

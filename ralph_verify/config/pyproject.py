@@ -212,7 +212,7 @@ def describe_validation_error(exc: ValidationError, path: Path, where: str,
     lines = []
     for error in exc.errors():
         key = ".".join(str(part) for part in error["loc"])
-        if error["type"] == "extra_forbidden":
+        if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):  # a dataclass's
             import difflib
 
             close = difflib.get_close_matches(str(error["loc"][0]), known, n=1)

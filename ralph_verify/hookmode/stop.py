@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from ralph_verify.agents import AgentResult
 from ralph_verify.checks.registry import build_checks
 from ralph_verify.checks.verification import abandon_running
+from ralph_verify.config.parser import replace_options
 from ralph_verify.errors import UsageError
 from ralph_verify.hookmode import binding
 from ralph_verify.hookmode.copilot import COPILOT_BLOCK_CAP
@@ -327,7 +328,7 @@ def _clamped(config: Config, checks: list[Check], deadline: float) -> list[Check
     config.set_session_value("timeout", min(float(config.get("timeout")), left))
     for check in checks:
         if check.options.timeout is not None and check.options.timeout > left:
-            check.options = check.options.model_copy(update={"timeout": left})
+            check.options = replace_options(check.options, timeout=left)
     return checks
 
 

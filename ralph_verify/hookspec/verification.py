@@ -17,10 +17,11 @@ if TYPE_CHECKING:
 def ralph_register_checks(registry: CheckRegistry) -> None:
     """Declare the check names this plugin provides for ``--until``.
 
-    ``CheckType.options`` is a pydantic model validating
-    ``[tool.ralph-verify.checks.NAME]``, or a lazy ``"module:Name"`` reference to one
-    (``CheckType.options_class`` imports it); ``threshold`` says what ``name>=N``
-    means (``None`` forbids a threshold); ``negatable`` allows ``!name``.
+    ``CheckType.options`` is the type ``[tool.ralph-verify.checks.NAME]`` is validated
+    against: a :class:`~ralph_verify.CheckOptions` subclass (a pydantic model), or a
+    dataclass subclassing ``ralph_verify.config.parser.CommonOptions`` (pydantic is then
+    imported only when the file has a table); ``threshold`` says what ``name>=N`` means
+    (``None`` forbids a threshold); ``negatable`` allows ``!name``.
 
     :param registry: call ``registry.add(CheckType(name=..., factory=..., help=...))``.
         A name or alias already taken is an error naming both plugins.

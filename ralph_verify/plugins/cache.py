@@ -13,14 +13,13 @@ end one. Stored failures are used: an iteration that changed nothing learns it a
 from __future__ import annotations
 
 import copy
-import json
 import time
 from collections.abc import Generator
 
 from ralph_verify.checks.api import Check, CheckResult, Status, VerifyContext
 from ralph_verify.checks.verification import apply_negation
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser
+from ralph_verify.config.parser import Parser, options_data
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.markers import VERSION as __version__
 from ralph_verify.markers import hookimpl
@@ -82,10 +81,9 @@ def _key(check: Check, ctx: VerifyContext, tree: str) -> str:
     from ralph_verify.checks.cache import _sha
 
     base = ctx.shared("cache: base key", lambda: _base_key(ctx))
-    # The table as given (None: the defaults, fixed by ralph-verify's version, in the base
-    # key): building the default options would import pydantic on every check.
+    # The table as given (None: the defaults, fixed by ralph-verify's version, in the base key).
     given = check.given_options
-    options = None if given is None else json.loads(given.model_dump_json())
+    options = None if given is None else options_data(given)
     return _sha(base, tree, check.spec.text, check.type.name, check.type.plugin, options)
 
 

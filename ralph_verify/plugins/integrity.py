@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
 from ralph_verify.checks.registry import CheckRegistry
+from ralph_verify.config.parser import CommonOptions
 from ralph_verify.config.pyproject import load_table
 from ralph_verify.config.until import parse_spec
 from ralph_verify.errors import ConfigError
@@ -39,7 +41,6 @@ if TYPE_CHECKING:
     from ralph_verify.config.until import CheckSpec
     from ralph_verify.loop.session import Session
     from ralph_verify.loop.verdict import VerdictProposal
-    from ralph_verify.plugins.integrity_options import IntegrityOptions
 
 NAME = "integrity"
 BASELINE_FILE = "integrity-baseline.json"
@@ -54,13 +55,29 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "gaming": "source gaming the tests", "vanished-test": "test gone"}
 
 
+@dataclass(frozen=True)
+class IntegrityOptions(CommonOptions):
+    """``[tool.ralph-verify.checks.integrity]``."""
+
+    protected: list[str] = field(default_factory=list, metadata={
+        "help": 'Globs of files the agent may neither edit nor delete, e.g. ["conftest.py", '
+                '"tests/data/**"] (** spans folders)'})
+    keep: list[str] = field(default_factory=lambda: ["tests/**"], metadata={
+        "help": 'Globs of files the agent may edit but not delete (default ["tests/**"])'})
+    allow: list[str] = field(default_factory=list, metadata={
+        "help": 'Findings that are legitimate, frozen at the session\'s start: a source-scan '
+                'finding ("src/x.py:__eq__" a file and function, "src/x.py" or a rule: '
+                '"constant-eq", "forced-bool", "special-case", "call-stack", '
+                '"pytest-internals", "time-patch"), or any other flag by its rule '
+                '("new-type-ignore") or rule and file ("removed-test:tests/test_old.py"); '
+                'see docs/integrity.md'})
+
+
 def baseline_path(root: Path) -> Path:
     return root / ".ralph" / BASELINE_FILE
 
 
 def options_of(config: Config) -> IntegrityOptions:
-    from ralph_verify.plugins.integrity_options import IntegrityOptions
-
     options = config.check_options.get(NAME)
     return options if isinstance(options, IntegrityOptions) else IntegrityOptions()
 
@@ -275,13 +292,10 @@ def ralph_addoption(parser: Parser) -> None:
                                   "--no-integrity on the command line)")
 
 
-OPTIONS = "ralph_verify.plugins.integrity_options:IntegrityOptions"
-
-
 @hookimpl
 def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
-        name=NAME, factory=IntegrityCheck, options=OPTIONS,
+        name=NAME, factory=IntegrityCheck, options=IntegrityOptions,
         help="nothing was weakened since the session started: no test deleted, no new skip/"
              "xfail, # noqa, # type: ignore or pragma: no cover, no loosened coverage/ruff/"
              "mypy/pytest setting, no guarded file deleted or edited (on by default in 'run')",

@@ -15,19 +15,29 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Annotated
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
 from ralph_verify.checks.registry import CheckRegistry
+from ralph_verify.config.parser import CommonOptions, NotEmpty
 from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolMissing, tail_of_file
-
-if TYPE_CHECKING:
-    from ralph_verify.plugins.precommit_options import PrecommitOptions
 
 #: ``ruff....Failed``, ``nothing to check....(no files to check)Skipped``.
 _STATUS = r"^(?P<name>.+?)\.{2,}(?:\([^)]*\))?(?P<status>Passed|Failed|Skipped)$"
 _DETAIL_LINES = 60
+
+
+@dataclass(frozen=True)
+class PrecommitOptions(CommonOptions):
+    """``[tool.ralph-verify.checks.precommit]``."""
+
+    args: list[str] = field(default_factory=list, metadata={
+        "help": "Extra arguments for 'pre-commit run' after '--all-files', e.g. a hook id or "
+                "'--hook-stage pre-push'."})
+    command: Annotated[list[str], NotEmpty()] | None = field(default=None, metadata={
+        "help": "The pre-commit command, e.g. [\"prek\"] (default: pre-commit next to the "
+                "project's Python, next to ralph-verify's or on PATH, else prek)."})
 _MAX_REPORT = 4 * 1024 * 1024
 
 
@@ -84,8 +94,6 @@ class PrecommitCheck(Check):
 
     @property
     def precommit_options(self) -> PrecommitOptions:
-        from ralph_verify.plugins.precommit_options import PrecommitOptions
-
         assert isinstance(self.options, PrecommitOptions)
         return self.options
 
@@ -138,13 +146,10 @@ class PrecommitCheck(Check):
                            metric=len(failed), failures=failures)
 
 
-OPTIONS = "ralph_verify.plugins.precommit_options:PrecommitOptions"
-
-
 @hookimpl
 def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
-        name="precommit", factory=PrecommitCheck, options=OPTIONS,
+        name="precommit", factory=PrecommitCheck, options=PrecommitOptions,
         help="the project's pre-commit (or prek) hooks pass: 'pre-commit run --all-files', "
              "each failing hook a failure with its output (fixer hooks change files, as in "
              "pre-commit)",

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Annotated, Any
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
 from ralph_verify.checks.registry import CheckRegistry
@@ -26,18 +26,30 @@ from ralph_verify.checks.tool_output import (
     load_json,
     relative_path,
 )
+from ralph_verify.config.parser import CommonOptions, NotEmpty
 from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolError, ToolRun, head_of_file
 from ralph_verify.redact import cut
-
-if TYPE_CHECKING:
-    from ralph_verify.plugins.ruff_options import RuffOptions
 
 #: Violations kept as failures (with location and message); the counts cover all of them.
 MAX_KEPT = 5000
 #: Files whose ``ruff format --diff`` excerpt goes into the feedback; more would be cut anyway.
 DIFF_FILES = 10
 DIFF_LINES = 14
+
+
+@dataclass(frozen=True)
+class RuffOptions(CommonOptions):
+    """``[tool.ralph-verify.checks.lint]`` and ``[tool.ralph-verify.checks.format]``."""
+
+    args: list[str] = field(default_factory=list, metadata={
+        "help": "Extra arguments for ruff after ralph-verify's own, e.g. paths to check or "
+                "--select/--exclude options."})
+    command: Annotated[list[str], NotEmpty()] | None = field(default=None, metadata={
+        "help": "The ruff command, e.g. [\"uvx\", \"ruff\"] (default: ruff next to the "
+                "project's Python, next to ralph-verify's, or on PATH)."})
+
+
 #: Codes of ``ruff format --check`` entries that are the project's problem, not ruff's.
 _FORMAT_CODES = {"unformatted", "invalid-syntax"}
 _WOULD_REFORMAT = r"^Would reformat: (?P<path>.+)$"
@@ -197,12 +209,7 @@ class RuffCheck(Check):
 
     @property
     def ruff_table(self) -> RuffOptions | None:
-        """The check's table; None without one: the defaults (no extra arguments, ruff found)
-        are then used without building the options (no pydantic at start-up)."""
-        if self.given_options is None:
-            return None
-        from ralph_verify.plugins.ruff_options import RuffOptions
-
+        """The check's table; None without one (the defaults: no extra arguments, ruff found)."""
         return self.given_options if isinstance(self.given_options, RuffOptions) else None
 
     @property
@@ -319,19 +326,16 @@ class FormatCheck(RuffCheck):
                 and f.code == "unformatted" else f for f in failures]
 
 
-OPTIONS = "ralph_verify.plugins.ruff_options:RuffOptions"
-
-
 @hookimpl
 def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
-        name="lint", aliases=("ruff",), factory=LintCheck, options=OPTIONS,
+        name="lint", aliases=("ruff",), factory=LintCheck, options=RuffOptions,
         threshold="number of ruff violations allowed (default: none)",
         help="ruff check (JSON output, no fixing) reports no violations; uses the project's "
              "ruff config; lint<=N allows N",
     ))
     registry.add(CheckType(
-        name="format", factory=FormatCheck, options=OPTIONS,
+        name="format", factory=FormatCheck, options=RuffOptions,
         threshold="number of files allowed to need formatting (default: none)",
         help="ruff format --check: every file is formatted as the project's ruff config "
              "says; each file that would change is a failure with a diff excerpt",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ralph_verify.checks.registry import registry_of
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Parser
+from ralph_verify.config.parser import Parser, option_help
 from ralph_verify.markers import hookimpl
 
 
@@ -22,8 +22,7 @@ def list_checks(config: Config) -> int:
             "name": t.name, "aliases": list(t.aliases), "plugin": t.plugin, "help": t.help,
             "usage": t.usage(), "arg": t.arg, "arg_help": t.arg_help,
             "threshold": t.threshold,
-            "options": {field.alias or key: field.description or ""
-                        for key, field in t.options_class.model_fields.items()},
+            "options": option_help(t.options),
         } for t in registry_of(config).types()])
         return 0
     for check_type in registry_of(config).types():
@@ -34,10 +33,8 @@ def list_checks(config: Config) -> int:
             print(f"    argument: {check_type.arg_help}")
         if check_type.threshold:
             print(f"    threshold: {check_type.threshold}")
-        for name, field in check_type.options_class.model_fields.items():
-            key = field.alias or name
-            print(f"    [tool.ralph-verify.checks.{check_type.name}] {key}: "
-                  f"{field.description or ''}")
+        for key, text in option_help(check_type.options).items():
+            print(f"    [tool.ralph-verify.checks.{check_type.name}] {key}: {text}")
     from ralph_verify.plugins.commands.plugins import print_agents
 
     print_agents(config)  # the agents a check-driven loop can run, tested offline or not

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Annotated, Any
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
 from ralph_verify.checks.registry import CheckRegistry
@@ -31,6 +31,7 @@ from ralph_verify.checks.tool_output import (
     load_json,
     relative_path,
 )
+from ralph_verify.config.parser import CommonOptions, NotEmpty
 from ralph_verify.markers import hookimpl
 from ralph_verify.plugins.mypy.targets import (
     config_names_targets,
@@ -41,9 +42,6 @@ from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.project.caches import KEPT_DATA_COMMANDS, mypy_cache_dir, mypy_cache_is_warm
 from ralph_verify.project.interpreter import find_module_code, known_module, remember_module
 
-if TYPE_CHECKING:
-    from ralph_verify.plugins.mypy_options import MypyOptions
-
 #: Flags for mypy < 1.11, which has no JSON output: one message per line, with columns.
 PLAIN_FLAGS = ("--show-column-numbers", "--show-error-codes", "--no-pretty",
                "--no-color-output", "--no-error-summary")
@@ -51,6 +49,23 @@ PLAIN_FLAGS = ("--show-column-numbers", "--show-error-codes", "--no-pretty",
 _MYPY_OWN = ("Success: ", "Found ", "mypy: ", "Warning: ", "Error: ", "Note: ")
 _PLAIN = (r"^(?P<file>.+?):(?:(?P<line>-?\d+):(?:(?P<column>-?\d+):)?(?:-?\d+:-?\d+:)?)? "
           r"(?P<severity>error|warning|note): (?P<message>.*?)(?:  \[(?P<code>[\w-]+)\])?$")
+
+
+@dataclass(frozen=True)
+class MypyOptions(CommonOptions):
+    """``[tool.ralph-verify.checks.types]``."""
+
+    args: list[str] = field(default_factory=list, metadata={
+        "help": "Extra arguments for mypy after ralph-verify's own, e.g. --strict."})
+    targets: list[str] | None = field(default=None, metadata={
+        "help": "Files, folders or -p/-m options to check (default: the 'files' of the "
+                "project's mypy config, else the project's package(s): src/<pkg> or the "
+                "top-level packages, not the tests; else the root without virtualenvs and "
+                "build output)."})
+    command: Annotated[list[str], NotEmpty()] | None = field(default=None, metadata={
+        "help": "The mypy command, e.g. [\"/opt/mypy/bin/mypy\"] (default: the project's "
+                "Python -m mypy if it has mypy, else ralph-verify's mypy with "
+                "--python-executable)."})
 
 
 @dataclass
@@ -194,12 +209,8 @@ class TypesCheck(Check):
 
     @property
     def mypy_table(self) -> MypyOptions | None:
-        """The check's table; None without one: the defaults (no extra arguments, targets
-        found, mypy found) are then used without building the options (no pydantic)."""
-        if self.given_options is None:
-            return None
-        from ralph_verify.plugins.mypy_options import MypyOptions
-
+        """The check's table; None without one (the defaults: no extra arguments, targets
+        found, mypy found)."""
         return self.given_options if isinstance(self.given_options, MypyOptions) else None
 
     @property
@@ -326,13 +337,10 @@ def _same_file(a: str, b: str) -> bool:
     return Path(os.path.abspath(a)) == Path(os.path.abspath(b))
 
 
-OPTIONS = "ralph_verify.plugins.mypy_options:MypyOptions"
-
-
 @hookimpl
 def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
-        name="types", aliases=("mypy",), factory=TypesCheck, options=OPTIONS,
+        name="types", aliases=("mypy",), factory=TypesCheck, options=MypyOptions,
         threshold="number of mypy errors allowed (default: none)",
         help="mypy (JSON output) reports no errors (notes are not errors); uses the project's "
              "mypy config and interpreter, and checks the config's files, else the project's "

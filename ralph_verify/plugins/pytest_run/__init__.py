@@ -50,6 +50,7 @@ from ralph_verify.checks.registry import PATH_CHOICE, CheckRegistry, looks_like_
 from ralph_verify.markers import hookimpl
 from ralph_verify.plugins.junit import report_result
 from ralph_verify.plugins.pytest_run.coverage_check import CoverageCheck, least_covered, line_ranges
+from ralph_verify.plugins.pytest_run.options import CoverageOptions, TestsOptions
 from ralph_verify.plugins.pytest_run.tests_path import judge_path
 from ralph_verify.proc.process import ToolError
 
@@ -236,14 +237,10 @@ def _partial_result(result: CheckResult, run: PytestRun) -> CheckResult:
     return result
 
 
-TESTS_OPTIONS = "ralph_verify.plugins.pytest_run.options:TestsOptions"
-COVERAGE_OPTIONS = "ralph_verify.plugins.pytest_run.options:CoverageOptions"
-
-
 @hookimpl
 def ralph_register_checks(registry: CheckRegistry) -> None:
     registry.add(CheckType(
-        name="tests", aliases=("pytest",), factory=TestsCheck, options=TESTS_OPTIONS,
+        name="tests", aliases=("pytest",), factory=TestsCheck, options=TestsOptions,
         threshold="minimum number of passing tests (tests.min=120)", arg="optional",
         arg_choices=("new", "hidden", "hidden=", PATH_CHOICE), loop_args=("new",),
         arg_help="PATH[::NODE]: the tests collected from that file, folder or node all pass "
@@ -258,7 +255,7 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
              "once to tell flaky from failing, and flaky still fails unless flaky = \"allow\")",
     ))
     registry.add(CheckType(
-        name="coverage", aliases=("cov",), factory=CoverageCheck, options=COVERAGE_OPTIONS,
+        name="coverage", aliases=("cov",), factory=CoverageCheck, options=CoverageOptions,
         plugin="pytest_run",  # its class lives in coverage_check.py; this plugin registers it
         threshold="total coverage in percent, as 'coverage report' prints it (coverage.min=80)",
         threshold_max=100,

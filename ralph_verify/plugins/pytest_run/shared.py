@@ -12,13 +12,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Check, VerifyContext
 from ralph_verify.checks.registry import looks_like_test_path
 from ralph_verify.config.stash import StashKey
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.plugins.junit import MAX_KEPT
+from ralph_verify.plugins.pytest_run.options import TestsOptions
 from ralph_verify.plugins.pytest_run.plugin_dir import XDIST_COVERAGE_PLUGIN, plugin_dir
 from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.project.caches import bytecode_prefix
@@ -36,7 +37,6 @@ from ralph_verify.recorder.sources import (
 if TYPE_CHECKING:
     from ralph_verify.junit.read import JUnitReport
     from ralph_verify.loop.session import Session
-    from ralph_verify.plugins.pytest_run.options import TestsOptions
     from ralph_verify.recorder.affected import Plan
 
 #: In a session: every test id of the last full pytest run, with how it ended (see
@@ -47,12 +47,6 @@ TEST_IDS_KEY = StashKey[dict[str, str]]("pytest.test_ids")
 
 #: pytest exit codes (``pytest.ExitCode``), without importing pytest.
 EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE, EXIT_NO_TESTS = range(6)
-
-#: The ``tests`` options a failing run reads, as :class:`TestsOptions` declares them by
-#: default: without a ``[tool.ralph-verify.checks.tests]`` table they are read from here, so a
-#: failing run builds no options (pydantic, some 0.1 s and 12 MB, stays unimported).
-DEFAULT_RERUN = 5
-DEFAULT_FLAKY: Literal["block", "allow"] = "block"
 
 #: Environment a surrounding pytest-xdist run would leak into the project's own run.
 _LEAKED_ENV = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID",
@@ -82,20 +76,12 @@ def shared_pytest_run(ctx: VerifyContext) -> PytestRun:
 
 
 def tests_options(ctx: VerifyContext) -> TestsOptions:
-    # Here, not at the top: pydantic is not imported before pytest starts, where no options
-    # table asks for it.
-    from ralph_verify.plugins.pytest_run.options import TestsOptions
-
     options = ctx.config.check_options.get("tests")
     return options if isinstance(options, TestsOptions) else TestsOptions()
 
 
 def rerun_and_flaky(check: Check) -> tuple[int, str]:
     """The ``rerun`` and ``flaky`` options of a ``tests`` check; its defaults without a table."""
-    if check.given_options is None:
-        return DEFAULT_RERUN, DEFAULT_FLAKY
-    from ralph_verify.plugins.pytest_run.options import TestsOptions
-
     options = check.options if isinstance(check.options, TestsOptions) else TestsOptions()
     return options.rerun, options.flaky
 
