@@ -290,6 +290,10 @@ def ralph_addoption(parser: Parser) -> None:
                                   "fails any iteration that deletes tests, adds skips or "
                                   "suppressions, or loosens tool settings (true by default; "
                                   "--no-integrity on the command line)")
+    parser.addoption("--baseline", scope="check", metavar="REF",
+                     help="also check integrity against git ref REF (e.g. origin/main for a "
+                          "pull request): nothing may be weakened since REF, by the same rules "
+                          "as a loop")
 
 
 @hookimpl

@@ -29,10 +29,6 @@ def ralph_addoption(parser: Parser) -> None:
                     "!files:jest.config.js,cmd:\"make docs\"' --json\n"
                     "  ralph-verify check --until tests,lint --baseline origin/main",
     )
-    parser.addoption("--baseline", scope="check", metavar="REF",
-                     help="also check integrity against git ref REF (e.g. origin/main for a "
-                          "pull request): nothing may be weakened since REF, by the same rules "
-                          "as a loop")
     parser.addoption("--until", setting="until", setting_type=list[str] | str, metavar="SPECS",
                      action=Once,
                      help="comma-separated checks that must pass, e.g. "
