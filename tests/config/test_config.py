@@ -103,3 +103,21 @@ def test_missing_root(ralph: Ralph) -> None:
     result = ralph.run("check", "--root", "nowhere", "--until", "files:x")
     assert result.ret == 2
     assert "--root nowhere: no such directory" in result.err
+
+
+def test_check_options_of_either_kind_are_read_copied_and_dumped_alike() -> None:
+    """A built-in's dataclass and a third-party plugin's pydantic model answer the same
+    helpers: the Stop hook's clamped timeout, the cache key, ``ralph-verify checks``."""
+    from ralph_verify import CheckOptions
+    from ralph_verify.config.parser import option_help, options_data, replace_options
+    from ralph_verify.plugins.ruff import RuffOptions
+
+    class WordOptions(CheckOptions):
+        words: tuple[str, ...] = ()
+
+    for options in (RuffOptions(timeout=60), WordOptions(timeout=60)):
+        shorter = replace_options(options, timeout=5.0)
+        assert (type(shorter), shorter.timeout, options.timeout) == (type(options), 5.0, 60)
+        assert options_data(shorter)["timeout"] == 5.0
+    assert list(option_help(RuffOptions)) == ["timeout", "args", "command"]
+    assert list(option_help(WordOptions)) == ["timeout", "words"]
