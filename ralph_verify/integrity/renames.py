@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,9 +94,6 @@ class Judged:
     #: Old key -> (path, line) of a test removed for no reason the tree shows.
     removed: dict[str, tuple[str, int]] = field(default_factory=dict)
 
-    def explained(self) -> int:
-        return len(self.renamed) + len(self.feature)
-
 
 def _flat(tests: dict[str, dict[str, int]]) -> dict[str, tuple[str, str, int]]:
     return {test_key(path, name): (path, name, line)
@@ -157,9 +153,3 @@ def notes(judged: Judged) -> list[str]:
     return shown
 
 
-def source_names(texts: Iterable[str]) -> list[str]:
-    """Every name the given source modules define, sorted (the picture's ``defined``)."""
-    found: set[str] = set()
-    for text in texts:
-        found |= defined(text)
-    return sorted(found)

@@ -1,7 +1,7 @@
 """How a ``run`` ended: :class:`LoopResult`, made by the run driver, returned by :class:`Loop`.
 
-A module of its own so that the driver (``rundriver``) and the API (``loop``) both import it
-and neither imports the other at its top.
+A module of its own so that the run driver (``loop/run_driver.py``) and the API
+(``api.py``) both import it and neither imports the other at its top.
 """
 
 from __future__ import annotations

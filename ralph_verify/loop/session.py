@@ -1,6 +1,6 @@
 """The data of a loop session and its iterations, shared by the loop and its plugins.
 
-Plain data: the loop (``loop.py``) fills it in; policies (breaker, budgets,
+Plain data: the loop (``loop/cycle.py``) fills it in; policies (breaker, budgets,
 integrity) read it in their hooks and keep their own state in
 ``session.plugin_state[plugin_name]`` (JSON-serialisable: it is saved in
 ``.ralph/state.json`` so ``--resume`` restores it).
