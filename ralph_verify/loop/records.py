@@ -31,34 +31,6 @@ _NOT_PERSISTED = {"resume", "until"}
 # --- the task and the settings ---------------------------------------------------------------
 
 
-def read_task(config: Config) -> str:
-    """The task: ``-p FILE``, else the text argument, else ``PROMPT.md`` in the root."""
-    prompt = config.get("prompt")
-    if prompt:
-        path = Path(str(prompt)).expanduser()
-        path = path if path.is_absolute() else config.invocation_dir / path
-        try:
-            return path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"--prompt {prompt}: cannot read it ({exc.strerror})") from None
-        except UnicodeDecodeError:
-            raise UsageError(f"--prompt {prompt}: not a UTF-8 text file (the task must be "
-                             "text, e.g. a PROMPT.md)") from None
-    task = config.get("task")
-    if task:
-        return str(task)
-    default = config.root / "PROMPT.md"
-    if default.is_file():
-        try:
-            return default.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise UsageError(f"{default}: not a UTF-8 text file (the task must be text)") \
-                from None
-    raise UsageError("no task: pass -P PROMPT.md, or the task as text "
-                     "(ralph-verify run --agent ... --until ... 'make the tests pass'), "
-                     "or put it in PROMPT.md in the project root")
-
-
 def persisted_settings(config: Config) -> dict[str, Any]:
     """Settings given on the command line (or restored from it), so ``--resume`` runs with
     the same ones."""

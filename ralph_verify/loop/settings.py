@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.registry import registry_of, until_specs
 from ralph_verify.config.until import CheckSpec, parse_spec
 from ralph_verify.errors import UsageError
-from ralph_verify.loop.records import read_task
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
@@ -110,3 +110,31 @@ def resumed(config: Config, previous: Mapping[str, Any],
         until = stored_specs(config, previous["until"], source="state.json until")
     return settings_for(config, options=options, until=until,
                         task=str(previous.get("task", "")), resume=True)
+
+
+def read_task(config: Config) -> str:
+    """The task: ``-p FILE``, else the text argument, else ``PROMPT.md`` in the root."""
+    prompt = config.get("prompt")
+    if prompt:
+        path = Path(str(prompt)).expanduser()
+        path = path if path.is_absolute() else config.invocation_dir / path
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--prompt {prompt}: cannot read it ({exc.strerror})") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"--prompt {prompt}: not a UTF-8 text file (the task must be "
+                             "text, e.g. a PROMPT.md)") from None
+    task = config.get("task")
+    if task:
+        return str(task)
+    default = config.root / "PROMPT.md"
+    if default.is_file():
+        try:
+            return default.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise UsageError(f"{default}: not a UTF-8 text file (the task must be text)") \
+                from None
+    raise UsageError("no task: pass -P PROMPT.md, or the task as text "
+                     "(ralph-verify run --agent ... --until ... 'make the tests pass'), "
+                     "or put it in PROMPT.md in the project root")
