@@ -57,11 +57,11 @@ class Config:
         self._session_values: Mapping[str, Any] = {}
 
     def get(self, key: str) -> Any:
-        """An option or setting, the one way to read either: what the session fixed (a
-        session's copy, :meth:`with_values`), else
-        the command line, else ``[tool.ralph-verify]``, else the default declared with it
-        (so no reader repeats a default: ``config.get(x) or DEFAULT`` would turn a ``0``
-        off-switch into the default). ``None`` for an option no plugin declared."""
+        """An option or setting, the one way to read either: what a session fixed (in a
+        session's copy, :meth:`with_values`), else the command line, else
+        ``[tool.ralph-verify]``, else the default declared with it (so no reader repeats a
+        default: ``config.get(x) or DEFAULT`` would turn a ``0`` off-switch into the
+        default). ``None`` for an option no plugin declared."""
         dest = key.replace("-", "_")
         if dest in self._session_values:
             return self._session_values[dest]
