@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     )
     from ralph_verify.fleet.job import JobResult, LoopJob, run_job
     from ralph_verify.loop.session import Iteration, Session
+    from ralph_verify.loop.settings import SessionSettings
     from ralph_verify.loop.verdict import Verdict, VerdictProposal
     from ralph_verify.markers import VERSION as __version__
     from ralph_verify.markers import hookimpl
@@ -75,6 +76,7 @@ _LAZY = {
                     "ralph_verify.fleet.executor"),
     **dict.fromkeys(("JobResult", "LoopJob", "run_job"), "ralph_verify.fleet.job"),
     **dict.fromkeys(("Iteration", "Session"), "ralph_verify.loop.session"),
+    "SessionSettings": "ralph_verify.loop.settings",
     **dict.fromkeys(("Loop", "LoopResult"), "ralph_verify.api"),
     # The one shared pytest run of a verification, for checks that read its coverage
     # (as pytest's face exports MonkeyPatch from its built-in plugin).
@@ -128,6 +130,7 @@ __all__ = [
     "Parser",
     "PytestRun",
     "Session",
+    "SessionSettings",
     "Setting",
     "Stash",
     "StashKey",

@@ -38,6 +38,7 @@ from ralph_verify.state_files import write_text_atomic
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent
     from ralph_verify.config import Config
+    from ralph_verify.loop.settings import SessionSettings
 
 
 class Loop:
@@ -71,15 +72,20 @@ class Loop:
         self._owns_config = True
         self._agent = None if agent is None or isinstance(agent, str) else agent
         self._stream = stream
+        self._settings: SessionSettings | None = None
 
     @classmethod
     def from_config(cls, config: Config, agent: Agent | None = None,
-                    stream: TextIO | None = None) -> Loop:
+                    stream: TextIO | None = None,
+                    settings: SessionSettings | None = None) -> Loop:
+        """A loop of a parsed configuration; ``settings``: the session's, when the caller
+        fixes them (``tasks plan``: its check and prompt), else the command line's."""
         loop = cls.__new__(cls)
         loop.config = config
         loop._owns_config = False
         loop._agent = agent
         loop._stream = stream
+        loop._settings = settings
         return loop
 
     def run(self) -> LoopResult:
@@ -87,7 +93,7 @@ class Loop:
         try:
             from ralph_verify.loop.run_driver import RunDriver
 
-            return RunDriver(self.config, self._agent, self._stream).run()
+            return RunDriver(self.config, self._agent, self._stream, self._settings).run()
         finally:
             if self._owns_config:
                 self.config.hook.ralph_unconfigure(config=self.config)
@@ -104,12 +110,11 @@ class _Callback:
         self.callback(iteration)
 
 
-def run_session(config: Config) -> int:
+def run_session(config: Config, settings: SessionSettings | None = None) -> int:
     """The ``run`` command; ``--json [FILE]`` writes the session's result as JSON."""
     import json
 
-
-    result = Loop.from_config(config).run()
+    result = Loop.from_config(config, settings=settings).run()
     target = config.get("json")
     if target is not None:
         from ralph_verify.guard.stats import safety_stats

@@ -11,9 +11,11 @@ registry is a floor up, in :mod:`ralph_verify.checks.registry`, and hangs off
 
 from __future__ import annotations
 
+import copy
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -53,14 +55,15 @@ class Config:
         self.invocation_dir = Path.cwd()
         #: Per-run objects plugins share, under typed keys (``config.stash[SESSION_KEY]``).
         self.stash = Stash()
-        #: What the session fixes for itself (see :meth:`set_session_value`).
-        self._session_values: dict[str, Any] = {}
+        #: What a loop session fixes over the command line (see :meth:`with_values`).
+        self._session_values: Mapping[str, Any] = {}
 
     def get(self, key: str) -> Any:
-        """An option or setting, the one way to read either: what the session fixed, else
-        the command line, else ``[tool.ralph-verify]``, else the default declared with it
-        (so no reader repeats a default: ``config.get(x) or DEFAULT`` would turn a ``0``
-        off-switch into the default). ``None`` for an option no plugin declared."""
+        """An option or setting, the one way to read either: what a session fixed (in a
+        session's copy, :meth:`with_values`), else the command line, else
+        ``[tool.ralph-verify]``, else the default declared with it (so no reader repeats a
+        default: ``config.get(x) or DEFAULT`` would turn a ``0`` off-switch into the
+        default). ``None`` for an option no plugin declared."""
         dest = key.replace("-", "_")
         if dest in self._session_values:
             return self._session_values[dest]
@@ -72,15 +75,24 @@ class Config:
         setting = self._setting(dest)
         return setting.default if setting is not None else None
 
-    def set_session_value(self, key: str, value: Any) -> None:
-        """Fix a setting for the rest of this run, above the command line: a resumed
-        session's ``until``, hook mode's ``quiet`` and deadline-bound ``timeout``. The parsed
-        command line itself is never written, so it always says what the user typed.
-        ``None`` takes the fixed value back (the file, then the default, decide again)."""
-        if value is None:
-            self._session_values.pop(key.replace("-", "_"), None)
-        else:
-            self._session_values[key.replace("-", "_")] = value
+    def with_values(self, values: Mapping[str, Any], *,
+                    file_settings: dict[str, Any] | None = None,
+                    check_options: dict[str, CheckOptions] | None = None) -> Config:
+        """A copy of this configuration for one loop session, answering ``values`` (by dest)
+        above the command line: a resumed session's settings, those hook mode froze at
+        ``start``, a task's limits (:class:`ralph_verify.loop.settings.SessionSettings`).
+        ``file_settings`` and ``check_options`` replace the file's (hook mode verifies with the
+        table frozen at ``start``). This configuration is never written: the parsed command
+        line always says what the user typed. The copy shares the plugin manager and the
+        stash; its values replace (not add to) those of the configuration it is made from."""
+        session = copy.copy(self)
+        session._session_values = MappingProxyType({
+            key.replace("-", "_"): value for key, value in values.items()})
+        if file_settings is not None:
+            session.file_settings = file_settings
+        if check_options is not None:
+            session.check_options = check_options
+        return session
 
     def source_of(self, key: str) -> str:
         """Where a setting's value came from: ``session``, ``command line``, the file, or
@@ -103,7 +115,7 @@ class Config:
         :func:`ralph_verify.checks.registry.until_specs`, a floor up."""
         from ralph_verify.config.until import parse_spec, parse_until
 
-        cli = self._session_values.get("until", getattr(self.option, "until", None))
+        cli = getattr(self.option, "until", None)
         if cli is not None:
             return parse_until(cli), True
         if "until" in self.file_settings:

@@ -16,21 +16,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.checks.registry import build_checks, registry_of, until_specs, validate_checks
-from ralph_verify.checks.verification import verify
+from ralph_verify.checks.registry import build_checks, registry_of, validate_checks
 from ralph_verify.config.pyproject import load_table, validate_settings
-from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.hookmode import binding
 from ralph_verify.hookmode.protocol import log
 from ralph_verify.loop import cancel_key
 from ralph_verify.loop.cycle import session_specs
 from ralph_verify.loop.frozen import FrozenError, freeze, thaw
-from ralph_verify.loop.keys import SESSION_KEY
-from ralph_verify.loop.new_failures import nothing_to_do
+from ralph_verify.loop.opening import new_session, new_session_id
+from ralph_verify.loop.opening import open_session as open_loop_session
 from ralph_verify.loop.prompt import RULES
 from ralph_verify.loop.records import persisted_settings, state_record
-from ralph_verify.loop.session import Session
+from ralph_verify.loop.settings import SessionSettings, settings_for, stored_specs
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
 from ralph_verify.project import git, snapshot
@@ -40,6 +38,7 @@ from ralph_verify.state_files import now_iso
 if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
+    from ralph_verify.config.until import CheckSpec
     from ralph_verify.loop.session import Session
     from ralph_verify.loop.state import StateDir
     from ralph_verify.loop.verdict import VerdictProposal
@@ -70,8 +69,9 @@ def budget_s(config: Config) -> float:
     return max(1.0, timeout * 0.9 - 5)
 
 
-def loop_specs(config: Config) -> list[Any]:
-    return session_specs(config)
+def loop_specs(session: Session) -> list[CheckSpec]:
+    """The checks of a hook-mode session: its ``until`` and what plugins add."""
+    return session_specs(session.config, session.settings.until)
 
 
 # --- start -----------------------------------------------------------------------------------
@@ -80,14 +80,18 @@ def loop_specs(config: Config) -> list[Any]:
 def start_loop(config: Config) -> int:
     """The ``start`` command: record the loop, take the baseline, tell the agent the rules."""
     state = StateDir(config.root)
-    loop_specs(config)  # a bad --until is a usage error before anything is written
-    if int(config.get("max_iterations")) < 1:
-        raise UsageError("--max-iterations must be at least 1")
+    settings = start_settings(config)  # a bad --until is a usage error before anything is written
     session_id = new_session_id()
     with starting(state, session_id):
-        opened = open_session(config, state, session_id)
+        opened = open_session(config, state, session_id, settings)
     print(opened.message)
     return opened.code
+
+
+def start_settings(config: Config, **given: Any) -> SessionSettings:
+    """``start``'s settings: the command line's, the task its words (``given``: a task's)."""
+    given.setdefault("task", " ".join(config.get("start_task") or []).strip())
+    return settings_for(config, resume=False, **given)
 
 
 @contextlib.contextmanager
@@ -103,10 +107,6 @@ def starting(state: StateDir, session_id: str) -> Iterator[None]:
         yield
     finally:
         state.release_lock()
-
-
-def new_session_id() -> str:
-    return time.strftime("%Y%m%d-%H%M%S") + "-" + os.urandom(2).hex()
 
 
 def replacing(state: StateDir) -> None:
@@ -128,24 +128,18 @@ class Opened:
     message: str
 
 
-def open_session(config: Config, state: StateDir, session_id: str,
+def open_session(config: Config, state: StateDir, session_id: str, settings: SessionSettings,
                  hook_base: dict[str, Any] | None = None) -> Opened:
     """Record a session and take its baseline (the caller holds the lock): ``start``, and
     the Stop hook when a task list goes on with its next task (``hook_base``: the binding
     and the list, carried over)."""
-    specs = loop_specs(config)
-    max_iterations = int(config.get("max_iterations"))
-    if max_iterations < 1:
-        raise UsageError("--max-iterations must be at least 1")
-    task = " ".join(config.get("start_task") or []).strip()
-    session = Session(id=session_id, root=config.root, dir=state.path, config=config,
-                      task=task, max_iterations=max_iterations, started_at=now_iso(),
-                      mode=MODE)
     # Hook mode works on the user's branch: the checkpoint plugin's prepare sees
     # session.mode and switches to no session branch (it commits beside HEAD).
-    config.hook.ralph_session_prepare(session=session)
-    # Only now, when nothing refused to start: the last session's files go.
-    state.clear_session_files()
+    session = new_session(config, state, settings, session_id, MODE)
+    config = session.config
+    specs = loop_specs(session)
+    checks = build_checks(config, [s for s in specs if s.name != "integrity"])
+    opening = open_loop_session(session, state, checks, fresh=True, tool_output=sys.stderr)
     (state.path / SNAPSHOT_FILE).unlink(missing_ok=True)
     bound = config.get("session_id") or os.environ.get(
         "CLAUDE_CODE_SESSION_ID")
@@ -164,70 +158,62 @@ def open_session(config: Config, state: StateDir, session_id: str,
     refusal = edit_refusal_warning(config.root, str(hook["agent"]) if hook["agent"] else None)
     if refusal and hook_base is None:
         print(f"WARNING: {refusal}", file=sys.stderr)
-    baseline_checks = build_checks(config, [s for s in specs if s.name != "integrity"])
-    # As in run: checks that judge against the session (tests:new) see it at the baseline.
-    config.stash[SESSION_KEY] = session
-    config.hook.ralph_report_phase(session=session, phase="verifying the baseline")
-    with contextlib.redirect_stdout(sys.stderr):
-        session.baseline = verify(config, baseline_checks)
-    state.write_verification(0, session.baseline)
-    # As run's: reporters see the baseline (start has no terminal report of its own).
-    config.hook.ralph_report_verification(config=config, session=session, iteration=None,
-                                          verification=session.baseline)
-    if session.baseline.errored:
-        write_state(state, session, config, hook, phase="finished",
+    assert session.baseline is not None
+    if opening.errored:
+        write_state(state, session, hook, phase="finished",
                     error="a check could not decide at baseline")
         lines = ["ralph-verify: the baseline verification could not decide, so no loop was "
                  "started; fix these first:"]
         lines += [f"  {result.spec}: {result.summary}" for result in session.baseline.errored]
         return Opened("error", ExitCode.CHECK_ERROR, "\n".join(lines))
-    idle = nothing_to_do(session.baseline)
-    if idle is not None:
-        write_state(state, session, config, hook, phase="finished", verdict=idle)
-        return Opened("idle", EXIT_CODES[idle.verdict],
-                      f"ralph-verify: no loop started: {idle.reason}.")
-    if session.baseline.passed:
-        verdict = VerdictProposal(Verdict.COMPLETE, "every check passes already",
-                                  source="core")
-        write_state(state, session, config, hook, phase="finished", verdict=verdict)
-        return Opened("passed", 0, f"ralph-verify: every check of {until_text(specs)} passes "
-                                   "already; no loop started.")
-    config.hook.ralph_session_start(session=session)
-    hook["frozen_config"] = freeze_config(config, session)
+    if opening.verdict is not None:
+        write_state(state, session, hook, phase="finished", verdict=opening.verdict)
+        if opening.verdict.verdict is Verdict.COMPLETE:
+            return Opened("passed", 0, f"ralph-verify: every check of {until_text(specs)} "
+                                       "passes already; no loop started.")
+        return Opened("idle", EXIT_CODES[opening.verdict.verdict],
+                      f"ralph-verify: no loop started: {opening.verdict.reason}.")
+    hook["frozen_config"] = freeze_config(session)
     save_snapshot(state, config.root, None)
     message = start_message(session, specs, session.baseline)
     state.write_text(state.iteration_dir(1) / "prompt.md", message)
-    write_state(state, session, config, hook, phase=WAITING)
+    write_state(state, session, hook, phase=WAITING)
     return Opened("waiting", 0, message)
 
 
-def freeze_config(config: Config, session: Session) -> dict[str, str]:
+def freeze_config(session: Session) -> dict[str, str]:
     """Freeze the session's effective configuration out of the agent's reach (a reference)."""
+    config = session.config
     return freeze(config.root, session.id, "config.json", {
         "table": load_table(config.pyproject), "settings": persisted_settings(config),
-        "until": [spec.text for spec in until_specs(config)]})
+        "until": [spec.text for spec in session.settings.until]})
 
 
-def thaw_config(config: Config, hook: dict[str, Any], data: dict[str, Any]) -> None:
-    """Verify with the configuration frozen at ``start``, whatever the agent edited since
-    (``[tool.ralph-verify]``, the settings in ``.ralph/state.json``); the integrity check
-    reports the edits."""
-    if "frozen_config" not in hook:
-        return  # a loop started by an older version
-    try:
-        frozen = thaw(hook["frozen_config"])
-        table = frozen["table"]
-        settings = dict(frozen["settings"])
-        until = list(frozen["until"])
-    except (FrozenError, KeyError, TypeError) as exc:
-        log(config.root, "stop", f"using the current configuration: {exc}")
-        return
-    config.file_settings = validate_settings(table, config.parser.settings, config.pyproject)
-    config.check_options = validate_checks(table.get("checks", {}), registry_of(config),
-                                           config.pyproject)
-    for dest in set(data.get("settings") or {}) | set(settings):
-        config.set_session_value(dest, settings.get(dest))
-    config.set_session_value("until", ",".join(until))
+def stop_settings(config: Config, hook: dict[str, Any], data: dict[str, Any]) -> SessionSettings:
+    """A stop's settings: the configuration frozen at ``start``, whatever the agent edited
+    since (``[tool.ralph-verify]``, the settings in ``.ralph/state.json``; the integrity
+    check reports the edits), and the limit ``start`` recorded."""
+    options = dict(data.get("settings") or {})
+    until = [str(text) for text in data.get("until") or []]
+    file_settings = check_options = None
+    if "frozen_config" in hook:  # else a loop started by an older version
+        try:
+            frozen = thaw(hook["frozen_config"])
+            table = frozen["table"]
+            options = dict(frozen["settings"])
+            until = [str(text) for text in frozen["until"]]
+        except (FrozenError, KeyError, TypeError) as exc:
+            log(config.root, "stop", f"using the current configuration: {exc}")
+        else:
+            file_settings = validate_settings(table, config.parser.settings, config.pyproject)
+            check_options = validate_checks(table.get("checks", {}), registry_of(config),
+                                            config.pyproject)
+    if data.get("max_iterations"):
+        options["max_iterations"] = int(data["max_iterations"])
+    return settings_for(config, options=options, resume=True, task=str(data.get("task", "")),
+                        until=stored_specs(config, until, source="the loop's until")
+                        if until else None,
+                        file_settings=file_settings, check_options=check_options)
 
 
 def until_text(specs: list[Any]) -> str:
@@ -252,11 +238,10 @@ def start_message(session: Session, specs: list[Any], baseline: Verification) ->
     return "\n".join(lines)
 
 
-def write_state(state: StateDir, session: Session, config: Config, hook: dict[str, Any], *,
-                 phase: str, verdict: VerdictProposal | None = None,
-                 error: str | None = None) -> None:
+def write_state(state: StateDir, session: Session, hook: dict[str, Any], *, phase: str,
+                verdict: VerdictProposal | None = None, error: str | None = None) -> None:
     started = epoch(session.started_at)
-    record = state_record(session, config, phase=phase, verdict=verdict, error=error,
+    record = state_record(session, session.config, phase=phase, verdict=verdict, error=error,
                           elapsed_s=max(0.0, time.time() - started) if started else 0.0)
     record["mode"] = MODE
     record["agent"] = f"{hook.get('agent') or 'agent'} (Stop hook)"

@@ -55,8 +55,8 @@ from ralph_verify.hookmode.session import (
     epoch,
     load_snapshot,
     loop_specs,
+    stop_settings,
     take_snapshot,
-    thaw_config,
     write_snapshot,
     write_state,
 )
@@ -214,7 +214,8 @@ class _StopDriver(Driver):
             write_snapshot(self.state, self._after)
 
     def checks(self) -> list[Check]:
-        return _clamped(self.config, build_checks(self.config, loop_specs(self.config)),
+        assert self.session is not None
+        return _clamped(build_checks(self.session.config, loop_specs(self.session)),
                         self.deadline)
 
     def out_of_time(self, iteration: Iteration) -> bool:
@@ -225,11 +226,6 @@ class _StopDriver(Driver):
             f"iteration {iteration.number}: the checks took {iteration.duration_s:.0f}s, over "
             "the hook's time budget; letting the agent stop")
         self.hook["note"] = "the checks ran out of the hook's time budget (raise hook-timeout)"
-        assert self.session is not None
-        if iteration.number >= self.session.max_iterations:
-            iteration.verdict = VerdictProposal(
-                Verdict.MAX_ITERATIONS, f"reached the limit of {self.session.max_iterations} "
-                "iterations (the last one ran out of the hook's time budget)", source="core")
         return True
 
 
@@ -238,11 +234,8 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
     """One iteration (cycle.py, as ``run``'s), then the hook's answer: block the stop with
     the feedback, or let the agent stop (``None``: no output)."""
     agent = str(hook.get("agent"))
-    config.set_session_value("quiet", True)
-    if data.get("max_iterations"):  # the limit 'start' recorded wins over today's config
-        config.set_session_value("max_iterations", int(data["max_iterations"]))
-    session, number = restore_session(config, state, data)
-    thaw_config(config, hook, data)
+    session, number = restore_session(config, state, data, stop_settings(config, hook, data))
+    config = session.config
     if not payload.get("stop_hook_active"):  # a new turn: the harness counts afresh too
         hook["blocks_in_a_row"] = 0
         hook["note"] = ""
@@ -267,18 +260,16 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
     start_driving(session, driver)
     verdict = config.hook.ralph_runloop(session=session, first=number)
     iteration = session.last
-    assert iteration is not None and iteration.verification is not None
-    if driver.timed_out:
-        if iteration.verdict is not None:
-            _finish(config, state, session, hook, iteration.verdict)
-        else:
-            _save(state, session, config, hook, WAITING)
+    if driver.timed_out:  # no verdict was asked: the next stop goes on (or ends at the limit)
+        assert iteration is not None
+        _save(state, session, config, hook, WAITING)
         return {"systemMessage": f"ralph-verify iteration {iteration.number}: the checks took "
                                  "longer than the hook's time budget (hook-timeout); letting "
                                  "the agent stop. See .ralph/hook.log"}
     hook["last_stop_at"] = now_iso()
     if verdict is not None:  # the session is over; a task list goes on with its next task
         return _over(config, state, session, hook, verdict)
+    assert iteration is not None and iteration.verification is not None
     verification = iteration.verification
     number = iteration.number
     reason = block_reason(config, session, iteration, verification)
@@ -322,12 +313,11 @@ def _over(config: Config, state: StateDir, session: Session, hook: dict[str, Any
     return after_session(config, state, session, hook, verdict, answer)
 
 
-def _clamped(config: Config, checks: list[Check], deadline: float) -> list[Check]:
+def _clamped(checks: list[Check], deadline: float) -> list[Check]:
     """Every check's tool is killed before the hook's budget runs out."""
     left = max(1.0, deadline - time.monotonic())
-    config.set_session_value("timeout", min(float(config.get("timeout")), left))
     for check in checks:
-        if check.options.timeout is not None and check.options.timeout > left:
+        if check.timeout > left:
             check.options = replace_options(check.options, timeout=left)
     return checks
 
@@ -345,7 +335,7 @@ def block_reason(config: Config, session: Session, iteration: Iteration,
 
 def _save(state: StateDir, session: Session, config: Config, hook: dict[str, Any],
           phase: str, verdict: VerdictProposal | None = None) -> None:
-    write_state(state, session, config, hook, phase=phase, verdict=verdict)
+    write_state(state, session, hook, phase=phase, verdict=verdict)
 
 
 def _finish(config: Config, state: StateDir, session: Session, hook: dict[str, Any],

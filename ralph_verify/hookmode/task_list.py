@@ -17,14 +17,13 @@ call works from that copy, so ticking a task off in the file changes nothing.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.config.until import parse_spec
 from ralph_verify.hookmode.protocol import log
-from ralph_verify.hookmode.session import epoch, new_session_id, open_session, starting
+from ralph_verify.hookmode.session import epoch, open_session, starting
 from ralph_verify.loop.frozen import FrozenError, freeze, thaw
+from ralph_verify.loop.opening import new_session_id
 from ralph_verify.loop.records import persisted_settings
 from ralph_verify.loop.result import LoopResult
 from ralph_verify.loop.state import StateDir
@@ -48,8 +47,6 @@ if TYPE_CHECKING:
 #: The key of ``state.json``'s ``hook`` that marks a session as one task of a list:
 #: ``{"frozen": <reference to the frozen list>, "failed_in_a_row": N}``.
 TASKS = "tasks"
-#: Session values a Stop hook call keeps when it goes back to ``start``'s settings.
-_KEPT = ("quiet", "timeout")
 
 
 class _Waiting(Exception):
@@ -83,25 +80,25 @@ class HookTaskList(TaskListRun):
         except _Waiting as waiting:
             return None, waiting
 
-    def _start_state(self) -> TasksState:
+    def _start_state(self, resume: bool | None = None) -> TasksState:
         if self.carried_state is not None:
             return self.carried_state
-        return super()._start_state()
+        return super()._start_state(resume)
 
-    @contextmanager
-    def _task_settings(self, task: Task, gate: list[CheckSpec],
-                       state: TasksState) -> Iterator[None]:
-        with super()._task_settings(task, gate, state):
-            for key in ("no_branch", "allow_dirty"):  # run's later tasks go on on its branch
-                self.config.set_session_value(key, self.base.get(key))
-            # No prompt template in hook mode: the task's text carries its acceptance (the
-            # gate in words) and the list, as run's default task template does.
-            self.config.set_session_value("start_task", [task_text(
-                self.tasks, task, gate, state.status(), self.root)])
-            try:
-                yield
-            finally:
-                self.config.set_session_value("start_task", None)
+    def task_options(self, task: Task) -> dict[str, Any]:
+        """``start``'s settings under the task's own; the tree and branch are the user's
+        (``start``'s say), not those of the first task as under ``run``."""
+        options = {**self.base, **super().task_options(task)}
+        for key in ("no_branch", "allow_dirty"):
+            options.pop(key, None)
+            if self.base.get(key) is not None:
+                options[key] = self.base[key]
+        return options
+
+    def task_prompt(self, task: Task, gate: list[CheckSpec], state: TasksState) -> str:
+        """No prompt template in hook mode: the task's text carries its acceptance (the gate
+        in words) and the list, as run's default task template does."""
+        return task_text(self.tasks, task, gate, state.status(), self.root)
 
     def _run_task(self, task: Task, state: TasksState) -> str:
         gate = self.gate(task, state.status())
@@ -112,8 +109,9 @@ class HookTaskList(TaskListRun):
         branch = self.hook_base[TASKS].get("branch")
         if branch:
             self.config.stash[TASK_BRANCH_KEY] = str(branch)
-        with self._task_settings(task, gate, state):
-            opened = open_session(self.config, self.statedir, new_session_id(),
+        settings = self.task_settings(task, gate, state)
+        with self._task_context(task, gate, state):
+            opened = open_session(self.config, self.statedir, new_session_id(), settings,
                                   self.hook_base)
         if opened.kind == "error":
             state.set(task.id, "todo", "not started: a check could not decide at its "
@@ -213,13 +211,13 @@ def after_session(config: Config, statedir: StateDir, session: Session,
         return {"systemMessage": f"ralph-verify: the task list's frozen copy cannot be read "
                                  f"({exc}); letting the agent stop. 'ralph-verify start --tasks "
                                  "FILE' starts the list again"}
-    _back_to_start(config, base)
     carried = {key: hook.get(key) for key in ("agent", "session_id", "bound_by")}
     carried.update(blocks_in_a_row=int(hook.get("blocks_in_a_row") or 0) + 1,
                    last_decision="block", last_stop_at=hook.get("last_stop_at"))
     branch = (session.plugin_state.get("checkpoint") or {}).get("branch")
     carried[TASKS] = {**record, **({"branch": branch} if branch else {})}
-    runner = HookTaskList(config, task_list, statedir, carried, base, state)
+    # The next task's session is made from the configuration frozen at start (this one's).
+    runner = HookTaskList(session.config, task_list, statedir, carried, base, state)
     runner.extra = extra
     runner.failed_in_a_row = int(record.get("failed_in_a_row") or 0)
     runner.sessions = 1
@@ -248,16 +246,6 @@ def after_session(config: Config, statedir: StateDir, session: Session,
                                           "starts the list again")
     return {"systemMessage": f"ralph-verify: task {current} {status}; task list "
                              f"{ended.verdict}: {ended.reason}"}
-
-
-def _back_to_start(config: Config, base: dict[str, Any]) -> None:
-    """The settings of the stop's session (thawed for its iteration) give way to those
-    ``start`` was given, over which the next task sets its own."""
-    kept = {key: config.get(key) for key in _KEPT if config.source_of(key) == "session"}
-    for dest in persisted_settings(config):
-        config.set_session_value(dest, None)
-    for dest, value in {**base, **kept}.items():
-        config.set_session_value(dest, value)
 
 
 def _record_task(config: Config, state: TasksState, session: Session,

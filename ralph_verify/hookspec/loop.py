@@ -109,7 +109,10 @@ def ralph_runloop(session: Session, first: int) -> VerdictProposal | None:
     (the built-in runs one iteration there: the agent's turn is over when its Stop hook
     runs). The built-in (``trylast``) makes each :class:`~ralph_verify.Iteration` and
     calls ``ralph_run_iteration`` for it; ``session.mode`` says which driver runs it
-    (``"run"`` or ``"hook"``).
+    (``"run"`` or ``"hook"``). It has no iteration limit of its own: the
+    ``max_iterations`` plugin votes at the limit, and answers here first, with no
+    iteration, for a session whose limit is already behind it (``-p no:max_iterations``:
+    no limit).
 
     :param session: the running :class:`~ralph_verify.Session`.
     :param first: the number of the first iteration to run (more than 1 on ``--resume``

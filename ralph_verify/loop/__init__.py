@@ -1,4 +1,5 @@
-"""The one loop: a session and its iterations, one iteration's cycle, the ``run`` driver,
+"""The one loop: a session's settings and its opening (both drivers'), a session and its
+iterations, one iteration's cycle, the ``run`` driver,
 verdicts, the prompt, promises, the baseline's pre-existing and new failures, what a session
 records under ``.ralph/``, its state and lock, recovery points, and the :class:`~.api.Loop`
 Python API.

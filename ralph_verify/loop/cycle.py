@@ -90,7 +90,9 @@ class Driver:
         return None
 
     def out_of_time(self, iteration: Iteration) -> bool:
-        """Whether the verification ran out of the driver's time: no verdict is asked then."""
+        """Whether the verification ran out of the driver's time: no verdict is asked then
+        (the session waits for the next call, whose ``ralph_runloop`` the ``max_iterations``
+        plugin answers once the limit is behind)."""
         return False
 
     def record(self, iteration: Iteration) -> None:
@@ -114,23 +116,19 @@ def start(session: Session, driver: Driver) -> None:
 
 def runloop(session: Session, first: int) -> VerdictProposal | None:
     """Iterations from number ``first`` until a verdict (``None``: the driver's call is over
-    without one -- the Stop hook blocked the stop and waits for the next)."""
+    without one -- the Stop hook blocked the stop and waits for the next). No limit here:
+    the policies end the session (the iteration limit is the ``max_iterations`` plugin's)."""
     config = session.config
     driver = config.stash[DRIVER_KEY]
-    ran = 0
-    for number in range(first, session.max_iterations + 1):
-        if driver.iterations_per_call is not None and ran >= driver.iterations_per_call:
-            return None
+    number = first
+    while driver.iterations_per_call is None or number - first < driver.iterations_per_call:
         iteration = Iteration(number=number, started_at=now_iso())
         session.iterations.append(iteration)
         config.hook.ralph_run_iteration(session=session, iteration=iteration)
-        ran += 1
         if iteration.verdict is not None:
             return iteration.verdict
-    if driver.iterations_per_call is not None and ran:
-        return None
-    return VerdictProposal(Verdict.MAX_ITERATIONS, f"reached {session.max_iterations} "
-                           "iterations", source="core")
+        number += 1
+    return None
 
 
 def run_iteration(session: Session, iteration: Iteration) -> None:
@@ -221,10 +219,11 @@ def ask_policies(config: Config, session: Session, iteration: Iteration,
                            implementers(config.pluginmanager, "ralph_iteration_verdict")))
 
 
-def session_specs(config: Config) -> list[CheckSpec]:
-    """The checks of a loop session (``run`` or hook mode): ``until``, plus what plugins add
-    through ``ralph_session_checks`` (``integrity``, unless switched off)."""
-    specs = list(until_specs(config))
+def session_specs(config: Config, until: Sequence[CheckSpec] | None = None) -> list[CheckSpec]:
+    """The checks of a loop session (``run`` or hook mode): ``until`` (default: what the
+    command line and the file ask for), plus what plugins add through
+    ``ralph_session_checks`` (``integrity``, unless switched off)."""
+    specs = list(until_specs(config) if until is None else until)
     for extra in config.hook.ralph_session_checks(config=config, specs=list(specs)):
         texts = {spec.text for spec in specs}
         specs += [spec for spec in extra or () if spec.text not in texts]

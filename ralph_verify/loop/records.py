@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import CheckResult, Status
-from ralph_verify.checks.registry import until_specs
 from ralph_verify.checks.tool_output import one_line
 from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
@@ -22,6 +21,7 @@ if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
     from ralph_verify.loop.session import Iteration, Session
+    from ralph_verify.loop.settings import SessionSettings
     from ralph_verify.loop.state import StateDir
 
 #: Settings never carried over to ``--resume``.
@@ -29,34 +29,6 @@ _NOT_PERSISTED = {"resume", "until"}
 
 
 # --- the task and the settings ---------------------------------------------------------------
-
-
-def read_task(config: Config) -> str:
-    """The task: ``-p FILE``, else the text argument, else ``PROMPT.md`` in the root."""
-    prompt = config.get("prompt")
-    if prompt:
-        path = Path(str(prompt)).expanduser()
-        path = path if path.is_absolute() else config.invocation_dir / path
-        try:
-            return path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"--prompt {prompt}: cannot read it ({exc.strerror})") from None
-        except UnicodeDecodeError:
-            raise UsageError(f"--prompt {prompt}: not a UTF-8 text file (the task must be "
-                             "text, e.g. a PROMPT.md)") from None
-    task = config.get("task")
-    if task:
-        return str(task)
-    default = config.root / "PROMPT.md"
-    if default.is_file():
-        try:
-            return default.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise UsageError(f"{default}: not a UTF-8 text file (the task must be text)") \
-                from None
-    raise UsageError("no task: pass -P PROMPT.md, or the task as text "
-                     "(ralph-verify run --agent ... --until ... 'make the tests pass'), "
-                     "or put it in PROMPT.md in the project root")
 
 
 def persisted_settings(config: Config) -> dict[str, Any]:
@@ -73,37 +45,28 @@ def persisted_settings(config: Config) -> dict[str, Any]:
     return found
 
 
-def restore_session(config: Config, state: StateDir,
-                    previous: dict[str, Any]) -> tuple[Session, int]:
-    """The interrupted session of ``state.json``, ready to go on at its next iteration."""
+def restore_session(config: Config, state: StateDir, previous: dict[str, Any],
+                    settings: SessionSettings) -> tuple[Session, int]:
+    """The interrupted session of ``state.json``, with ``settings``
+    (:func:`ralph_verify.loop.settings.resumed`), ready to go on at its next iteration."""
     from ralph_verify.loop.session import Session  # a loop's; check's terminal lines need none
 
     verdict = (previous.get("verdict") or {}).get("verdict")
     if verdict == Verdict.COMPLETE.value:
         raise UsageError(f"session {previous.get('session')} is already complete; start a new "
                          "run without --resume")
-    for dest, value in (previous.get("settings") or {}).items():
-        if config.source_of(dest) != "command line":
-            config.set_session_value(dest, value)
-    if config.source_of("until") != "command line" and previous.get("until"):
-        config.set_session_value("until", ",".join(previous["until"]))
     baseline = state.read_verification(0)
     if baseline is None:
         raise UsageError("nothing to resume: the session has no baseline "
                          f"({state.iteration_dir(0)}/verification.json); start a new run")
     iterations = [_iteration_from_record(record, state) for record in state.read_history()]
     session = Session(id=str(previous["session"]), root=config.root, dir=state.path,
-                      config=config, task=str(previous.get("task", "")),
-                      max_iterations=int(config.get("max_iterations")),
+                      config=settings.config_for(config), settings=settings,
                       baseline=baseline, iterations=iterations,
                       started_at=str(previous.get("started_at", "")),
                       plugin_state=dict(previous.get("plugin_state") or {}), resumed=True,
                       elapsed_before_s=float(previous.get("elapsed_s") or 0.0))
-    start = max((it.number for it in iterations), default=0) + 1
-    if start > session.max_iterations:
-        raise UsageError(f"session {session.id} already ran {start - 1} iterations; raise "
-                         "--max-iterations to go on")
-    return session, start
+    return session, max((it.number for it in iterations), default=0) + 1
 
 
 def _iteration_from_record(record: dict[str, Any], state: StateDir) -> Iteration:
@@ -192,7 +155,7 @@ def state_record(session: Session, config: Config, *, phase: str,
         "iteration": number,
         "max_iterations": session.max_iterations,
         "agent": config.get("agent"),
-        "until": [spec.text for spec in until_specs(config)],
+        "until": [spec.text for spec in session.settings.until],
         "task": session.task,
         "settings": persisted_settings(config),
         "passed": last.passed if last is not None else None,
@@ -228,7 +191,7 @@ def progress_entry(iteration: Iteration) -> str:
 
 def header(session: Session, config: Config) -> str:
     agent = config.get("agent") or "(object)"
-    until = ",".join(spec.text for spec in until_specs(config))
+    until = ",".join(spec.text for spec in session.settings.until)
     text = (f"ralph-verify run · session {session.id} · agent {agent} · until {until} · "
             f"up to {session.max_iterations} iterations")
     if session.resumed:

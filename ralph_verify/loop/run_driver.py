@@ -1,7 +1,8 @@
 """The ``run`` driver: ralph-verify starts the agent itself, iteration after iteration.
 
-It holds the lock, watches for signals and ``ralph-verify cancel``, verifies the baseline,
-calls ``ralph_runloop`` and finishes the session; each iteration is
+It holds the lock, watches for signals and ``ralph-verify cancel``, opens the session
+(:mod:`ralph_verify.loop.opening`, as ``start`` does), calls ``ralph_runloop`` and finishes
+the session; each iteration is
 :func:`ralph_verify.loop.cycle.run_iteration`, with this class answering as its
 :class:`~ralph_verify.loop.cycle.Driver` (the Stop hook is the other driver: hookmode/stop.py).
 """
@@ -15,30 +16,31 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ralph_verify.checks.registry import build_checks
-from ralph_verify.config.stash import PROMISES_KEY, REPORT_STREAM_KEY
+from ralph_verify.config.stash import REPORT_STREAM_KEY
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop import cancel_key, records
-from ralph_verify.loop.cycle import Driver, make_agent, session_specs, verify_in_session
+from ralph_verify.loop.cycle import Driver, make_agent, session_specs
 from ralph_verify.loop.cycle import start as start_driving
-from ralph_verify.loop.keys import PROMPT_VALUES_KEY, SESSION_KEY
-from ralph_verify.loop.new_failures import nothing_to_do
+from ralph_verify.loop.keys import PROMPT_VALUES_KEY
+from ralph_verify.loop.opening import new_session, new_session_id, open_session
 from ralph_verify.loop.prompt import load_template, progress_text, render, render_notes
-from ralph_verify.loop.records import read_task, state_record
+from ralph_verify.loop.records import state_record
 from ralph_verify.loop.result import LoopResult
 from ralph_verify.loop.session import Iteration, Session
+from ralph_verify.loop.settings import resumed, settings_for
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
 from ralph_verify.proc import signals
 from ralph_verify.project import snapshot
 from ralph_verify.project.git import is_repo
-from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
     from ralph_verify.agents import Agent
     from ralph_verify.checks.api import Check
     from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
+    from ralph_verify.loop.settings import SessionSettings
 
 
 class _Cancelled(Exception):
@@ -49,9 +51,13 @@ class RunDriver(Driver):
     """The state of one run while it goes; :meth:`run` is the protocol, the iterations are
     :mod:`ralph_verify.loop.cycle`'s (this class answers as their driver)."""
 
-    def __init__(self, config: Config, agent: Agent | None, stream: TextIO | None) -> None:
+    def __init__(self, config: Config, agent: Agent | None, stream: TextIO | None,
+                 settings: SessionSettings | None = None) -> None:
         super().__init__(StateDir(config.root), agent)
+        #: The command's configuration until the session opens, then the session's.
         self.config = config
+        #: What the caller fixed for the session (a task's); ``None``: the command line's.
+        self.settings = settings
         self.root = config.root
         if stream is not None:
             config.stash[REPORT_STREAM_KEY] = stream
@@ -70,12 +76,13 @@ class RunDriver(Driver):
     # --- the protocol ------------------------------------------------------------------------
 
     def run(self) -> LoopResult:
-        resume = bool(self.config.get("resume"))
+        resume = (self.settings.resume if self.settings is not None
+                  else bool(self.config.get("resume")))
         previous = self.state.read_state() if resume else None
         if resume and previous is None:
             raise UsageError(f"nothing to resume: no session in {self.root} "
                              "(.ralph/state.json not found)")
-        session_id = str(previous.get("session")) if previous else _new_session_id()
+        session_id = str(previous.get("session")) if previous else new_session_id()
         if previous:
             self.elapsed_before = float(previous.get("elapsed_s") or 0.0)
         note = self.state.acquire_lock(session_id)
@@ -99,12 +106,17 @@ class RunDriver(Driver):
             self.state.release_lock()
 
     def _run(self, session_id: str, previous: dict[str, Any] | None) -> LoopResult:
-        config = self.config
-        session, start = (records.restore_session(config, self.state, previous)
-                          if previous is not None else self._new_session(session_id))
+        if previous is not None:
+            settings = resumed(self.config, previous, self.settings)
+            session, start = records.restore_session(self.config, self.state, previous,
+                                                     settings)
+        else:
+            settings = self.settings or settings_for(self.config)
+            session, start = new_session(self.config, self.state, settings, session_id,
+                                         "run"), 1
         session.elapsed_before_s = self.elapsed_before
+        config = self.config = session.config
         start_driving(session, self)
-        config.stash[SESSION_KEY] = session
         if self.agent is None:
             self.agent = make_agent(config)
         preflight = getattr(self.agent, "preflight", None)
@@ -116,36 +128,22 @@ class RunDriver(Driver):
             print(f"ERROR: {reason}; .ralph/ was left as it was", file=sys.stderr)
             return LoopResult(Verdict.AGENT_ERROR, reason, EXIT_CODES[Verdict.AGENT_ERROR],
                               session, None, time.monotonic() - self.started)
-        checks = build_checks(config, session_specs(config))
+        checks = build_checks(config, session_specs(config, settings.until))
         template = load_template(config.get("template"), config.invocation_dir,
                                  tasks=PROMPT_VALUES_KEY in config.stash)
-        config.hook.ralph_session_prepare(session=session)
-        if previous is None:
-            # Only now, when nothing refused to start: the last session's files go.
-            self.state.clear_session_files()
-        if session.baseline is None:
-            config.hook.ralph_report_phase(session=session, phase="verifying the baseline")
-            config.stash[PROMISES_KEY] = []
-            session.baseline = self._verify(checks, mark=False)
-            self.state.write_verification(0, session.baseline)
-            config.hook.ralph_report_verification(config=config, session=session,
-                                                  iteration=None, verification=session.baseline)
-            if session.baseline.errored:
-                return self._baseline_error(session.baseline)
-            idle = nothing_to_do(session.baseline)
-            if idle is not None:
-                return self._finish(idle)
-            if session.baseline.passed:
-                return self._finish(VerdictProposal(
-                    Verdict.COMPLETE, "every check passes already; the agent was not called",
-                    source="core"))
-        config.hook.ralph_session_start(session=session)
+        opening = open_session(session, self.state, checks, fresh=previous is None)
+        if opening.errored:
+            assert session.baseline is not None
+            return self._baseline_error(session.baseline)
+        if opening.verdict is not None:
+            return self._finish(opening.verdict)
         self._save(phase="running")
         self._checks, self._template = checks, template
         verdict = config.hook.ralph_runloop(session=session, first=start)
-        return self._finish(verdict or VerdictProposal(
-            Verdict.MAX_ITERATIONS, f"reached {session.max_iterations} iterations",
-            source="core"))
+        if verdict is None:
+            raise UsageError("no plugin ran the loop: every ralph_runloop implementation "
+                             "returned None (was the built-in 'loop' plugin disabled?)")
+        return self._finish(verdict)
 
     # --- the driver of cycle.run_iteration ---------------------------------------------------
 
@@ -180,22 +178,9 @@ class RunDriver(Driver):
 
     # --- helpers -----------------------------------------------------------------------------
 
-    def _new_session(self, session_id: str) -> tuple[Session, int]:
-        config = self.config
-        session = Session(id=session_id, root=self.root, dir=self.state.path, config=config,
-                          task=read_task(config), max_iterations=int(config.get("max_iterations")),
-                          started_at=now_iso())
-        if session.max_iterations < 1:
-            raise UsageError("--max-iterations must be at least 1")
-        return session, 1
-
     def _session(self) -> Session:
         assert self.session is not None
         return self.session
-
-    def _verify(self, checks: Sequence[Check], *, mark: bool) -> Verification:
-        return verify_in_session(self.config, checks,
-                                 self._session().baseline if mark else None)
 
     def _prompt(self, template: str, iteration: Iteration) -> str:
         session = self._session()
@@ -227,7 +212,7 @@ class RunDriver(Driver):
     def _save(self, *, phase: str, verdict: VerdictProposal | None = None,
               error: str | None = None) -> None:
         if self.session is not None:
-            self.state.write_state(state_record(self.session, self.config, phase=phase,
+            self.state.write_state(state_record(self.session, self.session.config, phase=phase,
                                                 verdict=verdict, error=error,
                                                 elapsed_s=self._elapsed()))
 
@@ -296,8 +281,3 @@ class RunDriver(Driver):
     def _line(self, text: str) -> None:
         self.config.hook.ralph_report_line(config=self.config, line=text)
 
-
-def _new_session_id() -> str:
-    import secrets
-
-    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(2)

@@ -1,7 +1,8 @@
 """The data of a loop session and its iterations, shared by the loop and its plugins.
 
-Plain data: the loop (``loop/cycle.py``) fills it in; policies (breaker, budgets,
-integrity) read it in their hooks and keep their own state in
+Plain data: the drivers open it (:mod:`ralph_verify.loop.opening`) and each iteration
+fills it in (:mod:`ralph_verify.loop.cycle`); policies (breaker, budgets, integrity) read it
+in their hooks and keep their own state in
 ``session.plugin_state[plugin_name]`` (JSON-serialisable: it is saved in
 ``.ralph/state.json`` so ``--resume`` restores it).
 """
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from ralph_verify.agents import AgentResult
     from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
+    from ralph_verify.loop.settings import SessionSettings
     from ralph_verify.loop.verdict import VerdictProposal
 
 
@@ -47,15 +49,17 @@ class Iteration:
 
 @dataclass
 class Session:
-    """One ``run``: its settings, baseline, iterations and per-plugin state."""
+    """One loop session (``run``, or hook mode's): its settings, baseline, iterations and
+    per-plugin state."""
 
     id: str
     root: Path
     #: The session's folder, ``ROOT/.ralph``.
     dir: Path
+    #: The session's configuration: the command line's, answering ``settings.options`` first.
     config: Config
-    task: str
-    max_iterations: int
+    #: What the session runs with, fixed before it opened (until, task, limit, options).
+    settings: SessionSettings
     baseline: Verification | None = None
     iterations: list[Iteration] = field(default_factory=list)
     started_at: str = ""
@@ -70,6 +74,16 @@ class Session:
     #: Who drives the session: ``"run"`` (ralph-verify runs the agent) or ``"hook"`` (the
     #: agent's Stop hook runs one iteration each time the agent wants to stop).
     mode: str = "run"
+
+    @property
+    def task(self) -> str:
+        return self.settings.task
+
+    @property
+    def max_iterations(self) -> int:
+        """The limit ``--max-iterations`` (or a task's) sets; the ``max_iterations`` plugin
+        holds the session to it."""
+        return self.settings.max_iterations
 
     @property
     def last(self) -> Iteration | None:

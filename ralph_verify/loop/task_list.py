@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ralph_verify.checks.registry import build_checks
 from ralph_verify.checks.verification import verify
@@ -24,7 +24,9 @@ from ralph_verify.config.until import CheckSpec
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.keys import PROMPT_VALUES_KEY
-from ralph_verify.loop.run_driver import RunDriver, _new_session_id
+from ralph_verify.loop.opening import new_session_id
+from ralph_verify.loop.run_driver import RunDriver
+from ralph_verify.loop.settings import SessionSettings, settings_for
 from ralph_verify.loop.task_steps import (
     apply_from,
     head,
@@ -51,9 +53,6 @@ FAILED_IN_A_ROW = 3
 #: The fix-up task after a failing final check, and its iteration cap.
 FINAL = "FINAL"
 FINAL_ITERATIONS = 3
-#: Session values a task sets for its loop, taken back when the list is done.
-_SESSION_KEYS = ("until", "task", "prompt", "max_iterations", "max_time", "max_cost", "agent",
-                 "no_branch", "allow_dirty", "resume")
 
 
 @dataclass
@@ -125,8 +124,6 @@ class TaskListRun:
                     return ended
             return self._final(state)
         finally:
-            for key in _SESSION_KEYS:
-                self.config.set_session_value(key, None)
             note = (f"{self.tasks.path.name} was edited during the session; the list "
                     "was worked from the copy read at its start (the edit changed nothing)")
             if self.tasks.edited() and note not in state.notes:
@@ -176,25 +173,19 @@ class TaskListRun:
         if waiting:
             raise UsageError(f"--only {task_id}: it depends on {', '.join(waiting)}, not done "
                              "yet; run those first (or the whole list without --only)")
-        self.config.set_session_value("resume", previous is not None)  # keep done rows
-        try:
-            state = self._start_state()
-        finally:
-            self.config.set_session_value("resume", None)
+        state = self._start_state(resume=previous is not None)  # keep done rows
         state.record(task_id).status = "todo"
-        try:
-            outcome = self._run_task(task, state)
-        finally:
-            for key in _SESSION_KEYS:
-                self.config.set_session_value(key, None)
+        outcome = self._run_task(task, state)
         if outcome in DONE:
             return self._end(state, "complete", f"task {task_id} {outcome} (--only)")
         return self._end(state, "incomplete", f"task {task_id} {outcome} (--only)")
 
-    def _start_state(self) -> TasksState:
-        previous = TasksState.read(self.root) if self.config.get("resume") else None
-        state = TasksState.start(self.root, self.tasks, _new_session_id())
-        if self.config.get("resume") and previous is None:
+    def _start_state(self, resume: bool | None = None) -> TasksState:
+        if resume is None:
+            resume = bool(self.config.get("resume"))
+        previous = TasksState.read(self.root) if resume else None
+        state = TasksState.start(self.root, self.tasks, new_session_id())
+        if resume and previous is None:
             raise UsageError(f"nothing to resume: no task list in {self.root} "
                              "(.ralph/tasks/state.json not found)")
         if previous is not None:
@@ -219,23 +210,38 @@ class TaskListRun:
         state.log({"event": "start", "file": str(self.tasks.path), "resume": previous is not None})
         return state
 
+    def task_options(self, task: Task) -> dict[str, Any]:
+        """What a task fixes for its session over the command line and the file: its limits
+        and agent (``--agent`` wins over the task file), and for the later tasks the tree
+        and branch the first one left."""
+        options = {key: getattr(task, key) for key in ("max_iterations", "max_time", "max_cost")
+                   if getattr(task, key) is not None}
+        if task.agent is not None and self.config.source_of("agent") != "command line":
+            options["agent"] = task.agent
+        if self.sessions:
+            options.update(no_branch=True, allow_dirty=True)
+        return options
+
+    def task_prompt(self, task: Task, gate: list[CheckSpec], state: TasksState) -> str:
+        """The task's text, for its prompt's ``{{task}}``."""
+        return task_body(task)
+
+    def task_settings(self, task: Task, gate: list[CheckSpec],
+                      state: TasksState) -> SessionSettings:
+        """The settings of a task's session: its gate, its text, its options; it resumes
+        when it is the task an interrupted run left mid-way."""
+        return settings_for(self.config, options=self.task_options(task), until=gate,
+                            task=self.task_prompt(task, gate, state),
+                            resume=self.continuing == task.id)
+
     @contextmanager
-    def _task_settings(self, task: Task, gate: list[CheckSpec],
-                       state: TasksState) -> Iterator[None]:
+    def _task_context(self, task: Task, gate: list[CheckSpec],
+                      state: TasksState) -> Iterator[None]:
+        """What the task's session finds besides its settings: the prompt's task values, the
+        name of the commit that completes it, ``$RALPH_TASK_ID``."""
         config = self.config
         status = state.status()
-        config.set_session_value("until", ",".join(spec.text for spec in gate))
-        config.set_session_value("task", task_body(task))
-        config.set_session_value("prompt", "")
-        config.set_session_value("resume", self.continuing == task.id)
         self.continuing = None
-        for key in ("max_iterations", "max_time", "max_cost"):
-            config.set_session_value(key, getattr(task, key))
-        if config.source_of("agent") != "command line":  # --agent wins over the file
-            config.set_session_value("agent", task.agent)
-        if self.sessions:  # the later tasks go on from the tree and branch of the first
-            config.set_session_value("no_branch", True)
-            config.set_session_value("allow_dirty", True)
         config.stash[CURRENT_TASK_KEY] = task.id
         config.stash[PROMPT_VALUES_KEY] = {
             "task_id": task.id, "task_title": task.title,
@@ -265,12 +271,13 @@ class TaskListRun:
         state.set(task.id, "running", "", gate=gate_text,
                   base=state.record(task.id).base or head(self.root))
         _said(self.config, f"ralph-verify: task {task.id} ({task.title}): gate {gate_text}")
-        with self._task_settings(task, gate, state):
-            try:
-                result = RunDriver(self.config, None, self.stream).run()
-            except UsageError as exc:  # e.g. a dirty tree: nothing ran, the task waits
-                state.set(task.id, "todo", f"not started: {exc}")
-                raise
+        try:
+            settings = self.task_settings(task, gate, state)
+            with self._task_context(task, gate, state):
+                result = RunDriver(self.config, None, self.stream, settings).run()
+        except UsageError as exc:  # e.g. a dirty tree: nothing ran, the task waits
+            state.set(task.id, "todo", f"not started: {exc}")
+            raise
         if result.verdict is None:  # a check could not decide at the task's baseline
             state.set(task.id, "todo", f"not started: {result.reason}")
             self.check_error = result.exit_code

@@ -16,12 +16,14 @@ from typing import Any
 
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
+from ralph_verify.config.stash import StashKey
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
 
 NAME = "sandbox"
 MODES = ("auto", "on", "off")
-_BWRAP: dict[int, str] = {}
+#: The bubblewrap program the agent runs under, found at configure (absent: no sandbox).
+BWRAP_KEY: StashKey[str] = StashKey("sandbox_bwrap")
 
 
 @hookimpl
@@ -72,11 +74,11 @@ def ralph_configure(config: Config) -> None:
     from ralph_verify.guard.sandbox import check_available, probe
 
     if mode == "on":
-        _BWRAP[id(config)] = check_available()
+        config.stash[BWRAP_KEY] = check_available()
         return
     bwrap, why_not = probe()
     if bwrap is not None:
-        _BWRAP[id(config)] = bwrap
+        config.stash[BWRAP_KEY] = bwrap
     else:
         sys.stderr.write(f"note: the agent runs without a sandbox: {why_not} "
                          "(--no-sandbox or sandbox = \"off\" silences this note)\n")
@@ -85,7 +87,7 @@ def ralph_configure(config: Config) -> None:
 @hookimpl(wrapper=True)
 def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
     config = session.config
-    bwrap = _BWRAP.get(id(config))
+    bwrap = config.stash.get(BWRAP_KEY)
     if bwrap is not None:
         from ralph_verify.guard.sandbox import bwrap_argv, writable_for
 

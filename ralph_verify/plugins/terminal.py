@@ -17,7 +17,6 @@ from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from ralph_verify.checks.api import Check, CheckResult, Status
-from ralph_verify.checks.registry import until_specs
 from ralph_verify.checks.tool_output import one_line
 from ralph_verify.checks.verification import Verification
 from ralph_verify.config import Config
@@ -140,6 +139,8 @@ class TerminalReporter:
         #: A loop session is running (``check`` has none); its baseline is not yet verified.
         self._in_session = False
         self._baseline_seen = False
+        #: The session's ``until``, as asked (the loop may add checks: ``integrity``).
+        self._asked: list[str] = []
         self._width = 8
 
     @property
@@ -176,7 +177,7 @@ class TerminalReporter:
             return
         if not self._baseline_seen:
             self._baseline_seen = True
-            asked = [spec.text for spec in until_specs(self.config)]
+            asked = self._asked
             added = [check.spec for check in checks if check.spec.text not in asked]
             if added:  # "baseline: 1/2 checks" when one was asked: say which is the other
                 self._line(f"checks: {', '.join(asked)} from --until, plus "
@@ -218,8 +219,9 @@ class TerminalReporter:
 
         results = yield
         self._in_session = True
+        self._asked = [spec.text for spec in session.settings.until]
         self.display.max_iterations = session.max_iterations
-        self._line(header(session, self.config))
+        self._line(header(session, session.config))
         self.display.start()
         return results
 

@@ -131,7 +131,8 @@ def _is_config(node: ast.expr) -> bool:
 
 def test_options_are_read_and_never_written_outside_the_config() -> None:
     """``config.get`` is the one way to read an option (it knows the declared default and
-    the config file); nothing writes the parsed command line (set_session_value does)."""
+    the config file); nothing writes the parsed command line (a session's values are a copy
+    of the configuration: ``Config.with_values``)."""
     from ralph_verify.recorder.sources import MODULES
 
     # Our modules that run inside the project's pytest: their ``config`` is pytest's.

@@ -10,6 +10,7 @@ from ralph_verify.checks.verification import Verification
 from ralph_verify.config import Config
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.loop.session import Session
+from ralph_verify.loop.settings import SessionSettings
 from ralph_verify.testing import Ralph
 
 SUITE = """
@@ -31,8 +32,8 @@ class InSession:
     @hookimpl
     def ralph_configure(self, config: Config) -> None:
         config.stash[SESSION_KEY] = Session(
-            id="s1", root=self.root, dir=self.root / ".ralph", config=config, task="t",
-            max_iterations=3, baseline=self.baseline)
+            id="s1", root=self.root, dir=self.root / ".ralph", config=config,
+            settings=SessionSettings((), "t", 3), baseline=self.baseline)
 
 
 def _baseline(root: Path, *failing: str) -> Verification:

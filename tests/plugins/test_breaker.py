@@ -12,6 +12,7 @@ import pytest
 from ralph_verify.checks.api import CheckResult, Failure, Status
 from ralph_verify.checks.verification import Verification
 from ralph_verify.loop.session import Iteration, Session
+from ralph_verify.loop.settings import SessionSettings
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.plugins import breaker
 from ralph_verify.startup import get_config
@@ -46,7 +47,7 @@ class Driver:
     def __init__(self, ralph: Ralph, baseline: Verification, *args: str) -> None:
         config = get_config(["check", "--root", str(ralph.path), *args])
         self.session = Session(id="s1", root=ralph.path, dir=ralph.path / ".ralph",
-                               config=config, task="fix it", max_iterations=50,
+                               config=config, settings=SessionSettings((), "fix it", 50),
                                baseline=baseline)
         breaker.ralph_session_start(session=self.session)
 

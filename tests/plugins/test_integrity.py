@@ -15,6 +15,7 @@ from ralph_verify.integrity import sources
 from ralph_verify.integrity.settings import Setting, read_all, weakenings
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.loop.session import Session
+from ralph_verify.loop.settings import SessionSettings
 from ralph_verify.plugins import integrity
 from ralph_verify.startup import get_config
 from ralph_verify.testing import Ralph
@@ -71,7 +72,7 @@ def _start_session(ralph: Ralph, session_id: str = "s1",
     """Start a session's integrity baseline, as the loop does at ``ralph_session_start``."""
     config = get_config(["check", "--root", str(ralph.path)])
     session = Session(id=session_id, root=ralph.path, dir=ralph.path / ".ralph", config=config,
-                      task="t", max_iterations=3, baseline=baseline)
+                      settings=SessionSettings((), "t", 3), baseline=baseline)
     integrity.ralph_session_start(session=session)
     return session
 
@@ -352,7 +353,7 @@ class InSession:
     def ralph_configure(self, config: Config) -> None:
         config.stash[SESSION_KEY] = Session(
             id=self.session_id, root=self.ralph.path, dir=self.ralph.path / ".ralph",
-            config=config, task="t", max_iterations=3, baseline=self.baseline)
+            config=config, settings=SessionSettings((), "t", 3), baseline=self.baseline)
 
 
 @pytest.mark.parametrize(("session_id", "has_baseline", "summary"), [

@@ -113,7 +113,7 @@ def ralph_configure(config: Config) -> None:
     no lock, no .ralph/, no branch, no baseline."""
     if config.command.name != "run" or config.get("resume") or config.get("tasks"):
         return  # a task list's file is checked by plugins/commands/tasks/
-    from ralph_verify.loop.records import read_task
+    from ralph_verify.loop.settings import read_task
 
     until_specs(config)
     read_task(config)

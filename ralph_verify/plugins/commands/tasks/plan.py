@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 
 from ralph_verify.config import Config
+from ralph_verify.config.until import parse_until
 from ralph_verify.errors import UsageError
+from ralph_verify.loop.settings import settings_for
 from ralph_verify.tasks.formats import quote_cmd
 
 PLAN_PROMPT = """\
@@ -68,15 +70,10 @@ def plan(config: Config) -> int:
     shown = _relative(target, config.root)
     check = quote_cmd(f"{shlex.quote(sys.executable)} -m ralph_verify tasks check "
                       f"{shlex.quote(shown)}")
-    config.set_session_value("until", check)
-    config.set_session_value("task", PLAN_PROMPT.format(output=shown, spec=spec.name,
-                                                        text=text.strip()))
-    config.set_session_value("prompt", "")
-    try:
-        code = run_session(config)
-    finally:
-        for key in ("until", "task", "prompt"):
-            config.set_session_value(key, None)
+    settings = settings_for(config, until=parse_until(check), resume=False,
+                            task=PLAN_PROMPT.format(output=shown, spec=spec.name,
+                                                    text=text.strip()))
+    code = run_session(config, settings)
     if code == 0:
         print(f"tasks plan: {shown} passes 'tasks check': valid, and every task's checks "
               "fail on today's tree; run it with 'ralph-verify run --tasks "
