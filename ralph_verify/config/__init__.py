@@ -77,7 +77,8 @@ class Config:
 
     def with_values(self, values: Mapping[str, Any], *,
                     file_settings: dict[str, Any] | None = None,
-                    check_options: dict[str, CheckOptions] | None = None) -> Config:
+                    check_options: Mapping[str, CommonOptions | CheckOptions] | None = None,
+                    ) -> Config:
         """A copy of this configuration for one loop session, answering ``values`` (by dest)
         above the command line: a resumed session's settings, those hook mode froze at
         ``start``, a task's limits (:class:`ralph_verify.loop.settings.SessionSettings`).
@@ -91,7 +92,7 @@ class Config:
         if file_settings is not None:
             session.file_settings = file_settings
         if check_options is not None:
-            session.check_options = check_options
+            session.check_options = dict(check_options)
         return session
 
     def source_of(self, key: str) -> str:

@@ -24,6 +24,7 @@ from ralph_verify.errors import UsageError
 if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.config.check_options import CheckOptions
+    from ralph_verify.config.parser import CommonOptions
 
 
 def _frozen(values: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -51,7 +52,7 @@ class SessionSettings:
     #: Hook mode: ``[tool.ralph-verify]``'s settings and check tables as frozen at ``start``
     #: (``None``: the file's), whatever the agent edited since.
     file_settings: Mapping[str, Any] | None = None
-    check_options: Mapping[str, CheckOptions] | None = None
+    check_options: Mapping[str, CommonOptions | CheckOptions] | None = None
 
     def config_for(self, config: Config) -> Config:
         """The session's configuration: ``config`` with these options above its command
@@ -66,7 +67,8 @@ class SessionSettings:
 def settings_for(config: Config, *, options: Mapping[str, Any] | None = None,
                  until: Iterable[CheckSpec] | None = None, task: str | None = None,
                  resume: bool | None = None, file_settings: Mapping[str, Any] | None = None,
-                 check_options: Mapping[str, CheckOptions] | None = None) -> SessionSettings:
+                 check_options: Mapping[str, CommonOptions | CheckOptions] | None = None,
+                 ) -> SessionSettings:
     """A session's settings: what is given here, else what the command line and the file say
     (``until``, the task of ``-P``/TASK/PROMPT.md, ``--max-iterations``, ``--resume``), read
     through ``options`` (a task's ``max-iterations`` is the session's limit)."""
