@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification
     from ralph_verify.cli import main
     from ralph_verify.config import Config
-    from ralph_verify.config.parser import Command, Option, Parser, Setting
+    from ralph_verify.config.parser import Command, CommonOptions, Option, Parser, Setting
     from ralph_verify.config.scaffold import FileChange, InitRegistry, InitTarget, apply_changes
     from ralph_verify.config.stash import Stash, StashKey
     from ralph_verify.config.until import CheckSpec
@@ -71,7 +71,8 @@ _LAZY = {
                     "ralph_verify.checks.api"),
     "CheckRegistry": "ralph_verify.checks.registry",
     "Config": "ralph_verify.config",
-    **dict.fromkeys(("Command", "Option", "Parser", "Setting"), "ralph_verify.config.parser"),
+    **dict.fromkeys(("Command", "CommonOptions", "Option", "Parser", "Setting"),
+                    "ralph_verify.config.parser"),
     **dict.fromkeys(("Executor", "ExecutorRegistry", "ExecutorType", "FleetContext"),
                     "ralph_verify.fleet.executor"),
     **dict.fromkeys(("JobResult", "LoopJob", "run_job"), "ralph_verify.fleet.job"),
@@ -110,6 +111,7 @@ __all__ = [
     "CheckSpec",
     "CheckType",
     "Command",
+    "CommonOptions",
     "Config",
     "ConfigError",
     "Executor",
