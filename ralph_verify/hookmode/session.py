@@ -11,7 +11,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +35,7 @@ from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
 from ralph_verify.project import git, snapshot
 from ralph_verify.project.snapshot import Entry
+from ralph_verify.records.session import FrozenRef, HookRecord, SessionState, VerdictRecord
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
@@ -47,9 +48,6 @@ if TYPE_CHECKING:
 
 MODE = "hook"
 CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
-#: The key of ``state.json``'s ``hook`` that marks a loop Claude Code's block cap may have
-#: ended (the block that reached the cap): ``{"cap", "iteration", "at"}``.
-CAP_MARK = "block_cap_reached"
 #: Claude Code's consecutive-block cap when the environment does not set one.
 DEFAULT_CLAUDE_BLOCK_CAP = 9
 SNAPSHOT_FILE = "hook-snapshot.json"
@@ -112,9 +110,9 @@ def new_session_id() -> str:
 def replacing(state: StateDir) -> None:
     """Say so when ``start`` replaces a loop that has not finished."""
     previous = state.read_state()
-    if previous and previous.get("mode") == MODE and previous.get("status") != "finished":
-        print(f"ralph-verify: replacing the unfinished loop {previous.get('session')} "
-              f"(iteration {previous.get('iteration')})")
+    if previous is not None and previous.mode == MODE and not previous.finished:
+        print(f"ralph-verify: replacing the unfinished loop {previous.session} "
+              f"(iteration {previous.iteration})")
 
 
 @dataclass
@@ -129,7 +127,7 @@ class Opened:
 
 
 def open_session(config: Config, state: StateDir, session_id: str,
-                 hook_base: dict[str, Any] | None = None) -> Opened:
+                 hook_base: HookRecord | None = None) -> Opened:
     """Record a session and take its baseline (the caller holds the lock): ``start``, and
     the Stop hook when a task list goes on with its next task (``hook_base``: the binding
     and the list, carried over)."""
@@ -149,19 +147,15 @@ def open_session(config: Config, state: StateDir, session_id: str,
     (state.path / SNAPSHOT_FILE).unlink(missing_ok=True)
     bound = config.get("session_id") or os.environ.get(
         "CLAUDE_CODE_SESSION_ID")
-    agent = config.get("agent_name") or ("claude" if bound else None)
     if hook_base is None:
         binding.bind_at_start(config.root, session_id, bound or None, in_session=bool(
             bound) and bound == os.environ.get("CLAUDE_CODE_SESSION_ID"))
     else:  # a task list's next task: the same agent session goes on under a new loop id
         binding.follow(config.root, session_id)
-    hook: dict[str, Any] = {"agent": agent, "session_id": bound or None,
-            "bound_by": "start" if bound else None, "blocks_in_a_row": 0,
-            "last_decision": None, "last_stop_at": None, "note": ""}
-    hook.update(hook_base or {})
+    hook = replace(hook_base) if hook_base is not None else fresh_hook(config)
     from ralph_verify.hookmode.permissions import edit_refusal_warning
 
-    refusal = edit_refusal_warning(config.root, str(hook["agent"]) if hook["agent"] else None)
+    refusal = edit_refusal_warning(config.root, hook.agent)
     if refusal and hook_base is None:
         print(f"WARNING: {refusal}", file=sys.stderr)
     baseline_checks = build_checks(config, [s for s in specs if s.name != "integrity"])
@@ -193,7 +187,7 @@ def open_session(config: Config, state: StateDir, session_id: str,
         return Opened("passed", 0, f"ralph-verify: every check of {until_text(specs)} passes "
                                    "already; no loop started.")
     config.hook.ralph_session_start(session=session)
-    hook["frozen_config"] = freeze_config(config, session)
+    hook.frozen_config = freeze_config(config, session)
     save_snapshot(state, config.root, None)
     message = start_message(session, specs, session.baseline)
     state.write_text(state.iteration_dir(1) / "prompt.md", message)
@@ -201,21 +195,30 @@ def open_session(config: Config, state: StateDir, session_id: str,
     return Opened("waiting", 0, message)
 
 
-def freeze_config(config: Config, session: Session) -> dict[str, str]:
+def fresh_hook(config: Config) -> HookRecord:
+    """The binding of a loop ``start`` opens: the agent session named by ``--session-id``
+    (or the Claude Code session it runs in), if any."""
+    bound = config.get("session_id") or os.environ.get("CLAUDE_CODE_SESSION_ID")
+    agent = config.get("agent_name") or ("claude" if bound else None)
+    return HookRecord(agent=agent, session_id=bound or None,
+                      bound_by="start" if bound else None)
+
+
+def freeze_config(config: Config, session: Session) -> FrozenRef:
     """Freeze the session's effective configuration out of the agent's reach (a reference)."""
     return freeze(config.root, session.id, "config.json", {
         "table": load_table(config.pyproject), "settings": persisted_settings(config),
         "until": [spec.text for spec in until_specs(config)]})
 
 
-def thaw_config(config: Config, hook: dict[str, Any], data: dict[str, Any]) -> None:
+def thaw_config(config: Config, hook: HookRecord, data: SessionState) -> None:
     """Verify with the configuration frozen at ``start``, whatever the agent edited since
     (``[tool.ralph-verify]``, the settings in ``.ralph/state.json``); the integrity check
     reports the edits."""
-    if "frozen_config" not in hook:
+    if hook.frozen_config is None:
         return  # a loop started by an older version
     try:
-        frozen = thaw(hook["frozen_config"])
+        frozen = thaw(hook.frozen_config)
         table = frozen["table"]
         settings = dict(frozen["settings"])
         until = list(frozen["until"])
@@ -225,7 +228,7 @@ def thaw_config(config: Config, hook: dict[str, Any], data: dict[str, Any]) -> N
     config.file_settings = validate_settings(table, config.parser.settings, config.pyproject)
     config.check_options = validate_checks(table.get("checks", {}), registry_of(config),
                                            config.pyproject)
-    for dest in set(data.get("settings") or {}) | set(settings):
+    for dest in set(data.settings) | set(settings):
         config.set_session_value(dest, settings.get(dest))
     config.set_session_value("until", ",".join(until))
 
@@ -252,15 +255,15 @@ def start_message(session: Session, specs: list[Any], baseline: Verification) ->
     return "\n".join(lines)
 
 
-def write_state(state: StateDir, session: Session, config: Config, hook: dict[str, Any], *,
+def write_state(state: StateDir, session: Session, config: Config, hook: HookRecord, *,
                  phase: str, verdict: VerdictProposal | None = None,
                  error: str | None = None) -> None:
     started = epoch(session.started_at)
     record = state_record(session, config, phase=phase, verdict=verdict, error=error,
                           elapsed_s=max(0.0, time.time() - started) if started else 0.0)
-    record["mode"] = MODE
-    record["agent"] = f"{hook.get('agent') or 'agent'} (Stop hook)"
-    record["hook"] = hook
+    record.mode = MODE
+    record.agent = f"{hook.agent or 'agent'} (Stop hook)"
+    record.hook = hook
     state.write_state(record)
     binding.keep_state(state.root, state.state_path)
 
@@ -295,15 +298,15 @@ def load_snapshot(state: StateDir) -> Any:
         return None
 
 
-def waiting_condition(data: dict[str, Any]) -> str:
+def waiting_condition(data: SessionState) -> str:
     """``status`` of a hook-mode loop between two Stop hook calls."""
-    hook = data.get("hook") or {}
-    agent = hook.get("agent") or "the agent"
-    who = (f"session {hook['session_id']}" if hook.get("session_id")
+    hook = data.hook or HookRecord()
+    agent = hook.agent or "the agent"
+    who = (f"session {hook.session_id}" if hook.session_id
            else "no agent session bound yet: the first Stop hook call binds it")
-    text = f"driven by {agent}'s Stop hook ({who}); {data.get('phase')}"
-    if hook.get("note"):
-        text += f"; note: {hook['note']}"
+    text = f"driven by {agent}'s Stop hook ({who}); {data.phase}"
+    if hook.note:
+        text += f"; note: {hook.note}"
     return text + "; 'ralph-verify cancel' ends it"
 
 
@@ -315,24 +318,20 @@ def cancel_hook_session(root: Path) -> str | None:
     state = StateDir(root)
     binding.restore_state(root, state.state_path)  # an agent's edit does not hide the loop
     data = state.read_state()
-    if not data or data.get("mode") != MODE or data.get("status") == "finished":
+    if data is None or data.mode != MODE or data.finished:
         return None
-    data["status"] = "finished"
-    data["phase"] = "finished"
-    data["verdict"] = {"verdict": "cancelled", "reason": "cancelled by 'ralph-verify cancel'",
-                       "source": "core"}
-    data.pop("version", None)
-    data.pop("updated_at", None)
+    data.status = data.phase = "finished"
+    data.verdict = VerdictRecord("cancelled", "cancelled by 'ralph-verify cancel'", "core")
     state.write_state(data)
     binding.keep_state(root, state.state_path)
     state.append_progress(f"## Cancelled ({now_iso()})\n\n- verdict: cancelled — by "
                           "'ralph-verify cancel'\n\n")
-    hook = data.get("hook") or {}
-    if hook.get("tasks"):  # start --tasks: the list ends with its current task
+    hook = data.hook or HookRecord()
+    if hook.tasks is not None:  # start --tasks: the list ends with its current task
         _cancel_task_list(root)
-    who = hook.get("session_id") or "no session bound yet"
-    return (f"cancelled the {hook.get('agent') or 'agent'} Stop-hook loop {data.get('session')} "
-            f"({who}) at iteration {data.get('iteration')}; the agent may stop now")
+    who = hook.session_id or "no session bound yet"
+    return (f"cancelled the {hook.agent or 'agent'} Stop-hook loop {data.session} "
+            f"({who}) at iteration {data.iteration}; the agent may stop now")
 
 
 def _cancel_task_list(root: Path) -> None:
