@@ -21,8 +21,13 @@ T = TypeVar("T")
 
 def view(cls: type[T], plugin_state: Mapping[str, Any], name: str) -> T:
     """Plugin ``name``'s state as a ``cls`` (its defaults when absent or malformed)."""
+    return of_json(cls, plugin_state.get(name))
+
+
+def of_json(cls: type[T], data: object) -> T:
+    """A plugin's saved state as a ``cls`` (its defaults when absent or malformed)."""
     try:
-        return decode(cls, plugin_state.get(name) or {})
+        return decode(cls, data or {})
     except ShapeError:
         return cls()
 
