@@ -3,7 +3,7 @@ and each history line), typed: the plugins write it, and ``status``, reports, ``
 ``fleet`` and the Stop hook read it, without importing the plugins.
 
 A third-party plugin's state stays its own JSON object; :func:`view` reads any of these
-types out of a ``plugin_state`` mapping, a malformed entry reading as the type's defaults (a
+types out of a ``plugin_state`` mapping, a malformed field reading as its default (a
 plugin's state never stops a reader).
 """
 
@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ralph_verify.records.codec import ShapeError, decode
-from ralph_verify.records.session import FrozenRef
 
 T = TypeVar("T")
 
@@ -25,11 +24,23 @@ def view(cls: type[T], plugin_state: Mapping[str, Any], name: str) -> T:
 
 
 def of_json(cls: type[T], data: object) -> T:
-    """A plugin's saved state as a ``cls`` (its defaults when absent or malformed)."""
-    try:
-        return decode(cls, data or {})
-    except ShapeError:
+    """A plugin's saved state as a ``cls``: a malformed field takes its default, the others
+    are kept (an edited counter never drops the reference to a frozen baseline)."""
+    if isinstance(data, cls):
+        return data  # held live by its plugin (saved with the session's records)
+    if not isinstance(data, dict):
         return cls()
+    try:
+        return decode(cls, data)
+    except ShapeError:
+        good = {}
+        for key, value in data.items():
+            try:
+                decode(cls, {key: value})
+            except ShapeError:
+                continue
+            good[key] = value
+        return decode(cls, good)
 
 
 @dataclass
@@ -46,13 +57,14 @@ class CheckpointState:
 
     NAME = "checkpoint"
 
-    git: bool = False
+    #: Whether the root is a git repository (``None``: not looked at, in hook mode).
+    git: bool | None = None
     #: The session's own branch (``None``: the work stays on the user's branch).
     branch: str | None = None
     from_branch: str | None = None
     from_tip: str | None = None
     #: Iteration number (as text; ``"0"``: the start) -> commit.
-    commits: dict[str, str] = field(default_factory=dict)
+    commits: dict[str, str | None] = field(default_factory=dict)
     last_commit: str | None = None
     recovery: str | None = None
     dirty_at_start: list[str] = field(default_factory=list)
@@ -119,8 +131,10 @@ class IntegrityState:
 
     NAME = "integrity"
 
-    #: The picture (tests, markers, settings, files) frozen at the session's start.
-    frozen: FrozenRef | None = None
+    #: The reference to the picture (tests, markers, settings, files) frozen at the session's
+    #: start, as saved: :func:`~ralph_verify.loop.frozen.thaw` checks it (an edited one is
+    #: a finding, never a reason to skip the comparison).
+    frozen: object = None
     #: The picture's copy in the project, relative to the root.
     baseline: str = ""
     taken_at: str | None = None
@@ -130,4 +144,17 @@ class IntegrityState:
 
     @classmethod
     def of(cls, plugin_state: Mapping[str, Any]) -> IntegrityState:
+        return view(cls, plugin_state, cls.NAME)
+
+
+@dataclass
+class AgentErrorState:
+    """``plugin_state["agent_error"]``: the agent's failed runs in a row."""
+
+    NAME = "agent_error"
+
+    failures_in_a_row: int = 0
+
+    @classmethod
+    def of(cls, plugin_state: Mapping[str, Any]) -> AgentErrorState:
         return view(cls, plugin_state, cls.NAME)
