@@ -10,7 +10,6 @@ source repository. The user's own checkout and branch are never touched.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import signal
@@ -25,8 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.errors import UsageError
 from ralph_verify.proc.process import own_process_group
 from ralph_verify.project.git import NOISE_PARTS
+from ralph_verify.records.files import load
+from ralph_verify.records.plugin_state import BudgetState
+from ralph_verify.records.session import SessionState
 from ralph_verify.state_files import now_iso
 
 #: Verdicts of loops that did not finish their work; ``fleet --resume`` runs them again.
@@ -185,11 +188,16 @@ def _read(path: Path) -> str | None:
 
 def state_cost(state: Path) -> float:
     """The cost a loop's ``state.json`` says its agent reported so far (0 when unreadable)."""
+    data = loop_state(state)
+    return BudgetState.of(data.plugin_state).cost_usd if data is not None else 0.0
+
+
+def loop_state(path: Path) -> SessionState | None:
+    """A loop's ``state.json``; ``None`` when absent, caught mid-write or not ours."""
     try:
-        data = json.loads(state.read_text(encoding="utf-8"))
-        return float(((data.get("plugin_state") or {}).get("budget") or {}).get("cost_usd") or 0)
-    except (OSError, ValueError, AttributeError, TypeError):
-        return 0.0
+        return load(SessionState, path)
+    except UsageError:
+        return None
 
 
 def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
@@ -242,11 +250,12 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
         log_text = _read(log_path) or ""
         result.log_tail = log_text[-4000:]
         record["exit_code"] = code
-        state = json.loads(_read(folder / ".ralph" / "state.json") or "null")
-        verdict = (state or {}).get("verdict") or {}
-        if verdict.get("verdict") and code not in (2, 3, 4):  # not a usage/check/internal error
-            record["verdict"] = verdict["verdict"]
-            record["reason"] = verdict.get("reason", "")
+        state = loop_state(folder / ".ralph" / "state.json")
+        verdict = state.verdict if state is not None else None
+        if verdict is not None and verdict.verdict and code not in (2, 3, 4):
+            # (not a usage, check or internal error)
+            record["verdict"] = verdict.verdict
+            record["reason"] = verdict.reason
         elif code in _STOPPED:
             # Stopped (a cancel, a fleet-wide limit) before it could record a verdict: nothing
             # of it was lost, and --resume runs it again.
@@ -256,10 +265,9 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
         else:
             record["verdict"] = "error"
             record["reason"] = _error_line(log_text)
-        if state:
-            record["iterations"] = state.get("iteration") or 0
-            budget = (state.get("plugin_state") or {}).get("budget") or {}
-            record["cost_usd"] = round(float(budget.get("cost_usd") or 0.0), 4)
+        if state is not None:
+            record["iterations"] = state.iteration
+            record["cost_usd"] = round(BudgetState.of(state.plugin_state).cost_usd, 4)
         result.state_json = _read(folder / ".ralph" / "state.json")
         result.report_html = _read(folder / ".ralph" / "report.html")
         _commit_leftovers(tree, job, record["verdict"])

@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.errors import UsageError
+from ralph_verify.fleet.job import loop_state
 from ralph_verify.fleet.outputs import FLEET_JSON, read_fleet_json, totals
 from ralph_verify.fleet.run import PID_FILE
+from ralph_verify.records.plugin_state import BudgetState
 
 
 def _live(loop: dict[str, Any]) -> dict[str, Any]:
@@ -30,13 +32,11 @@ def _live(loop: dict[str, Any]) -> dict[str, Any]:
         return loop
     if not loop.get("state"):  # on a remote worker: the cost it last reported
         return {**loop, "cost_usd": float(loop.get("live_cost_usd") or 0)}
-    try:
-        state = json.loads(Path(loop["state"]).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    state = loop_state(Path(loop["state"]))
+    if state is None:
         return loop
-    budget = (state.get("plugin_state") or {}).get("budget") or {}
-    return {**loop, "iterations": state.get("iteration") or 0,
-            "cost_usd": float(budget.get("cost_usd") or 0), "phase": state.get("phase")}
+    return {**loop, "iterations": state.iteration,
+            "cost_usd": BudgetState.of(state.plugin_state).cost_usd, "phase": state.phase}
 
 
 def lines(document: dict[str, Any]) -> list[str]:

@@ -11,7 +11,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,7 @@ from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
 from ralph_verify.project import git, snapshot
 from ralph_verify.project.snapshot import Entry
+from ralph_verify.records.session import FrozenRef, HookRecord, SessionState, VerdictRecord
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
@@ -46,9 +47,6 @@ if TYPE_CHECKING:
 
 MODE = "hook"
 CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
-#: The key of ``state.json``'s ``hook`` that marks a loop Claude Code's block cap may have
-#: ended (the block that reached the cap): ``{"cap", "iteration", "at"}``.
-CAP_MARK = "block_cap_reached"
 #: Claude Code's consecutive-block cap when the environment does not set one.
 DEFAULT_CLAUDE_BLOCK_CAP = 9
 SNAPSHOT_FILE = "hook-snapshot.json"
@@ -112,9 +110,9 @@ def starting(state: StateDir, session_id: str) -> Iterator[None]:
 def replacing(state: StateDir) -> None:
     """Say so when ``start`` replaces a loop that has not finished."""
     previous = state.read_state()
-    if previous and previous.get("mode") == MODE and previous.get("status") != "finished":
-        print(f"ralph-verify: replacing the unfinished loop {previous.get('session')} "
-              f"(iteration {previous.get('iteration')})")
+    if previous is not None and previous.mode == MODE and not previous.finished:
+        print(f"ralph-verify: replacing the unfinished loop {previous.session} "
+              f"(iteration {previous.iteration})")
 
 
 @dataclass
@@ -129,7 +127,7 @@ class Opened:
 
 
 def open_session(config: Config, state: StateDir, session_id: str, settings: SessionSettings,
-                 hook_base: dict[str, Any] | None = None) -> Opened:
+                 hook_base: HookRecord | None = None) -> Opened:
     """Record a session and take its baseline (the caller holds the lock): ``start``, and
     the Stop hook when a task list goes on with its next task (``hook_base``: the binding
     and the list, carried over)."""
@@ -143,19 +141,15 @@ def open_session(config: Config, state: StateDir, session_id: str, settings: Ses
     (state.path / SNAPSHOT_FILE).unlink(missing_ok=True)
     bound = config.get("session_id") or os.environ.get(
         "CLAUDE_CODE_SESSION_ID")
-    agent = config.get("agent_name") or ("claude" if bound else None)
     if hook_base is None:
         binding.bind_at_start(config.root, session_id, bound or None, in_session=bool(
             bound) and bound == os.environ.get("CLAUDE_CODE_SESSION_ID"))
     else:  # a task list's next task: the same agent session goes on under a new loop id
         binding.follow(config.root, session_id)
-    hook: dict[str, Any] = {"agent": agent, "session_id": bound or None,
-            "bound_by": "start" if bound else None, "blocks_in_a_row": 0,
-            "last_decision": None, "last_stop_at": None, "note": ""}
-    hook.update(hook_base or {})
+    hook = replace(hook_base) if hook_base is not None else fresh_hook(config)
     from ralph_verify.hookmode.permissions import edit_refusal_warning
 
-    refusal = edit_refusal_warning(config.root, str(hook["agent"]) if hook["agent"] else None)
+    refusal = edit_refusal_warning(config.root, hook.agent)
     if refusal and hook_base is None:
         print(f"WARNING: {refusal}", file=sys.stderr)
     assert session.baseline is not None
@@ -173,7 +167,7 @@ def open_session(config: Config, state: StateDir, session_id: str, settings: Ses
                                        "passes already; no loop started.")
         return Opened("idle", EXIT_CODES[opening.verdict.verdict],
                       f"ralph-verify: no loop started: {opening.verdict.reason}.")
-    hook["frozen_config"] = freeze_config(session)
+    hook.frozen_config = freeze_config(session)
     save_snapshot(state, config.root, None)
     message = start_message(session, specs, session.baseline)
     state.write_text(state.iteration_dir(1) / "prompt.md", message)
@@ -181,7 +175,16 @@ def open_session(config: Config, state: StateDir, session_id: str, settings: Ses
     return Opened("waiting", 0, message)
 
 
-def freeze_config(session: Session) -> dict[str, str]:
+def fresh_hook(config: Config) -> HookRecord:
+    """The binding of a loop ``start`` opens: the agent session named by ``--session-id``
+    (or the Claude Code session it runs in), if any."""
+    bound = config.get("session_id") or os.environ.get("CLAUDE_CODE_SESSION_ID")
+    agent = config.get("agent_name") or ("claude" if bound else None)
+    return HookRecord(agent=agent, session_id=bound or None,
+                      bound_by="start" if bound else None)
+
+
+def freeze_config(session: Session) -> FrozenRef:
     """Freeze the session's effective configuration out of the agent's reach (a reference)."""
     config = session.config
     return freeze(config.root, session.id, "config.json", {
@@ -189,16 +192,16 @@ def freeze_config(session: Session) -> dict[str, str]:
         "until": [spec.text for spec in session.settings.until]})
 
 
-def stop_settings(config: Config, hook: dict[str, Any], data: dict[str, Any]) -> SessionSettings:
+def stop_settings(config: Config, hook: HookRecord, data: SessionState) -> SessionSettings:
     """A stop's settings: the configuration frozen at ``start``, whatever the agent edited
     since (``[tool.ralph-verify]``, the settings in ``.ralph/state.json``; the integrity
     check reports the edits), and the limit ``start`` recorded."""
-    options = dict(data.get("settings") or {})
-    until = [str(text) for text in data.get("until") or []]
+    options: dict[str, Any] = dict(data.settings)
+    until = list(data.until)
     file_settings = check_options = None
-    if "frozen_config" in hook:  # else a loop started by an older version
+    if hook.frozen_config is not None:  # else a loop started by an older version
         try:
-            frozen = thaw(hook["frozen_config"])
+            frozen = thaw(hook.frozen_config)
             table = frozen["table"]
             options = dict(frozen["settings"])
             until = [str(text) for text in frozen["until"]]
@@ -208,9 +211,9 @@ def stop_settings(config: Config, hook: dict[str, Any], data: dict[str, Any]) ->
             file_settings = validate_settings(table, config.parser.settings, config.pyproject)
             check_options = validate_checks(table.get("checks", {}), registry_of(config),
                                             config.pyproject)
-    if data.get("max_iterations"):
-        options["max_iterations"] = int(data["max_iterations"])
-    return settings_for(config, options=options, resume=True, task=str(data.get("task", "")),
+    if data.max_iterations:
+        options["max_iterations"] = int(data.max_iterations)
+    return settings_for(config, options=options, resume=True, task=data.task or "",
                         until=stored_specs(config, until, source="the loop's until")
                         if until else None,
                         file_settings=file_settings, check_options=check_options)
@@ -238,14 +241,14 @@ def start_message(session: Session, specs: list[Any], baseline: Verification) ->
     return "\n".join(lines)
 
 
-def write_state(state: StateDir, session: Session, hook: dict[str, Any], *, phase: str,
+def write_state(state: StateDir, session: Session, hook: HookRecord, *, phase: str,
                 verdict: VerdictProposal | None = None, error: str | None = None) -> None:
     started = epoch(session.started_at)
     record = state_record(session, session.config, phase=phase, verdict=verdict, error=error,
                           elapsed_s=max(0.0, time.time() - started) if started else 0.0)
-    record["mode"] = MODE
-    record["agent"] = f"{hook.get('agent') or 'agent'} (Stop hook)"
-    record["hook"] = hook
+    record.mode = MODE
+    record.agent = f"{hook.agent or 'agent'} (Stop hook)"
+    record.hook = hook
     state.write_state(record)
     binding.keep_state(state.root, state.state_path)
 
@@ -280,15 +283,15 @@ def load_snapshot(state: StateDir) -> Any:
         return None
 
 
-def waiting_condition(data: dict[str, Any]) -> str:
+def waiting_condition(data: SessionState) -> str:
     """``status`` of a hook-mode loop between two Stop hook calls."""
-    hook = data.get("hook") or {}
-    agent = hook.get("agent") or "the agent"
-    who = (f"session {hook['session_id']}" if hook.get("session_id")
+    hook = data.hook or HookRecord()
+    agent = hook.agent or "the agent"
+    who = (f"session {hook.session_id}" if hook.session_id
            else "no agent session bound yet: the first Stop hook call binds it")
-    text = f"driven by {agent}'s Stop hook ({who}); {data.get('phase')}"
-    if hook.get("note"):
-        text += f"; note: {hook['note']}"
+    text = f"driven by {agent}'s Stop hook ({who}); {data.phase}"
+    if hook.note:
+        text += f"; note: {hook.note}"
     return text + "; 'ralph-verify cancel' ends it"
 
 
@@ -300,24 +303,20 @@ def cancel_hook_session(root: Path) -> str | None:
     state = StateDir(root)
     binding.restore_state(root, state.state_path)  # an agent's edit does not hide the loop
     data = state.read_state()
-    if not data or data.get("mode") != MODE or data.get("status") == "finished":
+    if data is None or data.mode != MODE or data.finished:
         return None
-    data["status"] = "finished"
-    data["phase"] = "finished"
-    data["verdict"] = {"verdict": "cancelled", "reason": "cancelled by 'ralph-verify cancel'",
-                       "source": "core"}
-    data.pop("version", None)
-    data.pop("updated_at", None)
+    data.status = data.phase = "finished"
+    data.verdict = VerdictRecord("cancelled", "cancelled by 'ralph-verify cancel'", "core")
     state.write_state(data)
     binding.keep_state(root, state.state_path)
     state.append_progress(f"## Cancelled ({now_iso()})\n\n- verdict: cancelled — by "
                           "'ralph-verify cancel'\n\n")
-    hook = data.get("hook") or {}
-    if hook.get("tasks"):  # start --tasks: the list ends with its current task
+    hook = data.hook or HookRecord()
+    if hook.tasks is not None:  # start --tasks: the list ends with its current task
         _cancel_task_list(root)
-    who = hook.get("session_id") or "no session bound yet"
-    return (f"cancelled the {hook.get('agent') or 'agent'} Stop-hook loop {data.get('session')} "
-            f"({who}) at iteration {data.get('iteration')}; the agent may stop now")
+    who = hook.session_id or "no session bound yet"
+    return (f"cancelled the {hook.agent or 'agent'} Stop-hook loop {data.session} "
+            f"({who}) at iteration {data.iteration}; the agent may stop now")
 
 
 def _cancel_task_list(root: Path) -> None:

@@ -47,7 +47,6 @@ from ralph_verify.hookmode.copilot import COPILOT_BLOCK_CAP
 from ralph_verify.hookmode.protocol import emit, log
 from ralph_verify.hookmode.session import (
     CAP_ENV,
-    CAP_MARK,
     MODE,
     WAITING,
     block_cap,
@@ -70,6 +69,7 @@ from ralph_verify.loop.session import Iteration
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.proc import info
+from ralph_verify.records.session import CapMark, HookRecord, SessionState
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
@@ -92,13 +92,12 @@ def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
     if tampered is not None:
         log(config.root, f"{agent}-stop", f"{tampered} ({binding.here()})")
     data = state.read_state()
-    if not data or data.get("mode") != MODE or data.get("status") == "finished":
+    if data is None or data.mode != MODE or data.finished:
         return 0
-    hook: dict[str, Any] = dict(data.get("hook") or {})
-    if hook.get("agent") not in (None, agent):
+    hook = data.hook or HookRecord()
+    if hook.agent not in (None, agent):
         return 0
-    admitted, how = binding.admit(config.root, str(data.get("session")), payload,
-                                  hook.get("session_id"))
+    admitted, how = binding.admit(config.root, data.session, payload, hook.session_id)
     if admitted == "other":
         return 0
     if admitted == "refused":
@@ -107,10 +106,10 @@ def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
         emit({"systemMessage": binding.REFUSED.format(why=how)})
         return 0
     if how == "bound":
-        hook.update(bound_by="first Stop hook call")
-    hook.update(session_id=str(payload.get("session_id")), agent=agent)
+        hook.bound_by = "first Stop hook call"
+    hook.session_id, hook.agent = str(payload.get("session_id")), agent
     try:
-        state.acquire_lock(str(data.get("session")))
+        state.acquire_lock(data.session)
     except UsageError as exc:
         log(config.root, f"{agent}-stop", f"not verifying, letting the agent stop: {exc}")
         emit({"systemMessage": f"ralph-verify: {exc}; letting the agent stop"})
@@ -181,7 +180,7 @@ class _StopDriver(Driver):
     mode = MODE
     iterations_per_call = 1
 
-    def __init__(self, config: Config, state: StateDir, hook: dict[str, Any],
+    def __init__(self, config: Config, state: StateDir, hook: HookRecord,
                  agent: _AgentTurn, deadline: float) -> None:
         super().__init__(state, agent)
         self.config = config
@@ -222,26 +221,26 @@ class _StopDriver(Driver):
         if time.monotonic() < self.deadline:
             return False
         self.timed_out = True
-        log(self.config.root, f"{self.hook.get('agent')}-stop",
+        log(self.config.root, f"{self.hook.agent}-stop",
             f"iteration {iteration.number}: the checks took {iteration.duration_s:.0f}s, over "
             "the hook's time budget; letting the agent stop")
-        self.hook["note"] = "the checks ran out of the hook's time budget (raise hook-timeout)"
+        self.hook.note = "the checks ran out of the hook's time budget (raise hook-timeout)"
         return True
 
 
-def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[str, Any],
+def _iterate(config: Config, state: StateDir, data: SessionState, hook: HookRecord,
              payload: dict[str, Any], deadline: float) -> dict[str, Any] | None:
     """One iteration (cycle.py, as ``run``'s), then the hook's answer: block the stop with
     the feedback, or let the agent stop (``None``: no output)."""
-    agent = str(hook.get("agent"))
+    agent = str(hook.agent)
     session, number = restore_session(config, state, data, stop_settings(config, hook, data))
     config = session.config
     if not payload.get("stop_hook_active"):  # a new turn: the harness counts afresh too
-        hook["blocks_in_a_row"] = 0
-        hook["note"] = ""
-        hook.pop(CAP_MARK, None)
+        hook.blocks_in_a_row = 0
+        hook.note = ""
+        hook.block_cap_reached = None
     config.stash[SESSION_KEY] = session
-    if hook.get("tasks"):  # start --tasks: the commit completing a task is named after it
+    if hook.tasks is not None:  # start --tasks: the commit completing a task is named after it
         from ralph_verify.hookmode.task_list import name_task_commit  # pydantic: a list only
 
         name_task_commit(config, hook)
@@ -254,7 +253,7 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
                                   source="core")
         return _over(config, state, session, hook, verdict)
 
-    last_stop = epoch(str(hook.get("last_stop_at") or session.started_at)) or time.time()
+    last_stop = epoch(hook.last_stop_at or session.started_at) or time.time()
     driver = _StopDriver(config, state, hook, _AgentTurn(state, agent, payload, last_stop),
                          deadline)
     start_driving(session, driver)
@@ -266,7 +265,7 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
         return {"systemMessage": f"ralph-verify iteration {iteration.number}: the checks took "
                                  "longer than the hook's time budget (hook-timeout); letting "
                                  "the agent stop. See .ralph/hook.log"}
-    hook["last_stop_at"] = now_iso()
+    hook.last_stop_at = now_iso()
     if verdict is not None:  # the session is over; a task list goes on with its next task
         return _over(config, state, session, hook, verdict)
     assert iteration is not None and iteration.verification is not None
@@ -274,39 +273,39 @@ def _iterate(config: Config, state: StateDir, data: dict[str, Any], hook: dict[s
     number = iteration.number
     reason = block_reason(config, session, iteration, verification)
     state.write_text(state.iteration_dir(number + 1) / "prompt.md", reason)
-    hook["blocks_in_a_row"] = int(hook.get("blocks_in_a_row") or 0) + 1
-    hook["last_decision"] = "block"
+    hook.blocks_in_a_row += 1
+    hook.last_decision = "block"
     failing = sum(1 for r in verification.results if not r.passed)
     message = (f"ralph-verify iteration {number}/{session.max_iterations}: {failing} "
                f"check{'s' if failing != 1 else ''} failing")
     cap = block_cap()
-    if agent == "copilot" and hook["blocks_in_a_row"] > COPILOT_BLOCK_CAP:
+    if agent == "copilot" and hook.blocks_in_a_row > COPILOT_BLOCK_CAP:
         # Copilot honours 8 blocks in a row and ignores the 9th, tool calls or not.
-        hook["note"] = (f"Copilot CLI ends a turn after {COPILOT_BLOCK_CAP} blocked stops in a "
+        hook.note = (f"Copilot CLI ends a turn after {COPILOT_BLOCK_CAP} blocked stops in a "
                         "row (no setting raises it): it ignores this block, and the loop waits "
                         f"at iteration {number}/{session.max_iterations}: send any message "
                         "(or 'copilot --resume') to go on")
-        hook[CAP_MARK] = {"cap": COPILOT_BLOCK_CAP, "iteration": number, "at": now_iso()}
-        message += f". {hook['note']}"
-    elif agent == "claude" and hook["blocks_in_a_row"] >= cap:
-        hook["note"] = (f"Claude Code ends a turn after {cap} Stop-hook blocks in a row without "
+        hook.block_cap_reached = CapMark(COPILOT_BLOCK_CAP, number, now_iso())
+        message += f". {hook.note}"
+    elif agent == "claude" and hook.blocks_in_a_row >= cap:
+        hook.note = (f"Claude Code ends a turn after {cap} Stop-hook blocks in a row without "
                         f"a tool call ({CAP_ENV}={cap}); if it stopped, the loop waits at "
                         f"iteration {number}/{session.max_iterations}: send any message to go "
                         "on, or run 'ralph-verify init claude' to raise the cap")
         # Marked in the state: 'status --watch' says the loop may not move by itself.
-        hook[CAP_MARK] = {"cap": cap, "iteration": number, "at": now_iso()}
-        message += f". {hook['note']}"
+        hook.block_cap_reached = CapMark(cap, number, now_iso())
+        message += f". {hook.note}"
     else:
-        hook.pop(CAP_MARK, None)
+        hook.block_cap_reached = None
     _save(state, session, config, hook, WAITING)
     return {"decision": "block", "reason": reason, "systemMessage": message}
 
 
-def _over(config: Config, state: StateDir, session: Session, hook: dict[str, Any],
+def _over(config: Config, state: StateDir, session: Session, hook: HookRecord,
           verdict: VerdictProposal) -> dict[str, Any]:
     """The session ended at this stop; under ``start --tasks`` the list goes on."""
     answer = _finish(config, state, session, hook, verdict)
-    if not hook.get("tasks"):
+    if hook.tasks is None:
         return answer
     from ralph_verify.hookmode.task_list import after_session
 
@@ -333,15 +332,15 @@ def block_reason(config: Config, session: Session, iteration: Iteration,
     return "\n\n".join(part for part in parts if part)
 
 
-def _save(state: StateDir, session: Session, config: Config, hook: dict[str, Any],
+def _save(state: StateDir, session: Session, config: Config, hook: HookRecord,
           phase: str, verdict: VerdictProposal | None = None) -> None:
     write_state(state, session, hook, phase=phase, verdict=verdict)
 
 
-def _finish(config: Config, state: StateDir, session: Session, hook: dict[str, Any],
+def _finish(config: Config, state: StateDir, session: Session, hook: HookRecord,
             verdict: VerdictProposal) -> dict[str, Any]:
-    hook["last_decision"] = "stop"
-    hook.pop(CAP_MARK, None)
+    hook.last_decision = "stop"
+    hook.block_cap_reached = None
     last = session.last
     if last is not None and last.verdict is None:
         last.verdict = verdict

@@ -17,11 +17,12 @@ call works from that copy, so ticking a task off in the file changes nothing.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.config.until import parse_spec
 from ralph_verify.hookmode.protocol import log
-from ralph_verify.hookmode.session import epoch, open_session, starting
+from ralph_verify.hookmode.session import epoch, fresh_hook, open_session, starting
 from ralph_verify.loop.frozen import FrozenError, freeze, thaw
 from ralph_verify.loop.opening import new_session_id
 from ralph_verify.loop.records import persisted_settings
@@ -29,6 +30,8 @@ from ralph_verify.loop.result import LoopResult
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.task_list import FINAL, FINAL_ITERATIONS, TaskListRun, _status_of
 from ralph_verify.loop.verdict import EXIT_CODES
+from ralph_verify.records.plugin_state import CheckpointState
+from ralph_verify.records.session import HookRecord, HookTasks
 from ralph_verify.tasks.frozen_list import from_json, to_json
 from ralph_verify.tasks.keys import TASK_BRANCH_KEY, TASK_COMMIT_KEY, task_commit
 from ralph_verify.tasks.model import Task
@@ -44,9 +47,6 @@ if TYPE_CHECKING:
     from ralph_verify.loop.verdict import VerdictProposal
     from ralph_verify.tasks.model import TaskList
 
-#: The key of ``state.json``'s ``hook`` that marks a session as one task of a list:
-#: ``{"frozen": <reference to the frozen list>, "failed_in_a_row": N}``.
-TASKS = "tasks"
 
 
 class _Waiting(Exception):
@@ -62,7 +62,7 @@ class HookTaskList(TaskListRun):
     """``run --tasks``'s rules, each task a hook-mode session instead of a ``run``."""
 
     def __init__(self, config: Config, task_list: TaskList, statedir: StateDir,
-                 hook_base: dict[str, Any], base: dict[str, Any],
+                 hook_base: HookRecord, base: dict[str, Any],
                  state: TasksState | None = None) -> None:
         super().__init__(config, task_list)
         self.statedir = statedir
@@ -105,8 +105,10 @@ class HookTaskList(TaskListRun):
         gate_text = ",".join(spec.text for spec in gate)
         state.set(task.id, "running", "", gate=gate_text)
         self._line(f"ralph-verify: task {task.id} ({task.title}): gate {gate_text}")
-        self.hook_base[TASKS]["failed_in_a_row"] = self.failed_in_a_row
-        branch = self.hook_base[TASKS].get("branch")
+        tasks = self.hook_base.tasks
+        assert tasks is not None
+        tasks.failed_in_a_row = self.failed_in_a_row
+        branch = tasks.branch
         if branch:
             self.config.stash[TASK_BRANCH_KEY] = str(branch)
         settings = self.task_settings(task, gate, state)
@@ -154,11 +156,11 @@ def start_task_list(config: Config, task_list: TaskList) -> int:
     list_id = new_session_id()
     with starting(statedir, list_id):
         base = persisted_settings(config)
-        runner = HookTaskList(config, task_list, statedir, {}, base)
+        runner = HookTaskList(config, task_list, statedir, fresh_hook(config), base)
         frozen = freeze(config.root, f"tasks-{list_id}", "tasks.json", {
             "list": to_json(task_list), "settings": base,
             "extra": [spec.text for spec in runner.extra]})
-        runner.hook_base[TASKS] = {"frozen": frozen, "failed_in_a_row": 0}
+        runner.hook_base.tasks = HookTasks(frozen)
         result, waiting = runner.go()
     if waiting is not None:
         total = len(task_list.tasks)
@@ -177,10 +179,10 @@ def start_task_list(config: Config, task_list: TaskList) -> int:
 # --- the Stop hook ---------------------------------------------------------------------------
 
 
-def name_task_commit(config: Config, hook: dict[str, Any]) -> None:
+def name_task_commit(config: Config, hook: HookRecord) -> None:
     """Before a stop's iteration: the commit that completes the current task is named after
     it (``Ralph-Task:``, ``Ralph-Verified:``), as under ``run --tasks``."""
-    if not hook.get(TASKS):
+    if hook.tasks is None:
         return
     state = TasksState.read(config.root)
     if state is None or state.current is None:
@@ -190,19 +192,19 @@ def name_task_commit(config: Config, hook: dict[str, Any]) -> None:
 
 
 def after_session(config: Config, statedir: StateDir, session: Session,
-                  hook: dict[str, Any], verdict: VerdictProposal,
+                  hook: HookRecord, verdict: VerdictProposal,
                   answer: dict[str, Any]) -> dict[str, Any]:
     """A task's session ended at this stop: record the task, then open the next task's
     session and block the stop with its prompt, or end the list and let the agent stop.
     ``answer`` (the session's own) is returned as it is outside a task list."""
-    record = hook.get(TASKS)
+    record = hook.tasks
     state = TasksState.read(config.root)
-    if not record or state is None or state.current is None:
+    if record is None or state is None or state.current is None:
         return answer
     if TASK_COMMIT_KEY in config.stash:
         del config.stash[TASK_COMMIT_KEY]
     try:
-        frozen = thaw(record["frozen"])
+        frozen = thaw(record.frozen)
         task_list = from_json(frozen["list"])
         base = dict(frozen["settings"])
         extra = [parse_spec(text) for text in frozen["extra"]]
@@ -211,15 +213,15 @@ def after_session(config: Config, statedir: StateDir, session: Session,
         return {"systemMessage": f"ralph-verify: the task list's frozen copy cannot be read "
                                  f"({exc}); letting the agent stop. 'ralph-verify start --tasks "
                                  "FILE' starts the list again"}
-    carried = {key: hook.get(key) for key in ("agent", "session_id", "bound_by")}
-    carried.update(blocks_in_a_row=int(hook.get("blocks_in_a_row") or 0) + 1,
-                   last_decision="block", last_stop_at=hook.get("last_stop_at"))
-    branch = (session.plugin_state.get("checkpoint") or {}).get("branch")
-    carried[TASKS] = {**record, **({"branch": branch} if branch else {})}
+    branch = CheckpointState.of(session.plugin_state).branch
+    carried = HookRecord(agent=hook.agent, session_id=hook.session_id, bound_by=hook.bound_by,
+                         blocks_in_a_row=hook.blocks_in_a_row + 1, last_decision="block",
+                         last_stop_at=hook.last_stop_at,
+                         tasks=replace(record, branch=branch or record.branch))
     # The next task's session is made from the configuration frozen at start (this one's).
     runner = HookTaskList(session.config, task_list, statedir, carried, base, state)
     runner.extra = extra
-    runner.failed_in_a_row = int(record.get("failed_in_a_row") or 0)
+    runner.failed_in_a_row = record.failed_in_a_row
     runner.sessions = 1
     current = state.current
     task = runner.fix_up_task(state) if current == FINAL else task_list.get(current)

@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.records.codec import ShapeError, decode
+from ralph_verify.records.session import FrozenRef
 from ralph_verify.state_files import write_text_atomic
 
 
@@ -56,27 +58,32 @@ def session_dir(root: Path, session_id: str) -> Path:
     return Path(base) / "sessions" / project / session_id
 
 
-def freeze(root: Path, session_id: str, name: str, data: Any) -> dict[str, str]:
+def freeze(root: Path, session_id: str, name: str, data: Any) -> FrozenRef:
     """Write ``data`` (JSON) as ``name`` of the session; the reference to keep in its state."""
     path = session_dir(root, session_id) / name
     text = json.dumps(data, indent=1, sort_keys=True, default=str) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, text)
-    return {"path": str(path), "sha256": hashlib.sha256(text.encode()).hexdigest()}
+    return FrozenRef(str(path), hashlib.sha256(text.encode()).hexdigest())
 
 
-def thaw(ref: Any) -> Any:
-    """The data a :func:`freeze` reference names; :class:`FrozenError` if gone or altered."""
-    if not isinstance(ref, dict) or not ref.get("path") or not ref.get("sha256"):
+def thaw(ref: object) -> Any:
+    """The data a :func:`freeze` reference names (the reference, or its JSON form as a
+    plugin's saved state holds it); :class:`FrozenError` if gone or altered."""
+    try:
+        ref = ref if isinstance(ref, FrozenRef) else decode(FrozenRef, ref)
+    except ShapeError:
+        ref = None
+    if ref is None or not ref.path or not ref.sha256:
         raise FrozenError("the session state has no valid reference to its frozen copy "
                           "(.ralph/state.json was edited?)")
-    path = Path(str(ref["path"]))
+    path = Path(ref.path)
     try:
         raw = path.read_bytes()
     except OSError:
         raise FrozenError(f"the session's frozen copy {path} is missing (deleted during the "
                           "session)") from None
-    if hashlib.sha256(raw).hexdigest() != ref["sha256"]:
+    if hashlib.sha256(raw).hexdigest() != ref.sha256:
         raise FrozenError(f"the session's frozen copy {path} was altered during the session "
                           "(its sha256 no longer matches the one recorded at the start)")
     try:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import copy
 import os
-from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import CheckResult, Status
 from ralph_verify.checks.tool_output import one_line
@@ -15,6 +14,15 @@ from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.project.interpreter import choose
+from ralph_verify.records.session import (
+    AgentRecord,
+    CheckSummary,
+    IterationRecord,
+    SessionState,
+    SettingValue,
+    UnavailableRecord,
+    VerdictRecord,
+)
 
 if TYPE_CHECKING:
     from ralph_verify.agents import AgentResult
@@ -31,10 +39,10 @@ _NOT_PERSISTED = {"resume", "until"}
 # --- the task and the settings ---------------------------------------------------------------
 
 
-def persisted_settings(config: Config) -> dict[str, Any]:
+def persisted_settings(config: Config) -> dict[str, SettingValue]:
     """Settings given on the command line (or restored from it), so ``--resume`` runs with
     the same ones."""
-    found: dict[str, Any] = {}
+    found: dict[str, SettingValue] = {}
     for setting in config.parser.settings.values():
         if setting.dest in _NOT_PERSISTED:
             continue
@@ -45,126 +53,133 @@ def persisted_settings(config: Config) -> dict[str, Any]:
     return found
 
 
-def restore_session(config: Config, state: StateDir, previous: dict[str, Any],
+def restore_session(config: Config, state: StateDir, previous: SessionState,
                     settings: SessionSettings) -> tuple[Session, int]:
     """The interrupted session of ``state.json``, with ``settings``
     (:func:`ralph_verify.loop.settings.resumed`), ready to go on at its next iteration."""
     from ralph_verify.loop.session import Session  # a loop's; check's terminal lines need none
 
-    verdict = (previous.get("verdict") or {}).get("verdict")
-    if verdict == Verdict.COMPLETE.value:
-        raise UsageError(f"session {previous.get('session')} is already complete; start a new "
+    if previous.verdict_name == Verdict.COMPLETE.value:
+        raise UsageError(f"session {previous.session} is already complete; start a new "
                          "run without --resume")
     baseline = state.read_verification(0)
     if baseline is None:
         raise UsageError("nothing to resume: the session has no baseline "
                          f"({state.iteration_dir(0)}/verification.json); start a new run")
     iterations = [_iteration_from_record(record, state) for record in state.read_history()]
-    session = Session(id=str(previous["session"]), root=config.root, dir=state.path,
+    session = Session(id=previous.session, root=config.root, dir=state.path,
                       config=settings.config_for(config), settings=settings,
                       baseline=baseline, iterations=iterations,
-                      started_at=str(previous.get("started_at", "")),
-                      plugin_state=dict(previous.get("plugin_state") or {}), resumed=True,
-                      elapsed_before_s=float(previous.get("elapsed_s") or 0.0))
+                      started_at=previous.started_at,
+                      plugin_state=dict(previous.plugin_state), resumed=True,
+                      elapsed_before_s=previous.elapsed_s)
     return session, max((it.number for it in iterations), default=0) + 1
 
 
-def _iteration_from_record(record: dict[str, Any], state: StateDir) -> Iteration:
+def _iteration_from_record(record: IterationRecord, state: StateDir) -> Iteration:
     from ralph_verify.agents import AgentResult  # a session resumed: a loop, not check
     from ralph_verify.loop.session import Iteration
 
-    number = int(record["iteration"])
-    agent = record.get("agent")
-    fields = AgentResult.__dataclass_fields__
-    skip = ("text", "unavailable")
-    result = (AgentResult(**{k: v for k, v in agent.items() if k in fields and k not in skip})
-              if isinstance(agent, dict) else None)
+    number = record.iteration
+    agent = record.agent
+    result = None
+    if agent is not None:
+        result = AgentResult(
+            exit_code=agent.exit_code if agent.exit_code is not None else -1,
+            duration_s=agent.duration_s or 0.0, timed_out=agent.timed_out,
+            cancelled=agent.cancelled, error=agent.error, input_tokens=agent.input_tokens,
+            output_tokens=agent.output_tokens, cost_usd=agent.cost_usd, turns=agent.turns,
+            session_id=agent.session_id, idle_s=agent.idle_s, retries=agent.retries,
+            waited_s=agent.waited_s, survivors=list(agent.survivors))
     return Iteration(number=number, prompt_path=state.iteration_dir(number) / "prompt.md",
                      agent=result, verification=state.read_verification(number),
-                     files_changed=list(record.get("files_changed", [])),
-                     started_at=str(record.get("started_at", "")),
-                     duration_s=float(record.get("duration_s", 0.0)),
-                     promises=list(record.get("promises", [])),
-                     commit=record.get("commit"))
+                     files_changed=list(record.files_changed),
+                     started_at=record.started_at, duration_s=record.duration_s,
+                     promises=list(record.promises), commit=record.commit)
 
 
 # --- records ---------------------------------------------------------------------------------
 
 
-def _verdict_json(verdict: VerdictProposal | None) -> dict[str, str] | None:
+def verdict_record(verdict: VerdictProposal | None) -> VerdictRecord | None:
     if verdict is None:
         return None
-    return {"verdict": verdict.verdict.value, "reason": verdict.reason, "source": verdict.source}
+    return VerdictRecord(verdict.verdict.value, verdict.reason, verdict.source)
 
 
-def check_json(result: CheckResult) -> dict[str, Any]:
-    return {"name": result.name, "spec": result.spec, "status": result.status.value,
-            "summary": result.summary, "metric": result.metric, "counts": result.counts,
-            "failures": len(result.failures),
-            "pre_existing": sum(1 for f in result.failures if f.pre_existing),
-            "fingerprints": sorted({f.fingerprint for f in result.failures})}
+def check_summary(result: CheckResult) -> CheckSummary:
+    return CheckSummary(
+        name=result.name, spec=result.spec, status=result.status.value,
+        summary=result.summary, metric=result.metric, counts=dict(result.counts),
+        failures=len(result.failures),
+        pre_existing=sum(1 for f in result.failures if f.pre_existing),
+        fingerprints=sorted({f.fingerprint for f in result.failures}))
 
 
-def agent_json(result: AgentResult | None) -> dict[str, Any] | None:
+def agent_record(result: AgentResult | None) -> AgentRecord | None:
     if result is None:
         return None
-    return {"exit_code": result.exit_code, "duration_s": round(result.duration_s, 3),
-            "timed_out": result.timed_out, "cancelled": result.cancelled, "error": result.error,
-            "input_tokens": result.input_tokens, "output_tokens": result.output_tokens,
-            "cost_usd": result.cost_usd, "turns": result.turns, "session_id": result.session_id,
-            "idle_s": result.idle_s, "retries": result.retries, "survivors": result.survivors,
-            "waited_s": round(result.waited_s, 3),
-            "unavailable": asdict(result.unavailable) if result.unavailable else None}
+    away = result.unavailable
+    return AgentRecord(
+        exit_code=result.exit_code, duration_s=round(result.duration_s, 3),
+        timed_out=result.timed_out, cancelled=result.cancelled, error=result.error,
+        input_tokens=result.input_tokens, output_tokens=result.output_tokens,
+        cost_usd=result.cost_usd, turns=result.turns, session_id=result.session_id,
+        idle_s=result.idle_s, retries=result.retries, survivors=list(result.survivors),
+        waited_s=round(result.waited_s, 3),
+        unavailable=UnavailableRecord(away.kind, away.message, away.retry_after_s)
+        if away is not None else None)
 
 
-def iteration_record(iteration: Iteration, session: Session) -> dict[str, Any]:
+def iteration_record(iteration: Iteration, session: Session) -> IterationRecord:
     """One line of history.jsonl."""
     verification = iteration.verification
     prompt = (os.path.relpath(iteration.prompt_path, session.root)
               if iteration.prompt_path is not None else None)
-    return {
-        "iteration": iteration.number,
-        "started_at": iteration.started_at,
-        "duration_s": round(iteration.duration_s, 3),
-        "prompt": prompt,
-        "agent": agent_json(iteration.agent),
-        "files_changed": iteration.files_changed,
-        "promises": iteration.promises,
-        "passed": verification.passed if verification is not None else None,
-        "checks": [check_json(r) for r in verification.results] if verification else [],
-        "commit": iteration.commit,
-        "verdict": _verdict_json(iteration.verdict),
-        "plugin_state": copy.deepcopy(session.plugin_state),
-    }
+    return IterationRecord(
+        iteration=iteration.number,
+        started_at=iteration.started_at,
+        duration_s=round(iteration.duration_s, 3),
+        prompt=prompt,
+        agent=agent_record(iteration.agent),
+        files_changed=list(iteration.files_changed),
+        promises=list(iteration.promises),
+        passed=verification.passed if verification is not None else None,
+        checks=[check_summary(r) for r in verification.results] if verification else [],
+        commit=iteration.commit,
+        verdict=verdict_record(iteration.verdict),
+        plugin_state=copy.deepcopy(session.plugin_state),
+    )
 
 
 def state_record(session: Session, config: Config, *, phase: str,
                  verdict: VerdictProposal | None, error: str | None,
-                 elapsed_s: float) -> dict[str, Any]:
+                 elapsed_s: float) -> SessionState:
     """The content of state.json."""
     last = session.previous_verification()
     number = session.last.number if session.last is not None else 0
-    return {
-        "session": session.id,
-        "pid": os.getpid(),
-        "root": str(session.root),
-        "status": "finished" if phase == "finished" else "running",
-        "phase": phase,
-        "started_at": session.started_at,
-        "elapsed_s": round(elapsed_s, 3),
-        "iteration": number,
-        "max_iterations": session.max_iterations,
-        "agent": config.get("agent"),
-        "until": [spec.text for spec in session.settings.until],
-        "task": session.task,
-        "settings": persisted_settings(config),
-        "passed": last.passed if last is not None else None,
-        "checks": [check_json(r) for r in last.results] if last is not None else [],
-        "verdict": _verdict_json(verdict),
-        "error": error,
-        "log_dir": os.path.relpath(session.dir / "iterations" / f"{number:03d}", session.root),
-        "plugin_state": session.plugin_state,
-    }
+    return SessionState(
+        session=session.id,
+        pid=os.getpid(),
+        root=str(session.root),
+        status="finished" if phase == "finished" else "running",
+        phase=phase,
+        started_at=session.started_at,
+        elapsed_s=round(elapsed_s, 3),
+        iteration=number,
+        max_iterations=session.max_iterations,
+        agent=config.get("agent"),
+        until=[spec.text for spec in session.settings.until],
+        task=session.task,
+        settings=persisted_settings(config),
+        passed=last.passed if last is not None else None,
+        checks=[check_summary(r) for r in last.results] if last is not None else [],
+        verdict=verdict_record(verdict),
+        error=error,
+        log_dir=os.path.relpath(session.dir / "iterations" / f"{number:03d}", session.root),
+        plugin_state=session.plugin_state,
+        mode=session.mode,
+    )
 
 
 def progress_entry(iteration: Iteration) -> str:
@@ -279,7 +294,7 @@ def summary_lines(session: Session, verdict: VerdictProposal, folder: Path,
     ]
 
 
-def describe_plugin_state(config: Config, name: str, value: Any) -> str | None:
+def describe_plugin_state(config: Config, name: str, value: object) -> str | None:
     """A plugin's one-line account of its saved state, for ``status`` and ``status --watch``:
     the plugin's module-level ``describe(state)`` if it has one (breaker, checkpoint,
     integrity)."""
@@ -287,32 +302,3 @@ def describe_plugin_state(config: Config, name: str, value: Any) -> str | None:
     if not callable(method) or not isinstance(value, dict):
         return None
     return str(method(value))
-
-
-#: Checks whose metric is a percentage, drawn on the chart's right axis.
-PERCENT_CHECKS = frozenset({"coverage", "diffcover"})
-
-
-def problems(check: dict[str, Any]) -> float | None:
-    """How many problems a check record reports (``None``: it could not decide).
-
-    Failing tests for test checks, errors for lint and type checks, else the
-    number of failures the check listed.
-    """
-    if check.get("status") == "error":
-        return None
-    counts = check.get("counts") or {}
-    if "failed" in counts:
-        return float(counts.get("failed", 0) + counts.get("errors", 0))
-    if "errors" in counts:
-        return float(counts["errors"])
-    failures = check.get("failures", 0)
-    return float(failures if isinstance(failures, int) else len(failures))
-
-
-def series_value(check: dict[str, Any]) -> float | None:
-    """The number charted for a check: its percentage, or its number of problems."""
-    if check.get("name") in PERCENT_CHECKS:
-        metric = check.get("metric")
-        return float(metric) if isinstance(metric, (int, float)) else None
-    return problems(check)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.loop.records import iteration_record
+from ralph_verify.records.codec import encode
 
 if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification
@@ -41,6 +42,7 @@ class LoopResult:
             "reason": self.reason,
             "exit_code": self.exit_code,
             "duration_s": round(self.duration_s, 3),
-            "iterations": [iteration_record(it, self.session) for it in self.iterations],
+            "iterations": [encode(iteration_record(it, self.session))
+                           for it in self.iterations],
             "verification": self.verification.to_json() if self.verification else None,
         }

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
     from ralph_verify.loop.settings import SessionSettings
+    from ralph_verify.records.session import SessionState
 
 
 class _Cancelled(Exception):
@@ -82,9 +83,9 @@ class RunDriver(Driver):
         if resume and previous is None:
             raise UsageError(f"nothing to resume: no session in {self.root} "
                              "(.ralph/state.json not found)")
-        session_id = str(previous.get("session")) if previous else new_session_id()
+        session_id = previous.session if previous else new_session_id()
         if previous:
-            self.elapsed_before = float(previous.get("elapsed_s") or 0.0)
+            self.elapsed_before = previous.elapsed_s
         note = self.state.acquire_lock(session_id)
         try:
             cancel_key.issue(self.root)
@@ -105,7 +106,7 @@ class RunDriver(Driver):
             self.state.cancel_path.unlink(missing_ok=True)
             self.state.release_lock()
 
-    def _run(self, session_id: str, previous: dict[str, Any] | None) -> LoopResult:
+    def _run(self, session_id: str, previous: SessionState | None) -> LoopResult:
         if previous is not None:
             settings = resumed(self.config, previous, self.settings)
             session, start = records.restore_session(self.config, self.state, previous,

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.config.check_options import CheckOptions
     from ralph_verify.config.parser import CommonOptions
+    from ralph_verify.records.session import SessionState
 
 
 def _frozen(values: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -99,19 +100,19 @@ def stored_specs(config: Config, texts: Iterable[str], *, source: str) -> list[C
     return resolved(config, [parse_spec(str(text), source=source) for text in texts])
 
 
-def resumed(config: Config, previous: Mapping[str, Any],
+def resumed(config: Config, previous: SessionState,
             given: SessionSettings | None = None) -> SessionSettings:
     """The settings of the interrupted session of ``previous`` (``state.json``): those it
     ran with, but what today's command line says; over ``given`` (a task's)."""
     options = dict(given.options) if given is not None else {}
-    for dest, value in (previous.get("settings") or {}).items():
+    for dest, value in previous.settings.items():
         if config.source_of(dest) != "command line":
             options[dest] = value
     until: list[CheckSpec] | None = list(given.until) if given is not None else None
-    if config.source_of("until") != "command line" and previous.get("until"):
-        until = stored_specs(config, previous["until"], source="state.json until")
-    return settings_for(config, options=options, until=until,
-                        task=str(previous.get("task", "")), resume=True)
+    if config.source_of("until") != "command line" and previous.until:
+        until = stored_specs(config, previous.until, source="state.json until")
+    return settings_for(config, options=options, until=until, task=previous.task or "",
+                        resume=True)
 
 
 def read_task(config: Config) -> str:

@@ -21,23 +21,15 @@ import socket
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ralph_verify.checks.api import CheckResult
 from ralph_verify.checks.verification import Verification
 from ralph_verify.errors import UsageError
 from ralph_verify.proc import info as procinfo
+from ralph_verify.records.files import append_line, load, read_lines, save
+from ralph_verify.records.session import SCHEMA, IterationRecord, SessionState
 from ralph_verify.redact import redact, redact_data
-from ralph_verify.state_files import (
-    CorruptFile,
-    history_record,
-    load_state,
-    load_verification,
-    now_iso,
-    write_text_atomic,
-)
-
-STATE_VERSION = 1
+from ralph_verify.state_files import now_iso, write_text_atomic
 
 
 def pid_alive(pid: int) -> bool:
@@ -86,23 +78,41 @@ def parse_lock(text: str) -> LockInfo | None:
         return None
 
 
-def read_history(path: Path) -> list[dict[str, Any]]:
+def read_history(path: Path) -> list[IterationRecord]:
     """The records of a ``history.jsonl``; a line cut by a crash is skipped, a missing or
-    unreadable file is no history."""
-    records: list[dict[str, Any]] = []
-    lineno = 0
-    try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                lineno += 1
-                try:
-                    record = json.loads(line)
-                except (ValueError, RecursionError):
-                    continue  # a line cut by a crash
-                records.append(history_record(path, lineno, record))
-    except (OSError, UnicodeDecodeError):
-        pass
-    return records
+    unreadable file is no history, a line of the wrong shape a one-line error naming it."""
+    return read_lines(IterationRecord, path)
+
+
+def read_state(path: Path) -> SessionState | None:
+    """A ``state.json``, checked field by field; ``None`` when there is none."""
+    state = load(SessionState, path)
+    if state is not None and state.version > SCHEMA:
+        raise UsageError(f"{path} was written by a newer ralph-verify (layout {state.version}, "
+                         f"this one reads up to {SCHEMA}); upgrade ralph-verify to read it")
+    return state
+
+
+@dataclass
+class _VerificationFile:
+    """``iterations/NNN/verification.json`` (:meth:`Verification.to_json`)."""
+
+    root: str
+    checks: list[CheckResult]
+    passed: bool = False
+    started_at: str = ""
+    duration_s: float = 0.0
+    feedback: str = ""
+
+
+def read_verification(path: Path) -> Verification | None:
+    """A ``verification.json``, checked field by field; ``None`` when there is none."""
+    record = load(_VerificationFile, path)
+    if record is None:
+        return None
+    return Verification(root=Path(record.root), results=record.checks,
+                        duration_s=record.duration_s, started_at=record.started_at,
+                        feedback=record.feedback)
 
 
 class StateDir:
@@ -263,9 +273,9 @@ class StateDir:
         self.path.mkdir()
         return f".ralph/ was replaced by {kind} (kept as {aside.name})"
 
-    def write_state(self, state: dict[str, Any]) -> None:
-        state = {"version": STATE_VERSION, **state, "updated_at": now_iso()}
-        write_text_atomic(self.state_path, redact(json.dumps(redact_data(state), indent=2)) + "\n")
+    def write_state(self, state: SessionState) -> None:
+        state.version, state.updated_at = SCHEMA, now_iso()
+        save(self.state_path, state)
 
     def stop_on_full_disk(self, exc: OSError) -> str:
         """The disk is full: mark the session stopped in ``state.json`` without needing a
@@ -300,20 +310,15 @@ class StateDir:
         return (f"{error}; the session stopped ({said}). Free some space, then "
                 "'ralph-verify run --resume' goes on")
 
-    def read_state(self) -> dict[str, Any] | None:
-        """``state.json`` through the validated loader: a corrupted one is a one-line error
-        naming it (:class:`~ralph_verify.state_files.CorruptFile`)."""
-        return load_state(self.state_path)
+    def read_state(self) -> SessionState | None:
+        """``state.json`` checked against its type: a corrupted one is a one-line error
+        naming it (:class:`~ralph_verify.records.files.CorruptFile`)."""
+        return read_state(self.state_path)
 
-    def append_history(self, record: dict[str, Any]) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
-        line = redact(json.dumps(redact_data(record), separators=(",", ":"))) + "\n"
-        with self.history_path.open("a", encoding="utf-8") as handle:
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
+    def append_history(self, record: IterationRecord) -> None:
+        append_line(self.history_path, record)
 
-    def read_history(self) -> list[dict[str, Any]]:
+    def read_history(self) -> list[IterationRecord]:
         return read_history(self.history_path)
 
     def append_progress(self, text: str) -> None:
@@ -330,14 +335,7 @@ class StateDir:
         return path
 
     def read_verification(self, number: int) -> Verification | None:
-        path = self.iteration_dir(number) / "verification.json"
-        data = load_verification(path)
-        if data is None:
-            return None
-        try:
-            return verification_from_json(data)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise CorruptFile(path, f"{type(exc).__name__}: {exc}") from None
+        return read_verification(self.iteration_dir(number) / "verification.json")
 
     def clear_session_files(self) -> None:
         """Start a new session: the previous one's files go (its commits stay in git)."""
@@ -347,10 +345,3 @@ class StateDir:
         for path in (self.history_path, self.progress_path, self.cancel_path):
             path.unlink(missing_ok=True)
 
-
-def verification_from_json(data: dict[str, Any]) -> Verification:
-    """Rebuild a :class:`Verification` from ``verification.json`` (for ``--resume``)."""
-    results = [CheckResult.from_json(check) for check in data["checks"]]
-    return Verification(root=Path(data["root"]), results=results,
-                        duration_s=float(data.get("duration_s", 0.0)),
-                        started_at=data.get("started_at", ""), feedback=data.get("feedback", ""))

@@ -49,11 +49,9 @@ def interrupted(root: Path, task_id: str) -> bool:
     """Whether the one loop's last session is this task's, stopped mid-way (killed, or
     cancelled): ``run --tasks --resume`` then continues it instead of starting again."""
     data = StateDir(root).read_state()
-    if not isinstance(data, dict) or not str(data.get("task", "")).startswith(
-            f"# Task {task_id}:"):
+    if data is None or not (data.task or "").startswith(f"# Task {task_id}:"):
         return False
-    verdict = data.get("verdict") if isinstance(data.get("verdict"), dict) else {}
-    return data.get("status") == "running" or (verdict or {}).get("verdict") == "cancelled"
+    return data.status == "running" or data.verdict_name == "cancelled"
 
 
 #: The reason of a task ``--from`` passed over.

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 from ralph_verify.config.parser import Bound, Parser, positive_int
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
+from ralph_verify.records.codec import encode
+from ralph_verify.records.plugin_state import AgentErrorState
 
 if TYPE_CHECKING:
     from ralph_verify.loop.session import Iteration, Session
@@ -38,18 +40,20 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
         return None
     if result.error:
         return VerdictProposal(Verdict.AGENT_ERROR, result.error)
-    state = session.plugin_state.setdefault(NAME, {"failures_in_a_row": 0})
+    state = AgentErrorState.of(session.plugin_state)
+    session.plugin_state[NAME] = encode(state)
     if result.unavailable is not None:
         return None  # the service turned it away (past --max-time): not the agent's failure
     failed = result.timed_out or result.idle_s is not None or (
         result.exit_code not in (0, None))
-    state["failures_in_a_row"] = state.get("failures_in_a_row", 0) + 1 if failed else 0
+    state.failures_in_a_row = state.failures_in_a_row + 1 if failed else 0
+    session.plugin_state[NAME] = encode(state)
     limit = int(session.config.get("max_agent_failures"))
-    if state["failures_in_a_row"] >= limit:
+    if state.failures_in_a_row >= limit:
         what = ("timed out" if result.timed_out else
                 f"{idle_text(result.idle_s)}, killed" if result.idle_s is not None
                 else f"exited {result.exit_code}")
         return VerdictProposal(Verdict.AGENT_ERROR,
-                               f"the agent failed {state['failures_in_a_row']} times in a row "
+                               f"the agent failed {state.failures_in_a_row} times in a row "
                                f"(last: {what}; see the iteration's agent.log)")
     return None

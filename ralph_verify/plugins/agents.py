@@ -5,11 +5,12 @@ the waits and retries of rate limits and outages (:mod:`ralph_verify.agents.retr
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from ralph_verify.config.parser import Bound, Parser, non_negative_int, parse_duration
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
+from ralph_verify.records.plugin_state import BudgetState
 
 if TYPE_CHECKING:
     from ralph_verify.agents import (
@@ -72,12 +73,12 @@ def ralph_session_start(session: Session) -> None:
 
 def _time_left(session: Session) -> float | None:
     """Seconds ``--max-time`` leaves, from the budget plugin's clock (None: no limit)."""
-    state: dict[str, Any] = session.plugin_state.get("budget") or {}
+    state = BudgetState.of(session.plugin_state)
     value = session.config.get("max_time")  # None: -p no:budget, so no limit
     max_time = 0.0 if value is None else parse_duration(value)
-    if max_time <= 0 or "run_started" not in state:
+    if max_time <= 0 or state.run_started is None:
         return None
-    elapsed = state.get("elapsed_before_s", 0.0) + time.time() - state["run_started"]
+    elapsed = state.elapsed_before_s + time.time() - state.run_started
     return float(max_time - elapsed)
 
 

@@ -26,8 +26,7 @@ strictly better than its best so far.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from ralph_verify.checks.api import CheckResult, Status
 from ralph_verify.checks.tool_output import one_line
@@ -36,6 +35,8 @@ from ralph_verify.config.until import parse_spec
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
+from ralph_verify.records.codec import encode
+from ralph_verify.records.plugin_state import BreakerState, of_json
 
 if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification
@@ -154,27 +155,6 @@ def fingerprints(verification: Verification) -> list[str]:
 # --- The circuit -----------------------------------------------------------------------------
 
 
-@dataclass
-class BreakerState:
-    """What ``status`` and history show; saved in state.json for ``--resume``."""
-
-    state: str = CLOSED
-    #: The last iteration counted (so a hook called twice counts once).
-    iteration: int = 0
-    counters: dict[str, int] = field(default_factory=lambda: dict.fromkeys(RULES, 0))
-    thresholds: dict[str, int] = field(default_factory=dict)
-    fingerprints: list[str] = field(default_factory=list)
-    score: dict[str, float | None] = field(default_factory=dict)
-    best: dict[str, float | None] = field(default_factory=dict)
-    #: The rule that tripped (half-open, open) and why.
-    rule: str | None = None
-    reason: str = ""
-    note: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
 def thresholds(config: Config) -> dict[str, int]:
     found = {}
     for rule, (setting, default) in RULES.items():
@@ -184,19 +164,19 @@ def thresholds(config: Config) -> dict[str, int]:
 
 
 def load(session: Session) -> BreakerState:
-    data = session.plugin_state.get(NAME)
-    if isinstance(data, dict):
-        return BreakerState(**data)
+    if isinstance(session.plugin_state.get(NAME), dict):
+        return BreakerState.of(session.plugin_state)
     return start(session)
 
 
 def save(session: Session, state: BreakerState) -> None:
-    session.plugin_state[NAME] = state.to_json()
+    session.plugin_state[NAME] = encode(state)
 
 
 def start(session: Session) -> BreakerState:
     """A closed circuit measured from the baseline verification."""
-    state = BreakerState(thresholds=thresholds(session.config))
+    state = BreakerState(thresholds=thresholds(session.config),
+                         counters=dict.fromkeys(RULES, 0))
     if session.baseline is not None:
         state.fingerprints = fingerprints(session.baseline)
         state.score = score(session.baseline)
@@ -348,12 +328,12 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration,
                            source=NAME)
 
 
-def describe(state: dict[str, Any]) -> str:
+def describe(data: object) -> str:
     """What ``status`` shows after ``breaker:``: the state, counters against thresholds."""
-    counters = state.get("counters", {})
-    limits = state.get("thresholds", {})
-    parts = [f"{rule} {counters.get(rule, 0)}/{limits.get(rule, '?')}" for rule in RULES]
-    text = f"{state.get('state', CLOSED)} ({', '.join(parts)})"
-    if state.get("reason"):
-        text += f": {state['reason']}"
+    state = of_json(BreakerState, data)
+    parts = [f"{rule} {state.counters.get(rule, 0)}/{state.thresholds.get(rule, '?')}"
+             for rule in RULES]
+    text = f"{state.state} ({', '.join(parts)})"
+    if state.reason:
+        text += f": {state.reason}"
     return text

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from ralph_verify.config import Config
 from ralph_verify.config.parser import (
@@ -31,6 +31,8 @@ from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
+from ralph_verify.records.codec import encode
+from ralph_verify.records.plugin_state import BudgetState
 
 if TYPE_CHECKING:
     from ralph_verify.loop.session import Iteration, Session
@@ -83,12 +85,12 @@ def ralph_configure(config: Config) -> None:
         parse_duration(config.get("max_time"))
 
 
-def _state(session: Session) -> dict[str, Any]:
-    state: dict[str, Any] = session.plugin_state.setdefault(NAME, {})
-    state.setdefault("elapsed_s", 0.0)
-    state.setdefault("cost_usd", 0.0)
-    state.setdefault("calls", [])
-    return state
+def _state(session: Session) -> BudgetState:
+    return BudgetState.of(session.plugin_state)
+
+
+def _save(session: Session, state: BudgetState) -> None:
+    session.plugin_state[NAME] = encode(state)
 
 
 @hookimpl
@@ -101,8 +103,9 @@ def ralph_session_start(session: Session) -> None:
 
         with contextlib.suppress(ValueError):
             started = datetime.fromisoformat(session.started_at).timestamp()
-    state["elapsed_before_s"] = state["elapsed_s"] if session.resumed else 0.0
-    state["run_started"] = started
+    state.elapsed_before_s = state.elapsed_s if session.resumed else 0.0
+    state.run_started = started
+    _save(session, state)
 
 
 @hookimpl
@@ -110,7 +113,7 @@ def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
     """Wait (visibly, cancellably) while the last hour already holds the allowed calls."""
     state = _state(session)
     limit = int(session.config.get("max_calls_per_hour"))
-    calls = sorted(t for t in state["calls"] if time.time() - t < _HOUR)
+    calls = sorted(t for t in state.calls if time.time() - t < _HOUR)
     # In hook mode the agent's turn has already happened when its Stop hook runs: waiting
     # would only hold the hook past its time limit. The call is still counted.
     if limit > 0 and len(calls) >= limit and session.mode == "run":
@@ -127,19 +130,21 @@ def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
         if session.cancel_requested:
             return
     calls.append(time.time())
-    state["calls"] = calls[-max(limit, 1):]
+    state.calls = calls[-max(limit, 1):]
+    _save(session, state)
     max_cost = float(session.config.get("max_cost"))
     if max_cost > 0:
-        iteration.budget_usd = round(max(max_cost - state["cost_usd"], 0.0), 4)
+        iteration.budget_usd = round(max(max_cost - state.cost_usd, 0.0), 4)
 
 
 @hookimpl
 def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictProposal | None:
     state = _state(session)
-    state["elapsed_s"] = state.get("elapsed_before_s", 0.0) + time.time() - state.get(
-        "run_started", time.time())
+    now = time.time()
+    state.elapsed_s = state.elapsed_before_s + now - (state.run_started or now)
     if iteration.agent is not None and iteration.agent.cost_usd is not None:
-        state["cost_usd"] = state["cost_usd"] + iteration.agent.cost_usd
+        state.cost_usd += iteration.agent.cost_usd
+    _save(session, state)
     max_time = parse_duration(session.config.get("max_time"))
     agent = iteration.agent
     if agent is not None and agent.unavailable is not None and not agent.error:
@@ -147,11 +152,11 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
         return VerdictProposal(Verdict.BUDGET, f"the model service turned the agent away "
                                                f"({agent.unavailable.message}) and it resets "
                                                f"after --max-time ({duration(max_time)})")
-    if max_time > 0 and state["elapsed_s"] >= max_time:
-        return VerdictProposal(Verdict.BUDGET, f"ran {duration(state['elapsed_s'])}, the limit "
+    if max_time > 0 and state.elapsed_s >= max_time:
+        return VerdictProposal(Verdict.BUDGET, f"ran {duration(state.elapsed_s)}, the limit "
                                                f"is {duration(max_time)} (--max-time)")
     max_cost = float(session.config.get("max_cost"))
-    if max_cost > 0 and state["cost_usd"] >= max_cost:
-        return VerdictProposal(Verdict.BUDGET, f"the agent reported ${state['cost_usd']:.2f}, "
+    if max_cost > 0 and state.cost_usd >= max_cost:
+        return VerdictProposal(Verdict.BUDGET, f"the agent reported ${state.cost_usd:.2f}, "
                                                f"the limit is ${max_cost:.2f} (--max-cost)")
     return None

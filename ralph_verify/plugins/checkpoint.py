@@ -21,7 +21,7 @@ uncommitted work outside the tree, for ``ralph-verify recover``
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ralph_verify.checks.verification import Verification
 from ralph_verify.config.parser import Parser
@@ -29,6 +29,7 @@ from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
 from ralph_verify.project import git
+from ralph_verify.records.plugin_state import BrokenCheckpoint, CheckpointState, of_json
 from ralph_verify.tasks.keys import TASK_BRANCH_KEY, TASK_COMMIT_KEY
 
 if TYPE_CHECKING:
@@ -59,9 +60,11 @@ def ralph_addoption(parser: Parser) -> None:
                                          "iteration (rollback then has nothing to restore)")
 
 
-def _state(session: Session) -> dict[str, Any]:
-    state: dict[str, Any] = session.plugin_state.setdefault(NAME, {})
-    state.setdefault("commits", {})
+def _state(session: Session) -> CheckpointState:
+    """The plugin's state, held live in ``session.plugin_state`` (encoded with the session's
+    records when they are written; read back from its JSON on ``--resume``)."""
+    state = CheckpointState.of(session.plugin_state)
+    session.plugin_state[NAME] = state
     return state
 
 
@@ -89,18 +92,18 @@ def ralph_session_prepare(session: Session) -> None:
         return
     state = _state(session)
     if not git.is_repo(session.root):
-        state["git"] = False
+        state.git = False
         _say(session, "warning: not a git repository: no session branch, no checkpoint "
                       "commits, no 'ralph-verify rollback' (the agent's changes stay in the "
                       "tree as they are); 'git init && git add -A && git commit -m start' first "
                       "to have them")
         return
-    state["git"] = True
+    state.git = True
     root, config = session.root, session.config
     git.exclude_ralph_dir(root)
     dirty = git.dirty_paths(root)
     if session.resumed:
-        branch = state.get("branch")
+        branch = state.branch
         if branch and git.current_branch(root) != branch:
             if dirty:
                 raise UsageError(f"to resume, ralph-verify switches back to {branch}, but the "
@@ -115,20 +118,20 @@ def ralph_session_prepare(session: Session) -> None:
             "them with the agent's work. Commit or stash them, or pass --allow-dirty (they are "
             "then committed first, as their own commit on the session branch); to commit "
             f"them: {_commit_command(dirty)}")
-    state["dirty_at_start"] = dirty
+    state.dirty_at_start = dirty
 
 
 @hookimpl
 def ralph_session_start(session: Session) -> None:
     from ralph_verify.loop import recovery
     state = _state(session)
-    if "git" not in state and git.is_repo(session.root):
+    if state.git is None and git.is_repo(session.root):
         # The Stop-hook mode (prepare does nothing there): a recovery point, and the
         # checkpoints on a session branch beside the user's, which HEAD never leaves.
         point = recovery.create(session.root, session.id)
-        state["recovery"] = str(point.dir)
+        state.recovery = str(point.dir)
         _start_beside(session, state, point)
-    if not state.get("git"):
+    if not state.git:
         return
     root, config = session.root, session.config
     commit = not config.get("no_commit")
@@ -140,23 +143,23 @@ def ralph_session_start(session: Session) -> None:
             _say(session, f"committed changes left by the interrupted iteration "
                           f"({_listing(left)}) as {sha[:10] if sha else '?'}")
             if sha:  # the loop's own commit: the git guard measures the branch from it
-                state["last_commit"] = sha
+                state.last_commit = sha
         return
-    state["from_branch"] = git.current_branch(root)
-    state["from_tip"] = git.head(root)
+    state.from_branch = git.current_branch(root)
+    state.from_tip = git.head(root)
     point = recovery.create(root, session.id)
-    state["recovery"] = str(point.dir)
+    state.recovery = str(point.dir)
     _say(session, f"recovery point: your branch {point.branch or '(detached HEAD)'} and "
                   f"{len(point.dirty)} uncommitted file(s) are kept in {point.dir}; "
                   "'ralph-verify recover' restores them")
     if not config.get("no_branch"):
         branch = f"{config.get('branch_prefix')}{session.id}"
         git.switch_new_branch(root, branch)
-        state["branch"] = branch
-        _say(session, f"working on the new branch {branch} (from {state['from_branch']})")
-    dirty = list(state.pop("dirty_at_start", []))
+        state.branch = branch
+        _say(session, f"working on the new branch {branch} (from {state.from_branch})")
+    dirty, state.dirty_at_start = state.dirty_at_start, []
     if dirty:
-        where = state.get("branch") or f"your branch {state['from_branch']}"
+        where = state.branch or f"your branch {state.from_branch}"
         if commit:
             sha = git.commit_paths(root, dirty, "ralph: uncommitted changes at the session "
                                                 "start (--allow-dirty)")
@@ -167,7 +170,7 @@ def ralph_session_start(session: Session) -> None:
             _say(session, f"--allow-dirty --no-commit: your uncommitted changes "
                           f"({_listing(dirty)}) stay in the tree, uncommitted; the agent "
                           "works on top of them")
-    state["commits"]["0"] = git.head(root)
+    state.commits["0"] = git.head(root)
 
 
 @hookimpl
@@ -176,8 +179,8 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
     from ralph_verify.loop.records import check_brief
 
     state = _state(session)
-    beside = bool(state.get("beside"))
-    if not (state.get("git") or beside) or session.config.get("no_commit"):
+    beside = bool(state.beside)
+    if not (state.git or beside) or session.config.get("no_commit"):
         return
     message = (f"ralph: iteration {iteration.number} — "
                + ", ".join(check_brief(r) for r in verification.results))
@@ -185,50 +188,50 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
     if name_task is not None and verification.passed:  # run --tasks: this commit completes it
         message = name_task(message)
     if beside:
-        sha = _commit_on(session.root, str(state["branch"]), iteration.files_changed, message)
+        sha = _commit_on(session.root, str(state.branch), iteration.files_changed, message)
         if sha is None:
-            _say(session, f"WARNING: the session's branch {state['branch']} is gone; this "
+            _say(session, f"WARNING: the session's branch {state.branch} is gone; this "
                           "iteration's changes are not committed")
             return
-        state["commits"][str(iteration.number)] = iteration.commit = sha
-        state["last_commit"] = sha
+        state.commits[str(iteration.number)] = iteration.commit = sha
+        state.last_commit = sha
         return
-    own = state.get("branch") or state.get("from_branch")
+    own = state.branch or state.from_branch
     trouble = git_trouble(session, state, own)
     if trouble:
         # Stop at once (ralph_iteration_verdict): nothing the loop says may claim the work
         # is on a branch the agent deleted, rewound or left.
-        state["broken"] = {"iteration": iteration.number, "what": trouble}
+        state.broken = BrokenCheckpoint(iteration.number, trouble)
         return
     where = git.current_branch(session.root)
     if own and where != own:
         # What differs from the branch the agent is on is its work: the files the checkout
         # itself removed or changed (the user's, on the session's branch) are not.
         sha = _commit_elsewhere(session, own, where, git.dirty_paths(session.root), message)
-        if sha and state.get("branch") == own:
+        if sha and state.branch == own:
             git.git(session.root, "switch", "-q", "-f", own)  # its changes are on own now
-            state["broken"] = {"iteration": iteration.number, "what": (
-                f"the agent switched to {state['left_branch']}; its changes were committed "
+            state.broken = BrokenCheckpoint(iteration.number, (
+                f"the agent switched to {state.left_branch}; its changes were committed "
                 f"on the session's branch {own} as {sha[:10]} and HEAD is back on {own}"
-                + _moved_from_branch(session, state))}
+                + _moved_from_branch(session, state)))
     else:
         sha = git.commit_paths(session.root, iteration.files_changed, message)
         sha = sha or git.head(session.root)
-    state["commits"][str(iteration.number)] = sha
-    state["last_commit"] = sha
+    state.commits[str(iteration.number)] = sha
+    state.last_commit = sha
     iteration.commit = sha
 
 
-def git_trouble(session: Session, state: dict[str, Any], own: str | None) -> str | None:
+def git_trouble(session: Session, state: CheckpointState, own: str | None) -> str | None:
     """What the agent did to git that the loop cannot go on from, or None: the repository
     gone, the session's branch deleted, or moved off the loop's last commit."""
     root = session.root
-    point = f"; recovery point {state['recovery']} ('ralph-verify recover')" \
-        if state.get("recovery") else ""
+    point = f"; recovery point {state.recovery} ('ralph-verify recover')" \
+        if state.recovery else ""
     if not (root / ".git").exists() or not git.is_repo(root):
         return f"the agent deleted the git repository (.git){point}"
-    commits = state.get("commits") or {}
-    last = state.get("last_commit") or (commits[max(commits, key=int)] if commits else None)
+    commits = state.commits
+    last = state.last_commit or (commits[max(commits, key=int)] if commits else None)
     if not own or not last:
         return None
     tip = git.git(root, "rev-parse", "--verify", "-q", f"refs/heads/{own}",
@@ -243,9 +246,9 @@ def git_trouble(session: Session, state: dict[str, Any], own: str | None) -> str
     return None
 
 
-def _moved_from_branch(session: Session, state: dict[str, Any]) -> str:
+def _moved_from_branch(session: Session, state: CheckpointState) -> str:
     """``; it also moved your branch main ...`` when the user's branch is not where it was."""
-    mine, was = state.get("from_branch"), state.get("from_tip")
+    mine, was = state.from_branch, state.from_tip
     if not mine or not was:
         return ""
     now = git.git(session.root, "rev-parse", "--verify", "-q", f"refs/heads/{mine}",
@@ -253,15 +256,15 @@ def _moved_from_branch(session: Session, state: dict[str, Any]) -> str:
     if now == was:
         return f"; your branch {mine} was not touched"
     return (f"; it also moved your branch {mine} from {was[:10]} to {now[:10] or '(deleted)'}: "
-            f"'ralph-verify recover' puts it back (recovery point {state.get('recovery')})")
+            f"'ralph-verify recover' puts it back (recovery point {state.recovery})")
 
 
 @hookimpl
 def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictProposal | None:
     """git guarded after every iteration: stop with agent-error, saying what happened."""
-    broken = (session.plugin_state.get(NAME) or {}).get("broken")
-    if isinstance(broken, dict) and broken.get("iteration") == iteration.number:
-        return VerdictProposal(Verdict.AGENT_ERROR, f"git: {broken.get('what')}")
+    broken = CheckpointState.of(session.plugin_state).broken
+    if broken is not None and broken.iteration == iteration.number:
+        return VerdictProposal(Verdict.AGENT_ERROR, f"git: {broken.what}")
     return None
 
 
@@ -270,20 +273,20 @@ def _commit_elsewhere(session: Session, own: str, where: str | None, paths: list
     """The agent left the session's branch: record its changes on the session's branch
     through a temporary index, moving neither HEAD nor the branch the agent is on."""
     state = _state(session)
-    state["left_branch"] = where or "a detached HEAD"
+    state.left_branch = where or "a detached HEAD"
     sha = _commit_on(session.root, own, paths,
-                     message + f" (the agent was on {state['left_branch']})")
+                     message + f" (the agent was on {state.left_branch})")
     if sha is None:
         _say(session, f"WARNING: the session's branch {own} is gone; this iteration's "
                       "changes are not committed")
         return None
     _say(session, f"WARNING: the agent left the session's branch {own} for "
-                  f"{state['left_branch']}; its changes were committed on {own} as {sha[:10]}, "
+                  f"{state.left_branch}; its changes were committed on {own} as {sha[:10]}, "
                   f"{where or 'HEAD'} was not touched")
     return sha
 
 
-def _start_beside(session: Session, state: dict[str, Any], point: Point) -> None:
+def _start_beside(session: Session, state: CheckpointState, point: Point) -> None:
     """Hook mode: the session branch starts at the user's tip (plus their uncommitted work,
     as its own commit, the recovery point's); HEAD, the index and the user's branch stay."""
     config = session.config
@@ -295,12 +298,12 @@ def _start_beside(session: Session, state: dict[str, Any], point: Point) -> None
     tip = earlier and git.git(session.root, "rev-parse", "--verify", "-q",
                               f"refs/heads/{earlier}", check=False).strip()
     if earlier and tip:
-        state.update(branch=earlier, beside=True)
-        state["commits"]["0"] = tip
+        state.branch, state.beside = earlier, True
+        state.commits["0"] = tip
         return
     git.git(session.root, "update-ref", f"refs/heads/{branch}", base, "")
-    state.update(branch=branch, beside=True)
-    state["commits"]["0"] = base
+    state.branch, state.beside = branch, True
+    state.commits["0"] = base
 
 
 def _commit_on(root: Path, branch: str, paths: list[str], message: str) -> str | None:
@@ -322,9 +325,9 @@ def _commit_on(root: Path, branch: str, paths: list[str], message: str) -> str |
 
 @hookimpl
 def ralph_prompt_notes(session: Session, iteration: Iteration) -> str | None:
-    state = session.plugin_state.get(NAME) or {}
-    own = state.get("branch") or state.get("from_branch")
-    if not state.get("git") or not own or git.current_branch(session.root) == own:
+    state = CheckpointState.of(session.plugin_state)
+    own = state.own_branch
+    if not state.git or not own or git.current_branch(session.root) == own:
         return None
     return (f"You are not on the session's branch {own}: switch back with 'git switch {own}' "
             "and do not change other branches.")
@@ -333,36 +336,37 @@ def ralph_prompt_notes(session: Session, iteration: Iteration) -> str | None:
 @hookimpl
 def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
     state = _state(session)
-    branch = state.get("branch")
-    broken = state.get("broken")
-    if isinstance(broken, dict) and "HEAD is back" not in str(broken.get("what")):
-        _say(session, f"git: {broken.get('what')}; the work of the iteration "
-                      f"{broken.get('iteration')} is not committed anywhere")
+    branch = state.branch
+    broken = state.broken
+    if broken is not None and "HEAD is back" not in broken.what:
+        _say(session, f"git: {broken.what}; the work of the iteration "
+                      f"{broken.iteration} is not committed anywhere")
         return
-    if branch and state.get("from_branch"):
-        _say(session, f"branch: {branch} holds the work; 'git switch {state['from_branch']}' "
+    if branch and state.from_branch:
+        _say(session, f"branch: {branch} holds the work; 'git switch {state.from_branch}' "
                       f"to go back, 'git merge {branch}' to keep it")
 
 
-def describe(state: dict[str, Any]) -> str:
+def describe(data: object) -> str:
     """For ``status``."""
-    if "git" not in state:  # ralph_session_prepare did nothing: the Stop-hook mode
+    state = of_json(CheckpointState, data)
+    if state.git is None:  # ralph_session_prepare did nothing: the Stop-hook mode
         text = "the session works on your own branch"
-        if state.get("beside"):
-            text += (f"; {len(state.get('commits') or {})} checkpoint(s) on branch "
-                     f"{state['branch']} beside it ('git switch {state['branch']}', then "
+        if state.beside:
+            text += (f"; {len(state.commits)} checkpoint(s) on branch "
+                     f"{state.branch} beside it ('git switch {state.branch}', then "
                      "'ralph-verify rollback N' restores iteration N)")
         else:
             text = "no checkpoints: " + text
-        return text + (f"; recovery point {state['recovery']} ('ralph-verify recover')"
-                       if state.get("recovery") else "")
-    if not state.get("git"):
+        return text + (f"; recovery point {state.recovery} ('ralph-verify recover')"
+                       if state.recovery else "")
+    if not state.git:
         return "not a git repository"
-    commits = state.get("commits") or {}
-    text = (f"branch {state.get('branch') or '(current)'}, {len(commits)} checkpoint(s); "
+    commits = state.commits
+    text = (f"branch {state.branch or '(current)'}, {len(commits)} checkpoint(s); "
             "'ralph-verify rollback N' restores iteration N")
-    if state.get("recovery"):
-        text += f"; recovery point {state['recovery']} ('ralph-verify recover')"
-    if state.get("left_branch"):
-        text += f"; the agent left the session's branch for {state['left_branch']}"
+    if state.recovery:
+        text += f"; recovery point {state.recovery} ('ralph-verify recover')"
+    if state.left_branch:
+        text += f"; the agent left the session's branch for {state.left_branch}"
     return text

@@ -31,6 +31,8 @@ from ralph_verify.config.until import parse_spec
 from ralph_verify.errors import ConfigError
 from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolError
+from ralph_verify.records.codec import encode
+from ralph_verify.records.plugin_state import IntegrityState, of_json
 from ralph_verify.redact import redact_data
 from ralph_verify.state_files import write_text_atomic
 
@@ -162,12 +164,12 @@ class IntegrityCheck(Check):
         if session is not None and session.baseline is None:
             return self.result(Status.SKIPPED, "the baseline is taken when the session starts; "
                                                "later verifications compare against it")
-        state = session.plugin_state.get(NAME) if session is not None else None
+        state = IntegrityState.of(session.plugin_state) if session is not None else None
         tampering: list[Failure] = []
-        if isinstance(state, dict) and "frozen" in state:
+        if state is not None and state.frozen is not None:
             # In a session: the copy frozen out of the agent's reach is the baseline.
             try:
-                before = thaw(state["frozen"])
+                before = thaw(state.frozen)
             except FrozenError as exc:
                 message = (f"the session's integrity baseline cannot be trusted: {exc}; "
                            "integrity cannot pass in this session: restore it or start a new "
@@ -377,27 +379,26 @@ def ralph_session_start(session: Session) -> None:
     picture = take_baseline(config, session)
     from ralph_verify.integrity.baseline import test_total
 
-    previous = session.plugin_state.get(NAME)
-    if isinstance(previous, dict) and "frozen" in previous:
+    if IntegrityState.of(session.plugin_state).frozen is not None:
         return  # a resumed session keeps what it froze at its start
     table, _ = config_table(session.root)
     frozen = freeze(session.root, session.id, BASELINE_FILE,
                     {**picture, "config": {"table": table or {}}})
-    session.plugin_state[NAME] = {
-        "frozen": frozen,
-        "baseline": baseline_path(session.root).relative_to(session.root).as_posix(),
-        "taken_at": picture.get("taken_at"),
-        "tests": test_total(picture),
-        "markers": sum(len(m) for m in picture.get("markers", {}).values()),
-        "settings": len(picture.get("settings", [])),
-    }
+    session.plugin_state[NAME] = encode(IntegrityState(
+        frozen=frozen,
+        baseline=baseline_path(session.root).relative_to(session.root).as_posix(),
+        taken_at=picture.get("taken_at"),
+        tests=test_total(picture),
+        markers=sum(len(m) for m in picture.get("markers", {}).values()),
+        settings=len(picture.get("settings", []))))
 
 
-def describe(state: dict[str, Any]) -> str:
+def describe(data: object) -> str:
     """What ``status`` shows after ``integrity:``."""
-    return (f"baseline of {state.get('tests')} tests, {state.get('markers')} markers and "
-            f"suppressions, {state.get('settings')} gating settings, taken "
-            f"{state.get('taken_at')} ({state.get('baseline')})")
+    state = of_json(IntegrityState, data)
+    return (f"baseline of {state.tests} tests, {state.markers} markers and "
+            f"suppressions, {state.settings} gating settings, taken "
+            f"{state.taken_at} ({state.baseline})")
 
 
 @hookimpl

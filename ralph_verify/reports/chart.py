@@ -17,7 +17,7 @@ from typing import Any
 
 from ralph_verify.config.until import parse_spec
 from ralph_verify.errors import UsageError
-from ralph_verify.loop.records import PERCENT_CHECKS, series_value
+from ralph_verify.records.session import PERCENT_CHECKS, CheckSummary
 from ralph_verify.reports.data import SessionData
 
 WIDTH, HEIGHT = 960, 320
@@ -42,9 +42,9 @@ class Series:
     unjudged: set[int] = field(default_factory=set)
 
 
-def _noun(check: dict[str, Any]) -> str:
-    counts = check.get("counts") or {}
-    if check.get("name") in PERCENT_CHECKS:
+def _noun(check: CheckSummary) -> str:
+    counts = check.counts
+    if check.name in PERCENT_CHECKS:
         return "%"
     if "failed" in counts:
         return "failing tests"
@@ -56,22 +56,22 @@ def _noun(check: dict[str, Any]) -> str:
 def build_series(data: SessionData) -> list[Series]:
     """One series per check that ever had a problem, and every percentage check."""
     found: dict[str, Series] = {}
-    verifications: list[tuple[int, list[dict[str, Any]]]] = []
+    verifications: list[tuple[int, list[CheckSummary]]] = []
     if data.baseline is not None:
-        verifications.append((0, list(data.baseline.get("checks", []))))
+        verifications.append((0, data.baseline_checks))
     verifications += [(it.number, it.checks) for it in data.iterations]
     for number, checks in verifications:
         for check in checks:
-            spec = str(check.get("spec"))
+            spec = check.spec
             series = found.get(spec)
             if series is None:
-                name = str(check.get("name"))
+                name = check.name
                 noun = _noun(check)
                 series = Series(spec, name, f"{spec} ({noun})", name in PERCENT_CHECKS,
                                 PALETTE[len(found) % len(PALETTE)])
                 found[spec] = series
-            series.values[number] = series_value(check)
-            if check.get("status") == "skipped":
+            series.values[number] = check.series_value
+            if check.status == "skipped":
                 series.unjudged.add(number)
     return [s for s in found.values()
             if s.percent or any((v is None and n not in s.unjudged) or (v or 0) > 0

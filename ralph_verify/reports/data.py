@@ -12,10 +12,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.checks.api import Failure
+from ralph_verify.checks.verification import Verification
 from ralph_verify.errors import UsageError
-from ralph_verify.loop.state import read_history
+from ralph_verify.loop.records import check_summary
+from ralph_verify.loop.state import read_history, read_state, read_verification
 from ralph_verify.project import git
-from ralph_verify.state_files import load_state, load_verification
+from ralph_verify.records.plugin_state import BreakerState, CheckpointState
+from ralph_verify.records.session import (
+    AgentRecord,
+    CheckSummary,
+    IterationRecord,
+    SessionState,
+    VerdictRecord,
+)
 
 
 @dataclass
@@ -32,28 +42,27 @@ class IterationData:
     """One line of history.jsonl, with what its files add."""
 
     number: int
-    record: dict[str, Any]
-    verification: dict[str, Any] | None
+    record: IterationRecord
+    verification: Verification | None
     #: The feedback the agent read in this iteration's prompt (the previous verification's).
     feedback_sent: str = ""
     diffstat: list[FileStat] = field(default_factory=list)
 
     @property
-    def checks(self) -> list[dict[str, Any]]:
-        return list(self.record.get("checks") or [])
+    def checks(self) -> list[CheckSummary]:
+        return self.record.checks
 
     @property
-    def agent(self) -> dict[str, Any]:
-        return dict(self.record.get("agent") or {})
+    def agent(self) -> AgentRecord:
+        return self.record.agent or AgentRecord()
 
     @property
     def breaker(self) -> str:
-        state = (self.record.get("plugin_state") or {}).get("breaker") or {}
-        return str(state.get("state", "closed"))
+        return BreakerState.of(self.record.plugin_state).state
 
     @property
     def verification_s(self) -> float:
-        return float((self.verification or {}).get("duration_s") or 0.0)
+        return self.verification.duration_s if self.verification is not None else 0.0
 
 
 @dataclass
@@ -75,21 +84,26 @@ class SessionData:
     """Everything the report shows, from one ``.ralph/`` folder."""
 
     dir: Path
-    state: dict[str, Any]
-    baseline: dict[str, Any] | None
+    state: SessionState
+    baseline: Verification | None
     iterations: list[IterationData]
     #: The guard's refusals during the session: ``{"refused": N, "by_rule": {...}}``.
     safety: dict[str, Any] = field(default_factory=dict)
 
     @property
     def session(self) -> str:
-        return str(self.state.get("session", "?"))
+        return self.state.session
 
     @property
-    def verdict(self) -> dict[str, Any]:
-        return dict(self.state.get("verdict") or {})
+    def verdict(self) -> VerdictRecord | None:
+        return self.state.verdict
 
-    def verification(self, number: int) -> dict[str, Any] | None:
+    @property
+    def baseline_checks(self) -> list[CheckSummary]:
+        """The baseline's checks, summed up as an iteration's are."""
+        return [check_summary(r) for r in self.baseline.results] if self.baseline else []
+
+    def verification(self, number: int) -> Verification | None:
         if number == 0:
             return self.baseline
         for iteration in self.iterations:
@@ -100,47 +114,44 @@ class SessionData:
     def specs(self) -> list[tuple[str, str]]:
         """(spec, check name) of every check seen, in the order of the first verification."""
         seen: dict[str, str] = {}
-        sources = [self.baseline.get("checks", [])] if self.baseline else []
-        sources += [it.checks for it in self.iterations]
-        for checks in sources:
+        for checks in [self.baseline_checks, *(it.checks for it in self.iterations)]:
             for check in checks:
-                seen.setdefault(str(check.get("spec")), str(check.get("name")))
+                seen.setdefault(check.spec, check.name)
         return list(seen.items())
 
     def totals(self) -> dict[str, float | int | None]:
         agents = [it.agent for it in self.iterations]
 
-        def total(key: str) -> float | None:
-            values = [float(a[key]) for a in agents if isinstance(a.get(key), (int, float))]
-            return sum(values) if values else None
+        def total(values: list[float | int | None]) -> float | None:
+            known = [float(v) for v in values if v is not None]
+            return sum(known) if known else None
 
         verification_s = sum(it.verification_s for it in self.iterations)
         if self.baseline:
-            verification_s += float(self.baseline.get("duration_s") or 0.0)
+            verification_s += self.baseline.duration_s
         return {
-            "wall_s": float(self.state.get("elapsed_s") or 0.0),
-            "agent_s": sum(float(a.get("duration_s") or 0.0) for a in agents),
+            "wall_s": self.state.elapsed_s,
+            "agent_s": sum(a.duration_s or 0.0 for a in agents),
             "verification_s": verification_s,
-            "input_tokens": total("input_tokens"),
-            "output_tokens": total("output_tokens"),
-            "cost_usd": total("cost_usd"),
+            "input_tokens": total([a.input_tokens for a in agents]),
+            "output_tokens": total([a.output_tokens for a in agents]),
+            "cost_usd": total([a.cost_usd for a in agents]),
         }
 
     def repeats(self) -> list[Repeat]:
         """Fingerprints that persisted across verifications, longest run first."""
-        verifications: list[tuple[int, dict[str, Any] | None]] = (
+        verifications: list[tuple[int, Verification | None]] = (
             [(0, self.baseline)] if self.baseline else [])
         verifications += [(it.number, it.verification) for it in self.iterations]
         seen: dict[str, list[int]] = {}
-        example: dict[str, tuple[str, dict[str, Any]]] = {}
+        example: dict[str, tuple[str, Failure]] = {}
         for number, verification in verifications:
-            for check in (verification or {}).get("checks", []):
-                for failure in check.get("failures", []):
-                    fingerprint = str(failure.get("fingerprint", ""))
-                    numbers = seen.setdefault(fingerprint, [])
+            for check in verification.results if verification is not None else []:
+                for failure in check.failures:
+                    numbers = seen.setdefault(failure.fingerprint, [])
                     if number not in numbers:
                         numbers.append(number)
-                    example.setdefault(fingerprint, (str(check.get("spec")), failure))
+                    example.setdefault(failure.fingerprint, (check.spec, failure))
         order = [number for number, _ in verifications]
         last = order[-1] if order else None
         found = []
@@ -149,20 +160,20 @@ class SessionData:
             if longest < 2:
                 continue
             spec, failure = example[fingerprint]
-            found.append(Repeat(fingerprint, spec, str(failure.get("message", "")),
-                                failure.get("location"), numbers, longest,
-                                last in numbers))
+            found.append(Repeat(fingerprint, spec, failure.message, failure.location, numbers,
+                                longest, last in numbers))
         return sorted(found, key=lambda r: (-r.longest, r.seen[0], r.fingerprint))
 
-    def integrity_findings(self) -> list[tuple[int, dict[str, Any]]]:
+    def integrity_findings(self) -> list[tuple[int, Failure]]:
         """Failures of the ``integrity`` check: (first verification seen, failure), deduplicated."""
-        found: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
+        found: dict[tuple[str, str], tuple[int, Failure]] = {}
         for iteration in self.iterations:
-            for check in (iteration.verification or {}).get("checks", []):
-                if check.get("name") != "integrity":
+            verification = iteration.verification
+            for check in verification.results if verification is not None else []:
+                if check.name != "integrity":
                     continue
-                for failure in check.get("failures", []):
-                    key = (str(failure.get("fingerprint")), str(failure.get("location")))
+                for failure in check.failures:
+                    key = (failure.fingerprint, str(failure.location))
                     found.setdefault(key, (iteration.number, failure))
         return list(found.values())
 
@@ -199,33 +210,31 @@ def diffstat(root: Path, before: str, after: str) -> list[FileStat] | None:
 
 def load_session(ralph_dir: Path, session: str | None = None) -> SessionData:
     """Read a session's files; ``session`` must be the one in ``state.json`` when given."""
-    state = load_state(ralph_dir / "state.json")
+    state = read_state(ralph_dir / "state.json")
     if state is None:
         raise UsageError(f"no session to report on: {ralph_dir / 'state.json'} is missing or "
                          "unreadable (run 'ralph-verify run' first)")
-    if session is not None and session != state.get("session"):
+    if session is not None and session != state.session:
         raise UsageError(f"session {session!r} is not in {ralph_dir}: only the last session's "
-                         f"files are kept, and that is {state.get('session')!r}")
-    root = Path(str(state.get("root") or ralph_dir.parent))
-    commits = ((state.get("plugin_state") or {}).get("checkpoint") or {}).get("commits") or {}
-    baseline = load_verification(ralph_dir / "iterations" / "000" / "verification.json")
+                         f"files are kept, and that is {state.session!r}")
+    root = Path(state.root or ralph_dir.parent)
+    commits = CheckpointState.of(state.plugin_state).commits
+    baseline = read_verification(ralph_dir / "iterations" / "000" / "verification.json")
     previous = baseline
     iterations = []
     for record in read_history(ralph_dir / "history.jsonl"):
-        if not isinstance(record.get("iteration"), int):
-            continue
-        number = int(record["iteration"])
-        verification = load_verification(ralph_dir / "iterations" / f"{number:03d}" /
+        number = record.iteration
+        verification = read_verification(ralph_dir / "iterations" / f"{number:03d}" /
                                          "verification.json")
         data = IterationData(number, record, verification,
-                             feedback_sent=str((previous or {}).get("feedback", "")))
+                             feedback_sent=previous.feedback if previous is not None else "")
         before, after = commits.get(str(number - 1)), commits.get(str(number))
         stats = diffstat(root, before, after) if before and after else None
         data.diffstat = stats if stats is not None else [
-            FileStat(str(path)) for path in record.get("files_changed") or []]
+            FileStat(path) for path in record.files_changed]
         iterations.append(data)
         previous = verification or previous
     from ralph_verify.guard.stats import safety_stats
 
-    safety = safety_stats(ralph_dir.parent, str(state.get("started_at") or "") or None)
+    safety = safety_stats(ralph_dir.parent, state.started_at or None)
     return SessionData(ralph_dir, state, baseline, iterations, safety)

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.display import duration
-from ralph_verify.loop.records import series_value
+from ralph_verify.records.plugin_state import BreakerState
+from ralph_verify.records.session import AgentRecord, CheckSummary
 from ralph_verify.redact import cut, redact
 from ralph_verify.reports.chart import legend, render_chart
 from ralph_verify.reports.data import IterationData, SessionData
@@ -150,24 +151,22 @@ def _fact(label: str, value: str, key: str, raw: object = None, wide: bool = Fal
 
 def _why(data: SessionData) -> str:
     verdict = data.verdict
-    if not verdict:
-        error = data.state.get("error")
-        return _e(error or "no verdict yet: the session is running or was interrupted")
-    text = _e(verdict.get("reason", ""))
-    source = verdict.get("source")
-    if source:
-        text += f' <span class="muted">(decided by {_e(source)})</span>'
-    breaker = (data.state.get("plugin_state") or {}).get("breaker") or {}
-    if (verdict.get("verdict") == "stalled" and breaker.get("rule")
-            and str(breaker.get("reason")) not in str(verdict.get("reason"))):
-        text += f"<br>breaker rule <code>{_e(breaker['rule'])}</code>: {_e(breaker['reason'])}"
+    if verdict is None:
+        return _e(data.state.error or "no verdict yet: the session is running or was "
+                                      "interrupted")
+    text = _e(verdict.reason)
+    if verdict.source:
+        text += f' <span class="muted">(decided by {_e(verdict.source)})</span>'
+    breaker = BreakerState.of(data.state.plugin_state)
+    if verdict.verdict == "stalled" and breaker.rule and breaker.reason not in verdict.reason:
+        text += f"<br>breaker rule <code>{_e(breaker.rule)}</code>: {_e(breaker.reason)}"
     return text
 
 
 def _header(data: SessionData) -> str:
     totals = data.totals()
     state = data.state
-    verdict = data.verdict.get("verdict") or str(state.get("status", "running"))
+    verdict = state.verdict_name or state.status
     wall = float(totals["wall_s"] or 0)
     agent_s = float(totals["agent_s"] or 0)
     verify_s = float(totals["verification_s"] or 0)
@@ -177,7 +176,7 @@ def _header(data: SessionData) -> str:
     cost = "unknown" if totals["cost_usd"] is None else f"${totals['cost_usd']:.2f}"
     facts = [
         _fact("iterations", f"{len(data.iterations)} of at most "
-              f"{_e(state.get('max_iterations', '?'))}", "iterations", len(data.iterations)),
+              f"{_e(state.max_iterations)}", "iterations", len(data.iterations)),
         _fact("wall time", _seconds(wall), "wall", round(wall, 3)),
         _fact("agent time", f"{_seconds(agent_s)} ({_pct(agent_s, wall)})", "agent",
               round(agent_s, 3)),
@@ -187,13 +186,11 @@ def _header(data: SessionData) -> str:
               None if totals["input_tokens"] is None and totals["output_tokens"] is None
               else f"{int(totals['input_tokens'] or 0)}/{int(totals['output_tokens'] or 0)}"),
         _fact("cost", cost, "cost", totals["cost_usd"]),
-        _fact("agent", f"<code>{_e(state.get('agent') or '?')}</code>", "agent-name",
-              wide=True),
-        _fact("until", f"<code>{_e(','.join(state.get('until') or []))}</code>", "until",
-              wide=True),
-        _fact("started", _e(state.get("started_at", "?")), "started"),
+        _fact("agent", f"<code>{_e(state.agent or '?')}</code>", "agent-name", wide=True),
+        _fact("until", f"<code>{_e(','.join(state.until))}</code>", "until", wide=True),
+        _fact("started", _e(state.started_at or "?"), "started"),
     ]
-    task = str(state.get("task") or "")
+    task = state.task or ""
     return (f'<h1>ralph-verify report <span class="muted">· session {_e(data.session)}</span>'
             f'</h1>\n<p><span class="verdict v-{_e(verdict)}" data-verdict="{_e(verdict)}">'
             f"{_e(verdict)}</span> {_why(data)}</p>\n"
@@ -212,16 +209,16 @@ def _link(target: Path, base: Path, label: str) -> str:
     return f'<a href="{_e(href)}">{_e(label)}</a>'
 
 
-def _check_cell(spec: str, check: dict[str, Any] | None) -> str:
+def _check_cell(spec: str, check: CheckSummary | None) -> str:
     if check is None:
         return '<td class="check muted">-</td>'
-    status = str(check.get("status"))
-    value = series_value(check)
-    metric = check.get("metric")
+    status = check.status
+    value = check.series_value
+    metric = check.metric
     # No number: an error, or a check not judged this time (coverage of a partial run).
     shown = f"{value:g}" if value is not None else "error" if status == "error" else "none"
     metric_attr = "" if metric is None else f' data-metric="{_e(metric)}"'
-    summary = " ".join(str(check.get("summary", "")).split())
+    summary = " ".join(check.summary.split())
     return (f'<td class="check status-{_e(status)}" data-spec="{_e(spec)}" '
             f'data-status="{_e(status)}" data-value="{_e(shown)}"{metric_attr} '
             f'title="{_e(summary)}"><b>{_e(status)}</b><br>{_e(_short(summary))}</td>')
@@ -248,21 +245,19 @@ def _files(iteration: IterationData) -> str:
             f'<ul class="files">{"".join(items)}</ul></td>')
 
 
-def _agent_cell(agent: dict[str, Any]) -> str:
-    if not agent:
+def _agent_cell(agent: AgentRecord | None) -> str:
+    if agent is None:
         return "<td>-</td>"
-    if agent.get("error"):
-        return f'<td class="status-error">{_e(agent["error"])}</td>'
-    parts = [f"exit {_e(agent.get('exit_code'))}", _seconds(float(agent.get('duration_s') or 0))]
-    if agent.get("timed_out"):
+    if agent.error:
+        return f'<td class="status-error">{_e(agent.error)}</td>'
+    parts = [f"exit {_e(agent.exit_code)}", _seconds(agent.duration_s or 0.0)]
+    if agent.timed_out:
         parts.append("timed out")
-    if agent.get("input_tokens") is not None or agent.get("output_tokens") is not None:
-        parts.append(f"{int(agent.get('input_tokens') or 0):,}/"
-                     f"{int(agent.get('output_tokens') or 0):,} tokens")
-    if agent.get("cost_usd") is not None:
-        parts.append(f"${float(agent['cost_usd']):.2f}")
-    return (f'<td data-agent-s="{_e(agent.get("duration_s"))}">'
-            f'{"<br>".join(parts)}</td>')
+    if agent.input_tokens is not None or agent.output_tokens is not None:
+        parts.append(f"{agent.input_tokens or 0:,}/{agent.output_tokens or 0:,} tokens")
+    if agent.cost_usd is not None:
+        parts.append(f"${agent.cost_usd:.2f}")
+    return f'<td data-agent-s="{_e(agent.duration_s)}">{"<br>".join(parts)}</td>'
 
 
 def _iterations_table(data: SessionData, base: Path) -> str:
@@ -272,15 +267,15 @@ def _iterations_table(data: SessionData, base: Path) -> str:
             f"<th>files changed</th>{head}<th>breaker</th><th>feedback sent</th>"
             "<th>files</th></tr></thead><tbody>"]
     if data.baseline is not None:
-        by_spec = {str(c.get("spec")): c for c in data.baseline.get("checks", [])}
+        by_spec = {c.spec: c for c in data.baseline_checks}
         cells = "".join(_check_cell(spec, by_spec.get(spec)) for spec, _ in specs)
         checks = _link(data.dir / "iterations" / "000" / "verification.json", base, "checks")
         rows.append(f'<tr class="baseline" data-iteration="0"><td>base</td>'
-                    f'<td class="num">{_seconds(float(data.baseline.get("duration_s") or 0))}'
+                    f'<td class="num">{_seconds(data.baseline.duration_s)}'
                     f"</td><td>-</td><td>-</td>{cells}<td>-</td><td>-</td><td>{checks}"
                     "</td></tr>")
     for iteration in data.iterations:
-        by_spec = {str(c.get("spec")): c for c in iteration.checks}
+        by_spec = {c.spec: c for c in iteration.checks}
         cells = "".join(_check_cell(spec, by_spec.get(spec)) for spec, _ in specs)
         folder = data.dir / "iterations" / f"{iteration.number:03d}"
         links = "<br>".join([_link(folder / "prompt.md", base, "prompt"),
@@ -289,17 +284,17 @@ def _iterations_table(data: SessionData, base: Path) -> str:
         feedback = iteration.feedback_sent.strip()
         feedback_cell = (f"<details><summary>{len(feedback):,} chars</summary>"
                          f"<pre>{_e(_clip(feedback))}</pre></details>" if feedback else "-")
-        promises = iteration.record.get("promises") or []
-        verdict = iteration.record.get("verdict") or {}
-        extra = "".join(f'<br><span class="muted">promised {_e(p)}</span>' for p in promises)
-        if verdict:
-            extra += f'<br><b>{_e(verdict.get("verdict"))}</b>'
+        record = iteration.record
+        extra = "".join(f'<br><span class="muted">promised {_e(p)}</span>'
+                        for p in record.promises)
+        if record.verdict is not None:
+            extra += f'<br><b>{_e(record.verdict.verdict)}</b>'
         rows.append(
             f'<tr class="iteration breaker-{_e(iteration.breaker)}" '
             f'data-iteration="{iteration.number}"><td>{iteration.number}{extra}</td>'
-            f'<td class="num" data-duration-s="{_e(iteration.record.get("duration_s"))}">'
-            f'{_seconds(float(iteration.record.get("duration_s") or 0))}</td>'
-            f"{_agent_cell(iteration.agent)}{_files(iteration)}{cells}"
+            f'<td class="num" data-duration-s="{_e(record.duration_s)}">'
+            f'{_seconds(record.duration_s)}</td>'
+            f"{_agent_cell(record.agent)}{_files(iteration)}{cells}"
             f'<td data-breaker="{_e(iteration.breaker)}">{_e(iteration.breaker)}</td>'
             f"<td>{feedback_cell}</td><td>{links}</td></tr>")
     rows.append("</tbody></table>")
@@ -338,8 +333,8 @@ def _integrity(data: SessionData) -> str:
             "</tr></thead><tbody>"]
     for number, failure in findings:
         rows.append(f'<tr class="finding"><td>{number}</td>'
-                    f"<td><code>{_e(failure.get('location') or '-')}</code></td>"
-                    f"<td>{_e(failure.get('message', ''))}</td></tr>")
+                    f"<td><code>{_e(failure.location or '-')}</code></td>"
+                    f"<td>{_e(failure.message)}</td></tr>")
     rows.append("</tbody></table>")
     return "\n".join(rows)
 
@@ -364,7 +359,7 @@ def render_report(data: SessionData, output: Path) -> str:
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>ralph-verify · {_e(data.session)} · {_e(data.verdict.get("verdict", "running"))}</title>
+<title>ralph-verify · {_e(data.session)} · {_e(data.state.verdict_name or "running")}</title>
 <style>{CSS}</style>
 </head>
 <body>
@@ -372,7 +367,7 @@ def render_report(data: SessionData, output: Path) -> str:
 {_header(data)}
 </header>
 <main>
-{task_section(data.dir, str(data.state.get("task") or ""))}
+{task_section(data.dir, data.state.task or "")}
 <h2>Progress</h2>
 {legend(data)}
 {render_chart(data)}

@@ -20,13 +20,16 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from ralph_verify.display import duration
+from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
-from ralph_verify.loop.records import series_value
-from ralph_verify.loop.state import StateDir
+from ralph_verify.loop.state import StateDir, read_state
 from ralph_verify.loop.verdict import EXIT_CODES, Verdict
+from ralph_verify.records.codec import decode
+from ralph_verify.records.plugin_state import BreakerState
+from ralph_verify.records.session import AgentRecord, CheckSummary, IterationRecord, SessionState
 from ralph_verify.reports.tasks import list_of
 from ralph_verify.terminal_text import strip_controls
 
@@ -43,13 +46,13 @@ class History:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.offset = 0
-        self.records: list[dict[str, Any]] = []
+        self.records: list[IterationRecord] = []
 
     def reset(self) -> None:
         self.offset = 0
         self.records = []
 
-    def poll(self) -> list[dict[str, Any]]:
+    def poll(self) -> list[IterationRecord]:
         """The records appended since the last call."""
         try:
             with self.path.open("rb") as handle:
@@ -65,11 +68,9 @@ class History:
         new = []
         for line in chunk[:end].splitlines():
             try:
-                record = json.loads(line)
-            except ValueError:
+                new.append(decode(IterationRecord, json.loads(line)))
+            except (ValueError, RecursionError):  # ShapeError too: a reader only watches
                 continue
-            if isinstance(record, dict):
-                new.append(record)
         self.records += new
         return new
 
@@ -90,70 +91,67 @@ def sparkline(values: list[float | None]) -> str:
     return "".join(out)
 
 
-def _condition(state: dict[str, Any], alive: bool) -> str:
-    if state.get("status") == "finished":
+def _condition(state: SessionState, alive: bool) -> str:
+    if state.finished:
         return "finished"
-    return f"running (pid {state.get('pid')})" if alive else "interrupted"
+    return f"running (pid {state.pid})" if alive else "interrupted"
 
 
-def _check_line(check: dict[str, Any], width: int) -> str:
-    summary = " ".join(str(check.get("summary", "")).split())
-    return f"  {str(check.get('status', '?')).upper():<7} {check.get('spec')!s:<{width}}  {summary}"
+def _check_line(check: CheckSummary, width: int) -> str:
+    summary = " ".join(check.summary.split())
+    return f"  {check.status.upper():<7} {check.spec:<{width}}  {summary}"
 
 
-def _value(check: dict[str, Any]) -> str:
-    value = series_value(check)
+def _value(check: CheckSummary) -> str:
+    value = check.series_value
     return "error" if value is None else f"{value:g}"
 
 
-def _iteration_line(record: dict[str, Any]) -> str:
-    checks = record.get("checks") or []
-    passed = sum(1 for c in checks if c.get("status") in ("passed", "skipped"))
-    agent = record.get("agent") or {}
-    if agent.get("error"):
-        agent_text = f"agent could not run: {agent['error']}"
+def _iteration_line(record: IterationRecord) -> str:
+    checks = record.checks
+    passed = sum(1 for c in checks if c.passed)
+    agent = record.agent or AgentRecord()
+    if agent.error:
+        agent_text = f"agent could not run: {agent.error}"
     else:
-        agent_text = f"agent exit {agent.get('exit_code')} in " \
-                     f"{duration(float(agent.get('duration_s') or 0))}"
-    if agent.get("cost_usd") is not None:
-        agent_text += f" ${float(agent['cost_usd']):.2f}"
-    files = len(record.get("files_changed") or [])
-    failing = ", ".join(f"{c.get('spec')} {_value(c)}" for c in checks
-                        if c.get("status") in ("failed", "error"))
-    breaker = ((record.get("plugin_state") or {}).get("breaker") or {}).get("state", "closed")
-    text = (f"iteration {record.get('iteration')}: {passed}/{len(checks)} checks passed; "
+        agent_text = f"agent exit {agent.exit_code} in {duration(agent.duration_s or 0.0)}"
+    if agent.cost_usd is not None:
+        agent_text += f" ${agent.cost_usd:.2f}"
+    files = len(record.files_changed)
+    failing = ", ".join(f"{c.spec} {_value(c)}" for c in checks
+                        if c.status in ("failed", "error"))
+    breaker = BreakerState.of(record.plugin_state).state
+    text = (f"iteration {record.iteration}: {passed}/{len(checks)} checks passed; "
             f"{agent_text}; changed {files} file{'s' if files != 1 else ''}; "
             f"breaker {breaker}")
     return text + (f"; failing: {failing}" if failing else "")
 
 
-def screen(state: dict[str, Any], records: list[dict[str, Any]], alive: bool,
-           describe: Callable[[str, dict[str, Any]], str | None], width: int) -> str:
+def screen(state: SessionState, records: list[IterationRecord], alive: bool,
+           describe: Callable[[str, object], str | None], width: int) -> str:
     """The full-screen view (without the clear sequence)."""
-    lines = [f"ralph-verify · session {state.get('session')} · {_condition(state, alive)} · "
-             f"agent {state.get('agent')}",
-             f"iteration {state.get('iteration')}/{state.get('max_iterations')} · "
-             f"phase: {state.get('phase')} · "
-             f"elapsed {duration(float(state.get('elapsed_s') or 0))}"]
+    lines = [f"ralph-verify · session {state.session} · {_condition(state, alive)} · "
+             f"agent {state.agent}",
+             f"iteration {state.iteration}/{state.max_iterations} · phase: {state.phase} · "
+             f"elapsed {duration(state.elapsed_s)}"]
     task = task_line(state)
     if task:
         lines.append(task)
-    checks = state.get("checks") or []
-    passed = sum(1 for c in checks if c.get("status") in ("passed", "skipped"))
+    checks = state.checks
+    passed = sum(1 for c in checks if c.passed)
     lines += ["", f"checks (last verification): {passed}/{len(checks)} passed"]
-    specs = [str(c.get("spec")) for c in checks]
+    specs = [c.spec for c in checks]
     lines += [_check_line(check, max(map(len, specs))) for check in checks]
     if records and specs:
         lines += ["", "progress per iteration (problems; coverage in %)"]
         label = max(len(spec) for spec in specs)
         for spec in specs:
-            values = [series_value(c) for r in records for c in (r.get("checks") or [])
-                      if c.get("spec") == spec]
+            values = [c.series_value for r in records for c in r.checks if c.spec == spec]
             shown = "error" if values and values[-1] is None else (
                 f"{values[-1]:g}" if values and values[-1] is not None else "-")
             lines.append(f"  {spec:<{label}}  {sparkline(values[-(width - label - 20):])}  "
                          f"{shown}")
-    for name, value in (state.get("plugin_state") or {}).items():
+    for name, value in state.plugin_state.items():
         text = describe(name, value) if isinstance(value, dict) else None
         if text:
             lines.append(f"{name}: {text}")
@@ -163,23 +161,23 @@ def screen(state: dict[str, Any], records: list[dict[str, Any]], alive: bool,
     capped = cap_note(state)
     if capped:
         lines += ["", capped]
-    verdict = state.get("verdict")
+    verdict = state.verdict
     lines.append("")
-    if verdict:
-        lines.append(f"verdict: {verdict.get('verdict')} — {verdict.get('reason')}")
-    elif state.get("error"):
-        lines.append(f"stopped: {state['error']}")
+    if verdict is not None:
+        lines.append(f"verdict: {verdict.verdict} — {verdict.reason}")
+    elif state.error:
+        lines.append(f"stopped: {state.error}")
     else:
         lines.append("verdict: none yet")
     lines = [strip_controls(line) for line in lines]  # state text can come from the agent
     return "\n".join(line[:width] if len(line) > width else line for line in lines)
 
 
-def task_line(state: dict[str, Any]) -> str | None:
+def task_line(state: SessionState, root: str | None = None) -> str | None:
     """``run --tasks``, ``start --tasks``: which task of the list this session is."""
-    root = state.get("root")
-    text = str(state.get("task") or "")
-    tasks = list_of(Path(str(root)) / ".ralph", text) if root else None
+    root = root or state.root
+    text = state.task or ""
+    tasks = list_of(Path(root) / ".ralph", text) if root else None
     if tasks is None:
         return None
     mine = text.split(":", 1)[0].removeprefix("# Task ")
@@ -188,36 +186,35 @@ def task_line(state: dict[str, Any]) -> str | None:
             f"· list {tasks.verdict or 'running'}")
 
 
-def cap_note(state: dict[str, Any]) -> str | None:
+def cap_note(state: SessionState) -> str | None:
     """Hook mode: the line saying Claude Code's own block cap may have ended the session."""
-    hook = state.get("hook") or {}
-    mark = hook.get("block_cap_reached")
-    if state.get("status") == "finished" or not isinstance(mark, dict):
+    hook = state.hook
+    mark = hook.block_cap_reached if hook is not None else None
+    if state.finished or hook is None or mark is None:
         return None
-    if hook.get("agent") == "copilot":
-        return (f"stopped by Copilot CLI's block cap: iteration {mark.get('iteration')} came "
-                f"after {mark.get('cap')} blocked stops in a row, and Copilot ends the turn "
+    if hook.agent == "copilot":
+        return (f"stopped by Copilot CLI's block cap: iteration {mark.iteration} came "
+                f"after {mark.cap} blocked stops in a row, and Copilot ends the turn "
                 "there; the loop does not move until the session gets a new message "
                 "('ralph-verify cancel' ends the loop)")
-    return (f"stopped by Claude Code's block cap? iteration {mark.get('iteration')} was its "
-            f"{mark.get('cap')}th Stop-hook block in a row: Claude Code ends the turn there, "
+    return (f"stopped by Claude Code's block cap? iteration {mark.iteration} was its "
+            f"{mark.cap}th Stop-hook block in a row: Claude Code ends the turn there, "
             "and the loop does not move until the session gets a new message "
             "('ralph-verify init claude' raises the cap; 'ralph-verify cancel' ends the loop)")
 
 
-def exit_code_of(state: dict[str, Any]) -> int:
+def exit_code_of(state: SessionState) -> int:
     """What ``run`` returned for this state: its verdict's exit code (3: stopped at baseline)."""
-    verdict = (state.get("verdict") or {}).get("verdict")
     try:
-        return EXIT_CODES[Verdict(verdict)]
+        return EXIT_CODES[Verdict(state.verdict_name)]
     except ValueError:
-        return ExitCode.CHECK_ERROR if state.get("error") else ExitCode.CHECKS_FAILED
+        return ExitCode.CHECK_ERROR if state.error else ExitCode.CHECKS_FAILED
 
 
 def watch(root: Path, *, interval: float, out: TextIO | None = None,
           live: bool | None = None,
-          describe: Callable[[str, dict[str, Any]], str | None] = lambda name, value: None,
-          alive: Callable[[dict[str, Any]], bool] | None = None) -> int:
+          describe: Callable[[str, object], str | None] = lambda name, value: None,
+          alive: Callable[[SessionState], bool] | None = None) -> int:
     """Follow the session in ``root/.ralph`` until it ends; returns the run's exit code."""
     out = out or sys.stdout
     if live is None:
@@ -237,19 +234,19 @@ def watch(root: Path, *, interval: float, out: TextIO | None = None,
                 waiting_said = True
             time.sleep(interval)
             continue
-        if state.get("session") != session:
-            session = state.get("session")
+        if state.session != session:
+            session = state.session
             history.reset()
             last_phase = None
             if not live:
-                out.write(f"session {session} · agent {state.get('agent')} · until "
-                          f"{','.join(state.get('until') or [])}\n")
-                task = task_line({**state, "root": str(root)})
+                out.write(f"session {session} · agent {state.agent} · until "
+                          f"{','.join(state.until)}\n")
+                task = task_line(state, str(root))
                 if task:
                     out.write(strip_controls(task) + "\n")
         new = history.poll()
         alive_now = is_alive(state)
-        finished = state.get("status") == "finished" or not alive_now
+        finished = state.finished or not alive_now
         if live:
             width = shutil.get_terminal_size((120, 40)).columns
             footer = ("" if finished else
@@ -260,37 +257,36 @@ def watch(root: Path, *, interval: float, out: TextIO | None = None,
         else:
             for record in new:
                 out.write(strip_controls(_iteration_line(record)) + "\n")
-            phase = (state.get("iteration"), state.get("phase"))
+            phase = (state.iteration, state.phase)
             capped = cap_note(state)
             if phase != last_phase and not finished:
-                out.write(f"iteration {phase[0]}/{state.get('max_iterations')}: {phase[1]}\n")
+                out.write(f"iteration {phase[0]}/{state.max_iterations}: {phase[1]}\n")
                 if capped:
                     out.write(strip_controls(capped) + "\n")
             last_phase = phase
             if finished:
                 out.write(screen(state, [], alive_now, describe, 10_000).splitlines()[-1] + "\n")
-                if state.get("status") != "finished":
+                if not state.finished:
                     out.write("the run is no longer running: go on with "
                               "'ralph-verify run --resume'\n")
         out.flush()
         if finished:
-            return exit_code_of(state) if state.get("status") == "finished" else 1
+            return exit_code_of(state) if state.finished else 1
         time.sleep(interval)
 
 
-def _read_state(path: Path) -> dict[str, Any] | None:
+def _read_state(path: Path) -> SessionState | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None  # absent, or caught between two writes on a platform without rename
-    return data if isinstance(data, dict) else None
+        return read_state(path)
+    except UsageError:
+        return None  # caught between two writes on a platform without rename
 
 
-def _holder_matches(state_dir: Any, state: dict[str, Any]) -> bool:
+def _holder_matches(state_dir: StateDir, state: SessionState) -> bool:
     """Whether the session still runs: its process holds the lock, or (hook mode) the
     agent's Stop hook drives it, holding the lock only while it verifies a stop; such a
     session ends with its verdict, or with 'ralph-verify cancel'."""
-    if state.get("mode") == "hook":
+    if state.mode == "hook":
         return True
     holder = state_dir.lock_holder()
-    return holder is not None and holder.session == state.get("session")
+    return holder is not None and holder.session == state.session

@@ -6,11 +6,14 @@ factual log written by ralph-verify only (never by the agent, never put in a pro
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.state_files import now_iso, write_text_atomic
+from ralph_verify.records.codec import NOT_SAVED, encode
+from ralph_verify.records.files import load, save
+from ralph_verify.records.session import SCHEMA
+from ralph_verify.state_files import now_iso
 from ralph_verify.tasks.order import initial_status
 
 if TYPE_CHECKING:
@@ -38,21 +41,23 @@ class TaskRecord:
     #: The commit the task's first iteration started from ('tasks rollback' goes back to it).
     base: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_json(self) -> dict[str, object]:
+        return dict(encode(self))
 
 
 @dataclass
 class TasksState:
     """The state of one task-list session."""
 
-    folder: Path
+    folder: Path = field(metadata=NOT_SAVED)
     file: str = ""
     session: str = ""
     current: str | None = None
     verdict: str | None = None
     tasks: list[TaskRecord] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: The layout of ``state.json`` (absent in older files: they read as they are).
+    version: int = SCHEMA
 
     @property
     def path(self) -> Path:
@@ -70,16 +75,10 @@ class TasksState:
 
     @classmethod
     def read(cls, root: Path) -> TasksState | None:
+        """``.ralph/tasks/state.json`` checked against this type; ``None`` when there is
+        none, a one-line error naming it when it is corrupted."""
         folder = root / ".ralph" / "tasks"
-        try:
-            data = json.loads((folder / "state.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        fields = set(TaskRecord.__dataclass_fields__)
-        return cls(folder, str(data.get("file", "")), str(data.get("session", "")),
-                   data.get("current"), data.get("verdict"),
-                   [TaskRecord(**{k: v for k, v in row.items() if k in fields})
-                    for row in data.get("tasks", [])], list(data.get("notes", [])))
+        return load(cls, folder / "state.json", folder=folder)
 
     def record(self, task_id: str) -> TaskRecord:
         return next(row for row in self.tasks if row.id == task_id)
@@ -101,19 +100,17 @@ class TasksState:
 
     def save(self) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(self.path, json.dumps(self.to_json(), indent=2) + "\n")
+        save(self.path, self)
 
     def log(self, entry: dict[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         with (self.folder / "log.jsonl").open("a", encoding="utf-8") as handle:
             handle.write(json.dumps({"at": now_iso(), **entry}) + "\n")
 
-    def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "session": self.session, "current": self.current,
-                "verdict": self.verdict, "notes": self.notes,
-                "tasks": [row.to_json() for row in self.tasks]}
+    def to_json(self) -> dict[str, object]:
+        return dict(encode(self))
 
-    def public_json(self) -> dict[str, Any]:
+    def public_json(self) -> dict[str, object]:
         """``tasks status --json``: the table of TASKS.md."""
         keys = ("id", "title", "status", "reason", "iterations", "cost_usd", "gate", "commit")
         return {"file": self.file, "session": self.session, "current": self.current,

@@ -134,7 +134,7 @@ def test_a_process_that_could_not_be_ended_is_named() -> None:
     """What the reaper reports and is still alive is named in the agent's line; one that
     ended since is not."""
     from ralph_verify.agents import AgentResult
-    from ralph_verify.loop.records import agent_json, agent_text
+    from ralph_verify.loop.records import agent_record, agent_text
     from ralph_verify.proc.process import read_survivors
 
     alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
@@ -155,4 +155,5 @@ def test_a_process_that_could_not_be_ended_is_named() -> None:
     result = AgentResult(exit_code=0, duration_s=1.0, survivors=survivors)
     assert agent_text(result) == (f"exit 0 in 1s; 1 process it started could not be ended: "
                                   f"pid {alive.pid} (python -c sleep)")
-    assert (agent_json(result) or {})["survivors"] == survivors
+    record = agent_record(result)
+    assert record is not None and record.survivors == survivors

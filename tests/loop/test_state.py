@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ralph_verify.checks.api import CheckResult, Failure, Status
 from ralph_verify.checks.verification import Verification
-from ralph_verify.loop.state import StateDir, verification_from_json
+from ralph_verify.loop.state import StateDir
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import agent, history, state
 
@@ -112,5 +112,5 @@ def test_verification_round_trip(tmp_path: Path) -> None:
     again = state_dir.read_verification(4)
     assert again is not None
     assert again.to_json() == original.to_json()
-    assert verification_from_json(again.to_json()).results[0].failures[0].pre_existing
+    assert again.results[0].failures[0].pre_existing
     assert state_dir.read_verification(5) is None

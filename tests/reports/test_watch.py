@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from ralph_verify.records.session import IterationRecord
 from ralph_verify.reports.watch import ERROR_MARK, History, sparkline
 from ralph_verify.testing import Ralph
 
@@ -178,13 +179,13 @@ def test_history_reads_only_complete_new_lines(tmp_path: Path) -> None:
     history = History(path)
     assert history.poll() == []
     path.write_text('{"iteration": 1}\n{"iteration": 2')
-    assert history.poll() == [{"iteration": 1}]
+    assert history.poll() == [IterationRecord(1)]
     with path.open("a") as handle:
         handle.write('}\n')
-    assert history.poll() == [{"iteration": 2}]
+    assert history.poll() == [IterationRecord(2)]
     path.write_text('{"iteration": 1}\n')  # a new session: the file started over
-    assert history.poll() == [{"iteration": 1}]
-    assert history.records == [{"iteration": 1}]
+    assert history.poll() == [IterationRecord(1)]
+    assert history.records == [IterationRecord(1)]
 
 
 def test_a_loop_claude_s_block_cap_may_have_stopped_is_marked_and_said(
@@ -220,4 +221,4 @@ def test_a_loop_claude_s_block_cap_may_have_stopped_is_marked_and_said(
     assert watcher.returncode == 0, err
     assert rest.splitlines()[-1].startswith("verdict: complete")
     state = json.loads((ralph.path / ".ralph" / "state.json").read_text())
-    assert "block_cap_reached" not in state["hook"]
+    assert state["hook"].get("block_cap_reached") is None

@@ -45,10 +45,10 @@ def cancel(config: Config) -> int:
         if info is not None and (info.pid <= 1 or procinfo_alive(info.pid)):
             raise UsageError(f"the lock names pid {info.pid}, which is not a ralph-verify run "
                              f"of this project; remove {state.lock_path} if no run is active")
-        data = state.read_state() or {}
-        left = (f"; session {data.get('session')} was left running by a run that died: "
+        data = state.read_state()
+        left = (f"; session {data.session} was left running by a run that died: "
                 "'ralph-verify run --resume' continues it"
-                if data.get("status") == "running" else "")
+                if data is not None and data.status == "running" else "")
         print(f"no run is active in {config.root}{left}")
         return 1
     assert info is not None
@@ -66,10 +66,10 @@ def cancel(config: Config) -> int:
         print(f"ERROR: the run{where} (pid {info.pid}) did not stop within the wait; it will "
               "stop when it next looks at .ralph/cancel", file=sys.stderr)
         return 1
-    data = state.read_state() or {}
-    verdict = (data.get("verdict") or {}).get("verdict", "?")
+    data = state.read_state()
+    verdict = (data.verdict_name if data is not None else None) or "?"
     print(f"cancelled session {info.session} (pid {info.pid}) at iteration "
-          f"{data.get('iteration')}; verdict {verdict}")
+          f"{data.iteration if data is not None else None}; verdict {verdict}")
     return 0
 
 

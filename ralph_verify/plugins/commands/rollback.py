@@ -7,6 +7,7 @@ from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
 from ralph_verify.project import git
+from ralph_verify.records.plugin_state import CheckpointState
 
 
 @hookimpl
@@ -25,17 +26,17 @@ def rollback(config: Config) -> int:
     data = state.read_state()
     if data is None:
         raise UsageError(f"no session in {config.root} to roll back")
-    commits = ((data.get("plugin_state") or {}).get("checkpoint") or {}).get("commits") or {}
+    checkpoint = CheckpointState.of(data.plugin_state)
+    commits = checkpoint.commits
     commit = commits.get(str(number))
     if commit is None:
         known = ", ".join(sorted(commits, key=int)) or "none (was it run with --no-commit, "\
             "--no-branch outside git, or -p no:checkpoint?)"
-        raise UsageError(f"session {data.get('session')} has no commit for iteration {number}; "
+        raise UsageError(f"session {data.session} has no commit for iteration {number}; "
                          f"iterations with commits: {known}")
     if state.lock_holder() is not None:
         raise UsageError("a run is active in this project: stop it first ('ralph-verify cancel')")
-    checkpoint = (data.get("plugin_state") or {}).get("checkpoint") or {}
-    own = checkpoint.get("branch") or checkpoint.get("from_branch")
+    own = checkpoint.own_branch
     here = git.current_branch(config.root)
     if own and here != own:
         raise UsageError(f"rollback commits onto the session's own branch {own}, but HEAD is "

@@ -1,0 +1,160 @@
+"""The built-in plugins' saved state (``Session.plugin_state[NAME]``, kept in ``state.json``
+and each history line), typed: the plugins write it, and ``status``, reports, ``rollback``,
+``fleet`` and the Stop hook read it, without importing the plugins.
+
+A third-party plugin's state stays its own JSON object; :func:`view` reads any of these
+types out of a ``plugin_state`` mapping, a malformed field reading as its default (a
+plugin's state never stops a reader).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from ralph_verify.records.codec import ShapeError, decode
+
+T = TypeVar("T")
+
+
+def view(cls: type[T], plugin_state: Mapping[str, Any], name: str) -> T:
+    """Plugin ``name``'s state as a ``cls`` (its defaults when absent or malformed)."""
+    return of_json(cls, plugin_state.get(name))
+
+
+def of_json(cls: type[T], data: object) -> T:
+    """A plugin's saved state as a ``cls``: a malformed field takes its default, the others
+    are kept (an edited counter never drops the reference to a frozen baseline)."""
+    if isinstance(data, cls):
+        return data  # held live by its plugin (saved with the session's records)
+    if not isinstance(data, dict):
+        return cls()
+    try:
+        return decode(cls, data)
+    except ShapeError:
+        good = {}
+        for key, value in data.items():
+            try:
+                decode(cls, {key: value})
+            except ShapeError:
+                continue
+            good[key] = value
+        return decode(cls, good)
+
+
+@dataclass
+class BrokenCheckpoint:
+    """An iteration whose tree could not be committed where it belongs, and why."""
+
+    iteration: int
+    what: str
+
+
+@dataclass
+class CheckpointState:
+    """``plugin_state["checkpoint"]``: the session's branch and a commit per iteration."""
+
+    NAME = "checkpoint"
+
+    #: Whether the root is a git repository (``None``: not looked at, in hook mode).
+    git: bool | None = None
+    #: The session's own branch (``None``: the work stays on the user's branch).
+    branch: str | None = None
+    from_branch: str | None = None
+    from_tip: str | None = None
+    #: Iteration number (as text; ``"0"``: the start) -> commit.
+    commits: dict[str, str | None] = field(default_factory=dict)
+    last_commit: str | None = None
+    recovery: str | None = None
+    dirty_at_start: list[str] = field(default_factory=list)
+    #: Hook mode: the checkpoints are commits on a branch beside HEAD.
+    beside: bool = False
+    broken: BrokenCheckpoint | None = None
+    left_branch: str | None = None
+
+    @classmethod
+    def of(cls, plugin_state: Mapping[str, Any]) -> CheckpointState:
+        return view(cls, plugin_state, cls.NAME)
+
+    @property
+    def own_branch(self) -> str | None:
+        return self.branch or self.from_branch
+
+
+@dataclass
+class BudgetState:
+    """``plugin_state["budget"]``: time and cost spent, the agent calls of the last hour."""
+
+    NAME = "budget"
+
+    elapsed_s: float = 0.0
+    cost_usd: float = 0.0
+    calls: list[float] = field(default_factory=list)
+    elapsed_before_s: float = 0.0
+    run_started: float | None = None
+
+    @classmethod
+    def of(cls, plugin_state: Mapping[str, Any]) -> BudgetState:
+        return view(cls, plugin_state, cls.NAME)
+
+
+@dataclass
+class BreakerState:
+    """``plugin_state["breaker"]``: the stall breaker's circuit (``closed``, ``half-open``,
+    ``open``), its counters and the rule that tripped."""
+
+    NAME = "breaker"
+
+    state: str = "closed"
+    #: The last iteration counted (so a hook called twice counts once).
+    iteration: int = 0
+    counters: dict[str, int] = field(default_factory=dict)
+    thresholds: dict[str, int] = field(default_factory=dict)
+    fingerprints: list[str] = field(default_factory=list)
+    score: dict[str, float | None] = field(default_factory=dict)
+    best: dict[str, float | None] = field(default_factory=dict)
+    #: The rule that tripped (half-open, open) and why.
+    rule: str | None = None
+    reason: str = ""
+    note: str = ""
+
+    @classmethod
+    def of(cls, plugin_state: Mapping[str, Any]) -> BreakerState:
+        return view(cls, plugin_state, cls.NAME)
+
+
+@dataclass
+class IntegrityState:
+    """``plugin_state["integrity"]``: the session's integrity picture, frozen at its start
+    out of the agent's reach, and what ``status`` says of it."""
+
+    NAME = "integrity"
+
+    #: The reference to the picture (tests, markers, settings, files) frozen at the session's
+    #: start, as saved: :func:`~ralph_verify.loop.frozen.thaw` checks it (an edited one is
+    #: a finding, never a reason to skip the comparison).
+    frozen: object = None
+    #: The picture's copy in the project, relative to the root.
+    baseline: str = ""
+    taken_at: str | None = None
+    tests: int = 0
+    markers: int = 0
+    settings: int = 0
+
+    @classmethod
+    def of(cls, plugin_state: Mapping[str, Any]) -> IntegrityState:
+        return view(cls, plugin_state, cls.NAME)
+
+
+@dataclass
+class AgentErrorState:
+    """``plugin_state["agent_error"]``: the agent's failed runs in a row."""
+
+    NAME = "agent_error"
+
+    failures_in_a_row: int = 0
+
+    @classmethod
+    def of(cls, plugin_state: Mapping[str, Any]) -> AgentErrorState:
+        return view(cls, plugin_state, cls.NAME)
