@@ -125,6 +125,7 @@ def test_copilot_stop_reads_the_final_text_from_the_transcript(ralph: Ralph) -> 
 def test_the_block_copilot_ignores_is_marked(ralph: Ralph) -> None:
     """Copilot honours 8 blocked stops in a row, then ends the turn: the 9th block says so
     and marks the state, which 'status --watch' reads."""
+    from ralph_verify.loop.state import read_state
     from ralph_verify.reports.watch import cap_note
 
     # No progress on purpose: the stall breaker stays out of it.
@@ -149,5 +150,7 @@ def test_the_block_copilot_ignores_is_marked(ralph: Ralph) -> None:
     assert "Copilot CLI ends a turn after 8 blocked stops" in answers[8]["systemMessage"]
     data = json.loads((ralph.path / ".ralph" / "state.json").read_text())
     assert data["hook"]["block_cap_reached"]["iteration"] == 9, data["hook"]
-    note = cap_note(data)
+    state = read_state(ralph.path / ".ralph" / "state.json")
+    assert state is not None
+    note = cap_note(state)
     assert note is not None and "Copilot CLI's block cap" in note, note
