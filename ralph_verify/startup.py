@@ -334,7 +334,7 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
     ``builtins``: the plugin manager ``ralph_cmdline_main`` was called on (built-ins only).
     """
     from ralph_verify.checks.registry import CHECK_REGISTRY, CheckRegistry, validate_checks
-    from ralph_verify.config.pyproject import KEPT_TABLE_COMMANDS, load_table, validate_settings
+    from ralph_verify.config.pyproject import load_table, validate_settings
 
     note = deprecated_prompt(args)
     if note is not None:
@@ -363,7 +363,7 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
     registry = CheckRegistry(plugin_of_module=lambda module: plugin_name_of(pm, module))
     register_checks(pm, registry)
     try:
-        table = load_table(pyproject, kept=command.name in KEPT_TABLE_COMMANDS)
+        table = load_table(pyproject)
         if not _declared(table, parser) and register_builtins(pm):
             # A key of a built-in ``check`` left out (NOT_FOR_CHECK): judged as ever.
             parser = collect_options(pm)
