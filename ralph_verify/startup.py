@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import inspect
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from types import FunctionType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -30,8 +28,9 @@ from ralph_verify.errors import ConfigError, UsageError
 from ralph_verify.markers import VERSION
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     from ralph_verify.checks.registry import CheckRegistry
-    from ralph_verify.config.entry_points import EntryPoint
 
 ENTRY_POINT_GROUP = "ralph_verify"
 DISABLE_AUTOLOAD_ENV = "RALPH_VERIFY_DISABLE_PLUGIN_AUTOLOAD"
@@ -117,50 +116,6 @@ ESSENTIAL_PLUGINS: dict[str, str] = {
 }
 
 
-#: Names a module's type defines itself (``__dict__``, ``__annotations__``...): pluggy's
-#: lookup of those goes through the type, so they are left to it.
-_MODULE_TYPE_NAMES = frozenset(dir(ModuleType))
-_ABSENT = object()
-#: Types whose values are never routines: most names of a module are one of these, and
-#: answering them from the type skips ``inspect.isroutine``'s four checks.
-_NEVER_ROUTINES = frozenset({ModuleType, str, int, float, bool, type(None), dict, tuple, list,
-                             frozenset, set, bytes})
-
-
-def new_plugin_manager() -> pluggy.PluginManager:
-    """pluggy's manager, with the same answers for a module plugin, found faster.
-
-    pluggy looks up every name of a plugin with ``inspect.getattr_static`` (some 10 us a
-    name; the plugins of a run hold some 1,300 names: 10-20 ms at every start). For a
-    module (built-in or third-party alike), a name of its namespace holding a plain
-    function is a hook implementation exactly when the function carries the marker's
-    options, and a value that is no routine (a class, a module, a constant, an instance
-    without ``__get__``) never is, for pluggy's static lookup (1.6+) as for the ``getattr``
-    and ``inspect.isroutine`` of older ones: those cases are answered from the module's
-    ``__dict__``; every other value (and any other plugin) goes to pluggy.
-    """
-    pm = pluggy.PluginManager("ralph_verify")
-    slow = pm.parse_hookimpl_opts
-    marker = f"{pm.project_name}_impl"
-
-    def parse_hookimpl_opts(plugin: Any, name: str) -> Any:
-        if type(plugin) is ModuleType and name not in _MODULE_TYPE_NAMES:
-            value = plugin.__dict__.get(name, _ABSENT)
-            if type(value) is FunctionType and "__func__" not in value.__dict__:
-                opts = getattr(value, marker, None)
-                return opts if isinstance(opts, dict) else None
-            if type(value) in _NEVER_ROUTINES or isinstance(value, type):
-                return None
-            if value is not _ABSENT and not inspect.isroutine(value) \
-                    and not isinstance(value, (staticmethod, classmethod)):
-                return None
-        return slow(plugin, name)
-
-    # On the instance: the manager stays pluggy's own class, the one plugins know.
-    pm.parse_hookimpl_opts = parse_hookimpl_opts  # type: ignore[method-assign]  # see above
-    return pm
-
-
 def register_plugin(pm: pluggy.PluginManager, plugin: object, name: str) -> None:
     """Register one plugin, built-in or third-party, with a clear error if it is malformed."""
     try:
@@ -171,10 +126,11 @@ def register_plugin(pm: pluggy.PluginManager, plugin: object, name: str) -> None
         raise UsageError(f"plugin {name!r} could not be registered: {exc}") from None
 
 
-def _entry_points() -> Iterator[EntryPoint]:
-    from ralph_verify.config.entry_points import entry_points
+def _entry_points() -> list[EntryPoint]:
+    """The ``ralph_verify`` entry points of the installed distributions."""
+    from importlib.metadata import entry_points
 
-    yield from entry_points(group=ENTRY_POINT_GROUP)
+    return list(entry_points(group=ENTRY_POINT_GROUP))
 
 
 def builtin_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] = (),
@@ -186,7 +142,7 @@ def builtin_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[objec
     ``disabled`` says: :func:`get_plugin_manager` refuses that, inside the command.
     ``command``: the command the arguments start with; ``check`` leaves out
     :data:`NOT_FOR_CHECK`."""
-    pm = new_plugin_manager()
+    pm = pluggy.PluginManager("ralph_verify")  # the project of ralph_verify.markers
     pm.add_hookspecs(hookspec)
     blocked = set(disabled) - set(ESSENTIAL_PLUGINS)
     for name in blocked:
@@ -239,21 +195,7 @@ def get_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] =
             if entry_point.name in blocked or entry_point.name in BUILTIN_PLUGINS \
                     or pm.has_plugin(entry_point.name):
                 continue  # a built-in's name is the built-in's, registered or not
-            dist = entry_point.dist
-            try:
-                plugin = entry_point.load()
-            except Exception as exc:
-                origin = f" (from {dist.name} {dist.version})" if dist is not None else ""
-                raise UsageError(
-                    f"plugin {entry_point.name!r}{origin} failed to import: "
-                    f"{type(exc).__name__}: {exc}; fix or uninstall it, or run with "
-                    f"-p no:{entry_point.name} (or {DISABLE_AUTOLOAD_ENV}=1 to load no "
-                    "third-party plugin)"
-                ) from None
-            register_plugin(pm, plugin, entry_point.name)
-            # pluggy's own bookkeeping, as load_setuptools_entrypoints does; Dist stands in
-            # for importlib's Distribution (name, version, metadata["name"]):
-            pm._plugin_distinfo.append((plugin, dist))  # type: ignore[arg-type]
+            _load_entry_point(pm, entry_point)
     for module_name in os.environ.get(PLUGINS_ENV, "").split(","):
         module_name = module_name.strip()
         if not module_name or module_name in blocked or pm.has_plugin(module_name):
@@ -270,6 +212,28 @@ def get_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] =
     except pluggy.PluginValidationError as exc:
         raise UsageError(f"{exc} (is it misspelled? run 'ralph-verify plugins')") from None
     return pm
+
+
+def _load_entry_point(pm: pluggy.PluginManager, entry_point: EntryPoint) -> None:
+    """Import one third-party plugin, then register it through pluggy's own loader (which
+    records its distribution: ``ralph-verify plugins`` shows it). A plugin that fails to
+    import is an error naming it, its distribution and how to go on without it."""
+    name = entry_point.name
+    dist = entry_point.dist
+    origin = f" (from {dist.name} {dist.version})" if dist is not None else ""
+    try:
+        entry_point.load()
+    except Exception as exc:
+        raise UsageError(
+            f"plugin {name!r}{origin} failed to import: {type(exc).__name__}: {exc}; fix or "
+            f"uninstall it, or run with -p no:{name} (or {DISABLE_AUTOLOAD_ENV}=1 to load no "
+            "third-party plugin)") from None
+    try:  # imported already: this only registers it
+        pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=name)
+    except pluggy.PluginValidationError as exc:
+        raise UsageError(f"plugin {name!r}{origin} is invalid: {exc}") from None
+    except ValueError as exc:
+        raise UsageError(f"plugin {name!r}{origin} could not be registered: {exc}") from None
 
 
 #: Commands that only read a session's records: a broken pyproject.toml does not stop them.
@@ -334,7 +298,7 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
     ``builtins``: the plugin manager ``ralph_cmdline_main`` was called on (built-ins only).
     """
     from ralph_verify.checks.registry import CHECK_REGISTRY, CheckRegistry, validate_checks
-    from ralph_verify.config.pyproject import KEPT_TABLE_COMMANDS, load_table, validate_settings
+    from ralph_verify.config.pyproject import load_table, validate_settings
 
     note = deprecated_prompt(args)
     if note is not None:
@@ -363,7 +327,7 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
     registry = CheckRegistry(plugin_of_module=lambda module: plugin_name_of(pm, module))
     register_checks(pm, registry)
     try:
-        table = load_table(pyproject, kept=command.name in KEPT_TABLE_COMMANDS)
+        table = load_table(pyproject)
         if not _declared(table, parser) and register_builtins(pm):
             # A key of a built-in ``check`` left out (NOT_FOR_CHECK): judged as ever.
             parser = collect_options(pm)

@@ -4,39 +4,27 @@ imported. Not a timed test: what is imported is what costs, and it is exact."""
 from __future__ import annotations
 
 import argparse
-import importlib
-import inspect
+import fnmatch
 import os
 import subprocess
 import sys
-import types
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
-import pluggy
 import pytest
 
-from ralph_verify import hookspec
-from ralph_verify.startup import (
-    BUILTIN_PLUGINS,
-    builtin_plugin_manager,
-    collect_options,
-    new_plugin_manager,
-)
+from ralph_verify.startup import builtin_plugin_manager, collect_options
 from ralph_verify.testing import Ralph
 
 HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.server", "asyncio",
          # pydantic (0.1-0.2 s with one model built): settings and check options are named
          # lazily and built only when a table is read or a check reads its options.
          "pydantic", "annotated_types",
-         # importlib.metadata (it pulls in email): entry points come from a cache while the
-         # installed distributions are unchanged (ralph_verify.config.entry_points).
-         "importlib.metadata", "email",
          # What only some commands need, imported when they run (each some 5-20 ms):
          "urllib.request", "xml.sax", "ralph_verify.guard.decide", "ralph_verify.loop.recovery",
          "ralph_verify.fleet.executor", "ralph_verify.fleet.job", "ralph_verify.agents.retry",
-         "tomllib", "configparser", "socket", "concurrent.futures", "html", "secrets",
+         "tomllib", "configparser", "concurrent.futures", "html", "secrets",
          # The agents (only run needs them).
          "ralph_verify.agents")
 #: What a ``check --until lint`` on a project without options still never needs: besides
@@ -47,15 +35,14 @@ HEAVY_FOR_LINT = (*(name for name in HEAVY if name != "tomllib"), "logging",
                   "ralph_verify.recorder.read", "ralph_verify.plugins.pytest_run.shared",
                   "ralph_verify.checks.fingerprint", "ralph_verify.config.scaffold",
                   "ralph_verify.project.detect", "ralph_verify.loop.session",
-                  # only an error's traceback needs them (argparse's help, textwrap)
-                  "traceback", "textwrap",
+                  # only an error's traceback needs it
+                  "traceback",
                   # a virtual environment's scripts folder is known without it
                   "sysconfig")
 
 
 def imported(args: list[str], cwd: Path, watched: tuple[str, ...]) -> list[str]:
-    """Which of ``watched`` ``ralph-verify ARGS`` imports, in a fresh interpreter; run twice,
-    the first to fill the entry-point cache as any earlier start would have."""
+    """Which of ``watched`` ``ralph-verify ARGS`` imports, in a fresh interpreter."""
     code = (
         "import sys\n"
         "from ralph_verify.cli import main\n"
@@ -65,9 +52,8 @@ def imported(args: list[str], cwd: Path, watched: tuple[str, ...]) -> list[str]:
         "    pass\n"
         f"print(sorted(m for m in {watched!r} if m in sys.modules))\n"
     )
-    for _ in range(2):
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              check=True, cwd=cwd, env=os.environ.copy())
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=cwd, env=os.environ.copy())
     return [line for line in proc.stdout.strip().splitlines()][-1:]
 
 
@@ -76,7 +62,7 @@ def test_startup_imports_nothing_heavy(args: list[str], tmp_path: Path) -> None:
     assert imported(args, tmp_path, HEAVY) == ["[]"]
 
 
-def test_a_lint_check_imports_no_pydantic_nor_metadata(ralph: Ralph) -> None:
+def test_a_lint_check_imports_no_pydantic(ralph: Ralph) -> None:
     # ruff alone takes some 10 ms here: the check must not add pydantic's 0.1-0.2 s to it.
     ralph.makepyfile(app="def double(x: int) -> int:\n    return 2 * x\n")
     assert imported(["check", "--until", "lint"], ralph.path, HEAVY_FOR_LINT) == ["[]"]
@@ -132,8 +118,8 @@ def write_plugin_dist(site: Path) -> None:
     (info / "entry_points.txt").write_text("[ralph_verify]\nhello = ralph_verify_hello\n")
 
 
-def test_entry_points_cache_sees_a_plugin_installed_and_removed(ralph: Ralph,
-                                                                tmp_path: Path) -> None:
+def test_a_plugin_installed_is_loaded_with_its_distribution_and_gone_once_removed(
+        ralph: Ralph, tmp_path: Path) -> None:
     site = tmp_path / "site"
     site.mkdir()
 
@@ -145,14 +131,50 @@ def test_entry_points_cache_sees_a_plugin_installed_and_removed(ralph: Ralph,
         return proc.stdout
 
     assert "hello" not in plugins()
-    assert "hello" not in plugins()  # now from the cache
     write_plugin_dist(site)
-    assert "hello  [ralph-verify-hello 0.0.1]" in plugins()
-    assert "hello  [ralph-verify-hello 0.0.1]" in plugins()  # from the cache, same answer
+    assert "hello  [ralph-verify-hello 0.0.1]  ralph_register_checks" in plugins()
     for path in sorted((site / "ralph_verify_hello-0.0.1.dist-info").iterdir()):
         path.unlink()
     (site / "ralph_verify_hello-0.0.1.dist-info").rmdir()
     assert "hello" not in plugins()
+
+
+def write_dist(site: Path, name: str, module: str) -> None:
+    """An installed distribution ``ralph-verify-NAME 0.0.1`` whose ``ralph_verify`` entry
+    point ``NAME`` is a module of text ``module``."""
+    (site / f"ralph_verify_{name}.py").write_text(module)
+    info = site / f"ralph_verify_{name}-0.0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: ralph-verify-{name}\n"
+                                   "Version: 0.0.1\n")
+    (info / "entry_points.txt").write_text(f"[ralph_verify]\n{name} = ralph_verify_{name}\n")
+
+
+@pytest.mark.parametrize(("module", "error"), [
+    ("import no_such_module_anywhere\n",
+     "ERROR: plugin 'bad' (from ralph-verify-bad 0.0.1) failed to import: ModuleNotFoundError: "
+     "No module named 'no_such_module_anywhere'; fix or uninstall it, or run with -p no:bad "
+     "(or RALPH_VERIFY_DISABLE_PLUGIN_AUTOLOAD=1 to load no third-party plugin)"),
+    ("from ralph_verify import hookimpl\n@hookimpl\ndef ralph_configure(config, extra):\n"
+     "    pass\n",
+     "ERROR: plugin 'bad' (from ralph-verify-bad 0.0.1) is invalid: Plugin 'bad' for hook "
+     "'ralph_configure'*Argument(s) {'extra'} are declared in the hookimpl*"),
+])
+def test_a_broken_plugin_is_named_with_its_distribution(ralph: Ralph, tmp_path: Path,
+                                                        module: str, error: str) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    write_dist(site, "bad", module)
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    proc = subprocess.run([sys.executable, "-m", "ralph_verify", "checks"], cwd=ralph.path,
+                          capture_output=True, text=True, env=env)
+    assert proc.returncode == 2, proc
+    assert proc.stderr.startswith("ERROR: ") and "Traceback" not in proc.stderr, proc.stderr
+    assert fnmatch.fnmatch(proc.stderr.strip(), error), proc.stderr
+    around = subprocess.run([sys.executable, "-m", "ralph_verify", "-p", "no:bad", "plugins"],
+                            cwd=ralph.path, capture_output=True, text=True, env=env)
+    assert around.returncode == 0, around.stderr
+    assert "bad  (disabled with -p no:bad)" in around.stdout
 
 
 def test_the_pytest_plugins_are_compiled_once_per_interpreter(ralph: Ralph,
@@ -186,110 +208,6 @@ def test_the_pytest_plugins_are_compiled_once_per_interpreter(ralph: Ralph,
     assert (ralph.path / "sessions.txt").read_text() == "session\nsession\n"
 
 
-ODD_PLUGIN = """
-import functools
-from os import getpid as ralph_getpid
-from ralph_verify import hookimpl
-
-
-class Holder:
-    @hookimpl
-    def ralph_addoption(self, parser):
-        pass
-
-
-ralph_addoption = Holder().ralph_addoption  # a bound method: a hook implementation
-
-
-@hookimpl(specname="ralph_configure")
-def configure_it(config):
-    pass
-
-
-@hookimpl
-def _unconfigure(config):
-    pass
-
-
-ralph_unconfigure = staticmethod(_unconfigure)
-ralph_cmdline_main = functools.partial(configure_it)
-RALPH_TABLE = {"ralph_verify_impl": {}}
-
-
-@hookimpl
-class ralph_sessionstart:  # a marked class is no hook implementation
-    pass
-
-
-def plain():
-    pass
-
-
-plain.__func__ = configure_it  # pluggy follows __func__ for its options
-
-
-def __getattr__(name):
-    if name == "ralph_phantom":
-        return configure_it
-    raise AttributeError(name)
-
-
-def __dir__():
-    return [*globals(), "ralph_phantom"]
-"""
-
-
-def hook_implementations(pm: pluggy.PluginManager) -> list[tuple[str, str, Any, bool, bool]]:
-    return sorted(((name, impl.plugin_name, impl.function, impl.wrapper, impl.tryfirst)
-                   for name, caller in vars(pm.hook).items()
-                   if isinstance(caller, pluggy.HookCaller)
-                   for impl in caller.get_hookimpls()), key=repr)
-
-
-def test_module_plugins_have_the_hook_implementations_pluggy_finds(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # ralph-verify's manager looks a module's names up faster than pluggy; what it finds,
-    # for every built-in and for a module holding every kind of value, is what pluggy finds.
-    (tmp_path / "odd_plugin.py").write_text(ODD_PLUGIN)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    modules = [(name, importlib.import_module(f"ralph_verify.plugins.{name}"))
-               for name in BUILTIN_PLUGINS]
-    modules.append(("odd", importlib.import_module("odd_plugin")))
-    found = []
-    for pm in (new_plugin_manager(), pluggy.PluginManager("ralph_verify")):
-        pm.add_hookspecs(hookspec)
-        for name, module in modules:
-            pm.register(module, name=name)
-        found.append(hook_implementations(pm))
-    assert found[0] == found[1]
-    # pluggy's answers: a bound method, a marked function under its specname and what
-    # names it (a staticmethod, a function whose __func__ is it); no class, no partial.
-    assert sorted(impl[0] for impl in found[0] if impl[1] == "odd") == [
-        "_unconfigure", "ralph_addoption", "ralph_configure", "ralph_configure",
-        "ralph_unconfigure"]
-
-
-def test_plugins_are_registered_without_pluggys_slow_lookup(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    # pluggy's own lookup (inspect.getattr_static, 10-20 ms for the built-ins' 1,300 names)
-    # is left only the names a module's plain dict cannot answer.
-    asked: list[tuple[Any, str]] = []
-    slow = pluggy.PluginManager.parse_hookimpl_opts
-
-    def spy(self: pluggy.PluginManager, plugin: Any, name: str) -> Any:
-        asked.append((plugin, name))
-        return slow(self, plugin, name)
-
-    monkeypatch.setattr(pluggy.PluginManager, "parse_hookimpl_opts", spy)
-    pm = builtin_plugin_manager()
-    assert len(pm.get_plugins()) > len(BUILTIN_PLUGINS) / 2
-    answerable = [(plugin.__name__, name) for plugin, name in asked
-                  if name not in dir(types.ModuleType) and name in vars(plugin)
-                  and (type(vars(plugin)[name]) is types.FunctionType
-                       or not inspect.isroutine(vars(plugin)[name]))]
-    assert answerable == []
-
-
 def test_a_command_line_builds_its_commands_parser_alone(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     # Each command's argparse parser costs some 0.5 ms: `check ...` builds the top level's
@@ -318,7 +236,7 @@ def test_a_command_line_builds_its_commands_parser_alone(
 #: (and their dataclasses and patterns) are imported once pytest has started.
 BEFORE_PYTEST = ("ralph_verify.junit.read", "ralph_verify.junit.case",
                  "ralph_verify.recorder.read", "ralph_verify.checks.fingerprint",
-                 "xml.etree.ElementTree", "pydantic", "secrets", "hmac", "importlib.metadata")
+                 "xml.etree.ElementTree", "pydantic", "secrets", "hmac")
 
 
 def test_nothing_only_the_results_need_is_imported_before_pytest_starts(ralph: Ralph) -> None:
@@ -336,7 +254,6 @@ def test_nothing_only_the_results_need_is_imported_before_pytest_starts(ralph: R
         "code = main(['check', '--until', 'tests', '--no-cache'])\n"
         "print(code, seen)\n"
     )
-    for _ in range(2):  # the first fills the entry-point cache, as any earlier start would
-        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              cwd=ralph.path, env=os.environ.copy())
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ralph.path, env=os.environ.copy())
     assert proc.stdout.strip().splitlines()[-1] == "1 [[]]", proc.stdout + proc.stderr

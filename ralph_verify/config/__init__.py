@@ -1,7 +1,7 @@
 """The run's configuration: :class:`Config`, the option parser (:mod:`.parser`),
 ``pyproject.toml`` (:mod:`.pyproject`), the ``--until`` grammar (:mod:`.until`), the options
 every check accepts (:mod:`.check_options`), the typed stash (:mod:`.stash`), ``init``'s
-targets (:mod:`.scaffold`), entry points and hook implementers.
+targets (:mod:`.scaffold`) and hook implementers.
 
 :func:`ralph_verify.startup.get_config` builds a :class:`Config` for every run (never a global
 one). Floor 3: imports only the leaves and ``project``; it knows no check type (the check

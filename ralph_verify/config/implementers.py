@@ -5,7 +5,7 @@ say which one is running, so errors and votes name their plugin through these he
 
 from __future__ import annotations
 
-import sys
+import inspect
 from types import CodeType, FrameType, TracebackType
 
 import pluggy
@@ -34,7 +34,8 @@ def implementers(pm: pluggy.PluginManager, hook_name: str) -> dict[CodeType, str
 
 def implementer_on_stack(codes: dict[CodeType, str]) -> str:
     """The plugin of the innermost implementation in ``codes`` running now, else ``""``."""
-    frame: FrameType | None = sys._getframe(1)
+    frame: FrameType | None = inspect.currentframe()  # None: Python keeps no frames
+    frame = frame.f_back if frame is not None else None  # the caller's (no cycle)
     while frame is not None:
         if frame.f_code in codes:
             return codes[frame.f_code]

@@ -7,14 +7,11 @@ the key and what was expected.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.errors import ConfigError
-from ralph_verify.project.caches import KEPT_DATA_COMMANDS
-from ralph_verify.project.toml_files import parse_toml
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -23,19 +20,12 @@ if TYPE_CHECKING:
 
 TABLE = "[tool.ralph-verify]"
 
-#: The commands that may use a kept table (:func:`load_table`): none of them decides a loop.
-KEPT_TABLE_COMMANDS = KEPT_DATA_COMMANDS
 
-
-def load_table(path: Path, *, kept: bool = False) -> dict[str, Any]:
+def load_table(path: Path) -> dict[str, Any]:
     """The ``[tool.ralph-verify]`` table of ``path`` (empty if the file or table is absent).
     A ``pyproject.toml`` that is there but cannot be a file (a folder, a FIFO, a broken or
-    looping link) is an error naming it, not a silent "no checks to run".
-
-    ``kept``: the document kept from an earlier read of the same content may answer
-    (:func:`~ralph_verify.project.toml_files.parse_toml`). Only for commands that decide no
-    loop (:data:`KEPT_TABLE_COMMANDS`): the agent runs as the user and could write the user
-    cache, and the checks that end a loop come from this table."""
+    looping link) is an error naming it, not a silent "no checks to run"; invalid TOML is an
+    error naming the file and the line (the TOML reader's message)."""
     problem = unreadable(path)
     if problem == "absent":
         return {}
@@ -46,8 +36,10 @@ def load_table(path: Path, *, kept: bool = False) -> dict[str, Any]:
         raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
+    from ralph_verify.compat import tomllib
+
     try:
-        data = parse_toml(path, raw, kept=kept)
+        data = tomllib.loads(raw.decode())
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: not UTF-8 text (byte {exc.start})") from None
     except ValueError as exc:  # the reader's TOMLDecodeError
@@ -88,28 +80,12 @@ def unreadable(path: Path) -> str | None:
 def _near_miss(path: Path, tool: Mapping[str, Any]) -> None:
     """``[tool.ralph_verify]``, ``[tool.ralphverify]`` or ``[tool.ralph-verfy]``: a table
     meant for us under another name is an error with a did-you-mean, not ignored."""
-    for name in tool:
-        folded = str(name).lower().replace("_", "-").replace(".", "-")
-        if folded != "ralph-verify" and not _close(folded):
-            continue
-        raise ConfigError(f"{path}: [tool.{name}] is not read: did you mean {TABLE}?")
-
-
-def _close(name: str, to: str = "ralph-verify", cutoff: float = 0.8) -> bool:
-    """``difflib.get_close_matches(name, [to], cutoff=cutoff)`` is not empty. The two upper
-    bounds difflib itself tries first (the lengths, the letters in common) are taken here:
-    most tables (``ruff``, ``mypy``, ``pytest``, ``coverage``) fail them, and difflib is not
-    imported on each start for them."""
-    size = len(name) + len(to)
-    if 2.0 * min(len(name), len(to)) / size < cutoff:
-        return False
-    from collections import Counter
-
-    if 2.0 * sum((Counter(name) & Counter(to)).values()) / size < cutoff:
-        return False
     import difflib
 
-    return bool(difflib.get_close_matches(name, [to], n=1, cutoff=cutoff))
+    for name in tool:
+        folded = str(name).lower().replace("_", "-").replace(".", "-")
+        if difflib.get_close_matches(folded, ["ralph-verify"], n=1, cutoff=0.8):
+            raise ConfigError(f"{path}: [tool.{name}] is not read: did you mean {TABLE}?")
 
 
 def validate_settings(table: Mapping[str, Any], settings: Mapping[str, Setting],
@@ -117,74 +93,6 @@ def validate_settings(table: Mapping[str, Any], settings: Mapping[str, Setting],
     """Validated setting values by ``dest`` (snake_case); only keys present in the file."""
     if not table:
         return {}  # nothing to validate: pydantic is not even imported
-    plain = _plain_settings(table, settings)
-    if plain is not None:
-        return plain
-    return _validate_with_pydantic(table, settings, path)
-
-
-_NOT_PLAIN = object()
-
-
-def _plain_settings(table: Mapping[str, Any], settings: Mapping[str, Setting]
-                    ) -> dict[str, Any] | None:
-    """What pydantic would answer for a table of plain values (a string, a boolean, a list
-    of strings, a number within its bounds), without importing it (some 0.1 s of every
-    start of a project with a ``[tool.ralph-verify]`` table); None for anything else (an
-    error to describe, a lax conversion, a duration string, a setting with a model of its
-    own), which pydantic then judges. ``tests/test_startup_lean.py`` holds both to the
-    same answers."""
-    by_key = {setting.key: setting for setting in settings.values()}
-    by_dest = {setting.dest: setting for setting in settings.values()}
-    values: dict[str, Any] = {}
-    for key, value in table.items():
-        if key == "checks":
-            if not (isinstance(value, dict)
-                    and all(type(item) is dict for item in value.values())):
-                return None
-            continue
-        setting = by_key.get(key) or by_dest.get(key)
-        if setting is None or setting.dest in values or \
-                by_dest.get(key, setting) is not by_key.get(key, setting):
-            return None  # unknown, given twice (key and name), or ambiguous
-        plain = _plain_value(setting.type, value)
-        if plain is _NOT_PLAIN:
-            return None
-        values[setting.dest] = plain
-    return values
-
-
-def _plain_value(kind: Any, value: Any) -> Any:
-    """``value`` as validated for a setting of type ``kind``, or :data:`_NOT_PLAIN`."""
-    from typing import Annotated, get_args, get_origin
-
-    from ralph_verify.config.parser import Bound
-
-    if kind is str or kind is bool:
-        return value if type(value) is kind else _NOT_PLAIN
-    if kind == list[str] or kind == list[str] | str:
-        if type(value) is str:
-            return value if kind != list[str] else _NOT_PLAIN
-        return list(value) if type(value) is list and all(
-            type(item) is str for item in value) else _NOT_PLAIN
-    if get_origin(kind) is not Annotated:
-        return _NOT_PLAIN
-    number, *extras = get_args(kind)
-    if len(extras) != 1 or not isinstance(extras[0], Bound) or number not in (int, float):
-        return _NOT_PLAIN
-    bound: Bound = extras[0]
-    if type(value) is int and (number is int or abs(value) <= 2**53):
-        value = number(value)
-    elif not (type(value) is float and number is float and math.isfinite(value)):
-        return _NOT_PLAIN  # a string (a duration), a boolean, inf, nan: pydantic judges
-    if (bound.gt is not None and not value > bound.gt) or \
-            (bound.ge is not None and not value >= bound.ge):
-        return _NOT_PLAIN
-    return value
-
-
-def _validate_with_pydantic(table: Mapping[str, Any], settings: Mapping[str, Setting],
-                            path: Path) -> dict[str, Any]:
     from pydantic import ConfigDict, Field, ValidationError, create_model
 
     fields: dict[str, Any] = {

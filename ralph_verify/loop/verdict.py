@@ -12,7 +12,7 @@ limit last.
 from __future__ import annotations
 
 import enum
-import sys
+import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from types import CodeType, FrameType
@@ -75,7 +75,8 @@ class VerdictProposal:
     def __post_init__(self) -> None:
         if not self.source and not self.made_in:
             codes: list[CodeType] = []
-            frame: FrameType | None = sys._getframe(1)
+            frame: FrameType | None = inspect.currentframe()  # None: Python keeps no frames
+            frame = frame.f_back if frame is not None else None  # the caller's (no cycle)
             while frame is not None:
                 codes.append(frame.f_code)
                 frame = frame.f_back

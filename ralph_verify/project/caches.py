@@ -22,10 +22,6 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-#: The commands that may use what a cache keeps of ``pyproject.toml``: none of them decides
-#: a loop. The agent runs as the user and, without the sandbox, could write the user cache;
-#: a loop's commands, the agent hooks and the guard read for themselves.
-KEPT_DATA_COMMANDS = frozenset({"check", "checks", "plugins", "status", "report", "version"})
 #: Folders no check reads as input: tool caches, ralph-verify's records, git's store, and
 #: tox/nox (their environments hold no project file). Virtual environments are left out
 #: too: their distributions are part of the key instead.
@@ -108,23 +104,13 @@ def bytecode_prefix(root: Path) -> Path:
 
 
 def write_manifest(path: Path, taken_ns: int, files: dict[str, list[object]]) -> None:
-    """Keep ``files`` (:func:`vouched_digest` lists) taken at ``taken_ns``, atomically; one
-    that cannot be written only costs reading the files again next time."""
-    keep_text(path, json.dumps({"taken_ns": taken_ns, "files": files}))
-
-
-def keep_text(path: Path, text: str) -> None:
-    """:func:`keep_bytes` of ``text`` in UTF-8."""
-    keep_bytes(path, text.encode("utf-8"))
-
-
-def keep_bytes(path: Path, data: bytes) -> None:
-    """Write a cache file whole (a temporary file renamed over it), or not at all: a cache
-    that cannot be written only costs the work again next time."""
+    """Keep ``files`` (:func:`vouched_digest` lists) taken at ``taken_ns``: whole (a temporary
+    file renamed over it) or not at all; one that cannot be written only costs reading the
+    files again next time."""
     partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_bytes(data)
+        partial.write_text(json.dumps({"taken_ns": taken_ns, "files": files}), encoding="utf-8")
         os.replace(partial, path)
     except OSError:
         with contextlib.suppress(OSError):

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ralph_verify.project.toml_files import parse_toml
+from ralph_verify.compat import tomllib
 
 #: Top-level folders that are never the shipped package, even with an ``__init__.py``.
 NOT_PACKAGES = frozenset({
@@ -46,9 +46,10 @@ def _is_package(path: Path) -> bool:
     return path.is_dir() and (path / "__init__.py").is_file()
 
 
-def _parse_toml(path: Path, data: bytes, kept: bool) -> dict[str, Any]:
+def _parse_toml(data: bytes) -> dict[str, Any]:
+    """The document, or ``{}`` for one that is not TOML (the configuration says so)."""
     try:
-        return parse_toml(path, data, kept=kept)
+        return tomllib.loads(data.decode())
     except (ValueError, RecursionError):  # UnicodeDecodeError too
         return {}
 
@@ -77,15 +78,14 @@ def _named_in_pyproject(pyproject: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(name for name in names if name))
 
 
-def project_packages(root: Path, *, kept: bool = False) -> list[str]:
+def project_packages(root: Path) -> list[str]:
     """The project's own package(s) and modules, as paths relative to ``root``; [] if unknown.
 
     The src layout (``src/<pkg>``, or the folders of setuptools' ``packages.find.where``)
     first; else what ``pyproject.toml`` names (setuptools ``packages``, hatch
     ``packages``, flit's module, the project's name) where it exists at the top
     level; else the top-level folders with an ``__init__.py`` that are not tests,
-    docs, examples, benchmarks or build output. ``kept``: a kept parse may answer
-    (:func:`~ralph_verify.project.toml_files.parse_toml`; not in a command that decides a loop).
+    docs, examples, benchmarks or build output.
     """
     try:
         text = (root / "pyproject.toml").read_bytes()
@@ -93,7 +93,7 @@ def project_packages(root: Path, *, kept: bool = False) -> list[str]:
         text = b""
     # Parsed only when it can change the answer: a src layout without setuptools' ``where``
     # (most projects) is found without it.
-    pyproject = _parse_toml(root / "pyproject.toml", text, kept) if b"where" in text else None
+    pyproject = _parse_toml(text) if b"where" in text else None
     where = _table(pyproject, "tool", "setuptools", "packages", "find").get("where")
     folders = [w for w in where if isinstance(w, str) and w not in (".", "")] \
         if isinstance(where, list) else []
@@ -102,7 +102,7 @@ def project_packages(root: Path, *, kept: bool = False) -> list[str]:
         if found:
             return found
     if pyproject is None:
-        pyproject = _parse_toml(root / "pyproject.toml", text, kept) if text else {}
+        pyproject = _parse_toml(text) if text else {}
     found = []
     for name in _named_in_pyproject(pyproject):
         if (root / name).is_dir() and any((root / name).glob("*.py")):  # namespace ones too

@@ -69,6 +69,28 @@ def test_invalid_toml(ralph: Ralph) -> None:
     result = ralph.run("check", "--until", "files:x")
     assert result.ret == 2
     assert "pyproject.toml: not valid TOML" in result.err
+    assert "(at line 1, column 19)" in result.err  # where, in the TOML reader's words
+    assert "Traceback" not in result.err
+
+
+def test_settings_are_read_with_the_types_they_declare(ralph: Ralph) -> None:
+    # One validation path (pydantic): an integer for a float, a key or its snake_case name,
+    # a duration string; what a setting cannot take is an error naming it.
+    from ralph_verify.startup import get_config
+
+    ralph.makepyproject('[tool.ralph-verify]\nuntil = "files:a.txt"\ntimeout = 90\n'
+                        'max_iterations = 3\ncache = false\nnotify = ["a", "b"]\n'
+                        'max-time = "1h30m"\n')
+    config = get_config(["check", "--root", str(ralph.path)])
+    assert (config.get("timeout"), type(config.get("timeout"))) == (90.0, float)
+    assert (config.get("max_iterations"), config.get("cache")) == (3, False)
+    assert config.get("notify") == ["a", "b"]
+    assert config.get("max_time") == "1h30m"
+    ralph.makepyproject('[tool.ralph-verify]\nmax-iterations = 0\n')
+    result = ralph.run("check", "--until", "files:x")
+    assert result.ret == 2
+    assert "[tool.ralph-verify] max-iterations: input should be greater than or equal to 1" \
+        in result.err, result.err
 
 
 def test_bad_spec_in_config_names_the_list_item(ralph: Ralph) -> None:

@@ -39,7 +39,7 @@ from ralph_verify.plugins.mypy.targets import (
     describe_targets,
 )
 from ralph_verify.proc.process import ToolError, ToolRun
-from ralph_verify.project.caches import KEPT_DATA_COMMANDS, mypy_cache_dir, mypy_cache_is_warm
+from ralph_verify.project.caches import mypy_cache_dir, mypy_cache_is_warm
 from ralph_verify.project.interpreter import find_module_code, known_module, remember_module
 
 #: Flags for mypy < 1.11, which has no JSON output: one message per line, with columns.
@@ -221,13 +221,12 @@ class TypesCheck(Check):
         table = self.mypy_table
         args = list(table.args) if table is not None else []
         mypy = self.command(ctx)
-        kept = ctx.config.command.name in KEPT_DATA_COMMANDS  # no loop decided: see caches
         if table is not None and table.targets is not None:
             targets = list(table.targets)
-        elif config_names_targets(ctx.root, args, kept=kept):
+        elif config_names_targets(ctx.root, args):
             targets = []
         else:
-            targets = default_targets(ctx.root, kept=kept)
+            targets = default_targets(ctx.root)
         rest = [*args, *targets]
         # types and types<=N in one verification share one mypy run.
         run, failures, notes, other = ctx.shared(f"mypy {json.dumps([*mypy, *rest])}",

@@ -11,8 +11,6 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from ralph_verify.project.toml_files import parse_toml
-
 __all__ = ["SKIP_DIRS", "config_names_targets", "default_targets", "describe_targets"]
 
 #: Top-level folders of build output and environments that mypy does not skip by itself.
@@ -21,22 +19,20 @@ _CONFIG_NAMES = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
 _TARGET_KEYS = ("files", "modules", "packages")
 
 
-def config_names_targets(root: Path, args: Sequence[str] = (), *, kept: bool = False) -> bool:
+def config_names_targets(root: Path, args: Sequence[str] = ()) -> bool:
     """Whether the mypy config that mypy will use from ``root`` sets files/modules/packages.
 
     Mirrors mypy's search: ``--config-file``, else mypy.ini, .mypy.ini,
     pyproject.toml ([tool.mypy]), setup.cfg ([mypy]) in the root and its parents
-    up to the repository root, else the user's config. ``kept``: a kept parse of a
-    ``pyproject.toml`` may answer (:func:`~ralph_verify.project.toml_files.parse_toml`).
+    up to the repository root, else the user's config.
     """
     args = list(args)
     if "--config-file" in args[:-1]:
-        return bool(_section_has_targets(root / args[args.index("--config-file") + 1],
-                                         kept=kept))
+        return bool(_section_has_targets(root / args[args.index("--config-file") + 1]))
     folder = root.resolve()
     while True:
         for name in _CONFIG_NAMES:
-            found = _section_has_targets(folder / name, kept=kept,
+            found = _section_has_targets(folder / name,
                                          required=name.startswith(("mypy", ".mypy")))
             if found is not None:
                 return found
@@ -46,10 +42,10 @@ def config_names_targets(root: Path, args: Sequence[str] = (), *, kept: bool = F
     home = os.environ.get("XDG_CONFIG_HOME")
     user = ([Path(home) / "mypy" / "config"] if home else []) + [
         Path("~/.config/mypy/config").expanduser(), Path("~/.mypy.ini").expanduser()]
-    return any(_section_has_targets(path, required=True, kept=kept) for path in user)
+    return any(_section_has_targets(path, required=True) for path in user)
 
 
-def _section_has_targets(path: Path, required: bool = True, kept: bool = False) -> bool | None:
+def _section_has_targets(path: Path, required: bool = True) -> bool | None:
     """True/False if ``path`` is a mypy config (with/without targets); None if mypy skips it."""
     if not path.is_file():
         return None
@@ -62,8 +58,10 @@ def _section_has_targets(path: Path, required: bool = True, kept: bool = False) 
         # text: most have none, and are then not parsed (nor configparser and tomllib imported).
         return None
     if path.suffix == ".toml":
+        from ralph_verify.compat import tomllib
+
         try:
-            tool = parse_toml(path, data, kept=kept).get("tool", {})
+            tool = tomllib.loads(data.decode()).get("tool", {})
         except (ValueError, RecursionError):
             return None  # mypy ignores a config it cannot read, and says so
         section = tool.get("mypy") if isinstance(tool, dict) else None
@@ -82,12 +80,12 @@ def _section_has_targets(path: Path, required: bool = True, kept: bool = False) 
     return any(parser.get("mypy", key, fallback="").strip() for key in _TARGET_KEYS)
 
 
-def default_targets(root: Path, *, kept: bool = False) -> list[str]:
+def default_targets(root: Path) -> list[str]:
     """The project's package(s) (:func:`ralph_verify.project.layout.project_packages`), else ``.``
     minus top-level virtualenvs and build output (mypy skips dot-folders itself)."""
     from ralph_verify.project.layout import project_packages
 
-    packages = project_packages(root, kept=kept)
+    packages = project_packages(root)
     if packages:
         return packages
     skip = [name for name in SKIP_DIRS if (root / name).is_dir()]

@@ -109,10 +109,8 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *,
 
 def _our_binary(python: str) -> bool:
     """Whether ``python`` runs the interpreter binary this process runs (a virtualenv's python
-    is a link to its base interpreter's)."""
-    ours = {os.path.realpath(sys.executable),
-            os.path.realpath(getattr(sys, "_base_executable", sys.executable))}
-    return os.path.realpath(python) in ours
+    is a link to its base interpreter's; a copied one is another binary)."""
+    return os.path.realpath(python) == os.path.realpath(sys.executable)
 
 
 def _compiled_plugins(python: str, sources: dict[str, str]) -> Path | None:
