@@ -241,3 +241,52 @@ def test_a_changed_data_file_runs_the_full_suite(ralph: Ralph) -> None:
     assert check["counts"]["failed"] == 2
     affected_map = json.loads((ralph.path / ".ralph" / "affected.json").read_text())
     assert "tests/test_data.py::test_data" in affected_map["tests"]
+
+
+#: Takes every tracer the recorder could use while test_whisper runs (outermost: a conftest
+#: registers after ralph-verify's plugin).
+BUSY = '''
+import sys
+
+import pytest
+
+
+def _busy(*args):
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item):
+    if item.name != "test_whisper":
+        yield
+        return
+    monitoring = getattr(sys, "monitoring", None)
+    taken = [tool for tool in range(6) if monitoring and monitoring.get_tool(tool) is None]
+    for tool in taken:
+        monitoring.use_tool_id(tool, "busy")
+    sys.setprofile(_busy)
+    sys.settrace(_busy)
+    yield
+    sys.settrace(None)
+    sys.setprofile(None)
+    for tool in taken:
+        monitoring.free_tool_id(tool)
+'''
+
+
+def test_a_test_no_tracer_followed_runs_in_the_full_suite_and_the_partial_run_says_so(
+        ralph: Ralph) -> None:
+    # test_whisper is recorded untraced: the map keeps the other tests. The agent breaks
+    # shout: test_shout and test_both run first, fail, and the summary says one test waits
+    # for the full suite.
+    _project(ralph, conftest=BUSY)
+    edit = MARK + ('pathlib.Path("text.py").write_text(pathlib.Path("text.py").read_text()'
+                   '.replace("s.upper()", "s.title()"))\n')
+    result = ralph.run("run", "--agent", agent(ralph, edit), "--until", "tests",
+                       "--max-iterations", "1", "fix it")
+    assert result.ret != 0, result
+    _, first = _ran(ralph)
+    assert sorted(set(first)) == ["test_add", "test_both", "test_shout"]
+    summary = history(ralph)[0]["checks"][0]["summary"]
+    assert summary.startswith("partial run, the 3 affected tests first"), summary
+    assert summary.endswith("; 1 test no tracer could follow run in the full suite only")
