@@ -244,11 +244,17 @@ def test_a_changed_data_file_runs_the_full_suite(ralph: Ralph) -> None:
 
 
 #: Takes every tracer the recorder could use while test_whisper runs (outermost: a conftest
-#: registers after ralph-verify's plugin).
+#: registers after ralph-verify's plugin). Python 3.12's monitoring tool ids are taken for
+#: the whole session, before the recorder could take one: there it falls back to cProfile.
 BUSY = '''
 import sys
 
 import pytest
+
+monitoring = getattr(sys, "monitoring", None)
+for tool in (3, 4, 5) if monitoring else ():
+    if monitoring.get_tool(tool) is None:
+        monitoring.use_tool_id(tool, "busy")
 
 
 def _busy(*args):
@@ -260,17 +266,11 @@ def pytest_runtest_protocol(item):
     if item.name != "test_whisper":
         yield
         return
-    monitoring = getattr(sys, "monitoring", None)
-    taken = [tool for tool in range(6) if monitoring and monitoring.get_tool(tool) is None]
-    for tool in taken:
-        monitoring.use_tool_id(tool, "busy")
     sys.setprofile(_busy)
     sys.settrace(_busy)
     yield
     sys.settrace(None)
     sys.setprofile(None)
-    for tool in taken:
-        monitoring.free_tool_id(tool)
 '''
 
 
