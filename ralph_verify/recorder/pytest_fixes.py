@@ -22,9 +22,9 @@ FINISHED = "finished"
 
 
 def skip_fallback_junit(config: pytest.Config) -> None:
-    """Writing JUnit XML costs pytest some 300,000 instructions a test (as much as a trivial
-    test itself), for a file that is read only when the recorder did not report: with the
-    recorder running, pytest does not write it. Another ``--junitxml`` is left alone."""
+    """The JUnit file is read only when the recorder did not report: with the recorder
+    running, pytest does not write it (it costs about a trivial test's time per test).
+    Another ``--junitxml`` is left alone."""
     wanted = os.environ.get(JUNIT_VAR)
     if wanted and getattr(config.option, "xmlpath", None) == wanted:
         config.option.xmlpath = None
