@@ -353,8 +353,6 @@ _config: pytest.Config | None = None
 def pytest_sessionstart(session: pytest.Session) -> None:
     global _config
     _config = session.config
-    if _out is not None:
-        fixes.index_teardown_reports(session.config)
 
 
 if int(pytest.__version__.split(".")[0]) >= 7:  # collection_path: pytest 7 and later

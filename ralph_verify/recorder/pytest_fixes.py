@@ -36,39 +36,6 @@ def mark_finished(folder: str) -> None:
         pass
 
 
-def index_teardown_reports(config: pytest.Config) -> None:
-    """pytest's summary looks up each failure's teardown report by scanning every report of
-    the session (``TerminalReporter._get_teardown_reports``, a ``hasattr`` each): with
-    20,000 failing tests, 20,000 scans of 40,000 reports, which cost far more than the tests.
-    The same answer from an index, built once (again if reports were added since)."""
-    reporter: Any = config.pluginmanager.get_plugin("terminalreporter")
-    if not (callable(getattr(reporter, "_get_teardown_reports", None))
-            and callable(getattr(reporter, "getreports", None))
-            and isinstance(getattr(reporter, "stats", None), dict)):
-        return  # another pytest: left as it is
-    # The attribute it matches on: ``id`` in pytest 9, ``nodeid`` before.
-    code = getattr(type(reporter)._get_teardown_reports, "__code__", None)
-    names = [*getattr(code, "co_names", ()), *(name for const in getattr(code, "co_consts", ())
-                                               for name in getattr(const, "co_names", ()))]
-    key = "id" if "id" in names else "nodeid" if "nodeid" in names else None
-    if key is None:
-        return
-    index: dict[Any, list[Any]] = {}
-    built = [-1]
-
-    def _get_teardown_reports(node_id: Any) -> list[Any]:
-        count = len(reporter.stats.get("", ()))
-        if built[0] != count:
-            index.clear()
-            for report in reporter.getreports(""):
-                if report.when == "teardown":
-                    index.setdefault(getattr(report, key), []).append(report)
-            built[0] = count
-        return list(index.get(node_id, ()))
-
-    reporter._get_teardown_reports = _get_teardown_reports
-
-
 def leaves_the_project(path: Any, config: pytest.Config) -> bool | None:
     """A symbolic link out of the project (``ln -s / rootlink``) is not walked: pytest would
     collect the whole file system, for minutes, at every verification."""
