@@ -18,9 +18,9 @@ in ``.ralph/``), so the baseline, the same for both sides, does not dilute them.
 ``--recording`` (:func:`recording`) measures only what recording the map costs: the CPU
 time of plain ``pytest`` in the project against pytest with ralph-verify's recorder (what
 every run of the tests check loads), with the recorder and the plugin that records the map
-(``RALPH_VERIFY_DEPS=1``: marks before Python 3.12), and with the call profiler instead
-(``RALPH_VERIFY_DEPS=profile``), in turn, after one uncounted round that fills every
-side's bytecode caches.
+(``RALPH_VERIFY_DEPS=1``: ``sys.monitoring`` from Python 3.12, cProfile before), and with
+the call profiler instead (``RALPH_VERIFY_DEPS=profile``), in turn, after one uncounted
+round that fills every side's bytecode caches.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def recording(project: Path, python: str, rounds: int) -> dict[str, list[float]]
     from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, write_sources
 
     sides: dict[str, dict[str, str]] = {"pytest": {}, "recorder": {"RALPH_VERIFY_DEPS": ""},
-                                        "marks": {"RALPH_VERIFY_DEPS": "1"},
+                                        "deps": {"RALPH_VERIFY_DEPS": "1"},
                                         "profile": {"RALPH_VERIFY_DEPS": "profile"}}
     cpu: dict[str, list[float]] = {side: [] for side in sides}
     with tempfile.TemporaryDirectory() as tmp:
@@ -177,8 +177,8 @@ def main() -> int:
           f"load {os.getloadavg()[0]:.1f} at start; change: {change.path}")
     if args.recording:
         cpu = recording(project, python, args.rounds)
-        for side, base in (("recorder", "pytest"), ("marks", "pytest"), ("profile", "pytest"),
-                           ("marks", "recorder")):
+        for side, base in (("recorder", "pytest"), ("deps", "pytest"), ("profile", "pytest"),
+                           ("deps", "recorder")):
             ratios = sorted(a / b for a, b in zip(cpu[side], cpu[base], strict=True))
             print(f"{side} / {base}, CPU, paired: median {statistics.median(ratios):.3f} "
                   f"(min {ratios[0]:.3f}, max {ratios[-1]:.3f}); medians "

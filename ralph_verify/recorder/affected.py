@@ -19,8 +19,9 @@ runs and decides. A partial run never passes a check, so a loop never ends
 Correctness beats speed: whatever the map cannot vouch for runs the full suite
 (:func:`plan` says why): no map yet, a non-Python file changed (data, config),
 a ``conftest.py``, a deleted file or a new one, a file no recorded test ran, a
-failing id the map does not know (a collection error), a test the tracer could
-not follow. A map whose test ids hold a secret of the environment is not written.
+failing id the map does not know (a collection error). A test no tracer could follow
+is left out of the map, which says how many were (:meth:`Plan.note`): it runs in the
+full suite only. A map whose test ids hold a secret of the environment is not written.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ from ralph_verify.recorder.affected_units import Units
 
 MAP_NAME = "affected.json"
 _VERSION = 2
+#: The first Python on which ``select = "auto"`` records the map (``sys.monitoring``).
+AUTO_FROM = (3, 12)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,13 @@ class Plan:
     changed: list[str]
     #: Test files that changed: every test collected from them runs.
     whole: list[str]
+    #: How many tests (or test files' collections) the recorder could not follow (no
+    #: tracer was free): they are in no map, and run in the full suite only.
+    unfollowed: int = 0
+
+    def note(self) -> str:
+        """What the partial run leaves to the full suite, for the user ("" when nothing)."""
+        return _waiting(self.unfollowed).strip(" ()")
 
     def selection(self) -> dict[str, list[str]]:
         """What the pytest plugin reads from ``RALPH_VERIFY_SELECT``."""
@@ -105,27 +115,29 @@ def plan(root: Path, session_dir: Path, files_changed: list[str]) -> tuple[Plan 
     if unknown:
         return None, f"{unknown[0]} failed last time and is not in the map"
     ids = list(dict.fromkeys([*failing, *ids]))
+    unfollowed = len(data.get("unfollowed") or ())
     if not ids:
-        return None, "no recorded test ran the changed files"
+        return None, "no recorded test ran the changed files" + _waiting(unfollowed)
     files = list(dict.fromkeys(test_id.split("::", 1)[0] for test_id in ids))
-    return Plan(ids=ids, files=files, changed=changed, whole=whole), ""
+    return Plan(ids=ids, files=files, changed=changed, whole=whole, unfollowed=unfollowed), ""
+
+
+def _waiting(unfollowed: int) -> str:
+    return (f" ({unfollowed} test{'s' if unfollowed != 1 else ''} no tracer could follow "
+            "run in the full suite only)") if unfollowed else ""
 
 
 def selects_affected(select: str, python_version: str) -> bool:
-    """Whether a loop runs the affected tests first: ``select = "auto"`` does on Python 3.8
-    and later, where recording the map costs little: on 3.12 and later ``sys.monitoring``
-    makes it nearly free (more-itertools' recipe tests: 20.0 s user against 19.8 s
-    unrecorded); before 3.12 the project's code is compiled with marks instead of being
-    traced (:mod:`ralph_verify.recorder.affected_marks`: a tracer there slows every frame,
-    cProfile's C core made click's suite 1.46x to 2.1x its CPU), and a full run that records
-    costs a few percent more than a plain one (``benchmarks/README.md``)."""
+    """Whether a loop runs the affected tests first: ``select = "auto"`` does from Python
+    3.12, where ``sys.monitoring`` records the map; before it a recording run costs several
+    times a plain one, so ``auto`` runs the full suite there."""
     if select != "auto":
         return select == "affected"
     try:
         major, minor = (int(part) for part in python_version.split(".")[:2])
     except ValueError:
         return False  # "version unknown"
-    return (major, minor) >= (3, 8)
+    return (major, minor) >= AUTO_FROM
 
 
 def _wanted(root: Path, data: dict[str, Any], changed: list[str],
@@ -177,15 +189,19 @@ def save(root: Path, session_dir: Path, deps_dir: Path, failing: set[str] | None
     lines: dict[str, dict[str, set[int]]] = {}
     #: What ran at collection: "" outside any test file (every test's), else per test file.
     collected: dict[str, dict[str, set[int]]] = {}
+    #: Tests (and test files' collections) no tracer followed: in no map, run in full runs.
+    unfollowed: set[str] = set()
     for path in sorted(deps_dir.glob("deps-*.jsonl")):
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
                 record = json.loads(line)
             except ValueError:
                 continue  # a worker killed mid-line
-            if not isinstance(record, dict) or not record.get("traced"):
-                forget(session_dir)  # a test we could not follow: no map is safer
-                return False
+            if not isinstance(record, dict):
+                continue
+            if not record.get("traced"):  # no tracer was free: left to the full run
+                unfollowed.add(str(record.get("id") or record.get("collect") or "collection"))
+                continue
             if "id" in record:
                 test_id = str(record["id"])
                 tests.setdefault(test_id, set()).update(record.get("files") or [])
@@ -220,7 +236,8 @@ def save(root: Path, session_dir: Path, deps_dir: Path, failing: set[str] | None
             "units": list(unit_names), "units_of": units_of,
             "sources": {rel: units.to_json() for rel, units in sources.items()},
             "snapshot": {rel: [e.size, e.mtime_ns, e.digest] for rel, e in snap.items()},
-            "failing": sorted(failing) if failing is not None else None}
+            "failing": sorted(failing) if failing is not None else None,
+            "unfollowed": sorted(unfollowed)}
     return _write(session_dir, data)
 
 

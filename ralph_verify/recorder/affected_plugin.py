@@ -5,21 +5,22 @@ Loaded with ``-p ralph_verify_affected`` after the recorder
 interpreter, only for the runs that record the map or run a selection; like the
 recorder it imports nothing but the standard library, pytest and the recorder.
 
-With ``RALPH_VERIFY_DEPS`` set, each process writes ``deps-PID.jsonl``, one line per
-test: its node id, the project files whose code ran while it ran (setup, call, teardown)
-and, per file, the first lines of the code objects that ran (each function once:
-ralph-verify maps them to the file's functions), seen by a call-only tracer on Python
-3.12+ (``sys.monitoring``, disabled per code object once seen) and before it by marks
-compiled into the project's code (:mod:`ralph_verify.recorder.affected_marks`; a tracer
-there slows every frame); with ``RALPH_VERIFY_DEPS=profile``, or when neither applies,
-cProfile's C profiler, reset after each test, else a trace or profile function that never
-traces lines. The code that runs at collection is recorded too, one line per test file
-(``collect``): what ran while that file was imported, and what ran when each project
-module it reaches through its names (module objects, or objects' ``__module__``,
-transitively) was first imported, whichever file's collection imported it first; and
-one ``session`` line for what ran at collection outside any test file (``conftest.py``
-files, plugins), which every test depends on. With ``RALPH_VERIFY_SELECT`` naming a JSON
-list of node ids (and of test files run whole), only those of the collected tests run.
+With ``RALPH_VERIFY_DEPS`` set, each process writes ``deps-PID.jsonl``, one line per test:
+its node id, the project files whose code ran while it ran (setup, call, teardown) and, per
+file, the first lines of the code objects that ran (each function once: ralph-verify maps
+them to the file's functions), seen on Python 3.12+ by a call-only tracer
+(``sys.monitoring``, disabled per code object once seen); before 3.12, or with
+``RALPH_VERIFY_DEPS=profile``, by cProfile's profiler, reset after each test (several times
+slower: ``select = "auto"`` records only from 3.12), else a trace function that never traces
+lines; a test none of them could follow is marked so (``traced``), and
+:func:`ralph_verify.recorder.affected.save` leaves it to the full run. The code that runs at
+collection is recorded too, one line per test file (``collect``): what ran while that file
+was imported, and what ran when each project module it reaches through its names (module
+objects, or objects' ``__module__``, transitively) was first imported, whichever file's
+collection imported it first; and one ``session`` line for what ran at collection outside
+any test file (``conftest.py`` files, plugins), which every test depends on. With
+``RALPH_VERIFY_SELECT`` naming a JSON list of node ids (and of test files run whole), only
+those of the collected tests run.
 """
 
 from __future__ import annotations
@@ -37,10 +38,6 @@ try:  # as loaded into the project's pytest, beside the recorder
     from ralph_verify_recorder import is_project, relative  # type: ignore[import-not-found]  # written at run time
 except ImportError:  # imported from ralph-verify's package (type checks, documentation)
     from ralph_verify.recorder.plugin import is_project, relative
-try:  # the same, for the marks (before Python 3.12)
-    from ralph_verify_affected_marks import install, take, unmarked, usable  # type: ignore[import-not-found]  # written at run time
-except ImportError:
-    from ralph_verify.recorder.affected_marks import install, take, unmarked, usable
 
 _deps_out: Any = None
 #: The code objects entered during the current test.
@@ -50,21 +47,9 @@ _project_files: dict[str, str] = {}
 _select: set[str] | None = None
 #: ``sys.monitoring`` (Python 3.12+), else ``None``; Any: older typeshed stubs lack it.
 _monitoring: Any = getattr(sys, "monitoring", None)
-try:
-    # cProfile's C core, before 3.12: a Python-level trace or profile function called on
-    # every call (and generator resume) costs about twice its time (more-itertools' recipe
-    # tests: 18 s plain, 68 s traced, 40 s with this).
-    import _lsprof
-
-    _profiler: Any = _lsprof.Profiler()
-except ImportError:  # an interpreter without it: the trace or profile function below
-    _profiler = None
-
-
-#: Before 3.12 the project's code is compiled with marks (:mod:`.affected_marks`), unless
-#: ``RALPH_VERIFY_DEPS=profile`` asks for the call profiler (as before: for comparisons).
-_marking = bool(os.environ.get("RALPH_VERIFY_RECORD_DIR") and os.environ.get(
-    "RALPH_VERIFY_DEPS") not in (None, "", "profile") and usable())
+#: cProfile's profiler (before 3.12, or with ``RALPH_VERIFY_DEPS=profile``), made on first use.
+_profiler: Any = None
+_PROFILE = os.environ.get("RALPH_VERIFY_DEPS") == "profile"
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -82,7 +67,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _saw(frame: Any, event: str, arg: Any) -> None:
-    """Profile/trace function: note the code of each frame entered; never trace its lines."""
+    """Trace function: note the code of each frame entered; never trace its lines."""
     _seen.add(frame.f_code)
 
 
@@ -106,42 +91,37 @@ def _monitor_tool() -> int | None:
 
 def _start() -> str:
     """Start following the code that runs; how ("" when no tracer could be set)."""
-    if _marking:  # the marks since the last _stop (between tests: the next test's, to be safe)
-        return "marks"
+    global _profiler
     _seen.clear()
-    tool = _monitor_tool()
+    tool = None if _PROFILE else _monitor_tool()
     if tool is not None:
         _monitoring.restart_events()
         _monitoring.set_events(tool, _monitoring.events.PY_START)
         return f"monitoring:{tool}"
-    if _profiler is not None and sys.getprofile() is None:
+    if sys.getprofile() is None:
+        if _profiler is None:
+            import cProfile
+
+            _profiler = cProfile.Profile()
         _profiler.enable(subcalls=False, builtins=False)
-        return "lsprof"
+        return "profiler"
     if sys.gettrace() is None:  # coverage's tracer is not ours to replace
         sys.settrace(_saw)
         return "trace"
-    if sys.getprofile() is None:
-        sys.setprofile(_saw)
-        return "profile"
     return ""
 
 
 def _stop(how: str) -> dict[str, list[int]]:
     """Stop following; the first lines of the project's code objects that ran, per file."""
-    if how == "marks":
-        marked: dict[str, list[int]] = take()
-        return marked
     if how.startswith("monitoring:"):
         _monitoring.set_events(int(how.split(":")[1]), 0)
-    elif how == "lsprof":
+    elif how == "profiler":
         _profiler.disable()
         _seen.update(entry.code for entry in _profiler.getstats()
                      if not isinstance(entry.code, str))  # str: a built-in
         _profiler.clear()
     elif how == "trace":
         sys.settrace(None)
-    elif how == "profile":
-        sys.setprofile(None)
     lines: dict[str, list[int]] = {}
     for code in _seen:
         rel = _project_file(code.co_filename)
@@ -237,16 +217,22 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, A
     _bucket("", _stop(_collect_how[0]))
     _collect_how[0] = _start()
     before = set(sys.modules)
+    outcome = None
     try:
-        yield
+        outcome = yield
     finally:
         _bucket(rel, _stop(_collect_how[0]))
         for name in set(sys.modules) - before:
             _owner.setdefault(name, rel)
-        module = getattr(collector, "_obj", None)
-        if module is not None and getattr(module, "__name__", None):
-            _test_modules[rel] = module.__name__
         _collect_how[0] = _start()
+    try:
+        report = outcome.get_result() if outcome is not None else None
+    except BaseException:  # the collection's own error: pytest reports it
+        report = None
+    if report is not None and report.passed:  # imported: ``obj`` is the module, not imported again
+        module_name = getattr(collector.obj, "__name__", None)
+        if isinstance(module_name, str):
+            _test_modules[rel] = module_name
 
 
 def _bucket(rel: str, lines: dict[str, list[int]]) -> None:
@@ -324,8 +310,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     global _deps_out
-    if _deps_out is not None and _marking and unmarked():  # code that ran unrecorded: no map
-        _write({"session": True, "lines": {}, "traced": False, "unmarked": unmarked()})
     if _deps_out is not None:
         _deps_out.close()
         _deps_out = None
@@ -338,6 +322,3 @@ def _project_file(filename: str) -> str:
         rel = _project_files[filename] = relative(filename) if is_project(filename) else ""
     return rel
 
-
-if _marking:  # else, or if the project's code was imported already, the call profiler
-    _marking = install(_project_file)

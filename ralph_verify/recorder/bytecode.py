@@ -2,9 +2,8 @@
 
 ralph-verify runs pytest with a bytecode prefix of its own, in which no ``.pyc`` of the
 project can be stale (:func:`ralph_verify.project.caches.bytecode_prefix`). Python's
-``PYTHONPYCACHEPREFIX`` would move *every* module's bytecode there: on a cold cache pytest,
-its plugins and the standard library, which have compiled copies of their own, were all
-compiled again (about 280 files, a second of CPU, at every cold start). So instead this
+``PYTHONPYCACHEPREFIX`` would move *every* module's bytecode there, and a cold cache would
+compile pytest and the standard library again. So instead this
 file is written into the plugin folder as ``sitecustomize`` (the folder is first on
 ``PYTHONPATH``); at interpreter start it sets ``sys.pycache_prefix`` to
 ``$RALPH_VERIFY_PYCACHE_PREFIX`` for the files under ``$RALPH_VERIFY_PYCACHE_ROOTS``
@@ -25,8 +24,7 @@ import os
 import sys
 
 #: ``typing`` is not imported at run time: every Python start with the plugin folder on
-#: ``PYTHONPATH`` runs this file (a test that starts Python pays it too), and ``typing`` costs
-#: some 12 ms of CPU where nothing else needs it. Type checkers read the name as true.
+#: ``PYTHONPATH`` runs this file. Type checkers read the name as true.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
@@ -68,8 +66,7 @@ class ProjectPrefix:
         """Where the bytecode of ``path``, a source the prefix does not cover, goes
         (``cached``: its name in our prefix); :meth:`elsewhere` of its folder."""
         if self.outer is None and path.startswith(os.sep):
-            # Every import of a source outside the project comes here: string operations
-            # only (os.path's functions doubled what a pytest start spends on its bytecode).
+            # Every import of a source outside the project comes here: string operations only.
             return f"{path.rpartition(os.sep)[0]}{os.sep}__pycache__{os.sep}" \
                    f"{cached.rpartition(os.sep)[2]}"
         return os.path.join(self.elsewhere(os.path.dirname(path)), os.path.basename(cached))
@@ -95,10 +92,14 @@ def router(prefix: ProjectPrefix, original: Any) -> Any:
 def install(prefix: ProjectPrefix) -> None:
     """Route bytecode: importlib's ``cache_from_source`` (every source import), and pytest's
     cache of rewritten modules once pytest imports it."""
-    import _frozen_importlib_external as bootstrap  # importlib's own, already loaded
-
-    bootstrap.cache_from_source = router(prefix, bootstrap.cache_from_source)
     sys.pycache_prefix = prefix.prefix
+    try:  # importlib's own (private: listed in docs/architecture.md), already loaded
+        import _frozen_importlib_external as bootstrap
+    except ImportError:  # another interpreter: every module's bytecode goes to the prefix
+        return
+    original = getattr(bootstrap, "cache_from_source", None)
+    if callable(original):
+        bootstrap.cache_from_source = router(prefix, original)
     sys.meta_path.insert(0, _PytestRewriteWatch(prefix))
 
 

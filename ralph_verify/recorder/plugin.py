@@ -71,7 +71,7 @@ _own_status: bool | None = None
 _encode = json.JSONEncoder(default=str).encode  # json.dumps(default=) builds one a call
 _quote = json.encoder.encode_basestring_ascii  # what _encode writes a string as
 #: The record of a test whose call passed as pytest counts it, ``% _quote(node id)``: what
-#: ``_encode`` writes for it, at a tenth of the cost (tests/plugins/test_pytest_recorder.py).
+#: ``_encode`` writes for it, without encoding a dict (tests/plugins/test_pytest_recorder.py).
 PASSED_LINE = ('{"k": "r", "id": %s, "when": "call", "outcome": "passed", "cat": "passed", '
                '"xfail": false}\n')
 
@@ -127,8 +127,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def relative(path: str) -> str:
     """``path`` relative to the root, ``/``-separated; ``path`` itself outside the root.
-    Asked for every failure's frames, so answered once per file (``os.path.relpath`` costs
-    tens of microseconds)."""
+    Asked for every failure's frames, so answered once per file."""
     rel = _relative.get(path)
     if rel is None:
         try:
@@ -202,7 +201,7 @@ def _remember(item: pytest.Item, when: str, exc: BaseException | None) -> None:
                                  "root": _root_cause(exc.__traceback__)}
 
 
-try:  # new-style wrappers (pluggy 1.1): a third of an old-style one's cost, paid 3 times a test
+try:  # new-style wrappers (pluggy 1.1): cheaper than old-style ones, paid 3 times a test
     pytest.hookimpl(wrapper=True)
     _NEW_STYLE = True
 except TypeError:  # pluggy before 1.1 (pytest 6)
@@ -309,8 +308,9 @@ def _write_report(report: pytest.TestReport, raw: dict[str, Any] | None,
     context = getattr(report, "context", None)
     subtest = None
     if context is not None and hasattr(context, "msg"):
-        describe = getattr(report, "_sub_test_description", None)
-        subtest = describe() if callable(describe) else str(context.msg)
+        # The public head line is "<test's domain> <subtest's description>".
+        head, domain = str(report.head_line or ""), f"{report.location[2]} "
+        subtest = head[len(domain):] if head.startswith(domain) else str(context.msg)
         _raw[(report.nodeid, report.when)] = raw  # the parent report comes later
     category = ""
     if config is not None:
@@ -353,8 +353,6 @@ _config: pytest.Config | None = None
 def pytest_sessionstart(session: pytest.Session) -> None:
     global _config
     _config = session.config
-    if _out is not None:
-        fixes.index_teardown_reports(session.config)
 
 
 if int(pytest.__version__.split(".")[0]) >= 7:  # collection_path: pytest 7 and later

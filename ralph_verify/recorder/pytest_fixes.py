@@ -22,9 +22,9 @@ FINISHED = "finished"
 
 
 def skip_fallback_junit(config: pytest.Config) -> None:
-    """Writing JUnit XML costs pytest some 300,000 instructions a test (as much as a trivial
-    test itself), for a file that is read only when the recorder did not report: with the
-    recorder running, pytest does not write it. Another ``--junitxml`` is left alone."""
+    """The JUnit file is read only when the recorder did not report: with the recorder
+    running, pytest does not write it (it costs about a trivial test's time per test).
+    Another ``--junitxml`` is left alone."""
     wanted = os.environ.get(JUNIT_VAR)
     if wanted and getattr(config.option, "xmlpath", None) == wanted:
         config.option.xmlpath = None
@@ -34,39 +34,6 @@ def mark_finished(folder: str) -> None:
     """The session finished (the JUnit file is written then): the run's results are whole."""
     with open(os.path.join(folder, FINISHED), "w", encoding="utf-8"):
         pass
-
-
-def index_teardown_reports(config: pytest.Config) -> None:
-    """pytest's summary looks up each failure's teardown report by scanning every report of
-    the session (``TerminalReporter._get_teardown_reports``, a ``hasattr`` each): with
-    20,000 failing tests, 20,000 scans of 40,000 reports, which cost far more than the tests.
-    The same answer from an index, built once (again if reports were added since)."""
-    reporter: Any = config.pluginmanager.get_plugin("terminalreporter")
-    if not (callable(getattr(reporter, "_get_teardown_reports", None))
-            and callable(getattr(reporter, "getreports", None))
-            and isinstance(getattr(reporter, "stats", None), dict)):
-        return  # another pytest: left as it is
-    # The attribute it matches on: ``id`` in pytest 9, ``nodeid`` before.
-    code = getattr(type(reporter)._get_teardown_reports, "__code__", None)
-    names = [*getattr(code, "co_names", ()), *(name for const in getattr(code, "co_consts", ())
-                                               for name in getattr(const, "co_names", ()))]
-    key = "id" if "id" in names else "nodeid" if "nodeid" in names else None
-    if key is None:
-        return
-    index: dict[Any, list[Any]] = {}
-    built = [-1]
-
-    def _get_teardown_reports(node_id: Any) -> list[Any]:
-        count = len(reporter.stats.get("", ()))
-        if built[0] != count:
-            index.clear()
-            for report in reporter.getreports(""):
-                if report.when == "teardown":
-                    index.setdefault(getattr(report, key), []).append(report)
-            built[0] = count
-        return list(index.get(node_id, ()))
-
-    reporter._get_teardown_reports = _get_teardown_reports
 
 
 def leaves_the_project(path: Any, config: pytest.Config) -> bool | None:

@@ -20,8 +20,7 @@ FINISHED = "finished"
 #: Our modules the project's pytest imports, by the name it imports each as, and the module of
 #: this package whose source each is.
 MODULES = {PLUGIN_NAME: "plugin", "ralph_verify_pytest_fixes": "pytest_fixes",
-           AFFECTED_PLUGIN_NAME: "affected_plugin",
-           "ralph_verify_affected_marks": "affected_marks"}
+           AFFECTED_PLUGIN_NAME: "affected_plugin"}
 
 
 def plugin_source(module: str = "plugin") -> str:

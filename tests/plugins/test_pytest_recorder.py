@@ -251,3 +251,16 @@ def test_the_plugin_and_ralph_verify_name_its_files_alike() -> None:
 
     assert (pytest_fixes.JUNIT_VAR, pytest_fixes.FINISHED) == (sources.JUNIT_VAR,
                                                                sources.FINISHED)
+
+
+def test_a_failing_subtest_is_named_as_pytest_names_it(ralph: Ralph) -> None:
+    ralph.makepyfile(**{"tests/test_sub": """\
+        def test_numbers(subtests):
+            for number in range(3):
+                with subtests.test("small", number=number):
+                    assert number < 2
+        """})
+    result = ralph.run("check", "--until", "tests", "--json")
+    assert result.ret == 1, result
+    messages = [failure["message"] for failure in check_of_tests(result)["failures"]]
+    assert any(m.startswith("subtest [small] (number=2): ") for m in messages), messages

@@ -241,3 +241,52 @@ def test_a_changed_data_file_runs_the_full_suite(ralph: Ralph) -> None:
     assert check["counts"]["failed"] == 2
     affected_map = json.loads((ralph.path / ".ralph" / "affected.json").read_text())
     assert "tests/test_data.py::test_data" in affected_map["tests"]
+
+
+#: Takes every tracer the recorder could use while test_whisper runs (outermost: a conftest
+#: registers after ralph-verify's plugin). Python 3.12's monitoring tool ids are taken for
+#: the whole session, before the recorder could take one: there it falls back to cProfile.
+BUSY = '''
+import sys
+
+import pytest
+
+monitoring = getattr(sys, "monitoring", None)
+for tool in (3, 4, 5) if monitoring else ():
+    if monitoring.get_tool(tool) is None:
+        monitoring.use_tool_id(tool, "busy")
+
+
+def _busy(*args):
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item):
+    if item.name != "test_whisper":
+        yield
+        return
+    sys.setprofile(_busy)
+    sys.settrace(_busy)
+    yield
+    sys.settrace(None)
+    sys.setprofile(None)
+'''
+
+
+def test_a_test_no_tracer_followed_runs_in_the_full_suite_and_the_partial_run_says_so(
+        ralph: Ralph) -> None:
+    # test_whisper is recorded untraced: the map keeps the other tests. The agent breaks
+    # shout: test_shout and test_both run first, fail, and the summary says one test waits
+    # for the full suite.
+    _project(ralph, conftest=BUSY)
+    edit = MARK + ('pathlib.Path("text.py").write_text(pathlib.Path("text.py").read_text()'
+                   '.replace("s.upper()", "s.title()"))\n')
+    result = ralph.run("run", "--agent", agent(ralph, edit), "--until", "tests",
+                       "--max-iterations", "1", "fix it")
+    assert result.ret != 0, result
+    _, first = _ran(ralph)
+    assert sorted(set(first)) == ["test_add", "test_both", "test_shout"]
+    summary = history(ralph)[0]["checks"][0]["summary"]
+    assert summary.startswith("partial run, the 3 affected tests first"), summary
+    assert summary.endswith("; 1 test no tracer could follow run in the full suite only")

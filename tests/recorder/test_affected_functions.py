@@ -4,6 +4,11 @@ in a real ``run`` loop with ``cmd:`` agents)."""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from ralph_verify.recorder import affected, affected_units
@@ -223,39 +228,70 @@ def test_which_units_a_change_touches(old: str, new: str, changed: list[str], wh
 
 @pytest.mark.parametrize(("select", "version", "chosen"), [
     ("auto", "3.12.1", True), ("auto", "3.13.0", True), ("auto", "4.0", True),
-    ("auto", "3.11.7", True), ("auto", "3.10.14", True), ("auto", "3.8.18", True),
-    ("auto", "3.7.17", False), ("auto", "version unknown", False),
+    ("auto", "3.11.7", False), ("auto", "3.10.14", False), ("auto", "3.8.18", False),
+    ("auto", "version unknown", False),
     ("affected", "3.11.7", True), ("affected", "3.7.17", True), ("all", "3.13.0", False),
 ])
-def test_auto_runs_the_affected_tests_first_where_recording_is_cheap(
+def test_auto_runs_the_affected_tests_first_from_python_3_12(
         select: str, version: str, chosen: bool) -> None:
-    """Nearly free on 3.12+ (``sys.monitoring``), a few percent before (marks)."""
+    """``sys.monitoring`` (3.12) records the map; before it only a profiler can."""
     assert affected.selects_affected(select, version) is chosen
 
 
-def test_by_default_a_loop_runs_the_affected_tests_first(ralph: Ralph) -> None:
-    # No select setting: "auto". The project's Python is the one running this suite (3.8 or
-    # later: on 3.12+ sys.monitoring records the map, before it marks in the project's code).
+def _default_loop(ralph: Ralph, until: str) -> tuple[list[str], list[str], dict[str, Any]]:
+    """A loop with no select setting ("auto") on the Python running this suite, whose agent
+    breaks shout: the tests of the baseline and of the iteration, and the iteration's check."""
     ralph.makepyfile(**{"calc": CALC, "text": TEXT, **TESTS})
     ralph.env["RUN_LOG"] = str(ralph.path.parent / "ran.log")
     result = ralph.run("run", "--agent", agent(ralph, MARK + _edit(("s.upper()", "s.title()"))),
-                       "--until", "tests", "--max-iterations", "1", "fix it")
+                       "--until", until, "--max-iterations", "1", "fix it")
     assert result.ret != 0, result
-    _, first = _ran(ralph)
-    check = history(ralph)[0]["checks"][0]
+    baseline, first = _ran(ralph)
+    check: dict[str, Any] = history(ralph)[0]["checks"][0]
+    return baseline, first, check
+
+
+@pytest.mark.skipif(sys.version_info < affected.AUTO_FROM, reason="auto records from 3.12")
+@pytest.mark.parametrize("until", ["tests", "tests,coverage>=0"])
+def test_by_default_a_loop_runs_the_affected_tests_first(ralph: Ralph, until: str) -> None:
+    _, first, check = _default_loop(ralph, until)
     # Its failures are re-run once (the flaky check): a test may show twice.
     assert sorted(set(first)) == ONE and check["counts"]["partial"] == 1
 
 
-def test_by_default_a_loop_under_coverage_runs_the_affected_tests_first(ralph: Ralph) -> None:
-    # No select setting: "auto". With a coverage check the full run is traced anyway, so
-    # the map is recorded (and used) on every Python, 3.10 and 3.11 included.
-    ralph.makepyfile(**{"calc": CALC, "text": TEXT, **TESTS})
-    ralph.env["RUN_LOG"] = str(ralph.path.parent / "ran.log")
-    result = ralph.run("run", "--agent", agent(ralph, MARK + _edit(("s.upper()", "s.title()"))),
-                       "--until", "tests,coverage>=0", "--max-iterations", "1", "fix it")
-    assert result.ret != 0, result
-    _, first = _ran(ralph)
-    check = history(ralph)[0]["checks"][0]
-    # Its failures are re-run once (the flaky check): a test may show twice.
-    assert sorted(set(first)) == ONE and check["counts"]["partial"] == 1
+@pytest.mark.skipif(sys.version_info >= affected.AUTO_FROM, reason="auto records from 3.12")
+def test_before_python_3_12_a_default_loop_runs_the_full_suite_and_says_so(
+        ralph: Ralph) -> None:
+    baseline, first, check = _default_loop(ralph, "tests")
+    # Every test, test_mul (no test of text.py) too: no partial run, and no map.
+    assert sorted(set(first)) == sorted(set(baseline)) == sorted([*ALL, "test_mul"])
+    assert "partial" not in check["counts"]
+    assert not (ralph.path / ".ralph" / affected.MAP_NAME).exists()
+    # The user reads why in the option's description (``ralph-verify checks``).
+    listing = ralph.run("checks")
+    assert listing.ret == 0, listing
+    assert "3.12 or later" in " ".join(listing.stdout.str().split())
+
+
+def test_a_test_no_tracer_followed_is_left_to_the_full_suite_and_said(tmp_path: Path) -> None:
+    """A test recorded untraced (every tracer taken) leaves the rest of the map standing."""
+    root, session, deps = tmp_path / "project", tmp_path / "session", tmp_path / "deps"
+    for folder in (root, session, deps):
+        folder.mkdir()
+    (root / "calc.py").write_text(CALC)
+    (root / "test_calc.py").write_text("from calc import add, mul\n")
+    records = [
+        {"session": True, "lines": {}, "traced": True},
+        {"collect": "test_calc.py", "lines": {}, "traced": True},
+        {"id": "test_calc.py::test_add", "files": ["calc.py", "test_calc.py"],
+         "lines": {"calc.py": [1]}, "traced": True},
+        {"id": "test_calc.py::test_mul", "files": ["test_calc.py"], "lines": {},
+         "traced": False},
+    ]
+    (deps / "deps-1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert affected.save(root, session, deps, failing=set())
+    (root / "calc.py").write_text(CALC.replace("a - b", "a + b"))
+    chosen, why = affected.plan(root, session, ["calc.py"])
+    assert chosen is not None, why
+    assert chosen.ids == ["test_calc.py::test_add"]
+    assert chosen.note() == "1 test no tracer could follow run in the full suite only"

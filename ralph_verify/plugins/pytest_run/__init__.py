@@ -227,7 +227,8 @@ def _partial_result(result: CheckResult, run: PytestRun) -> CheckResult:
     """A partial run's result: marked partial, and never a pass."""
     result.failures = [f for f in result.failures if f.code not in _FULL_ONLY]
     result.summary = (f"partial run, the {run.selected} affected tests first: "
-                      f"{result.summary.split('; wanted')[0]}")
+                      f"{result.summary.split('; wanted')[0]}"
+                      f"{f'; {run.note}' if run.note else ''}")
     result.counts["partial"] = 1
     result.counts["selected"] = run.selected
     if result.status is Status.PASSED or not result.failures:

@@ -29,9 +29,9 @@ class TestsOptions(CommonOptions):
                 "those of a changed test file; if one fails, that is the verdict, else the "
                 "full suite runs and decides (a loop never ends complete on a partial run); "
                 '"all": always the full suite; "auto": "affected" when the project\'s Python '
-                "is 3.8 or later (the full runs record what each test ran at a few percent of "
-                "their time: sys.monitoring on 3.12 and later, marks compiled into the "
-                'project\'s code before), else "all"'})
+                "is 3.12 or later (sys.monitoring records what each test ran), else \"all\" "
+                "(before 3.12 only cProfile can record it, which slows the full runs several "
+                'times; "affected" uses it there)'})
     flaky: Literal["block", "allow"] = field(default="block", metadata={
         "help": '"block": a test that failed and then passed on the re-run still fails the '
                 'check (it failed in this verification); "allow": it counts as passing'})

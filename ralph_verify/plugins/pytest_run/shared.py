@@ -68,6 +68,8 @@ class PytestRun:
     partial: bool = False
     #: How many tests the partial run selected.
     selected: int = 0
+    #: What the partial run left to the full suite (:meth:`Plan.note`), "" when nothing.
+    note: str = ""
 
 
 def shared_pytest_run(ctx: VerifyContext) -> PytestRun:
@@ -192,7 +194,7 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
     from ralph_verify.recorder import affected
 
     affected.set_failing(session_dir, failing)
-    return replace(run, partial=True, selected=len(chosen.ids))
+    return replace(run, partial=True, selected=len(chosen.ids), note=chosen.note())
 
 
 def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
