@@ -55,22 +55,22 @@ def integrity_work(root: Path) -> tuple[float, float, int]:
     from ralph_verify.integrity.judge import judge, newly_skipped
     from ralph_verify.loop.frozen import thaw
     from ralph_verify.plugins.integrity import tampered
+    from ralph_verify.records.integrity import picture_of
     from ralph_verify.redact import redact_data
 
     state = json.loads((root / ".ralph/state.json").read_text())
     plugin_state = state.get("plugin_state") or state.get("session", {}).get("plugin_state")
     frozen = plugin_state["integrity"]["frozen"]
     cpu, wall = time.process_time(), time.perf_counter()
-    before = thaw(frozen)
+    before = picture_of(thaw(frozen))
     failures = tampered(root, before)
-    ids_now = redact_data(dict(before["test_ids"])) if before.get("test_ids") else None
+    ids_now = redact_data(dict(before.test_ids)) if before.test_ids else None
     judgement = judge(root, before, ids_now)
     gate = {"tests", "integrity"}
-    found, judged = deep.compare(before, judgement.picture, root, gate,
-                                 before.get("allow") or [])
+    found, judged = deep.compare(before, judgement.picture, root, gate, before.allow)
     failures = deep.merge(failures + judgement.failures, found, judged, gate)
-    if ids_now is not None:
-        failures += newly_skipped(before["test_ids"], ids_now)
+    if before.test_ids is not None and ids_now is not None:
+        failures += newly_skipped(before.test_ids, ids_now)
     return time.process_time() - cpu, time.perf_counter() - wall, len(failures)
 
 

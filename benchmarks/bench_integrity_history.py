@@ -34,12 +34,13 @@ from typing import Any
 from bench_projects import WORK  # the module beside this one
 
 from ralph_verify.integrity.judge import judge
-from ralph_verify.plugins.integrity_options import IntegrityOptions
+from ralph_verify.plugins.integrity import IntegrityOptions
+from ralph_verify.records.integrity import Gate, Picture
 
 BUNDLES = WORK / "histories"
 #: The gate of ``run --until tests`` (what the session's start records): only the tests
 #: decide, so lint and type suppressions hide nothing from it.
-GATE: dict[str, Any] = {"checks": ["integrity", "tests"], "failing": []}
+GATE = Gate(["integrity", "tests"])
 #: Name -> (public repository, the commit the replayed history ends at).
 PROJECTS: dict[str, tuple[str, str]] = {
     "attrs": ("https://github.com/python-attrs/attrs", "c1dc5dcb"),
@@ -98,7 +99,7 @@ def replay(name: str, bundle: Path, commits: int, only: set[str] | None = None
                        check=True)
         chain = git(root, "rev-list", "--first-parent", f"-n{commits + 1}",
                     "origin/replay").split()[::-1]
-        picture: dict[str, Any] | None = None
+        picture: Picture | None = None
         if only is not None:
             chain = _only(root, chain, only)
         for index, commit in enumerate(chain):
@@ -110,7 +111,7 @@ def replay(name: str, bundle: Path, commits: int, only: set[str] | None = None
             before = picture
             judgement = judge(root, before, keep=IntegrityOptions().keep)
             picture, failures = judgement.picture, judgement.failures
-            picture["gate"] = GATE  # as the session's start records it
+            picture.gate = GATE  # as the session's start records it
             if before is None:
                 continue
             judged += 1

@@ -20,7 +20,6 @@ import tarfile
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 
 def export(git_dir: Path, commit: str, target: Path) -> list[str]:
@@ -33,19 +32,20 @@ def export(git_dir: Path, commit: str, target: Path) -> list[str]:
 
 def replay(git_dir: Path, commits: int, gate: set[str]) -> tuple[int, int, list[str], float]:
     from ralph_verify.integrity import deep
+    from ralph_verify.records.integrity import Picture
 
     revs = subprocess.run(["git", "--git-dir", str(git_dir), "rev-list", "--first-parent",
                            "-n", str(commits + 1), "HEAD"], capture_output=True, text=True,
                           check=True).stdout.split()
     flagged, total, lines, spent = 0, 0, [], 0.0
-    before: dict[str, Any] | None = None
+    before: Picture | None = None
     for parent, child in itertools.pairwise(reversed(revs)):  # oldest first
         with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
             if before is None:
-                before = {"deep": deep.take(Path(a), export(git_dir, parent, Path(a)))}
+                before = Picture(deep=deep.take(Path(a), export(git_dir, parent, Path(a))))
             after_files = export(git_dir, child, Path(b))
             start = time.perf_counter()
-            after = {"deep": deep.take(Path(b), after_files, before)}
+            after = Picture(deep=deep.take(Path(b), after_files, before))
             found, _ = deep.compare(before, after, Path(b), gate)
             spent += time.perf_counter() - start
         before = after  # the child is the next commit's parent

@@ -1,6 +1,7 @@
 """Take a picture of how strict a project is, save it, and say what got weaker since.
 
-The picture (JSON, ``.ralph/integrity-baseline.json``) holds the test functions
+The picture (:class:`~ralph_verify.records.integrity.Picture`, saved as
+``.ralph/integrity-baseline.json``) holds the test functions
 of every test file, every skip/xfail marker and suppression comment, the
 watched tool settings, and hashes of the files that must not be deleted
 (``keep``) or changed at all (``protected``). :func:`compare` turns the
@@ -31,9 +32,11 @@ from ralph_verify.integrity import (
 from ralph_verify.integrity.settings import read_all, weakenings
 from ralph_verify.integrity.sources import find_tests, is_test_file, markers
 from ralph_verify.project.snapshot import project_files
+from ralph_verify.records import integrity as records
+from ralph_verify.records.integrity import Picture
 from ralph_verify.state_files import now_iso
 
-VERSION = 1
+VERSION = records.VERSION
 #: A pytest marker a test file uses (``@pytest.mark.slow``, ``pytestmark = mark.slow``).
 _MARK = re.compile(r"\bmark\.(\w+)")
 MAX_REPORTED_TESTS = 20
@@ -92,122 +95,121 @@ def _text(path: Path) -> str | None:
 
 #: The version of the per-file findings kept in a picture (``analysed``): a picture of
 #: another version is analysed afresh.
-ANALYSED = 1
+ANALYSED = records.ANALYSED
 
 
-def _analyse(rel: str, text: str, bodies: dict[str, Any] | None = None) -> dict[str, Any]:
+def _analyse(rel: str, text: str, sha: str,
+             bodies: dict[str, records.TestBody] | None = None) -> records.AnalysedFile:
     """What the older rules find in one Python file, every rule reading the same parse;
-    JSON-ready, so that a later picture reuses it while the file's hash is the same.
-    ``bodies``: the file's test summaries in the baseline (its unchanged tests are kept)."""
-    record: dict[str, Any] = {}
+    kept in the picture, so that a later picture reuses it while the file's hash is the
+    same. ``bodies``: the file's test summaries in the baseline (its unchanged tests are
+    kept)."""
+    record = records.AnalysedFile(sha)
     if is_test_file(rel):
-        record["tests"] = find_tests(text)
-        record["bodies"] = weakened.summarise(text, bodies)
-        record["marks"] = sorted(set(_MARK.findall(text)))
+        record.tests = find_tests(text)
+        record.bodies = weakened.summarise(text, bodies)
+        record.marks = sorted(set(_MARK.findall(text)))
         tree = parsed.tree(text)
-        record["parses"] = tree is not None
+        record.parses = tree is not None
         literals: set[Any] = set()
-        exits: list[list[Any]] = []
         lines = text.splitlines()
         for node in ast.walk(tree) if tree is not None else ():  # one walk for both
             if isinstance(node, ast.Constant):
                 if gaming.is_literal(node.value):
                     literals.add(node.value)
             elif isinstance(node, ast.Call) and infra.is_exit(node):
-                exits.append([node.lineno, lines[node.lineno - 1].strip()])
-        record["literals"] = sorted(literals, key=repr)
-        record["exits"] = exits
-    record["markers"] = [[m.kind, m.text, m.line, m.source] for m in markers(text)]
+                record.exits.append([node.lineno, lines[node.lineno - 1].strip()])
+        record.literals = sorted(literals, key=repr)
+    record.markers = [[m.kind, m.text, m.line, m.source] for m in markers(text)]
     if gaming.is_source(rel):
-        record["scan"] = gaming.scan_raw(text)
-        record["defined"] = sorted(renames.defined(text))
-        record["deprecations"] = renames.deprecations(text)
+        record.scan = gaming.scan_raw(text)
+        record.defined = sorted(renames.defined(text))
+        record.deprecations = renames.deprecations(text)
     return record
 
 
-def analysed(root: Path, files: Sequence[str], previous: dict[str, Any] | None
-             ) -> dict[str, dict[str, Any]]:
-    """Per Python file of ``files``: its hash and :func:`_analyse`'s findings, reused from
-    ``previous`` (the baseline's picture) for every file whose hash did not change, so an
-    iteration reads and parses only the files it changed."""
-    old = (previous or {}).get("analysed") or {}
-    old_files = old.get("files", {}) if old.get("version") == ANALYSED else {}
+def analysed(root: Path, files: Sequence[str], previous: Picture | None
+             ) -> dict[str, records.AnalysedFile]:
+    """Per Python file of ``files``: :func:`_analyse`'s findings, reused from ``previous``
+    (the baseline's picture) for every file whose hash did not change, so an iteration
+    reads and parses only the files it changed."""
+    old = previous.analysed if previous is not None else None
+    old_files = old.files if old is not None and old.version == ANALYSED else {}
     return parsed.by_content(root, files, old_files, _analyse_kept)
 
 
-def _analyse_kept(rel: str, text: str, kept: dict[str, Any] | None) -> dict[str, Any]:
+def _analyse_kept(rel: str, text: str, sha: str,
+                  kept: records.AnalysedFile | None) -> records.AnalysedFile:
     """:func:`_analyse` given the kept entry's test bodies (unchanged tests are not walked)."""
-    return _analyse(rel, text, (kept or {}).get("bodies"))
+    return _analyse(rel, text, sha, kept.bodies if kept is not None else None)
 
 
 def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
          session: str = "", test_counts: dict[str, int] | None = None,
-         allow: Sequence[str] = (), previous: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The picture of ``root`` as JSON-ready data (``previous``: the baseline, whose
-    per-file findings are reused for unchanged files)."""
+         allow: Sequence[str] = (), previous: Picture | None = None) -> Picture:
+    """The picture of ``root`` (``previous``: the baseline, whose per-file findings are
+    reused for unchanged files)."""
     files = list_files(root)
-    records = analysed(root, files, previous)
+    found = analysed(root, files, previous)
     tests: dict[str, dict[str, int]] = {}
     found_markers: dict[str, list[list[Any]]] = {}
-    bodies: dict[str, dict[str, Any]] = {}
+    bodies: dict[str, dict[str, records.TestBody]] = {}
     unparsed: list[str] = []
     literals: set[Any] = set()
     marks: set[str] = set()
     exits: dict[str, list[list[Any]]] = {}
-    for rel, record in records.items():
-        if "tests" in record:
-            tests[rel], bodies[rel] = record["tests"], record["bodies"]
-            literals.update(record["literals"])
-            marks.update(record["marks"])
-            if not bodies[rel] and not record["parses"]:
+    for rel, record in found.items():
+        if record.tests is not None:
+            tests[rel], bodies[rel] = record.tests, record.bodies
+            literals.update(record.literals)
+            marks.update(record.marks)
+            if not bodies[rel] and not record.parses:
                 unparsed.append(rel)
-            if record["exits"]:
-                exits[rel] = record["exits"]
-        if record["markers"]:
-            found_markers[rel] = record["markers"]
-    sources: dict[str, dict[str, Any]] = {}
+            if record.exits:
+                exits[rel] = record.exits
+        if record.markers:
+            found_markers[rel] = record.markers
+    sources: dict[str, records.SourceScan] = {}
     names: set[str] = set()
     deprecations = 0
-    for rel, record in records.items():
-        if "scan" in record:
-            sources[rel] = {"sha": record["sha"], "findings": [
-                list(f) for f in gaming.with_literals(record["scan"], literals)]}
-            names.update(record["defined"])
-            deprecations += record["deprecations"]
+    for rel, record in found.items():
+        if record.scan is not None:
+            sources[rel] = records.SourceScan(record.sha, [
+                list(f) for f in gaming.with_literals(record.scan, literals)])
+            names.update(record.defined)
+            deprecations += record.deprecations
     guarded = {**_matching(files, keep), **_matching(files, protected)}
-    settings = [s.to_json() for s in read_all(root, files)]
+    settings = read_all(root, files)
     infra_files = infra.take(root, settings, exits)
-    plugins = [rel for rel, (kind, _) in infra_files["files"].items() if kind == "plugin"]
-    return {
-        "version": VERSION,
-        "session": session,
-        "taken_at": now_iso(),
-        "protected_globs": list(protected),
-        "keep_globs": list(keep),
-        "test_counts": test_counts or {},
-        "tests": tests,
-        "markers": found_markers,
-        "settings": settings,
-        "infra": infra_files,
-        "deep": deep.take(root, files, previous, plugins),
-        "analysed": {"version": ANALYSED, "files": records},
-        "test_bodies": bodies,
-        "sources": sources,
-        "defined": sorted(names),
-        "deprecations": deprecations,
-        "marks": sorted(marks),
-        "unparsed": unparsed,
-        "allow": list(allow),
-        "hashes": {rel: _sha(root / rel) for rel in guarded},
-        "protected": sorted(_matching(files, protected)),
-    }
+    plugins = [rel for rel, (kind, _) in infra_files.files.items() if kind == "plugin"]
+    return Picture(
+        session=session,
+        taken_at=now_iso(),
+        protected_globs=list(protected),
+        keep_globs=list(keep),
+        test_counts=test_counts or {},
+        tests=tests,
+        markers=found_markers,
+        settings=settings,
+        infra=infra_files,
+        deep=deep.take(root, files, previous, plugins),
+        analysed=records.AnalysedFiles(ANALYSED, found),
+        test_bodies=bodies,
+        sources=sources,
+        defined=sorted(names),
+        deprecations=deprecations,
+        marks=sorted(marks),
+        unparsed=unparsed,
+        allow=list(allow),
+        hashes={rel: _sha(root / rel) for rel in guarded},
+        protected=sorted(_matching(files, protected)))
 
 
-def test_total(picture: dict[str, Any]) -> int:
-    return sum(len(names) for names in picture.get("tests", {}).values())
+def test_total(picture: Picture) -> int:
+    return picture.test_total
 
 
-def compare(before: dict[str, Any], after: dict[str, Any],
+def compare(before: Picture, after: Picture,
             root: Path | None = None, notes: list[str] | None = None) -> list[Failure]:
     """What got weaker from ``before`` to ``after`` (two pictures of the same project); what
     changed honestly but is worth a look (a renamed test, a deleted feature) goes to
@@ -217,28 +219,27 @@ def compare(before: dict[str, Any], after: dict[str, Any],
     return [*_files(before, after, judged), *_tests(before, after, judged, notes),
             *_markers(before, after, root, notes),
             *_settings(before, after), *_infra(before, after, root),
-            *weakened.compare(before.get("test_bodies") or {}, after.get("test_bodies") or {}),
+            *weakened.compare(before.test_bodies, after.test_bodies),
             *_gaming(before, after)]
 
 
-def _files(before: dict[str, Any], after: dict[str, Any],
+def _files(before: Picture, after: Picture,
            judged: renames.Judged) -> list[Failure]:
     """Guarded files deleted or edited; a test file moved (same content elsewhere) or gone
     with every test of it renamed or deleted with its feature is not a deletion."""
     failures = []
     unexplained = {key.split("::", 1)[0] for key in judged.removed}
-    old, new = before.get("hashes", {}), after.get("hashes", {})
-    protected = set(before.get("protected", []))
+    old, new = before.hashes, after.hashes
+    protected = set(before.protected)
     by_hash = {digest: path for path, digest in new.items()}
-    globs = _matching(list(old), [*before.get("protected_globs", []),
-                                  *before.get("keep_globs", [])])
+    globs = _matching(list(old), [*before.protected_globs, *before.keep_globs])
     for path, digest in sorted(old.items()):
         rule = "protected" if path in protected else "keep"
         glob = globs.get(path, "?")
         if path not in new:
             moved = by_hash.get(digest)
             if (moved and moved not in old) or (
-                    path in before.get("tests", {}) and path not in unexplained):
+                    path in before.tests and path not in unexplained):
                 continue
             failures.append(Failure(
                 message=f"{path} was deleted; files matching {glob} ({rule}) must not be "
@@ -253,7 +254,7 @@ def _files(before: dict[str, Any], after: dict[str, Any],
     return failures
 
 
-def _tests(before: dict[str, Any], after: dict[str, Any], judged: renames.Judged,
+def _tests(before: Picture, after: Picture, judged: renames.Judged,
            notes: list[str]) -> list[Failure]:
     """Removed tests; renamed ones and those deleted with their feature go to ``notes``."""
     notes += renames.notes(judged)
@@ -277,10 +278,10 @@ def _tests(before: dict[str, Any], after: dict[str, Any], judged: renames.Judged
     return failures
 
 
-def _markers(before: dict[str, Any], after: dict[str, Any], root: Path | None,
+def _markers(before: Picture, after: Picture, root: Path | None,
              notes: list[str]) -> list[Failure]:
     """New skips and suppressions that hide something from this run's gate."""
-    old, new = before.get("markers", {}), after.get("markers", {})
+    old, new = before.markers, after.markers
     texts = {}
     if root is not None:
         for path in new:
@@ -289,18 +290,18 @@ def _markers(before: dict[str, Any], after: dict[str, Any], root: Path | None,
     return suppressions.compare(before, after, texts, notes, root)
 
 
-def _settings(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
+def _settings(before: Picture, after: Picture) -> list[Failure]:
     """Loosened settings, wherever they are written (see :mod:`.setting_moves`)."""
-    old = setting_moves.pytest_strict(setting_moves.merged(before.get("settings", [])))
+    old = setting_moves.pytest_strict(setting_moves.merged(before.settings))
     new = setting_moves.stricter_overall(old, setting_moves.pytest_strict(
-        setting_moves.merged(after.get("settings", []))))
-    marks = set(before.get("marks") or ())
+        setting_moves.merged(after.settings)))
+    marks = set(before.marks or ())
     failures = []
     for ident in sorted(set(old) | set(new)):
-        if setting_moves.outside_gate(ident, before.get("gate")):
+        if setting_moves.outside_gate(ident, before.gate):
             continue  # its tool decides none of this run's checks
         for message, setting, line in weakenings(old.get(ident), new.get(ident)):
-            if message.startswith("added '-m ") and "marks" in before and not (
+            if message.startswith("added '-m ") and before.marks is not None and not (
                     setting_moves.marker_names(message.split("'")[1][3:]) & marks):
                 continue  # deselects a marker no test of the session's start carried
             where = f"{setting.file}:{line}" if line else setting.file
@@ -319,14 +320,14 @@ _INFRA_WHY = {
 }
 
 
-def _infra(before: dict[str, Any], after: dict[str, Any],
+def _infra(before: Picture, after: Picture,
            root: Path | None) -> list[Failure]:
     """New or changed test infrastructure, new process exits in test code."""
-    if "infra" not in before or "infra" not in after:
+    if before.infra is None or after.infra is None:
         return []  # a baseline from an older version
     failures = []
-    old, new = before["infra"].get("files", {}), after["infra"].get("files", {})
-    protected = set(before.get("protected", []))
+    old, new = before.infra.files, after.infra.files
+    protected = set(before.protected)
     for path, (kind, digest) in sorted(new.items()):
         if (path in old and old[path][1] == digest) or path in protected \
                 or (kind == "conftest" and not digest and not (old.get(path) or ["", ""])[1]):
@@ -338,8 +339,8 @@ def _infra(before: dict[str, Any], after: dict[str, Any],
             message=f"{what} test infrastructure {path}:{line}: {_INFRA_WHY[kind]}; fix the "
                     "code instead (if it is really needed, a person must allow it)",
             location=f"{path}:{line}", path=path, line=line, code="test-infra"))
-    old_exits = before["infra"].get("exits", {})
-    for path, calls in sorted(after["infra"].get("exits", {}).items()):
+    old_exits = before.infra.exits
+    for path, calls in sorted(after.infra.exits.items()):
         then = Counter(source for _, source in old_exits.get(path, []))
         for line, source in calls:
             if then[source] > 0:
@@ -353,17 +354,17 @@ def _infra(before: dict[str, Any], after: dict[str, Any],
     return failures
 
 
-def _gaming(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
+def _gaming(before: Picture, after: Picture) -> list[Failure]:
     """New findings of the source scan in files changed since the baseline."""
-    if "sources" not in before:
+    if before.sources is None:
         return []
-    old, allow = before["sources"], before.get("allow") or []
+    old, allow = before.sources, before.allow
     failures = []
-    for path, now in sorted(after.get("sources", {}).items()):
-        then = old.get(path) or {"sha": "", "findings": []}
-        if then["sha"] == now["sha"]:
+    for path, now in sorted((after.sources or {}).items()):
+        then = old.get(path) or records.SourceScan()
+        if then.sha == now.sha:
             continue
-        fresh = gaming.new_findings([tuple(f) for f in then["findings"]],
-                                    [tuple(f) for f in now["findings"]])
+        fresh = gaming.new_findings([tuple(f) for f in then.findings],
+                                    [tuple(f) for f in now.findings])
         failures += gaming.failures(path, fresh, allow)
     return failures

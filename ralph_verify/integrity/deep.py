@@ -31,8 +31,9 @@ from ralph_verify.integrity import (
 )
 from ralph_verify.integrity.gaming import allowed, is_source
 from ralph_verify.integrity.sources import conftest_settings, is_test_file
+from ralph_verify.records.integrity import DEEP, DeepFile, DeepPicture, Picture
 
-VERSION = 2
+VERSION = DEEP
 #: Tool -> the checks whose verdict it decides.
 GATES = {"coverage": ("coverage",), "pytest": ("tests", "coverage"), "mypy": ("types",),
          "ruff": ("lint",)}
@@ -52,29 +53,26 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def _summarise(rel: str, text: str, own: set[str], plugins: set[str],
-               kept: dict[str, Any] | None = None) -> dict[str, Any]:
+def _summarise(rel: str, text: str, sha: str, own: set[str], plugins: set[str],
+               kept: DeepFile | None = None) -> DeepFile:
     """What the rules find in one file (the parts that apply to its kind)."""
+    out = DeepFile(sha)
     tree = parsed.tree(text)
     if tree is None:
-        return {}
+        return out
     lines = text.splitlines()
-    out: dict[str, Any] = {}
     name = rel.rsplit("/", 1)[-1]
     if standins.is_infra_side(rel) or rel in plugins:
         found = standins.scan(text, own, whole=name == "conftest.py" or rel in plugins)
-        if found:
-            out["standins"] = [list(f) for f in found]
+        out.standins = [list(f) for f in found]
     if is_test_file(rel):
-        imported = standins.project_imports(tree, own)
-        if imported:
-            out["imports"] = imported
-        out["asserts"] = assertions.summarise(tree, lines, (kept or {}).get("asserts"))
+        out.imports = standins.project_imports(tree, own)
+        out.asserts = assertions.summarise(tree, lines, kept.asserts if kept else None)
     elif is_source(rel):
-        out["candidates"] = [[k, f, list(i), o, line, s] for k, f, i, o, line, s
-                             in special_cases.candidates(tree, lines)]
-        out["defines"] = sorted({n.name for n in ast.walk(tree)
-                                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))})
+        out.candidates = [[k, f, list(i), o, line, s] for k, f, i, o, line, s
+                          in special_cases.candidates(tree, lines)]
+        out.defines = sorted({n.name for n in ast.walk(tree)
+                              if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))})
     return out
 
 
@@ -124,13 +122,13 @@ def _pytest(root: Path, files: list[str]) -> dict[str, Any]:
 
 
 def resolve(root: Path, files: list[str], state: dict[str, str],
-            old: dict[str, Any]) -> dict[str, Any]:
+            old: DeepPicture) -> dict[str, dict[str, Any]]:
     """Each tool's effective settings; ``old``'s where none of the tool's inputs changed."""
-    found: dict[str, Any] = {}
+    found: dict[str, dict[str, Any]] = {}
     for tool in _INPUTS:
         inputs = _inputs(tool, state)
-        if tool in old.get("effective", {}) and _inputs(tool, old.get("config", {})) == inputs:
-            found[tool] = old["effective"][tool]
+        if tool in old.effective and _inputs(tool, old.config) == inputs:
+            found[tool] = old.effective[tool]
             continue
         if tool == "ruff":  # which files it lints depends on the files there are
             inputs = {**inputs, "files": _sha("\n".join(files).encode())}
@@ -149,25 +147,25 @@ def resolve(root: Path, files: list[str], state: dict[str, str],
 _RESOLVED: dict[tuple[str, str, tuple[tuple[str, str], ...]], dict[str, Any]] = {}
 
 
-def take(root: Path, files: list[str], previous: dict[str, Any] | None = None,
-         plugins: Sequence[str] = ()) -> dict[str, Any]:
-    """This round's part of the picture; ``previous``: the baseline's, reused for every
-    file whose hash did not change."""
-    old = (previous or {}).get("deep") or {}
-    old_files = old.get("files", {}) if old.get("version") == VERSION else {}
+def take(root: Path, files: list[str], previous: Picture | None = None,
+         plugins: Sequence[str] = ()) -> DeepPicture:
+    """This round's part of the picture; ``previous``: the baseline, its part reused for
+    every file whose hash did not change."""
+    old = previous.deep if previous is not None and previous.deep is not None \
+        else DeepPicture()
+    old_files = old.files if old.version == VERSION else {}
     own = standins.project_names(f for f in files if is_source(f))
     own_key = ",".join(sorted(own))
     plugin_set = set(plugins)
 
-    def summarise(rel: str, text: str, kept: dict[str, Any] | None) -> dict[str, Any]:
-        return {} if rel.endswith(".pyi") else _summarise(rel, text, own, plugin_set, kept)
+    def summarise(rel: str, text: str, sha: str, kept: DeepFile | None) -> DeepFile:
+        return DeepFile(sha) if rel.endswith(".pyi") \
+            else _summarise(rel, text, sha, own, plugin_set, kept)
 
-    picture: dict[str, Any] = {"version": VERSION, "files": parsed.by_content(
-        root, files, old_files, summarise, (own_key, tuple(sorted(plugin_set))))}
+    found = parsed.by_content(root, files, old_files, summarise,
+                              (own_key, tuple(sorted(plugin_set))))
     config = _config_state(root, files)
-    picture["config"] = config
-    picture["effective"] = resolve(root, files, config, old)
-    return picture
+    return DeepPicture(VERSION, found, config, resolve(root, files, config, old))
 
 
 def gated_tools(gate: set[str]) -> set[str]:
@@ -182,35 +180,35 @@ def _failure(path: str, line: int, rule: str, message: str, detail: str = "") ->
                    path=path, line=line, detail=detail, code=rule)
 
 
-def compare(before: dict[str, Any], after: dict[str, Any], root: Path, gate: set[str],
+def compare(before: Picture, after: Picture, root: Path, gate: set[str],
             allow: Sequence[str] = ()) -> tuple[list[Failure], set[str]]:
     """Failures new since ``before``, and the tools whose effective settings did not narrow
     (their per-file ``weakened-setting`` findings are moves, not narrowings: see
     :func:`superseded`; where a tool did narrow, the per-file findings stay, more precise)."""
-    then, now = before.get("deep") or {}, after.get("deep") or {}
-    if then.get("version") != VERSION or now.get("version") != VERSION:
+    then, now = before.deep, after.deep
+    if then is None or now is None or then.version != VERSION or now.version != VERSION:
         return [], set()
     failures: list[Failure] = []
-    old_files, new_files = then.get("files", {}), now.get("files", {})
-    imported = {k: v for entry in new_files.values() for k, v in entry.get("imports", {}).items()}
+    old_files, new_files = then.files, now.files
+    imported = {k: v for entry in new_files.values() for k, v in entry.imports.items()}
     pairs = {(f, tuple(a), e) for entry in new_files.values()
-             for test in entry.get("asserts", {}).values() for f, a, e in test[0][3]}
+             for test in entry.asserts.values() for f, a, e in test[0][3]}
     for rel, entry in sorted(new_files.items()):
-        was = old_files.get(rel) or {}
-        if was.get("sha") == entry.get("sha"):
+        was = old_files.get(rel) or DeepFile("")
+        if was.sha == entry.sha:
             continue
         failures += _standins(rel, was, entry, allow, imported)
         failures += _asserts(rel, was, entry, allow)
         failures += _special(rel, was, entry, pairs, allow)
     tools = gated_tools(gate)
     judged: set[str] = set()
-    old_eff, new_eff = then.get("effective", {}), now.get("effective", {})
+    old_eff, new_eff = then.effective, now.effective
     files = sorted(new_files)
     for tool in sorted(tools):
         a, b = old_eff.get(tool) or {}, new_eff.get(tool) or {}
         if "error" in a or "error" in b or not a or not b:
             continue
-        if _inputs(tool, then.get("config", {})) == _inputs(tool, now.get("config", {})):
+        if _inputs(tool, then.config) == _inputs(tool, now.config):
             judged.add(tool)
             continue
         extra = {"renamed": _renamed(old_files, new_files)} if tool == "ruff" else {}
@@ -226,18 +224,18 @@ def compare(before: dict[str, Any], after: dict[str, Any], root: Path, gate: set
     return failures, judged
 
 
-def _renamed(old: dict[str, Any], new: dict[str, Any]) -> dict[str, str]:
+def _renamed(old: dict[str, DeepFile], new: dict[str, DeepFile]) -> dict[str, str]:
     """New path -> old path, for files that moved with the same content."""
-    by_sha = {entry.get("sha"): rel for rel, entry in old.items()}
-    return {rel: by_sha[entry.get("sha")] for rel, entry in new.items()
-            if rel not in old and entry.get("sha") in by_sha}
+    by_sha = {entry.sha: rel for rel, entry in old.items()}
+    return {rel: by_sha[entry.sha] for rel, entry in new.items()
+            if rel not in old and entry.sha in by_sha}
 
 
-def _standins(rel: str, was: dict[str, Any], entry: dict[str, Any],
+def _standins(rel: str, was: DeepFile, entry: DeepFile,
               allow: Sequence[str], imported: dict[str, str]) -> list[Failure]:
-    old = Counter((t, s) for t, _, s, _ in was.get("standins", []))
+    old = Counter((t, s) for t, _, s, _ in was.standins)
     out = []
-    for raw, line, source, scope in entry.get("standins", []):
+    for raw, line, source, scope in entry.standins:
         if old[(raw, source)] > 0:
             old[(raw, source)] -= 1
             continue
@@ -252,11 +250,11 @@ def _standins(rel: str, was: dict[str, Any], entry: dict[str, Any],
     return out
 
 
-def _asserts(rel: str, was: dict[str, Any], entry: dict[str, Any],
+def _asserts(rel: str, was: DeepFile, entry: DeepFile,
              allow: Sequence[str]) -> list[Failure]:
     out = []
-    old_tests = was.get("asserts", {})
-    for test, (head, *found) in sorted(entry.get("asserts", {}).items()):
+    old_tests = was.asserts
+    for test, (head, *found) in sorted(entry.asserts.items()):
         checks, line = head[0], head[1]
         before = old_tests.get(test)
         old = Counter((r, s) for r, _, s in (before[1:] if before else []))
@@ -275,22 +273,22 @@ def _asserts(rel: str, was: dict[str, Any], entry: dict[str, Any],
     return out
 
 
-def _special(rel: str, was: dict[str, Any], entry: dict[str, Any],
+def _special(rel: str, was: DeepFile, entry: DeepFile,
              pairs: set[special_cases.Pair], allow: Sequence[str]) -> list[Failure]:
     def key(c: list[Any]) -> tuple[Any, ...]:  # a table's line may move with the code
         return c[0], c[1].split("@")[0] if c[0] == "table" else c[1], tuple(c[2]), c[3]
 
-    defined = set(entry.get("defines", []))  # a table answers for this module's functions
+    defined = set(entry.defines)  # a table answers for this module's functions
     table_pairs = {p for p in pairs if p[0] in defined and not special_cases.trivial([p[2]])}
 
-    old = Counter(key(c) for c in was.get("candidates", []))
+    old = Counter(key(c) for c in was.candidates)
     hits: dict[int, tuple[str, list[str]]] = {}
     answers: Counter[str] = Counter()  # table -> its entries that are a test's answer
-    for kind, func, inputs, out, line, source in entry.get("candidates", []):
+    for kind, func, inputs, out, line, source in entry.candidates:
         if kind == "table" and special_cases.matches(
                 (kind, func, tuple(inputs), out, line, source), table_pairs):
             answers[func] += 1
-    for cand in entry.get("candidates", []):
+    for cand in entry.candidates:
         if old[key(cand)] > 0:
             old[key(cand)] -= 1
             continue

@@ -17,13 +17,13 @@ import tarfile
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from ralph_verify.config.stash import StashKey
 from ralph_verify.errors import UsageError
+from ralph_verify.records.integrity import Picture
 
 #: The picture of ``--baseline REF``'s tree, when ``check`` was given one.
-REF_PICTURE_KEY = StashKey[dict[str, Any]]("integrity-ref-picture")
+REF_PICTURE_KEY = StashKey[Picture]("integrity-ref-picture")
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -61,7 +61,7 @@ def export(root: Path, ref: str, target: Path) -> str:
 
 
 def take_ref_picture(root: Path, ref: str, *, protected: Sequence[str] = (),
-                     keep: Sequence[str] = (), allow: Sequence[str] = ()) -> dict[str, Any]:
+                     keep: Sequence[str] = (), allow: Sequence[str] = ()) -> Picture:
     """The integrity picture of ``ref``'s tree, with the project's integrity options."""
     from ralph_verify.integrity.baseline import take
 
@@ -69,5 +69,5 @@ def take_ref_picture(root: Path, ref: str, *, protected: Sequence[str] = (),
         tree = Path(folder)
         commit = export(root, ref, tree)
         picture = take(tree, protected=protected, keep=keep, allow=allow)
-    picture["ref"] = f"{ref} ({commit[:12]})"
+    picture.ref = f"{ref} ({commit[:12]})"
     return picture

@@ -21,6 +21,7 @@ from typing import Any
 
 from ralph_verify.integrity import parsed
 from ralph_verify.integrity.sources import is_test_file
+from ralph_verify.records.integrity import InfraPicture, Setting
 
 STARTUP_NAMES = ("sitecustomize.py", "usercustomize.py")
 _SKIP_DIRS = frozenset({".git", ".ralph", "__pycache__", ".pytest_cache", ".mypy_cache",
@@ -149,13 +150,13 @@ def _module_file(root: Path, name: str) -> str | None:
     return None
 
 
-def _addopts_plugins(settings: list[dict[str, Any]]) -> list[str]:
+def _addopts_plugins(settings: list[Setting]) -> list[str]:
     names = []
     for setting in settings:
-        if setting.get("key") == "pytest.addopts" and isinstance(setting.get("value"), list):
-            names += [item.split(" ", 1)[1] for item in setting["value"]
+        if setting.key == "pytest.addopts" and isinstance(setting.value, list):
+            names += [item.split(" ", 1)[1] for item in setting.value
                       if str(item).startswith("-p ") and not str(item).startswith("-p no:")]
-            names += [str(item)[2:] for item in setting["value"]
+            names += [str(item)[2:] for item in setting.value
                       if re.match(r"-p[^\s]", str(item)) and not str(item).startswith("-pno:")]
     return names
 
@@ -179,8 +180,8 @@ def is_exit(node: ast.Call) -> bool:
         or (isinstance(func, ast.Name) and func.id in ("exit", "quit", "_exit"))
 
 
-def take(root: Path, settings: list[dict[str, Any]],
-         known: dict[str, list[list[Any]]] | None = None) -> dict[str, Any]:
+def take(root: Path, settings: list[Setting],
+         known: dict[str, list[list[Any]]] | None = None) -> InfraPicture:
     """The infrastructure files (relative path or ``venv:NAME``) with hashes, and the exits;
     ``known``: the exits of every test file, found already (only the others are read)."""
     files, venvs = _walk(root)
@@ -221,7 +222,7 @@ def take(root: Path, settings: list[dict[str, Any]],
         calls = exits(text)
         if calls:
             found_exits[rel] = [[line, source] for line, source in calls]
-    return {"files": hashes, "exits": found_exits}
+    return InfraPicture(hashes, found_exits)
 
 
 def first_hook_line(path: Path) -> int:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ralph_verify.checks.api import CheckResult, Failure
+from ralph_verify.records.integrity import Gate, Picture
 
 
 @dataclass
@@ -20,12 +20,12 @@ class Judgement:
     """The picture of a tree, what got weaker since the baseline, and what changed honestly
     but is worth a look (listed in the check's summary, never a failure)."""
 
-    picture: dict[str, Any]
+    picture: Picture
     failures: list[Failure] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
-def judge(root: Path, before: dict[str, Any] | None,
+def judge(root: Path, before: Picture | None,
           ids_now: dict[str, str] | None = None, *,
           keep: Sequence[str] = ("tests/**",)) -> Judgement:
     """Judge ``root`` against ``before`` (the session's start; ``None``: only take the
@@ -35,18 +35,17 @@ def judge(root: Path, before: dict[str, Any] | None,
 
     if before is None:
         return Judgement(take(root, protected=[], keep=keep))
-    after = take(root, protected=before.get("protected_globs", []),
-                 keep=before.get("keep_globs", []), allow=before.get("allow", []),
-                 previous=before)
+    after = take(root, protected=before.protected_globs, keep=before.keep_globs,
+                 allow=before.allow, previous=before)
     judgement = Judgement(after)
     failures = compare(before, after, root, judgement.notes)
-    ids_then = before.get("test_ids")
-    if isinstance(ids_then, dict) and ids_now is not None:
+    ids_then = before.test_ids
+    if ids_then is not None and ids_now is not None:
         from ralph_verify.integrity.renames import judge as judge_tests
         from ralph_verify.integrity.test_ids import vanished_tests
 
         failures += vanished_tests(ids_then, ids_now, judge_tests(before, after))
-    allow = before.get("allow") or []
+    allow = before.allow
     for failure in failures:
         if allowed(failure, allow):
             judgement.notes.append(f"allowed ({failure.code}): {failure.message}")
@@ -74,12 +73,14 @@ def noted_summary(notes: list[str]) -> str:
     return "; noted (not failures): " + "; ".join(notes[:SHOWN_NOTES]) + more
 
 
-def gate_of(results: Iterable[CheckResult]) -> dict[str, Any]:
+def gate_of(results: Iterable[CheckResult]) -> Gate:
     """What decides this session, for judging what a suppression hides: the checks of its
     baseline verification and the codes each reported in each file (``failing``)."""
-    return {"checks": sorted({r.name for r in results}),
-            "failing": sorted({(r.name, f.path, f.code) for r in results for f in r.failures
-                               if f.path and f.code and not r.passed})}
+    results = list(results)
+    return Gate(sorted({r.name for r in results}),
+                [list(row) for row in sorted({(r.name, f.path, f.code) for r in results
+                                              for f in r.failures
+                                              if f.path and f.code and not r.passed})])
 
 
 def newly_skipped(then: dict[str, str], now: dict[str, str]) -> list[Failure]:

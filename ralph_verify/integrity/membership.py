@@ -18,18 +18,19 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.integrity import effective, effective_tools
+from ralph_verify.records.integrity import Picture
 
 
-def _effective(picture: dict[str, Any], tool: str) -> dict[str, Any] | None:
-    found = ((picture.get("deep") or {}).get("effective") or {}).get(tool)
-    return found if isinstance(found, dict) and found and "error" not in found else None
+def _effective(picture: Picture, tool: str) -> dict[str, Any] | None:
+    found = picture.deep.effective.get(tool) if picture.deep is not None else None
+    return found if found and "error" not in found else None
 
 
-def _files(picture: dict[str, Any]) -> list[str]:
-    return sorted((picture.get("deep") or {}).get("files") or {})
+def _files(picture: Picture) -> list[str]:
+    return sorted(picture.deep.files) if picture.deep is not None else []
 
 
-def measured(root: Path, picture: dict[str, Any], path: str) -> bool:
+def measured(root: Path, picture: Picture, path: str) -> bool:
     """Whether coverage measures ``path`` under the picture's effective settings."""
     config = _effective(picture, "coverage")
     if config is None or not path.endswith(".py"):
@@ -37,7 +38,7 @@ def measured(root: Path, picture: dict[str, Any], path: str) -> bool:
     return path in effective.measured(root, config, [path])
 
 
-def type_checked(root: Path, picture: dict[str, Any], path: str) -> bool:
+def type_checked(root: Path, picture: Picture, path: str) -> bool:
     """Whether mypy reports errors in ``path``: a file of its targets that no per-module
     section silences, or a project module a checked file imports (mypy follows imports and
     reports their errors too)."""

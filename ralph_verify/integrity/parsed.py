@@ -15,7 +15,7 @@ import ast
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 #: Trees kept, by the text's hash (the files of one picture that are analysed).
 _KEPT = 64
@@ -43,21 +43,29 @@ def tree(text: str) -> ast.Module | None:
     return parsed
 
 
+class Findings(Protocol):
+    """A file's findings, with the hash of the content they were found in."""
+
+    sha: str
+
+
+F = TypeVar("F", bound=Findings)
+
 #: Findings per file computed by this process, by the file's path, hash and what else they
 #: depend on: a loop's later iterations re-read the files changed since the baseline without
 #: analysing them again (callers never mutate them).
-_FINDINGS: dict[tuple[Any, ...], dict[str, Any]] = {}
+_FINDINGS: dict[tuple[object, ...], Any] = {}
 _FINDINGS_KEPT = 4_000
 
 
-def by_content(root: Path, files: Sequence[str], kept: Mapping[str, dict[str, Any]],
-               analyse: Callable[[str, str, dict[str, Any] | None], dict[str, Any]],
-               extra: tuple[Any, ...] = ()) -> dict[str, dict[str, Any]]:
-    """Per Python file of ``files``: ``{"sha": HASH, **analyse(rel, text, kept_entry)}``,
-    taken from ``kept`` (the baseline's entries) for every file whose hash did not change,
-    and from this process's memory for one analysed already (``extra``: what else the
-    findings depend on); only the others are decoded and analysed."""
-    found: dict[str, dict[str, Any]] = {}
+def by_content(root: Path, files: Sequence[str], kept: Mapping[str, F],
+               analyse: Callable[[str, str, str, F | None], F],
+               extra: tuple[object, ...] = ()) -> dict[str, F]:
+    """Per Python file of ``files``: ``analyse(rel, text, sha, kept_entry)``, taken from
+    ``kept`` (the baseline's entries) for every file whose hash did not change, and from
+    this process's memory for one analysed already (``extra``: what else the findings
+    depend on); only the others are decoded and analysed."""
+    found: dict[str, F] = {}
     for rel in files:
         if not rel.endswith((".py", ".pyi")):
             continue
@@ -67,7 +75,7 @@ def by_content(root: Path, files: Sequence[str], kept: Mapping[str, dict[str, An
             continue
         digest = hashlib.sha256(data).hexdigest()[:16]
         old = kept.get(rel)
-        if old is not None and old.get("sha") == digest:
+        if old is not None and old.sha == digest:
             found[rel] = old
             continue
         memo = (analyse.__qualname__, rel, digest, *extra)
@@ -78,7 +86,7 @@ def by_content(root: Path, files: Sequence[str], kept: Mapping[str, dict[str, An
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             continue
-        found[rel] = {"sha": digest, **analyse(rel, text, old)}
+        found[rel] = analyse(rel, text, digest, old)
         if len(_FINDINGS) >= _FINDINGS_KEPT:
             _FINDINGS.clear()
         _FINDINGS[memo] = found[rel]

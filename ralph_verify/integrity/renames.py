@@ -14,9 +14,9 @@ import ast
 import hashlib
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from ralph_verify.integrity import parsed
+from ralph_verify.records.integrity import Picture
 
 #: At most this many names a removed feature is shown with.
 SHOWN_NAMES = 3
@@ -100,11 +100,10 @@ def _flat(tests: dict[str, dict[str, int]]) -> dict[str, tuple[str, str, int]]:
             for path, names in tests.items() for name, line in names.items()}
 
 
-def judge(before: dict[str, Any], after: dict[str, Any]) -> Judged:
+def judge(before: Picture, after: Picture) -> Judged:
     """Sort the tests of ``before`` missing from ``after`` (two integrity pictures)."""
-    then, now = _flat(before.get("tests", {})), _flat(after.get("tests", {}))
-    bodies_then = before.get("test_bodies") or {}
-    bodies_now = after.get("test_bodies") or {}
+    then, now = _flat(before.tests), _flat(after.tests)
+    bodies_then, bodies_now = before.test_bodies, after.test_bodies
     fresh = [key for key in now if key not in then]
     by_name: dict[str, list[str]] = {}
     by_sha: dict[str, list[str]] = {}
@@ -112,28 +111,31 @@ def judge(before: dict[str, Any], after: dict[str, Any]) -> Judged:
     for key in fresh:
         path, name, _ = now[key]
         by_name.setdefault(name.rsplit(".", 1)[-1], []).append(key)
-        summary = bodies_now.get(path, {}).get(name) or {}
-        for index, field_ in ((by_sha, "sha"), (by_shape, "shape")):
-            if summary.get(field_):
-                index.setdefault(summary[field_], []).append(key)
-    fewer_deprecations = (before.get("deprecations") or 0) > (after.get("deprecations") or 0)
-    gone_names = set(before.get("defined") or ()) - set(after.get("defined") or ()) \
-        if "defined" in before and "defined" in after else set()
+        summary = bodies_now.get(path, {}).get(name)
+        if summary is not None:
+            for index, value in ((by_sha, summary.sha), (by_shape, summary.shape)):
+                if value:
+                    index.setdefault(value, []).append(key)
+    fewer_deprecations = before.deprecations > after.deprecations
+    gone_names = set(before.defined) - set(after.defined) \
+        if before.defined is not None and after.defined is not None else set()
     judged = Judged()
-    unparsed = set(after.get("unparsed") or ())
+    unparsed = set(after.unparsed)
     for key, (path, name, line) in then.items():
         if key in now or path in unparsed:
             continue  # still there, or in a file that no longer parses (the tests check's)
-        summary = bodies_then.get(path, {}).get(name) or {}
-        candidates = by_sha.get(summary.get("sha", ""), []) or by_name.get(
-            name.rsplit(".", 1)[-1], []) or by_shape.get(summary.get("shape", ""), [])
+        summary = bodies_then.get(path, {}).get(name)
+        sha, shape, used = (summary.sha, summary.shape, summary.uses) if summary is not None \
+            else ("", "", [])
+        candidates = by_sha.get(sha, []) or by_name.get(
+            name.rsplit(".", 1)[-1], []) or by_shape.get(shape, [])
         if candidates:
             judged.renamed[key] = candidates.pop(0) if len(candidates) > 1 else candidates[0]
             continue
-        lost = sorted(set(summary.get("uses") or ()) & gone_names)
+        lost = sorted(set(used) & gone_names)
         if not lost and fewer_deprecations and (
                 _DEPRECATION.search(name) or any(_DEPRECATION.search(u)
-                                                 for u in summary.get("uses") or ())):
+                                                 for u in used)):
             lost = ["a deprecated code path"]
         if lost:
             judged.feature[key] = lost

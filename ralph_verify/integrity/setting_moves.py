@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from ralph_verify.integrity.settings import Setting, kind_of
+from ralph_verify.integrity.settings import kind_of
+from ralph_verify.records.integrity import Gate, Setting
 
 #: Files whose single values win over the others' (read first by their tools).
 PRECEDENCE = (".coveragerc", "mypy.ini", ".mypy.ini", "pytest.ini", "ruff.toml",
@@ -38,12 +39,11 @@ def _rank(setting: Setting) -> int:
     return PRECEDENCE.index(name) if name in PRECEDENCE else len(PRECEDENCE)
 
 
-def merged(settings: Iterable[dict[str, Any]]) -> dict[str, Setting]:
+def merged(settings: Iterable[Setting]) -> dict[str, Setting]:
     """Normal key (conftest settings keep their file) -> one setting (with the key as the
     file read first writes it)."""
     groups: dict[str, list[Setting]] = {}
-    for data in settings:
-        setting = Setting(**data)
+    for setting in settings:
         key = normal_key(setting.key)
         ident = f"{setting.file}|{key}" if key.startswith("conftest.") else key
         groups.setdefault(ident, []).append(setting)
@@ -95,10 +95,10 @@ DECIDES = {"ruff": "lint", "mypy": "types", "coverage": "coverage"}
 _STRICT = ("--strict-markers", "--strict-config")
 
 
-def outside_gate(key: str, gate: dict[str, Any] | None) -> bool:
+def outside_gate(key: str, gate: Gate | None) -> bool:
     """Whether a setting's tool decides none of this session's checks (a ruff ``ignore``
     when ``lint`` is not in ``--until``): loosening it hides nothing from this run."""
-    checks = gate.get("checks") if isinstance(gate, dict) else None
+    checks = gate.checks if gate is not None else None
     check = DECIDES.get(key.split(".", 1)[0])
     return checks is not None and check is not None and check not in checks
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ralph_verify.compat import tomllib
 from ralph_verify.integrity.sources import conftest_settings
+from ralph_verify.records.integrity import Setting
 
 KINDS: dict[str, str] = {
     "fail_under": "min",
@@ -62,26 +62,6 @@ def kind_of(key: str) -> str | None:
     if key.startswith("mypy") and name.startswith(_OFF_PREFIXES):
         return "off"
     return None
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One watched setting: ``key`` is ``tool.section.name`` (``coverage.report.fail_under``)."""
-
-    file: str
-    key: str
-    value: Any
-    line: int | None = None
-    #: Line of each list entry, where it could be found.
-    item_lines: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def ident(self) -> str:
-        return f"{self.file}|{self.key}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "key": self.key, "value": self.value, "line": self.line,
-                "item_lines": self.item_lines}
 
 
 def read_all(root: Path, files: list[str]) -> list[Setting]:

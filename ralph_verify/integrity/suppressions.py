@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import membership, skips
 from ralph_verify.integrity.sources import is_test_file
+from ralph_verify.records.integrity import Picture
 
 #: Code-specific suppressions an iteration may add before they count as bulk.
 BUDGET = 3
@@ -63,19 +63,17 @@ def _test_code(path: str) -> bool:
         or any(part in ("tests", "test", "testing") for part in path.split("/")[:-1])
 
 
-def compare(before: dict[str, Any], after: dict[str, Any], texts: dict[str, str],
+def compare(before: Picture, after: Picture, texts: dict[str, str],
             notes: list[str], root: Path | None = None) -> list[Failure]:
     """Failures for new skips and suppressions that hide something from the gate; the
     allowed ones that are worth a look go to ``notes``. ``texts``: the sources of the files
     with new markers (for skip conditions), read from the tree now; ``root``: the tree, to
     tell whether mypy or coverage reads a file at all."""
-    gate = before.get("gate")
-    checks = set(gate.get("checks", [])) if isinstance(gate, dict) else None
-    failing = {(c, p, code) for c, p, code in gate.get("failing", [])} \
-        if isinstance(gate, dict) else set()
-    old_all: dict[str, list[list[Any]]] = before.get("markers", {})
-    new_all: dict[str, list[list[Any]]] = after.get("markers", {})
-    unparsed = set(after.get("unparsed") or ())
+    gate = before.gate
+    checks = set(gate.checks) if gate is not None else None
+    failing = {(c, p, code) for c, p, code in gate.failing} if gate is not None else set()
+    old_all, new_all = before.markers, after.markers
+    unparsed = set(after.unparsed)
     total_then = Counter((m[0], m[1]) for found in old_all.values() for m in found)
     total_now = Counter((m[0], m[1]) for found in new_all.values() for m in found)
     lines_then = Counter((m[0], _bare(m[3])) for found in old_all.values() for m in found)
@@ -142,7 +140,7 @@ def compare(before: dict[str, Any], after: dict[str, Any], texts: dict[str, str]
     return failures
 
 
-def _read_by_tool(root: Path, picture: dict[str, Any], kind: str, path: str) -> bool:
+def _read_by_tool(root: Path, picture: Picture, kind: str, path: str) -> bool:
     """Whether the tool a suppression speaks to reads ``path`` under the effective settings
     of ``picture``: mypy for ``type: ignore``, coverage for ``no cover``."""
     if kind == "type: ignore":

@@ -13,11 +13,12 @@ from __future__ import annotations
 import ast
 import hashlib
 from collections import Counter
-from typing import Any
+from dataclasses import replace
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import parsed
 from ralph_verify.integrity.renames import body_shas, uses
+from ralph_verify.records.integrity import TestBody
 
 _BROAD = ("Exception", "BaseException")
 WHY = {
@@ -95,8 +96,8 @@ def _weak_spots(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str,
     return spots
 
 
-def summarise(text: str, old: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
-    """Test name (``name`` or ``Class.name``) -> ``{"line", "checks", "weak", ...}``; a test
+def summarise(text: str, old: dict[str, TestBody] | None = None) -> dict[str, TestBody]:
+    """Test name (``name`` or ``Class.name``) -> what it does; a test
     whose source is the same as in ``old`` (the file's previous summary) is not walked again,
     only moved to its line: an edit to a long test module costs its changed tests."""
     tree = parsed.tree(text)
@@ -117,21 +118,21 @@ def summarise(text: str, old: dict[str, Any] | None = None) -> dict[str, dict[st
         segment = "\n".join(lines[func.lineno - 1:func.end_lineno or func.lineno])
         source = hashlib.sha256(segment.encode("utf-8", "surrogatepass")).hexdigest()[:12]
         kept = (old or {}).get(name)
-        if isinstance(kept, dict) and kept.get("src") == source:
-            shift = func.lineno - kept["line"]
-            found[name] = {**kept, "line": func.lineno,
-                           "weak": [[kind, line + shift, spot] for kind, line, spot
-                                    in kept["weak"]]}
+        if kept is not None and kept.src == source:
+            shift = func.lineno - kept.line
+            found[name] = replace(kept, line=func.lineno, weak=[
+                [kind, line + shift, spot] for kind, line, spot in kept.weak])
             continue
         sha, shape = body_shas(func)
-        found[name] = {"line": func.lineno,
-                       "checks": sum(1 for n in ast.walk(func) if _is_check(n)),
-                       "weak": [[kind, line, source] for kind, line, source in _weak_spots(func)],
-                       "sha": sha, "shape": shape, "uses": uses(func), "src": source}
+        found[name] = TestBody(
+            line=func.lineno, checks=sum(1 for n in ast.walk(func) if _is_check(n)),
+            weak=[[kind, line, source] for kind, line, source in _weak_spots(func)],
+            sha=sha, shape=shape, uses=uses(func), src=source)
     return found
 
 
-def compare(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
+def compare(before: dict[str, dict[str, TestBody]],
+            after: dict[str, dict[str, TestBody]]) -> list[Failure]:
     """Tests of ``before`` (path -> summaries) that got weaker in ``after``."""
     failures = []
     for path, tests in sorted(before.items()):
@@ -141,17 +142,17 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> list[Failure]:
             if now is None:
                 continue  # a removed test is reported by the test list comparison
             shown = f"{path}::{name.replace('.', '::')}"
-            if now["checks"] < then["checks"]:
+            if now.checks < then.checks:
                 failures.append(Failure(
                     message=f"test {shown} makes fewer checks than at the session's start "
-                            f"({now['checks']} now, {then['checks']} then) at "
-                            f"{path}:{now['line']}: restore them",
-                    location=f"{path}:{now['line']}", path=path, line=now["line"],
+                            f"({now.checks} now, {then.checks} then) at "
+                            f"{path}:{now.line}: restore them",
+                    location=f"{path}:{now.line}", path=path, line=now.line,
                     code="weakened-test"))
             # By kind: the same weak spot re-spelled (``except socket.error: pass`` ->
             # ``except OSError: pass``, a reformat) is not a new one.
-            old = Counter(kind for kind, _, _ in then["weak"])
-            for kind, line, source in now["weak"]:
+            old = Counter(kind for kind, _, _ in then.weak)
+            for kind, line, source in now.weak:
                 if old[kind] > 0:
                     old[kind] -= 1
                     continue

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
 from ralph_verify.checks.registry import CheckRegistry
@@ -31,7 +31,8 @@ from ralph_verify.config.until import parse_spec
 from ralph_verify.errors import ConfigError
 from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolError
-from ralph_verify.records.codec import encode
+from ralph_verify.records.codec import ShapeError, encode
+from ralph_verify.records.integrity import ConfigCopy, Picture, picture_of
 from ralph_verify.records.plugin_state import IntegrityState, of_json
 from ralph_verify.redact import redact_data
 from ralph_verify.state_files import write_text_atomic
@@ -84,7 +85,7 @@ def options_of(config: Config) -> IntegrityOptions:
     return options if isinstance(options, IntegrityOptions) else IntegrityOptions()
 
 
-def read_baseline(root: Path) -> dict[str, Any] | None:
+def read_baseline(root: Path) -> Picture | None:
     """The saved baseline, ``None`` if there is none; ``ValueError`` if it is unreadable."""
     path = baseline_path(root)
     if not path.exists():
@@ -94,13 +95,18 @@ def read_baseline(root: Path) -> dict[str, Any] | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path} is unreadable ({exc}): delete it and start a new session "
                          "to take a new baseline") from None
-    if not isinstance(data, dict) or not isinstance(data.get("tests"), dict):
-        raise ValueError(f"{path} is not an integrity baseline: delete it and start a new "
-                         "session to take a new baseline")
-    return data
+    try:
+        return picture_of(data)
+    except ShapeError as exc:
+        raise ValueError(f"{path} is not an integrity baseline ({exc}): delete it and start "
+                         "a new session to take a new baseline") from None
 
 
-def take_baseline(config: Config, session: Session) -> dict[str, Any]:
+def write_baseline(root: Path, picture: Picture) -> None:
+    write_text_atomic(baseline_path(root), json.dumps(encode(picture), indent=1) + "\n")
+
+
+def take_baseline(config: Config, session: Session) -> Picture:
     """Take and save the baseline of ``session`` (kept as is when the session resumes)."""
     from ralph_verify.integrity.baseline import take
 
@@ -108,7 +114,7 @@ def take_baseline(config: Config, session: Session) -> dict[str, Any]:
         existing = read_baseline(session.root)
     except ValueError:
         existing = None
-    if existing is not None and existing.get("session") == session.id:
+    if existing is not None and existing.session == session.id:
         return existing
     options = options_of(config)
     counts: dict[str, int] = {}
@@ -120,14 +126,14 @@ def take_baseline(config: Config, session: Session) -> dict[str, Any]:
     if session.baseline is not None:
         from ralph_verify.integrity.judge import gate_of
 
-        picture["gate"] = gate_of(session.baseline.results)
+        picture.gate = gate_of(session.baseline.results)
     if counts:  # pytest ran in the baseline verification: keep the id of every test it ran
         from ralph_verify.plugins.pytest_run import TEST_IDS_KEY
 
         ids = config.stash.get(TEST_IDS_KEY)
         if ids is not None:  # a token as a parametrize value is no less a secret in an id
-            picture["test_ids"] = redact_data(ids)
-    write_text_atomic(baseline_path(session.root), json.dumps(picture, indent=1) + "\n")
+            picture.test_ids = redact_data(ids)
+    write_baseline(session.root, picture)
     return picture
 
 
@@ -154,7 +160,7 @@ class IntegrityCheck(Check):
 
     def run(self, ctx: VerifyContext) -> CheckResult:
         from ralph_verify.integrity.git_baseline import REF_PICTURE_KEY
-        from ralph_verify.loop.frozen import FrozenError, thaw
+        from ralph_verify.loop.frozen import FrozenError
         from ralph_verify.loop.keys import SESSION_KEY
 
         ref = ctx.config.stash.get(REF_PICTURE_KEY)
@@ -169,23 +175,23 @@ class IntegrityCheck(Check):
         if state is not None and state.frozen is not None:
             # In a session: the copy frozen out of the agent's reach is the baseline.
             try:
-                before = thaw(state.frozen)
+                frozen = _thawed(state.frozen)
             except FrozenError as exc:
                 message = (f"the session's integrity baseline cannot be trusted: {exc}; "
                            "integrity cannot pass in this session: restore it or start a new "
                            "session")
                 return self.result(Status.FAILED, message, metric=1.0,
                                    failures=[Failure(message=message, code="edited-baseline")])
-            tampering = tampered(ctx.root, before)
-            return self._compare(ctx, before, tampering)
+            tampering = tampered(ctx.root, frozen)
+            return self._compare(ctx, frozen, tampering)
         try:
             before = read_baseline(ctx.root)
         except ValueError as exc:
             return self.error(str(exc))
-        if session is not None and before is not None and before.get("session") != session.id:
+        if session is not None and before is not None and before.session != session.id:
             return self.result(
                 Status.SKIPPED, f"{baseline_path(ctx.root).relative_to(ctx.root)} belongs to "
-                f"session {before.get('session')}, not to this session {session.id}: a "
+                f"session {before.session}, not to this session {session.id}: a "
                 "baseline is taken when a session starts")
         if before is None:
             return self.result(
@@ -195,43 +201,41 @@ class IntegrityCheck(Check):
                 "'ralph-verify run' first")
         return self._compare(ctx, before, tampering)
 
-    def _compare(self, ctx: VerifyContext, before: dict[str, Any],
+    def _compare(self, ctx: VerifyContext, before: Picture,
                  tampering: list[Failure]) -> CheckResult:
         from ralph_verify.integrity import deep
-        from ralph_verify.integrity.baseline import test_total
         from ralph_verify.integrity.judge import judge, newly_skipped, noted_summary
 
-        ids_now = self._ids(ctx) if isinstance(before.get("test_ids"), dict) else None
+        ids_now = self._ids(ctx) if before.test_ids is not None else None
         if ids_now is not None:  # compared as saved: redacted the same way
             ids_now = redact_data(ids_now)
         judgement = judge(ctx.root, before, ids_now)
         after = judgement.picture
         gate = {c.name for c in ctx.checks}
-        found, judged = deep.compare(before, after, ctx.root, gate, before.get("allow") or [])
+        found, judged = deep.compare(before, after, ctx.root, gate, before.allow)
         failures = deep.merge(tampering + judgement.failures, found, judged, gate)
-        collected = compare_collected(before.get("test_counts") or {}, self._collected(ctx))
-        if ids_now is not None:
+        collected = compare_collected(before.test_counts, self._collected(ctx))
+        if before.test_ids is not None and ids_now is not None:
             # The ids say which tests went or are skipped now; a count says less.
             collected = [f for f in collected if f.code not in ("fewer-collected",
                                                                 "more-skipped")]
-            collected += newly_skipped(before["test_ids"], ids_now)
+            collected += newly_skipped(before.test_ids, ids_now)
         failures += collected
-        since = f"since {before['ref']}" if before.get("ref") \
-            else f"since session {before.get('session') or '?'} started"
+        since = f"since {before.ref}" if before.ref \
+            else f"since session {before.session or '?'} started"
         noted = noted_summary(judgement.notes)
         if not failures:
-            markers = sum(len(m) for m in after["markers"].values())
             return self.result(
                 Status.PASSED,
-                f"nothing weakened {since} ({test_total(after)} tests, {markers} markers and "
-                f"suppressions, {len(after['settings'])} gating settings){noted}",
-                metric=0.0, counts={"tests": test_total(after)})
+                f"nothing weakened {since} ({after.test_total} tests, {after.marker_total} "
+                f"markers and suppressions, {len(after.settings)} gating settings){noted}",
+                metric=0.0, counts={"tests": after.test_total})
         kinds = Counter(f.code or "?" for f in failures)
         what = {**_WHAT, **deep.WHAT}
         listing = ", ".join(f"{n} {what.get(code, code)}" for code, n in kinds.most_common())
         return self.result(Status.FAILED, f"{len(failures)} weakened {since}: {listing}{noted}",
                            metric=float(len(failures)), failures=failures,
-                           counts={"tests": test_total(after)})
+                           counts={"tests": after.test_total})
 
     def _ids(self, ctx: VerifyContext) -> dict[str, str] | None:
         from ralph_verify.plugins.pytest_run import collected_ids
@@ -308,12 +312,12 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
     ))
 
 
-def config_table(root: Path) -> tuple[dict[str, Any] | None, int | None]:
+def config_table(root: Path) -> tuple[dict[str, object] | None, int | None]:
     """``[tool.ralph-verify]`` of ``root``'s pyproject.toml as JSON data (``None``: unreadable),
     and the line of its header."""
     path = root / "pyproject.toml"
     try:
-        table: dict[str, Any] | None = json.loads(json.dumps(load_table(path), default=str))
+        table: dict[str, object] | None = json.loads(json.dumps(load_table(path), default=str))
     except ConfigError:
         table = None
     line = None
@@ -327,7 +331,8 @@ def config_table(root: Path) -> tuple[dict[str, Any] | None, int | None]:
     return table, line
 
 
-def _differing(then: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:
+def _differing(then: dict[str, object], now: dict[str, object], prefix: str = ""
+               ) -> list[str]:
     keys = []
     for key in sorted(set(then) | set(now)):
         old, new = then.get(key), now.get(key)
@@ -338,27 +343,37 @@ def _differing(then: dict[str, Any], now: dict[str, Any], prefix: str = "") -> l
     return keys
 
 
-def tampered(root: Path, frozen: dict[str, Any]) -> list[Failure]:
+def _thawed(ref: object) -> Picture:
+    """The picture frozen at the session's start; :class:`FrozenError` when it is not one."""
+    from ralph_verify.loop.frozen import FrozenError, thaw
+
+    try:
+        return picture_of(thaw(ref))
+    except ShapeError as exc:
+        raise FrozenError(f"the session's frozen copy is not an integrity picture ({exc})"
+                          ) from None
+
+
+def tampered(root: Path, frozen: Picture) -> list[Failure]:
     """Edits to the session's own rules: the ``.ralph`` baseline and ``[tool.ralph-verify]``."""
     failures = []
     where = baseline_path(root).relative_to(root).as_posix()
     try:
         copy = read_baseline(root)
     except ValueError:
-        copy = {}
-    expected = {k: v for k, v in frozen.items() if k not in ("config", "finished")}
+        copy = Picture()  # not a picture: edited
     if copy is None:
         failures.append(Failure(
             message=f"{where} was deleted during the session; ralph-verify keeps comparing "
                     "against the copy it froze at the start, leave .ralph/ alone",
             location=where, path=where, code="edited-baseline"))
-    elif {k: v for k, v in copy.items() if k != "finished"} != expected:
+    elif copy.as_taken() != frozen.as_taken():
         failures.append(Failure(
             message=f"{where} was edited during the session; ralph-verify keeps comparing "
                     "against the copy it froze at the start, leave .ralph/ alone",
             location=where, path=where, code="edited-baseline"))
-    then = (frozen.get("config") or {}).get("table")
-    if isinstance(then, dict):
+    then = frozen.config.table if frozen.config is not None else None
+    if then is not None:
         now, line = config_table(root)
         if now != then:
             changed = ", ".join(_differing(then, now)) if now is not None else "unreadable"
@@ -377,20 +392,18 @@ def ralph_session_start(session: Session) -> None:
 
     config = session.config
     picture = take_baseline(config, session)
-    from ralph_verify.integrity.baseline import test_total
-
     if IntegrityState.of(session.plugin_state).frozen is not None:
         return  # a resumed session keeps what it froze at its start
     table, _ = config_table(session.root)
     frozen = freeze(session.root, session.id, BASELINE_FILE,
-                    {**picture, "config": {"table": table or {}}})
+                    encode(replace(picture, config=ConfigCopy(table or {}))))
     session.plugin_state[NAME] = encode(IntegrityState(
         frozen=frozen,
         baseline=baseline_path(session.root).relative_to(session.root).as_posix(),
-        taken_at=picture.get("taken_at"),
-        tests=test_total(picture),
-        markers=sum(len(m) for m in picture.get("markers", {}).values()),
-        settings=len(picture.get("settings", []))))
+        taken_at=picture.taken_at,
+        tests=picture.test_total,
+        markers=picture.marker_total,
+        settings=len(picture.settings)))
 
 
 def describe(data: object) -> str:
@@ -408,6 +421,6 @@ def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
         data = read_baseline(session.root)
     except ValueError:
         return
-    if data is not None and data.get("session") == session.id:
-        data["finished"] = verdict.verdict.value
-        write_text_atomic(baseline_path(session.root), json.dumps(data, indent=1) + "\n")
+    if data is not None and data.session == session.id:
+        data.finished = verdict.verdict.value
+        write_baseline(session.root, data)

@@ -246,8 +246,8 @@ def test_weak_spots_of_a_test_function() -> None:
         "    with pytest.raises(Exception):\n"
         "        g()\n"
         "    self.assertEqual(1, 1)\n")
-    assert summary["test_x"]["checks"] == 3
-    assert [kind for kind, _, _ in summary["test_x"]["weak"]] == ["tautology", "broad-raises"]
+    assert summary["test_x"].checks == 3
+    assert [kind for kind, _, _ in summary["test_x"].weak] == ["tautology", "broad-raises"]
 
 
 ALWAYS_EQUAL = """\

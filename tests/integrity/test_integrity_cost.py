@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from ralph_verify.integrity import baseline, weakened
+from ralph_verify.records.codec import encode
+from ralph_verify.records.integrity import Picture, picture_of
 
 TESTS = """\
 import pytest
@@ -49,7 +51,8 @@ def test_an_iteration_parses_only_the_files_it_changed(tmp_path: Path,
     marker = f"# {tmp_path.name}\n"  # content this process has not analysed yet
     _project(tmp_path, {"shop/__init__.py": marker + "def total(p):\n    return sum(p)\n",
                         "shop/other.py": marker + "X = 1\n", "tests/test_shop.py": marker + TESTS})
-    before = json.loads(json.dumps(baseline.take(tmp_path, protected=[], keep=["tests/**"])))
+    before = picture_of(json.loads(json.dumps(encode(
+        baseline.take(tmp_path, protected=[], keep=["tests/**"])))))
     _project(tmp_path, {"shop/other.py": marker + "X = 2\n"})
     parses: list[str] = []
     real = ast.parse
@@ -61,12 +64,13 @@ def test_an_iteration_parses_only_the_files_it_changed(tmp_path: Path,
     monkeypatch.setattr(ast, "parse", counting)
     after = baseline.take(tmp_path, protected=[], keep=["tests/**"], previous=before)
     assert parses == ["X = 2"]  # one parse of the one changed file, for every rule
-    assert after["tests"] == before["tests"]
-    assert after["analysed"]["files"]["tests/test_shop.py"] \
-        == before["analysed"]["files"]["tests/test_shop.py"]
+    assert after.tests == before.tests
+    assert after.analysed is not None and before.analysed is not None
+    assert after.analysed.files["tests/test_shop.py"] \
+        == before.analysed.files["tests/test_shop.py"]
     fresh = baseline.take(tmp_path, protected=[], keep=["tests/**"])
     for key in ("tests", "markers", "test_bodies", "sources", "defined", "infra", "unparsed"):
-        assert after[key] == fresh[key], key
+        assert encode(getattr(after, key)) == encode(getattr(fresh, key)), key
 
 
 def test_unchanged_tests_of_a_changed_module_are_kept_at_their_new_lines() -> None:
@@ -75,8 +79,8 @@ def test_unchanged_tests_of_a_changed_module_are_kept_at_their_new_lines() -> No
                            "    return os.sep\n").replace("== 3", "== 3.0")
     kept = weakened.summarise(edited, old)
     assert kept == weakened.summarise(edited)  # the same as walking every test again
-    assert kept["test_weak"]["weak"][0][1] == old["test_weak"]["weak"][0][1] + 5
-    assert kept["test_total"]["sha"] != old["test_total"]["sha"]
+    assert kept["test_weak"].weak[0][1] == old["test_weak"].weak[0][1] + 5
+    assert kept["test_total"].sha != old["test_total"].sha
 
 
 def test_settings_are_resolved_again_only_when_the_tools_own_table_changed(
@@ -98,15 +102,15 @@ def test_settings_are_resolved_again_only_when_the_tools_own_table_changed(
     pyproject = '[project]\nname = "shop"\nversion = "1.0"\n[tool.mypy]\nstrict = true\n'
     _project(tmp_path, {"pyproject.toml": pyproject, "shop/__init__.py": ""})
     files = ["pyproject.toml", "shop/__init__.py"]
-    before = {"deep": deep.take(tmp_path, files)}
+    before = Picture(deep=deep.take(tmp_path, files))
     assert sorted(calls) == ["coverage", "mypy", "ruff"]
     calls.clear()
     _project(tmp_path, {"pyproject.toml": pyproject.replace("1.0", "1.1")})
-    after = {"deep": deep.take(tmp_path, files, before)}
+    after = deep.take(tmp_path, files, before)
     assert calls == []  # a new version number resolves no tool again
-    assert after["deep"]["effective"] == before["deep"]["effective"]
+    assert before.deep is not None and after.effective == before.deep.effective
     _project(tmp_path, {"pyproject.toml": pyproject.replace("strict = true", "strict = false")})
-    again = {"deep": deep.take(tmp_path, files, before)}
+    again = Picture(deep=deep.take(tmp_path, files, before))
     assert calls == ["mypy"]
     found, _ = deep.compare(before, again, tmp_path, {"types"})
     assert [f.code for f in found] == ["narrowed-setting"]

@@ -10,6 +10,7 @@ import pytest
 
 from ralph_verify.integrity import deep, membership
 from ralph_verify.integrity.baseline import compare, take
+from ralph_verify.records.integrity import Gate, Picture
 
 
 def _project(root: Path, files: dict[str, str]) -> Path:
@@ -19,9 +20,9 @@ def _project(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def _picture(root: Path) -> dict[str, object]:
+def _picture(root: Path) -> Picture:
     files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
-    return {"deep": deep.take(root, files)}
+    return Picture(deep=deep.take(root, files))
 
 
 CODE = {"shop/__init__.py": "", "shop/pricing.py": "from shop import fmt\n",
@@ -85,9 +86,9 @@ def test_coverage_membership_follows_its_effective_settings(
 def test_an_unresolved_tool_counts_as_reading_every_file(tmp_path: Path) -> None:
     root = _project(tmp_path, {**CODE, "pyproject.toml": "[tool.coverage.run\n"})
     picture = _picture(root)
-    assert "error" in picture["deep"]["effective"]["coverage"]  # type: ignore[index]
+    assert picture.deep is not None and "error" in picture.deep.effective["coverage"]
     assert membership.measured(root, picture, "scripts/tool.py")
-    assert membership.type_checked(root, {}, "scripts/tool.py")
+    assert membership.type_checked(root, Picture(), "scripts/tool.py")
 
 
 CONFIGS = {"pyproject.toml": '[tool.mypy]\nfiles = ["shop"]\n',
@@ -96,7 +97,7 @@ CONFIGS = {"pyproject.toml": '[tool.mypy]\nfiles = ["shop"]\n',
 
 def _judge(root: Path, edits: dict[str, str]) -> list[tuple[str | None, str | None]]:
     before = take(root, protected=[], keep=["tests/**"])
-    before["gate"] = {"checks": ["coverage", "integrity", "tests", "types"], "failing": []}
+    before.gate = Gate(["coverage", "integrity", "tests", "types"])
     _project(root, edits)
     after = take(root, protected=[], keep=["tests/**"], previous=before)
     return [(f.code, f.location) for f in compare(before, after, root)]
@@ -123,7 +124,7 @@ def test_a_file_taken_out_of_mypy_is_a_narrowing_not_a_free_pass(tmp_path: Path)
     root = _project(tmp_path, {**CODE, **CONFIGS})
     before = take(root, protected=[], keep=["tests/**"])
     gate = {"coverage", "integrity", "tests", "types"}
-    before["gate"] = {"checks": sorted(gate), "failing": []}
+    before.gate = Gate(sorted(gate))
     _project(root, {"pyproject.toml": '[tool.mypy]\nfiles = ["shop"]\nexclude = "fmt"\n',
                     "shop/fmt.py": "x: int = 'a'  # type: ignore\n"})
     after = take(root, protected=[], keep=["tests/**"], previous=before)

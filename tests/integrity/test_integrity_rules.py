@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ralph_verify.integrity import assertions, effective, effective_tools, special_cases, standins
+from ralph_verify.records.integrity import Picture
 
 
 def _rules(source: str) -> list[str]:
@@ -180,9 +181,9 @@ def test_a_test_whose_checks_were_all_removed_is_found(tmp_path: Path) -> None:
 
     test = tmp_path / "tests/test_a.py"
     _project(tmp_path, {"tests/test_a.py": "def test_a():\n    assert f() == 1\n", "a.py": ""})
-    before = {"deep": deep.take(tmp_path, ["a.py", "tests/test_a.py"])}
+    before = Picture(deep=deep.take(tmp_path, ["a.py", "tests/test_a.py"]))
     test.write_text("def test_a():\n    f()\n")
-    after = {"deep": deep.take(tmp_path, ["a.py", "tests/test_a.py"], before)}
+    after = Picture(deep=deep.take(tmp_path, ["a.py", "tests/test_a.py"], before))
     found, _ = deep.compare(before, after, tmp_path, {"tests"})
     assert [(f.code, f.location) for f in found] == [("checks-removed", "tests/test_a.py:1")]
     allowed, _ = deep.compare(before, after, tmp_path, {"tests"},

@@ -12,11 +12,12 @@ from ralph_verify.checks.api import CheckResult, Status
 from ralph_verify.checks.verification import Verification
 from ralph_verify.config import Config
 from ralph_verify.integrity import sources
-from ralph_verify.integrity.settings import Setting, read_all, weakenings
+from ralph_verify.integrity.settings import read_all, weakenings
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.loop.session import Session
 from ralph_verify.loop.settings import SessionSettings
 from ralph_verify.plugins import integrity
+from ralph_verify.records.integrity import Setting
 from ralph_verify.startup import get_config
 from ralph_verify.testing import Ralph
 

@@ -5,12 +5,12 @@ loops themselves are in ``tests/e2e/test_honest_work.py``."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ralph_verify.integrity.baseline import take
 from ralph_verify.integrity.judge import Judgement, judge
+from ralph_verify.records.integrity import Gate
 
 SOURCE = """\
 import os
@@ -36,9 +36,8 @@ def _judge(tmp_path: Path, start: dict[str, str], change: dict[str, str | None],
            gate: list[str] | None = None, failing: list[list[str]] | None = None,
            allow: list[str] | None = None) -> Judgement:
     _write(tmp_path, start)
-    before: dict[str, Any] = take(tmp_path, protected=[], keep=["tests/**"],
-                                  allow=allow or [])
-    before["gate"] = {"checks": gate or ["tests"], "failing": failing or []}
+    before = take(tmp_path, protected=[], keep=["tests/**"], allow=allow or [])
+    before.gate = Gate(gate or ["tests"], failing or [])
     for rel, text in change.items():
         if text is None:
             (tmp_path / rel).unlink()

@@ -1,0 +1,222 @@
+"""The integrity picture, typed: how strict a project is, as ``.ralph/integrity-baseline.json``
+and the session's frozen copy keep it.
+
+:mod:`ralph_verify.integrity.baseline` takes it, the integrity check compares two of them,
+``check --baseline REF`` pictures a git ref: they read it as these types, never as loose
+dictionaries. Every field has a default, so a picture written by an older version still
+reads (a part it lacks is ``None`` where the rules tell "absent" from "empty"); the per-file
+findings of another version (:data:`ANALYSED`, :data:`DEEP`) are left out and found afresh.
+The rows of a finding (``[kind, text, line, source]``) stay JSON arrays: their meaning
+belongs to the rule that writes and reads them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from ralph_verify.records.codec import ShapeError, decode
+
+#: The version of the picture's layout (``version``).
+VERSION = 1
+#: The version of the older rules' per-file findings (``analysed``).
+ANALYSED = 1
+#: The version of the third round's part (``deep``).
+DEEP = 2
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One watched setting: ``key`` is ``tool.section.name`` (``coverage.report.fail_under``)."""
+
+    file: str
+    key: str
+    value: Any
+    line: int | None = None
+    #: Line of each list entry, where it could be found.
+    item_lines: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ident(self) -> str:
+        return f"{self.file}|{self.key}"
+
+
+@dataclass
+class TestBody:
+    """What a test function does (:func:`ralph_verify.integrity.weakened.summarise`)."""
+
+    line: int
+    checks: int
+    #: ``[kind, line, source]`` of each weak spot.
+    weak: list[list[Any]] = field(default_factory=list)
+    #: Digests of its body and of its shape (names left out), to tell a rename.
+    sha: str = ""
+    shape: str = ""
+    #: The project's names it uses.
+    uses: list[str] = field(default_factory=list)
+    #: A digest of its source: an unchanged test is not walked again.
+    src: str = ""
+
+
+@dataclass
+class AnalysedFile:
+    """What the older rules found in one Python file, reused while its hash is the same."""
+
+    sha: str
+    #: A test file's test functions (name -> line); ``None``: not a test file.
+    tests: dict[str, int] | None = None
+    bodies: dict[str, TestBody] = field(default_factory=dict)
+    #: The pytest markers it uses (``@pytest.mark.slow``).
+    marks: list[str] = field(default_factory=list)
+    parses: bool = True
+    literals: list[Any] = field(default_factory=list)
+    #: ``[line, source]`` of each process exit.
+    exits: list[list[Any]] = field(default_factory=list)
+    #: ``[kind, text, line, source]`` of each skip, xfail and suppression comment.
+    markers: list[list[Any]] = field(default_factory=list)
+    #: A source file's raw findings of the gaming scan; ``None``: not a source file.
+    scan: list[list[Any]] | None = None
+    defined: list[str] = field(default_factory=list)
+    deprecations: int = 0
+
+
+@dataclass
+class AnalysedFiles:
+    """The older rules' per-file findings, by path, of the version :data:`ANALYSED`."""
+
+    version: int = ANALYSED
+    files: dict[str, AnalysedFile] = field(default_factory=dict)
+
+
+@dataclass
+class DeepFile:
+    """What the third round's rules (``integrity.deep``) found in one Python file."""
+
+    sha: str
+    #: ``[target, line, source, scope]`` of each stand-in for project code.
+    standins: list[list[Any]] = field(default_factory=list)
+    #: Names a test module imports from the project (name -> dotted path).
+    imports: dict[str, str] = field(default_factory=dict)
+    #: Test name -> ``[[checks, line, digest, pairs], [rule, line, source]...]``.
+    asserts: dict[str, list[Any]] = field(default_factory=dict)
+    #: ``[kind, function, inputs, output, line, source]`` of each special-case candidate.
+    candidates: list[list[Any]] = field(default_factory=list)
+    defines: list[str] = field(default_factory=list)
+
+
+@dataclass
+class DeepPicture:
+    """The third round's part: per-file findings, the tools' config inputs and each tool's
+    effective settings (``{"error": ...}`` when they could not be resolved)."""
+
+    version: int = DEEP
+    files: dict[str, DeepFile] = field(default_factory=dict)
+    #: Config file (or ``$VARIABLE``) -> its digest or value.
+    config: dict[str, str] = field(default_factory=dict)
+    #: Tool -> its effective settings, in the shape its own reader gives them.
+    effective: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass
+class InfraPicture:
+    """Test infrastructure: conftests, plugins, start-up files, and the process exits."""
+
+    #: Path -> ``[kind, digest]`` (kind: ``conftest``, ``plugin``, ``startup``).
+    files: dict[str, list[str]] = field(default_factory=dict)
+    #: Path -> ``[line, source]`` of each process exit in test code.
+    exits: dict[str, list[list[Any]]] = field(default_factory=dict)
+
+
+@dataclass
+class SourceScan:
+    """One source file's findings of the gaming scan, with the file's hash."""
+
+    sha: str = ""
+    findings: list[list[Any]] = field(default_factory=list)
+
+
+@dataclass
+class Gate:
+    """What decides the session: its baseline verification's checks and ``[check, path,
+    code]`` of each failure they reported then."""
+
+    checks: list[str] = field(default_factory=list)
+    failing: list[list[str]] = field(default_factory=list)
+
+
+@dataclass
+class ConfigCopy:
+    """The frozen copy's ``[tool.ralph-verify]`` table, as the session started with it."""
+
+    table: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class Picture:
+    """How strict a project is (``.ralph/integrity-baseline.json``): its tests, markers and
+    suppressions, watched settings, infrastructure, and hashes of guarded files."""
+
+    version: int = VERSION
+    session: str = ""
+    taken_at: str = ""
+    protected_globs: list[str] = field(default_factory=list)
+    keep_globs: list[str] = field(default_factory=list)
+    #: The baseline verification's pytest counts (``passed``, ``failed``...).
+    test_counts: dict[str, int] = field(default_factory=dict)
+    #: Test file -> test function -> its line.
+    tests: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: File -> ``[kind, text, line, source]`` of each marker and suppression comment.
+    markers: dict[str, list[list[Any]]] = field(default_factory=dict)
+    settings: list[Setting] = field(default_factory=list)
+    infra: InfraPicture | None = None
+    deep: DeepPicture | None = None
+    analysed: AnalysedFiles | None = None
+    #: Test file -> test function -> what it does.
+    test_bodies: dict[str, dict[str, TestBody]] = field(default_factory=dict)
+    sources: dict[str, SourceScan] | None = None
+    #: Names the project's sources define (``None``: a picture from an older version).
+    defined: list[str] | None = None
+    deprecations: int = 0
+    #: The pytest markers the tests use (``None``: a picture from an older version).
+    marks: list[str] | None = None
+    #: Test files that do not parse.
+    unparsed: list[str] = field(default_factory=list)
+    allow: list[str] = field(default_factory=list)
+    #: Guarded file -> its sha256.
+    hashes: dict[str, str] = field(default_factory=dict)
+    protected: list[str] = field(default_factory=list)
+    gate: Gate | None = None
+    #: Test id -> how it ended in the baseline verification's pytest run.
+    test_ids: dict[str, str] | None = None
+    #: ``check --baseline REF``: the ref pictured.
+    ref: str | None = None
+    #: The ``.ralph`` copy only: the verdict its session ended with.
+    finished: str | None = None
+    #: The frozen copy only: the ralph-verify configuration the session started with.
+    config: ConfigCopy | None = None
+
+    @property
+    def test_total(self) -> int:
+        return sum(len(names) for names in self.tests.values())
+
+    @property
+    def marker_total(self) -> int:
+        return sum(len(found) for found in self.markers.values())
+
+    def as_taken(self) -> Picture:
+        """The picture without what is added to its copies (the end, the configuration)."""
+        return dataclasses.replace(self, finished=None, config=None)
+
+
+def picture_of(data: object) -> Picture:
+    """A picture from its JSON (:class:`ShapeError` when it is not one); per-file findings
+    of another version are left out (found afresh)."""
+    if not isinstance(data, dict) or not isinstance(data.get("tests"), dict):
+        raise ShapeError("it is not an integrity picture")
+    data = dict(data)
+    for key, version in (("analysed", ANALYSED), ("deep", DEEP)):
+        part = data.get(key)
+        if isinstance(part, dict) and part.get("version") != version:
+            data[key] = None
+    return decode(Picture, data)
