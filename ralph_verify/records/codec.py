@@ -14,6 +14,7 @@ import enum
 import math
 import types
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
@@ -60,77 +61,209 @@ def _fields(cls: type) -> tuple[_Field, ...]:
     return found
 
 
+class _Wrong(Exception):
+    """A value of the wrong shape, on its way up to :func:`decode`: where it sits is added
+    level by level (built only when a document is wrong)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.path: list[str] = []  # innermost first
+
+
 def decode(cls: type[T], data: object, where: str = "", **given: Any) -> T:
     """An instance of the dataclass ``cls`` from a JSON object; ``given``: the fields that
     are not in the file (see :data:`NOT_SAVED`)."""
+    try:
+        return typing.cast(T, _object(cls, data, given))
+    except _Wrong as wrong:
+        path = "".join(reversed(wrong.path)).removeprefix(".")
+        path = where + path if path else where[:-1]
+        if not path and wrong.what.startswith("is "):
+            raise ShapeError(f"it holds {wrong.what[3:]}, not an object") from None
+        raise ShapeError(f"{path or 'it'} {wrong.what}") from None
+
+
+def _object(cls: type, data: object, given: dict[str, Any]) -> Any:
     if not isinstance(data, dict):
-        raise ShapeError(f"{where[:-1]} is {kind(data)}" if where
-                         else f"it holds {kind(data)}, not an object")
+        raise _Wrong(f"is {kind(data)}")
     values = dict(given)
-    for spec in _fields(cls):
+    for spec, read in _readers(cls):
         if spec.name in data:
-            values[spec.name] = _value(spec.hint, data[spec.name], where + spec.name)
+            try:
+                values[spec.name] = read(data[spec.name])
+            except _Wrong as wrong:
+                wrong.path.append("." + spec.name)
+                raise
         elif spec.required:
-            raise ShapeError(f"{where[:-1] or 'it'} has no {spec.name}")
+            raise _Wrong(f"has no {spec.name}")
     return cls(**values)
 
 
-def _value(hint: Any, value: object, where: str) -> Any:
+_READERS: dict[type, tuple[tuple[_Field, Callable[[object], Any]], ...]] = {}
+
+
+def _readers(cls: type) -> tuple[tuple[_Field, Callable[[object], Any]], ...]:
+    found = _READERS.get(cls)
+    if found is None:
+        found = _READERS[cls] = tuple((spec, _reader(spec.hint)) for spec in _fields(cls))
+    return found
+
+
+#: A JSON value's reader, by the type it must be: worked out once per type.
+_BY_HINT: dict[Any, Callable[[object], Any]] = {}
+
+
+def _reader(hint: Any) -> Callable[[object], Any]:
+    try:
+        found = _BY_HINT.get(hint)
+    except TypeError:  # an unhashable hint
+        return _make(hint)
+    if found is None:
+        found = _BY_HINT[hint] = _make(hint)
+    return found
+
+
+def _same(value: object) -> object:
+    return value  # a JSON value its owner reads (a plugin's state, a frozen copy)
+
+
+def _make(hint: Any) -> Callable[[object], Any]:
     origin = get_origin(hint)
     if hint is Any or hint is object:
-        return value  # a JSON value its owner reads (a plugin's state, a frozen copy)
+        return _same
     if origin is Union or origin is types.UnionType:
-        arms = [arm for arm in get_args(hint) if arm is not type(None)]
-        if value is None and len(arms) < len(get_args(hint)):
+        return _union(hint)
+    if origin is list:
+        return _list(get_args(hint)[0])
+    if origin is dict:
+        return _dict(get_args(hint)[1])
+    if origin is Literal:
+        allowed = get_args(hint)
+
+        def literal(value: object) -> object:
+            if value not in allowed:
+                raise _Wrong(f"is {value!r}, not one of {list(allowed)}")
+            return value
+        return literal
+    if dataclasses.is_dataclass(hint):
+        cls = typing.cast("type[Any]", hint)
+        return lambda value: _object(cls, value, {})
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        enum_type = hint
+
+        def member(value: object) -> object:
+            try:
+                return enum_type(value)
+            except ValueError:
+                raise _Wrong(f"is {value!r}, not one of "
+                             f"{[m.value for m in enum_type]}") from None
+        return member
+    return _scalar(hint)
+
+
+def _union(hint: Any) -> Callable[[object], Any]:
+    arms = [_reader(arm) for arm in get_args(hint) if arm is not type(None)]
+    optional = len(arms) < len(get_args(hint))
+    if len(arms) == 1:
+        (only,) = arms
+
+        def one(value: object) -> Any:
+            return None if value is None and optional else only(value)
+        return one
+
+    def either(value: object) -> Any:
+        if value is None and optional:
             return None
-        if len(arms) == 1:
-            return _value(arms[0], value, where)
         for arm in arms:
             try:
-                return _value(arm, value, where)
-            except ShapeError:
+                return arm(value)
+            except _Wrong:
                 continue
-        raise ShapeError(f"{where} is {kind(value)}")
-    if origin is list:
+        raise _Wrong(f"is {kind(value)}")
+    return either
+
+
+def _list(item_hint: Any) -> Callable[[object], Any]:
+    item = _reader(item_hint)
+    plain = _PLAIN.get(item_hint)
+
+    def read(value: object) -> list[Any]:
         if not isinstance(value, list):
-            raise ShapeError(f"{where} is {kind(value)}")
-        (item,) = get_args(hint)
-        return [_value(item, v, f"{where}[{i}]") for i, v in enumerate(value)]
-    if origin is dict:
+            raise _Wrong(f"is {kind(value)}")
+        if item is _same or (plain is not None and all(type(v) is plain for v in value)):
+            return list(value)
+        out = []
+        for index, one in enumerate(value):
+            try:
+                out.append(item(one))
+            except _Wrong as wrong:
+                wrong.path.append(f"[{index}]")
+                raise
+        return out
+    return read
+
+
+def _dict(item_hint: Any) -> Callable[[object], Any]:
+    item = _reader(item_hint)
+    plain = _PLAIN.get(item_hint)
+
+    def read(value: object) -> dict[str, Any]:
         if not isinstance(value, dict):
-            raise ShapeError(f"{where} is {kind(value)}")
-        _, item = get_args(hint)
-        return {str(k): _value(item, v, f"{where}.{k}") for k, v in value.items()}
-    if origin is Literal:
-        if value not in get_args(hint):
-            raise ShapeError(f"{where} is {value!r}, not one of {list(get_args(hint))}")
-        return value
-    if dataclasses.is_dataclass(hint):
-        return decode(typing.cast("type[Any]", hint), value, where + ".")
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        try:
-            return hint(value)
-        except ValueError:
-            raise ShapeError(f"{where} is {value!r}, not one of "
-                             f"{[member.value for member in hint]}") from None
-    return _scalar(hint, value, where)
+            raise _Wrong(f"is {kind(value)}")
+        if item is _same or (plain is not None and all(type(v) is plain
+                                                       for v in value.values())):
+            return {str(k): v for k, v in value.items()}
+        out = {}
+        for key, one in value.items():
+            try:
+                out[str(key)] = item(one)
+            except _Wrong as wrong:
+                wrong.path.append(f".{key}")
+                raise
+        return out
+    return read
 
 
-def _scalar(hint: Any, value: object, where: str) -> Any:
-    if hint is bool and isinstance(value, bool):
-        return value
-    if hint is int and isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if hint is float and isinstance(value, (int, float)) and not isinstance(value, bool) \
-            and not math.isnan(value):
-        return float(value)
-    if hint is str and isinstance(value, str):
-        return value
-    if hint is Path and isinstance(value, str):
-        return Path(value)
-    if hint not in (bool, int, float, str, Path):
-        raise TypeError(f"{where}: {hint!r} has no JSON form")  # a type the schema cannot hold
-    raise ShapeError(f"{where} is {kind(value)}")
+#: Types whose JSON values are taken as they are when every item is exactly of it.
+_PLAIN: dict[Any, type] = {str: str, int: int, bool: bool}
+
+
+def _scalar(hint: Any) -> Callable[[object], Any]:
+    if hint is bool:
+        def read_bool(value: object) -> object:
+            if isinstance(value, bool):
+                return value
+            raise _Wrong(f"is {kind(value)}")
+        return read_bool
+    if hint is int:
+        def read_int(value: object) -> object:
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+            raise _Wrong(f"is {kind(value)}")
+        return read_int
+    if hint is float:
+        def read_float(value: object) -> object:
+            if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                    and not math.isnan(value):
+                return float(value)
+            raise _Wrong(f"is {kind(value)}")
+        return read_float
+    if hint is str:
+        def read_str(value: object) -> object:
+            if isinstance(value, str):
+                return value
+            raise _Wrong(f"is {kind(value)}")
+        return read_str
+    if hint is Path:
+        def read_path(value: object) -> object:
+            if isinstance(value, str):
+                return Path(value)
+            raise _Wrong(f"is {kind(value)}")
+        return read_path
+
+    def unknown(value: object) -> object:
+        raise TypeError(f"{hint!r} has no JSON form")  # a type the schema cannot hold
+    return unknown
 
 
 def encode(value: object) -> Any:
