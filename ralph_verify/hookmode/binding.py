@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ralph_verify.loop import cancel_key
 from ralph_verify.proc.info import ancestry, start_time
+from ralph_verify.records.codec import ShapeError, decode, encode
 from ralph_verify.state_files import write_text_atomic
 
 #: What a refused stop answers (the loop is not touched).
@@ -41,25 +43,37 @@ def binding_path(root: Path) -> Path:
     return cancel_key.outside_file(root, "hook", "json")
 
 
-def read(root: Path) -> dict[str, Any] | None:
+@dataclass
+class Binding:
+    """The binding file: the loop, and the agent session it is bound to (``None``: the first
+    Stop hook call binds it) with its transcript and processes."""
+
+    loop: str | None = None
+    session_id: str | None = None
+    transcript_path: str | None = None
+    #: ``[pid, start time]`` of each process the hook ran under, nearest first.
+    processes: list[list[Any]] | None = None
+
+
+def read(root: Path) -> Binding | None:
+    """The binding; ``None`` when there is none or it is not one (the loop is bound afresh)."""
     try:
-        data = json.loads(binding_path(root).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return decode(Binding, json.loads(binding_path(root).read_text(encoding="utf-8")))
+    except (OSError, ValueError, ShapeError):
         return None
-    return data if isinstance(data, dict) else None
 
 
-def write(root: Path, data: dict[str, Any]) -> None:
+def write(root: Path, data: Binding) -> None:
     path = binding_path(root)
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    write_text_atomic(path, json.dumps(data, indent=1) + "\n")
+    write_text_atomic(path, json.dumps(encode(data), indent=1) + "\n")
 
 
 def bind_at_start(root: Path, loop: str, session_id: str | None, in_session: bool) -> None:
     """Record the loop ``start`` began: bound to ``session_id`` (and, when ``start`` runs in
     that session, to the processes it runs under), or to nobody until the first stop."""
-    write(root, {"loop": loop, "session_id": session_id, "transcript_path": None,
-                 "processes": _chain() if in_session and session_id else None})
+    write(root, Binding(loop, session_id, None,
+                        _chain() if in_session and session_id else None))
 
 
 def follow(root: Path, loop: str) -> None:
@@ -67,7 +81,7 @@ def follow(root: Path, loop: str) -> None:
     (session, transcript, processes) carries over to it."""
     data = read(root)
     if data is not None:
-        data["loop"] = loop
+        data.loop = loop
         write(root, data)
 
 
@@ -75,7 +89,7 @@ def _chain() -> list[list[Any]]:
     return [[pid, started] for pid, started in ancestry()]
 
 
-def _anchor(processes: list[Any]) -> tuple[int, str] | None:
+def _anchor(processes: list[list[Any]]) -> tuple[int, str] | None:
     """The nearest bound process still alive (same pid, same start time)."""
     for entry in processes:
         try:
@@ -100,34 +114,32 @@ def admit(root: Path, loop: str, payload: dict[str, Any],
     transcript = str(transcript) if transcript else None
     data = read(root)
     if data is None and recorded:
-        data = {"loop": loop, "session_id": recorded, "transcript_path": None,
-                "processes": None}
-    if data is not None and data.get("loop") != loop:
-        if data.get("session_id") not in (None, session_id):
+        data = Binding(loop, recorded)
+    if data is not None and data.loop != loop:
+        if data.session_id not in (None, session_id):
             return "other", ""
         return "refused", (f"the loop in .ralph/state.json ({loop}) is not the one ralph-verify "
-                           f"started ({data.get('loop')}): 'ralph-verify cancel', then start "
+                           f"started ({data.loop}): 'ralph-verify cancel', then start "
                            "again")
-    if data is None or data.get("session_id") is None:
+    if data is None or data.session_id is None:
         if not session_id:
             return "other", ""
-        write(root, {"loop": loop, "session_id": session_id, "transcript_path": transcript,
-                     "processes": _chain()})
+        write(root, Binding(loop, session_id, transcript, _chain()))
         return "ok", "bound"
-    if data["session_id"] != session_id:
+    if data.session_id != session_id:
         return "other", ""
-    bound_transcript = data.get("transcript_path")
+    bound_transcript = data.transcript_path
     if bound_transcript and transcript != bound_transcript:
         return "refused", f"its transcript is {transcript or 'not given'}, not {bound_transcript}"
-    processes = data.get("processes")
+    processes = data.processes
     chain = ancestry()
-    if isinstance(processes, list) and processes and chain:
+    if processes and chain:
         anchor = _anchor(processes)
         if anchor is not None and anchor not in chain:
             return "refused", (f"it does not run under the session's process {anchor[0]} "
                                f"(it runs under {', '.join(str(p) for p, _ in chain[1:4])})")
-    data.update(transcript_path=bound_transcript or transcript,
-                processes=[[pid, started] for pid, started in chain] or processes)
+    data.transcript_path = bound_transcript or transcript
+    data.processes = [[pid, started] for pid, started in chain] or processes
     write(root, data)
     return "ok", ""
 

@@ -20,13 +20,14 @@ import stat
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ralph_verify.errors import UsageError
 from ralph_verify.project import git
 from ralph_verify.project.caches import _project_key, user_cache_dir
+from ralph_verify.records.codec import encode
+from ralph_verify.records.files import load
 
 WORK_REF = "refs/ralph-verify/recovery/{session}/work"
 #: Recovery points kept per project; older ones are removed when a session starts.
@@ -39,17 +40,16 @@ def project_dir(root: Path) -> Path:
 
 @dataclass
 class Point:
-    """What :func:`create` kept: where, and the commits it names."""
+    """What :func:`create` kept (``point.json``): where, and the commits it names."""
 
     dir: Path
     branch: str | None
     tip: str | None
     work: str
-    dirty: list[str]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"dir": str(self.dir), "branch": self.branch, "tip": self.tip,
-                "work": self.work, "dirty": self.dirty}
+    dirty: list[str] = field(default_factory=list)
+    root: str = ""
+    session: str = ""
+    created: str = ""
 
 
 def _git_env(index: Path) -> dict[str, str]:
@@ -99,10 +99,10 @@ def create(root: Path, session: str) -> Point:
     git.git(root, "update-ref", ref, work)
     refs = [ref] + ([f"refs/heads/{branch}"] if branch and tip else [])
     git.git(root, "bundle", "create", "-q", str(where / "repo.bundle"), *refs)
-    point = Point(where, branch, tip, work, dirty)
-    data = {**point.to_json(), "root": str(root.resolve()), "session": session,
-            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(time.time()))}
-    (where / "point.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    point = Point(where, branch, tip, work, dirty, str(root.resolve()), session,
+                  time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(time.time())))
+    (where / "point.json").write_text(json.dumps(encode(point), indent=2) + "\n",
+                                      encoding="utf-8")
     _prune(where.parent)
     return point
 
@@ -117,7 +117,7 @@ def _prune(base: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def find(root: Path, session: str | None) -> dict[str, Any]:
+def find(root: Path, session: str | None) -> Point:
     """The recovery point of ``session``, or the newest one of this project."""
     base = project_dir(root)
     if session:
@@ -131,9 +131,11 @@ def find(root: Path, session: str | None) -> dict[str, Any]:
             raise UsageError(f"no recovery point for {root} under {base} (a run keeps one "
                              "when it starts in a git repository)")
         path = points[-1]
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    data["dir"] = str(path.parent)
-    return data
+    point = load(Point, path)
+    if point is None:
+        raise UsageError(f"the recovery point {path} is gone")
+    point.dir = path.parent
+    return point
 
 
 def _blob(root: Path, commit: str | None, path: str) -> tuple[bytes, str] | None:
@@ -176,8 +178,8 @@ def _write(root: Path, path: str, blob: tuple[bytes, str] | None) -> None:
 def recover(root: Path, session: str | None) -> list[str]:
     """Restore the recovery point; the lines say what was done."""
     point = find(root, session)
-    name, bundle = str(point["session"]), Path(point["dir"]) / "repo.bundle"
-    branch, tip, work = point.get("branch"), point.get("tip"), str(point["work"])
+    name, bundle = point.session, point.dir / "repo.bundle"
+    branch, tip, work = point.branch, point.tip, point.work
     said: list[str] = []
     if not bundle.is_file():
         raise UsageError(f"the recovery bundle {bundle} is missing")

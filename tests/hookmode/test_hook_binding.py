@@ -188,7 +188,7 @@ def test_start_inside_the_session_binds_its_process_at_once(
     assert ret == 0, (out, err)
     assert state(ralph)["hook"]["session_id"] == "s-9"
     kept = binding.read(ralph.path)
-    assert kept is not None and kept["session_id"] == "s-9" and kept["processes"]
+    assert kept is not None and kept.session_id == "s-9" and kept.processes
     assert str(ralph.path) not in str(binding.binding_path(ralph.path))  # outside the project
     forged = ralph.run_subprocess("hook", "claude-stop",
                                   stdin=json.dumps(payload("s-9", owner.transcript, BLOCKED)))

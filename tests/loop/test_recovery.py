@@ -238,4 +238,4 @@ def test_recovery_points_are_bounded_per_project(ralph: Ralph) -> None:
         recovery.create(ralph.path, f"s{number:02d}")
     kept = sorted(p.name for p in recovery.project_dir(ralph.path).iterdir())
     assert kept == [f"s{n:02d}" for n in range(2, recovery.KEEP + 2)]
-    assert recovery.find(ralph.path, None)["session"] == f"s{recovery.KEEP + 1:02d}"
+    assert recovery.find(ralph.path, None).session == f"s{recovery.KEEP + 1:02d}"
