@@ -199,7 +199,7 @@ def test_functions(tree: ast.Module
                     yield f"{node.name}.{item.name}", item
 
 
-def summarise(tree: ast.Module, lines: list[str], old: dict[str, Any] | None = None
+def summarise(tree: ast.Module, lines: list[str], old: dict[str, list[Any]] | None = None
               ) -> dict[str, list[Any]]:
     """Test name -> ``[[checks, line, digest, pairs], [rule, line, source]...]``: its number
     of checks, a digest of its source, the input/expected pairs it asserts and its
