@@ -69,6 +69,7 @@ from ralph_verify.loop.session import Iteration
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.proc import info
+from ralph_verify.records.files import CorruptFile
 from ralph_verify.records.session import CapMark, HookRecord, SessionState
 from ralph_verify.state_files import now_iso
 
@@ -91,7 +92,11 @@ def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
     tampered = binding.restore_state(config.root, state.state_path)
     if tampered is not None:
         log(config.root, f"{agent}-stop", f"{tampered} ({binding.here()})")
-    data = state.read_state()
+    try:
+        data = state.read_state()
+    except CorruptFile as exc:  # not a session's (a live loop's was put back just above)
+        log(config.root, f"{agent}-stop", f"no hook-mode loop to drive: {exc}")
+        return 0
     if data is None or data.mode != MODE or data.finished:
         return 0
     hook = data.hook or HookRecord()
