@@ -4,7 +4,11 @@ in a real ``run`` loop with ``cmd:`` agents)."""
 
 from __future__ import annotations
 
+import glob
+import importlib.metadata
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -238,31 +242,76 @@ def test_auto_runs_the_affected_tests_first_from_python_3_12(
     assert affected.selects_affected(select, version) is chosen
 
 
-def _default_loop(ralph: Ralph, until: str) -> tuple[list[str], list[str], dict[str, Any]]:
-    """A loop with no select setting ("auto") on the Python running this suite, whose agent
+def _interpreter(version: tuple[int, int]) -> str:
+    """A Python of ``version``: this one, one on PATH, or pyenv's; else the test fails."""
+    if sys.version_info[:2] == version:
+        return sys.executable
+    name = f"python{version[0]}.{version[1]}"
+    pattern = f"~/.pyenv/versions/{version[0]}.{version[1]}.*/bin/{name}"
+    for candidate in [name, *sorted(glob.glob(os.path.expanduser(pattern)))]:
+        try:
+            done = subprocess.run([candidate, "-c", "pass"], capture_output=True, check=False)
+        except OSError:
+            continue
+        if done.returncode == 0:
+            return candidate
+    pytest.fail(f"this test needs {name}: install it (pyenv install {version[0]}.{version[1]}, "
+                f"or apt-get install {name}) and put it on PATH")
+
+
+def _project_python(version: tuple[int, int], tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The project's interpreter of ``version``: the suite's own when it is of that version,
+    else a virtual environment of that Python with this suite's pytest and coverage (PyPI)."""
+    python = _interpreter(version)
+    if python == sys.executable:
+        return python
+    where = tmp_path_factory.mktemp(f"venv-{version[0]}{version[1]}")
+    subprocess.run([python, "-m", "venv", str(where)], check=True, capture_output=True)
+    bin_python = where / ("Scripts" if os.name == "nt" else "bin") / "python"
+    pins = [f"{name}=={importlib.metadata.version(name)}" for name in ("pytest", "coverage")]
+    installed = subprocess.run([str(bin_python), "-m", "pip", "install", "-q", *pins],
+                               capture_output=True, text=True, check=False)
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    return str(bin_python)
+
+
+@pytest.fixture(scope="session")
+def python_from_3_12(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A project interpreter with the monitoring API (``sys.monitoring``)."""
+    return _project_python(affected.AUTO_FROM, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def python_before_3_12(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A project interpreter without it."""
+    return _project_python((3, 11), tmp_path_factory)
+
+
+def _default_loop(ralph: Ralph, until: str,
+                  python: str) -> tuple[list[str], list[str], dict[str, Any]]:
+    """A loop with no select setting ("auto") whose project runs on ``python`` and whose agent
     breaks shout: the tests of the baseline and of the iteration, and the iteration's check."""
     ralph.makepyfile(**{"calc": CALC, "text": TEXT, **TESTS})
     ralph.env["RUN_LOG"] = str(ralph.path.parent / "ran.log")
     result = ralph.run("run", "--agent", agent(ralph, MARK + _edit(("s.upper()", "s.title()"))),
-                       "--until", until, "--max-iterations", "1", "fix it")
+                       "--until", until, "--max-iterations", "1", "--python", python, "fix it")
     assert result.ret != 0, result
     baseline, first = _ran(ralph)
     check: dict[str, Any] = history(ralph)[0]["checks"][0]
     return baseline, first, check
 
 
-@pytest.mark.skipif(sys.version_info < affected.AUTO_FROM, reason="auto records from 3.12")
 @pytest.mark.parametrize("until", ["tests", "tests,coverage>=0"])
-def test_by_default_a_loop_runs_the_affected_tests_first(ralph: Ralph, until: str) -> None:
-    _, first, check = _default_loop(ralph, until)
+def test_by_default_a_loop_runs_the_affected_tests_first_from_python_3_12(
+        ralph: Ralph, until: str, python_from_3_12: str) -> None:
+    _, first, check = _default_loop(ralph, until, python_from_3_12)
     # Its failures are re-run once (the flaky check): a test may show twice.
     assert sorted(set(first)) == ONE and check["counts"]["partial"] == 1
 
 
-@pytest.mark.skipif(sys.version_info >= affected.AUTO_FROM, reason="auto records from 3.12")
 def test_before_python_3_12_a_default_loop_runs_the_full_suite_and_says_so(
-        ralph: Ralph) -> None:
-    baseline, first, check = _default_loop(ralph, "tests")
+        ralph: Ralph, python_before_3_12: str) -> None:
+    baseline, first, check = _default_loop(ralph, "tests", python_before_3_12)
     # Every test, test_mul (no test of text.py) too: no partial run, and no map.
     assert sorted(set(first)) == sorted(set(baseline)) == sorted([*ALL, "test_mul"])
     assert "partial" not in check["counts"]
