@@ -41,6 +41,7 @@ from ralph_verify.guard.policy import (
     resolve,
 )
 from ralph_verify.guard.rules import PRIORITY
+from ralph_verify.guard.tamper import CACHE_WORD, cache_read, changed
 from ralph_verify.guard.unfold import Context, Unfolded, unfold_line
 
 __all__ = ["DEFAULT_METADATA_HOSTS", "DEFAULT_PUBLIC_PATTERNS", "DEFAULT_SECRET_PATTERNS",
@@ -109,6 +110,9 @@ def _refusals(tool_name: str, tool_input: Mapping[str, Any], policy: Policy,
             if isinstance(value, str) and value:
                 found = paths(value, cwd, policy) if key == "glob" else [
                     resolve(value, cwd, policy)]
+                if any(cache_read(p, policy) for p in [*found, resolve(value, cwd, policy)]):
+                    yield Refusal("tamper", f"{tool_name} of {value}: ralph-verify's cache "
+                                            "holds the cancel key; it is the user's")
                 if any(is_secret(p, policy) for p in found) or is_secret(
                         resolve(value, cwd, policy), policy):
                     yield Refusal("read-secrets", f"{tool_name} of {value}: it looks like a "
@@ -122,6 +126,8 @@ def _write_tool(tool: str, path: Any, cwd: Path, policy: Policy) -> Iterator[Ref
     if not isinstance(path, str) or not path:
         return
     target = resolve(path, cwd, policy)
+    for rule, reason in changed([(path, target)], tool, policy):
+        yield Refusal(rule, reason)
     git_dir = policy.root.resolve() / ".git"
     if target is not None and not is_inside(target, policy) and startup_file(target):
         yield Refusal("persistence", f"{tool} of {path}: it runs again in later sessions "
@@ -168,6 +174,11 @@ def _shell_refusals(line: str, cwd: Path, policy: Policy,
     unfolded = unfold_line(line, Context(environ, deadline))
     for rule, reason in unfolded.found:
         yield Refusal(rule, reason)
+    for what, value in unfolded.code_paths:
+        if not is_inside(resolve(value, cwd, policy), policy):
+            yield Refusal("hidden-code", f"{what}={value} loads code from outside the project "
+                                         "(or from a place only known when it runs); the "
+                                         "guard cannot read it")
     current: Path | None = cwd
     for command in unfolded.commands:
         if time.monotonic() > deadline:
@@ -195,6 +206,9 @@ def _code_refusals(unfolded: Unfolded, cwd: Path | None,
             for value in values:
                 if value.startswith("/dev/"):
                     continue
+                for rule, reason in changed(((value, p) for p in paths(value, cwd, policy)),
+                                            f"{name} inline code {kind}", policy):
+                    yield Refusal(rule, reason)
                 for path in paths(value, cwd, policy):
                     in_git = path is not None and (path == git_dir or git_dir in path.parents)
                     if not is_inside(path, policy) or in_git or (
@@ -205,7 +219,10 @@ def _code_refusals(unfolded: Unfolded, cwd: Path | None,
                     elif path is not None and startup_file(path) and not is_inside(path,
                                                                                    policy):
                         yield Refusal("persistence", f"{name} inline code changes {value}")
-        for value in effects.reads:
+        if any(CACHE_WORD.search(text) for text in effects.strings):
+            yield Refusal("tamper", f"{name} inline code names ralph-verify's cache (the "
+                                    "cancel key, frozen files); it is the user's")
+        for value in [*effects.reads, *effects.strings]:
             if any(is_secret(p, policy) for p in paths(value, cwd, policy)):
                 yield Refusal("read-secrets", f"{name} inline code reads {value}, which looks "
                                               "like a secret")
@@ -217,6 +234,13 @@ def _code_refusals(unfolded: Unfolded, cwd: Path | None,
             yield Refusal("inline-code", f"{name} inline code builds code or names at run time "
                                          "(exec, eval, getattr); the guard cannot tell what it "
                                          "does: write it out")
+        if effects.reverse:
+            yield Refusal("reverse-shell", f"{name} inline code opens a socket and runs a "
+                                           "shell or hands it its input and output")
+        if effects.secret_vars:
+            yield Refusal("env-dump", f"{name} inline code reads {effects.secret_vars[0]}, a "
+                                      "secret of the environment; the transcript and any "
+                                      "host it talks to must not see it")
         if effects.env_dump:
             yield Refusal("env-dump", f"{name} inline code prints the whole environment, "
                                       "which holds API keys and tokens; the transcript goes "

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ralph_verify.guard.embedded import GIT_COMMAND_KEYS, GIT_HIDDEN_KEYS
 from ralph_verify.guard.parse import SimpleCommand
 
 Found = tuple[str, str]
@@ -38,7 +39,10 @@ _VALUE_OPTIONS = {
     "sed": frozenset({"-l"}), "awk": frozenset({"-v", "-F"}), "gawk": frozenset({"-v", "-F"}),
     "jq": frozenset({"--arg", "--argjson", "--slurpfile", "--rawfile", "--indent"}),
 }
-_SECRET_VAR = re.compile(r"\$\{?[A-Za-z_]*(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|"
+#: Options whose value is a file the command writes, not one it reads.
+_OUTPUT_OPTIONS = {"openssl": ("-out", "-keyout"), "curl": ("-o", "--output"),
+                   "wget": ("-O", "--output-document", "-o", "--output-file")}
+SECRET_VAR = re.compile(r"\$\{?[A-Za-z_]*(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|"
                          r"PRIVATE|AUTH)[A-Za-z0-9_]*", re.IGNORECASE)
 _ENVIRON_FILE = re.compile(r"/proc/[^/\s]+/environ")
 STARTUP_FILES = frozenset({
@@ -59,10 +63,6 @@ _DISK_TOOLS = frozenset({"fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk
                          "vgremove", "pvremove", "cryptsetup", "mdadm"})
 _GIT_CONFIG_WRITES = frozenset({"--add", "--unset", "--unset-all", "--replace-all",
                                 "--rename-section", "--remove-section", "-e", "--edit"})
-_RUNNING_KEYS = ("core.hookspath", "core.fsmonitor", "core.sshcommand", "core.pager",
-                 "core.editor", "sequence.editor", "credential.helper", "diff.external",
-                 "core.askpass", "gpg.program", "uploadpack.packobjectshook")
-
 
 def reads(command: SimpleCommand) -> list[str]:
     """The words of ``command`` that may name a file it reads (or sends)."""
@@ -81,6 +81,9 @@ def reads(command: SimpleCommand) -> list[str]:
     if name in ("ssh", "scp", "sftp") and "-i" in args[:-1]:
         index = args.index("-i")  # an identity used to log in, not read out
         args = args[:index] + args[index + 2:]
+    outputs = _OUTPUT_OPTIONS.get(name, ())
+    args = [a for i, a in enumerate(args) if a not in outputs and (i == 0 or args[i - 1] not in
+                                                                   outputs)]
     # ``--env-file .env`` (docker, uvicorn ...): loaded into a process, not printed.
     args = [a for i, a in enumerate(args) if not a.startswith("--env-file=")
             and (i == 0 or args[i - 1] != "--env-file")]
@@ -117,6 +120,22 @@ def _drop_pattern(args: list[str], pattern_options: tuple[str, ...],
     return out
 
 
+def _drop_options(args: list[str]) -> list[str]:
+    """jq's arguments without its options and their values."""
+    out, index = [], 0
+    while index < len(args):
+        arg = args[index]
+        if arg in ("--arg", "--argjson", "--slurpfile", "--rawfile"):
+            index += 3
+            continue
+        if arg in ("--indent", "-f", "--from-file", "-L", "--args", "--jsonargs"):
+            index += 2
+            continue
+        out.append(arg)
+        index += 1
+    return out
+
+
 def grepped(command: SimpleCommand, commands: list[SimpleCommand]) -> bool:
     """``env | grep PATH``: what the dump feeds is a ``grep`` for a name that is no secret."""
     readers = [c for c in commands if any(u is command for u in c.upstream)]
@@ -128,7 +147,7 @@ def grepped(command: SimpleCommand, commands: list[SimpleCommand]) -> bool:
     return bool(patterns) and re.fullmatch(r"\^?[A-Za-z_][A-Za-z0-9_]{2,}=?", patterns[0]) \
         is not None and not any(a.startswith("-") and ("v" in a or "f" in a or "e" in a)
                                 for a in args) and \
-        not _SECRET_VAR.search("$" + patterns[0].lstrip("^"))
+        not SECRET_VAR.search("$" + patterns[0].lstrip("^"))
 
 
 def env_dump(command: SimpleCommand) -> Iterator[Found]:
@@ -138,7 +157,7 @@ def env_dump(command: SimpleCommand) -> Iterator[Found]:
     why = ""
     if name == "env" and not positional:
         why = "env prints every environment variable"
-    elif name == "printenv" and (not positional or any(_SECRET_VAR.search("$" + a) or "$" in a
+    elif name == "printenv" and (not positional or any(SECRET_VAR.search("$" + a) or "$" in a
                                                         for a in positional)):
         why = "printenv prints environment variables"
     elif (name == "set" and not args) or (name == "export" and args in ([], ["-p"])) or (
@@ -146,8 +165,14 @@ def env_dump(command: SimpleCommand) -> Iterator[Found]:
         why = f"{name} {' '.join(args)} prints every variable"
     elif name == "ps" and any(not a.startswith("-") and "e" in a for a in args[:2]):
         why = "ps e prints every process's environment"
-    elif name in ("echo", "printf", "print") and any(_SECRET_VAR.search(a) for a in args):
+    elif name in ("echo", "printf", "print") and any(SECRET_VAR.search(a) for a in args):
         why = f"{name} of a secret-looking variable"
+    if name in ("jq", "gojq", "jaq") and not why:
+        program = next((a for a in _drop_options(args) if not a.startswith("-")), "")
+        used = re.findall(r"(?:\$ENV|\benv)\s*(?:\.\s*|\[\s*\")?([A-Za-z_][A-Za-z0-9_]*)?",
+                          program)
+        if any(not n or SECRET_VAR.search("$" + n) for n in used):
+            why = f"{name}'s env / $ENV prints environment variables"
     words = [*command.words, *(target for _, target in command.redirects)]
     if not why and any(_ENVIRON_FILE.search(w) for w in words):
         why = "reading /proc/*/environ prints a process's environment"
@@ -155,29 +180,6 @@ def env_dump(command: SimpleCommand) -> Iterator[Found]:
         yield ("env-dump", f"{why}; the transcript goes to the model's provider, and the "
                            "environment holds API keys and tokens. Print only the variable "
                            "you need by name, if it is not a secret")
-
-
-#: Commands that print a credential: (program, words that must all appear).
-CREDENTIAL_COMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("gpg", ("--export-secret-keys",)), ("gpg", ("--export-secret-subkeys",)),
-    ("aws", ("configure", "get")), ("aws", ("configure", "export-credentials")),
-    ("aws", ("sts", "get-session-token")), ("gcloud", ("print-access-token",)),
-    ("gcloud", ("print-identity-token",)), ("gh", ("auth", "token")),
-    ("az", ("get-access-token",)), ("security", ("find-generic-password",)),
-    ("security", ("find-internet-password",)), ("kubectl", ("view", "--raw")),
-    ("op", ("read",)), ("pass", ("show",)), ("vault", ("read",)), ("vault", ("kv", "get")),
-    ("git", ("credential", "fill")), ("npm", ("token",)), ("heroku", ("auth:token",)),
-)
-
-
-def credentials(command: SimpleCommand) -> Iterator[Found]:
-    """Tools that print a token or a key (``gh auth token``, ``aws configure get ...``)."""
-    for program, words in CREDENTIAL_COMMANDS:
-        if command.name == program and all(w in command.args for w in words):
-            yield ("read-secrets", f"{program} {' '.join(words)} prints a credential into the "
-                                   "transcript; use it without printing it, or leave it to "
-                                   "the user")
-            return
 
 
 def persistence(command: SimpleCommand, git_args: list[str] | None) -> Iterator[Found]:
@@ -209,11 +211,7 @@ def persistence(command: SimpleCommand, git_args: list[str] | None) -> Iterator[
 
 def _git_config(args: list[str]) -> Iterator[Found]:
     """``args``: git's arguments (global options included)."""
-    for index, arg in enumerate(args):
-        if arg == "-c" and index + 1 < len(args) and \
-                args[index + 1].lower().startswith(_RUNNING_KEYS):
-            yield ("persistence", f"git -c {args[index + 1]} makes git run a program of the "
-                                  "agent's choosing")
+    for arg in args:
         if arg.startswith("--config-env"):
             yield ("persistence", "git --config-env sets a config value from the environment")
     subs = [a for a in args if not a.startswith("-")]
@@ -234,9 +232,11 @@ def _git_config(args: list[str]) -> Iterator[Found]:
         yield ("persistence", f"git config {scope} changes git for every repository of the "
                               "user; set it in the project (git config --local) or leave it "
                               "to the user")
-    elif any(v.lower().startswith(_RUNNING_KEYS) for v in values) or (
-            values[:1] and values[0].lower().startswith("alias.") and
-            any(v.startswith("!") for v in values[1:])):
+    elif values and (GIT_HIDDEN_KEYS.match(values[0]) or (
+            GIT_COMMAND_KEYS.match(values[0]) and not values[0].lower().startswith(
+                ("alias.", "credential."))) or (
+            values[0].lower().startswith("alias.") and any(v.startswith("!")
+                                                           for v in values[1:]))):
         yield ("persistence", "git config of a key that runs a program (core.hooksPath, "
                               "core.fsmonitor ...) lets code run outside what the guard sees")
 

@@ -135,11 +135,31 @@ def _git_history(args: list[str], resolve: Resolver, inside: Inside, root: Path,
         deleting = [a for a in positional[1:] if a.startswith(":")]
         if deleting or any(a in ("-d", "--delete", "--prune") for a in rest):
             why = "git push deleting a remote branch"
-    elif sub == "branch" and any(
-            a == "--force" or (re.fullmatch(r"-[a-zA-Z]+", a) is not None
-                               and ("D" in a or ("d" in a and "f" in a))) for a in rest):
-        if any(not b.startswith("ralph/") for b in positional):
-            why = "git branch -D of a branch that is not a session branch (ralph/...)"
+    elif sub == "branch" and (_flag(rest, "D", ()) or _flag(rest, "f", ("--force",))) and \
+            not _flag(rest, "mMcC", ("--move", "--copy")):
+        if any(not b.startswith("ralph/") for b in positional[:1 if not _flag(
+                rest, "dD", ("--delete",)) else None]):
+            why = "git branch -D/-f of a branch that is not a session branch (ralph/...)"
+    elif sub == "update-ref" and ("--stdin" in rest or (
+            len(positional) > 1 and not positional[0].startswith("refs/heads/ralph/"))):
+        why = "git update-ref moves or deletes a ref by hand"
+    elif (sub == "symbolic-ref" and _flag(rest, "d", ("--delete",))) or (
+            sub == "tag" and _flag(rest, "df", ("--delete", "--force"))) or (
+            sub == "replace" and not _flag(rest, "l", ("--list",))):
+        why = f"git {sub} {' '.join(rest[:2])} deletes or rewrites a ref"
+    elif sub in ("checkout", "switch") and any(
+            a in ("-B", "-C", "--force-create") for a in rest) and any(
+            not b.startswith("ralph/") for b in positional[:1]):
+        why = f"git {sub} -B/-C resets an existing branch"
+    elif sub == "switch" and not on_session_branch() and any(
+            a in ("-f", "--force", "--discard-changes") for a in rest):
+        why = "git switch --discard-changes throws away uncommitted work"
+    elif sub == "rm" and _flag(rest, "f", ("--force",)) and any(
+            p in (".", ":/", "*", "./") for p in positional):
+        why = "git rm -f of the whole tree deletes uncommitted work"
+    elif sub == "checkout-index" and _flag(rest, "f", ("--force",)) and _flag(rest, "a",
+                                                                                ("--all",)):
+        why = "git checkout-index -a -f overwrites uncommitted work"
     elif sub in ("checkout", "restore") and not on_session_branch():
         staged_only = sub == "restore" and "--staged" in rest and "--worktree" not in rest
         paths = rest[rest.index("--") + 1:] if "--" in rest else (
@@ -161,6 +181,12 @@ def _git_history(args: list[str], resolve: Resolver, inside: Inside, root: Path,
         why = "git worktree remove --force deletes uncommitted work"
     if why:
         yield ("git-history", f"{why}; leave it to the user", "deny")
+
+
+def _flag(args: list[str], letters: str, long: tuple[str, ...]) -> bool:
+    """One of ``letters`` as a short option (alone or bundled, ``-fd``) or a long one."""
+    return any(a in long or (re.fullmatch(r"-[a-zA-Z]+", a) is not None and
+                             any(c in a[1:] for c in letters)) for a in args)
 
 
 _GIT_OPTIONS_WITH_VALUE = ("-C", "-c", "--git-dir", "--work-tree", "--namespace")

@@ -14,7 +14,22 @@ import ast
 import contextlib
 import re
 import shlex
-from dataclasses import dataclass, field
+
+from ralph_verify.guard.scripts import (
+    DELETE,
+    DOWNLOAD,
+    ENV_DUMP,
+    FORK_LOOP,
+    HOME,
+    READ,
+    RUN_CODE,
+    SHELL,
+    STRING,
+    WRITE,
+    CodeEffects,
+    common,
+    patterns,
+)
 
 #: Interpreter family -> the options whose value is inline code.
 INLINE_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -22,62 +37,8 @@ INLINE_OPTIONS: dict[str, tuple[str, ...]] = {
     "nodejs": ("-e", "--eval", "-p", "--print"), "perl": ("-e", "-E"), "ruby": ("-e",),
     "php": ("-r",), "deno": ("eval",), "bun": ("-e", "--eval"), "lua": ("-e",),
     "osascript": ("-e",), "pwsh": ("-c", "-Command"), "powershell": ("-c", "-Command"),
+    "luajit": ("-e",), "R": ("-e",), "Rscript": ("-e",), "expect": ("-c",),
 }
-_DELETE = ("rmtree", "remove", "unlink", "rmdir", "removedirs", "remove_tree", "rm_rf", "rm_r",
-           "rm_f", "rm", "rmSync", "rmdirSync", "unlinkSync", "rimraf", "delete", "Remove-Item",
-           "emptyDirSync", "removeSync")
-_WRITE = ("write_text", "write_bytes", "writeFileSync", "appendFileSync", "writeFile",
-          "appendFile", "file_put_contents", "truncate", "chmod", "chown", "makedirs",
-          "mkdir", "symlink", "copyFileSync", "renameSync", "rename", "replace", "move",
-          "copy", "copy2", "copyfile", "copytree", "mkdirSync", "symlinkSync", "chmodSync")
-_READ = ("read_text", "read_bytes", "readFileSync", "readFile", "file_get_contents",
-         "createReadStream", "readTextFile", "read", "readlines", "load", "loadtxt",
-         "read_csv", "dotenv_values", "load_dotenv", "IO.read", "File.read", "readlink")
-_SHELL = ("system", "popen", "Popen", "run", "call", "check_call", "check_output",
-          "getoutput", "getstatusoutput", "exec", "execSync", "spawn", "spawnSync",
-          "execFile", "execFileSync", "shell_exec", "passthru", "proc_open", "qx", "spawnp",
-          "execl", "execlp", "execv", "execvp", "execve", "execvpe", "posix_spawn",
-          "posix_spawnp", "startfile", "Command", "capture2", "capture3")
-_DOWNLOAD = re.compile(r"urlopen|urlretrieve|requests\.(get|post)|httpx|http\.client|"
-                       r"https?\.get|fetch\(|LWP|HTTP::Tiny|Net::HTTP|open-uri|URI\.open|"
-                       r"curl_exec|file_get_contents\(\s*['\"]https?:|Invoke-WebRequest|iwr|"
-                       r"WebClient|DownloadString", re.IGNORECASE)
-_RUN_CODE = re.compile(r"\bexec\s*\(|\beval\b|\bcompile\s*\(|\bsystem\s*\(|\bsubprocess\b|"
-                       r"\brequire\s*\(|Function\s*\(|\bload\s*\(|\bIEX\b|Invoke-Expression",
-                       re.IGNORECASE)
-_ENV_DUMP = re.compile(
-    r"process\.env(?!\s*[.\[])|%ENV\b|\bENV\s*\.\s*(to_h|to_a|each|inspect|keys|values|map)|"
-    r"(?:p|puts|pp|print)\s+ENV\b|getenv\(\s*\)|\$_ENV(?!\s*\[)|Deno\.env\.toObject|"
-    r"Get-ChildItem\s+env:|\bdir\s+env:|ls\s+env:")
-_FORK_LOOP = re.compile(r"fork\b.*\b(while|for|loop)\b|\b(while|for|loop)\b.*fork\b|"
-                        r"fork\s+while\s+fork", re.DOTALL)
-_HOME = re.compile(r"expanduser|Path\.home|os\.environ|getenv|ENV\[|process\.env|homedir|"
-                   r"\$ENV|\bHOME\b|USERPROFILE")
-_DELETING = re.compile(r"\b(unlink|rmtree|remove_tree|rm_rf|rm_r|rmdir|rmSync|unlinkSync|"
-                       r"rimraf|File\.delete|FileUtils\.rm)\b")
-_STRING = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"|`([^`]*)`")
-
-
-@dataclass
-class CodeEffects:
-    """What a piece of inline code would do, as far as it can be read."""
-
-    deletes: list[str] = field(default_factory=list)
-    writes: list[str] = field(default_factory=list)
-    reads: list[str] = field(default_factory=list)
-    #: Shell command lines the code would run.
-    shell: list[str] = field(default_factory=list)
-    #: A file-changing or process-spawning call whose target is computed at run time
-    #: from the home folder or the environment.
-    computed: bool = False
-    downloads_and_runs: bool = False
-    #: Code that builds code or names at run time (``exec(x)``, ``getattr(os, a + b)``).
-    obscure: bool = False
-    env_dump: bool = False
-    fork_loop: bool = False
-    strings: list[str] = field(default_factory=list)
-
-
 def inline_code(name: str, args: list[str]) -> str | None:
     """The code of ``python -c CODE``, ``perl -le CODE`` ...; ``None`` when there is none."""
     family = interpreter_family(name)
@@ -105,11 +66,11 @@ def analyse(family: str, code: str, command_line: str = "") -> CodeEffects:
     """The effects of ``code`` written for interpreter ``family`` (``python``, ``perl`` ...);
     ``command_line``: all the interpreter's arguments (``-MLWP::Simple`` loads a module)."""
     effects = CodeEffects(strings=[next(g for g in m.groups() if g is not None)
-                                   for m in _STRING.finditer(code)])
-    effects.downloads_and_runs = bool(_DOWNLOAD.search(command_line or code)
-                                      and _RUN_CODE.search(code))
-    effects.env_dump = bool(_ENV_DUMP.search(code))
-    effects.fork_loop = bool(re.search(r"\bfork\b", code) and _FORK_LOOP.search(code))
+                                   for m in STRING.finditer(code)])
+    effects.downloads_and_runs = bool(DOWNLOAD.search(command_line or code)
+                                      and RUN_CODE.search(code))
+    effects.env_dump = bool(ENV_DUMP.search(code))
+    effects.fork_loop = bool(re.search(r"\bfork\b", code) and FORK_LOOP.search(code))
     tree = None
     if family.startswith(("python", "pypy")):
         try:
@@ -118,8 +79,12 @@ def analyse(family: str, code: str, command_line: str = "") -> CodeEffects:
             tree = None
     if tree is not None:
         _python(tree, effects)
+        if effects.unknown_target:  # ``[p.unlink() for p in Path.home().rglob('*')]``
+            effects.computed = effects.computed or bool(HOME.search(code))
+            effects.deletes += [s for s in effects.strings if s.startswith(("/", "~"))]
     else:
-        _patterns(code, effects)
+        patterns(family, code, effects)
+    common(code, effects)
     return effects
 
 
@@ -167,14 +132,14 @@ def _python(tree: ast.AST, effects: CodeEffects) -> None:
         short = name.rsplit(".", 1)[-1]
         if short in ("fork", "forkpty") and name.startswith("os"):
             continue
-        if short in _SHELL and (name.startswith(("os.", "subprocess", "pty", "commands")) or
+        if short in SHELL and (name.startswith(("os.", "subprocess", "pty", "commands")) or
                                 short in ("system", "popen", "Popen", "check_output")):
             shell = _shell_line(node, known)
             if shell is None:
                 effects.computed = True
             else:
                 effects.shell.append(shell)
-        elif short in _DELETE:
+        elif short in DELETE:
             _add(effects.deletes, target, effects, node)
         elif short in ("move", "rename", "replace", "renames"):
             for value in args[:2]:
@@ -182,9 +147,9 @@ def _python(tree: ast.AST, effects: CodeEffects) -> None:
         elif short in ("copy", "copy2", "copyfile", "copytree", "symlink", "link"):
             _add(effects.reads, args[0] if args else None, effects, node)
             _add(effects.writes, args[1] if len(args) > 1 else None, effects, node)
-        elif short in _WRITE:
+        elif short in WRITE:
             _add(effects.writes, target, effects, node)
-        elif short in _READ:
+        elif short in READ:
             _add(effects.reads, target, effects, node)
 
 
@@ -201,8 +166,10 @@ def _environ_dumped(node: ast.Attribute, tree: ast.AST) -> bool:
 def _add(bucket: list[str], value: str | None, effects: CodeEffects, node: ast.AST) -> None:
     if value is not None:
         bucket.append(value)
-    elif _HOME.search(ast.unparse(node)):
+    elif HOME.search(ast.unparse(node)):
         effects.computed = True
+    elif bucket is not effects.reads:
+        effects.unknown_target = True
 
 
 def _call_name(func: ast.expr) -> str:
@@ -264,87 +231,19 @@ def _target(call: ast.Call, known: dict[str, str]) -> str | None:
 
 def _shell_line(call: ast.Call, known: dict[str, str]) -> str | None:
     args = call.args
-    name = _call_name(call.func)
-    if name.rsplit(".", 1)[-1].startswith(("exec", "spawn", "posix_spawn")) and len(args) > 1:
-        args = args[1:]
-    if not args:
-        return None
-    first = args[0]
-    if isinstance(first, (ast.List, ast.Tuple)):
-        words = [_const(e, known) for e in first.elts]
+    short = _call_name(call.func).rsplit(".", 1)[-1]
+    listed = next((a for a in args if isinstance(a, (ast.List, ast.Tuple))), None)
+    if listed is not None:  # ``execv(path, [argv])``, ``run(['rm', '-rf', x])``
+        words = [_const(e, known) for e in listed.elts]
         if None in words:
             return None
         return shlex.join([w for w in words if w is not None])
-    return _const(first, known)
-
-
-# --- other languages: patterns -----------------------------------------------------------
-
-
-def _patterns(code: str, effects: CodeEffects) -> None:
-    for name, literals, raw in _calls(code):
-        short = name.rsplit(".", 1)[-1]
-        if short in ("eval", "Function", "instance_eval", "class_eval", "evalSync") and not \
-                re.fullmatch(r"\s*(['\"]).*\1\s*", raw, re.DOTALL):
-            effects.obscure = True
-        if short in _SHELL or name in ("qx", "%x"):
-            if literals and short.startswith(("spawn", "execFile", "execv", "execl")):
-                effects.shell.append(shlex.join(literals))
-            elif literals:
-                effects.shell.append(literals[0])
-            else:
-                effects.computed = True
-        elif short in _DELETE or name.endswith(("File.delete", "Dir.rmdir")):
-            _literal(effects.deletes, literals, raw, effects)
-        elif short in ("open", "fopen"):
-            mode = " ".join(literals)
-            bucket = effects.writes if re.search(r"^[+]?[>wa]|['\"][wa+]", mode + raw) \
-                else effects.reads
-            for literal in literals:
-                path = literal.lstrip("<>+| ").strip()
-                if path and path not in ("r", "w", "a", "rb", "wb", "<", ">", ">>"):
-                    bucket.append(path)
-        elif short in _WRITE or name.endswith(("File.write", "IO.write")):
-            _literal(effects.writes, literals[:1] if short != "renameSync" else literals,
-                     raw, effects)
-        elif short in _READ or name.endswith(("File.read", "IO.read", "IO.readlines")):
-            _literal(effects.reads, literals[:1], raw, effects)
-    for match in re.finditer(r"`([^`]+)`", code):
-        if "${" not in match.group(1):
-            effects.shell.append(match.group(1))
-    if _DELETING.search(code) and not effects.deletes:
-        # ``unlink glob "/etc/*"``: a deletion somewhere, and paths named: judge them all.
-        effects.deletes.extend(s for s in effects.strings if s.startswith(("/", "~")))
-
-
-def _literal(bucket: list[str], literals: list[str], raw: str, effects: CodeEffects) -> None:
-    if literals:
-        bucket.extend(literals)
-    elif _HOME.search(raw):
-        effects.computed = True
-
-
-_CALL = re.compile(r"([A-Za-z_][\w:.]*|%x|qx)\s*(\(|\{|\s(?=['\"]))")
-
-
-def _calls(code: str) -> list[tuple[str, list[str], str]]:
-    """``(name, string literals of its arguments, argument text)`` for each call."""
-    found = []
-    for match in _CALL.finditer(code):
-        opener = match.group(2)
-        start = match.end()
-        if opener in ("(", "{"):
-            closer = {"(": ")", "{": "}"}[opener]
-            depth, index = 1, start
-            while index < len(code) and depth:
-                depth += {opener: 1, closer: -1}.get(code[index], 0)
-                index += 1
-            raw = code[start:index - 1]
-        else:
-            end = re.search(r"[;\n]", code[start:])
-            raw = code[start:start + end.start()] if end else code[start:]
-        literals = [next(g for g in m.groups() if g is not None) for m in _STRING.finditer(raw)]
-        if match.group(1) in ("qx", "%x"):
-            literals = [raw]
-        found.append((match.group(1).replace("::", "."), literals, raw))
-    return found
+    if short.startswith(("exec", "spawn", "posix_spawn")) and short not in ("exec", "spawn"):
+        # ``execlp(path, arg0, ...)``, ``spawnlp(mode, path, arg0, ...)``: the arguments.
+        strings = [_const(a, known) for a in args if not isinstance(a, ast.Attribute)]
+        if None in strings or len(strings) < 2:
+            return None
+        return shlex.join([w for w in strings[1:] if w is not None])
+    if not args:
+        return None
+    return _const(args[0], known)

@@ -16,8 +16,10 @@ from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 
+from ralph_verify.guard.abuse import administration, container, disk_fill, miner, reverse_shell
+from ralph_verify.guard.credentials import credentials
 from ralph_verify.guard.effects import (
-    credentials,
+    SECRET_VAR,
     env_dump,
     machine,
     persistence,
@@ -38,6 +40,7 @@ from ralph_verify.guard.policy import (
     resolve,
     session_branch,
 )
+from ralph_verify.guard.tamper import cache_read, changed, words_refusals
 from ralph_verify.guard.unfold import DOWNLOADERS, INTERPRETERS, SHELLS
 from ralph_verify.guard.words import FIND_TESTS, find_starts
 
@@ -53,6 +56,8 @@ READERS = frozenset({
     "nvim", "nano", "emacs", "view", "bat", "batcat", "paste", "column", "fold", "iconv",
     "dd", "install", "git", "mv", "source", ".", "python", "python3", "node", "xargs",
 })
+DNS_TOOLS = frozenset({"dig", "host", "nslookup", "drill", "delv", "whois", "getent",
+                       "resolvectl", "ping", "ping6", "traceroute"})
 _DEVICES = re.compile(r"^/dev/(null|stdout|stderr|tty|zero|fd/\d+)$")
 _GLOB = re.compile(r"[*?\[]")
 MAX_MATCHES = 200
@@ -100,6 +105,7 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
                     yield Refusal("write-outside", f"tee to {target}: it is outside the "
                                                    f"project {policy.root}")
     yield from _secrets(command, cwd, policy)
+    yield from _tamper(command, cwd, policy)
     root = Path(os.path.realpath(policy.root))
     for rule, reason, decision in family_refusals(
             command, lambda p: resolve(p, cwd, policy), lambda p: is_inside(p, policy), root,
@@ -111,10 +117,36 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
         if path is not None and not is_inside(path, policy) and startup_file(path):
             yield Refusal("persistence", f"{target} runs again in later sessions (a start-up "
                                          "file, a service, cron); leave it to the user")
-    for rule, reason in (*env_dump(command), *machine(command), *credentials(command),
+    for rule, reason in (*reverse_shell(command), *miner(command), *disk_fill(command),
+                         *administration(command), *container(
+                             command, lambda p: resolve(p, cwd, policy),
+                             lambda p: is_inside(p, policy), lambda p: is_secret(p, policy),
+                             root, Path(os.path.realpath(policy.home))),
+                         *env_dump(command), *machine(command), *credentials(command),
                          *persistence(command, args if name == "git" else None)):
         yield Refusal(rule, reason)
     yield from network(command, policy)
+
+
+def _tamper(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator[Refusal]:
+    """Writes, moves and deletions of the session's own files; reads of ralph-verify's cache."""
+    name, args = command.name, command.args
+    targets = [*write_targets(command),
+               *(t for op, t in command.redirects if op in OUTPUT_REDIRECTS)]
+    if name in ("rm", "unlink", "rmdir", "shred", "tee", "srm", "trash", "trash-put"):
+        targets += _positional(args)
+    elif name == "find" and "-delete" in args:
+        targets += find_starts(args)
+    what = {"rm": "deleting", "find": "deleting"}.get(name, "changing")
+    for rule, reason in changed(((t, resolve(t, cwd, policy)) for t in targets), what, policy):
+        yield Refusal(rule, reason)
+    for word in reads(command):
+        if any(cache_read(p, policy) for p in paths(word, cwd, policy)):
+            yield Refusal("tamper", f"{name} {word}: ralph-verify's cache holds the cancel key "
+                                    "and the session's frozen files; it is the user's")
+            break
+    for rule, reason in words_refusals(command):
+        yield Refusal(rule, reason)
 
 
 def network(command: SimpleCommand, policy: Policy) -> Iterator[Refusal]:
@@ -123,6 +155,9 @@ def network(command: SimpleCommand, policy: Policy) -> Iterator[Refusal]:
         a in ("clone", "fetch", "pull", "push", "ls-remote", "remote", "submodule")
         for a in command.args))
     words = command.args if name not in ("echo", "printf") else []
+    if (plain or name in DNS_TOOLS) and any(SECRET_VAR.search(w) for w in words):
+        yield Refusal("read-secrets", f"{name} sends a secret-looking variable to another "
+                                      "host; the secrets of the environment stay here")
     for rule, reason in network_findings(words, plain, policy.allow_hosts,
                                          policy.refuse_localhost):
         yield Refusal(rule, reason)
@@ -152,8 +187,8 @@ def _secrets(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterat
         for path in paths(word, cwd, policy):
             if path is None and known_reader:  # ``cat $DIR/.env``: judged by its name
                 path = Path("/unknown") / word.rsplit("/", 1)[-1]
-            if is_secret(path, policy) and (known_reader or (path is not None and
-                                                             path.exists())):
+            if is_secret(path, policy) and (known_reader or (path is not None and (
+                    path.exists() or not is_inside(path, policy)))):
                 yield _secret_refusal(word if path is None else
                                       (word if not _GLOB.search(word) else
                                        f"{word} (matches {path.name})"))

@@ -16,64 +16,25 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ralph_verify.guard.command import (
+    MAX_BYTES,
+    MAX_DEPTH,
+    Parsed,
+    SimpleCommand,
+    Unreadable,
+    command_name,
+)
+from ralph_verify.guard.tree import backgrounds, endless, error_hint, substitutions
 from ralph_verify.guard.words import UNKNOWN_SUBST, ansi_c, brace_expand, static_output, unescape
 
-#: A command line longer than this is refused unread (a hook has a time budget).
-MAX_BYTES = 256 * 1024
-#: Nested scripts (``sh -c``, ``eval``, inline code running a shell) deeper than this.
-MAX_DEPTH = 16
 _QUOTED_BRACES = str.maketrans({"{": "\ue000", "}": "\ue001", ",": "\ue002"})
 _UNQUOTED_BRACES = str.maketrans({"\ue000": "{", "\ue001": "}", "\ue002": ","})
 
-
-class Unreadable(Exception):
-    """The line cannot be judged (grammar error, size, depth, time); ``str()`` says why."""
-
-
-@dataclass
-class SimpleCommand:
-    """One command the line would run: its words (name first) and redirections."""
-
-    words: list[str]
-    redirects: list[tuple[str, str]] = field(default_factory=list)
-    #: ``|`` when stdin comes from the stage before it, ``<(`` for a process substitution.
-    after: str = ""
-    #: Wrappers unfolded in front of it (``sudo``, ``env``, ``xargs`` ...).
-    wrappers: list[str] = field(default_factory=list)
-    #: For the commands of a ``sh -c`` script, ``eval`` or inline code: the outer command.
-    inside: str = ""
-    #: For the commands of a ``$(...)``: the name of the command whose word holds it.
-    substituted_into: str = ""
-    #: The commands of the earlier stages of its pipeline (what feeds its stdin).
-    upstream: list[SimpleCommand] = field(default_factory=list)
-    #: A heredoc's or here-string's text fed to its stdin.
-    stdin_text: str | None = None
-    #: Process substitutions among its arguments (``bash <(curl ...)``).
-    feeds: list[SimpleCommand] = field(default_factory=list)
-
-    @property
-    def name(self) -> str:
-        return command_name(self.words[0]) if self.words else ""
-
-    @property
-    def args(self) -> list[str]:
-        return self.words[1:]
-
-
-def command_name(word: str) -> str:
-    return word.rsplit("/", 1)[-1]  # ``/usr/bin/sudo`` -> ``sudo``
-
-
-@dataclass
-class Parsed:
-    """A line's commands, and the functions it defines that call themselves."""
-
-    commands: list[SimpleCommand]
-    recursive_functions: list[str] = field(default_factory=list)
+__all__ = ["MAX_BYTES", "MAX_DEPTH", "Parsed", "SimpleCommand", "Unreadable", "command_name",
+           "parse"]
 
 
 @lru_cache(maxsize=1)
@@ -93,21 +54,10 @@ def parse(line: str, environ: dict[str, str], deadline: float, depth: int = 0) -
         raise Unreadable(f"scripts nested more than {MAX_DEPTH} deep (sh -c, eval)")
     tree = _parser().parse(line.encode("utf-8", "surrogatepass"))
     if tree.root_node.has_error:
-        raise Unreadable(f"bash cannot parse it ({_error_hint(tree.root_node)})")
+        raise Unreadable(f"bash cannot parse it ({error_hint(tree.root_node)})")
     walker = _Walker(environ, deadline)
     walker.statement(tree.root_node)
-    return Parsed(walker.commands, walker.recursive)
-
-
-def _error_hint(root: Any) -> str:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            text = node.text.decode("utf-8", "replace")[:40] if node.text else ""
-            return f"near {text!r}" if text.strip() else "an unfinished quote or bracket"
-        stack.extend(reversed(node.children))
-    return "a syntax error"
+    return Parsed(walker.commands, walker.recursive, walker.assigned, walker.endless_forks)
 
 
 class _Walker:
@@ -120,6 +70,10 @@ class _Walker:
         self.recursive: list[str] = []
         self.functions: dict[str, Any] = {}
         self.moved = self.ifs = False
+        self.assigned: list[tuple[str, str]] = []
+        self.fed: list[SimpleCommand] = []
+        self.reading: list[SimpleCommand] = []
+        self.endless_forks = 0
 
     def tick(self) -> None:
         if time.monotonic() > self.deadline:
@@ -154,20 +108,23 @@ class _Walker:
         elif kind == "function_definition":
             self.define_function(node)
         elif kind in ("test_command", "comment", "heredoc_body"):
-            for sub in _substitutions(node):
+            for sub in substitutions(node):
                 self.substituted(sub, "test")
         else:
+            if kind in ("while_statement", "until_statement", "c_style_for_statement") and \
+                    endless(node) and backgrounds(node.child_by_field_name("body")):
+                self.endless_forks += 1
             if kind == "for_statement":
                 value = node.child_by_field_name("value")
                 if value is not None:
-                    for sub in _substitutions(value):
+                    for sub in substitutions(value):
                         self.substituted(sub, "for")
             for child in node.named_children:
                 if child.type not in ("variable_name", "word", "string", "raw_string",
                                       "concatenation", "simple_expansion", "expansion"):
                     self.statement(child, inherited)
                 elif kind not in ("for_statement", "case_item"):
-                    for sub in _substitutions(child):
+                    for sub in substitutions(child):
                         self.substituted(sub, kind)
         return self.commands[start:]
 
@@ -186,9 +143,14 @@ class _Walker:
         redirects = list(inherited or [])
         stdin_text: str | None = None
         continuation: list[Any] = []
+        fed: list[SimpleCommand] = []
+        reading: list[SimpleCommand] = []
         for child in node.children_by_field_name("redirect"):
             if child.type == "file_redirect":
                 redirects.append(self.redirect(child))
+                fed.extend(self.fed)
+                reading.extend(self.reading)
+                self.fed, self.reading = [], []
             elif child.type in ("heredoc_redirect", "herestring_redirect"):
                 text, more, nested = self.heredoc(child)
                 stdin_text = text
@@ -201,6 +163,9 @@ class _Walker:
         for command in found:
             if stdin_text is not None and command.stdin_text is None:
                 command.stdin_text = stdin_text
+            command.feeds.extend(fed)
+        for reader in reading:
+            reader.upstream = [*found, *reader.upstream]
         for more in continuation:
             if more.type == "pipeline":
                 self.pipeline(list(more.named_children), None, upstream=found)
@@ -212,7 +177,7 @@ class _Walker:
         for child in node.named_children:
             if child.type == "heredoc_body":
                 text = child.text.decode("utf-8", "replace")
-                for sub in _substitutions(child):
+                for sub in substitutions(child):
                     self.substituted(sub, "<<")
             elif child.type == "file_redirect":
                 nested.append(self.redirect(child))
@@ -224,9 +189,18 @@ class _Walker:
         return text, more, nested
 
     def redirect(self, node: Any) -> tuple[str, str]:
+        """``(op, target)``; a process substitution as the target is noted in :attr:`fed`
+        (``< <(echo x)``: it feeds stdin) or :attr:`reading` (``> >(sh)``: it reads)."""
         op = next((c.type for c in node.children if not c.is_named), ">")
         target = node.child_by_field_name("destination")
+        start = len(self.commands)
         words = self.word(target) if target is not None else [""]
+        if target is not None and target.type == "process_substitution":
+            inner = self.commands[start:]
+            if op in ("<", "<&", "<>"):
+                self.fed.extend(inner)
+            else:
+                self.reading.extend(inner)
         return op, words[0] if words else ""
 
     def assign(self, node: Any) -> None:
@@ -239,6 +213,7 @@ class _Walker:
                 command.substituted_into = "="
         if name is not None and name.type == "variable_name":
             self.vars[name.text.decode()] = " ".join(words)
+            self.assigned.append((name.text.decode(), " ".join(words)))
             if name.text.decode() == "IFS":  # word splitting changed: values are unknown
                 self.vars = {k: v for k, v in self.vars.items() if k in ("HOME", "PWD")}
                 self.ifs = True
@@ -262,12 +237,19 @@ class _Walker:
         stdin_text = None
         redirect_ids = {child.id for child in node.children_by_field_name("redirect")}
         for child in node.named_children:
-            if child.type == "variable_assignment":
-                continue  # a prefix ``X=1 cmd``: only cmd's environment
+            if child.type == "variable_assignment":  # a prefix ``X=1 cmd``: cmd's environment
+                name, value = child.child_by_field_name("name"), child.child_by_field_name(
+                    "value")
+                if name is not None:
+                    self.assigned.append((name.text.decode(), " ".join(
+                        self.word(value)) if value is not None else ""))
+                continue
             if child.type == "herestring_redirect":
                 stdin_text, _, _ = self.heredoc(child)
             elif child.id in redirect_ids or child.type == "file_redirect":
                 own.append(self.redirect(child))
+                feeds.extend(self.fed)
+                self.fed = []
             elif child.type == "process_substitution":
                 inner = self.nested(child, "<(")
                 feeds.extend(inner)
@@ -275,6 +257,9 @@ class _Walker:
             else:
                 words.extend(self.word(child))
         self.commands.append(SimpleCommand(words, own, stdin_text=stdin_text, feeds=feeds))
+        for reader in self.reading:  # ``cmd > >(bash)``: bash reads what cmd prints
+            reader.upstream = [self.commands[start], *reader.upstream]
+        self.reading = []
         name = command_name(words[0]) if words else ""
         if name in ("cd", "pushd", "popd"):
             self.moved = True  # ``$(pwd)`` and ``$PWD`` are no longer the call's cwd
@@ -313,7 +298,10 @@ class _Walker:
         pieces: list[tuple[str, bool]] = []
         self.pieces(node, pieces, quoted=False)
         text = "".join(p if not q else p.translate(_QUOTED_BRACES) for p, q in pieces)
-        split = not any(q for _, q in pieces) and node.type == "simple_expansion"
+        split = not any(q for _, q in pieces) and (node.type in ("simple_expansion",
+                                                                 "expansion") or (
+            node.type == "command_name" and len(node.named_children) == 1 and
+            node.named_children[0].type in ("simple_expansion", "expansion")))
         out = []
         for expanded in brace_expand(text):
             restored = expanded.translate(_UNQUOTED_BRACES)
@@ -382,14 +370,3 @@ class _Walker:
         if value is not None and (not operator or operator.startswith((":-", "-", ":=", "="))):
             return value
         return raw
-
-
-def _substitutions(node: Any) -> list[Any]:
-    found, stack = [], [node]
-    while stack:
-        current = stack.pop()
-        if current.type in ("command_substitution", "process_substitution"):
-            found.append(current)
-            continue
-        stack.extend(current.named_children)
-    return found

@@ -24,6 +24,25 @@ DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
     "*/.ssh/*", "*/.aws/*", "*/.gnupg/*", "*/.config/gcloud/*", "*/.kube/config",
     "*/.docker/config.json", "*/.azure/*",
 )
+#: Credential files and folders of the home folder (relative to it), and shell history.
+HOME_SECRETS: tuple[str, ...] = (
+    ".aws", ".ssh", ".gnupg", ".azure", ".kube", ".docker", ".config/gcloud", ".config/gh",
+    ".config/hub", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".config/pip",
+    ".pip/pip.conf", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+    ".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
+    ".composer/auth.json", ".config/composer/auth.json", ".terraform.d", ".vault-token",
+    ".config/rclone", ".s3cfg", ".boto", ".databrickscfg", ".config/doctl", ".netrc",
+    ".git-credentials", ".config/git/credentials", ".password-store", ".local/share/keyrings",
+    ".config/op", ".op", ".config/Bitwarden CLI", ".config/heroku", ".fly", ".config/gh-copilot",
+    ".local/share/fish/fish_history", ".histfile", ".*_history", ".cache/ralph-verify",
+    ".config/github-copilot", ".claude/.credentials.json", ".codex/auth.json",
+)
+#: Secrets of the machine (absolute patterns).
+SYSTEM_SECRETS: tuple[str, ...] = (
+    "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
+    "/etc/sudoers.d/*", "/run/secrets/*", "/var/run/secrets/*", "/etc/ssh/ssh_host_*_key",
+    "/root/*", "/proc/*/environ", "/proc/*/mem",
+)
 DEFAULT_PUBLIC_PATTERNS: tuple[str, ...] = (
     ".env.example", ".env.sample", ".env.template", ".env.dist", "*.pub", "*/.ssh/known_hosts",
     "*/.ssh/config",
@@ -132,6 +151,14 @@ def is_secret(path: Path | None, policy: Policy) -> bool:
 
     if any(matches(p) for p in policy.public_patterns):
         return False
+    if any(fnmatch.fnmatchcase(text, p) for p in SYSTEM_SECRETS):
+        return True
+    home = Path(os.path.realpath(policy.home))
+    if home in path.parents:
+        relative = path.relative_to(home).as_posix()
+        if any(relative == p or relative.startswith(p + "/") or fnmatch.fnmatchcase(
+                relative.split("/", 1)[0], p) for p in HOME_SECRETS):
+            return True
     # A folder of secrets (``~/.ssh``) is a secret too.
     return any(matches(p) or (p.endswith("/*") and fnmatch.fnmatchcase(text + "/x", p))
                for p in policy.secret_patterns)

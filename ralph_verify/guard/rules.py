@@ -25,11 +25,23 @@ RULES: dict[str, str] = {
     "system": "the machine's own state (kill -1, shutdown, systemctl stop, mkfs, dd onto a "
               "disk)",
     "fork-bomb": "functions that call themselves, code that forks in a loop",
+    "tamper": "changing ralph-verify's own files (.ralph/, the session's frozen files, the "
+              "agent settings holding its hooks), reading its cancel key, running "
+              "ralph-verify cancel/rollback/recover/init, killing ralph-verify",
+    "reverse-shell": "a shell handed to a network socket (bash -i >& /dev/tcp/..., nc -e, "
+                     "socat EXEC:, inline code that connects then runs a shell)",
+    "container": "containers given the host: --privileged, --pid=host, mounts of /, the "
+                 "home folder, secrets or the docker socket",
+    "miner": "cryptocurrency miners (known programs, stratum+tcp:// pools)",
+    "hidden-code": "settings and variables that make a program run code the guard cannot "
+                   "read (git -c core.fsmonitor, include.path, GIT_CONFIG_*, BASH_ENV, "
+                   "git ext:: URLs, hooks or templates from outside the project)",
     "unparsable": "commands the guard cannot read (a grammar error, a computed command name, "
                   "eval of a computed script, past the size cap or time budget): refused",
 }
 #: When a call breaks several rules, the first of these names the refusal.
 PRIORITY: tuple[str, ...] = (
-    "metadata", "fork-bomb", "system", "persistence", "pipe-to-shell", "env-dump",
+    "metadata", "tamper", "reverse-shell", "miner", "fork-bomb", "system", "container",
+    "persistence", "hidden-code", "pipe-to-shell", "env-dump",
     "read-secrets", "private-network", "force-push", "reset-hard", "clean", "git-history",
     "inline-code", "rm-outside", "write-outside", "sudo", "unparsable")

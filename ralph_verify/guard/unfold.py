@@ -15,14 +15,17 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from ralph_verify.guard.inline import CodeEffects, analyse, inline_code, interpreter_family
+from ralph_verify.guard.embedded import Embedded, from_arguments, variables
+from ralph_verify.guard.inline import analyse, inline_code, interpreter_family
 from ralph_verify.guard.parse import SimpleCommand, command_name, parse
+from ralph_verify.guard.scripts import CodeEffects
 from ralph_verify.guard.words import find_exec, parallel, skip_options, static_text, xargs
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "yash",
                     "posh", "tcsh", "csh", "rbash", "hush"})
 INTERPRETERS = frozenset({"python", "pypy", "perl", "ruby", "node", "nodejs", "php", "deno",
-                          "bun", "lua", "pwsh", "powershell", "osascript", "tclsh", "Rscript"})
+                          "bun", "lua", "luajit", "pwsh", "powershell", "osascript", "tclsh",
+                          "Rscript", "R", "expect", "wish", "jshell", "irb"})
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "iwr",
                          "irm", "invoke-webrequest", "invoke-restmethod", "nc", "ncat",
                          "socat", "ftp", "tftp", "lynx", "links", "w3m", "scp", "rsync"})
@@ -45,7 +48,23 @@ WRAPPERS: dict[str, frozenset[str]] = {
     "busybox": frozenset(), "toybox": frozenset(), "faketime": frozenset(),
     "firejail": frozenset(), "unshare": frozenset(), "nsenter": frozenset({"-t"}),
     "systemd-run": frozenset({"-p", "--property", "-u", "--unit", "--on-calendar"}),
+    "fakeroot": frozenset({"-l", "--lib", "--faked", "-s", "-i", "-b"}), "coproc": frozenset(),
+    "rlwrap": frozenset(),
+    "sem": frozenset({"-j", "--id"}), "with-contenv": frozenset(), "tini": frozenset(),
+    "dumb-init": frozenset(), "gosu": frozenset(), "su-exec": frozenset(),
+    "setpriv": frozenset(), "prlimit": frozenset(), "cpulimit": frozenset({"-l", "-p"}),
 }
+#: Package runners: ``npx PKG``, ``npm exec PKG`` ... run a package's program.
+PACKAGE_RUNNERS = {("npx", ""), ("bunx", ""), ("pnpx", ""), ("uvx", ""), ("npm", "exec"),
+                   ("pnpm", "dlx"), ("pnpm", "exec"), ("yarn", "dlx"), ("yarn", "exec"),
+                   ("bun", "x"), ("pipx", "run")}
+#: Packages whose program is a known command: ``npx rimraf DIR`` is ``rm -rf DIR``.
+PACKAGE_COMMANDS: dict[str, list[str]] = {
+    "rimraf": ["rm", "-rf"], "del-cli": ["rm", "-rf"], "del": ["rm", "-rf"],
+    "trash-cli": ["rm", "-rf"], "trash": ["rm", "-rf"], "rmrf": ["rm", "-rf"],
+    "rm-rf": ["rm", "-rf"], "shx": [], "cpy-cli": ["cp"], "make-dir-cli": ["mkdir", "-p"]}
+_PERF_VALUES = frozenset({"-o", "--output", "-e", "--event", "-p", "--pid", "-t", "--tid",
+                          "-F", "--freq", "-c", "--count", "-C", "--cpu", "-r", "--repeat"})
 #: ``uv run CMD`` and friends: (tool, subcommand) that runs the rest as a command.
 RUNNERS = {("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"),
            ("pixi", "run"), ("pipenv", "run"), ("rye", "run"), ("conda", "run"),
@@ -64,6 +83,8 @@ class Unfolded:
     #: ``(rule, reason)`` found while unfolding (a download run as code, a fork bomb ...).
     found: list[tuple[str, str]] = field(default_factory=list)
     code: list[tuple[SimpleCommand, CodeEffects]] = field(default_factory=list)
+    #: ``(what, path)``: code loaded from a place (``BASH_ENV``, ``git init --template``).
+    code_paths: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -82,6 +103,12 @@ def unfold_line(line: str, context: Context, depth: int = 0, inside: str = "",
     for name in parsed.recursive_functions:
         out.found.append(("fork-bomb", f"the function {name!r} calls itself (a fork bomb "
                                        "exhausts the machine's processes)"))
+    if parsed.endless_forks:
+        out.found.append(("fork-bomb", "an endless loop starts processes in the background "
+                                       "(it exhausts the machine's processes)"))
+    from_variables = Embedded()
+    variables(parsed.assignments, from_variables)
+    _embedded(from_variables, context, depth, out)
     for command in parsed.commands:
         if inside and not command.inside:
             command.inside = inside
@@ -89,7 +116,21 @@ def unfold_line(line: str, context: Context, depth: int = 0, inside: str = "",
     return out
 
 
+def _embedded(found: Embedded, context: Context, depth: int, out: Unfolded) -> None:
+    """Judge what a command's settings, variables or arguments would run."""
+    out.found.extend(("hidden-code", f"{why}; the guard cannot tell what it does")
+                     for why in found.hidden)
+    out.code_paths.extend(found.code_paths)
+    for script, outer in found.scripts:
+        if "$(...)" in script or "$(stdin)" in script:
+            out.found.append(("unparsable", f"{outer} runs a command only known when it runs"))
+        else:
+            unfold_line(script, context, depth + 1, outer, out)
+
+
 def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) -> None:
+    assigned = [(w.split("=", 1)[0], w.split("=", 1)[1]) for w in command.words
+                if _ASSIGNMENT.match(w)]
     words = _strip(command)
     command.words = words
     out.commands.append(command)
@@ -101,6 +142,17 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         out.found.append(("unparsable", f"the command name {first!r} is only known when it "
                                         "runs; write the command out"))
         return
+    found = from_arguments(name, args, command.stdin_text)
+    variables(assigned, found)
+    command.redirects.extend((">", w) for w in found.writes)
+    command.redirects.extend(("<", r) for r in found.reads)
+    _embedded(found, context, depth, out)
+    if name in SHELLS and _dash_c(args) is None and _reads_stdin(args) and \
+            command.stdin_text is None and not _sources(command) and \
+            interpreter_family(command.inside) in INTERPRETERS | {"awk", "gawk", "mawk"}:
+        out.found.append(("inline-code", f"{command.inside} code starts {name}, whose commands "
+                                         "come from the code (or a socket); the guard cannot "
+                                         "read them"))
     nested: list[tuple[str, str]] = []  # (script, outer name)
     if name == "xargs":
         nested_words = xargs(command)
@@ -126,7 +178,7 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         nested.append((" ".join(args), "eval"))
     elif name == "alias":  # judged as if run: some shells expand aliases
         nested.extend((a.split("=", 1)[1], "alias") for a in args if "=" in a)
-    elif name in ("su", "runuser", "script"):
+    elif name in ("su", "runuser", "script", "sg"):
         flag = next((i for i, a in enumerate(args[:-1])
                      if a == "--command" or re.fullmatch(r"-[a-zA-Z]*c", a)), None)
         if flag is not None:
@@ -137,7 +189,8 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
     nested.extend(_runs_commands(name, args))
     family = interpreter_family(name)
     if family in ("awk", "gawk", "mawk", "nawk"):  # the program is the first argument
-        program = next((a for a in args if not a.startswith("-")), None)
+        program = next(iter(skip_options(args, frozenset({"-v", "-F", "-f", "--assign",
+                                                          "--field-separator"}))), None)
         if program is not None and "-f" not in args:
             out.code.append((command, analyse("awk", program)))
             nested.extend((line, name) for line in out.code[-1][1].shell)
@@ -197,16 +250,46 @@ def _strip(command: SimpleCommand) -> list[str]:
                 break  # ``env`` alone prints the environment; ``exec 3>&1`` runs nothing
             command.wrappers.append(name)
             words = rest
+        elif (name, "") in PACKAGE_RUNNERS or (name, second) in PACKAGE_RUNNERS:
+            command.wrappers.append(name)
+            rest = words[1:] if (name, "") in PACKAGE_RUNNERS else words[2:]
+            if "-c" in rest[:-1] or "--call" in rest[:-1]:  # ``npx -c 'CMD'``: a shell line
+                index = next(i for i, w in enumerate(rest) if w in ("-c", "--call"))
+                words = ["sh", "-c", rest[index + 1]]
+                break
+            words = skip_options(rest, frozenset({"-p", "--package", "--spec", "--python",
+                                                   "--with", "--from"}))
+        elif name.split("@")[0] in PACKAGE_COMMANDS and name not in ("rm", "del"):
+            base = PACKAGE_COMMANDS[name.split("@")[0]]
+            words = base + [w for w in words[1:] if not w.startswith("-")] if base else words[1:]
+            if not base:
+                continue
+            break
+        elif name == "perf" and second in ("record", "stat", "trace", "top", "sched"):
+            command.wrappers.append(name)
+            words = skip_options(words[2:], _PERF_VALUES)
+        elif words[0] == "{" and command.wrappers[-1:] == ["coproc"]:
+            command.wrappers.append("coproc")
+            words = words[1:]
         elif (name, second) in RUNNERS:
             command.wrappers.append(f"{name} {second}")
             words = skip_options(words[2:], frozenset({"-n", "--name", "-p", "--prefix",
                                                         "-e", "--env", "--with", "--python"}))
         elif name == "flock":
             command.wrappers.append(name)
+            command_at = next((i for i, w in enumerate(words[:-1]) if w in ("-c",
+                                                                           "--command")), None)
+            if command_at is not None:  # ``flock [-c CMD] FILE [-c CMD]``: a shell line
+                words = ["sh", "-c", words[command_at + 1]]
+                break
             rest = skip_options(words[1:], frozenset({"-w", "--timeout", "-E"}))
             words = rest[1:]
-            if words[:1] == ["-c"] and len(words) > 1:
-                words = ["sh", "-c", words[1]]
+        elif name == "screen" and any(w.startswith("-") and "m" in w for w in words[1:2]):
+            command.wrappers.append(name)
+            index = 1
+            while index < len(words) and words[index].startswith("-"):
+                index += 2 if words[index][-1] in "SceptTh" and len(words[index]) > 1 else 1
+            words = words[index:]
         elif name == "chroot":
             command.wrappers.append(name)
             words = skip_options(words[1:], frozenset({"--userspec", "--groups"}))[1:]
@@ -297,9 +380,7 @@ def _runs_commands(name: str, args: list[str]) -> list[tuple[str, str]]:
     found = []
     for index, arg in enumerate(args):
         value = args[index + 1] if index + 1 < len(args) else ""
-        if name == "git" and arg == "-c" and value.startswith("alias.") and "=!" in value:
-            found.append(value.split("=!", 1)[1])
-        elif name in ("vim", "vi", "nvim", "ex", "view") and (
+        if name in ("vim", "vi", "nvim", "ex", "view") and (
                 (arg == "-c" and value.lstrip(":").startswith("!")) or arg.startswith("+:!")):
             found.append((value if arg == "-c" else arg[1:]).lstrip(":")[1:])
         elif name in ("tar", "gtar", "bsdtar") and arg.startswith(
@@ -310,6 +391,4 @@ def _runs_commands(name: str, args: list[str]) -> list[tuple[str, str]]:
             found.append(arg.split("=", 1)[1])
         elif name in ("rsync",) and arg == "-e" and value:
             found.append(value)
-        elif name == "make" and arg in ("-f", "--file") and value in ("-", "/dev/stdin"):
-            found.append("$(stdin)")  # a makefile read from stdin: recipes unseen
     return [(script, name) for script in found]

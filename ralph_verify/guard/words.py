@@ -117,7 +117,11 @@ def _range(match: re.Match[str]) -> list[str]:
 
 
 def static_text(sources: Sequence[SimpleCommand]) -> str | None:
-    """What an ``echo`` or ``printf`` of literal words prints; ``None`` for anything else."""
+    """What an ``echo`` or ``printf`` of literal words (or a ``cat`` of a heredoc) prints;
+    ``None`` for anything else."""
+    if len(sources) == 1 and sources[0].name == "cat" and not sources[0].args and \
+            sources[0].stdin_text is not None:
+        return sources[0].stdin_text
     if len(sources) != 1 or sources[0].name not in ("echo", "printf") or sources[0].redirects:
         return None
     source = sources[0]
@@ -128,7 +132,7 @@ def static_text(sources: Sequence[SimpleCommand]) -> str | None:
         args = args[1:]
     text = " ".join(args)
     if escapes:
-        text = text.replace("\\n", "\n").replace("\\t", "\t")
+        text = ansi_c(re.sub(r"\\([0-7]{1,3})", lambda m: f"\\{int(m.group(1), 8):03o}", text))
     return None if "$(...)" in text or "$(stdin)" in text else text
 
 
@@ -187,6 +191,8 @@ def parallel(command: SimpleCommand) -> list[list[str]]:
     items = [a for a in args[cut + 1:] if a not in (":::", "::::")]
     if not base:
         return [_split(item) for item in items]
+    if len(base) == 1 and " " in base[0]:  # ``parallel 'rm -rf {}' ::: ...``: a shell line
+        base = _split(base[0])
     found = []
     for item in items:
         found.append([w.replace("{}", item) for w in base] if any("{}" in w for w in base)
@@ -216,6 +222,9 @@ def find_target(start: str, args: list[str]) -> str:
     (``START/{found}``), START itself and all in it otherwise (``find . -delete``)."""
     if not FIND_TESTS & set(args):
         return start
+    names = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-name", "-iname")]
+    if len(names) == 1 and not re.search(r"[*?\[]", names[0]):  # ``-name .git``: that one
+        return f"{start.rstrip('/') or '/'}/{names[0]}"
     return f"{start.rstrip('/') or '/'}/{{found}}"
 
 

@@ -1,0 +1,198 @@
+"""The machine used against its owner: shells handed to a socket, containers given the host,
+miners, a disk filled, and the machine's own accounts, clock, network and packages.
+
+Each function takes one unfolded :class:`~ralph_verify.guard.parse.SimpleCommand` and yields
+``(rule, reason)`` pairs; :mod:`ralph_verify.guard.judge` turns them into refusals.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from ralph_verify.guard.net import classify
+from ralph_verify.guard.parse import SimpleCommand
+
+Found = tuple[str, str]
+Resolver = Callable[[str], "Path | None"]
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "yash", "posh",
+                    "tcsh", "csh", "rbash", "hush"})
+_NETCATS = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat"})
+_NETCAT_EXEC = re.compile(r"^(-e|-c|--exec|--sh-exec|--lua-exec)(=.*)?$|^-[a-zA-Z]*[ec]$")
+_SOCKET_FILE = re.compile(r"^/dev/(tcp|udp)/([^/]+)/")
+_INET = re.compile(r"/inet[46]?/(tcp|udp)/")
+MINERS = frozenset({"xmrig", "xmr-stak", "xmr-stak-cpu", "minerd", "cpuminer", "cpuminer-opt",
+                    "ccminer", "cgminer", "bfgminer", "ethminer", "t-rex", "nbminer",
+                    "lolminer", "gminer", "phoenixminer", "teamredminer", "nanominer",
+                    "srbminer", "srbminer-multi", "nheqminer", "xmrig-cuda", "miner"})
+_POOL = re.compile(r"stratum[0-9]?\+(tcp|ssl|tls)://|xmrig|minexmr|nicehash|nanopool|"
+                   r"2miners|f2pool|supportxmr", re.IGNORECASE)
+_HOST_DIRS = ("/etc", "/root", "/var/run", "/run", "/proc", "/sys", "/dev", "/boot", "/usr",
+              "/bin", "/sbin", "/lib", "/var/lib/docker")
+_GENERATORS = re.compile(r"^/dev/(zero|u?random)$")
+_SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMGTPE]?)(i?B)?$", re.IGNORECASE)
+
+
+def reverse_shell(command: SimpleCommand) -> Iterator[Found]:
+    """A shell (or a program's input and output) handed to a network socket."""
+    name, args = command.name, command.args
+    why = ""
+    if name in _NETCATS and any(_NETCAT_EXEC.match(a) for a in args):
+        why = f"{name} -e/-c runs a program for whoever connects"
+    elif name == "socat" and any(re.match(r"(exec|system):", a, re.IGNORECASE) or
+                                 re.search(r",(exec|system):", a, re.IGNORECASE) for a in args):
+        why = "socat EXEC:/SYSTEM: hands a program to a network connection"
+    elif name in ("zmodload", "ztcp") and (name == "ztcp" or any(a.startswith("zsh/net")
+                                                                 for a in args)):
+        why = "zsh's TCP module opens a socket for the shell"
+    elif name in ("ssh", "autossh") and any(a.startswith("-R") or a.lower().startswith(
+            "remoteforward") for a in args):
+        why = "ssh -R opens this machine's ports to a remote host"
+    elif name == "xterm" and any(a in ("-display", "-d") for a in args) and not all(
+            w.startswith(":") for i, w in enumerate(args) if i and args[i - 1] in ("-display",
+                                                                                   "-d")):
+        why = "xterm -display sends a terminal to another machine"
+    elif any(_INET.search(w) for w in command.words):
+        why = f"{name} opens a network connection (/inet/tcp) for its program"
+    for _op, target in command.redirects:
+        match = _SOCKET_FILE.match(target)
+        if match is None:
+            continue
+        shell = name in SHELLS or name == "exec"
+        if shell or classify(match.group(2)) != "loopback":
+            why = why or f"redirecting {name or 'the shell'} to {target} opens a raw socket"
+    if name in SHELLS and _reads_stdin(args) and any(
+            op in ("<&", ">&", "<>") and target not in ("0", "1", "2", "-", "/dev/null")
+            for op, target in command.redirects):
+        why = why or f"{name} reads its commands from another descriptor (a socket)"
+    if why:
+        yield ("reverse-shell", f"{why}; a remote party would control this machine")
+
+
+def _reads_stdin(args: list[str]) -> bool:
+    return not any(a.startswith("-") and "c" in a[1:] and not a.startswith("--") for a in args)\
+        and not [a for a in args if not a.startswith(("-", "+"))]
+
+
+def miner(command: SimpleCommand) -> Iterator[Found]:
+    if command.name.lower() in MINERS or any(_POOL.search(w) for w in command.words[1:]
+                                             if "://" in w or command.name in (
+                                                 "docker", "podman", "nerdctl")):
+        yield ("miner", f"{command.name} looks like a cryptocurrency miner (a known miner or a "
+                        "stratum pool); it spends the user's machine for someone else")
+
+
+def container(command: SimpleCommand, resolve: Resolver, inside: Callable[[Path | None], bool],
+              secret: Callable[[Path | None], bool], root: Path,
+              home: Path) -> Iterator[Found]:
+    """``docker run`` given the host: privileges, its namespaces, or a mount of what the
+    project must not reach."""
+    name, args = command.name, command.args
+    if name not in ("docker", "podman", "nerdctl") or not ({"run", "create"} & set(args[:4])):
+        return
+    for index, arg in enumerate(args):
+        value = args[index + 1] if index + 1 < len(args) else ""
+        flag = arg.split("=", 1)
+        if arg == "--privileged" or (flag[0] in ("--pid", "--userns", "--uts", "--ipc") and (
+                (flag[1:] or [value])[0] == "host")) or (
+                flag[0] == "--cap-add" and (flag[1:] or [value])[0].upper() in (
+                    "ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH")) or (
+                flag[0] == "--device"):
+            yield ("container", f"{name} {arg} gives the container the host itself")
+            return
+        source, spec = None, None
+        if arg in ("-v", "--volume"):
+            spec = value
+        elif arg.startswith("--volume="):
+            spec = arg.split("=", 1)[1]
+        elif arg.startswith("-v") and len(arg) > 2:
+            spec = arg[2:]
+        if spec is not None:
+            source = spec.split(":", 1)[0] if ":" in spec else None
+        elif arg == "--mount" or arg.startswith("--mount="):
+            spec = value if arg == "--mount" else arg.split("=", 1)[1]
+            found = re.search(r"(?:^|,)(?:source|src)=([^,]+)", spec)
+            source = found.group(1) if found else None
+        if source and source.startswith(("/", "~", ".", "$")):
+            path = resolve(source)
+            if path is None or _host_path(path, inside, secret, root, home):
+                yield ("container", f"{name} mounts {source} into the container: the host's "
+                                    "files, secrets or docker socket; mount only the project")
+                return
+
+
+def _host_path(path: Path, inside: Callable[[Path | None], bool],
+               secret: Callable[[Path | None], bool], root: Path, home: Path) -> bool:
+    if inside(path):
+        return False
+    return (path == Path("/") or path == home or path in root.parents or secret(path) or
+            path.name.endswith(".sock") or any(str(path) == d or str(path).startswith(d + "/")
+                                                for d in _HOST_DIRS))
+
+
+def disk_fill(command: SimpleCommand) -> Iterator[Found]:
+    """Endless or huge writes: ``yes > f``, ``dd if=/dev/zero of=f`` without a count."""
+    name, args = command.name, command.args
+    files = [t for op, t in command.redirects if op in (">", ">>", "&>", "&>>", ">|")
+             and not t.startswith("/dev/")]
+    why = ""
+    if name == "dd" and any(_GENERATORS.match(a[3:]) for a in args if a.startswith("if=")) \
+            and not any(a.startswith(("count=", "iflag=count")) for a in args):
+        why = "dd from an endless device without count= writes until the disk is full"
+    elif name == "yes" and files:
+        why = "yes into a file writes until the disk is full"
+    elif name == "cat" and files and any(_GENERATORS.match(a) for a in args):
+        why = "cat of an endless device into a file writes until the disk is full"
+    elif name in ("fallocate", "head", "truncate") and any(
+            _bytes(args[i + 1]) >= 2 ** 30 for i, a in enumerate(args[:-1])
+            if a in ("-l", "--length", "-c", "--bytes") or (a == "-s" and name != "truncate")):
+        why = f"{name} of a gigabyte or more fills the disk"
+    if why:
+        yield ("system", f"{why}; leave it to the user")
+
+
+def _bytes(text: str) -> float:
+    match = _SIZE.match(text.lstrip("+"))
+    if match is None:
+        return 0
+    power = " KMGTPE".index(match.group(2).upper() or " ")
+    return float(match.group(1)) * float(1024 ** power)
+
+
+_ADMIN = {"modprobe": "loads or unloads kernel modules", "rmmod": "unloads a kernel module",
+          "insmod": "loads a kernel module", "passwd": "changes a password",
+          "chpasswd": "changes passwords", "useradd": "adds a user", "userdel": "deletes a user",
+          "usermod": "changes a user", "groupadd": "adds a group", "groupdel": "deletes a group",
+          "adduser": "adds a user", "deluser": "deletes a user", "vipw": "edits the users",
+          "visudo": "edits sudo's rules", "setenforce": "switches SELinux",
+          "swapon": "changes swap", "hostname": "renames the machine"}
+_NEEDS = {"ip": re.compile(r"\b(link|addr|address|route|rule|neigh|netns)\b.*\b(set|add|del|"
+                           r"delete|flush|change|replace)\b"),
+          "ifconfig": re.compile(r"\b(down|up|add|del|netmask|mtu|hw)\b"),
+          "nmcli": re.compile(r"\b(networking|radio|connection|con|device|dev)\b.*\b(off|down|"
+                              r"delete|disconnect|modify)\b"),
+          "date": re.compile(r"(^|\s)(-s|--set)\b"), "timedatectl": re.compile(r"\bset-"),
+          "hwclock": re.compile(r"--systohc|--hctosys|(^|\s)-w\b|--set\b"),
+          "hostnamectl": re.compile(r"\bset-"), "journalctl": re.compile(r"--vacuum|--rotate"),
+          "apt": re.compile(r"\b(remove|purge|autoremove)\b"),
+          "apt-get": re.compile(r"\b(remove|purge|autoremove)\b"),
+          "aptitude": re.compile(r"\b(remove|purge)\b"),
+          "dpkg": re.compile(r"(^|\s)(-r|-P|--remove|--purge)\b"),
+          "yum": re.compile(r"\b(remove|erase)\b"), "dnf": re.compile(r"\b(remove|erase)\b"),
+          "zypper": re.compile(r"\b(remove|rm)\b"), "pacman": re.compile(r"(^|\s)-R"),
+          "snap": re.compile(r"\bremove\b"), "flatpak": re.compile(r"\buninstall\b"),
+          "kill": re.compile(r"(^|\s)(0|\$PPID|\$\{PPID\}|-0)$")}
+
+
+def administration(command: SimpleCommand) -> Iterator[Found]:
+    """The machine's users, kernel, clock, network and packages."""
+    name, args = command.name, command.args
+    text = " ".join(args)
+    if name in _ADMIN and (name != "hostname" or [a for a in args if not a.startswith("-")]):
+        yield ("system", f"{name} {_ADMIN[name]} of the machine; leave it to the user")
+    elif name in _NEEDS and _NEEDS[name].search(text):
+        what = "kills the agent itself or its process group" if name == "kill" else \
+            "changes the machine (its network, clock, logs or system packages)"
+        yield ("system", f"{name} {text[:60]} {what}; leave it to the user")

@@ -1,0 +1,87 @@
+"""Commands that hand out a credential: cloud, container and package CLIs, password stores,
+and a container's environment printed through ``exec``.
+
+``aws ecr get-login-password``, ``gcloud auth print-access-token``, ``kubectl get secret
+-o yaml``, ``gh auth status -t``, ``npm token list``, ``docker-credential-* get``,
+``docker exec web env``: each prints a token, a key or an environment into the transcript
+(which goes to the model's provider) or stores a login outside the project. The table is
+what each CLI's verbs mean, matched on the arguments as bash passes them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from ralph_verify.guard.parse import SimpleCommand
+
+Found = tuple[str, str]
+
+#: Program -> a pattern over its arguments (joined by spaces) that prints a credential.
+CREDENTIAL_COMMANDS: dict[str, str] = {
+    "aws": r"\bconfigure (get|export-credentials)\b|get-login-password|get-secret-value|"
+           r"--with-decryption|create-access-key|get-authorization-token|get-session-token|"
+           r"get-federation-token|\bassume-role|\bget-token\b|get-password-data|\bget-login\b",
+    "gcloud": r"print-access-token|print-identity-token|config-helper|secrets versions access|"
+              r"\bkeys create\b|hmac create",
+    "az": r"get-access-token|\bsecret (show|download)\b|create-for-rbac|--expose-token|"
+          r"\bkeys list\b|\bcredential show\b|show-connection-string|--show-secret",
+    "kubectl": r"\bconfig view\b.*--(raw|flatten)|--(raw|flatten)\b.*\bconfig view|"
+               r"\bcreate token\b|\bget (secret|secrets)\b.*(-o|--output)|"
+               r"(-o|--output)\S*.*\bget (secret|secrets)\b|view-secret",
+    "gh": r"\bauth token\b|\bauth status\b.*(--show-token|-t\b)|oauth_token",
+    "npm": r"\btoken\b|\bconfig get\b.*(_auth|token|password)",
+    "pnpm": r"\bconfig get\b.*(_auth|token|password)", "yarn": r"npmAuthToken|_auth|token",
+    "vault": r"\bprint token\b|\btoken (lookup|create)\b|^read\b|\bkv get\b|-token-only",
+    "heroku": r"auth:token|authorizations:create", "flyctl": r"\bauth token\b|tokens create",
+    "fly": r"\bauth token\b|tokens create", "doctl": r"\bauth token\b",
+    "op": r"\bread\b|\bitem get\b|\binject\b|--raw", "bw": r"\bget\b|\bexport\b|--raw",
+    "pass": r"^(?!(ls|list|find|search|grep|git|init|insert|generate|edit|rm|mv|cp)\b)\S",
+    "gopass": r"\bshow\b|^(?!(ls|list|find|search|init|insert|generate|edit|rm|mv|cp)\b)\S",
+    "lpass": r"\bshow\b|\bexport\b", "secret-tool": r"\blookup\b", "keyring": r"\bget\b",
+    "security": r"find-(generic|internet)-password|dump-keychain|\bexport\b",
+    "gpg": r"--export-secret", "gpg2": r"--export-secret",
+    "git": r"\bcredential(-store|-cache)? (fill|get)\b",
+    "docker": r"^login\b|\slogin\b", "podman": r"^login\b|\slogin\b",
+    "nerdctl": r"^login\b|\slogin\b", "helm": r"\bregistry login\b",
+}
+_COMPILED = {name: re.compile(pattern) for name, pattern in CREDENTIAL_COMMANDS.items()}
+_CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
+_EXEC_OPTIONS = frozenset({"-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file",
+                           "--detach-keys", "-c", "--container", "-n", "--namespace",
+                           "--index", "--context", "--kubeconfig", "-p", "--project-name",
+                           "-f", "--file"})
+
+
+def credentials(command: SimpleCommand) -> Iterator[Found]:
+    """A CLI printing a token or a key; a container's environment printed through exec."""
+    name, args = command.name, command.args
+    pattern = _COMPILED.get(name)
+    if name.startswith("docker-credential-") or (
+            pattern is not None and pattern.search(" ".join(args))):
+        yield ("read-secrets", f"{name} {' '.join(args)[:60]} prints or stores a credential "
+                               "(a token, a key, a login); use it without printing it, or "
+                               "leave it to the user")
+        return
+    if name in _CONTAINER_TOOLS:
+        inner = container_command(args)
+        if inner and (inner[0].rsplit("/", 1)[-1] in ("env", "printenv", "set", "export")
+                      and len([a for a in inner[1:] if not a.startswith("-")]) == 0):
+            yield ("env-dump", f"{name} exec {' '.join(inner)} prints the container's whole "
+                               "environment (its API keys and passwords)")
+        if "inspect" in args and any(re.search(r"\bEnv\b", a) for a in args):
+            yield ("env-dump", f"{name} inspect of the environment prints the container's "
+                               "secrets")
+
+
+def container_command(args: list[str]) -> list[str]:
+    """The command ``docker exec [opts] CONTAINER CMD`` / ``kubectl exec POD -- CMD`` runs."""
+    if "exec" not in args:
+        return []
+    rest = args[args.index("exec") + 1:]
+    if "--" in rest:
+        return rest[rest.index("--") + 1:]
+    index = 0
+    while index < len(rest) and rest[index].startswith("-"):
+        index += 2 if rest[index] in _EXEC_OPTIONS else 1
+    return rest[index + 1:]

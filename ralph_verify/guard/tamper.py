@@ -1,0 +1,96 @@
+"""What keeps a session honest, kept out of the agent's reach: ``.ralph/`` (the session's
+state and records), the session's frozen files (under ``.git/ralph-verify/`` or the user's
+ralph-verify cache), the cancel key in that cache, and the agent settings that hold the
+guard's own hook.
+
+An agent that rewrites ``.ralph/tasks/state.json`` marks its tasks done; one that reads the
+cancel key ends the run "cancelled by the user". Writing, moving or deleting any of these
+by any route (a shell command, inline code, the Write and Edit tools, a patch) and reading
+the cache are refused as ``tamper``. Reading ``.ralph/`` (feedback, logs) stays allowed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from ralph_verify.guard.parse import SimpleCommand
+from ralph_verify.guard.policy import Policy
+
+#: Agent settings files (relative to the project) that hold ralph-verify's hooks.
+HOOK_SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json",
+                 ".codex/config.toml", ".github/hooks/ralph-verify.json",
+                 ".gemini/settings.json", ".qwen/settings.json")
+#: ralph-verify commands that end, rewind or re-wire the session the agent is in.
+SESSION_COMMANDS = frozenset({"cancel", "rollback", "recover", "init"})
+#: A word naming the user's ralph-verify cache, however it is spelt.
+CACHE_WORD = re.compile(r"RALPH_VERIFY_CACHE_DIR|(^|[/.~}])cache/ralph-verify(/|$)|"
+                        r"XDG_CACHE_HOME.*ralph-verify|ralph-verify/(cancel|sessions)(/|$)")
+
+
+def cache_dirs(policy: Policy) -> list[Path]:
+    """The user's ralph-verify folders (cancel key, frozen files outside git)."""
+    env = policy.environ
+    found = [Path(env["RALPH_VERIFY_CACHE_DIR"])] if env.get("RALPH_VERIFY_CACHE_DIR") else []
+    if env.get("XDG_CACHE_HOME"):
+        found.append(Path(env["XDG_CACHE_HOME"]) / "ralph-verify")
+    found.append(policy.home / ".cache" / "ralph-verify")
+    return [Path(os.path.realpath(p)) for p in found]
+
+
+def protected(path: Path | None, policy: Policy) -> str:
+    """What ``path`` is of the session's own (``""``: nothing of it)."""
+    if path is None:
+        return ""
+    root = Path(os.path.realpath(policy.root))
+    for folder, what in ((root / ".ralph", "the session's state and records in .ralph/"),
+                         (root / ".git" / "ralph-verify", "the session's frozen files")):
+        if path == folder or folder in path.parents:
+            return what
+    for name in HOOK_SETTINGS:
+        if path == root / name:
+            return f"{name}, which holds ralph-verify's hooks (the guard itself)"
+    if any(path == d or d in path.parents for d in cache_dirs(policy)):
+        return "ralph-verify's cache (the cancel key, frozen files)"
+    return ""
+
+
+def cache_read(path: Path | None, policy: Policy) -> bool:
+    """Whether reading ``path`` reads the user's ralph-verify cache."""
+    return path is not None and any(path == d or d in path.parents for d in cache_dirs(policy))
+
+
+def changed(targets: Iterable[tuple[str, Path | None]], what: str,
+            policy: Policy) -> Iterator[tuple[str, str]]:
+    """``tamper`` for each ``(word, path)`` that ``what`` (writes, deletes ...) and is ours."""
+    for word, path in targets:
+        mine = protected(path, policy)
+        if mine:
+            yield ("tamper", f"{what} {word}: that is {mine}; only ralph-verify changes it. "
+                             "Say what you need in your answer instead")
+            return
+
+
+def words_refusals(command: SimpleCommand) -> Iterator[tuple[str, str]]:
+    """A command naming the ralph-verify cache, running ``ralph-verify cancel`` or killing
+    ralph-verify."""
+    name, words = command.name, command.words
+    if any(CACHE_WORD.search(w) for w in words[1:]) and name not in ("echo", "printf"):
+        yield ("tamper", f"{name} on ralph-verify's cache (the cancel key, frozen files): "
+                         "it is the user's, not the agent's")
+    args = [w for w in words[1:] if not w.startswith("-")]
+    runs_us = name in ("ralph-verify", "ralph_verify") or (
+        name.startswith("python") and args[:2] == ["-m", "ralph_verify"]) or (
+        name.startswith("python") and "-m" in words and "ralph_verify" in words)
+    if runs_us:
+        sub = next((a for a in args if a not in ("-m", "ralph_verify")), "")
+        if sub in SESSION_COMMANDS:
+            yield ("tamper", f"ralph-verify {sub} ends, rewinds or re-wires the session you "
+                             "are in; only the user runs it")
+    killer = name in ("kill", "pkill", "killall") or (
+        name in ("pgrep", "pidof") and command.substituted_into in ("kill", "xargs"))
+    if killer and any("ralph" in w for w in words[1:]):
+        yield ("tamper", f"{name} of ralph-verify's processes ends the session; only the "
+                         "user stops it")
