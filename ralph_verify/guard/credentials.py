@@ -28,7 +28,8 @@ CREDENTIAL_COMMANDS: dict[str, str] = {
           r"\bkeys list\b|\bcredential show\b|show-connection-string|--show-secret",
     "kubectl": r"\bconfig view\b.*--(raw|flatten)|--(raw|flatten)\b.*\bconfig view|"
                r"\bcreate token\b|\bget (secret|secrets)\b.*(-o|--output)|"
-               r"(-o|--output)\S*.*\bget (secret|secrets)\b|view-secret",
+               r"(-o|--output)\S*.*\bget (secret|secrets)\b|view-secret|whoami -t\b|"
+               r"--show-token",
     "gh": r"\bauth token\b|\bauth status\b.*(--show-token|-t\b)|oauth_token",
     "npm": r"\btoken\b|\bconfig get\b.*(_auth|token|password)",
     "pnpm": r"\bconfig get\b.*(_auth|token|password)", "yarn": r"npmAuthToken|_auth|token",
@@ -45,7 +46,18 @@ CREDENTIAL_COMMANDS: dict[str, str] = {
     "docker": r"^login\b|\slogin\b", "podman": r"^login\b|\slogin\b",
     "nerdctl": r"^login\b|\slogin\b", "helm": r"\bregistry login\b",
 }
+#: Cloud and platform CLIs: a verb that gets, prints or makes a credential, whatever the CLI.
+CLOUD_CLIS = frozenset({"aws", "gcloud", "az", "doctl", "heroku", "flyctl",
+                        "fly", "ibmcloud", "oci", "linode-cli", "vercel", "netlify", "firebase",
+                        "supabase", "wrangler", "railway", "hcloud", "scw", "aliyun", "vault",
+                        "gh", "glab", "tea", "doppler", "infisical", "sops", "terraform",
+                        "pulumi", "eksctl", "aws-vault", "saml2aws", "gsutil", "bq"})
+_CREDENTIAL_VERB = re.compile(
+    r"\b(get|print|generate|create|show|export|fetch|read|access|view|decrypt|reveal|"
+    r"whoami)[\w-]*[- ](\w+[- ])?(tokens?|passwords?|secrets?|credentials?|keys?|auth|"
+    r"login)\b|--show-(token|secrets?)|--reveal\b|whoami -t\b|--show-token", re.IGNORECASE)
 _COMPILED = {name: re.compile(pattern) for name, pattern in CREDENTIAL_COMMANDS.items()}
+_COMPILED["oc"] = _COMPILED["kubectl"]
 _CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
 _EXEC_OPTIONS = frozenset({"-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file",
                            "--detach-keys", "-c", "--container", "-n", "--namespace",
@@ -57,8 +69,10 @@ def credentials(command: SimpleCommand) -> Iterator[Found]:
     """A CLI printing a token or a key; a container's environment printed through exec."""
     name, args = command.name, command.args
     pattern = _COMPILED.get(name)
+    text = " ".join(args)
     if name.startswith("docker-credential-") or (
-            pattern is not None and pattern.search(" ".join(args))):
+            pattern is not None and pattern.search(text)) or (
+            name in CLOUD_CLIS and _CREDENTIAL_VERB.search(text)):
         yield ("read-secrets", f"{name} {' '.join(args)[:60]} prints or stores a credential "
                                "(a token, a key, a login); use it without printing it, or "
                                "leave it to the user")

@@ -263,6 +263,8 @@ def machine(command: SimpleCommand) -> Iterator[Found]:
         why = f"{name} stops the machine"
     elif name == "systemctl" and "--user" not in args and any(
             a in ("stop", "disable", "mask", "kill", "poweroff", "reboot", "halt", "isolate",
+                  "restart", "try-restart", "reload-or-restart", "enable", "set-default",
+                  "edit", "revert", "link", "daemon-reexec", "default",
                   "suspend", "hibernate", "rescue", "emergency") for a in args):
         why = f"systemctl {' '.join(args)} changes the machine's services"
     elif name.startswith("mkfs") or name in ("wipefs", "mke2fs", "mkdosfs") or (

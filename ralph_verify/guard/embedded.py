@@ -70,7 +70,9 @@ class Embedded:
 def variables(assigned: list[tuple[str, str]], found: Embedded) -> None:
     """What assigning these variables makes programs run (``GIT_SSH_COMMAND=...``)."""
     for name, value in assigned:
-        if name in PROGRAM_VARIABLES and value:
+        if name in PROGRAM_VARIABLES and value and _program_path(value):
+            found.code_paths.append((name, value))
+        elif name in PROGRAM_VARIABLES and value:
             found.scripts.append((value.lstrip("|").replace("%s", "x"), name))
         elif name in CODE_PATH_VARIABLES and value:
             found.code_paths.extend((name, v) for v in value.split(":") if v)
@@ -92,6 +94,8 @@ def git_setting(key: str, value: str, found: Embedded, persisted: bool = False) 
         elif key.startswith("credential.") and not value.startswith("!") and \
                 not value.startswith("/"):
             return  # a helper git runs as git-credential-NAME (store, cache ...)
+        elif _program_path(value):
+            found.code_paths.append((f"git {key}", value))
         else:
             found.scripts.append((value.lstrip("!"), f"git {key}"))
 
@@ -101,14 +105,19 @@ def from_arguments(name: str, args: list[str], stdin_text: str | None) -> Embedd
     found = Embedded()
     if name == "git":
         _git(args, found)
-    elif name == "trap" and args and not args[0].startswith("-") and args[0] not in ("", "-"):
-        found.scripts.append((args[0], "trap"))
+    elif name == "trap":
+        rest = args[1:] if args[:1] == ["--"] else args
+        if rest and not rest[0].startswith("-") and rest[0] not in ("", "-"):
+            found.scripts.append((rest[0], "trap"))
     elif name in ("sed", "gsed"):
         _sed(args, found)
     elif name in ("gdb", "cgdb"):
-        for index, arg in enumerate(args[:-1]):
-            if arg in ("-ex", "--ex", "-iex", "--eval-command", "-eval-command"):
+        for index, arg in enumerate(args):
+            if arg in ("-ex", "--ex", "-iex", "--eval-command", "-eval-command") and \
+                    index + 1 < len(args):
                 _gdb(args[index + 1], found)
+            elif arg.startswith(("--eval-command=", "-eval-command=", "--ex=")):
+                _gdb(arg.split("=", 1)[1], found)
     elif name in ("make", "gmake"):
         for index, arg in enumerate(args):
             text = args[index + 1] if arg in ("-E", "--eval") and index + 1 < len(args) else (
@@ -168,6 +177,13 @@ def _git(args: list[str], found: Embedded) -> None:
         rest = args[args.index("run") + 1:]
         if rest:
             found.scripts.append((" ".join(_quote(w) for w in rest), "git bisect run"))
+
+
+def _program_path(value: str) -> bool:
+    """A program named by its path (``/tmp/x``, ``./hook.sh``): code in a file, judged by
+    where the file is; ``/usr/bin/less`` and other system programs are no such thing."""
+    return "/" in value and not re.search(r"\s", value) and not value.startswith((
+        "/usr/", "/bin/", "/sbin/", "/opt/homebrew/", "/snap/", "/nix/"))
 
 
 def _quote(word: str) -> str:

@@ -96,6 +96,7 @@ def _python(tree: ast.AST, effects: CodeEffects) -> None:
             value = _const(node.value, known)
             if value is not None:
                 known[node.targets[0].id] = value
+    aliases = _aliases(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr == "environ" and \
                 isinstance(node.value, ast.Name) and node.value.id == "os":
@@ -103,6 +104,9 @@ def _python(tree: ast.AST, effects: CodeEffects) -> None:
         if not isinstance(node, ast.Call):
             continue
         name = _call_name(node.func)
+        head, _, tail = name.partition(".")
+        if head in aliases:  # ``from os import system as s; s(...)`` is ``os.system``
+            name = aliases[head] + (f".{tail}" if tail else "")
         if isinstance(node.func, ast.Call) and _call_name(node.func.func) == "getattr" \
                 and len(node.func.args) > 1:  # ``getattr(os, 'sys' + 'tem')(...)``
             attribute = _const(node.func.args[1], known)
@@ -172,6 +176,18 @@ def _add(bucket: list[str], value: str | None, effects: CodeEffects, node: ast.A
         effects.unknown_target = True
 
 
+def _aliases(tree: ast.AST) -> dict[str, str]:
+    """Names bound by imports: ``import subprocess as sp`` -> ``{"sp": "subprocess"}``,
+    ``from os import system`` -> ``{"system": "os.system"}``."""
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update({a.asname: a.name for a in node.names if a.asname})
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
+    return found
+
+
 def _call_name(func: ast.expr) -> str:
     if isinstance(func, ast.Name):
         return func.id
@@ -187,6 +203,8 @@ def _const(node: ast.expr, known: dict[str, str]) -> str | None:
         return node.value
     if isinstance(node, ast.Name):
         return known.get(node.id)
+    if isinstance(node, ast.Attribute) and _call_name(node) == "sys.executable":
+        return "python3"
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = _const(node.left, known), _const(node.right, known)
         return left + right if left is not None and right is not None else None

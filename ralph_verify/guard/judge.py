@@ -10,7 +10,6 @@ folder it runs in. Words are turned into paths against the real file system
 from __future__ import annotations
 
 import glob
-import os
 import re
 from collections.abc import Iterator
 from itertools import islice
@@ -37,6 +36,7 @@ from ralph_verify.guard.policy import (
     current_branch,
     is_inside,
     is_secret,
+    real,
     resolve,
     session_branch,
 )
@@ -106,7 +106,7 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
                                                    f"project {policy.root}")
     yield from _secrets(command, cwd, policy)
     yield from _tamper(command, cwd, policy)
-    root = Path(os.path.realpath(policy.root))
+    root = real(policy.root)
     for rule, reason, decision in family_refusals(
             command, lambda p: resolve(p, cwd, policy), lambda p: is_inside(p, policy), root,
             lambda: session_branch(current_branch(cwd or policy.root), policy)):
@@ -121,7 +121,7 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
                          *administration(command), *container(
                              command, lambda p: resolve(p, cwd, policy),
                              lambda p: is_inside(p, policy), lambda p: is_secret(p, policy),
-                             root, Path(os.path.realpath(policy.home))),
+                             root, real(policy.home)),
                          *env_dump(command), *machine(command), *credentials(command),
                          *persistence(command, args if name == "git" else None)):
         yield Refusal(rule, reason)
@@ -214,7 +214,7 @@ def _positional(args: list[str]) -> list[str]:
 def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
                searched: bool = False) -> Iterator[Refusal]:
     """``searched``: the targets are folders whose contents are deleted (``find``)."""
-    root = Path(os.path.realpath(policy.root))
+    root = real(policy.root)
     git_dir = root / ".git"
     for target in targets:
         has_glob = bool(_GLOB.search(target))

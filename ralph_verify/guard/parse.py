@@ -114,6 +114,10 @@ class _Walker:
             if kind in ("while_statement", "until_statement", "c_style_for_statement") and \
                     endless(node) and backgrounds(node.child_by_field_name("body")):
                 self.endless_forks += 1
+            if kind == "for_statement" and backgrounds(node.child_by_field_name("body")) and \
+                    sum(len(self.word(v)) for v in node.children_by_field_name("value")
+                        if v.type == "brace_expression") >= 256:
+                self.endless_forks += 1  # ``for i in {1..100000}; do x & done``
             if kind == "for_statement":
                 value = node.child_by_field_name("value")
                 if value is not None:

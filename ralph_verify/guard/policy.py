@@ -14,6 +14,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
@@ -30,7 +31,8 @@ HOME_SECRETS: tuple[str, ...] = (
     ".config/hub", ".npmrc", ".yarnrc", ".yarnrc.yml", ".pypirc", ".config/pip",
     ".pip/pip.conf", ".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
     ".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
-    ".composer/auth.json", ".config/composer/auth.json", ".terraform.d", ".vault-token",
+    ".composer/auth.json", ".config/composer/auth.json", ".terraform.d", ".terraformrc",
+    ".vault-token", ".config/sops", ".config/age", ".oci", ".bluemix", ".config/hcloud",
     ".config/rclone", ".s3cfg", ".boto", ".databrickscfg", ".config/doctl", ".netrc",
     ".git-credentials", ".config/git/credentials", ".password-store", ".local/share/keyrings",
     ".config/op", ".op", ".config/Bitwarden CLI", ".config/heroku", ".fly", ".config/gh-copilot",
@@ -133,11 +135,18 @@ def resolve(path: str, cwd: Path | None, policy: Policy,
     return parent if normal.name in ("", ".", "..") else parent / normal.name
 
 
+@lru_cache(maxsize=256)
+def real(path: Path) -> Path:
+    """Where the policy's own folders (the project, the home folder) really are: looked up
+    once per process (a hook decides one call; resolving them at each word cost most of a
+    decision)."""
+    return Path(os.path.realpath(path))
+
+
 def is_inside(path: Path | None, policy: Policy) -> bool:
     if path is None:
         return False
-    roots = [Path(os.path.realpath(policy.root)),
-             *(Path(os.path.realpath(p)) for p in policy.allow_paths)]
+    roots = [real(policy.root), *(real(p) for p in policy.allow_paths)]
     return any(path == root or root in path.parents for root in roots)
 
 
@@ -145,23 +154,37 @@ def is_secret(path: Path | None, policy: Policy) -> bool:
     if path is None:
         return False
     text, name = path.as_posix(), path.name
-
-    def matches(pattern: str) -> bool:
-        return fnmatch.fnmatchcase(text if "/" in pattern else name, pattern)
-
-    if any(matches(p) for p in policy.public_patterns):
+    public = _patterns(policy.public_patterns)
+    if public[0].match(name) or public[1].match(text):
         return False
-    if any(fnmatch.fnmatchcase(text, p) for p in SYSTEM_SECRETS):
+    if _patterns(SYSTEM_SECRETS)[1].match(text):
         return True
-    home = Path(os.path.realpath(policy.home))
+    home = real(policy.home)
     if home in path.parents:
         relative = path.relative_to(home).as_posix()
-        if any(relative == p or relative.startswith(p + "/") or fnmatch.fnmatchcase(
-                relative.split("/", 1)[0], p) for p in HOME_SECRETS):
+        if _home_secret(relative):
             return True
     # A folder of secrets (``~/.ssh``) is a secret too.
-    return any(matches(p) or (p.endswith("/*") and fnmatch.fnmatchcase(text + "/x", p))
-               for p in policy.secret_patterns)
+    by_name, by_path = _patterns(policy.secret_patterns)
+    return bool(by_name.match(name) or by_path.match(text) or by_path.match(text + "/x"))
+
+
+@lru_cache(maxsize=64)
+def _patterns(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Patterns without ``/`` (matched against a name) and with one (against the whole
+    path), each as one compiled regex: a decision checks many words against many patterns."""
+    def union(found: list[str]) -> re.Pattern[str]:
+        return re.compile("|".join(fnmatch.translate(p) for p in found) or r"(?!)")
+
+    return union([p for p in patterns if "/" not in p]), union([p for p in patterns
+                                                               if "/" in p])
+
+
+@lru_cache(maxsize=1024)
+def _home_secret(relative: str) -> bool:
+    first = relative.split("/", 1)[0]
+    return any(relative == p or relative.startswith(p + "/") or fnmatch.fnmatchcase(first, p)
+               for p in HOME_SECRETS)
 
 
 # --- the session branch --------------------------------------------------------------------

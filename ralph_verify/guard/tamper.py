@@ -11,13 +11,12 @@ the cache are refused as ``tamper``. Reading ``.ralph/`` (feedback, logs) stays 
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ralph_verify.guard.parse import SimpleCommand
-from ralph_verify.guard.policy import Policy
+from ralph_verify.guard.policy import Policy, real
 
 #: Agent settings files (relative to the project) that hold ralph-verify's hooks.
 HOOK_SETTINGS = (".claude/settings.json", ".claude/settings.local.json", ".codex/hooks.json",
@@ -37,14 +36,14 @@ def cache_dirs(policy: Policy) -> list[Path]:
     if env.get("XDG_CACHE_HOME"):
         found.append(Path(env["XDG_CACHE_HOME"]) / "ralph-verify")
     found.append(policy.home / ".cache" / "ralph-verify")
-    return [Path(os.path.realpath(p)) for p in found]
+    return [real(p) for p in found]
 
 
 def protected(path: Path | None, policy: Policy) -> str:
     """What ``path`` is of the session's own (``""``: nothing of it)."""
     if path is None:
         return ""
-    root = Path(os.path.realpath(policy.root))
+    root = real(policy.root)
     for folder, what in ((root / ".ralph", "the session's state and records in .ralph/"),
                          (root / ".git" / "ralph-verify", "the session's frozen files")):
         if path == folder or folder in path.parents:

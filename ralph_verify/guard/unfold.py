@@ -259,6 +259,9 @@ def _strip(command: SimpleCommand) -> list[str]:
                 break
             words = skip_options(rest, frozenset({"-p", "--package", "--spec", "--python",
                                                    "--with", "--from"}))
+        elif name in ("yarn", "pnpm", "bun") and second.split("@")[0] in PACKAGE_COMMANDS:
+            command.wrappers.append(name)  # ``yarn rimraf DIR``: the package's program
+            words = words[1:]
         elif name.split("@")[0] in PACKAGE_COMMANDS and name not in ("rm", "del"):
             base = PACKAGE_COMMANDS[name.split("@")[0]]
             words = base + [w for w in words[1:] if not w.startswith("-")] if base else words[1:]

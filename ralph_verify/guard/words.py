@@ -220,8 +220,8 @@ def find_starts(args: list[str]) -> list[str]:
 def find_target(start: str, args: list[str]) -> str:
     """What ``find START ...`` hands on: somewhere inside START when a test picks files
     (``START/{found}``), START itself and all in it otherwise (``find . -delete``)."""
-    if not FIND_TESTS & set(args):
-        return start
+    if not FIND_TESTS & set(args) or {"-o", "-or", "-not", "!"} & set(args):
+        return start  # no test, or tests the guard cannot read as picking a few files
     names = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-name", "-iname")]
     if len(names) == 1 and not re.search(r"[*?\[]", names[0]):  # ``-name .git``: that one
         return f"{start.rstrip('/') or '/'}/{names[0]}"
