@@ -2,12 +2,13 @@
 
     python benchmarks/bench_guard.py [--rounds N]
 
-Evaluates every call of the guard's corpus (tests/guard_corpus.py: destructive and ordinary
-calls, against a real project with secrets and symlinks) N times in-process after one
-warm-up round, and prints the median, the 95th percentile and the slowest decision, and the
-cold cost of the first call (tree-sitter's grammar loaded). Target: every call ≤ 20 ms.
-Also times one hook process end to end (``python -m ralph_verify hook claude-pretool``),
-which is what Claude Code waits for.
+Evaluates every call of the guard's corpus (tests/guard_corpus.py and
+tests/guard_corpus_wide.py: destructive and ordinary calls, against a real project with
+secrets and symlinks) N times in-process after one warm-up round, and prints how many of
+each were refused, the median, the 95th percentile and the slowest decision, and the cold
+cost of the first call (tree-sitter's grammar loaded). Targets: the median under 1 ms of
+CPU, every call under 20 ms. Also times one hook process end to end
+(``python -m ralph_verify hook claude-pretool``), which is what Claude Code waits for.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 TARGET_MS = 20.0
+MEDIAN_TARGET_MS = 1.0
 
 
 def main() -> int:
@@ -44,8 +46,10 @@ def main() -> int:
         start = time.perf_counter()
         evaluate("Bash", {"command": "git status"}, policy)
         first_ms = (time.perf_counter() - start) * 1000
-        for tool, tool_input in calls:  # warm-up
-            evaluate(tool, tool_input, policy)
+        refused = [evaluate(tool, tool_input, policy) is not None  # and warm-up
+                   for tool, tool_input in calls]
+        destructive = sum(refused[:len(DESTRUCTIVE)])
+        stopped = sum(refused[len(DESTRUCTIVE):])
         cpu: dict[int, list[float]] = {i: [] for i in range(len(calls))}
         wall: list[float] = []
         for _ in range(options.rounds):
@@ -63,6 +67,9 @@ def main() -> int:
     wall.sort()
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; "
           f"{len(calls)} calls x {options.rounds} rounds")
+    print(f"refused: {destructive} of {len(DESTRUCTIVE)} destructive or leaking calls "
+          f"({100 * destructive / len(DESTRUCTIVE):.1f}%), {stopped} of {len(ORDINARY)} "
+          "ordinary calls")
     print(f"import ralph_verify.guard.decide: {import_ms:.1f} ms; first call (grammar loaded): "
           f"{first_ms:.1f} ms")
     print(f"CPU per call (median over rounds): median {per_call[len(per_call) // 2][0]:.2f} "
@@ -72,8 +79,10 @@ def main() -> int:
           f"{wall[int(len(wall) * 0.95)]:.2f} ms, max {wall[-1]:.2f} ms (load inflates these)")
     print(f"hook process end to end (python -m ralph_verify hook claude-pretool): "
           f"{process_ms:.0f} ms")
-    met = slowest_ms <= TARGET_MS
-    print(f"target: every decision <= {TARGET_MS:.0f} ms of CPU: {'met' if met else 'NOT met'}")
+    median_ms = per_call[len(per_call) // 2][0]
+    met = slowest_ms <= TARGET_MS and median_ms < MEDIAN_TARGET_MS
+    print(f"targets: median < {MEDIAN_TARGET_MS:.0f} ms, every decision <= {TARGET_MS:.0f} ms "
+          f"of CPU: {'met' if met else 'NOT met'}")
     return 0 if met else 1
 
 

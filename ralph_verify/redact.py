@@ -214,3 +214,41 @@ def cut_tail(text: str, limit: int, marker: str = "...") -> str:
     """``text`` redacted, then its last ``limit`` characters (after ``marker``)."""
     text = redact(text)
     return text if len(text) <= limit else marker + text[-limit:]
+
+
+#: Shapes of credentials typed into a command line: known services' tokens, a private key,
+#: ``Bearer X``, ``password=X`` (and ``--token X``), ``user:password@`` in a URL. Redacted
+#: where a command is kept (the guard's refusals in ``.ralph/guard.jsonl``), whether or not
+#: the value is in this process's environment.
+_TOKEN_SHAPES = (
+    r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}|"
+    r"sk-[A-Za-z0-9_-]{16,}|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}|"
+    r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}|xox[abposre]-[A-Za-z0-9-]{10,}|"
+    r"AIza[A-Za-z0-9_-]{30,}|npm_[A-Za-z0-9]{30,}|hf_[A-Za-z0-9]{30,}|"
+    r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}|"
+    r"-----BEGIN[A-Z ]*PRIVATE KEY-----.*?(?:-----END[A-Z ]*PRIVATE KEY-----|$)")
+#: A name whose value is a credential (``DB_PASSWORD``, ``--api-key``; not ``--auth-file``).
+_NAME = (r"[\w-]{0,40}(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|"
+         r"auth)(?![\w-]{0,40}(?:file|path|dir)\b)[\w-]{0,40}")
+_CREDENTIALS = re.compile(
+    rf"(?P<token>{_TOKEN_SHAPES})|"
+    r"(?P<scheme>\b(?:Bearer|Basic|token)\s+)(?P<bearer>[A-Za-z0-9._~+/=-]{8,})|"
+    r"(?P<url>\b[a-zA-Z][a-zA-Z0-9+.-]{0,30}://[^/\s:@'\"]+:)(?P<userpass>[^/\s@'\"]+)@|"
+    rf"(?P<name>--?{_NAME}(?:=|\s+(?=[^-\s]))|\b{_NAME}\s*[=:]\s*|"
+    r"(?:^|(?<=\s))(?:-u|--user)(?:\s+|=)[^\s:'\"]+:)"
+    r"(?P<value>(?:(?:Bearer|Basic|Token)\s+)?(?:\"[^\"]*\"|'[^']*'|[^\s&'\";]+))",
+    re.IGNORECASE | re.DOTALL)
+
+
+def redact_credentials(text: str) -> str:
+    """``text`` with whatever looks like a credential replaced by ``[redacted:credential]``
+    (a name before it, ``password=`` or ``Bearer ``, is kept). Linear in ``text``'s length
+    (a refused command may be 256 KB), but cut long text first where only its start is kept."""
+    def replace(match: re.Match[str]) -> str:
+        for keep in ("scheme", "url", "name"):
+            if match.group(keep) is not None:
+                return f"{match.group(keep)}[redacted:credential]" + (
+                    "@" if keep == "url" else "")
+        return "[redacted:credential]"
+
+    return _CREDENTIALS.sub(replace, text) if text else text

@@ -54,6 +54,11 @@ SHELL_TOOLS = {"Bash", "bash", "shell", "exec_command", "local_shell", "containe
 #: Variables a command line may use whose values the guard substitutes (paths only:
 #: secrets stay ``$NAME`` so that printing them is seen).
 KNOWN_VARIABLES = ("HOME", "USER", "LOGNAME", "TMPDIR", "SHELL", "LANG")
+#: Keys of other tools' inputs that name a file (MCP servers' file tools, other agents).
+PATH_KEYS = ("path", "file_path", "filepath", "filename", "file", "target", "destination",
+             "source", "paths", "notebook_path", "directory", "dir")
+_OTHER_WRITER = re.compile(r"write|edit|creat|move|renam|delet|remov|patch|append|upload|"
+                           r"put|save|copy|mkdir|touch|replace", re.IGNORECASE)
 #: A tool input larger than this (all its strings but a file's content) is refused unread.
 MAX_INPUT = 4 * MAX_BYTES
 
@@ -99,13 +104,21 @@ def _refusals(tool_name: str, tool_input: Mapping[str, Any], policy: Policy,
             yield Refusal(rule, reason)
     if tool_name in WRITE_TOOLS:
         yield from _write_tool(tool_name, tool_input.get(WRITE_TOOLS[tool_name]), cwd, policy)
+    elif command is None and _OTHER_WRITER.search(tool_name):
+        # An MCP server's or another agent's tool that writes (``mcp__fs__write_file``): its
+        # paths are judged as the Write tool's are.
+        for key in PATH_KEYS:
+            yield from _write_tool(tool_name, tool_input.get(key), cwd, policy)
     if tool_name == "apply_patch":  # Codex: the files a patch adds, changes, deletes, moves
         patch = str(tool_input.get("command") or tool_input.get("input") or "")
         for path in re.findall(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: "
                                r"(.+)$", patch, flags=re.MULTILINE):
             yield from _write_tool(tool_name, (path[0] or path[1]).strip(), cwd, policy)
-    if tool_name in READ_TOOLS:
-        for key in (READ_TOOLS[tool_name], "glob"):
+    readers = (READ_TOOLS[tool_name], "glob") if tool_name in READ_TOOLS else \
+        PATH_KEYS if command is None and tool_name not in WRITE_TOOLS and not re.search(
+            r"(^|_)(ls|list)", tool_name, re.IGNORECASE) else ()
+    if readers:
+        for key in readers:
             value = tool_input.get(key)
             if isinstance(value, str) and value:
                 found = paths(value, cwd, policy) if key == "glob" else [

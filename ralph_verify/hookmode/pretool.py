@@ -102,12 +102,15 @@ def answer(root: Path, agent: str, payload: Mapping[str, Any], refusal: Any) -> 
     emit({"hookSpecificOutput": {"hookEventName": "PreToolUse",
                                  "permissionDecision": decision,
                                  "permissionDecisionReason": reason},
-          "systemMessage": f"ralph-verify guard: {verb} {tool} ({refusal.rule})"})
+          "systemMessage": f"ralph-verify guard: {verb} {tool or 'a tool call'} "
+                           f"({refusal.rule})"})
     return 0
 
 
 def _brief(tool_input: Mapping[str, Any]) -> dict[str, Any]:
     keep = ("command", "cmd", "file_path", "notebook_path", "path", "url")
-    from ralph_verify.redact import cut
+    from ralph_verify.redact import cut, redact_credentials
 
-    return {key: cut(str(tool_input[key]), 500) for key in keep if key in tool_input}
+    # Credentials before the cut (half a token matches no pattern), on a piece well past it.
+    return {key: cut(redact_credentials(str(tool_input[key])[:2000]), 500) for key in keep
+            if key in tool_input}

@@ -66,14 +66,54 @@ def let_the_agent_go_on(action: str, code: int, text: str) -> int:
     return 0
 
 
+class HookInputError(ValueError):
+    """The hook's stdin is not what the agent's protocol sends; ``str()`` says why, in one
+    line, for the user (never a traceback)."""
+
+
+#: Fields of the hook protocols the hooks read, and the JSON types they must have.
+FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "session_id": (str,), "transcript_path": (str, type(None)), "cwd": (str,),
+    "hook_event_name": (str,), "stop_hook_active": (bool,), "tool_name": (str,),
+    "tool_input": (dict,), "last_assistant_message": (str, type(None)),
+    "prompt_response": (str, type(None)), "permission_mode": (str,), "tool_use_id": (str,)}
+_JSON_NAMES = {str: "a string", dict: "an object", bool: "true or false", type(None): "null"}
+
+
 def read_payload() -> dict[str, Any]:
-    """The hook's JSON from stdin; ``{}`` when there is none."""
+    """The hook's JSON from stdin; ``{}`` when there is none. :class:`HookInputError` for
+    input that is too large, not JSON or not a JSON object."""
     raw = sys.stdin.read(MAX_STDIN + 1) if sys.stdin is not None else ""
     if len(raw) > MAX_STDIN:
-        raise ValueError(f"hook input over {MAX_STDIN // (1024 * 1024)} MB")
+        raise HookInputError(f"hook input over {MAX_STDIN // (1024 * 1024)} MB")
     if not raw.strip():
         return {}
-    data = json.loads(raw)
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise HookInputError(f"hook input is not JSON ({exc})") from None
     if not isinstance(data, dict):
-        raise ValueError(f"hook input is JSON {type(data).__name__}, not an object")
+        raise HookInputError(f"hook input is JSON {type(data).__name__}, not an object")
     return data
+
+
+def check_fields(payload: Mapping[str, Any], required: tuple[str, ...] = ()) -> None:
+    """:class:`HookInputError` for a field of the protocol with the wrong JSON type, or one
+    of ``required`` missing."""
+    missing = [name for name in required if name not in payload]
+    if missing:
+        raise HookInputError(f"hook input has no {', '.join(missing)}")
+    for name, types in FIELD_TYPES.items():
+        if name in payload and not isinstance(payload[name], types):
+            expected = " or ".join(_JSON_NAMES[t] for t in types)
+            raise HookInputError(f"hook input field {name!r} is "
+                                 f"{type(payload[name]).__name__}, not {expected}")
+
+
+def unreadable_stop(action: str, reason: str) -> int:
+    """The answer to a Stop hook whose input cannot be read: the agent may stop (the safe
+    answer: blocking it on input we cannot read could trap it), said in one line."""
+    log(project_root(), action, f"ignored: {reason}")
+    emit({"systemMessage": f"ralph-verify hook {action}: {cut(reason, 300)}; the agent may "
+                           "stop (nothing was verified)"})
+    return 0

@@ -74,27 +74,31 @@ def _rules_help() -> str:
 
 def hook(config: Config) -> int:
     """Read the agent's JSON and hand it to the Stop hook or the PreToolUse guard."""
-    from ralph_verify.hookmode.protocol import read_payload
+    from ralph_verify.hookmode.protocol import HookInputError, check_fields, read_payload
 
     action = str(config.get("action"))
     agent = action.split("-")[0]
-    if action.endswith("-pretool"):
-        from ralph_verify.hookmode.pretool import refuse_unreadable
-
-        try:
-            payload = read_payload()
-        except ValueError as exc:  # too large or not JSON: refused, never let through
-            return refuse_unreadable(config.root, agent, f"the hook input cannot be read "
-                                                         f"({str(exc)[:200]})")
-    else:
+    try:
         payload = read_payload()
-    if action.endswith("-stop"):
-        from ralph_verify.hookmode.stop import stop_hook
-
-        if agent == "copilot":  # agentStop: camelCase keys, the final text in the transcript
+        if agent == "copilot" and action.endswith("-stop"):
+            # agentStop: camelCase keys, the final text in the transcript
             from ralph_verify.hookmode.copilot import stop_payload
 
             payload = stop_payload(payload)
+        check_fields(payload, ("tool_name", "tool_input") if action.endswith("-pretool")
+                     else ())
+    except HookInputError as exc:
+        if action.endswith("-pretool"):  # a call we cannot read is refused, never let through
+            from ralph_verify.hookmode.pretool import refuse_unreadable
+
+            return refuse_unreadable(config.root, agent, f"the hook input cannot be read "
+                                                         f"({str(exc)[:200]})")
+        from ralph_verify.hookmode.protocol import unreadable_stop
+
+        return unreadable_stop(action, str(exc))
+    if action.endswith("-stop"):
+        from ralph_verify.hookmode.stop import stop_hook
+
         return stop_hook(config, payload, agent=agent)
     from ralph_verify.hookmode.pretool import pretool_hook
 
