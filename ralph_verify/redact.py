@@ -230,14 +230,19 @@ _TOKEN_SHAPES = (
 #: A name whose value is a credential (``DB_PASSWORD``, ``--api-key``; not ``--auth-file``).
 _NAME = (r"[\w-]{0,40}(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|"
          r"auth)(?![\w-]{0,40}(?:file|path|dir)\b)[\w-]{0,40}")
-_CREDENTIALS = re.compile(
+_CREDENTIALS = (
     rf"(?P<token>{_TOKEN_SHAPES})|"
     r"(?P<scheme>\b(?:Bearer|Basic|token)\s+)(?P<bearer>[A-Za-z0-9._~+/=-]{8,})|"
     r"(?P<url>\b[a-zA-Z][a-zA-Z0-9+.-]{0,30}://[^/\s:@'\"]+:)(?P<userpass>[^/\s@'\"]+)@|"
     rf"(?P<name>--?{_NAME}(?:=|\s+(?=[^-\s]))|\b{_NAME}\s*[=:]\s*|"
     r"(?:^|(?<=\s))(?:-u|--user)(?:\s+|=)[^\s:'\"]+:)"
-    r"(?P<value>(?:(?:Bearer|Basic|Token)\s+)?(?:\"[^\"]*\"|'[^']*'|[^\s&'\";]+))",
-    re.IGNORECASE | re.DOTALL)
+    r"(?P<value>(?:(?:Bearer|Basic|Token)\s+)?(?:\"[^\"]*\"|'[^']*'|[^\s&'\";]+))")
+
+
+@functools.lru_cache(maxsize=1)
+def _credentials() -> re.Pattern[str]:
+    """Compiled on first use: every command imports this module, few redact a command."""
+    return re.compile(_CREDENTIALS, re.IGNORECASE | re.DOTALL)
 
 
 def redact_credentials(text: str) -> str:
@@ -251,4 +256,4 @@ def redact_credentials(text: str) -> str:
                     "@" if keep == "url" else "")
         return "[redacted:credential]"
 
-    return _CREDENTIALS.sub(replace, text) if text else text
+    return _credentials().sub(replace, text) if text else text

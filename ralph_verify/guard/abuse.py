@@ -29,8 +29,8 @@ MINERS = frozenset({"xmrig", "xmr-stak", "xmr-stak-cpu", "minerd", "cpuminer", "
                     "srbminer", "srbminer-multi", "nheqminer", "xmrig-cuda", "miner"})
 _POOL = re.compile(r"stratum[0-9]?\+(tcp|ssl|tls)://|xmrig|minexmr|nicehash|nanopool|"
                    r"2miners|f2pool|supportxmr", re.IGNORECASE)
-_HOST_DIRS = ("/etc", "/root", "/var/run", "/run", "/proc", "/sys", "/dev", "/boot", "/usr",
-              "/bin", "/sbin", "/lib", "/var/lib/docker")
+_HOST_DIRS = ("/etc", "/root", "/var", "/run", "/proc", "/sys", "/dev", "/boot", "/usr",
+              "/bin", "/sbin", "/lib", "/home", "/mnt", "/media", "/srv", "/opt", "/snap")
 _GENERATORS = re.compile(r"^/dev/(zero|u?random)$")
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMGTPE]?)(i?B)?$", re.IGNORECASE)
 
@@ -123,11 +123,26 @@ def container(command: SimpleCommand, resolve: Resolver, inside: Callable[[Path 
                 return
 
 
+def served(command: SimpleCommand, resolve: Resolver, home: Path) -> Iterator[Found]:
+    """``python -m http.server --directory ~``: the home folder (and its keys) served to
+    whoever connects."""
+    args = command.args
+    if not (command.name.startswith("python") and "http.server" in args):
+        return
+    for index, arg in enumerate(args[:-1]):
+        if arg in ("-d", "--directory"):
+            path = resolve(args[index + 1])
+            if path is None or path == home or path in home.parents:
+                yield ("read-secrets", f"serving {args[index + 1]} hands the home folder "
+                                       "(keys, credentials) to whoever connects")
+
+
 def _host_path(path: Path, inside: Callable[[Path | None], bool],
                secret: Callable[[Path | None], bool], root: Path, home: Path) -> bool:
     if inside(path):
         return False
-    return (path == Path("/") or path == home or path in root.parents or secret(path) or
+    return (path == Path("/") or path == home or path in root.parents or
+            path in home.parents or secret(path) or
             path.name.endswith(".sock") or any(str(path) == d or str(path).startswith(d + "/")
                                                 for d in _HOST_DIRS))
 

@@ -35,6 +35,8 @@ class SimpleCommand:
     upstream: list[SimpleCommand] = field(default_factory=list)
     #: A heredoc's or here-string's text fed to its stdin.
     stdin_text: str | None = None
+    #: The folder a wrapper runs it in (``env -C DIR``, ``env --chdir=DIR``, ``sudo -D``).
+    chdir: str = ""
     #: Process substitutions among its arguments (``bash <(curl ...)``).
     feeds: list[SimpleCommand] = field(default_factory=list)
 

@@ -55,7 +55,8 @@ CLOUD_CLIS = frozenset({"aws", "gcloud", "az", "doctl", "heroku", "flyctl",
 _CREDENTIAL_VERB = re.compile(
     r"\b(get|print|generate|create|show|export|fetch|read|access|view|decrypt|reveal|"
     r"whoami)[\w-]*[- ](\w+[- ])?(tokens?|passwords?|secrets?|credentials?|keys?|auth|"
-    r"login)\b|--show-(token|secrets?)|--reveal\b|whoami -t\b|--show-token", re.IGNORECASE)
+    r"login)\b|--show-(token|secrets?)|--reveal\b|whoami -t\b|--show-token|"
+    r"\b(registry|acr|ecr) login\b|\b(config|env):get\b|^config$", re.IGNORECASE)
 _COMPILED = {name: re.compile(pattern) for name, pattern in CREDENTIAL_COMMANDS.items()}
 _COMPILED["oc"] = _COMPILED["kubectl"]
 _CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})

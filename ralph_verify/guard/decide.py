@@ -42,7 +42,7 @@ from ralph_verify.guard.policy import (
 )
 from ralph_verify.guard.rules import PRIORITY
 from ralph_verify.guard.tamper import CACHE_WORD, cache_read, changed
-from ralph_verify.guard.unfold import Context, Unfolded, unfold_line
+from ralph_verify.guard.unfold import INTERPRETERS, SHELLS, Context, Unfolded, unfold_line
 
 __all__ = ["DEFAULT_METADATA_HOSTS", "DEFAULT_PUBLIC_PATTERNS", "DEFAULT_SECRET_PATTERNS",
            "Policy", "Refusal", "current_branch", "evaluate"]
@@ -193,19 +193,50 @@ def _shell_refusals(line: str, cwd: Path, policy: Policy,
                                          "(or from a place only known when it runs); the "
                                          "guard cannot read it")
     current: Path | None = cwd
+    yield from _downloaded_and_run(unfolded)
     for command in unfolded.commands:
         if time.monotonic() > deadline:
             raise Unreadable("the guard ran out of time deciding it")
         if command.name in ("cd", "pushd"):
             current = cd_target(command.args, current, policy)
             continue
+        here = cd_target([command.chdir], current, policy) if command.chdir else current
         if policy.allow_commands and any(fnmatch.fnmatchcase(" ".join(command.words), pattern)
                                          for pattern in policy.allow_commands):
             continue  # the user allowed this command ([tool.ralph-verify.guard] allow-commands)
-        for refusal in command_refusals(command, current, policy):
+        for refusal in command_refusals(command, here, policy):
             if refusal.rule != "env-dump" or not grepped(command, unfolded.commands):
                 yield refusal
     yield from _code_refusals(unfolded, current, policy)
+
+
+def _downloaded_and_run(unfolded: Unfolded) -> Iterator[Refusal]:
+    """``curl -o x.sh URL && bash x.sh``: a download run in the same call is a download piped
+    to a shell, spelt with a file."""
+    downloaded: set[str] = set()
+    for command in unfolded.commands:
+        name, args = command.name, command.args
+        if name in ("curl", "wget", "aria2c", "http", "xh", "fetch"):
+            for index, arg in enumerate(args):
+                value = args[index + 1] if index + 1 < len(args) else ""
+                if arg in ("-o", "--output", "-O", "--output-document") and value and not \
+                        value.startswith(("http:", "https:", "-")):
+                    downloaded.add(value.rsplit("/", 1)[-1])
+                elif arg.startswith(("--output=", "--output-document=")):
+                    downloaded.add(arg.split("=", 1)[1].rsplit("/", 1)[-1])
+                elif arg.startswith(("http://", "https://")) and (
+                        name == "wget" or "-O" in args or "--remote-name" in args):
+                    downloaded.add(arg.rstrip("/").rsplit("/", 1)[-1])
+            continue
+        positional = [a for a in args if not a.startswith("-")]
+        run = [command.words[0]] if command.words else []
+        if name in SHELLS | INTERPRETERS | {"source", "."} and positional:
+            run.append(positional[0])
+        if any(word.rsplit("/", 1)[-1] in downloaded for word in run):
+            yield Refusal("pipe-to-shell", f"{' '.join(command.words)[:60]} runs what this call "
+                                           "downloads; download it, read it, and run it in a "
+                                           "later call if it is what you need")
+            return
 
 
 def _code_refusals(unfolded: Unfolded, cwd: Path | None,
@@ -219,23 +250,22 @@ def _code_refusals(unfolded: Unfolded, cwd: Path | None,
             for value in values:
                 if value.startswith("/dev/"):
                     continue
-                for rule, reason in changed(((value, p) for p in paths(value, cwd, policy)),
+                found = paths(value, cwd, policy)
+                for rule, reason in changed(((value, p) for p in found),
                                             f"{name} inline code {kind}", policy):
                     yield Refusal(rule, reason)
-                for path in paths(value, cwd, policy):
+                for path in found:  # the first path that breaks a rule says it
                     in_git = path is not None and (path == git_dir or git_dir in path.parents)
                     if not is_inside(path, policy) or in_git or (
                             kind == "deletes" and path == root):
                         yield Refusal("inline-code", f"{name} inline code {kind} {value}, "
                                                      f"outside the project {policy.root} (or "
                                                      "the project itself, or its .git)")
-                    elif path is not None and startup_file(path) and not is_inside(path,
-                                                                                   policy):
-                        yield Refusal("persistence", f"{name} inline code changes {value}")
+                        break
         if any(CACHE_WORD.search(text) for text in effects.strings):
             yield Refusal("tamper", f"{name} inline code names ralph-verify's cache (the "
                                     "cancel key, frozen files); it is the user's")
-        for value in [*effects.reads, *effects.strings]:
+        for value in dict.fromkeys([*effects.reads, *effects.strings]):
             if any(is_secret(p, policy) for p in paths(value, cwd, policy)):
                 yield Refusal("read-secrets", f"{name} inline code reads {value}, which looks "
                                               "like a secret")

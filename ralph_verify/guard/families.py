@@ -63,6 +63,11 @@ def write_targets(command: SimpleCommand) -> list[str]:
         return positional if scripted else first + positional[1:]
     if name in ("chmod", "chown", "chgrp"):
         return _positional(args)[1:]
+    if name in ("tar", "gtar", "bsdtar", "unzip", "7z", "7za", "cpio") and (
+            name != "tar" or any(a.startswith("x") or a.startswith("-x") or a == "--extract" or
+                                 (a.startswith("-") and not a.startswith("--") and "x" in a)
+                                 for a in args[:2])):
+        return _extract_folder(name, args)
     if name == "mv":
         return _positional(args, frozenset({"-t", "--target-directory", "-S"}))
     if name in COPIERS:
@@ -76,6 +81,20 @@ def write_targets(command: SimpleCommand) -> list[str]:
     if name in MODIFIERS or name.split(".")[0] in MODIFIERS:
         return _positional(args, frozenset({"-s", "--size", "-m", "--mode", "-r",
                                             "--reference", "-n"}))
+    return []
+
+
+def _extract_folder(name: str, args: list[str]) -> list[str]:
+    """Where an archive is unpacked (``tar -C DIR``, ``unzip -d DIR``, ``7z x -oDIR``)."""
+    for index, arg in enumerate(args):
+        value = args[index + 1] if index + 1 < len(args) else ""
+        if (name in ("tar", "gtar", "bsdtar") and arg in ("-C", "--directory")) or (
+                name == "unzip" and arg == "-d") or (name == "cpio" and arg == "-D"):
+            return [value] if value else []
+        if arg.startswith("--directory="):
+            return [arg.split("=", 1)[1]]
+        if name.startswith("7z") and arg.startswith("-o") and len(arg) > 2:
+            return [arg[2:]]
     return []
 
 

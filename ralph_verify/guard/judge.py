@@ -15,7 +15,14 @@ from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 
-from ralph_verify.guard.abuse import administration, container, disk_fill, miner, reverse_shell
+from ralph_verify.guard.abuse import (
+    administration,
+    container,
+    disk_fill,
+    miner,
+    reverse_shell,
+    served,
+)
 from ralph_verify.guard.credentials import credentials
 from ralph_verify.guard.effects import (
     SECRET_VAR,
@@ -122,6 +129,8 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
                              command, lambda p: resolve(p, cwd, policy),
                              lambda p: is_inside(p, policy), lambda p: is_secret(p, policy),
                              root, real(policy.home)),
+                         *served(command, lambda p: resolve(p, cwd, policy),
+                                 real(policy.home)),
                          *env_dump(command), *machine(command), *credentials(command),
                          *persistence(command, args if name == "git" else None)):
         yield Refusal(rule, reason)

@@ -38,6 +38,7 @@ HOME_SECRETS: tuple[str, ...] = (
     ".config/op", ".op", ".config/Bitwarden CLI", ".config/heroku", ".fly", ".config/gh-copilot",
     ".local/share/fish/fish_history", ".histfile", ".*_history", ".cache/ralph-verify",
     ".config/github-copilot", ".claude/.credentials.json", ".codex/auth.json",
+    ".config/containers/auth.json", ".config/helm/registry", ".config/cloudflare",
 )
 #: Secrets of the machine (absolute patterns).
 SYSTEM_SECRETS: tuple[str, ...] = (

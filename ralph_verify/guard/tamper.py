@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from pathlib import Path
 
 from ralph_verify.guard.parse import SimpleCommand
@@ -32,33 +33,49 @@ CACHE_WORD = re.compile(r"RALPH_VERIFY_CACHE_DIR|(^|[/.~}])cache/ralph-verify(/|
 def cache_dirs(policy: Policy) -> list[Path]:
     """The user's ralph-verify folders (cancel key, frozen files outside git)."""
     env = policy.environ
-    found = [Path(env["RALPH_VERIFY_CACHE_DIR"])] if env.get("RALPH_VERIFY_CACHE_DIR") else []
-    if env.get("XDG_CACHE_HOME"):
-        found.append(Path(env["XDG_CACHE_HOME"]) / "ralph-verify")
-    found.append(policy.home / ".cache" / "ralph-verify")
-    return [real(p) for p in found]
+    return [Path(p) for p in _places(real(policy.root), real(policy.home),
+                                     env.get("RALPH_VERIFY_CACHE_DIR", ""),
+                                     env.get("XDG_CACHE_HOME", ""))[1]]
+
+
+@lru_cache(maxsize=16)
+def _places(root: Path, home: Path, cache_dir: str,
+            xdg: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """``((folder or file, what it is), ...)`` of the session's own, and the cache folders,
+    as strings: a decision asks of every path it meets."""
+    caches = [cache_dir] if cache_dir else []
+    caches += [f"{xdg}/ralph-verify"] if xdg else []
+    caches.append(str(home / ".cache" / "ralph-verify"))
+    cache_paths = tuple(str(real(Path(c))) for c in caches)
+    own = [(str(root / ".ralph"), "the session's state and records in .ralph/"),
+           (str(root / ".git" / "ralph-verify"), "the session's frozen files"),
+           *((str(root / name), f"{name}, which holds ralph-verify's hooks (the guard itself)")
+             for name in HOOK_SETTINGS),
+           *((c, "ralph-verify's cache (the cancel key, frozen files)") for c in cache_paths)]
+    return tuple(own), cache_paths
 
 
 def protected(path: Path | None, policy: Policy) -> str:
     """What ``path`` is of the session's own (``""``: nothing of it)."""
     if path is None:
         return ""
-    root = real(policy.root)
-    for folder, what in ((root / ".ralph", "the session's state and records in .ralph/"),
-                         (root / ".git" / "ralph-verify", "the session's frozen files")):
-        if path == folder or folder in path.parents:
+    env = policy.environ
+    own, _ = _places(real(policy.root), real(policy.home),
+                     env.get("RALPH_VERIFY_CACHE_DIR", ""), env.get("XDG_CACHE_HOME", ""))
+    text = str(path)
+    for place, what in own:
+        if text == place or text.startswith(place + "/"):
             return what
-    for name in HOOK_SETTINGS:
-        if path == root / name:
-            return f"{name}, which holds ralph-verify's hooks (the guard itself)"
-    if any(path == d or d in path.parents for d in cache_dirs(policy)):
-        return "ralph-verify's cache (the cancel key, frozen files)"
     return ""
 
 
 def cache_read(path: Path | None, policy: Policy) -> bool:
     """Whether reading ``path`` reads the user's ralph-verify cache."""
-    return path is not None and any(path == d or d in path.parents for d in cache_dirs(policy))
+    if path is None:
+        return False
+    text = str(path)
+    return any(text == d or text.startswith(d + "/") for d in (str(p) for p in
+                                                                 cache_dirs(policy)))
 
 
 def changed(targets: Iterable[tuple[str, Path | None]], what: str,

@@ -243,6 +243,11 @@ def _strip(command: SimpleCommand) -> list[str]:
             words = _split(value) + rest
             command.wrappers.append("env")
         elif name in WRAPPERS:
+            for index, word in enumerate(words[1:-1], 1):  # ``env -C DIR``: runs in DIR
+                if name in ("env", "sudo") and word in ("-C", "--chdir", "-D"):
+                    command.chdir = words[index + 1]
+                elif name == "env" and word.startswith(("--chdir=", "-C")) and len(word) > 2:
+                    command.chdir = word.split("=", 1)[1] if "=" in word else word[2:]
             rest = skip_options(words[1:], WRAPPERS[name], assignments=name in ("env", "sudo"),
                                  duration=name == "timeout", numeric=name in ("chrt",
                                                                               "taskset"))
