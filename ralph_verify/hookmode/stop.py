@@ -86,6 +86,15 @@ if TYPE_CHECKING:
 # --- the Stop hook ---------------------------------------------------------------------------
 
 
+def _another_modes(path: Path) -> bool:
+    """Whether ``state.json`` reads as a JSON object of another mode than hook mode's."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("mode") != MODE
+
+
 def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
     """One Stop hook call: act only for the bound session of an active hook-mode loop."""
     state = StateDir(config.root)
@@ -94,7 +103,10 @@ def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
         log(config.root, f"{agent}-stop", f"{tampered} ({binding.here()})")
     try:
         data = state.read_state()
-    except CorruptFile as exc:  # not a session's (a live loop's was put back just above)
+    except CorruptFile as exc:
+        if not _another_modes(state.state_path):
+            raise  # a hook-mode loop's, broken: the agent may stop, and is told why
+        # A later run's (a live hook-mode loop's was put back just above): not ours to drive.
         log(config.root, f"{agent}-stop", f"no hook-mode loop to drive: {exc}")
         return 0
     if data is None or data.mode != MODE or data.finished:
