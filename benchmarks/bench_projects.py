@@ -38,7 +38,9 @@ def fetch(requirement: str) -> Path:
 
 #: Test dependencies a project's suite needs beyond the tools (installed into its own
 #: virtualenv, not the tools'): name prefix of the folder -> requirements.
-EXTRAS = {"attrs-": ("hypothesis",), "packaging-": ("hypothesis", "pretend", "tomli-w")}
+EXTRAS = {"attrs-": ("hypothesis",), "packaging-": ("hypothesis", "pretend", "tomli-w"),
+          "idna-": ("hypothesis",), "tabulate-": ("wcwidth",),
+          "python_slugify-": ("text-unidecode",)}
 
 
 def prepare(project: Path) -> str:
