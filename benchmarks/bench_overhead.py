@@ -8,6 +8,7 @@ Usage::
     python benchmarks/bench_overhead.py --part scale --row 5000:0 --row 20000:100
     python benchmarks/bench_overhead.py --part where --project tabulate
     python benchmarks/bench_overhead.py --json figures.json  # every run's figures kept
+    python benchmarks/bench_overhead.py --ralph-verify ../older-checkout   # before, same hour
 
 Run it with the interpreter whose ``ralph-verify``, pytest, ruff and mypy are measured (a
 virtualenv with ralph-verify installed: ``.venv-test/bin/python``). Parts:
@@ -135,6 +136,21 @@ def measure(argv: list[str], cwd: Path, env: dict[str, str], limit: float = 1800
     return Run(wall, cpu, proc.returncode, os.getloadavg()[0], stragglers), out or ""
 
 
+#: ``--ralph-verify CHECKOUT``: that checkout's ralph-verify is measured (``python -m
+#: ralph_verify`` with the checkout first on ``PYTHONPATH``), e.g. an older one for before
+#: and after at the same hour; else the installed console script.
+CHECKOUT: list[str] = []
+
+
+def ralph_verify() -> list[str]:
+    return [sys.executable, "-m", "ralph_verify"] if CHECKOUT else [bin_of("ralph-verify")]
+
+
+def pythonpath() -> str:
+    """The checkout (if any), then what ``PYTHONPATH`` holds (``prepare()`` adds ``src``)."""
+    return os.pathsep.join([*CHECKOUT, *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
 def bin_of(name: str) -> str:
     """A console script of this interpreter's environment (else the name, from PATH)."""
     path = Path(sys.executable).parent / name
@@ -142,14 +158,14 @@ def bin_of(name: str) -> str:
 
 
 def environment() -> dict[str, str]:
-    env = {**os.environ, "RALPH_VERIFY_CACHE_DIR": str(CACHE)}
+    env = {**os.environ, "RALPH_VERIFY_CACHE_DIR": str(CACHE), "PYTHONPATH": pythonpath()}
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as on a user's machine: bytecode is kept
     return env
 
 
 def check_argv(until: str, *extra: str) -> list[str]:
-    return [bin_of("ralph-verify"), "check", "--until", until, "--no-cache", *extra]
+    return [*ralph_verify(), "check", "--until", until, "--no-cache", *extra]
 
 
 def by_hand(python: str, targets: tuple[str, ...], junit: Path) -> list[str]:
@@ -184,7 +200,7 @@ def part_projects(names: list[str], runs: int, env: dict[str, str],
     for requirement in names:
         folder = fetch(requirement)
         python = prepare(folder)
-        env = {**env, "PYTHONPATH": os.environ.get("PYTHONPATH", "")}  # prepare()'s src/
+        env = {**env, "PYTHONPATH": pythonpath()}  # with prepare()'s src/
         with tempfile.TemporaryDirectory() as tmp:
             sides = {"check": check_argv(FULL, "--python", python, "--json"),
                      "tools": by_hand(python, PROJECTS[requirement], Path(tmp) / "junit.xml")}
@@ -228,7 +244,7 @@ def summary(out: str, code: int) -> str:
 
 def part_help(runs: int, env: dict[str, str], figures: dict[str, object]) -> str:
     lines = ["| command | CPU s | wall s | load |", "| --- | --- | --- | --- |"]
-    for label, argv in (("`ralph-verify --help`", [bin_of("ralph-verify"), "--help"]),
+    for label, argv in (("`ralph-verify --help`", [*ralph_verify(), "--help"]),
                         ("`python -c pass` (the floor)", [sys.executable, "-c", "pass"])):
         measure(argv, Path.cwd(), env)
         got = [measure(argv, Path.cwd(), env)[0] for _ in range(runs)]
@@ -321,7 +337,7 @@ def part_where(requirement: str, runs: int, env: dict[str, str],
                figures: dict[str, object]) -> str:
     folder = fetch(requirement)
     python = prepare(folder)
-    env = {**env, "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    env = {**env, "PYTHONPATH": pythonpath()}
     argv_tail = ["check", "--until", FULL, "--no-cache", "--python", python, "-q"]
     out: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -342,7 +358,7 @@ def part_where(requirement: str, runs: int, env: dict[str, str],
                    f"{spread(own, 3)} CPU s; load {loads_of(total)}.")
         # Import times (microseconds, wall, of this process alone: the tools' stderr is
         # theirs), summed per top-level package.
-        _, err = run_stderr([bin_of("ralph-verify"), *argv_tail], folder,
+        _, err = run_stderr([*ralph_verify(), *argv_tail], folder,
                             {**env, "PYTHONPROFILEIMPORTTIME": "1"})
         per: dict[str, int] = {}
         count = 0
@@ -380,18 +396,21 @@ def part_where(requirement: str, runs: int, env: dict[str, str],
                 key += " (the main thread waits: the other threads' CPU)"
             by_group[key] = by_group.get(key, 0.0) + function.tottime
         whole = sum(by_group.values()) or 1.0
-        out.append(f"\ncProfile, CPU clock ({whole:.3f} s profiled; self time per group):\n")
-        out.append("| where | share |\n| --- | --- |")
+        out.append(f"\ncProfile, CPU clock ({1000 * whole:.0f} ms profiled, the profiler's own "
+                   "cost included; self time per group):\n")
+        out.append("| where | ms | share |\n| --- | --- | --- |")
         for key, seconds in sorted(by_group.items(), key=lambda kv: -kv[1])[:14]:
-            out.append(f"| {key} | {100 * seconds / whole:.0f}% |")
-        figures["profile_share"] = {k: v / whole for k, v in by_group.items()}
+            out.append(f"| {key} | {1000 * seconds:.0f} | {100 * seconds / whole:.0f}% |")
+        figures["profile_ms"] = {k: 1000 * v for k, v in by_group.items()}
+        # Cumulative times on a process-wide clock also hold the other threads' CPU while
+        # the main thread waits, so they are given in ms, not as shares of the whole.
         ours = sorted(((f.cumtime, name, f) for name, f in profile.items()
-                       if "ralph_verify" in f.file_name), key=lambda t: -t[0])[:12]
-        out.append("\nOur functions by cumulative CPU (profiled):\n")
-        out.append("| function | share |\n| --- | --- |")
+                       if "ralph_verify" in f.file_name), key=lambda t: -t[0])[:14]
+        out.append("\nOur functions by cumulative CPU (profiled, ms):\n")
+        out.append("| function | ms |\n| --- | --- |")
         for seconds, name, f in ours:
             short = f.file_name[f.file_name.index("ralph_verify"):]
-            out.append(f"| `{short}:{f.line_number} {name}` | {100 * seconds / whole:.0f}% |")
+            out.append(f"| `{short}:{f.line_number} {name}` | {1000 * seconds:.0f} |")
     return "\n".join(out)
 
 
@@ -427,6 +446,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=float, default=1800.0,
                         help="seconds before one run is killed (default 1800)")
     parser.add_argument("--json", metavar="FILE", help="keep every run's figures in FILE")
+    parser.add_argument("--ralph-verify", metavar="CHECKOUT",
+                        help="measure the ralph-verify of this checkout (python -m "
+                             "ralph_verify, the checkout first on PYTHONPATH), e.g. an older "
+                             "one for before and after")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -435,6 +458,11 @@ def main(argv: list[str] | None = None) -> int:
     if not names:
         parser.error(f"no such project: {', '.join(wanted)}")
     parts = args.part or list(PARTS)
+    if args.ralph_verify:
+        checkout = Path(args.ralph_verify).resolve()
+        if not (checkout / "ralph_verify" / "__init__.py").is_file():
+            parser.error(f"{checkout} holds no ralph_verify package")
+        CHECKOUT.append(str(checkout))
     subreaper()
     env = environment()
     versions = subprocess.run(
@@ -442,7 +470,8 @@ def main(argv: list[str] | None = None) -> int:
          "f'{n} {m.version(n)}' for n in ('pytest', 'ruff', 'mypy', 'pluggy')))"],
         capture_output=True, text=True, check=False).stdout.strip()
     head = (f"{platform.machine()}, {os.cpu_count()} cores, Python "
-            f"{platform.python_version()}, {versions}")
+            f"{platform.python_version()}, {versions}; ralph-verify from "
+            f"{CHECKOUT[0] if CHECKOUT else bin_of('ralph-verify')}")
     print(f"# {head}; load {os.getloadavg()[0]:.1f} at start", flush=True)
     tables: dict[str, str] = {}
     figures: dict[str, dict[str, object]] = {part: {} for part in parts}
