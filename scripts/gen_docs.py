@@ -88,7 +88,7 @@ def type_name(tp: Any) -> str:
         return f"array of {type_name(arg)}s"
     if origin is dict:
         return "table"
-    if isinstance(tp, type) and hasattr(tp, "model_fields"):
+    if isinstance(tp, type) and (hasattr(tp, "model_fields") or dataclasses.is_dataclass(tp)):
         return "table"
     if origin is typing.Literal:
         return " or ".join(f'`"{arg}"`' for arg in typing.get_args(tp))
@@ -120,8 +120,9 @@ def option_fields(model: Any) -> list[tuple[str, Any, Any, str]]:
         return [(field.alias or name, field.annotation, _field_default(field),
                  field.description or "") for name, field in model.model_fields.items()]
     hints = typing.get_type_hints(model, include_extras=True)
-    return [(field.name, hints[field.name], _field_default(field), field.metadata.get("help", ""))
-            for field in dataclasses.fields(model)]
+    key = getattr(model, "__pydantic_config__", {}).get("alias_generator", str)
+    return [(key(field.name), hints[field.name], _field_default(field),
+             field.metadata.get("help", "")) for field in dataclasses.fields(model)]
 
 
 def _sentence(text: str, what: str) -> str:
@@ -180,13 +181,12 @@ def configuration(config: Any) -> str:
                 metavar = option.kwargs.get("metavar")
                 cli = f" · command line: `{option.flags[-1]}{' ' + metavar if metavar else ''}`"
             out.append(f"#### `{setting.key}`\n")
-            out.append(f"{type_name(setting.value_type)} · default {toml_value(setting.default)}"
+            out.append(f"{type_name(setting.type)} · default {toml_value(setting.default)}"
                        f"{cli}\n")
             out.append(_sentence(setting.help, f"setting {setting.key!r}") + "\n")
-            if isinstance(setting.value_type, type) and hasattr(setting.value_type,
-                                                                "model_fields"):
+            if dataclasses.is_dataclass(setting.type):
                 out.append(f"Keys of `[tool.ralph-verify.{setting.key}]`:\n")
-                out += _model_fields(setting.value_type, f"[tool.ralph-verify.{setting.key}]")
+                out += _model_fields(setting.type, f"[tool.ralph-verify.{setting.key}]")
                 out.append("")
     out.append("## Check options: `[tool.ralph-verify.checks.NAME]`\n")
     from ralph_verify.checks.api import CheckOptions

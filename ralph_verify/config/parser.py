@@ -26,18 +26,6 @@ EXIT_CODES_HELP = check_help()
 OptionsT = TypeVar("OptionsT")
 
 
-def resolve_ref(ref: Any) -> Any:
-    """``"package.module:Name"``, a lazy reference, imported now; anything else as it is.
-    Settings and check options name their pydantic models this way, so the start-up
-    (``--help``, a check that reads no options) never imports pydantic."""
-    if not isinstance(ref, str) or ":" not in ref:
-        return ref
-    import importlib
-
-    module, _, name = ref.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
 @dataclass(frozen=True)
 class Bound:
     """A numeric bound for a setting's type, ``Annotated[int, Bound(ge=1)]``: the same check
@@ -134,8 +122,8 @@ def replace_options(options: OptionsT, **changes: Any) -> OptionsT:
 
 @dataclass(frozen=True)
 class Setting:
-    """A value that may come from ``[tool.ralph-verify]`` (kebab-case key). ``type`` may be a
-    lazy ``"module:Name"`` reference (see :func:`resolve_ref`)."""
+    """A value that may come from ``[tool.ralph-verify]`` (kebab-case key), validated by its
+    ``type`` (pydantic, imported only when the file sets a key)."""
 
     key: str
     type: Any
@@ -146,11 +134,6 @@ class Setting:
     @property
     def dest(self) -> str:
         return self.key.replace("-", "_")
-
-    @property
-    def value_type(self) -> Any:
-        """The type the file's value is validated against (a lazy reference imported)."""
-        return resolve_ref(self.type)
 
 
 @dataclass(frozen=True)

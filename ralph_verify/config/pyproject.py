@@ -96,7 +96,7 @@ def validate_settings(table: Mapping[str, Any], settings: Mapping[str, Setting],
     from pydantic import ConfigDict, Field, ValidationError, create_model
 
     fields: dict[str, Any] = {
-        setting.dest: (setting.value_type | None, Field(default=None, alias=setting.key))
+        setting.dest: (setting.type | None, Field(default=None, alias=setting.key))
         for setting in settings.values()
     }
     fields["checks"] = (dict[str, dict[str, Any]], Field(default_factory=dict))

@@ -3,7 +3,8 @@ read by the PreToolUse agent hook (hookmode/pretool.py) and declared by the agen
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from dataclasses import dataclass, field
+from typing import Annotated, Any, ClassVar
 
 from ralph_verify.guard.rules import RULES
 
@@ -14,45 +15,55 @@ def _kebab(name: str) -> str:
     return name.replace("_", "-")
 
 
-class GuardSettings(BaseModel):
-    """``[tool.ralph-verify.guard]``: the PreToolUse safety guard."""
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True,
-                              alias_generator=_kebab)
 
-    enabled: bool = Field(default=True, description="false lets every tool call through")
-    disable: list[str] = Field(default_factory=list,
-                               description="rules to switch off (see 'ralph-verify hook --help')")
-    allow_paths: list[str] = Field(default_factory=list,
-                                   description="folders outside the project that may be written "
-                                               "to and deleted from")
-    secret_patterns: list[str] | None = Field(
-        default=None, description="file name patterns that are secrets (replaces the default)")
-    public_patterns: list[str] | None = Field(
-        default=None, description="patterns that are never secrets (replaces the default)")
-    metadata_hosts: list[str] | None = Field(
-        default=None, description="cloud metadata addresses (replaces the default)")
-    allow_commands: list[str] = Field(
-        default_factory=list, description="commands let through whatever they do: patterns "
-                                          "matched against one command's words (e.g. "
-                                          "\"docker system prune *\")")
-    allow_hosts: list[str] = Field(
-        default_factory=list, description="hosts in private network ranges the agent may "
-                                          "reach (names, addresses or CIDR ranges such as "
-                                          "10.0.0.0/8); the metadata service never")
-    refuse_localhost: bool = Field(default=False,
-                                   description="refuse requests to this machine (localhost, "
-                                               "127.0.0.1) too; allowed by default for local "
-                                               "dev servers")
-    session_branch_prefix: str | None = Field(
-        default=None, description="branches where git reset --hard / clean -f are allowed "
-                                  "(default: the loop's branch-prefix, ralph/)")
+def _known_rules(value: list[str]) -> list[str]:
+    unknown = [rule for rule in value if rule not in RULES]
+    if unknown:
+        raise ValueError(f"unknown guard rule(s) {', '.join(unknown)}; known rules: "
+                         f"{', '.join(RULES)}")
+    return value
 
-    @field_validator("disable")
-    @classmethod
-    def _known_rules(cls, value: list[str]) -> list[str]:
-        unknown = [rule for rule in value if rule not in RULES]
-        if unknown:
-            raise ValueError(f"unknown guard rule(s) {', '.join(unknown)}; known rules: "
-                             f"{', '.join(RULES)}")
-        return value
+
+class _KnownRules:
+    """``disable``'s type: rules the guard knows (checked when pydantic reads the file)."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_after_validator_function(_known_rules, handler(source))
+
+
+@dataclass(frozen=True)
+class GuardSettings:
+    """``[tool.ralph-verify.guard]``: the PreToolUse safety guard (validated by the type, as
+    every setting is: pydantic reads the config below, kebab-case keys, none unknown)."""
+
+    __pydantic_config__: ClassVar[dict[str, object]] = {
+        "extra": "forbid", "populate_by_name": True, "alias_generator": _kebab}
+
+    enabled: bool = field(default=True, metadata=_help("false lets every tool call through"))
+    disable: Annotated[list[str], _KnownRules()] = field(default_factory=list, metadata=_help(
+        "rules to switch off (see 'ralph-verify hook --help')"))
+    allow_paths: list[str] = field(default_factory=list, metadata=_help(
+        "folders outside the project that may be written to and deleted from"))
+    secret_patterns: list[str] | None = field(default=None, metadata=_help(
+        "file name patterns that are secrets (replaces the default)"))
+    public_patterns: list[str] | None = field(default=None, metadata=_help(
+        "patterns that are never secrets (replaces the default)"))
+    metadata_hosts: list[str] | None = field(default=None, metadata=_help(
+        "cloud metadata addresses (replaces the default)"))
+    allow_commands: list[str] = field(default_factory=list, metadata=_help(
+        "commands let through whatever they do: patterns matched against one command's "
+        "words (e.g. \"docker system prune *\")"))
+    allow_hosts: list[str] = field(default_factory=list, metadata=_help(
+        "hosts in private network ranges the agent may reach (names, addresses or CIDR "
+        "ranges such as 10.0.0.0/8); the metadata service never"))
+    refuse_localhost: bool = field(default=False, metadata=_help(
+        "refuse requests to this machine (localhost, 127.0.0.1) too; allowed by default for "
+        "local dev servers"))
+    session_branch_prefix: str | None = field(default=None, metadata=_help(
+        "branches where git reset --hard / clean -f are allowed (default: the loop's "
+        "branch-prefix, ralph/)"))

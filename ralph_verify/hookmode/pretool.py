@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.guard.settings import GuardSettings
 from ralph_verify.guard.stats import record_refusal
 from ralph_verify.hookmode.protocol import emit
 
@@ -27,9 +28,7 @@ def guard_policy(config: Config, payload: Mapping[str, Any], agent: str = "") ->
         DEFAULT_SECRET_PATTERNS,
         Policy,
     )
-    from ralph_verify.guard.settings import GuardSettings
-
-    settings = config.get("guard") or GuardSettings()
+    settings: GuardSettings = config.get("guard") or GuardSettings()
     root = config.root
     cwd_text = payload.get("cwd")
     cwd = Path(cwd_text) if isinstance(cwd_text, str) and cwd_text else Path.cwd()
@@ -55,9 +54,7 @@ def guard_policy(config: Config, payload: Mapping[str, Any], agent: str = "") ->
 def pretool_hook(config: Config, payload: Mapping[str, Any], agent: str) -> int:
     """Deny a tool call that breaks a guard rule; print nothing for one that does not."""
     from ralph_verify.guard.decide import evaluate
-    from ralph_verify.guard.settings import GuardSettings
-
-    settings = config.get("guard") or GuardSettings()
+    settings: GuardSettings = config.get("guard") or GuardSettings()
     if not settings.enabled:
         return 0
     tool = str(payload.get("tool_name") or "")

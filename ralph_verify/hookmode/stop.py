@@ -86,15 +86,6 @@ if TYPE_CHECKING:
 # --- the Stop hook ---------------------------------------------------------------------------
 
 
-def _another_modes(path: Path) -> bool:
-    """Whether ``state.json`` reads as a JSON object of another mode than hook mode's."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and data.get("mode") != MODE
-
-
 def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
     """One Stop hook call: act only for the bound session of an active hook-mode loop."""
     state = StateDir(config.root)
@@ -104,7 +95,7 @@ def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
     try:
         data = state.read_state()
     except CorruptFile as exc:
-        if not _another_modes(state.state_path):
+        if exc.mode in (None, MODE):
             raise  # a hook-mode loop's, broken: the agent may stop, and is told why
         # A later run's (a live hook-mode loop's was put back just above): not ours to drive.
         log(config.root, f"{agent}-stop", f"no hook-mode loop to drive: {exc}")

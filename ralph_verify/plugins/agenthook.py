@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 from ralph_verify.config.parser import Bound, Duration
+from ralph_verify.guard.settings import GuardSettings
 from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
@@ -48,8 +49,7 @@ def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--hook-command", scope="init", metavar="CMD",
                      help="init claude/codex/...: how the hooks call ralph-verify (default: "
                           "'ralph-verify' when it is on PATH, else this Python with -m)")
-    parser.addsetting("guard", type="ralph_verify.guard.settings:GuardSettings",  # lazy: pydantic
-                      default=None,
+    parser.addsetting("guard", type=GuardSettings, default=None,
                       help="[tool.ralph-verify.guard]: the PreToolUse safety guard's rules")
     parser.addsetting("hook-timeout", type=Annotated[int, Duration(ge=1)],
                       default=DEFAULT_HOOK_TIMEOUT,

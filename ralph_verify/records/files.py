@@ -21,8 +21,11 @@ class CorruptFile(UsageError):
     """A file under ``.ralph/`` that is not what ralph-verify wrote: one line naming it, what
     is wrong and how to start afresh (exit 2), never a traceback further on."""
 
-    def __init__(self, path: Path, problem: str) -> None:
+    def __init__(self, path: Path, problem: str, mode: str | None = None) -> None:
         self.path = path
+        #: The ``mode`` a JSON object of the wrong shape names (``state.json``: whose session
+        #: it is; ``""`` when it names none), ``None`` when the file holds no JSON object.
+        self.mode = mode
         super().__init__(f"{path} is corrupted ({problem}); move it aside, or remove "
                          f"{_ralph_dir(path)} to start afresh (git keeps the session's commits)")
 
@@ -67,7 +70,8 @@ def parse(cls: type[T], path: Path, data: object, **given: Any) -> T:
     try:
         return decode(cls, data, **given)
     except ShapeError as exc:
-        raise CorruptFile(path, str(exc)) from None
+        mode = data.get("mode", "") if isinstance(data, dict) else None
+        raise CorruptFile(path, str(exc), mode if mode is None else str(mode)) from None
 
 
 def read_lines(cls: type[T], path: Path) -> list[T]:
