@@ -5,9 +5,8 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -94,94 +93,3 @@ def load_json(text: str, what: str, fmt: str) -> Any:
         problem = str(exc).split(";")[0]
     raise ValueError(f"{what} output is not readable JSON ({problem}): truncated, or not "
                      f"{fmt}; it starts {head(text, 120)!r}")
-
-
-_SPACE = re.compile(r"[ \t\r\n]*")
-
-
-def iter_json_array(path: Path, what: str, fmt: str, *,
-                    check: Callable[[], None] = lambda: None,
-                    chunk_chars: int = 1 << 20, max_item_chars: int = 16 << 20) -> Iterator[Any]:
-    """The items of the JSON array in ``path``, one at a time: memory stays bounded by the
-    largest item, however long the array. Raises :class:`ValueError` with a reason.
-
-    ``check`` is called between items (a deadline: parsing counts against the timeout).
-    """
-    decoder = json.JSONDecoder()
-    with path.open("r", encoding="utf-8", errors="replace") as handle:
-        buf, pos, eof, whole = "", 0, False, True
-
-        def fill() -> None:
-            nonlocal buf, pos, eof, whole
-            more = handle.read(chunk_chars)
-            eof = not more
-            whole = whole and len(more) < chunk_chars  # all of it read at once
-            buf, pos = buf[pos:] + more, 0
-
-        def skip_space() -> None:
-            nonlocal pos
-            while True:
-                match = _SPACE.match(buf, pos)
-                pos = match.end() if match else pos
-                if pos < len(buf) or eof:
-                    return
-                fill()
-
-        skip_space()
-        if pos >= len(buf):
-            raise ValueError(f"{what} printed nothing")
-        if buf[pos] != "[":
-            raise ValueError(f"{what} output is JSON but not {fmt}")
-        if whole:  # under a chunk: one parse (a third of the time); item by item says why not
-            try:
-                items = json.loads(buf)
-            except (ValueError, RecursionError):
-                items = None
-            if type(items) is list:
-                for item in items:
-                    check()
-                    yield item
-                return
-        pos += 1
-        first = True
-        while True:
-            skip_space()
-            if pos >= len(buf):
-                raise ValueError(f"{what} output is not readable JSON (no closing ']'): "
-                                 f"truncated, or not {fmt}")
-            if buf[pos] == "]":
-                pos += 1
-                break
-            if not first:
-                if buf[pos] != ",":
-                    raise ValueError(f"{what} output is not readable JSON (expected ',' at "
-                                     f"{buf[pos:pos + 20]!r})")
-                pos += 1
-                skip_space()
-            first = False
-            while True:
-                try:
-                    item, end = decoder.raw_decode(buf, pos)
-                except RecursionError:
-                    raise ValueError(f"{what} output is JSON nested too deeply to be "
-                                     f"{fmt}") from None
-                except json.JSONDecodeError as exc:
-                    if eof:
-                        raise ValueError(f"{what} output is not readable JSON ({exc.msg} at "
-                                         f"line {exc.lineno}, column {exc.colno}): truncated, "
-                                         f"or not {fmt}") from None
-                    if len(buf) - pos > max_item_chars:
-                        raise ValueError(f"{what} output has an entry longer than "
-                                         f"{max_item_chars // 2**20} MB") from None
-                    fill()
-                    continue
-                if end == len(buf) and not eof:
-                    fill()  # a number or literal might go on in the next chunk
-                    continue
-                break
-            pos = end
-            check()
-            yield item
-        skip_space()
-        if pos < len(buf):
-            raise ValueError(f"{what} output has more after its JSON list")

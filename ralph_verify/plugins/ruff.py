@@ -1,4 +1,4 @@
-"""``lint`` (``ruff check``) and ``format`` (``ruff format --check``), read from ruff's JSON.
+"""``lint`` (``ruff check``) and ``format`` (``ruff format --check``), read from ruff's JSON (json-lines for check).
 
 Both run ruff from the project root, so ruff finds the project's own
 configuration (``ruff.toml``, ``.ruff.toml``, ``[tool.ruff]``) as it does by
@@ -22,7 +22,6 @@ from ralph_verify.checks.tool_output import (
     count_summary,
     count_summary_of,
     head,
-    iter_json_array,
     load_json,
     relative_path,
 )
@@ -119,22 +118,27 @@ class Findings:
 
 
 def read_check_output(run: ToolRun, root: Path) -> Findings:
-    """``ruff check`` JSON read as a stream: time linear in its size, memory bounded by
+    """``ruff check --output-format json-lines`` read line by line: memory bounded by
     :data:`MAX_KEPT`, however many violations; the parsing counts against the timeout."""
     found = Findings()
-    try:
-        for entry in iter_json_array(run.stdout_path, "ruff check", "ruff's JSON format",
-                                     check=run.check_deadline):
+    with run.stdout_path.open(encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            run.check_deadline()
+            try:
+                entry = json.loads(line)
+            except (ValueError, RecursionError):
+                entry = None
             if not isinstance(entry, dict):
-                raise ToolError("ruff check output is JSON but not ruff's list of violations",
-                                output=run.tail())
+                raise ToolError(f"ruff check output line {number} is not one of ruff's "
+                                "json-lines violations: truncated, or another format",
+                                output=head(head_of_file(run.stdout_path, 2000)))
             failure = _entry_failure(entry, root, "ruff check")
             found.codes[failure.code or "?"] += 1
             found.files.add(failure.path)
             if len(found.failures) < MAX_KEPT:
                 found.failures.append(failure)
-    except ValueError as exc:
-        raise ToolError(str(exc), output=head(head_of_file(run.stdout_path, 2000))) from None
     return found
 
 
@@ -261,7 +265,7 @@ class RuffCheck(Check):
 
 class LintCheck(RuffCheck):
     def run(self, ctx: VerifyContext) -> CheckResult:
-        args = ("check", "--output-format", "json", "--no-fix", *self.ruff_args)
+        args = ("check", "--output-format", "json-lines", "--no-fix", *self.ruff_args)
         # lint and lint<=N in one verification share one ruff run.
         run, found = ctx.shared(f"ruff {json.dumps([*self.ruff_command(ctx), *args])}",
                                 lambda: self.lint(ctx, args))

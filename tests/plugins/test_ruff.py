@@ -206,8 +206,8 @@ def test_truncated_json_is_a_clear_error(ralph: Ralph, tmp_path: Path) -> None:
     ralph.makepyproject(f"[tool.ralph-verify.checks.lint]\ncommand = {toml_list(command)}\n")
     result = ralph.run("check", "--until", "lint")
     assert result.ret == 3, result
-    result.stdout.fnmatch_lines(["ERROR*lint*ruff check output is not readable JSON (*): "
-                                 "truncated, or not ruff's JSON format*"])
+    result.stdout.fnmatch_lines(["ERROR*lint*ruff check output line 1 is not one of ruff's "
+                                 "json-lines violations: truncated, or another format*"])
     assert "Traceback" not in result.out + result.err
 
 
