@@ -1,4 +1,5 @@
-"""``lint`` (``ruff check``) and ``format`` (``ruff format --check``), read from ruff's JSON (json-lines for check).
+"""``lint`` (``ruff check``) and ``format`` (``ruff format --check``), read from ruff's JSON
+(JSON lines for ``check``).
 
 Both run ruff from the project root, so ruff finds the project's own
 configuration (``ruff.toml``, ``.ruff.toml``, ``[tool.ruff]``) as it does by
