@@ -117,7 +117,7 @@ def run_session(config: Config, settings: SessionSettings | None = None) -> int:
     result = Loop.from_config(config, settings=settings).run()
     target = config.get("json")
     if target is not None:
-        from ralph_verify.guard.stats import safety_stats
+        from ralph_verify.records.refusals import safety_stats
 
         data = result.to_json()
         # The guard's refusals during the session (.ralph/guard.jsonl), counted by rule.

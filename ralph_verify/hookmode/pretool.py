@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.guard.settings import GuardSettings
-from ralph_verify.guard.stats import record_refusal
+from ralph_verify.records.refusals import record_refusal
 from ralph_verify.hookmode.protocol import emit
 
 if TYPE_CHECKING:

@@ -234,7 +234,7 @@ def load_session(ralph_dir: Path, session: str | None = None) -> SessionData:
             FileStat(path) for path in record.files_changed]
         iterations.append(data)
         previous = verification or previous
-    from ralph_verify.guard.stats import safety_stats
+    from ralph_verify.records.refusals import safety_stats
 
     safety = safety_stats(ralph_dir.parent, state.started_at or None)
     return SessionData(ralph_dir, state, baseline, iterations, safety)

@@ -31,7 +31,7 @@ def status(config: Config) -> int:
     if data is None:
         print(f"no session in {config.root} (no .ralph/state.json)")
         return 1
-    from ralph_verify.guard.stats import safety_stats
+    from ralph_verify.records.refusals import safety_stats
 
     # The guard's refusals during this session (agenthook/pretool.py, .ralph/guard.jsonl).
     safety = safety_stats(config.root, data.started_at or None)
