@@ -117,11 +117,12 @@ def run_session(config: Config, settings: SessionSettings | None = None) -> int:
     result = Loop.from_config(config, settings=settings).run()
     target = config.get("json")
     if target is not None:
+        from ralph_verify.records.codec import encode
         from ralph_verify.records.refusals import safety_stats
 
         data = result.to_json()
         # The guard's refusals during the session (.ralph/guard.jsonl), counted by rule.
-        data["safety"] = safety_stats(config.root, result.session.started_at or None)
+        data["safety"] = encode(safety_stats(config.root, result.session.started_at or None))
         text = redact(json.dumps(redact_data(data), indent=2)) + "\n"
         if target == "-":
             sys.stdout.write(text)

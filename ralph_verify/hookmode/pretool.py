@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.guard.settings import GuardSettings
-from ralph_verify.records.refusals import record_refusal
 from ralph_verify.hookmode.protocol import emit
+from ralph_verify.records.refusals import RefusalRecord, record_refusal
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
@@ -92,10 +92,10 @@ def answer(root: Path, agent: str, payload: Mapping[str, Any], refusal: Any) -> 
     reason = (f"ralph-verify guard {verb} this {tool or 'tool'} call (rule {refusal.rule}): "
               f"{refusal.reason}. Do not try to get around the guard; if the step is really "
               "needed, say so and leave it to the user.")
-    record_refusal(root, {
-        "agent": agent, "session_id": payload.get("session_id"), "tool": tool,
-        "rule": refusal.rule, "reason": refusal.reason, "decision": decision,
-        "input": _brief(tool_input)})
+    session_id = payload.get("session_id")
+    record_refusal(root, RefusalRecord(
+        refusal.rule, refusal.reason, decision, agent,
+        None if session_id is None else str(session_id), tool, _brief(tool_input)))
     emit({"hookSpecificOutput": {"hookEventName": "PreToolUse",
                                  "permissionDecision": decision,
                                  "permissionDecisionReason": reason},
@@ -104,7 +104,7 @@ def answer(root: Path, agent: str, payload: Mapping[str, Any], refusal: Any) -> 
     return 0
 
 
-def _brief(tool_input: Mapping[str, Any]) -> dict[str, Any]:
+def _brief(tool_input: Mapping[str, Any]) -> dict[str, str]:
     keep = ("command", "cmd", "file_path", "notebook_path", "path", "url")
     from ralph_verify.redact import cut, redact_credentials
 

@@ -1,60 +1,67 @@
-"""The guard's refusals, one line each in ``.ralph/guard.jsonl``, counted by rule: so a user
-sees in the morning what the agent tried (``status``, ``--json``, the HTML report).
+"""The guard's refusals, one line each in ``.ralph/guard.jsonl`` (:class:`RefusalRecord`),
+counted by rule (:class:`Safety`): so a user sees in the morning what the agent tried
+(``status``, ``--json``, the HTML report).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
-from ralph_verify.redact import redact, redact_credentials, redact_data
+from ralph_verify.records.files import append_line
+from ralph_verify.redact import redact_credentials
 from ralph_verify.state_files import now_iso
 
 GUARD_LOG = "guard.jsonl"
 
 
-def record_refusal(root: Path, record: dict[str, Any]) -> None:
-    """One line per refusal in ``.ralph/guard.jsonl`` (``status`` counts them). The refused
-    command often holds the very credential it would leak (``curl -H 'Authorization: Bearer
-    ...'``): whatever looks like one is redacted before it is written."""
-    record = {"time": now_iso(), **_without_credentials(record)}
-    folder = root / ".ralph"
-    folder.mkdir(parents=True, exist_ok=True)
-    with (folder / GUARD_LOG).open("a", encoding="utf-8") as handle:
-        handle.write(redact(json.dumps(redact_data(record))) + "\n")
+@dataclass
+class RefusalRecord:
+    """One line of ``guard.jsonl``: a tool call the guard refused (or asked the user about)."""
+
+    rule: str
+    reason: str = ""
+    #: ``deny`` or ``ask``.
+    decision: str = "deny"
+    agent: str = ""
+    session_id: str | None = None
+    tool: str = ""
+    #: The call's command, path or URL, cut short.
+    input: dict[str, str] = field(default_factory=dict)
+    time: str = ""
 
 
-def _without_credentials(value: Any) -> Any:
-    if isinstance(value, str):
-        return redact_credentials(value)
-    if isinstance(value, dict):
-        return {key: _without_credentials(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_without_credentials(item) for item in value]
-    return value
+@dataclass
+class Safety:
+    """What the guard refused during a session, by rule (``safety`` in ``--json``)."""
+
+    refused: int = 0
+    by_rule: dict[str, int] = field(default_factory=dict)
 
 
-def refusal_counts(root: Path, since: str | None = None) -> dict[str, int]:
-    """Refusals by rule, from ``.ralph/guard.jsonl`` (those at or after ``since``, ISO time)."""
+def record_refusal(root: Path, refusal: RefusalRecord) -> None:
+    """One line per refusal in ``.ralph/guard.jsonl``. The refused command often holds the
+    very credential it would leak (``curl -H 'Authorization: Bearer ...'``): whatever looks
+    like one is redacted before it is written."""
+    append_line(root / ".ralph" / GUARD_LOG, replace(
+        refusal, time=now_iso(), reason=redact_credentials(refusal.reason),
+        session_id=refusal.session_id and redact_credentials(refusal.session_id),
+        input={key: redact_credentials(text) for key, text in refusal.input.items()}))
+
+
+def safety_stats(root: Path, since: str | None = None) -> Safety:
+    """Refusals by rule, from ``.ralph/guard.jsonl`` (those at or after ``since``, ISO time);
+    a line that is not a refusal is not counted."""
     counts: dict[str, int] = {}
-    try:
-        with (root / ".ralph" / GUARD_LOG).open(encoding="utf-8") as handle:
-            for line in handle:
-                with contextlib.suppress(ValueError, AttributeError):
-                    record = json.loads(line)
-                    if since and str(record.get("time", "")) < since:
-                        continue
-                    rule = str(record.get("rule"))
-                    counts[rule] = counts.get(rule, 0) + 1
-    except OSError:
-        pass
-    return counts
-
-
-def safety_stats(root: Path, since: str | None = None) -> dict[str, Any]:
-    """What the guard refused during a session: ``{"refused": N, "by_rule": {...}}``, for
-    ``status``, ``--json`` and the HTML report, so the user sees what the agent tried."""
-    counts = refusal_counts(root, since)
-    return {"refused": sum(counts.values()), "by_rule": dict(sorted(counts.items()))}
+    with contextlib.suppress(OSError), (root / ".ralph" / GUARD_LOG).open(
+            encoding="utf-8") as handle:
+        for line in handle:
+            with contextlib.suppress(ValueError, AttributeError):
+                entry = json.loads(line)
+                if since and str(entry.get("time", "")) < since:
+                    continue
+                rule = str(entry.get("rule"))
+                counts[rule] = counts.get(rule, 0) + 1
+    return Safety(sum(counts.values()), dict(sorted(counts.items())))

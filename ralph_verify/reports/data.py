@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.checks.verification import Verification
@@ -19,6 +18,7 @@ from ralph_verify.loop.records import check_summary
 from ralph_verify.loop.state import read_history, read_state, read_verification
 from ralph_verify.project import git
 from ralph_verify.records.plugin_state import BreakerState, CheckpointState
+from ralph_verify.records.refusals import Safety, safety_stats
 from ralph_verify.records.session import (
     AgentRecord,
     CheckSummary,
@@ -87,8 +87,8 @@ class SessionData:
     state: SessionState
     baseline: Verification | None
     iterations: list[IterationData]
-    #: The guard's refusals during the session: ``{"refused": N, "by_rule": {...}}``.
-    safety: dict[str, Any] = field(default_factory=dict)
+    #: The guard's refusals during the session.
+    safety: Safety = field(default_factory=Safety)
 
     @property
     def session(self) -> str:
@@ -234,7 +234,6 @@ def load_session(ralph_dir: Path, session: str | None = None) -> SessionData:
             FileStat(path) for path in record.files_changed]
         iterations.append(data)
         previous = verification or previous
-    from ralph_verify.records.refusals import safety_stats
 
     safety = safety_stats(ralph_dir.parent, state.started_at or None)
     return SessionData(ralph_dir, state, baseline, iterations, safety)

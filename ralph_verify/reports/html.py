@@ -341,7 +341,7 @@ def _integrity(data: SessionData) -> str:
 
 def _safety(data: SessionData) -> str:
     """The guard's refusals by rule: what the agent tried that was stopped."""
-    by_rule = data.safety.get("by_rule") or {}
+    by_rule = data.safety.by_rule
     if not by_rule:
         return '<p class="muted" id="safety-none">The guard refused no tool call.</p>'
     rows = "".join(f'<tr class="refusal"><td><code>{_e(rule)}</code></td><td>{count}</td></tr>'

@@ -37,7 +37,7 @@ def status(config: Config) -> int:
     safety = safety_stats(config.root, data.started_at or None)
     target = config.get("json")  # --json: declared by plugins/json_report.py
     if target:
-        text = json.dumps({**encode(data), "safety": safety}, indent=2)
+        text = json.dumps({**encode(data), "safety": encode(safety)}, indent=2)
         if target == "-":
             print(text)
         else:
@@ -81,10 +81,9 @@ def status(config: Config) -> int:
         described = describe_plugin_state(config, name, value)
         if described is not None:
             print(f"{name}: {described}")
-    refused = safety["by_rule"]
-    if refused:
-        print(f"guard: {safety['refused']} tool calls refused ("
-              + ", ".join(f"{rule} {n}" for rule, n in refused.items()) + ")")
+    if safety.refused:
+        print(f"guard: {safety.refused} tool calls refused ("
+              + ", ".join(f"{rule} {n}" for rule, n in safety.by_rule.items()) + ")")
     if data.verdict is not None:
         print(strip_controls(f"verdict: {data.verdict.verdict} — {data.verdict.reason}"))
     elif data.error:
