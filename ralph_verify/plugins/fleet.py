@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser, positive_duration, positive_float, positive_int
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
+from ralph_verify.records.codec import encode
+from ralph_verify.records.plugin_state import FleetState
 
 if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification
@@ -152,10 +154,8 @@ def _share() -> float | None:
         return None
 
 
-def _spent(session: Session) -> dict[str, Any]:
-    state: dict[str, Any] = session.plugin_state.setdefault("fleet", {})
-    state.setdefault("cost_usd", 0.0)
-    return state
+def _spent(session: Session) -> float:
+    return FleetState.of(session.plugin_state).cost_usd
 
 
 @hookimpl(trylast=True)
@@ -165,7 +165,7 @@ def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
     share = _share()
     if share is None:
         return
-    left = round(max(share - _spent(session)["cost_usd"], 0.0), 4)
+    left = round(max(share - _spent(session), 0.0), 4)
     if iteration.budget_usd is None or left < iteration.budget_usd:
         iteration.budget_usd = left
 
@@ -174,7 +174,8 @@ def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
 def ralph_iteration_end(session: Session, iteration: Iteration,
                         verification: Verification) -> None:
     if _share() is not None and iteration.agent is not None and iteration.agent.cost_usd:
-        _spent(session)["cost_usd"] += iteration.agent.cost_usd
+        session.plugin_state[FleetState.NAME] = encode(
+            FleetState(_spent(session) + iteration.agent.cost_usd))
 
 
 @hookimpl
@@ -182,8 +183,8 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
     """The loop stops itself once it spent its share: on an executor whose loops the fleet
     cannot watch while they run (Dask), this is what holds the fleet's total."""
     share = _share()
-    if share is None or _spent(session)["cost_usd"] < share:
+    if share is None or _spent(session) < share:
         return None
     return VerdictProposal(Verdict.BUDGET, f"the agent reported "
-                                           f"${_spent(session)['cost_usd']:.2f}, this loop's "
+                                           f"${_spent(session):.2f}, this loop's "
                                            f"share of the fleet's --total-cost was ${share:.2f}")

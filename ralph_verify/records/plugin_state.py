@@ -148,6 +148,19 @@ class IntegrityState:
 
 
 @dataclass
+class FleetState:
+    """``plugin_state["fleet"]``: inside a fleet's loop, what its agent spent of its share."""
+
+    NAME = "fleet"
+
+    cost_usd: float = 0.0
+
+    @classmethod
+    def of(cls, plugin_state: Mapping[str, Any]) -> FleetState:
+        return view(cls, plugin_state, cls.NAME)
+
+
+@dataclass
 class AgentErrorState:
     """``plugin_state["agent_error"]``: the agent's failed runs in a row."""
 
