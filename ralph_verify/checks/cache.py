@@ -6,10 +6,8 @@ times: every file of the tree except caches (git-ignored ones too: data files,
 ``.env``), the config files tools read from the folders above the root and from the
 user's config folder, the environment variables, the interpreter, the installed
 distributions of the project's environment and of ralph-verify's own (names and
-versions; the content of editable and path installs, whose files' digests are reused
-while their size, times and inode vouch for them, as the bytecode prefix's are: see
-:func:`installed_tree_digest`), ralph-verify's settings and every check spec of the
-verification. The results live in the user cache dir, never
+versions; the content of editable and path installs), ralph-verify's settings and every
+check spec of the verification. The results live in the user cache dir, never
 in the project. A loop never ends ``complete`` on one (see the ``cache`` plugin).
 """
 
@@ -20,7 +18,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -29,10 +26,7 @@ from urllib.parse import unquote, urlparse
 from ralph_verify.checks.api import CheckResult
 from ralph_verify.project.caches import (
     CACHE_FOLDERS,
-    SETTLED_NS,
-    read_manifest,
     user_cache_dir,
-    write_manifest,
 )
 from ralph_verify.project.snapshot import digest, is_file, walk_files
 
@@ -77,39 +71,6 @@ def _tree_sha(root: Path, content_of: Callable[[str, str], str]) -> str:
             content = f"unreadable:{type(exc).__name__}"
         sha.update(f"{rel}\0{content}\n".encode("utf-8", "surrogateescape"))
     return sha.hexdigest()
-
-
-def installed_tree_digest(root: Path) -> str:
-    """:func:`tree_digest` of an editable or path install outside the project (the same
-    value), without reading again the files the last verification read that have not been
-    touched since: their digests are vouched for by size, times and inode, settled before
-    that verification (:func:`~ralph_verify.project.caches.vouched_digest`; a rewrite moves
-    ``ctime`` whatever it restores), as the bytecode prefix's are. Such a tree (ralph-verify's
-    own source in a development install: some 600 files, 13 ms to read) is described at
-    every verification before any tool starts."""
-    manifest = user_cache_dir() / "installed-trees" / f"{_sha(os.fspath(root))[:24]}.json"
-    previous, taken_ns = read_manifest(manifest)
-    started_ns = time.time_ns()
-    current: dict[str, list[object]] = {}
-    value = _tree_sha(root, lambda path, rel: _vouched(path, previous.get(rel), taken_ns,
-                                                        current, rel))
-    if current.keys() != previous.keys() or any(
-            entry is not previous[rel] for rel, entry in current.items()):
-        write_manifest(manifest, started_ns, current)  # else all vouched: kept as it is
-    return value
-
-
-def _vouched(path: str, before: object, taken_ns: int, current: dict[str, list[object]],
-             rel: str) -> str:
-    """The content digest of one file of :func:`installed_tree_digest`, kept in ``current``."""
-    stat = os.stat(path)
-    stamp: list[object] = [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
-    settled = max(stat.st_mtime_ns, stat.st_ctime_ns) < taken_ns - SETTLED_NS
-    if not (settled and isinstance(before, list) and len(before) == 5
-            and before[:4] == stamp):
-        before = [*stamp, digest(path)]
-    current[rel] = before
-    return str(before[4])
 
 
 def _file_digest(path: Path) -> str | None:
@@ -205,7 +166,7 @@ def distributions(folders: Iterable[str], root: Path) -> list[object]:
     resolved_root = root.resolve()
     for path in sorted(outside):
         if path.is_dir() and not path.resolve().is_relative_to(resolved_root):
-            described.append([str(path), installed_tree_digest(path)])
+            described.append([str(path), tree_digest(path)])
     return described
 
 
