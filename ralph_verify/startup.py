@@ -62,6 +62,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "ruff",
     "precommit",
     "mypy",
+    "mutation",
     "commands.check",
     "commands.checks",
     "commands.plugins",

@@ -122,6 +122,28 @@ def plan(root: Path, session_dir: Path, files_changed: list[str]) -> tuple[Plan 
     return Plan(ids=ids, files=files, changed=changed, whole=whole, unfollowed=unfollowed), ""
 
 
+def tests_reaching(root: Path, session_dir: Path, lines: dict[str, list[int]]
+                   ) -> list[str] | None:
+    """The tests whose recorded run went through the functions holding ``lines`` (of each
+    file, as the map's units cut it); ``None`` when the map cannot tell: there is none, it
+    was made on another tree, or some test was not followed."""
+    data = _load(session_dir)
+    if data is None or data.get("unfollowed"):
+        return None
+    then = _snapshot(data)
+    if snapshot.changed(then, snapshot.take(root, then, use_git=(root / ".git").exists())):
+        return None
+    index = {name: number for number, name in enumerate(data["units"])}
+    wanted: set[int] = set()
+    for rel, numbers in lines.items():
+        units = data["sources"].get(rel)
+        if units is not None:
+            known = Units.from_json(units)
+            wanted.update(index[name] for name in (f"{rel}::{known.unit_at(n)}" for n in numbers)
+                          if name in index)
+    return [test_id for test_id, units in data["units_of"].items() if wanted.intersection(units)]
+
+
 def _waiting(unfollowed: int) -> str:
     return (f" ({unfollowed} test{'s' if unfollowed != 1 else ''} no tracer could follow "
             "run in the full suite only)") if unfollowed else ""

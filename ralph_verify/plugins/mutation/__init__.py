@@ -1,0 +1,157 @@
+"""``mutation``: the tests kill the mutants of the product lines the session changed.
+
+Passing tests prove little when they assert little. This check changes the lines a session
+changed in product code (:mod:`.changes`), one small change at a time (:mod:`.engine`),
+and runs the tests that reach each change (:mod:`.running`, :mod:`.inside`): the score is
+the share of mutants some test kills (``mutation>=80``; without a threshold every mutant
+must be killed). A surviving mutant is named in the feedback ("``pricing.py:14``:
+replacing ``0.5`` by ``1.5`` breaks no test"): the actionable form of "these tests assert
+nothing", "this branch is special-cased for the tests' inputs".
+
+Which tests reach a change: in a session, the affected-tests map of the suite's last full
+run when it was made on today's tree (``tests.select``), narrowed to the tests whose run
+went through the changed functions; otherwise the whole suite. Either way the first pass
+runs each candidate test once with no mutant on and records which mutants it evaluates
+(the switch of each mutant records it), and a mutant is then run only against those.
+A mutant whose tests hang or kill the process counts killed, and the summary says how many.
+Nothing to mutate (no product line changed, or none that holds a mutant) is not judged:
+the result is ``skipped`` with no score, never ``passed``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
+from ralph_verify.markers import hookimpl
+
+if TYPE_CHECKING:
+    from ralph_verify.checks.api import VerifyContext
+    from ralph_verify.checks.registry import CheckRegistry
+    from ralph_verify.plugins.mutation.engine import Mutant
+
+NAME = "mutation"
+
+
+class MutationCheck(Check):
+    cost = 50
+    #: Run after the other checks: the suite's own run has then mapped today's tree (the
+    #: affected-tests map), and the mutants do not share the cores with it.
+    alone = True
+
+    def run(self, ctx: VerifyContext) -> CheckResult:
+        from ralph_verify.plugins.mutation import changes, engine
+        from ralph_verify.plugins.mutation.running import FilePlan, run_mutants
+        from ralph_verify.proc.process import ToolError
+
+        try:
+            base = changes.baseline(ctx)
+        except changes.NoBaseline as exc:
+            return self.error(str(exc))
+        lines = changes.changed_lines(ctx.root, base.commit)
+        plans: list[FilePlan] = []
+        mutants: dict[int, tuple[str, Mutant]] = {}
+        skipped: list[str] = []
+        outside = 0
+        for rel, numbers in sorted(lines.items()):
+            data = (ctx.root / rel).read_bytes()
+            made = engine.switched(data.decode("utf-8", "replace"), numbers, len(mutants) + 1)
+            if made.tree is None:
+                skipped.append(f"{rel} does not parse")
+                continue
+            outside += len(made.outside)
+            if made.mutants:
+                plans.append(FilePlan(ctx.root / rel, numbers, len(mutants) + 1,
+                                      hashlib.sha256(data).hexdigest()))
+                mutants.update((m.id, (rel, m)) for m in made.mutants)
+        changed = f"{sum(map(len, lines.values()))} changed lines of {len(lines)} files"
+        if not mutants:
+            why = (f"no product line changed since {base.name}" if not lines else
+                   f"the {changed} since {base.name} hold nothing to mutate")
+            return self.result(Status.SKIPPED, f"not judged: {why}{_notes(skipped, outside)}",
+                               counts={"mutants": 0})
+        ids, how = _candidates(ctx, {rel: lines[rel] for rel, _ in mutants.values()})
+        try:
+            outcomes = run_mutants(ctx, plans, ids=ids, args=_args(ctx, ids),
+                                   timeout=self.timeout) if ids != [] else None
+        except ToolError as exc:
+            return self.error(f"the mutants could not be run: {exc}", output=exc.output)
+        killed = set(outcomes.killed) if outcomes else set()
+        invalid = outcomes.invalid if outcomes else set()
+        judged = [i for i in sorted(mutants) if i not in invalid]
+        score = 100.0 * len(killed) / len(judged) if judged else 0.0
+        failures = [_failure(*mutants[i], reached=outcomes is not None and i in outcomes.reached)
+                    for i in judged if i not in killed]
+        if outcomes is not None:
+            if outcomes.ended:
+                skipped.append(f"{len(outcomes.ended)} counted killed because their tests "
+                               "hung or the test process died")
+            if outcomes.failing:
+                skipped.append(f"{len(outcomes.failing)} tests that fail with no mutant left "
+                               "out")
+            if invalid:
+                skipped.append(f"{len(invalid)} mutants that do not compile left out")
+        passed = self.spec.compare(score) if self.spec.op is not None else not failures
+        wanted = f" {self.spec.op} {self.spec.threshold:g}%" if self.spec.op is not None \
+            and self.spec.threshold is not None else ""
+        tests = outcomes.tests if outcomes else 0
+        summary = (f"{len(killed)}/{len(judged)} mutants killed ({score:.0f}%{wanted}) on the "
+                   f"{changed} since {base.name}; {tests} tests from {how}"
+                   f"{_notes(skipped, outside)}")
+        counts = {"mutants": len(judged), "killed": len(killed), "tests": tests,
+                  "survived": sum(f.code == "survived" for f in failures),
+                  "unreached": sum(f.code == "unreached" for f in failures),
+                  "timeouts": len(outcomes.ended) if outcomes else 0}
+        return self.result(Status.PASSED if passed else Status.FAILED, summary, metric=score,
+                           counts=counts, failures=failures)
+
+
+def _notes(skipped: list[str], outside: int) -> str:
+    if outside:
+        skipped = [*skipped, f"{outside} changed lines at module or class level not mutated "
+                             "(they run at import)"]
+    return f"; skipped: {'; '.join(skipped)}" if skipped else ""
+
+
+def _failure(rel: str, mutant: Mutant, *, reached: bool) -> Failure:
+    where = f"{rel}:{mutant.line}"
+    tail = "breaks no test" if reached else "no passing test runs this line"
+    return Failure(message=f"`{where}`: {mutant.describe()} {tail}", location=where, path=rel,
+                   line=mutant.line, code="survived" if reached else "unreached")
+
+
+def _candidates(ctx: VerifyContext, lines: dict[str, list[int]]) -> tuple[list[str] | None, str]:
+    """The tests that may reach ``lines`` (``None``: the whole suite) and where they came
+    from, for the summary."""
+    from ralph_verify.loop.keys import SESSION_KEY
+    from ralph_verify.recorder.affected import tests_reaching
+
+    session = ctx.config.stash.get(SESSION_KEY)
+    ids = tests_reaching(ctx.root, session.dir, lines) if session is not None else None
+    if ids is not None:
+        return ids, "the affected-tests map"
+    return None, "one run of the whole suite"
+
+
+def _args(ctx: VerifyContext, ids: list[str] | None) -> list[str]:
+    from ralph_verify.plugins.pytest_run.shared import rerun_args, tests_args
+
+    if ids is None:
+        return tests_args(ctx)
+    files = list(dict.fromkeys(test_id.split("::", 1)[0] for test_id in ids))
+    return [*rerun_args(tuple(tests_args(ctx)), ctx.root), *files]
+
+
+@hookimpl
+def ralph_register_checks(registry: CheckRegistry) -> None:
+    registry.add(CheckType(
+        name=NAME, factory=MutationCheck,
+        threshold="the share of mutants killed, in percent (mutation.min=80); without one, "
+                  "every mutant must be killed",
+        threshold_max=100,
+        help="the tests kill the mutants of the product lines changed since the session "
+             "started (check: since HEAD or --baseline REF): each operator, comparison, "
+             "constant, and/or, not, return value and call statement of those lines is "
+             "changed in turn and run against the tests that reach it; survivors are named",
+    ))

@@ -1,0 +1,144 @@
+"""The product lines a session changed: today's tree against the commit it started from.
+
+In a session that commit is the recovery point's (:mod:`ralph_verify.loop.recovery`: the
+user's branch tip plus the work left uncommitted at the start, kept outside the agent's
+reach); in ``check`` it is ``--baseline REF`` when given (as for ``integrity``), else
+``HEAD``: the uncommitted work. Files are compared by git's blob id (computed here, so
+nothing is written into the repository), and only those that differ are diffed, line by
+line. Product code is every Python file git sees that is not a test: not ``test_*.py``,
+``*_test.py`` or ``conftest.py``, and under no ``tests``/``test``/``testing`` folder.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ralph_verify.project import git
+
+if TYPE_CHECKING:
+    from ralph_verify.checks.api import VerifyContext
+    from ralph_verify.loop.session import Session
+
+_TEST_FOLDERS = frozenset({"tests", "test", "testing"})
+
+
+class NoBaseline(Exception):
+    """There is no commit to compare with: the check cannot judge."""
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The commit the tree is compared with (``None``: a repository with no commit yet),
+    and how to name it to the user."""
+
+    commit: str | None
+    name: str
+
+
+def is_product(rel: str) -> bool:
+    parts = rel.split("/")
+    name = parts[-1]
+    return (name.endswith(".py") and not name.startswith("test_") and name != "conftest.py"
+            and not name.endswith("_test.py") and not _TEST_FOLDERS.intersection(parts[:-1]))
+
+
+def baseline(ctx: VerifyContext) -> Baseline:
+    """The commit this verification's changes are measured from (see the module's doc)."""
+    from ralph_verify.loop.keys import SESSION_KEY
+
+    root = ctx.root
+    if not git.is_repo(root):
+        raise NoBaseline(f"{root} is not a git repository: the mutation check mutates the "
+                         "lines changed since a commit")
+    session = ctx.config.stash.get(SESSION_KEY)
+    if session is not None:
+        return Baseline(_session_start(root, session), f"session {session.id} started")
+    ref = ctx.config.get("baseline")
+    if ref:
+        return Baseline(_commit(root, str(ref), f"--baseline {ref}: no such commit"),
+                        f"{ref}")
+    head = git.head(root)
+    return Baseline(head, "HEAD" if head else "an empty repository")
+
+
+def _session_start(root: Path, session: Session) -> str:
+    from ralph_verify.errors import UsageError
+    from ralph_verify.loop import recovery
+    from ralph_verify.records.plugin_state import CheckpointState
+
+    try:
+        point = recovery.find(root, session.id)
+    except UsageError:  # no point kept (or unreadable): the start tip is next best
+        start = CheckpointState.of(session.plugin_state).from_tip
+        if start is None:
+            raise NoBaseline(f"session {session.id} kept no recovery point to compare "
+                             "with") from None
+        return _commit(root, start, f"the start of session {session.id} is gone")
+    return _commit(root, point.work, f"the recovery point of session {session.id} is not "
+                                     "in the repository")
+
+
+def _commit(root: Path, ref: str, problem: str) -> str:
+    found = git.git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
+    if not found.strip():
+        raise NoBaseline(problem)
+    return found.strip()
+
+
+def changed_lines(root: Path, commit: str | None) -> dict[str, list[int]]:
+    """The product files of today's tree that differ from ``commit``, with the numbers of
+    their new or changed lines (a file new since then: all of them)."""
+    before = _blobs(root, commit) if commit else {}
+    changed: dict[str, list[int]] = {}
+    for rel in git.tracked_and_untracked(root):
+        if not is_product(rel):
+            continue
+        try:
+            data = (root / rel).read_bytes()
+        except OSError:
+            continue  # deleted but still in the index
+        old = before.get(rel)
+        if old is not None and old == _blob_id(data, len(old)):
+            continue
+        lines = _new_lines(_read_blob(root, old) if old else b"", data)
+        if lines:
+            changed[rel] = lines
+    return changed
+
+
+def _blobs(root: Path, commit: str) -> dict[str, str]:
+    out = git.git(root, "ls-tree", "-r", "-z", commit)
+    blobs = {}
+    for entry in out.split("\0"):
+        head, _, path = entry.partition("\t")
+        fields = head.split()
+        if len(fields) == 3 and fields[1] == "blob":
+            blobs[path] = fields[2]
+    return blobs
+
+
+def _blob_id(data: bytes, length: int) -> str:
+    digest = hashlib.sha256 if length == 64 else hashlib.sha1
+    return digest(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def _read_blob(root: Path, blob: str) -> bytes:
+    proc = subprocess.run(["git", "cat-file", "blob", blob], cwd=root, capture_output=True,
+                          stdin=subprocess.DEVNULL, check=False)
+    return proc.stdout if proc.returncode == 0 else b""
+
+
+def _new_lines(old: bytes, new: bytes) -> list[int]:
+    before = old.decode("utf-8", "replace").splitlines()
+    after = new.decode("utf-8", "replace").splitlines()
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    lines: list[int] = []
+    for tag, _, _, first, last in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            lines.extend(range(first + 1, last + 1))
+    return lines

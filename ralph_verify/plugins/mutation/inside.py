@@ -1,0 +1,260 @@
+"""Inside the project's pytest: serve the switched modules, learn which tests reach which
+mutant, then run each mutant against the tests that reach it, in this one process.
+
+Loaded with ``-p`` from a folder of ours (never installed in the project); it reads its
+plan from ``RALPH_VERIFY_MUTATION_PLAN`` and writes what it finds, a JSON line at a time
+and flushed, to the plan's ``results`` file, so that ralph-verify knows what was decided
+when this process dies or hangs under a mutant.
+
+The modules to mutate are compiled from :mod:`.engine`'s switched tree by an import hook
+(a finder first on ``sys.meta_path`` that asks the others where a module is and, for a
+file of the plan, loads the switched code instead): nothing is written anywhere in the
+project. The test loop (``pytest_runtestloop``) runs each collected test once with no
+mutant on, recording which switches it evaluates (the tests that fail then are left out),
+then, for each mutant, the passing tests that reached it until one fails. Each run of a
+test is pytest's own ``pytest_runtest_protocol`` with ``nextitem=None``: every fixture is
+torn down after it, so no fixture value made under one mutant serves another. A watchdog
+thread ends the process when a mutant's tests run past their time budget (a mutant that
+loops forever); ralph-verify counts that mutant killed and starts again after it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.abc
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from types import CodeType, ModuleType
+from typing import IO, Any
+
+PLAN_VAR = "RALPH_VERIFY_MUTATION_PLAN"
+#: The name :mod:`.engine` is copied as beside this module in the project's pytest.
+ENGINE_COPY = "ralph_verify_mutation_engine"
+#: A mutant's tests may take this many times their time without it, plus :data:`SLACK`.
+FACTOR = 10.0
+SLACK = 5.0
+
+
+class _State:
+    """Which mutant is on, which switches the running test reached, whether it failed."""
+
+    def __init__(self) -> None:
+        self.active = 0
+        self.reached: set[int] | None = None
+        self.failed = False
+
+
+_STATE = _State()
+
+
+def _switch(mutant: int) -> bool:
+    reached = _STATE.reached
+    if reached is not None:
+        reached.add(mutant)
+    return mutant == _STATE.active
+
+
+def _engine() -> ModuleType:
+    """The engine: the copy beside this module (the version ralph-verify computed the ids
+    with), else the installed package's (when this module is imported from it)."""
+    try:
+        return importlib.import_module(ENGINE_COPY)
+    except ImportError:
+        return importlib.import_module("ralph_verify.plugins.mutation.engine")
+
+
+class _Loader(importlib.abc.Loader):
+    """Executes a module's switched code; anything else is asked of its own loader."""
+
+    def __init__(self, code: CodeType, original: Any, served: set[str], path: str) -> None:
+        self.code = code
+        self.original = original
+        self.served = served
+        self.path = path
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        self.served.add(self.path)
+        module.__dict__[_engine().SWITCH] = _switch
+        exec(self.code, module.__dict__)
+
+    def __getattr__(self, name: str) -> Any:  # is_package, get_resource_reader, ...
+        return getattr(self.original, name)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Finds every module as the other finders do; the plan's files get our loader."""
+
+    def __init__(self, codes: dict[str, CodeType]) -> None:
+        self.codes = codes
+        self.served: set[str] = set()
+        stems = {os.path.basename(p)[:-3] for p in codes}
+        self.names = stems | {os.path.basename(os.path.dirname(p)) for p in codes
+                              if p.endswith("__init__.py")}
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> Any:
+        if fullname.rpartition(".")[2] not in self.names:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is None:
+                continue
+            origin = os.path.realpath(spec.origin) if spec.origin else ""
+            code = self.codes.get(origin)
+            if code is not None:
+                spec.loader = _Loader(code, spec.loader, self.served, origin)
+            return spec
+        return None
+
+
+class _Run:
+    """The plan, its results file, and the test loop."""
+
+    def __init__(self, plan: dict[str, Any]) -> None:
+        self.plan = plan
+        self.out: IO[str] = open(plan["results"], "a", encoding="utf-8")  # noqa: SIM115
+        self.finder: _Finder | None = None
+        self.deadline = 0.0
+        self.current = 0
+
+    def write(self, **record: Any) -> None:
+        self.out.write(json.dumps(record) + "\n")
+        self.out.flush()
+
+    def install(self) -> None:
+        engine = _engine()
+        codes: dict[str, CodeType] = {}
+        invalid: list[int] = []
+        for item in self.plan["files"]:
+            path = item["path"]
+            with open(path, "rb") as handle:
+                data = handle.read()
+            if hashlib.sha256(data).hexdigest() != item["sha"]:
+                self.write(error=f"{path} changed while the mutants were being run")
+                raise SystemExit(3)
+            source = data.decode("utf-8")
+            made = engine.switched(source, item["lines"], item["first"])
+            try:
+                codes[os.path.realpath(path)] = compile(made.tree, path, "exec")
+            except (SyntaxError, ValueError, TypeError):
+                good = []
+                for mutant in made.mutants:
+                    alone = engine.switched(source, item["lines"], item["first"], {mutant.id})
+                    try:
+                        compile(alone.tree, path, "exec")
+                        good.append(mutant.id)
+                    except (SyntaxError, ValueError, TypeError):
+                        invalid.append(mutant.id)
+                kept = engine.switched(source, item["lines"], item["first"], set(good))
+                codes[os.path.realpath(path)] = compile(kept.tree, path, "exec")
+        if invalid:
+            self.write(invalid=invalid)
+        self.finder = _Finder(codes)
+        sys.meta_path.insert(0, self.finder)
+        threading.Thread(target=self._watch, name="ralph-verify-mutant-watch",
+                         daemon=True).start()
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(0.05)
+            if self.current and time.monotonic() > self.deadline:
+                self.write(timeout=self.current)
+                os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
+
+    def loop(self, items: Sequence[Any]) -> None:
+        skip = set(self.plan.get("skip") or ())
+        reached: dict[int, list[int]] = {}
+        passing: list[float] = []
+        failing: list[str] = []
+        for index, item in enumerate(items):
+            _STATE.reached = set()
+            ok, took = self._once(item)
+            seen, _STATE.reached = _STATE.reached, None
+            passing.append(took)
+            if not ok:
+                failing.append(item.nodeid)
+                continue
+            for mutant in seen:
+                reached.setdefault(mutant, []).append(index)
+        served = sorted(self.finder.served) if self.finder else []
+        self.write(tests=len(items), failing=failing, served=served,
+                   reached=sorted(reached))
+        for mutant in sorted(reached):
+            if mutant in skip:
+                continue
+            tests = reached[mutant]
+            budget = SLACK + FACTOR * sum(passing[i] for i in tests)
+            self.write(start=mutant, budget=budget)
+            _STATE.active = mutant
+            self.deadline = time.monotonic() + budget
+            self.current = mutant
+            killer = None
+            for index in tests:
+                ok, _ = self._once(items[index])
+                if not ok:
+                    killer = items[index].nodeid
+                    break
+            self.current = 0
+            _STATE.active = 0
+            self.write(id=mutant, killed=killer is not None, by=killer)
+        self.write(finished=True)
+
+    @staticmethod
+    def _once(item: Any) -> tuple[bool, float]:
+        _STATE.failed = False
+        started = time.perf_counter()
+        item.ihook.pytest_runtest_protocol(item=item, nextitem=None)
+        session = item.session
+        session.shouldstop = session.shouldfail = False  # -x or --maxfail: not ours to obey
+        return not _STATE.failed, time.perf_counter() - started
+
+
+_RUN: _Run | None = None
+
+
+def pytest_load_initial_conftests(early_config: Any) -> None:
+    """Before any conftest imports the project: the switched modules are served."""
+    global _RUN
+    path = os.environ.get(PLAN_VAR)
+    if not path or _RUN is not None:
+        return
+    with open(path, encoding="utf-8") as handle:
+        _RUN = _Run(json.load(handle))
+    _RUN.install()
+
+
+def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -> None:
+    wanted = _RUN.plan.get("ids") if _RUN is not None else None
+    if wanted is None:
+        return
+    keep = set(wanted)
+    dropped = [item for item in items if item.nodeid not in keep]
+    items[:] = [item for item in items if item.nodeid in keep]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+
+
+def pytest_runtest_logreport(report: Any) -> None:
+    if report.failed:
+        _STATE.failed = True
+
+
+def pytest_runtestloop(session: Any) -> bool | None:
+    if _RUN is None:
+        return None
+    if session.testsfailed:
+        _RUN.write(error=f"{session.testsfailed} error(s) while collecting the tests")
+        return True
+    _RUN.loop(session.items)
+    return True
