@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 
 from ralph_verify.plugins.mutation.engine import switched
 from ralph_verify.testing import Ralph
+from tests.loop_helpers import agent, prompt, state
 
 BEFORE = """\
 def price(total):
@@ -49,6 +51,13 @@ def test_no_discount_for_vip():
 def test_small():
     assert price(50) == 50
 """
+DISCOUNT_TEST = """\
+from pricing import price
+
+
+def test_discount():
+    assert price(200) == 100
+"""
 
 
 def project(ralph: Ralph, tests: str, changed: str = CHANGED) -> None:
@@ -80,7 +89,7 @@ def test_tests_that_assert_nothing_score_0_and_each_survivor_is_named(ralph: Ral
     assert "`pricing.py:2`: replacing `>` by `>=` breaks no test" in messages
     assert "`pricing.py:2`: replacing `and` by `or` breaks no test" in messages
     assert all(f["path"] == "pricing.py" and f["code"] == "survived" for f in check["failures"])
-    assert "0/6 mutants killed (0% >= 80%)" in check["summary"]
+    assert "0/6 mutants killed (0% < 80%)" in check["summary"]
     assert "since HEAD" in check["summary"]
 
 
@@ -121,7 +130,7 @@ def test_only_module_level_changes_are_not_judged_and_say_why(ralph: Ralph) -> N
     check = mutation(ralph)
     assert check["status"] == "skipped"
     assert "hold nothing to mutate" in check["summary"]
-    assert "1 changed lines at module or class level not mutated" in check["summary"]
+    assert "1 changed line at module or class level not mutated" in check["summary"]
 
 
 def test_baseline_ref_measures_the_changes_since_that_commit(ralph: Ralph) -> None:
@@ -214,3 +223,33 @@ def test_the_engine_leaves_alone_what_must_stay_as_it_is(source: str) -> None:
                    for d in described), described
     assert made.tree is not None
     compile(made.tree, "<test>", "exec")
+
+
+# -- in a loop ------------------------------------------------------------------------------
+
+
+def test_a_loop_measures_from_the_sessions_start_and_ends_when_the_tests_bite(
+        ralph: Ralph) -> None:
+    ralph.makepyproject('[tool.ralph-verify.checks.tests]\nselect = "affected"\n')
+    ralph.makepyfile(pricing=BEFORE, **{"tests/test_pricing": DISCOUNT_TEST})
+    ralph.git_init()
+    # The loop commits each iteration: the session's start, not HEAD, is the baseline. The
+    # agent's first change passes the one test, which kills half the mutants; then it adds
+    # tests.
+    body = f"""\
+        pathlib.Path("pricing.py").write_text({CHANGED!r})
+        if N == 2:
+            pathlib.Path("tests/test_pricing.py").write_text({GOOD_TESTS!r})
+        """
+    result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests,mutation>=80",
+                       "--max-iterations", "2", "--no-integrity", "price with a discount")
+    assert result.ret == 0, result
+    assert state(ralph)["verdict"]["verdict"] == "complete"
+    first = json.loads((ralph.path / ".ralph/iterations/001/verification.json").read_text())
+    check = next(c for c in first["checks"] if c["name"] == "mutation")
+    assert check["status"] == "failed" and check["metric"] == 50
+    assert "from the affected-tests map" in check["summary"], check["summary"]
+    assert "`pricing.py:2`: replacing `and` by `or` breaks no test" in prompt(ralph, 2)
+    second = json.loads((ralph.path / ".ralph/iterations/002/verification.json").read_text())
+    check = next(c for c in second["checks"] if c["name"] == "mutation")
+    assert check["metric"] == 100 and "6/6 mutants killed" in check["summary"]

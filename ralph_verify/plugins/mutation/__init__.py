@@ -24,6 +24,7 @@ import hashlib
 from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
+from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.markers import hookimpl
 
 if TYPE_CHECKING:
@@ -45,6 +46,10 @@ class MutationCheck(Check):
         from ralph_verify.plugins.mutation.running import FilePlan, run_mutants
         from ralph_verify.proc.process import ToolError
 
+        session = ctx.config.stash.get(SESSION_KEY)
+        if session is not None and session.baseline is None:
+            return self.result(Status.SKIPPED, "not judged: this is the session's start; later "
+                               "verifications mutate what changed since", counts={"mutants": 0})
         try:
             base = changes.baseline(ctx)
         except changes.NoBaseline as exc:
@@ -65,7 +70,8 @@ class MutationCheck(Check):
                 plans.append(FilePlan(ctx.root / rel, numbers, len(mutants) + 1,
                                       hashlib.sha256(data).hexdigest()))
                 mutants.update((m.id, (rel, m)) for m in made.mutants)
-        changed = f"{sum(map(len, lines.values()))} changed lines of {len(lines)} files"
+        changed = (f"{_many(sum(map(len, lines.values())), 'changed line')} of "
+                   f"{_many(len(lines), 'file')}")
         if not mutants:
             why = (f"no product line changed since {base.name}" if not lines else
                    f"the {changed} since {base.name} hold nothing to mutate")
@@ -93,11 +99,13 @@ class MutationCheck(Check):
             if invalid:
                 skipped.append(f"{len(invalid)} mutants that do not compile left out")
         passed = self.spec.compare(score) if self.spec.op is not None else not failures
-        wanted = f" {self.spec.op} {self.spec.threshold:g}%" if self.spec.op is not None \
-            and self.spec.threshold is not None else ""
+        wanted = ""
+        if self.spec.op is not None and self.spec.threshold is not None:
+            op = self.spec.op if passed else _NEGATED[self.spec.op]
+            wanted = f" {op} {self.spec.threshold:g}%"
         tests = outcomes.tests if outcomes else 0
         summary = (f"{len(killed)}/{len(judged)} mutants killed ({score:.0f}%{wanted}) on the "
-                   f"{changed} since {base.name}; {tests} tests from {how}"
+                   f"{changed} since {base.name}; {_many(tests, 'test')} from {how}"
                    f"{_notes(skipped, outside)}")
         counts = {"mutants": len(judged), "killed": len(killed), "tests": tests,
                   "survived": sum(f.code == "survived" for f in failures),
@@ -107,10 +115,17 @@ class MutationCheck(Check):
                            counts=counts, failures=failures)
 
 
+_NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!="}
+
+
+def _many(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def _notes(skipped: list[str], outside: int) -> str:
     if outside:
-        skipped = [*skipped, f"{outside} changed lines at module or class level not mutated "
-                             "(they run at import)"]
+        skipped = [*skipped, f"{_many(outside, 'changed line')} at module or class level not "
+                             "mutated (they run at import)"]
     return f"; skipped: {'; '.join(skipped)}" if skipped else ""
 
 
@@ -124,7 +139,6 @@ def _failure(rel: str, mutant: Mutant, *, reached: bool) -> Failure:
 def _candidates(ctx: VerifyContext, lines: dict[str, list[int]]) -> tuple[list[str] | None, str]:
     """The tests that may reach ``lines`` (``None``: the whole suite) and where they came
     from, for the summary."""
-    from ralph_verify.loop.keys import SESSION_KEY
     from ralph_verify.recorder.affected import tests_reaching
 
     session = ctx.config.stash.get(SESSION_KEY)
