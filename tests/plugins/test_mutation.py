@@ -189,7 +189,7 @@ def test_a_line_no_test_runs_is_named_unreached(ralph: Ralph) -> None:
     ralph.makefile("extra.py", "def half(x):\n    return x / 2\n")
     check = mutation(ralph)
     unreached = [f["message"] for f in check["failures"] if f["code"] == "unreached"]
-    assert "`extra.py:2`: replacing `/` by `*` no passing test runs this line" in unreached
+    assert "`extra.py:2`: replacing `/` by `*`: no passing test runs this line" in unreached
 
 
 def test_not_a_git_repository_is_an_error_that_says_so(ralph: Ralph) -> None:

@@ -131,8 +131,8 @@ def _notes(skipped: list[str], outside: int) -> str:
 
 def _failure(rel: str, mutant: Mutant, *, reached: bool) -> Failure:
     where = f"{rel}:{mutant.line}"
-    tail = "breaks no test" if reached else "no passing test runs this line"
-    return Failure(message=f"`{where}`: {mutant.describe()} {tail}", location=where, path=rel,
+    tail = " breaks no test" if reached else ": no passing test runs this line"
+    return Failure(message=f"`{where}`: {mutant.describe()}{tail}", location=where, path=rel,
                    line=mutant.line, code="survived" if reached else "unreached")
 
 
