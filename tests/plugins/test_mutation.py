@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ralph_verify.checks.api import Check, CheckResult, CheckType, Status, VerifyContext
+from ralph_verify.checks.registry import CheckRegistry
+from ralph_verify.markers import hookimpl
 from ralph_verify.plugins.mutation.engine import switched
+from ralph_verify.plugins.mutation.new_tests import idle_new_tests
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import agent, prompt, state
 
@@ -253,3 +258,36 @@ def test_a_loop_measures_from_the_sessions_start_and_ends_when_the_tests_bite(
     second = json.loads((ralph.path / ".ralph/iterations/002/verification.json").read_text())
     check = next(c for c in second["checks"] if c["name"] == "mutation")
     assert check["metric"] == 100 and "6/6 mutants killed" in check["summary"]
+
+
+# -- for integrity: new tests that kill nothing ----------------------------------------------
+
+
+class IdleTestsCheck(Check):
+    """``idle``: what :func:`idle_new_tests` finds for the tests named in the environment."""
+
+    def run(self, ctx: VerifyContext) -> CheckResult:
+        new = os.environ["NEW_TESTS"].split(",")
+        failures = idle_new_tests(ctx, new, timeout=self.timeout)
+        return self.result(Status.FAILED if failures else Status.PASSED, "", failures=failures)
+
+
+class IdlePlugin:
+    @hookimpl
+    def ralph_register_checks(self, registry: CheckRegistry) -> None:
+        registry.add(CheckType(name="idle", factory=IdleTestsCheck, help="test only"))
+
+
+def test_a_new_test_that_kills_no_mutant_of_the_code_it_runs_is_a_finding(
+        ralph: Ralph) -> None:
+    project(ralph, GOOD_TESTS + "\n\ndef test_runs_but_asserts_nothing():\n"
+                                "    price(300)\n\n\ndef test_unrelated():\n    assert 1\n")
+    ralph.env["NEW_TESTS"] = ",".join(f"tests/test_pricing.py::{name}" for name in (
+        "test_no_discount_for_vip", "test_runs_but_asserts_nothing", "test_unrelated"))
+    result = ralph.run("check", "--until", "idle", "--json", plugins=[IdlePlugin()])
+    failures = result.json()["checks"][0]["failures"]
+    assert [f["location"] for f in failures] == [
+        "tests/test_pricing.py::test_runs_but_asserts_nothing"], failures
+    assert failures[0]["code"] == "idle-test"
+    assert "kills none of the 6 mutants of the changed code it runs (pricing.py)" \
+        in failures[0]["message"]

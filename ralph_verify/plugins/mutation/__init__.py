@@ -20,7 +20,6 @@ the result is ``skipped`` with no score, never ``passed``.
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
@@ -42,8 +41,13 @@ class MutationCheck(Check):
     alone = True
 
     def run(self, ctx: VerifyContext) -> CheckResult:
-        from ralph_verify.plugins.mutation import changes, engine
-        from ralph_verify.plugins.mutation.running import FilePlan, run_mutants
+        from ralph_verify.plugins.mutation.changes import NoBaseline
+        from ralph_verify.plugins.mutation.running import (
+            many,
+            prepare,
+            pytest_args,
+            run_mutants,
+        )
         from ralph_verify.proc.process import ToolError
 
         session = ctx.config.stash.get(SESSION_KEY)
@@ -51,35 +55,19 @@ class MutationCheck(Check):
             return self.result(Status.SKIPPED, "not judged: this is the session's start; later "
                                "verifications mutate what changed since", counts={"mutants": 0})
         try:
-            base = changes.baseline(ctx)
-        except changes.NoBaseline as exc:
+            found = prepare(ctx)
+        except NoBaseline as exc:
             return self.error(str(exc))
-        lines = changes.changed_lines(ctx.root, base.commit)
-        plans: list[FilePlan] = []
-        mutants: dict[int, tuple[str, Mutant]] = {}
-        skipped: list[str] = []
-        outside = 0
-        for rel, numbers in sorted(lines.items()):
-            data = (ctx.root / rel).read_bytes()
-            made = engine.switched(data.decode("utf-8", "replace"), numbers, len(mutants) + 1)
-            if made.tree is None:
-                skipped.append(f"{rel} does not parse")
-                continue
-            outside += len(made.outside)
-            if made.mutants:
-                plans.append(FilePlan(ctx.root / rel, numbers, len(mutants) + 1,
-                                      hashlib.sha256(data).hexdigest()))
-                mutants.update((m.id, (rel, m)) for m in made.mutants)
-        changed = (f"{_many(sum(map(len, lines.values())), 'changed line')} of "
-                   f"{_many(len(lines), 'file')}")
+        mutants, skipped, outside = found.mutants, found.skipped, found.outside
         if not mutants:
-            why = (f"no product line changed since {base.name}" if not lines else
-                   f"the {changed} since {base.name} hold nothing to mutate")
+            why = (f"no product line changed since {found.since}" if not found.lines else
+                   f"the {found.changed} since {found.since} hold nothing to mutate")
             return self.result(Status.SKIPPED, f"not judged: {why}{_notes(skipped, outside)}",
                                counts={"mutants": 0})
+        lines = found.lines
         ids, how = _candidates(ctx, {rel: lines[rel] for rel, _ in mutants.values()})
         try:
-            outcomes = run_mutants(ctx, plans, ids=ids, args=_args(ctx, ids),
+            outcomes = run_mutants(ctx, found.plans, ids=ids, args=pytest_args(ctx, ids),
                                    timeout=self.timeout) if ids != [] else None
         except ToolError as exc:
             return self.error(f"the mutants could not be run: {exc}", output=exc.output)
@@ -105,7 +93,7 @@ class MutationCheck(Check):
             wanted = f" {op} {self.spec.threshold:g}%"
         tests = outcomes.tests if outcomes else 0
         summary = (f"{len(killed)}/{len(judged)} mutants killed ({score:.0f}%{wanted}) on the "
-                   f"{changed} since {base.name}; {_many(tests, 'test')} from {how}"
+                   f"{found.changed} since {found.since}; {many(tests, 'test')} from {how}"
                    f"{_notes(skipped, outside)}")
         counts = {"mutants": len(judged), "killed": len(killed), "tests": tests,
                   "survived": sum(f.code == "survived" for f in failures),
@@ -118,13 +106,11 @@ class MutationCheck(Check):
 _NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!="}
 
 
-def _many(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
 def _notes(skipped: list[str], outside: int) -> str:
+    from ralph_verify.plugins.mutation.running import many
+
     if outside:
-        skipped = [*skipped, f"{_many(outside, 'changed line')} at module or class level not "
+        skipped = [*skipped, f"{many(outside, 'changed line')} at module or class level not "
                              "mutated (they run at import)"]
     return f"; skipped: {'; '.join(skipped)}" if skipped else ""
 
@@ -146,15 +132,6 @@ def _candidates(ctx: VerifyContext, lines: dict[str, list[int]]) -> tuple[list[s
     if ids is not None:
         return ids, "the affected-tests map"
     return None, "one run of the whole suite"
-
-
-def _args(ctx: VerifyContext, ids: list[str] | None) -> list[str]:
-    from ralph_verify.plugins.pytest_run.shared import rerun_args, tests_args
-
-    if ids is None:
-        return tests_args(ctx)
-    files = list(dict.fromkeys(test_id.split("::", 1)[0] for test_id in ids))
-    return [*rerun_args(tuple(tests_args(ctx)), ctx.root), *files]
 
 
 @hookimpl

@@ -175,6 +175,7 @@ class _Run:
     def loop(self, items: Sequence[Any]) -> None:
         skip = set(self.plan.get("skip") or ())
         reached: dict[int, list[int]] = {}
+        reach: dict[str, list[int]] = {}
         passing: list[float] = []
         failing: list[str] = []
         for index, item in enumerate(items):
@@ -187,9 +188,11 @@ class _Run:
                 continue
             for mutant in seen:
                 reached.setdefault(mutant, []).append(index)
+            if self.plan.get("every"):
+                reach[item.nodeid] = sorted(seen)
         served = sorted(self.finder.served) if self.finder else []
         self.write(tests=len(items), failing=failing, served=served,
-                   reached=sorted(reached))
+                   reached=sorted(reached), reach=reach)
         for mutant in sorted(reached):
             if mutant in skip:
                 continue
@@ -199,15 +202,17 @@ class _Run:
             _STATE.active = mutant
             self.deadline = time.monotonic() + budget
             self.current = mutant
-            killer = None
+            killers = []
             for index in tests:
                 ok, _ = self._once(items[index])
                 if not ok:
-                    killer = items[index].nodeid
-                    break
+                    killers.append(items[index].nodeid)
+                    if not self.plan.get("every"):
+                        break
             self.current = 0
             _STATE.active = 0
-            self.write(id=mutant, killed=killer is not None, by=killer)
+            self.write(id=mutant, killed=bool(killers), by=killers[0] if killers else None,
+                       all=killers)
         self.write(finished=True)
 
     @staticmethod

@@ -20,8 +20,13 @@ from ralph_verify.proc.process import ToolError
 
 if TYPE_CHECKING:
     from ralph_verify.checks.api import VerifyContext
+    from ralph_verify.plugins.mutation.engine import Mutant
 
 PLUGIN = "ralph_verify_mutation"
+
+
+def many(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 @dataclass(frozen=True)
@@ -35,16 +40,62 @@ class FilePlan:
 
 
 @dataclass
+class Prepared:
+    """The mutants of a verification: by id, with their file; the files' plans; the changed
+    lines; what was skipped and how many changed lines are outside every function."""
+
+    since: str
+    lines: dict[str, list[int]]
+    mutants: dict[int, tuple[str, Mutant]] = field(default_factory=dict)
+    plans: list[FilePlan] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    outside: int = 0
+
+    @property
+    def changed(self) -> str:
+        return (f"{many(sum(map(len, self.lines.values())), 'changed line')} of "
+                f"{many(len(self.lines), 'file')}")
+
+
+def prepare(ctx: VerifyContext) -> Prepared:
+    """The mutants of the product lines changed since the baseline (:mod:`.changes`);
+    :class:`~.changes.NoBaseline` when there is nothing to compare with."""
+    import hashlib
+
+    from ralph_verify.plugins.mutation import changes, engine
+
+    base = changes.baseline(ctx)
+    found = Prepared(base.name, changes.changed_lines(ctx.root, base.commit))
+    for rel, numbers in sorted(found.lines.items()):
+        data = (ctx.root / rel).read_bytes()
+        first = len(found.mutants) + 1
+        made = engine.switched(data.decode("utf-8", "replace"), numbers, first)
+        if made.tree is None:
+            found.skipped.append(f"{rel} does not parse")
+            continue
+        found.outside += len(made.outside)
+        if made.mutants:
+            found.plans.append(FilePlan(ctx.root / rel, numbers, first,
+                                        hashlib.sha256(data).hexdigest()))
+            found.mutants.update((m.id, (rel, m)) for m in made.mutants)
+    return found
+
+
+@dataclass
 class Outcomes:
     """What the mutants did. A mutant is killed (by a test, or by a timeout or the
     process's death: ``by`` is then ``None``), survived (reached by a passing test, killed by
     none), unreached (no passing test evaluates it) or invalid (it does not compile)."""
 
     killed: dict[int, str | None] = field(default_factory=dict)
+    #: With ``every``: each killed mutant's killers, every test that reaches it run.
+    killers: dict[int, list[str]] = field(default_factory=dict)
     ended: dict[int, str] = field(default_factory=dict)
     survived: set[int] = field(default_factory=set)
     invalid: set[int] = field(default_factory=set)
     reached: set[int] = field(default_factory=set)
+    #: With ``every``: the mutants each passing test reaches.
+    reach: dict[str, list[int]] = field(default_factory=dict)
     tests: int = 0
     failing: list[str] = field(default_factory=list)
     served: set[str] = field(default_factory=set)
@@ -52,8 +103,9 @@ class Outcomes:
 
 
 def run_mutants(ctx: VerifyContext, files: list[FilePlan], *, ids: list[str] | None,
-                args: list[str], timeout: float) -> Outcomes:
-    """Run every mutant of ``files`` against the tests (``ids``: only those) that reach it."""
+                args: list[str], timeout: float, every: bool = False) -> Outcomes:
+    """Run every mutant of ``files`` against the tests (``ids``: only those) that reach it,
+    until one fails (``every``: all of them, to know each test's kills)."""
     from ralph_verify.plugins.pytest_run.plugin_dir import plugin_dir
     from ralph_verify.plugins.pytest_run.shared import pytest_env
 
@@ -77,7 +129,7 @@ def run_mutants(ctx: VerifyContext, files: list[FilePlan], *, ids: list[str] | N
     deadline = time.monotonic() + timeout
     plan: dict[str, Any] = {
         "files": [{"path": str(f.path), "lines": f.lines, "first": f.first, "sha": f.sha}
-                  for f in files], "ids": ids, "results": str(results)}
+                  for f in files], "ids": ids, "results": str(results), "every": every}
     while True:
         plan["skip"] = sorted({*outcomes.killed, *outcomes.survived})
         plan_path.write_text(json.dumps(plan), encoding="utf-8")
@@ -118,6 +170,7 @@ def _read(results: Path, outcomes: Outcomes, tail: str) -> bool:
             outcomes.failing = record["failing"]
             outcomes.served.update(record["served"])
             outcomes.reached.update(record["reached"])
+            outcomes.reach.update(record.get("reach") or {})
         elif "start" in record:
             started = record["start"]
         elif "timeout" in record:
@@ -127,6 +180,7 @@ def _read(results: Path, outcomes: Outcomes, tail: str) -> bool:
         elif "id" in record:
             if record["killed"]:
                 outcomes.killed[record["id"]] = record["by"]
+                outcomes.killers[record["id"]] = record.get("all") or [record["by"]]
             else:
                 outcomes.survived.add(record["id"])
             started = None
@@ -136,3 +190,13 @@ def _read(results: Path, outcomes: Outcomes, tail: str) -> bool:
         outcomes.killed[started] = None
         outcomes.ended[started] = "the test process died under it"
     return False
+
+
+def pytest_args(ctx: VerifyContext, ids: list[str] | None) -> list[str]:
+    """The tests check's pytest arguments; with ``ids``, their files instead of its paths."""
+    from ralph_verify.plugins.pytest_run.shared import rerun_args, tests_args
+
+    if ids is None:
+        return tests_args(ctx)
+    files = list(dict.fromkeys(test_id.split("::", 1)[0] for test_id in ids))
+    return [*rerun_args(tuple(tests_args(ctx)), ctx.root), *files]
