@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import configparser
 import fnmatch
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -168,8 +169,14 @@ def _ruff(root: Path, *args: str) -> str | None:
     except (ImportError, FileNotFoundError):
         return None
     try:
-        run = subprocess.run([binary, "check", "--no-cache", *args], cwd=root,
-                             capture_output=True, text=True, timeout=30, check=False)
+        # Read-only whatever the settings say (``fix = true``): ruff takes the last of a pair,
+        # and these come before the paths of ``--``.
+        at = args.index("--") if "--" in args else len(args)
+        command = [binary, "check", "--no-cache", *args[:at], "--no-fix", "--no-fix-only",
+                   *args[at:]]
+        env = {k: v for k, v in os.environ.items() if k != "RUFF_OUTPUT_FILE"}
+        run = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True,
+                             timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return run.stdout if run.returncode in (0, 1) else None

@@ -3,7 +3,9 @@
 
 Both run ruff from the project root, so ruff finds the project's own
 configuration (``ruff.toml``, ``.ruff.toml``, ``[tool.ruff]``) as it does by
-hand. ``lint`` never fixes anything (``--no-fix``): it only reports.
+hand. ``lint`` never fixes anything: ``--no-fix --no-fix-only`` come last (before any
+``--``), so neither ``fix = true`` in ruff's settings nor ``--fix`` in ``args`` writes to the
+project's tree; it only reports.
 """
 
 from __future__ import annotations
@@ -208,6 +210,17 @@ def _first_cause(run: ToolRun) -> str:
     return cut((causes or lines or ["no output"])[0], 200)
 
 
+#: Last of ruff check's options: the settings' ``fix = true`` and an argument's ``--fix`` or
+#: ``--fix-only`` are overridden, since ruff takes the last of a pair.
+READ_ONLY = ("--no-fix", "--no-fix-only")
+
+
+def read_only(args: Sequence[str]) -> list[str]:
+    """``args`` for ``ruff check`` that never write: :data:`READ_ONLY` before any ``--``."""
+    at = list(args).index("--") if "--" in args else len(args)
+    return [*args[:at], *READ_ONLY, *args[at:]]
+
+
 class RuffCheck(Check):
     cost = 3
     noun = "error"
@@ -266,7 +279,7 @@ class RuffCheck(Check):
 
 class LintCheck(RuffCheck):
     def run(self, ctx: VerifyContext) -> CheckResult:
-        args = ("check", "--output-format", "json-lines", "--no-fix", *self.ruff_args)
+        args = ("check", "--output-format", "json-lines", *read_only(self.ruff_args))
         # lint and lint<=N in one verification share one ruff run.
         run, found = ctx.shared(f"ruff {json.dumps([*self.ruff_command(ctx), *args])}",
                                 lambda: self.lint(ctx, args))
