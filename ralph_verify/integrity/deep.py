@@ -43,8 +43,7 @@ WHAT = {"narrowed-setting": "narrowed tool setting", "stand-in": "stand-in for p
         **dict.fromkeys(("constant-true", "or-constant", "self-compare"),
                         "assertion that cannot fail"),
         "swallowed-assert": "swallowed assertion", "checks-removed": "test without checks"}
-_RESOLVE = {"coverage": effective.coverage_config, "mypy": effective_tools.mypy_config,
-            "ruff": effective_tools.ruff_config}
+_RESOLVE = {"coverage": effective.coverage_config, "ruff": effective_tools.ruff_config}
 _COMPARE = {"coverage": effective.compare_coverage, "pytest": effective.compare_pytest,
             "mypy": effective_tools.compare_mypy, "ruff": effective_tools.compare_ruff}
 
@@ -86,8 +85,13 @@ def _config_state(root: Path, files: list[str]) -> dict[str, str]:
                 state.update(effective.pyproject_state(data))
             else:
                 state[name] = _sha(data)
+    # conftests, and the files that decide which files ruff lints (.gitignore, a sub-folder's
+    # ruff.toml or pyproject.toml): the set a tool checks may grow, never shrink.
     state.update({rel: _sha((root / rel).read_bytes()) for rel in files
-                  if rel.rsplit("/", 1)[-1] == "conftest.py" and (root / rel).is_file()})
+                  if ("/" in rel and rel.rsplit("/", 1)[-1] in _NESTED)
+                  or rel.rsplit("/", 1)[-1] in (".gitignore", ".ignore", "conftest.py")
+                  if (root / rel).is_file()})
+    state["#stubs"] = _sha("\n".join(f for f in files if f.endswith(".pyi")).encode())
     state.update({f"${k}": os.environ.get(k, "") for k in effective.ENV})
     return state
 
@@ -99,8 +103,11 @@ _INPUTS = {"coverage": (".coveragerc", ".coveragerc.toml", "setup.cfg", "tox.ini
            "pytest": ("pytest.ini", ".pytest.ini", "pyproject.toml#pytest", "tox.ini",
                       "setup.cfg", "$PYTEST_ADDOPTS", "conftest.py"),
            "mypy": ("mypy.ini", ".mypy.ini", "pyproject.toml#mypy", "setup.cfg",
-                    "$MYPY_CONFIG_FILE"),
-           "ruff": ("ruff.toml", ".ruff.toml", "pyproject.toml#ruff")}
+                    "$MYPY_CONFIG_FILE", "#stubs"),
+           "ruff": ("ruff.toml", ".ruff.toml", "pyproject.toml#ruff", "pyproject.toml",
+                    ".gitignore", ".ignore")}
+#: Settings files read in sub-folders too (by ruff, and pytest's conftests).
+_NESTED = ("ruff.toml", ".ruff.toml", "pyproject.toml", "conftest.py")
 
 
 def _inputs(tool: str, state: dict[str, str]) -> dict[str, str]:
@@ -136,6 +143,7 @@ def resolve(root: Path, files: list[str], state: dict[str, str],
         if key not in _RESOLVED:  # resolved once per configuration in a loop's process
             try:
                 _RESOLVED[key] = _pytest(root, files) if tool == "pytest" \
+                    else effective_tools.mypy_config(root, files) if tool == "mypy" \
                     else _RESOLVE[tool](root)
             except Exception as exc:  # a tool's reader must never break the check
                 _RESOLVED[key] = {"error": f"{type(exc).__name__}: {exc}"}
@@ -211,7 +219,10 @@ def compare(before: Picture, after: Picture, root: Path, gate: set[str],
         if _inputs(tool, then.config) == _inputs(tool, now.config):
             judged.add(tool)
             continue
-        extra = {"renamed": _renamed(old_files, new_files)} if tool == "ruff" else {}
+        extra: dict[str, Any] = {"renamed": _renamed(old_files, new_files)} \
+            if tool == "ruff" else {}
+        if tool in ("ruff", "mypy"):
+            extra["changed"] = _changed(_inputs(tool, then.config), _inputs(tool, now.config))
         narrowings = _COMPARE[tool](root, a, b, files, **extra)
         if not narrowings:
             judged.add(tool)  # its per-file findings are a setting moved or made stricter
@@ -222,6 +233,12 @@ def compare(before: Picture, after: Picture, root: Path, gate: set[str],
                     path, line, "narrowed-setting", f"{message} (allow it on purpose with "
                     f'allow = ["{path}:{tool}"] in [tool.ralph-verify.checks.integrity])'))
     return failures, judged
+
+
+def _changed(then: dict[str, str], now: dict[str, str]) -> list[str]:
+    """The settings files that differ between two states of a tool's inputs."""
+    return sorted({key.split("#", 1)[0] for key in set(then) | set(now)
+                   if then.get(key) != now.get(key) and key[0] not in "#$"})
 
 
 def _renamed(old: dict[str, DeepFile], new: dict[str, DeepFile]) -> dict[str, str]:

@@ -14,6 +14,7 @@ import fnmatch
 import os
 import re
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +79,8 @@ def _mypy_tables(root: Path) -> tuple[str | None, dict[str, Any], dict[str, dict
     return None, {}, {}
 
 
-def mypy_config(root: Path) -> dict[str, Any]:
+def mypy_config(root: Path, files: list[str]) -> dict[str, Any]:
+    """mypy's settings, and the files it checks with them among ``files``."""
     file, table, modules = _mypy_tables(root)
     table = {k.replace("-", "_"): v for k, v in table.items()}
     flags = {flag: _truth(table["strict"]) for flag in STRICT_FLAGS} if "strict" in table else {}
@@ -88,12 +90,14 @@ def mypy_config(root: Path) -> dict[str, Any]:
     silenced = sorted(m for m, opts in modules.items()
                       if _truth(opts.get("ignore_errors")) or str(opts.get("follow_imports",
                                                                           "")) == "skip")
-    return {"file": file, "flags": flags, "files": _items(table.get("files")),
-            "exclude": _items(table.get("exclude")) if isinstance(table.get("exclude"), list)
-            else [str(table["exclude"]).strip()] if table.get("exclude") else [],
-            "disabled": sorted(set(_items(table.get("disable_error_code")))
-                               - set(_items(table.get("enable_error_code")))),
-            "silenced": silenced}
+    config = {"file": file, "flags": flags, "files": _items(table.get("files")),
+              "exclude": _items(table.get("exclude")) if isinstance(table.get("exclude"), list)
+              else [str(table["exclude"]).strip()] if table.get("exclude") else [],
+              "disabled": sorted(set(_items(table.get("disable_error_code")))
+                                 - set(_items(table.get("enable_error_code")))),
+              "silenced": silenced}
+    config["checked"] = sorted(checked_files(root, config, files))
+    return config
 
 
 def checked_files(root: Path, config: dict[str, Any], files: list[str]) -> set[str]:
@@ -111,7 +115,8 @@ def checked_files(root: Path, config: dict[str, Any], files: list[str]) -> set[s
         if any(_search(pattern, rel) for pattern in config.get("exclude", [])):
             continue
         found.add(rel)
-    return found
+    # A stub beside a module is what mypy reads: the module itself is not checked.
+    return {rel for rel in found if not (rel.endswith(".py") and rel + "i" in found)}
 
 
 def _search(pattern: str, rel: str) -> bool:
@@ -127,16 +132,42 @@ def module_name(rel: str) -> str:
     return name.removesuffix("/__init__").replace("/", ".")
 
 
+def lost_files(root: Path, then: list[str], now: list[str], changed: list[str],
+               tool: str, where: str, keys: tuple[str, ...]) -> list[Narrowing]:
+    """Files ``tool`` checked at the start (``then``) that are still there and that it no
+    longer checks (``now``), each group named with the settings file that took it out."""
+    lost = sorted(rel for rel in set(then) - set(now) if (root / rel).is_file())
+    by_file: dict[str, list[str]] = {}
+    for rel in lost:
+        stub = rel + "i" if rel.endswith(".py") and (root / (rel + "i")).is_file() else None
+        nearest = [c for c in changed if rel.startswith(c.rpartition("/")[0] + "/")
+                   or "/" not in c]
+        by_file.setdefault(stub or max(nearest, key=len, default=where), []).append(rel)
+    return [(tool, file, line_of(root, file, keys) if file == where else
+             _line_naming(root, file, group), f"{tool} no longer checks {len(group)} file(s) it "
+             f"checked at the start ({listed(group)}) since {file} changed: fix their errors "
+             "instead (the set of files a tool checks may grow, never shrink)")
+            for file, group in sorted(by_file.items())]
+
+
+def _line_naming(root: Path, file: str, lost: list[str]) -> int:
+    """The first line of ``file`` that names one of ``lost`` (1 when none does)."""
+    try:
+        lines = (root / file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    names = {part for rel in lost for part in (rel, rel.rsplit("/", 1)[-1])}
+    return next((n for n, text in enumerate(lines, 1) if any(x in text for x in names)), 1)
+
+
 def compare_mypy(root: Path, old: dict[str, Any], new: dict[str, Any],
-                 files: list[str]) -> list[Narrowing]:
+                 files: list[str], changed: Sequence[str] = ()) -> list[Narrowing]:
     where = new.get("file") or "pyproject.toml"
-    found: list[Narrowing] = []
-    checked = checked_files(root, new, files)
-    lost = sorted(checked_files(root, old, files) - checked)
-    if lost:
-        found.append(("mypy", where, line_of(root, where, ("files", "exclude")),
-                      f"mypy no longer checks {len(lost)} file(s) it checked at the start "
-                      f"({listed(lost)}): fix their errors instead"))
+    checked = set(new.get("checked", []))
+    found = lost_files(root, old.get("checked", []), sorted(checked), list(changed), "mypy",
+                       where, ("files", "exclude"))
+    if "checked" not in old:  # a baseline taken before the set was recorded
+        found = []
     then, now = old.get("flags", {}), new.get("flags", {})
     off = sorted(f for f, on in then.items() if on and not now.get(f, False))
     if off:
@@ -227,19 +258,17 @@ def _firing(root: Path, codes: list[str], files: list[str]) -> list[str]:
 
 
 def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
-                 files: list[str], renamed: dict[str, str] | None = None) -> list[Narrowing]:
-    """``renamed``: new path -> the old path of a file with the same content."""
+                 files: list[str], renamed: dict[str, str] | None = None,
+                 changed: Sequence[str] = ()) -> list[Narrowing]:
+    """``renamed``: new path -> the old path of a file with the same content; ``changed``:
+    the settings files that differ from the start."""
     where = new.get("file") or "pyproject.toml"
     present = set(files)
     renamed = renamed or {}
-    found: list[Narrowing] = []
-    was_linted = set(old.get("linted", []))
-    lost = sorted(was_linted & present - set(new.get("linted", [])))
-    if lost:
-        found.append(("ruff", where, line_of(root, where, ("exclude", "extend-exclude",
-                                                           "extend_exclude", "include")),
-                      f"ruff no longer lints {len(lost)} file(s) it linted at the start "
-                      f"({listed(lost)}): fix them instead"))
+    moved = set(renamed.values())
+    found = lost_files(root, [f for f in old.get("linted", []) if f not in moved],
+                       new.get("linted", []), list(changed), "ruff", where,
+                       ("exclude", "extend-exclude", "extend_exclude", "include"))
     dropped = sorted(set(old.get("rules", [])) - set(new.get("rules", [])))
     if dropped:
         fire = _firing(root, dropped, sorted(set(new.get("linted", [])) & present))

@@ -160,3 +160,30 @@ def test_a_stricter_ruff_config_with_a_few_ignores_completes(driver: Driver) -> 
     _honest(driver, "lint", dict(RUFF_KATA),
             {"ruff.toml": '[lint]\nselect = ["E", "F", "B", "UP"]\nignore = ["B905", "UP035"]\n',
              "kata.py": "def add(a, b):\n    return a + b\n"})
+
+
+# --- the set of files a tool checks may grow, never shrink --------------------------------
+
+SUB_KATA = {"pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F"]\n\n'
+                              '[tool.mypy]\nstrict = true\n',
+            "pkg/__init__.py": "", "pkg/kata.py": LINTED, "pkg/typed.py": TYPED}
+SHRINKING = {
+    "lint: .gitignore": ("lint", {".gitignore": "pkg/kata.py\n"}, "pkg/kata.py"),
+    "lint: sub-folder ruff.toml ignore": (
+        "lint", {"pkg/ruff.toml": '[lint]\nselect = ["E"]\n'}, "pkg/ruff.toml"),
+    "lint: sub-folder ruff.toml exclude": (
+        "lint", {"pkg/ruff.toml": 'exclude = ["kata.py"]\n[lint]\nselect = ["E", "F"]\n'},
+        "pkg/kata.py"),
+    "types: .pyi stub beside the module": (
+        "types", {"pkg/typed.pyi": "from typing import Any\n\n\ndef add(a: Any, b: Any) -> Any: "
+                                   "...\n"}, "pkg/typed.pyi"),
+    "types: exclude": ("types", {"pyproject.toml": _pyproject(
+        '[tool.ruff.lint]\nselect = ["E", "F"]\n\n[tool.mypy]\nstrict = true\n'
+        'exclude = ["typed"]\n')}, "typed"),
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(SHRINKING))
+def test_a_tool_that_checks_fewer_files_never_completes(driver: Driver, spelling: str) -> None:
+    until, step, words = SHRINKING[spelling]
+    _cheat(driver, until, dict(SUB_KATA), dict(step), f"{BOTH}|fewer-files", words)
