@@ -162,16 +162,17 @@ def test_pytest_and_mypy_settings_moved_keep_their_effect(tmp_path: Path) -> Non
         "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "--strict-markers"\n'
                           '[tool.mypy]\nstrict = true\n', "kata.py": "",
         "tests/test_a.py": ""})
-    old_pytest, old_mypy = effective.pytest_config(root, {}), effective_tools.mypy_config(root)
+    files = ["kata.py", "tests/test_a.py"]
+    old_pytest = effective.pytest_config(root, {})
+    old_mypy = effective_tools.mypy_config(root, files)
     (root / "pytest.ini").write_text("[pytest]\naddopts = --strict-markers\n")
     (root / "mypy.ini").write_text("[mypy]\nstrict = True\n")
-    files = ["kata.py", "tests/test_a.py"]
     assert effective.compare_pytest(root, old_pytest, effective.pytest_config(root, {}),
                                     files) == []
-    assert effective_tools.compare_mypy(root, old_mypy, effective_tools.mypy_config(root),
+    assert effective_tools.compare_mypy(root, old_mypy, effective_tools.mypy_config(root, files),
                                         files) == []
     (root / "mypy.ini").write_text("[mypy]\nstrict = True\n[mypy-kata]\nignore_errors = True\n")
-    found = effective_tools.compare_mypy(root, old_mypy, effective_tools.mypy_config(root),
+    found = effective_tools.compare_mypy(root, old_mypy, effective_tools.mypy_config(root, files),
                                          files)
     assert [(f, line) for _, f, line, _ in found] == [("mypy.ini", 4)]
 
