@@ -1,0 +1,170 @@
+"""A private tree to judge the project in: today's files, some of them as they were at a base.
+
+Tools that must judge today's work against evidence the agent cannot edit (the tests and
+settings of the session's start, or the product code of a task's start) run in such a tree.
+It is built beside the project, never in it: files that are the same as in the working tree
+are hard links (copies across file systems), files served from *base* are written fresh, so
+the user's files are never opened for writing. Ignored entries (a ``.venv``, build outputs,
+compiled extensions) are symbolic links to the real ones, one per ignored folder git names;
+caches tools write while running (``__pycache__``, ``.pytest_cache``, ``.ralph`` ...) are
+left out, ignored or not, so a run in the tree writes its own and none of the user's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ralph_verify.project import git
+from ralph_verify.project.caches import user_cache_dir
+
+#: Ignored entries never linked into a judging tree: the caches a tool run writes.
+_CACHES = frozenset({".ralph", ".git", "__pycache__", ".pytest_cache", ".mypy_cache",
+                     ".ruff_cache", ".hypothesis"})
+
+
+def _git(root: Path, *args: str) -> bytes:
+    # GIT_OPTIONAL_LOCKS=0: a diff must not refresh (write) the user's index.
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
+           "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
+    proc = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True,
+                          stdin=subprocess.DEVNULL, check=False)
+    if proc.returncode != 0:
+        raise git.GitError(f"git {' '.join(args)} failed in {root}: "
+                           f"{proc.stderr.decode(errors='replace').strip()}")
+    return proc.stdout
+
+
+def _names(out: bytes) -> list[str]:
+    return [name for name in os.fsdecode(out).split("\0") if name]
+
+
+def changed_since(root: Path, base: str) -> set[str]:
+    """Paths whose content differs between *base* and the working tree now (tracked files
+    modified, added or deleted), plus every untracked file git does not ignore."""
+    tracked = _names(_git(root, "diff", "--name-only", "-z", "--no-renames", "--relative",
+                          base))
+    untracked = _names(_git(root, "ls-files", "-z", "--others", "--exclude-standard"))
+    return set(tracked) | set(untracked)
+
+
+def _base_files(root: Path, base: str) -> dict[str, tuple[str, str]]:
+    """Each file of *base*: its mode and object id."""
+    files: dict[str, tuple[str, str]] = {}
+    for line in os.fsdecode(_git(root, "ls-tree", "-r", "-z", base)).split("\0"):
+        if line:
+            meta, path = line.split("\t", 1)
+            mode, _kind, sha = meta.split(" ")
+            files[path] = (mode, sha)
+    return files
+
+
+def _place(tree: Path, rel: str) -> Path:
+    target = tree / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return target
+
+
+def _link(source: Path, target: Path) -> None:
+    """*target* as a hard link of *source* (a copy across file systems; symlinks as symlinks)."""
+    if source.is_symlink():
+        target.symlink_to(os.readlink(source))
+        return
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+def _write_from_base(root: Path, tree: Path, wanted: dict[str, tuple[str, str]]) -> None:
+    """Write each wanted blob of the base as a new file (one ``git cat-file`` for all)."""
+    if not wanted:
+        return
+    order = sorted(wanted)
+    request = "".join(f"{wanted[path][1]}\n" for path in order).encode()
+    proc = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=request,
+                          capture_output=True, check=True)
+    out, at = proc.stdout, 0
+    for path in order:
+        header_end = out.index(b"\n", at)
+        size = int(out[at:header_end].split(b" ")[2])
+        data = out[header_end + 1:header_end + 1 + size]
+        at = header_end + 1 + size + 1
+        mode = wanted[path][0]
+        try:
+            target = _place(tree, path)
+            if mode == "120000":
+                target.symlink_to(os.fsdecode(data))
+            elif mode == "160000":
+                continue  # a submodule: its checkout is not in the base's objects
+            else:
+                target.write_bytes(data)
+                if mode == "100755":
+                    target.chmod(0o755)
+        except (FileExistsError, NotADirectoryError, IsADirectoryError):
+            continue  # a file of the base where today's tree has a folder, or the reverse
+
+
+def _ignored(root: Path) -> list[str]:
+    """Ignored entries, a wholly ignored folder as one entry ending in ``/``."""
+    return _names(_git(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
+                       "--directory"))
+
+
+def _is_cache(rel: str) -> bool:
+    return any(part in _CACHES or part.startswith(".coverage") or part.endswith(".pyc")
+               for part in rel.rstrip("/").split("/"))
+
+
+def _scratch(root: Path) -> Path:
+    """A new folder on the project's file system when one is at hand, so links are cheap."""
+    device = root.stat().st_dev
+    for where in (Path(tempfile.gettempdir()), user_cache_dir() / "judging"):
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+            if where.stat().st_dev == device:
+                return Path(tempfile.mkdtemp(prefix="ralph-judging-", dir=where))
+        except OSError:
+            continue
+    return Path(tempfile.mkdtemp(prefix="ralph-judging-"))  # files are copied, not linked
+
+
+@contextmanager
+def judging_tree(root: Path, base: str, *, keep_now: Callable[[str], bool]) -> Iterator[Path]:
+    """A private temporary tree made of *root*'s working tree as it is now, except that every
+    path that differs between the git tree-ish *base* and now (modified, deleted, added,
+    untracked but not ignored) and for which ``keep_now(path)`` is False holds its content
+    at *base*, or is absent when *base* has none. The tree has *root*'s folder name; it is
+    removed on exit, also when the body raises. *root* is the top of a git work tree."""
+    scratch = _scratch(root)
+    tree = scratch / root.resolve().name
+    try:
+        tree.mkdir()
+        differs = changed_since(root, base)
+        now = _names(_git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"))
+        for rel in now:
+            if _is_cache(rel) or (rel in differs and not keep_now(rel)):
+                continue
+            source = root / rel
+            if source.is_symlink() or source.is_file():
+                _link(source, _place(tree, rel))
+            elif source.is_dir():  # a submodule's checkout
+                _place(tree, rel).symlink_to(source.resolve(), target_is_directory=True)
+        base_files = _base_files(root, base)
+        _write_from_base(root, tree, {rel: base_files[rel] for rel in differs if rel in base_files
+                                      and not keep_now(rel) and not _is_cache(rel)})
+        for entry in _ignored(root):
+            rel = entry.rstrip("/")
+            target = tree / rel
+            if _is_cache(entry) or target.exists() or target.is_symlink():
+                continue
+            _place(tree, rel).symlink_to(root.resolve() / rel,
+                                         target_is_directory=entry.endswith("/"))
+        yield tree
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
