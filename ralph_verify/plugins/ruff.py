@@ -210,6 +210,15 @@ def _first_cause(run: ToolRun) -> str:
     return cut((causes or lines or ["no output"])[0], 200)
 
 
+def session_start(ctx: VerifyContext) -> str | None:
+    """The commit of the session's start (its recovery point), ``None`` outside a session."""
+    from ralph_verify.loop.keys import SESSION_KEY
+    from ralph_verify.loop.recovery import WORK_REF
+
+    session = ctx.config.stash.get(SESSION_KEY)
+    return None if session is None else WORK_REF.format(session=session.id)
+
+
 #: Last of ruff check's options: the settings' ``fix = true`` and an argument's ``--fix`` or
 #: ``--fix-only`` are overridden, since ruff takes the last of a pair.
 READ_ONLY = ("--no-fix", "--no-fix-only")
@@ -245,11 +254,11 @@ class RuffCheck(Check):
             return list(table.command)
         return [ctx.find_tool("ruff", package="ruff")]
 
-    def ruff(self, ctx: VerifyContext, *args: str) -> ToolRun:
+    def ruff(self, ctx: VerifyContext, *args: str, cwd: Path | None = None) -> ToolRun:
         command = self.ruff_command(ctx)
         hint = (f"install it with 'pip install ruff', or fix 'command' in "
                 f"[tool.ralph-verify.checks.{self.name}]")
-        return ctx.run([*command, *args], timeout=self.timeout, missing_hint=hint)
+        return ctx.run([*command, *args], timeout=self.timeout, missing_hint=hint, cwd=cwd)
 
     def summarise(self, failures: list[Failure]) -> str:
         return count_summary(failures, self.noun)
@@ -280,19 +289,24 @@ class RuffCheck(Check):
 class LintCheck(RuffCheck):
     def run(self, ctx: VerifyContext) -> CheckResult:
         args = ("check", "--output-format", "json-lines", *read_only(self.ruff_args))
-        # lint and lint<=N in one verification share one ruff run.
-        run, found = ctx.shared(f"ruff {json.dumps([*self.ruff_command(ctx), *args])}",
-                                lambda: self.lint(ctx, args))
+        from ralph_verify.integrity.frozen_settings import judged_in
+
+        # In a session, ruff judges with the settings of the session's start.
+        with judged_in(ctx.root, "ruff", session_start(ctx)) as root:
+            # lint and lint<=N in one verification share one ruff run.
+            run, found = ctx.shared(f"ruff {json.dumps([*self.ruff_command(ctx), *args])}",
+                                    lambda: self.lint(ctx, args, root))
         if found is None:
             return self.error(f"ruff check failed (exit {run.returncode}): {_first_cause(run)}",
                               output=run.tail())
         return self.verdict(found.failures, found)
 
-    def lint(self, ctx: VerifyContext, args: Sequence[str]) -> tuple[ToolRun, Findings | None]:
-        run = self.ruff(ctx, *args)
+    def lint(self, ctx: VerifyContext, args: Sequence[str],
+             root: Path) -> tuple[ToolRun, Findings | None]:
+        run = self.ruff(ctx, *args, cwd=root)
         if run.returncode not in (0, 1):
             return run, None
-        return run, read_check_output(run, ctx.root)
+        return run, read_check_output(run, root)
 
 
 class FormatCheck(RuffCheck):

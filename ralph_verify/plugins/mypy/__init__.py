@@ -218,38 +218,45 @@ class TypesCheck(Check):
         return self.mypy_table is None or not self.mypy_table.command  # anything: never cached
 
     def run(self, ctx: VerifyContext) -> CheckResult:
+        from ralph_verify.integrity.frozen_settings import judged_in
+        from ralph_verify.plugins.ruff import session_start
+
         table = self.mypy_table
         args = list(table.args) if table is not None else []
         mypy = self.command(ctx)
-        if table is not None and table.targets is not None:
-            targets = list(table.targets)
-        elif config_names_targets(ctx.root, args):
-            targets = []
-        else:
-            targets = default_targets(ctx.root)
-        rest = [*args, *targets]
-        # types and types<=N in one verification share one mypy run.
-        run, failures, notes, other = ctx.shared(f"mypy {json.dumps([*mypy, *rest])}",
-                                                 lambda: self.run_mypy(ctx, mypy, rest))
+        # In a session, mypy judges with the settings (and stubs) of the session's start.
+        with judged_in(ctx.root, "mypy", session_start(ctx)) as root:
+            if table is not None and table.targets is not None:
+                targets = list(table.targets)
+            elif config_names_targets(root, args):
+                targets = []
+            else:
+                targets = default_targets(root)
+            rest = [*args, *targets]
+            # types and types<=N in one verification share one mypy run.
+            run, failures, notes, other = ctx.shared(
+                f"mypy {json.dumps([*mypy, *rest])}",
+                lambda: self.run_mypy(ctx, mypy, rest, root))
         result = self.judge(run, failures, notes, other)
         if result.status is not Status.ERROR:
             result.summary += f"; checked {describe_targets(targets)}"
         return result
 
-    def run_mypy(self, ctx: VerifyContext, mypy: list[str],
-                 rest: list[str]) -> tuple[ToolRun, list[Failure], list[str], list[str]]:
-        """mypy's run, its errors, the notes that belong to no error, and its other lines."""
+    def run_mypy(self, ctx: VerifyContext, mypy: list[str], rest: list[str],
+                 root: Path) -> tuple[ToolRun, list[Failure], list[str], list[str]]:
+        """mypy's run in ``root`` (the project, or its judging tree), its errors, the notes
+        that belong to no error, and its other lines."""
         if _gets_our_cache(rest):
             # A cache of our own, dropped when mypy's mtime check could be fooled
             # (see ralph_verify.project.caches); the project's .mypy_cache is left alone.
             mypy = [*mypy, "--cache-dir", str(mypy_cache_dir(ctx.root))]
-        run = self.mypy(ctx, [*mypy, "--output", "json", *rest])
+        run = self.mypy(ctx, [*mypy, "--output", "json", *rest], root)
         if json_unsupported(run):
-            run = self.mypy(ctx, [*mypy, *PLAIN_FLAGS, *rest])
+            run = self.mypy(ctx, [*mypy, *PLAIN_FLAGS, *rest], root)
             messages, other = parse_plain(run.stdout)
         else:
             messages, other = parse_json_lines(run.stdout)
-        failures, orphans = to_failures(messages, ctx.root)
+        failures, orphans = to_failures(messages, root)
         return run, failures, orphans, other
 
     def judge(self, run: ToolRun, failures: list[Failure], notes: list[str],
@@ -287,10 +294,10 @@ class TypesCheck(Check):
         return self.result(Status.FAILED, summary + (f", wanted {wanted}" if wanted else ""),
                            failures=failures, **kwargs)
 
-    def mypy(self, ctx: VerifyContext, argv: list[str]) -> ToolRun:
+    def mypy(self, ctx: VerifyContext, argv: list[str], root: Path | None = None) -> ToolRun:
         hint = ("install it with 'pip install mypy', or fix 'command' in "
                 "[tool.ralph-verify.checks.types]")
-        return ctx.run(argv, timeout=self.timeout, missing_hint=hint)
+        return ctx.run(argv, timeout=self.timeout, missing_hint=hint, cwd=root)
 
     def command(self, ctx: VerifyContext) -> list[str]:
         """The project's ``python -m mypy`` if it has mypy, else ours aimed at the project."""
