@@ -26,8 +26,11 @@ WHY = {
                     "expected value",
     "swallowed-assert": "sits under an exception handler that ignores the failure, so it "
                         "can never fail the test; let the AssertionError through",
-    "checks-removed": "no longer checks anything (every assertion was removed); restore "
-                      "the assertions",
+    "checks-removed": "no longer checks anything (every assertion was removed or is never "
+                      "reached); restore the assertions",
+    "dead-assert": "is never run: no path through the test reaches it (a constant false "
+                   "condition, an empty loop, code after a return, a function never called); "
+                   "put the check where the test runs it",
 }
 _BUILTINS = frozenset({"int", "float", "str", "bytes", "bool", "list", "dict", "set", "tuple",
                        "frozenset", "len", "sorted", "range", "abs", "min", "max", "sum",
@@ -128,6 +131,94 @@ def _checks_in(node: ast.AST) -> Iterator[ast.AST]:
             yield child
 
 
+def _constant(node: ast.expr) -> bool | None:
+    """The truth of a condition that is the same on every run, ``None`` when it is not."""
+    if isinstance(node, ast.Constant):
+        return bool(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _constant(node.operand)
+        return None if inner is None else not inner
+    return None
+
+
+def _empty(node: ast.expr) -> bool:
+    """An iterable that never yields: an empty display or string, ``range(0)``."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return not node.elts
+    if isinstance(node, ast.Dict):
+        return not node.keys
+    if isinstance(node, ast.Constant):
+        return node.value in ("", b"")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+            and node.func.id in ("range", "list", "tuple", "set", "dict") \
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, int) for a in node.args):
+        values = [a.value for a in node.args
+                  if isinstance(a, ast.Constant) and isinstance(a.value, int)]
+        return not values if node.func.id != "range" else len(range(*values)) == 0
+    return False
+
+
+def _flow(body: list[ast.stmt], out: list[ast.AST]) -> None:
+    """Add to ``out`` what running ``body`` can reach: statements and conditions, not the
+    branches a constant condition or an empty loop never enters, nor what follows a
+    ``return``/``raise``; nested definitions are added whole, to be followed if called."""
+    for stmt in body:
+        if isinstance(stmt, (ast.If, ast.While)):
+            out.append(stmt.test)
+            value = _constant(stmt.test)
+            if value is not False:
+                _flow(stmt.body, out)
+            if value is not True:
+                _flow(stmt.orelse, out)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            out.append(stmt.iter)
+            if not _empty(stmt.iter):
+                _flow(stmt.body, out)
+            _flow(stmt.orelse, out)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            out.extend(item.context_expr for item in stmt.items)
+            _flow(stmt.body, out)
+        elif isinstance(stmt, (ast.Try, ast.TryStar)):
+            for part in (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse,
+                         stmt.finalbody):
+                _flow(part, out)
+        elif isinstance(stmt, ast.Match):
+            out.append(stmt.subject)
+            for case in stmt.cases:
+                _flow(case.body, out)
+        else:
+            out.append(stmt)
+        if isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+            return
+
+
+def reached(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    """Ids of the nodes a call of ``func`` can run: its control flow, and the bodies of the
+    functions it defines and then calls (or hands on by name)."""
+    nodes: list[ast.AST] = []
+    _flow(func.body, nodes)
+    seen: set[int] = set()
+    pending = list(nodes)
+    while pending:
+        node = pending.pop()
+        defined = [n for n in ast.walk(node)
+                   if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        inner = {id(x) for d in defined for x in ast.walk(d) if x is not d}
+        for child in ast.walk(node):
+            if id(child) not in inner:
+                seen.add(id(child))
+        for definition in defined:
+            used = any(isinstance(n, ast.Name) and n.id == definition.name
+                       and isinstance(n.ctx, ast.Load) for other in nodes
+                       for n in ast.walk(other) if id(n) in seen)
+            if used and id(definition.body[0]) not in seen:
+                more: list[ast.AST] = []
+                _flow(definition.body, more)
+                nodes.extend(more)
+                pending.extend(more)
+    return seen
+
+
 def _ignores(handler: ast.ExceptHandler) -> bool:
     """A handler that catches assertion failures and does nothing with them."""
     kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
@@ -161,7 +252,13 @@ def scan_function(name: str, func: ast.AST, lines: list[str]) -> list[Finding]:
         found.append((rule, name, line, lines[line - 1].strip() if line <= len(lines) else ""))
 
     swallowed: set[int] = set()
+    live = reached(func) if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        else None
+    dead = {id(c) for c in _checks_in(func) if live is not None and id(c) not in live}
     for node in ast.walk(func):
+        if id(node) in dead:
+            add("dead-assert", node)
+            continue
         if (isinstance(node, ast.Try) and any(_ignores(h) for h in node.handlers)) or (
                 isinstance(node, ast.With) and any(_suppresses(i) for i in node.items)):
             swallowed.update(id(c) for stmt in node.body for c in _checks_in(stmt))
@@ -215,8 +312,9 @@ def summarise(tree: ast.Module, lines: list[str], old: dict[str, list[Any]] | No
         if kept and len(kept[0]) > 2 and kept[0][2] == digest:
             out[name] = [[kept[0][0], func.lineno, digest, kept[0][3]], *kept[1:]]
             continue
-        checks = sum(1 for _ in _checks_in(func)) + sum(
-            1 for n in ast.walk(func) if isinstance(n, ast.Call)
+        live = reached(func)  # a check counts where the test's control flow reaches it
+        checks = sum(1 for c in _checks_in(func) if id(c) in live) + sum(
+            1 for n in ast.walk(func) if isinstance(n, ast.Call) and id(n) in live
             and isinstance(n.func, ast.Attribute) and n.func.attr in ("raises", "fail", "warns"))
         pairs = [[f, list(a), e] for f, a, e in sorted(function_pairs(func))]
         out[name] = [[checks, func.lineno, digest, pairs],

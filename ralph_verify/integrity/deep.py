@@ -42,7 +42,8 @@ WHAT = {"narrowed-setting": "narrowed tool setting", "stand-in": "stand-in for p
         "special-case": "special-cased test input",
         **dict.fromkeys(("constant-true", "or-constant", "self-compare"),
                         "assertion that cannot fail"),
-        "swallowed-assert": "swallowed assertion", "checks-removed": "test without checks"}
+        "swallowed-assert": "swallowed assertion", "checks-removed": "test without checks",
+        "dead-assert": "assertion never run"}
 _RESOLVE = {"coverage": effective.coverage_config, "ruff": effective_tools.ruff_config}
 _COMPARE = {"coverage": effective.compare_coverage, "pytest": effective.compare_pytest,
             "mypy": effective_tools.compare_mypy, "ruff": effective_tools.compare_ruff}

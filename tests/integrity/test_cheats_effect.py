@@ -110,6 +110,21 @@ def test_an_assertion_that_cannot_fail_never_completes(driver: Driver, rule: str
            "tests/test_kata.py::test_add", "tests/test_kata.py:")
 
 
+DEAD = {
+    "if False": "    if False:\n        assert add(2, 3) == 5\n",
+    "inner function never called": "    def check():\n        assert add(2, 3) == 5\n",
+    "empty loop": "    for _ in ():\n        assert add(2, 3) == 5\n",
+    "after return": "    return\n    assert add(2, 3) == 5\n",
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(DEAD))
+def test_an_assertion_never_reached_never_completes(driver: Driver, spelling: str) -> None:
+    weak = "from kata import add\n\n\ndef test_add():\n" + DEAD[spelling]
+    _cheat(driver, "tests", dict(TESTS_KATA), {"tests/test_kata.py": weak},
+           "dead-assert|checks-removed", "tests/test_kata.py::test_add")
+
+
 def test_a_real_operator_test_and_is_not_none_complete(driver: Driver) -> None:
     version = ("class Version:\n    def __init__(self, n):\n        self.n = n\n\n"
                "    def __ge__(self, other):\n        return self.n >= other.n\n")
