@@ -101,12 +101,6 @@ def _fix_detail(entry: dict[str, Any]) -> str:
     return f"fix ({applicability}): {fix.get('message') or 'ruff can fix this'}"
 
 
-def parse_check_output(text: str, root: Path) -> list[Failure]:
-    """One failure per violation in ``ruff check --output-format json`` output."""
-    return [_entry_failure(entry, root, "ruff check")
-            for entry in load_entries(text, "ruff check")]
-
-
 @dataclass
 class Findings:
     """Every violation counted; the first :data:`MAX_KEPT` kept as failures."""

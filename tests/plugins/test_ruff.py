@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from ralph_verify.checks.api import Failure
 from ralph_verify.checks.tool_output import count_summary
 from ralph_verify.plugins.ruff import (
-    parse_check_output,
     parse_format_json,
     parse_format_text,
+    read_check_output,
     split_diff,
 )
-from ralph_verify.proc.process import ToolError
+from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.testing import Ralph
 
 DATA = Path(__file__).parent.parent / "data" / "ruff"
@@ -239,8 +240,20 @@ sys.exit(1)
 # -- parsers on recorded output ------------------------------------------------------------
 
 
-def test_parse_check_output() -> None:
-    failures = parse_check_output((DATA / "check.json").read_text(), RECORDED_ROOT)
+def _read_check(tmp_path: Path, name: str, *, as_lines: bool = True) -> list[Failure]:
+    """A recorded ``ruff check`` output read as the check reads it (``json-lines``: the
+    recorded JSON list, one violation a line)."""
+    text = (DATA / name).read_text()
+    if as_lines:
+        text = "".join(json.dumps(entry) + "\n" for entry in json.loads(text))
+    stdout = tmp_path / "stdout"
+    stdout.write_text(text)
+    run = ToolRun(["ruff", "check"], 1, 0.1, stdout, tmp_path / "stderr")
+    return read_check_output(run, RECORDED_ROOT).failures
+
+
+def test_read_check_output(tmp_path: Path) -> None:
+    failures = _read_check(tmp_path, "check.json")
     assert Counter(f.code for f in failures) == {"F401": 3, "I001": 2, "invalid-syntax": 2,
                                                  "B006": 1, "E501": 1}
     b006 = next(f for f in failures if f.code == "B006")
@@ -253,22 +266,22 @@ def test_parse_check_output() -> None:
                                                 "1 B006, 1 E501)")
 
 
-def test_parse_check_output_of_ruff_0_4() -> None:
-    failures = parse_check_output((DATA / "check-0.4.10-syntax.json").read_text(),
-                                  RECORDED_ROOT)
+def test_read_check_output_of_ruff_0_4(tmp_path: Path) -> None:
+    failures = _read_check(tmp_path, "check-0.4.10-syntax.json")
     assert [(f.code, f.location) for f in failures] == [("E999", "pkg/bad.py:1:7"),
                                                         ("E999", "pkg/bad.py:2:1")]
 
 
-@pytest.mark.parametrize(("name", "problem"), [
-    ("check-truncated.json", "ruff check output is not readable JSON (Expecting"),
-    ("check-concise.txt", "ruff check output is not readable JSON (Expecting value at line 1"),
-    ("check-not-a-list.json", "ruff check output is JSON but not ruff's list of violations"),
-    ("check-missing-filename.json", "ruff check output has a violation without filename"),
+@pytest.mark.parametrize(("name", "as_lines", "problem"), [
+    ("check-truncated.json", False, "ruff check output line 1 is not one of ruff's json-lines"),
+    ("check-concise.txt", False, "ruff check output line 1 is not one of ruff's json-lines"),
+    ("check-not-a-list.json", False, "ruff check output has a violation without filename"),
+    ("check-missing-filename.json", True, "ruff check output has a violation without filename"),
 ])
-def test_unreadable_check_output_is_a_tool_error(name: str, problem: str) -> None:
+def test_unreadable_check_output_is_a_tool_error(tmp_path: Path, name: str, as_lines: bool,
+                                                 problem: str) -> None:
     with pytest.raises(ToolError) as excinfo:
-        parse_check_output((DATA / name).read_text(), RECORDED_ROOT)
+        _read_check(tmp_path, name, as_lines=as_lines)
     assert str(excinfo.value).startswith(problem)
 
 
