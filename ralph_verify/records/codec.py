@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import math
 import types
 import typing
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
@@ -37,33 +37,18 @@ def kind(value: object) -> str:
     return names.get(type(value), "a number")
 
 
-@dataclasses.dataclass(frozen=True)
-class _Field:
-    """A saved field: its name, its resolved type, whether the file must hold it."""
-
-    name: str
-    hint: Any
-    required: bool
-
-
-_FIELDS: dict[type, tuple[_Field, ...]] = {}
-
-
-def _fields(cls: type) -> tuple[_Field, ...]:
-    """The saved fields of ``cls`` with their resolved types (worked out once per type)."""
-    found = _FIELDS.get(cls)
-    if found is None:
-        hints = get_type_hints(cls)
-        found = _FIELDS[cls] = tuple(
-            _Field(f.name, hints[f.name], f.default is dataclasses.MISSING
-                   and f.default_factory is dataclasses.MISSING)
-            for f in dataclasses.fields(cls) if f.init and f.metadata.get("saved", True))
-    return found
+@functools.cache
+def _fields(cls: type) -> tuple[tuple[str, Any, bool], ...]:
+    """The saved fields of ``cls``: name, resolved type, whether the file must hold it."""
+    hints = get_type_hints(cls)
+    return tuple((f.name, hints[f.name], f.default is dataclasses.MISSING
+                  and f.default_factory is dataclasses.MISSING)
+                 for f in dataclasses.fields(cls) if f.init and f.metadata.get("saved", True))
 
 
 class _Wrong(Exception):
     """A value of the wrong shape, on its way up to :func:`decode`: where it sits is added
-    level by level (built only when a document is wrong)."""
+    level by level."""
 
     def __init__(self, what: str) -> None:
         self.what = what
@@ -87,189 +72,77 @@ def _object(cls: type, data: object, given: dict[str, Any]) -> Any:
     if not isinstance(data, dict):
         raise _Wrong(f"is {kind(data)}")
     values = dict(given)
-    for spec, read in _readers(cls):
-        if spec.name in data:
-            try:
-                values[spec.name] = read(data[spec.name])
-            except _Wrong as wrong:
-                wrong.path.append("." + spec.name)
-                raise
-        elif spec.required:
-            raise _Wrong(f"has no {spec.name}")
+    for name, hint, required in _fields(cls):
+        if name in data:
+            values[name] = _at("." + name, hint, data[name])
+        elif required:
+            raise _Wrong(f"has no {name}")
     return cls(**values)
 
 
-_READERS: dict[type, tuple[tuple[_Field, Callable[[object], Any]], ...]] = {}
-
-
-def _readers(cls: type) -> tuple[tuple[_Field, Callable[[object], Any]], ...]:
-    found = _READERS.get(cls)
-    if found is None:
-        found = _READERS[cls] = tuple((spec, _reader(spec.hint)) for spec in _fields(cls))
-    return found
-
-
-#: A JSON value's reader, by the type it must be: worked out once per type.
-_BY_HINT: dict[Any, Callable[[object], Any]] = {}
-
-
-def _reader(hint: Any) -> Callable[[object], Any]:
+def _at(step: str, hint: Any, value: object) -> Any:
+    """:func:`_read`, naming ``step`` in the path of a wrong value."""
     try:
-        found = _BY_HINT.get(hint)
-    except TypeError:  # an unhashable hint
-        return _make(hint)
-    if found is None:
-        found = _BY_HINT[hint] = _make(hint)
-    return found
+        return _read(hint, value)
+    except _Wrong as wrong:
+        wrong.path.append(step)
+        raise
 
 
-def _same(value: object) -> object:
-    return value  # a JSON value its owner reads (a plugin's state, a frozen copy)
-
-
-def _make(hint: Any) -> Callable[[object], Any]:
+def _read(hint: Any, value: object) -> Any:
+    """``value`` as the type ``hint`` says, or :class:`_Wrong`."""
     origin = get_origin(hint)
     if hint is Any or hint is object:
-        return _same
+        return value  # a JSON value its owner reads (a plugin's state, a frozen copy)
     if origin is Union or origin is types.UnionType:
-        return _union(hint)
-    if origin is list:
-        return _list(get_args(hint)[0])
-    if origin is dict:
-        return _dict(get_args(hint)[1])
-    if origin is Literal:
-        allowed = get_args(hint)
-
-        def literal(value: object) -> object:
-            if value not in allowed:
-                raise _Wrong(f"is {value!r}, not one of {list(allowed)}")
-            return value
-        return literal
-    if dataclasses.is_dataclass(hint):
-        cls = typing.cast("type[Any]", hint)
-        return lambda value: _object(cls, value, {})
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        enum_type = hint
-
-        def member(value: object) -> object:
-            try:
-                return enum_type(value)
-            except ValueError:
-                raise _Wrong(f"is {value!r}, not one of "
-                             f"{[m.value for m in enum_type]}") from None
-        return member
-    return _scalar(hint)
-
-
-def _union(hint: Any) -> Callable[[object], Any]:
-    arms = [_reader(arm) for arm in get_args(hint) if arm is not type(None)]
-    optional = len(arms) < len(get_args(hint))
-    if len(arms) == 1:
-        (only,) = arms
-
-        def one(value: object) -> Any:
-            return None if value is None and optional else only(value)
-        return one
-
-    def either(value: object) -> Any:
-        if value is None and optional:
+        arms = [arm for arm in get_args(hint) if arm is not type(None)]
+        if value is None and len(arms) < len(get_args(hint)):
             return None
         for arm in arms:
             try:
-                return arm(value)
+                return _read(arm, value)
             except _Wrong:
-                continue
+                if len(arms) == 1:
+                    raise
         raise _Wrong(f"is {kind(value)}")
-    return either
-
-
-def _list(item_hint: Any) -> Callable[[object], Any]:
-    item = _reader(item_hint)
-    plain = _PLAIN.get(item_hint)
-
-    def read(value: object) -> list[Any]:
+    if origin is list:
         if not isinstance(value, list):
             raise _Wrong(f"is {kind(value)}")
-        if item is _same or (plain is not None and all(type(v) is plain for v in value)):
-            return list(value)
-        out = []
-        for index, one in enumerate(value):
-            try:
-                out.append(item(one))
-            except _Wrong as wrong:
-                wrong.path.append(f"[{index}]")
-                raise
-        return out
-    return read
-
-
-def _dict(item_hint: Any) -> Callable[[object], Any]:
-    item = _reader(item_hint)
-    plain = _PLAIN.get(item_hint)
-
-    def read(value: object) -> dict[str, Any]:
+        return [_at(f"[{index}]", get_args(hint)[0], item) for index, item in enumerate(value)]
+    if origin is dict:
         if not isinstance(value, dict):
             raise _Wrong(f"is {kind(value)}")
-        if item is _same or (plain is not None and all(type(v) is plain
-                                                       for v in value.values())):
-            return {str(k): v for k, v in value.items()}
-        out = {}
-        for key, one in value.items():
-            try:
-                out[str(key)] = item(one)
-            except _Wrong as wrong:
-                wrong.path.append(f".{key}")
-                raise
-        return out
-    return read
-
-
-#: Types whose JSON values are taken as they are when every item is exactly of it.
-_PLAIN: dict[Any, type] = {str: str, int: int, bool: bool}
-
-
-def _scalar(hint: Any) -> Callable[[object], Any]:
-    if hint is bool:
-        def read_bool(value: object) -> object:
-            if isinstance(value, bool):
-                return value
-            raise _Wrong(f"is {kind(value)}")
-        return read_bool
-    if hint is int:
-        def read_int(value: object) -> object:
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value
-            raise _Wrong(f"is {kind(value)}")
-        return read_int
+        return {str(key): _at(f".{key}", get_args(hint)[1], item) for key, item in value.items()}
+    if origin is Literal:
+        if value not in get_args(hint):
+            raise _Wrong(f"is {value!r}, not one of {list(get_args(hint))}")
+        return value
+    if dataclasses.is_dataclass(hint):
+        return _object(typing.cast("type[Any]", hint), value, {})
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):
+        try:
+            return hint(value)
+        except ValueError:
+            raise _Wrong(f"is {value!r}, not one of {[m.value for m in hint]}") from None
     if hint is float:
-        def read_float(value: object) -> object:
-            if isinstance(value, (int, float)) and not isinstance(value, bool) \
-                    and not math.isnan(value):
-                return float(value)
-            raise _Wrong(f"is {kind(value)}")
-        return read_float
-    if hint is str:
-        def read_str(value: object) -> object:
-            if isinstance(value, str):
-                return value
-            raise _Wrong(f"is {kind(value)}")
-        return read_str
-    if hint is Path:
-        def read_path(value: object) -> object:
-            if isinstance(value, str):
-                return Path(value)
-            raise _Wrong(f"is {kind(value)}")
-        return read_path
-
-    def unknown(value: object) -> object:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and not math.isnan(value):
+            return float(value)
+    elif hint is Path:
+        if isinstance(value, str):
+            return Path(value)
+    elif hint in (bool, int, str):
+        if isinstance(value, hint) and (hint is bool or not isinstance(value, bool)):
+            return value
+    else:
         raise TypeError(f"{hint!r} has no JSON form")  # a type the schema cannot hold
-    return unknown
+    raise _Wrong(f"is {kind(value)}")
 
 
 def encode(value: object) -> Any:
     """The JSON form of a record: dataclasses as objects (their saved fields, in order)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {spec.name: encode(getattr(value, spec.name)) for spec in _fields(type(value))}
+        return {name: encode(getattr(value, name)) for name, _, _ in _fields(type(value))}
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, Path):
