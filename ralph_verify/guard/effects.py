@@ -9,14 +9,13 @@ file system: globs matched, symlinks followed) and yields ``(rule, reason)`` pai
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from ralph_verify.guard.embedded import GIT_COMMAND_KEYS, GIT_HIDDEN_KEYS
 from ralph_verify.guard.parse import SimpleCommand
 
 Found = tuple[str, str]
-Expand = Callable[[str], "list[Path | None]"]
 
 #: Commands that name files without reading what is in them.
 NON_READERS = frozenset({

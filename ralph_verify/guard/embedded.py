@@ -80,7 +80,7 @@ def variables(assigned: list[tuple[str, str]], found: Embedded) -> None:
             found.hidden.append(f"{name} sets git's configuration from the environment")
 
 
-def git_setting(key: str, value: str, found: Embedded, persisted: bool = False) -> None:
+def git_setting(key: str, value: str, found: Embedded) -> None:
     """``git -c KEY=VALUE``: a command judged, or code the guard cannot read."""
     key = key.lower()
     if GIT_HIDDEN_KEYS.match(key):

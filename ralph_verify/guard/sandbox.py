@@ -31,7 +31,6 @@ STATE_DIRS: dict[str, tuple[str, ...]] = {
     "amp": ("~/.config/amp", "~/.local/share/amp", "~/.cache/amp"),
     "copilot": ("~/.copilot", "~/.config/github-copilot"),
 }
-NETWORKS = ("shared", "none")
 INSTALL_HINT = "install it with 'apt-get install bubblewrap' (Debian/Ubuntu)"
 
 

@@ -91,9 +91,8 @@ class Tracer:
     """The spans of one command: the run, then iterations, agent calls and checks within."""
 
     def __init__(self, config: Config) -> None:
-        from opentelemetry import context, trace
+        from opentelemetry import trace
 
-        self._context = context
         self._trace = trace
         self.provider = _configure_provider()
         self.tracer = trace.get_tracer(SCOPE)

@@ -14,7 +14,6 @@ without changing its size or its second.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -101,20 +100,6 @@ def bytecode_prefix(root: Path) -> Path:
     partial.write_text(json.dumps({"taken_ns": started_ns, "files": entries}), encoding="utf-8")
     os.replace(partial, manifest_path)
     return prefix
-
-
-def write_manifest(path: Path, taken_ns: int, files: dict[str, list[object]]) -> None:
-    """Keep ``files`` (:func:`vouched_digest` lists) taken at ``taken_ns``: whole (a temporary
-    file renamed over it) or not at all; one that cannot be written only costs reading the
-    files again next time."""
-    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_text(json.dumps({"taken_ns": taken_ns, "files": files}), encoding="utf-8")
-        os.replace(partial, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            partial.unlink()
 
 
 def read_manifest(path: Path) -> tuple[dict[str, object], int]:
