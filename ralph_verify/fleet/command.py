@@ -33,6 +33,7 @@ from ralph_verify.fleet.tasks import (
     parse_shard,
     shard_of,
 )
+from ralph_verify.records.fleet import Totals
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
@@ -117,7 +118,7 @@ def run_fleet(config: Config, file: str | None) -> int:
     out = (config.invocation_dir / (config.get("fleet_out")
                                     or DEFAULT_OUT)).resolve()
     resume = bool(config.get("fleet_resume"))
-    previous: dict[str, Any] | None = resumable(out) if resume else None
+    previous = resumable(out) if resume else None
     spec = load_spec(config, repo, file)
     settings = spec.settings
     tasks = spec.tasks
@@ -132,7 +133,7 @@ def run_fleet(config: Config, file: str | None) -> int:
     total_time_text = config.get("total_time") or settings.get("total_time")
     total_time = parse_duration(total_time_text, "--total-time") if total_time_text else None
     if previous is not None:
-        fleet_id, base = str(previous["fleet"]), str(previous["base"])
+        fleet_id, base = previous.fleet, previous.base
     else:
         fleet_id = config.get("fleet_id") or time.strftime("%Y%m%d-%H%M%S")
         base = _git_out(repo, "rev-parse", "--verify", "-q", "HEAD")
@@ -166,9 +167,9 @@ def run_fleet(config: Config, file: str | None) -> int:
     else:
         fleet = Fleet(**common_args)
     if previous is not None:
-        done = {loop["name"]: loop for loop in previous["loops"]}
+        done = {loop.name: loop for loop in previous.loops}
         fleet.records.update(done)
-        fleet.started_at = str(previous.get("started_at") or fleet.started_at)
+        fleet.started_at = previous.started_at or fleet.started_at
         jobs = [job for job in jobs if job.name not in done]
         for job in jobs:
             job.resume = True
@@ -182,16 +183,15 @@ def run_fleet(config: Config, file: str | None) -> int:
     junit = config.get("fleet_junitxml")
     write_outputs(out, document, github=bool(config.get("fleet_github")),
                   junit=Path(junit) if junit else None)
-    verdicts = [loop.get("verdict") for loop in document["loops"]]
-    complete = sum(1 for verdict in verdicts if verdict in ("complete", "nothing-to-do"))
+    total = Totals.of(document.loops)
     if not quiet:
-        _say(f"fleet {fleet_id}: {complete}/{len(verdicts)} loops complete; report: "
+        _say(f"fleet {fleet_id}: {total.complete}/{total.loops} loops complete; report: "
              f"{out / 'report.html'}")
     if caught:
         return ExitCode.INTERRUPTED
     if isinstance(fleet, GraphFleet):
         return 0 if fleet.complete() else 1
-    return 0 if complete == len(verdicts) else 1
+    return 0 if total.complete == total.loops else 1
 
 
 def refuse_in_graph(spec: FleetSpec, *, shard: str | None, resume: bool) -> None:

@@ -99,7 +99,7 @@ def run_on_worker(job: LoopJob) -> JobResult:
     cancel = distributed.Event(_event_name(job))
     if cancel.is_set():  # the fleet was cancelled before this loop began
         result = _lost(job, "the fleet was cancelled before it began")
-        result.record["verdict"] = "not-run"
+        result.record.verdict = "not-run"
         return result
     procs: list[subprocess.Popen[bytes]] = []
     states: list[Path] = []
@@ -127,7 +127,7 @@ def run_on_worker(job: LoopJob) -> JobResult:
                          on_state=states.append)
     finally:
         done.set()
-    result.record["where"] = worker.address
+    result.record.where = worker.address
     return result
 
 
@@ -239,7 +239,7 @@ class DaskExecutor:
         except Exception as exc:  # the task itself failed: a bug, recorded, not fatal
             fleet.finished(job, _lost(job, f"{type(exc).__name__}: {exc}"))
         else:
-            result.record["attempts"] = max(job.attempt, self._starts(client, job, fleet))
+            result.record.attempts = max(job.attempt, self._starts(client, job, fleet))
             fleet.finished(job, result)
 
     @staticmethod
@@ -272,10 +272,10 @@ class DaskExecutor:
 
 def _lost(job: LoopJob, reason: str) -> JobResult:
     from ralph_verify.fleet.job import JobResult
+    from ralph_verify.records.fleet import LoopRecord
 
-    return JobResult({"name": job.name, "folder": job.folder, "branch": job.branch,
-                      "base": job.base, "verdict": "lost", "reason": reason, "iterations": 0,
-                      "cost_usd": 0.0, "attempts": job.attempt, "commits": 0})
+    return JobResult(LoopRecord(job.name, folder=job.folder, branch=job.branch, base=job.base,
+                                verdict="lost", reason=reason, attempts=job.attempt))
 
 
 @hookimpl

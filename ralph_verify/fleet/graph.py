@@ -26,6 +26,13 @@ from ralph_verify.fleet.job import JobResult, LoopJob, _git, _worktree_admin
 from ralph_verify.fleet.merge import Integration, MergeOutcome
 from ralph_verify.fleet.run import Fleet
 from ralph_verify.fleet.tasks import Task
+from ralph_verify.records.fleet import (
+    FinalCheck,
+    FleetDocument,
+    IntegrationRecord,
+    LoopRecord,
+    MergedTask,
+)
 from ralph_verify.tasks.model import TaskList
 from ralph_verify.tasks.order import ordered
 
@@ -53,7 +60,7 @@ class GraphFleet(Fleet):
         self.sent_back: set[str] = set()
         #: (task, merge commit), in merge order.
         self.merged: list[tuple[str, str]] = []
-        self.final: dict[str, Any] | None = None
+        self.final: FinalCheck | None = None
         self.feed = JobFeed([])
         self._queue: list[LoopJob] = []
         self._wake = threading.Condition(self._lock)
@@ -66,12 +73,12 @@ class GraphFleet(Fleet):
 
     def _set(self, name: str, status: str, reason: str = "") -> None:
         self.status[name], self.reason[name] = status, reason
-        record = self.records.setdefault(name, {"name": name})
-        record.update(task_status=status, task_reason=reason)
-        if status in ("skipped", "done") and record.get("status") != "finished":
+        record = self.records.setdefault(name, LoopRecord(name))
+        record.task_status, record.task_reason = status, reason
+        if status in ("skipped", "done") and record.status != "finished":
             # Never run: skipped for a dependency, or done by the user's word.
-            record.update(status="finished", verdict=status, reason=reason, iterations=0,
-                          cost_usd=0.0)
+            record.status, record.verdict, record.reason = "finished", status, reason
+            record.iterations, record.cost_usd = 0, 0.0
         self.save()  # fleet status sees it at once
         self.say(f"task {name}: {status}{' — ' + reason if reason else ''}")
 
@@ -132,7 +139,7 @@ class GraphFleet(Fleet):
     def finished(self, job: LoopJob, result: JobResult) -> None:
         super().finished(job, result)
         record = self.records[job.name]
-        verdict = str(record.get("verdict"))
+        verdict = str(record.verdict)
         with self._lock:
             if verdict in MERGEABLE and not self.cancelled.is_set():
                 self._set(job.name, "merging")
@@ -143,7 +150,7 @@ class GraphFleet(Fleet):
                 self._set(job.name, "cancelled", self.cancel_reason)
                 self._release()
                 return
-            self._set(job.name, "failed", f"its loop ended {verdict}: {record.get('reason')}")
+            self._set(job.name, "failed", f"its loop ended {verdict}: {record.reason}")
             if self.graph.on_fail == "stop":
                 self.cancel(f"task {job.name} failed and on-fail is \"stop\"")
             self._release()
@@ -186,33 +193,33 @@ class GraphFleet(Fleet):
         verified = (self.tip == job.base
                     and gate == {task.folder: self.loop_gate.get(task.name)})
         outcome = self.integration.merge(job.branch, message, gate, verified=verified)
-        record.update(gate=gate, gate_verified_by="its loop" if verified else "the merge queue")
-        record["merge_s"] = round(time.monotonic() - clock, 3)
+        record.gate = gate
+        record.gate_verified_by = "its loop" if verified else "the merge queue"
+        record.merge_s = round(time.monotonic() - clock, 3)
         if outcome.ok:
             with self._lock:
                 self.merged.append((task.name, outcome.commit))
                 self.tip = outcome.commit
-                record.update(merge_commit=outcome.commit)
-                already = record.get("verdict") == "nothing-to-do"
+                record.merge_commit = outcome.commit
+                already = record.verdict == "nothing-to-do"
                 self._set(job.name, "already" if already else "done",
                           f"merged into {self.integration.branch} as {outcome.commit[:10]}")
             return
         note = self._note(job, outcome)
         if job.name in self.sent_back or self.cancelled.is_set():
             with self._lock:
-                record.update(merge_note=note)
+                record.merge_note = note
                 self._set(job.name, "failed (merge)",
                           f"{note.splitlines()[0]} (branch {job.branch} kept)")
             return
         self.sent_back.add(job.name)
-        if job.mode == "worktree" and record.get("workdir"):
+        if job.mode == "worktree" and record.workdir:
             with _worktree_admin(self.integration.workdir):
-                _git(self.repo, "worktree", "remove", "--force", str(record["workdir"]),
-                     check=False)
+                _git(self.repo, "worktree", "remove", "--force", record.workdir, check=False)
         first = f"{job.branch}-try1"
         _git(self.repo, "branch", "-M", job.branch, first, check=False)
         with self._lock:
-            record.update(merge_note=note, first_try=first)
+            record.merge_note, record.first_try = note, first
             self._set(job.name, "running", f"sent back once: {note.splitlines()[0]}")
             self.feed.put(self._job(job.name, f"{self.planned[job.name].prompt}\n\n{note}"))
 
@@ -246,9 +253,7 @@ class GraphFleet(Fleet):
     def run(self, jobs: Sequence[LoopJob] | JobFeed, executor: Any) -> None:
         planned = list(getattr(jobs, "planned", jobs))
         self.planned = {job.name: job for job in planned}
-        for job in planned:  # as Fleet.run would: a task released but never started is not-run
-            self.records.setdefault(job.name, {"name": job.name, "status": "pending",
-                                               "branch": job.branch, "folder": job.folder})
+        self.plan(planned)  # as Fleet.run would: a task released but never started is not-run
         self.feed = JobFeed(planned)
         self.out.mkdir(parents=True, exist_ok=True)
         self.integration.open()
@@ -273,17 +278,16 @@ class GraphFleet(Fleet):
             merger.join()
             for name in self.order:
                 if self.status[name] in ("todo", "running", "merging"):
-                    never = self.status[name] == "todo" or \
-                        self.records[name].get("verdict") in (None, "not-run")
-                    self.records[name].update(task_status="not-run" if never else "failed",
-                                              task_reason=self.cancel_reason or "not finished")
-                    self.status[name] = self.records[name]["task_status"]
+                    record = self.records[name]
+                    never = self.status[name] == "todo" or record.verdict in (None, "not-run")
+                    record.task_status = self.status[name] = "not-run" if never else "failed"
+                    record.task_reason = self.cancel_reason or "not finished"
             if not self.cancelled.is_set():
                 self.final = self._final()
             self.integration.close()
             self.save()
 
-    def _final(self) -> dict[str, Any]:
+    def _final(self) -> FinalCheck:
         """The ``final`` check (default: every task's checks + ``--until``) on the
         integration branch."""
         gate: dict[str, list[str]] = {}
@@ -301,23 +305,21 @@ class GraphFleet(Fleet):
         seconds = round(time.monotonic() - clock, 3)
         self.say(f"final check on {self.integration.branch}: "
                  f"{'passed' if result.passed else 'failed'}")
-        return {"passed": result.passed, "checks": result.checks,
-                "feedback": result.feedback[-4000:], "duration_s": seconds}
+        return FinalCheck(result.passed, result.checks, result.feedback[-4000:], seconds)
 
     def complete(self) -> bool:
         """Every task done (merged, already, or the user's ``done``) and the final check
         passed: the fleet's exit 0."""
-        return bool(self.final and self.final["passed"]) and all(
+        return bool(self.final and self.final.passed) and all(
             status in DONE or (status == "skipped" and self.tasks[name].status == "skip")
             for name, status in self.status.items())
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> FleetDocument:
         document = super().document()
         tip = _git(self.repo, "rev-parse", "--verify", "-q",
                    f"refs/heads/{self.integration.branch}", check=False).strip()
         with self._lock:
-            document["integration"] = {
-                "branch": self.integration.branch, "commit": tip or None,
-                "merged": [{"task": name, "commit": commit} for name, commit in self.merged],
-                "final": self.final}
+            document.integration = IntegrationRecord(
+                self.integration.branch, tip or None,
+                [MergedTask(name, commit) for name, commit in self.merged], self.final)
         return document

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import html
 from datetime import datetime
-from typing import Any
+
+from ralph_verify.records.fleet import FleetDocument, LoopRecord, Totals
 
 WIDTH, HEIGHT, PAD = 720, 240, 40
 
@@ -49,26 +50,25 @@ SCRIPT = """
 """
 
 
-def _e(value: Any) -> str:
+def _e(value: object) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def _seconds(stamp: Any) -> float | None:
+def _seconds(stamp: str | None) -> float | None:
     try:
-        return datetime.fromisoformat(str(stamp)).timestamp()
+        return datetime.fromisoformat(stamp).timestamp() if stamp else None
     except ValueError:
         return None
 
 
-def _finish_offsets(document: dict[str, Any]) -> dict[str, float]:
+def _finish_offsets(document: FleetDocument) -> dict[str, float]:
     """Seconds from the fleet's start to each loop's end, for loops that ran."""
-    start = _seconds(document.get("started_at"))
+    start = _seconds(document.started_at)
     offsets: dict[str, float] = {}
-    for loop in document.get("loops", []):
-        end = _seconds(loop.get("finished_at"))
-        if start is not None and end is not None and loop.get("verdict") not in (None,
-                                                                                   "not-run"):
-            offsets[str(loop["name"])] = max(end - start, 0.0)
+    for loop in document.loops:
+        end = _seconds(loop.finished_at)
+        if start is not None and end is not None and loop.verdict not in (None, "not-run"):
+            offsets[loop.name] = max(end - start, 0.0)
     return offsets
 
 
@@ -98,62 +98,57 @@ def _chart(offsets: dict[str, float], total: int) -> str:
     return "\n".join(parts)
 
 
-def _task(loop: dict[str, Any]) -> str:
+def _task(loop: LoopRecord) -> str:
     """A fleet with depends-on: the task's status after the merge queue, and why."""
-    if loop.get("task_status") is None:
+    if loop.task_status is None:
         return ""
-    return (f'<br>task: <span class="verdict" data-task-status="{_e(loop["task_status"])}">'
-            f'{_e(loop["task_status"])}</span> {_e(loop.get("task_reason"))}')
+    return (f'<br>task: <span class="verdict" data-task-status="{_e(loop.task_status)}">'
+            f'{_e(loop.task_status)}</span> {_e(loop.task_reason)}')
 
 
-def _row(loop: dict[str, Any], offsets: dict[str, float]) -> str:
-    name = str(loop.get("name"))
-    verdict = str(loop.get("verdict") or loop.get("status") or "pending")
-    report = loop.get("report")
-    link = f'<a href="{_e(report)}">{_e(name)}</a>' if report else _e(name)
+def _row(loop: LoopRecord, offsets: dict[str, float]) -> str:
+    name = loop.name
+    verdict = loop.verdict or loop.status or "pending"
+    link = f'<a href="{_e(loop.report)}">{_e(name)}</a>' if loop.report else _e(name)
     finished = offsets.get(name)
-    where = " ".join(str(part) for part in (loop.get("where"), loop.get("workdir")) if part)
+    where = " ".join(part for part in (loop.where, loop.workdir) if part)
     return (f'<tr data-loop="{_e(name)}" data-verdict="{_e(verdict)}" '
             f'data-finished-s="{"" if finished is None else f"{finished:.3f}"}">'
-            f"<td>{link}<br><span class=muted>{_e(loop.get('folder'))}</span></td>"
+            f"<td>{link}<br><span class=muted>{_e(loop.folder)}</span></td>"
             f'<td><span class="verdict v-{_e(verdict)}">{_e(verdict)}</span> '
-            f'{_e(loop.get("reason"))}{_task(loop)}</td>'
-            f'<td class="num" data-iterations="{_e(loop.get("iterations", 0))}">'
-            f'{_e(loop.get("iterations", 0))}</td>'
-            f'<td class="num" data-cost="{_e(loop.get("cost_usd", 0))}">'
-            f'{float(loop.get("cost_usd") or 0):.2f}</td>'
-            f'<td class="num" data-duration-s="{_e(loop.get("duration_s", ""))}">'
-            f'{float(loop.get("duration_s") or 0):.1f} s</td>'
-            f'<td><code>{_e(loop.get("branch"))}</code></td>'
+            f'{_e(loop.reason)}{_task(loop)}</td>'
+            f'<td class="num" data-iterations="{loop.iterations}">{loop.iterations}</td>'
+            f'<td class="num" data-cost="{loop.cost_usd}">{loop.cost_usd:.2f}</td>'
+            f'<td class="num" data-duration-s="{_e(loop.duration_s)}">'
+            f'{loop.duration_s or 0:.1f} s</td>'
+            f'<td><code>{_e(loop.branch)}</code></td>'
             f'<td class="muted">{_e(where)}</td></tr>')
 
 
-def render_fleet_report(document: dict[str, Any], total: dict[str, Any]) -> str:
-    """The page for ``fleet.json``'s ``document``, whose verdict ``total`` the caller counted
-    (:func:`ralph_verify.fleet.outputs.totals`)."""
-    loops = document.get("loops", [])
+def render_fleet_report(document: FleetDocument, total: Totals) -> str:
+    """The page for ``fleet.json``'s ``document``, whose verdict ``total`` the caller counted."""
     offsets = _finish_offsets(document)
     verdicts = "".join(f'<span class="verdict v-{_e(name)}" data-verdict-total="{_e(name)}" '
                        f'data-count="{count}">{count} {_e(name)}</span>'
-                       for name, count in total["verdicts"].items())
-    rows = "\n".join(_row(loop, offsets) for loop in loops)
-    cancelled = (f"<p><strong>Cancelled:</strong> {_e(document['cancelled'])}</p>"
-                 if document.get("cancelled") else "")
+                       for name, count in total.verdicts.items())
+    rows = "\n".join(_row(loop, offsets) for loop in document.loops)
+    cancelled = (f"<p><strong>Cancelled:</strong> {_e(document.cancelled)}</p>"
+                 if document.cancelled else "")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>ralph-verify fleet {_e(document.get("fleet"))}</title><style>{STYLE}</style></head>
+<title>ralph-verify fleet {_e(document.fleet)}</title><style>{STYLE}</style></head>
 <body>
-<h1>ralph-verify fleet <code>{_e(document.get("fleet"))}</code></h1>
-<p class="muted">{_e(document.get("repository"))} at <code>{_e(str(document.get("base"))[:12])}
-</code> · executor {_e(document.get("executor"))} · started {_e(document.get("started_at"))}</p>
+<h1>ralph-verify fleet <code>{_e(document.fleet)}</code></h1>
+<p class="muted">{_e(document.repository)} at <code>{_e(document.base[:12])}
+</code> · executor {_e(document.executor)} · started {_e(document.started_at)}</p>
 {cancelled}
-<p class="totals" id="totals" data-loops="{total["loops"]}"
- data-iterations="{total["iterations"]}" data-cost="{total["cost_usd"]}">
-<strong>{total["loops"]} loops</strong> {verdicts}
-<span>{total["iterations"]} iterations</span><span>{total["cost_usd"]:.2f} USD</span></p>
+<p class="totals" id="totals" data-loops="{total.loops}"
+ data-iterations="{total.iterations}" data-cost="{total.cost_usd}">
+<strong>{total.loops} loops</strong> {verdicts}
+<span>{total.iterations} iterations</span><span>{total.cost_usd:.2f} USD</span></p>
 <h2>Loops finished over time</h2>
-{_chart(offsets, total["loops"])}
+{_chart(offsets, total.loops)}
 <h2>Loops</h2>
 <table><thead><tr><th>loop</th><th>verdict</th><th>iterations</th><th>cost (USD)</th>
 <th>duration</th><th>branch</th><th>where it ran</th></tr></thead>

@@ -22,12 +22,12 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ralph_verify.errors import UsageError
 from ralph_verify.proc.process import own_process_group
 from ralph_verify.project.git import NOISE_PARTS
 from ralph_verify.records.files import load
+from ralph_verify.records.fleet import LoopRecord
 from ralph_verify.records.plugin_state import BudgetState
 from ralph_verify.records.session import SessionState
 from ralph_verify.state_files import now_iso
@@ -69,7 +69,7 @@ class LoopJob:
 class JobResult:
     """What came back from one loop: its record and its files."""
 
-    record: dict[str, Any]
+    record: LoopRecord
     report_html: str | None = None
     state_json: str | None = None
     log_tail: str = ""
@@ -208,11 +208,9 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
     ``on_start`` gets the loop's process as it starts, ``on_state`` the path of its
     ``state.json`` (where its cost so far can be read while it runs)."""
     started, clock = now_iso(), time.monotonic()
-    record: dict[str, Any] = {
-        "name": job.name, "folder": job.folder, "branch": job.branch, "base": job.base,
-        "host": socket.gethostname(), "worker": worker, "attempts": job.attempt,
-        "started_at": started,
-    }
+    record = LoopRecord(job.name, folder=job.folder, branch=job.branch, base=job.base,
+                        host=socket.gethostname(), worker=worker, attempts=job.attempt,
+                        started_at=started)
     scratch = Path(tempfile.mkdtemp(prefix=f"ralph-fleet-{job.name}-")) \
         if job.mode == "clone" else None
     result = JobResult(record)
@@ -221,8 +219,8 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
             tree, base = _prepare_worktree(job), job.base
         else:
             tree, base = _prepare_clone(job, scratch)
-            record["base"] = base
-        record["workdir"] = str(tree)
+            record.base = base
+        record.workdir = str(tree)
         folder = (tree / job.folder).resolve()
         if not folder.is_dir() or tree.resolve() not in (folder, *folder.parents):
             raise RuntimeError(f"folder {job.folder!r} does not exist in {job.source} at "
@@ -246,34 +244,31 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
                 on_start(proc)
             run_started = time.monotonic()
             code = proc.wait()
-            record["run_s"] = round(time.monotonic() - run_started, 3)
+            record.run_s = round(time.monotonic() - run_started, 3)
         log_text = _read(log_path) or ""
         result.log_tail = log_text[-4000:]
-        record["exit_code"] = code
+        record.exit_code = code
         state = loop_state(folder / ".ralph" / "state.json")
         verdict = state.verdict if state is not None else None
         if verdict is not None and verdict.verdict and code not in (2, 3, 4):
             # (not a usage, check or internal error)
-            record["verdict"] = verdict.verdict
-            record["reason"] = verdict.reason
+            record.verdict, record.reason = verdict.verdict, verdict.reason
         elif code in _STOPPED:
             # Stopped (a cancel, a fleet-wide limit) before it could record a verdict: nothing
             # of it was lost, and --resume runs it again.
-            record["verdict"] = "cancelled"
-            record["reason"] = (f"stopped by {signal.Signals(-code).name} before the loop "
-                                "recorded a verdict")
+            record.verdict = "cancelled"
+            record.reason = (f"stopped by {signal.Signals(-code).name} before the loop "
+                             "recorded a verdict")
         else:
-            record["verdict"] = "error"
-            record["reason"] = _error_line(log_text)
+            record.verdict, record.reason = "error", _error_line(log_text)
         if state is not None:
-            record["iterations"] = state.iteration
-            record["cost_usd"] = round(BudgetState.of(state.plugin_state).cost_usd, 4)
+            record.iterations = state.iteration
+            record.cost_usd = round(BudgetState.of(state.plugin_state).cost_usd, 4)
         result.state_json = _read(folder / ".ralph" / "state.json")
         result.report_html = _read(folder / ".ralph" / "report.html")
-        _commit_leftovers(tree, job, record["verdict"])
-        record["commits"] = int(_git(tree, "rev-list", "--count", f"{base}..HEAD").strip()
-                                or 0)
-        if scratch is not None and record["commits"]:
+        _commit_leftovers(tree, job, record.verdict)
+        record.commits = int(_git(tree, "rev-list", "--count", f"{base}..HEAD").strip() or 0)
+        if scratch is not None and record.commits:
             # Against the base the source repository has; a task's own repository gets the
             # whole branch, a bundle that stands alone.
             bundle = scratch / f"{job.name}.bundle"
@@ -281,13 +276,10 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
                  f"{base}..{job.branch}" if job.base else job.branch)
             result.bundle = bundle.read_bytes()
     except Exception as exc:
-        record["verdict"] = "error"
-        record["reason"] = str(exc)
+        record.verdict, record.reason = "error", str(exc)
     finally:
-        record.setdefault("iterations", 0)
-        record.setdefault("cost_usd", 0.0)
-        record["finished_at"] = now_iso()
-        record["duration_s"] = round(time.monotonic() - clock, 3)
+        record.finished_at = now_iso()
+        record.duration_s = round(time.monotonic() - clock, 3)
         if scratch is not None:
             with contextlib.suppress(OSError):
                 shutil.rmtree(scratch)

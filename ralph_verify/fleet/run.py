@@ -8,7 +8,6 @@ a cancelled fleet loses a finished loop.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
@@ -22,8 +21,16 @@ from typing import Any
 
 from ralph_verify.fleet.feed import JobFeed
 from ralph_verify.fleet.job import COST_SHARE_ENV, UNFINISHED, JobResult, LoopJob, state_cost
-from ralph_verify.fleet.outputs import FLEET_JSON, read_fleet_json, write_fleet_json
+from ralph_verify.fleet.outputs import FLEET_JSON
 from ralph_verify.fleet.tasks import Task
+from ralph_verify.records.files import save
+from ralph_verify.records.fleet import (
+    FleetDocument,
+    FleetProcess,
+    LoopRecord,
+    read_fleet,
+    write_fleet,
+)
 from ralph_verify.state_files import now_iso, write_text_atomic
 
 PID_FILE = "fleet.pid"
@@ -47,7 +54,7 @@ class Fleet:
                                                                    shard, say)
         self.cancelled = threading.Event()
         self.cancel_reason = ""
-        self.records: dict[str, dict[str, Any]] = {}
+        self.records: dict[str, LoopRecord] = {}
         self.started_at = now_iso()
         self._clock = time.monotonic()
         self._lock = threading.RLock()
@@ -70,23 +77,23 @@ class Fleet:
 
     def started(self, job: LoopJob, where: str) -> None:
         with self._lock:
-            record = self.records.setdefault(job.name, {"name": job.name})
-            record.update(status="running", where=where, branch=job.branch,
-                          started_at=now_iso(), attempts=job.attempt)
+            record = self.records.setdefault(job.name, LoopRecord(job.name))
+            record.status, record.where, record.branch = "running", where, job.branch
+            record.started_at, record.attempts = now_iso(), job.attempt
             if job.mode == "worktree":
-                record["state"] = str(Path(job.workdir) / job.name / job.folder / ".ralph"
+                record.state = str(Path(job.workdir) / job.name / job.folder / ".ralph"
                                       / "state.json")
             self.save()
         self.say(f"started  {job.name} on {where}")
 
     def finished(self, job: LoopJob, result: JobResult) -> None:
-        record = dict(result.record)
-        record.update(status="finished", executor=self.executor)
-        record.setdefault("where", self.records.get(job.name, {}).get("where", ""))
+        earlier = self.records.get(job.name)
+        record = replace(result.record, status="finished", executor=self.executor,
+                         where=result.record.where or (earlier.where if earlier else ""))
         loop_dir = self.out / "loops" / job.name
         if result.report_html is not None:
             write_text_atomic(loop_dir / "report.html", result.report_html)
-            record["report"] = f"loops/{job.name}/report.html"
+            record.report = f"loops/{job.name}/report.html"
         if result.state_json is not None:
             write_text_atomic(loop_dir / "state.json", result.state_json)
         if result.log_tail:
@@ -96,13 +103,13 @@ class Fleet:
         with self._lock:
             self.records[job.name] = record
             self.save()
-        self.say(f"finished {job.name}: {record.get('verdict')} after "
-                 f"{record.get('iterations', 0)} iteration(s) — {record.get('reason', '')}")
+        self.say(f"finished {job.name}: {record.verdict} after "
+                 f"{record.iterations} iteration(s) — {record.reason}")
         self.check_limits()
 
     # --- the rest ---------------------------------------------------------------------------
 
-    def _fetch(self, job: LoopJob, bundle: bytes, record: dict[str, Any]) -> None:
+    def _fetch(self, job: LoopJob, bundle: bytes, record: LoopRecord) -> None:
         """Bring a remote loop's commits into the source repository as its branch."""
         with tempfile.NamedTemporaryFile(suffix=".bundle", delete=False) as handle:
             handle.write(bundle)
@@ -111,13 +118,13 @@ class Fleet:
                 target = self.out / "loops" / job.name / f"{job.name}.bundle"
                 target.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(handle.name, target)
-                record["bundle"] = f"loops/{job.name}/{job.name}.bundle"
+                record.bundle = f"loops/{job.name}/{job.name}.bundle"
                 return
             with self._lock:
                 _git(self.repo, "fetch", "-q", handle.name,
                      f"+refs/heads/{job.branch}:refs/heads/{job.branch}")
         except subprocess.CalledProcessError as exc:
-            record["verdict_note"] = f"its commits could not be fetched: {exc.stderr.strip()}"
+            record.verdict_note = f"its commits could not be fetched: {exc.stderr.strip()}"
         finally:
             Path(handle.name).unlink(missing_ok=True)
 
@@ -127,18 +134,18 @@ class Fleet:
         with self._lock:
             records = list(self.records.values())
         for record in records:
-            if record.get("status") == "finished":
-                total += float(record.get("cost_usd") or 0)
-            elif record.get("status") == "running":
-                total += state_cost(Path(record["state"])) if record.get("state") \
-                    else float(record.get("live_cost_usd") or 0)
+            if record.status == "finished":
+                total += record.cost_usd
+            elif record.status == "running":
+                total += state_cost(Path(record.state)) if record.state \
+                    else record.live_cost_usd or 0.0
         return total
 
     def progress(self, name: str, cost_usd: float) -> None:
         with self._lock:
             record = self.records.get(name)
-            if record is not None and record.get("status") == "running":
-                record["live_cost_usd"] = cost_usd
+            if record is not None and record.status == "running":
+                record.live_cost_usd = cost_usd
 
     def check_limits(self) -> None:
         if self.total_cost is not None and self.spent() >= self.total_cost:
@@ -165,27 +172,25 @@ class Fleet:
 
     _done = False
 
-    def document(self) -> dict[str, Any]:
+    def document(self) -> FleetDocument:
         loops = [self.records[name] for name in sorted(self.records)]
-        return {"fleet": self.fleet_id, "repository": str(self.repo), "base": self.base,
-                "executor": self.executor, "shard": self.shard, "started_at": self.started_at,
-                "finished_at": None if not self._done else now_iso(),
-                "cancelled": self.cancel_reason or None, "loops": loops}
+        return FleetDocument(self.fleet_id, repository=str(self.repo), base=self.base,
+                             executor=self.executor, shard=self.shard,
+                             started_at=self.started_at,
+                             finished_at=None if not self._done else now_iso(),
+                             cancelled=self.cancel_reason or None, loops=loops)
 
     def save(self) -> None:
         with self._lock:
-            write_fleet_json(self.out / FLEET_JSON, self.document())
+            write_fleet(self.out / FLEET_JSON, self.document())
 
     def run(self, jobs: Sequence[LoopJob] | JobFeed, executor: Any) -> None:
         """Run ``jobs`` (a list, or a feed of jobs as they become ready) with ``executor``;
         loops it never started are ``not-run``."""
         planned = jobs.planned if isinstance(jobs, JobFeed) else list(jobs)
-        for job in planned:
-            self.records.setdefault(job.name, {"name": job.name, "status": "pending",
-                                               "branch": job.branch, "folder": job.folder})
+        self.plan(planned)
         self.out.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(self.out / PID_FILE, json.dumps(
-            {"pid": os.getpid(), "host": socket.gethostname(), "fleet": self.fleet_id}))
+        save(self.out / PID_FILE, FleetProcess(os.getpid(), socket.gethostname(), self.fleet_id))
         self.save()
         watcher = self.watch_limits()
         try:
@@ -195,13 +200,20 @@ class Fleet:
             watcher.join(timeout=2)
             for job in planned:
                 record = self.records[job.name]
-                if record.get("status") != "finished":
-                    record.update(status="finished", verdict="not-run" if record.get(
-                        "status") == "pending" else "lost",
-                        reason=self.cancel_reason or "the executor returned without a result",
-                        iterations=0, cost_usd=0.0)
+                if record.status != "finished":
+                    record.verdict = "not-run" if record.status == "pending" else "lost"
+                    record.status = "finished"
+                    record.reason = self.cancel_reason or "the executor returned without a result"
+                    record.iterations, record.cost_usd = 0, 0.0
             self.save()
             (self.out / PID_FILE).unlink(missing_ok=True)
+
+
+    def plan(self, planned: Sequence[LoopJob]) -> None:
+        """A pending record for each planned loop (a loop never started is ``not-run``)."""
+        for job in planned:
+            self.records.setdefault(job.name, LoopRecord(job.name, branch=job.branch,
+                                                         folder=job.folder))
 
 
 def make_jobs(tasks: Sequence[Task], *, fleet_id: str, repo: Path, base: str, mode: str,
@@ -218,9 +230,9 @@ def make_jobs(tasks: Sequence[Task], *, fleet_id: str, repo: Path, base: str, mo
     return jobs
 
 
-def resumable(out: Path) -> dict[str, Any]:
+def resumable(out: Path) -> FleetDocument:
     """The fleet.json to resume, with the loops that finished their work kept."""
-    document = read_fleet_json(out / FLEET_JSON)
-    kept = [loop for loop in document.get("loops", [])
-            if loop.get("status") == "finished" and loop.get("verdict") not in UNFINISHED]
-    return {**document, "loops": kept}
+    document = read_fleet(out / FLEET_JSON)
+    document.loops = [loop for loop in document.loops
+                      if loop.status == "finished" and loop.verdict not in UNFINISHED]
+    return document

@@ -10,66 +10,65 @@ their own ``.ralph/state.json``). ``--watch`` redraws a table on a terminal and,
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from ralph_verify.errors import UsageError
 from ralph_verify.fleet.job import loop_state
-from ralph_verify.fleet.outputs import FLEET_JSON, read_fleet_json, totals
+from ralph_verify.fleet.outputs import FLEET_JSON
 from ralph_verify.fleet.run import PID_FILE
+from ralph_verify.records.files import load
+from ralph_verify.records.fleet import FleetDocument, FleetProcess, LoopRecord, Totals, read_fleet
 from ralph_verify.records.plugin_state import BudgetState
 
 
-def _live(loop: dict[str, Any]) -> dict[str, Any]:
+def _live(loop: LoopRecord) -> LoopRecord:
     """A running loop's record with its current iteration and cost, where they can be read."""
-    if loop.get("status") != "running":
+    if loop.status != "running":
         return loop
-    if not loop.get("state"):  # on a remote worker: the cost it last reported
-        return {**loop, "cost_usd": float(loop.get("live_cost_usd") or 0)}
-    state = loop_state(Path(loop["state"]))
+    if not loop.state:  # on a remote worker: the cost it last reported
+        return replace(loop, cost_usd=loop.live_cost_usd or 0.0)
+    state = loop_state(Path(loop.state))
     if state is None:
         return loop
-    return {**loop, "iterations": state.iteration,
-            "cost_usd": BudgetState.of(state.plugin_state).cost_usd, "phase": state.phase}
+    return replace(loop, iterations=state.iteration,
+                   cost_usd=BudgetState.of(state.plugin_state).cost_usd, phase=state.phase)
 
 
-def lines(document: dict[str, Any]) -> list[str]:
-    loops = [_live(loop) for loop in document.get("loops", [])]
-    width = max([len(str(loop.get("name"))) for loop in loops] + [4])
-    running = sum(1 for loop in loops if loop.get("status") == "running")
-    others = totals([loop for loop in loops if loop.get("status") != "running"])
-    head = (f"fleet {document.get('fleet')} · {len(loops)} loops · {running} running · "
-            + ", ".join(f"{n} {v}" for v, n in others["verdicts"].items()))
+def lines(document: FleetDocument) -> list[str]:
+    loops = [_live(loop) for loop in document.loops]
+    width = max([len(loop.name) for loop in loops] + [4])
+    running = sum(1 for loop in loops if loop.status == "running")
+    others = Totals.of([loop for loop in loops if loop.status != "running"])
+    head = (f"fleet {document.fleet} · {len(loops)} loops · {running} running · "
+            + ", ".join(f"{n} {v}" for v, n in others.verdicts.items()))
     rows = [head]
     for loop in loops:
-        state = loop.get("verdict") or loop.get("status") or "pending"
-        if loop.get("status") == "running" and loop.get("phase"):
-            state = f"running ({loop['phase']})"
-        task = loop.get("task_status")  # a fleet with depends-on: after the merge queue
-        if task is not None and loop.get("status") != "running" and task != state:
+        state = loop.verdict or loop.status or "pending"
+        if loop.status == "running" and loop.phase:
+            state = f"running ({loop.phase})"
+        task = loop.task_status  # a fleet with depends-on: after the merge queue
+        if task is not None and loop.status != "running" and task != state:
             state = f"{state} -> {task}"
-        rows.append(f"{loop.get('name')!s:<{width}}  {state:<24} "
-                    f"it {int(loop.get('iterations') or 0):>3}  "
-                    f"${float(loop.get('cost_usd') or 0):>7.2f}  {loop.get('branch', '')}")
+        rows.append(f"{loop.name:<{width}}  {state:<24} it {loop.iterations:>3}  "
+                    f"${loop.cost_usd:>7.2f}  {loop.branch}")
     return rows
 
 
-def fleet_running(out: Path) -> dict[str, Any] | None:
+def fleet_running(out: Path) -> FleetProcess | None:
     """The pid file of the fleet running in ``out``, if that process is alive here."""
     try:
-        info = json.loads((out / PID_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        info = load(FleetProcess, out / PID_FILE)
+    except UsageError:
         return None
-    if not isinstance(info, dict) or info.get("host") != socket.gethostname():
+    if info is None or info.host != socket.gethostname():
         return None
-    pid = int(info.get("pid") or 0)
-    if pid <= 1 or not _is_fleet_process(pid):
+    if info.pid <= 1 or not _is_fleet_process(info.pid):
         return None
     return info
 
@@ -85,15 +84,13 @@ def _is_fleet_process(pid: int) -> bool:
     return "fleet" in text and any("ralph" in part for part in text)
 
 
-def ending(document: dict[str, Any]) -> str:
+def ending(document: FleetDocument) -> str:
     """The last line of ``status --watch``: the fleet's outcome, and why it stopped early."""
-    loops = document.get("loops", [])
-    counts = totals(loops)["verdicts"]
-    complete = counts.get("complete", 0) + counts.get("nothing-to-do", 0)
-    text = (f"fleet {document.get('fleet')} ended: {complete}/{len(loops)} loops complete ("
-            + ", ".join(f"{n} {v}" for v, n in counts.items()) + ")")
-    if document.get("cancelled"):
-        text += f"; stopped: {document['cancelled']}"
+    total = Totals.of(document.loops)
+    text = (f"fleet {document.fleet} ended: {total.complete}/{total.loops} loops complete ("
+            + ", ".join(f"{n} {v}" for v, n in total.verdicts.items()) + ")")
+    if document.cancelled:
+        text += f"; stopped: {document.cancelled}"
     return text
 
 
@@ -103,7 +100,7 @@ def status(out: Path, watch: bool, interval: float) -> int:
         print(f"no fleet in {out} (no {FLEET_JSON}); pass --out DIR of the fleet")
         return 1
     if not watch:
-        for line in lines(read_fleet_json(path)):
+        for line in lines(read_fleet(path)):
             print(line)
         return 0
     tty = sys.stdout.isatty()
@@ -111,15 +108,15 @@ def status(out: Path, watch: bool, interval: float) -> int:
     while True:
         # Whether it runs first, then its file: a fleet found ended has written its last one.
         running = fleet_running(out) is not None
-        document = read_fleet_json(path)
+        document = read_fleet(path)
         rows = lines(document)
         if tty:
             sys.stdout.write("\x1b[H\x1b[2J" + "\n".join(rows) + "\n")
             sys.stdout.flush()
         else:
-            for row, loop in zip(rows[1:], document.get("loops", []), strict=False):
-                if seen.get(str(loop.get("name"))) != row:
-                    seen[str(loop.get("name"))] = row
+            for row, loop in zip(rows[1:], document.loops, strict=False):
+                if seen.get(loop.name) != row:
+                    seen[loop.name] = row
                     print(row, flush=True)
         if not running:
             print(ending(document), flush=True)
@@ -132,9 +129,9 @@ def cancel(out: Path, wait: float) -> int:
     if info is None:
         raise UsageError(f"no fleet is running from {out} on this machine (no live process in "
                          f"{out / PID_FILE}); pass --out DIR of the running fleet")
-    pid = int(info["pid"])
+    pid = info.pid
     os.kill(pid, signal.SIGTERM)
-    print(f"fleet {info.get('fleet')}: asked pid {pid} to stop every loop")
+    print(f"fleet {info.fleet}: asked pid {pid} to stop every loop")
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         if fleet_running(out) is None:

@@ -130,6 +130,7 @@ def fleet(config: Config) -> int:
 
 def merge(config: Config, folders: list[str], out: Path) -> int:
     from ralph_verify.fleet import outputs
+    from ralph_verify.records.fleet import Totals
 
     if not folders:
         raise UsageError("fleet merge needs the --out folders of the shards: "
@@ -137,11 +138,10 @@ def merge(config: Config, folders: list[str], out: Path) -> int:
     paths = [config.invocation_dir / folder for folder in folders]
     document = outputs.merge(paths, out)
     outputs.write_outputs(out, document, github=bool(config.get("fleet_github")))
-    total = outputs.totals(document["loops"])
-    print(f"fleet {document['fleet']}: merged {len(paths)} folder(s), {total['loops']} loops "
+    total = Totals.of(document.loops)
+    print(f"fleet {document.fleet}: merged {len(paths)} folder(s), {total.loops} loops "
           f"into {out}")
-    complete = total["verdicts"].get("complete", 0) + total["verdicts"].get("nothing-to-do", 0)
-    return 0 if complete == total["loops"] else 1
+    return 0 if total.complete == total.loops else 1
 
 
 # --- Inside a fleet's loop: its share of the fleet's --total-cost ----------------------------

@@ -46,7 +46,7 @@ class Inline:
                 continue
             fleet.started(prepared, "inline")
             result = run_job(prepared)
-            self.log.append(f"{prepared.name}: {result.record.get('verdict')}")
+            self.log.append(f"{prepared.name}: {result.record.verdict}")
             fleet.finished(prepared, result)
 
 

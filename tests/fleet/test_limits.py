@@ -82,9 +82,9 @@ def test_a_loop_stopped_before_it_could_record_a_verdict_is_cancelled(ralph: Ral
         os.killpg(proc.pid, signal.SIGTERM)  # its own process group: only the loop
 
     result = run_job(job, on_start=stop_at_once)
-    assert result.record["exit_code"] == -signal.SIGTERM
-    assert result.record["verdict"] == "cancelled", result.record
-    assert result.record["reason"] == "stopped by SIGTERM before the loop recorded a verdict"
+    assert result.record.exit_code == -signal.SIGTERM
+    assert result.record.verdict == "cancelled", result.record
+    assert result.record.reason == "stopped by SIGTERM before the loop recorded a verdict"
 
 
 OWN_LIMITS = """\
