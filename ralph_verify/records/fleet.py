@@ -97,6 +97,8 @@ class Totals:
 
 @dataclass
 class MergedTask:
+    """A task merged into the integration branch, and its merge commit."""
+
     task: str
     commit: str
 
