@@ -1,15 +1,24 @@
-"""A recovery point outside the working tree, and ``ralph-verify recover``.
+"""A backup of the user's git state outside the working tree, and ``ralph-verify recover``.
 
-An agent can delete ``.git``, check out another branch, ``git reset --hard`` or
-``git clean -fdx``: the checkpoints inside the repository go with it. So before
-the agent runs, the user's branch tip and their uncommitted work (tracked changes
-and untracked, non-ignored files) are written as a git bundle under the user's
-cache (``<cache>/recovery/<project>/<session>/``), next to a ``point.json`` that
-names them. ``recover`` puts them back and says what it did: it re-creates
-``.git`` from the bundle when it is gone, moves the user's branch back to its tip
-(keeping any other position it had as a branch), and writes the uncommitted files
-back where the tree still holds what the tip had there; a file that changed since
-is left alone, and the work is then kept on a branch to merge by hand.
+An agent can delete ``.git``, delete branches (``git branch -D``), clear the stash, rewind a
+branch (``git reset --hard``), expire the reflogs and ``git gc --prune=now``, or check out
+another branch by force: what lives inside the repository goes with it. So when a session
+starts and after each checkpoint, every ref (branches, tags, remote-tracking refs, notes)
+and every stash entry is pushed to a bare mirror under the user's cache
+(``<cache>/recovery/<project>/refs.git``, one per project, shared by its sessions: a push
+sends only the objects the mirror lacks) and noted in the session's ``point.json``, with
+the user's branch tip and their uncommitted work (tracked changes and untracked,
+non-ignored files) as a commit of its own. The mirror never collects garbage: an object a
+backup saw stays.
+
+For each ref the point keeps the furthest value a backup saw: a later value that contains
+the earlier one replaces it (new commits), one that does not (a rewind, a rewrite) does not.
+:func:`restore` (``recover``, and the session's end) re-creates a ref that is gone, moves a
+rewound one forward to that value, and leaves a rewritten one as it is, keeping the
+backed-up value under ``refs/ralph-verify/recovered/<session>/``; it puts lost stash entries
+back and says what it did. ``recover`` then puts HEAD back on the user's branch and writes
+the uncommitted files back where the tree still holds what the tip had there; a file that
+changed since is left alone, and the work is then kept on a branch to merge by hand.
 """
 
 from __future__ import annotations
@@ -29,13 +38,26 @@ from ralph_verify.project.caches import _project_key, user_cache_dir
 from ralph_verify.records.codec import encode
 from ralph_verify.records.files import load
 
-WORK_REF = "refs/ralph-verify/recovery/{session}/work"
 #: Recovery points kept per project; older ones are removed when a session starts.
 KEEP = 10
+MIRROR = "refs.git"
+#: Where :func:`restore` keeps a backed-up value it did not put back (the ref was rewritten).
+RECOVERED = "refs/ralph-verify/recovered/{session}/"
+#: The mirror keeps what it receives: no automatic gc, no pruning, and it serves any object.
+_MIRROR_CONFIG = (("gc.auto", "0"), ("gc.pruneExpire", "never"), ("receive.autogc", "false"),
+                  ("core.logAllRefUpdates", "false"), ("uploadpack.allowAnySHA1InWant", "true"))
 
 
 def project_dir(root: Path) -> Path:
     return user_cache_dir() / "recovery" / _project_key(root)
+
+
+@dataclass
+class StashEntry:
+    """One entry of ``refs/stash``'s reflog: the stash commit and its message."""
+
+    sha: str
+    message: str
 
 
 @dataclass
@@ -50,17 +72,26 @@ class Point:
     root: str = ""
     session: str = ""
     created: str = ""
+    #: Every ref the backups saw, at the furthest value seen (empty: a point of an older version,
+    #: whose ``repo.bundle`` holds the branch alone).
+    refs: dict[str, str] = field(default_factory=dict)
+    #: Every stash entry the backups saw, oldest first.
+    stash: list[StashEntry] = field(default_factory=list)
 
 
-def _git_env(index: Path) -> dict[str, str]:
-    return {**os.environ, "GIT_INDEX_FILE": str(index), "GIT_TERMINAL_PROMPT": "0",
-            "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
+def _git_env(index: Path | None = None) -> dict[str, str]:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
+    if index is not None:
+        env["GIT_INDEX_FILE"] = str(index)
+    return env
 
 
-def _run(root: Path, env: dict[str, str], *args: str) -> str:
+def _run(root: Path, env: dict[str, str], *args: str, stdin: str | None = None,
+         check: bool = True) -> str:
     proc = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL, check=False)
-    if proc.returncode != 0:
+                          input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
+                          check=False)
+    if check and proc.returncode != 0:
         raise git.GitError(f"git {' '.join(args)} failed in {root}: "
                            f"{(proc.stderr or proc.stdout).strip()}")
     return proc.stdout
@@ -88,33 +119,103 @@ def snapshot_commit(root: Path, parent: str | None, paths: list[str], message: s
 
 
 def create(root: Path, session: str) -> Point:
-    """Keep the branch tip and the uncommitted work of ``root`` outside the tree."""
+    """Keep the branch tip, the uncommitted work, every ref and the stash of ``root``
+    outside the tree."""
     where = project_dir(root) / session
     where.mkdir(parents=True, exist_ok=True)
     branch, tip = git.current_branch(root), git.head(root)
     dirty = git.dirty_paths(root)
     work = snapshot_commit(root, tip, dirty, f"ralph-verify recovery point of session {session}"
                                              f" (uncommitted work on {branch or 'HEAD'})")
-    ref = WORK_REF.format(session=session)
-    git.git(root, "update-ref", ref, work)
-    refs = [ref] + ([f"refs/heads/{branch}"] if branch and tip else [])
-    git.git(root, "bundle", "create", "-q", str(where / "repo.bundle"), *refs)
     point = Point(where, branch, tip, work, dirty, str(root.resolve()), session,
                   time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(time.time())))
-    (where / "point.json").write_text(json.dumps(encode(point), indent=2) + "\n",
-                                      encoding="utf-8")
+    backup(root, point, work)
     _prune(where.parent)
     return point
 
 
+def backup(root: Path, point: Point, *extra: str) -> None:
+    """Push every ref and stash entry of ``root`` (and the commits ``extra``) to the
+    project's mirror, only the objects it lacks, and fold them into ``point``."""
+    refs, stash = _refs(root), _stash(root)
+    for name, sha in refs.items():
+        old = point.refs.get(name)
+        if old is None or _is_ancestor(root, old, sha):
+            point.refs[name] = sha
+    known = {entry.sha for entry in point.stash}
+    point.stash += [entry for entry in reversed(stash) if entry.sha not in known]
+    space = f"refs/s/{point.session}"
+    specs = [f"+refs/*:{space}/r/*", "^refs/ralph-verify/*",
+             *(f"+{sha}:{space}/keep/{sha}" for sha in [*extra, *(e.sha for e in stash)])]
+    _run(root, _git_env(), "-c", "push.gpgSign=false", "push", "-q", "--no-verify",
+         "--no-recurse-submodules", str(_mirror(point.dir.parent)), *specs)
+    (point.dir / "point.json").write_text(json.dumps(encode(point), indent=2) + "\n",
+                                          encoding="utf-8")
+
+
+def backup_at(root: Path, where: Path) -> None:
+    """:func:`backup` into the recovery point kept in ``where`` (a checkpoint)."""
+    point = _load(where / "point.json")
+    if point is not None and git.is_repo(root):
+        backup(root, point)
+
+
+def restore_at(root: Path, where: Path, head: str | None) -> list[str]:
+    """:func:`restore` of the recovery point kept in ``where`` (the session's end)."""
+    point = _load(where / "point.json")
+    return [] if point is None else restore(root, point, head or point.branch)
+
+
+def _mirror(base: Path) -> Path:
+    """The project's bare mirror, made on first use."""
+    mirror = base / MIRROR
+    if not (mirror / "HEAD").is_file():
+        env = _git_env()
+        _run(base, env, "init", "-q", "--bare", str(mirror))
+        for key, value in _MIRROR_CONFIG:
+            _run(base, env, "--git-dir", str(mirror), "config", key, value)
+    return mirror
+
+
+def _refs(root: Path) -> dict[str, str]:
+    """Every ref of ``root`` but symbolic ones, the stash (:func:`_stash`) and our own."""
+    out = _run(root, _git_env(), "for-each-ref",
+               "--format=%(objectname)%00%(refname)%00%(symref)")
+    refs = {}
+    for line in out.splitlines():
+        sha, name, symref = line.split("\0")
+        if not symref and name != "refs/stash" and not name.startswith("refs/ralph-verify/"):
+            refs[name] = sha
+    return refs
+
+
+def _stash(root: Path) -> list[StashEntry]:
+    """The stash entries of ``root``, newest first."""
+    out = _run(root, _git_env(), "log", "-g", "--format=%H%x00%gs", "refs/stash", "--",
+               check=False)
+    return [StashEntry(*line.split("\0", 1)) for line in out.splitlines() if "\0" in line]
+
+
 def _prune(base: Path) -> None:
-    """Keep the newest :data:`KEEP` recovery points of a project, so the cache stays bounded."""
+    """Keep the newest :data:`KEEP` recovery points of a project, so the cache stays bounded
+    (the mirror's objects stay: another point may name them)."""
     import shutil
 
     points = sorted((p.parent for p in base.glob("*/point.json")),
                     key=lambda d: ((d / "point.json").stat().st_mtime_ns, d.name))
     for old in points[:-KEEP]:
         shutil.rmtree(old, ignore_errors=True)
+        mirror, env = str(base / MIRROR), _git_env()
+        refs = _run(base, env, "--git-dir", mirror, "for-each-ref", "--format=delete %(refname)",
+                    f"refs/s/{old.name}/")
+        _run(base, env, "--git-dir", mirror, "update-ref", "--stdin", stdin=refs)
+
+
+def _load(path: Path) -> Point | None:
+    point = load(Point, path)
+    if point is not None:
+        point.dir = path.parent
+    return point
 
 
 def find(root: Path, session: str | None) -> Point:
@@ -131,10 +232,9 @@ def find(root: Path, session: str | None) -> Point:
             raise UsageError(f"no recovery point for {root} under {base} (a run keeps one "
                              "when it starts in a git repository)")
         path = points[-1]
-    point = load(Point, path)
+    point = _load(path)
     if point is None:
         raise UsageError(f"the recovery point {path} is gone")
-    point.dir = path.parent
     return point
 
 
@@ -178,61 +278,108 @@ def _write(root: Path, path: str, blob: tuple[bytes, str] | None) -> None:
 def recover(root: Path, session: str | None) -> list[str]:
     """Restore the recovery point; the lines say what was done."""
     point = find(root, session)
-    name, bundle = point.session, point.dir / "repo.bundle"
-    branch, tip, work = point.branch, point.tip, point.work
+    said = restore(root, point, point.branch)
+    said += _back_on(root, point.branch)
+    said += _restore_work(root, point.tip, point.work, point.session)
+    return said
+
+
+def restore(root: Path, point: Point, head: str | None) -> list[str]:
+    """Bring back the repository (``.git`` re-created if gone, HEAD then on ``head``), every
+    ref and every stash entry the backups saw; the lines say what was done."""
     said: list[str] = []
-    if not bundle.is_file():
-        raise UsageError(f"the recovery bundle {bundle} is missing")
     if not git.is_repo(root):
         if (root / ".git").exists():
             raise UsageError(f"{root / '.git'} exists but is not a usable repository: move it "
                              "aside, then run 'ralph-verify recover' again")
         git.git(root, "init", "-q")
-        said.append(f"re-created {root / '.git'} from {bundle}")
-    recovered = f"refs/ralph-verify/recovered/{name}"
-    git.git(root, "fetch", "-q", str(bundle), f"+refs/*:{recovered}/*")
-    if branch and tip:
-        said += _restore_branch(root, branch, tip, name)
-    said += _restore_work(root, tip, work, name)
-    return said
-
-
-def _restore_branch(root: Path, branch: str, tip: str, name: str) -> list[str]:
-    ref = f"refs/heads/{branch}"
-    now = git.git(root, "rev-parse", "--verify", "-q", ref, check=False).strip() or None
-    on_it = git.current_branch(root) == branch
-    unborn = git.head(root) is None
-    if now == tip:
-        said = [f"your branch {branch} is at its tip {tip[:10]}"]
-    elif now is not None and _is_ancestor(root, tip, now):
-        return [f"your branch {branch} is at {now[:10]}, which holds its tip {tip[:10]} "
-                "and newer commits: left as it is"]
+        said.append(f"re-created {root / '.git'} from {point.dir.parent / MIRROR}")
+    bundle = point.dir / "repo.bundle"
+    if not point.refs and bundle.is_file():  # an older version's point: the branch alone
+        space = RECOVERED.format(session=point.session)
+        git.git(root, "fetch", "-q", str(bundle), f"+refs/*:{space}*")
+        if point.branch and point.tip:
+            point.refs[f"refs/heads/{point.branch}"] = point.tip
     else:
-        said = []
-        if now is not None and not _is_ancestor(root, now, tip):
-            keep = f"ralph-recover/{name}/{branch}-was"
-            git.git(root, "branch", "-f", keep, now)
-            said.append(f"your branch {branch} was at {now[:10]}; that commit is kept as "
-                        f"branch {keep}")
-        if on_it and not unborn:
-            if git.dirty_paths(root):
-                raise UsageError(f"your branch {branch} must go back to {tip[:10]}, but the "
-                                 "tree has uncommitted changes: commit or stash them, then "
-                                 "run 'ralph-verify recover' again")
-            git.git(root, "reset", "-q", "--keep", tip)
-        else:
-            git.git(root, "update-ref", ref, tip)
-        said.append(f"moved your branch {branch} back to its tip {tip[:10]}")
-    if unborn:  # a re-created .git: HEAD is the user's branch, index as its tip, tree untouched
-        git.git(root, "symbolic-ref", "HEAD", ref)
+        wanted = [*point.refs.values(), *(e.sha for e in point.stash), point.work]
+        missing = [line.split()[0] for line in _run(
+            root, _git_env(), "cat-file", "--batch-check", stdin="\n".join(wanted) + "\n",
+            check=False).splitlines() if line.endswith(" missing")]
+        if missing:
+            _run(root, _git_env(), "fetch", "-q", "--no-tags", "--no-write-fetch-head",
+                 "--stdin", str(point.dir.parent / MIRROR), stdin="\n".join(missing) + "\n")
+    said += _restore_refs(root, point)
+    said += _restore_stash(root, point)
+    if head and git.head(root) is None and f"refs/heads/{head}" in point.refs:
+        # a re-created .git: HEAD on the branch, the index as its tip, the tree untouched
+        git.git(root, "symbolic-ref", "HEAD", f"refs/heads/{head}")
         git.git(root, "reset", "-q")
-    elif not on_it and not git.dirty_paths(root):
-        git.git(root, "switch", "-q", branch)
-        said.append(f"switched to {branch} (the tree was clean)")
-    elif not on_it:
-        said.append(f"HEAD is not on {branch} and the tree has changes: not switched; "
-                    f"'git switch {branch}' when you are ready")
+        said.append(f"HEAD is on {head}; the files of the tree were left as they are")
     return said
+
+
+def _short(ref: str) -> str:
+    return ref.removeprefix("refs/heads/").removeprefix("refs/")
+
+
+def _listing(refs: list[str]) -> str:
+    return ", ".join(map(_short, refs[:10])) + (" ..." if len(refs) > 10 else "")
+
+
+def _restore_refs(root: Path, point: Point) -> list[str]:
+    now, on = _refs(root), git.current_branch(root)
+    checked_out = f"refs/heads/{on}" if on and git.head(root) else None
+    made, moved, kept, updates = [], [], [], []
+    keep = RECOVERED.format(session=point.session)
+    for name, want in sorted(point.refs.items()):
+        have = now.get(name)
+        if have == want or (have is not None and _is_ancestor(root, want, have)):
+            continue  # as it was, or newer commits on top of it
+        if have is None:
+            made.append(name)
+            updates.append(f"create {name} {want}")
+        elif _is_ancestor(root, have, want) and (name != checked_out or subprocess.run(
+                ["git", "reset", "-q", "--keep", want], cwd=root, capture_output=True,
+                stdin=subprocess.DEVNULL, check=False).returncode == 0):
+            moved.append(name)
+            if name != checked_out:
+                updates.append(f"update {name} {want} {have}")
+        else:  # rewritten (or checked out with changes in the way): the user decides
+            kept.append(name)
+            updates.append(f"update {keep}{name.removeprefix('refs/')} {want}")
+    if updates:
+        _run(root, _git_env(), "update-ref", "--stdin", stdin="\n".join(updates) + "\n")
+    said = []
+    if made:
+        said.append(f"re-created {len(made)} ref(s) deleted since the backup: {_listing(made)}")
+    if moved:
+        said.append(f"moved {len(moved)} rewound ref(s) forward to their backed-up tips "
+                    f"(commits lost since): {_listing(moved)}")
+    if kept:
+        said.append(f"{len(kept)} ref(s) were rewritten since the backup and are left as "
+                    f"they are ({_listing(kept)}); their backed-up tips are under {keep} "
+                    f"('git log {keep}{kept[0].removeprefix('refs/')}' to see one)")
+    return said
+
+
+def _restore_stash(root: Path, point: Point) -> list[str]:
+    have = {entry.sha for entry in _stash(root)}
+    lost = [entry for entry in point.stash if entry.sha not in have]
+    for entry in lost:  # oldest first: a cleared stash comes back in its order
+        _run(root, _git_env(), "stash", "store", "-q", "-m", entry.message, entry.sha)
+    return [f"put back {len(lost)} lost stash entr{'y' if len(lost) == 1 else 'ies'} "
+            "('git stash list')"] if lost else []
+
+
+def _back_on(root: Path, branch: str | None) -> list[str]:
+    """HEAD back on the user's branch when the tree allows it."""
+    if not branch or git.current_branch(root) == branch:
+        return []
+    if git.dirty_paths(root):
+        return [f"HEAD is not on {branch} and the tree has changes: not switched; "
+                f"'git switch {branch}' when you are ready"]
+    git.git(root, "switch", "-q", branch)
+    return [f"switched to {branch} (the tree was clean)"]
 
 
 def _is_ancestor(root: Path, older: str, newer: str) -> bool:

@@ -14,8 +14,9 @@ and ``rollback`` refuses to run off the session's branch. The Stop hook's loop (
 mode) never switches: HEAD stays on the user's branch, and each stop's changes are
 committed on the session branch beside it the same way. Before the agent runs, a
 recovery point (:mod:`ralph_verify.loop.recovery`) keeps the user's branch tip and
-uncommitted work outside the tree, for ``ralph-verify recover``
-(:mod:`ralph_verify.plugins.commands.recover`).
+uncommitted work outside the tree, with every ref and stash entry, backed up again at each
+checkpoint; the session's end puts back what the agent deleted or rewound, and
+``ralph-verify recover`` (:mod:`ralph_verify.plugins.commands.recover`) the rest.
 """
 
 from __future__ import annotations
@@ -131,6 +132,7 @@ def ralph_session_start(session: Session) -> None:
         point = recovery.create(session.root, session.id)
         state.recovery = str(point.dir)
         _start_beside(session, state, point)
+        _backup(session, state)
     if not state.git:
         return
     root, config = session.root, session.config
@@ -171,6 +173,18 @@ def ralph_session_start(session: Session) -> None:
                           f"({_listing(dirty)}) stay in the tree, uncommitted; the agent "
                           "works on top of them")
     state.commits["0"] = git.head(root)
+    _backup(session, state)  # the session's branch and its first commit
+
+
+def _backup(session: Session, state: CheckpointState) -> None:
+    """Every ref and stash entry into the recovery point's mirror (a checkpoint)."""
+    from ralph_verify.loop import recovery
+
+    if state.recovery:
+        try:
+            recovery.backup_at(session.root, Path(state.recovery))
+        except git.GitError as exc:
+            _say(session, f"WARNING: the backup of git's refs failed: {exc}")
 
 
 @hookimpl
@@ -195,6 +209,7 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
             return
         state.commits[str(iteration.number)] = iteration.commit = sha
         state.last_commit = sha
+        _backup(session, state)
         return
     own = state.branch or state.from_branch
     trouble = git_trouble(session, state, own)
@@ -220,6 +235,7 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
     state.commits[str(iteration.number)] = sha
     state.last_commit = sha
     iteration.commit = sha
+    _backup(session, state)
 
 
 def git_trouble(session: Session, state: CheckpointState, own: str | None) -> str | None:
@@ -335,7 +351,17 @@ def ralph_prompt_notes(session: Session, iteration: Iteration) -> str | None:
 
 @hookimpl
 def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
+    from ralph_verify.loop import recovery
+
     state = _state(session)
+    if state.recovery:  # what the agent deleted or rewound comes back now
+        try:
+            for line in recovery.restore_at(session.root, Path(state.recovery),
+                                            state.own_branch if state.git else None):
+                _say(session, f"recover: {line}")
+        except UsageError as exc:  # said; the session still ends
+            _say(session, f"WARNING: git's refs could not be restored ({exc}); "
+                          "'ralph-verify recover' tries again")
     branch = state.branch
     broken = state.broken
     if broken is not None and "HEAD is back" not in broken.what:

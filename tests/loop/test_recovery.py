@@ -41,9 +41,13 @@ def test_recover_after_the_agent_destroys_work(ralph: Ralph, damage: str,
     result.stdout.fnmatch_lines(["*recovery point: your branch main and 2 uncommitted file(s) "
                                  "are kept in *; 'ralph-verify recover' restores them"])
     assert "INTERNAL ERROR" not in result.err
-    if damage != "rm -rf .git":
-        assert ralph.git("rev-parse", "main").strip() != tip or \
-            not (ralph.path / "notes.txt").exists()  # the damage is real
+    if "reset" in damage:  # the session's end moved the rewound branch forward again
+        result.stdout.fnmatch_lines(["*recover: moved 1 rewound ref(s) forward to their "
+                                     "backed-up tips (commits lost since): *"])
+    elif ".git" in damage:  # and re-created the repository, HEAD on the session's branch
+        result.stdout.fnmatch_lines(["*recover: re-created */.git from *refs.git",
+                                     "*recover: re-created 2 ref(s) deleted since the backup: "
+                                     "main, ralph/*", "*recover: HEAD is on ralph/*"])
 
     recovered = ralph.run("recover")
     assert recovered.ret == 0, recovered
@@ -237,5 +241,9 @@ def test_recovery_points_are_bounded_per_project(ralph: Ralph) -> None:
     for number in range(recovery.KEEP + 2):
         recovery.create(ralph.path, f"s{number:02d}")
     kept = sorted(p.name for p in recovery.project_dir(ralph.path).iterdir())
-    assert kept == [f"s{n:02d}" for n in range(2, recovery.KEEP + 2)]
+    assert kept == [recovery.MIRROR, *(f"s{n:02d}" for n in range(2, recovery.KEEP + 2))]
+    mirror = recovery.project_dir(ralph.path) / recovery.MIRROR
+    spaces = {ref.split("/")[2] for ref in ralph.git(
+        "--git-dir", str(mirror), "for-each-ref", "--format=%(refname)").split()}
+    assert spaces == set(kept[1:])  # the refs of the pruned points went with them
     assert recovery.find(ralph.path, None).session == f"s{recovery.KEEP + 1:02d}"
