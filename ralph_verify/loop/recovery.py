@@ -293,6 +293,7 @@ def restore(root: Path, point: Point, head: str | None) -> list[str]:
             raise UsageError(f"{root / '.git'} exists but is not a usable repository: move it "
                              "aside, then run 'ralph-verify recover' again")
         git.git(root, "init", "-q")
+        git.exclude_ralph_dir(root)
         said.append(f"re-created {root / '.git'} from {point.dir.parent / MIRROR}")
     bundle = point.dir / "repo.bundle"
     if not point.refs and bundle.is_file():  # an older version's point: the branch alone
