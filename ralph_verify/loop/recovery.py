@@ -140,15 +140,14 @@ def backup(root: Path, point: Point, *extra: str) -> None:
     refs, stash = _refs(root), _stash(root)
     for name, sha in refs.items():
         old = point.refs.get(name)
-        if old is None or _is_ancestor(root, old, sha):
+        if old != sha and (old is None or _is_ancestor(root, old, sha)):
             point.refs[name] = sha
     known = {entry.sha for entry in point.stash}
     point.stash += [entry for entry in reversed(stash) if entry.sha not in known]
-    space = f"refs/s/{point.session}"
-    specs = [f"+refs/*:{space}/r/*", "^refs/ralph-verify/*",
-             *(f"+{sha}:{space}/keep/{sha}" for sha in [*extra, *(e.sha for e in stash)])]
+    specs = ["+refs/*:refs/*", "^refs/ralph-verify/*",
+             *(f"+{sha}:refs/kept/{sha}" for sha in [*extra, *(e.sha for e in stash)])]
     _run(root, _git_env(), "-c", "push.gpgSign=false", "push", "-q", "--no-verify",
-         "--no-recurse-submodules", str(_mirror(point.dir.parent)), *specs)
+         "--no-recurse-submodules", str(_mirror(root, point.dir.parent)), *specs)
     (point.dir / "point.json").write_text(json.dumps(encode(point), indent=2) + "\n",
                                           encoding="utf-8")
 
@@ -166,12 +165,13 @@ def restore_at(root: Path, where: Path, head: str | None) -> list[str]:
     return [] if point is None else restore(root, point, head or point.branch)
 
 
-def _mirror(base: Path) -> Path:
-    """The project's bare mirror, made on first use."""
+def _mirror(root: Path, base: Path) -> Path:
+    """The project's bare mirror, made on first use by copying the repository's files (no
+    hard links: a write through the project's link would reach the copy)."""
     mirror = base / MIRROR
     if not (mirror / "HEAD").is_file():
         env = _git_env()
-        _run(base, env, "init", "-q", "--bare", str(mirror))
+        _run(base, env, "clone", "-q", "--mirror", "--no-hardlinks", str(root), str(mirror))
         for key, value in _MIRROR_CONFIG:
             _run(base, env, "--git-dir", str(mirror), "config", key, value)
     return mirror
@@ -198,17 +198,13 @@ def _stash(root: Path) -> list[StashEntry]:
 
 def _prune(base: Path) -> None:
     """Keep the newest :data:`KEEP` recovery points of a project, so the cache stays bounded
-    (the mirror's objects stay: another point may name them)."""
+    (the mirror keeps every object: it is the size of the repository)."""
     import shutil
 
     points = sorted((p.parent for p in base.glob("*/point.json")),
                     key=lambda d: ((d / "point.json").stat().st_mtime_ns, d.name))
     for old in points[:-KEEP]:
         shutil.rmtree(old, ignore_errors=True)
-        mirror, env = str(base / MIRROR), _git_env()
-        refs = _run(base, env, "--git-dir", mirror, "for-each-ref", "--format=delete %(refname)",
-                    f"refs/s/{old.name}/")
-        _run(base, env, "--git-dir", mirror, "update-ref", "--stdin", stdin=refs)
 
 
 def _load(path: Path) -> Point | None:
