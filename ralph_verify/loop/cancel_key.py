@@ -1,19 +1,40 @@
-"""The key that makes ``.ralph/cancel`` a request of ``ralph-verify cancel``, not the agent's.
+"""Who may end a run ``cancelled``: the user's ``ralph-verify cancel``, never the agent.
 
-``.ralph/`` lies inside the project, where the agent writes: a ``touch .ralph/cancel`` of its
-own must not end the run ``cancelled``. Each session start (``run``, ``start``) issues a
-random key kept outside the project (the user's cache folder, mode 0600); ``cancel`` writes
-it into the cancel file, and the loop honours a cancel file only when it holds that key.
-A file without it is removed and reported. (An agent that goes out of its way to read the
-user's cache folder could still find the key: the sandbox, not this, keeps it out of there.)
+The agent runs as the user: it can read every file the user can (without the sandbox, the
+user's cache too), write ``.ralph/`` and run ``ralph-verify cancel`` itself. So no file
+decides. On Linux the run listens on an abstract Unix socket named after the project, and
+the kernel tells it which process connected (``SO_PEERCRED``): a request from a process
+that runs under the run is refused and reported. Every process the agent starts runs under
+the run, daemons included (the run and the agent's reaper are child subreapers: an orphan
+comes back to them, not to init), so its requests are refused; the user's, from another
+terminal, is heeded. A cancel file in ``.ralph/`` is never honoured there (it is removed
+and reported). What this cannot see: a process the agent has another program start outside
+the run's tree (a terminal multiplexer's server, ``systemd-run``, ``at``); the sandbox's own
+network and PID namespaces shut those out, and its PID namespace also keeps the agent from
+signalling the run.
+
+Where the kernel cannot name the peer (macOS, Windows), ``ralph-verify cancel`` writes a
+random key kept outside the project (the user's cache, mode 0600) into ``.ralph/cancel``,
+and the run honours a cancel file only when it holds that key: a ``touch .ralph/cancel``
+does nothing, but an agent that reads the user's cache can find the key.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-from collections.abc import Mapping
+import socket
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+
+from ralph_verify.proc.info import ancestry
+
+#: Whether the kernel names a Unix socket's peer: the run then listens, and issues no key.
+PEERCRED = sys.platform == "linux" and hasattr(socket, "SO_PEERCRED")
+_POLL_S = 0.2
 
 #: Said when a cancel file without the key is found (and removed).
 FORGED = ("ignored .ralph/cancel: it was not written by 'ralph-verify cancel' (only the "
@@ -37,8 +58,12 @@ def key_path(root: Path, environ: Mapping[str, str] | None = None) -> Path:
 
 
 def issue(root: Path) -> None:
-    """A fresh key for the session starting now (the last one's no longer counts)."""
+    """A fresh key for the session starting now (the last one's no longer counts); none
+    where the run listens (:data:`PEERCRED`): no cancel file is honoured there."""
     path = key_path(root)
+    if PEERCRED:
+        path.unlink(missing_ok=True)
+        return
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(path.with_suffix(".tmp"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -70,3 +95,86 @@ def genuine(root: Path, cancel_file: Path) -> bool:
     except OSError:
         return False
     return key is not None and f"key {key}" in text.splitlines()
+
+
+def address(root: Path) -> str:
+    """The abstract socket the run of the project at ``root`` listens on (Linux)."""
+    return "\0ralph-verify-cancel/" + hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:32]
+
+
+def refusal(pid: int, uid: int) -> str:
+    """Why a request from process ``pid`` (user ``uid``) is not the user's ('': it is)."""
+    if uid not in (os.getuid(), 0):
+        return f"pid {pid} runs as another user"
+    chain = [found for found, _ in ancestry(pid)] if pid > 0 else []
+    if not chain:
+        return f"pid {pid} cannot be read, so it cannot be told apart from the agent's processes"
+    if os.getpid() in chain:
+        return (f"pid {pid} runs under this run, as the agent and everything it starts do: only "
+                "the user's 'ralph-verify cancel' ends the run")
+    return ""
+
+
+@contextlib.contextmanager
+def listening(root: Path, accept: Callable[[int], None],
+              refuse: Callable[[str], None]) -> Iterator[None]:
+    """While inside, a request from the user's ``ralph-verify cancel`` calls ``accept(pid)``;
+    one from a process under this run calls ``refuse(why)`` (nothing off Linux)."""
+    if not PEERCRED:
+        yield
+        return
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind(address(root))
+    except OSError as exc:
+        server.close()
+        refuse(f"'ralph-verify cancel' cannot reach this run ({exc.strerror}); Ctrl-C or "
+               "SIGTERM stop it")
+        yield
+        return
+    server.listen(4)
+    server.settimeout(_POLL_S)
+    done = threading.Event()
+
+    def serve() -> None:
+        while not done.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            with conn:
+                creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+                pid, uid = int.from_bytes(creds[:4], sys.byteorder), \
+                    int.from_bytes(creds[4:8], sys.byteorder)
+                why = refusal(pid, uid)
+                with contextlib.suppress(OSError):
+                    conn.sendall(f"{why or 'ok'}\n".encode())
+            if why:
+                refuse(f"refused a cancel request: {why}")
+            else:
+                accept(pid)
+
+    thread = threading.Thread(target=serve, name="ralph-cancel-listen", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(timeout=2 * _POLL_S + 1)
+        server.close()
+
+
+def ask(root: Path) -> str | None:
+    """The run's answer to this process's cancel request: ``ok``, or why it refused;
+    ``None`` when no run of the project listens (off Linux, or a run of an older version)."""
+    if not PEERCRED:
+        return None
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(10)
+        try:
+            sock.connect(address(root))
+            return sock.makefile(encoding="utf-8").readline().strip() or None
+        except OSError:
+            return None

@@ -92,6 +92,7 @@ class RunDriver(Driver):
             if note:
                 self._line(f"ralph-verify: {note}")
             with signals.cancel_on_signals(self._on_signal), \
+                    cancel_key.listening(self.root, self._on_cancel_request, self._refused), \
                     signals.watch_file(self.state.cancel_path, self._on_cancel_file):
                 try:
                     return self._run(session_id, previous)
@@ -271,6 +272,13 @@ class RunDriver(Driver):
         self.cancel_reason = "cancelled by 'ralph-verify cancel'"
         self._request_cancel()
         return True
+
+    def _on_cancel_request(self, pid: int) -> None:
+        self.cancel_reason = f"cancelled by 'ralph-verify cancel' (pid {pid})"
+        self._request_cancel()
+
+    def _refused(self, why: str) -> None:
+        self._line(f"ralph-verify: {why}")
 
     def _request_cancel(self) -> None:
         if self.session is not None:

@@ -87,14 +87,13 @@ def test_cancel_signals_nothing_a_forged_lock_names(ralph: Ralph) -> None:
         assert seen["err"] == (
             f"ERROR: the lock names pid {seen['pid']}, which is not a ralph-verify run of this "
             f"project; remove {ralph.path / '.ralph' / 'lock'} if no run is active"), seen
-    # Another host's run (a shared folder) cannot be checked from here: it is asked through
-    # .ralph/cancel, never signalled.
+    # Another host's run (a shared folder) cannot be checked from here: never signalled.
     for case in ("-1@elsewhere", "0@elsewhere"):
         seen = results[case]
         assert seen["sleep_alive"] and not seen["pid1_signalled"], (case, seen)
         assert seen["ret"] == 1 and seen["err"] == (
             f"ERROR: the run on host elsewhere (pid {seen['pid']}) did not stop within the "
-            "wait; it will stop when it next looks at .ralph/cancel"), (case, seen)
+            "wait; 'ralph-verify cancel' on host elsewhere stops it"), (case, seen)
     # A lock naming a process that is gone: nothing runs.
     assert results["dead"]["ret"] == 1 and results["dead"]["out"] == (
         f"no run is active in {ralph.path}"), results["dead"]

@@ -25,8 +25,10 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def cancel(config: Config) -> int:
-    """Stop the run that holds the lock: only a process proven to be this project's run is
-    signalled (see StateDir.is_our_run); ``.ralph/lock`` is data anyone can write."""
+    """Stop the run that holds the lock: asked through its socket (the run refuses a request
+    from its agent's processes: :mod:`ralph_verify.loop.cancel_key`), else signalled when
+    proven to be this project's run (see StateDir.is_our_run); ``.ralph/lock`` is data anyone
+    can write."""
     import socket
 
     from ralph_verify.loop.state import StateDir
@@ -52,8 +54,12 @@ def cancel(config: Config) -> int:
         print(f"no run is active in {config.root}{left}")
         return 1
     assert info is not None
-    state.cancel_path.write_text(cancel_key.request(config.root), encoding="utf-8")
-    if proven and sys.platform != "win32":
+    answer = cancel_key.ask(config.root) if proven else None
+    if answer not in (None, "ok"):
+        raise UsageError(f"the run (pid {info.pid}) refused: {answer}")
+    if answer is None:  # off Linux (the key), another host, or a run that does not listen
+        state.cancel_path.write_text(cancel_key.request(config.root), encoding="utf-8")
+    if answer is None and proven and sys.platform != "win32":
         import signal
 
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -62,9 +68,11 @@ def cancel(config: Config) -> int:
     while state.lock_holder() is not None and time.monotonic() < deadline:
         time.sleep(0.1)
     if state.lock_holder() is not None:
+        then = ("it stops as soon as it can" if local else
+                f"'ralph-verify cancel' on host {info.host} stops it")
         where = "" if local else f" on host {info.host}"
-        print(f"ERROR: the run{where} (pid {info.pid}) did not stop within the wait; it will "
-              "stop when it next looks at .ralph/cancel", file=sys.stderr)
+        print(f"ERROR: the run{where} (pid {info.pid}) did not stop within the wait; {then}",
+              file=sys.stderr)
         return 1
     data = state.read_state()
     verdict = (data.verdict_name if data is not None else None) or "?"
