@@ -1,7 +1,8 @@
 """``ralph-verify recover [SESSION]``: restore what a session's recovery point kept.
 
-The user's branch tip and uncommitted work are kept outside the tree when a session
-starts (:mod:`ralph_verify.loop.recovery`), for after an agent deleted ``.git``, reset or cleaned.
+Every ref and stash entry, the user's branch tip and uncommitted work are kept outside the
+tree when a session starts and at each checkpoint (:mod:`ralph_verify.loop.recovery`), for
+after an agent deleted ``.git`` or branches, reset, cleared the stash or cleaned.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from ralph_verify.markers import hookimpl
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
     parser.add_command("recover", recover_command, scopes=("recover",),
-                       help="restore the user's branch tip and uncommitted work kept when a "
-                            "session started (after an agent deleted .git, reset or cleaned)")
+                       help="restore every branch, tag and stash entry and the uncommitted "
+                            "work kept when a session started and at its checkpoints (after an "
+                            "agent deleted .git or branches, reset, cleared the stash or cleaned)")
     parser.addoption("recovery_session", scope="recover", nargs="?", metavar="SESSION",
                      help="the session whose recovery point to restore (default: the newest)")
 
