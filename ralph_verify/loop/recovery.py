@@ -38,6 +38,9 @@ from ralph_verify.project.caches import _project_key, user_cache_dir
 from ralph_verify.records.codec import encode
 from ralph_verify.records.files import load
 
+#: The commit of the session start's uncommitted work, also kept in the repository (the
+#: settings of the start that lint and types judge with are read from it).
+WORK_REF = "refs/ralph-verify/recovery/{session}/work"
 #: Recovery points kept per project; older ones are removed when a session starts.
 KEEP = 10
 MIRROR = "refs.git"
@@ -127,6 +130,7 @@ def create(root: Path, session: str) -> Point:
     dirty = git.dirty_paths(root)
     work = snapshot_commit(root, tip, dirty, f"ralph-verify recovery point of session {session}"
                                              f" (uncommitted work on {branch or 'HEAD'})")
+    git.git(root, "update-ref", WORK_REF.format(session=session), work)
     point = Point(where, branch, tip, work, dirty, str(root.resolve()), session,
                   time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(time.time())))
     backup(root, point, work)
@@ -305,6 +309,8 @@ def restore(root: Path, point: Point, head: str | None) -> list[str]:
         if missing:
             _run(root, _git_env(), "fetch", "-q", "--no-tags", "--no-write-fetch-head",
                  "--stdin", str(point.dir.parent / MIRROR), stdin="\n".join(missing) + "\n")
+    work = WORK_REF.format(session=point.session)
+    git.git(root, "update-ref", work, point.work, "", check=False)  # if gone: the start's settings
     said += _restore_refs(root, point)
     said += _restore_stash(root, point)
     if head and git.head(root) is None and f"refs/heads/{head}" in point.refs:
