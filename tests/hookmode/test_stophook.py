@@ -6,13 +6,15 @@ import contextlib
 import json
 import os
 import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from ralph_verify import hookimpl
-from ralph_verify.loop import cancel_key
 from ralph_verify.testing import Ralph, RunResult
 from tests.loop_helpers import own_temp, pid_alive
 
@@ -150,13 +152,26 @@ def test_cancel_ends_the_loop(ralph: Ralph) -> None:
     assert stop(ralph, active=True).out == ""
 
 
-def test_cancel_file_seen_by_the_hook(ralph: Ralph) -> None:
-    """``cancel`` while the hook runs leaves .ralph/cancel: the next stop ends the loop."""
-    start(ralph)
-    (ralph.path / ".ralph" / "cancel").write_text(  # what 'ralph-verify cancel' writes
-        cancel_key.request(ralph.path, {**os.environ, **ralph.env}))
-    result = answer(stop(ralph))
-    assert "decision" not in result and "cancelled" in result["systemMessage"]
+def test_cancel_while_the_hook_runs_its_checks(ralph: Ralph) -> None:
+    """``cancel`` while a Stop hook holds the lock waits for it, then ends the loop."""
+    ralph.run("start", "--until", 'cmd:"sleep 3; exit 1"')
+    payload = ralph.path.parent / "payload.json"
+    payload.write_text(json.dumps({
+        "session_id": "s-1", "transcript_path": "/nowhere/s-1.jsonl", "cwd": str(ralph.path),
+        "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "done"}))
+    with payload.open() as stdin:
+        hook = subprocess.Popen([sys.executable, "-m", "ralph_verify", "hook", "claude-stop"],
+                                cwd=ralph.path, env={**os.environ, **ralph.env}, stdin=stdin,
+                                stdout=subprocess.DEVNULL)
+    try:
+        lock = ralph.path / ".ralph" / "lock"
+        deadline = time.monotonic() + 60
+        while not lock.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        cancelled = ralph.run("cancel")
+        assert cancelled.ret == 0 and "cancelled the" in cancelled.out, cancelled
+    finally:
+        hook.wait(timeout=120)
     assert state(ralph)["verdict"]["verdict"] == "cancelled"
 
 

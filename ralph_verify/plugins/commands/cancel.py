@@ -37,7 +37,12 @@ def cancel(config: Config) -> int:
     info = state.read_lock()
     local = info is not None and info.host == socket.gethostname()
     proven = info is not None and local and state.is_our_run(info)
-    if info is None or (local and not proven):
+    hook = proven and (data := state.read_state()) is not None and data.mode == "hook"
+    if hook:  # a Stop hook's checks hold the lock: the loop ends once they are done
+        deadline = time.monotonic() + float(config.get("wait"))
+        while state.lock_holder() is not None and time.monotonic() < deadline:
+            time.sleep(0.1)
+    if info is None or (local and not proven) or hook:
         from ralph_verify.hookmode.session import cancel_hook_session
 
         stopped = cancel_hook_session(config.root)  # a loop driven by the agent's Stop hook
