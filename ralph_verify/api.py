@@ -61,7 +61,7 @@ class Loop:
         if prompt_file is not None:
             argv += ["--prompt", str(prompt_file)]
         if quiet:
-            argv.append("--quiet")
+            argv.append("-qq")  # nothing but errors
         argv += list(args)
         if task is not None:
             argv += ["--", task]

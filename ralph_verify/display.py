@@ -12,6 +12,8 @@ import os
 import sys
 import threading
 import time
+from collections import Counter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
@@ -31,6 +33,20 @@ def duration(seconds: float) -> str:
     if seconds < 3600:
         return f"{seconds // 60}m{seconds % 60:02d}s"
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+#: Each status a check may end in, in its own word, in the order a tally names them.
+_WORDS = {"failed": "failed", "error": "errored", "skipped": "skipped"}
+
+
+def tally(statuses: Sequence[str], noun: str = " checks") -> str:
+    """``4/5 checks passed, 1 skipped``: passed only counts what passed; what failed, could
+    not decide or was skipped (not judged) is said in its own word, never counted as passed.
+    ``statuses`` are the checks' status values (``"passed"``, ``"error"``...)."""
+    counts = Counter(statuses)
+    text = f"{counts['passed']}/{len(statuses)}{noun} passed"
+    return text + "".join(f", {counts[status]} {word}" for status, word in _WORDS.items()
+                          if counts[status])
 
 
 class Display:

@@ -98,7 +98,7 @@ def test_feedback_can_be_replaced_and_results_are_logged(ralph: Ralph) -> None:
             logged.append(result.spec)
 
     result = ralph.run("check", "--until", "files:nope", "--feedback-budget", "99",
-                       plugins=[Custom()])
+                       "--feedback", plugins=[Custom()])
     assert "1 failing (budget 99)" in result.out
     assert logged == ["files:nope"]
 

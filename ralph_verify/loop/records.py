@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import CheckResult, Status
 from ralph_verify.checks.tool_output import one_line
-from ralph_verify.display import duration
+from ralph_verify.display import duration, tally
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.project.interpreter import choose
@@ -214,9 +214,9 @@ def header(session: Session, config: Config) -> str:
     return text + f"\npython: {choose(config.root, config.get('python')).describe(config.root)}"
 
 
-def passed_text(verification: Verification) -> str:
-    passed = sum(1 for r in verification.results if r.passed)
-    return f"{passed}/{len(verification.results)}"
+def passed_text(verification: Verification, noun: str = " checks") -> str:
+    """``4/5 checks passed, 1 skipped`` (:func:`~ralph_verify.display.tally`)."""
+    return tally([result.status.value for result in verification.results], noun)
 
 
 def check_brief(result: CheckResult) -> str:
@@ -234,8 +234,7 @@ def check_brief(result: CheckResult) -> str:
 
 
 def verification_line(label: str, verification: Verification) -> str:
-    text = (f"{label}: {passed_text(verification)} checks passed "
-            f"({duration(verification.duration_s)})")
+    text = f"{label}: {passed_text(verification)} ({duration(verification.duration_s)})"
     bad = [f"{r.spec} {r.status.value} — {one_line(r.summary, 120)}"
            for r in verification.results if not r.passed]
     return text + ("".join(f"\n    {line}" for line in bad) if bad else "")
@@ -280,7 +279,7 @@ def agent_line(iteration: Iteration) -> str:
 def summary_lines(session: Session, verdict: VerdictProposal, folder: Path,
                   elapsed: float) -> list[str]:
     last = session.previous_verification()
-    checks = f"; checks {passed_text(last)} passed" if last is not None else ""
+    checks = f"; checks {passed_text(last, '')}" if last is not None else ""
     logs = os.path.relpath(folder, Path.cwd()) if folder.is_relative_to(Path.cwd()) \
         else str(folder)
     number = session.last.number if session.last is not None else 0

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
+from pathlib import Path
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
 from ralph_verify.checks.registry import CheckRegistry
@@ -16,6 +19,20 @@ def _last_line(text: str) -> str:
     return cut(lines[-1], 200) if lines else ""
 
 
+def missing_program(command: str, root: Path) -> str | None:
+    """The command's program when it is nowhere to be found (not on ``PATH``, no such file):
+    the shell's exit 127 then means the spec is wrong, not the project."""
+    try:
+        program = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return None
+    if "=" in program:  # VAR=value cmd: the shell's own words, not a program
+        return None
+    if "/" in program or os.sep in program:
+        return None if (root / program).exists() else program
+    return None if shutil.which(program) else program
+
+
 class CommandCheck(Check):
     cost = 5
     handles_negation = True
@@ -27,6 +44,10 @@ class CommandCheck(Check):
         output = "\n".join(p for p in (tail_of_file(run.stdout_path, 40),
                                        tail_of_file(run.stderr_path, 40)) if p)
         succeeded = run.returncode == 0
+        missing = missing_program(command, ctx.root) if run.returncode == 127 else None
+        if missing is not None:
+            return self.error(f"program {missing!r} of {self.spec.text!r} not found (exit "
+                              "127): misspelt in the spec, or not installed", output=output)
         if self.spec.negated:
             if not succeeded:
                 return self.result(Status.PASSED, f"exited {run.returncode}, as required",

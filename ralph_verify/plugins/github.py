@@ -21,7 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph_verify.checks.api import CheckResult, Failure, Status
+from ralph_verify.checks.api import Failure, Status
+from ralph_verify.display import tally
 from ralph_verify.markers import hookimpl
 from ralph_verify.redact import cut, redact
 
@@ -119,15 +120,13 @@ def _cell(text: str) -> str:
     return " ".join(redact(text).split()).replace("|", "\\|")
 
 
-def _metric(result: CheckResult) -> str:
-    return "" if result.metric is None else f"{result.metric:g}"
-
-
 def checks_table(verification: Verification) -> str:
-    lines = ["| | check | status | metric | summary |", "| --- | --- | --- | --- | --- |"]
+    """One row per check: its status in its own word and its summary, which says what its
+    number is (``1 failed, 2 passed``, ``91% >= 80%``): a bare metric column could not."""
+    lines = ["| | check | status | summary |", "| --- | --- | --- | --- |"]
     for result in verification.results:
         lines.append(f"| {_ICONS[result.status]} | `{_cell(result.spec)}` | "
-                     f"{result.status.value} | {_metric(result)} | {_cell(result.summary)} |")
+                     f"{result.status.value} | {_cell(result.summary)} |")
     return "\n".join(lines)
 
 
@@ -143,7 +142,8 @@ def _feedback_block(verification: Verification) -> str:
 
 def verification_summary(verification: Verification) -> str:
     verdict = "passed" if verification.passed else "failed"
-    return (f"## ralph-verify check: {verdict}\n\n{checks_table(verification)}\n"
+    counts = tally([result.status.value for result in verification.results])
+    return (f"## ralph-verify check: {verdict} ({counts})\n\n{checks_table(verification)}\n"
             f"{_feedback_block(verification)}\n")
 
 

@@ -1,4 +1,9 @@
-"""``--json [FILE]``: the verification as JSON, on stdout or in a file."""
+"""``--json [FILE]``: the verification as JSON, on stdout or in a file.
+
+The document is data: ``schema_version`` (raised when a field changes meaning or goes),
+``passed``, and per check its status, counts, metric and failures (location, message,
+code, excerpt). ``feedback`` is the one text in it: what an agent would read next.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,9 @@ from ralph_verify.config.parser import Parser
 from ralph_verify.markers import hookimpl
 from ralph_verify.redact import redact, redact_data
 from ralph_verify.state_files import output_target, write_text_atomic
+
+#: The layout of ``--json``'s verification document.
+SCHEMA_VERSION = 1
 
 
 @hookimpl
@@ -36,7 +44,8 @@ def ralph_verification_finish(config: Config, verification: Verification) -> Non
     target = config.get("json")
     if target is None:
         return
-    text = redact(json.dumps(redact_data(verification.to_json()), indent=2)) + "\n"
+    data = {"schema_version": SCHEMA_VERSION, **verification.to_json()}
+    text = redact(json.dumps(redact_data(data), indent=2)) + "\n"
     if target == "-":
         sys.stdout.write(text)
         sys.stdout.flush()

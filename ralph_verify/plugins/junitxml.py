@@ -5,9 +5,10 @@ every iteration, in order, so the last suite is the final state) and one
 ``<testcase>`` per check in it. ``run --tasks`` adds a last suite, ``tasks``, with one
 ``<testcase>`` per task, so CI shows the tasks as tests: a done task passes, a failed,
 blocked or unfinished one fails (its reason the message), a skipped one is skipped.
-A failed check carries a ``<failure>`` whose text is the feedback for that check alone;
-a check that could not decide carries an ``<error>`` with the tool's last output; a
-skipped one ``<skipped>``.
+A failed check carries a ``<failure>`` whose text is its failures as data, one block
+each (``location: message`` and the tool's excerpt), not the agent's prose; a check
+that could not decide carries an ``<error>`` with the tool's last output; a skipped one
+``<skipped>``.
 
 As pytest's junitxml does, the option registers a writer object at configure
 time; the writer keeps the verifications seen so far and rewrites the file
@@ -121,14 +122,6 @@ class JUnitXmlWriter:
             if iteration.verification is not None:
                 self.add(f"iteration {iteration.number}", iteration.verification)
 
-    def feedback_of(self, verification: Verification, result: CheckResult) -> str:
-        """The feedback the agent would read for this one check."""
-        alone = Verification(root=verification.root, results=[result])
-        budget = int(self.config.get("feedback_budget"))
-        text: str | None = self.config.hook.ralph_format_feedback(verification=alone,
-                                                                  budget=budget)
-        return text or result.summary
-
     def render(self) -> str:
         from xml.etree.ElementTree import Element, SubElement, indent, tostring
 
@@ -185,7 +178,7 @@ class JUnitXmlWriter:
             message = xml_text(" ".join(result.summary.split()))
             if result.status is Status.FAILED:
                 failure = SubElement(case, "failure", message=message, type="failed")
-                failure.text = xml_text(self.feedback_of(verification, result))
+                failure.text = xml_text(failures_text(result))
             elif result.status is Status.ERROR:
                 error = SubElement(case, "error", message=message, type="error")
                 error.text = xml_text(result.output or result.summary)
@@ -199,6 +192,16 @@ class JUnitXmlWriter:
                 err.text = xml_text("flaky (failed, then passed on re-run): "
                                     + ", ".join(result.flaky))
         return suite
+
+
+def failures_text(result: CheckResult) -> str:
+    """A failed check's failures, one block each: where, what, the tool's excerpt."""
+    blocks = [(f"{failure.location}: " if failure.location else "") + failure.message
+              + (f"\n{failure.detail.rstrip()}" if failure.detail.strip() else "")
+              for failure in result.failures]
+    if result.unkept:
+        blocks.append(f"... and {result.unkept} more, counted but not kept")
+    return "\n\n".join(blocks) or result.summary
 
 
 #: Task statuses that pass as a test case, and those skipped; any other fails.

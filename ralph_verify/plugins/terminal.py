@@ -57,15 +57,16 @@ def _paint(text: str, status: Status, stream: TextIO, mode: str | None) -> str:
 def result_line(result: CheckResult, stream: TextIO, width: int = 10,
                 colour: str | None = "auto") -> str:
     label = _paint(f"{result.status.value.upper():<7}", result.status, stream, colour)
-    metric = ""
     summary = " ".join(result.summary.split())
     timing = "cached" if result.cached else f"{result.duration_s:.2f}s"
-    return f"{label} {result.spec:<{width}} {summary}{metric}  ({timing})"
+    return f"{label} {result.spec:<{width}} {summary}  ({timing})"
 
 
 def summary_line(verification: Verification) -> str:
-    """The closing line, counting checks in its own words and naming them in ``--until``
-    order: ``FAILED: 1 of 3 checks failed (tests), 2 passed in 2.02s``."""
+    """The closing line, counting checks in their own words and naming those that did not
+    pass in ``--until`` order: ``FAILED: 1 of 3 checks failed (tests), 2 passed in 2.02s``;
+    a skipped check is never counted as passed (``PASSED: 1 of 2 checks passed, 1
+    skipped``)."""
     total = len(verification.results)
     noun = "check" if total == 1 else "checks"
     by_status: dict[Status, list[str]] = {}
@@ -73,25 +74,26 @@ def summary_line(verification: Verification) -> str:
         by_status.setdefault(result.status, []).append(result.spec)
     words = {Status.FAILED: "failed", Status.ERROR: "errored", Status.PASSED: "passed",
              Status.SKIPPED: "skipped"}
-    if verification.passed:
-        parts = [f"all {total} {noun} passed" if total > 1 else f"1 {noun} passed"]
-        parts += [f"{len(by_status[Status.SKIPPED])} skipped"] if Status.SKIPPED in by_status \
-            else []
-    else:
-        parts = []
-        for status in (Status.FAILED, Status.ERROR, Status.PASSED, Status.SKIPPED):
-            names = by_status.get(status, [])
-            if not names:
-                continue
-            count = str(len(names)) if parts else (
-                f"{len(names)} of {total} {noun}" if total > 1 else f"1 {noun}")
-            named = f" ({', '.join(names)})" if status in (Status.FAILED, Status.ERROR) else ""
-            parts.append(f"{count} {words[status]}{named}")
+    parts: list[str] = []
+    for status in (Status.FAILED, Status.ERROR, Status.PASSED, Status.SKIPPED):
+        names = by_status.get(status, [])
+        if not names:
+            continue
+        if parts:
+            count = str(len(names))
+        elif total == 1:
+            count = f"1 {noun}"
+        elif len(names) == total and status is Status.PASSED:
+            count = f"all {total} {noun}"
+        else:
+            count = f"{len(names)} of {total} {noun}"
+        named = f" ({', '.join(names)})" if status in (Status.FAILED, Status.ERROR) else ""
+        parts.append(f"{count} {words[status]}{named}")
     cached = sum(result.cached for result in verification.results)
     if cached:
         parts.append(f"{cached} cached")
     verdict = "PASSED" if verification.passed else "FAILED"
-    return f"{verdict}: {', '.join(parts)} in {verification.duration_s:.2f}s"
+    return f"{verdict}: {', '.join(parts) or 'no checks'} in {verification.duration_s:.2f}s"
 
 
 def python_line(config: Config) -> str:
@@ -105,22 +107,56 @@ def check_header(config: Config, checks: Sequence[Check]) -> str:
             f"{python_line(config)}")
 
 
-def verbose_lines(session: Session, iteration: Iteration | None,
-                  verification: Verification, first: int = 3) -> str:
-    """``run -v``: each failing check's first failures, the size of the feedback the agent
-    reads next, and where the prompt it read is (the full text stays in the files)."""
+#: Failures of one check shown by default (``-v`` shows them all), and the lines of a
+#: failure's excerpt or an error's output shown with ``-v`` (``-vv``: all of them).
+FIRST_FAILURES = 10
+EXCERPT_LINES = 15
+
+
+def _clipped(text: str, verbosity: int, last: int) -> list[str]:
+    """A tool's text, its last ``last`` lines (all of them at ``-vv``)."""
+    lines = text.strip("\n").splitlines()
+    if verbosity >= 2 or len(lines) <= last:
+        return lines
+    return [f"... ({len(lines) - last} lines above)", *lines[-last:]]
+
+
+def failure_lines(result: CheckResult, verbosity: int = 0) -> list[str]:
+    """What a person reads under a check's line, as the tool itself would print it: per
+    failure ``location: message`` (pytest's test id and assertion, ruff's and mypy's
+    ``file:line:col: code message``), with ``-v`` its excerpt (``-vv`` uncut); for a check
+    that could not decide, the last lines of its tool's output."""
+    if result.status is Status.ERROR:
+        output = result.output.strip()
+        if not output or one_line(output) == one_line(result.summary):
+            return []
+        return ["  " + line for line in _clipped(output, verbosity,
+                                                 5 if verbosity <= 0 else EXCERPT_LINES)]
+    if result.status is not Status.FAILED:
+        return []
+    shown = result.failures if verbosity > 0 else result.failures[:FIRST_FAILURES]
     lines: list[str] = []
-    for result in verification.results:
-        if result.passed or not result.failures:
-            continue
-        lines.append(f"    {result.spec}: first {min(first, len(result.failures))} of "
-                     f"{len(result.failures) + result.unkept} failure(s)")
-        for failure in result.failures[:first]:
-            where = f" ({failure.location})" if failure.location else ""
-            pre = " (since the start)" if failure.pre_existing else ""
-            lines.append(f"      - {one_line(failure.message, 100)}{where}{pre}")
-    lines.append(f"    feedback for the next iteration: {len(verification.feedback):,} "
-                 "characters")
+    for failure in shown:
+        message = (failure.message.strip().splitlines() or [""])[0].strip()
+        text = f"{failure.location}: {message}" if failure.location else message
+        lines.append("  " + (text if verbosity >= 2 else one_line(text, 200)))
+        if verbosity > 0 and failure.detail.strip():
+            lines += ["    " + line
+                      for line in _clipped(failure.detail, verbosity, EXCERPT_LINES)]
+        elif failure.detail.startswith("hint: "):  # a plugin's word to the person: always
+            lines.append("    " + failure.detail.splitlines()[0])
+    more = len(result.failures) - len(shown) + result.unkept
+    if more:
+        lines.append(f"  ... and {more} more" + (" (-v shows them)" if len(result.failures)
+                                                  > len(shown) else " (counted, not kept)"))
+    return lines
+
+
+def verbose_lines(session: Session, iteration: Iteration | None,
+                  verification: Verification) -> str:
+    """``run -v``: the size of the feedback the agent reads next, and where the prompt it
+    read is (the full text stays in the files)."""
+    lines = [f"    feedback for the next iteration: {len(verification.feedback):,} characters"]
     if iteration is not None and iteration.prompt_path is not None:
         path = iteration.prompt_path
         shown = path.relative_to(session.root) if path.is_relative_to(session.root) else path
@@ -154,15 +190,19 @@ class TerminalReporter:
         if self._display is not None:
             self._display.stop()
 
-    def _line(self, text: str) -> None:
-        """A permanent line; escape sequences from an agent's or a tool's text never pass."""
-        self.display.line(strip_controls(text))
+    def _line(self, text: str, level: int = 0) -> None:
+        """A permanent line, shown from verbosity ``level`` on (``-q`` is -1, ``-v`` 1); escape
+        sequences from an agent's or a tool's text never pass."""
+        if self.verbosity >= level:
+            self.display.line(strip_controls(text))
+
+    @property
+    def verbosity(self) -> int:
+        """pytest's: ``-v`` adds one, ``-q`` takes one away; ``-qq`` prints nothing."""
+        return int(self.config.get("verbose")) - int(self.config.get("quiet"))
 
     def _quiet(self) -> bool:
-        return bool(self.config.get("quiet"))
-
-    def _verbose(self) -> bool:
-        return bool(self.config.get("verbose"))
+        return self.verbosity <= -2
 
     @hookimpl
     def ralph_report_verification_start(self, checks: Sequence[Check]) -> None:
@@ -172,7 +212,7 @@ class TerminalReporter:
         self.display.running = []
         if not self._in_session:
             self.display.where = "check"
-            self._line(check_header(self.config, checks))
+            self._line(check_header(self.config, checks))  # -q: no header, as pytest
             self.display.start()
             return
         if not self._baseline_seen:
@@ -196,13 +236,16 @@ class TerminalReporter:
     def ralph_verify_logresult(self, result: CheckResult) -> None:
         """Each check's line as soon as it is decided (``check``; ``run -v``)."""
         self.display.check_done(result.spec)
-        if self._in_session and not self._verbose():
+        if self._in_session and self.verbosity < 1:
             return
         indent = "    " if self._in_session else ""
-        self.display.line(indent + result_line(result, self.display.stream, self._width,
-                                               self.config.get("color")))
+        if self.verbosity >= -1:
+            self.display.line(indent + result_line(result, self.display.stream, self._width,
+                                                   self.config.get("color")))
         for name in result.flaky:
             self._line(f"{indent}        flaky (failed, then passed on re-run): {name}")
+        for line in failure_lines(result, max(self.verbosity - self._in_session, 0)):
+            self._line(indent + line, -1)
 
     @hookimpl
     def ralph_report_line(self, line: str) -> None:
@@ -239,17 +282,17 @@ class TerminalReporter:
     def ralph_report_verification(self, session: Session | None, iteration: Iteration | None,
                                   verification: Verification) -> None:
         if session is None:  # check: a loop's records are not needed
-            if not verification.passed:
-                self._line("\nFeedback\n--------\n" + verification.feedback)
-            self._line(f"\n{summary_line(verification)}")
+            if self.config.get("feedback") and not verification.passed:
+                self._line("\n" + verification.feedback, -1)
+            self._line(f"\n{summary_line(verification)}", -1)
             self.display.stop()
             return
         from ralph_verify.loop.records import passed_text, verification_line
 
-        self.display.checks = passed_text(verification)
+        self.display.checks = passed_text(verification, "")
         label = f"iteration {iteration.number}" if iteration is not None else "baseline"
-        self._line(verification_line(label, verification))
-        if self._verbose() and not verification.passed:
+        self._line(verification_line(label, verification), -1)
+        if self.verbosity >= 1 and not verification.passed:
             self._line(verbose_lines(session, iteration, verification))
 
     @hookimpl(wrapper=True)
@@ -261,7 +304,7 @@ class TerminalReporter:
         results = yield
         elapsed = session.elapsed_before_s + time.monotonic() - self.started
         for line in summary_lines(session, verdict, session.dir, elapsed):
-            self._line(line)
+            self._line(line, -1)
         self.display.stop()
         return results
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from ralph_verify.display import duration
+from ralph_verify.display import duration, tally
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.state import StateDir, read_state
@@ -109,7 +109,6 @@ def _value(check: CheckSummary) -> str:
 
 def _iteration_line(record: IterationRecord) -> str:
     checks = record.checks
-    passed = sum(1 for c in checks if c.passed)
     agent = record.agent or AgentRecord()
     if agent.error:
         agent_text = f"agent could not run: {agent.error}"
@@ -121,7 +120,7 @@ def _iteration_line(record: IterationRecord) -> str:
     failing = ", ".join(f"{c.spec} {_value(c)}" for c in checks
                         if c.status in ("failed", "error"))
     breaker = BreakerState.of(record.plugin_state).state
-    text = (f"iteration {record.iteration}: {passed}/{len(checks)} checks passed; "
+    text = (f"iteration {record.iteration}: {tally([c.status for c in checks])}; "
             f"{agent_text}; changed {files} file{'s' if files != 1 else ''}; "
             f"breaker {breaker}")
     return text + (f"; failing: {failing}" if failing else "")
@@ -138,8 +137,7 @@ def screen(state: SessionState, records: list[IterationRecord], alive: bool,
     if task:
         lines.append(task)
     checks = state.checks
-    passed = sum(1 for c in checks if c.passed)
-    lines += ["", f"checks (last verification): {passed}/{len(checks)} passed"]
+    lines += ["", f"checks (last verification): {tally([c.status for c in checks], '')}"]
     specs = [c.spec for c in checks]
     lines += [_check_line(check, max(map(len, specs))) for check in checks]
     if records and specs:

@@ -117,9 +117,9 @@ def test_the_first_line_comes_before_the_slow_check_ends_on_a_terminal(ralph: Ra
     assert "PASSED: all 2 checks passed in " in screen
 
 
-def test_check_q_stays_silent_and_the_exit_code_tells(ralph: Ralph) -> None:
+def test_check_qq_stays_silent_and_the_exit_code_tells(ralph: Ralph) -> None:
     ralph.makefile("wait_for_go.py", "")
-    result = ralph.run_subprocess("check", "-q", "--until", "files:nothing.txt")
+    result = ralph.run_subprocess("check", "-qq", "--until", "files:nothing.txt")
     assert result.ret == 1 and result.out == ""
 
 
@@ -168,15 +168,14 @@ def test_run_v_shows_what_failed_and_what_was_fed_back(ralph: Ralph) -> None:
     assert result.ret == 0, result
     result.stdout.fnmatch_lines([
         "    FAILED  files:done.txt *",          # each check's line, as it is decided
+        "      done.txt: expected files matching done.txt*",  # its failures under it
         "iteration 1: 0/1 checks passed*",
-        "    files:done.txt: first 1 of 1 failure(s)",
-        "      - expected files matching done.txt*",
         "    feedback for the next iteration: * characters",
         "    the prompt it answered, in full: .ralph/iterations/001/prompt.md",
         "    PASSED  files:done.txt *",
         "iteration 2: 1/1 checks passed*",
     ])
-    quiet = ralph.run("run", "-q", "--agent", second_time, "--until", "files:done.txt",
+    quiet = ralph.run("run", "-qq", "--agent", second_time, "--until", "files:done.txt",
                       "--no-integrity", "--allow-dirty")
     assert quiet.out == ""
 

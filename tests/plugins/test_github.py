@@ -61,18 +61,18 @@ def test_job_summary_is_appended(ralph: Ralph) -> None:
     summary.write_text("# earlier step\n", encoding="utf-8")
     ralph.env["GITHUB_STEP_SUMMARY"] = str(summary)
     ralph.makefile("feedback.py", "print('```evil fence'); raise SystemExit(1)\n")
-    result = ralph.run("check", "--until", 'files:pyproject.toml,cmd:"python feedback.py"',
-                       "--github")
+    result = ralph.run("check", "--until",
+                       'files:pyproject.toml,cmd:"python feedback.py",promise', "--github")
     assert result.ret == 1
     lines = summary.read_text(encoding="utf-8").splitlines()
     assert lines[:7] == [
-        "# earlier step",
-        "## ralph-verify check: failed",
+        "# earlier step",  # a skipped check is not counted as passed
+        "## ralph-verify check: failed (1/3 checks passed, 1 failed, 1 skipped)",
         "",
-        "| | check | status | metric | summary |",
-        "| --- | --- | --- | --- | --- |",
-        "| ✅ | `files:pyproject.toml` | passed | 1 | 1 match: pyproject.toml |",
-        '| ❌ | `cmd:"python feedback.py"` | failed | 1 | exit 1: ```evil fence |',
+        "| | check | status | summary |",
+        "| --- | --- | --- | --- |",
+        "| ✅ | `files:pyproject.toml` | passed | 1 match: pyproject.toml |",
+        '| ❌ | `cmd:"python feedback.py"` | failed | exit 1: ```evil fence |',
     ]
     # The feedback sits in a fence no backtick run inside can close.
     assert "<details><summary>Feedback</summary>" in lines

@@ -21,8 +21,9 @@ def ralph_addoption(parser: Parser) -> None:
         "check", run_check, scopes=("verify", "output", "check"),
         help="verify the project once, without an agent (CI, hooks)",
         description="Run the checks of --until (or [tool.ralph-verify] until) once against the "
-                    "working tree and print one line per check, then the feedback an agent "
-                    "would get. An unchanged tree is answered from the verification cache "
+                    "working tree and print one line per check, each failing one followed by "
+                    "its failures as its tool reports them (--feedback: also the text an "
+                    "agent would read). An unchanged tree is answered from the verification cache "
                     "('(cached)'; --no-cache runs everything).\n\nexamples:\n"
                     "  ralph-verify check --until tests,lint,types,coverage.min=80\n"
                     "  ralph-verify check --until 'tests>=120,files:src/app.py,"
@@ -34,15 +35,37 @@ def ralph_addoption(parser: Parser) -> None:
                      help="comma-separated checks that must pass, e.g. "
                           "tests,lint,types,coverage.min=80 (quote operators in a shell: "
                           "'coverage>=80'; see 'ralph-verify checks')")
-    parser.addoption("-q", "--quiet", scope="output", action="store_true", default=False,
-                     help="print nothing but errors (the exit code tells the verdict)")
-    parser.addoption("--color", "--colour", scope="output", choices=("auto", "always", "never"),
+    parser.addoption("-q", "--quiet", scope="output", action="count", default=0,
+                     help="less output, as pytest's -q: no header (check), no agent lines "
+                          "(run); -qq prints nothing but errors (the exit code tells the "
+                          "verdict)")
+    parser.addoption("--color", "--colour", scope="output", type=colour_word,
                      default="auto", metavar="WHEN",
                      help="colour the status words: auto (a terminal, unless NO_COLOR is set; "
-                          "FORCE_COLOR=1 forces it), always, never")
-    parser.addoption("-v", "--verbose", scope="output", action="store_true", default=False,
-                     help="run: each check's line as it is decided, and after each iteration "
-                          "its failing checks, their first failures and the feedback's size")
+                          "FORCE_COLOR=1 forces it), always (or yes), never (or no)")
+    parser.addoption("-v", "--verbose", scope="output", action="count", default=0,
+                     help="more output, as pytest's -v: check shows each failure's excerpt "
+                          "and every failure, -vv uncut; run shows each check's line and "
+                          "failures as it is decided, and the feedback's size")
+    parser.addoption("--feedback", scope="check", action="store_true", default=False,
+                     help="also print the feedback an agent would read (the prompt's text: "
+                          "failures folded, quoted and cut to --feedback-budget)")
+
+
+#: ``--color``'s words: pytest's (yes, no, auto) and ruff's (always, never, auto).
+_COLOUR_WORDS = {"auto": "auto", "always": "always", "yes": "always", "never": "never",
+                 "no": "never"}
+
+
+def colour_word(text: str) -> str:
+    """argparse type of ``--color``: either tool's spelling, as ``always|never|auto``."""
+    try:
+        return _COLOUR_WORDS[text.lower()]
+    except KeyError:
+        import argparse
+
+        raise argparse.ArgumentTypeError(
+            f"expected auto, always (yes) or never (no), got {text!r}") from None
 
 
 def run_check(config: Config) -> int:
