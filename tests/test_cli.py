@@ -36,8 +36,28 @@ def test_missing_command_is_a_usage_error(ralph: Ralph) -> None:
 def test_unknown_option_is_one_line_no_traceback(ralph: Ralph) -> None:
     result = ralph.run_subprocess("check", "--untill", "tests")
     assert result.ret == 2
-    assert result.err.strip().startswith("ERROR: unrecognized arguments: --untill tests")
-    assert "Traceback" not in result.err
+    # A did-you-mean, and the command's own --help, which lists its options.
+    assert result.err.strip() == ("ERROR: unrecognized arguments: --untill tests; did you mean "
+                                  "--until? (see 'ralph-verify check --help')")
+    two = ralph.run("check", "--untill", "tests", "--jsn")
+    assert "did you mean --until (for --untill), --json (for --jsn)?" in two.err
+    far = ralph.run("check", "--zzzzzz")
+    assert far.err.strip() == ("ERROR: unrecognized arguments: --zzzzzz (see 'ralph-verify "
+                               "check --help')")
+
+
+def test_unknown_command_has_a_did_you_mean(ralph: Ralph) -> None:
+    result = ralph.run("chek", "--until", "tests")
+    assert result.ret == 2
+    assert result.err.startswith("ERROR: unknown command 'chek'; did you mean 'check'? "
+                                 "(commands: cancel, check, checks, ")
+    assert "did you mean" not in ralph.run("zzzz").err
+
+
+def test_status_without_a_session_is_an_error(ralph: Ralph) -> None:
+    result = ralph.run("status")
+    assert (result.ret, result.out) == (2, "")
+    assert result.err.startswith("ERROR: no session in ")
 
 
 def test_unknown_check_shows_caret_and_known_names(ralph: Ralph) -> None:

@@ -258,11 +258,44 @@ class Parser:
         # --version and --help, which take no value); an unknown word: every command, so
         # argparse's own error lists them.
         word = next((arg for arg in args if not arg.startswith("-")), None)
+        if args and word == args[0] and word not in self.commands:
+            raise UsageError(f"unknown command {word!r}{_did_you_mean(word, self.commands)} "
+                             f"(commands: {', '.join(sorted(self.commands))}; see "
+                             "'ralph-verify --help')")
         only = word if word in self.commands else None
         # Anything before the command word (``-h``, ``--he``...) may print the top-level
         # help, which lists every command.
         listed = not args or args[0] != word
-        return self.build(only, listed=listed).parse_args(list(args))
+        namespace, extra = self.build(only, listed=listed).parse_known_args(list(args))
+        if extra:
+            self._unknown(only, extra)
+        return namespace
+
+    def _unknown(self, command: str | None, extra: list[str]) -> NoReturn:
+        """argparse's "unrecognized arguments", with a did-you-mean for a misspelt option
+        and the command's own ``--help`` named (Python 3.14's ``suggest_on_error`` does it
+        for choices only, and only there)."""
+        from difflib import get_close_matches  # only on an error
+
+        scopes = set(self.commands[command].scopes) if command else set()
+        flags = ["--help", *(flag for option in self.options if scopes & set(option.scopes)
+                            for flag in option.flags)]
+        hints = [(arg, close[0]) for arg in extra if arg.startswith("--")
+                 for close in [get_close_matches(arg.partition("=")[0], flags, 1, 0.7)]
+                 if close]
+        meant = (hints[0][1] if len(hints) == 1
+                 else ", ".join(f"{good} (for {bad})" for bad, good in hints))
+        where = f"ralph-verify {command}" if command else "ralph-verify"
+        raise UsageError(f"unrecognized arguments: {' '.join(extra)}"
+                         + (f"; did you mean {meant}?" if hints else "")
+                         + f" (see '{where} --help')")
+
+
+def _did_you_mean(word: str, known: Sequence[str] | dict[str, Any]) -> str:
+    from difflib import get_close_matches  # only on an error
+
+    close = get_close_matches(word, list(known), 1, 0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _number(text: str, whole: bool, least: float, strictly: bool, bound: str) -> float:

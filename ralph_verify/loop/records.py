@@ -208,7 +208,7 @@ def header(session: Session, config: Config) -> str:
     agent = config.get("agent") or "(object)"
     until = ",".join(spec.text for spec in session.settings.until)
     text = (f"ralph-verify run · session {session.id} · agent {agent} · until {until} · "
-            f"up to {session.max_iterations} iterations")
+            f"up to {session.max_iterations} iteration{'s' if session.max_iterations != 1 else ''}")
     if session.resumed:
         text += f" · resumed after iteration {len(session.iterations)}"
     return text + f"\npython: {choose(config.root, config.get('python')).describe(config.root)}"

@@ -151,9 +151,11 @@ def ralph_session_start(session: Session) -> None:
     state.from_tip = git.head(root)
     point = recovery.create(root, session.id)
     state.recovery = str(point.dir)
-    _say(session, f"recovery point: your branch {point.branch or '(detached HEAD)'} and "
-                  f"{len(point.dirty)} uncommitted file(s) are kept in {point.dir}; "
-                  "'ralph-verify recover' restores them")
+    kept = len(point.dirty)
+    files = f" and {kept} uncommitted file{'s' if kept != 1 else ''}" if kept else ""
+    _say(session, f"recovery point: your branch {point.branch or '(detached HEAD)'}{files} "
+                  f"{'are' if kept else 'is'} kept in {point.dir}; 'ralph-verify recover' "
+                  f"restores {'them' if kept else 'it'}")
     if not config.get("no_branch"):
         branch = f"{config.get('branch_prefix')}{session.id}"
         git.switch_new_branch(root, branch)

@@ -173,8 +173,13 @@ def test_colour_follows_color_force_color_and_no_color(ralph: Ralph) -> None:
     assert "\x1b" not in ralph.run(*args, "--color", "never").out
     ralph.env["NO_COLOR"] = "1"
     assert "\x1b" not in ralph.run(*args).out
+    # pytest's words (yes/no) and ruff's (always/never) alike
+    assert "\x1b[32mPASSED" in ralph.run(*args, "--color", "yes").out
+    assert "\x1b" not in ralph.run(*args, "--color", "no").out
     bad = ralph.run(*args, "--color", "sometimes")
     assert bad.ret == 2 and "argument --color" in bad.err
+    assert "expected auto, always (yes) or never (no), got 'sometimes'" in bad.err
+    assert "(see 'ralph-verify check --help')" in bad.err
 
 
 def test_p_means_one_thing_and_the_prompt_is_capital_p(ralph: Ralph) -> None:

@@ -50,7 +50,7 @@ def test_a_config_file_that_cannot_be_read_is_named(ralph: Ralph, make: str,
         assert f"{path}: cannot be read: {said}" in result.err, result.err
     # status reads .ralph/ only: it still answers, and names the file it could not read
     result = ralph.run("status")
-    assert result.ret == 1 and "no session in" in result.out, result
+    assert result.ret == 2 and "ERROR: no session in" in result.err, result
     assert f"{path}: cannot be read: {said}" in result.err, result.err
 
 

@@ -75,7 +75,7 @@ def test_the_recovery_point_restores_the_users_work_after_a_crash(driver: Driver
             wait_for(marker.exists, what="the agent's damage", run=run)
         finally:
             run.kill()  # SIGKILL: no clean-up of any kind
-        assert "recovery point: your branch main and 2 uncommitted file(s)" in run.output()
+        assert "recovery point: your branch main and 2 uncommitted files" in run.output()
     else:
         started = ralph.run("start", "--until", "files:done.txt", "go")
         assert started.ret == 0, started

@@ -38,7 +38,7 @@ def test_recover_after_the_agent_destroys_work(ralph: Ralph, damage: str,
         result.stdout.fnmatch_lines(["*git: the agent *recover*"])
     if "checkout" not in damage:  # the session's branch is gone or rewound: no claim on it
         assert "holds the work" not in result.out
-    result.stdout.fnmatch_lines(["*recovery point: your branch main and 2 uncommitted file(s) "
+    result.stdout.fnmatch_lines(["*recovery point: your branch main and 2 uncommitted files "
                                  "are kept in *; 'ralph-verify recover' restores them"])
     assert "INTERNAL ERROR" not in result.err
     if "reset" in damage:  # the session's end moved the rewound branch forward again

@@ -158,3 +158,10 @@ def test_a_missing_program_in_cmd_is_a_tool_error_naming_the_spec(ralph: Ralph) 
         # A program that exists and exits 127 itself is the project's failure.
         "FAILED  cmd:\"sh -c *exit 127*exit 127*",
     ])
+
+
+def test_one_iteration_is_singular(ralph: Ralph) -> None:
+    result = ralph.run("run", "--agent", "cmd:true", "--until", "files:done.txt",
+                       "--max-iterations", "1", "x")
+    assert result.ret != 0, result
+    assert "· up to 1 iteration\n" in result.out, result.out

@@ -29,8 +29,10 @@ def status(config: Config) -> int:
     state = StateDir(config.root)
     data = state.read_state()
     if data is None:
-        print(f"no session in {config.root} (no .ralph/state.json)")
-        return 1
+        from ralph_verify.errors import UsageError
+
+        raise UsageError(f"no session in {config.root} (no .ralph/state.json): "
+                         "'ralph-verify run' starts one")
     from ralph_verify.records.refusals import safety_stats
 
     # The guard's refusals during this session (agenthook/pretool.py, .ralph/guard.jsonl).
