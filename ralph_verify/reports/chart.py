@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from html import escape
 from typing import Any
 
 from ralph_verify.config.until import parse_spec
@@ -21,7 +20,7 @@ from ralph_verify.records.session import PERCENT_CHECKS, CheckSummary
 from ralph_verify.reports.data import SessionData
 
 WIDTH, HEIGHT = 960, 320
-LEFT, RIGHT, TOP, BOTTOM = 56, 56, 16, 40
+LEFT, RIGHT, TOP, BOTTOM = 56, 56, 16, 46
 PALETTE = ("#d9480f", "#1971c2", "#7048e8", "#2b8a3e", "#c2255c", "#0c8599", "#e67700",
            "#5c940d")
 
@@ -95,8 +94,54 @@ def _axis(value: float) -> tuple[float, int]:
     return _nice_max(value), 4
 
 
-def render_chart(data: SessionData) -> str:
-    """The ``<svg>`` element (no XML declaration: it is inlined in the page)."""
+@dataclass
+class Point:
+    """One marker: ``classes`` (``point``/``baseline-point``, ``error``, ``unjudged``), where,
+    and what it says."""
+
+    classes: str
+    cx: float
+    cy: float
+    iteration: int
+    shown: str
+    title: str
+
+
+@dataclass
+class Drawn:
+    """One series as drawn: its line, its goal (a percentage's threshold) and its points."""
+
+    series: Series
+    path: str
+    goal: tuple[float, float, float] | None
+    goal_title: str
+    points: list[Point]
+
+
+@dataclass
+class Chart:
+    """The chart's geometry, for ``templates/chart.svg``: breaker bands, grid, labels, series."""
+
+    iterations: int
+    bands: list[tuple[str, int, float, float, str]]
+    grid: list[tuple[float, str, str]]
+    labels: list[tuple[float, str]]
+    drawn: list[Drawn]
+    width: int = WIDTH
+    height: int = HEIGHT
+    left: int = LEFT
+    right: int = WIDTH - RIGHT
+    top: int = TOP
+    plot_h: int = HEIGHT - TOP - BOTTOM
+
+    @property
+    def middle(self) -> float:
+        return (self.left + self.right) / 2
+
+
+def chart(data: SessionData) -> Chart:
+    """What the chart draws: each check's line over the iterations, on a count axis (left)
+    and a percentage axis (right)."""
     series = build_series(data)
     numbers = [it.number for it in data.iterations]
     last = max(numbers, default=0)
@@ -106,46 +151,27 @@ def render_chart(data: SessionData) -> str:
     top, ticks = _axis(max(counts, default=0.0))
 
     def x(number: float) -> float:
-        return LEFT + plot_w * number / span
+        return round(LEFT + plot_w * number / span, 1)
 
     def y(value: float, percent: bool) -> float:
         scale = 100.0 if percent else top
-        return TOP + plot_h * (1 - min(value, scale) / scale)
+        return round(TOP + plot_h * (1 - min(value, scale) / scale), 1)
 
-    out = [f'<svg id="progress-chart" class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" '
-           f'role="img" aria-label="progress per iteration" data-iterations="{len(numbers)}">']
     half = plot_w / span / 2
-    for iteration in data.iterations:
-        if iteration.breaker in ("half-open", "open"):
-            cls = "breaker-open" if iteration.breaker == "open" else "breaker-half-open"
-            left = max(LEFT, x(iteration.number) - half)
-            right = min(WIDTH - RIGHT, x(iteration.number) + half)
-            out.append(f'<rect class="{cls}" data-iteration="{iteration.number}" '
-                       f'x="{left:.1f}" y="{TOP}" width="{right - left:.1f}" height="{plot_h}">'
-                       f'<title>iteration {iteration.number}: breaker {iteration.breaker}'
-                       '</title></rect>')
-    for step in range(ticks + 1):
-        value = top * step / ticks
-        ypos = y(value, False)
-        out.append(f'<line class="grid" x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{ypos:.1f}" '
-                   f'y2="{ypos:.1f}"/>')
-        out.append(f'<text class="axis" x="{LEFT - 6}" y="{ypos + 4:.1f}" '
-                   f'text-anchor="end">{value:g}</text>')
-        if any(s.percent for s in series):
-            out.append(f'<text class="axis" x="{WIDTH - RIGHT + 6}" y="{ypos + 4:.1f}">'
-                       f'{100 * step / ticks:.0f}%</text>')
-    labels = [0, *numbers] if data.baseline is not None else numbers
-    every = max(1, math.ceil(len(labels) / 20))
-    for index, number in enumerate(labels):
-        if index % every == 0 or number == last:
-            out.append(f'<text class="axis" x="{x(number):.1f}" y="{HEIGHT - BOTTOM + 16}" '
-                       f'text-anchor="middle">{"base" if number == 0 else number}</text>')
-    out.append(f'<text class="axis" x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 4}" '
-               'text-anchor="middle">iteration</text>')
-    for s in series:
-        out += _draw_series(s, x, y, data.baseline is not None, top)
-    out.append("</svg>")
-    return "\n".join(out)
+    bands = [("breaker-open" if it.breaker == "open" else "breaker-half-open", it.number,
+              max(LEFT, x(it.number) - half),
+              min(WIDTH - RIGHT, x(it.number) + half) - max(LEFT, x(it.number) - half),
+              f"iteration {it.number}: breaker {it.breaker}")
+             for it in data.iterations if it.breaker in ("half-open", "open")]
+    percent = any(s.percent for s in series)
+    grid = [(y(top * step / ticks, False), f"{top * step / ticks:g}",
+             f"{100 * step / ticks:.0f}%" if percent else "") for step in range(ticks + 1)]
+    labels_at = [0, *numbers] if data.baseline is not None else numbers
+    every = max(1, math.ceil(len(labels_at) / 20))
+    labels = [(x(number), "base" if number == 0 else str(number))
+              for index, number in enumerate(labels_at) if index % every == 0 or number == last]
+    drawn = [_draw(s, x, y, data.baseline is not None, top) for s in series]
+    return Chart(len(numbers), bands, grid, labels, drawn)
 
 
 def _threshold(spec: str) -> float | None:
@@ -157,14 +183,9 @@ def _threshold(spec: str) -> float | None:
     return parsed.threshold if parsed.op is not None else None
 
 
-def _draw_series(s: Series, x: Any, y: Any, with_baseline: bool, top: float) -> list[str]:
-    out = [f'<g class="series" data-series="{escape(s.spec)}" style="--c:{s.colour}">']
+def _draw(s: Series, x: Any, y: Any, with_baseline: bool, top: float) -> Drawn:
     goal = _threshold(s.spec) if s.percent else None
-    if goal is not None:
-        ypos = y(goal, True)
-        out.append(f'<line class="goal" x1="{x(0):.1f}" x2="{x(max(s.values, default=0)):.1f}" '
-                   f'y1="{ypos:.1f}" y2="{ypos:.1f}"><title>{escape(s.spec)}: goal '
-                   f"{goal:g}%</title></line>")
+    line = None if goal is None else (x(0), x(max(s.values, default=0)), y(goal, True))
     path: list[str] = []
     for number in sorted(s.values):
         value = s.values[number]
@@ -173,39 +194,20 @@ def _draw_series(s: Series, x: Any, y: Any, with_baseline: bool, top: float) -> 
             continue
         command = "L" if path and path[-1] else "M"
         path.append(f"{command}{x(number):.1f},{y(value, s.percent):.1f}")
-    segments = " ".join(p for p in path if p)
-    if segments:
-        out.append(f'<path class="line" d="{segments}"/>')
     unit = "%" if s.percent else ""
+    points = []
     for number in sorted(s.values):
         value = s.values[number]
         where = "baseline" if number == 0 else f"iteration {number}"
         if value is None and number in s.unjudged:
-            cls, cy, text = "unjudged", y(top, False), "not judged this time"
-            shown = "none"
+            # Off the scale, under the axis: not judged is no number, neither 0% nor 100%.
+            cls, cy, text, shown = "unjudged", y(0, False) + 11, "not judged this time", "none"
         elif value is None:
-            cls, cy, text = "error", y(top, False), "could not decide"
-            shown = "error"
+            cls, cy, text, shown = "error", y(top, False), "could not decide", "error"
         else:
-            cls, cy, text = "", y(value, s.percent), f"{value:g}{unit}"
-            shown = f"{value:g}"
+            cls, cy, text, shown = "", y(value, s.percent), f"{value:g}{unit}", f"{value:g}"
         kind = "baseline-point" if number == 0 and with_baseline else "point"
-        classes = f"{kind} {cls}".strip()
-        out.append(f'<circle class="{classes}" cx="{x(number):.1f}" cy="{cy:.1f}" '
-                   f'r="4" data-series="{escape(s.spec)}" data-iteration="{number}" '
-                   f'data-value="{shown}"><title>{where} · {escape(s.label)}: {text}</title>'
-                   "</circle>")
-    out.append("</g>")
-    return out
-
-
-def legend(data: SessionData) -> str:
-    items = []
-    for s in build_series(data):
-        items.append(f'<button type="button" class="legend-item" data-series="{escape(s.spec)}"'
-                     f' style="--c:{s.colour}" aria-pressed="true">{escape(s.label)}</button>')
-    if any(it.breaker == "half-open" for it in data.iterations):
-        items.append('<span class="legend-band breaker-half-open">breaker half-open</span>')
-    if any(it.breaker == "open" for it in data.iterations):
-        items.append('<span class="legend-band breaker-open">breaker open</span>')
-    return f'<div class="legend">{"".join(items)}</div>'
+        points.append(Point(f"{kind} {cls}".strip(), x(number), cy, number, shown,
+                            f"{where} · {s.label}: {text}"))
+    return Drawn(s, " ".join(p for p in path if p), line,
+                 f"{s.spec}: goal {goal:g}%" if goal is not None else "", points)
