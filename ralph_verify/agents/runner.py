@@ -242,14 +242,18 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
         if report is not None:
             os.close(report[1])  # the reaper holds its own copy
     assert proc.stdout is not None
-    watchdog = start_watchdog(proc.pid, mark)  # kills the agent's processes if we are killed
-    reader = threading.Thread(target=sink.pump, args=(proc.stdout,), daemon=True,
-                              name="ralph-agent-output")
-    reader.start()
     outcome = ProcessOutcome(exit_code=None, duration_s=0.0)
     deadline = started + timeout
-    idle = IdleWatch(cwd, sink, idle_timeout) if idle_timeout > 0 else None
+    watchdog = reader = None
+    # From the moment the agent exists, a Ctrl-C or SIGTERM (a KeyboardInterrupt anywhere
+    # below, starting the watchdog included) ends it: a cancel arriving while the watchdog
+    # started left the agent running after the loop (and a fleet that waited for the loop).
     try:
+        watchdog = start_watchdog(proc.pid, mark)  # kills the agent's processes if we die
+        reader = threading.Thread(target=sink.pump, args=(proc.stdout,), daemon=True,
+                                  name="ralph-agent-output")
+        reader.start()
+        idle = IdleWatch(cwd, sink, idle_timeout) if idle_timeout > 0 else None
         while proc.poll() is None:
             if cancel.is_set():
                 outcome.cancelled = True
@@ -266,10 +270,12 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
         # Always: kill the whole group (what is left of it after a normal exit,
         # too: an agent's background children must not outlive its turn).
         kill_process_group(proc, mark)
-        stop_watchdog(watchdog)
-        reader.join(timeout=10)
-        if not reader.is_alive():  # else a survivor holds the pipe: closing it would hang
-            proc.stdout.close()    # on the reader's lock; the reader ends at its end of file
+        if watchdog is not None:
+            stop_watchdog(watchdog)
+        if reader is not None:
+            reader.join(timeout=10)
+        if reader is None or not reader.is_alive():  # else a survivor holds the pipe:
+            proc.stdout.close()  # closing it would hang on the reader's lock
         if report is not None:
             outcome.survivors = read_survivors(report[0])
     outcome.exit_code = proc.returncode
