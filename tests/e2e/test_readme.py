@@ -96,3 +96,88 @@ def test_the_scanner_finds_the_trap() -> None:
                                     only_after_until=True)
     assert not _unquoted_thresholds("ralph-verify check --until tests,coverage.min=80",
                                     only_after_until=True)
+
+
+#: A project that gives the README's check example: lint clean, test_sub failing (sub adds),
+#: and coverage under 80% (a function no test runs).
+CALC = """\
+def add(a, b):
+    return a + b
+
+
+def sub(a, b):
+    return a + b
+
+
+def mul(a, b):
+    return a * b
+
+
+def untested(values):
+    total = 0
+    for value in values:
+        if value > 10:
+            total += value * 2
+        elif value < 0:
+            total -= value
+        else:
+            total += 1
+    return total
+"""
+TEST_CALC = """\
+from mixed.calc import add, mul, sub
+
+
+def test_add() -> None:
+    assert add(2, 3) == 5
+
+
+def test_sub() -> None:
+    assert sub(5, 3) == 2
+
+
+def test_mul() -> None:
+    assert mul(2, 3) == 6
+
+
+def test_add_zero() -> None:
+    assert add(0, 0) == 0
+
+
+def test_mul_one() -> None:
+    assert mul(1, 7) == 7
+"""
+
+
+def test_the_readme_check_example_is_what_check_prints(tmp_path: Path) -> None:
+    """The README's ``check`` block, run as written on a project like its own: the same
+    lines, numbers and timings aside."""
+    import fnmatch
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```\n\$ (ralph-verify check [^\n]*)\n(.*?)```", readme, re.S)
+    assert block is not None, "the README lost its check example"
+    command, shown = block.group(1), block.group(2).splitlines()
+    project = tmp_path / "calc"
+    (project / "src" / "mixed").mkdir(parents=True)
+    (project / "tests").mkdir()
+    (project / "src" / "mixed" / "__init__.py").write_text("")
+    (project / "src" / "mixed" / "calc.py").write_text(CALC)
+    (project / "tests" / "test_calc.py").write_text(TEST_CALC)
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "calc"\nversion = "0"\n\n[tool.pytest.ini_options]\n'
+        'pythonpath = ["src"]\n\n[tool.coverage.run]\nsource = ["src"]\n')
+    bin_dir = str(Path(sys.executable).parent)
+    done = subprocess.run(["bash", "-c", command], cwd=project, capture_output=True,
+                          text=True, timeout=300, stdin=subprocess.DEVNULL,
+                          env={**os.environ, "PATH": bin_dir + os.pathsep + os.environ["PATH"],
+                               "NO_COLOR": "1", "RALPH_VERIFY_CACHE_DIR": str(tmp_path)})
+    assert done.returncode == 1, done
+    printed = done.stdout.splitlines()
+    assert len(printed) == len(shown), done.stdout
+    for line in shown:  # the checks' lines come as each is decided: in any order
+        pattern = re.sub(r"\d+(\.\d+)?", "*", line.replace("/tmp/calc", "*"))
+        pattern = re.sub(r"python: .*", "python: *", pattern).replace("[", "[[]")
+        pattern = re.sub(r"(?<=missing) .*", " *", pattern)
+        pattern = re.sub(r"^(PASSED|FAILED)  (\S+) +", r"\1  \2 *", pattern)
+        assert any(fnmatch.fnmatchcase(out, pattern) for out in printed), (pattern, printed)
