@@ -18,3 +18,7 @@ SESSION_KEY: StashKey[Session] = StashKey("session")
 #: More values for the prompt template's placeholders (``run --tasks``: ``{{task_id}}``,
 #: ``{{task_title}}``, ``{{acceptance}}``, ``{{tasks}}``, ``{{learnings}}``).
 PROMPT_VALUES_KEY: StashKey[dict[str, str]] = StashKey("prompt_values")
+
+#: The commit of a session's start (its recovery point's uncommitted work), kept in the
+#: repository: lint and types read the start's settings from it.
+WORK_REF = "refs/ralph-verify/recovery/{session}/work"

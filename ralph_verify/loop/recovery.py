@@ -33,14 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ralph_verify.errors import UsageError
+from ralph_verify.loop.keys import WORK_REF
 from ralph_verify.project import git
-from ralph_verify.project.caches import _project_key, user_cache_dir
+from ralph_verify.project.caches import project_key, user_cache_dir
 from ralph_verify.records.codec import encode
 from ralph_verify.records.files import load
 
-#: The commit of the session start's uncommitted work, also kept in the repository (the
-#: settings of the start that lint and types judge with are read from it).
-WORK_REF = "refs/ralph-verify/recovery/{session}/work"
 #: Recovery points kept per project; older ones are removed when a session starts.
 KEEP = 10
 MIRROR = "refs.git"
@@ -52,7 +50,7 @@ _MIRROR_CONFIG = (("gc.auto", "0"), ("gc.pruneExpire", "never"), ("receive.autog
 
 
 def project_dir(root: Path) -> Path:
-    return user_cache_dir() / "recovery" / _project_key(root)
+    return user_cache_dir() / "recovery" / project_key(root)
 
 
 @dataclass

@@ -206,8 +206,7 @@ def _first_cause(run: ToolRun) -> str:
 
 def session_start(ctx: VerifyContext) -> str | None:
     """The commit of the session's start (its recovery point), ``None`` outside a session."""
-    from ralph_verify.loop.keys import SESSION_KEY
-    from ralph_verify.loop.recovery import WORK_REF
+    from ralph_verify.loop.keys import SESSION_KEY, WORK_REF
 
     session = ctx.config.stash.get(SESSION_KEY)
     return None if session is None else WORK_REF.format(session=session.id)

@@ -60,7 +60,7 @@ def vouched_digest(path: Path, stat: os.stat_result, before: object, taken_ns: i
 MYPY_MANIFEST = "ralph-verify-sources.json"
 
 
-def _project_key(root: Path) -> str:
+def project_key(root: Path) -> str:
     return hashlib.sha1(str(root.resolve()).encode(), usedforsecurity=False).hexdigest()[:16]
 
 
@@ -78,7 +78,7 @@ def bytecode_prefix(root: Path) -> Path:
     prefix = user_cache_dir() / "pycache"
     resolved = root.resolve()
     mirror = prefix / resolved.relative_to(resolved.anchor)
-    manifest_path = user_cache_dir() / "pycache-sources" / f"{_project_key(root)}.json"
+    manifest_path = user_cache_dir() / "pycache-sources" / f"{project_key(root)}.json"
     kept, taken_ns = read_manifest(manifest_path)
     started_ns = time.time_ns()
     entries: dict[str, list[object]] = {}
@@ -152,7 +152,7 @@ def python_sources(root: Path) -> Iterator[Path]:
 def mypy_cache_is_warm(root: Path) -> bool:
     """Whether :func:`mypy_cache_dir` holds a cache of an earlier run for ``root`` (mypy
     without one checks every module from scratch: often the longest tool of a first run)."""
-    return (user_cache_dir() / "mypy" / _project_key(root) / MYPY_MANIFEST).is_file()
+    return (user_cache_dir() / "mypy" / project_key(root) / MYPY_MANIFEST).is_file()
 
 
 def mypy_cache_dir(root: Path) -> Path:
@@ -169,7 +169,7 @@ def mypy_cache_dir(root: Path) -> Path:
     """
     from ralph_verify.project.snapshot import walk_files
 
-    folder = user_cache_dir() / "mypy" / _project_key(root)
+    folder = user_cache_dir() / "mypy" / project_key(root)
     manifest_path = folder / MYPY_MANIFEST
     previous, taken_ns = read_manifest(manifest_path)
     started_ns = time.time_ns()
