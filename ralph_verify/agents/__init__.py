@@ -58,6 +58,9 @@ class AgentResult:
     cancelled: bool = False
     #: The agent could not run at all (binary missing, crashed at start): the reason.
     error: str | None = None
+    #: The agent's own sandbox or permission mode refused a write this turn: what it said
+    #: and the flag that allows it (read from the agent's transcript or output).
+    refused: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost_usd: float | None = None

@@ -26,7 +26,8 @@ from collections.abc import Iterable
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.claude import parse_claude_messages
-from ralph_verify.agents.cli import CLIAgent, Parsed, json_lines
+from ralph_verify.agents.cli import CLIAgent, Parsed
+from ralph_verify.agents.vetting import json_lines
 from ralph_verify.errors import UsageError
 
 

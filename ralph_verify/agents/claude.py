@@ -40,12 +40,12 @@ project's own settings), so destructive tool calls are refused in the loop too.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ralph_verify.agents import AgentRequest
-from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, is_root, json_lines, number
-from ralph_verify.agents.vetting import Refusal
+from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, is_root, number
+from ralph_verify.agents.vetting import Refusal, json_lines, since
 
 #: Claude Code's own switches: no telemetry, auto-updater, error reports or other traffic
 #: but the model's (the user's environment wins).
@@ -60,6 +60,27 @@ REFUSALS = (
 )
 
 
+def claude_refusal(messages: Iterable[dict[str, Any]], start: float = 0.0) -> str | None:
+    """The first tool result since ``start`` that Claude Code's permission mode refused (its
+    transcript's ``permissionDecision``, stream-json's ``tool_result_meta``: ``reject`` by
+    ``config``, not by a hook such as the guard), as the model read it."""
+    for message in messages:
+        if not since(message, start):
+            continue
+        decisions = [message.get("permissionDecision"),
+                     *(as_dict(meta).get("permission_decision")
+                       for meta in message.get("tool_result_meta") or [])]
+        if not any(as_dict(d).get("decision") == "reject" and as_dict(d).get("source") == "config"
+                   for d in decisions):
+            continue
+        for block in as_dict(message.get("message")).get("content") or []:
+            content = as_dict(block).get("content")
+            if as_dict(block).get("type") == "tool_result" and isinstance(content, str):
+                return content
+        return "a tool call was refused"
+    return None
+
+
 class ClaudeAgent(CLIAgent):
     name = "claude"
     program = "claude"
@@ -67,6 +88,9 @@ class ClaudeAgent(CLIAgent):
     tested_versions = ("2.1.330", "2.2.0")
     refusals = REFUSALS
     prompt_via = "stdin"
+    write_fix = ("ralph-verify run gives Claude Code --permission-mode acceptEdits: drop the "
+                 "--agent-arg that overrides it, or allow Edit and Write in "
+                 ".claude/settings.json")
 
     def command(self, request: AgentRequest) -> list[str]:
         argv = ["-p", "--output-format", "stream-json", "--verbose"]
@@ -103,6 +127,10 @@ class ClaudeAgent(CLIAgent):
 
     def parse(self, lines: Iterable[str]) -> Parsed:
         return parse_claude_messages(json_lines(lines))
+
+    def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
+                      start: float) -> str | None:
+        return claude_refusal(json_lines(lines))
 
 
 def parse_claude_messages(messages: Iterable[dict[str, Any]]) -> Parsed:

@@ -21,7 +21,7 @@ import shutil
 import sys
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -30,7 +30,12 @@ from ralph_verify.agents import AgentOptions, AgentRequest, AgentResult
 from ralph_verify.agents.cmd import agent_env
 from ralph_verify.agents.limits import OUTAGE, RATE_LIMIT, Unavailable, classify
 from ralph_verify.agents.runner import OutputSink, run_agent_process
-from ralph_verify.agents.vetting import Refusal, find_refusal, version_warning
+from ralph_verify.agents.vetting import (
+    Refusal,
+    find_refusal,
+    refusal_text,
+    version_warning,
+)
 
 #: A prompt passed as one argument must stay under the OS limit for one argument
 #: (128 KiB on Linux, a 32 K command line on Windows).
@@ -53,25 +58,6 @@ class Parsed:
     status: int | None = None
     #: The output was the CLI's machine format (False: plain text, the text is the output).
     structured: bool = False
-
-
-def json_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
-    """The JSON objects among ``lines``, one a line, or in an array on one line.
-
-    Other lines (warnings on stderr, a truncated last line) are skipped.
-    """
-    for line in lines:
-        line = line.strip()
-        if not line.startswith(("{", "[")):
-            continue
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            yield value
-        elif isinstance(value, list):
-            yield from (item for item in value if isinstance(item, dict))
 
 
 def tail_text(lines: Iterable[str], limit: int = 4_000_000) -> str:
@@ -120,6 +106,8 @@ class CLIAgent:
     tested_versions: ClassVar[tuple[str, str] | None] = None
     #: Known refusals of this CLI (untrusted folder, not logged in...): read in its output.
     refusals: ClassVar[tuple[Refusal, ...]] = ()
+    #: How to let the CLI write when its own sandbox or permission mode refused a write.
+    write_fix: ClassVar[str] = ""
 
     def __init__(self, arg: str | None, options: AgentOptions) -> None:
         self.options = options
@@ -197,8 +185,15 @@ class CLIAgent:
         it in its session file only), where refusals are looked for too."""
         return ""
 
+    def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
+                      start: float) -> str | None:
+        """What the CLI's own sandbox or permission mode refused in this run (read from its
+        output ``lines`` or its transcript), or None."""
+        return None
+
     def run(self, request: AgentRequest) -> AgentResult:
         started = time.monotonic()
+        wall_start = time.time()
         env = {**self.quiet_environment(request), **agent_env(request),
                **self.environment(request)}
         executable = shutil.which(self.program_path, path=env.get("PATH"))
@@ -222,6 +217,8 @@ class CLIAgent:
             sink.close()
         with request.log_path.open(encoding="utf-8", errors="replace") as log:
             parsed = self.parse(log)
+            log.seek(0)
+            write_refused = self.refused_write(log, env, parsed, wall_start - 1)
         if parsed.session_id:
             self.session_id = parsed.session_id
         text = parsed.text if parsed.structured else (parsed.text or sink.tail())
@@ -235,6 +232,8 @@ class CLIAgent:
                            input_tokens=parsed.input_tokens, output_tokens=parsed.output_tokens,
                            cost_usd=parsed.cost_usd, turns=parsed.turns,
                            session_id=parsed.session_id, error=refused,
+                           refused=write_refused and refusal_text(self.name, write_refused,
+                                                                  self.write_fix),
                            idle_s=request.idle_timeout if outcome.idle else None,
                            survivors=outcome.survivors,
                            unavailable=None if outcome.idle or outcome.timed_out

@@ -39,13 +39,14 @@ is unknown).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ralph_verify.agents import AgentRequest
-from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, json_lines
-from ralph_verify.agents.vetting import Refusal
+from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict
+from ralph_verify.agents.vetting import Refusal, json_lines, since
 
 #: Codex config keys set false for each run: no update check, no analytics, and no
 #: plugin or app lists fetched from OpenAI's service (Codex fetches them on every start).
@@ -61,6 +62,28 @@ REFUSALS = (
 )
 
 
+#: What a write refused by Codex's read-only sandbox prints (a shell's, apply_patch's).
+READ_ONLY = re.compile(r"^.*(?:Read-only file system|read-only sandbox).*$", re.MULTILINE)
+
+
+def codex_refusal(events: Iterable[dict[str, Any]], start: float = 0.0) -> str | None:
+    """The first tool output since ``start`` of a turn Codex ran in its ``read-only`` sandbox
+    that says a write failed for it (the session file records each turn's ``sandbox_policy``;
+    a Stop hook's block continues the turn)."""
+    read_only = False
+    for event in events:
+        payload = as_dict(event.get("payload"))
+        if event.get("type") == "turn_context":
+            read_only = as_dict(payload.get("sandbox_policy")).get("type") == "read-only"
+        elif read_only and str(payload.get("type", "")).endswith("call_output") and \
+                since(event, start):
+            output = payload.get("output")
+            match = READ_ONLY.search(output if isinstance(output, str) else json.dumps(output))
+            if match:
+                return match.group(0).strip()
+    return None
+
+
 class CodexAgent(CLIAgent):
     name = "codex"
     program = "codex"
@@ -68,6 +91,8 @@ class CodexAgent(CLIAgent):
     tested_versions = ("0.169.0", "0.170.0")
     refusals = REFUSALS
     prompt_via = "stdin"
+    write_fix = ("ralph-verify run gives Codex its workspace-write sandbox: drop the "
+                 "--agent-arg that makes it read-only, or use --yolo inside 'run --sandbox'")
 
     def command(self, request: AgentRequest) -> list[str]:
         argv = ["exec"]
@@ -96,12 +121,8 @@ class CodexAgent(CLIAgent):
         """The commands' outputs of this thread, from Codex's session file
         (``$CODEX_HOME/sessions/Y/M/D/rollout-*-THREAD.jsonl``): ``exec --json`` does not
         always report a command whose sandbox failed, the session file does."""
-        if not parsed.session_id:
-            return ""
-        home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or Path.home()) / ".codex")
-        found = sorted((home / "sessions").glob(f"*/*/*/rollout-*-{parsed.session_id}.jsonl"))
         outputs: list[str] = []
-        for path in found[-1:]:
+        for path in _session_file(env, parsed):
             try:
                 with path.open(encoding="utf-8", errors="replace") as handle:
                     for event in json_lines(handle):
@@ -113,6 +134,24 @@ class CodexAgent(CLIAgent):
             except OSError:
                 return ""
         return "\n" + "\n".join(outputs[-20:])
+
+    def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
+                      start: float) -> str | None:
+        for path in _session_file(env, parsed):
+            try:
+                with path.open(encoding="utf-8", errors="replace") as handle:
+                    return codex_refusal(json_lines(handle), start)
+            except OSError:
+                return None
+        return None
+
+
+def _session_file(env: Mapping[str, str], parsed: Parsed) -> list[Path]:
+    """Codex's session file of this run's thread (none when the thread is unknown)."""
+    if not parsed.session_id:
+        return []
+    home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or Path.home()) / ".codex")
+    return sorted((home / "sessions").glob(f"*/*/*/rollout-*-{parsed.session_id}.jsonl"))[-1:]
 
 
 def parse_codex_events(lines: Iterable[str]) -> Parsed:

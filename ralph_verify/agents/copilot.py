@@ -62,8 +62,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ralph_verify.agents import AgentRequest, AgentResult
-from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, json_lines, session_file
-from ralph_verify.agents.vetting import Refusal
+from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, session_file
+from ralph_verify.agents.vetting import Refusal, json_lines
 
 REFUSALS = (
     Refusal(r"No authentication information found",

@@ -48,8 +48,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ralph_verify.agents import AgentRequest
-from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, json_lines, number
-from ralph_verify.agents.vetting import Refusal
+from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, number
+from ralph_verify.agents.vetting import Refusal, json_lines
 
 QUIET_ENV = {name: "1" for name in (
     "OPENCODE_DISABLE_MODELS_FETCH", "OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_LSP_DOWNLOAD",

@@ -39,8 +39,8 @@ from typing import Any
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.claude import parse_claude_messages
-from ralph_verify.agents.cli import CLIAgent, Parsed, as_dict, json_lines, settings_file, tail_text
-from ralph_verify.agents.vetting import Refusal
+from ralph_verify.agents.cli import CLIAgent, Parsed, as_dict, settings_file, tail_text
+from ralph_verify.agents.vetting import Refusal, json_lines
 
 QUIET_SETTINGS: dict[str, Any] = {
     "general": {"enableAutoUpdate": False},

@@ -10,18 +10,24 @@ Two things an adapter cannot learn from its CLI's exit code alone:
   even 0 with nothing done. Its own message, matched in its output, becomes the
   iteration's ``agent-error`` with the fix, instead of three failed iterations or a loop
   that stalls on an agent that changed nothing.
+- :func:`refused_write`: a write the CLI's own sandbox or permission mode refused (Codex's
+  read-only sandbox, Claude Code without an edit permission), read from its transcript, so
+  the user learns the flag that allows it instead of watching the loop stall.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 _VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 #: The longest a refusal message is quoted.
@@ -166,3 +172,66 @@ def version_warning(name: str, executable: str, tested: tuple[str, str]) -> str 
     return (f"{name} {found} is outside the versions ralph-verify's {name} adapter was tested "
             f"with ({tested[0]} up to below {tested[1]}); if a run fails on an unknown flag or "
             f"unread output, install a tested version or report it")
+
+
+def json_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The JSON objects among ``lines``, one a line, or in an array on one line.
+
+    Other lines (warnings on stderr, a truncated last line) are skipped.
+    """
+    for line in lines:
+        line = line.strip()
+        if not line.startswith(("{", "[")):
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            yield value
+        elif isinstance(value, list):
+            yield from (item for item in value if isinstance(item, dict))
+
+
+def since(entry: dict[str, Any], start: float) -> bool:
+    """Is this transcript entry stamped at ``start`` or later (or not readably stamped)? This
+    turn's, in a transcript that holds the earlier ones too."""
+    stamp = entry.get("timestamp")
+    if not isinstance(stamp, str):
+        return True
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp() >= start
+    except ValueError:
+        return True
+
+
+def refused_write(agent: str, transcript: Path, start: float) -> str | None:
+    """Hook mode: what ``agent``'s own sandbox or permission mode refused since ``start``, read
+    from the transcript its Stop hook names, with the fix; None when nothing was refused."""
+    reader = _TRANSCRIPT_READERS.get(agent)
+    if reader is None:
+        return None
+    module, function, fix = reader
+    read = getattr(importlib.import_module(f"ralph_verify.agents.{module}"), function)
+    try:
+        with transcript.open(encoding="utf-8", errors="replace") as handle:
+            found: str | None = read(json_lines(handle), start)
+    except OSError:
+        return None
+    return refusal_text(agent, found, fix) if found else None
+
+
+def refusal_text(agent: str, found: str, fix: str) -> str:
+    quoted = found if len(found) <= _QUOTE else found[:_QUOTE] + "..."
+    return f"{agent}'s own sandbox or permission mode refused a write: {quoted!r}; fix: {fix}"
+
+
+#: agent -> (its module, the module's transcript reader, the fix in hook mode).
+_TRANSCRIPT_READERS = {
+    "claude": ("claude", "claude_refusal",
+               "start Claude Code with --permission-mode acceptEdits (as 'ralph-verify init "
+               "claude' prints), or allow Edit and Write in .claude/settings.json"),
+    "codex": ("codex", "codex_refusal",
+              "start Codex with --sandbox workspace-write (as 'ralph-verify init codex' "
+              "prints); its default sandbox is read-only"),
+}

@@ -30,6 +30,17 @@ from ralph_verify.guard.agent_hooks import (
 if TYPE_CHECKING:
     from ralph_verify.config import Config
 
+#: What a user types for a loop in hook mode, after ``init AGENT``: ``start``, then the agent
+#: in the mode that lets it write. ``init`` prints these; docs/agents/AGENT.md and the README
+#: show them, and tests/e2e/test_docs_agents_e2e.py runs them as written with the real CLI.
+HOOK_MODE: dict[str, tuple[str, str]] = {
+    "claude": ("ralph-verify start --agent-name claude --until tests 'make the tests pass'",
+               "claude -p --permission-mode acceptEdits 'make the tests pass'"),
+    "codex": ("ralph-verify start --agent-name codex --until tests 'make the tests pass'",
+              "codex exec --sandbox workspace-write --dangerously-bypass-hook-trust "
+              "'make the tests pass'"),
+}
+
 CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
 #: Qwen Code's setting for its Stop-hook blocks per prompt (default 8, tool calls or not).
 QWEN_CAP = "stopHookBlockingCap"
@@ -193,10 +204,10 @@ def install(config: Config, target: str) -> int:
         print(f"ralph-verify init {target} · {where}: {state}")
     for note in notes:
         print(f"  {note}")
-    if target == "claude":
-        print("next: in Claude Code, 'ralph-verify start --until tests,lint' (or the "
-              "/ralph-verify command of the plugin) starts a loop; 'ralph-verify cancel' "
-              "ends it")
+    if target in HOOK_MODE:
+        start, agent = HOOK_MODE[target]
+        print(f"next: start a loop, then the agent in the mode that lets it write "
+              f"('ralph-verify cancel' ends the loop):\n  {start}\n  {agent}")
     elif target in ("qwen", "gemini", "copilot"):
         print(f"next: in the agent, 'ralph-verify start --agent-name {target} --until ...' "
               "starts a loop (no PreToolUse guard for this agent)")
@@ -204,10 +215,6 @@ def install(config: Config, target: str) -> int:
             print("  Copilot loads .github/hooks only in a folder it trusts (copilot -p: "
                   "--trust-folder); it honours 8 blocked stops in a row per prompt (at "
                   "most 9 iterations), then ends the turn")
-    else:
-        print("next: Codex runs hooks only when trusted (codex exec "
-              "--dangerously-bypass-hook-trust for automation); in Codex, "
-              "'ralph-verify start --agent-name codex --until ...' starts a loop")
     return 0
 
 

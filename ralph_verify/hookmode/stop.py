@@ -16,8 +16,9 @@ Stop hook call binds its ``session_id``; every other session's hook calls
 exit 0 with no output. The binding is kept outside the project and holds the
 session's transcript and processes too (:mod:`~ralph_verify.hookmode.binding`):
 a call naming the session from elsewhere is refused and the loop goes on.
-``last_assistant_message`` feeds the promise protocol; the transcript is never read
-(only its path is compared).
+``last_assistant_message`` feeds the promise protocol; the transcript is read only for
+writes the agent's own sandbox or permission mode refused this turn
+(:func:`~ralph_verify.agents.vetting.refused_write`).
 
 Block caps: Claude Code ends a turn after ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP``
 (default 9) consecutive blocks of turns without a tool call. ``init claude``
@@ -175,11 +176,16 @@ class _AgentTurn:
                         or "")
         self.session_id = str(payload.get("session_id") or "")
         self.since = since
+        self.transcript = str(payload.get("transcript_path") or "")
 
     def run(self, request: AgentRequest) -> AgentResult:
+        from ralph_verify.agents.vetting import refused_write
+
         self.state.write_text(request.log_path, self.text)
+        refused = refused_write(self.name, Path(self.transcript), self.since - 1) \
+            if self.transcript else None
         return AgentResult(exit_code=0, duration_s=max(0.0, time.time() - self.since),
-                           text=self.text, session_id=self.session_id)
+                           text=self.text, session_id=self.session_id, refused=refused)
 
 
 class _StopDriver(Driver):
@@ -286,6 +292,8 @@ def _iterate(config: Config, state: StateDir, data: SessionState, hook: HookReco
     failing = sum(1 for r in verification.results if not r.passed)
     message = (f"ralph-verify iteration {number}/{session.max_iterations}: {failing} "
                f"check{'s' if failing != 1 else ''} failing")
+    if iteration.agent is not None and iteration.agent.refused:
+        message += f". WARNING: {iteration.agent.refused}"
     cap = block_cap()
     if agent == "copilot" and hook.blocks_in_a_row > COPILOT_BLOCK_CAP:
         # Copilot honours 8 blocks in a row and ignores the 9th, tool calls or not.

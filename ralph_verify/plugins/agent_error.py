@@ -1,5 +1,10 @@
 """``agent-error``: the agent cannot run (program not found), or it failed (non-zero
-exit, timeout, idle timeout) ``--max-agent-failures`` times in a row (default 3).
+exit, timeout, idle timeout) ``--max-agent-failures`` times in a row (default 3), or its own
+sandbox or permission mode refused its writes two turns in a row.
+
+A refused write (``AgentResult.refused``, read from the agent's transcript in both drivers)
+is said to the user once, with the flag that allows it, and to the model in the next prompt;
+a second refused turn in a row ends the loop with that advice instead of a stall.
 
 A run the model service turned away (rate limit, outage) is not a failure: it is
 waited for and retried within its iteration (:mod:`ralph_verify.agents.retry`)."""
@@ -19,6 +24,8 @@ if TYPE_CHECKING:
 
 NAME = "agent_error"
 DEFAULT_MAX_FAILURES = 3
+#: Turns in a row whose writes the agent's own sandbox or permission mode refused.
+REFUSED_TURNS = 2
 
 
 @hookimpl
@@ -41,7 +48,16 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
     if result.error:
         return VerdictProposal(Verdict.AGENT_ERROR, result.error)
     state = AgentErrorState.of(session.plugin_state)
+    state.refused_in_a_row = state.refused_in_a_row + 1 if result.refused else 0
+    if result.refused:
+        if not state.refusal:  # said once a session
+            session.config.hook.ralph_report_line(config=session.config,
+                                                  line=f"WARNING: {result.refused}")
+        state.refusal = result.refused
     session.plugin_state[NAME] = encode(state)
+    if state.refused_in_a_row >= REFUSED_TURNS:
+        return VerdictProposal(Verdict.AGENT_ERROR, f"{state.refusal} ({state.refused_in_a_row} "
+                                                    "turns in a row)")
     if result.unavailable is not None:
         return None  # the service turned it away (past --max-time): not the agent's failure
     failed = result.timed_out or result.idle_s is not None or (
@@ -57,3 +73,13 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
                                f"the agent failed {state.failures_in_a_row} times in a row "
                                f"(last: {what}; see the iteration's agent.log)")
     return None
+
+
+@hookimpl
+def ralph_prompt_notes(session: Session, iteration: Iteration) -> str | None:
+    state = AgentErrorState.of(session.plugin_state)
+    if not state.refused_in_a_row:
+        return None
+    return (f"Your last turn's writes were refused by your own sandbox or permission mode "
+            f"({state.refusal.split(': ', 1)[-1]}). The user has been told how to allow them; "
+            "if your next turn's writes are refused too, the loop ends.")

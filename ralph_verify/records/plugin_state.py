@@ -162,11 +162,14 @@ class FleetState:
 
 @dataclass
 class AgentErrorState:
-    """``plugin_state["agent_error"]``: the agent's failed runs in a row."""
+    """``plugin_state["agent_error"]``: the agent's failed runs in a row, and its turns in a
+    row whose writes its own sandbox or permission mode refused (the last refusal's text)."""
 
     NAME = "agent_error"
 
     failures_in_a_row: int = 0
+    refused_in_a_row: int = 0
+    refusal: str = ""
 
     @classmethod
     def of(cls, plugin_state: Mapping[str, Any]) -> AgentErrorState:

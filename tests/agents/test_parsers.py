@@ -9,12 +9,13 @@ import pytest
 
 from ralph_verify.agents.aider import parse_aider_output
 from ralph_verify.agents.claude import ClaudeAgent
-from ralph_verify.agents.cli import Parsed, json_lines
+from ralph_verify.agents.cli import Parsed
 from ralph_verify.agents.codex import parse_codex_events
 from ralph_verify.agents.copilot import parse_copilot_events, read_usage
 from ralph_verify.agents.gemini import parse_gemini_json
 from ralph_verify.agents.opencode import parse_opencode_events
 from ralph_verify.agents.qwen import parse_qwen_json
+from ralph_verify.agents.vetting import json_lines
 
 DATA = Path(__file__).parent.parent / "data" / "agents"
 

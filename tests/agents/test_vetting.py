@@ -61,7 +61,7 @@ def test_a_known_refusal_is_named_with_its_fix(cls: type[CLIAgent], name: str, s
 def test_claude_s_refusals_count_only_in_its_reported_error() -> None:
     """A file the agent read that says 'Not logged in · Please run /login' is no refusal."""
     from ralph_verify.agents.claude import parse_claude_messages
-    from ralph_verify.agents.cli import json_lines
+    from ralph_verify.agents.vetting import json_lines
 
     output = recorded("claude_not_logged_in.jsonl")
     error = parse_claude_messages(json_lines(output.splitlines())).error

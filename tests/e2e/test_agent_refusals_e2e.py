@@ -1,0 +1,103 @@
+"""A write refused by the agent's own sandbox or permission mode, with the real CLIs offline.
+
+Codex's ``exec`` runs in a read-only sandbox unless told otherwise, and Claude Code headless
+refuses an edit it has no permission for. Either way the agent changes nothing and says so
+only to the model. In both drivers (``run`` and the Stop hook) ralph-verify reads the refusal
+from the agent's transcript, tells the user once with the flag to add, tells the model, and
+ends ``agent-error`` with that advice after two refused turns in a row, not ``stalled``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ralph_verify.testing import Ralph
+from ralph_verify.testing.server import ModelServer, Step, claude_write, codex_exec, text
+from tests.agents_setup import AgentCLI
+from tests.e2e.test_agents_e2e import TASK, WRONG, make_project, run_loop
+from tests.offline_net import OfflineNet
+
+pytestmark = pytest.mark.agents_e2e
+
+HOOK = f"{shlex.quote(sys.executable)} -m ralph_verify"
+#: The model's turn: write calc.py, then end the turn.
+TURNS: dict[str, list[Step]] = {
+    "codex": [codex_exec(f"cat > calc.py <<'EOF'\n{WRONG}EOF"), text("Wrote calc.py.")],
+    "claude": [claude_write("calc.py", WRONG), text("Wrote calc.py.")],
+}
+API = {"codex": "responses", "claude": "anthropic"}
+SAID = {"codex": "Read-only file system", "claude": "you haven't granted it yet"}
+FIX = {"codex": "--sandbox workspace-write", "claude": "--permission-mode acceptEdits"}
+#: Run: an --agent-arg that takes back the mode ralph-verify gives the agent.
+NO_WRITE_ARGS = {"codex": ["--agent-arg=-c", "--agent-arg=sandbox_mode=\"read-only\""],
+                 "claude": ["--agent-arg=--permission-mode", "--agent-arg=default"]}
+RUN_FIX = {"codex": "drop the --agent-arg that makes it read-only",
+           "claude": "drop the --agent-arg that overrides it"}
+
+
+def _check_model_told(server: ModelServer, name: str) -> None:
+    requests = server.model_requests(API[name])
+    assert len(requests) == 4, [r.text[-300:] for r in requests]
+    told = requests[2].text
+    assert "refused by your own sandbox or permission mode" in told, told[-2000:]
+    assert SAID[name] in told
+    assert "refused by your own sandbox" not in requests[1].text
+
+
+@pytest.mark.parametrize("name", ["codex", "claude"])
+def test_run_says_a_refused_write_once_and_ends_agent_error(
+        name: str, request: pytest.FixtureRequest, ralph: Ralph, agent_home: Path,
+        offline_net: OfflineNet, offline_server: ModelServer) -> None:
+    cli: AgentCLI = request.getfixturevalue(f"{name}_cli")
+    make_project(ralph)
+    offline_server.script(*TURNS[name], *TURNS[name])
+    env = cli.env(agent_home, offline_server.url)
+    proc = run_loop(ralph, env, "--agent", name, *NO_WRITE_ARGS[name], net=offline_net)
+    result = json.loads(proc.stdout[proc.stdout.index("{"):])
+    assert result["verdict"] == "agent-error", result
+    assert len(result["iterations"]) == 2, result
+    reason = result["iterations"][-1]["verdict"]["reason"]
+    assert SAID[name] in reason and RUN_FIX[name] in reason and "2 turns in a row" in reason
+    warnings = [line for line in (proc.stdout + proc.stderr).splitlines()
+                if line.startswith("WARNING: ") and "refused a write" in line]
+    assert len(warnings) == 1, proc.stderr[-3000:]
+    _check_model_told(offline_server, name)
+
+
+def _hook_mode(ralph: Ralph, cli: AgentCLI, home: Path, server: ModelServer,
+               net: OfflineNet) -> subprocess.CompletedProcess[str]:
+    """``init`` and ``start``, then the agent without the mode that lets it write."""
+    make_project(ralph)
+    env = cli.env(home, server.url)
+    ralph.env.update({key: env[key] for key in ("CODEX_HOME",) if key in env})
+    assert ralph.run("init", cli.name, "--hook-command", HOOK).ret == 0
+    assert ralph.run("start", "--until", "tests", "--max-iterations", "4",
+                     "--agent-name", cli.name, TASK).ret == 0
+    argv = ([str(cli.executable), "exec", "--dangerously-bypass-hook-trust", TASK]
+            if cli.name == "codex" else
+            [str(cli.executable), "-p", TASK, "--model", "claude-test-model"])
+    return subprocess.run([*net.prefix(), *argv], cwd=ralph.path, env=env, capture_output=True,
+                          text=True, timeout=240, stdin=subprocess.DEVNULL, pass_fds=(net.fd,))
+
+
+@pytest.mark.parametrize("name", ["codex", "claude"])
+def test_the_stop_hook_reads_a_refused_write_from_the_transcript(
+        name: str, request: pytest.FixtureRequest, ralph: Ralph, agent_home: Path,
+        offline_net: OfflineNet, offline_server: ModelServer) -> None:
+    cli: AgentCLI = request.getfixturevalue(f"{name}_cli")
+    offline_server.script(*TURNS[name], *TURNS[name])
+    proc = _hook_mode(ralph, cli, agent_home, offline_server, offline_net)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    _check_model_told(offline_server, name)
+    data = json.loads((ralph.path / ".ralph" / "state.json").read_text())
+    verdict = data["verdict"]
+    assert verdict["verdict"] == "agent-error" and data["iteration"] == 2, data
+    assert SAID[name] in verdict["reason"] and FIX[name] in verdict["reason"], verdict
+    assert "2 turns in a row" in verdict["reason"]
+    assert "NotImplementedError" in (ralph.path / "calc.py").read_text()
