@@ -386,6 +386,18 @@ def _command_lines(name: str) -> list[str]:
     return lines
 
 
+def _hook_mode(name: str) -> list[str]:
+    """What a user types for hook mode (``HOOK_MODE``, run as written by
+    tests/e2e/test_docs_agents_e2e.py)."""
+    from ralph_verify.hookmode.install import HOOK_MODE
+
+    if name not in HOOK_MODE:
+        return []
+    return ["Hook mode (the agent's own Stop hook drives the loop), as typed in the project; "
+            "`init` also switches the CLI's calls home off in the settings it writes:\n",
+            "```", f"ralph-verify init {name}", *HOOK_MODE[name], "```\n"]
+
+
 def agent_pages(config: Any) -> dict[Path, str]:
     import importlib
 
@@ -411,7 +423,7 @@ def agent_pages(config: Any) -> dict[Path, str]:
             raise Undocumented(f"agent {name}: ralph_verify/agents/{name}.py has no docstring")
         page = [HEADER, f"# `--agent {name}{arg}`\n",
                 _sentence(agent_type.help, f"agent {name}") + "\n",
-                _rst_to_markdown(doc) + "\n", *_command_lines(name),
+                _rst_to_markdown(doc) + "\n", *_command_lines(name), *_hook_mode(name),
                 "See [all adapters](index.md) and the common options there.\n"]
         found[DOCS / "agents" / f"{name}.md"] = "\n".join(page).rstrip() + "\n"
     sys.path.insert(0, str(ROOT / "scripts"))

@@ -29,6 +29,7 @@ from ralph_verify.guard.agent_hooks import (
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
+    from ralph_verify.config.scaffold import FileChange
 
 #: What a user types for a loop in hook mode, after ``init AGENT``: ``start``, then the agent
 #: in the mode that lets it write. ``init`` prints these; docs/agents/AGENT.md and the README
@@ -110,7 +111,8 @@ def merge(settings: dict[str, Any], hooks: dict[str, list[dict[str, Any]]],
             else:
                 new_env[key] = value
                 notes.append(f"added: env {key}={value} (Stop-hook blocks in a row Claude Code "
-                             "accepts; the loop's own limit is max-iterations)")
+                             "accepts; the loop's own limit is max-iterations)" if key == CAP_ENV
+                             else f"added: env {key}={value} (no call home)")
         merged["env"] = new_env
     return merged, notes
 
@@ -167,7 +169,9 @@ def install(config: Config, target: str) -> int:
         path = config.root / ".claude" / "settings.json"
         hooks = claude_hooks(command, guard=not config.get("no_guard"),
                              timeout=timeout)
-        env = {CAP_ENV: str(int(config.get("hook_block_cap")))}
+        from ralph_verify.agents.claude import QUIET_ENV
+
+        env = {CAP_ENV: str(int(config.get("hook_block_cap"))), **QUIET_ENV}
     elif target == "qwen":
         path = config.root / ".qwen" / "settings.json"
         hooks = qwen_hooks(command, timeout=timeout)
@@ -192,11 +196,13 @@ def install(config: Config, target: str) -> int:
     new = json.dumps(merged, indent=2) + "\n"
     if old is not None and merged == data:
         new = old  # nothing to add: leave the file byte for byte
-    change = FileChange(path, old, new)
-    ignore = gitignore_change(config.root / ".gitignore")  # .ralph/ is never committed
+    changes = [FileChange(path, old, new)]
+    if target == "codex":
+        changes.append(_codex_quiet(path.parent / "config.toml", notes))
+    changes.append(gitignore_change(config.root / ".gitignore"))  # .ralph/ is never committed
     dry_run = bool(config.get("dry_run"))
-    apply_changes([change, ignore], config.root, force=False, dry_run=dry_run)
-    for done in (change, ignore):
+    apply_changes(changes, config.root, force=False, dry_run=dry_run)
+    for done in changes:
         where = (done.path.relative_to(config.root) if done.path.is_relative_to(config.root)
                  else done.path)
         state = ("would change" if done.changed else "unchanged") if dry_run else (
@@ -216,6 +222,42 @@ def install(config: Config, target: str) -> int:
                   "--trust-folder); it honours 8 blocked stops in a row per prompt (at "
                   "most 9 iterations), then ends the turn")
     return 0
+
+
+def _codex_quiet(path: Path, notes: list[str]) -> FileChange:
+    """Codex's ``config.toml`` with its calls home switched off (update check, analytics,
+    plugin and app lists): each key the user has not set is added, in its table when the
+    file has one, else as a dotted key at the top; the rest of the file is kept as it is."""
+    import re
+
+    from ralph_verify.agents.codex import QUIET_CONFIG
+    from ralph_verify.compat import tomllib
+    from ralph_verify.config.scaffold import FileChange, read_text
+
+    old = read_text(path)
+    text = old or ""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{path} is not valid TOML ({exc}): fix it first, nothing was "
+                         "changed") from None
+    top: list[str] = []
+    for key in QUIET_CONFIG:
+        table, _, name = key.rpartition(".")
+        current = data.get(table, {}) if table else data
+        if isinstance(current, dict) and name in current:
+            notes.append(f"kept your: {key}={str(current[name]).lower()} in {path.name}")
+            continue
+        header = re.search(rf"^\[{re.escape(table)}\][ \t]*$", text, re.MULTILINE) \
+            if table else None
+        if header is not None:
+            text = f"{text[:header.end()]}\n{name} = false{text[header.end():]}"
+        else:
+            top.append(f"{key} = false\n")
+        notes.append(f"added: {key} = false in {path.name} (no call home)")
+    new = "".join(top) + text
+    tomllib.loads(new)  # still one valid document
+    return FileChange(path, old, new)
 
 
 def _qwen_cap(settings: dict[str, Any], cap: int) -> str:

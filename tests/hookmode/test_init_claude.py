@@ -39,7 +39,11 @@ def test_init_claude_writes_the_hooks(ralph: Ralph) -> None:
     guard = data["hooks"]["PreToolUse"][0]
     assert "Bash" in guard["matcher"] and "Write" in guard["matcher"]
     assert guard["hooks"][0]["command"] == f"{HOOK} hook claude-pretool"
-    assert data["env"] == {"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "1000"}
+    from ralph_verify.agents.claude import QUIET_ENV
+
+    assert data["env"] == {"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "1000", **QUIET_ENV}
+    result.stdout.fnmatch_lines(["  added: env DISABLE_TELEMETRY=1 (no call home)",
+                                 "  claude -p --permission-mode acceptEdits *"])
 
 
 def test_init_claude_merges_without_clobbering_and_is_idempotent(ralph: Ralph) -> None:
@@ -60,7 +64,9 @@ def test_init_claude_merges_without_clobbering_and_is_idempotent(ralph: Ralph) -
                                  "*kept your: env CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=50"])
     data = settings(ralph)
     assert data["permissions"] == mine["permissions"] and data["model"] == "opus"
-    assert data["env"] == mine["env"]
+    from ralph_verify.agents.claude import QUIET_ENV
+
+    assert data["env"] == {**mine["env"], **QUIET_ENV}  # theirs kept, the quiet switches added
     assert data["hooks"]["PostToolUse"] == mine["hooks"]["PostToolUse"]
     assert commands(data, "Stop") == ["notify-send done", f"{HOOK} hook claude-stop"]
     assert list(data) == list(mine)  # key order kept
@@ -101,7 +107,30 @@ def test_init_codex_writes_codex_home_hooks(ralph: Ralph, tmp_path: Path) -> Non
             {"type": "command", "command": f"{HOOK} hook codex-stop", "timeout": 600}]}],
         "PreToolUse": [{"hooks": [
             {"type": "command", "command": f"{HOOK} hook codex-pretool", "timeout": 30}]}]}}
-    assert "--dangerously-bypass-hook-trust" in result.out
+    assert "--sandbox workspace-write --dangerously-bypass-hook-trust" in result.out
+
+
+def test_init_codex_switches_codex_s_calls_home_off_and_keeps_the_user_s_config(
+        ralph: Ralph, tmp_path: Path) -> None:
+    """Codex's config.toml gets the quiet keys the user has not set, each in its own table when
+    the file has one; the user's values and everything else stay; a second run changes nothing."""
+    from ralph_verify.compat import tomllib
+
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    mine = 'model = "o4"\nfeatures.apps = true\n\n[analytics]\nmine = 1\n'
+    (home / "config.toml").write_text(mine)
+    ralph.env["CODEX_HOME"] = str(home)
+    assert ralph.run("init", "codex", "--hook-command", HOOK).ret == 0
+    text = (home / "config.toml").read_text()
+    assert text.endswith(mine.replace("[analytics]\n", "[analytics]\nenabled = false\n"))
+    assert tomllib.loads(text) == {
+        "check_for_update_on_startup": False, "model": "o4",
+        "features": {"plugins": False, "remote_plugin": False, "apps": True},
+        "analytics": {"enabled": False, "mine": 1}}
+    again = ralph.run("init", "codex", "--hook-command", HOOK)
+    assert again.ret == 0 and (home / "config.toml").read_text() == text
+    again.stdout.fnmatch_lines(["*config.toml: unchanged", "*kept your: features.apps=true*"])
 
 
 @pytest.mark.parametrize("target", ["claude", "codex", "qwen", "gemini", "copilot"])
