@@ -235,10 +235,21 @@ def start_message(session: Session, specs: list[Any], baseline: Verification) ->
     if session.task:
         lines += ["", "Task:", session.task]
     lines += ["", baseline.feedback]
-    if session.max_iterations > cap and not os.environ.get(CAP_ENV):
+    agent = session.config.get("agent_name")
+    if session.max_iterations > cap and agent in (None, "claude") and not _cap_raised(session):
         lines += ["", f"Note: Claude Code ends a turn after {cap} Stop-hook blocks in a row "
                       f"without a tool call ({CAP_ENV}); 'ralph-verify init claude' raises it."]
     return "\n".join(lines)
+
+
+def _cap_raised(session: Session) -> bool:
+    """Is Claude Code's block cap set, here or in the project's settings (``init claude``)?"""
+    if os.environ.get(CAP_ENV):
+        return True
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        settings = json.loads((session.root / ".claude" / "settings.json").read_text("utf-8"))
+        return bool(settings.get("env", {}).get(CAP_ENV))
+    return False
 
 
 def write_state(state: StateDir, session: Session, hook: HookRecord, *, phase: str,

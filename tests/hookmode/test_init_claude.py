@@ -172,3 +172,19 @@ def test_init_qwen_writes_the_stop_hook_and_raises_the_cap(ralph: Ralph) -> None
     again.stdout.fnmatch_lines(["ralph-verify init qwen · .qwen/settings.json: unchanged",
                                 "  kept: the Stop hook*", "  kept: stopHookBlockingCap=1000"])
     assert path.read_text() == before
+
+
+@pytest.mark.parametrize(("agent", "init", "noted"), [
+    ("claude", False, True), ("claude", True, False), ("codex", False, False)])
+def test_the_block_cap_note_goes_only_to_claude_and_only_while_the_cap_is_low(
+        ralph: Ralph, tmp_path: Path, agent: str, init: bool, noted: bool) -> None:
+    ralph.env["CODEX_HOME"] = str(tmp_path / "codex-home")
+    ralph.makepyfile(test_x="def test_x():\n    assert False\n")
+    ralph.makefile(".gitignore", ".ralph/\n")
+    ralph.git_init()
+    if init:
+        assert ralph.run("init", agent, "--hook-command", HOOK).ret == 0
+    started = ralph.run("start", "--agent-name", agent, "--until", "tests",
+                        "--max-iterations", "20", "--no-branch", "fix it")
+    assert started.ret == 0, started
+    assert ("Stop-hook blocks in a row" in started.out) is noted, started.out
