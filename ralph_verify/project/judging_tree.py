@@ -5,8 +5,8 @@ settings of the session's start, or the product code of a task's start) run in s
 It is built beside the project, never in it: files that are the same as in the working tree
 are hard links (copies across file systems), files served from *base* are written fresh, so
 the user's files are never opened for writing. Ignored entries (a ``.venv``, build outputs,
-compiled extensions) are symbolic links to the real ones, one per ignored folder git names;
-caches tools write while running (``__pycache__``, ``.pytest_cache``, ``.ralph`` ...) are
+compiled extensions) and virtual environments are symbolic links to the real ones, one per
+folder; caches tools write while running (``__pycache__``, ``.pytest_cache``, ``.ralph`` ...) are
 left out, ignored or not, so a run in the tree writes its own and none of the user's.
 """
 
@@ -46,11 +46,12 @@ def _names(out: bytes) -> list[str]:
 
 def changed_since(root: Path, base: str) -> set[str]:
     """Paths whose content differs between *base* and the working tree now (tracked files
-    modified, added or deleted), plus every untracked file git does not ignore."""
+    modified, added or deleted), plus every untracked file git does not ignore; never a
+    virtual environment's or a tool cache's (:func:`ralph_verify.project.git.is_noise`)."""
     tracked = _names(_git(root, "diff", "--name-only", "-z", "--no-renames", "--relative",
                           base))
     untracked = _names(_git(root, "ls-files", "-z", "--others", "--exclude-standard"))
-    return set(tracked) | set(untracked)
+    return {rel for rel in (*tracked, *untracked) if not git.is_noise(rel)}
 
 
 def _base_files(root: Path, base: str) -> dict[str, tuple[str, str]]:
@@ -134,20 +135,38 @@ def _scratch(root: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix="ralph-judging-"))  # files are copied, not linked
 
 
+def _noise_top(rel: str) -> str | None:
+    """The folder of a virtual environment or a tool's cache *rel* is in (git does not
+    ignore them in every project), or None."""
+    parts = rel.split("/")
+    for index, part in enumerate(parts[:-1]):
+        if part in git.NOISE_PARTS:
+            return "/".join(parts[:index + 1])
+    return None
+
+
 @contextmanager
-def judging_tree(root: Path, base: str, *, keep_now: Callable[[str], bool]) -> Iterator[Path]:
+def judging_tree(root: Path, base: str, *, keep_now: Callable[[str], bool],
+                 at: Path | None = None) -> Iterator[Path]:
     """A private temporary tree made of *root*'s working tree as it is now, except that every
     path that differs between the git tree-ish *base* and now (modified, deleted, added,
     untracked but not ignored) and for which ``keep_now(path)`` is False holds its content
     at *base*, or is absent when *base* has none. The tree has *root*'s folder name; it is
-    removed on exit, also when the body raises. *root* is the top of a git work tree."""
-    scratch = _scratch(root)
-    tree = scratch / root.resolve().name
+    removed on exit, also when the body raises. *root* is the top of a git work tree.
+    *at*: where to build it (a path that does not exist yet), so that two trees built one
+    after the other have the same paths (coverage data of both can be combined)."""
+    scratch = _scratch(root) if at is None else at
+    tree = scratch / root.resolve().name if at is None else at
     try:
-        tree.mkdir()
+        tree.mkdir(parents=True)
         differs = changed_since(root, base)
         now = _names(_git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"))
+        linked: set[str] = set()
         for rel in now:
+            top = _noise_top(rel)
+            if top is not None:
+                linked.add(top + "/")
+                continue
             if _is_cache(rel) or (rel in differs and not keep_now(rel)):
                 continue
             source = root / rel
@@ -157,8 +176,9 @@ def judging_tree(root: Path, base: str, *, keep_now: Callable[[str], bool]) -> I
                 _place(tree, rel).symlink_to(source.resolve(), target_is_directory=True)
         base_files = _base_files(root, base)
         _write_from_base(root, tree, {rel: base_files[rel] for rel in differs if rel in base_files
-                                      and not keep_now(rel) and not _is_cache(rel)})
-        for entry in _ignored(root):
+                                      and not keep_now(rel) and not _is_cache(rel)
+                                      and _noise_top(rel) is None})
+        for entry in sorted(linked.union(_ignored(root))):
             rel = entry.rstrip("/")
             target = tree / rel
             if _is_cache(entry) or target.exists() or target.is_symlink():

@@ -147,3 +147,27 @@ def test_a_bad_base_is_a_clear_error(project: tuple[Path, str]) -> None:
     with pytest.raises(GitError, match="no-such-commit"), \
             judging_tree(root, "no-such-commit", keep_now=_is_test):
         pass
+
+
+def test_a_virtual_environment_git_does_not_ignore_is_one_link(
+        project: tuple[Path, str]) -> None:
+    root, base = project
+    (root / ".gitignore").unlink()
+    site = root / "venv" / "lib" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "__editable__.pkg.pth").write_text(f"{root}\n")
+    assert changed_since(root, base) == {".gitignore"}
+    with judging_tree(root, base, keep_now=lambda rel: False) as tree:
+        assert (tree / "venv").is_symlink()
+        assert (tree / ".gitignore").is_file()  # deleted now, served from the base
+
+
+def test_two_trees_at_one_place(project: tuple[Path, str], tmp_path: Path) -> None:
+    root, base = project
+    (root / "tests" / "test_f.py").write_text("now\n")
+    at = tmp_path / "judging" / "proj"
+    with judging_tree(root, base, keep_now=lambda rel: True, at=at) as tree:
+        assert tree == at and (tree / "tests" / "test_f.py").read_text() == "now\n"
+    assert not at.exists()
+    with judging_tree(root, base, keep_now=lambda rel: False, at=at) as tree:
+        assert (tree / "tests" / "test_f.py").read_text().startswith("def test_f")
