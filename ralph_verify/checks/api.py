@@ -8,6 +8,7 @@ work between them (``tests`` and ``coverage`` share one pytest run).
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 import sys
@@ -296,6 +297,9 @@ class VerifyContext:
         self.checks = tuple(checks)
         self.workdir = workdir
         self.processes = ProcessGroup()
+        #: Closed when the verification ends: what must outlive one check (a judging tree
+        #: the coverage report is read in) but not the verification.
+        self.cleanup = contextlib.ExitStack()
         self._shared: dict[str, Any] = {}
         self._shared_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()

@@ -106,6 +106,7 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
         finally:
             with _running_lock:
                 _running.pop(id(ctx), None)
+            ctx.cleanup.close()
     verification = Verification(root=config.root,
                                 results=[results[i] for i in range(len(checks))],
                                 duration_s=time.perf_counter() - started)

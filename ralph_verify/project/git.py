@@ -23,8 +23,8 @@ NOISE_PARTS = frozenset({".ralph", ".git", "__pycache__", ".pytest_cache", ".myp
 def is_noise(path: str) -> bool:
     parts = path.replace("\\", "/").split("/")
     name = parts[-1]
-    return bool(NOISE_PARTS.intersection(parts)) or name.startswith(".coverage") \
-        or name.endswith((".pyc", ".pyo"))
+    return bool(NOISE_PARTS.intersection(parts)) or name == ".coverage" \
+        or name.startswith(".coverage.") or name.endswith((".pyc", ".pyo"))
 
 
 class GitError(UsageError):

@@ -118,12 +118,13 @@ def _ignored(root: Path) -> list[str]:
 
 
 def _is_cache(rel: str) -> bool:
-    return any(part in _CACHES or part.startswith(".coverage") or part.endswith(".pyc")
-               for part in rel.rstrip("/").split("/"))
+    return any(part in _CACHES or part == ".coverage" or part.startswith(".coverage.")
+               or part.endswith(".pyc") for part in rel.rstrip("/").split("/"))
 
 
-def _scratch(root: Path) -> Path:
-    """A new folder on the project's file system when one is at hand, so links are cheap."""
+def scratch(root: Path) -> Path:
+    """A new folder on the project's file system when one is at hand, so links are cheap
+    (the caller removes it)."""
     device = root.stat().st_dev
     for where in (Path(tempfile.gettempdir()), user_cache_dir() / "judging"):
         try:
@@ -155,8 +156,8 @@ def judging_tree(root: Path, base: str, *, keep_now: Callable[[str], bool],
     removed on exit, also when the body raises. *root* is the top of a git work tree.
     *at*: where to build it (a path that does not exist yet), so that two trees built one
     after the other have the same paths (coverage data of both can be combined)."""
-    scratch = _scratch(root) if at is None else at
-    tree = scratch / root.resolve().name if at is None else at
+    folder = scratch(root) if at is None else at
+    tree = folder / root.resolve().name if at is None else at
     try:
         tree.mkdir(parents=True)
         differs = changed_since(root, base)
@@ -187,4 +188,4 @@ def judging_tree(root: Path, base: str, *, keep_now: Callable[[str], bool],
                                          target_is_directory=entry.endswith("/"))
         yield tree
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)

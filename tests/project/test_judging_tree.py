@@ -106,10 +106,12 @@ def test_ignored_folders_are_links_and_caches_are_left_out(project: tuple[Path, 
     (root / "__pycache__" / "pkg.cpython-311.pyc").write_bytes(b"pyc")
     (root / ".pytest_cache").mkdir()
     (root / ".coverage").write_text("data")
+    (root / ".coveragerc").write_text("[run]\n")
     with judging_tree(root, base, keep_now=lambda rel: True) as tree:
         assert (tree / ".venv").is_symlink()
         assert (tree / ".venv").resolve() == (root / ".venv").resolve()
         assert (tree / "ext.so").read_bytes() == b"\x7fELF"
+        assert (tree / ".coveragerc").is_file()  # a setting, not a data file
         for cache in ("__pycache__", ".pytest_cache", ".coverage", ".git"):
             assert not (tree / cache).exists(), cache
     assert (root / ".venv" / "lib" / "site.pth").is_file()  # removing the tree kept them

@@ -56,6 +56,7 @@ from ralph_verify.proc.process import ToolError
 
 if TYPE_CHECKING:
     from ralph_verify.checks.api import VerifyContext
+    from ralph_verify.config.parser import Parser
     from ralph_verify.junit.read import JUnitReport
     from ralph_verify.loop.session import Session
     from ralph_verify.plugins.pytest_run.shared import (
@@ -125,9 +126,36 @@ class TestsCheck(Check):
     def shared_suite(self, ctx: VerifyContext) -> CheckResult:
         """The suite's verdict, judged once per verification (a re-run of flaky tests too)
         however many ``tests`` checks read it, as this check's result."""
-        suite = ctx.shared("tests-suite", lambda: self.run_suite(ctx))
+        suite = ctx.shared("tests-suite", lambda: self._judged(ctx, self.run_suite(ctx)))
         return replace(suite, name=self.name, spec=self.spec.text,
                        failures=[replace(f) for f in suite.failures], counts=dict(suite.counts))
+
+    def _judged(self, ctx: VerifyContext, result: CheckResult) -> CheckResult:
+        """``result`` under the frozen oracle: the judging tree's paths shown as the
+        project's, the agent's own pass added, the frozen and released files named."""
+        from ralph_verify.plugins.pytest_run.oracle import note, unmap
+        from ralph_verify.plugins.pytest_run.shared import (
+            EXIT_NO_TESTS,
+            read_pytest_report,
+            shared_pytest_run,
+        )
+
+        run = shared_pytest_run(ctx)
+        if run.oracle is None:
+            return result
+        tree, root = run.cwd or ctx.root, ctx.root
+        result.failures = [replace(f, message=unmap(f.message, tree, root),
+                                   detail=unmap(f.detail, tree, root)) for f in result.failures]
+        result.output = unmap(result.output, tree, root)
+        agent = run.agent_run
+        if agent is not None and agent.tool_run.returncode != EXIT_NO_TESTS:
+            report = read_pytest_report(agent)
+            result.counts["agent_tests_passed"] = report.passed
+            if report.failing:
+                result.status = Status.FAILED
+                result.failures += report_result(self, report, no_tests="").failures
+                result.summary += f"; your new or changed test modules: {report.failing} failing"
+        return note(run.oracle, result)
 
     def run_suite(self, ctx: VerifyContext) -> CheckResult:
         """The plain ``tests`` verdict of this verification's pytest run."""
@@ -197,7 +225,7 @@ class TestsCheck(Check):
         argv = [run.python, "-m", "pytest", "-p", PLUGIN_NAME, *rerun_args(run.args, ctx.root),
                 f"--junitxml={junit}", "-o", "junit_family=xunit1", *ids]
         try:
-            ctx.run(argv, timeout=self.timeout, env=env)
+            ctx.run(argv, timeout=self.timeout, env=env, cwd=run.cwd)
             if read_record(record, max_problems=0) is not None:
                 passed = passed_ids(record)
             else:
@@ -263,6 +291,15 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
         help="coverage of the same pytest run, read with 'coverage json' and the project's "
              "coverage config (without a threshold: the project's fail_under)",
     ))
+
+
+@hookimpl
+def ralph_addoption(parser: Parser) -> None:
+    parser.addoption("--allow-test-edits", scope=("loop", "start"), setting="allow-test-edits",
+                     action="store_true", default=False,
+                     help="count the agent's edits to the session start's tests and test "
+                          "settings (a test migration); by default they are frozen: pytest "
+                          "judges with them as they were when the session started")
 
 
 @hookimpl

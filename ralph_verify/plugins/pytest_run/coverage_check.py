@@ -42,8 +42,12 @@ class CoverageCheck(Check):
         if run.coverage_data is None:  # only if a plugin replaced the shared run
             return self.error("the shared pytest run was not under coverage")
         out = run.coverage_data.with_name("coverage.json")
+        # Under the frozen oracle the agent's new test modules ran apart: the judging tree has
+        # no source for them, and they are no product code (-i: leave them out of the report).
+        frozen = ["-i"] if run.oracle is not None and run.oracle.frozen else []
         report = ctx.run([run.python, "-m", "coverage", "json", f"--data-file={run.coverage_data}",
-                          "-o", str(out)], timeout=self.timeout, env=pytest_env(ctx))
+                          "-o", str(out), *frozen], timeout=self.timeout, env=pytest_env(ctx),
+                         cwd=run.cwd)
         # coverage exits 2 when the project's own fail_under is not met; the file is written.
         if report.returncode not in (0, 2) or not out.exists():
             if "No data to report" in report.tail():

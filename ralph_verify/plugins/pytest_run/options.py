@@ -32,6 +32,10 @@ class TestsOptions(CommonOptions):
                 "is 3.12 or later (sys.monitoring records what each test ran), else \"all\" "
                 "(before 3.12 only cProfile can record it, which slows the full runs several "
                 'times; "affected" uses it there)'})
+    allow: list[str] = field(default_factory=list, metadata={
+        "help": 'In a session, globs of test files and settings whose edits count, e.g. '
+                '["tests/test_api.py", "tests/data/**"]; the others are judged as they were '
+                "at the session's start (docs/integrity.md, the frozen oracle)"})
     flaky: Literal["block", "allow"] = field(default="block", metadata={
         "help": '"block": a test that failed and then passed on the re-run still fails the '
                 'check (it failed in this verification); "allow": it counts as passing'})

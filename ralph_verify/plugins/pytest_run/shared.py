@@ -37,6 +37,7 @@ from ralph_verify.recorder.sources import (
 if TYPE_CHECKING:
     from ralph_verify.junit.read import JUnitReport
     from ralph_verify.loop.session import Session
+    from ralph_verify.plugins.pytest_run.oracle import Oracle
     from ralph_verify.recorder.affected import Plan
 
 #: In a session: every test id of the last full pytest run, with how it ended (see
@@ -70,6 +71,14 @@ class PytestRun:
     selected: int = 0
     #: What the partial run left to the full suite (:meth:`Plan.note`), "" when nothing.
     note: str = ""
+    #: Where pytest ran, when not in the project: the frozen oracle's judging tree, which
+    #: lives until the verification ends (read coverage reports there).
+    cwd: Path | None = None
+    #: The frozen oracle this run was judged with (:mod:`.oracle`), ``None`` when no
+    #: test-side file changed since the session's start.
+    oracle: Oracle | None = None
+    #: Under the oracle, the run of the agent's new and changed test modules, as they are.
+    agent_run: PytestRun | None = None
 
 
 def shared_pytest_run(ctx: VerifyContext) -> PytestRun:
@@ -132,6 +141,14 @@ def _timeout(ctx: VerifyContext) -> float:
 
 
 def _run_pytest(ctx: VerifyContext) -> PytestRun:
+    from ralph_verify.plugins.pytest_run import oracle
+
+    allow = ["**"] if ctx.config.get("allow_test_edits") else tests_options(ctx).allow
+    frozen = oracle.plan(ctx, allow)
+    if frozen is not None and frozen.frozen:
+        return _full_run(ctx, _run_frozen(ctx, frozen))
+    if frozen is not None:  # only released files changed: the project as it is
+        return replace(_full_run(ctx, _launch(ctx, "pytest-run")), oracle=frozen)
     session = _affected_session(ctx)
     if session is None:
         return _full_run(ctx, _launch(ctx, "pytest-run"))
@@ -152,6 +169,36 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
     else:
         affected.forget(session.dir)
     return run
+
+
+def _run_frozen(ctx: VerifyContext, oracle: Oracle) -> PytestRun:
+    """The agent's changed and new test modules as they are now, then the start's tests in the
+    judging tree (kept until the verification ends: the coverage report is read there)."""
+    import shutil
+
+    from ralph_verify.plugins.pytest_run.oracle import keep_now
+    from ralph_verify.project.judging_tree import judging_tree, scratch
+
+    folder = scratch(ctx.root)
+    ctx.cleanup.callback(shutil.rmtree, folder, ignore_errors=True)
+    at = folder / ctx.root.resolve().name
+    agent_run = None
+    if oracle.agent_tests:
+        args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), *oracle.agent_tests]
+        if any(check.needs_coverage for check in ctx.checks):  # today's tree at the frozen
+            with judging_tree(ctx.root, oracle.base, keep_now=lambda rel: True, at=at) as now:
+                agent_run = _launch(ctx, "pytest-agent-tests", args=args, cwd=now)
+        else:  # tree's path: the coverage data of both passes name the same files
+            agent_run = _launch(ctx, "pytest-agent-tests", args=args, coverage=False)
+    tree = ctx.cleanup.enter_context(judging_tree(ctx.root, oracle.base,
+                                                  keep_now=keep_now(oracle), at=at))
+    run = _launch(ctx, "pytest-run", cwd=tree)
+    if run.coverage_data is not None and agent_run is not None \
+            and agent_run.coverage_data is not None and agent_run.coverage_data.exists():
+        shutil.copyfile(agent_run.coverage_data,
+                        run.coverage_data.with_name(f"{run.coverage_data.name}.agent"))
+        _combine(ctx, run.python, run.coverage_data, tree)
+    return replace(run, oracle=oracle, agent_run=agent_run)
 
 
 def _affected_session(ctx: VerifyContext) -> Session | None:
@@ -199,10 +246,12 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
 
 def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
             coverage: bool | None = None, deps: bool = False,
-            select: Path | None = None) -> PytestRun:
+            select: Path | None = None, cwd: Path | None = None) -> PytestRun:
     """One pytest run in ``ctx.workdir / name`` (under coverage if a check needs it); with
     ``deps`` it records what each test ran, with ``select`` (a JSON file of ids) it runs only
-    those tests (:mod:`ralph_verify.recorder.affected_plugin`)."""
+    those tests (:mod:`ralph_verify.recorder.affected_plugin`); ``cwd``: in a judging tree,
+    whose ``src`` folder then comes first on the path (an editable install's path points
+    into the project)."""
     python = ctx.python()
     run_args = tuple(tests_args(ctx) if args is None else args)
     folder = ctx.workdir / name
@@ -224,8 +273,9 @@ def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
                    *(["-p", AFFECTED_PLUGIN_NAME] if affected else []), *run_args,
                    *(["--continue-on-collection-errors"] if by_path else []),
                    f"--junitxml={junit}", "-o", "junit_family=xunit1"]
+    src = [str(cwd / "src")] if cwd is not None and (cwd / "src").is_dir() else []
     run_env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(plugins), run_env.get("PYTHONPATH")) if p)
+        p for p in (str(plugins), *src, run_env.get("PYTHONPATH")) if p)
     run_env["RALPH_VERIFY_RECORD_DIR"] = str(record)
     run_env[JUNIT_VAR] = str(junit)  # written only if our recorder does not run
     if deps:
@@ -242,12 +292,12 @@ def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
         argv = [python, *pytest_argv]
     hint = f"the project's Python {python} does not exist (set --python or the python setting)"
     with watch_progress(record, _progress_reporter(ctx)):
-        run = ctx.run(argv, timeout=_timeout(ctx), env=run_env, missing_hint=hint)
+        run = ctx.run(argv, timeout=_timeout(ctx), env=run_env, missing_hint=hint, cwd=cwd)
     _raise_for_unusable(run, python, junit, record, under_coverage=data is not None)
     if data is not None:
-        _combine(ctx, python, data)
+        _combine(ctx, python, data, cwd)
     return PytestRun(python=python, junit_path=junit, coverage_data=data, tool_run=run,
-                     args=run_args, record_dir=record)
+                     args=run_args, record_dir=record, cwd=cwd)
 
 
 def _progress_reporter(ctx: VerifyContext) -> Callable[[int, int | None], None] | None:
@@ -324,12 +374,12 @@ def _no_module(name: str, output: str) -> bool:
     return f"No module named {name}" in output or f"No module named '{name}'" in output
 
 
-def _combine(ctx: VerifyContext, python: str, data: Path) -> None:
+def _combine(ctx: VerifyContext, python: str, data: Path, cwd: Path | None = None) -> None:
     """Fold parallel and xdist-worker data files (``.coverage.*``) into ``data``."""
     if not any(data.parent.glob(f"{data.name}.*")):
         return
     run = ctx.run([python, "-m", "coverage", "combine", "--append", f"--data-file={data}"],
-                  timeout=_timeout(ctx), env=pytest_env(ctx))
+                  timeout=_timeout(ctx), env=pytest_env(ctx), cwd=cwd)
     if run.returncode != 0:
         raise ToolError(f"'coverage combine' failed (exit {run.returncode})", output=run.tail())
 

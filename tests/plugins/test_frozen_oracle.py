@@ -1,0 +1,140 @@
+"""The frozen oracle, through ``run`` with real pytest, coverage and git: what the session
+started with judges the agent's product code, whatever the agent does to the tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from ralph_verify.testing import Ralph
+from tests.loop_helpers import CALC, CALC_TESTS, agent, state
+
+WRONG_ADD = "pathlib.Path('calc.py').write_text(pathlib.Path('calc.py').read_text()" \
+    ".replace('a + b', 'a * b').replace('a - b', 'a + b'))\n"
+"""Fixes ``mul`` (a + b -> a * b) and ``add`` (a - b -> a + b): all of CALC_TESTS pass."""
+FIX_MUL_ONLY = "pathlib.Path('calc.py').write_text(pathlib.Path('calc.py').read_text()" \
+    ".replace('a + b', 'a * b'))\n"
+"""Fixes ``mul`` only: ``test_add`` still fails."""
+
+
+def _project(ralph: Ralph) -> None:
+    ralph.makefile("calc.py", CALC)
+    ralph.makefile("tests/test_calc.py", CALC_TESTS)
+    ralph.git_init()
+
+
+def _loop(ralph: Ralph, body: str, *args: str) -> tuple[int, str, list[dict[str, Any]]]:
+    result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests",
+                       "--no-integrity", "--max-iterations", "1", *args, "fix calc")
+    data = json.loads((ralph.path / ".ralph/iterations/001/verification.json").read_text())
+    tests = [check for check in data["checks"] if check["name"] == "tests"]
+    return result.ret, state(ralph)["verdict"]["verdict"], tests
+
+
+CHEATS = {
+    "edited test": "pathlib.Path('tests/test_calc.py').write_text(pathlib.Path("
+                   "'tests/test_calc.py').read_text().replace('== 5', '== -1'))\n",
+    "deleted test": "src = pathlib.Path('tests/test_calc.py').read_text()\n"
+                    "pathlib.Path('tests/test_calc.py').write_text(src.split('def test_add')[0]"
+                    " + 'def test_mul' + src.split('def test_mul')[1])\n",
+    "weakened assertion": "pathlib.Path('tests/test_calc.py').write_text(pathlib.Path("
+                          "'tests/test_calc.py').read_text().replace("
+                          "'assert add(2, 3) == 5', 'assert add(2, 3) in (5, -1)'))\n",
+    "stand-in from a new conftest": "pathlib.Path('tests/conftest.py').write_text("
+                                    "'import calc\\ncalc.add = lambda a, b: a + b\\n')\n",
+    "stand-in from tests/__init__.py": "pathlib.Path('tests/__init__.py').write_text("
+                                       "'import calc\\ncalc.add = lambda a, b: a + b\\n')\n",
+    "stand-in from a helper module": "pathlib.Path('tests/helpers.py').write_text("
+                                     "'import calc\\ncalc.add = lambda a, b: a + b\\n')\n"
+                                     "pathlib.Path('tests/test_calc.py').write_text("
+                                     "'import tests.helpers\\n' + pathlib.Path("
+                                     "'tests/test_calc.py').read_text())\n",
+    "setting that deselects": "pathlib.Path('pyproject.toml').write_text("
+                              "'[tool.pytest.ini_options]\\naddopts = \"-k not add\"\\n')\n",
+}
+
+
+@pytest.mark.parametrize("cheat", sorted(CHEATS))
+def test_a_cheat_cannot_turn_a_failing_verification_green(ralph: Ralph, cheat: str) -> None:
+    _project(ralph)
+    ret, status, tests = _loop(ralph, FIX_MUL_ONLY + CHEATS[cheat])
+    assert status != "complete" and ret != 0, (cheat, tests)
+    failures = tests[0]["failures"]
+    assert any("test_add" in str(f) for f in failures), failures
+    assert any(f["code"] == "frozen-tests" for f in failures), failures
+
+
+def test_the_same_change_released_counts_and_is_named(ralph: Ralph) -> None:
+    _project(ralph)
+    ralph.makepyproject('[tool.ralph-verify.checks.tests]\nallow = ["tests/test_calc.py"]\n')
+    ralph.git("add", "-A")
+    ralph.git("commit", "-q", "-m", "allow")
+    ret, status, tests = _loop(ralph, FIX_MUL_ONLY + CHEATS["edited test"])
+    assert (ret, status) == (0, "complete"), tests
+    assert "released from the frozen tests: tests/test_calc.py" in tests[0]["summary"]
+
+
+def test_allow_test_edits_releases_every_file(ralph: Ralph) -> None:
+    _project(ralph)
+    ret, status, tests = _loop(ralph, FIX_MUL_ONLY + CHEATS["deleted test"],
+                               "--allow-test-edits")
+    assert (ret, status) == (0, "complete"), tests
+    assert "released from the frozen tests: tests/test_calc.py" in tests[0]["summary"]
+
+
+def test_a_real_fix_with_a_new_test_and_a_split_test_completes(ralph: Ralph) -> None:
+    _project(ralph)
+    body = WRONG_ADD + (
+        "src = pathlib.Path('tests/test_calc.py').read_text()\n"
+        "pathlib.Path('tests/test_calc.py').write_text(src.replace('def test_add():\\n"
+        "    assert add(2, 3) == 5', '@pytest.mark.parametrize(\"a,b,want\", [(2, 3, 5), "
+        "(0, 0, 0)])\\ndef test_add(a, b, want):\\n    assert add(a, b) == want').replace("
+        "'from calc', 'import pytest\\nfrom calc'))\n"
+        "pathlib.Path('tests/test_more.py').write_text('from calc import add\\n\\n"
+        "def test_negative():\\n    assert add(-1, -1) == -2\\n')\n")
+    ret, status, tests = _loop(ralph, body)
+    assert (ret, status) == (0, "complete"), tests
+    assert tests[0]["counts"]["frozen"] == 2 and tests[0]["counts"]["agent_tests_passed"] == 5
+
+
+def test_a_new_test_that_fails_fails_the_verification(ralph: Ralph) -> None:
+    _project(ralph)
+    body = WRONG_ADD + ("pathlib.Path('tests/test_more.py').write_text('from calc import add"
+                        "\\n\\ndef test_wrong():\\n    assert add(1, 1) == 3\\n')\n")
+    ret, status, tests = _loop(ralph, body)
+    assert status != "complete" and ret != 0, tests
+    assert any("test_wrong" in str(f) for f in tests[0]["failures"])
+
+
+SUB = "\n\ndef sub(a, b):\n    return a - b\n"
+
+
+def _coverage_loop(ralph: Ralph, body: str) -> tuple[int, str, dict[str, Any]]:
+    ralph.makefile("calc.py", "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n"
+                              "    return a * b" + SUB)
+    ralph.makefile("tests/test_calc.py", CALC_TESTS)
+    ralph.makefile(".coveragerc", "[run]\nsource = calc\n")
+    ralph.git_init()
+    result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests,coverage>=100",
+                       "--no-integrity", "--max-iterations", "1", "cover sub")
+    data = json.loads((ralph.path / ".ralph/iterations/001/verification.json").read_text())
+    coverage = next(c for c in data["checks"] if c["name"] == "coverage")
+    return result.ret, state(ralph)["verdict"]["verdict"], coverage
+
+
+def test_coverage_counts_the_agents_new_tests(ralph: Ralph) -> None:
+    ret, verdict, coverage = _coverage_loop(ralph, (
+        "pathlib.Path('tests/test_sub.py').write_text('from calc import sub\\n\\n"
+        "def test_sub():\\n    assert sub(3, 1) == 2\\n')\n"))
+    assert (ret, verdict) == (0, "complete"), coverage
+    assert coverage["summary"].startswith("100% >= 100%"), coverage
+
+
+def test_coverage_settings_are_frozen(ralph: Ralph) -> None:
+    ret, verdict, coverage = _coverage_loop(ralph, (
+        "pathlib.Path('.coveragerc').write_text('[run]\\nsource = calc\\n[report]\\n"
+        "exclude_lines =\\n    def sub\\n    return a - b\\n')\n"))
+    assert verdict != "complete" and ret != 0, coverage
+    assert "calc.py" in str(coverage["failures"]), coverage
