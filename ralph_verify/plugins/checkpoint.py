@@ -257,11 +257,23 @@ def git_trouble(session: Session, state: CheckpointState, own: str | None) -> st
     if tip is None:
         return (f"the agent deleted the session's branch {own}; its last checkpoint is "
                 f"{last[:10]} ('git branch {own} {last}' brings it back){point}")
-    if tip != last:
+    start = commits.get("0")
+    # The agent's own commits, amends and rebases on top of the session's start are its work
+    # like any other: only a branch that no longer holds the start lost something.
+    if tip != last and (start is None or not _holds(root, tip, start)):
         return (f"the agent moved the session's branch {own} from the loop's last commit "
-                f"{last[:10]} to {tip[:10]} (a reset or a rewrite); 'git reset --hard {last}' "
-                f"on {own} brings the checkpoint back{point}")
+                f"{last[:10]} to {tip[:10]}, which does not hold the session's start "
+                f"{(start or '?')[:10]}; 'git reset --hard {last}' on {own} brings the "
+                f"checkpoint back{point}")
     return None
+
+
+def _holds(root: Path, tip: str, start: str) -> bool:
+    """Whether commit ``start`` is ``tip`` or one of its ancestors."""
+    import subprocess
+
+    return subprocess.run(["git", "merge-base", "--is-ancestor", start, tip], cwd=root,
+                          capture_output=True, check=False).returncode == 0
 
 
 def _moved_from_branch(session: Session, state: CheckpointState) -> str:

@@ -33,14 +33,28 @@ def test_a_deleted_repository_stops_the_session(ralph: Ralph) -> None:
     assert [record["iteration"] for record in history(ralph)] == [1, 2]
 
 
-def test_a_rewound_session_branch_stops_the_session(ralph: Ralph) -> None:
-    result, branch = _run(ralph, "git reset -q --hard HEAD~1")
+def test_a_session_branch_rewritten_off_its_start_stops_the_session(ralph: Ralph) -> None:
+    result, branch = _run(ralph, "git -c user.name=a -c user.email=a@a reset -q --hard "
+                                 "$(git commit-tree 'HEAD^{tree}' -m rewritten)")
     assert result.ret == EXIT_CODES[Verdict.AGENT_ERROR], result
     out = result.out
     assert f"git: the agent moved the session's branch {branch} from the loop's last commit" \
         in out
     assert "'git reset --hard " in out and "holds the work" not in out
     assert len(history(ralph)) == 2
+
+
+def test_the_agents_own_commits_amends_and_resets_on_the_branch_are_its_work(
+        ralph: Ralph) -> None:
+    ident = "git -c user.name=a -c user.email=a@a"
+    result, branch = _run(ralph, f"echo 1 > a.txt && git add a.txt && {ident} commit -qm a && "
+                                 f"echo 2 > a.txt && {ident} commit -qam again --amend && "
+                                 "git reset -q --hard HEAD~1 && echo 3 > b.txt && "
+                                 f"git add b.txt && {ident} commit -qm b")
+    assert result.ret == EXIT_CODES[Verdict.MAX_ITERATIONS], result
+    assert "git:" not in result.out
+    assert ralph.git("show", f"{branch}:b.txt") == "3\n"
+    assert ralph.git("show", f"{branch}:step.txt") == "4"
 
 
 def test_a_deleted_session_branch_stops_the_session(ralph: Ralph) -> None:
