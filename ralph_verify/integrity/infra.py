@@ -4,7 +4,8 @@ A ``conftest.py``, a module named in ``pytest_plugins`` or loaded by ``-p`` in
 ``addopts``, and a ``sitecustomize.py``/``usercustomize.py``/``.pth`` file (in the
 project or in its virtual environment's site-packages) can rewrite reports,
 deselect tests or end the process before a failure is written. Which of them is
-new or changed since the baseline is a finding, and so is a new ``os._exit`` or
+new or changed since the baseline is a finding (but the ``.pth`` files pip installs, which
+a distribution's ``RECORD`` names), and so is a new ``os._exit`` or
 ``sys.exit`` in a conftest, test file or plugin. Files the project ignores
 (``.gitignore``) are included: pytest loads them all the same.
 """
@@ -204,8 +205,10 @@ def take(root: Path, settings: list[Setting],
               for rel, kind in infra.items()}
     for venv in venvs:
         for site in venv.glob("lib/python*/site-packages"):
+            installed = _installed(site)
             for path in sorted(site.iterdir()):
-                if path.name in STARTUP_NAMES or path.name.endswith(".pth"):
+                if (path.name in STARTUP_NAMES or path.name.endswith(".pth")) \
+                        and path.name not in installed:
                     key = f"{path.relative_to(root).as_posix()}"
                     hashes[key] = ["startup", _sha(path)]
     found_exits: dict[str, list[list[Any]]] = {}
@@ -223,6 +226,33 @@ def take(root: Path, settings: list[Setting],
         if calls:
             found_exits[rel] = [[line, source] for line, source in calls]
     return InfraPicture(hashes, found_exits)
+
+
+def _installed(site: Path) -> set[str]:
+    """Start-up files pip installed in ``site`` as it wrote them (named, with their hash, in
+    a distribution's ``RECORD``): an editable install's ``.pth``, setuptools'
+    ``distutils-precedence.pth``. One written or edited by hand matches no record."""
+    import base64
+
+    names: set[str] = set()
+    for record in site.glob("*.dist-info/RECORD"):
+        try:
+            lines = record.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            name, _, digest = line.partition(",")
+            if "/" in name or not digest.startswith("sha256=") \
+                    or not (name.endswith(".pth") or name in STARTUP_NAMES):
+                continue
+            try:
+                data = (site / name).read_bytes()
+            except OSError:
+                continue
+            real = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            if digest.split(",", 1)[0] == f"sha256={real.decode()}":
+                names.add(name)
+    return names
 
 
 def first_hook_line(path: Path) -> int:

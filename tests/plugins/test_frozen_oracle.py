@@ -138,3 +138,38 @@ def test_coverage_settings_are_frozen(ralph: Ralph) -> None:
         "exclude_lines =\\n    def sub\\n    return a - b\\n')\n"))
     assert verdict != "complete" and ret != 0, coverage
     assert "calc.py" in str(coverage["failures"]), coverage
+
+
+HABITS = """\
+import sys
+subprocess.run([sys.executable, "-m", "venv", ".venv"], check=True)
+subprocess.run([".venv/bin/python", "-m", "pip", "install", "-q", "-e", "."], check=True)
+assert list(pathlib.Path(".venv").glob("lib/python*/site-packages/__editable__*.pth"))
+pathlib.Path(".gitignore").write_text(".venv/\\n")
+""" + WRONG_ADD + """\
+src = pathlib.Path("tests/test_calc.py").read_text()
+pathlib.Path("tests/test_calc.py").write_text(src.replace(
+    "def test_add():\\n    assert add(2, 3) == 5\\n",
+    "def test_add_small():\\n    assert add(2, 3) == 5\\n\\n\\n"
+    "def test_add_zero():\\n    assert add(0, 0) == 0\\n"))
+ident = ["-c", "user.name=agent", "-c", "user.email=agent@example.com"]
+subprocess.run(["git", "add", "-A"], check=True)
+subprocess.run(["git", *ident, "commit", "-qm", "fix add and mul"], check=True)
+subprocess.run(["git", *ident, "commit", "-q", "--amend", "-m", "fix calc"], check=True)
+"""
+
+
+def test_an_honest_agent_with_a_venv_an_editable_install_and_commits_completes(
+        ralph: Ralph) -> None:
+    """Integrity on: pip's .pth files, the agent's own commits and a split test are honest."""
+    import sys
+
+    ralph.makefile("pyproject.toml", '[project]\nname = "calc"\nversion = "0.1"\n'
+                        '[build-system]\nrequires = ["setuptools>=64"]\n'
+                        'build-backend = "setuptools.build_meta"\n'
+                        '[tool.setuptools]\npy-modules = ["calc"]\n')
+    _project(ralph)
+    result = ralph.run("run", "--agent", agent(ralph, HABITS), "--until", "tests",
+                       "--python", sys.executable, "--max-iterations", "2", "fix calc")
+    assert result.ret == 0, result
+    assert state(ralph)["verdict"]["verdict"] == "complete"
