@@ -52,11 +52,10 @@ def integrity_work(root: Path) -> tuple[float, float, int]:
     """The integrity check's work in the iteration just run at ``root``: (CPU seconds, wall
     seconds, failures), as ``IntegrityCheck._compare`` does it in a session."""
     from ralph_verify.integrity import deep
-    from ralph_verify.integrity.judge import judge, newly_skipped
+    from ralph_verify.integrity.judge import judge
     from ralph_verify.loop.frozen import thaw
     from ralph_verify.plugins.integrity import tampered
     from ralph_verify.records.integrity import picture_of
-    from ralph_verify.redact import redact_data
 
     state = json.loads((root / ".ralph/state.json").read_text())
     plugin_state = state.get("plugin_state") or state.get("session", {}).get("plugin_state")
@@ -64,13 +63,10 @@ def integrity_work(root: Path) -> tuple[float, float, int]:
     cpu, wall = time.process_time(), time.perf_counter()
     before = picture_of(thaw(frozen))
     failures = tampered(root, before)
-    ids_now = redact_data(dict(before.test_ids)) if before.test_ids else None
-    judgement = judge(root, before, ids_now)
+    judgement = judge(root, before)
     gate = {"tests", "integrity"}
     found, judged = deep.compare(before, judgement.picture, root, gate, before.allow)
     failures = deep.merge(failures + judgement.failures, found, judged, gate)
-    if before.test_ids is not None and ids_now is not None:
-        failures += newly_skipped(before.test_ids, ids_now)
     return time.process_time() - cpu, time.perf_counter() - wall, len(failures)
 
 

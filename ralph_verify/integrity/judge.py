@@ -25,12 +25,10 @@ class Judgement:
     notes: list[str] = field(default_factory=list)
 
 
-def judge(root: Path, before: Picture | None,
-          ids_now: dict[str, str] | None = None, *,
+def judge(root: Path, before: Picture | None, *,
           keep: Sequence[str] = ("tests/**",)) -> Judgement:
     """Judge ``root`` against ``before`` (the session's start; ``None``: only take the
-    picture, with ``keep``), with the test ids pytest reported now when the baseline has
-    them."""
+    picture, with ``keep``)."""
     from ralph_verify.integrity.baseline import compare, take
 
     if before is None:
@@ -39,12 +37,6 @@ def judge(root: Path, before: Picture | None,
                  allow=before.allow, previous=before)
     judgement = Judgement(after)
     failures = compare(before, after, root, judgement.notes)
-    ids_then = before.test_ids
-    if ids_then is not None and ids_now is not None:
-        from ralph_verify.integrity.renames import judge as judge_tests
-        from ralph_verify.integrity.test_ids import vanished_tests
-
-        failures += vanished_tests(ids_then, ids_now, judge_tests(before, after))
     allow = before.allow
     for failure in failures:
         if allowed(failure, allow):
@@ -81,15 +73,3 @@ def gate_of(results: Iterable[CheckResult]) -> Gate:
                 [list(row) for row in sorted({(r.name, f.path, f.code) for r in results
                                               for f in r.failures
                                               if f.path and f.code and not r.passed})])
-
-
-def newly_skipped(then: dict[str, str], now: dict[str, str]) -> list[Failure]:
-    """Tests of the baseline's pytest run that ran then and are skipped now."""
-    out = ("skipped", "xfailed")
-    skipped = sorted(t for t, how in now.items() if how in out and then.get(t, out[0]) not in out)
-    if not skipped:
-        return []
-    shown = ", ".join(skipped[:SHOWN_NOTES]) + (" ..." if len(skipped) > SHOWN_NOTES else "")
-    return [Failure(message=f"{len(skipped)} test(s) that ran at the session's start are "
-                            f"skipped now ({shown}): make them pass instead of skipping them "
-                            "(more-skipped)", code="more-skipped")]

@@ -34,7 +34,6 @@ from ralph_verify.proc.process import ToolError
 from ralph_verify.records.codec import ShapeError, encode
 from ralph_verify.records.integrity import ConfigCopy, Picture, picture_of
 from ralph_verify.records.plugin_state import IntegrityState, of_json
-from ralph_verify.redact import redact_data
 from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
@@ -55,7 +54,7 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "more-skipped": "more tests skipped", "edited-config": "edited ralph-verify config",
          "edited-baseline": "edited .ralph baseline", "test-infra": "test infrastructure",
          "test-exit": "process exit in tests", "weakened-test": "weakened test",
-         "gaming": "source gaming the tests", "vanished-test": "test gone"}
+         "gaming": "source gaming the tests"}
 
 
 @dataclass(frozen=True)
@@ -127,12 +126,6 @@ def take_baseline(config: Config, session: Session) -> Picture:
         from ralph_verify.integrity.judge import gate_of
 
         picture.gate = gate_of(session.baseline.results)
-    if counts:  # pytest ran in the baseline verification: keep the id of every test it ran
-        from ralph_verify.plugins.pytest_run import TEST_IDS_KEY
-
-        ids = config.stash.get(TEST_IDS_KEY)
-        if ids is not None:  # a token as a parametrize value is no less a secret in an id
-            picture.test_ids = redact_data(ids)
     write_baseline(session.root, picture)
     return picture
 
@@ -204,23 +197,14 @@ class IntegrityCheck(Check):
     def _compare(self, ctx: VerifyContext, before: Picture,
                  tampering: list[Failure]) -> CheckResult:
         from ralph_verify.integrity import deep
-        from ralph_verify.integrity.judge import judge, newly_skipped, noted_summary
+        from ralph_verify.integrity.judge import judge, noted_summary
 
-        ids_now = self._ids(ctx) if before.test_ids is not None else None
-        if ids_now is not None:  # compared as saved: redacted the same way
-            ids_now = redact_data(ids_now)
-        judgement = judge(ctx.root, before, ids_now)
+        judgement = judge(ctx.root, before)
         after = judgement.picture
         gate = {c.name for c in ctx.checks}
         found, judged = deep.compare(before, after, ctx.root, gate, before.allow)
         failures = deep.merge(tampering + judgement.failures, found, judged, gate)
-        collected = compare_collected(before.test_counts, self._collected(ctx))
-        if before.test_ids is not None and ids_now is not None:
-            # The ids say which tests went or are skipped now; a count says less.
-            collected = [f for f in collected if f.code not in ("fewer-collected",
-                                                                "more-skipped")]
-            collected += newly_skipped(before.test_ids, ids_now)
-        failures += collected
+        failures += compare_collected(before.test_counts, self._collected(ctx))
         since = f"since {before.ref}" if before.ref \
             else f"since session {before.session or '?'} started"
         noted = noted_summary(judgement.notes)
@@ -236,11 +220,6 @@ class IntegrityCheck(Check):
         return self.result(Status.FAILED, f"{len(failures)} weakened {since}: {listing}{noted}",
                            metric=float(len(failures)), failures=failures,
                            counts={"tests": after.test_total})
-
-    def _ids(self, ctx: VerifyContext) -> dict[str, str] | None:
-        from ralph_verify.plugins.pytest_run import collected_ids
-
-        return collected_ids(ctx)
 
     def _collected(self, ctx: VerifyContext) -> dict[str, int] | None:
         """Counts of this verification's pytest run, when one runs anyway (tests, coverage)."""

@@ -187,8 +187,6 @@ class Picture:
     hashes: dict[str, str] = field(default_factory=dict)
     protected: list[str] = field(default_factory=list)
     gate: Gate | None = None
-    #: Test id -> how it ended in the baseline verification's pytest run.
-    test_ids: dict[str, str] | None = None
     #: ``check --baseline REF``: the ref pictured.
     ref: str | None = None
     #: The ``.ralph`` copy only: the verdict its session ended with.

@@ -61,9 +61,7 @@ if TYPE_CHECKING:
     from ralph_verify.loop.session import Session
     from ralph_verify.plugins.pytest_run.shared import (
         EXIT_NO_TESTS,
-        TEST_IDS_KEY,
         PytestRun,
-        collected_ids,
         read_pytest_report,
         rerun_args,
         shared_pytest_run,
@@ -71,15 +69,14 @@ if TYPE_CHECKING:
         tests_options,
     )
 
-__all__ = ["EXIT_NO_TESTS", "TEST_IDS_KEY", "CoverageCheck", "PytestRun", "TestsCheck",
-           "collected_ids", "least_covered", "line_ranges", "read_pytest_report", "rerun_args",
-           "shared_pytest_run", "tests_args", "tests_options"]
+__all__ = ["EXIT_NO_TESTS", "CoverageCheck", "PytestRun", "TestsCheck", "least_covered",
+           "line_ranges", "read_pytest_report", "rerun_args", "shared_pytest_run", "tests_args",
+           "tests_options"]
 
 #: The names re-exported from :mod:`.shared`, imported on first use (PEP 562): the
 #: run's module pulls in the JUnit reader, which a command that runs no pytest never needs.
-_SHARED = frozenset({"EXIT_NO_TESTS", "TEST_IDS_KEY", "PytestRun", "collected_ids",
-                     "read_pytest_report", "rerun_args", "shared_pytest_run", "tests_args",
-                     "tests_options"})
+_SHARED = frozenset({"EXIT_NO_TESTS", "PytestRun", "read_pytest_report", "rerun_args",
+                     "shared_pytest_run", "tests_args", "tests_options"})
 
 
 def __getattr__(name: str) -> Any:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Check, VerifyContext
 from ralph_verify.checks.registry import looks_like_test_path
-from ralph_verify.config.stash import StashKey
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.plugins.junit import MAX_KEPT
 from ralph_verify.plugins.pytest_run.options import TestsOptions
@@ -39,12 +38,6 @@ if TYPE_CHECKING:
     from ralph_verify.loop.session import Session
     from ralph_verify.plugins.pytest_run.oracle import Oracle
     from ralph_verify.recorder.affected import Plan
-
-#: In a session: every test id of the last full pytest run, with how it ended (see
-#: :func:`~ralph_verify.recorder.read.test_ids`); the integrity plugin keeps the baseline's
-#: ids, so that a test present at the session's start and gone later is a finding. A run of
-#: only some tests must not set it.
-TEST_IDS_KEY = StashKey[dict[str, str]]("pytest.test_ids")
 
 #: pytest exit codes (``pytest.ExitCode``), without importing pytest.
 EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE, EXIT_NO_TESTS = range(6)
@@ -146,12 +139,12 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
     allow = ["**"] if ctx.config.get("allow_test_edits") else tests_options(ctx).allow
     frozen = oracle.plan(ctx, allow)
     if frozen is not None and frozen.frozen:
-        return _full_run(ctx, _run_frozen(ctx, frozen))
+        return _run_frozen(ctx, frozen)
     if frozen is not None:  # only released files changed: the project as it is
-        return replace(_full_run(ctx, _launch(ctx, "pytest-run")), oracle=frozen)
+        return replace(_launch(ctx, "pytest-run"), oracle=frozen)
     session = _affected_session(ctx)
     if session is None:
-        return _full_run(ctx, _launch(ctx, "pytest-run"))
+        return _launch(ctx, "pytest-run")
     from ralph_verify.recorder import affected
 
     if session.baseline is not None:  # the baseline itself always runs the full suite
@@ -161,7 +154,7 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
             partial = _run_affected(ctx, session.dir, chosen)
             if partial is not None:
                 return partial
-    run = _full_run(ctx, _launch(ctx, "pytest-run", deps=True))
+    run = _launch(ctx, "pytest-run", deps=True)
     from ralph_verify.recorder.read import failing_ids, read_record  # once pytest has run
 
     if run.record_dir is not None and read_record(run.record_dir, max_problems=0) is not None:
@@ -306,35 +299,6 @@ def _progress_reporter(ctx: VerifyContext) -> Callable[[int, int | None], None] 
     if hook is None or not hook.get_hookimpls():
         return None
     return lambda done, total: hook(config=ctx.config, name="pytest", done=done, total=total)
-
-
-def _full_run(ctx: VerifyContext, run: PytestRun) -> PytestRun:
-    """``run`` of the whole suite; in a session its test ids are kept (:data:`TEST_IDS_KEY`)."""
-    if ctx.config.stash.get(SESSION_KEY) is not None and run.record_dir is not None:
-        from ralph_verify.recorder.read import test_ids  # once pytest has run
-
-        ids = test_ids(run.record_dir)
-        if ids is not None:
-            ctx.config.stash[TEST_IDS_KEY] = ids
-    return run
-
-
-def collected_ids(ctx: VerifyContext) -> dict[str, str] | None:
-    """The test ids of this verification's pytest run; ``None`` when no check runs pytest, the
-    run could not be used (the tests check says why), ran only the affected tests (a partial
-    run has fewer tests by design) or our recorder did not report."""
-    if not any(c.name in ("tests", "coverage") or c.needs_coverage for c in ctx.checks):
-        return None
-    try:
-        run = shared_pytest_run(ctx)
-    except ToolError:
-        return None
-    if run.record_dir is None or run.partial:
-        return None
-    folder = run.record_dir
-    from ralph_verify.recorder.read import test_ids  # once pytest has run
-
-    return ctx.shared("pytest-test-ids", lambda: test_ids(folder))
 
 
 def _raise_for_unusable(run: ToolRun, python: str, junit: Path, record: Path, *,
