@@ -205,6 +205,11 @@ class IntegrityCheck(Check):
         found, judged = deep.compare(before, after, ctx.root, gate, before.allow)
         failures = deep.merge(tampering + judgement.failures, found, judged, gate)
         failures += compare_collected(before.test_counts, self._collected(ctx))
+        if _oracle_judges(ctx):  # the start's test files run as they were: none can go
+            from ralph_verify.plugins.pytest_run.oracle import is_test_side
+
+            failures = [f for f in failures if f.code not in _ORACLE_CODES and not (
+                f.code == "deleted-file" and f.path and is_test_side(f.path))]
         since = f"since {before.ref}" if before.ref \
             else f"since session {before.session or '?'} started"
         noted = noted_summary(judgement.notes)
@@ -244,6 +249,20 @@ class IntegrityCheck(Check):
 
 
 _COUNTED = ("passed", "failed", "errors", "skipped")
+#: What the frozen oracle makes moot: a test removed, renamed, split or merged is judged by
+#: the start's test file still passing as it was.
+_ORACLE_CODES = frozenset({"removed-test", "fewer-tests"})
+
+
+def _oracle_judges(ctx: VerifyContext) -> bool:
+    """Whether this verification's pytest run is judged by the frozen oracle (a session with
+    a recovery point, a check that runs pytest)."""
+    from ralph_verify.plugins.pytest_run.oracle import session_base
+
+    return any(c.name in ("tests", "coverage") or c.needs_coverage for c in ctx.checks) \
+        and session_base(ctx) is not None
+
+
 def compare_collected(then: dict[str, int], now: dict[str, int] | None) -> list[Failure]:
     """Fewer tests collected, or more skipped, than in the baseline verification's pytest run."""
     if now is None or not any(key in then for key in _COUNTED):

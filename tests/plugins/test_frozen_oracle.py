@@ -148,10 +148,10 @@ assert list(pathlib.Path(".venv").glob("lib/python*/site-packages/__editable__*.
 pathlib.Path(".gitignore").write_text(".venv/\\n")
 """ + WRONG_ADD + """\
 src = pathlib.Path("tests/test_calc.py").read_text()
-pathlib.Path("tests/test_calc.py").write_text(src.replace(
+pathlib.Path("tests/test_calc.py").write_text("import pytest\\n" + src.replace(
     "def test_add():\\n    assert add(2, 3) == 5\\n",
-    "def test_add_small():\\n    assert add(2, 3) == 5\\n\\n\\n"
-    "def test_add_zero():\\n    assert add(0, 0) == 0\\n"))
+    "@pytest.mark.parametrize('a, b, want', [(2, 3, 5), (0, 0, 0)])\\n"
+    "def test_sum(a, b, want):\\n    got = add(a, b)\\n    assert got == want\\n"))
 ident = ["-c", "user.name=agent", "-c", "user.email=agent@example.com"]
 subprocess.run(["git", "add", "-A"], check=True)
 subprocess.run(["git", *ident, "commit", "-qm", "fix add and mul"], check=True)
@@ -161,7 +161,8 @@ subprocess.run(["git", *ident, "commit", "-q", "--amend", "-m", "fix calc"], che
 
 def test_an_honest_agent_with_a_venv_an_editable_install_and_commits_completes(
         ralph: Ralph) -> None:
-    """Integrity on: pip's .pth files, the agent's own commits and a split test are honest."""
+    """Integrity on: pip's .pth files, the agent's own commits and a test rewritten as a
+    parametrized one under another name are honest."""
     import sys
 
     ralph.makefile("pyproject.toml", '[project]\nname = "calc"\nversion = "0.1"\n'

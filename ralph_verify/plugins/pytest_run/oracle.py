@@ -66,7 +66,7 @@ class Oracle:
     agent_tests: tuple[str, ...] = ()
 
 
-def _base(ctx: VerifyContext) -> str | None:
+def session_base(ctx: VerifyContext) -> str | None:
     """The session's start commit: its recovery point's, ``None`` outside a session, before
     its start (the baseline verification judges the start itself) or without git."""
     session = ctx.config.stash.get(SESSION_KEY)
@@ -88,7 +88,7 @@ def _base(ctx: VerifyContext) -> str | None:
 def plan(ctx: VerifyContext, allow: list[str]) -> Oracle | None:
     """The oracle of this verification, ``None`` when no test-side file changed (or outside a
     session): pytest then runs in the project as always. ``allow``: globs released."""
-    base = _base(ctx)
+    base = session_base(ctx)
     if base is None:
         return None
     from ralph_verify.integrity.baseline import glob_regex
