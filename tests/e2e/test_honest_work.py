@@ -83,9 +83,10 @@ def _integrity(outcome: Outcome, iteration: int = 1) -> dict[str, object]:
     return check
 
 
-def _complete(shop: Driver, step: dict[str, str | None], until: str = "tests") -> str:
+def _complete(shop: Driver, step: dict[str, str | None], until: str = "tests",
+              *args: str) -> str:
     """Loop one iteration of ``step`` (with the fix); the integrity summary."""
-    outcome = shop.loop(until, [{"shop/pricing.py": FIXED, **step}])
+    outcome = shop.loop(until, [{"shop/pricing.py": FIXED, **step}], *args)
     check = _integrity(outcome)
     assert outcome.verdict == "complete", check
     assert check["status"] == "passed", check
@@ -156,7 +157,7 @@ def test_a_feature_deleted_with_its_tests_is_reported_not_failed(shop: Driver) -
         "shop/pricing.py": FIXED.replace("def legacy_total(prices):\n    return sum(prices)\n"
                                          "\n\n", "").replace(", rounding=None", ""),
         "tests/test_pricing.py": tests.replace("Money, legacy_total, total", "Money, total"),
-    })
+    }, "tests", "--allow-test-edits")  # the start's tests would still test the feature
     assert "test tests/test_pricing.py::test_legacy_total was deleted with the feature it " \
            "tested (legacy_total gone from the project)" in summary
     assert "test_total_rounding was deleted with the feature it tested (rounding gone" \

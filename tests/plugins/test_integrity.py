@@ -329,8 +329,7 @@ def test_loop_specs_add_integrity_unless_switched_off(ralph: Ralph) -> None:
 
 @pytest.mark.parametrize(("then", "now", "expected"), [
     ({"passed": 5, "failed": 1, "skipped": 0}, {"passed": 4, "failed": 0, "skipped": 0},
-     ["pytest ran fewer tests than at the session's start: 4 now, 6 then (deleted, deselected "
-      "or no longer collected?)"]),
+     []),  # fewer: the frozen oracle's, or the source comparison's to name
     ({"passed": 5, "skipped": 1}, {"passed": 4, "skipped": 2},
      ["pytest skipped more tests than at the session's start: 2 now, 1 then; make them pass "
       "instead of skipping them"]),
