@@ -186,6 +186,10 @@ class Check:
     cacheable: bool = False
     #: True if the pytest run must go under coverage for this check (``coverage``, ``diffcover``).
     needs_coverage: bool = False
+    #: True if the check runs the project's interpreter (``tests``, ``types``): the report's
+    #: header then names it (``python: .venv/bin/python ...``), as a check of a coverage run
+    #: does; a verification that runs no Python has no such line.
+    uses_python: bool = False
     #: True if the check applies ``!name`` itself; otherwise the core inverts its result.
     handles_negation: bool = False
     #: False for a check that judges only the iteration at hand (``promise``): its failures

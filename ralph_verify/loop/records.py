@@ -13,7 +13,6 @@ from ralph_verify.checks.tool_output import one_line
 from ralph_verify.display import duration, tally
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
-from ralph_verify.project.interpreter import choose
 from ralph_verify.records.session import (
     AgentRecord,
     CheckSummary,
@@ -211,7 +210,7 @@ def header(session: Session, config: Config) -> str:
             f"up to {session.max_iterations} iteration{'s' if session.max_iterations != 1 else ''}")
     if session.resumed:
         text += f" · resumed after iteration {len(session.iterations)}"
-    return text + f"\npython: {choose(config.root, config.get('python')).describe(config.root)}"
+    return text
 
 
 def passed_text(verification: Verification, noun: str = " checks") -> str:

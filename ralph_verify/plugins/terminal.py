@@ -96,15 +96,18 @@ def summary_line(verification: Verification) -> str:
     return f"{verdict}: {', '.join(parts) or 'no checks'} in {verification.duration_s:.2f}s"
 
 
-def python_line(config: Config) -> str:
-    """``python: .venv/bin/python (3.11.7, project .venv)``: which Python runs the tests."""
-    return f"python: {choose(config.root, config.get('python')).describe(config.root)}"
+def python_line(config: Config, checks: Sequence[Check]) -> list[str]:
+    """``python: .venv/bin/python (3.11.7, project .venv)``: which Python runs the tests;
+    none when no check runs the project's Python (``lint``, ``files:``)."""
+    if not any(check.uses_python or check.needs_coverage for check in checks):
+        return []
+    return [f"python: {choose(config.root, config.get('python')).describe(config.root)}"]
 
 
 def check_header(config: Config, checks: Sequence[Check]) -> str:
     count = len(checks)
-    return (f"ralph-verify check · {config.root} · {count} check{'s' if count != 1 else ''}\n"
-            f"{python_line(config)}")
+    return "\n".join([f"ralph-verify check · {config.root} · {count} "
+                      f"check{'s' if count != 1 else ''}", *python_line(config, checks)])
 
 
 #: Failures of one check shown by default (``-v`` shows them all), and the lines of a
@@ -217,6 +220,8 @@ class TerminalReporter:
             return
         if not self._baseline_seen:
             self._baseline_seen = True
+            for line in python_line(self.config, checks):
+                self._line(line)
             asked = self._asked
             added = [check.spec for check in checks if check.spec.text not in asked]
             if added:  # "baseline: 1/2 checks" when one was asked: say which is the other

@@ -112,7 +112,7 @@ def test_an_error_is_said_once(ralph: Ralph) -> None:
     result = ralph.run("check", "--until", 'cmd:"sleep 5"', "--timeout", "0.5")
     assert result.ret == 3, result
     assert result.out.count("timed out after 0.5s") == 1, result.out
-    assert len(result.out.strip().splitlines()) == 5, result.out  # header (2), check, closing
+    assert len(result.out.strip().splitlines()) == 4, result.out  # header, check, closing
 
 
 def test_check_json_is_data_with_a_schema_version(ralph: Ralph) -> None:

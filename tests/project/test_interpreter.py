@@ -67,10 +67,28 @@ def test_check_says_which_python_runs_the_tests(ralph: Ralph, tmp_path: Path) ->
 
 def test_run_header_says_which_python(ralph: Ralph) -> None:
     make_venv(ralph.path / "venv")
-    result = ralph.run("run", "--agent", "cmd:true", "--until", "files:done.txt",
+    ralph.makepyfile(test_done="import os\n\n\ndef test_done():\n"
+                               "    assert os.path.exists('done.txt')\n")
+    result = ralph.run("run", "--agent", "cmd:true", "--until", "tests",
                        "--max-iterations", "1", "x")
     assert result.ret != 0, result
     assert f"python: venv/bin/python ({VERSION}, project venv)" in result.out + result.err
+
+
+def test_no_python_line_where_no_check_runs_python(ralph: Ralph) -> None:
+    """``files:`` and ``lint`` run no Python of the project's: naming one would mislead."""
+    make_venv(ralph.path / "venv")
+    ralph.makepyfile(app="x = 1\n")
+    run = ralph.run("run", "--agent", "cmd:true", "--until", "files:done.txt",
+                    "--max-iterations", "1", "x")
+    assert run.ret != 0, run
+    assert "ralph-verify run · " in run.out
+    check = ralph.run("check", "--until", "lint,files:app.py")
+    assert check.ret == 0, check
+    for result in (run, check):
+        assert "python:" not in result.out + result.err, result
+    typed = ralph.run("check", "--until", "lint,types")
+    typed.stdout.fnmatch_lines(["ralph-verify check · *", "python: venv/bin/python*"])
 
 
 def test_missing_test_dependency_names_the_interpreter_and_the_one_that_has_it(

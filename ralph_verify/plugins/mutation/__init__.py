@@ -36,6 +36,7 @@ NAME = "mutation"
 
 class MutationCheck(Check):
     cost = 50
+    uses_python = True
     #: Run after the other checks: the suite's own run has then mapped today's tree (the
     #: affected-tests map), and the mutants do not share the cores with it.
     alone = True

@@ -193,6 +193,7 @@ def json_unsupported(run: ToolRun) -> bool:
 
 class TypesCheck(Check):
     _cost: int | None = None
+    uses_python = True  # the project's mypy, or ours reading its interpreter's packages
 
     @property
     def cost(self) -> int:  # type: ignore[override]  # a class attribute on other checks

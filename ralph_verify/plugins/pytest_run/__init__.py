@@ -91,6 +91,7 @@ class TestsCheck(Check):
     """``tests``: every collected test passes (flaky ones excepted), at least N with ``>=N``."""
 
     __test__ = False
+    uses_python = True
     cost = 100  # the slowest check: started first (checks.verification.verify)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -18,6 +18,7 @@ class CoverageCheck(Check):
     """``coverage>=N``: total coverage of the shared run, as ``coverage report`` prints it."""
 
     cost = 100
+    uses_python = True
     needs_coverage = True
 
     @property
