@@ -181,6 +181,10 @@ class TerminalReporter:
         #: The session's ``until``, as asked (the loop may add checks: ``integrity``).
         self._asked: list[str] = []
         self._width = 8
+        #: Lines plugins say while an iteration is decided (the breaker's move, a
+        #: checkpoint's word), held until that iteration's result is printed: its result
+        #: first, then what follows from it. ``None``: not holding.
+        self._held: list[str] | None = None
 
     @property
     def display(self) -> Display:
@@ -254,7 +258,15 @@ class TerminalReporter:
 
     @hookimpl
     def ralph_report_line(self, line: str) -> None:
-        self._line(line)
+        if self._held is not None:
+            self._held.append(line)
+        else:
+            self._line(line)
+
+    def _release(self) -> None:
+        held, self._held = self._held or [], None
+        for line in held:
+            self._line(line)
 
     @hookimpl
     def ralph_report_phase(self, phase: str) -> None:
@@ -276,6 +288,10 @@ class TerminalReporter:
     @hookimpl(tryfirst=True)
     def ralph_iteration_start(self, iteration: Iteration) -> None:
         self.display.iteration = iteration.number
+
+    @hookimpl(tryfirst=True)
+    def ralph_iteration_end(self) -> None:
+        self._held = []
 
     @hookimpl
     def ralph_report_agent(self, iteration: Iteration) -> None:
@@ -299,6 +315,7 @@ class TerminalReporter:
         self._line(verification_line(label, verification), -1)
         if self.verbosity >= 1 and not verification.passed:
             self._line(verbose_lines(session, iteration, verification))
+        self._release()
 
     @hookimpl(wrapper=True)
     def ralph_session_finish(self, session: Session,
@@ -306,6 +323,7 @@ class TerminalReporter:
         """The summary, after every line the other plugins add (``report: ...``)."""
         from ralph_verify.loop.records import summary_lines
 
+        self._release()  # an iteration cut short has no result line
         results = yield
         elapsed = session.elapsed_before_s + time.monotonic() - self.started
         for line in summary_lines(session, verdict, session.dir, elapsed):

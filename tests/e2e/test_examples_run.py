@@ -71,9 +71,16 @@ def test_an_agent_that_changes_nothing_is_stopped_as_stalled(ralph: Ralph) -> No
     result = ralph.run("run", "--agent", f"replay:{nothing}", "--stall-no-change", "2",
                        "--until", "tests")
     assert result.ret == 11, result
+    # Each breaker line follows the result of the iteration that moved it.
     result.stdout.fnmatch_lines([
+        "iteration 2: agent exit 0*",
+        "iteration 2: 1/2 checks passed, 1 failed*",
+        "    tests failed*",
         "breaker half-open (no-change): the agent changed no file 2 iterations in a row "
         "(threshold 2); the next prompt asks the agent to change its approach",
+        "iteration 3: agent exit 0*",
+        "iteration 3: 1/2 checks passed, 1 failed*",
+        "    tests failed*",
         "breaker open (no-change)*",
         "verdict: stalled — stall breaker (no-change): the agent changed no file 3 iterations "
         "in a row (threshold 2), and the iteration after the 'change your approach' note "
