@@ -227,6 +227,22 @@ def test_truncated_json_is_a_clear_error(ralph: Ralph, tmp_path: Path) -> None:
     assert "Traceback" not in result.out + result.err
 
 
+def test_a_mypy_that_prints_nothing_and_exits_0_is_an_error(ralph: Ralph,
+                                                           tmp_path: Path) -> None:
+    """mypy's JSON output of a pass is empty: its report (written on every run) is the
+    proof that it ran; a shim that does nothing must not pass."""
+    replay(ralph, tmp_path, "sys.exit(0)\n")
+    result = ralph.run("check", "--until", "types")
+    assert result.ret == 3, result
+    result.stdout.fnmatch_lines([f"ERROR*types*{sys.executable} {tmp_path}/replay_mypy.py "
+                                 "exited 0 but wrote no mypy report (--junit-xml), which mypy "
+                                 "writes on every run: it did not run mypy*"])
+    ralph.makepyfile(app="x: int = 1\n")
+    ralph.makepyproject("")
+    real = ralph.run("check", "--until", "types")
+    assert real.ret == 0, real
+
+
 def test_falls_back_to_the_line_format_of_an_old_mypy(ralph: Ralph, tmp_path: Path) -> None:
     """Replays mypy 1.10.1, recorded: it has no --output json."""
     replay(ralph, tmp_path, f"""

@@ -17,6 +17,7 @@ import json
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -251,12 +252,23 @@ class TypesCheck(Check):
             # A cache of our own, dropped when mypy's mtime check could be fooled
             # (see ralph_verify.project.caches); the project's .mypy_cache is left alone.
             mypy = [*mypy, "--cache-dir", str(mypy_cache_dir(ctx.root))]
+        # mypy's JUnit report is written on every run, a pass too, where its JSON output is
+        # empty: a program that exits 0 and writes none did not check anything.
+        report = Path(tempfile.mkdtemp(prefix="mypy-", dir=ctx.workdir)) / "report.xml"
+        own = any(arg.startswith("--junit-xml") for arg in rest)
+        if not own:
+            mypy = [*mypy, "--junit-xml", str(report)]
         run = self.mypy(ctx, [*mypy, "--output", "json", *rest], root)
         if json_unsupported(run):
             run = self.mypy(ctx, [*mypy, *PLAIN_FLAGS, *rest], root)
             messages, other = parse_plain(run.stdout)
         else:
             messages, other = parse_json_lines(run.stdout)
+        strange = any(not line.startswith(_MYPY_OWN) for line in other)  # judge() shows it
+        if run.returncode == 0 and not own and not strange and not report.is_file():
+            raise ToolError(f"{_program(run)} exited 0 but wrote no mypy report (--junit-xml), "
+                            "which mypy writes on every run: it did not run mypy",
+                            output=run.tail())
         failures, orphans = to_failures(messages, root)
         return run, failures, orphans, other
 
@@ -323,6 +335,14 @@ class TypesCheck(Check):
         if _same_file(python, sys.executable):
             return ours
         return [*ours, "--python-executable", python]
+
+
+def _program(run: ToolRun) -> str:
+    """The program that ran, its words before the first option: ``/venv/bin/python -m
+    mypy``, ``/usr/bin/mypy``, ``python shim.py``."""
+    words = next((run.argv[:at] for at, arg in enumerate(run.argv) if arg.startswith("--")),
+                 run.argv)
+    return " ".join(words)
 
 
 def _what_failed(run: ToolRun, failures: Sequence[Failure], other: Sequence[str]) -> str:
