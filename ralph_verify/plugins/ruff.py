@@ -251,7 +251,13 @@ class RuffCheck(Check):
         command = self.ruff_command(ctx)
         hint = (f"install it with 'pip install ruff', or fix 'command' in "
                 f"[tool.ralph-verify.checks.{self.name}]")
-        return ctx.run([*command, *args], timeout=self.timeout, missing_hint=hint, cwd=cwd)
+        run = ctx.run([*command, *args], timeout=self.timeout, missing_hint=hint, cwd=cwd)
+        if run.returncode == 2 and "cache" in run.stderr.lower() and "--no-cache" not in args:
+            # ruff stops (exit 2) when it cannot write its cache (a read-only tree or cache
+            # folder): the cache only saves time, so judge again without it.
+            run = ctx.run([*command, args[0], "--no-cache", *args[1:]], timeout=self.timeout,
+                          missing_hint=hint, cwd=cwd)
+        return run
 
     def summarise(self, failures: list[Failure]) -> str:
         return count_summary(failures, self.noun)

@@ -317,3 +317,20 @@ def test_split_diff_gives_a_bounded_excerpt_per_file() -> None:
     longer = diff.replace("+x = {\"a\": 1}\n", "+x = {\"a\": 1}\n+y = 2\n+z = 3\n")
     excerpt = split_diff(longer, RECORDED_ROOT)["app.py"]
     assert excerpt.splitlines()[-2:] == ['+x = {"a": 1}', "... (2 more diff lines)"]
+
+
+def test_a_read_only_tree_is_linted_without_ruffs_cache(ralph: Ralph) -> None:
+    """ruff stops (exit 2) when it cannot create ``.ruff_cache``: the tree, bound read-only
+    in a mount namespace of the test's own, is judged all the same."""
+    unshare = shutil.which("unshare")
+    assert unshare is not None, "the test needs util-linux's unshare (apt-get install util-linux)"
+    ralph.makepyfile(a="import os\n")
+    root = str(ralph.path)
+    script = (f'mount --bind -o ro "$1" "$1" && cd "$1" && "$2" -m ralph_verify check '
+              "--until lint --no-cache")
+    done = subprocess.run([unshare, "--mount", "sh", "-c", script, "sh", root, sys.executable],
+                          capture_output=True, text=True, check=False, timeout=120)
+    assert done.returncode == 1, done
+    assert "FAILED  lint 1 error (1 F401)" in done.stdout, done
+    assert "a.py:1:8: F401" in done.stdout, done
+    assert not (ralph.path / ".ruff_cache").exists()
