@@ -105,9 +105,20 @@ def test_bad_spec_in_config_names_the_list_item(ralph: Ralph) -> None:
 
 
 def test_no_checks_anywhere(ralph: Ralph) -> None:
+    """``check`` checks what the project has, and says so; ``run`` asks to be told."""
+    ralph.makepyfile(app="import os\n", test_app="def test_ok():\n    assert True\n")
+    ralph.makefile("mypy.ini", "[mypy]\n")
     result = ralph.run("check")
-    assert result.ret == 2
-    assert "no checks to run: pass --until" in result.err
+    assert result.ret == 1, result
+    result.stdout.fnmatch_lines([
+        "no --until and no until in [[]tool.ralph-verify[]] of pyproject.toml: checking what "
+        "'ralph-verify init' finds here: tests,lint,types",
+        "ralph-verify check · * · 3 checks"])
+    result.stdout.fnmatch_lines_random(["PASSED  tests *", "FAILED  lint *1 error*",
+                                        "PASSED  types *"])
+    run = ralph.run("run", "--agent", "cmd:true", "x")
+    assert run.ret == 2
+    assert "no checks to run: pass --until" in run.err
 
 
 def test_root_is_found_from_a_subdirectory(ralph: Ralph) -> None:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from ralph_verify.checks.registry import build_checks, registry_of, until_specs
 from ralph_verify.checks.verification import verify
 from ralph_verify.cli import verification_exit_code
-from ralph_verify.config import Config
+from ralph_verify.config import TABLE_HINT, Config
 from ralph_verify.config.parser import Once, Parser
+from ralph_verify.config.until import CheckSpec
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.markers import hookimpl
 
@@ -20,7 +21,8 @@ def ralph_addoption(parser: Parser) -> None:
     parser.add_command(
         "check", run_check, scopes=("verify", "output", "check"),
         help="verify the project once, without an agent (CI, hooks)",
-        description="Run the checks of --until (or [tool.ralph-verify] until) once against the "
+        description="Run the checks of --until (or [tool.ralph-verify] until; with neither, "
+                    "what 'ralph-verify init' finds the project has) once against the "
                     "working tree and print one line per check, each failing one followed by "
                     "its failures as its tool reports them (--feedback: also the text an "
                     "agent would read). An unchanged tree is answered from the verification cache "
@@ -68,10 +70,30 @@ def colour_word(text: str) -> str:
             f"expected auto, always (yes) or never (no), got {text!r}") from None
 
 
+def _asked_or_detected(config: Config) -> list[CheckSpec]:
+    """``--until``, else the file's ``until``, else what ``init`` finds the project has
+    (``tests`` when it has tests, ``lint``, ``types`` with a mypy config ...), said in one
+    line: a first ``check`` needs no configuration."""
+    if getattr(config.option, "until", None) is not None or "until" in config.file_settings:
+        return until_specs(config)
+    from ralph_verify.config.until import parse_until
+    from ralph_verify.plugins.init import detected_until
+    from ralph_verify.project.detect import detect
+
+    until = ",".join(detected_until(detect(config.root, ())))
+    config.hook.ralph_report_line(
+        config=config, line=f"no --until and no until in {TABLE_HINT}: checking what "
+                            f"'ralph-verify init' finds here: {until}")
+    specs = parse_until(until, source="what the project has")
+    for spec in specs:
+        registry_of(config).resolve(spec)
+    return specs
+
+
 def run_check(config: Config) -> int:
     from ralph_verify.proc import signals
 
-    specs = until_specs(config)
+    specs = _asked_or_detected(config)
     if config.get("baseline"):
         from ralph_verify.config.until import parse_spec
         from ralph_verify.integrity.git_baseline import REF_PICTURE_KEY, take_ref_picture
