@@ -326,7 +326,7 @@ def test_a_read_only_tree_is_linted_without_ruffs_cache(ralph: Ralph) -> None:
     assert unshare is not None, "the test needs util-linux's unshare (apt-get install util-linux)"
     ralph.makepyfile(a="import os\n")
     root = str(ralph.path)
-    script = (f'mount --bind -o ro "$1" "$1" && cd "$1" && "$2" -m ralph_verify check '
+    script = ('mount --bind -o ro "$1" "$1" && cd "$1" && "$2" -m ralph_verify check '
               "--until lint --no-cache")
     done = subprocess.run([unshare, "--mount", "sh", "-c", script, "sh", root, sys.executable],
                           capture_output=True, text=True, check=False, timeout=120)
