@@ -223,12 +223,21 @@ def init_project(config: Config) -> int:
     agent = project.agents[0] if project.agents else None
     interactive = (not config.get("yes") and not config.get("dry_run")
                    and sys.stdin.isatty() and sys.stdout.isatty())
+    while True:
+        if interactive:
+            until = [s.strip() for s in _ask("Checks that must pass", ",".join(until)).split(",")
+                     if s.strip()]
+        try:
+            names = {registry_of(config).resolve(spec).name
+                     for spec in parse_until(",".join(until), source="the checks")}
+            break
+        except UsageError as exc:
+            if not interactive:
+                raise
+            print(f"ERROR: {exc}", file=out)  # a typo is asked again, not the end of init
+            until = detected_until(project)
     if interactive:
-        until = [s.strip() for s in _ask("Checks that must pass", ",".join(until)).split(",")
-                 if s.strip()]
         agent = _ask("Agent", agent or "claude")
-    names = {registry_of(config).resolve(spec).name
-             for spec in parse_until(",".join(until), source="the checks")}
     block = config_block(config, project, until, agent, types="types" in names)
     prompt = root / "PROMPT.md"
     changes = [

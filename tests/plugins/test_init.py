@@ -201,6 +201,10 @@ def test_asks_on_a_terminal(ralph: Ralph) -> None:
 
     try:
         wait_for(b"Checks that must pass [lint]: ")
+        os.write(primary, b"lint,flies:README.md\n")  # a typo: said, then asked again
+        wait_for(b"did you mean 'files'")
+        seen = seen[seen.index(b"did you mean"):]
+        wait_for(b"Checks that must pass [lint]: ")
         os.write(primary, b"lint,files:README.md\n")
         wait_for(b"Agent [")
         os.write(primary, b"aider\n")
