@@ -183,7 +183,22 @@ def test_checks_lists_names_plugins_and_options(ralph: Ralph) -> None:
     ])
 
 
+def test_checks_and_plugins_fold_their_lines_to_the_terminal(ralph: Ralph) -> None:
+    """As pytest's and argparse's help: no line past the terminal's width (``COLUMNS``)."""
+    for columns in ("80", "60"):
+        ralph.env["COLUMNS"] = columns
+        for command in ("checks", "plugins"):
+            result = ralph.run(command)
+            assert result.ret == 0, result
+            longest = max(result.out.splitlines(), key=len)
+            assert len(longest) <= int(columns), (command, longest)
+    ralph.run("checks").stdout.fnmatch_lines(["!cmd:ARG  [[]plugin cmd[]]",
+                                              "    a command must exit 0 *",
+                                              "      *"])
+
+
 def test_plugins_lists_builtins_and_disabling(ralph: Ralph) -> None:
+    ralph.env["COLUMNS"] = "10000"  # one line each
     result = ralph.run("plugins")
     assert result.ret == 0
     result.stdout.fnmatch_lines(["core  [[]built-in[]]*ralph_verify_check*"])

@@ -79,6 +79,7 @@ def test_listed_by_checks_and_plugins_and_disabled_by_name(todo: Ralph) -> None:
     checks = todo.run("checks")
     checks.stdout.fnmatch_lines(["todo[[]<op>N]  [[]plugin ralph_verify_todo]",
                                  "    limit the TODO comments left in the code (todo<=3)"])
+    todo.env["COLUMNS"] = "10000"  # one line each
     plugins = todo.run("plugins")
     plugins.stdout.fnmatch_lines(["ralph_verify_todo  *  ralph_register_checks, "
                                   "ralph_verify_check"])

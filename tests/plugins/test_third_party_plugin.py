@@ -175,7 +175,7 @@ def diff_cover_by_hand(python: str, project: Path, scratch: Path) -> dict[str, A
 
 @pytest.mark.slow
 def test_installed_plugin_is_listed_with_its_version(installed: Venv, ralph: Ralph) -> None:
-    plugins = installed.ralph_verify(ralph.path, "plugins")
+    plugins = installed.ralph_verify(ralph.path, "plugins", COLUMNS="10000")  # one line each
     assert plugins.ret == 0, plugins
     plugins.stdout.fnmatch_lines([
         f"diffcover  ?ralph-verify-diffcover {PLUGIN_VERSION}?  ralph_register_checks",

@@ -25,18 +25,21 @@ def list_checks(config: Config) -> int:
             "options": option_help(t.options),
         } for t in registry_of(config).types()])
         return 0
+    from ralph_verify.plugins.commands.plugins import print_agents, wrapped
+
     for check_type in registry_of(config).types():
         aliases = f" (alias {', '.join(check_type.aliases)})" if check_type.aliases else ""
-        print(f"{check_type.usage()}{aliases}  [plugin {check_type.plugin}]")
-        print(f"    {check_type.help}")
+        print(wrapped(f"{check_type.usage()}{aliases}  [plugin {check_type.plugin}]", "",
+                      "    "))
+        lines = [check_type.help]
         if check_type.arg != "none" and check_type.arg_help:
-            print(f"    argument: {check_type.arg_help}")
+            lines.append(f"argument: {check_type.arg_help}")
         if check_type.threshold:
-            print(f"    threshold: {check_type.threshold}")
-        for key, text in option_help(check_type.options).items():
-            print(f"    [tool.ralph-verify.checks.{check_type.name}] {key}: {text}")
-    from ralph_verify.plugins.commands.plugins import print_agents
-
+            lines.append(f"threshold: {check_type.threshold}")
+        lines += [f"[tool.ralph-verify.checks.{check_type.name}] {key}: {text}"
+                  for key, text in option_help(check_type.options).items()]
+        for line in lines:
+            print(wrapped(line, "    ", "      "))
     print_agents(config)  # the agents a check-driven loop can run, tested offline or not
     return 0
 

@@ -33,7 +33,7 @@ def list_plugins(config: Config) -> int:
         hooks = sorted({impl for impl in _hooks_of(config, plugin)})
         rows.append({"name": name, "disabled": False, "origin": origin, "hooks": hooks})
         if config.get("json") is None:
-            print(f"{name}  [{origin}]  {', '.join(hooks)}")
+            print(wrapped(f"{name}  [{origin}]  {', '.join(hooks)}", "", "    "))
     if config.get("json") is not None:
         from ralph_verify.plugins.json_report import write_json
 
@@ -52,7 +52,19 @@ def print_agents(config: Config) -> None:
     config.hook.ralph_register_agents(registry=registry)
     print("agents (--agent NAME):")
     for agent_type in registry.types():
-        print(f"  {agent_type.name}  [plugin {agent_type.plugin or '?'}]  {agent_type.help}")
+        print(wrapped(f"{agent_type.name}  [plugin {agent_type.plugin or '?'}]  "
+                      f"{agent_type.help}", "  ", "      "))
+
+
+def wrapped(text: str, first: str, rest: str) -> str:
+    """``text`` folded to the terminal's width (``COLUMNS``; 80 off a terminal), as pytest's
+    and argparse's help are, ``first`` before its first line and ``rest`` before the others."""
+    import shutil
+    import textwrap
+
+    return textwrap.fill(text, width=max(shutil.get_terminal_size().columns, 40),
+                         initial_indent=first, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def _hooks_of(config: Config, plugin: object) -> list[str]:
