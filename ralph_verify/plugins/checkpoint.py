@@ -85,10 +85,25 @@ def _listing(paths: list[str]) -> str:
     return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
 
 
+def _check_branch_name(session: Session) -> None:
+    """The session branch's name, as ``--branch-prefix`` makes it, is one git accepts."""
+    config = session.config
+    if session.resumed or config.get("no_branch") or not git.is_repo(session.root):
+        return
+    branch = f"{config.get('branch_prefix')}{session.id}"
+    if not git.git(session.root, "check-ref-format", "--branch", branch, check=False).strip():
+        raise UsageError(f"--branch-prefix {config.get('branch_prefix')!r} (from "
+                         f"{config.source_of('branch-prefix')}) makes the session branch "
+                         f"{branch!r}, which git refuses as a branch name (see 'git help "
+                         "check-ref-format'); pick another, e.g. 'ralph/'")
+
+
 @hookimpl
 def ralph_session_prepare(session: Session) -> None:
     """Refuse a dirty tree before anything is spent; on resume, get back on the branch.
-    Not in hook mode: the agent works on the user's branch (see ``_start_beside``)."""
+    Not in hook mode: the agent works on the user's branch (see ``_start_beside``); but a
+    branch name git refuses is said there too, before the baseline is spent."""
+    _check_branch_name(session)
     if session.mode != "run":
         return
     state = _state(session)

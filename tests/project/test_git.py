@@ -119,3 +119,17 @@ def test_a_refused_run_keeps_the_last_sessions_files(ralph: Ralph) -> None:
     assert state(ralph)["session"] == session
     assert len(history(ralph)) == 3
     assert ralph.run("rollback", "2").ret == 2  # the dirty tree still protects notes.txt
+
+
+def test_a_bad_branch_prefix_is_refused_before_the_baseline(ralph: Ralph) -> None:
+    ralph.git_init()
+    result = ralph.run("run", "--agent", agent(ralph, STEPS), "--until", "files:done.txt",
+                       "--branch-prefix", "my work..", "step")
+    assert result.ret == 2, result
+    result.stderr.fnmatch_lines(["ERROR: --branch-prefix 'my work..' (from command line) makes "
+                                 "the session branch 'my work..*', which git refuses as a "
+                                 "branch name *"])
+    assert "baseline" not in result.out
+    assert not (ralph.path / ".ralph" / "iterations" / "000").exists()  # nothing verified
+    assert ralph.git("branch", "--show-current").strip() == "main"
+
