@@ -73,6 +73,23 @@ def _say(session: Session, text: str) -> None:
     session.config.hook.ralph_report_line(config=session.config, line=text)
 
 
+#: Names of files that hold secrets (``fnmatch`` on the file's name), and the templates of
+#: them meant to be committed.
+SECRET_NAMES = (".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*", "id_dsa*",
+                "id_ecdsa*", "id_ed25519*", ".netrc", ".pypirc", ".npmrc", "credentials*",
+                "*.keystore", "*.jks")
+TEMPLATES = ("*.example", "*.sample", "*.template", "*.dist", "*.pub")
+
+
+def looks_secret(path: str) -> bool:
+    """``.env``, ``deploy/id_rsa``, ``certs/server.key`` (not ``.env.example``, ``id_rsa.pub``)."""
+    from fnmatch import fnmatch
+
+    name = path.rsplit("/", 1)[-1]
+    return (any(fnmatch(name, pattern) for pattern in SECRET_NAMES)
+            and not any(fnmatch(name, pattern) for pattern in TEMPLATES))
+
+
 def _commit_command(paths: list[str]) -> str:
     """The exact command that commits ``paths`` (all of them: ``git add -A`` past a few)."""
     import shlex
@@ -134,6 +151,14 @@ def ralph_session_prepare(session: Session) -> None:
             "them with the agent's work. Commit or stash them, or pass --allow-dirty (they are "
             "then committed first, as their own commit on the session branch); to commit "
             f"them: {_commit_command(dirty)}")
+    secret = [path for path in dirty if looks_secret(path)]
+    if secret and not config.get("no_commit"):
+        raise UsageError(
+            f"--allow-dirty would commit what looks like secrets ({_listing(secret)}) to the "
+            "session branch, where a push or a merge takes them further. Ignore them (add "
+            "them to .gitignore, or to .git/info/exclude for this clone only), or commit them "
+            "yourself if they are meant to be in git; --no-commit leaves every uncommitted "
+            "file uncommitted")
     state.dirty_at_start = dirty
 
 

@@ -133,3 +133,23 @@ def test_a_bad_branch_prefix_is_refused_before_the_baseline(ralph: Ralph) -> Non
     assert not (ralph.path / ".ralph" / "iterations" / "000").exists()  # nothing verified
     assert ralph.git("branch", "--show-current").strip() == "main"
 
+
+def test_allow_dirty_does_not_commit_a_secret_without_a_word(ralph: Ralph) -> None:
+    """A ``.env`` not ignored is refused, said by name; ignored, the run goes on and it
+    stays out of git; ``.env.example`` is committed as any file."""
+    ralph.git_init()
+    ralph.makefile(".env", "API_TOKEN=s3cr3t\n")
+    ralph.makefile(".env.example", "API_TOKEN=\n")
+    argv = ("run", "--agent", agent(ralph, STEPS), "--until", "files:done.txt",
+            "--allow-dirty", "step")
+    refused = ralph.run(*argv)
+    assert refused.ret == 2, refused
+    refused.stderr.fnmatch_lines(["ERROR: --allow-dirty would commit what looks like secrets "
+                                  "(.env) to the session branch, * (add them to .gitignore*"])
+    assert ralph.git("branch", "--show-current").strip() == "main"
+    ralph.makefile(".git/info/exclude", ".ralph/\n.env\n")
+    allowed = ralph.run(*argv)
+    assert allowed.ret == 0, allowed
+    assert ".env" not in ralph.git("log", "--name-only", "--format=", "main..HEAD").split()
+    assert ".env.example" in ralph.git("log", "--name-only", "--format=", "main..HEAD").split()
+    assert (ralph.path / ".env").read_text() == "API_TOKEN=s3cr3t\n"
