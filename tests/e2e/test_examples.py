@@ -94,3 +94,21 @@ def test_pyproject_declares_the_entry_point() -> None:
     project = tomllib.loads((PLUGIN_EXAMPLE / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["entry-points"]["ralph_verify"] == {"todo": "ralph_verify_todo"}
     assert (PLUGIN_EXAMPLE / "ralph_verify_todo.py").is_file()
+
+
+def test_the_plugin_example_declares_what_it_imports() -> None:
+    """Every package the example imports, bar the standard library and its host, is in its
+    ``dependencies``: installed on its own, it must not lean on what ralph-verify brings."""
+    import ast
+
+    tree = ast.parse((PLUGIN_EXAMPLE / "ralph_verify_todo.py").read_text(encoding="utf-8"))
+    imported = {alias.name.split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module and not node.level}
+    needed = imported - set(sys.stdlib_module_names) - {"ralph_verify"}
+    assert needed == {"pydantic"}
+    project = tomllib.loads((PLUGIN_EXAMPLE / "pyproject.toml").read_text(encoding="utf-8"))
+    declared = {dep.split(">")[0].split("=")[0].strip() for dep in
+                project["project"]["dependencies"]}
+    assert needed <= declared
