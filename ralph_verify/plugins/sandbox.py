@@ -24,6 +24,8 @@ NAME = "sandbox"
 MODES = ("auto", "on", "off")
 #: The bubblewrap program the agent runs under, found at configure (absent: no sandbox).
 BWRAP_KEY: StashKey[str] = StashKey("sandbox_bwrap")
+#: Why ``auto`` found no sandbox, said when the session starts: after any usage error.
+WHY_NOT_KEY: StashKey[str] = StashKey("sandbox_why_not")
 
 
 @hookimpl
@@ -80,6 +82,15 @@ def ralph_configure(config: Config) -> None:
     if bwrap is not None:
         config.stash[BWRAP_KEY] = bwrap
     else:
+        config.stash[WHY_NOT_KEY] = why_not
+
+
+@hookimpl
+def ralph_session_start(session: Any) -> None:
+    """The note of ``auto`` without a sandbox, once the session is sure to run the agent: a
+    usage error (a bad spec, a missing prompt file) comes alone, never after a note."""
+    why_not = session.config.stash.get(WHY_NOT_KEY)
+    if why_not is not None:
         sys.stderr.write(f"note: the agent runs without a sandbox: {why_not} "
                          "(--no-sandbox or sandbox = \"off\" silences this note)\n")
 

@@ -119,6 +119,14 @@ def test_auto_without_bubblewrap_says_why_once_and_runs(ralph: Ralph, tmp_path: 
     assert result.ret == 0, result
     assert result.err.count("note: the agent runs without a sandbox: bubblewrap (bwrap) is "
                             "not installed") == 1, result.err
+    # A usage error comes alone: the note is said once the session starts, not before it.
+    ralph.makefile("done.txt", "")
+    ralph.git("add", "done.txt")
+    ralph.git("commit", "-qm", "done")
+    for argv in (("--until", "files:done.txt,tset"), ("-P", "nothere.md")):
+        refused = ralph.run("run", "--agent", "cmd:bash agent.sh", *argv, "do it")
+        assert refused.ret == 2, refused
+        assert refused.err.startswith("ERROR: ") and "sandbox" not in refused.err, refused
     quiet = ralph.run("run", "--no-sandbox", "--agent", "cmd:bash agent.sh", "--until",
                       "files:done.txt", "do it")
     assert quiet.ret == 0 and "sandbox" not in quiet.err, quiet
