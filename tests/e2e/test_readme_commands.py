@@ -50,7 +50,7 @@ RUN = {
     "ralph-verify init --dry-run": 0,
     "ralph-verify init": 0,
     "ralph-verify init claude": 0,
-    'ralph-verify start --until tests,lint --max-iterations 10 "make the tests pass"': 0,
+    "ralph-verify start --agent-name claude --until tests 'make the tests pass'": 0,
     "ralph-verify status": 0,
     "ralph-verify cancel": 0,
     'ralph-verify run --agent cmd:"python fix.py" --until tests,lint --max-iterations 10 '
