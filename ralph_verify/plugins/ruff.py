@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -114,11 +115,13 @@ class Findings:
         return sum(self.codes.values())
 
 
-def read_check_output(run: ToolRun, root: Path) -> Findings:
-    """``ruff check --output-format json-lines`` read line by line: memory bounded by
-    :data:`MAX_KEPT`, however many violations; the parsing counts against the timeout."""
+def read_check_output(run: ToolRun, root: Path, output: Path | None = None) -> Findings:
+    """``ruff check --output-format json-lines`` read line by line (from ``output``, the file
+    given to ``--output-file``, or else the run's stdout): memory bounded by :data:`MAX_KEPT`,
+    however many violations; the parsing counts against the timeout."""
     found = Findings()
-    with run.stdout_path.open(encoding="utf-8", errors="replace") as handle:
+    output = output or run.stdout_path
+    with output.open(encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
@@ -130,7 +133,7 @@ def read_check_output(run: ToolRun, root: Path) -> Findings:
             if not isinstance(entry, dict):
                 raise ToolError(f"ruff check output line {number} is not one of ruff's "
                                 "json-lines violations: truncated, or another format",
-                                output=head(head_of_file(run.stdout_path, 2000)))
+                                output=head(head_of_file(output, 2000)))
             failure = _entry_failure(entry, root, "ruff check")
             found.codes[failure.code or "?"] += 1
             found.files.add(failure.path)
@@ -302,9 +305,22 @@ class LintCheck(RuffCheck):
 
     def lint(self, ctx: VerifyContext, args: Sequence[str],
              root: Path) -> tuple[ToolRun, Findings | None]:
-        run = self.ruff(ctx, *args, cwd=root)
+        # ruff prints nothing on a clean project; the file given to --output-file is written
+        # on every run: a program that exits 0 and writes none did not check anything.
+        own = any(arg in ("-o", "--output-file") or arg.startswith("--output-file=")
+                  for arg in args)
+        report = Path(tempfile.mkdtemp(prefix="ruff-", dir=ctx.workdir)) / "report.jsonl"
+        run = self.ruff(ctx, *args, *(() if own else ("--output-file", str(report))), cwd=root)
         if run.returncode not in (0, 1):
             return run, None
+        if own or report.is_file():
+            return run, read_check_output(run, root, None if own else report)
+        if not run.stdout.strip():
+            program = " ".join(run.argv[:run.argv.index("check")] if "check" in run.argv
+                               else run.argv[:1])
+            raise ToolError(f"{program} exited {run.returncode} but wrote no "
+                            "ruff report (--output-file), which ruff writes on every run: it "
+                            "did not run ruff", output=run.tail())
         return run, read_check_output(run, root)
 
 

@@ -61,7 +61,7 @@ def test_the_test_migration_completes(ralph: Ralph) -> None:
     assert first["files:tests/conftest.py"]["status"] == "passed"
     assert "tests/test_circle.py:2:import unittest" in prompt(ralph, 2)
     assert not (ralph.path / "run_tests.py").exists()
-    assert _checks(ralph, 2)["tests>=8"]["summary"] == "8 passed"
+    assert _checks(ralph, 2)["tests>=8"]["summary"].startswith("8 passed")
 
 
 def test_an_agent_that_changes_nothing_is_stopped_as_stalled(ralph: Ralph) -> None:
@@ -132,8 +132,9 @@ else:
 
 
 @pytest.mark.parametrize("integrity", [True, False])
-def test_skipping_a_failing_test_does_not_complete_unless_integrity_is_off(
-        ralph: Ralph, integrity: bool) -> None:
+def test_skipping_a_failing_test_does_not_complete(ralph: Ralph, integrity: bool) -> None:
+    # The frozen oracle runs tests/test_calc.py as it was at the start, skip or no skip;
+    # integrity's rule explains it where it is on.
     ralph.makepyfile(calc="def add(a, b):\n    return a - b\n", **{"tests/test_calc": """
         from calc import add
 
@@ -150,19 +151,17 @@ def test_skipping_a_failing_test_does_not_complete_unless_integrity_is_off(
     result = ralph.run("run", "--agent", agent(ralph, SKIP_THEN_FIX), "--until", "tests",
                        *args, "fix add")
     assert result.ret == 0, result
-    if not integrity:
-        assert len(history(ralph)) == 1  # the skip "passed"
-        assert "integrity" not in _checks(ralph, 1)
-        return
     assert len(history(ralph)) == 2
     first = _checks(ralph, 1)
-    assert first["tests"]["status"] == "passed"
+    assert first["tests"]["status"] == "failed"
+    assert "tests/test_calc.py" in prompt(ralph, 2) and "frozen" in prompt(ralph, 2)
+    if not integrity:
+        assert "integrity" not in first
+        return
     assert first["integrity"]["status"] == "failed"
     message = ("new skip marker `pytest.mark.skip` at tests/test_calc.py:6: make the test pass "
                "instead of skipping it (new-skip;")
     assert message in prompt(ralph, 2)
-    assert ("1 test(s) that ran at the session's start are skipped now "
-            "(tests/test_calc.py::test_add)" in prompt(ralph, 2))
 
 
 def test_tests_new_allows_failures_that_were_there_at_the_start(ralph: Ralph) -> None:
