@@ -2,7 +2,8 @@
 same scripted steps (the ``driver`` fixture of ``tests/drivers.py`` picks which).
 
 ``steps[TASK][N - 1]`` holds the files the agent writes in its ``N``-th iteration on that
-task (``None`` deletes one) and ``says[TASK][N - 1]`` its last message (default "done").
+task (``None`` deletes one; a key ``sed:PATH`` with ``[OLD, NEW]`` replaces text in a file)
+and ``says[TASK][N - 1]`` its last message (default "done").
 Under ``run`` a ``cmd:`` agent applies them, reading ``$RALPH_TASK_ID``; under the Stop hook
 the test applies them to the task ``.ralph/tasks/state.json`` names current, then sends
 Claude Code's Stop event. Both leave the same ``.ralph/tasks/`` behind.
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ralph_verify.testing import RunResult
-from tests.drivers import Driver, Step, apply
+from tests.drivers import Driver, apply
 from tests.loop_helpers import agent
 
 _APPLY = """\
@@ -25,8 +26,10 @@ says = json.loads(pathlib.Path(sys.argv[2]).read_text())
 T = os.environ["RALPH_TASK_ID"]
 mine = steps.get(T, [])
 for rel, text in (mine[N - 1] if N <= len(mine) else {}).items():
-    path = pathlib.Path(rel)
-    if text is None:
+    path = pathlib.Path(rel.removeprefix("sed:"))
+    if rel.startswith("sed:"):
+        path.write_text(path.read_text().replace(*text))
+    elif text is None:
         path.unlink(missing_ok=True)
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -63,7 +66,7 @@ class ListOutcome:
         return {row["id"]: (row["status"], row["iterations"]) for row in self.table()["tasks"]}
 
 
-def run_list(driver: Driver, steps: dict[str, list[Step]], *args: str,
+def run_list(driver: Driver, steps: dict[str, list[dict[str, Any]]], *args: str,
              says: dict[str, list[str]] | None = None, file: str = "tasks.toml",
              agent_name: str = "claude") -> ListOutcome:
     """Work the list of ``file`` through with the scripted agent under ``driver`` (in hook
@@ -94,7 +97,13 @@ def run_list(driver: Driver, steps: dict[str, list[Step]], *args: str,
         number = counts[current] = counts.get(current, 0) + 1
         turns.append(current)
         mine = steps.get(current, [])
-        apply(ralph.path, mine[number - 1] if number <= len(mine) else {})
+        step = mine[number - 1] if number <= len(mine) else {}
+        for rel, text in step.items():
+            if rel.startswith("sed:"):
+                path = ralph.path / rel.removeprefix("sed:")
+                path.write_text(path.read_text().replace(*text))
+        apply(ralph.path, {rel: text for rel, text in step.items()
+                           if not rel.startswith("sed:")})
         said = says.get(current, [])
         payload = {"session_id": "s-1", "hook_event_name": "Stop", "cwd": str(ralph.path),
                    "stop_hook_active": stop > 1,

@@ -29,6 +29,7 @@ from ralph_verify.loop.records import persisted_settings
 from ralph_verify.loop.result import LoopResult
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.task_list import FINAL, FINAL_ITERATIONS, TaskListRun, _status_of
+from ralph_verify.loop.task_steps import trusted
 from ralph_verify.loop.verdict import EXIT_CODES
 from ralph_verify.records.plugin_state import CheckpointState
 from ralph_verify.records.session import HookRecord, HookTasks
@@ -184,7 +185,7 @@ def name_task_commit(config: Config, hook: HookRecord) -> None:
     it (``Ralph-Task:``, ``Ralph-Verified:``), as under ``run --tasks``."""
     if hook.tasks is None:
         return
-    state = TasksState.read(config.root)
+    state = trusted(config.root)
     if state is None or state.current is None:
         return
     row = state.record(state.current)
@@ -198,8 +199,7 @@ def after_session(config: Config, statedir: StateDir, session: Session,
     session and block the stop with its prompt, or end the list and let the agent stop.
     ``answer`` (the session's own) is returned as it is outside a task list."""
     record = hook.tasks
-    state = TasksState.read(config.root)
-    if record is None or state is None or state.current is None:
+    if record is None:
         return answer
     if TASK_COMMIT_KEY in config.stash:
         del config.stash[TASK_COMMIT_KEY]
@@ -213,6 +213,9 @@ def after_session(config: Config, statedir: StateDir, session: Session,
         return {"systemMessage": f"ralph-verify: the task list's frozen copy cannot be read "
                                  f"({exc}); letting the agent stop. 'ralph-verify start --tasks "
                                  "FILE' starts the list again"}
+    state = trusted(config.root, task_list)
+    if state is None or state.current is None:
+        return answer
     branch = CheckpointState.of(session.plugin_state).branch
     carried = HookRecord(agent=hook.agent, session_id=hook.session_id, bound_by=hook.bound_by,
                          blocks_in_a_row=hook.blocks_in_a_row + 1, last_decision="block",
@@ -259,6 +262,7 @@ def _record_task(config: Config, state: TasksState, session: Session,
                         session.previous_verification(), duration)
     status, reason = _status_of(result, task)
     last = session.last
+    state.branch = CheckpointState.of(session.plugin_state).branch or state.branch
     state.set(task.id, status, reason, iterations=len(session.iterations), cost_usd=0.0,
               duration_s=round(duration, 3),
               commit=last.commit if last is not None and status == "done" else None)

@@ -28,15 +28,20 @@ from ralph_verify.loop.opening import new_session_id
 from ralph_verify.loop.run_driver import RunDriver
 from ralph_verify.loop.settings import SessionSettings, settings_for
 from ralph_verify.loop.task_steps import (
+    FROM_REASON,
     apply_from,
     head,
     interrupted,
     notify_list,
     passed_over,
     readiness,
+    sealed,
     squash,
+    trusted,
+    verified_commit,
 )
 from ralph_verify.loop.verdict import Verdict
+from ralph_verify.project import git
 from ralph_verify.tasks.keys import CURRENT_TASK_KEY, TASK_COMMIT_KEY, task_commit
 from ralph_verify.tasks.model import Task
 from ralph_verify.tasks.order import DONE, dependents, next_ready
@@ -166,7 +171,7 @@ class TaskListRun:
         if task_id not in ids:
             raise UsageError(f"--only {task_id}: no such task in {self.tasks.path.name}; "
                              f"its tasks are {', '.join(ids)}")
-        previous = TasksState.read(self.root)
+        previous = trusted(self.root, self.tasks)
         status = previous.status() if previous is not None else {}
         task = self.tasks.get(task_id)
         waiting = [dep for dep in self.tasks.dependencies(task) if status.get(dep) not in DONE]
@@ -183,13 +188,14 @@ class TaskListRun:
     def _start_state(self, resume: bool | None = None) -> TasksState:
         if resume is None:
             resume = bool(self.config.get("resume"))
-        previous = TasksState.read(self.root) if resume else None
-        state = TasksState.start(self.root, self.tasks, new_session_id())
+        previous = trusted(self.root, self.tasks) if resume else None
         if resume and previous is None:
             raise UsageError(f"nothing to resume: no task list in {self.root} "
                              "(.ralph/tasks/state.json not found)")
+        state = sealed(TasksState.start(self.root, self.tasks, previous.session if previous
+                                        else new_session_id()))
         if previous is not None:
-            state.session = previous.session
+            state.notes = previous.notes
             self.sessions = 1  # go on on the branch the interrupted run was on
             for row in previous.tasks:
                 task = next((t for t in self.tasks.tasks if t.id == row.id), None)
@@ -283,11 +289,14 @@ class TaskListRun:
             self.check_error = result.exit_code
             return "check-error"
         status, reason = _status_of(result, task)
-        last = result.iterations[-1] if result.iterations else None
         cost = sum((it.agent.cost_usd or 0.0) for it in result.iterations if it.agent)
-        commit = last.commit if last is not None and status == "done" else None
-        if commit and self.config.get("squash"):
-            commit = squash(self.root, state.record(task.id).base, task.id)
+        commit = None
+        if status == "done" and state.record(task.id).base and \
+                not self.config.get("no_commit"):
+            commit = verified_commit(self.root, task.id, task.title, gate_text)
+            if self.config.get("squash"):
+                commit = squash(self.root, state.record(task.id).base, task.id)
+            state.branch = git.current_branch(self.root)
         state.set(task.id, status, reason, iterations=len(result.iterations),
                   cost_usd=round(cost, 6), duration_s=round(result.duration_s, 3),
                   commit=commit)
@@ -301,6 +310,10 @@ class TaskListRun:
         if unfinished:
             names = ", ".join(f"{row.id} {row.status}" for row in unfinished)
             return self._end(state, "incomplete", f"not every task is done: {names}")
+        jumped = [row.id for row in rows if row.reason.startswith(FROM_REASON)]
+        if jumped:
+            return self._end(state, "incomplete", f"{', '.join(jumped)} passed over with "
+                             "--from (the user's choice, not done): the list is not complete")
         specs = self.final_specs(state)
         if specs:
             verification = verify(self.config, build_checks(self.config, specs))

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.records.codec import NOT_SAVED, encode
-from ralph_verify.records.files import load, save
+from ralph_verify.records.files import dumps, load
 from ralph_verify.records.session import SCHEMA
-from ralph_verify.state_files import now_iso
+from ralph_verify.state_files import now_iso, write_text_atomic
 from ralph_verify.tasks.order import initial_status
 
 if TYPE_CHECKING:
@@ -56,8 +56,13 @@ class TasksState:
     verdict: str | None = None
     tasks: list[TaskRecord] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: The branch whose history holds the commits that verified the tasks (``None``: HEAD).
+    branch: str | None = None
     #: The layout of ``state.json`` (absent in older files: they read as they are).
     version: int = SCHEMA
+    #: ralph-verify's own copy of ``state.json``, out of the agent's reach (set by the
+    #: driver: under the git directory or the user's cache); the one that decides.
+    seal: Path | None = field(default=None, metadata=NOT_SAVED)
 
     @property
     def path(self) -> Path:
@@ -99,8 +104,14 @@ class TasksState:
                   **values})
 
     def save(self) -> None:
+        """Write ralph-verify's own copy first, then the one in ``.ralph/`` (a crash between
+        the two leaves the older one in ``.ralph/``: it reads as edited, the copy decides)."""
+        text = dumps(self) + "\n"
+        if self.seal is not None:
+            self.seal.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(self.seal, text)
         self.folder.mkdir(parents=True, exist_ok=True)
-        save(self.path, self)
+        write_text_atomic(self.path, text)
 
     def log(self, entry: dict[str, Any]) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -94,7 +94,8 @@ def test_squash_learnings_notify_each_task_then_rollback_and_resume(ralph: Ralph
     assert [e["event"] for e in events] == ["task-list-finished"]  # not after each task
 
 
-def test_from_starts_at_a_task_and_status_watch_ends_with_the_list(ralph: Ralph) -> None:
+def test_from_starts_at_a_task_the_list_stays_incomplete_and_status_watch_ends_with_it(
+        ralph: Ralph) -> None:
     ralph.makefile("tasks.toml", CHAIN + '\n[[task]]\nid = "C"\nuntil = "files:c.txt"\n')
     ralph.git_init()
     calls = ralph.path.parent / "calls.txt"
@@ -107,12 +108,14 @@ def test_from_starts_at_a_task_and_status_watch_ends_with_the_list(ralph: Ralph)
     unknown = ralph.run("run", "--tasks", "tasks.toml", "--agent", script, "--from", "X")
     assert unknown.ret == 2 and "--from X: no such task" in unknown.err, unknown
     result = ralph.run("run", "--tasks", "tasks.toml", "--agent", script, "--from", "B")
-    assert result.ret == 0, result
+    assert result.ret == 1, result  # A is the user's choice, never done: not complete
+    assert "task list: incomplete: A passed over with --from" in result.err
     assert calls.read_text().split() == ["B", "C"]
     table = rows(ralph)
-    assert table["A"]["status"] == "skipped" and table["A"]["reason"] == "before --from B"
+    assert table["A"]["status"] == "skipped"
+    assert table["A"]["reason"] == "before --from B: the user's choice, not done"
     watched = ralph.run("tasks", "status", "--watch", "--interval", "0.1")
-    assert watched.ret == 0 and "complete" in watched.out, watched
+    assert watched.ret == 1 and "incomplete" in watched.out, watched
     assert watched.out.count("task list ") == 1  # drawn once: nothing changed
 
 

@@ -56,9 +56,9 @@ imported in memory), its checks resolved against this run's check types."""
 
 def _state(config: Config) -> TasksState:
     from ralph_verify.loop.state import StateDir
-    from ralph_verify.tasks.state import TasksState
+    from ralph_verify.loop.task_steps import trusted
 
-    state = TasksState.read(config.root)
+    state = trusted(config.root)
     if state is None:
         raise UsageError(f"no task list in {config.root} (no .ralph/tasks/state.json): start "
                          "one with 'ralph-verify run --tasks tasks.toml'")
@@ -179,10 +179,10 @@ def started_since(state: TasksState, task_id: str) -> list[str]:
 
 def export(config: Config) -> int:
     """``tasks export [FILE] --to prd.json|tasks.md [-o OUT]``."""
+    from ralph_verify.loop.task_steps import trusted
     from ralph_verify.tasks.export import to_prd, to_tasks_md
-    from ralph_verify.tasks.state import TasksState
 
-    state = TasksState.read(config.root)
+    state = trusted(config.root)
     name = config.get("task_file") or (state.file if state is not None else None)
     if not name:
         raise UsageError("tasks export needs the task file: ralph-verify tasks export "

@@ -15,6 +15,7 @@ from pathlib import Path
 from ralph_verify.config import Config
 from ralph_verify.config.until import parse_until
 from ralph_verify.errors import UsageError
+from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.settings import settings_for
 from ralph_verify.tasks.formats import quote_cmd
 
@@ -34,7 +35,8 @@ The file is TOML: an optional [defaults] table and one [[task]] table per task:
 
 Rules the file is checked against ('ralph-verify tasks check {output}'):
 - every task has checks of its own in `until` (for example tests:tests/test_x.py, \
-tests:tests/test_x.py::test_y, lint, types, files:PATH, cmd:"COMMAND");
+tests:tests/test_x.py::test_y, lint, types, files:PATH, cmd:"COMMAND"); "promise" (your \
+word) is no check;
 - no unknown key, no duplicate id, no dependency on an unknown task, no cycle;
 - every task's checks FAIL on today's tree: a task whose checks pass already is no work.
 
@@ -74,14 +76,16 @@ def plan(config: Config) -> int:
                             task=PLAN_PROMPT.format(output=shown, spec=spec.name,
                                                     text=text.strip()))
     code = run_session(config, settings)
+    if code not in (ExitCode.OK, ExitCode.CANCELLED):
+        code = ExitCode.CHECKS_FAILED  # the plan is not done, whatever ended the session
     if code == 0:
         print(f"tasks plan: {shown} passes 'tasks check': valid, and every task's checks "
               "fail on today's tree; run it with 'ralph-verify run --tasks "
               f"{shown}'")
     else:
-        print(f"tasks plan: {shown} does not pass 'tasks check' yet (exit {code}); see the "
-              "feedback above", file=sys.stderr)
-    return code
+        print(f"tasks plan: {shown} does not pass 'tasks check' yet; see the feedback above",
+              file=sys.stderr)
+    return int(code)
 
 
 def _relative(path: Path, root: Path) -> str:

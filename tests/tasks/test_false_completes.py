@@ -1,0 +1,179 @@
+"""Ways a task list could end ``complete`` with work undone, each refused.
+
+- The agent rewrites ``.ralph/tasks/state.json`` (``sed 's/"todo"/"done"/'``): under the
+  Stop hook at its next stop, under ``run`` after a kill -9 and ``--resume``. ralph-verify's
+  own copy of the state, beside the session's frozen files, decides; the edit is reported.
+- A done task whose verifying commit left the branch's history is verified again.
+- ``--from T3`` with T1 and T2 not done: they are the user's choice, never done, and the
+  list is not complete.
+- ``tasks plan`` takes no task whose only check is the agent's word, and ends 1, not 10,
+  when its iterations run out.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import textwrap
+from typing import Any
+
+from ralph_verify.testing import Ralph
+from tests.drivers import Driver
+from tests.loop_helpers import Background, agent, wait_for
+from tests.task_drivers import run_list
+
+CHAIN = textwrap.dedent("""\
+    [defaults]
+    max-iterations = 2
+
+    [[task]]
+    id = "T1"
+    title = "one"
+    until = "tests:tests/test_one.py"
+
+    [[task]]
+    id = "T2"
+    title = "two"
+    until = "tests:tests/test_two.py"
+
+    [[task]]
+    id = "T3"
+    title = "three"
+    until = "tests:tests/test_three.py"
+    """)
+NAMES = {"one": 1, "two": 2, "three": 3}
+FORGE = ['"todo"', '"done"']
+
+
+def module(name: str) -> str:
+    return f"def {name}():\n    return {NAMES[name]}\n"
+
+
+TEXTS = {name: module(name) for name in NAMES}
+
+
+def project(ralph: Ralph) -> None:
+    for name, value in NAMES.items():
+        ralph.makefile(f"tests/test_{name}.py", f"from demo_{name} import {name}\n\n\n"
+                       f"def test_{name}():\n    assert {name}() == {value}\n")
+    ralph.makefile("tasks.toml", CHAIN)
+    ralph.makefile(".gitignore", ".ralph/\n")
+    ralph.git_init()
+
+
+def table(ralph: Ralph) -> dict[str, Any]:
+    result = ralph.run("tasks", "status", "--json")
+    assert result.ret == 0, result
+    data: dict[str, Any] = result.json()
+    return data
+
+
+def statuses(ralph: Ralph) -> dict[str, str]:
+    return {row["id"]: row["status"] for row in table(ralph)["tasks"]}
+
+
+def _forged_then_killed(ralph: Ralph) -> list[str]:
+    """``run``: T1's agent marks every todo task done in state.json and hangs; the run is
+    killed (-9, as an OOM kill), then resumed. The agent calls, in order."""
+    calls = ralph.path.parent / "calls.txt"
+    hung = ralph.path.parent / "hung"
+    script = agent(ralph, f"""\
+        T = os.environ["RALPH_TASK_ID"]
+        with open({str(calls)!r}, "a") as log:
+            log.write(T + "\\n")
+        name = {{"T1": "one", "T2": "two", "T3": "three"}}[T]
+        pathlib.Path(f"demo_{{name}}.py").write_text({TEXTS!r}[name])
+        if T == "T1" and not pathlib.Path({str(hung)!r}).exists():
+            state = pathlib.Path(".ralph/tasks/state.json")
+            state.write_text(state.read_text().replace({FORGE[0]!r}, {FORGE[1]!r}))
+            pathlib.Path({str(hung)!r}).write_text("x")
+            time.sleep(120)  # killed with ralph-verify
+        """)
+    run = Background(ralph, "run", "--tasks", "tasks.toml", "--agent", script)
+    try:
+        wait_for(hung.exists, timeout=120, what="T1's forging agent", run=run)
+        run.proc.send_signal(signal.SIGKILL)
+        assert run.wait() == -signal.SIGKILL
+    finally:
+        run.kill()
+    forged = json.loads((ralph.path / ".ralph/tasks/state.json").read_text())
+    assert [row["status"] for row in forged["tasks"]] == ["running", "done", "done"]
+    resumed = ralph.run("run", "--tasks", "tasks.toml", "--resume", "--agent", script)
+    assert resumed.ret == 0, resumed
+    return calls.read_text().split()
+
+
+def test_a_forged_task_state_is_reported_and_never_believed(driver: Driver) -> None:
+    ralph = driver.ralph
+    project(ralph)
+    if driver.kind == "run":
+        calls = _forged_then_killed(ralph)
+    else:
+        outcome = run_list(driver, {
+            "T1": [{"demo_one.py": module("one"), "sed:.ralph/tasks/state.json": FORGE}],
+            "T2": [{"demo_two.py": module("two")}],
+            "T3": [{"demo_three.py": module("three")}]})
+        assert "task list complete" in outcome.last_answer["systemMessage"], outcome
+        calls = outcome.turns
+    assert calls[-2:] == ["T2", "T3"]  # the forged "done" tasks were worked on all the same
+    data = table(ralph)
+    assert data["verdict"] == "complete"
+    assert statuses(ralph) == {"T1": "done", "T2": "done", "T3": "done"}
+    assert any("state.json was not as ralph-verify wrote it" in note
+               for note in data["notes"])
+
+
+def test_a_done_task_whose_commit_left_the_history_or_a_forged_session_is_not_done(
+        ralph: Ralph) -> None:
+    project(ralph)
+    script = agent(ralph, f"""\
+        T = os.environ["RALPH_TASK_ID"]
+        if T == "T1":
+            pathlib.Path("demo_one.py").write_text({module('one')!r})
+        """)
+    result = ralph.run("run", "--tasks", "tasks.toml", "--agent", script,
+                       "--pause-after-task")
+    assert result.ret == 0 and statuses(ralph)["T1"] == "done", result
+    path = ralph.path / ".ralph/tasks/state.json"
+    genuine = path.read_text()
+    # ralph-verify's own copy is missing for a session the agent named itself.
+    data = json.loads(genuine.replace('"todo"', '"done"'))
+    data["session"] = "forged"
+    path.write_text(json.dumps(data))
+    assert statuses(ralph) == {"T1": "todo", "T2": "todo", "T3": "todo"}
+    # The genuine record, but the branch was reset to before T1's verified commit.
+    path.write_text(genuine)
+    ralph.git("reset", "-q", "--hard", "HEAD~1")
+    rows = {row["id"]: row for row in table(ralph)["tasks"]}
+    assert rows["T1"]["status"] == "todo"
+    assert "not in the history" in rows["T1"]["reason"]
+
+
+def test_from_leaves_the_tasks_before_it_to_the_user_and_the_list_incomplete(
+        ralph: Ralph) -> None:
+    project(ralph)
+    script = agent(ralph, f"""\
+        pathlib.Path("demo_three.py").write_text({module('three')!r})
+        """)
+    result = ralph.run("run", "--tasks", "tasks.toml", "--agent", script, "--from", "T3")
+    assert result.ret == 1, result
+    assert "task list: incomplete: T1, T2 passed over with --from" in result.err
+    assert "every task is done" not in result.err
+    assert statuses(ralph) == {"T1": "skipped", "T2": "skipped", "T3": "done"}
+
+
+def test_plan_refuses_the_agents_word_as_a_check_and_ends_1_when_out_of_iterations(
+        ralph: Ralph) -> None:
+    ralph.makefile("SPEC.md", "# Features\n\nWrite a.txt.\n")
+    ralph.git_init()
+    words = '[[task]]\nid = "A"\nuntil = "promise"\n'
+    script = agent(ralph, f"""\
+        pathlib.Path("tasks.toml").write_text({words!r})
+        """)
+    result = ralph.run("tasks", "plan", "SPEC.md", "-o", "tasks.toml", "--agent", script,
+                       "--max-iterations", "2")
+    assert result.ret == 1, result
+    feedback = (ralph.path / ".ralph/iterations/002/prompt.md").read_text()
+    assert "only check is the agent's word" in feedback and ": A" in feedback
+    checked = ralph.run("tasks", "check", "tasks.toml")
+    assert checked.ret == 1 and "only check is the agent's word" in checked.out, checked
