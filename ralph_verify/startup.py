@@ -69,6 +69,7 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "loop",
     "commands.run",
     "commands.tasks",
+    "commands.tasks_evidence",
     "commands.tasks_manage",
     "commands.status",
     "commands.cancel",

@@ -331,9 +331,9 @@ def cancel_hook_session(root: Path) -> str | None:
 
 
 def _cancel_task_list(root: Path) -> None:
-    from ralph_verify.tasks.state import TasksState
+    from ralph_verify.loop.task_steps import trusted
 
-    tasks = TasksState.read(root)
+    tasks = trusted(root)
     if tasks is None or tasks.verdict is not None:
         return
     if tasks.current is not None:

@@ -34,7 +34,7 @@ from ralph_verify.loop.verdict import EXIT_CODES
 from ralph_verify.records.plugin_state import CheckpointState
 from ralph_verify.records.session import HookRecord, HookTasks
 from ralph_verify.tasks.frozen_list import from_json, to_json
-from ralph_verify.tasks.keys import TASK_BRANCH_KEY, TASK_COMMIT_KEY, task_commit
+from ralph_verify.tasks.keys import TASK_BRANCH_KEY, TASK_COMMIT_KEY, TASK_FILE_KEY, task_commit
 from ralph_verify.tasks.model import Task
 from ralph_verify.tasks.order import DONE
 from ralph_verify.tasks.prompt import task_text
@@ -102,10 +102,7 @@ class HookTaskList(TaskListRun):
         return task_text(self.tasks, task, gate, state.status(), self.root)
 
     def _run_task(self, task: Task, state: TasksState) -> str:
-        gate = self.gate(task, state.status())
-        gate_text = ",".join(spec.text for spec in gate)
-        state.set(task.id, "running", "", gate=gate_text)
-        self._line(f"ralph-verify: task {task.id} ({task.title}): gate {gate_text}")
+        gate, _ = self.start(task, state)
         tasks = self.hook_base.tasks
         assert tasks is not None
         tasks.failed_in_a_row = self.failed_in_a_row
@@ -190,6 +187,12 @@ def name_task_commit(config: Config, hook: HookRecord) -> None:
         return
     row = state.record(state.current)
     config.stash[TASK_COMMIT_KEY] = task_commit(row.id, row.title, row.gate)
+    try:
+        task_list = from_json(thaw(hook.tasks.frozen)["list"])
+    except (FrozenError, KeyError, TypeError, ValueError):
+        return  # said at the end of the stop (after_session)
+    if task_list.text:
+        config.stash[TASK_FILE_KEY] = (task_list.path, task_list.text)
 
 
 def after_session(config: Config, statedir: StateDir, session: Session,

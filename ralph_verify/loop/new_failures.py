@@ -45,7 +45,7 @@ def baseline_failures(session: Session, check_name: str) -> set[str] | None:
             for f in r.failures}
 
 
-def nothing_to_do(baseline: Verification) -> VerdictProposal | None:
+def nothing_to_do(baseline: Verification, *, advise: bool = True) -> VerdictProposal | None:
     """A baseline that passes only because every failure was pre-existing is not ``complete``.
 
     ``tests:new`` at the baseline records the failing tests and passes: ending that session
@@ -62,8 +62,9 @@ def nothing_to_do(baseline: Verification) -> VerdictProposal | None:
     plain = ",".join(r.spec.split(":", 1)[0] for r, _ in allowed)
     return VerdictProposal(
         Verdict.NOTHING_TO_DO,
-        f"nothing for the agent to do: {parts} passes only because no failure is new; "
-        f"to have the agent fix them, use --until '{plain}' instead", source="core")
+        f"nothing for the agent to do: {parts} passes only because no failure is new"
+        + (f"; to have the agent fix them, use --until '{plain}' instead" if advise else ""),
+        source="core")
 
 
 def judge_new(check: Check, ctx: VerifyContext,

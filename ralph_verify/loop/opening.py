@@ -25,6 +25,7 @@ from ralph_verify.loop.new_failures import nothing_to_do
 from ralph_verify.loop.session import Session
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.state_files import now_iso
+from ralph_verify.tasks.keys import CURRENT_TASK_KEY
 
 if TYPE_CHECKING:
     from ralph_verify.checks.api import Check
@@ -80,7 +81,9 @@ def open_session(session: Session, state: StateDir, checks: Sequence[Check], *,
                                               verification=session.baseline)
         if session.baseline.errored:
             return Opening(errored=True)
-        idle = nothing_to_do(session.baseline)
+        # A task of a list: its gate is the list's, not an --until to rewrite.
+        idle = nothing_to_do(session.baseline,
+                             advise=CURRENT_TASK_KEY not in session.config.stash)
         if idle is not None:
             return Opening(verdict=idle)
         if session.baseline.passed:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ralph_verify.checks.registry import build_checks
 from ralph_verify.checks.verification import verify
-from ralph_verify.config.until import CheckSpec
+from ralph_verify.config.until import CheckSpec, parse_spec
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.keys import PROMPT_VALUES_KEY
@@ -30,19 +30,27 @@ from ralph_verify.loop.settings import SessionSettings, settings_for
 from ralph_verify.loop.task_steps import (
     FROM_REASON,
     apply_from,
-    head,
     interrupted,
+    keep_file,
     notify_list,
     passed_over,
     readiness,
     sealed,
     squash,
+    start_tree,
     trusted,
     verified_commit,
 )
 from ralph_verify.loop.verdict import Verdict
 from ralph_verify.project import git
-from ralph_verify.tasks.keys import CURRENT_TASK_KEY, TASK_COMMIT_KEY, task_commit
+from ralph_verify.tasks.keys import (
+    CURRENT_TASK_KEY,
+    EDITED_FOLDER,
+    EVIDENCE,
+    TASK_COMMIT_KEY,
+    TASK_FILE_KEY,
+    task_commit,
+)
 from ralph_verify.tasks.model import Task
 from ralph_verify.tasks.order import DONE, dependents, next_ready
 from ralph_verify.tasks.prompt import acceptance, learnings, task_body, task_table
@@ -106,10 +114,24 @@ class TaskListRun:
             return []  # no --until and none in the config file: the tasks' checks decide
         return specs
 
-    def gate(self, task: Task, status: dict[str, str]) -> list[CheckSpec]:
+    def gate(self, task: Task, status: dict[str, str], base: str | None) -> list[CheckSpec]:
+        """The task's own checks (without any: its fail-to-pass tests since ``base``), its
+        ``keep``, every done task's checks, the list's ``keep`` and ``--until``."""
         done = [spec for other in self.tasks.tasks if status.get(other.id) in DONE
                 and other.id != task.id for spec in other.until]
-        return union(task.until, done, self.tasks.keep, self.extra)
+        own = list(task.until) if task.until or not base else \
+            [parse_spec(f"{EVIDENCE}:{base}")]
+        return union(own, task.keep, done, self.tasks.keep, self.extra)
+
+    def start(self, task: Task, state: TasksState) -> tuple[list[CheckSpec], str]:
+        """Mark ``task`` running from the tree as it is (or as it was when an interrupted
+        run started it); its gate and the gate's text."""
+        base = state.record(task.id).base or start_tree(self.root)
+        gate = self.gate(task, state.status(), base)
+        gate_text = ",".join(spec.text for spec in gate)
+        state.set(task.id, "running", "", gate=gate_text, base=base)
+        _said(self.config, f"ralph-verify: task {task.id} ({task.title}): gate {gate_text}")
+        return gate, gate_text
 
     def run(self) -> TaskListResult:
         only = self.config.get("only")
@@ -129,9 +151,13 @@ class TaskListRun:
                     return ended
             return self._final(state)
         finally:
-            note = (f"{self.tasks.path.name} was edited during the session; the list "
-                    "was worked from the copy read at its start (the edit changed nothing)")
-            if self.tasks.edited() and note not in state.notes:
+            name = self.tasks.path.name
+            note = (f"{name} was edited during the session; the list was worked from the "
+                    "copy read at its start and the file put back (the edit changed nothing; "
+                    f"it is kept in .ralph/tasks/{EDITED_FOLDER}/{name})")
+            edited = self.tasks.edited() or \
+                (self.root / ".ralph" / "tasks" / EDITED_FOLDER / name).exists()
+            if edited and note not in state.notes:
                 state.notes.append(note)
                 state.save()
                 _said(self.config, f"ralph-verify: {note}")
@@ -194,6 +220,7 @@ class TaskListRun:
                              "(.ralph/tasks/state.json not found)")
         state = sealed(TasksState.start(self.root, self.tasks, previous.session if previous
                                         else new_session_id()))
+        keep_file(state, self.tasks.text)
         if previous is not None:
             state.notes = previous.notes
             self.sessions = 1  # go on on the branch the interrupted run was on
@@ -257,6 +284,8 @@ class TaskListRun:
             f"(none yet: write them to {self.tasks.learnings})"}
         config.stash[TASK_COMMIT_KEY] = task_commit(task.id, task.title,
                                                     ",".join(spec.text for spec in gate))
+        if self.tasks.text:
+            config.stash[TASK_FILE_KEY] = (self.tasks.path, self.tasks.text)
         before = os.environ.get("RALPH_TASK_ID")
         os.environ["RALPH_TASK_ID"] = task.id
         try:
@@ -264,6 +293,8 @@ class TaskListRun:
         finally:
             self.sessions += 1
             del config.stash[TASK_COMMIT_KEY]
+            if TASK_FILE_KEY in config.stash:
+                del config.stash[TASK_FILE_KEY]
             del config.stash[CURRENT_TASK_KEY]
             del config.stash[PROMPT_VALUES_KEY]
             if before is None:
@@ -272,11 +303,7 @@ class TaskListRun:
                 os.environ["RALPH_TASK_ID"] = before
 
     def _run_task(self, task: Task, state: TasksState) -> str:
-        gate = self.gate(task, state.status())
-        gate_text = ",".join(spec.text for spec in gate)
-        state.set(task.id, "running", "", gate=gate_text,
-                  base=state.record(task.id).base or head(self.root))
-        _said(self.config, f"ralph-verify: task {task.id} ({task.title}): gate {gate_text}")
+        gate, gate_text = self.start(task, state)
         try:
             settings = self.task_settings(task, gate, state)
             with self._task_context(task, gate, state):
@@ -332,8 +359,8 @@ class TaskListRun:
         session (no promise, no baseline)."""
         skipped = {row.id for row in state.tasks if row.status == "skipped"} if state else set()
         specs = (list(self.tasks.final) if self.tasks.final is not None else
-                 union(*(task.until for task in self.tasks.tasks if task.id not in skipped),
-                       self.extra))
+                 union([spec for task in self.tasks.tasks if task.id not in skipped
+                        for spec in (*task.until, *task.keep)], self.extra))
         return [spec for spec in specs if spec.name != "promise" and spec.arg != "new"]
 
     def _fix_up(self, state: TasksState, specs: list[CheckSpec], feedback: str) -> str:

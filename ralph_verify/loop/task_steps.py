@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.frozen import session_dir
+from ralph_verify.loop.recovery import snapshot_commit
 from ralph_verify.loop.state import StateDir
 from ralph_verify.project import git
 from ralph_verify.records.files import CorruptFile, parse
-from ralph_verify.tasks.keys import LIST_NOTIFIER_KEY, task_commit
+from ralph_verify.state_files import write_text_atomic
+from ralph_verify.tasks.keys import LIST_NOTIFIER_KEY, put_back, task_commit
 from ralph_verify.tasks.order import DONE, ordered
 from ralph_verify.tasks.state import TasksState
 
@@ -66,6 +68,29 @@ def trusted(root: Path, task_list: TaskList | None = None) -> TasksState | None:
     return state
 
 
+#: ralph-verify's copy of the task file as the list read it, beside its own state.
+FILE_COPY = "task-file"
+
+
+def keep_file(state: TasksState, text: str) -> None:
+    """Keep the task file's text beside ralph-verify's copy of the state (once a list)."""
+    if state.seal is not None and text and not (state.seal.parent / FILE_COPY).exists():
+        write_text_atomic(state.seal.parent / FILE_COPY, text)
+
+
+def put_file_back(root: Path, path: Path) -> None:
+    """``--resume`` of a list whose task file the agent deleted (or changed) before the run
+    died: the file as the list read it, from ralph-verify's copy."""
+    try:
+        state = TasksState.read(root)
+        if state is None or path.resolve() != Path(state.file).resolve():
+            return
+        text = (sealed(state).seal or root).with_name(FILE_COPY).read_text(encoding="utf-8")
+    except (OSError, UsageError):
+        return  # no copy: the file is read as it is
+    put_back(root, path, text)
+
+
 def _rebuilt(root: Path, forged: TasksState, own: str | None,
              task_list: TaskList | None) -> TasksState:
     """The state from ralph-verify's copy; without one, the task file's statuses."""
@@ -107,6 +132,17 @@ def _verified_commits(root: Path, state: TasksState) -> set[tuple[str, str]]:
 def head(root: Path) -> str | None:
     """The commit a task starts from (``None`` outside git)."""
     return git.head(root) if git.is_repo(root) else None
+
+
+def start_tree(root: Path) -> str | None:
+    """A commit of the tree as it is now (HEAD's when nothing is uncommitted, else one made
+    through a private index: no branch moves): where a task starts, for its evidence
+    (``fail-to-pass``) and ``tasks rollback``. ``None`` outside git."""
+    tip = head(root)
+    dirty = git.dirty_paths(root) if tip else []
+    if not dirty:
+        return tip
+    return snapshot_commit(root, tip, dirty, "ralph-verify: the tree at a task's start")
 
 
 def verified_commit(root: Path, task_id: str, title: str, gate: str) -> str | None:

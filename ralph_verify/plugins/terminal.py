@@ -24,6 +24,7 @@ from ralph_verify.config.stash import REPORT_STREAM_KEY
 from ralph_verify.display import Display, output_stream
 from ralph_verify.markers import hookimpl
 from ralph_verify.project.interpreter import choose
+from ralph_verify.tasks.keys import CURRENT_TASK_KEY
 from ralph_verify.terminal_text import strip_controls
 
 if TYPE_CHECKING:
@@ -229,7 +230,9 @@ class TerminalReporter:
             asked = self._asked
             added = [check.spec for check in checks if check.spec.text not in asked]
             if added:  # "baseline: 1/2 checks" when one was asked: say which is the other
-                self._line(f"checks: {', '.join(asked)} from --until, plus "
+                given = "the task's gate" if CURRENT_TASK_KEY in self.config.stash \
+                    else "--until"
+                self._line(f"checks: {', '.join(asked)} from {given}, plus "
                            + "; ".join(f"{spec.text}, added by {spec.source}"
                                        for spec in added))
 
@@ -279,6 +282,8 @@ class TerminalReporter:
 
         results = yield
         self._in_session = True
+        if CURRENT_TASK_KEY in self.config.stash:  # a task of a list: its own time
+            self.started = time.monotonic()
         self._asked = [spec.text for spec in session.settings.until]
         self.display.max_iterations = session.max_iterations
         self._line(header(session, session.config))

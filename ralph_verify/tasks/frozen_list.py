@@ -26,13 +26,14 @@ def to_json(task_list: TaskList) -> dict[str, Any]:
         "path": str(task_list.path), "keep": _texts(task_list.keep),
         "final": _texts(task_list.final), "learnings": task_list.learnings,
         "on_fail": task_list.on_fail, "agent": task_list.agent,
-        "declared": task_list.declared, "digest": task_list.digest,
+        "declared": task_list.declared, "digest": task_list.digest, "text": task_list.text,
         "settings": dict(task_list.settings),
         "tasks": [{"id": t.id, "title": t.title, "prompt": t.prompt,
                    "until": _texts(t.until), "depends_on": list(t.depends_on),
                    "status": t.status, "notes": t.notes, "max_iterations": t.max_iterations,
                    "max_time": t.max_time, "max_cost": t.max_cost, "agent": t.agent,
-                   "args": list(t.args), "folder": t.folder, "repo": t.repo}
+                   "args": list(t.args), "folder": t.folder, "repo": t.repo,
+                   "keep": _texts(t.keep)}
                   for t in task_list.tasks]}
 
 
@@ -43,11 +44,12 @@ def from_json(data: dict[str, Any]) -> TaskList:
                   status=str(t["status"]), notes=str(t["notes"]),
                   max_iterations=t["max_iterations"], max_time=t["max_time"],
                   max_cost=t["max_cost"], agent=t["agent"], args=tuple(t["args"]),
-                  folder=str(t["folder"]), repo=t["repo"])
+                  folder=str(t["folder"]), repo=t["repo"], keep=_specs(list(t["keep"])))
              for t in data["tasks"]]
     final = data["final"]
     return TaskList(path=Path(data["path"]), tasks=tasks, keep=_specs(list(data["keep"])),
                     final=None if final is None else _specs(list(final)),
                     learnings=str(data["learnings"]), on_fail=str(data["on_fail"]),
                     agent=data["agent"], declared=bool(data["declared"]),
-                    digest=str(data["digest"]), settings=dict(data["settings"]))
+                    digest=str(data["digest"]), settings=dict(data["settings"]),
+                    text=str(data["text"]))

@@ -102,10 +102,17 @@ def to_toml(data: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def _checks(lines: list[str]) -> tuple[list[str], list[str]]:
-    """The ``until:`` specs and prose-mapped checks among ``lines``, and the other lines."""
-    return split_checks(lines, keep_blank=True, checks_of=lambda line: [
-        check for pattern, check in _PROSE if pattern.search(line)])
+def _checks(table: dict[str, Any], lines: list[str]) -> list[str]:
+    """Set the task ``table``'s checks from ``lines``: its ``until:`` specs, and the checks
+    prose names ("Typecheck passes" -> types) as ``keep``, never its evidence; the other
+    lines are returned."""
+    specs, prose = split_checks(lines, keep_blank=True)
+    mapped = [check for line in prose for pattern, check in _PROSE if pattern.search(line)]
+    if specs:
+        table["until"] = ",".join(dict.fromkeys(specs))
+    if mapped:
+        table["keep"] = ",".join(dict.fromkeys(mapped))
+    return prose
 
 
 def _slug(text: str, number: int) -> str:
@@ -120,14 +127,13 @@ def from_prd(document: dict[str, Any]) -> dict[str, Any]:
     tasks = []
     for number, story in enumerate(stories, 1):
         criteria = [str(c) for c in story.get("acceptanceCriteria") or []]
-        specs, prose = _checks(criteria)
+        table: dict[str, Any] = {"id": _slug(str(story.get("id") or ""), number),
+                                 "title": str(story.get("title") or "")}
+        prose = _checks(table, criteria)
         prompt = str(story.get("description") or "")
         if prose:
             prompt += "\n\nAcceptance criteria:\n" + "\n".join(f"- {c}" for c in prose)
-        table: dict[str, Any] = {"id": _slug(str(story.get("id") or ""), number),
-                                 "title": str(story.get("title") or ""), "prompt": prompt}
-        if specs:
-            table["until"] = ",".join(dict.fromkeys(specs))
+        table["prompt"] = prompt
         if story.get("status") == "skip":  # written by 'tasks export' for a skipped task
             table["status"] = "skip"
         if isinstance(story.get("dependsOn"), list):
@@ -145,9 +151,7 @@ def from_checklist(text: str) -> dict[str, Any]:
 
     def close() -> None:
         if tasks:
-            specs, prose = _checks(body)
-            if specs:
-                tasks[-1]["until"] = ",".join(dict.fromkeys(specs))
+            prose = _checks(tasks[-1], body)
             if prose:
                 tasks[-1]["prompt"] += "\n" + "\n".join(line.strip() for line in prose)
         body.clear()

@@ -51,6 +51,9 @@ class _TaskTable(_Limits):
     name: str | None = None  # a fleet file's name of a task: the same as id
     title: str = ""
     until: str | list[str] | None = None
+    #: Checks that keep the project green while the task runs but show nothing of it
+    #: (mapped from a PRD's "Typecheck passes"): never the task's evidence.
+    keep: str | list[str] | None = None
     depends_on: list[str] | None = Field(default=None, alias="depends-on")
     status: Literal["todo", "skip", "done"] = "todo"
     notes: str = ""
@@ -104,6 +107,7 @@ class Task:
     args: tuple[str, ...] = ()
     folder: str = "."
     repo: str | None = None
+    keep: tuple[CheckSpec, ...] = ()
 
     @property
     def until_text(self) -> str:
@@ -116,7 +120,8 @@ class Task:
 
     def fingerprint(self) -> str:
         """What the task asks; a task whose fields changed since it passed is verified again."""
-        text = "\0".join([self.id, self.title, self.prompt, self.until_text, self.notes])
+        text = "\0".join([self.id, self.title, self.prompt, self.until_text, self.notes,
+                          *(spec.text for spec in self.keep)])
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -136,6 +141,8 @@ class TaskList:
     #: The file's bytes when it was read: an agent's edit is noticed, never obeyed.
     digest: str = ""
     settings: dict[str, Any] = field(default_factory=dict)
+    #: The file's text as read (what the verified commits carry, whatever the agent does).
+    text: str = field(default="", repr=False)
 
     def get(self, task_id: str) -> Task:
         return next(task for task in self.tasks if task.id == task_id)
@@ -264,11 +271,6 @@ def from_data(data: dict[str, Any], path: Path, *, raw: bytes = b"",
             raise ConfigError(f"{where}: two tasks have the id {task_id!r}; give each a "
                               "distinct id = ...")
         until = _specs(table.until, f"{where} until", resolve)
-        if not until and own_checks and table.status != "skip":
-            raise ConfigError(f"{where}: no checks of its own: add until = \"tests:tests/"
-                              f"test_{task_id.lower()}.py\" (the tests that show it is done), or "
-                              "until = \"promise\" to take the agent's word (in a prd.json or a "
-                              "checklist: a criterion or sub-item 'until: tests:...')")
         tasks.append(Task(
             id=task_id, title=table.title or task_id,
             prompt=_prompt(table, defaults, base, where), until=until or default_until,
@@ -276,7 +278,8 @@ def from_data(data: dict[str, Any], path: Path, *, raw: bytes = b"",
             max_iterations=table.max_iterations or defaults.max_iterations,
             max_time=table.max_time or defaults.max_time,
             max_cost=table.max_cost or defaults.max_cost, agent=table.agent or defaults.agent,
-            args=(*defaults.args, *table.args), folder=table.folder, repo=table.repo))
+            args=(*defaults.args, *table.args), folder=table.folder, repo=table.repo,
+            keep=_specs(table.keep, f"{where} keep", resolve)))
     declared = any(table.depends_on is not None for table in parsed.task)
     final = (_specs(defaults.final, f"{path} [defaults] final", resolve)
              if defaults.final is not None else None)
@@ -288,6 +291,7 @@ def from_data(data: dict[str, Any], path: Path, *, raw: bytes = b"",
                                      f"{path} [defaults] keep", resolve),
                          learnings=defaults.learnings, on_fail=defaults.on_fail,
                          agent=defaults.agent, digest=_digest(raw) if raw else "",
+                         text=raw.decode("utf-8", "replace"),
                          settings=settings)
     check_graph(task_list)
     return task_list

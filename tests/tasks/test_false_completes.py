@@ -13,10 +13,16 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import textwrap
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from ralph_verify.tasks.model import from_data
+from ralph_verify.tasks.prompt import LIST_BUDGET, task_table
 from ralph_verify.testing import Ralph
 from tests.drivers import Driver
 from tests.loop_helpers import Background, agent, wait_for
@@ -177,3 +183,138 @@ def test_plan_refuses_the_agents_word_as_a_check_and_ends_1_when_out_of_iteratio
     assert "only check is the agent's word" in feedback and ": A" in feedback
     checked = ralph.run("tasks", "check", "tasks.toml")
     assert checked.ret == 1 and "only check is the agent's word" in checked.out, checked
+
+
+PRD = Path(__file__).parent / "data" / "prd.json.example"
+STORIES = ["US-001", "US-002", "US-003", "US-004"]
+
+
+def story_steps(story: str) -> list[dict[str, Any]]:
+    """The story's function and a test of it that fails without it; US-004 first writes a
+    test that passes anyway (no evidence), then the real one."""
+    name = "us" + story[-3:]
+    real = {f"demo/{name}.py": f"def {name}() -> str:\n    return {story!r}\n",
+            f"tests/test_{name}.py": f"from demo.{name} import {name}\n\n\n"
+                                     f"def test_{name}() -> None:\n"
+                                     f"    assert {name}() == {story!r}\n"}
+    if story != "US-004":
+        return [real]
+    return [{f"tests/test_{name}.py": "def test_nothing() -> None:\n    assert True\n"}, real]
+
+
+def test_snarktanks_prd_example_calls_the_agent_for_every_story(driver: Driver) -> None:
+    """Every story's only check is "Typecheck passes" (types), green before any work: it
+    keeps the project green, and each story is done on fail-to-pass tests of its own."""
+    ralph = driver.ralph
+    ralph.makefile("demo/__init__.py", "")
+    ralph.makefile("tests/test_base.py", "def test_base() -> None:\n    assert True\n")
+    ralph.makefile("prd.json", PRD.read_text())
+    ralph.makefile(".gitignore", ".ralph/\n")
+    ralph.git_init()
+    outcome = run_list(driver, {story: story_steps(story) for story in STORIES},
+                       file="prd.json")
+    assert outcome.turns == [*STORIES, "US-004"], outcome.turns
+    rows = outcome.rows()
+    assert outcome.table()["verdict"] == "complete", rows
+    for story in STORIES:
+        row = rows[story]
+        assert row["status"] == "done", row
+        assert "fail-to-pass:" in row["gate"] and "types" in row["gate"]
+    feedback = (ralph.path / ".ralph/iterations/002/prompt.md").read_text()  # US-004's
+    assert "tests/test_us004.py::test_nothing passed already" in feedback
+    first = (ralph.path / ".ralph/iterations/001/prompt.md").read_text()
+    assert "no check of its own: add tests that show it" in first
+
+
+TWO_TASKS = CHAIN.split('\n[[task]]\nid = "T3"')[0]
+
+
+def test_the_verified_commit_carries_the_users_task_file(driver: Driver) -> None:
+    """The agent deletes T2 from the list and marks T1 done: the list goes on from the file
+    it read, every commit carries the user's file, the agent's version is kept apart."""
+    ralph = driver.ralph
+    project(ralph)
+    (ralph.path / "tasks.toml").write_text(TWO_TASKS)
+    ralph.git("commit", "-qam", "two tasks")
+    loosened = TWO_TASKS.split("\n[[task]]\nid = \"T2\"")[0].replace(
+        'title = "one"', 'title = "one"\nstatus = "done"')
+    outcome = run_list(driver, {"T1": [{"demo_one.py": module("one"), "tasks.toml": loosened}],
+                                "T2": [{"demo_two.py": module("two")}]})
+    assert outcome.turns == ["T1", "T2"]
+    assert statuses(ralph) == {"T1": "done", "T2": "done"}
+    assert (ralph.path / "tasks.toml").read_text() == TWO_TASKS
+    assert (ralph.path / ".ralph/tasks/edited/tasks.toml").read_text() == loosened
+    for row in table(ralph)["tasks"]:
+        assert ralph.git("show", f"{row['commit']}:tasks.toml") == TWO_TASKS
+    assert any("tasks.toml was edited" in note for note in table(ralph)["notes"])
+
+
+def test_a_task_file_deleted_before_a_kill_does_not_break_resume(ralph: Ralph) -> None:
+    project(ralph)
+    hung = ralph.path.parent / "hung"
+    script = agent(ralph, f"""\
+        T = os.environ["RALPH_TASK_ID"]
+        name = {{"T1": "one", "T2": "two", "T3": "three"}}[T]
+        pathlib.Path(f"demo_{{name}}.py").write_text({TEXTS!r}[name])
+        if T == "T2" and not pathlib.Path({str(hung)!r}).exists():
+            pathlib.Path("tasks.toml").unlink()
+            pathlib.Path({str(hung)!r}).write_text("x")
+            time.sleep(120)  # killed with ralph-verify
+        """)
+    run = Background(ralph, "run", "--tasks", "tasks.toml", "--agent", script)
+    try:
+        wait_for(hung.exists, timeout=120, what="T2's deleting agent", run=run)
+        run.proc.send_signal(signal.SIGKILL)
+        assert run.wait() == -signal.SIGKILL
+    finally:
+        run.kill()
+    assert not (ralph.path / "tasks.toml").exists()
+    resumed = ralph.run("run", "--tasks", "tasks.toml", "--resume", "--agent", script)
+    assert resumed.ret == 0, resumed
+    assert (ralph.path / "tasks.toml").read_text() == CHAIN
+    assert statuses(ralph) == {"T1": "done", "T2": "done", "T3": "done"}
+
+
+@pytest.mark.parametrize("text", ['{"tasks": "oops"}', "garbage", '{"file": "tasks.toml", "ta',
+                                  ""])
+def test_a_corrupted_task_state_is_a_clear_error_saying_what_to_do(ralph: Ralph,
+                                                                   text: str) -> None:
+    project(ralph)
+    (ralph.path / ".ralph/tasks").mkdir(parents=True)
+    (ralph.path / ".ralph/tasks/state.json").write_text(text)
+    for args in (("tasks", "status"), ("run", "--tasks", "tasks.toml", "--resume", "--agent",
+                                        "cmd:true"), ("tasks", "retry", "T1")):
+        result = ralph.run(*args)
+        assert result.ret == 2, (args, result)
+        assert "state.json is corrupted" in result.err and "move it aside" in result.err
+        assert "Traceback" not in result.out + result.err
+
+
+def test_the_task_list_in_a_prompt_has_a_budget(tmp_path: Path) -> None:
+    tasks = [{"id": f"T{i}", "title": f"task number {i} with a title of some length",
+              "until": "files:x"} for i in range(150)]
+    task_list = from_data({"task": tasks}, tmp_path / "tasks.toml")
+    status = {f"T{i}": "done" for i in range(100)}
+    text = task_table(task_list, status, "T100")
+    assert len(text) <= LIST_BUDGET
+    assert "- [todo] T100: task number 100 with a title of some length  <- this one" in text
+    assert "earlier tasks: " in text and "done" in text and "later tasks: " in text
+
+
+def test_a_lists_lines_speak_of_the_task_not_of_until_or_the_lists_time(ralph: Ralph) -> None:
+    project(ralph)
+    (ralph.path / "tasks.toml").write_text(TWO_TASKS.replace(
+        'until = "tests:tests/test_two.py"', 'until = "files:tasks.toml"'))
+    ralph.git("commit", "-qam", "T2 is there already")
+    script = agent(ralph, f"""\
+        time.sleep(4)
+        pathlib.Path("demo_one.py").write_text({module('one')!r})
+        """)
+    result = ralph.run("run", "--tasks", "tasks.toml", "--agent", script)
+    assert result.ret == 0, result
+    text = result.out + result.err
+    assert "from --until" not in text and "from the task's gate" in text
+    assert "use --until" not in text
+    times = re.findall(r"iterations: (\d+) of at most \d+ in (\d+(?:\.\d+)?)s", text)
+    assert [count for count, _ in times] == ["1", "0"], text
+    assert float(times[1][1]) < 4, text  # T2's own time, not the list's

@@ -126,8 +126,6 @@ BAD = {
     "misspelt default": ('[defaults]\nmax-iteration = 3\n[[task]]\nid = "T1"\nuntil = "lint"\n',
                          "[defaults]: unknown key 'max-iteration'; did you mean "
                          "'max-iterations'?"),
-    "no checks": ('[[task]]\nid = "T1"\nuntil = "lint"\n[[task]]\nid = "T2"\ntitle = "x"\n',
-                  "task T2: no checks of its own: add until = \"tests:tests/test_t2.py\""),
     "duplicate": ('[[task]]\nid = "T1"\nuntil = "lint"\n[[task]]\nid = "T1"\nuntil = "lint"\n',
                   "two tasks have the id 'T1'"),
     "bad status": ('[[task]]\nid = "T1"\nuntil = "lint"\nstatus = "finished"\n',
@@ -145,7 +143,7 @@ def test_a_bad_file_is_a_usage_error_naming_the_task_and_the_fix(tmp_path: Path,
     assert message in str(raised.value)
 
 
-@pytest.mark.parametrize("case", ["cycle", "unknown dependency", "misspelt key", "no checks"])
+@pytest.mark.parametrize("case", ["cycle", "unknown dependency", "misspelt key"])
 def test_run_tasks_refuses_a_bad_file_before_any_agent_runs(ralph: Ralph, case: str) -> None:
     ralph.makefile("tasks.toml", BAD[case][0])
     ralph.git_init()

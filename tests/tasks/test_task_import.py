@@ -8,10 +8,8 @@ import json
 import textwrap
 from pathlib import Path
 
-import pytest
-
-from ralph_verify.errors import UsageError
 from ralph_verify.tasks.importers import load_any
+from ralph_verify.tasks.prompt import task_body
 from ralph_verify.testing import Ralph
 from tests.loop_helpers import agent
 
@@ -52,7 +50,9 @@ def test_a_prd_json_in_priority_order_with_its_inline_checks(tmp_path: Path) -> 
     tasks = load_any(path)
     first, second = tasks.tasks
     assert (first.id, first.until_text) == ("US-001", "files:one.txt")
-    assert second.until_text == "files:two.txt,types"  # "Typecheck passes" maps to types
+    # "Typecheck passes" maps to types: it keeps the project green, it is no evidence.
+    assert second.until_text == "files:two.txt"
+    assert [spec.text for spec in second.keep] == ["types"]
     assert "parse('90m') == 5400" in first.prompt and "until:" not in first.prompt
     assert tasks.dependencies(second) == ("US-001",)
 
@@ -67,11 +67,13 @@ def test_a_markdown_checklist(tmp_path: Path) -> None:
     assert third.status == "skip"  # under "Optional"
 
 
-def test_an_imported_task_without_checks_is_named(tmp_path: Path) -> None:
+def test_an_imported_task_without_checks_is_done_on_fail_to_pass_tests(
+        tmp_path: Path) -> None:
     path = tmp_path / "fix_plan.md"
-    path.write_text("- [ ] Fix the parser\n")
-    with pytest.raises(UsageError, match=r"task T1: no checks of its own.*until: tests"):
-        load_any(path)
+    path.write_text("- [ ] Fix the parser\n  - Typecheck passes\n")
+    task, = load_any(path).tasks
+    assert task.until == () and [spec.text for spec in task.keep] == ["types"]
+    assert "no check of its own: add tests that show it" in task_body(task)
 
 
 def test_an_agent_ticking_passes_in_prd_json_gets_another_iteration(ralph: Ralph) -> None:
@@ -115,7 +117,8 @@ def test_tasks_import_writes_a_tasks_toml_that_loads_the_same(ralph: Ralph) -> N
     assert [(t.id, t.title, t.prompt, t.until_text) for t in imported.tasks] == \
         [(t.id, t.title, t.prompt, t.until_text) for t in original.tasks]
     partial = ralph.run("tasks", "import", "fix_plan.md")
-    assert partial.ret == 1 and "still need checks of their own" in partial.err
+    assert partial.ret == 0 and "no check of their own: each is done only on fail-to-pass" \
+        in partial.err
     assert "T1" in partial.err.splitlines()[-1] and 'title = "Needs checks"' in partial.out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Generator
 from typing import TYPE_CHECKING
 
 from ralph_verify.checks.tool_output import one_line
@@ -24,6 +25,8 @@ from ralph_verify.plugins.commands.tasks_manage import load as load
 from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
+    from ralph_verify.agents import AgentResult
+    from ralph_verify.loop.session import Iteration, Session
     from ralph_verify.tasks.model import TaskList
     from ralph_verify.tasks.state import TasksState
 
@@ -79,6 +82,10 @@ def ralph_addoption(parser: Parser) -> None:
 def ralph_configure(config: Config) -> None:
     """A bad task file is a usage error before any lock, branch or agent."""
     if config.command.name in ("run", "start") and config.get("tasks"):
+        if config.get("resume"):  # a task file the agent deleted before a kill -9
+            from ralph_verify.loop.task_steps import put_file_back
+
+            put_file_back(config.root, config.invocation_dir / str(config.get("tasks")))
         config.stash[TASK_LIST_KEY] = load(config, str(config.get("tasks")))
 
 
@@ -116,8 +123,8 @@ def tasks_command(config: Config) -> int:
 
 
 def _import(config: Config, name: str) -> int:
-    """``tasks import FILE``: a prd.json or checklist written as tasks.toml; the tasks that
-    still need checks of their own are listed (the file is then for you to finish)."""
+    """``tasks import FILE``: a prd.json or checklist written as tasks.toml; the tasks with
+    no check of their own are listed (each is done only on fail-to-pass tests)."""
     from ralph_verify.tasks.importers import to_toml, translate
 
     data, _ = translate(config.invocation_dir / name)
@@ -131,9 +138,9 @@ def _import(config: Config, name: str) -> int:
     missing = [table["id"] for table in data.get("task", [])
                if "until" not in table and table.get("status") != "skip"]
     if missing:
-        print("these tasks still need checks of their own (until = \"tests:...\"): "
+        print("these tasks have no check of their own: each is done only on fail-to-pass "
+              "tests the agent adds (or give it until = \"tests:...\"): "
               + ", ".join(missing), file=sys.stderr)
-        return 1
     return 0
 
 
@@ -147,7 +154,8 @@ def _check(config: Config, task_list: TaskList) -> int:
     for number, task in enumerate(ordered(task_list), 1):
         deps = task_list.dependencies(task)
         after = f"  after {', '.join(deps)}" if deps else ""
-        print(f"  {number}. {task.id} [{task.status}] {task.title}{after}  until {task.until_text}")
+        print(f"  {number}. {task.id} [{task.status}] {task.title}{after}  until "
+              f"{task.until_text or 'fail-to-pass tests (no check of its own)'}")
     todo = [task for task in task_list.tasks if task.status == "todo"]
     word = [task.id for task in todo if task.promise_only]
     if word:
@@ -213,3 +221,21 @@ def _status(config: Config) -> int:
     for note in state.notes:
         print(f"note: {note}")
     return 0
+
+
+@hookimpl(wrapper=True)
+def ralph_run_agent(session: Session, iteration: Iteration) -> Generator[
+        None, AgentResult | None, AgentResult | None]:
+    """After the agent's turn in a task list: the task file put back as the list read it
+    (the agent's edit kept in ``.ralph/tasks/edited/``), so the commit verified next
+    carries the user's file."""
+    result = yield
+    from ralph_verify.tasks.keys import TASK_FILE_KEY, put_back
+
+    kept = session.config.stash.get(TASK_FILE_KEY)
+    if kept is not None and put_back(session.root, *kept):
+        session.config.hook.ralph_report_line(
+            config=session.config, line=f"ralph-verify: the agent changed {kept[0].name}; it "
+            "was put back as the list read it (the agent's version is kept in "
+            f".ralph/tasks/edited/{kept[0].name})")
+    return result
