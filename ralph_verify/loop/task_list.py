@@ -30,6 +30,7 @@ from ralph_verify.loop.settings import SessionSettings, settings_for
 from ralph_verify.loop.task_steps import (
     FROM_REASON,
     apply_from,
+    head,
     interrupted,
     keep_file,
     notify_list,
@@ -126,7 +127,8 @@ class TaskListRun:
     def start(self, task: Task, state: TasksState) -> tuple[list[CheckSpec], str]:
         """Mark ``task`` running from the tree as it is (or as it was when an interrupted
         run started it); its gate and the gate's text."""
-        base = state.record(task.id).base or start_tree(self.root)
+        base = state.record(task.id).base or (
+            head(self.root) if task.until else start_tree(self.root))
         gate = self.gate(task, state.status(), base)
         gate_text = ",".join(spec.text for spec in gate)
         state.set(task.id, "running", "", gate=gate_text, base=base)
