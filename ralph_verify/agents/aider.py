@@ -21,7 +21,11 @@ $0.00091 session.``: those lines give tokens, cost and the number of calls. A
 failed call shows as ``litellm.BadRequestError: ...`` (aider still exits 0).
 
 Quiet: ``--no-check-update``, ``--analytics-disable`` and
-``LITELLM_LOCAL_MODEL_COST_MAP=True`` (litellm's price list is not fetched).
+``LITELLM_LOCAL_MODEL_COST_MAP=True`` (litellm's price list is not fetched). aider
+fetches the same list itself, at every start while its copy
+(``~/.aider/caches/model_prices_and_context_window.json``) is missing, empty or a day
+old, and no option stops it: before each run the adapter fills a missing or empty copy
+with the list litellm ships with aider, and keeps an older one fresh.
 
 ``--continue-session`` passes ``--restore-chat-history`` (the chat history of
 the previous iterations, kept in ``.ralph/agent/``).
@@ -30,6 +34,7 @@ the previous iterations, kept in ``.ralph/agent/``).
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shutil
 from collections.abc import Iterable, Iterator
@@ -46,6 +51,9 @@ _COUNT = re.compile(r"(?P<value>[\d.]+)(?P<unit>[kM]?) (?P<label>[a-z ]+)")
 _API_ERROR = re.compile(r"^litellm\.(?P<kind>\w+Error): (?P<message>.+)")
 #: aider's repo-map cache at the repository's root (``TAGS_CACHE_DIR`` in aider/repomap.py).
 TAGS_CACHE = ".aider.tags.cache.v"
+#: aider's cached price list, and the copy litellm ships (``ModelInfoManager`` in aider/models.py).
+PRICE_LIST = "model_prices_and_context_window.json"
+BUNDLED = "model_prices_and_context_window_backup.json"
 
 
 class AiderAgent(CLIAgent):
@@ -78,8 +86,30 @@ class AiderAgent(CLIAgent):
         return parse_aider_output(lines)
 
     def run(self, request: AgentRequest) -> AgentResult:
+        keep_price_list(shutil.which(self.program_path))
         with tags_cache_kept(request):
             return super().run(request)
+
+
+def keep_price_list(executable: str | None) -> None:
+    """aider's price list, fresh in its cache, so aider does not fetch it (offline: at every
+    start); litellm's own copy, installed with aider, stands in for a missing or empty one."""
+    cache = Path.home() / ".aider" / "caches" / PRICE_LIST
+    with contextlib.suppress(OSError):
+        if cache.stat().st_size > len("{}"):
+            os.utime(cache)
+            return
+    if executable is None:
+        return
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        with open(executable, encoding="utf-8") as script:
+            shebang = script.readline()
+        prefix = Path(shebang.removeprefix("#!").strip()).parent.parent
+        for bundled in [*prefix.glob(f"lib/python3*/site-packages/litellm/{BUNDLED}"),
+                        *prefix.glob(f"Lib/site-packages/litellm/{BUNDLED}")]:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(bundled, cache)
+            return
 
 
 def _repository_top(root: Path) -> Path | None:

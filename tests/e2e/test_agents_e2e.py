@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -154,14 +155,20 @@ def test_codex_two_iterations(ralph: Ralph, codex_cli: AgentCLI, agent_home: Pat
                for a in agents), agents
 
 
+@pytest.mark.parametrize("priced", [True, False], ids=["price-list-cached", "no-price-list"])
 def test_aider_two_iterations(ralph: Ralph, aider_cli: AgentCLI, agent_home: Path,
-                              offline_net: OfflineNet, offline_server: ModelServer) -> None:
+                              offline_net: OfflineNet, offline_server: ModelServer,
+                              priced: bool) -> None:
+    """Also as a new user meets it, with no price list in aider's cache: aider would fetch
+    litellm's at every start; the adapter's switches keep it from trying (0 attempts)."""
     model_server = offline_server
     make_project(ralph)
     steps: list[Step] = [aider_whole("calc.py", WRONG, note=SAID),
                          aider_whole("calc.py", RIGHT, note="Fixed the sign.")]
     model_server.script(*steps)
     env = aider_cli.env(agent_home, model_server.url, quiet=False)
+    if not priced:
+        shutil.rmtree(agent_home / ".aider")
     del env["AIDER_OPENAI_API_BASE"]  # given below through --agent-arg instead
     proc = run_loop(ralph, env, "--agent", "aider", "--model", f"openai/{MODEL}",
                     "--agent-arg=--edit-format=whole",
@@ -169,9 +176,9 @@ def test_aider_two_iterations(ralph: Ralph, aider_cli: AgentCLI, agent_home: Pat
     requests = model_server.model_requests("chat")
     assert len(requests) == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
     check_session(ralph, proc, model_server, requests[1], offline_net)
-    # aider prices the run from its price list (here the one agents_setup writes).
+    # aider prices the run from its price list (the one agents_setup writes), if any.
     agents = history_agents(ralph)
-    assert all((a["cost_usd"] or 0) > 0 and a["input_tokens"] for a in agents), agents
+    assert all(bool(a["cost_usd"]) is priced and a["input_tokens"] for a in agents), agents
     history = ralph.path / ".ralph" / "agent" / "aider.chat.history.md"
     assert history.is_file() and not (ralph.path / ".aider.chat.history.md").exists()
 
