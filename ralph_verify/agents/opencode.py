@@ -9,8 +9,15 @@ names the session, which spares the extra model call OpenCode makes to title it.
 Quiet: ``OPENCODE_DISABLE_MODELS_FETCH`` (the model list from models.dev, fetched on
 every run), ``OPENCODE_DISABLE_AUTOUPDATE`` (the npm registry check),
 ``OPENCODE_DISABLE_LSP_DOWNLOAD``, ``OPENCODE_DISABLE_SHARE`` and
-``OPENCODE_DISABLE_DEFAULT_PLUGINS``, unless the user set them. With these the offline
-test run makes no call but the model's (tests/e2e/test_agents_offline_e2e.py).
+``OPENCODE_DISABLE_DEFAULT_PLUGINS``, unless the user set them. Not switched off, since
+1.18.33 has no setting or variable for it: on every run OpenCode installs
+``@opencode-ai/plugin`` into its config folder (``~/.config/opencode``, and each
+``.opencode`` folder of the project) from the npm registry of the user's npm
+configuration (registry.npmjs.org by default), in the background, unless the folder is
+not writable or its ``package-lock.json`` already lists the package (after one install
+that succeeded). Offline each attempt fails and the run still completes. Once it is
+installed, the offline test run makes no call but the model's
+(tests/e2e/test_agents_offline_e2e.py).
 
 Set-up: ``npm install -g opencode-ai@1.18.33``. Your own endpoint is a provider block in
 ``~/.config/opencode/opencode.json`` (or the project's ``opencode.json``)::
@@ -22,9 +29,7 @@ Set-up: ``npm install -g opencode-ai@1.18.33``. Your own endpoint is a provider 
 
 and ``--model mine/NAME``; the ``cost`` (USD per million tokens) is what OpenCode reports
 each call's cost from. Without any provider OpenCode falls back to its own service: offline
-that fails after about 80 s, read as an ``agent-error`` with this fix. Offline, OpenCode
-also tries to install ``@opencode-ai/plugin`` from npm into its config folder on every run
-until one install succeeded (once online, or a ``package-lock.json`` listing it). Its tools
+that fails after about 80 s, read as an ``agent-error`` with this fix. Its tools
 refuse to overwrite a file the session has not read.
 
 Permissions: OpenCode's own configuration by default; with ``--yolo``
