@@ -40,6 +40,14 @@ HOOK_MODE: dict[str, tuple[str, str]] = {
     "codex": ("ralph-verify start --agent-name codex --until tests 'make the tests pass'",
               "codex exec --sandbox workspace-write --dangerously-bypass-hook-trust "
               "'make the tests pass'"),
+    "gemini": ("ralph-verify start --agent-name gemini --until tests 'make the tests pass'",
+               "GEMINI_CLI_TRUST_WORKSPACE=true gemini --approval-mode auto_edit "
+               "--model gemini-2.5-pro --prompt 'make the tests pass'"),
+    "qwen": ("ralph-verify start --agent-name qwen --until tests 'make the tests pass'",
+             "qwen --approval-mode auto-edit --prompt 'make the tests pass'"),
+    "copilot": ("ralph-verify start --agent-name copilot --until tests 'make the tests pass'",
+                "copilot --trust-folder --no-auto-update --allow-tool=write "
+                "--prompt 'make the tests pass'"),
 }
 
 CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
@@ -193,6 +201,8 @@ def install(config: Config, target: str) -> int:
     merged, notes = merge(data, hooks, env)
     if target == "qwen":
         notes.append(_qwen_cap(merged, int(config.get("hook_block_cap"))))
+    if target in ("qwen", "gemini"):
+        _quiet_settings(merged, target, notes)
     new = json.dumps(merged, indent=2) + "\n"
     if old is not None and merged == data:
         new = old  # nothing to add: leave the file byte for byte
@@ -214,14 +224,30 @@ def install(config: Config, target: str) -> int:
         start, agent = HOOK_MODE[target]
         print(f"next: start a loop, then the agent in the mode that lets it write "
               f"('ralph-verify cancel' ends the loop):\n  {start}\n  {agent}")
-    elif target in ("qwen", "gemini", "copilot"):
-        print(f"next: in the agent, 'ralph-verify start --agent-name {target} --until ...' "
-              "starts a loop (no PreToolUse guard for this agent)")
-        if target == "copilot":
-            print("  Copilot loads .github/hooks only in a folder it trusts (copilot -p: "
-                  "--trust-folder); it honours 8 blocked stops in a row per prompt (at "
-                  "most 9 iterations), then ends the turn")
+    if target in ("qwen", "gemini", "copilot"):
+        print(f"  (no PreToolUse guard for {target})")
+    if target == "copilot":
+        print("  Copilot loads .github/hooks only in a folder it trusts (--trust-folder); it "
+              "honours 8 blocked stops in a row per prompt (at most 9 iterations)")
     return 0
+
+
+def _quiet_settings(settings: dict[str, Any], target: str, notes: list[str]) -> None:
+    """Gemini CLI's and Qwen Code's calls home (telemetry, usage statistics, update checks)
+    off in the project's settings, as ``run`` turns them off: each key the user has not set."""
+    from ralph_verify.agents import gemini, qwen
+
+    quiet = gemini.QUIET_SETTINGS if target == "gemini" else qwen.QUIET_SETTINGS
+    for section, values in quiet.items():
+        mine = settings.setdefault(section, {})
+        if not isinstance(mine, dict):
+            continue
+        for key, value in values.items():
+            if key in mine:
+                notes.append(f"kept your: {section}.{key}={json.dumps(mine[key])}")
+            else:
+                mine[key] = value
+                notes.append(f"added: {section}.{key}={json.dumps(value)} (no call home)")
 
 
 def _codex_quiet(path: Path, notes: list[str]) -> FileChange:

@@ -24,18 +24,29 @@ from ralph_verify.testing import Ralph
 from ralph_verify.testing.server import ModelServer, Step, claude_write, codex_exec, text
 from tests.agents_setup import AgentCLI
 from tests.e2e.test_agents_e2e import FAILURE, RIGHT, WRONG, make_project
+from tests.e2e.test_agents_offline_e2e import CASES, iteration_steps
 from tests.offline_net import OfflineNet
 
 pytestmark = pytest.mark.agents_e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-API = {"claude": "anthropic", "codex": "responses"}
+API = {"claude": "anthropic", "codex": "responses", "gemini": "gemini", "qwen": "chat",
+       "copilot": "chat"}
+
+#: Outbound attempts a CLI still makes in hook mode, as its page says.
+NOT_QUIET = {"copilot"}
 
 
-def _turn(name: str, content: str) -> list[Step]:
+def _script(name: str) -> list[Step]:
+    """The model's two turns: the wrong ``add()``, then (after the blocked stop) the right."""
+    if name in CASES:
+        first, second = iteration_steps(CASES[name])
+        return [*first, *second]
     if name == "codex":
-        return [codex_exec(f"cat > calc.py <<'EOF'\n{content}EOF"), text("Done.")]
-    return [claude_write("calc.py", content), text("Done.")]
+        return [step for content in (WRONG, RIGHT) for step in
+                (codex_exec(f"cat > calc.py <<'EOF'\n{content}EOF"), text("Done."))]
+    return [step for content in (WRONG, RIGHT)
+            for step in (claude_write("calc.py", content), text("Done."))]
 
 
 def typed_lines(name: str) -> list[str]:
@@ -53,10 +64,10 @@ def test_the_docs_show_the_lines_the_test_runs(name: str) -> None:
         missing = [line for line in typed_lines(name) if line not in _doc_lines(page)]
         assert not missing, f"{page.name} lacks {missing}"
     # The README gives no other line for starting the agent or its loop in hook mode.
-    program = HOOK_MODE[name][1].split()[0]
+    program = next(word for word in HOOK_MODE[name][1].split() if "=" not in word)
     for page in (ROOT / "README.md", ROOT / "docs" / "hook-mode.md"):
         given = {line for line in _doc_lines(page)
-                 if line.startswith((f"{program} -p", f"{program} exec",
+                 if line.startswith((f"{program} -", f"{program} exec",
                                      f"ralph-verify start --agent-name {name}"))}
         assert given <= set(HOOK_MODE[name]), f"{page.name}: {given - set(HOOK_MODE[name])}"
 
@@ -67,7 +78,8 @@ def test_hook_mode_as_the_docs_say(name: str, request: pytest.FixtureRequest, ra
                                    offline_server: ModelServer) -> None:
     cli: AgentCLI = request.getfixturevalue(f"{name}_cli")
     make_project(ralph)
-    offline_server.script(*_turn(name, WRONG), *_turn(name, RIGHT))
+    steps = _script(name)
+    offline_server.script(*steps)
     env = cli.env(agent_home, offline_server.url, quiet=False)
     script = "\n".join(typed_lines(name)) + "\n"
     proc = subprocess.run([*offline_net.prefix(), "bash", "-e", "-c", script], cwd=ralph.path,
@@ -80,5 +92,7 @@ def test_hook_mode_as_the_docs_say(name: str, request: pytest.FixtureRequest, ra
     assert data["verdict"]["verdict"] == "complete" and data["iteration"] == 2, data
     assert (ralph.path / "calc.py").read_text() == RIGHT
     requests = offline_server.model_requests(API[name])
-    assert len(requests) == 4 and FAILURE in requests[2].text, output
-    assert offline_net.outbound_attempts() == 0, offline_net.counters()
+    assert len(requests) == len(steps) and FAILURE in requests[len(steps) // 2].text, output
+    # Copilot's calls home stop only with COPILOT_OFFLINE=true, which needs the user's own
+    # provider: docs/hook-mode.md says so (this fails the day it is quiet without).
+    assert (offline_net.outbound_attempts() > 0) is (name in NOT_QUIET), offline_net.counters()
