@@ -61,7 +61,7 @@ def test_the_test_migration_completes(ralph: Ralph) -> None:
     assert first["files:tests/conftest.py"]["status"] == "passed"
     assert "tests/test_circle.py:2:import unittest" in prompt(ralph, 2)
     assert not (ralph.path / "run_tests.py").exists()
-    assert _checks(ralph, 2)["tests>=8"]["summary"].startswith("8 passed")
+    assert str(_checks(ralph, 2)["tests>=8"]["summary"]).startswith("8 passed")
 
 
 def test_an_agent_that_changes_nothing_is_stopped_as_stalled(ralph: Ralph) -> None:
