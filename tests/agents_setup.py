@@ -71,6 +71,8 @@ SPECS: dict[str, CLISpec] = {
     "qwen": CLISpec("qwen", "@qwen-code/qwen-code", "0.24.4", "npm"),
     "opencode": CLISpec("opencode", "opencode-ai", "1.18.33", "npm"),
     "copilot": CLISpec("copilot", "@github/copilot", "1.0.102", "npm"),
+    # Not run against the model server (Amp has no base-URL setting): only its refusals.
+    "amp": CLISpec("amp", "@ampcode/cli", "0.0.1790142911-g7618fb", "npm"),
 }
 
 

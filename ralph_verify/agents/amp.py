@@ -6,7 +6,14 @@ a real model service. ``ralph-verify plugins`` and ``checks`` say so next to its
 What it would take: an Amp setting for a custom endpoint (or a documented way to point
 it at one), then the same offline loop as the other CLIs'
 (``tests/e2e/test_agents_offline_e2e.py``); until then, use it knowing its JSON reader was
-written from Amp's documentation, and that no version of it was checked.
+written from Amp's documentation, and that no loop with it was checked.
+
+Its refusals ARE read (observed with ``@ampcode/cli`` 0.0.1790142911, offline, in a
+loopback-only network namespace): with a key but no route to its service it prints
+``Error: Couldn't connect to the Amp server at https://ampcode.com/.`` and exits 1, which
+ends the loop ``agent-error`` at iteration 1 with that line. Without a key (no
+``AMP_API_KEY``, never ``amp login``) it prints ``No API key found. Starting login flow...``
+and waits for a login code even with stdin closed: that run ends at ``--agent-timeout``.
 
 Invocation: ``amp -x PROMPT --stream-json``. Amp documents its stream JSON as
 compatible with Claude Code's (``system`` init with ``session_id``,
@@ -22,19 +29,32 @@ is refused.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.claude import parse_claude_messages
 from ralph_verify.agents.cli import CLIAgent, Parsed
-from ralph_verify.agents.vetting import json_lines
+from ralph_verify.agents.vetting import Refusal, json_lines
 from ralph_verify.errors import UsageError
 
 
 class AmpAgent(CLIAgent):
     name = "amp"
     program = "amp"
-    install = "npm install -g @sourcegraph/amp"
+    install = "npm install -g @ampcode/cli"
+    refusals = (
+        Refusal(r"Couldn't connect to the Amp server",
+                "Amp works only through its own service (ampcode.com): run it where that is "
+                "reachable; ralph-verify cannot point it at another model server"),
+        Refusal(r"No API key found",
+                "set AMP_API_KEY or run `amp login` once, then run again"),
+    )
+
+    def preflight(self) -> str | None:
+        print("NOTE: the amp adapter is not tested offline (Amp talks only to its own "
+              "service); see docs/agents/amp.md", file=sys.stderr)
+        return super().preflight()
 
     def check_options(self) -> None:
         if self.options.model:
