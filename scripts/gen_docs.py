@@ -344,26 +344,19 @@ def _agent_types(config: Any) -> list[Any]:
 
 def _command_lines(name: str) -> list[str]:
     """Example command lines of a CLI adapter, from its own (pure) ``command()``."""
-    import importlib
     import shlex
     import tempfile
 
     from ralph_verify.agents import AgentOptions, AgentRequest
-    from ralph_verify.agents.cli import CLIAgent
 
-    module = importlib.import_module(f"ralph_verify.agents.{name}")
-    classes = [c for c in vars(module).values()
-               if isinstance(c, type) and issubclass(c, CLIAgent) and c is not CLIAgent
-               and c.__module__ == module.__name__]
-    if not classes:
+    cls = _cli_class(name)
+    if cls is None:
         return []
-    (cls,) = classes
     variants = [("default", AgentOptions(), 1), ("--model MODEL", AgentOptions(model="MODEL"), 1),
                 ("--yolo", AgentOptions(bypass_permissions=True), 1),
                 ("--continue-session, iteration 2", AgentOptions(continue_session=True), 2)]
     via = {"stdin": "on stdin", "argv": "on the command line", "file": "in a file"}
-    lines = [f"Program: `{cls.program}` (install: `{cls.install}`); the prompt goes "
-             f"{via[cls.prompt_via]}.\n",
+    lines = [f"Program: `{cls.program}`; the prompt goes {via[cls.prompt_via]}.\n",
              "Command lines, as the adapter builds them:\n", "```"]
     with tempfile.TemporaryDirectory() as tmp:
         from ralph_verify.errors import UsageError
@@ -386,16 +379,88 @@ def _command_lines(name: str) -> list[str]:
     return lines
 
 
-def _hook_mode(name: str) -> list[str]:
-    """What a user types for hook mode (``HOOK_MODE``, run as written by
+def _cli_class(name: str) -> Any:
+    """The adapter's :class:`CLIAgent` subclass, or None (``cmd``, ``replay``)."""
+    import importlib
+
+    from ralph_verify.agents.cli import CLIAgent
+
+    module = importlib.import_module(f"ralph_verify.agents.{name}")
+    classes = [c for c in vars(module).values()
+               if isinstance(c, type) and issubclass(c, CLIAgent) and c is not CLIAgent
+               and c.__module__ == module.__name__]
+    return classes[0] if classes else None
+
+
+def _run_quiet(cls: Any) -> dict[str, str]:
+    """What ``run`` sets in the CLI's environment to switch its calls home off, for a user
+    with nothing of the CLI's set (the page must not depend on who generates it)."""
+    import tempfile
+    from unittest import mock
+
+    from ralph_verify.agents import AgentOptions, AgentRequest
+
+    with tempfile.TemporaryDirectory() as tmp, \
+            mock.patch.dict(os.environ, {"HOME": "/home/user"}, clear=True):
+        request = AgentRequest(prompt="PROMPT", iteration=1, root=Path("/project"),
+                               prompt_file=Path(tmp) / "prompt.md", session_dir=Path(tmp),
+                               timeout=1800.0, log_path=Path(tmp) / "agent.log")
+        env = cls(None, AgentOptions()).quiet_environment(request)
+        return {key: value.replace(tmp, "/project/.ralph") for key, value in env.items()}
+
+
+def _flat(settings: dict[str, Any], prefix: str = "") -> list[str]:
+    import json
+
+    return [line for key, value in settings.items()
+            for line in (_flat(value, f"{prefix}{key}.") if isinstance(value, dict)
+                         else [f"{prefix}{key}={json.dumps(value)}"])]
+
+
+def _hook_quiet(name: str) -> str:
+    """What ``init NAME`` writes to switch the CLI's calls home off in hook mode (the
+    constants ``init`` itself writes)."""
+    from ralph_verify.agents import claude, codex, gemini, qwen
+
+    written = {"claude": ("`env` of `.claude/settings.json`",
+                          [f"{k}={v}" for k, v in claude.QUIET_ENV.items()]),
+               "codex": ("`$CODEX_HOME/config.toml`", [f"{k}=false" for k in codex.QUIET_CONFIG]),
+               "gemini": ("`.gemini/settings.json`", _flat(gemini.QUIET_SETTINGS)),
+               "qwen": ("`.qwen/settings.json`", _flat(qwen.QUIET_SETTINGS))}
+    if name not in written:
+        return "nothing `init` can write (what the CLI still contacts: Quiet, below)"
+    where, keys = written[name]
+    return f"{', '.join(f'`{k}`' for k in keys)} in {where} (each one you have not set)"
+
+
+def _at_a_glance(name: str) -> list[str]:
+    """One uniform section per CLI: install, both modes as typed, what is switched off,
+    what was tested. The hook-mode lines are ``HOOK_MODE`` (run as written by
     tests/e2e/test_docs_agents_e2e.py)."""
     from ralph_verify.hookmode.install import HOOK_MODE
 
-    if name not in HOOK_MODE:
+    cls = _cli_class(name)
+    if cls is None:
         return []
-    return ["Hook mode (the agent's own Stop hook drives the loop), as typed in the project; "
-            "`init` also switches the CLI's calls home off in the settings it writes:\n",
-            "```", f"ralph-verify init {name}", *HOOK_MODE[name], "```\n"]
+    tested = (f"version {cls.tested_versions[0]}, the real CLI offline against the scripted "
+              "model server in a loopback-only network namespace; outside "
+              f"{cls.tested_versions[0]} up to below {cls.tested_versions[1]}, `run` warns once"
+              if cls.tested_versions else
+              "not tested offline (see below); `run` says so when it starts")
+    quiet = _run_quiet(cls)
+    run_quiet = ", ".join(f"`{k}={v}`" for k, v in quiet.items()) if quiet else "no variable"
+    lines = ["## Install, modes, quiet, tested\n", f"- Install: `{cls.install}`",
+             f"- Tested: {tested}",
+             f"- Switched off in `run`: {run_quiet} in the environment (your own values win); "
+             "every switch, flags included, and what the CLI still contacts: Quiet, below",
+             f"- Switched off in hook mode: {_hook_quiet(name)}" if name in HOOK_MODE
+             else "- Hook mode: none (`run` only)",
+             "", "`run` (ralph-verify starts the CLI each iteration):\n", "```",
+             f"ralph-verify run --agent {name} --until tests 'make the tests pass'", "```\n"]
+    if name in HOOK_MODE:
+        lines += ["Hook mode (the agent's own Stop hook drives the loop), as typed in the "
+                  "project:\n", "```", f"ralph-verify init {name}", *HOOK_MODE[name], "```\n"]
+    return lines
 
 
 def agent_pages(config: Any) -> dict[Path, str]:
@@ -422,8 +487,8 @@ def agent_pages(config: Any) -> dict[Path, str]:
         if not doc.strip():
             raise Undocumented(f"agent {name}: ralph_verify/agents/{name}.py has no docstring")
         page = [HEADER, f"# `--agent {name}{arg}`\n",
-                _sentence(agent_type.help, f"agent {name}") + "\n",
-                _rst_to_markdown(doc) + "\n", *_command_lines(name), *_hook_mode(name),
+                _sentence(agent_type.help, f"agent {name}") + "\n", *_at_a_glance(name),
+                _rst_to_markdown(doc) + "\n", *_command_lines(name),
                 "See [all adapters](index.md) and the common options there.\n"]
         found[DOCS / "agents" / f"{name}.md"] = "\n".join(page).rstrip() + "\n"
     sys.path.insert(0, str(ROOT / "scripts"))

@@ -21,6 +21,9 @@ compatible with Claude Code's (``system`` init with ``session_id``,
 ``num_turns``); it is read with the Claude reader and falls back to the plain
 text.
 
+Quiet: nothing is switched off. Every model call goes to Amp's own service (ampcode.com),
+and no switch of Amp's for other calls home is known to this adapter.
+
 Permissions: Amp's own settings by default; with ``--yolo``
 ``--dangerously-allow-all``. ``--continue-session``: ``amp threads continue
 [ID]``. Amp picks its model itself (``--agent-arg=--mode=...``), so ``--model``
