@@ -45,6 +45,8 @@ class AgentRequest:
     idle_timeout: float = 0.0
     #: The argv prefix the agent's process runs under (``run --sandbox``: bubblewrap).
     sandbox: tuple[str, ...] = ()
+    #: File descriptors the sandbox prefix needs passed on (its status).
+    sandbox_fds: tuple[int, ...] = ()
 
 
 @dataclass

@@ -212,7 +212,7 @@ class CLIAgent:
                 argv, cwd=request.root, env=env, sink=sink, timeout=request.timeout,
                 cancel=request.cancel, idle_timeout=request.idle_timeout,
                 stdin_path=request.prompt_file if self.prompt_via == "stdin" else None,
-                wrap=request.sandbox)
+                wrap=request.sandbox, wrap_fds=request.sandbox_fds)
         finally:
             sink.close()
         with request.log_path.open(encoding="utf-8", errors="replace") as log:

@@ -137,7 +137,8 @@ class CommandAgent:
                                         sink=sink, timeout=request.timeout,
                                         cancel=request.cancel, stdin_path=request.prompt_file,
                                         shell=True, idle_timeout=request.idle_timeout,
-                                        wrap=request.sandbox)
+                                        wrap=request.sandbox,
+                                        wrap_fds=request.sandbox_fds)
         finally:
             sink.close()
         error = None

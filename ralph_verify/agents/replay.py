@@ -48,7 +48,8 @@ class ReplayAgent:
                 try:
                     outcome = run_agent_process(argv, cwd=request.root, env=agent_env(request),
                                                 sink=sink, timeout=max(remaining, 0.0),
-                                                cancel=request.cancel, wrap=request.sandbox)
+                                                cancel=request.cancel, wrap=request.sandbox,
+                                                wrap_fds=request.sandbox_fds)
                 except FileNotFoundError:
                     return AgentResult(exit_code=None, duration_s=time.monotonic() - started,
                                        error=f"replay: {argv[0]} not found")

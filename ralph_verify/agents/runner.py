@@ -200,13 +200,13 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
                       sink: OutputSink, timeout: float, cancel: threading.Event,
                       stdin_path: Path | None = None, shell: bool = False,
                       idle_timeout: float = 0.0,
-                      wrap: Sequence[str] = ()) -> ProcessOutcome:
+                      wrap: Sequence[str] = (), wrap_fds: Sequence[int] = ()) -> ProcessOutcome:
     """Run one process to its end, its timeout, its idle timeout or a cancel; raise
     ``FileNotFoundError``.
 
     stdout and stderr both go to ``sink``. The prompt reaches stdin from a file,
     so an agent that never reads stdin cannot block the loop. ``wrap`` is an argv
-    prefix (the sandbox) the process runs under.
+    prefix (the sandbox) the process runs under, ``wrap_fds`` the descriptors it is given.
     """
     if wrap:
         script = argv if isinstance(argv, str) else " ".join(argv)
@@ -215,13 +215,15 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
     kwargs = own_process_group()
     become_subreaper()  # orphans of the agent come back to us, to be ended
     child_env, mark = marked_env(env)
+    if wrap_fds:
+        kwargs["pass_fds"] = tuple(wrap_fds)
     report: tuple[int, int] | None = None  # the reaper's pipe: read end, write end
     if reaped(argv, shell, cwd, child_env):
         report = os.pipe()
         script = argv if isinstance(argv, str) else " ".join(argv)
         argv = reaper_argv(["/bin/sh", "-c", script] if shell else list(argv), report[1])
         shell = False
-        kwargs["pass_fds"] = (report[1],)
+        kwargs["pass_fds"] = (*wrap_fds, report[1])
     started = time.monotonic()
     try:
         stdin = stdin_path.open("rb") if stdin_path is not None else subprocess.DEVNULL

@@ -1,22 +1,37 @@
-"""The sandbox: the agent's process under bubblewrap, the project its only writable place.
+"""The sandbox: the agent's processes under bubblewrap, contained to their project.
 
-Linux only (``bwrap``, Debian package ``bubblewrap``). The whole file system is bound
-read-only, the project read-write, ``/tmp`` is private, and the agent CLI's own state
-folders (:data:`STATE_DIRS`) stay writable so it can log in and keep its sessions. The
-network is shared (agents need their model's API) or off (``--sandbox-network none``):
-bubblewrap cannot filter by host. Only the agent runs inside; verification runs outside.
+Linux only (``bwrap``, Debian package ``bubblewrap``). What the agent runs sees the whole file
+system read-only and may write only the project, its CLI's state folders and private,
+empty ``/tmp``, ``/var/tmp`` and ``~/.cache`` of its own. It does not see the home folder's
+credentials and shell history, other projects' secret files, ralph-verify's own cache (the
+cancel key, frozen files, ref backups), the session's frozen files in ``.git``, ``/run``'s
+sockets (an ssh or docker socket is a key). ``.ralph/`` and the git folder's ``config``,
+``hooks`` and ``info`` (code git runs outside the sandbox) are read-only; the git object
+store is read-only behind a side store for new objects (:mod:`.gitstore`). Variables that
+hold a secret are removed unless the agent's CLI needs them. No capabilities (a root agent
+could otherwise unmount what hides a secret), its own PID and IPC namespaces; the network
+shared or, with ``none``/``loopback``, a loopback of its own. Verification runs outside.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fnmatch
+import glob
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from ralph_verify.errors import UsageError
+from ralph_verify.guard.policy import (
+    DEFAULT_PUBLIC_PATTERNS,
+    DEFAULT_SECRET_PATTERNS,
+    HOME_SECRETS,
+    SYSTEM_SECRETS,
+)
+from ralph_verify.redact import redact_credentials, secret_values
 
 #: Per adapter, the folders under ``$HOME`` its CLI writes (config, login, sessions).
 #: Environment variables (``$CODEX_HOME``) are used when set. Folders that do not exist
@@ -31,7 +46,30 @@ STATE_DIRS: dict[str, tuple[str, ...]] = {
     "amp": ("~/.config/amp", "~/.local/share/amp", "~/.cache/amp"),
     "copilot": ("~/.copilot", "~/.config/github-copilot"),
 }
+#: Per adapter, the secret variables its CLI needs to reach its model: kept, every other
+#: variable whose name or value looks secret is removed (``sandbox-env`` keeps more).
+AGENT_KEYS: dict[str, tuple[str, ...]] = {
+    "claude": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
+    "codex": ("OPENAI_API_KEY", "CODEX_API_KEY"),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "qwen": ("OPENAI_API_KEY", "DASHSCOPE_API_KEY"),
+    "aider": ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"),
+    "opencode": ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"),
+    "amp": ("AMP_API_KEY",),
+    "copilot": ("COPILOT_PROVIDER_API_KEY", "COPILOT_GITHUB_TOKEN", "GH_TOKEN",
+                "GITHUB_TOKEN"),
+}
+#: Variables that lead to a credential without holding one (an agent socket).
+_LEADS = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO")
 INSTALL_HINT = "install it with 'apt-get install bubblewrap' (Debian/Ubuntu)"
+#: Inside the sandbox, where the git object store is seen read-only (under the private /tmp).
+OBJECTS_VIEW = "/tmp/.ralph-verify-objects"
+#: Folders not searched for other projects' secret files (big, or no project lives there).
+_SKIP = frozenset({"node_modules", ".git", ".venv", "venv", "__pycache__", ".cache", ".npm",
+                   ".cargo", ".rustup", ".local", ".nvm", ".pyenv", ".tox", ".nox", "site-packages",
+                   ".mypy_cache", ".pytest_cache", ".ruff_cache", "dist", "build", "target"})
+_SCAN_DEPTH = 4
+_SCAN_ENTRIES = 20_000
 
 
 def probe() -> tuple[str | None, str]:
@@ -41,16 +79,23 @@ def probe() -> tuple[str | None, str]:
         return None, f"bubblewrap (bwrap) is not installed; {INSTALL_HINT}"
     try:
         probe_run = subprocess.run([bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc",
-                                    "/proc", "--unshare-pid", "--die-with-parent", "--", "true"],
+                                    "/proc", "--unshare-pid", "--cap-drop", "ALL",
+                                    "--die-with-parent", "--", "true"],
                                    capture_output=True, text=True, timeout=30, check=False)
     except (OSError, subprocess.SubprocessError) as exc:
         return None, f"bubblewrap cannot start ({exc})"
     if probe_run.returncode != 0:
-        detail = (probe_run.stderr.strip().splitlines() or ["no message"])[-1]
-        return None, (f"bubblewrap cannot create a sandbox here ({detail}); allow user "
-                      "namespaces (e.g. a container started with --privileged or a seccomp "
-                      "profile that permits them)")
+        return None, f"bubblewrap cannot create a sandbox here ({last_line(probe_run.stderr)}); " \
+            f"{NAMESPACE_HINT}"
     return bwrap, ""
+
+
+NAMESPACE_HINT = ("allow user namespaces (e.g. a container started with --privileged or a "
+                  "seccomp profile that permits them)")
+
+
+def last_line(text: str) -> str:
+    return (text.strip().splitlines() or ["no message"])[-1].strip()
 
 
 def check_available() -> str:
@@ -64,22 +109,28 @@ def check_available() -> str:
 def writable_for(agent: str, root: Path, environ: Mapping[str, str], home: Path) -> list[Path]:
     """What the agent may write besides the project: its state folders (created when
     missing, so a first start can log in) and, for a git worktree, the repository's git
-    folder (else its commits fail)."""
+    folders (else its commits fail)."""
     for entry in STATE_DIRS.get(agent.split(":", 1)[0], ()):
         if entry.startswith("~/") and not entry.endswith(".json"):
             with contextlib.suppress(OSError):
                 (home / entry[2:]).mkdir(parents=True, exist_ok=True)
     found = state_dirs(agent, environ, home)
+    return found + [p for p in git_dirs(root) if p != root / ".git" and p not in found]
+
+
+def git_dirs(root: Path) -> list[Path]:
+    """The project's git folder, and for a worktree the repository's common one too."""
     dot_git = root / ".git"
-    if dot_git.is_file():
-        with contextlib.suppress(OSError, ValueError):
-            pointer = dot_git.read_text(encoding="utf-8").strip()
-            git_dir = (root / pointer.removeprefix("gitdir:").strip()).resolve()
-            common = git_dir / "commondir"
-            shared = (git_dir / common.read_text().strip()).resolve() if common.is_file() \
-                else git_dir
-            found += [p for p in (git_dir, shared) if p.exists() and p not in found]
-    return found
+    if dot_git.is_dir():
+        return [dot_git]
+    with contextlib.suppress(OSError, ValueError):
+        pointer = dot_git.read_text(encoding="utf-8").strip()
+        git_dir = (root / pointer.removeprefix("gitdir:").strip()).resolve()
+        common = git_dir / "commondir"
+        shared = (git_dir / common.read_text().strip()).resolve() if common.is_file() \
+            else git_dir
+        return [p for p in dict.fromkeys((git_dir, shared)) if p.is_dir()]
+    return []
 
 
 def state_dirs(agent: str, environ: Mapping[str, str], home: Path) -> list[Path]:
@@ -98,20 +149,118 @@ def state_dirs(agent: str, environ: Mapping[str, str], home: Path) -> list[Path]
     return found
 
 
+def secret_names(environ: Mapping[str, str], keep: Iterable[str]) -> list[str]:
+    """The variables to remove: a secret's name (``*KEY*``, ``*TOKEN*`` …) or a value that
+    holds a credential (``postgres://u:pw@h``, ``ghp_…``), and sockets that lead to keys."""
+    kept = set(keep)
+    return sorted(name for name, value in environ.items() if name not in kept and (
+        secret_values({name: value}) or name in _LEADS or redact_credentials(value) != value))
+
+
+def hidden_paths(home: Path, root: Path, extra: Iterable[Path] = ()) -> list[Path]:
+    """What exists of the secrets the agent must not see: the home folder's credentials and
+    history, the machine's, other projects' secret files (searched in the home folder and
+    next to the project), and ``extra`` (ralph-verify's cache)."""
+    found: list[str] = []
+    for entry in HOME_SECRETS:
+        found += glob.glob(str(home / entry), include_hidden=True)
+    for entry in SYSTEM_SECRETS:
+        if not entry.startswith(("/proc/", "/root/")):
+            found += glob.glob(entry)
+    if os.environ.get("HISTFILE"):
+        found.append(os.environ["HISTFILE"])
+    project = Path(os.path.realpath(root))
+    for top in dict.fromkeys((home, project.parent)):
+        if top != Path("/"):
+            found += map(str, _secret_files(top, project))
+    found += map(str, extra)
+    paths = (Path(os.path.realpath(p)) for p in found if os.path.lexists(p))
+    outside = [p for p in dict.fromkeys(paths)
+               if p != project and project not in p.parents and p not in project.parents]
+    frozen = [d / "ralph-verify" for d in git_dirs(project) if (d / "ralph-verify").is_dir()]
+    return outside + frozen
+
+
+def _secret_files(top: Path, project: Path) -> Iterator[Path]:
+    """Secret files (``.env``, keys) under ``top``, the project left out; bounded."""
+    names = [p for p in DEFAULT_SECRET_PATTERNS if "/" not in p]
+    public = [p for p in DEFAULT_PUBLIC_PATTERNS if "/" not in p]
+    seen = 0
+    for folder, dirs, files in os.walk(top):
+        depth = Path(folder).relative_to(top).parts
+        dirs[:] = [] if len(depth) >= _SCAN_DEPTH else [
+            d for d in dirs if d not in _SKIP and Path(folder, d) != project]
+        seen += len(files) + len(dirs)
+        if seen > _SCAN_ENTRIES:
+            return
+        for name in files:
+            if any(fnmatch.fnmatch(name, p) for p in names) and \
+                    not any(fnmatch.fnmatch(name, p) for p in public):
+                yield Path(folder, name)
+
+
 def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
-               writable: list[Path] | None = None, private_tmp: bool = True) -> list[str]:
+               writable: Sequence[Path] = (), hidden: Sequence[Path] = (),
+               unset: Sequence[str] = (), status_fd: int | None = None) -> list[str]:
     """The argv prefix that runs a command in the sandbox (append the command).
 
-    ``private_tmp``: an empty ``/tmp`` of its own (``--sandbox``); else the host's ``/tmp``
-    stays shared and writable (the ``auto`` default: agents' scripts, tools' and test runs'
-    scratch files live there)."""
-    tmp = ["--tmpfs", "/tmp"] if private_tmp else ["--bind", "/tmp", "/tmp"]
-    argv = [bwrap, "--ro-bind", "/", "/", *tmp, "--dev", "/dev",
-            "--proc", "/proc", "--die-with-parent", "--unshare-pid"]
-    for path in writable or []:
+    ``hidden`` paths become empty (a folder) or an empty file; ``unset`` names variables
+    removed (only names are written here: ``/proc/1/cmdline`` is readable inside);
+    ``status_fd`` gets bubblewrap's JSON status (``exit-code`` only once the command ran)."""
+    home = Path.home()
+    argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run",
+            "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL"]
+    if os.path.isdir("/run/systemd/resolve"):  # /etc/resolv.conf may point there
+        argv += ["--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve"]
+    if (home / ".cache").is_dir():
+        argv += ["--tmpfs", str(home / ".cache")]
+    for path in writable:
         argv += ["--bind", str(path), str(path)]
-    project = str(Path(os.path.realpath(root)))
-    argv += ["--bind", project, project, "--chdir", project]
-    if network == "none":
+    project = Path(os.path.realpath(root))
+    argv += ["--bind", str(project), str(project)]
+    for index, git_dir in enumerate(git_dirs(project)):
+        argv += _git_binds(git_dir, f"{OBJECTS_VIEW}-{index}")
+    if (project / ".ralph").is_dir():
+        argv += ["--ro-bind", str(project / ".ralph"), str(project / ".ralph")]
+    for path in hidden:
+        if any(path == w or w in path.parents for w in writable):
+            continue  # the agent's own login (``~/.claude/.credentials.json``)
+        argv += ["--tmpfs", str(path), "--remount-ro", str(path)] if path.is_dir() \
+            else ["--ro-bind", "/dev/null", str(path)]
+    for name in unset:
+        argv += ["--unsetenv", name]
+    if network in ("none", "loopback"):
         argv.append("--unshare-net")
-    return [*argv, "--"]
+    if status_fd is not None:
+        argv += ["--json-status-fd", str(status_fd)]
+    return [*argv, "--chdir", str(project), "--"]
+
+
+def _git_binds(git_dir: Path, view: str) -> list[str]:
+    """``config``, ``hooks`` and ``info`` read-only (git outside the sandbox would run code
+    from them); the object store read-only, new objects in its side store."""
+    from ralph_verify.guard.gitstore import prepare
+
+    argv: list[str] = []
+    for name in ("config", "hooks", "info"):
+        if (git_dir / name).exists():
+            argv += ["--ro-bind", str(git_dir / name), str(git_dir / name)]
+    objects = git_dir / "objects"
+    if objects.is_dir():
+        side = prepare(objects, view)
+        argv += ["--ro-bind", str(objects), view, "--bind", str(side), str(objects)]
+    return argv
+
+
+def hidden_by(argv: Sequence[str], path: str) -> str | None:
+    """Why ``path`` is not what the sandbox of ``argv`` shows, or None: the last mount
+    over it replaced it with something empty (``/tmp``, a secret)."""
+    where: str | None = None
+    for index, word in enumerate(argv[:-1]):
+        target = argv[index + 2] if word in ("--ro-bind", "--bind") and index + 2 < len(argv) \
+            else argv[index + 1] if word == "--tmpfs" else None
+        if target is not None and (path == target or path.startswith(target.rstrip("/") + "/")):
+            empty = word == "--tmpfs" or argv[index + 1] == "/dev/null"
+            where = target if empty else None
+    return where

@@ -1,15 +1,18 @@
 """The agent under bubblewrap: ``sandbox = "auto"`` (the default), ``--sandbox``, ``--no-sandbox``.
 
 ``auto`` puts each agent run in the sandbox where bubblewrap can create namespaces on this
-machine, and says once, on stderr, why not where it cannot; ``--sandbox`` (``"on"``)
-insists and stops before the baseline when it cannot; ``--no-sandbox`` (``"off"``) runs the
-agent as it is. See :mod:`ralph_verify.guard.sandbox` and docs/guard.md.
+machine, and where it cannot says why at the start of the run and again at its end;
+``--sandbox`` (``"on"``) insists and stops before the baseline when it cannot;
+``--no-sandbox`` (``"off"``) runs the agent as it is. A failure of the sandbox itself (not
+of the agent) ends the run at once as ``agent-error`` with bubblewrap's message. See
+:mod:`ralph_verify.guard.sandbox` and docs/safety.md.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -32,19 +35,24 @@ WHY_NOT_KEY: StashKey[str] = StashKey("sandbox_why_not")
 def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--sandbox", scope="loop", action="store_const", const="on",
                      setting="sandbox", setting_type=str, default="auto",
-                     help="run the agent under bubblewrap (Linux) and stop when it cannot: the "
-                          "project and the agent's state folders writable, the rest of the "
-                          "file system read-only, a private /tmp (docs/guard.md)",
+                     help="run the agent under bubblewrap (Linux) and stop when it cannot: it "
+                          "writes only the project, sees no credentials of yours, and cannot "
+                          "destroy .git's objects or touch .ralph/ (docs/safety.md)",
                      setting_help="'auto' (default: the sandbox where bubblewrap works here, "
                                   "else a note why not), 'on' (required), 'off'")
     parser.addoption("--no-sandbox", scope="loop", action="store_const", const="off",
                      dest="sandbox", default=None,
                      help="run the agent without the sandbox (the default 'auto' uses it "
                           "where bubblewrap works)")
-    parser.addoption("--sandbox-network", scope="loop", choices=("shared", "none"),
+    parser.addoption("--sandbox-network", scope="loop", choices=("shared", "none", "loopback"),
                      default="shared",
                      help="with the sandbox: 'shared' (default; agents need their API) or "
-                          "'none' (no network at all); bubblewrap cannot filter by host")
+                          "'none'/'loopback' (a loopback of its own, nothing else); "
+                          "bubblewrap cannot filter by host")
+    parser.addoption("--sandbox-env", scope="loop", setting="sandbox-env",
+                     setting_type=list[str], action="append", metavar="NAME",
+                     help="with the sandbox: keep this secret variable for the agent "
+                          "(repeatable); the agent CLI's own API key is always kept")
 
 
 def sandbox_mode(config: Config) -> str:
@@ -91,21 +99,81 @@ def ralph_session_start(session: Any) -> None:
     usage error (a bad spec, a missing prompt file) comes alone, never after a note."""
     why_not = session.config.stash.get(WHY_NOT_KEY)
     if why_not is not None:
-        sys.stderr.write(f"note: the agent runs without a sandbox: {why_not} "
-                         "(--no-sandbox or sandbox = \"off\" silences this note)\n")
+        sys.stderr.write(f"note: {_unsandboxed(why_not)}\n")
+
+
+@hookimpl
+def ralph_session_finish(session: Any) -> None:
+    """Said again at the end, where the run's report is read."""
+    why_not = session.config.stash.get(WHY_NOT_KEY)
+    if why_not is not None:
+        session.config.hook.ralph_report_line(config=session.config,
+                                              line=f"note: {_unsandboxed(why_not)}")
+
+
+def _unsandboxed(why_not: str) -> str:
+    return (f"the agent runs without a sandbox: {why_not} (--no-sandbox or sandbox = "
+            "\"off\" silences this note)")
 
 
 @hookimpl(wrapper=True)
 def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
     config = session.config
     bwrap = config.stash.get(BWRAP_KEY)
-    if bwrap is not None:
-        from ralph_verify.guard.sandbox import bwrap_argv, writable_for
+    if bwrap is None:
+        return (yield)
+    from ralph_verify.guard import sandbox
+    from ralph_verify.guard.gitstore import adopt
+    from ralph_verify.project.caches import user_cache_dir
 
-        agent = str(config.get("agent") or "")
-        request.sandbox = tuple(bwrap_argv(
-            bwrap, Path(request.root), network=str(config.get("sandbox_network")),
-            writable=writable_for(agent, Path(request.root), os.environ, Path.home()),
-            private_tmp=sandbox_mode(config) == "on"))
-    result = yield
+    root, agent = Path(request.root), str(config.get("agent") or "").split(":", 1)[0]
+    keep = [*sandbox.AGENT_KEYS.get(agent, ()), *(config.get("sandbox_env") or ())]
+    with tempfile.TemporaryFile() as status:
+        argv = sandbox.bwrap_argv(
+            bwrap, root, network=str(config.get("sandbox_network")),
+            writable=sandbox.writable_for(agent, root, os.environ, Path.home()),
+            hidden=sandbox.hidden_paths(Path.home(), root, [user_cache_dir()]),
+            unset=sandbox.secret_names({**os.environ, **request.env}, keep),
+            status_fd=status.fileno())
+        request.sandbox, request.sandbox_fds = tuple(argv), (status.fileno(),)
+        try:
+            result = yield
+        finally:
+            problems = [p for d in sandbox.git_dirs(root) for p in adopt(d / "objects")]
+            status.seek(0)
+            started = b'"exit-code"' in status.read()
+    if problems:
+        config.hook.ralph_report_line(config=config, line="ralph-verify: objects the agent "
+                                      "wrote were left out: " + "; ".join(problems[:5]))
+    if result.error is None and not (result.timed_out or result.cancelled or result.idle_s) \
+            and result.exit_code is not None and not started:
+        result.error = _wrapper_error(argv, request.log_path)
+    elif result.error and "not found" in result.error:
+        result.error += "".join(_hidden_note(argv, word.strip("'\"():,"))
+                                for word in result.error.split() if "/" in word)[:1000]
     return result
+
+
+def _wrapper_error(argv: list[str], log_path: Path) -> str:
+    """The agent never started: bubblewrap's own message, and what to do."""
+    from ralph_verify.guard.sandbox import NAMESPACE_HINT, last_line
+
+    try:
+        message = last_line(log_path.read_text(encoding="utf-8", errors="replace")[-4000:])
+    except OSError:
+        message = "no message"
+    if message.startswith("bwrap: execvp "):
+        program = message.removeprefix("bwrap: execvp ").rsplit(":", 1)[0]
+        return f"the agent program {program} cannot run in the sandbox ({message})" + \
+            (_hidden_note(argv, program) or "; check that it exists and is executable")
+    return (f"the sandbox failed before the agent started: {message!r}; {NAMESPACE_HINT}, "
+            "repair bubblewrap (bwrap), or run with --no-sandbox")
+
+
+def _hidden_note(argv: list[str], path: str) -> str:
+    from ralph_verify.guard.sandbox import hidden_by
+
+    where = hidden_by(argv, path) if path.startswith("/") and os.path.lexists(path) else None
+    return "" if where is None else (
+        f"; {path} lies outside what the sandbox shows: {where} is private and empty in the "
+        "sandbox; put the program elsewhere (not under /tmp) or run with --no-sandbox")
