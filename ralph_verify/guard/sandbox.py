@@ -175,10 +175,8 @@ def hidden_paths(home: Path, root: Path, extra: Iterable[Path] = ()) -> list[Pat
             found += map(str, _secret_files(top, project))
     found += map(str, extra)
     paths = (Path(os.path.realpath(p)) for p in found if os.path.lexists(p))
-    outside = [p for p in dict.fromkeys(paths)
-               if p != project and project not in p.parents and p not in project.parents]
-    frozen = [d / "ralph-verify" for d in git_dirs(project) if (d / "ralph-verify").is_dir()]
-    return outside + frozen
+    return [p for p in dict.fromkeys(paths)
+            if p != project and project not in p.parents and p not in project.parents]
 
 
 def _secret_files(top: Path, project: Path) -> Iterator[Path]:
@@ -208,13 +206,12 @@ def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
     removed (only names are written here: ``/proc/1/cmdline`` is readable inside);
     ``status_fd`` gets bubblewrap's JSON status (``exit-code`` only once the command ran)."""
     home = Path.home()
+    private = [Path(p) for p in ("/tmp", "/var/tmp", "/run", home / ".cache") if os.path.isdir(p)]
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--tmpfs", "/run",
+            *(word for path in private for word in ("--tmpfs", str(path))),
             "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL"]
     if os.path.isdir("/run/systemd/resolve"):  # /etc/resolv.conf may point there
         argv += ["--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve"]
-    if (home / ".cache").is_dir():
-        argv += ["--tmpfs", str(home / ".cache")]
     for path in writable:
         argv += ["--bind", str(path), str(path)]
     project = Path(os.path.realpath(root))
@@ -223,9 +220,13 @@ def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
         argv += _git_binds(git_dir, f"{OBJECTS_VIEW}-{index}")
     if (project / ".ralph").is_dir():
         argv += ["--ro-bind", str(project / ".ralph"), str(project / ".ralph")]
+    gone = list(private)
     for path in hidden:
         if any(path == w or w in path.parents for w in writable):
             continue  # the agent's own login (``~/.claude/.credentials.json``)
+        if any(g in path.parents for g in gone):
+            continue  # already out of sight
+        gone.append(path)
         argv += ["--tmpfs", str(path), "--remount-ro", str(path)] if path.is_dir() \
             else ["--ro-bind", "/dev/null", str(path)]
     for name in unset:
@@ -239,13 +240,17 @@ def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
 
 def _git_binds(git_dir: Path, view: str) -> list[str]:
     """``config``, ``hooks`` and ``info`` read-only (git outside the sandbox would run code
-    from them); the object store read-only, new objects in its side store."""
+    from them), the session's frozen files hidden; the object store read-only, new objects
+    in its side store."""
     from ralph_verify.guard.gitstore import prepare
 
     argv: list[str] = []
     for name in ("config", "hooks", "info"):
         if (git_dir / name).exists():
             argv += ["--ro-bind", str(git_dir / name), str(git_dir / name)]
+    if (git_dir / "ralph-verify").is_dir():  # the session's frozen files
+        argv += ["--tmpfs", str(git_dir / "ralph-verify"), "--remount-ro",
+                 str(git_dir / "ralph-verify")]
     objects = git_dir / "objects"
     if objects.is_dir():
         side = prepare(objects, view)

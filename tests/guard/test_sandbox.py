@@ -3,6 +3,7 @@ project; every attempt fails, the decoys survive, and the work inside the projec
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -171,3 +172,102 @@ def test_missing_bubblewrap_fails_before_the_baseline(ralph: Ralph, tmp_path: Pa
     assert "ERROR:" in result.err and "apt-get install bubblewrap" in result.err
     assert "Traceback" not in result.err
     assert not (ralph.path / ".ralph" / "state.json").exists()
+
+
+@pytest.fixture
+def home() -> Iterator[Path]:
+    """A home folder outside /tmp (which the sandbox makes private: it would hide it all)."""
+    folder = Path(tempfile.mkdtemp(prefix=".ralph-test-home-", dir=Path.home()))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_secrets_git_and_ralph_are_out_of_reach(ralph: Ralph, bwrap: str, home: Path) -> None:
+    """Credentials, another project's .env, the cache (cancel key) and secret variables are
+    not seen; .git's objects survive gc, .ralph/ and .git/config cannot be written; the
+    agent's own commit lands."""
+    for name, text in {".ssh/id_rsa": "SECRET-SSH", ".aws/credentials": "SECRET-AWS",
+                       ".bash_history": "SECRET-HISTORY", "other/.env": "SECRET-ENV"}.items():
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text(text + "\n")
+    ralph.env.update(HOME=str(home), MY_API_TOKEN="SECRET-VARIABLE-1234",
+                     RALPH_VERIFY_CACHE_DIR=str(home / ".cache" / "ralph-verify"))
+    git = "git -c user.name=a -c user.email=a@a"
+    ralph.makefile("agent.sh", f"""
+cat ~/.ssh/id_rsa ~/.aws/credentials ~/.bash_history ~/other/.env > leak.txt 2>&1
+cat ~/.cache/ralph-verify/cancel/* >> leak.txt 2>&1
+env >> leak.txt
+echo '{{}}' > .ralph/state.json 2>>leak.txt
+echo '[core]' >> .git/config 2>>leak.txt
+echo work > work.txt && {git} add work.txt && {git} commit -qm agent-work
+{git} branch -D side >/dev/null; git reflog expire --expire=now --all
+git gc -q --prune=now; rm -rf .git/objects/?? 2>/dev/null
+echo done > done.txt
+""")
+    ralph.git_init()
+    subprocess.run(f"{git} branch side", shell=True, cwd=ralph.path, check=True)
+    side = subprocess.run(["git", "rev-parse", "side"], cwd=ralph.path, text=True,
+                          capture_output=True, check=True).stdout.strip()
+    config_before = (ralph.path / ".git" / "config").read_text()
+    result = ralph.run("run", "--sandbox", "--agent", "cmd:bash agent.sh", "--until",
+                       "files:done.txt", "do it")
+    assert result.ret == 0, result
+    leak = (ralph.path / "leak.txt").read_text()
+    assert "SECRET" not in leak, [line for line in leak.splitlines() if "SECRET" in line]
+    assert (ralph.path / ".git" / "config").read_text() == config_before
+    assert '"verdict"' in (ralph.path / ".ralph" / "state.json").read_text()
+    # The user's commit (the deleted branch's tip) and the agent's new one both exist.
+    check = subprocess.run(["git", "cat-file", "-e", side], cwd=ralph.path)
+    assert check.returncode == 0
+    log = subprocess.run(["git", "log", "--all", "--format=%s"], cwd=ralph.path, text=True,
+                         capture_output=True, check=True).stdout
+    assert "agent-work" in log.splitlines(), log
+    assert subprocess.run(["git", "fsck", "--no-dangling"], cwd=ralph.path,
+                          capture_output=True).returncode == 0
+
+
+def fake_bwrap(folder: Path) -> None:
+    """A bubblewrap that passes the start-up probe (``… -- true``) and fails on any other
+    command, as a broken install or a seccomp profile can."""
+    folder.mkdir()
+    (folder / "bwrap").write_text(
+        '#!/bin/sh\n[ "$(eval echo \\${$#})" = true ] && exit 0\n'
+        'echo "bwrap: Creating new namespace failed: Operation not permitted" >&2\nexit 1\n')
+    (folder / "bwrap").chmod(0o755)
+
+
+def test_a_sandbox_that_fails_on_the_real_command_is_agent_error_at_once(
+        ralph: Ralph, tmp_path: Path) -> None:
+    fake_bwrap(tmp_path / "bin")
+    ralph.env["PATH"] = f"{tmp_path / 'bin'}:{ralph.env.get('PATH', os.environ['PATH'])}"
+    ralph.makefile("agent.sh", "echo done > done.txt\n")
+    ralph.git_init()
+    result = ralph.run("run", "--sandbox", "--agent", "cmd:bash agent.sh", "--until",
+                       "files:done.txt", "--max-iterations", "5", "do it")
+    assert result.ret != 0, result
+    state = json.loads((ralph.path / ".ralph" / "state.json").read_text())
+    verdict = state["verdict"]
+    assert verdict["verdict"] == "agent-error" and state["iteration"] == 1, state
+    assert "the sandbox failed before the agent started: 'bwrap: Creating new namespace " \
+        "failed: Operation not permitted'" in verdict["reason"], verdict
+    assert "--no-sandbox" in verdict["reason"] and "Creating new namespace" in result.out
+
+
+def test_an_agent_program_under_tmp_is_named_as_outside_the_sandbox(
+        ralph: Ralph, bwrap: str) -> None:
+    folder = Path(tempfile.mkdtemp(prefix="ralph-agent-", dir="/tmp"))
+    try:
+        (folder / "agent.sh").write_text("#!/bin/sh\necho done > done.txt\n")
+        (folder / "agent.sh").chmod(0o755)
+        ralph.git_init()
+        result = ralph.run("run", "--sandbox", "--agent", f"cmd:{folder}/agent.sh", "--until",
+                           "files:done.txt", "do it")
+        state = json.loads((ralph.path / ".ralph" / "state.json").read_text())
+        verdict = state["verdict"]
+        assert verdict["verdict"] == "agent-error" and state["iteration"] == 1, (state, result)
+        assert f"{folder}/agent.sh lies outside what the sandbox shows: /tmp is private" in \
+            verdict["reason"], verdict
+    finally:
+        shutil.rmtree(folder)
