@@ -258,6 +258,21 @@ def _git_binds(git_dir: Path, view: str) -> list[str]:
     return argv
 
 
+def agent_argv(bwrap: str, root: Path, agent: str, *, network: str = "shared",
+               keep: Iterable[str] = (), environ: Mapping[str, str] | None = None,
+               hidden: Iterable[Path] = (), status_fd: int | None = None) -> list[str]:
+    """The sandbox of one agent run (``agent``: the adapter's name): its state folders
+    writable, the secrets hidden (and ``hidden``: ralph-verify's cache), the secret
+    variables of ``environ`` removed but ``keep`` and the CLI's own key."""
+    env = os.environ if environ is None else environ
+    home = Path.home()
+    return bwrap_argv(bwrap, root, network=network,
+                      writable=writable_for(agent, root, env, home),
+                      hidden=hidden_paths(home, root, hidden),
+                      unset=secret_names(env, [*AGENT_KEYS.get(agent, ()), *keep]),
+                      status_fd=status_fd)
+
+
 def hidden_by(argv: Sequence[str], path: str) -> str | None:
     """Why ``path`` is not what the sandbox of ``argv`` shows, or None: the last mount
     over it replaced it with something empty (``/tmp``, a secret)."""

@@ -127,14 +127,11 @@ def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
     from ralph_verify.project.caches import user_cache_dir
 
     root, agent = Path(request.root), str(config.get("agent") or "").split(":", 1)[0]
-    keep = [*sandbox.AGENT_KEYS.get(agent, ()), *(config.get("sandbox_env") or ())]
     with tempfile.TemporaryFile() as status:
-        argv = sandbox.bwrap_argv(
-            bwrap, root, network=str(config.get("sandbox_network")),
-            writable=sandbox.writable_for(agent, root, os.environ, Path.home()),
-            hidden=sandbox.hidden_paths(Path.home(), root, [user_cache_dir()]),
-            unset=sandbox.secret_names({**os.environ, **request.env}, keep),
-            status_fd=status.fileno())
+        argv = sandbox.agent_argv(
+            bwrap, root, agent, network=str(config.get("sandbox_network")),
+            keep=config.get("sandbox_env") or (), environ={**os.environ, **request.env},
+            hidden=[user_cache_dir()], status_fd=status.fileno())
         request.sandbox, request.sandbox_fds = tuple(argv), (status.fileno(),)
         try:
             result = yield
