@@ -11,7 +11,7 @@ the real file system: globs matched and symlinks followed relative to the call's
 What cannot be read (a grammar error, a command name computed at run time, input past the
 size cap or the time budget) is refused with the reason, never let through.
 
-The rules and what each refuses are :data:`ralph_verify.guard.rules.RULES`; docs/guard.md
+The rules and what each refuses are :data:`ralph_verify.guard.rules.RULES`; docs/safety.md
 has examples, the measured figures and what the guard does not stop.
 """
 

@@ -2,7 +2,7 @@
 
 :mod:`ralph_verify.guard.judge` calls :func:`command_refusals` for each unfolded command
 of a shell line. These rules catch the usual ways an agent destroys work; the real boundary
-is the sandbox (docs/guard.md).
+is the sandbox (docs/safety.md).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 least 98% of the destructive or leaking calls refused, in every class, none of the ordinary
 development calls, and a median decision under a millisecond.
 
-The figures are printed (``pytest -s``) and quoted in docs/guard.md;
+The figures are printed (``pytest -s``) and quoted in docs/safety.md;
 ``python -m tests.guard.test_guard_corpus`` prints them too.
 """
 
