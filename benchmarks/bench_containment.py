@@ -280,7 +280,7 @@ def _serve(connection: socket.socket, port: int) -> None:
                 if not chunk:
                     break
                 data += chunk
-                if b"\r\n\r\n" in data or b"\n" in data and port not in (80, 8080):
+                if b"\r\n\r\n" in data or (b"\n" in data and port not in (80, 8080)):
                     break
         with contextlib.suppress(OSError):
             connection.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nok\n")
@@ -454,8 +454,8 @@ def make_world() -> tuple[dict[str, str], dict[str, str]]:
         (HOME / name).parent.mkdir(parents=True, exist_ok=True)
         (HOME / name).write_text(text)
     (WORK / "other" / "main.py").write_text("print('other')\n")
-    env = {"PATH": f"{sys.base_prefix}/bin:/usr/local/bin:/usr/bin:/bin:{TOOLS}", "HOME": str(HOME), "USER": "dev",
-           "LANG": "C.UTF-8", "GIT_CONFIG_NOSYSTEM": "1"}
+    env = {"PATH": f"{sys.base_prefix}/bin:/usr/local/bin:/usr/bin:/bin:{TOOLS}",
+           "HOME": str(HOME), "USER": "dev", "LANG": "C.UTF-8", "GIT_CONFIG_NOSYSTEM": "1"}
     for name in ("AWS_SECRET_ACCESS_KEY", "GITHUB_TOKEN", "MY_SERVICE_PASSWORD"):
         env[name] = planted[name] = "PLANTED" + secrets.token_hex(12)
     planted["DATABASE_URL"] = "PLANTED" + secrets.token_hex(12)
@@ -682,7 +682,7 @@ def ordinary_calls() -> list[str]:
         calls += [".venv/bin/python -m pytest -q -p no:cacheprovider tests -k add"
                   if n % 3 == 0 else f"make -s {('build', 'test', 'clean')[n % 3]}"]
     for n in range(25):
-        calls += [f"ruff check --no-cache src tests" if n % 2 else "ruff format --check "
+        calls += ["ruff check --no-cache src tests" if n % 2 else "ruff format --check "
                   "--no-cache src tests || ruff format --no-cache src tests"]
     calls += ["mypy --no-incremental --cache-dir=/dev/null src tests"] * 8
     for n in range(40):

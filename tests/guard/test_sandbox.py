@@ -193,6 +193,7 @@ def test_secrets_git_and_ralph_are_out_of_reach(ralph: Ralph, bwrap: str, home: 
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text(text + "\n")
     ralph.env.update(HOME=str(home), MY_API_TOKEN="SECRET-VARIABLE-1234",
+                     KEPT_TOKEN="kept-on-purpose",
                      RALPH_VERIFY_CACHE_DIR=str(home / ".cache" / "ralph-verify"))
     git = "git -c user.name=a -c user.email=a@a"
     ralph.makefile("agent.sh", f"""
@@ -211,10 +212,11 @@ echo done > done.txt
     side = subprocess.run(["git", "rev-parse", "side"], cwd=ralph.path, text=True,
                           capture_output=True, check=True).stdout.strip()
     config_before = (ralph.path / ".git" / "config").read_text()
-    result = ralph.run("run", "--sandbox", "--agent", "cmd:bash agent.sh", "--until",
-                       "files:done.txt", "do it")
+    result = ralph.run("run", "--sandbox", "--sandbox-env", "KEPT_TOKEN", "--agent",
+                       "cmd:bash agent.sh", "--until", "files:done.txt", "do it")
     assert result.ret == 0, result
     leak = (ralph.path / "leak.txt").read_text()
+    assert "KEPT_TOKEN=kept-on-purpose" in leak  # --sandbox-env keeps it
     assert "SECRET" not in leak, [line for line in leak.splitlines() if "SECRET" in line]
     assert (ralph.path / ".git" / "config").read_text() == config_before
     assert '"verdict"' in (ralph.path / ".ralph" / "state.json").read_text()
