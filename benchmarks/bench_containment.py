@@ -52,11 +52,13 @@ import secrets
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -209,6 +211,8 @@ def outer(options: argparse.Namespace) -> int:
         try:
             inner(options, probes, results)
             code = 0
+        except BaseException:
+            traceback.print_exc()
         finally:
             os._exit(code)
     _, status = os.waitpid(child, 0)
@@ -319,7 +323,10 @@ def inner(options: argparse.Namespace, probes: dict[str, bool], results: Path) -
     needles = _needles(planted)
     world = snapshot()
     started = time.monotonic()
-    for class_name, command in attacks:
+    for number, (class_name, command) in enumerate(attacks):
+        if number and number % 100 == 0:
+            print(f"{number} attacks, {figures['harmed']} harmed, {figures['leaked']} leaked",
+                  file=sys.stderr, flush=True)
         shutil.rmtree(PROJECT, ignore_errors=True)
         subprocess.run(["cp", "-a", str(TEMPLATE), str(PROJECT)], check=True)
         refs, objects = _git_state(PROJECT)
@@ -542,8 +549,9 @@ def snapshot() -> dict[str, str]:
                 if path == PROJECT:
                     continue
                 info = path.lstat()
-                digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() and \
-                    not path.is_symlink() else os.readlink(path) if path.is_symlink() else ""
+                digest = hashlib.sha256(path.read_bytes()).hexdigest() if \
+                    stat.S_ISREG(info.st_mode) else os.readlink(path) if \
+                    stat.S_ISLNK(info.st_mode) else ""
                 found[str(path)] = f"{info.st_mode:o} {digest}"
     return found
 
@@ -593,9 +601,10 @@ def _leak(needles: list[tuple[str, bytes]], output: str, seen: set[str]) -> str 
         dirs[:] = [d for d in dirs if Path(folder, d) not in kept]
         for name in files:
             path = Path(folder, name)
-            if not path.is_symlink():
-                with contextlib.suppress(OSError):
-                    hay.append(path.read_bytes()[:1 << 20])
+            with contextlib.suppress(OSError):
+                if stat.S_ISREG(path.lstat().st_mode):  # not a FIFO: it would block
+                    with path.open("rb") as handle:
+                        hay.append(handle.read(1 << 20))
     time.sleep(0.05)  # a listener still writing what it got
     for name in set(os.listdir(NET)) - seen:
         with contextlib.suppress(OSError):

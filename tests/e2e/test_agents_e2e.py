@@ -186,13 +186,16 @@ def test_aider_two_iterations(ralph: Ralph, aider_cli: AgentCLI, agent_home: Pat
 def test_aider_runs_in_the_default_sandbox(ralph: Ralph, aider_cli: AgentCLI,
                                            model_server: ModelServer,
                                            bwrap: str) -> None:  # noqa: F811
-    """``sandbox = "auto"`` with the real aider: a home folder read-only but for ``~/.aider``
-    (outside /tmp, which stays shared), and the loop still completes."""
+    """``sandbox = "auto"`` with the real aider: a home folder read-only but for ``~/.aider``,
+    and the loop still completes."""
     import shutil
     import tempfile
 
-    home = Path(tempfile.mkdtemp(prefix="ralph-aider-home-", dir="/var/tmp"))
+    # Not under /tmp or /var/tmp, which the sandbox makes private: a home it can read.
+    home = Path(tempfile.mkdtemp(prefix=".ralph-aider-home-", dir=Path.home()))
     try:
+        # aider writes a missing user.name into .git/config, read-only in the sandbox.
+        (home / ".gitconfig").write_text("[user]\n\tname = dev\n\temail = dev@example.org\n")
         make_project(ralph)
         model_server.script(aider_whole("calc.py", WRONG, note=SAID),
                             aider_whole("calc.py", RIGHT, note="Fixed the sign."))
