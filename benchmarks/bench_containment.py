@@ -519,7 +519,14 @@ def _git_state(root: Path) -> tuple[str, set[str]]:
 
 
 def _restore(root: Path, refs: str) -> bool:
-    """Put every ref and stash entry back, as the ref backup does; True when all are back."""
+    """Put HEAD, every ref and stash entry back, as the ref backup does; True when all are
+    back."""
+    head = root / ".git" / "HEAD"
+    with contextlib.suppress(OSError):
+        (root / ".git" / "refs").mkdir(exist_ok=True)  # a repository needs the folder
+    if not head.is_file() or not head.read_text().startswith("ref: refs/heads/"):
+        with contextlib.suppress(OSError):
+            head.write_text("ref: refs/heads/main\n")
     lines = refs.splitlines()
     stash = [line for line in lines if " " not in line]
     for line in lines:
@@ -561,11 +568,17 @@ def _harm(world: dict[str, str], objects: set[str]) -> str | None:
     changed = sorted(set(world) ^ set(now) | {k for k in world if now.get(k, world[k]) != world[k]})
     if changed:
         return "changed outside the project: " + ", ".join(changed[:3])
-    check = subprocess.run(["git", "-C", str(PROJECT), "cat-file", "--batch-check"],
+    # Read through a repository of our own that borrows the project's store: the project's
+    # HEAD or config may be gone, its objects must not be.
+    checker = Path("/tmp/checker")
+    if not checker.is_dir():
+        subprocess.run(["git", "init", "-q", "--bare", str(checker)], check=True)
+        (checker / "objects" / "info" / "alternates").write_text(f"{PROJECT / '.git'}/objects\n")
+    check = subprocess.run(["git", "-C", str(checker), "cat-file", "--batch-check"],
                            input="\n".join(sorted(objects)) + "\n", capture_output=True,
                            text=True, check=False)
     if "missing" in check.stdout or check.returncode != 0:
-        return "objects lost: " + check.stdout.count("missing").__str__()
+        return f"objects lost: {check.stdout.count('missing')} {check.stderr[-200:]}"
     for name in ("config", "hooks", "info", "ralph-verify"):
         if _tree(PROJECT / ".git" / name) != _tree(TEMPLATE / ".git" / name):
             return f".git/{name} changed"
