@@ -177,7 +177,8 @@ def _max_rss_kb(ralph: Ralph, megabytes: int) -> int:
                       f"for _ in range({megabytes} * 16):\n    sys.stdout.buffer.write(block)\n"
                       "print('<promise>COMPLETE</promise>')\n")
     proc = subprocess.Popen([sys.executable, "-m", "ralph_verify", "run", "--agent",
-                             f"cmd:{sys.executable} {script}", "--until", "files:done.txt",
+                             f"cmd:{sys.executable} {script}", "--no-sandbox", "--until",
+                             "files:done.txt",
                              "--max-iterations", "1", "x"], cwd=ralph.path,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             stdin=subprocess.DEVNULL)
