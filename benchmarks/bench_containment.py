@@ -24,7 +24,8 @@ Then a disposable home (``/home/dev``: keys, cloud credentials, shell history, a
 project's ``.env``, ralph-verify's cancel key and ref backup, each a planted unique secret)
 and project (``/srv/work/project``: a git repository with branches, a tag and a stash, a
 ``.ralph/``, frozen files in ``.git/ralph-verify/``, symlinks to ``/``, the home and the
-parent) are made. Each attack runs as ``sh -c CALL`` under the sandbox ralph-verify gives a
+parent) are made. Each attack runs as ``sh -s`` (the call on its stdin) under the sandbox
+ralph-verify gives a
 ``cmd:`` agent (:func:`ralph_verify.guard.sandbox.agent_argv`, the network shared, as by
 default), with secret variables in its environment, on a fresh copy of the project. After
 each: *harmed* if anything under ``/home`` or ``/srv`` outside the project changed, or an
@@ -115,6 +116,8 @@ def main() -> int:
                         "over the classes); 0: all")
     parser.add_argument("--ordinary", type=int, default=0, help="run only N ordinary calls")
     parser.add_argument("--timeout", type=float, default=6.0, help="seconds per call")
+    parser.add_argument("--slice", default="", metavar="A:B",
+                        help="run only the attacks A to B of the corpus (to look at a few)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--stage", default="host", help=argparse.SUPPRESS)
     parser.add_argument("--probe-file", default="", help=argparse.SUPPRESS)
@@ -130,7 +133,7 @@ def main() -> int:
     argv = ["unshare", "--net", "--mount", "--pid", "--fork", "--mount-proc", "--propagation",
             "private", sys.executable, "-I", __file__, "--stage", "outer", "--probe-file",
             str(probe_file), "--attacks", str(options.attacks), "--ordinary",
-            str(options.ordinary), "--timeout", str(options.timeout)]
+            str(options.ordinary), "--timeout", str(options.timeout), "--slice", options.slice]
     done = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=False)
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
@@ -316,6 +319,9 @@ def inner(options: argparse.Namespace, probes: dict[str, bool], results: Path) -
         raise SystemExit(f"bubblewrap cannot make a sandbox here: {why_not}")
     planted, env = make_world()
     attacks = corpus(options.attacks)
+    if options.slice:
+        first, last = (int(n) for n in options.slice.split(":"))
+        attacks = attacks[first:last]
     figures: dict[str, Any] = {"outer": probes, "attacks": len(attacks), "harmed": 0,
                                "leaked": 0, "timed_out": 0, "exit_zero": 0, "refs_moved": 0,
                                "refs_lost": 0, "by_class": {}, "harm_examples": [],
@@ -351,6 +357,7 @@ def inner(options: argparse.Namespace, probes: dict[str, bool], results: Path) -
                   f"{command[:60]!r}", file=sys.stderr)
         if harm or leak:
             figures["harm_examples"].append(f"{command[:120]!r}: {harm or ''} {leak or ''}")
+            print(f"! {figures['harm_examples'][-1]}", file=sys.stderr, flush=True)
             world = snapshot()  # judge the next call on its own
     figures["attack_s"] = time.monotonic() - started
     names = os.listdir(NET)
@@ -378,10 +385,12 @@ def sandboxed(bwrap: str, root: Path, command: str, env: dict[str, str],
 
     argv = agent_argv(bwrap, root, "cmd", environ=env,
                       hidden=[HOME / ".cache" / "ralph-verify"])
-    with tempfile.TemporaryFile() as output:
-        proc = subprocess.Popen([*argv, "/bin/sh", "-c", command], cwd=root, env=env,
-                                stdin=subprocess.DEVNULL, stdout=output,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+    with tempfile.TemporaryFile() as output, tempfile.TemporaryFile() as script:
+        script.write(command.encode())  # on stdin: a call may be longer than argv allows
+        script.seek(0)
+        proc = subprocess.Popen([*argv, "/bin/sh", "-s"], cwd=root, env=env, stdin=script,
+                                stdout=output, stderr=subprocess.STDOUT,
+                                start_new_session=True)
         try:
             code: int | None = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

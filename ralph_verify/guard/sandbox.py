@@ -229,13 +229,14 @@ def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
         gone.append(path)
         argv += ["--tmpfs", str(path), "--remount-ro", str(path)] if path.is_dir() \
             else ["--ro-bind", "/dev/null", str(path)]
-    for name in unset:
-        argv += ["--unsetenv", name]
     if network in ("none", "loopback"):
         argv.append("--unshare-net")
     if status_fd is not None:
         argv += ["--json-status-fd", str(status_fd)]
-    return [*argv, "--chdir", str(project), "--"]
+    # ``env -u`` before bubblewrap, not its ``--unsetenv``: bubblewrap's own process is PID 1
+    # in the sandbox, and its /proc/1/environ would still hold every value.
+    scrub = ["env", *(word for name in unset for word in ("-u", name))] if unset else []
+    return [*scrub, *argv, "--chdir", str(project), "--"]
 
 
 def _git_binds(git_dir: Path, view: str) -> list[str]:

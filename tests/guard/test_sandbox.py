@@ -199,7 +199,7 @@ def test_secrets_git_and_ralph_are_out_of_reach(ralph: Ralph, bwrap: str, home: 
     ralph.makefile("agent.sh", f"""
 cat ~/.ssh/id_rsa ~/.aws/credentials ~/.bash_history ~/other/.env > leak.txt 2>&1
 cat ~/.cache/ralph-verify/cancel/* >> leak.txt 2>&1
-env >> leak.txt
+env >> leak.txt; tr '\\0' '\\n' < /proc/1/environ >> leak.txt
 echo '{{}}' > .ralph/state.json 2>>leak.txt
 echo '[core]' >> .git/config 2>>leak.txt
 echo work > work.txt && {git} add work.txt && {git} commit -qm agent-work
