@@ -212,14 +212,17 @@ def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
             "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL"]
     if os.path.isdir("/run/systemd/resolve"):  # /etc/resolv.conf may point there
         argv += ["--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve"]
-    for path in writable:
-        argv += ["--bind", str(path), str(path)]
     project = Path(os.path.realpath(root))
+    inside = [p for p in writable if project in Path(os.path.realpath(p)).parents]
+    for path in (p for p in writable if p not in inside):
+        argv += ["--bind", str(path), str(path)]
     argv += ["--bind", str(project), str(project)]
     for index, git_dir in enumerate(git_dirs(project)):
         argv += _git_binds(git_dir, f"{OBJECTS_VIEW}-{index}")
     if (project / ".ralph").is_dir():
         argv += ["--ro-bind", str(project / ".ralph"), str(project / ".ralph")]
+    for path in inside:  # ``.ralph/agent``: the CLI's own state, kept in the session folder
+        argv += ["--bind", str(path), str(path)]
     gone = list(private)
     for path in hidden:
         if any(path == w or w in path.parents for w in writable):
@@ -261,14 +264,15 @@ def _git_binds(git_dir: Path, view: str) -> list[str]:
 
 def agent_argv(bwrap: str, root: Path, agent: str, *, network: str = "shared",
                keep: Iterable[str] = (), environ: Mapping[str, str] | None = None,
-               hidden: Iterable[Path] = (), status_fd: int | None = None) -> list[str]:
-    """The sandbox of one agent run (``agent``: the adapter's name): its state folders
-    writable, the secrets hidden (and ``hidden``: ralph-verify's cache), the secret
-    variables of ``environ`` removed but ``keep`` and the CLI's own key."""
+               hidden: Iterable[Path] = (), writable: Iterable[Path] = (),
+               status_fd: int | None = None) -> list[str]:
+    """The sandbox of one agent run (``agent``: the adapter's name): its state folders and
+    ``writable`` writable, the secrets hidden (and ``hidden``: ralph-verify's cache), the
+    secret variables of ``environ`` removed but ``keep`` and the CLI's own key."""
     env = os.environ if environ is None else environ
     home = Path.home()
     return bwrap_argv(bwrap, root, network=network,
-                      writable=writable_for(agent, root, env, home),
+                      writable=[*writable_for(agent, root, env, home), *writable],
                       hidden=hidden_paths(home, root, hidden),
                       unset=secret_names(env, [*AGENT_KEYS.get(agent, ()), *keep]),
                       status_fd=status_fd)

@@ -183,7 +183,8 @@ def test_the_project_s_own_configuration_is_loaded(
     new session, COPILOT_ALLOW_ALL=true on a resumed one with --yolo; Gemini:
     GEMINI_CLI_TRUST_WORKSPACE=true): the project's own hook runs in every iteration."""
     cli: AgentCLI = request.getfixturevalue(f"{name}_cli")
-    calls = tmp_path / "hook-calls"
+    # In the session folder: /tmp is private in the sandbox, .ralph/agent/ is the CLI's own.
+    calls = ralph.path / ".ralph" / "agent" / "hook-calls"
     path, hook = _hook_file(name, calls)
     ralph.makefile(path, json.dumps(hook))
     make_project(ralph)
