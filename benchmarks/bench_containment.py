@@ -218,7 +218,10 @@ def outer(options: argparse.Namespace) -> int:
             traceback.print_exc()
         finally:
             os._exit(code)
-    _, status = os.waitpid(child, 0)
+    while True:  # PID 1 here: every orphan of a killed sandbox is ours to reap (else its
+        pid, status = os.wait()  # zombie would count against the process limit)
+        if pid == child:
+            break
     if status != 0 or not results.is_file():
         print(f"the run inside the user namespace failed ({status})", file=sys.stderr)
         return 1

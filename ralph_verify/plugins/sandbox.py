@@ -125,15 +125,18 @@ def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
     from ralph_verify.guard import sandbox
     from ralph_verify.guard.gitstore import adopt
     from ralph_verify.project.caches import user_cache_dir
+    from ralph_verify.records.refusals import GUARD_LOG
 
     root, agent = Path(request.root), str(config.get("agent") or "").split(":", 1)[0]
     own = Path(request.session_dir) / "agent"  # adapters keep their CLI's state there
     own.mkdir(parents=True, exist_ok=True)
+    refusals = Path(request.session_dir) / GUARD_LOG  # the guard's hook runs inside
+    refusals.touch()
     with tempfile.TemporaryFile() as status:
         argv = sandbox.agent_argv(
             bwrap, root, agent, network=str(config.get("sandbox_network")),
             keep=config.get("sandbox_env") or (), environ={**os.environ, **request.env},
-            hidden=[user_cache_dir()], writable=[own], status_fd=status.fileno())
+            hidden=[user_cache_dir()], writable=[own, refusals], status_fd=status.fileno())
         request.sandbox, request.sandbox_fds = tuple(argv), (status.fileno(),)
         try:
             result = yield

@@ -52,6 +52,10 @@ def make_project(ralph: Ralph) -> None:
                                            "def test_add():\n    assert add(2, 3) == 5\n"})
     ralph.makefile(".gitignore", ".ralph/\n")
     ralph.git_init()
+    # aider writes a missing identity into .git/config, read-only in the sandbox; the
+    # test's home (in /tmp, private there) has none to give.
+    for key, value in (("user.name", "dev"), ("user.email", "dev@example.org")):
+        subprocess.run(["git", "config", key, value], cwd=ralph.path, check=True)
 
 
 def run_loop(ralph: Ralph, env: dict[str, str], *args: str,

@@ -253,13 +253,14 @@ def test_run_puts_claude_in_the_sandbox_by_default(claude_cli: AgentCLI, ralph: 
                                                    model_server: ModelServer,
                                                    bwrap: str) -> None:  # noqa: F811
     """``run --agent claude`` with no flag and the guard off: Claude Code works from a home
-    folder it sees only its own state of, a deletion outside the project does nothing, and
-    the loop completes."""
+    folder that is read-only but for its own state, a deletion outside the project fails,
+    and the loop completes."""
     import os
     import shutil
     import tempfile
 
-    outside = Path(tempfile.mkdtemp(prefix="ralph-claude-", dir="/var/tmp"))  # not /tmp
+    # In the home folder, which the sandbox shows read-only (/tmp and /var/tmp are private).
+    outside = Path(tempfile.mkdtemp(prefix=".ralph-claude-", dir=Path.home()))
     try:
         home, precious = outside / "home", outside / "precious"
         precious.mkdir()
@@ -282,8 +283,9 @@ def test_run_puts_claude_in_the_sandbox_by_default(claude_cli: AgentCLI, ralph: 
             stdin=subprocess.DEVNULL)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
         assert "without a sandbox" not in proc.stderr
-        # /var/tmp is private in the sandbox: the deletion found nothing of the real one.
         assert (precious / "keep.txt").read_text() == "keep\n"
+        second = model_server.model_requests()[1].text
+        assert "Read-only file system" in second, second[-2000:]
         assert (ralph.path / "calc.py").read_text() == RIGHT
     finally:
         shutil.rmtree(outside, ignore_errors=True)
