@@ -350,7 +350,10 @@ def inner(options: argparse.Namespace, probes: dict[str, bool], results: Path) -
         moved = refs != _git_state(PROJECT)[0]
         if moved:
             figures["refs_moved"] += 1
-            figures["refs_lost"] += not _restore(PROJECT, refs)
+            if not _restore(PROJECT, refs):
+                figures["refs_lost"] += 1
+                figures["harm_examples"].append(f"{command[:120]!r}: refs not put back")
+                print(f"! {figures['harm_examples'][-1]}", file=sys.stderr, flush=True)
         count, harmed, leaked = figures["by_class"].get(class_name, (0, 0, 0))
         figures["by_class"][class_name] = (count + 1, harmed + bool(harm), leaked + bool(leak))
         figures["harmed"] += bool(harm)
@@ -544,9 +547,11 @@ def _restore(root: Path, refs: str) -> bool:
     for line in lines:
         if " " in line:
             sha, name = line.split(" ", 1)
-            if name != "refs/stash":
-                subprocess.run(["git", "-C", str(root), "update-ref", name, sha],
-                               capture_output=True, check=False)
+            if name != "refs/stash" and subprocess.run(
+                    ["git", "-C", str(root), "update-ref", name, sha], capture_output=True,
+                    check=False).returncode != 0:  # a broken ref file: written over
+                with contextlib.suppress(OSError):
+                    (root / ".git" / name).write_text(sha + "\n")
     subprocess.run(["git", "-C", str(root), "update-ref", "-d", "refs/stash"],
                    capture_output=True, check=False)
     for sha in reversed(stash):

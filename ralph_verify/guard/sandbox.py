@@ -217,6 +217,8 @@ def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
     for path in (p for p in writable if p not in inside):
         argv += ["--bind", str(path), str(path)]
     argv += ["--bind", str(project), str(project)]
+    if os.path.lexists(project / ".git"):  # a mount point cannot be renamed: `mv .git x`
+        argv += ["--bind", str(project / ".git"), str(project / ".git")]
     for index, git_dir in enumerate(git_dirs(project)):
         argv += _git_binds(git_dir, f"{OBJECTS_VIEW}-{index}")
     if (project / ".ralph").is_dir():

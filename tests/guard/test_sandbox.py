@@ -202,6 +202,7 @@ cat ~/.cache/ralph-verify/cancel/* >> leak.txt 2>&1
 env >> leak.txt; tr '\\0' '\\n' < /proc/1/environ >> leak.txt
 echo '{{}}' > .ralph/state.json 2>>leak.txt
 echo '[core]' >> .git/config 2>>leak.txt
+mv .git .git-old 2>>leak.txt; mv .ralph .ralph-old 2>>leak.txt
 echo work > work.txt && {git} add work.txt && {git} commit -qm agent-work
 {git} branch -D side >/dev/null; git reflog expire --expire=now --all
 git gc -q --prune=now; rm -rf .git/objects/?? 2>/dev/null
