@@ -14,10 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.guard.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_containment.py"
 
 
-def test_a_sample_of_attacks_is_contained_and_ordinary_work_goes_on() -> None:
+def test_a_sample_of_attacks_is_contained_and_ordinary_work_goes_on(
+        bwrap: str) -> None:  # noqa: F811 - the fixture: bubblewrap installed
+    if shutil.which("ip") is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        subprocess.run(["apt-get", "install", "-y", "-q", "iproute2"], check=False,
+                       capture_output=True, timeout=600)
     missing = [tool for tool in ("unshare", "ip", "bwrap") if shutil.which(tool) is None]
     if os.geteuid() != 0 or missing:
         pytest.fail(f"the containment benchmark needs root and {missing or 'unshare, ip, bwrap'}"
