@@ -557,7 +557,7 @@ def _restore(root: Path, refs: str) -> bool:
     for sha in reversed(stash):
         subprocess.run(["git", "-C", str(root), "stash", "store", "-m", "wip", sha],
                        capture_output=True, check=False)
-    return _git_state(root)[0] == refs
+    return set(refs.splitlines()) <= set(_git_state(root)[0].splitlines())  # new ones stay
 
 
 def snapshot() -> dict[str, str]:
