@@ -54,7 +54,7 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "more-skipped": "more tests skipped", "edited-config": "edited ralph-verify config",
          "edited-baseline": "edited .ralph baseline", "test-infra": "test infrastructure",
          "test-exit": "process exit in tests", "weakened-test": "weakened test",
-         "gaming": "source gaming the tests"}
+         "gaming": "source gaming the tests", "idle-test": "new test that kills no mutant"}
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,11 @@ class IntegrityOptions(CommonOptions):
                 '"pytest-internals", "time-patch"), or any other flag by its rule '
                 '("new-type-ignore") or rule and file ("removed-test:tests/test_old.py"); '
                 'see docs/integrity.md'})
+    mutate_new_tests: bool | None = field(default=None, metadata={
+        "help": "Run each test added this session against the mutants of the product code "
+                "it runs: a new test that kills none is a finding (idle-test). Default: on "
+                "when mutation is among the checks, off otherwise (it runs the new tests "
+                "once per mutant)"})
 
 
 def baseline_path(root: Path) -> Path:
@@ -210,6 +215,8 @@ class IntegrityCheck(Check):
 
             failures = [f for f in failures if f.code not in _ORACLE_CODES and not (
                 f.code == "deleted-file" and f.path and is_test_side(f.path))]
+        if self._mutates_new_tests(ctx):
+            failures += self._idle(ctx, before, after)
         since = f"since {before.ref}" if before.ref \
             else f"since session {before.session or '?'} started"
         noted = noted_summary(judgement.notes)
@@ -225,6 +232,21 @@ class IntegrityCheck(Check):
         return self.result(Status.FAILED, f"{len(failures)} weakened {since}: {listing}{noted}",
                            metric=float(len(failures)), failures=failures,
                            counts={"tests": after.test_total})
+
+    def _mutates_new_tests(self, ctx: VerifyContext) -> bool:
+        wanted = options_of(ctx.config).mutate_new_tests
+        return wanted if wanted is not None else any(c.name == "mutation" for c in ctx.checks)
+
+    def _idle(self, ctx: VerifyContext, before: Picture, after: Picture) -> list[Failure]:
+        """The tests added since ``before`` that kill no mutant of the code they run."""
+        from ralph_verify.plugins.mutation.new_tests import idle_new_tests
+
+        new = [f"{rel}::{name.replace('.', '::')}" for rel, names in sorted(after.tests.items())
+               for name in names if name not in before.tests.get(rel, {})]
+        try:
+            return idle_new_tests(ctx, new, timeout=self.timeout)
+        except ToolError:
+            return []  # tests that cannot run: the tests check reports them
 
     def _collected(self, ctx: VerifyContext) -> dict[str, int] | None:
         """Counts of this verification's pytest run, when one runs anyway (tests, coverage)."""

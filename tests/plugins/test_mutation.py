@@ -289,5 +289,4 @@ def test_a_new_test_that_kills_no_mutant_of_the_code_it_runs_is_a_finding(
     assert [f["location"] for f in failures] == [
         "tests/test_pricing.py::test_runs_but_asserts_nothing"], failures
     assert failures[0]["code"] == "idle-test"
-    assert "kills none of the 6 mutants of the changed code it runs (pricing.py)" \
-        in failures[0]["message"]
+    assert "mutants of the product code it runs (pricing.py)" in failures[0]["message"]

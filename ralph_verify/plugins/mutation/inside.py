@@ -243,11 +243,15 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: list[Any]) -
     wanted = _RUN.plan.get("ids") if _RUN is not None else None
     if wanted is None:
         return
-    keep = set(wanted)
-    dropped = [item for item in items if item.nodeid not in keep]
-    items[:] = [item for item in items if item.nodeid in keep]
+    keep = set(wanted)  # a test's id, or its function's (every parametrized case)
+    dropped = [item for item in items if not _wanted(item.nodeid, keep)]
+    items[:] = [item for item in items if _wanted(item.nodeid, keep)]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
+
+
+def _wanted(nodeid: str, keep: set[str]) -> bool:
+    return nodeid in keep or nodeid.split("[", 1)[0] in keep
 
 
 def pytest_runtest_logreport(report: Any) -> None:

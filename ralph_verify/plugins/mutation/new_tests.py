@@ -1,15 +1,19 @@
-"""Tests added this session that kill no mutant of the changed code they run.
+"""Tests added this session that kill no mutant of the product code they run.
 
-For ``integrity`` (:func:`idle_new_tests`): a new test that runs the session's changed
-product lines and fails under none of their mutants asserts nothing those lines decide. The
-same engine as the ``mutation`` check, run with only the new tests and every test of a
-mutant run (not only until the first kill), so each test's own kills are known. A new test
-that runs none of the changed lines is not judged here.
+For ``integrity`` (:func:`idle_new_tests`): a new test that runs product code and fails under
+none of its mutants asserts nothing that code decides (a test that calls every branch to
+raise coverage and checks nothing, or checks only ``is not None``). The code mutated is the
+product lines changed since the session's start and every line of the product modules the
+new tests' files import; the same engine as the ``mutation`` check, run with only the new
+tests and every test of a mutant run (not only until the first kill), so each test's own
+kills are known. A new test that reaches none of those mutants is not judged here.
 """
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Failure
@@ -20,17 +24,17 @@ if TYPE_CHECKING:
 
 def idle_new_tests(ctx: VerifyContext, new_tests: Sequence[str], *,
                    timeout: float = 900.0) -> list[Failure]:
-    """A failure (code ``idle-test``) for each of ``new_tests`` (pytest node ids) that
-    reaches a mutant of the product lines changed since the session's start (``check``:
-    since ``HEAD`` or ``--baseline``) and kills none. Raises
+    """A failure (code ``idle-test``) for each of ``new_tests`` (pytest node ids, or
+    ``file::function`` for all its cases) that reaches a mutant and kills none. Raises
     :class:`~ralph_verify.proc.process.ToolError` when the tests cannot be run."""
     from ralph_verify.plugins.mutation.changes import NoBaseline
     from ralph_verify.plugins.mutation.running import many, prepare, pytest_args, run_mutants
 
     if not new_tests:
         return []
+    files = {test.split("::", 1)[0] for test in new_tests}
     try:
-        found = prepare(ctx)
+        found = prepare(ctx, whole=imported_product_files(ctx.root, files))
     except NoBaseline:
         return []
     if not found.mutants:
@@ -41,14 +45,49 @@ def idle_new_tests(ctx: VerifyContext, new_tests: Sequence[str], *,
     kills: dict[str, int] = {}
     for killers in outcomes.killers.values():
         for test in killers:
-            kills[test] = kills.get(test, 0) + 1
+            kills[_base(test)] = kills.get(_base(test), 0) + 1
+    reach: dict[str, set[int]] = {}
+    for test, mutants in outcomes.reach.items():
+        reach.setdefault(_base(test), set()).update(mutants)
     failures = []
     for test in ids:
-        reached = outcomes.reach.get(test)
-        if reached and not kills.get(test):
-            files = sorted({found.mutants[i][0] for i in reached if i in found.mutants})
+        reached = reach.get(_base(test))
+        if reached and not kills.get(_base(test)):
+            where = sorted({found.mutants[i][0] for i in reached if i in found.mutants})
             failures.append(Failure(
                 message=f"{test} is new and kills none of the {many(len(reached), 'mutant')} "
-                        f"of the changed code it runs ({', '.join(files)}): it asserts nothing "
+                        f"of the product code it runs ({', '.join(where)}): it asserts nothing "
                         "that code decides", location=test, code="idle-test"))
     return failures
+
+
+def _base(test_id: str) -> str:
+    return test_id.split("[", 1)[0]
+
+
+def imported_product_files(root: Path, test_files: set[str]) -> list[str]:
+    """The product files (see :func:`~.changes.is_product`) that ``test_files`` import by
+    absolute name, found under ``root`` or ``root/src``."""
+    from ralph_verify.plugins.mutation.changes import is_product
+
+    names: set[str] = set()
+    for rel in sorted(test_files):
+        try:
+            tree = ast.parse((root / rel).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module)
+                names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    found = []
+    for name in sorted(names):
+        path = name.replace(".", "/")
+        for rel in (f"{path}.py", f"src/{path}.py", f"{path}/__init__.py",
+                    f"src/{path}/__init__.py"):
+            if is_product(rel) and (root / rel).is_file():
+                found.append(rel)
+                break
+    return found

@@ -19,6 +19,8 @@ from ralph_verify.plugins.mutation import inside
 from ralph_verify.proc.process import ToolError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from ralph_verify.checks.api import VerifyContext
     from ralph_verify.plugins.mutation.engine import Mutant
 
@@ -57,15 +59,19 @@ class Prepared:
                 f"{many(len(self.lines), 'file')}")
 
 
-def prepare(ctx: VerifyContext) -> Prepared:
-    """The mutants of the product lines changed since the baseline (:mod:`.changes`);
-    :class:`~.changes.NoBaseline` when there is nothing to compare with."""
+def prepare(ctx: VerifyContext, *, whole: Iterable[str] = ()) -> Prepared:
+    """The mutants of the product lines changed since the baseline (:mod:`.changes`), and
+    of every line of the product files ``whole``; :class:`~.changes.NoBaseline` when there
+    is nothing to compare with."""
     import hashlib
 
     from ralph_verify.plugins.mutation import changes, engine
 
     base = changes.baseline(ctx)
     found = Prepared(base.name, changes.changed_lines(ctx.root, base.commit))
+    for rel in whole:
+        text = (ctx.root / rel).read_text(encoding="utf-8", errors="replace")
+        found.lines[rel] = list(range(1, text.count("\n") + 2))
     for rel, numbers in sorted(found.lines.items()):
         data = (ctx.root / rel).read_bytes()
         first = len(found.mutants) + 1
