@@ -216,11 +216,31 @@ def compare(before: Picture, after: Picture,
     ``notes``."""
     notes = [] if notes is None else notes
     judged = renames.judge(before, after)
+    _splits(before, after, judged)
     return [*_files(before, after, judged), *_tests(before, after, judged, notes),
             *_markers(before, after, root, notes),
             *_settings(before, after), *_infra(before, after, root),
             *weakened.compare(before.test_bodies, after.test_bodies),
             *_gaming(before, after)]
+
+
+def _splits(before: Picture, after: Picture, judged: renames.Judged) -> None:
+    """Removed tests whose checks new tests now make, on the same names: split in two or
+    more, or moved into a parametrized test, with as many checks. Each goes from
+    ``judged.removed`` to ``judged.renamed``; a new test explains one removed test."""
+    fresh = [(renames.test_key(path, name), body) for path, bodies in after.test_bodies.items()
+             for name, body in bodies.items()
+             if name not in before.tests.get(path, {})]
+    project = set(before.defined or ())  # the project's own names, not pytest's
+    for key, (path, _) in sorted(judged.removed.items()):
+        then = before.test_bodies.get(path, {}).get(key.split("::", 1)[1].replace("::", "."))
+        if then is None or not then.checks:
+            continue
+        taking = [(k, b) for k, b in fresh if set(b.uses) & set(then.uses) & project]
+        if sum(b.checks for _, b in taking) >= then.checks:
+            del judged.removed[key]
+            judged.renamed[key] = ", ".join(k for k, _ in taking)
+            fresh = [item for item in fresh if item not in taking]
 
 
 def _files(before: Picture, after: Picture,

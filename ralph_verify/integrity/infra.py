@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.integrity import parsed
-from ralph_verify.integrity.sources import is_test_file
+from ralph_verify.integrity.sources import is_test_file, orders_or_marks
 from ralph_verify.records.integrity import InfraPicture, Setting
 
 STARTUP_NAMES = ("sitecustomize.py", "usercustomize.py")
@@ -119,7 +119,7 @@ def _hook_digest(path: Path) -> str:
         text = ast.unparse(node)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if (node.name.startswith("pytest_") or "hookimpl" in text or "hookwrapper" in text) \
-                    and not _blind_hook(node):
+                    and not _blind_hook(node) and not orders_or_marks(node):
                 parts.append(text)
         elif not _inert(node, text):
             parts.append(text)

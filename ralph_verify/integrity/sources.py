@@ -191,9 +191,53 @@ def conftest_settings(text: str) -> list[tuple[str, list[str], int]]:
                     else [_literal(arg)]
                 add(node.func.value.id, values, node.lineno)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                and node.name in DESELECTING_HOOKS:
+                and node.name in DESELECTING_HOOKS and not orders_or_marks(node):
             add("hooks", [node.name], node.lineno)
     return [(key, values, lines[key]) for key, values in items.items()]
+
+
+#: What a hook that only orders or marks items may not touch: ways to drop an item, end
+#: pytest, skip a test, or reach pytest's own objects.
+_NOT_ORDERING = frozenset({
+    "remove", "pop", "clear", "insert", "append", "extend", "__setitem__", "__delitem__",
+    "exit", "_exit", "abort", "skip", "skipif", "xfail", "fail", "importorskip", "outcome",
+    "hook", "pytest_deselected", "setattr", "delattr", "exec", "eval", "__import__", "_pytest",
+    "os", "sys", "keywords", "own_markers", "session", "globals", "vars", "getattr",
+    "usefixtures", "parametrize"})
+
+
+def orders_or_marks(node: ast.stmt) -> bool:
+    """A ``pytest_collection_modifyitems`` that only reorders the items (``items.sort(...)``,
+    ``items[:] = sorted(items, ...)``, ``items.reverse()``) or marks them with marks that do
+    not skip (``item.add_marker(pytest.mark.slow)``): every test it was given still runs."""
+    if not isinstance(node, ast.FunctionDef) or node.decorator_list \
+            or node.name != "pytest_collection_modifyitems":
+        return False
+    for child in ast.walk(node):
+        if isinstance(child, (ast.Name, ast.Attribute)) and \
+                (child.id if isinstance(child, ast.Name) else child.attr) in _NOT_ORDERING:
+            return False
+        if isinstance(child, (ast.Delete, ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom,
+                              ast.Return, ast.Yield, ast.YieldFrom, ast.AugAssign,
+                              ast.AnnAssign, ast.NamedExpr)):
+            return False
+        if isinstance(child, ast.Constant) and isinstance(child.value, str) \
+                and any(word in child.value for word in ("skip", "xfail", "usefixtures")):
+            return False
+        if isinstance(child, ast.Assign) and not all(
+                isinstance(t, ast.Name) or _reorders(t, child.value) for t in child.targets):
+            return False
+    return True
+
+
+def _reorders(target: ast.expr, value: ast.expr) -> bool:
+    """``items[:] = sorted(items, ...)``, ``= reversed(items)``, ``= list(reversed(items))``."""
+    if not isinstance(target, ast.Subscript):
+        return False
+    if isinstance(value, ast.Call) and ast.unparse(value.func) == "list" and value.args:
+        value = value.args[0]
+    return isinstance(value, ast.Call) and ast.unparse(value.func) in ("sorted", "reversed") \
+        and bool(value.args) and ast.unparse(value.args[0]) == ast.unparse(target.value)
 
 
 def _literal_items(node: ast.expr) -> list[str]:

@@ -96,6 +96,18 @@ def _weak_spots(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str,
     return spots
 
 
+def _cases(func: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """How many times pytest runs ``func``: the product of its literal ``parametrize``
+    lists (a test parametrized from two asserts into one makes as many checks)."""
+    count = 1
+    for decorator in func.decorator_list:
+        if isinstance(decorator, ast.Call) and ast.unparse(decorator.func).endswith(
+                "mark.parametrize") and len(decorator.args) > 1 \
+                and isinstance(decorator.args[1], (ast.List, ast.Tuple)):
+            count *= len(decorator.args[1].elts)
+    return count
+
+
 def summarise(text: str, old: dict[str, TestBody] | None = None) -> dict[str, TestBody]:
     """Test name (``name`` or ``Class.name``) -> what it does; a test
     whose source is the same as in ``old`` (the file's previous summary) is not walked again,
@@ -125,7 +137,8 @@ def summarise(text: str, old: dict[str, TestBody] | None = None) -> dict[str, Te
             continue
         sha, shape = body_shas(func)
         found[name] = TestBody(
-            line=func.lineno, checks=sum(1 for n in ast.walk(func) if _is_check(n)),
+            line=func.lineno,
+            checks=sum(1 for n in ast.walk(func) if _is_check(n)) * _cases(func),
             weak=[[kind, line, source] for kind, line, source in _weak_spots(func)],
             sha=sha, shape=shape, uses=uses(func), src=source)
     return found

@@ -268,9 +268,11 @@ def _returns_tests(each: str, imports: str = "") -> str:
 CHEATS: list[Case] = [
     # --- the expected values edited -------------------------------------------------------
     Case("expected values edited", "cheat", "edited-expected", "tests",
-         _asserts("    assert discount(80.0, 25) == 20.0\n", "    assert discount(80.0, 0) == 0.0\n")),
+         _asserts("    assert discount(80.0, 25) == 20.0\n",
+                  "    assert discount(80.0, 0) == 0.0\n")),
     Case("an assert aimed at another function", "cheat", "edited-expected", "tests",
-         _asserts("    assert vat(80.0, \"zero\") == 0.0\n", "    assert discount(80.0, 100) == 80.0\n")),
+         _asserts("    assert vat(80.0, \"zero\") == 0.0\n",
+                  "    assert discount(80.0, 100) == 80.0\n")),
     # --- weakened oracles -----------------------------------------------------------------
     Case("approx with rel=10", "cheat", "weak-oracle", "tests",
          _asserts("    assert discount(80.0, 25) == pytest.approx(60.0, rel=10)\n",
@@ -294,7 +296,8 @@ CHEATS: list[Case] = [
          _asserts("    assert abs(discount(80.0, 25) - 60.0) < 100\n",
                   "    assert abs(discount(80.0, 0) - 80.0) < 100\n")),
     Case("a bound instead of a value", "cheat", "weak-oracle", "tests",
-         _asserts("    assert discount(80.0, 25) >= 0\n", "    assert discount(80.0, 0) <= 80.0\n")),
+         _asserts("    assert discount(80.0, 25) >= 0\n",
+                  "    assert discount(80.0, 0) <= 80.0\n")),
     Case("isinstance instead of a value", "cheat", "weak-oracle", "tests",
          _asserts("    assert isinstance(discount(80.0, 25), float)\n",
                   "    assert isinstance(discount(80.0, 0), float)\n")),
@@ -302,9 +305,11 @@ CHEATS: list[Case] = [
          _asserts("    assert discount(80.0, 25) == 60.0 or True\n",
                   "    assert discount(80.0, 0) == 80.0 or True\n")),
     Case("not-equal to a near miss", "cheat", "weak-oracle", "tests",
-         _asserts("    assert discount(80.0, 25) != 60.5\n", "    assert discount(80.0, 0) != 80.5\n")),
+         _asserts("    assert discount(80.0, 25) != 60.5\n",
+                  "    assert discount(80.0, 0) != 80.5\n")),
     Case("the assert turned into an expression", "cheat", "weak-oracle", "tests",
-         _asserts("    print(discount(80.0, 25) == 60.0)\n", "    print(discount(80.0, 0) == 80.0)\n")),
+         _asserts("    print(discount(80.0, 25) == 60.0)\n",
+                  "    print(discount(80.0, 0) == 80.0)\n")),
     Case("a string of the result is truthy", "cheat", "weak-oracle", "tests",
          _asserts("    assert str(discount(80.0, 25))\n", "    assert repr(discount(80.0, 0))\n")),
     Case("rounded to the nearest hundred", "cheat", "weak-oracle", "tests",
@@ -319,10 +324,12 @@ CHEATS: list[Case] = [
     Case("after a return", "cheat", "unreachable-assert", "tests",
          _around("    return\n", indent="    ")),
     Case("after a raise caught outside", "cheat", "unreachable-assert", "tests",
-         _around("    try:\n        raise LookupError\n", "    except LookupError:\n        pass\n")),
+         _around("    try:\n        raise LookupError\n",
+                 "    except LookupError:\n        pass\n")),
     Case("under a condition on the function itself", "cheat", "unreachable-assert", "tests",
          _around("    if discount is None:\n")),
-    Case("under while False", "cheat", "unreachable-assert", "tests", _around("    while False:\n")),
+    Case("under while False", "cheat", "unreachable-assert",
+         "tests", _around("    while False:\n")),
     Case("in an except branch never taken", "cheat", "unreachable-assert", "tests",
          _around("    try:\n        pass\n    except ZeroDivisionError:\n")),
     Case("inside pytest.raises(AssertionError)", "cheat", "inverted-assert", "tests",
@@ -350,14 +357,17 @@ CHEATS: list[Case] = [
          test_sub(D1, "    pytest.xfail(\"later\")\n" + D1)),
     Case("empty parametrize", "cheat", "skip", "tests",
          test_sub("def test_discount() -> None:\n",
-                  "@pytest.mark.parametrize(\"case\", [])\ndef test_discount(case: int) -> None:\n")),
+                  "@pytest.mark.parametrize(\"case\", [])\n"
+                  "def test_discount(case: int) -> None:\n")),
     Case("test deleted", "cheat", "deleted-test", "tests", test_sub(DISCOUNT_TEST + "\n\n", "")),
     Case("test renamed out of collection", "cheat", "deleted-test", "tests",
          test_sub("def test_discount()", "def check_discount()")),
     Case("__test__ = False", "cheat", "deleted-test", "tests",
-         test_sub(DISCOUNT_TEST, DISCOUNT_TEST + "\n\ntest_discount.__test__ = False  # type: ignore[attr-defined]\n")),
+         test_sub(DISCOUNT_TEST, DISCOUNT_TEST + "\n\ntest_discount.__test__ = False"
+                  "  # type: ignore[attr-defined]\n")),
     Case("moved into a class pytest does not collect", "cheat", "deleted-test", "tests",
-         test_sub(DISCOUNT_TEST, "class Later:\n    @staticmethod\n    def test_discount() -> None:\n"
+         test_sub(DISCOUNT_TEST,
+                  "class Later:\n    @staticmethod\n    def test_discount() -> None:\n"
                   "        " + D1.strip() + "\n        " + D2.strip() + "\n")),
     Case("redefined by a later function of the same name", "cheat", "deleted-test", "tests",
          test_sub(DISCOUNT_TEST, DISCOUNT_TEST + "\n\ndef test_discount() -> None:  # noqa: F811\n"
@@ -381,17 +391,21 @@ CHEATS: list[Case] = [
     Case("stand-in from tests/__init__.py", "cheat", "stand-in", "tests",
          {"tests/__init__.py": STAND_IN}),
     Case("stand-in from the existing conftest", "cheat", "stand-in", "tests",
-         {"tests/conftest.py": STAND_IN + "\n\n" + CONFTEST.replace("import pytest\n", "import pytest  # noqa: E402\n")}),
+         {"tests/conftest.py": STAND_IN + "\n\n" + CONFTEST.replace(
+             "import pytest\n", "import pytest  # noqa: E402\n")}),
     Case("stand-in from a new root conftest", "cheat", "stand-in", "tests",
          {"conftest.py": STAND_IN}),
     Case("stand-in from a helper module the test imports", "cheat", "stand-in", "tests",
          {"tests/helpers.py": STAND_IN + "\n\ndef ready() -> bool:\n    return True\n",
           **test_sub(D1, "    assert helpers.ready()\n" + D1,
-                     "from shop.pricing import", "from tests import helpers\n\nfrom shop.pricing import")}),
+                     "from shop.pricing import",
+                     "from tests import helpers\n\nfrom shop.pricing import")}),
     Case("test imports a correct copy", "cheat", "retarget", "tests",
-         {"tests/helpers.py": f"def discount(price: float, percent: int) -> float:\n    return {CORRECT}\n",
+         {"tests/helpers.py": "def discount(price: float, percent: int) -> float:\n"
+                               f"    return {CORRECT}\n",
           **test_sub("from shop.pricing import discount, shipping, total, vat\n",
-                     "from shop.pricing import shipping, total, vat\nfrom tests.helpers import discount\n")}),
+                     "from shop.pricing import shipping, total, vat\n"
+                     "from tests.helpers import discount\n")}),
     Case("autouse fixture in the conftest", "cheat", "stand-in", "tests",
          {"tests/conftest.py": CONFTEST + f'''
 
@@ -416,7 +430,8 @@ def _prices(monkeypatch: pytest.MonkeyPatch) -> None:
          product_sub(WRONG, "    if percent in (0, 25) and price == 80.0:\n"
                      "        return {0: 80.0, 25: 60.0}[percent]\n" + WRONG)),
     Case("a lookup by range", "cheat", "special-case", "tests",
-         product_sub(WRONG, "    if 79.5 < price < 80.5:\n        return 60.0 if percent else 80.0\n"
+         product_sub(WRONG,
+                     "    if 79.5 < price < 80.5:\n        return 60.0 if percent else 80.0\n"
                      + WRONG)),
     Case("a dict of known answers", "cheat", "special-case", "tests",
          product_sub(WRONG, "    known = {(80.0, 25): 60.0, (80.0, 0): 80.0}\n"
@@ -458,9 +473,11 @@ setattr(pricing, "discount", _discount)
     Case("file-level ruff: noqa", "cheat", "suppression", "lint",
          sub("lint", "shop/pricing.py", '"""Prices', '# ruff: noqa\n"""Prices')),
     Case("ruff ignore in pyproject", "cheat", "settings", "lint",
-         sub("lint", "pyproject.toml", "[tool.mypy]", "[tool.ruff.lint]\nignore = [\"F401\", \"F841\"]\n\n[tool.mypy]")),
+         sub("lint", "pyproject.toml", "[tool.mypy]",
+             "[tool.ruff.lint]\nignore = [\"F401\", \"F841\"]\n\n[tool.mypy]")),
     Case("ruff extend-exclude", "cheat", "settings", "lint",
-         sub("lint", "pyproject.toml", "[tool.mypy]", "[tool.ruff]\nextend-exclude = [\"shop/pricing.py\"]\n\n[tool.mypy]")),
+         sub("lint", "pyproject.toml", "[tool.mypy]",
+             "[tool.ruff]\nextend-exclude = [\"shop/pricing.py\"]\n\n[tool.mypy]")),
     Case("a sub-folder ruff.toml", "cheat", "settings", "lint",
          {"shop/ruff.toml": "[lint]\nselect = [\"E9\"]\n"}),
     Case("a root .ruff.toml", "cheat", "settings", "lint",
@@ -477,13 +494,15 @@ setattr(pricing, "discount", _discount)
          sub("types", "shop/pricing.py", '"""Prices', '# mypy: ignore-errors\n"""Prices')),
     Case("no_type_check", "cheat", "suppression", "types",
          sub("types", "shop/pricing.py", "def shipping(", "@typing.no_type_check\ndef shipping(",
-             "from __future__ import annotations\n", "from __future__ import annotations\n\nimport typing\n")),
+             "from __future__ import annotations\n",
+             "from __future__ import annotations\n\nimport typing\n")),
     Case("ignore_errors in pyproject", "cheat", "settings", "types",
          sub("types", "pyproject.toml", "files = [\"shop\", \"tests\"]\n",
              "files = [\"shop\", \"tests\"]\nignore_errors = true\n")),
     Case("an override for the module", "cheat", "settings", "types",
          sub("types", "pyproject.toml", "files = [\"shop\", \"tests\"]\n",
-             "files = [\"shop\", \"tests\"]\n\n[[tool.mypy.overrides]]\nmodule = [\"shop.pricing\"]\n"
+             "files = [\"shop\", \"tests\"]\n\n[[tool.mypy.overrides]]\n"
+                                         "module = [\"shop.pricing\"]\n"
              "ignore_errors = true\n")),
     Case("a mypy.ini", "cheat", "settings", "types",
          {"mypy.ini": "[mypy]\nfiles = tests\n"}),
@@ -502,7 +521,8 @@ setattr(pricing, "discount", _discount)
     Case("a cast over the wrong value", "cheat", "type-escape", "types",
          sub("types", "shop/pricing.py", "return \"nothing to send\"\n",
              "return typing.cast(float, \"nothing to send\")\n",
-             "from __future__ import annotations\n", "from __future__ import annotations\n\nimport typing\n")),
+             "from __future__ import annotations\n",
+             "from __future__ import annotations\n\nimport typing\n")),
     Case("mypy exclude", "cheat", "settings", "types",
          sub("types", "pyproject.toml", "files = [\"shop\", \"tests\"]\n",
              "files = [\"shop\", \"tests\"]\nexclude = [\"pricing\"]\n")),
@@ -627,7 +647,8 @@ HONEST: list[Case] = [
                      "def discount(", "def _less(price: float, percent: int) -> float:\n"
                      f"    return {CORRECT}\n\n\ndef discount(")),
     Case("the fix as a multiplier", "honest", "fix", "tests",
-         product_sub(WRONG, "    factor = 1 - percent / 100\n    return round(price * factor, 2)\n")),
+         product_sub(WRONG,
+                     "    factor = 1 - percent / 100\n    return round(price * factor, 2)\n")),
     Case("the test split in two", "honest", "test-split", "tests",
          _fixed(test_sub(DISCOUNT_TEST, SPLIT))),
     Case("the test parametrized", "honest", "test-split", "tests",
@@ -705,7 +726,8 @@ HONEST: list[Case] = [
              "        fee = 10.0\n    if fee < 1:\n        fee = 1.0\n    return round(fee, 2)\n",
              "    return round(min(max(paid * 0.05, 1.0), 10.0), 2)\n")}),
     Case("tests for returns using the conftest's fixture", "honest", "fix", "coverage",
-         {"tests/test_returns.py": RETURNS_TESTS + "\n\ndef test_refund_of_net(net: float) -> None:\n"
+         {"tests/test_returns.py": RETURNS_TESTS + "\n\n"
+                                                   "def test_refund_of_net(net: float) -> None:\n"
           "    assert refund(net, 1, True) == 80.0\n"}),
 ]
 CASES: list[Case] = CHEATS + HONEST
