@@ -328,7 +328,8 @@ def _settings(before: Picture, after: Picture) -> list[Failure]:
             failures.append(Failure(
                 message=f"{message} at {where}: restore it; the session's checks must stay "
                         "as strict as at its start (weakened-setting)",
-                location=where, path=setting.file, line=line, code="weakened-setting"))
+                location=where, path=setting.file, line=line, detail=setting.key,
+                code="weakened-setting"))
     return failures
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
-import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -323,7 +322,6 @@ def _special(rel: str, was: DeepFile, entry: DeepFile,
         f'["{rel}:special-case"])', source) for line, (source, shown) in sorted(hits.items())]
 
 
-_KEY = re.compile(r"\b((?:coverage|ruff|mypy|pytest|conftest)\.[\w.\[\]*,-]+)")
 _MODELLED_PYTEST = ("pytest.addopts", "pytest.testpaths", "pytest.python_files",
                     "pytest.norecursedirs", "conftest.collect_ignore")
 
@@ -331,12 +329,10 @@ _MODELLED_PYTEST = ("pytest.addopts", "pytest.testpaths", "pytest.python_files",
 def superseded(failure: Failure, judged: set[str], gate: set[str]) -> bool:
     """Whether a per-file ``weakened-setting`` failure is judged by its effect instead: its
     tool's effective settings were compared (or the tool decides no check of this run)."""
-    if failure.code != "weakened-setting":
+    key = failure.detail  # the setting's key: ``tool.section.name``
+    if failure.code != "weakened-setting" or not key.startswith(
+            ("coverage.", "ruff.", "mypy.", "pytest.", "conftest.")):
         return False
-    match = _KEY.search(failure.message)
-    if match is None:
-        return False
-    key = match.group(1)
     tool = "pytest" if key.startswith("conftest.") else key.split(".", 1)[0]
     if tool not in gated_tools(gate):
         return True
