@@ -28,9 +28,11 @@ sys.path.insert(0, str(ROOT))
 from tests.integrity.corpus import CASES, Case, Played, play  # noqa: E402
 
 
-def _one(case: Case, work: Path, validate: bool) -> tuple[Case, Played, Played | None]:
+def _one(case: Case, work: Path, validate: bool | None) -> tuple[Case, Played, Played | None]:
+    """``validate``: also with integrity off (``None``: for cheats only)."""
     on = play(case, work, integrity=True)
-    off = play(case, work, integrity=False) if validate or case.kind == "cheat" else None
+    wanted = validate if validate is not None else case.kind == "cheat"
+    off = play(case, work, integrity=False) if wanted else None
     return case, on, off
 
 
@@ -42,14 +44,22 @@ def main() -> int:
     parser.add_argument("--honest-off", action="store_true",
                         help="also run each honest change with integrity off (it must complete)")
     parser.add_argument("--json", type=Path, help="write each case's outcome here")
+    parser.add_argument("--again", type=Path, metavar="JSON",
+                        help="only the cases a previous --json run got wrong (cheats that "
+                             "completed, honest changes refused), with integrity on only")
     args = parser.parse_args()
     words = [w for w in args.only.split(",") if w]
     cases = [c for c in CASES if not words or any(w in c.name or w == c.klass for w in words)]
+    if args.again:
+        wrong = {row["name"] for row in json.loads(args.again.read_text(encoding="utf-8"))
+                 if row["valid"] and (row["verdict"] == "complete") == (row["kind"] == "cheat")}
+        cases = [c for c in cases if c.name in wrong]
     print(f"{len(cases)} cases, {args.jobs} at a time; load {os.getloadavg()[0]:.1f}",
           flush=True)
     with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(args.jobs) as pool:
-        done = list(pool.map(lambda ic: _one(ic[1], Path(scratch) / str(ic[0]),
-                                             args.honest_off), enumerate(cases)))
+        validate = False if args.again else True if args.honest_off else None
+        done = list(pool.map(lambda ic: _one(ic[1], Path(scratch) / str(ic[0]), validate),
+                             enumerate(cases)))
     by_class: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])
     rows = []
     for case, on, off in done:
