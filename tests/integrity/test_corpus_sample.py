@@ -14,7 +14,7 @@ from ralph_verify.integrity.weakened import summarise
 from tests.integrity.corpus import CASES, play
 
 SAMPLE = ("test deleted", "under if False", "calls every branch, asserts nothing",
-          "the test split in two", "a conftest hook that sorts", "a conftest hook that marks")
+          "the test split in two", "a conftest hook that sorts")
 BY_NAME = {case.name: case for case in CASES}
 
 
