@@ -280,13 +280,23 @@ class IdlePlugin:
 
 def test_a_new_test_that_kills_no_mutant_of_the_code_it_runs_is_a_finding(
         ralph: Ralph) -> None:
-    project(ralph, GOOD_TESTS + "\n\ndef test_runs_but_asserts_nothing():\n"
-                                "    price(300)\n\n\ndef test_unrelated():\n    assert 1\n")
-    ralph.env["NEW_TESTS"] = ",".join(f"tests/test_pricing.py::{name}" for name in (
-        "test_no_discount_for_vip", "test_runs_but_asserts_nothing", "test_unrelated"))
+    """Judged by file: the idle tests' own file kills nothing; a narrow test beside tests
+    that kill (test_no_discount_for_vip here) is not idle."""
+    project(ralph, GOOD_TESTS)
+    ralph.makepyfile(**{"tests/test_idle": "from pricing import price\n\n\n"
+                        "def test_runs_but_asserts_nothing():\n    price(300)\n\n\n"
+                        "def test_checks_only_that_it_returns():\n"
+                        "    assert price(300) is not None\n\n\n"
+                        "def test_unrelated():\n    assert 1\n"})
+    ralph.env["NEW_TESTS"] = ",".join(
+        ["tests/test_pricing.py::test_no_discount_for_vip"]
+        + [f"tests/test_idle.py::{name}" for name in (
+            "test_runs_but_asserts_nothing", "test_checks_only_that_it_returns",
+            "test_unrelated")])
     result = ralph.run("check", "--until", "idle", "--json", plugins=[IdlePlugin()])
     failures = result.json()["checks"][0]["failures"]
     assert [f["location"] for f in failures] == [
-        "tests/test_pricing.py::test_runs_but_asserts_nothing"], failures
+        "tests/test_idle.py::test_runs_but_asserts_nothing",
+        "tests/test_idle.py::test_checks_only_that_it_returns"], failures
     assert failures[0]["code"] == "idle-test"
     assert "mutants of the product code it runs (pricing.py)" in failures[0]["message"]

@@ -2,7 +2,10 @@
 
 For ``integrity`` (:func:`idle_new_tests`): a new test that runs product code and fails under
 none of its mutants asserts nothing that code decides (a test that calls every branch to
-raise coverage and checks nothing, or checks only ``is not None``). The code mutated is the
+raise coverage and checks nothing, or checks only ``is not None``). A ``return None``
+mutant does not count: any use of the value kills it, so killing it shows a call, not a
+check. New tests are judged by file: one that kills nothing beside others of its file that
+do is a narrow test (an error path), not an idle one. The code mutated is the
 product lines changed since the session's start and every line of the product modules the
 new tests' files import; the same engine as the ``mutation`` check, run with only the new
 tests and every test of a mutant run (not only until the first kill), so each test's own
@@ -43,21 +46,33 @@ def idle_new_tests(ctx: VerifyContext, new_tests: Sequence[str], *,
     outcomes = run_mutants(ctx, found.plans, ids=ids, args=pytest_args(ctx, ids),
                            timeout=timeout, every=True)
     kills: dict[str, int] = {}
-    for killers in outcomes.killers.values():
+    for mutant, killers in outcomes.killers.items():
+        if mutant in found.mutants and found.mutants[mutant][1].new == "return None":
+            continue  # any use of the value kills it: evidence of a call, not of a check
         for test in killers:
             kills[_base(test)] = kills.get(_base(test), 0) + 1
     reach: dict[str, set[int]] = {}
     for test, mutants in outcomes.reach.items():
         reach.setdefault(_base(test), set()).update(mutants)
-    failures = []
+    # Judged by file: a narrow new test (an error path whose mutants are equivalent) beside
+    # tests that check values is honest; a file of new tests that check nothing is not.
+    by_file: dict[str, list[str]] = {}
     for test in ids:
-        reached = reach.get(_base(test))
-        if reached and not kills.get(_base(test)):
+        by_file.setdefault(test.split("::", 1)[0], []).append(test)
+    failures = []
+    for tests in by_file.values():
+        if any(kills.get(_base(test)) for test in tests):
+            continue
+        for test in tests:
+            reached = reach.get(_base(test))
+            if not reached:
+                continue
             where = sorted({found.mutants[i][0] for i in reached if i in found.mutants})
             failures.append(Failure(
                 message=f"{test} is new and kills none of the {many(len(reached), 'mutant')} "
-                        f"of the product code it runs ({', '.join(where)}): it asserts nothing "
-                        "that code decides", location=test, code="idle-test"))
+                        f"of the product code it runs ({', '.join(where)}) but a `return "
+                        "None`, nor does any new test of its file: it asserts nothing that "
+                        "code decides", location=test, code="idle-test"))
     return failures
 
 
