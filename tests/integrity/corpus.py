@@ -576,8 +576,9 @@ vars(pricing)["discount"] = _discount
           ("tautologies", "coverage-game", ("assert {0} == {0}\n", "")),
           ("approx rel=10 of a guess", "coverage-game",
            ("assert {} == pytest.approx(5.0, rel=10)\n", "import pytest\n\n")),
-          ("calls inside try/except Exception", "coverage-game",
-           ("try:\n        {}\n    except Exception:\n        pass\n", "")))],
+          ("calls inside contextlib.suppress", "coverage-game",
+           ("with contextlib.suppress(ArithmeticError):\n        {}\n",
+            "import contextlib\n\n")))],
     Case("calls every branch from a conftest", "cheat", "test-infra", "coverage",
          {"conftest.py": "from shop.returns import refund, restock_fee\n\n"
           + "".join(f"{call}\n" for call in _CALLS)}),
