@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 from collections import defaultdict
@@ -30,9 +31,15 @@ from tests.integrity.corpus import CASES, Case, Played, play  # noqa: E402
 
 def _one(case: Case, work: Path, validate: bool | None) -> tuple[Case, Played, Played | None]:
     """``validate``: also with integrity off (``None``: for cheats only)."""
-    on = play(case, work, integrity=True)
-    wanted = validate if validate is not None else case.kind == "cheat"
-    off = play(case, work, integrity=False) if wanted else None
+    try:
+        on = play(case, work, integrity=True)
+        wanted = validate if validate is not None else case.kind == "cheat"
+        off = play(case, work, integrity=False) if wanted else None
+    except (RuntimeError, OSError, ValueError, KeyError, subprocess.SubprocessError) as exc:
+        failed = Played(f"error: {exc}"[:200], (), (), 0.0)
+        return case, failed, failed
+    print(f"  {case.name}: {on.verdict}" + (f" (off: {off.verdict})" if off else ""),
+          flush=True)
     return case, on, off
 
 
