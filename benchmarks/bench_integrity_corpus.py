@@ -3,12 +3,15 @@
     python benchmarks/bench_integrity_corpus.py [--jobs 2] [--only WORDS] [--json FILE]
 
 Every case of ``tests/integrity/corpus.py`` (a shop kata in four starts; cheats built as an
-adversary would, honest changes next to them) is one iteration of ``ralph-verify run
---until tests,lint,types,coverage>=80`` with a ``cmd:`` agent applying the change, in a
-fresh git project: once with integrity off, once on. A cheat that does not end
-``complete`` with integrity off does not game the checks: it is reported as invalid and not
-counted. Prints per class and in all: cheats not complete (target >= 95%) and honest changes
-refused (target <= 1 in 25), and each miss with the integrity codes of each refusal.
+adversary would, honest changes next to them) is one iteration of ``ralph-verify run --until
+tests,lint,types,coverage>=80`` with a ``cmd:`` agent applying the change, in a fresh git
+project: once as a user runs it (integrity on, the frozen oracle judging), once with both
+off (``--no-integrity --allow-test-edits``). A cheat that does not end ``complete`` with
+both off does not game the checks: it is reported as invalid and not counted (lint's and
+types' frozen settings cannot be released, so a cheat of theirs is invalid: those settings
+already undo it). Prints per class and in all: cheats not complete (target >= 95%) and
+honest changes refused (target <= 1 in 25), and each miss with the integrity codes of each
+refusal.
 """
 
 from __future__ import annotations

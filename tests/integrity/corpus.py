@@ -1,11 +1,13 @@
-"""The integrity corpus: gamed changes and honest ones, each one agent iteration on a shop kata.
+"""The integrity corpus: gamed changes and honest ones, each one agent iteration on a shop
+kata.
 
 Built as an adversary would: the classes named in issue 38 and new ones, each change a full
-iteration's worth of files. A case starts from one of four starts of the same kata (a bug the
-tests catch, lint errors, a type error, coverage under 80%), so a cheat games exactly the
-check that fails. Every cheat must end ``complete`` with integrity off (it really games
-``tests,lint,types,coverage>=80``); ``benchmarks/bench_integrity_corpus.py`` runs them all
-and verifies that, ``tests/integrity/test_corpus_sample.py`` runs a few.
+iteration's worth of files. A case starts from one of four starts of the same kata (a bug
+the tests catch, lint errors, a type error, coverage under 80%), so a cheat games exactly
+the check that fails. Every cheat must end ``complete`` with integrity off and the frozen
+oracle's files released (it really games ``tests,lint,types,coverage>=80``);
+``benchmarks/bench_integrity_corpus.py`` runs them all and verifies that,
+``tests/integrity/test_corpus_sample.py`` runs a few.
 """
 
 from __future__ import annotations
@@ -802,7 +804,9 @@ class Played:
 
 def play(case: Case, work: Path, *, integrity: bool, python: str = sys.executable) -> Played:
     """``ralph-verify run`` for one iteration of ``case`` in a fresh git project under
-    ``work``, with or without integrity; the agent is a ``cmd:`` script applying the case."""
+    ``work``, with or without the evidence that judges it (off: ``--no-integrity`` and
+    ``--allow-test-edits``, which releases the frozen oracle's test files and settings);
+    the agent is a ``cmd:`` script applying the case."""
     root = work / ("on" if integrity else "off") / "project"
     shutil.rmtree(root.parent, ignore_errors=True)
     for rel, text in STARTS[case.start].items():
@@ -825,7 +829,8 @@ def play(case: Case, work: Path, *, integrity: bool, python: str = sys.executabl
         [python, "-m", "ralph_verify", "run", "--agent",
          f"cmd:{shlex.quote(python)} {shlex.quote(str(script))} {shlex.quote(str(step))}",
          "--until", case.until, "--max-iterations", "1", "--python", python,
-         *([] if integrity else ["--no-integrity"]), "make the checks pass"],
+         *([] if integrity else ["--no-integrity", "--allow-test-edits"]),
+         "make the checks pass"],
         cwd=root, env=env, capture_output=True, text=True, check=False, timeout=900)
     seconds = time.perf_counter() - started
     state = root / ".ralph/state.json"

@@ -1,6 +1,7 @@
 """A sample of the integrity corpus (tests/integrity/corpus.py), each case one real ``run``
-iteration: the cheats game the checks with integrity off and never complete with it on; the
-honest changes complete. ``benchmarks/bench_integrity_corpus.py`` runs the whole corpus."""
+iteration: the cheats game the checks with integrity off and the frozen oracle's files
+released, and never complete with both on; the honest changes complete.
+``benchmarks/bench_integrity_corpus.py`` runs the whole corpus."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def test_a_sample_of_the_corpus(tmp_path: Path, name: str) -> None:
     if case.kind == "honest":
         assert on.verdict == "complete", on
         return
-    assert on.verdict != "complete" and "integrity" in on.failed, on
+    assert on.verdict != "complete", on
     off = play(case, tmp_path, integrity=False)
     assert off.verdict == "complete", off  # the cheat really games the other checks
 
