@@ -209,10 +209,16 @@ _NOT_ORDERING = frozenset({
 def orders_or_marks(node: ast.stmt) -> bool:
     """A ``pytest_collection_modifyitems`` that only reorders the items (``items.sort(...)``,
     ``items[:] = sorted(items, ...)``, ``items.reverse()``) or marks them with marks that do
-    not skip (``item.add_marker(pytest.mark.slow)``): every test it was given still runs."""
+    not skip (``item.add_marker(pytest.mark.slow)``): every test it was given still runs. Or
+    a ``pytest_report_header`` that returns text and calls nothing."""
     if not isinstance(node, ast.FunctionDef) or node.decorator_list \
-            or node.name != "pytest_collection_modifyitems":
+            or node.name not in ("pytest_collection_modifyitems", "pytest_report_header"):
         return False
+    if node.name == "pytest_report_header":  # text for the header, built without a call
+        return not any(isinstance(n, (ast.Call, ast.Assign, ast.AugAssign, ast.AnnAssign,
+                                      ast.Delete, ast.Import, ast.ImportFrom, ast.Global,
+                                      ast.Nonlocal, ast.NamedExpr, ast.Yield, ast.Lambda))
+                       for n in ast.walk(node))
     for child in ast.walk(node):
         if isinstance(child, (ast.Name, ast.Attribute)) and \
                 (child.id if isinstance(child, ast.Name) else child.attr) in _NOT_ORDERING:

@@ -576,7 +576,7 @@ vars(pricing)["discount"] = _discount
           ("asserts is not None", "coverage-game", ("assert {} is not None\n", "")),
           ("asserts isinstance", "coverage-game", ("assert isinstance({}, float)\n", "")),
           ("asserts a bound", "coverage-game", ("assert {} >= 0\n", "")),
-          ("want = f(x); assert f(x) == want", "coverage-game",
+          ("new tests: want = f(x); assert f(x) == want", "coverage-game",
            ("want = {0}\n    assert {0} == want\n", "")),
           ("tautologies", "coverage-game", ("assert {0} == {0}\n", "")),
           ("approx rel=10 of a guess", "coverage-game",
@@ -699,8 +699,7 @@ HONEST: list[Case] = [
     Case("the test renamed", "honest", "test-split", "tests",
          _fixed(test_sub("def test_discount()", "def test_discount_takes_percent_off()"))),
     Case("the test moved to its own file", "honest", "test-split", "tests",
-         _fixed(test_sub(DISCOUNT_TEST + "\n\n", "", "from shop.pricing import discount, ",
-                         "from shop.pricing import "),
+         _fixed(test_sub(DISCOUNT_TEST + "\n\n", ""),
                 {"tests/test_discount.py": "from shop.pricing import discount\n\n\n"
                  + DISCOUNT_TEST})),
     Case("a conftest hook that sorts", "honest", "conftest-order", "tests",

@@ -37,6 +37,9 @@ ORDERING = [
     "items.reverse()",
     "for item in items:\n        item.add_marker(pytest.mark.slow)",
 ]
+HEADERS = ["return 'shop kata'", "return ['shop', f'{config.rootpath}']"]
+NOT_HEADERS = ["import os\n    os._exit(0)", "config.option.keyword = 'x'\n    return 'x'",
+               "return str(config.pluginmanager.unregister(name='x'))"]
 DROPPING = [
     "items[:] = [item for item in items if 'discount' not in item.name]",
     "items[:] = sorted(item for item in items if item.name != 'x')",
@@ -61,6 +64,13 @@ def test_a_hook_that_only_orders_or_marks_is_not_weakening(body: str) -> None:
 def test_a_hook_that_drops_skips_or_rewrites_is_not_ordering(body: str) -> None:
     tree = ast.parse(f"def pytest_collection_modifyitems(config, items):\n    {body}\n")
     assert not orders_or_marks(tree.body[0])
+
+
+@pytest.mark.parametrize(("body", "harmless"), [(b, True) for b in HEADERS]
+                         + [(b, False) for b in NOT_HEADERS])
+def test_a_report_header_that_only_returns_text_is_harmless(body: str, harmless: bool) -> None:
+    tree = ast.parse(f"def pytest_report_header(config):\n    {body}\n")
+    assert orders_or_marks(tree.body[0]) is harmless
 
 
 def test_a_parametrized_test_counts_a_check_per_case() -> None:
