@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, Failure, Status, VerifyContext
+from ralph_verify.config.stash import StashKey
 from ralph_verify.redact import redactor
 from ralph_verify.state_files import utc_now_iso
 from ralph_verify.terminal_text import strip_controls
@@ -62,6 +63,70 @@ class Verification:
         }
 
 
+@dataclass
+class Reuse:
+    """The decided results of the last verification, answering the next one on the same tree
+    with the same settings (``run --tasks``: the next task's gate is verified on the tree the
+    last task's verification just saw). Held in memory, where the agent cannot plant one."""
+
+    state: str = ""
+    results: dict[str, CheckResult] = field(default_factory=dict)
+
+
+#: Set by a caller whose verifications may answer the next one (:class:`Reuse`).
+REUSE_KEY = StashKey[Reuse]("checks.reuse")
+#: Counts of a result judged against a session's start (the frozen oracle's tests), not
+#: the tree alone: a verification holding one answers no other.
+SESSION_BOUND = ("frozen", "released")
+
+
+def _state(config: Config) -> str:
+    """What a reusable result depends on besides its spec: the tree and the settings."""
+    from ralph_verify.checks.cache import tree_digest
+
+    try:
+        tree = tree_digest(config.root)
+    except (OSError, ValueError):
+        return ""
+    settings = [(o.setting, config.get(o.setting.replace("-", "_")))
+                for o in config.parser.options if o.setting and "verify" in o.scopes]
+    return f"{tree} {settings!r}"
+
+
+def _reused(config: Config, checks: Sequence[Check]) -> tuple[str, dict[int, CheckResult]]:
+    """The state now, and the results :class:`Reuse` answers for ``checks`` (cacheable
+    ones, by their spec, when the state is the last verification's)."""
+    memo = config.stash.get(REUSE_KEY)
+    if memo is None:
+        return "", {}
+    state = _state(config)
+    if not state or state != memo.state:
+        return state, {}
+    found = {i: memo.results.get(check.spec.text) for i, check in enumerate(checks)
+             if check.cacheable}
+    return state, {i: _copy(result, cached=True, duration_s=0.0)
+                   for i, result in found.items() if result}
+
+
+def _copy(result: CheckResult, **changes: Any) -> CheckResult:
+    """A copy whose lists a later step may change (``mark_pre_existing``) apart."""
+    return replace(result, failures=list(result.failures), counts=dict(result.counts),
+                   flaky=list(result.flaky), **changes)
+
+
+def _keep(config: Config, state: str, checks: Sequence[Check],
+          results: list[CheckResult]) -> None:
+    """Keep this verification's decided results for the next, when no check moved the tree."""
+    memo = config.stash.get(REUSE_KEY)
+    if memo is None:
+        return
+    bound = any(result.counts.get(name) for result in results for name in SESSION_BOUND)
+    memo.state = "" if bound or _state(config) != state else state
+    memo.results = {check.spec.text: _copy(result)
+                    for check, result in zip(checks, results, strict=True)
+                    if check.cacheable and result.status in (Status.PASSED, Status.FAILED)}
+
+
 def apply_negation(check: Check, result: CheckResult) -> CheckResult:
     """``!name`` passes where ``name`` fails and fails where it passes; errors stay errors."""
     if (not check.spec.negated or check.handles_negation
@@ -88,14 +153,17 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
     import tempfile  # not at import: it pulls in shutil and random (--help needs neither)
 
     started = time.perf_counter()
-    results: dict[int, CheckResult] = {}
+    state, results = _reused(config, checks)
     config.hook.ralph_report_verification_start(config=config, checks=list(checks))
+    for result in results.values():
+        config.hook.ralph_verify_logresult(result=result)
     with tempfile.TemporaryDirectory(prefix="ralph-verify-") as folder:
         tmp = Path(folder)
         ctx = VerifyContext(config, checks, tmp)
         with _running_lock:
             _running[id(ctx)] = (tmp, ctx.processes)
-        order = sorted(range(len(checks)), key=lambda i: -checks[i].cost)
+        order = sorted((i for i in range(len(checks)) if i not in results),
+                       key=lambda i: -checks[i].cost)
         workers = max(1, min(len(checks), int(config.get("jobs") or len(checks) or 1)))
         # Checks that must run alone do, one at a time, once all the others have finished.
         batches = [[i for i in order if not checks[i].alone]]
@@ -110,6 +178,7 @@ def verify(config: Config, checks: Sequence[Check]) -> Verification:
     verification = Verification(root=config.root,
                                 results=[results[i] for i in range(len(checks))],
                                 duration_s=time.perf_counter() - started)
+    _keep(config, state, checks, verification.results)
     budget = int(config.get("feedback_budget"))
     verification.feedback = config.hook.ralph_format_feedback(
         verification=verification, budget=budget) or ""

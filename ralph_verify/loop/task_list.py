@@ -2,7 +2,8 @@
 loop (:class:`~ralph_verify.loop.run_driver.RunDriver`), never a second loop.
 
 Per task the session is today's: its baseline is the task's gate (its own checks, every done
-task's checks, ``keep`` and ``--until``) verified once before the agent starts -- a gate that
+task's checks, ``keep`` and ``--until``) verified once before the agent starts (what the
+last task's verification decided on this same tree answers again) -- a gate that
 passes already makes the task ``already`` and costs no agent call -- then prompt -> agent ->
 verify -> decide, with the stall breaker, the agent-failure count and the first iteration's
 text fresh for each task. A task is done only when its gate passes (integrity included);
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ralph_verify.checks.registry import build_checks
-from ralph_verify.checks.verification import verify
+from ralph_verify.checks.verification import REUSE_KEY, Reuse, verify
 from ralph_verify.config.until import CheckSpec, parse_spec
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
@@ -107,6 +108,9 @@ class TaskListRun:
         self.continuing: str | None = None
         #: Failed or blocked tasks in a row (hook mode carries it from one stop to the next).
         self.failed_in_a_row = 0
+        # A task's gate is verified on the tree the last task's verification just saw: its
+        # results answer again (one run of the suite per task switch), the final check's too.
+        config.stash[REUSE_KEY] = Reuse()
 
     def _cli_specs(self) -> list[CheckSpec]:
         try:
