@@ -66,11 +66,14 @@ class Verification:
 @dataclass
 class Reuse:
     """The decided results of the last verification, answering the next one on the same tree
-    with the same settings (``run --tasks``: the next task's gate is verified on the tree the
-    last task's verification just saw). Held in memory, where the agent cannot plant one."""
+    with the same settings when the caller ``armed`` it: no agent ran in between (``run
+    --tasks``: the next task's gate is verified on the tree the last task's verification just
+    saw). Held in memory, where the agent cannot plant one; an agent may change what the tree
+    does not show (an installed package), so it answers one verification only."""
 
     state: str = ""
     results: dict[str, CheckResult] = field(default_factory=dict)
+    armed: bool = False
 
 
 #: Set by a caller whose verifications may answer the next one (:class:`Reuse`).
@@ -100,7 +103,7 @@ def _reused(config: Config, checks: Sequence[Check]) -> tuple[str, dict[int, Che
     if memo is None:
         return "", {}
     state = _state(config)
-    if not state or state != memo.state:
+    if not memo.armed or not state or state != memo.state:
         return state, {}
     found = {i: memo.results.get(check.spec.text) for i, check in enumerate(checks)
              if check.cacheable}
@@ -121,6 +124,7 @@ def _keep(config: Config, state: str, checks: Sequence[Check],
     if memo is None:
         return
     bound = any(result.counts.get(name) for result in results for name in SESSION_BOUND)
+    memo.armed = False
     memo.state = "" if bound or _state(config) != state else state
     memo.results = {check.spec.text: _copy(result)
                     for check, result in zip(checks, results, strict=True)

@@ -308,8 +308,14 @@ class TaskListRun:
             else:
                 os.environ["RALPH_TASK_ID"] = before
 
+    def _switch(self) -> None:
+        """No agent ran since the last verification: its results may answer the next."""
+        self.config.stash[REUSE_KEY].armed = True
+
     def _run_task(self, task: Task, state: TasksState) -> str:
         gate, gate_text = self.start(task, state)
+        if self.continuing != task.id:  # a resumed session's next verification follows
+            self._switch()  # an agent's turn
         try:
             settings = self.task_settings(task, gate, state)
             with self._task_context(task, gate, state):
@@ -349,6 +355,7 @@ class TaskListRun:
                              "--from (the user's choice, not done): the list is not complete")
         specs = self.final_specs(state)
         if specs:
+            self._switch()
             verification = verify(self.config, build_checks(self.config, specs))
             state.log({"event": "final", "passed": verification.passed,
                        "checks": [r.spec for r in verification.results]})
