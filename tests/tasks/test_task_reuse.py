@@ -91,3 +91,19 @@ def test_a_result_judged_against_a_task_start_answers_no_other_task(ralph: Ralph
     assert result.ret == 0, result
     assert not any(cached(ralph, 0).values()) and not any(cached(ralph, 1).values())
     assert count(runs) >= 5, result.err  # T1: 1 + 2 (the frozen tests, the agent's); T2: 2
+
+
+def test_a_verification_after_an_agent_turn_is_a_real_run(ralph: Ralph) -> None:
+    """The agent's first turn leaves the tree as it was (it may have changed what the tree
+    does not show): that verification runs the suite, not the baseline's results."""
+    runs = project(ralph)
+    ralph.makefile("tasks.toml", '[defaults]\nkeep = "tests"\n\n'
+                   '[[task]]\nid = "T1"\nuntil = "files:a.py"\n')
+    ralph.git("add", "tasks.toml")
+    ralph.git("commit", "-qm", "tasks")
+    worker = agent(ralph, "if N == 2:\n    pathlib.Path('a.py').write_text('x = 1\\n')\n",
+                   "worker.py")
+    result = ralph.run("run", "--tasks", "tasks.toml", "--agent", worker, "--no-cache")
+    assert result.ret == 0, result
+    assert not any(cached(ralph, n)["tests"] for n in (0, 1, 2))
+    assert count(runs) == 3, result.err  # the final check: iteration 2's results
