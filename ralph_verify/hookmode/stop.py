@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.agents import AgentResult
 from ralph_verify.checks.registry import build_checks
-from ralph_verify.checks.verification import abandon_running
+from ralph_verify.checks.verification import REUSE_KEY, Reuse, abandon_running
 from ralph_verify.config.parser import replace_options
 from ralph_verify.errors import UsageError
 from ralph_verify.hookmode import binding
@@ -258,6 +258,8 @@ def _iterate(config: Config, state: StateDir, data: SessionState, hook: HookReco
         from ralph_verify.hookmode.task_list import name_task_commit  # pydantic: a list only
 
         name_task_commit(config, hook)
+        # This Stop's verification may answer the next task's gate (one suite run a switch).
+        config.stash[REUSE_KEY] = Reuse()
     if state.cancel_path.exists() and not cancel_key.genuine(config.root, state.cancel_path):
         state.cancel_path.unlink(missing_ok=True)  # the agent's own: not a cancel
         state.append_progress(f"- {cancel_key.FORGED}\n")

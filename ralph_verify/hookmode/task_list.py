@@ -103,6 +103,9 @@ class HookTaskList(TaskListRun):
 
     def _run_task(self, task: Task, state: TasksState) -> str:
         gate, _ = self.start(task, state)
+        # In this Stop, nothing ran since the last task's verification (a fresh start or
+        # resume has no results yet): they may answer this task's gate.
+        self._switch()
         tasks = self.hook_base.tasks
         assert tasks is not None
         tasks.failed_in_a_row = self.failed_in_a_row

@@ -110,7 +110,9 @@ class TaskListRun:
         self.failed_in_a_row = 0
         # A task's gate is verified on the tree the last task's verification just saw: its
         # results answer again (one run of the suite per task switch), the final check's too.
-        config.stash[REUSE_KEY] = Reuse()
+        # (The Stop hook's own store, holding the verification that ended the last task.)
+        if config.stash.get(REUSE_KEY) is None:
+            config.stash[REUSE_KEY] = Reuse()
 
     def _cli_specs(self) -> list[CheckSpec]:
         try:

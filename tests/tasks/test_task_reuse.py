@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 
 from ralph_verify.testing import Ralph
+from tests.drivers import Driver
 from tests.loop_helpers import agent
+from tests.task_drivers import run_list
 from tests.tasks.test_task_cadence import rows
 
 TASKS = 8
@@ -107,3 +109,19 @@ def test_a_verification_after_an_agent_turn_is_a_real_run(ralph: Ralph) -> None:
     assert result.ret == 0, result
     assert not any(cached(ralph, n)["tests"] for n in (0, 1, 2))
     assert count(runs) == 3, result.err  # the final check: iteration 2's results
+
+
+def test_both_drivers_run_the_suite_once_per_task(driver: Driver) -> None:
+    """The Stop hook switches tasks as ``run --tasks`` does: start's baseline, then one
+    verification an agent turn; each next gate and the final check answered by the last."""
+    ralph = driver.ralph
+    runs = project(ralph)
+    ralph.makefile("tasks.toml", '[defaults]\nkeep = "tests"\n' + "".join(
+        f'\n[[task]]\nid = "T{n}"\nuntil = "files:m{n}.py"\n' for n in range(1, 5)))
+    ralph.git("add", "tasks.toml")
+    ralph.git("commit", "-qm", "tasks")
+    outcome = run_list(driver, {f"T{n}": [{f"m{n}.py": "x = 1\n"}] for n in range(1, 5)},
+                       "--no-cache")
+    assert {row["status"] for row in outcome.rows().values()} == {"done"}
+    assert outcome.turns == ["T1", "T2", "T3", "T4"]
+    assert count(runs) == 1 + 4  # the first baseline, then one run an agent turn
