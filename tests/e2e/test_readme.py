@@ -149,6 +149,21 @@ def test_mul_one() -> None:
 """
 
 
+def calc_project(tmp_path: Path, settings: str = "") -> Path:
+    """The README's example project (src/mixed/calc.py and its tests) under ``tmp_path``,
+    with more ``settings`` at the end of its pyproject.toml."""
+    project = tmp_path / "calc"
+    (project / "src" / "mixed").mkdir(parents=True)
+    (project / "tests").mkdir()
+    (project / "src" / "mixed" / "__init__.py").write_text("")
+    (project / "src" / "mixed" / "calc.py").write_text(CALC)
+    (project / "tests" / "test_calc.py").write_text(TEST_CALC)
+    (project / "pyproject.toml").write_text(
+        '[project]\nname = "calc"\nversion = "0"\n\n[tool.pytest.ini_options]\n'
+        'pythonpath = ["src"]\n\n[tool.coverage.run]\nsource = ["src"]\n' + settings)
+    return project
+
+
 def test_the_readme_check_example_is_what_check_prints(tmp_path: Path) -> None:
     """The README's ``check`` block, run as written on a project like its own: the same
     lines, numbers and timings aside."""
@@ -158,15 +173,7 @@ def test_the_readme_check_example_is_what_check_prints(tmp_path: Path) -> None:
     block = re.search(r"```\n\$ (ralph-verify check [^\n]*)\n(.*?)```", readme, re.S)
     assert block is not None, "the README lost its check example"
     command, shown = block.group(1), block.group(2).splitlines()
-    project = tmp_path / "calc"
-    (project / "src" / "mixed").mkdir(parents=True)
-    (project / "tests").mkdir()
-    (project / "src" / "mixed" / "__init__.py").write_text("")
-    (project / "src" / "mixed" / "calc.py").write_text(CALC)
-    (project / "tests" / "test_calc.py").write_text(TEST_CALC)
-    (project / "pyproject.toml").write_text(
-        '[project]\nname = "calc"\nversion = "0"\n\n[tool.pytest.ini_options]\n'
-        'pythonpath = ["src"]\n\n[tool.coverage.run]\nsource = ["src"]\n')
+    project = calc_project(tmp_path)
     bin_dir = str(Path(sys.executable).parent)
     done = subprocess.run(["bash", "-c", command], cwd=project, capture_output=True,
                           text=True, timeout=300, stdin=subprocess.DEVNULL,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_readme import CALC, TEST_CALC
+from tests.e2e.test_readme import calc_project
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,16 +81,8 @@ def test_every_readme_command_has_its_test() -> None:
 
 
 def _project(tmp_path: Path) -> Path:
-    project = tmp_path / "calc"
-    (project / "src" / "mixed").mkdir(parents=True)
-    (project / "tests").mkdir()
-    (project / "src" / "mixed" / "__init__.py").write_text("")
-    (project / "src" / "mixed" / "calc.py").write_text(CALC)
-    (project / "tests" / "test_calc.py").write_text(TEST_CALC)
-    (project / "pyproject.toml").write_text(
-        '[project]\nname = "calc"\nversion = "0"\n\n[tool.pytest.ini_options]\n'
-        'pythonpath = ["src"]\n\n[tool.coverage.run]\nsource = ["src"]\n\n'
-        '[[tool.mypy.overrides]]\nmodule = "mixed.*"\nignore_errors = true\n')
+    project = calc_project(tmp_path, '\n[[tool.mypy.overrides]]\nmodule = "mixed.*"\n'
+                                     'ignore_errors = true\n')
     (project / "PROMPT.md").write_text("Make test_sub pass: sub subtracts.\n")
     (project / "fix.py").write_text(
         "import pathlib\n\npath = pathlib.Path('src/mixed/calc.py')\n"
