@@ -80,6 +80,22 @@ def test_every_option_of_every_command_is_documented(config: Any) -> None:
                 assert f"`{option.flags[-1]}" in text, (name, option.flags)
 
 
+def test_each_command_family_has_a_page_ending_with_its_options(config: Any,
+                                                                gen_docs: ModuleType) -> None:
+    # run, check, a session's commands, hook mode: one page each, the options generated.
+    documented = {name for names in gen_docs.COMMAND_PAGES.values() for name in names}
+    assert {"run", "check", "status", "report", "rollback", "recover", "cancel", "start",
+            "hook", "slash"} <= documented
+    for page, commands in gen_docs.COMMAND_PAGES.items():
+        options = (DOCS / page).read_text(encoding="utf-8").split(gen_docs.OPTIONS_MARK)[1]
+        for command in commands:
+            assert f"### `ralph-verify {command}`" in options, (page, command)
+            for option in config.parser.options:
+                if (set(option.scopes) & set(config.parser.commands[command].scopes)
+                        and option.flags[0].startswith("-")):
+                    assert f"`{option.flags[-1]}" in options, (page, option.flags)
+
+
 def test_every_hook_is_documented() -> None:
     from ralph_verify import hookspec
 
