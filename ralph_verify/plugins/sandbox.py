@@ -148,8 +148,9 @@ def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
         config.hook.ralph_report_line(config=config, line="ralph-verify: objects the agent "
                                       "wrote were left out: " + "; ".join(problems[:5]))
     if result.error is None and not (result.timed_out or result.cancelled or result.idle_s) \
-            and result.exit_code is not None and not started:
-        result.error = _wrapper_error(argv, request.log_path)
+            and result.exit_code is not None and not started \
+            and (error := _wrapper_error(argv, request.log_path)):
+        result.error = error
     elif result.error and "not found" in result.error:
         result.error += "".join(_hidden_note(argv, word.strip("'\"():,"))
                                 for word in result.error.split() if "/" in word)[:1000]
@@ -157,13 +158,17 @@ def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
 
 
 def _wrapper_error(argv: list[str], log_path: Path) -> str:
-    """The agent never started: bubblewrap's own message, and what to do."""
+    """The agent never started: bubblewrap's own message, and what to do; '' when the output
+    does not end in bubblewrap's message (an agent object that starts no process under the
+    sandbox never makes it report a start)."""
     from ralph_verify.guard.sandbox import NAMESPACE_HINT, last_line
 
     try:
         message = last_line(log_path.read_text(encoding="utf-8", errors="replace")[-4000:])
     except OSError:
-        message = "no message"
+        return ""
+    if not message.startswith("bwrap: "):
+        return ""
     if message.startswith("bwrap: execvp "):
         program = message.removeprefix("bwrap: execvp ").rsplit(":", 1)[0]
         return f"the agent program {program} cannot run in the sandbox ({message})" + \
