@@ -56,7 +56,7 @@ def traced(ralph: Ralph, *args: str, env: dict[str, str] | None = None
 
 
 def test_a_run_is_one_trace_of_iterations_agent_calls_and_checks(ralph: Ralph) -> None:
-    seen = ralph.path.parent / "traceparent"
+    seen = ralph.path / "traceparent"  # in the project: the sandbox makes the rest read-only
     body = textwrap.dedent(f"""\
         pathlib.Path({str(seen)!r}).write_text(os.environ.get("TRACEPARENT", ""))
         if N == 2:
