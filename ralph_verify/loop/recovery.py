@@ -287,12 +287,16 @@ def restore(root: Path, point: Point, head: str | None) -> list[str]:
     ref and every stash entry the backups saw; the lines say what was done."""
     said: list[str] = []
     if not git.is_repo(root):
-        if (root / ".git").exists():
-            raise UsageError(f"{root / '.git'} exists but is not a usable repository: move it "
+        dot_git = root / ".git"
+        # What the sandbox leaves of 'rm -rf .git' (its mount point, objects and read-only
+        # files, no HEAD nor refs/): 'git init' makes HEAD and refs/ again beside them.
+        emptied = not (dot_git / "HEAD").exists() and (dot_git / "objects").is_dir()
+        if dot_git.exists() and not emptied:
+            raise UsageError(f"{dot_git} exists but is not a usable repository: move it "
                              "aside, then run 'ralph-verify recover' again")
         git.git(root, "init", "-q")
         git.exclude_ralph_dir(root)
-        said.append(f"re-created {root / '.git'} from {point.dir.parent / MIRROR}")
+        said.append(f"re-created {dot_git} from {point.dir.parent / MIRROR}")
     bundle = point.dir / "repo.bundle"
     if not point.refs and bundle.is_file():  # an older version's point: the branch alone
         space = RECOVERED.format(session=point.session)

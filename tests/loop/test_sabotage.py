@@ -95,9 +95,12 @@ def test_the_stop_hook_ends_with_every_ref_and_stash_entry_back(ralph: Ralph, da
     argv = ["sh", "-c", DAMAGE[damage]]
     if sandbox:
         argv = [*bwrap_argv(bwrap, ralph.path), *argv]
-    subprocess.run(argv, cwd=ralph.path, check=True, env={**os.environ, **ralph.env})
+    done = subprocess.run(argv, cwd=ralph.path, env={**os.environ, **ralph.env})
+    # In the sandbox .git is a mount point with read-only parts: 'rm -rf .git' fails on
+    # them, and removes HEAD, refs/ and the index.
+    assert done.returncode == 0 or (sandbox and damage == "rm -rf .git"), done
     if damage != "checkout -f":  # the damage is real, also in the sandbox
-        assert not (ralph.path / ".git").exists() or (refs(ralph), stash(ralph)) != before
+        assert not (ralph.path / ".git/HEAD").exists() or (refs(ralph), stash(ralph)) != before
     payload = {"session_id": "s-1", "hook_event_name": "Stop", "cwd": str(ralph.path),
                "stop_hook_active": False, "last_assistant_message": "done"}
     result = ralph.run("hook", "claude-stop", stdin=json.dumps(payload))
