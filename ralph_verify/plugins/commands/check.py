@@ -74,7 +74,7 @@ def _asked_or_detected(config: Config) -> list[CheckSpec]:
     """``--until``, else the file's ``until``, else what ``init`` finds the project has
     (``tests`` when it has tests, ``lint``, ``types`` with a mypy config ...), said in one
     line: a first ``check`` needs no configuration."""
-    if getattr(config.option, "until", None) is not None or "until" in config.file_settings:
+    if config.source_of("until") != "default":
         return until_specs(config)
     from ralph_verify.config.until import parse_until
     from ralph_verify.plugins.init import detected_until
