@@ -43,15 +43,17 @@ def test_every_violation_is_counted_and_only_some_are_kept(
 
 
 def test_parsing_counts_against_the_checks_timeout(ralph: Ralph, tmp_path: Path) -> None:
-    # A lint command that prints a million violations at once: reading them would take
-    # long after the tool has finished; the timeout covers that reading too.
-    output = tmp_path / "violations.json"
+    # A lint command that writes a million violations at once (as ruff does: json-lines, to
+    # the file given with --output-file): reading them would take long after the tool has
+    # finished; the timeout covers that reading too.
+    output = tmp_path / "violations.jsonl"
     entry = json.dumps({"filename": "a.py", "code": "E501", "message": "long",
                         "location": {"row": 1, "column": 1}})
-    output.write_text("[" + ",".join([entry] * 1_000_000) + "]")
+    output.write_text("\n".join([entry] * 1_000_000) + "\n")
     script = tmp_path / "print.py"
-    script.write_text(f"import shutil, sys\nshutil.copyfileobj(open({str(output)!r}), sys.stdout)\n"
-                      "sys.exit(1)\n")
+    script.write_text("import shutil, sys\n"
+                      "report = sys.argv[sys.argv.index('--output-file') + 1]\n"
+                      f"shutil.copyfile({str(output)!r}, report)\nsys.exit(1)\n")
     command = json.dumps([sys.executable, str(script)])
     ralph.makepyproject(f"[tool.ralph-verify.checks.lint]\ncommand = {command}\n")
     result = ralph.run("check", "--until", "lint", "--timeout", "2")
