@@ -15,7 +15,7 @@ import ast
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,6 @@ WHAT = {"narrowed-setting": "narrowed tool setting", "stand-in": "stand-in for p
                         "assertion that cannot fail"),
         "swallowed-assert": "swallowed assertion", "checks-removed": "test without checks",
         "dead-assert": "assertion never run"}
-_RESOLVE = {"coverage": effective.coverage_config, "ruff": effective_tools.ruff_config}
 _COMPARE = {"coverage": effective.compare_coverage, "pytest": effective.compare_pytest,
             "mypy": effective_tools.compare_mypy, "ruff": effective_tools.compare_ruff}
 
@@ -128,6 +127,12 @@ def _pytest(root: Path, files: list[str]) -> dict[str, Any]:
     return effective.pytest_config(root, conftests)
 
 
+#: Each tool's reader of its effective settings, from the project and its files.
+_RESOLVE: dict[str, Callable[[Path, list[str]], dict[str, Any]]] = {
+    "coverage": lambda root, _: effective.coverage_config(root), "pytest": _pytest,
+    "mypy": effective_tools.mypy_config, "ruff": lambda root, _: effective_tools.ruff_config(root)}
+
+
 def resolve(root: Path, files: list[str], state: dict[str, str],
             old: DeepPicture) -> dict[str, dict[str, Any]]:
     """Each tool's effective settings; ``old``'s where none of the tool's inputs changed."""
@@ -142,9 +147,7 @@ def resolve(root: Path, files: list[str], state: dict[str, str],
         key = (tool, str(root), tuple(sorted(inputs.items())))
         if key not in _RESOLVED:  # resolved once per configuration in a loop's process
             try:
-                _RESOLVED[key] = _pytest(root, files) if tool == "pytest" \
-                    else effective_tools.mypy_config(root, files) if tool == "mypy" \
-                    else _RESOLVE[tool](root)
+                _RESOLVED[key] = _RESOLVE[tool](root, files)
             except Exception as exc:  # a tool's reader must never break the check
                 _RESOLVED[key] = {"error": f"{type(exc).__name__}: {exc}"}
         found[tool] = _RESOLVED[key]

@@ -89,11 +89,11 @@ def test_settings_are_resolved_again_only_when_the_tools_own_table_changed(
 
     calls: list[str] = []
 
-    def counted(tool: str, real: Callable[[Path], dict[str, Any]]
-                ) -> Callable[[Path], dict[str, Any]]:
-        def resolve(root: Path) -> dict[str, Any]:
+    def counted(tool: str, real: Callable[[Path, list[str]], dict[str, Any]]
+                ) -> Callable[[Path, list[str]], dict[str, Any]]:
+        def resolve(root: Path, files: list[str]) -> dict[str, Any]:
             calls.append(tool)
-            return real(root)
+            return real(root, files)
         return resolve
 
     monkeypatch.setattr(deep, "_RESOLVED", {})
@@ -103,7 +103,7 @@ def test_settings_are_resolved_again_only_when_the_tools_own_table_changed(
     _project(tmp_path, {"pyproject.toml": pyproject, "shop/__init__.py": ""})
     files = ["pyproject.toml", "shop/__init__.py"]
     before = Picture(deep=deep.take(tmp_path, files))
-    assert sorted(calls) == ["coverage", "mypy", "ruff"]
+    assert sorted(calls) == ["coverage", "mypy", "pytest", "ruff"]
     calls.clear()
     _project(tmp_path, {"pyproject.toml": pyproject.replace("1.0", "1.1")})
     after = deep.take(tmp_path, files, before)
