@@ -122,8 +122,8 @@ class JUnitCheck(Check):
         except ValueError:
             return self.error(f"junit:{pattern}: the glob must be relative to the project root")
         if not found:
-            message = (f"no file matches {pattern} (relative to {ctx.root}): did the tool that "
-                       "writes the JUnit XML run, and does it write there?")
+            message = ("no file matches: did the tool that writes the JUnit XML run, and does "
+                       "it write there (relative to the project root)?")
             return self.result(Status.FAILED, f"no file matches {pattern}", metric=0.0,
                                failures=[Failure(message=message, location=pattern,
                                                  code="no-junit-file")])
