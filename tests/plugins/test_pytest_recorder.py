@@ -228,9 +228,11 @@ def test_500_failures_of_3_root_causes_are_3_groups_all_counted_and_named(ralph:
         detail = group[0]["detail"]
         assert "E  " in detail and ">" in detail, detail
         assert "DASHED + DIGITS" not in detail and "@pytest" not in detail, detail
-    # The feedback names all three causes with their true counts.
+    # The feedback (the agent's text: --json's ``feedback``; stderr is for a person) names
+    # all three causes with their true counts.
+    feedback = result.json()["feedback"]
     for count in ("300 failures", "150 failures", "50 failures"):
-        assert count in result.err, result.err
+        assert count in feedback, feedback
 
 
 def test_a_plain_pass_is_written_as_the_encoder_writes_it() -> None:
