@@ -140,11 +140,10 @@ def test_a_secret_in_a_test_id_is_written_nowhere(ralph: Ralph, tmp_path: Path) 
     roots = [ralph.path / ".ralph", tmp_path / "cache"]
     files = [path for root in roots for path in root.rglob("*") if path.is_file()]
     baseline = ralph.path / ".ralph" / "integrity-baseline.json"
-    assert baseline in files
-    assert "[redacted:DEPLOY_TOKEN]" in baseline.read_text(encoding="utf-8")
+    assert baseline in files  # it holds no test ids: the frozen oracle runs the start's tests
     for path in files:
         assert TOKEN[:12].encode() not in path.read_bytes(), f"the token leaked into {path}"
-    # Compared redacted as saved: no test looks gone.
+    # The test whose id holds the token is no finding.
     state = json.loads((ralph.path / ".ralph" / "state.json").read_text(encoding="utf-8"))
     integrity = next(c for c in state["checks"] if c["name"] == "integrity")
     assert integrity["status"] == "passed", integrity
