@@ -29,7 +29,7 @@ def test_total_cost_stops_the_fleet_once_its_loops_together_reach_it(ralph: Ralp
     prompt = tmp_path / "PROMPT.md"
     prompt.write_text("Make the tests pass.")
     summary = tmp_path / "summary.md"
-    ralph.env = {"FLEET_AGENT_COST": "1", "FLEET_AGENT_SLEEP": "240",
+    ralph.env |= {"FLEET_AGENT_COST": "1", "FLEET_AGENT_SLEEP": "240",
                  "GITHUB_STEP_SUMMARY": str(summary)}
     started = time.monotonic()
     result = ralph.run("fleet", "--matrix", "packages/*", "--agent", priced_agent(tmp_path),
@@ -117,7 +117,7 @@ def test_each_loop_keeps_its_own_limits_under_the_fleets_total(ralph: Ralph,
     make_monorepo(ralph.path, ["a", "b"])
     ralph.makefile("fleet.toml", OWN_LIMITS)
     calls = tmp_path / "calls.jsonl"
-    ralph.env = {"FLEET_AGENT_COST": "1", "FLEET_AGENT_CALLS": str(calls)}
+    ralph.env |= {"FLEET_AGENT_COST": "1", "FLEET_AGENT_CALLS": str(calls)}
     result = ralph.run("fleet", "fleet.toml", "--agent", priced_agent(tmp_path), "-p",
                        "fleet.toml", "--id", "own")
     assert result.ret == 1, result
@@ -139,7 +139,7 @@ def test_a_loop_stops_itself_at_its_share_of_the_fleets_total(ralph: Ralph,
     while it runs): its share of the total lowers the agent's budget and ends the loop."""
     make_monorepo(ralph.path, ["a"])
     calls = tmp_path / "calls.jsonl"
-    ralph.env = {"FLEET_AGENT_COST": "1", "FLEET_AGENT_FIX_AT": "3",
+    ralph.env |= {"FLEET_AGENT_COST": "1", "FLEET_AGENT_FIX_AT": "3",
                  "FLEET_AGENT_CALLS": str(calls), "RALPH_FLEET_COST_SHARE": "1.5"}
     result = ralph.run("run", "Fix it.", "--root", "packages/a", "--no-branch", "--agent",
                        priced_agent(tmp_path), "--until", "tests", "-p", "no:breaker")

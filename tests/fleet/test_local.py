@@ -191,7 +191,7 @@ def test_cancel_keeps_every_loop_and_resume_runs_only_the_rest(ralph: Ralph,
     # The cancelled loops kept their state: resume continues them, and runs c.
     state = Path(loops["packages-a"]["workdir"]) / "packages/a/.ralph/state.json"
     assert json.loads(state.read_text())["verdict"]["verdict"] == "cancelled"
-    ralph.env = {"FLEET_AGENT_SLEEP": "0"}
+    ralph.env |= {"FLEET_AGENT_SLEEP": "0"}
     result = ralph.run("fleet", "--matrix", "packages/*", "--agent", fix, "--until", "tests",
                        "-p", str(prompt), "--resume")
     assert result.ret == 0, result
@@ -236,7 +236,7 @@ def test_total_time_stops_every_loop_of_the_fleet(ralph: Ralph, tmp_path: Path) 
     make_monorepo(ralph.path, ["a", "b"])
     prompt = tmp_path / "PROMPT.md"
     prompt.write_text("Make the tests pass.")
-    ralph.env = {"FLEET_AGENT_SLEEP": "600"}
+    ralph.env |= {"FLEET_AGENT_SLEEP": "600"}
     started = time.monotonic()
     result = ralph.run("fleet", "--matrix", "packages/*", "--agent", agent(tmp_path),
                        "--until", "tests", "-p", str(prompt), "-j", "1", "--total-time", "4s")
@@ -251,9 +251,9 @@ def test_total_time_stops_every_loop_of_the_fleet(ralph: Ralph, tmp_path: Path) 
 def test_github_job_summary(fleet_run: tuple[Ralph, Any, str], tmp_path: Path) -> None:
     ralph, _, _ = fleet_run
     summary = tmp_path / "summary.md"
-    ralph.env = {"GITHUB_STEP_SUMMARY": str(summary)}
+    ralph.env |= {"GITHUB_STEP_SUMMARY": str(summary)}
     result = ralph.run("fleet", "merge", "fleet", "--out", str(tmp_path / "merged"), "--github")
-    ralph.env = {}
+    ralph.env |= {}
     assert result.ret == 1  # two loops failed alone
     text = summary.read_text()
     assert "## ralph-verify fleet t1" in text
