@@ -61,7 +61,8 @@ def test_fleet_cancel_signals_only_a_fleet_and_stops_it_cleanly(ralph: Ralph,
     done = subprocess.run([unshare, *user, "--fork", "--pid", "--mount-proc", sys.executable,
                            str(script), str(ralph.path), str(marks), agent(tmp_path),
                            str(prompt)], cwd=ralph.path, capture_output=True, text=True,
-                          timeout=400, start_new_session=True)
+                          timeout=400, start_new_session=True,
+                          env={**os.environ, **ralph.env})
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout)
     for case in ("-1", "0", "1", "sleep"):

@@ -287,7 +287,7 @@ def test_ctrl_c_stops_every_loop_of_a_local_cluster_cleanly_and_resume_goes_on(
     prompt.write_text("Make the tests pass.")
     marks = tmp_path / "marks"
     marks.mkdir()
-    env = {**os.environ, "FLEET_AGENT_MARKS": str(marks), "FLEET_AGENT_SLEEP": "600",
+    env = {**os.environ, **ralph.env, "FLEET_AGENT_MARKS": str(marks), "FLEET_AGENT_SLEEP": "600",
            "FLEET_AGENT_COST": "0.01"}
     proc = subprocess.Popen([sys.executable, "-m", "ralph_verify", "fleet", "--matrix",
                              "packages/*", "--agent", priced_agent(tmp_path), "--until",

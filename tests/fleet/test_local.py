@@ -170,7 +170,7 @@ def test_cancel_keeps_every_loop_and_resume_runs_only_the_rest(ralph: Ralph,
     fix = agent(tmp_path)
     prompt = tmp_path / "PROMPT.md"
     prompt.write_text("Make the tests pass.")
-    env = {**os.environ, "FLEET_AGENT_MARKS": str(marks), "FLEET_AGENT_SLEEP": "600"}
+    env = {**os.environ, **ralph.env, "FLEET_AGENT_MARKS": str(marks), "FLEET_AGENT_SLEEP": "600"}
     argv = [sys.executable, "-m", "ralph_verify", "fleet", "--matrix", "packages/*",
             "--agent", fix, "--until", "tests", "-p", str(prompt), "-j", "2", "--id", "c1"]
     proc = subprocess.Popen(argv, cwd=ralph.path, env=env, stdout=subprocess.PIPE,
