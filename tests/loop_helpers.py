@@ -151,3 +151,15 @@ class Background:
             self.proc.kill()
             self.proc.wait()
         self.out.close()
+
+
+def kill_nine_when(ralph: Ralph, marker: Path, what: str, *args: str) -> None:
+    """``ralph-verify ARGS`` in the background, killed with SIGKILL once ``marker`` exists (an
+    OOM kill or a reboot at that moment)."""
+    run = Background(ralph, *args)
+    try:
+        wait_for(marker.exists, timeout=120, what=what, run=run)
+        run.proc.send_signal(signal.SIGKILL)
+        assert run.wait() == -signal.SIGKILL
+    finally:
+        run.kill()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from ralph_verify.tasks.model import from_data
 from ralph_verify.tasks.prompt import LIST_BUDGET, task_table
 from ralph_verify.testing import Ralph
 from tests.drivers import Driver
-from tests.loop_helpers import Background, agent, wait_for
+from tests.loop_helpers import agent, kill_nine_when
 from tests.task_drivers import run_list
 
 CHAIN = textwrap.dedent("""\
@@ -95,13 +94,8 @@ def _forged_then_killed(ralph: Ralph) -> list[str]:
             pathlib.Path({str(hung)!r}).write_text("x")
             time.sleep(120)  # killed with ralph-verify
         """)
-    run = Background(ralph, "run", "--tasks", "tasks.toml", "--agent", script)
-    try:
-        wait_for(hung.exists, timeout=120, what="T1's forging agent", run=run)
-        run.proc.send_signal(signal.SIGKILL)
-        assert run.wait() == -signal.SIGKILL
-    finally:
-        run.kill()
+    kill_nine_when(ralph, hung, "T1's forging agent", "run", "--tasks", "tasks.toml", "--agent",
+                   script)
     forged = json.loads((ralph.path / ".ralph/tasks/state.json").read_text())
     assert [row["status"] for row in forged["tasks"]] == ["running", "done", "done"]
     resumed = ralph.run("run", "--tasks", "tasks.toml", "--resume", "--agent", script)
@@ -261,13 +255,8 @@ def test_a_task_file_deleted_before_a_kill_does_not_break_resume(ralph: Ralph) -
             pathlib.Path({str(hung)!r}).write_text("x")
             time.sleep(120)  # killed with ralph-verify
         """)
-    run = Background(ralph, "run", "--tasks", "tasks.toml", "--agent", script)
-    try:
-        wait_for(hung.exists, timeout=120, what="T2's deleting agent", run=run)
-        run.proc.send_signal(signal.SIGKILL)
-        assert run.wait() == -signal.SIGKILL
-    finally:
-        run.kill()
+    kill_nine_when(ralph, hung, "T2's deleting agent", "run", "--tasks", "tasks.toml", "--agent",
+                   script)
     assert not (ralph.path / "tasks.toml").exists()
     resumed = ralph.run("run", "--tasks", "tasks.toml", "--resume", "--agent", script)
     assert resumed.ret == 0, resumed

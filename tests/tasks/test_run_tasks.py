@@ -5,12 +5,11 @@ is no done, a failed task skips its dependents) are tested under both in
 
 from __future__ import annotations
 
-import signal
 import textwrap
 from typing import Any
 
 from ralph_verify.testing import Ralph
-from tests.loop_helpers import Background, agent, wait_for
+from tests.loop_helpers import agent, kill_nine_when
 
 
 def suite_of(name: str, value: int) -> str:
@@ -82,13 +81,8 @@ def test_kill_9_mid_list_then_resume_loses_no_done_task(ralph: Ralph) -> None:
         else:
             pathlib.Path("two.txt").write_text("2\\n")
         """)
-    run = Background(ralph, "run", "--tasks", "tasks.toml", "--agent", script)
-    try:
-        wait_for(hung.exists, timeout=120, what="T2's first agent run", run=run)
-        run.proc.send_signal(signal.SIGKILL)
-        assert run.wait() == -signal.SIGKILL
-    finally:
-        run.kill()
+    kill_nine_when(ralph, hung, "T2's first agent run", "run", "--tasks", "tasks.toml", "--agent",
+                   script)
     before = rows(table(ralph))
     assert before["T1"]["status"] == "done" and before["T2"]["status"] == "running"
     assert "task T2 of " in ralph.run("status").out  # the session is one task of the list
