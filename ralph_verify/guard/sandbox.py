@@ -19,6 +19,7 @@ import contextlib
 import fnmatch
 import glob
 import os
+import shlex
 import shutil
 import subprocess
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -199,17 +200,22 @@ def _secret_files(top: Path, project: Path) -> Iterator[Path]:
 
 def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
                writable: Sequence[Path] = (), hidden: Sequence[Path] = (),
-               unset: Sequence[str] = (), status_fd: int | None = None) -> list[str]:
+               unset: Sequence[str] = (), status_fd: int | None = None,
+               shown: Sequence[Path] = ()) -> list[str]:
     """The argv prefix that runs a command in the sandbox (append the command).
 
-    ``hidden`` paths become empty (a folder) or an empty file; ``unset`` names variables
-    removed (only names are written here: ``/proc/1/cmdline`` is readable inside);
-    ``status_fd`` gets bubblewrap's JSON status (``exit-code`` only once the command ran)."""
+    ``shown`` paths stay visible, read-only, under the private folders (the agent's own
+    script in ``/tmp``); ``hidden`` paths become empty (a folder) or an empty file;
+    ``unset`` names variables removed (only names are written here: ``/proc/1/cmdline`` is
+    readable inside); ``status_fd`` gets bubblewrap's JSON status (``exit-code`` only once
+    the command ran)."""
     home = Path.home()
     private = [Path(p) for p in ("/tmp", "/var/tmp", "/run", home / ".cache") if os.path.isdir(p)]
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             *(word for path in private for word in ("--tmpfs", str(path))),
             "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL"]
+    for path in shown:
+        argv += ["--ro-bind", str(path), str(path)]
     if os.path.isdir("/run/systemd/resolve"):  # /etc/resolv.conf may point there
         argv += ["--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve"]
     project = Path(os.path.realpath(root))
@@ -264,16 +270,34 @@ def _git_binds(git_dir: Path, view: str) -> list[str]:
     return argv
 
 
+def named_paths(spec: str) -> list[Path]:
+    """What the agent's spec names by path: a ``cmd:`` command line's absolute paths that
+    exist (``python /tmp/agent.py``), a ``replay:`` folder. The user chose them, so the
+    sandbox shows them, read-only, even where it puts a private folder (``/tmp``)."""
+    kind, _, rest = spec.partition(":")
+    if kind == "replay":
+        folder = Path(rest).expanduser().resolve()
+        return [folder] if folder.is_dir() else []
+    if kind != "cmd":
+        return []
+    try:
+        words = shlex.split(rest)
+    except ValueError:
+        return []
+    return [Path(word) for word in words if word.startswith("/") and os.path.exists(word)]
+
+
 def agent_argv(bwrap: str, root: Path, agent: str, *, network: str = "shared",
                keep: Iterable[str] = (), environ: Mapping[str, str] | None = None,
                hidden: Iterable[Path] = (), writable: Iterable[Path] = (),
-               status_fd: int | None = None) -> list[str]:
+               status_fd: int | None = None, shown: Sequence[Path] = ()) -> list[str]:
     """The sandbox of one agent run (``agent``: the adapter's name): its state folders and
     ``writable`` writable, the secrets hidden (and ``hidden``: ralph-verify's cache), the
-    secret variables of ``environ`` removed but ``keep`` and the CLI's own key."""
+    secret variables of ``environ`` removed but ``keep`` and the CLI's own key; ``shown``
+    files visible read-only (:func:`named_paths`)."""
     env = os.environ if environ is None else environ
     home = Path.home()
-    return bwrap_argv(bwrap, root, network=network,
+    return bwrap_argv(bwrap, root, network=network, shown=shown,
                       writable=[*writable_for(agent, root, env, home), *writable],
                       hidden=hidden_paths(home, root, hidden),
                       unset=secret_names(env, [*AGENT_KEYS.get(agent, ()), *keep]),

@@ -127,7 +127,8 @@ def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
     from ralph_verify.project.caches import user_cache_dir
     from ralph_verify.records.refusals import GUARD_LOG
 
-    root, agent = Path(request.root), str(config.get("agent") or "").split(":", 1)[0]
+    spec = str(config.get("agent") or "")
+    root, agent = Path(request.root), spec.split(":", 1)[0]
     own = Path(request.session_dir) / "agent"  # adapters keep their CLI's state there
     own.mkdir(parents=True, exist_ok=True)
     refusals = Path(request.session_dir) / GUARD_LOG  # the guard's hook runs inside
@@ -136,7 +137,8 @@ def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
         argv = sandbox.agent_argv(
             bwrap, root, agent, network=str(config.get("sandbox_network")),
             keep=config.get("sandbox_env") or (), environ={**os.environ, **request.env},
-            hidden=[user_cache_dir()], writable=[own, refusals], status_fd=status.fileno())
+            hidden=[user_cache_dir()], writable=[own, refusals], status_fd=status.fileno(),
+            shown=sandbox.named_paths(spec))
         request.sandbox, request.sandbox_fds = tuple(argv), (status.fileno(),)
         try:
             result = yield

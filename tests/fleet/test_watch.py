@@ -70,7 +70,7 @@ def test_watch_redraws_a_table_on_a_terminal_and_prints_lines_elsewhere(
     prompt = tmp_path / "PROMPT.md"
     prompt.write_text("Make the tests pass.")
     gate = tmp_path / "gate"
-    env = {**os.environ, "FLEET_AGENT_GATE": str(gate)}
+    env = {**os.environ, **ralph.env, "FLEET_AGENT_GATE": str(gate)}
     cli = [sys.executable, "-m", "ralph_verify", "fleet"]
     fleet = subprocess.Popen([*cli, "--matrix", "packages/*", "--agent", agent(tmp_path),
                               "--until", "tests", "-p", str(prompt), "-j", "1", "--id", "w1"],
