@@ -21,6 +21,16 @@ from ralph_verify.exitcode import ExitCode
 __all__ = ["ExitCode", "console_main", "main", "run_command", "verification_exit_code"]
 
 
+def _forget_other_repositories() -> None:
+    """Started from a git hook of another repository (or with ``GIT_DIR`` exported), every git
+    command of the session, the agent's and the tests' would work on that repository: the
+    project is the folder ralph-verify runs in, never what these variables name."""
+    from ralph_verify.project.git import REPOSITORY_VARIABLES
+
+    for name in REPOSITORY_VARIABLES:
+        os.environ.pop(name, None)
+
+
 def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> int:
     """Entry point of the ``ralph-verify`` command; returns the exit code.
 
@@ -29,6 +39,7 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
     (built-in: :func:`run_command`), so a plugin can wrap all of it.
     """
     argv = list(sys.argv[1:] if args is None else args)
+    _forget_other_repositories()
     if argv in (["--version"], ["-V"]):
         from ralph_verify.startup import version
 

@@ -81,10 +81,7 @@ class Point:
 
 
 def _git_env(index: Path | None = None) -> dict[str, str]:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
-    if index is not None:
-        env["GIT_INDEX_FILE"] = str(index)
-    return env
+    return git.git_env() if index is None else git.git_env(GIT_INDEX_FILE=str(index))
 
 
 def _run(root: Path, env: dict[str, str], *args: str, stdin: str | None = None,

@@ -20,6 +20,24 @@ NOISE_PARTS = frozenset({".ralph", ".git", "__pycache__", ".pytest_cache", ".myp
                          ".hypothesis", "site-packages", ".eggs"})
 
 
+#: What git sets for its hooks (or a shell exports) to point git at a repository, index or
+#: object store: ralph-verify started from another repository's hook would otherwise read,
+#: commit to and back up *that* repository. Every git command of ralph-verify, of its agent and
+#: of the project's tests names the project by its folder instead (pre-commit drops the same).
+REPOSITORY_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+                        "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
+                        "GIT_PREFIX", "GIT_QUARANTINE_PATH")
+
+
+def git_env(**extra: str) -> dict[str, str]:
+    """The environment of our git commands: this process's, without
+    :data:`REPOSITORY_VARIABLES`, never prompting, in the C locale, literal pathspecs."""
+    env = {name: value for name, value in os.environ.items()
+           if name not in REPOSITORY_VARIABLES}
+    return {**env, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1",
+            **extra}
+
+
 def is_noise(path: str) -> bool:
     parts = path.replace("\\", "/").split("/")
     name = parts[-1]
@@ -38,10 +56,8 @@ def git(root: Path, *args: str, check: bool = True, identity: bool = False) -> s
         argv += ["-c", "commit.gpgsign=false"]
         if not _has_identity(root):
             argv += ["-c", "user.name=ralph-verify", "-c", "user.email=ralph-verify@localhost"]
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C",
-           "GIT_LITERAL_PATHSPECS": "1"}
     proc = subprocess.run([*argv, *args], cwd=root, capture_output=True, text=True,
-                          env=env, stdin=subprocess.DEVNULL, check=False)
+                          env=git_env(), stdin=subprocess.DEVNULL, check=False)
     if check and proc.returncode != 0:
         raise GitError(f"git {' '.join(args)} failed in {root}: "
                        f"{(proc.stderr or proc.stdout).strip()}")

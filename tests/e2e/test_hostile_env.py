@@ -170,3 +170,32 @@ def test_a_link_inside_the_project_is_still_collected(ralph: Ralph) -> None:
     result = ralph.run("check", "--until", "tests", "--no-cache", "--json", "-")
     assert result.ret == 0, result
     assert result.json()["checks"][0]["counts"]["passed"] == 2  # through both names
+
+
+def test_started_from_another_repositorys_hook_it_works_on_its_own_project(
+        ralph: Ralph, tmp_path: Path) -> None:
+    """A git hook exports GIT_DIR and GIT_INDEX_FILE: followed, they would make every git
+    command of the session (and the agent's) read, commit to and back up the hook's repository.
+    The project is the folder ralph-verify runs in; the other repository is left as it was."""
+    other = tmp_path / "other"
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    subprocess.run(["git", "-C", str(other), "-c", "user.name=u", "-c", "user.email=u@u",
+                    "commit", "-q", "--allow-empty", "-m", "theirs"], check=True)
+    before = {name: (other / ".git" / name).read_bytes() for name in ("config", "HEAD", "index")}
+    refs = subprocess.run(["git", "-C", str(other), "for-each-ref"], capture_output=True,
+                          text=True, check=True).stdout
+    ralph.makefile("agent.sh", "echo done > done.txt\n"
+                               "git add done.txt && git commit -q -m 'the agent commits'\n")
+    ralph.git_init()
+    ralph.env |= {"GIT_DIR": str(other / ".git"), "GIT_INDEX_FILE": str(other / ".git/index"),
+                  "GIT_WORK_TREE": str(other)}
+    result = ralph.run_subprocess("run", "--agent", "cmd:sh agent.sh", "--until",
+                                  "files:done.txt", "--allow-dirty", "do it")
+    assert result.ret == 0, result
+    log = subprocess.run(["git", "-C", str(ralph.path), "log", "--format=%s", "--all"],
+                         capture_output=True, text=True, check=True,
+                         env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")})
+    assert "the agent commits" in log.stdout
+    assert {name: (other / ".git" / name).read_bytes() for name in before} == before
+    assert subprocess.run(["git", "-C", str(other), "for-each-ref"], capture_output=True,
+                          text=True, check=True).stdout == refs
