@@ -92,3 +92,49 @@ def test_a_two_task_list_completes_in_hook_mode_and_a_ticked_task_is_not_done(
     assert hook["session_id"] == result["session_id"]
     subjects = ralph.git("log", "--all", "--format=%s").splitlines()
     assert "T1: add" in subjects and "T2: mul" in subjects
+
+
+STORY = json.dumps({"project": "calc", "userStories": [{
+    "id": "US-001", "title": "Add mul",
+    "description": "As a user, I want mul(a, b) in calc.py.",
+    "acceptanceCriteria": ["Typecheck passes"], "priority": 1, "passes": False, "notes": ""}]},
+    indent=2)
+MUL_TEST = "from calc import mul\n\n\ndef test_mul() -> None:\n    assert mul(2, 3) == 6\n"
+WITH_MUL = ADD + "\n\ndef mul(a: int, b: int) -> int:\n    return a * b\n"
+
+
+def test_a_story_whose_only_criterion_is_typecheck_passes_needs_fail_to_pass_tests(
+        ralph: Ralph, claude_cli: AgentCLI, agent_home: Path,
+        model_server: ModelServer) -> None:
+    """snarktank's usual story: "Typecheck passes" holds before any work, so it keeps the
+    project green but is no evidence. Claude's promise with nothing done is blocked with the
+    ask for tests; its test that fails on the story's start tree and passes now completes it."""
+    ralph.makepyfile(calc=ADD, **{"tests/test_add": "from calc import add\n\n\n"
+                                                    "def test_add() -> None:\n"
+                                                    "    assert add(2, 3) == 5\n"})
+    ralph.makefile("prd.json", STORY)
+    ralph.makefile(".gitignore", ".ralph/\n")
+    ralph.git_init()
+    assert ralph.run("init", "claude", "--hook-command", HOOK_COMMAND).ret == 0
+    ralph.git("add", "-A")
+    ralph.git("commit", "-q", "-m", "init claude")
+    started = ralph.run("start", "--tasks", "prd.json")
+    assert started.ret == 0, started
+    assert "US-001" in started.out and "no check of its own" in started.out, started.out
+    model_server.script(
+        text("<promise>COMPLETE</promise>"),  # types pass already: no work, no evidence
+        claude_write("tests/test_mul.py", MUL_TEST), claude_write("calc.py", WITH_MUL),
+        text("Added mul() and its test."))
+    result = finish(claude(claude_cli, agent_home, model_server, ralph.path,
+                           started.out + "\n\nWork on the story above."))
+    requests = model_server.model_requests("anthropic")
+    assert len(requests) == 4, [r.last_user_text()[-300:] for r in requests]
+    assert not model_server.errors
+    blocked = feedback_in(requests[1])
+    assert "Stop hook feedback" in blocked and "add tests that show it" in blocked, blocked
+    assert result["is_error"] is False
+    data = ralph.run("tasks", "status", "--json").json()
+    assert data["verdict"] == "complete", data
+    row = data["tasks"][0]
+    assert row["status"] == "done" and "fail-to-pass:" in row["gate"], row
+    assert "types" in row["gate"], row
