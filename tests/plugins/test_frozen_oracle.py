@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from ralph_verify.testing import Ralph
+from tests.drivers import Driver
 from tests.loop_helpers import CALC, CALC_TESTS, agent, state
 
 WRONG_ADD = "pathlib.Path('calc.py').write_text(pathlib.Path('calc.py').read_text()" \
@@ -174,3 +175,22 @@ def test_an_honest_agent_with_a_venv_an_editable_install_and_commits_completes(
                        "--python", sys.executable, "--max-iterations", "2", "fix calc")
     assert result.ret == 0, result
     assert state(ralph)["verdict"]["verdict"] == "complete"
+
+
+MUL_FIXED = CALC.replace("a + b", "a * b")
+BOTH_FIXED = MUL_FIXED.replace("a - b", "a + b")
+
+
+def test_the_oracle_is_frozen_in_both_drivers(driver: Driver) -> None:
+    """The Stop hook's verification is judged like ``run``'s: the agent's edit of an existing
+    test does not turn it green; the real fix, the test put back and a new one beside it,
+    does."""
+    _project(driver.ralph)
+    cheat = {"calc.py": MUL_FIXED, "tests/test_calc.py": CALC_TESTS.replace("== 5", "== -1")}
+    fixed = {"calc.py": BOTH_FIXED, "tests/test_calc.py": CALC_TESTS,
+             "tests/test_more.py": "from calc import add\n\n\ndef test_zero():\n"
+                                   "    assert add(0, 0) == 0\n"}
+    outcome = driver.loop("tests", [cheat, fixed])
+    assert outcome.verdict == "complete" and outcome.iterations == 2, outcome.state
+    feedback = outcome.prompt(2)
+    assert "test_add" in feedback and "frozen" in feedback, feedback
