@@ -10,7 +10,8 @@ sockets (an ssh or docker socket is a key). ``.ralph/`` and the git folder's ``c
 store is read-only behind a side store for new objects (:mod:`.gitstore`). Variables that
 hold a secret are removed unless the agent's CLI needs them. No capabilities (a root agent
 could otherwise unmount what hides a secret), its own PID and IPC namespaces; the network
-shared or, with ``none``/``loopback``, a loopback of its own. Verification runs outside.
+shared or, with ``none``/``loopback``, a loopback of its own; with ``hosts``, that loopback
+and a proxy to the hosts listed (:mod:`.netproxy`). Verification runs outside.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -60,6 +62,26 @@ AGENT_KEYS: dict[str, tuple[str, ...]] = {
     "copilot": ("COPILOT_PROVIDER_API_KEY", "COPILOT_GITHUB_TOKEN", "GH_TOKEN",
                 "GITHUB_TOKEN"),
 }
+#: Per adapter, the hosts its CLI reaches its model at, allowed with ``--sandbox-network
+#: hosts`` whatever the list (``$VAR``: the host of the URL in that variable, when set).
+AGENT_HOSTS: dict[str, tuple[str, ...]] = {
+    "claude": ("api.anthropic.com", "$ANTHROPIC_BASE_URL"),
+    "codex": ("api.openai.com", "chatgpt.com", "auth.openai.com", "$OPENAI_BASE_URL"),
+    "gemini": ("generativelanguage.googleapis.com", "cloudcode-pa.googleapis.com",
+               "oauth2.googleapis.com", "$GOOGLE_GEMINI_BASE_URL"),
+    "qwen": ("dashscope.aliyuncs.com", "dashscope-intl.aliyuncs.com", "chat.qwen.ai",
+             "$OPENAI_BASE_URL"),
+    "aider": ("api.openai.com", "api.anthropic.com", "generativelanguage.googleapis.com",
+              "openrouter.ai", "$OPENAI_API_BASE", "$OPENAI_BASE_URL", "$ANTHROPIC_BASE_URL"),
+    "opencode": ("api.anthropic.com", "api.openai.com", "openrouter.ai", "opencode.ai",
+                 "models.dev"),
+    "amp": ("ampcode.com",),
+    "copilot": ("api.githubcopilot.com", "*.githubcopilot.com", "api.github.com",
+                "$COPILOT_PROVIDER_BASE_URL"),
+}
+#: Inside the sandbox of ``hosts``: the proxy's socket, and the bridge's port in front of it.
+PROXY_SOCKET = "/tmp/.ralph-verify-proxy.sock"
+PROXY_PORT = 3128
 #: Variables that lead to a credential without holding one (an agent socket).
 _LEADS = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO")
 INSTALL_HINT = "install it with 'apt-get install bubblewrap' (Debian/Ubuntu)"
@@ -198,17 +220,35 @@ def _secret_files(top: Path, project: Path) -> Iterator[Path]:
                 yield Path(folder, name)
 
 
+def agent_hosts(agent: str, environ: Mapping[str, str]) -> list[str]:
+    """The hosts ``agent``'s CLI reaches its model at (:data:`AGENT_HOSTS`)."""
+    from urllib.parse import urlsplit
+
+    hosts = []
+    for entry in AGENT_HOSTS.get(agent.split(":", 1)[0], ()):
+        if not entry.startswith("$"):
+            hosts.append(entry)
+        elif url := environ.get(entry[1:]):
+            with contextlib.suppress(ValueError):  # a port that is not a number
+                parts = urlsplit(url)
+                name = f"[{parts.hostname}]" if ":" in (parts.hostname or "") \
+                    else parts.hostname
+                if name:
+                    hosts.append(f"{name}:{parts.port}" if parts.port else name)
+    return hosts
+
+
 def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
                writable: Sequence[Path] = (), hidden: Sequence[Path] = (),
                unset: Sequence[str] = (), status_fd: int | None = None,
-               shown: Sequence[Path] = ()) -> list[str]:
+               shown: Sequence[Path] = (), proxy: str | None = None) -> list[str]:
     """The argv prefix that runs a command in the sandbox (append the command).
 
     ``shown`` paths stay visible, read-only, under the private folders (the agent's own
     script in ``/tmp``); ``hidden`` paths become empty (a folder) or an empty file;
     ``unset`` names variables removed (only names are written here: ``/proc/1/cmdline`` is
     readable inside); ``status_fd`` gets bubblewrap's JSON status (``exit-code`` only once
-    the command ran)."""
+    the command ran); ``proxy`` is the socket of ``hosts`` (:mod:`.netproxy`)."""
     home = Path.home()
     private = [Path(p) for p in ("/tmp", "/var/tmp", "/run", home / ".cache") if os.path.isdir(p)]
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
@@ -240,14 +280,24 @@ def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
         gone.append(path)
         argv += ["--tmpfs", str(path), "--remount-ro", str(path)] if path.is_dir() \
             else ["--ro-bind", "/dev/null", str(path)]
-    if network in ("none", "loopback"):
+    bridge: list[str] = []
+    if network in ("none", "loopback", "hosts"):
         argv.append("--unshare-net")
+    if network == "hosts" and proxy is not None:
+        url = f"http://127.0.0.1:{PROXY_PORT}"
+        argv += ["--ro-bind", proxy, PROXY_SOCKET]
+        for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY"):
+            argv += ["--setenv", name, url, "--setenv", name.lower(), url]
+        for name in ("NO_PROXY", "no_proxy"):  # the sandbox's own loopback, direct
+            argv += ["--setenv", name, "localhost,127.0.0.1,::1"]
+        bridge = [sys.executable, "-I", "-m", "ralph_verify.guard.bridge", PROXY_SOCKET,
+                  str(PROXY_PORT), "--"]
     if status_fd is not None:
         argv += ["--json-status-fd", str(status_fd)]
     # ``env -u`` before bubblewrap, not its ``--unsetenv``: bubblewrap's own process is PID 1
     # in the sandbox, and its /proc/1/environ would still hold every value.
     scrub = ["env", *(word for name in unset for word in ("-u", name))] if unset else []
-    return [*scrub, *argv, "--chdir", str(project), "--"]
+    return [*scrub, *argv, "--chdir", str(project), "--", *bridge]
 
 
 def _git_binds(git_dir: Path, view: str) -> list[str]:
@@ -290,7 +340,8 @@ def named_paths(spec: str) -> list[Path]:
 def agent_argv(bwrap: str, root: Path, agent: str, *, network: str = "shared",
                keep: Iterable[str] = (), environ: Mapping[str, str] | None = None,
                hidden: Iterable[Path] = (), writable: Iterable[Path] = (),
-               status_fd: int | None = None, shown: Sequence[Path] = ()) -> list[str]:
+               status_fd: int | None = None, shown: Sequence[Path] = (),
+               proxy: str | None = None) -> list[str]:
     """The sandbox of one agent run (``agent``: the adapter's name): its state folders and
     ``writable`` writable, the secrets hidden (and ``hidden``: ralph-verify's cache), the
     secret variables of ``environ`` removed but ``keep`` and the CLI's own key; ``shown``
@@ -301,7 +352,7 @@ def agent_argv(bwrap: str, root: Path, agent: str, *, network: str = "shared",
                       writable=[*writable_for(agent, root, env, home), *writable],
                       hidden=hidden_paths(home, root, hidden),
                       unset=secret_names(env, [*AGENT_KEYS.get(agent, ()), *keep]),
-                      status_fd=status_fd)
+                      status_fd=status_fd, proxy=proxy)
 
 
 def hidden_by(argv: Sequence[str], path: str) -> str | None:

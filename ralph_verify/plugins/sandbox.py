@@ -10,10 +10,12 @@ of the agent) ends the run at once as ``agent-error`` with bubblewrap's message.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import sys
 import tempfile
-from collections.abc import Generator
+from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +27,13 @@ from ralph_verify.markers import hookimpl
 
 NAME = "sandbox"
 MODES = ("auto", "on", "off")
+NETWORKS = ("shared", "none", "loopback", "hosts")
 #: The bubblewrap program the agent runs under, found at configure (absent: no sandbox).
 BWRAP_KEY: StashKey[str] = StashKey("sandbox_bwrap")
 #: Why ``auto`` found no sandbox, said when the session starts: after any usage error.
 WHY_NOT_KEY: StashKey[str] = StashKey("sandbox_why_not")
+#: The note of the first network refusal was said.
+SAID_KEY: StashKey[bool] = StashKey("sandbox_refusal_said")
 
 
 @hookimpl
@@ -44,11 +49,16 @@ def ralph_addoption(parser: Parser) -> None:
                      dest="sandbox", default=None,
                      help="run the agent without the sandbox (the default 'auto' uses it "
                           "where bubblewrap works)")
-    parser.addoption("--sandbox-network", scope="loop", choices=("shared", "none", "loopback"),
-                     default="shared",
-                     help="with the sandbox: 'shared' (default; agents need their API) or "
-                          "'none'/'loopback' (a loopback of its own, nothing else); "
-                          "bubblewrap cannot filter by host")
+    parser.addoption("--sandbox-network", scope="loop", setting="sandbox-network",
+                     choices=NETWORKS, default="shared",
+                     help="with the sandbox: 'shared' (default), 'none'/'loopback' (a "
+                          "loopback of its own, nothing else) or 'hosts' (that loopback and a "
+                          "proxy to the agent CLI's API hosts and sandbox-hosts)")
+    parser.addoption("--sandbox-host", scope="loop", setting="sandbox-hosts",
+                     setting_type=list[str], action="append", metavar="NAME",
+                     help="with --sandbox-network hosts: let the agent reach this host "
+                          "('api.example.com', '*.example.com', ':PORT'; ports 443 and 80 "
+                          "otherwise); repeatable; the agent CLI's own API hosts are always allowed")
     parser.addoption("--sandbox-env", scope="loop", setting="sandbox-env",
                      setting_type=list[str], action="append", metavar="NAME",
                      help="with the sandbox: keep this secret variable for the agent "
@@ -78,6 +88,11 @@ def ralph_configure(config: Config) -> None:
     """``on`` and no usable bubblewrap fails before the baseline (exit 2); ``auto`` says why."""
     if "loop" not in config.command.scopes:
         return
+    if config.get("sandbox_network") not in NETWORKS:
+        raise UsageError(f"sandbox-network = {config.get('sandbox_network')!r}: use one of "
+                         f"{', '.join(NETWORKS)}")
+    if config.get("sandbox_network") == "hosts":
+        _allowed(config, os.environ)  # a bad or empty list stops before the baseline
     mode = sandbox_mode(config)
     if mode == "off":
         return
@@ -133,12 +148,13 @@ def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
     own.mkdir(parents=True, exist_ok=True)
     refusals = Path(request.session_dir) / GUARD_LOG  # the guard's hook runs inside
     refusals.touch()
-    with tempfile.TemporaryFile() as status:
+    environ, refused = {**os.environ, **request.env}, list[str]()
+    with tempfile.TemporaryFile() as status, _proxy(config, environ, refused) as proxy:
         argv = sandbox.agent_argv(
             bwrap, root, agent, network=str(config.get("sandbox_network")),
-            keep=config.get("sandbox_env") or (), environ={**os.environ, **request.env},
+            keep=config.get("sandbox_env") or (), environ=environ,
             hidden=[user_cache_dir()], writable=[own, refusals], status_fd=status.fileno(),
-            shown=sandbox.named_paths(spec))
+            shown=sandbox.named_paths(spec), proxy=proxy)
         request.sandbox, request.sandbox_fds = tuple(argv), (status.fileno(),)
         try:
             result = yield
@@ -146,6 +162,7 @@ def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
             problems = [p for d in sandbox.git_dirs(root) for p in adopt(d / "objects")]
             status.seek(0)
             started = b'"exit-code"' in status.read()
+    _say_refused(config, root, agent, refused)
     if problems:
         config.hook.ralph_report_line(config=config, line="ralph-verify: objects the agent "
                                       "wrote were left out: " + "; ".join(problems[:5]))
@@ -157,6 +174,57 @@ def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
         result.error += "".join(_hidden_note(argv, word.strip("'\"():,"))
                                 for word in result.error.split() if "/" in word)[:1000]
     return result
+
+
+def _allowed(config: Config, environ: Mapping[str, str]) -> list[Any]:
+    """The rules of ``hosts``: the agent CLI's API hosts and ``sandbox-hosts``."""
+    from ralph_verify.guard.netproxy import parse_hosts
+    from ralph_verify.guard.sandbox import agent_hosts
+
+    agent = str(config.get("agent") or "")
+    listed = [*agent_hosts(agent, environ), *(config.get("sandbox_hosts") or ())]
+    if not listed:
+        raise UsageError(f"--sandbox-network hosts: the agent {agent!r} has no API host known "
+                         "to ralph-verify; list the hosts it may reach with --sandbox-host NAME "
+                         "or sandbox-hosts = [...] in [tool.ralph-verify]")
+    return parse_hosts(listed)
+
+
+@contextlib.contextmanager
+def _proxy(config: Config, environ: Mapping[str, str],
+           refused: list[str]) -> Iterator[str | None]:
+    """With ``hosts``, the filtering proxy's socket while the agent runs; refusals are
+    added to ``refused`` (``host:port``)."""
+    if config.get("sandbox_network") != "hosts":
+        yield None
+        return
+    from ralph_verify.guard.netproxy import Proxy
+
+    folder = tempfile.mkdtemp(prefix="ralph-verify-proxy-")
+    try:
+        with Proxy(os.path.join(folder, "proxy.sock"), _allowed(config, environ),
+                   lambda host, port: refused.append(f"{host}:{port}")):
+            yield os.path.join(folder, "proxy.sock")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _say_refused(config: Config, root: Path, agent: str, refused: list[str]) -> None:
+    """Each refusal into ``.ralph/guard.jsonl`` (``status``, the report count them), and
+    one note to the user, the first time in the run."""
+    from ralph_verify.records.refusals import RefusalRecord, record_refusal
+
+    for target in refused:
+        record_refusal(root, RefusalRecord(
+            rule="sandbox-network", reason=f"{target} is not a listed host", agent=agent,
+            tool="network", input={"host": target}))
+    if refused and not config.stash.get(SAID_KEY, False):
+        config.stash[SAID_KEY] = True
+        hosts = ", ".join(dict.fromkeys(refused))
+        config.hook.ralph_report_line(config=config, line=(
+            f"note: the sandbox refused the agent's connections to {hosts} (not a listed "
+            "host; --sandbox-host NAME or sandbox-hosts allows one); each refusal is in "
+            ".ralph/guard.jsonl"))
 
 
 def _wrapper_error(argv: list[str], log_path: Path) -> str:
