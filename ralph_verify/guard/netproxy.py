@@ -126,7 +126,8 @@ class _Handler(socketserver.BaseRequestHandler):
             if not (data := client.recv(65536)):
                 return
             head += data
-        line, _, rest = head.partition(b"\r\n")
+        block, _, body = head.partition(b"\r\n\r\n")
+        line, *headers = block.split(b"\r\n")
         target = _target(line)
         if target is None:
             client.sendall(b"HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n")
@@ -145,12 +146,12 @@ class _Handler(socketserver.BaseRequestHandler):
         upstream.settimeout(None)
         if request_line is None:
             client.sendall(b"HTTP/1.1 200 Connection Established\r\n\r\n")
-            upstream.sendall(rest.partition(b"\r\n\r\n")[2])
+            upstream.sendall(body)
         else:  # one request per connection: a second one could name another host
-            headers = [h for h in rest.split(b"\r\n\r\n", 1)[0].split(b"\r\n") if not h.lower()
-                       .startswith((b"connection:", b"proxy-connection:", b"keep-alive:"))]
-            upstream.sendall(b"\r\n".join([request_line, *headers, b"Connection: close",
-                                           b"", rest.partition(b"\r\n\r\n")[2]]))
+            kept = [h for h in headers if not h.lower().startswith(
+                (b"connection:", b"proxy-connection:", b"keep-alive:"))]
+            upstream.sendall(b"\r\n".join([request_line, *kept, b"Connection: close", b"",
+                                            body]))
         pipe(client, upstream)
 
 

@@ -58,7 +58,8 @@ def ralph_addoption(parser: Parser) -> None:
                      setting_type=list[str], action="append", metavar="NAME",
                      help="with --sandbox-network hosts: let the agent reach this host "
                           "('api.example.com', '*.example.com', ':PORT'; ports 443 and 80 "
-                          "otherwise); repeatable; the agent CLI's own API hosts are always allowed")
+                          "otherwise); repeatable; the agent CLI's own API hosts are always "
+                          "allowed")
     parser.addoption("--sandbox-env", scope="loop", setting="sandbox-env",
                      setting_type=list[str], action="append", metavar="NAME",
                      help="with the sandbox: keep this secret variable for the agent "

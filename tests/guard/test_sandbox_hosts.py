@@ -9,14 +9,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ralph_verify.guard.netproxy import HostRule, parse_hosts
+from ralph_verify.guard.netproxy import HostRule, Proxy, parse_hosts
 from ralph_verify.guard.sandbox import agent_hosts
 from ralph_verify.testing import Ralph
 from tests.guard.test_sandbox import bwrap  # noqa: F401 - the fixture: bubblewrap installed
@@ -187,3 +190,47 @@ def test_each_agent_has_its_api_hosts_and_its_base_url() -> None:
     assert "chatgpt.com" in agent_hosts("codex", {}) and agent_hosts("cmd:x", {}) == []
     parse_hosts(host for agent in ("claude", "codex", "gemini", "qwen", "aider", "opencode",
                                    "amp", "copilot") for host in agent_hosts(agent, {}))
+
+
+class _Echo(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Length", "3")
+        self.end_headers()
+        self.wfile.write(self.path.encode()[:3].ljust(3))
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_the_proxy_forwards_a_bare_request_and_refuses_what_it_cannot_read(
+        tmp_path: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port, refused = server.server_address[1], list[tuple[str, int]]()
+    path = str(tmp_path / "proxy.sock")
+
+    def ask(request: bytes) -> bytes:
+        with socket.socket(socket.AF_UNIX) as client:
+            client.connect(path)
+            client.sendall(request)
+            reply = b""
+            while chunk := client.recv(4096):
+                reply += chunk
+            return reply
+
+    try:
+        with Proxy(path, parse_hosts([f"127.0.0.1:{port}"]),
+                   lambda host, port: refused.append((host, port))):
+            assert ask(b"GET http://127.0.0.1:%d/ab HTTP/1.0\r\n\r\n" % port).startswith(
+                b"HTTP/1.0 200"), "a request without headers"
+            assert ask(b"GET http://127.0.0.1:%d/ab HTTP/1.1\r\nHost: x\r\n"
+                       b"Connection: keep-alive\r\n\r\n" % port).endswith(b"/ab")
+            for garbage in (b"nonsense\r\n\r\n", b"GET /relative HTTP/1.1\r\n\r\n",
+                            b"GET http://u@127.0.0.1:%d/ HTTP/1.1\r\n\r\n" % port):
+                assert ask(garbage).startswith(b"HTTP/1.1 400"), garbage
+            assert ask(b"CONNECT 127.0.0.1:1 HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 403")
+            assert refused == [("127.0.0.1", 1)]
+    finally:
+        server.shutdown()
+        server.server_close()
