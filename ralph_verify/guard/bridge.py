@@ -15,6 +15,10 @@ import socket
 import sys
 import threading
 
+#: How the bridge says the agent's program cannot run (bubblewrap's own words are
+#: ``bwrap: execvp``): the sandbox's plugin names the program from it.
+BRIDGE_EXEC = "ralph-verify sandbox: execvp "
+
 
 def main(argv: list[str]) -> int:
     if len(argv) < 4 or argv[2] != "--" or not argv[1].isdigit():
@@ -34,7 +38,7 @@ def main(argv: list[str]) -> int:
     try:
         os.execvp(command[0], command)
     except OSError as exc:
-        sys.stderr.write(f"ralph-verify sandbox: cannot run {command[0]}: {exc.strerror}\n")
+        sys.stderr.write(f"{BRIDGE_EXEC}{command[0]}: {exc.strerror}\n")
     return 127
 
 

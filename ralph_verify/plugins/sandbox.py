@@ -168,8 +168,8 @@ def ralph_run_agent(session: Any, request: Any) -> Generator[None, Any, Any]:
         config.hook.ralph_report_line(config=config, line="ralph-verify: objects the agent "
                                       "wrote were left out: " + "; ".join(problems[:5]))
     if result.error is None and not (result.timed_out or result.cancelled or result.idle_s) \
-            and result.exit_code is not None and not started \
-            and (error := _wrapper_error(argv, request.log_path)):
+            and result.exit_code is not None and (not started or result.exit_code == 127) \
+            and (error := _wrapper_error(argv, request.log_path, started)):
         result.error = error
     elif result.error and "not found" in result.error:
         result.error += "".join(_hidden_note(argv, word.strip("'\"():,"))
@@ -228,20 +228,23 @@ def _say_refused(config: Config, root: Path, agent: str, refused: list[str]) -> 
             ".ralph/guard.jsonl"))
 
 
-def _wrapper_error(argv: list[str], log_path: Path) -> str:
-    """The agent never started: bubblewrap's own message, and what to do; '' when the output
-    does not end in bubblewrap's message (an agent object that starts no process under the
-    sandbox never makes it report a start)."""
+def _wrapper_error(argv: list[str], log_path: Path, started: bool) -> str:
+    """The agent never started: bubblewrap's own message (or, once bubblewrap ``started``
+    the bridge of ``hosts``, the bridge's), and what to do; '' when the output does not end in
+    it (an agent object that starts no process under the sandbox never makes it report a
+    start)."""
+    from ralph_verify.guard.bridge import BRIDGE_EXEC
     from ralph_verify.guard.sandbox import NAMESPACE_HINT, last_line
 
     try:
         message = last_line(log_path.read_text(encoding="utf-8", errors="replace")[-4000:])
     except OSError:
         return ""
-    if not message.startswith("bwrap: "):
+    bridged = message.startswith(BRIDGE_EXEC)
+    if (started and not bridged) or not (bridged or message.startswith("bwrap: ")):
         return ""
-    if message.startswith("bwrap: execvp "):
-        program = message.removeprefix("bwrap: execvp ").rsplit(":", 1)[0]
+    if bridged or message.startswith("bwrap: execvp "):
+        program = message.split("execvp ", 1)[1].rsplit(":", 1)[0]
         return f"the agent program {program} cannot run in the sandbox ({message})" + \
             (_hidden_note(argv, program) or "; check that it exists and is executable")
     return (f"the sandbox failed before the agent started: {message!r}; {NAMESPACE_HINT}, "

@@ -234,3 +234,22 @@ def test_the_proxy_forwards_a_bare_request_and_refuses_what_it_cannot_read(
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize("network", ["loopback", "hosts"])
+def test_an_agent_program_the_sandbox_does_not_show_is_named_with_the_bridge_too(
+        ralph: Ralph, bwrap: str, tmp_path: Path, network: str) -> None:  # noqa: F811
+    """With ``hosts`` the bridge, not bubblewrap, starts the agent's program: its failure is
+    the same ``agent-error`` at iteration 1, naming the program and why."""
+    folder = tmp_path / "bin"  # under /tmp: private in the sandbox
+    folder.mkdir()
+    (folder / "claude").write_text("#!/bin/sh\nexit 0\n")
+    (folder / "claude").chmod(0o755)
+    ralph.env["PATH"] = f"{folder}{os.pathsep}{ralph.env.get('PATH', os.environ['PATH'])}"
+    ralph.git_init()
+    result = ralph.run("run", "--sandbox", "--sandbox-network", network, "--agent", "claude",
+                       "--until", "files:x", "--max-iterations", "3", "go")
+    state = json.loads((ralph.path / ".ralph" / "state.json").read_text())
+    assert state["verdict"]["verdict"] == "agent-error" and state["iteration"] == 1, result
+    assert f"the agent program {folder}/claude cannot run in the sandbox" in \
+        state["verdict"]["reason"] and "/tmp is private" in state["verdict"]["reason"], state
