@@ -82,6 +82,8 @@ AGENT_HOSTS: dict[str, tuple[str, ...]] = {
 #: Inside the sandbox of ``hosts``: the proxy's socket, and the bridge's port in front of it.
 PROXY_SOCKET = "/tmp/.ralph-verify-proxy.sock"
 PROXY_PORT = 3128
+#: Where the ``ralph_verify`` package is imported from.
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 #: Variables that lead to a credential without holding one (an agent socket).
 _LEADS = ("SSH_AUTH_SOCK", "GPG_AGENT_INFO")
 INSTALL_HINT = "install it with 'apt-get install bubblewrap' (Debian/Ubuntu)"
@@ -254,6 +256,8 @@ def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             *(word for path in private for word in ("--tmpfs", str(path))),
             "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--cap-drop", "ALL"]
+    if proxy is not None:  # the bridge's Python and ralph-verify, wherever they are
+        shown = [*shown, *{Path(p): 0 for p in (sys.prefix, sys.base_prefix, _PACKAGE_ROOT)}]
     for path in shown:
         argv += ["--ro-bind", str(path), str(path)]
     if os.path.isdir("/run/systemd/resolve"):  # /etc/resolv.conf may point there

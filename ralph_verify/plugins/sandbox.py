@@ -201,7 +201,8 @@ def _proxy(config: Config, environ: Mapping[str, str],
         return
     from ralph_verify.guard.netproxy import Proxy
 
-    folder = tempfile.mkdtemp(prefix="ralph-verify-proxy-")
+    # A unix socket's path has at most 107 bytes: not under a long $TMPDIR.
+    folder = tempfile.mkdtemp(prefix="rv-proxy-", dir="/tmp" if os.path.isdir("/tmp") else None)
     try:
         with Proxy(os.path.join(folder, "proxy.sock"), _allowed(config, environ),
                    lambda host, port: refused.append(f"{host}:{port}")):
