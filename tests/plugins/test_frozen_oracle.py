@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from ralph_verify.testing import Ralph
-from tests.drivers import Driver
+from tests.drivers import Driver, Step
 from tests.loop_helpers import CALC, CALC_TESTS, agent, state
 
 WRONG_ADD = "pathlib.Path('calc.py').write_text(pathlib.Path('calc.py').read_text()" \
@@ -186,8 +186,8 @@ def test_the_oracle_is_frozen_in_both_drivers(driver: Driver) -> None:
     test does not turn it green; the real fix, the test put back and a new one beside it,
     does."""
     _project(driver.ralph)
-    cheat = {"calc.py": MUL_FIXED, "tests/test_calc.py": CALC_TESTS.replace("== 5", "== -1")}
-    fixed = {"calc.py": BOTH_FIXED, "tests/test_calc.py": CALC_TESTS,
+    cheat: Step = {"calc.py": MUL_FIXED, "tests/test_calc.py": CALC_TESTS.replace("== 5", "== -1")}
+    fixed: Step = {"calc.py": BOTH_FIXED, "tests/test_calc.py": CALC_TESTS,
              "tests/test_more.py": "from calc import add\n\n\ndef test_zero():\n"
                                    "    assert add(0, 0) == 0\n"}
     outcome = driver.loop("tests", [cheat, fixed])
