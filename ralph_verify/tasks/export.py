@@ -1,9 +1,11 @@
-"""``tasks export --to prd.json|tasks.md``: a task list written for other tools, with the
-statuses ralph-verify verified (never the agent's claims): ``"passes": true`` and ``[X]``
-only for a task that is ``done`` or ``already`` in ``.ralph/tasks/state.json``.
+"""``tasks export``: a task list written for other tools, with the statuses ralph-verify
+verified (never the agent's claims): ``"passes": true``, ``[X]``, ``"status": "done"`` only
+for a task that is ``done`` or ``already`` in ``.ralph/tasks/state.json``.
 
-Written back into a file of the same format (its other fields and lines kept), or as a new
-file that ``tasks import`` reads back to the same tasks (ids, titles, checks, dependencies).
+Written back into the user's own file (:func:`write_back`: a prd.json, a ralph-tasks.json,
+a Taskmaster tasks.json, a spec-kit tasks.md or a checklist; only the statuses change), or
+as a new prd.json or tasks.md that ``tasks import`` reads back to the same tasks (ids,
+titles, checks, dependencies).
 """
 
 from __future__ import annotations
@@ -11,16 +13,89 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from ralph_verify.tasks.formats import SPECKIT_ITEM, looks_like_speckit
+from ralph_verify.tasks.formats import (
+    by_priority,
+    from_speckit,
+    is_ralph_tasks,
+    is_taskmaster,
+    looks_like_speckit,
+    slug,
+    taskmaster_tasks,
+)
+from ralph_verify.tasks.importers import from_checklist
 from ralph_verify.tasks.model import TaskList
 from ralph_verify.tasks.order import DONE
 
 #: The formats ``--to`` names.
 FORMATS = ("prd.json", "tasks.md")
 _CHECKBOX = re.compile(r"^(\s*[-*]\s+\[)[ xX](\])")
-_CHECKLIST_ITEM = re.compile(r"^(?P<indent>\s*)[-*]\s+\[[ xX]\]\s+\S")
+
+
+def own_format(path: Path, text: str) -> str | None:
+    """The format of the user's file that :func:`write_back` writes into, if any."""
+    if path.suffix.lower() in (".md", ".markdown", ".txt"):
+        return "tasks.md"
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(document, dict):
+        return None
+    if isinstance(document.get("userStories"), list):
+        return "prd.json"
+    if isinstance(document.get("tasks"), list) and (path.name == "ralph-tasks.json"
+                                                   or is_ralph_tasks(document)):
+        return "ralph-tasks.json"
+    return "tasks.json" if is_taskmaster(document) else None
+
+
+def write_back(task_list: TaskList, status: Mapping[str, str], text: str) -> str:
+    """The user's file ``text`` (of :func:`own_format`) with the verified statuses: each
+    claim ralph-verify did not verify is taken back, every other field and line kept."""
+    done = verified(task_list, status)
+    fmt = own_format(task_list.path, text)
+    if fmt == "tasks.md":
+        at: dict[int, str] = {}
+        (from_speckit if looks_like_speckit(text) else from_checklist)(text, None, at)
+        lines = text.splitlines(keepends=True)
+        for number, task_id in at.items():
+            if task_id in done:
+                lines[number] = _CHECKBOX.sub(r"\g<1>" + ("X" if done[task_id] else " ")
+                                              + r"\g<2>", lines[number], count=1)
+        return "".join(lines)
+    document = json.loads(text)
+    if fmt == "prd.json":
+        for number, story in enumerate(by_priority(document["userStories"]), 1):
+            story["passes"] = done.get(slug(str(story.get("id") or ""), number), False)
+    elif fmt == "ralph-tasks.json":
+        for number, item in enumerate(by_priority(document["tasks"]), 1):
+            _mark(item, done.get(slug(str(item.get("id") or ""), number), False),
+                  ("completed", "pending"))
+    else:
+        for item in (t for t in taskmaster_tasks(document) or [] if isinstance(t, dict)):
+            subs = [s for s in item.get("subtasks") or [] if isinstance(s, dict)]
+            for sub in subs:
+                _mark(sub, done.get(f"{item.get('id')}.{sub.get('id')}", False))
+            parent = str(item.get("id"))
+            _mark(item, done[parent] if parent in done else bool(subs) and all(
+                done.get(f"{parent}.{sub.get('id')}", False) for sub in subs))
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _mark(item: dict[str, Any], done: bool, words: tuple[str, str] = ("done", "pending")
+          ) -> None:
+    """Set an item's ``passes`` (where it has one) and its ``status``: the done word when
+    verified, the open word where it claimed done without it."""
+    if "passes" in item or "status" not in item:
+        item["passes"] = done
+    if "status" in item:
+        if done:
+            item["status"] = words[0]
+        elif str(item["status"]).lower() in ("done", "completed", "complete"):
+            item["status"] = words[1]
 
 
 def verified(task_list: TaskList, status: Mapping[str, str]) -> dict[str, bool]:
@@ -28,16 +103,9 @@ def verified(task_list: TaskList, status: Mapping[str, str]) -> dict[str, bool]:
     return {task.id: status.get(task.id) in DONE for task in task_list.tasks}
 
 
-def to_prd(task_list: TaskList, status: Mapping[str, str],
-           original: dict[str, Any] | None = None) -> str:
-    """A ``prd.json``: the original with ``passes`` set, or a new one whose criteria hold
-    each task's checks as ``until: SPECS``."""
+def to_prd(task_list: TaskList, status: Mapping[str, str]) -> str:
+    """A new ``prd.json`` whose criteria hold each task's checks as ``until: SPECS``."""
     done = verified(task_list, status)
-    if original is not None and isinstance(original.get("userStories"), list):
-        for old in original["userStories"]:
-            if isinstance(old, dict) and str(old.get("id")) in done:
-                old["passes"] = done[str(old.get("id"))]
-        return json.dumps(original, indent=2, ensure_ascii=False) + "\n"
     stories = []
     for priority, task in enumerate(task_list.tasks, 1):
         story: dict[str, Any] = {
@@ -56,27 +124,10 @@ def to_prd(task_list: TaskList, status: Mapping[str, str],
                        "userStories": stories}, indent=2, ensure_ascii=False) + "\n"
 
 
-def to_tasks_md(task_list: TaskList, status: Mapping[str, str],
-                original: str | None = None) -> str:
-    """A spec-kit ``tasks.md``: the original (a spec-kit list, or any Markdown checklist)
-    with its boxes set, or a new one (one phase, each task's checks and dependencies as
-    sub-items)."""
+def to_tasks_md(task_list: TaskList, status: Mapping[str, str]) -> str:
+    """A new spec-kit ``tasks.md``: one phase, each task's checks and dependencies as
+    sub-items."""
     done = verified(task_list, status)
-    if original is not None:
-        lines = []
-        speckit = looks_like_speckit(original)
-        position = 0
-        for line in original.splitlines(keepends=True):
-            item = SPECKIT_ITEM.match(line) if speckit else _CHECKLIST_ITEM.match(line)
-            if item and not speckit and not item["indent"]:
-                position += 1  # a checklist's tasks are T1, T2... by position
-            task_id = ((item["id"] or item["quoted"]) if speckit else f"T{position}") \
-                if item else ""
-            if item and not item["indent"] and task_id in done:
-                line = _CHECKBOX.sub(r"\g<1>" + ("X" if done[task_id] else " ") + r"\g<2>",
-                                     line, count=1)
-            lines.append(line)
-        return "".join(lines)
     out = [f"# Tasks: {task_list.path.stem}", "",
            f"Exported from {task_list.path.name} by ralph-verify: [X] only where the task's "
            "checks passed.", "", "## Phase 1: Tasks", ""]

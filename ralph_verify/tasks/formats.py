@@ -4,7 +4,8 @@ skill's ``ralph-tasks.json``, spec-kit's (and Ralph SDD's) ``tasks.md`` and Task
 
 As in every format, a task's checks are a criterion, a line or a sub-item ``until: SPECS``;
 what the other tool calls done (``"passes": true``, ``[X]``, ``"status": "done"``) is a
-claim the checks decide (``already`` when they pass before any work).
+claim the checks decide (``already`` when they pass before any work). What a reader leaves
+out of a file (a template's placeholder, a meta line) it says, in ``notes``.
 """
 
 from __future__ import annotations
@@ -17,16 +18,22 @@ from ralph_verify.tasks.model import ID
 
 #: A criterion, line or sub-item that gives a task its checks: ``until: SPECS``.
 UNTIL = re.compile(r"^\s*(?:[-*]\s*)?until:\s*(?P<specs>\S.*?)\s*$", re.I)
-#: A spec-kit task line: ``- [ ] T001 [P] [US1] Text in src/x.py``.
+#: A spec-kit task line: ``- [ ] T001 [P] [US1] Text in src/x.py``; spec-kit's template
+#: writes ``TXXX`` for a task it leaves unnumbered (a placeholder, read as a new id).
 #: (``tasks export --to tasks.md`` writes any other id in backticks: ``- [X] `US-001` ...``.)
 SPECKIT_ITEM = re.compile(r"^(?P<indent>\s*)[-*]\s+\[(?P<mark>[ xX])\]\s+"
-                          r"(?:(?P<id>T\d{2,})\b|`(?P<quoted>[A-Za-z0-9][A-Za-z0-9._-]*)`)"
+                          r"(?:(?P<id>T\d{2,})|(?P<placeholder>T\d*[Xx?#]{2,}[\dXx?#]*)"
+                          r"|`(?P<quoted>[A-Za-z0-9][A-Za-z0-9._-]*)`)(?![\w-])"
                           r"(?P<rest>.*?)\s*$")
 _DEPENDS = re.compile(r"^\s*[-*]\s*depends-on:\s*(?P<ids>.*?)\s*$", re.I)
 _TAG = re.compile(r"^\s*\[(?P<tag>[^\]]+)\]")
 _PHASE = re.compile(r"^##\s+(?P<title>.+?)\s*$")  # a phase; ### is a part of one
 #: Taskmaster statuses that say the task is not to be done.
 _TASKMASTER_SKIP = frozenset({"deferred", "cancelled"})
+#: Prose criteria whose check is unambiguous (kept by the task, never its evidence).
+_PROSE = ((re.compile(r"\btype ?checks? pass", re.I), "types"),
+          (re.compile(r"\blint(?:ing)? passes", re.I), "lint"),
+          (re.compile(r"^\s*(?:all )?tests pass\.?\s*$", re.I), "tests"))
 
 
 def quote_cmd(command: str) -> str:
@@ -53,6 +60,32 @@ def split_checks(lines: list[str], *, keep_blank: bool = False,
     return specs, prose
 
 
+def criteria(table: dict[str, Any], lines: list[str]) -> list[str]:
+    """Set the task ``table``'s checks from ``lines``: its ``until:`` specs, and the checks
+    prose names ("Typecheck passes" -> types) as ``keep``, never its evidence; the other
+    lines are returned."""
+    specs, prose = split_checks(lines, keep_blank=True)
+    mapped = [check for line in prose for pattern, check in _PROSE if pattern.search(line)]
+    if specs:
+        table["until"] = ",".join(dict.fromkeys(specs))
+    if mapped:
+        table["keep"] = ",".join(dict.fromkeys(mapped))
+    return prose
+
+
+def by_priority(items: list[Any]) -> list[dict[str, Any]]:
+    """The objects among ``items``, lowest ``priority`` first (file order breaks ties; one
+    without a priority comes after those with one)."""
+    tables = [item for item in items if isinstance(item, dict)]
+    return sorted(tables, key=lambda t: t["priority"] if isinstance(t.get("priority"), int)
+                  and not isinstance(t.get("priority"), bool) else 1 << 30)
+
+
+def slug(text: str, number: int) -> str:
+    """A task's id: its own when it is a valid one, else ``T<number>``."""
+    return text if ID.match(text) else f"T{number}"
+
+
 def _lines(value: Any) -> list[str]:
     if isinstance(value, list):
         return [str(item) for item in value]
@@ -66,14 +99,18 @@ def _until(specs: list[str]) -> dict[str, Any]:
 def is_ralph_tasks(document: dict[str, Any]) -> bool:
     tasks = document.get("tasks")
     return isinstance(tasks, list) and (
-        "verifyCommand" in document or "maxIterations" in document
-        or any(isinstance(t, dict) and ("acceptance" in t or "passes" in t) for t in tasks))
+        any(key in document for key in ("verifyCommand", "maxIterations", "promptFile",
+                                        "maxParallel"))
+        or any(isinstance(t, dict) and ("acceptance" in t or "acceptanceCriteria" in t
+                                        or "passes" in t) for t in tasks))
 
 
-def from_ralph_tasks(document: dict[str, Any]) -> dict[str, Any]:
-    """The ralph-loop skill's ``ralph-tasks.json``: ``tasks`` (id, description, acceptance,
-    passes) in file order; ``maxIterations`` per task; ``verifyCommand`` a ``cmd:`` check
-    kept by every task (in ``keep``)."""
+def from_ralph_tasks(document: dict[str, Any], shared: str = "") -> dict[str, Any]:
+    """The ralph-loop skill's ``ralph-tasks.json``: ``tasks`` (id, title, description,
+    ``acceptanceCriteria``, ``priority``, ``status``/``passes``) by priority, then file
+    order; ``shared``, the text of its ``promptFile``, follows every task's prompt as the
+    runner gives it to every instance. Its older shape's ``acceptance``, ``maxIterations``
+    (per task) and ``verifyCommand`` (a ``cmd:`` check in every task's ``keep``) too."""
     defaults: dict[str, Any] = {}
     command = document.get("verifyCommand")
     if isinstance(command, str) and command.strip():
@@ -81,16 +118,20 @@ def from_ralph_tasks(document: dict[str, Any]) -> dict[str, Any]:
     if isinstance(document.get("maxIterations"), int) and document["maxIterations"] > 0:
         defaults["max-iterations"] = document["maxIterations"]
     tasks = []
-    for number, item in enumerate((t for t in document["tasks"] if isinstance(t, dict)), 1):
-        description = str(item.get("description") or item.get("title") or "").strip()
-        specs, prose = split_checks(_lines(item.get("acceptance")))
+    for number, item in enumerate(by_priority(document["tasks"]), 1):
+        description = str(item.get("description") or "").strip()
+        table: dict[str, Any] = {
+            "id": slug(str(item.get("id") or ""), number),
+            "title": str(item.get("title") or (description.splitlines() or [""])[0])[:120]}
+        prose = criteria(table, _lines(item.get("acceptanceCriteria"))
+                         + _lines(item.get("acceptance")))
         prompt = description
-        if prose:
-            prompt += "\n\nAcceptance:\n" + "\n".join(f"- {line.strip()}" for line in prose)
-        raw_id = str(item.get("id") if item.get("id") is not None else "")
-        title = str(item.get("title") or (description.splitlines() or [""])[0])
-        tasks.append({"id": raw_id if ID.match(raw_id) else f"T{number}",
-                      "title": title[:120], "prompt": prompt, **_until(specs)})
+        if any(line.strip() for line in prose):
+            prompt += "\n\nAcceptance criteria:\n" + "\n".join(
+                f"- {line.strip()}" for line in prose if line.strip())
+        if shared.strip():
+            prompt += "\n\n" + shared.strip()
+        tasks.append({**table, "prompt": prompt.strip()})
     data: dict[str, Any] = {"task": tasks}
     if defaults:
         data["defaults"] = defaults
@@ -98,13 +139,13 @@ def from_ralph_tasks(document: dict[str, Any]) -> dict[str, Any]:
 
 
 def is_taskmaster(document: dict[str, Any]) -> bool:
-    tasks = _taskmaster_tasks(document)
+    tasks = taskmaster_tasks(document)
     return tasks is not None and any(
         isinstance(t, dict) and ("testStrategy" in t or "subtasks" in t or "details" in t
                                  or "dependencies" in t) for t in tasks)
 
 
-def _taskmaster_tasks(document: dict[str, Any]) -> list[Any] | None:
+def taskmaster_tasks(document: dict[str, Any]) -> list[Any] | None:
     if isinstance(document.get("tasks"), list):
         return list(document["tasks"])
     # The tagged format: {"master": {"tasks": [...], "metadata": {...}}, "feature-x": {...}}
@@ -133,7 +174,7 @@ def from_taskmaster(document: dict[str, Any]) -> dict[str, Any]:
     each subtask a task ``P.S`` after its parent's dependencies; a parent with checks of its
     own runs after its subtasks, one without them is replaced by them; ``deferred`` and
     ``cancelled`` tasks are ``skip``."""
-    items = [t for t in _taskmaster_tasks(document) or [] if isinstance(t, dict)]
+    items = [t for t in taskmaster_tasks(document) or [] if isinstance(t, dict)]
     tasks: list[dict[str, Any]] = []
     #: What a dependency on a task id means: the task, or all its subtasks.
     ends: dict[str, list[str]] = {}
@@ -179,19 +220,27 @@ def looks_like_speckit(text: str) -> bool:
     return any(SPECKIT_ITEM.match(line) for line in text.splitlines())
 
 
-def from_speckit(text: str) -> dict[str, Any]:
+def from_speckit(text: str, notes: list[str] | None = None,
+                 at: dict[int, str] | None = None) -> dict[str, Any]:
     """spec-kit's (and Ralph SDD's) ``tasks.md``: ``- [ ] T001 [P] [US1] text`` lines under
     ``## Phase N`` headings. A phase is a barrier: its tasks wait for every task of the phase
     before; a ``[P]`` task waits only for that, the others also for the task before them in
-    the phase. ``[X]`` is a claim; sub-items and a trailing ``until:`` give the checks."""
+    the phase. ``[X]`` is a claim; sub-items and a trailing ``until:`` give the checks. A
+    ``TXXX`` line (the template's unnumbered task) is a task with the next free number, and
+    ``notes`` says so; ``at`` gets each task's line number (what ``tasks export`` sets)."""
+    items = [SPECKIT_ITEM.match(line) for line in text.splitlines()]
+    numbers = [int(m["id"][1:]) for m in items if m and m["id"]]
+    width = max([3, *(len(m["id"]) - 1 for m in items if m and m["id"])])
+    free = max(numbers, default=0) + 1
+    named: list[tuple[int, str, str]] = []
     tasks: list[dict[str, Any]] = []
     phase: list[str] = []
     barrier: list[str] = []
     heading = ""
     body: dict[str, list[str]] = {}
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines()):
         head = _PHASE.match(line)
-        item = SPECKIT_ITEM.match(line)
+        item = items[number]
         if head:
             if phase:
                 barrier, phase = list(phase), []
@@ -203,18 +252,29 @@ def from_speckit(text: str) -> dict[str, Any]:
                 rest = rest[tag.end():]
             title, _, inline = rest.strip().partition(" until: ")
             task_id = item["id"] or item["quoted"]
+            if task_id is None:  # TXXX
+                task_id = f"T{free:0{width}d}"
+                free += 1
+                named.append((number + 1, item["placeholder"], task_id))
             parallel = "P" in tags
             deps = list(barrier) + ([] if parallel or not phase else [phase[-1]])
-            notes = " ".join(f"[{t}]" for t in tags if t != "P")
+            story = " ".join(f"[{t}]" for t in tags if t != "P")
             table: dict[str, Any] = {"id": task_id, "title": title.strip(),
                                      "prompt": title.strip(), "depends-on": deps}
             if heading:
-                table["notes"] = f"{heading}" + (f"; story {notes}" if notes else "")
+                table["notes"] = f"{heading}" + (f"; story {story}" if story else "")
             tasks.append(table)
+            if at is not None:
+                at[number] = task_id
             body[task_id] = [f"until: {inline}"] if inline else []
             phase.append(task_id)
         elif tasks and line.strip() and line[:1].isspace():
             body[tasks[-1]["id"]].append(line)
+    if named and notes is not None:
+        notes.append(f"{len(named)} tasks have a placeholder for an id ({named[0][1]}, as in "
+                     f"spec-kit's template; lines {', '.join(str(n[0]) for n in named)}): read "
+                     f"as {named[0][2]}..{named[-1][2]}; give them ids of their own, or delete "
+                     "the ones that are not work")
     for table in tasks:
         lines = []
         for line in body[table["id"]]:

@@ -13,44 +13,52 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ralph_verify.errors import ConfigError
 from ralph_verify.tasks.formats import (
+    by_priority,
+    criteria,
     from_ralph_tasks,
     from_speckit,
     from_taskmaster,
     is_ralph_tasks,
     is_taskmaster,
     looks_like_speckit,
-    split_checks,
+    slug,
 )
-from ralph_verify.tasks.model import ID, TaskList, from_data, read_toml
+from ralph_verify.tasks.model import TaskList, from_data, read_toml
 
 KNOWN = ("a tasks.toml, a prd.json, a ralph-tasks.json, a Taskmaster tasks.json, a spec-kit "
          "tasks.md or a Markdown checklist (.md)")
 
-#: Prose criteria whose check is unambiguous.
-_PROSE = ((re.compile(r"\btype ?checks? pass", re.I), "types"),
-          (re.compile(r"\blint(?:ing)? passes", re.I), "lint"),
-          (re.compile(r"^\s*(?:all )?tests pass\.?\s*$", re.I), "tests"))
 _ITEM = re.compile(r"^(?P<indent>\s*)[-*]\s+\[(?P<mark>[ xX])\]\s+(?P<text>.+?)\s*$")
 _SUB = re.compile(r"^(?P<indent>\s+)[-*]\s+(?P<text>.+?)\s*$")
 _HEADING = re.compile(r"^#{1,6}\s+(?P<title>.+?)\s*$")
 _LATER = re.compile(r"\b(optional|future|later|nice to have)\b", re.I)
+#: A section of what was done before the list (frankbria's template ends with one).
+_HISTORY = re.compile(r"^\W*(?:completed?|done|finished|changelog|history)"
+                      r"(?: (?:tasks|items|work))?\W*$", re.I)
+#: An item about the other items ("All tasks above marked [x]"): ralph-verify's verdict.
+_META = re.compile(r"^\W*all\b.*\b(?:tasks|items|stories|todos?|boxes)\b.*"
+                   r"\b(?:above|marked|checked|ticked|completed?|done)\b", re.I)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+Say = Callable[[str], None]
 
 
-def load_any(path: Path, *, resolve: Any = None) -> TaskList:
-    """A ``tasks.toml``, a ``prd.json`` or a Markdown checklist, by name or content."""
+def load_any(path: Path, *, resolve: Any = None, say: Say | None = None) -> TaskList:
+    """A ``tasks.toml``, a ``prd.json`` or a Markdown checklist, by name or content; ``say``
+    hears what an import left out of the file, and why."""
     if path.suffix.lower() == ".toml":
         data, raw = read_toml(path)
         return from_data(data, path, raw=raw, resolve=resolve)
-    data, raw = translate(path)
+    data, raw = translate(path, say)
     return from_data(data, path, raw=raw, resolve=resolve)
 
 
-def translate(path: Path) -> tuple[dict[str, Any], bytes]:
+def translate(path: Path, say: Say | None = None) -> tuple[dict[str, Any], bytes]:
     """A ``prd.json`` or a Markdown checklist as the table of a task file, and its bytes."""
     try:
         raw = path.read_bytes()
@@ -58,6 +66,7 @@ def translate(path: Path) -> tuple[dict[str, Any], bytes]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"task file {path}: cannot be read "
                           f"({getattr(exc, 'strerror', None) or exc})") from None
+    notes: list[str] = []
     if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
         try:
             document = json.loads(text)
@@ -65,9 +74,12 @@ def translate(path: Path) -> tuple[dict[str, Any], bytes]:
             raise ConfigError(f"{path}: not valid JSON: {exc}") from None
         data = _from_json(path, document)
     elif path.suffix.lower() in (".md", ".markdown", ".txt"):
-        data = from_speckit(text) if looks_like_speckit(text) else from_checklist(text)
+        data = (from_speckit if looks_like_speckit(text) else from_checklist)(text, notes)
     else:
         raise ConfigError(f"{path}: unknown task file format; give {KNOWN}")
+    for note in notes:
+        if say is not None:
+            say(f"{path.name}: {note}")
     return data, raw
 
 
@@ -79,57 +91,43 @@ def _from_json(path: Path, document: Any) -> dict[str, Any]:
             return from_prd(document)
         if isinstance(document.get("tasks"), list) and (
                 path.name == "ralph-tasks.json" or is_ralph_tasks(document)):
-            return from_ralph_tasks(document)
+            return from_ralph_tasks(document, _shared_prompt(path, document.get("promptFile")))
         if is_taskmaster(document):
             return from_taskmaster(document)
     raise ConfigError(f"{path}: not a task list this reads (no userStories, no tasks list); "
                       f"give {KNOWN}")
 
 
+def _shared_prompt(path: Path, name: Any) -> str:
+    """The text of a ralph-tasks.json's ``promptFile`` (``~`` or relative to the file)."""
+    if not isinstance(name, str) or not name.strip():
+        return ""
+    where = path.resolve().parent / Path(name.strip()).expanduser()
+    try:
+        return where.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: promptFile {name!r} cannot be read ({where}: "
+                          f"{getattr(exc, 'strerror', None) or exc}); every task's prompt "
+                          "holds it: put the file there, or fix or remove promptFile") from None
+
+
 def to_toml(data: dict[str, Any]) -> str:
-    """The table of a task file as ``tasks.toml`` text (JSON strings are TOML strings)."""
-    out: list[str] = []
-    if data.get("defaults"):
-        out.append("[defaults]")
-        out += [f"{key} = {json.dumps(value, ensure_ascii=False)}"
-                for key, value in data["defaults"].items()]
-        out.append("")
-    for table in data.get("task", []):
-        out.append("[[task]]")
-        for key, value in table.items():
-            out.append(f"{key} = {json.dumps(value, ensure_ascii=False)}")
-        out.append("")
-    return "\n".join(out)
+    """The table of a task file as ``tasks.toml`` text, by a TOML writer: a control character
+    is escaped, a prompt of several lines is a multi-line string (a CR LF in it reads back
+    as LF)."""
+    import tomli_w
 
-
-def _checks(table: dict[str, Any], lines: list[str]) -> list[str]:
-    """Set the task ``table``'s checks from ``lines``: its ``until:`` specs, and the checks
-    prose names ("Typecheck passes" -> types) as ``keep``, never its evidence; the other
-    lines are returned."""
-    specs, prose = split_checks(lines, keep_blank=True)
-    mapped = [check for line in prose for pattern, check in _PROSE if pattern.search(line)]
-    if specs:
-        table["until"] = ",".join(dict.fromkeys(specs))
-    if mapped:
-        table["keep"] = ",".join(dict.fromkeys(mapped))
-    return prose
-
-
-def _slug(text: str, number: int) -> str:
-    return text if ID.match(text) else f"T{number}"
+    return tomli_w.dumps(data, multiline_strings=True)
 
 
 def from_prd(document: dict[str, Any]) -> dict[str, Any]:
     """snarktank/ralph's ``prd.json``: user stories in priority order, ``dependsOn`` kept,
     acceptance criteria in the prompt (``until:`` ones and unambiguous ones as checks)."""
-    stories = [s for s in document["userStories"] if isinstance(s, dict)]
-    stories.sort(key=lambda s: s["priority"] if isinstance(s.get("priority"), int) else 1 << 30)
     tasks = []
-    for number, story in enumerate(stories, 1):
-        criteria = [str(c) for c in story.get("acceptanceCriteria") or []]
-        table: dict[str, Any] = {"id": _slug(str(story.get("id") or ""), number),
+    for number, story in enumerate(by_priority(document["userStories"]), 1):
+        table: dict[str, Any] = {"id": slug(str(story.get("id") or ""), number),
                                  "title": str(story.get("title") or "")}
-        prose = _checks(table, criteria)
+        prose = criteria(table, [str(c) for c in story.get("acceptanceCriteria") or []])
         prompt = str(story.get("description") or "")
         if prose:
             prompt += "\n\nAcceptance criteria:\n" + "\n".join(f"- {c}" for c in prose)
@@ -142,36 +140,56 @@ def from_prd(document: dict[str, Any]) -> dict[str, Any]:
     return {"task": tasks}
 
 
-def from_checklist(text: str) -> dict[str, Any]:
+def from_checklist(text: str, notes: list[str] | None = None,
+                   at: dict[int, str] | None = None) -> dict[str, Any]:
     """A Markdown checklist: one task per ``- [ ]`` item in file order, its sub-items (with
-    ``until:``) under it; items under an "Optional"/"Future" heading are skipped."""
+    ``until:``) under it; items under an "Optional"/"Future" heading are skipped. Not tasks,
+    and said in ``notes``: the items of a "Completed" section (done before the list) and an
+    item about the others ("All tasks above marked [x]": ralph-verify decides that). HTML
+    comments are not read. ``at`` gets each task's line number (what ``tasks export`` sets)."""
     tasks: list[dict[str, Any]] = []
-    later = False
+    section, later, history = "", False, False
+    left: dict[str, list[str]] = {}
     body: list[str] = []
+    taking = False
 
     def close() -> None:
-        if tasks:
-            prose = _checks(tasks[-1], body)
+        if tasks and taking:
+            prose = criteria(tasks[-1], body)
             if prose:
                 tasks[-1]["prompt"] += "\n" + "\n".join(line.strip() for line in prose)
         body.clear()
 
-    for line in text.splitlines():
+    text = _COMMENT.sub(lambda m: "\n" * m[0].count("\n"), text)  # line numbers kept
+    for number, line in enumerate(text.splitlines()):
         heading = _HEADING.match(line)
         item = _ITEM.match(line)
         if heading:
             close()
-            later = bool(_LATER.search(heading["title"]))
+            taking, section = False, heading["title"]
+            later = bool(_LATER.search(section))
+            history = bool(_HISTORY.match(section))
         elif item and not item["indent"]:
             close()
             title, _, inline = item["text"].partition(" until: ")
-            number = len(tasks) + 1
-            tasks.append({"id": f"T{number}", "title": title.strip(), "prompt": title.strip()})
+            taking = not history and not _META.match(title)
+            if not taking:
+                why = (f"under '{section}': done before this list" if history else
+                       "speaks of the other items: ralph-verify decides when they are done")
+                left.setdefault(why, []).append(f"line {number + 1} '{title.strip()}'")
+                continue
+            tasks.append({"id": f"T{len(tasks) + 1}", "title": title.strip(),
+                          "prompt": title.strip()})
+            if at is not None:
+                at[number] = tasks[-1]["id"]
             if inline:
                 body.append(f"until: {inline}")
             if later:
                 tasks[-1]["status"] = "skip"
-        elif tasks and (_SUB.match(line) or item):
+        elif taking and (_SUB.match(line) or item):
             body.append(line)
     close()
+    for why, items in left.items():
+        if notes is not None:
+            notes.append(f"not tasks, {why}: {', '.join(items)}")
     return {"task": tasks}

@@ -116,7 +116,7 @@ class Task:
     @property
     def promise_only(self) -> bool:
         """``until = "promise"``: the agent's word, and the report says so."""
-        return all(spec.name == "promise" for spec in self.until)
+        return bool(self.until) and all(spec.name == "promise" for spec in self.until)
 
     def fingerprint(self) -> str:
         """What the task asks; a task whose fields changed since it passed is verified again."""

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ralph_verify.errors import UsageError
-from ralph_verify.tasks.export import to_prd, to_tasks_md
+from ralph_verify.tasks.export import to_prd, to_tasks_md, write_back
 from ralph_verify.tasks.importers import load_any, to_toml, translate
 from ralph_verify.tasks.model import TaskList
 from ralph_verify.testing import Ralph
@@ -133,7 +133,7 @@ def test_export_into_the_tools_own_file_sets_only_the_verified_statuses(
         tmp_path: Path) -> None:
     tasks = load_any(copy(tmp_path, "spec-kit-tasks.md", "tasks.md"))
     original = (tmp_path / "tasks.md").read_text()
-    text = to_tasks_md(tasks, {"T003": "done", "T001": "failed"}, original)
+    text = write_back(tasks, {"T003": "done", "T001": "failed"}, original)
     assert "- [ ] T001 Create project structure" in text  # its [X] was only a claim
     assert "- [X] T003 [P] [US1] Contract test" in text
     assert text.replace("[X]", "[ ]") == original.replace("[X]", "[ ]")
@@ -224,6 +224,6 @@ def test_export_into_a_markdown_checklist_sets_its_boxes_by_position(tmp_path: P
     plan.write_text("# Fix plan\n\n- [x] Fix the parser until: files:one.txt\n"
                     "  - [ ] a sub-item stays as it is\n- [ ] Wire the CLI until: files:two.txt\n")
     tasks = load_any(plan)
-    text = to_tasks_md(tasks, {"T1": "failed", "T2": "already"}, plan.read_text())
+    text = write_back(tasks, {"T1": "failed", "T2": "already"}, plan.read_text())
     assert text == ("# Fix plan\n\n- [ ] Fix the parser until: files:one.txt\n"
                     "  - [ ] a sub-item stays as it is\n- [X] Wire the CLI until: files:two.txt\n")

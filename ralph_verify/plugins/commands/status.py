@@ -67,9 +67,11 @@ def status(config: Config) -> int:
     from ralph_verify.tasks.state import TasksState
 
     tasks = TasksState.read(config.root)  # run --tasks: this session is one task of a list
-    if tasks is not None and tasks.current is not None:
+    if tasks is not None and (tasks.current is not None or tasks.verdict):
         done = sum(row.status in ("done", "already") for row in tasks.tasks)
-        print(f"task {tasks.current} of {tasks.file} · {done}/{len(tasks.tasks)} tasks done "
+        where = (f"task {tasks.current} of {tasks.file}" if tasks.current is not None else
+                 f"last task list {tasks.file}: {tasks.verdict}")  # the list's, not a task's
+        print(f"{where} · {done}/{len(tasks.tasks)} tasks done "
               "('ralph-verify tasks status' shows the list)")
     print(f"iteration {data.iteration}/{data.max_iterations} · "
           f"elapsed {duration(data.elapsed_s)} · agent {data.agent}")

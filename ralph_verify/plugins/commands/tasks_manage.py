@@ -39,8 +39,10 @@ _FROM = {"retry": ("failed", "blocked", "skipped", "agent-error", "todo"),
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--to", scope="tasks", dest="tasks_to", choices=("prd.json", "tasks.md"),
-                     help="tasks export: the format to write (a file of that format is "
-                          "updated in place unless -o names another)")
+                     help="tasks export: write a new file of this format (stdout, or -o); "
+                          "without --to the verified statuses go into the task file itself "
+                          "(a prd.json, ralph-tasks.json, Taskmaster tasks.json, tasks.md or "
+                          "checklist)")
 
 
 def load(config: Config, name: str) -> TaskList:
@@ -51,7 +53,8 @@ imported in memory), its checks resolved against this run's check types."""
 
     path = Path(name).expanduser()
     path = path if path.is_absolute() else config.invocation_dir / path
-    return load_any(path, resolve=registry_of(config).resolve)
+    return load_any(path, resolve=registry_of(config).resolve,
+                    say=lambda note: print(f"ralph-verify: {note}", file=sys.stderr))
 
 
 def _state(config: Config) -> TasksState:
@@ -178,52 +181,65 @@ def started_since(state: TasksState, task_id: str) -> list[str]:
 
 
 def export(config: Config) -> int:
-    """``tasks export [FILE] --to prd.json|tasks.md [-o OUT]``."""
+    """``tasks export [FILE] [--to prd.json|tasks.md] [-o OUT]``."""
+    from ralph_verify.loop.state import StateDir
     from ralph_verify.loop.task_steps import trusted
-    from ralph_verify.tasks.export import to_prd, to_tasks_md
+    from ralph_verify.tasks.export import own_format, to_prd, to_tasks_md, verified, write_back
 
     state = trusted(config.root)
     name = config.get("task_file") or (state.file if state is not None else None)
     if not name:
         raise UsageError("tasks export needs the task file: ralph-verify tasks export "
-                         "tasks.toml --to prd.json")
-    fmt = config.get("tasks_to")
-    if not fmt:
-        raise UsageError("tasks export: say the format: --to prd.json or --to tasks.md")
+                         "prd.json (after 'run --tasks prd.json')")
     task_list = load(config, str(name))
-    status = state.status() if state is not None and Path(state.file).resolve() == \
-        task_list.path.resolve() else {}
     source = task_list.path
-    same = (fmt == "prd.json" and source.suffix.lower() == ".json") or \
-        (fmt == "tasks.md" and source.suffix.lower() in (".md", ".markdown"))
-    original = source.read_text(encoding="utf-8") if same else None
-    if fmt == "prd.json":
-        text = to_prd(task_list, status, json.loads(original) if original else None)
-    else:
-        text = to_tasks_md(task_list, status, original)
+    ours = state is not None and Path(state.file).resolve() == source.resolve()
+    status = state.status() if state is not None and ours else {}
+    text = source.read_text(encoding="utf-8")
+    own = own_format(source, text)
+    fmt = config.get("tasks_to") or own
+    if fmt is None:
+        raise UsageError(f"tasks export {source.name}: ralph-verify never writes your "
+                         "tasks.toml (its statuses are yours); say the format of a new file: "
+                         "--to prd.json or --to tasks.md")
     target = config.get("tasks_output")
-    out = (config.invocation_dir / str(target)) if target else (source if same else None)
+    out = (config.invocation_dir / str(target)) if target else (source if fmt == own else None)
+    if out is not None and out.resolve() == source.resolve():
+        if not ours:
+            raise UsageError(f"tasks export: no list of {source.name} ran here (the last was "
+                             f"{state.file if state else 'none'}): there are no verified "
+                             f"statuses to write into it; 'ralph-verify run --tasks "
+                             f"{source.name}' first, or -o OTHER for a copy with every task open")
+        if StateDir(config.root).lock_holder() is not None:
+            raise UsageError(f"a run is active in this project: it puts {source.name} back as "
+                             "it read it after every agent turn; export after it ends")
+    text = write_back(task_list, status, text) if fmt == own else (
+        to_prd if fmt == "prd.json" else to_tasks_md)(task_list, status)
     if out is None:
         sys.stdout.write(text)
         return 0
     write_text_atomic(out, text)
-    done = sum(1 for row in (state.tasks if state else []) if row.status in ("done", "already"))
-    print(f"wrote {out.name}: {len(task_list.tasks)} tasks, {done} verified done")
+    print(f"wrote {out.name}: {len(task_list.tasks)} tasks, "
+          f"{sum(verified(task_list, status).values())} verified done")
     return 0
 
 
 def watch(config: Config, show: Callable[[Config], int]) -> int:
-    """``tasks status --watch``: the table again whenever it changes, until the list ends."""
+    """``tasks status --watch``: the table again whenever it changes, until the list ends;
+    before a list starts, it waits for one."""
     from ralph_verify.loop.state import StateDir
     from ralph_verify.tasks.state import TasksState
 
     interval = max(0.05, float(config.get("interval")))
     last = None
     lock = StateDir(config.root)
+    if TasksState.read(config.root) is None:
+        print(f"no task list in {config.root} yet: waiting for one to start "
+              "(Ctrl-C stops)", flush=True)
     while True:
         state = TasksState.read(config.root)
         seen = json.dumps(state.to_json() if state else None, sort_keys=True)
-        if seen != last:
+        if state is not None and seen != last:
             last = seen
             if sys.stdout.isatty():
                 sys.stdout.write("\x1b[H\x1b[2J")
@@ -231,6 +247,4 @@ def watch(config: Config, show: Callable[[Config], int]) -> int:
             sys.stdout.flush()
         if state is not None and state.verdict and lock.lock_holder() is None:
             return 0 if state.verdict in ("complete", "paused") else 1
-        if state is None and lock.lock_holder() is None:
-            return 1
         time.sleep(interval)

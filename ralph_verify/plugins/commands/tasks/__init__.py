@@ -42,19 +42,21 @@ def ralph_addoption(parser: Parser) -> None:
         "tasks", tasks_command, scopes=("verify", "status", "tasks", "plan"),
         help="task lists: 'tasks check FILE' (valid? order? checks red before any work?), "
              "'tasks status [--json] [--watch]' (the table of the last 'run --tasks'), "
-             "'tasks import prd.json -o tasks.toml', 'tasks export --to prd.json', "
+             "'tasks import prd.json -o tasks.toml', 'tasks export' (the verified statuses "
+             "into prd.json), "
              "'tasks retry|skip|reset|rollback ID', 'tasks plan SPEC.md -o tasks.toml'",
         description="Work with a task file (tasks.toml) for 'run --tasks FILE'.\n\nexamples:\n"
                     "  ralph-verify tasks check tasks.toml\n"
                     "  ralph-verify run --tasks tasks.toml --agent claude\n"
                     "  ralph-verify tasks status --json\n"
-                    "  ralph-verify tasks export --to tasks.md\n"
+                    "  ralph-verify tasks export            # the verified statuses into "
+                    "prd.json\n"
                     "  ralph-verify tasks rollback T2\n"
                     "  ralph-verify tasks plan SPEC.md -o tasks.toml --agent claude",
     )
     parser.addoption("tasks_action", scope="tasks", choices=ACTIONS, metavar="ACTION",
                      help="check FILE, status [--watch], import FILE [-o tasks.toml], export "
-                          "[FILE] --to prd.json|tasks.md, retry|skip|reset|rollback ID, plan "
+                          "[FILE] [--to prd.json|tasks.md], retry|skip|reset|rollback ID, plan "
                           "SPEC.md -o tasks.toml")
     parser.addoption("-o", "--output", scope="tasks", dest="tasks_output", metavar="FILE",
                      help="tasks import/export: the file to write (default: stdout); tasks "
@@ -127,7 +129,8 @@ def _import(config: Config, name: str) -> int:
     no check of their own are listed (each is done only on fail-to-pass tests)."""
     from ralph_verify.tasks.importers import to_toml, translate
 
-    data, _ = translate(config.invocation_dir / name)
+    data, _ = translate(config.invocation_dir / name,
+                        lambda note: print(f"ralph-verify: {note}", file=sys.stderr))
     text = to_toml(data)
     target = config.get("tasks_output")
     if target:
@@ -220,7 +223,24 @@ def _status(config: Config) -> int:
               f"{row.title}" + (f" — {row.reason}" if row.reason else ""))
     for note in state.notes:
         print(f"note: {note}")
+    if state.verdict:
+        _export_hint(state.file)
     return 0
+
+
+def _export_hint(name: str) -> None:
+    """After a list: how to put these statuses into the user's own file."""
+    from pathlib import Path
+
+    from ralph_verify.tasks.export import own_format
+
+    try:
+        fmt = own_format(Path(name), Path(name).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return
+    if fmt is not None:
+        print(f"'ralph-verify tasks export' writes these verified statuses into "
+              f"{Path(name).name} (its ticks are claims until then)")
 
 
 @hookimpl(wrapper=True)
