@@ -11,7 +11,6 @@ out of a file (a template's placeholder, a meta line) it says, in ``notes``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 from ralph_verify.tasks.model import ID
@@ -41,22 +40,16 @@ def quote_cmd(command: str) -> str:
     return 'cmd:"' + command.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def split_checks(lines: list[str], *, keep_blank: bool = False,
-                 checks_of: Callable[[str], list[str]] | None = None,
-                 ) -> tuple[list[str], list[str]]:
-    """The ``until:`` specs among ``lines`` and the other lines (``keep_blank``: blank ones
-    too); ``checks_of`` adds the checks a prose line names, in line order."""
+def split_checks(lines: list[str]) -> tuple[list[str], list[str]]:
+    """The ``until:`` specs among ``lines`` and the other lines that are not blank."""
     specs: list[str] = []
     prose: list[str] = []
     for line in lines:
         match = UNTIL.match(line)
         if match:
             specs.append(match["specs"])
-            continue
-        if keep_blank or line.strip():
+        elif line.strip():
             prose.append(line)
-        if checks_of is not None:
-            specs += checks_of(line)
     return specs, prose
 
 
@@ -64,7 +57,7 @@ def criteria(table: dict[str, Any], lines: list[str]) -> list[str]:
     """Set the task ``table``'s checks from ``lines``: its ``until:`` specs, and the checks
     prose names ("Typecheck passes" -> types) as ``keep``, never its evidence; the other
     lines are returned."""
-    specs, prose = split_checks(lines, keep_blank=True)
+    specs, prose = split_checks(lines)
     mapped = [check for line in prose for pattern, check in _PROSE if pattern.search(line)]
     if specs:
         table["until"] = ",".join(dict.fromkeys(specs))
@@ -126,9 +119,8 @@ def from_ralph_tasks(document: dict[str, Any], shared: str = "") -> dict[str, An
         prose = criteria(table, _lines(item.get("acceptanceCriteria"))
                          + _lines(item.get("acceptance")))
         prompt = description
-        if any(line.strip() for line in prose):
-            prompt += "\n\nAcceptance criteria:\n" + "\n".join(
-                f"- {line.strip()}" for line in prose if line.strip())
+        if prose:
+            prompt += "\n\nAcceptance criteria:\n" + "\n".join(f"- {c.strip()}" for c in prose)
         if shared.strip():
             prompt += "\n\n" + shared.strip()
         tasks.append({**table, "prompt": prompt.strip()})

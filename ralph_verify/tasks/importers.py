@@ -42,8 +42,8 @@ _LATER = re.compile(r"\b(optional|future|later|nice to have)\b", re.I)
 _HISTORY = re.compile(r"^\W*(?:completed?|done|finished|changelog|history)"
                       r"(?: (?:tasks|items|work))?\W*$", re.I)
 #: An item about the other items ("All tasks above marked [x]"): ralph-verify's verdict.
-_META = re.compile(r"^\W*all\b.*\b(?:tasks|items|stories|todos?|boxes)\b.*"
-                   r"\b(?:above|marked|checked|ticked|completed?|done)\b", re.I)
+_META = re.compile(r"^\W*all\b.*\b(?:tasks|items|stories|todos?|boxes)\b.*(?:\babove\b|\[x\]"
+                   r"|\b(?:in|of) (?:this|the) (?:file|list|plan)\b|fix_plan)", re.I)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 Say = Callable[[str], None]
 

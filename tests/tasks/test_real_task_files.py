@@ -145,7 +145,7 @@ def test_after_a_list_export_puts_the_verified_statuses_into_the_users_prd_json(
     assert "'ralph-verify tasks export' writes these verified statuses into prd.json" \
         in table.out, table
     status = ralph.run("status")
-    assert "last task list " in status.out and ": incomplete · 1/2 tasks done" in status.out
+    assert "task US-002 of prd.json · 1/2 tasks done · list incomplete" in status.out, status
     exported = ralph.run("tasks", "export")
     assert exported.ret == 0 and "wrote prd.json: 2 tasks, 1 verified done" in exported.out
     stories = json.loads((ralph.path / "prd.json").read_text())["userStories"]

@@ -64,15 +64,11 @@ def status(config: Config) -> int:
                          f"ended without finishing it (phase {data.phase}); "
                          "'ralph-verify run --resume' continues it")
     print(f"session {data.session} · {condition}")
-    from ralph_verify.tasks.state import TasksState
+    from ralph_verify.reports.watch import task_line
 
-    tasks = TasksState.read(config.root)  # run --tasks: this session is one task of a list
-    if tasks is not None and (tasks.current is not None or tasks.verdict):
-        done = sum(row.status in ("done", "already") for row in tasks.tasks)
-        where = (f"task {tasks.current} of {tasks.file}" if tasks.current is not None else
-                 f"last task list {tasks.file}: {tasks.verdict}")  # the list's, not a task's
-        print(f"{where} · {done}/{len(tasks.tasks)} tasks done "
-              "('ralph-verify tasks status' shows the list)")
+    line = task_line(data, str(config.root))  # this session is one task of a list
+    if line is not None:  # the list's verdict too: after a list, not only the task's
+        print(f"{line} ('ralph-verify tasks status' shows the list)")
     print(f"iteration {data.iteration}/{data.max_iterations} · "
           f"elapsed {duration(data.elapsed_s)} · agent {data.agent}")
     passed = sum(1 for c in data.checks if c.passed)
