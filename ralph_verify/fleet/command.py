@@ -56,6 +56,20 @@ def _git_out(repo: Path, *args: str) -> str:
                           check=False, stdin=subprocess.DEVNULL).stdout.strip()
 
 
+def _workdir(repo: Path, fleet_id: str) -> Path:
+    """Where the loops' worktrees go: ``$XDG_STATE_HOME/ralph-verify/fleet/REPO-HASH/ID``
+    (``~/.local/state/...``). Not under ``.git/``, where agents refuse to edit (Claude Code
+    takes every file there for a sensitive one), nor in ralph-verify's cache, which the guard
+    keeps from agents."""
+    import hashlib
+
+    common = Path(_git_out(repo, "rev-parse", "--git-common-dir"))
+    common = (common if common.is_absolute() else repo / common).resolve()
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    key = f"{common.parent.name}-{hashlib.sha1(str(common).encode()).hexdigest()[:10]}"
+    return Path(state) / "ralph-verify" / "fleet" / key / fleet_id
+
+
 def _defaults(config: Config) -> list[str]:
     """``--agent``, ``--until``, ``--max-iterations`` of the command line: every task's
     defaults, below what the fleet file says."""
@@ -139,8 +153,7 @@ def run_fleet(config: Config, file: str | None) -> int:
         base = _git_out(repo, "rev-parse", "--verify", "-q", "HEAD")
         if not base:
             raise UsageError(f"{repo} has no commit yet: commit first, the loops start from it")
-    common = Path(_git_out(repo, "rev-parse", "--git-common-dir"))
-    workdir = (common if common.is_absolute() else repo / common) / "ralph-fleet" / fleet_id
+    workdir = _workdir(repo, fleet_id)
     jobs = make_jobs(tasks, fleet_id=fleet_id, repo=repo, base=base, mode=executor.mode,
                      workdir=workdir, defaults=_defaults(config))
     quiet = bool(config.get("fleet_quiet"))

@@ -3,7 +3,7 @@ one step: merge a finished task's branch, then verify the merged tree against th
 
 The integration branch ``ralph/fleet-<id>/_integration`` (beside the tasks' branches
 ``ralph/fleet-<id>/<task>``; no task id starts with ``_``) starts at the fleet's base and
-lives in its own worktree (``.git/ralph-fleet/<id>/_integration``): your checkout and
+lives in its own worktree (``<id>/_integration`` beside the tasks' worktrees): your checkout and
 branch are never touched. Every task's worktree or clone starts from its tip.
 A merge that conflicts is aborted; a merge whose tree fails the gate is undone
 (``reset --hard`` to the tip before it): the branch only ever holds verified merges.
