@@ -71,6 +71,17 @@ ROWS: dict[str, Support] = {
 }
 
 
+#: What docs/agents/NAME.md tells a user to type for ``run``: gen_docs.py writes it on the
+#: page and tests/e2e/test_docs_agents_e2e.py runs it as written with the real CLI offline
+#: (every CLI but Amp, which talks only to its own service).
+RUN_MODE: dict[str, str] = {
+    name: f"ralph-verify run --agent {name} --until tests 'make the tests pass'"
+    for name in ROWS}
+# Without a model Gemini CLI's router spends a model call on every turn to pick one.
+RUN_MODE["gemini"] = ("ralph-verify run --agent gemini --model gemini-2.5-pro --until tests "
+                      "'make the tests pass'")
+
+
 def cell(value: str | None, yes: str = "yes") -> str:
     """A table cell: the claim linked to its test, or "no"."""
     if value is None:

@@ -463,15 +463,21 @@ def _hook_quiet(name: str) -> str:
 
 def _at_a_glance(name: str) -> list[str]:
     """One uniform section per CLI: install, both modes as typed, what is switched off,
-    what was tested. The hook-mode lines are ``HOOK_MODE`` (run as written by
-    tests/e2e/test_docs_agents_e2e.py)."""
+    what was tested. The lines are ``RUN_MODE`` (scripts/agent_support.py) and
+    ``HOOK_MODE``, both run as written by tests/e2e/test_docs_agents_e2e.py."""
+    from agent_support import RUN_MODE
+
     from ralph_verify.hookmode.install import HOOK_MODE
 
     cls = _cli_class(name)
     if cls is None:
         return []
+    both = " and the hook-mode lines" if name in HOOK_MODE else ""
     tested = (f"version {cls.tested_versions[0]}, the real CLI offline against the scripted "
-              "model server in a loopback-only network namespace; outside "
+              f"model server in a loopback-only network namespace: the `run` line{both} below, "
+              "as written, a two-iteration fix with 0 outbound attempts"
+              f"{' (in hook mode: not 0, see below)' if name == 'copilot' else ''} "
+              "(tests/e2e/test_docs_agents_e2e.py); outside "
               f"{cls.tested_versions[0]} up to below {cls.tested_versions[1]}, `run` warns once"
               if cls.tested_versions else
               "not tested offline (see below); `run` says so when it starts")
@@ -484,7 +490,7 @@ def _at_a_glance(name: str) -> list[str]:
              f"- Switched off in hook mode: {_hook_quiet(name)}" if name in HOOK_MODE
              else "- Hook mode: none (`run` only)",
              "", "`run` (ralph-verify starts the CLI each iteration):\n", "```",
-             f"ralph-verify run --agent {name} --until tests 'make the tests pass'", "```\n"]
+             RUN_MODE[name], "```\n"]
     if name in HOOK_MODE:
         lines += ["Hook mode (the agent's own Stop hook drives the loop), as typed in the "
                   "project:\n", "```", f"ralph-verify init {name}", *HOOK_MODE[name], "```\n"]
@@ -493,6 +499,8 @@ def _at_a_glance(name: str) -> list[str]:
 
 def agent_pages(config: Any) -> dict[Path, str]:
     import importlib
+
+    sys.path.insert(0, str(ROOT / "scripts"))
 
     found: dict[Path, str] = {}
     index = [HEADER, "# Agent adapters\n",
@@ -519,7 +527,6 @@ def agent_pages(config: Any) -> dict[Path, str]:
                 _rst_to_markdown(doc) + "\n", *_command_lines(name),
                 "See [all adapters](index.md) and the common options there.\n"]
         found[DOCS / "agents" / f"{name}.md"] = "\n".join(page).rstrip() + "\n"
-    sys.path.insert(0, str(ROOT / "scripts"))
     from agent_support import table
 
     index += ["", "## What each CLI is proved to do\n",
