@@ -57,17 +57,14 @@ def _git_out(repo: Path, *args: str) -> str:
 
 
 def _workdir(repo: Path, fleet_id: str) -> Path:
-    """Where the loops' worktrees go: ``$XDG_STATE_HOME/ralph-verify/fleet/REPO-HASH/ID``
-    (``~/.local/state/...``). Not under ``.git/``, where agents refuse to edit (Claude Code
-    takes every file there for a sensitive one), nor in ralph-verify's cache, which the guard
-    keeps from agents."""
-    import hashlib
-
+    """Where the loops' worktrees go: beside the repository, as git's own examples put
+    worktrees (``../.REPO.ralph-fleet/ID``). Not under ``.git/``, where agents refuse to edit
+    (Claude Code takes every file there for a sensitive one), nor in the home folder, which
+    the guard keeps from agents (ralph-verify's cache, all of ``/root``)."""
     common = Path(_git_out(repo, "rev-parse", "--git-common-dir"))
     common = (common if common.is_absolute() else repo / common).resolve()
-    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    key = f"{common.parent.name}-{hashlib.sha1(str(common).encode()).hexdigest()[:10]}"
-    return Path(state) / "ralph-verify" / "fleet" / key / fleet_id
+    checkout = common.parent if common.name == ".git" else common  # a bare repository
+    return checkout.parent / f".{checkout.name}.ralph-fleet" / fleet_id
 
 
 def _defaults(config: Config) -> list[str]:

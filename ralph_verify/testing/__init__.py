@@ -193,8 +193,6 @@ def ralph(tmp_path: Path) -> Ralph:
     ralph = Ralph(project)
     # A cache folder of the test's own: no stored verification of another test answers.
     ralph.env["RALPH_VERIFY_CACHE_DIR"] = str(tmp_path / "cache")
-    # A fleet's worktrees go under it (``~/.local/state`` otherwise), kept with the test's.
-    ralph.env["XDG_STATE_HOME"] = str(tmp_path / "state")
     # The agent runs as it is unless a test asks for the sandbox (``--sandbox``, or
     # ``del ralph.env["RALPH_VERIFY_SANDBOX"]`` for the ``auto`` default): a sandboxed agent
     # has its own PID namespace and a read-only home, which tests of other features do not

@@ -55,7 +55,6 @@ def fleet_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Ralph, Any, str
     """One fleet of five tasks (three katas, a missing folder, a bad setting), run once."""
     root = tmp_path_factory.mktemp("fleet") / "project"
     ralph = Ralph(root)
-    ralph.env["XDG_STATE_HOME"] = str(root.parent / "state")  # the worktrees' place
     make_monorepo(root, ["a", "b", "c", "d"])
     (root / "prompts").mkdir()
     (root / "prompts" / "c.md").write_text("Fix calc.add in package c.\n")
@@ -80,11 +79,9 @@ def test_every_loop_runs_in_its_own_worktree_and_branch(fleet_run: tuple[Ralph, 
         assert loop["verdict"] == "complete", loop
         assert loop["iterations"] == 1 and loop["commits"] == 1
         assert loop["branch"] == f"ralph/fleet-t1/{name}"
-        # Its own worktree, outside the user's tree and outside .git (agents refuse to
-        # edit there): under the fixture's XDG_STATE_HOME.
-        workdir = Path(loop["workdir"])
-        assert workdir.parts[-2:] == ("t1", name) and ".git" not in workdir.parts, workdir
-        assert workdir.is_relative_to(ralph.env["XDG_STATE_HOME"]), workdir
+        # Its own worktree, beside the repository: nothing in the user's tree, nothing
+        # under .git (where agents refuse to edit).
+        assert loop["workdir"] == str(ralph.path.parent / ".project.ralph-fleet" / "t1" / name)
         fixed = git(ralph.path, "show", f"{loop['branch']}:{loop['folder']}/calc.py")
         assert "a + b" in fixed
         changed = git(ralph.path, "diff", "--name-only", f"{head.strip()}..{loop['branch']}")

@@ -30,9 +30,7 @@ def test_two_shards_merged_equal_one_unsharded_run(ralph: Ralph, tmp_path: Path)
     # The same repository, cloned: the unsharded run gets its own branches.
     whole = tmp_path / "whole"
     git(tmp_path, "clone", "-q", str(ralph.path), str(whole))
-    whole_ralph = Ralph(whole)
-    whole_ralph.env.update(ralph.env)  # the fixture's caches and state folder
-    whole_run = whole_ralph.run("fleet", *common, "-j", "2", "--out", "fleet-all")
+    whole_run = Ralph(whole).run("fleet", *common, "-j", "2", "--out", "fleet-all")
     assert whole_run.ret == 0, whole_run
     for index in (1, 2):
         shard = ralph.run("fleet", *common, "--shard", f"{index}/2", "-j", "1",
