@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ralph_verify.guard.embedded import GIT_COMMAND_KEYS, GIT_HIDDEN_KEYS
+from ralph_verify.guard.families import OUTPUT_OPTIONS
 from ralph_verify.guard.parse import SimpleCommand
 
 Found = tuple[str, str]
@@ -38,9 +39,6 @@ _VALUE_OPTIONS = {
     "sed": frozenset({"-l"}), "awk": frozenset({"-v", "-F"}), "gawk": frozenset({"-v", "-F"}),
     "jq": frozenset({"--arg", "--argjson", "--slurpfile", "--rawfile", "--indent"}),
 }
-#: Options whose value is a file the command writes, not one it reads.
-_OUTPUT_OPTIONS = {"openssl": ("-out", "-keyout"), "curl": ("-o", "--output"),
-                   "wget": ("-O", "--output-document", "-o", "--output-file")}
 SECRET_VAR = re.compile(r"\$\{?[A-Za-z_]*(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|"
                          r"PRIVATE|AUTH)[A-Za-z0-9_]*", re.IGNORECASE)
 _ENVIRON_FILE = re.compile(r"/proc/[^/\s]+/environ")
@@ -80,7 +78,7 @@ def reads(command: SimpleCommand) -> list[str]:
     if name in ("ssh", "scp", "sftp") and "-i" in args[:-1]:
         index = args.index("-i")  # an identity used to log in, not read out
         args = args[:index] + args[index + 2:]
-    outputs = _OUTPUT_OPTIONS.get(name, ())
+    outputs = OUTPUT_OPTIONS.get(name, ())
     args = [a for i, a in enumerate(args) if a not in outputs and (i == 0 or args[i - 1] not in
                                                                    outputs)]
     # ``--env-file .env`` (docker, uvicorn ...): loaded into a process, not printed.

@@ -18,6 +18,20 @@ from ralph_verify.guard.parse import SimpleCommand
 MODIFIERS = frozenset({"touch", "truncate", "shred", "chmod", "chown", "chgrp", "chattr",
                        "setfacl", "mkfs", "wipefs", "unlink", "rmdir", "mkdir", "patch",
                        "split", "csplit", "mkfifo", "mknod", "ed"})
+#: Options of these commands that take a value (which is not a file they change).
+_MODIFIER_VALUES = {
+    "truncate": frozenset({"-s", "--size", "-r", "--reference"}),
+    "shred": frozenset({"-n", "--iterations", "-s", "--size", "--random-source"}),
+    "touch": frozenset({"-r", "--reference", "-d", "--date", "-t"}),
+    "mkdir": frozenset({"-m", "--mode"}), "split": frozenset({"-b", "-l", "-n", "-C", "-a"}),
+    "mknod": frozenset({"-m", "--mode"}), "mkfifo": frozenset({"-m", "--mode"}),
+    "patch": frozenset({"-i", "--input", "-p", "-o", "--output", "-r", "-B", "-F", "-D"}),
+}
+#: Options whose value is a file the command writes, not one it reads.
+OUTPUT_OPTIONS = {"openssl": ("-out", "-keyout"), "curl": ("-o", "--output"),
+                  "wget": ("-O", "--output-document", "-o", "--output-file"),
+                  "sort": ("-o", "--output"), "pandoc": ("-o", "--output"),
+                  "aria2c": ("-o", "--out", "-d", "--dir"), "gpg": ("-o", "--output")}
 #: Commands whose last positional argument is the destination (their sources only read).
 COPIERS = frozenset({"cp", "ln", "install", "rsync", "scp"})
 #: git subcommands that only read, allowed on a repository outside the project.
@@ -79,9 +93,18 @@ def write_targets(command: SimpleCommand) -> list[str]:
         positional = _positional(args, frozenset({"-S", "-m", "-o", "-g", "-e"}))
         return positional[-1:] if len(positional) > 1 or name == "ln" else []
     if name in MODIFIERS or name.split(".")[0] in MODIFIERS:
-        return _positional(args, frozenset({"-s", "--size", "-m", "--mode", "-r",
-                                            "--reference", "-n"}))
-    return []
+        return _positional(args, _MODIFIER_VALUES.get(name, frozenset()))
+    if name in ("vim", "vi", "nvim", "ex", "view") and (name == "ex" or any(
+            a in ("-e", "-E", "-s", "-es", "-Es") or a.startswith(("-c", "+")) for a in args)):
+        return _positional(args, frozenset({"-c", "--cmd", "-S", "-u", "-i", "-T", "-w", "-W"}))
+    if name in ("awk", "gawk") and any(a in ("-i", "--include") for a in args) and \
+            "inplace" in args:  # ``awk -i inplace PROGRAM FILE...``: rewrites the files
+        return _positional(args, frozenset({"-i", "--include", "-v", "-F", "-f"}))[1:]
+    if name == "tar" and "--remove-files" in args:  # the archived files are deleted
+        return _positional(args, frozenset({"-f", "--file", "-C", "--directory"}))
+    return [value for index, arg in enumerate(args) for option in OUTPUT_OPTIONS.get(name, ())
+            for value in ([args[index + 1]] if arg == option and index + 1 < len(args) else
+                          [arg.split("=", 1)[1]] if arg.startswith(option + "=") else [])]
 
 
 def _extract_folder(name: str, args: list[str]) -> list[str]:
