@@ -70,6 +70,28 @@ RUNNERS = {("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"),
            ("pixi", "run"), ("pipenv", "run"), ("rye", "run"), ("conda", "run"),
            ("mamba", "run"), ("micromamba", "run"), ("nix", "shell"), ("direnv", "exec")}
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+#: Command names that, found among another program's arguments, say it runs them.
+COMMAND_WORDS = SHELLS | {"rm", "shred", "dd", "truncate", "find", "xargs", "chmod", "chown",
+                          "kill", "pkill", "killall", "curl", "wget", "nc", "ncat", "socat",
+                          "scp", "rsync", "mv", "cp", "tee", "sudo", "env", "cat", "python",
+                          "python3", "perl", "ruby", "node", "php", "git", "eval", "exec"}
+#: Programs whose arguments are data (messages, patterns, packages, names) or run elsewhere
+#: (a container, a remote host: judged by their own rules), never a local command.
+NOT_RUNNERS = frozenset({
+    "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "gh", "jq", "yq",
+    "sed", "which", "type", "whereis", "whatis", "apropos", "help", "info", "test", "[", "[[",
+    "compgen", "complete", "hash", "docker", "podman", "nerdctl", "kubectl", "helm", "ssh",
+    "scp", "sftp", "mosh", "pip", "pip3", "npm", "yarn", "pnpm", "apt", "apt-get", "apt-cache",
+    "dpkg", "brew", "dnf", "yum", "apk", "conda", "mamba", "cargo", "go", "gem", "uv", "pipx",
+    "cat", "tee", "ls", "rm", "cp", "mv", "touch", "mkdir", "ln", "file", "stat", "head",
+    "tail", "wc", "sort", "uniq", "cut", "tr", "diff", "basename", "dirname", "realpath",
+    "readlink", "alias", "unalias", "export", "local", "declare", "set", "unset", "cd",
+    "pushd", "popd", "source", ".", "eval", "exec", "command", "builtin", "trap", "read",
+    "kill", "pkill", "killall", "pgrep", "ps", "tldr", "curl", "wget", "tar", "zip",
+    "unzip", "chmod", "chown", "find", "xargs", "parallel", "watch", "su", "runuser",
+    "script", "sg", "make",
+})
+_SHELL_ESCAPE = re.compile(r"^(\+?:?!|:!|\.shell\s+|\.system\s+|shell\s+|system\s+)")
 _DECODERS = frozenset({"base64", "base32", "xxd", "openssl", "gzip", "gunzip", "zcat",
                        "bzip2", "bunzip2", "xz", "unxz", "rev", "tr", "uudecode", "sed", "awk",
                        "perl", "python", "python3", "printf", "echo"})
@@ -188,6 +210,12 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         nested.append((" ".join(rest), name))
     nested.extend(_runs_commands(name, args))
     family = interpreter_family(name)
+    if not nested and name not in NOT_RUNNERS and family not in INTERPRETERS and \
+            family not in ("awk", "gawk", "mawk", "nawk"):
+        carried, lines = _carried(args)
+        nested.extend((line, name) for line in lines)
+        if carried:
+            _again(command, carried, context, depth, out)
     if family in ("awk", "gawk", "mawk", "nawk"):  # the program is the first argument
         program = next(iter(skip_options(args, frozenset({"-v", "-F", "-f", "--assign",
                                                           "--field-separator"}))), None)
@@ -380,6 +408,21 @@ def _stdin_code(command: SimpleCommand, name: str, out: Unfolded) -> str | None:
         out.found.append(("pipe-to-shell", f"{name} runs code decoded at run time "
                                            f"({' | '.join(s.name for s in sources)})"))
     return text
+
+
+def _carried(args: list[str]) -> tuple[list[str], list[str]]:
+    """What a program the guard does not know may run from its arguments: the words from
+    the first that names a command (``proot rm -rf ~``, ``srun sh -c ...``), and arguments
+    that are themselves a command line (``man -P 'sh -c ...'``, ``sqlite3 db '.shell CMD'``,
+    ``less '+!CMD'``). Judged as if run: harmless when they only name a file."""
+    lines = []
+    for index, arg in enumerate(args):
+        if command_name(arg) in COMMAND_WORDS:
+            return args[index:], lines
+        line = _SHELL_ESCAPE.sub("", arg, count=1)
+        if " " in line and command_name(line.split(None, 1)[0]) in COMMAND_WORDS:
+            lines.append(line)
+    return [], lines
 
 
 def _runs_commands(name: str, args: list[str]) -> list[tuple[str, str]]:
