@@ -198,7 +198,38 @@ _NEEDS = {"ip": re.compile(r"\b(link|addr|address|route|rule|neigh|netns)\b.*\b(
           "yum": re.compile(r"\b(remove|erase)\b"), "dnf": re.compile(r"\b(remove|erase)\b"),
           "zypper": re.compile(r"\b(remove|rm)\b"), "pacman": re.compile(r"(^|\s)-R"),
           "snap": re.compile(r"\bremove\b"), "flatpak": re.compile(r"\buninstall\b"),
-          "kill": re.compile(r"(^|\s)(0|\$PPID|\$\{PPID\}|-0)$")}
+          "kill": re.compile(r"(^|\s)(0|\$PPID|\$\{PPID\}|-0)$|\$PPID|^-?\S*\s*-\$\("),
+          "apk": re.compile(r"\bdel\b"), "brew": re.compile(r"\b(uninstall|remove|rm)\b"),
+          "conda": re.compile(r"\b(remove|uninstall)\b.*(--all|\bbase\b)|\benv remove\b"),
+          "service": re.compile(r"\b(stop|restart|reload|disable)\b"),
+          "update-alternatives": re.compile(r"--(remove|remove-all|set|install|config)\b"),
+          "pip": re.compile(r"--break-system-packages|\buninstall\b.*\b(pip|setuptools|wheel)"
+                            r"\b"),
+          "killall": re.compile(r"(^|\s)(python\S*|node|bash|sh|ralph-verify)$")}
+#: Tools that destroy what lives beyond the project: a cloud, a cluster, a database, a
+#: registry, a container engine's volumes. Matched against the words after the tool.
+_REMOTE = {
+    "docker": re.compile(r"\bsystem prune\b.*(--volumes|-a\b|--all)|\bvolume (prune|rm)\b|"
+                         r"\b(rm|rmi)\b.*\$\("),
+    "kubectl": re.compile(r"^(\S+ )*(delete|drain)\b"), "helm": re.compile(r"\b(uninstall|delete)\b"),
+    "terraform": re.compile(r"\bdestroy\b|-destroy\b"), "pulumi": re.compile(r"\bdestroy\b"),
+    "aws": re.compile(r"\b(delete-\S+|terminate-\S+|remove-\S+|rm|rb)\b"),
+    "gcloud": re.compile(r"\bdelete\b"), "az": re.compile(r"\bdelete\b"),
+    "gsutil": re.compile(r"\b(rm|rb)\b"), "dropdb": re.compile(""), "dropuser": re.compile(""),
+    "psql": re.compile(r"(?i)\b(drop|truncate)\s+(database|table|schema)\b"),
+    "mysql": re.compile(r"(?i)\b(drop|truncate)\s+(database|table|schema)\b"),
+    "redis-cli": re.compile(r"(?i)\bflush(all|db)\b"),
+    "mongosh": re.compile(r"dropDatabase|\.drop\("), "mongo": re.compile(r"dropDatabase|\.drop\("),
+    "npm": re.compile(r"\b(unpublish|publish)\b|\b(uninstall|remove|rm|un)\b.*(-g|--global)\b|"
+                      r"\bconfig (set|delete|edit)\b(?!.*--location[= ]project)"),
+    "yarn": re.compile(r"\b(unpublish|publish)\b|\bglobal remove\b|\bconfig set\b"),
+    "pnpm": re.compile(r"\b(unpublish|publish)\b|\b(remove|rm|uninstall)\b.*(-g|--global)\b"),
+    "twine": re.compile(r"\bupload\b"), "gh": re.compile(r"\b(repo|release) delete\b"),
+    "pip": re.compile(r"^config (set|unset|edit)\b"),
+}
+_PODMAN = ("podman", "nerdctl")
+_TUNNELS = frozenset({"ngrok", "chisel", "frpc", "bore", "cloudflared", "lt", "localtunnel",
+                      "pagekite", "sshuttle", "inlets", "zrok"})
 
 
 def administration(command: SimpleCommand) -> Iterator[Found]:
@@ -207,7 +238,23 @@ def administration(command: SimpleCommand) -> Iterator[Found]:
     text = " ".join(args)
     if name in _ADMIN and (name != "hostname" or [a for a in args if not a.startswith("-")]):
         yield ("system", f"{name} {_ADMIN[name]} of the machine; leave it to the user")
-    elif name in _NEEDS and _NEEDS[name].search(text):
-        what = "kills the agent itself or its process group" if name == "kill" else \
-            "changes the machine (its network, clock, logs or system packages)"
+    elif _NEEDS.get(_family(name), _NEVER).search(text):
+        what = "kills the agent itself, ralph-verify or its process group" if name in (
+            "kill", "killall") else "changes the machine (its network, clock, logs, services "\
+            "or system packages)"
         yield ("system", f"{name} {text[:60]} {what}; leave it to the user")
+    elif _REMOTE.get("docker" if name in _PODMAN else _family(name), _NEVER).search(text):
+        yield ("remote-data", f"{name} {text[:60]} destroys, publishes or reconfigures what "
+                              "lies beyond the project (a cloud, cluster, database, registry, "
+                              "the user's settings); leave it to the user")
+    elif name in _TUNNELS:
+        yield ("reverse-shell", f"{name} opens a tunnel from the internet into this machine; "
+                                "a remote party would reach it")
+
+
+_NEVER = re.compile(r"(?!)")
+
+
+def _family(name: str) -> str:
+    """``pip3.12`` -> ``pip``; ``mongosh`` stays."""
+    return re.sub(r"[0-9.]+$", "", name) or name

@@ -99,6 +99,9 @@ class CodeEffects:
     unknown_target: bool = False
 
 
+_KILL_ALL = re.compile(r"\bkill\s*\(?\s*(-1|[\w\"':]+\s*,\s*-1)\b")
+
+
 def common(code: str, effects: CodeEffects) -> None:
     """What any language's code is judged by besides its calls."""
     effects.secret_vars += [m.group(1) for m in _ENV_READ.finditer(code)
@@ -107,6 +110,8 @@ def common(code: str, effects: CodeEffects) -> None:
     effects.reverse = bool(_SOCKET.search(code) and _SPAWN.search(code))
     if _ENDLESS.search(code) and re.search(r"\bfork\b|spawn|exec|system|Popen|popen", code):
         effects.fork_loop = True
+    if _KILL_ALL.search(code):  # ``os.kill(-1, 9)``: judged as the shell's ``kill -9 -1``
+        effects.shell.append("kill -9 -1")
 
 
 def patterns(family: str, code: str, effects: CodeEffects) -> None:
