@@ -36,6 +36,7 @@ from ralph_verify.guard.policy import (
     Refusal,
     cd_target,
     current_branch,
+    holds_secrets,
     is_inside,
     is_secret,
     resolve,
@@ -127,7 +128,8 @@ def _refusals(tool_name: str, tool_input: Mapping[str, Any], policy: Policy,
                     yield Refusal("tamper", f"{tool_name} of {value}: ralph-verify's cache "
                                             "holds the cancel key; it is the user's")
                 if any(is_secret(p, policy) for p in found) or is_secret(
-                        resolve(value, cwd, policy), policy):
+                        resolve(value, cwd, policy), policy) or (
+                        tool_name == "Grep" and holds_secrets(found[0], policy)):
                     yield Refusal("read-secrets", f"{tool_name} of {value}: it looks like a "
                                                   "secret (.env, key, credentials) and must "
                                                   "not be read")

@@ -41,6 +41,8 @@ from ralph_verify.guard.policy import (
     Refusal,
     branch_text,
     current_branch,
+    holds_secrets,
+    home_of,
     is_inside,
     is_secret,
     real,
@@ -67,6 +69,7 @@ DNS_TOOLS = frozenset({"dig", "host", "nslookup", "drill", "delv", "whois", "get
                        "resolvectl", "ping", "ping6", "traceroute"})
 _DEVICES = re.compile(r"^/dev/(null|stdout|stderr|tty|zero|fd/\d+)$")
 _GLOB = re.compile(r"[*?\[]")
+_INDIRECT = re.compile(r"\$\{![A-Za-z_][A-Za-z0-9_]*\}")
 MAX_MATCHES = 200
 
 
@@ -77,9 +80,10 @@ def paths(word: str, cwd: Path | None, policy: Policy) -> list[Path | None]:
     pattern = word
     if pattern.startswith("~"):
         head, _, tail = pattern.partition("/")
-        if head != "~":
+        folder = home_of(head, policy)
+        if folder is None:
             return [None]
-        pattern = str(policy.home / tail)
+        pattern = str(folder / tail)
     absolute = pattern if pattern.startswith("/") else str(cwd / pattern)
     matches = list(islice(glob.iglob(absolute), MAX_MATCHES))
     return [resolve(m, cwd, policy) for m in matches] or [resolve(word, cwd, policy)]
@@ -192,8 +196,20 @@ def _redirects(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iter
 
 def _secrets(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator[Refusal]:
     known_reader = command.name in READERS or command.name in SHELLS
+    if command.name == "getent" and command.args[:1] in (["shadow"], ["gshadow"]):
+        yield _secret_refusal(f"getent {command.args[0]}")
+        return
+    if _INDIRECT.search(" ".join(command.words)):
+        yield Refusal("env-dump", "${!name} prints variables whose names are only known when "
+                                  "it runs (the environment's API keys and tokens among them)")
+        return
     for word in reads(command):
         for path in paths(word, cwd, policy):
+            if known_reader and command.name != "git" and holds_secrets(path, policy):
+                yield Refusal("read-secrets", f"{command.name} {word} reads a folder that holds "
+                                              "the user's keys and credentials; search the "
+                                              "project instead")
+                return
             if path is None and known_reader:  # ``cat $DIR/.env``: judged by its name
                 path = Path("/unknown") / word.rsplit("/", 1)[-1]
             if is_secret(path, policy) and (known_reader or (path is not None and (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import pwd
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,6 +40,8 @@ HOME_SECRETS: tuple[str, ...] = (
     ".local/share/fish/fish_history", ".histfile", ".*_history", ".cache/ralph-verify",
     ".config/github-copilot", ".claude/.credentials.json", ".codex/auth.json",
     ".config/containers/auth.json", ".config/helm/registry", ".config/cloudflare",
+    ".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+    ".thunderbird", ".local/share/recently-used.xbel",
 )
 #: Secrets of the machine (absolute patterns).
 SYSTEM_SECRETS: tuple[str, ...] = (
@@ -114,9 +117,10 @@ def resolve(path: str, cwd: Path | None, policy: Policy,
         return None
     if path.startswith("~"):
         head, _, tail = path.partition("/")
-        if head != "~":
+        folder = home_of(head, policy)
+        if folder is None:
             return None
-        path = str(policy.home / tail) if tail else str(policy.home)
+        path = str(folder / tail) if tail else str(folder)
     if "$" in path:
         # ``$PWD`` is unknown here: the parser substitutes it until a ``cd`` changes it.
         path = re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?",
@@ -134,6 +138,25 @@ def resolve(path: str, cwd: Path | None, policy: Policy,
         return Path(os.path.realpath(normal))
     parent = Path(os.path.realpath(normal.parent))
     return parent if normal.name in ("", ".", "..") else parent / normal.name
+
+
+def home_of(tilde: str, policy: Policy) -> Path | None:
+    """The folder ``~`` or ``~user`` names (``None``: no such user, or ``~+``/``~-``)."""
+    if tilde == "~":
+        return policy.home
+    try:
+        return Path(pwd.getpwnam(tilde[1:]).pw_dir)
+    except (KeyError, ValueError):
+        return None
+
+
+def holds_secrets(path: Path | None, policy: Policy) -> bool:
+    """A folder that holds the user's or the machine's secrets below it: the root, the
+    home folder and what contains it, ``/root``. Searched or archived whole, it leaks them."""
+    if path is None:
+        return False
+    home = real(policy.home)
+    return path == home or path in home.parents or path in (Path("/"), Path("/root"))
 
 
 @lru_cache(maxsize=256)

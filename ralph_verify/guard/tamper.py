@@ -74,8 +74,9 @@ def cache_read(path: Path | None, policy: Policy) -> bool:
     if path is None:
         return False
     text = str(path)
-    return any(text == d or text.startswith(d + "/") for d in (str(p) for p in
-                                                                 cache_dirs(policy)))
+    frozen = str(real(policy.root) / ".git" / "ralph-verify")
+    return any(text == d or text.startswith(d + "/") for d in (
+        frozen, *(str(p) for p in cache_dirs(policy))))
 
 
 def changed(targets: Iterable[tuple[str, Path | None]], what: str,
