@@ -196,6 +196,12 @@ def _shell_refusals(line: str, cwd: Path, policy: Policy,
                                          "guard cannot read it")
     current: Path | None = cwd
     yield from _downloaded_and_run(unfolded)
+    added = {c.args[2] for c in unfolded.commands if c.name == "git" and c.args[:2] == [
+        "remote", "add"] and len(c.args) > 2}
+    if any(c.name == "git" and c.args[:1] == ["push"] and added & set(c.args) for c in
+           unfolded.commands):
+        yield Refusal("exfiltration", "git push to a remote added in the same call sends the "
+                                      "project's history to a place the user did not set up")
     for command in unfolded.commands:
         if time.monotonic() > deadline:
             raise Unreadable("the guard ran out of time deciding it")

@@ -177,6 +177,8 @@ def _git_history(args: list[str], resolve: Resolver, inside: Inside, root: Path,
         deleting = [a for a in positional[1:] if a.startswith(":")]
         if deleting or any(a in ("-d", "--delete", "--prune") for a in rest):
             why = "git push deleting a remote branch"
+        elif positional and re.search(r"://|^[^/\s]+@[^:\s]+:|^/|^\.\.", positional[0]):
+            why = f"git push to {positional[0]}, a place the user did not set up as a remote"
     elif sub == "branch" and (_flag(rest, "D", ()) or _flag(rest, "f", ("--force",))) and \
             not _flag(rest, "mMcC", ("--move", "--copy")):
         if any(not b.startswith("ralph/") for b in positional[:1 if not _flag(
@@ -209,6 +211,12 @@ def _git_history(args: list[str], resolve: Resolver, inside: Inside, root: Path,
         if not staged_only and (any(p in (".", ":/", "*", "./") for p in paths) or
                                 (sub == "checkout" and any(a in ("-f", "--force") for a in rest))):
             why = f"git {sub} of the whole work tree throws away uncommitted work"
+    elif (sub == "symbolic-ref" and len(positional) > 1) or (sub == "read-tree" and _flag(
+            rest, "u", ("--reset",))) or (sub == "fetch" and any(
+            re.match(r"\+.*:(refs/heads/)?[^/]*$", p) for p in positional[1:])):
+        why = f"git {sub} {' '.join(rest[:3])} moves a branch or overwrites the work tree"
+    elif sub == "remote" and rest[:1] == ["set-url"]:
+        why = "git remote set-url sends the project's later pushes to another place"
     elif sub == "reflog" and rest[:1] in (["expire"], ["delete"]):
         why = "git reflog expire/delete removes the way back to lost commits"
     elif sub == "gc" and any(a.startswith("--prune") and a != "--prune=2.weeks.ago"

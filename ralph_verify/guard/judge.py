@@ -51,7 +51,7 @@ from ralph_verify.guard.policy import (
 )
 from ralph_verify.guard.tamper import cache_read, changed, words_refusals
 from ralph_verify.guard.unfold import DOWNLOADERS, INTERPRETERS, SHELLS
-from ralph_verify.guard.words import FIND_TESTS, find_starts
+from ralph_verify.guard.words import FIND_TESTS, UNKNOWN_SUBST, find_starts
 
 OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 ELEVATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0", "runuser"})
@@ -171,6 +171,9 @@ def network(command: SimpleCommand, policy: Policy) -> Iterator[Refusal]:
     if (plain or name in DNS_TOOLS) and any(SECRET_VAR.search(w) for w in words):
         yield Refusal("read-secrets", f"{name} sends a secret-looking variable to another "
                                       "host; the secrets of the environment stay here")
+    if name in DNS_TOOLS and any(UNKNOWN_SUBST in w for w in command.args):
+        yield Refusal("exfiltration", f"{name} looks up a name computed when it runs: a DNS "
+                                      "query carries whatever it holds to that domain's server")
     for rule, reason in network_findings(words, plain, policy.allow_hosts,
                                          policy.refuse_localhost):
         yield Refusal(rule, reason)
@@ -203,7 +206,10 @@ def _secrets(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterat
         yield Refusal("env-dump", "${!name} prints variables whose names are only known when "
                                   "it runs (the environment's API keys and tokens among them)")
         return
-    for word in reads(command):
+    sent = [line.split()[-1] for line in (command.stdin_text or "").splitlines()
+            if command.name in ("sftp", "ftp", "lftp") and line.split()[:1] in (
+                ["put"], ["mput"], ["send"], ["append"]) and len(line.split()) > 1]
+    for word in [*reads(command), *sent]:
         for path in paths(word, cwd, policy):
             if known_reader and command.name != "git" and holds_secrets(path, policy):
                 yield Refusal("read-secrets", f"{command.name} {word} reads a folder that holds "

@@ -223,7 +223,7 @@ def find_target(start: str, args: list[str]) -> str:
     if not FIND_TESTS & set(args) or {"-o", "-or", "-not", "!"} & set(args):
         return start  # no test, or tests the guard cannot read as picking a few files
     names = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-name", "-iname")]
-    if len(names) == 1 and not re.search(r"[*?\[]", names[0]):  # ``-name .git``: that one
+    if len(names) == 1:  # ``-name .git``: that one; ``-name '*.pem'``: judged by the pattern
         return f"{start.rstrip('/') or '/'}/{names[0]}"
     return f"{start.rstrip('/') or '/'}/{{found}}"
 
