@@ -38,6 +38,7 @@ INLINE_OPTIONS: dict[str, tuple[str, ...]] = {
     "php": ("-r",), "deno": ("eval",), "bun": ("-e", "--eval"), "lua": ("-e",),
     "osascript": ("-e",), "pwsh": ("-c", "-Command"), "powershell": ("-c", "-Command"),
     "luajit": ("-e",), "R": ("-e",), "Rscript": ("-e",), "expect": ("-c",),
+    "julia": ("-e", "--eval"), "guile": ("-c",), "emacs": ("--eval",), "sbcl": ("--eval",),
 }
 def inline_code(name: str, args: list[str]) -> str | None:
     """The code of ``python -c CODE``, ``perl -le CODE`` ...; ``None`` when there is none."""

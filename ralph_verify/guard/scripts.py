@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 DELETE = ("rmtree", "remove", "unlink", "rmdir", "removedirs", "remove_tree", "rm_rf", "rm_r",
           "rm_f", "rm", "rmSync", "rmdirSync", "unlinkSync", "rimraf", "delete", "Remove-Item",
-          "emptyDirSync", "removeSync", "file.remove", "rmtree", "unlink_all")
+          "emptyDirSync", "removeSync", "file.remove", "rmtree", "unlink_all",
+          "delete-directory", "delete-file", "rm-rf")
 WRITE = ("write_text", "write_bytes", "writeFileSync", "appendFileSync", "writeFile",
          "appendFile", "file_put_contents", "truncate", "chmod", "chown", "makedirs",
          "mkdir", "symlink", "copyFileSync", "renameSync", "rename", "replace", "move",
@@ -68,6 +69,7 @@ _SPAWN = re.compile(r"dup2|fdopen|popen|spawn|exec|system|subprocess|child_proce
 _ENDLESS = re.compile(r"while\s*\(?\s*(1|true|True|!0)\s*\)?|loop\s*(do|\{)|for\s*\(\s*;\s*;"
                       r"\s*\)|while\s+true\s+do|repeat\b")
 _AWK_PIPE = re.compile(r"\|\s*\"([^\"]+)\"|\"([^\"]+)\"\s*\|\s*getline")
+_AWK_OUT = re.compile(r"\bprintf?\b[^;}|>]*>>?\s*(\"([^\"]+)\"|ENVIRON\b)")
 _TCL_RUN = re.compile(r"(?:^|[;\n\[{])\s*(?:exec|spawn)\s+([^;\n\]]+)")
 _APPLESCRIPT = re.compile(r"do shell script\s+\"((?:[^\"\\]|\\.)*)\"")
 _PATH_TOKEN = re.compile(r"(?<![\w$@%])(~[\w./*-]*|/[\w.*-][\w./*-]*)")
@@ -124,6 +126,11 @@ def patterns(family: str, code: str, effects: CodeEffects) -> None:
     if family.endswith("awk"):
         for match in _AWK_PIPE.finditer(code):
             effects.shell.append(match.group(1) or match.group(2))
+        for match in _AWK_OUT.finditer(code):  # ``print > "FILE"``: awk's own redirection
+            if match.group(2) is not None:
+                effects.writes.append(match.group(2))
+            else:
+                effects.computed = True
     effects.shell += [m.group(1) for m in _APPLESCRIPT.finditer(code)]
     for name, literals, raw in _calls(code):
         short = name.rsplit(".", 1)[-1]
@@ -135,8 +142,9 @@ def patterns(family: str, code: str, effects: CodeEffects) -> None:
         if short in SHELL or name in ("qx", "%x"):
             if literals and (" " in literals[0] or len(literals) == 1):
                 effects.shell.append(literals[0])
-            elif literals:
+            elif literals:  # ``exec "rm", "-rf", ENV["HOME"]``: an argument computed
                 effects.shell.append(shlex.join(literals))
+                effects.computed = effects.computed or bool(HOME.search(raw))
             elif raw.strip():
                 effects.computed = True
         elif short in DELETE or name.endswith(("File.delete", "Dir.rmdir")):

@@ -25,7 +25,8 @@ SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "
                     "posh", "tcsh", "csh", "rbash", "hush"})
 INTERPRETERS = frozenset({"python", "pypy", "perl", "ruby", "node", "nodejs", "php", "deno",
                           "bun", "lua", "luajit", "pwsh", "powershell", "osascript", "tclsh",
-                          "Rscript", "R", "expect", "wish", "jshell", "irb"})
+                          "Rscript", "R", "expect", "wish", "jshell", "irb", "julia",
+                          "guile", "emacs", "sbcl"})
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "iwr",
                          "irm", "invoke-webrequest", "invoke-restmethod", "nc", "ncat",
                          "socat", "ftp", "tftp", "lynx", "links", "w3m", "scp", "rsync"})
