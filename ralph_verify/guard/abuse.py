@@ -236,6 +236,9 @@ def administration(command: SimpleCommand) -> Iterator[Found]:
     """The machine's users, kernel, clock, network and packages."""
     name, args = command.name, command.args
     text = " ".join(args)
+    if command.substituted_into == "kill" and re.search(r"PPID|\$\$|ralph", text):
+        yield ("system", f"kill of what {name} finds from the agent's own process: it kills "
+                         "the agent, its parent or ralph-verify; leave it to the user")
     if name in _ADMIN and (name != "hostname" or [a for a in args if not a.startswith("-")]):
         yield ("system", f"{name} {_ADMIN[name]} of the machine; leave it to the user")
     elif _NEEDS.get(_family(name), _NEVER).search(text):
