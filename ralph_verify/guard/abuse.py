@@ -211,7 +211,8 @@ _NEEDS = {"ip": re.compile(r"\b(link|addr|address|route|rule|neigh|netns)\b.*\b(
 _REMOTE = {
     "docker": re.compile(r"\bsystem prune\b.*(--volumes|-a\b|--all)|\bvolume (prune|rm)\b|"
                          r"\b(rm|rmi)\b.*\$\("),
-    "kubectl": re.compile(r"^(\S+ )*(delete|drain)\b"), "helm": re.compile(r"\b(uninstall|delete)\b"),
+    "kubectl": re.compile(r"^(\S+ )*(delete|drain)\b"),
+    "helm": re.compile(r"\b(uninstall|delete)\b"),
     "terraform": re.compile(r"\bdestroy\b|-destroy\b"), "pulumi": re.compile(r"\bdestroy\b"),
     "aws": re.compile(r"\b(delete-\S+|terminate-\S+|remove-\S+|rm|rb)\b"),
     "gcloud": re.compile(r"\bdelete\b"), "az": re.compile(r"\bdelete\b"),

@@ -102,9 +102,22 @@ def write_targets(command: SimpleCommand) -> list[str]:
         return _positional(args, frozenset({"-i", "--include", "-v", "-F", "-f"}))[1:]
     if name == "tar" and "--remove-files" in args:  # the archived files are deleted
         return _positional(args, frozenset({"-f", "--file", "-C", "--directory"}))
-    return [value for index, arg in enumerate(args) for option in OUTPUT_OPTIONS.get(name, ())
-            for value in ([args[index + 1]] if arg == option and index + 1 < len(args) else
-                          [arg.split("=", 1)[1]] if arg.startswith(option + "=") else [])]
+    if name == "git":  # ``git clone URL DIR``: DIR is written
+        _, index = git_global_options(args)
+        rest = _positional(args[index + 1:], frozenset({"-b", "--branch", "-o", "--origin",
+                                                         "--depth", "--template", "-c"}))
+        return rest[1:2] if args[index:index + 1] == ["clone"] else []
+    found = []
+    for index, arg in enumerate(args):
+        value = args[index + 1] if index + 1 < len(args) else ""
+        for option in OUTPUT_OPTIONS.get(name, ()):
+            short = len(option) == 2 and re.fullmatch(r"-[a-zA-Z]+", arg) is not None
+            if arg == option or (short and arg.endswith(option[1])):  # ``-sLo FILE``
+                found += [value] if value else []
+            elif arg.startswith(option + "=") or (short and arg.startswith(option) and
+                                                   len(arg) > 2 and not arg[2:].isalpha()):
+                found.append(arg.split("=", 1)[1] if "=" in arg else arg[2:])
+    return found
 
 
 def _extract_folder(name: str, args: list[str]) -> list[str]:

@@ -82,7 +82,7 @@ def analyse(family: str, code: str, command_line: str = "") -> CodeEffects:
         _python(tree, effects)
         if effects.unknown_target:  # ``[p.unlink() for p in Path.home().rglob('*')]``
             effects.computed = effects.computed or bool(HOME.search(code))
-            effects.deletes += [s for s in effects.strings if s.startswith(("/", "~"))]
+            effects.deletes += [s for s in effects.strings if s.startswith(("/", "~", ".."))]
     else:
         patterns(family, code, effects)
     common(code, effects)

@@ -199,6 +199,11 @@ def _redirects(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iter
 
 def _secrets(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator[Refusal]:
     known_reader = command.name in READERS or command.name in SHELLS
+    if (command.name in READERS and any(_finds_secrets(c, policy) for c in command.upstream) \
+            and "xargs" in command.wrappers) or (command.substituted_into in READERS and \
+            _finds_secrets(command, policy)):  # ``cat $(find ~ -name id_rsa)``
+        yield _secret_refusal(f"what {command.name} finds")
+        return
     if command.name == "getent" and command.args[:1] in (["shadow"], ["gshadow"]):
         yield _secret_refusal(f"getent {command.args[0]}")
         return
@@ -224,6 +229,17 @@ def _secrets(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterat
                                       (word if not _GLOB.search(word) else
                                        f"{word} (matches {path.name})"))
                 return
+
+
+def _finds_secrets(command: SimpleCommand, policy: Policy) -> bool:
+    """A search (``find -name``, ``locate``) whose names are secrets' names."""
+    args = command.args
+    if command.name in ("find", "fd", "fdfind"):
+        names = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-name", "-iname")]
+    else:
+        names = [a for a in args if not a.startswith("-")] if command.name in (
+            "locate", "plocate", "mlocate") else []
+    return any(is_secret(Path("/searched") / n.strip("*/"), policy) for n in names if n)
 
 
 def _secret_refusal(path: str) -> Refusal:

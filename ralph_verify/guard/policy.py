@@ -156,7 +156,13 @@ def holds_secrets(path: Path | None, policy: Policy) -> bool:
     if path is None:
         return False
     home = real(policy.home)
+    if home in path.parents and path.relative_to(home).as_posix() in _SECRET_PARENTS:
+        return True  # ``~/.config``: gcloud's and gh's keys are in it
     return path == home or path in home.parents or path in (Path("/"), Path("/root"))
+
+
+_SECRET_PARENTS = frozenset(p.rsplit("/", i)[0] for p in HOME_SECRETS
+                            for i in range(1, p.count("/") + 1))
 
 
 @lru_cache(maxsize=256)

@@ -223,6 +223,9 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         if program is not None and "-f" not in args:
             out.code.append((command, analyse("awk", program)))
             nested.extend((line, name) for line in out.code[-1][1].shell)
+    if family == "python" and args[:1] == ["-m"] and args[1:2] in (["pip"], ["pip3"]):
+        _again(command, ["pip", *args[2:]], context, depth, out)  # ``python -m pip``: pip
+        return
     if family in INTERPRETERS:
         code = inline_code(name, args)
         if code is None and _reads_stdin(args, interpreter=True):
@@ -416,7 +419,7 @@ def _carried(args: list[str]) -> tuple[list[str], list[str]]:
     the first that names a command (``proot rm -rf ~``, ``srun sh -c ...``), and arguments
     that are themselves a command line (``man -P 'sh -c ...'``, ``sqlite3 db '.shell CMD'``,
     ``less '+!CMD'``). Judged as if run: harmless when they only name a file."""
-    lines = []
+    lines: list[str] = []
     for index, arg in enumerate(args):
         if command_name(arg) in COMMAND_WORDS:
             return args[index:], lines
