@@ -2,10 +2,12 @@
 
     python benchmarks/bench_guard.py [--rounds N]
 
-Evaluates every call of the guard's corpus (tests/guard_corpus.py and
-tests/guard_corpus_wide.py: destructive and ordinary calls, against a real project with
-secrets and symlinks) N times in-process after one warm-up round, and prints how many of
-each were refused, the median, the 95th percentile and the slowest decision, and the cold
+Evaluates every call of the guard's corpora (tests/guard_corpus.py and
+tests/guard_corpus_wide.py, which it was built against, and tests/guard_corpus_adversary.py,
+written by an adversary who had not read its rules: destructive and ordinary calls, against
+a real project with secrets and symlinks) N times in-process after one warm-up round, and
+prints how many of each were refused per corpus, the median, the 95th percentile and the
+slowest decision, and the cold
 cost of the first call (tree-sitter's grammar loaded). Targets: the median under 1 ms of
 CPU, every call under 20 ms. Also times one hook process end to end
 (``python -m ralph_verify hook claude-pretool``), which is what Claude Code waits for.
@@ -39,17 +41,19 @@ def main() -> int:
 
     import_ms = (time.perf_counter() - start) * 1000
     from tests.guard_corpus import DESTRUCTIVE, ORDINARY, make_project
+    from tests.guard_corpus_adversary import ADVERSARY, ADVERSARY_ORDINARY
 
-    calls = [call for _, call in DESTRUCTIVE] + list(ORDINARY)
+    corpora = {"ours": (DESTRUCTIVE, ORDINARY), "adversary": (ADVERSARY, ADVERSARY_ORDINARY)}
+    calls = [call for destructive, ordinary in corpora.values()
+             for call in [*(c for _, c in destructive), *ordinary]]
     with tempfile.TemporaryDirectory() as scratch:
         policy = make_project(Path(scratch))
         start = time.perf_counter()
         evaluate("Bash", {"command": "git status"}, policy)
         first_ms = (time.perf_counter() - start) * 1000
-        refused = [evaluate(tool, tool_input, policy) is not None  # and warm-up
-                   for tool, tool_input in calls]
-        destructive = sum(refused[:len(DESTRUCTIVE)])
-        stopped = sum(refused[len(DESTRUCTIVE):])
+        shares = {name: (sum(evaluate(t, i, policy) is not None for _, (t, i) in bad),
+                         sum(evaluate(t, i, policy) is not None for t, i in good))
+                  for name, (bad, good) in corpora.items()}  # and warm-up
         cpu: dict[int, list[float]] = {i: [] for i in range(len(calls))}
         wall: list[float] = []
         for _ in range(options.rounds):
@@ -67,9 +71,10 @@ def main() -> int:
     wall.sort()
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; "
           f"{len(calls)} calls x {options.rounds} rounds")
-    print(f"refused: {destructive} of {len(DESTRUCTIVE)} destructive or leaking calls "
-          f"({100 * destructive / len(DESTRUCTIVE):.1f}%), {stopped} of {len(ORDINARY)} "
-          "ordinary calls")
+    for name, (destructive, stopped) in shares.items():
+        bad, good = corpora[name]
+        print(f"refused ({name}): {destructive} of {len(bad)} destructive or leaking calls "
+              f"({100 * destructive / len(bad):.1f}%), {stopped} of {len(good)} ordinary calls")
     print(f"import ralph_verify.guard.decide: {import_ms:.1f} ms; first call (grammar loaded): "
           f"{first_ms:.1f} ms")
     print(f"CPU per call (median over rounds): median {per_call[len(per_call) // 2][0]:.2f} "

@@ -1,6 +1,7 @@
 """The guard against its corpus (tests/guard_corpus.py and tests/guard_corpus_wide.py): at
 least 98% of the destructive or leaking calls refused, in every class, none of the ordinary
-development calls, and a median decision under a millisecond.
+development calls, and a median decision under a millisecond; and against an adversary's
+corpus it was not built from (tests/guard_corpus_adversary.py), at the hidden target.
 
 The figures are printed (``pytest -s``) and quoted in docs/safety.md;
 ``python -m tests.guard.test_guard_corpus`` prints them too.
@@ -17,6 +18,7 @@ import pytest
 
 from ralph_verify.guard.decide import Policy, evaluate
 from tests.guard_corpus import DESTRUCTIVE, ORDINARY, Call, make_project
+from tests.guard_corpus_adversary import ADVERSARY, ADVERSARY_ORDINARY
 
 CLASSES = ("delete", "inline", "secrets", "outside", "machine", "stdin", "network", "history",
            "unreadable", "cloud-creds", "inline-code", "shell-forms", "wrappers",
@@ -83,6 +85,19 @@ def test_ordinary_calls_are_let_through(policy: Policy) -> None:
 def test_a_decision_takes_under_a_millisecond_at_the_median(policy: Policy) -> None:
     # CPU time, the best of three: other processes on a loaded machine do not count.
     assert min(median_ms(policy) for _ in range(3)) < 1.0
+
+
+def test_an_adversary_corpus_is_refused_by_class(policy: Policy) -> None:
+    """The corpus of an adversary who had not read the guard's rules
+    (tests/guard_corpus_adversary.py): held to the hidden target, every class at least 90%,
+    and no ordinary call stopped."""
+    missed = allowed([call for _, call in ADVERSARY], policy)
+    assert len(missed) <= len(ADVERSARY) * 0.05, "\n".join(str(call) for call in missed)
+    for kind in {k for k, _ in ADVERSARY}:
+        calls = [call for k, call in ADVERSARY if k == kind]
+        assert len(allowed(calls, policy)) <= len(calls) // 10, kind
+    stopped = [call for call in ADVERSARY_ORDINARY if evaluate(call[0], call[1], policy)]
+    assert not stopped, stopped
 
 
 def test_refusals_name_the_class_rule(policy: Policy) -> None:
