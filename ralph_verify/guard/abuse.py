@@ -123,18 +123,34 @@ def container(command: SimpleCommand, resolve: Resolver, inside: Callable[[Path 
                 return
 
 
-def served(command: SimpleCommand, resolve: Resolver, home: Path) -> Iterator[Found]:
-    """``python -m http.server --directory ~``: the home folder (and its keys) served to
-    whoever connects."""
-    args = command.args
-    if not (command.name.startswith("python") and "http.server" in args):
+def served(command: SimpleCommand, resolve: Resolver,
+           secret: Callable[[Path | None], bool]) -> Iterator[Found]:
+    """A folder (by default the one it runs in) served to whoever connects, or a process
+    attached to and read, or a link made to: the home folder, the root or a secret."""
+    name, args = command.name, command.args
+    option = ("-d", "--directory") if name.startswith("python") and "http.server" in args \
+        else ("-t",) if name == "php" and "-S" in args else ("-h",) if "httpd" in (
+            name, *args[:1]) else ("-p", "--pid", "-pid") if name in _ATTACH else None
+    if name == "ln" and any((a.startswith("-") and "s" in a.lstrip("-")[:3]) or a == "--symbolic"
+                            for a in args):
+        targets = [a for a in args if not a.startswith("-")][:-1]
+        if any(secret(resolve(t)) for t in targets):
+            yield ("read-secrets", f"ln -s to {targets[0]} makes the home folder, the root or "
+                                   "a secret reachable through a path inside the project")
         return
-    for index, arg in enumerate(args[:-1]):
-        if arg in ("-d", "--directory"):
-            path = resolve(args[index + 1])
-            if path is None or path == home or path in home.parents:
-                yield ("read-secrets", f"serving {args[index + 1]} hands the home folder "
-                                       "(keys, credentials) to whoever connects")
+    if option is None:
+        return
+    folder = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in option),
+                  "." if name not in _ATTACH else None)
+    if name in _ATTACH and folder is not None:
+        yield ("read-secrets", f"{name} {' '.join(args[:3])} attaches to a running process "
+                               "and reads its memory (keys, tokens)")
+    elif folder is not None and secret(resolve(folder)):
+        yield ("read-secrets", f"serving {folder} hands the home folder or the machine's "
+                               "files (keys, credentials) to whoever connects")
+
+
+_ATTACH = frozenset({"gdb", "strace", "ltrace", "gcore", "perf", "pstack", "lldb"})
 
 
 def _host_path(path: Path, inside: Callable[[Path | None], bool],
@@ -205,28 +221,36 @@ _NEEDS = {"ip": re.compile(r"\b(link|addr|address|route|rule|neigh|netns)\b.*\b(
           "update-alternatives": re.compile(r"--(remove|remove-all|set|install|config)\b"),
           "pip": re.compile(r"--break-system-packages|\buninstall\b.*\b(pip|setuptools|wheel)"
                             r"\b"),
-          "killall": re.compile(r"(^|\s)(python\S*|node|bash|sh|ralph-verify)$")}
+          "killall": re.compile(r"(^|\s)(python\S*|node|bash|sh|ralph-verify)$"),
+          "pkill": re.compile(r"(^|\s)(claude|codex|gemini|aider|node|python\S*)$"),
+          "dmesg": re.compile(r"(^|\s)(-C|-c|--clear|--read-clear)\b"),
+          "renice": re.compile(r""), "loginctl": re.compile(r"\b(terminate|kill)-")}
 #: Tools that destroy what lives beyond the project: a cloud, a cluster, a database, a
 #: registry, a container engine's volumes. Matched against the words after the tool.
 _REMOTE = {
     "docker": re.compile(r"\bsystem prune\b.*(--volumes|-a\b|--all)|\bvolume (prune|rm)\b|"
-                         r"\b(rm|rmi)\b.*\$\("),
-    "kubectl": re.compile(r"^(\S+ )*(delete|drain)\b"),
+                         r"\b(rm|rmi)\b.*\$\(|^logout\b"),
+    "kubectl": re.compile(r"^(\S+ )*(delete|drain)\b|\bconfig (delete|set|unset|rename)-?"),
     "helm": re.compile(r"\b(uninstall|delete)\b"),
     "terraform": re.compile(r"\bdestroy\b|-destroy\b"), "pulumi": re.compile(r"\bdestroy\b"),
-    "aws": re.compile(r"\b(delete-\S+|terminate-\S+|remove-\S+|rm|rb)\b"),
+    "aws": re.compile(r"\b(delete-\S+|terminate-\S+|remove-\S+|rm|rb)\b|\bconfigure set\b"),
     "gcloud": re.compile(r"\bdelete\b"), "az": re.compile(r"\bdelete\b"),
     "gsutil": re.compile(r"\b(rm|rb)\b"), "dropdb": re.compile(""), "dropuser": re.compile(""),
     "psql": re.compile(r"(?i)\b(drop|truncate)\s+(database|table|schema)\b"),
     "mysql": re.compile(r"(?i)\b(drop|truncate)\s+(database|table|schema)\b"),
     "redis-cli": re.compile(r"(?i)\bflush(all|db)\b"),
     "mongosh": re.compile(r"dropDatabase|\.drop\("), "mongo": re.compile(r"dropDatabase|\.drop\("),
-    "npm": re.compile(r"\b(unpublish|publish)\b|\b(uninstall|remove|rm|un)\b.*(-g|--global)\b|"
+    "npm": re.compile(r"\bunpublish\b|\bpublish\b(?!.*--dry-run)|"
+                      r"\b(uninstall|remove|rm|un|install|i|add)\b.*(-g|--global)\b|"
                       r"\bconfig (set|delete|edit)\b(?!.*--location[= ]project)"),
     "yarn": re.compile(r"\b(unpublish|publish)\b|\bglobal remove\b|\bconfig set\b"),
     "pnpm": re.compile(r"\b(unpublish|publish)\b|\b(remove|rm|uninstall)\b.*(-g|--global)\b"),
-    "twine": re.compile(r"\bupload\b"), "gh": re.compile(r"\b(repo|release) delete\b"),
-    "pip": re.compile(r"^config (set|unset|edit)\b"),
+    "twine": re.compile(r"\bupload\b"),
+    "gh": re.compile(r"\b(repo|release) delete\b|\bauth (logout|refresh|setup-git)\b"),
+    "pip": re.compile(r"^config (set|unset|edit)\b|\binstall\b.*--user\b"),
+    "ssh-add": re.compile(r"(^|\s)-[dDx]\b"), "pass": re.compile(r"\b(rm|mv|insert|generate)\b"),
+    "gpg": re.compile(r"--delete-(secret-)?(and-public-)?keys?\b|--delete-secret-and-public-key"),
+    "security": re.compile(r"\bdelete-"), "keyring": re.compile(r"\b(del|set)\b"),
 }
 _PODMAN = ("podman", "nerdctl")
 _TUNNELS = frozenset({"ngrok", "chisel", "frpc", "bore", "cloudflared", "lt", "localtunnel",
@@ -237,7 +261,8 @@ def administration(command: SimpleCommand) -> Iterator[Found]:
     """The machine's users, kernel, clock, network and packages."""
     name, args = command.name, command.args
     text = " ".join(args)
-    if command.substituted_into == "kill" and re.search(r"PPID|\$\$|ralph", text):
+    if command.substituted_into == "kill" and re.search(
+            r"PPID|\$\$|ralph|claude|codex|gemini|aider|\bnode\b|\bpython", text):
         yield ("system", f"kill of what {name} finds from the agent's own process: it kills "
                          "the agent, its parent or ralph-verify; leave it to the user")
     if name in _ADMIN and (name != "hostname" or [a for a in args if not a.startswith("-")]):

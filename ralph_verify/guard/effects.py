@@ -139,6 +139,8 @@ def grepped(command: SimpleCommand, commands: list[SimpleCommand]) -> bool:
     if len(readers) != 1 or readers[0].name not in ("grep", "egrep", "rg"):
         return False
     args = readers[0].args
+    if any(a in ("-c", "--count", "-q", "--quiet", "-l") for a in args):
+        return True  # a count or a yes/no: no value printed
     patterns = [a for a in args if not a.startswith("-")][:1]
     # One plain name (``PATH``, ``^PYTHON``): not ``.``, not ``A|B``, not a secret's.
     return bool(patterns) and re.fullmatch(r"\^?[A-Za-z_][A-Za-z0-9_]{2,}=?", patterns[0]) \

@@ -134,7 +134,7 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
                              lambda p: is_inside(p, policy), lambda p: is_secret(p, policy),
                              root, real(policy.home)),
                          *served(command, lambda p: resolve(p, cwd, policy),
-                                 real(policy.home)),
+                                 lambda p: holds_secrets(p, policy) or is_secret(p, policy)),
                          *env_dump(command), *machine(command), *credentials(command),
                          *persistence(command, args if name == "git" else None)):
         yield Refusal(rule, reason)
@@ -314,9 +314,11 @@ def _git_refusals(args: list[str], cwd: Path | None, policy: Policy) -> Iterator
                                         "the user's work; use git stash, git restore on "
                                         "single files, or a new commit instead")
     elif sub == "clean":
-        force = any(a == "--force" or (re.fullmatch(r"-[a-zA-Z]+", a) is not None and "f" in a)
-                    for a in rest)
-        if force and not any(a in ("-n", "--dry-run") for a in rest):
+        def short(letter: str) -> bool:
+            return any(re.fullmatch(r"-[a-zA-Z]+", a) is not None and letter in a for a in rest)
+
+        force = "--force" in rest or short("f")
+        if force and not ("--dry-run" in rest or short("n")):
             branch = current_branch(repo or policy.root)
             if not session_branch(branch, policy):
                 yield Refusal("clean", f"git clean -f on {branch_text(branch)} deletes the "

@@ -274,7 +274,7 @@ def _strip(command: SimpleCommand) -> list[str]:
             rest = words[index + (1 if words[index] not in ("-S", "--split-string") else 2):]
             words = _split(value) + rest
             command.wrappers.append("env")
-        elif name in WRAPPERS:
+        elif name in WRAPPERS and not (name in ("strace", "ltrace") and "-p" in words):
             for index, word in enumerate(words[1:-1], 1):  # ``env -C DIR``: runs in DIR
                 if name in ("env", "sudo") and word in ("-C", "--chdir", "-D"):
                     command.chdir = words[index + 1]
