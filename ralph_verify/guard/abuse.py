@@ -241,7 +241,7 @@ _REMOTE = {
     "redis-cli": re.compile(r"(?i)\bflush(all|db)\b"),
     "mongosh": re.compile(r"dropDatabase|\.drop\("), "mongo": re.compile(r"dropDatabase|\.drop\("),
     "npm": re.compile(r"\bunpublish\b|\bpublish\b(?!.*--dry-run)|"
-                      r"\b(uninstall|remove|rm|un|install|i|add)\b.*(-g|--global)\b|"
+                      r"\b(uninstall|remove|rm|un|install|i|add)\b.*(-g|--global)\b|^link$|"
                       r"\bconfig (set|delete|edit)\b(?!.*--location[= ]project)"),
     "yarn": re.compile(r"\b(unpublish|publish)\b|\bglobal remove\b|\bconfig set\b"),
     "pnpm": re.compile(r"\b(unpublish|publish)\b|\b(remove|rm|uninstall)\b.*(-g|--global)\b"),
@@ -251,6 +251,7 @@ _REMOTE = {
     "ssh-add": re.compile(r"(^|\s)-[dDx]\b"), "pass": re.compile(r"\b(rm|mv|insert|generate)\b"),
     "gpg": re.compile(r"--delete-(secret-)?(and-public-)?keys?\b|--delete-secret-and-public-key"),
     "security": re.compile(r"\bdelete-"), "keyring": re.compile(r"\b(del|set)\b"),
+    "code": re.compile(r"--(install|uninstall)-extension\b"),
 }
 _PODMAN = ("podman", "nerdctl")
 _TUNNELS = frozenset({"ngrok", "chisel", "frpc", "bore", "cloudflared", "lt", "localtunnel",

@@ -39,6 +39,11 @@ _VALUE_OPTIONS = {
     "sed": frozenset({"-l"}), "awk": frozenset({"-v", "-F"}), "gawk": frozenset({"-v", "-F"}),
     "jq": frozenset({"--arg", "--argjson", "--slurpfile", "--rawfile", "--indent"}),
 }
+#: What the user holds outside the project: the clipboard, other terminals' screens.
+_HELD_ELSEWHERE = {"xclip": re.compile(r"(^|\s)-o"),
+                   "xsel": re.compile(r"(^|\s)(-o|--output)\b|^$"),
+                   "wl-paste": re.compile(""), "pbpaste": re.compile(""),
+                   "tmux": re.compile(r"\bcapture-pane\b"), "screen": re.compile(r"hardcopy")}
 SECRET_VAR = re.compile(r"\$\{?[A-Za-z_]*(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|"
                          r"PRIVATE|AUTH)[A-Za-z0-9_]*", re.IGNORECASE)
 _ENVIRON_FILE = re.compile(r"/proc/[^/\s]+/environ")
@@ -166,6 +171,14 @@ def env_dump(command: SimpleCommand) -> Iterator[Found]:
         why = "ps e prints every process's environment"
     elif name in ("echo", "printf", "print") and any(SECRET_VAR.search(a) for a in args):
         why = f"{name} of a secret-looking variable"
+    elif (name in ("docker", "podman", "docker-compose") and "config" in args and (
+            "compose" in args or name == "docker-compose")) or (
+            name in ("npm", "yarn", "pnpm") and args[-1:] == ["env"]) or (
+            name in ("make", "gmake") and any(a == "--print-data-base" or re.fullmatch(
+                r"-[a-zA-Z]*p[a-zA-Z]*", a) for a in args)):
+        why = f"{name} {' '.join(args)} prints the environment (and the secrets it loads)"
+    elif name in _HELD_ELSEWHERE and _HELD_ELSEWHERE[name].search(" ".join(args)):
+        why = f"{name} reads what the user holds elsewhere (the clipboard, another terminal)"
     if name in ("jq", "gojq", "jaq") and not why:
         program = next((a for a in _drop_options(args) if not a.startswith("-")), "")
         used = re.findall(r"(?:\$ENV|\benv)\s*(?:\.\s*|\[\s*\")?([A-Za-z_][A-Za-z0-9_]*)?",

@@ -27,6 +27,10 @@ _MODIFIER_VALUES = {
     "mknod": frozenset({"-m", "--mode"}), "mkfifo": frozenset({"-m", "--mode"}),
     "patch": frozenset({"-i", "--input", "-p", "-o", "--output", "-r", "-B", "-F", "-D"}),
 }
+_MODE = re.compile(r"-[rwxXst]+")
+#: Compressors that replace the files they are given.
+_COMPRESSORS = frozenset({"gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "lzma",
+                          "lz4", "compress", "pigz"})
 #: Options whose value is a file the command writes, not one it reads.
 OUTPUT_OPTIONS = {"openssl": ("-out", "-keyout"), "curl": ("-o", "--output"),
                   "wget": ("-O", "--output-document", "-o", "--output-file"),
@@ -75,8 +79,9 @@ def write_targets(command: SimpleCommand) -> list[str]:
         first = positional[:1] if positional and (positional[0].startswith("~") or
                                                   Path(positional[0]).is_file()) else []
         return positional if scripted else first + positional[1:]
-    if name in ("chmod", "chown", "chgrp"):
-        return _positional(args)[1:]
+    if name in ("chmod", "chown", "chgrp"):  # ``chmod -x FILE``: ``-x`` is the mode
+        return [a for a in args if not a.startswith("-") or a == "-"][
+            0 if name == "chmod" and any(_MODE.fullmatch(a) for a in args) else 1:]
     if name in ("tar", "gtar", "bsdtar", "unzip", "7z", "7za", "cpio") and (
             name != "tar" or any(a.startswith("x") or a.startswith("-x") or a == "--extract" or
                                  (a.startswith("-") and not a.startswith("--") and "x" in a)
@@ -102,11 +107,17 @@ def write_targets(command: SimpleCommand) -> list[str]:
         return _positional(args, frozenset({"-i", "--include", "-v", "-F", "-f"}))[1:]
     if name == "tar" and "--remove-files" in args:  # the archived files are deleted
         return _positional(args, frozenset({"-f", "--file", "-C", "--directory"}))
-    if name == "git":  # ``git clone URL DIR``: DIR is written
+    if name == "git" and "clone" in args:  # ``git clone URL DIR``: DIR is written
         _, index = git_global_options(args)
         rest = _positional(args[index + 1:], frozenset({"-b", "--branch", "-o", "--origin",
                                                          "--depth", "--template", "-c"}))
         return rest[1:2] if args[index:index + 1] == ["clone"] else []
+    if name in ("tar", "zip", "7z", "sqlite3", "virtualenv", "venv", "git", "pip"):
+        return _made(name, args)
+    if name in _COMPRESSORS and not {"-c", "--stdout", "-l", "--list", "-t"} & set(args):
+        return _positional(args, frozenset({"-S", "--suffix", "-T", "--threads"}))
+    if name in ("rename", "prename", "file-rename", "perl-rename"):
+        return _positional(args)[1:]  # the first is the expression
     found = []
     for index, arg in enumerate(args):
         value = args[index + 1] if index + 1 < len(args) else ""
@@ -118,6 +129,28 @@ def write_targets(command: SimpleCommand) -> list[str]:
                                                    len(arg) > 2 and not arg[2:].isalpha()):
                 found.append(arg.split("=", 1)[1] if "=" in arg else arg[2:])
     return found
+
+
+def _made(name: str, args: list[str]) -> list[str]:
+    """Where an archive, a bundle, a database or an environment is made."""
+    positional = [a for a in args if not a.startswith("-")]
+    valued = [args[i + 1] for i, a in enumerate(args[:-1]) if a in (
+        "-f", "--file", "-o", "--output", "-t", "--target", "-d", "--dest", "-w",
+        "--wheel-dir", "--prefix", "--root")]
+    if name == "tar":  # created, not listed or extracted; ``tar czf FILE``, ``-cf FILE``
+        bundled = [args[i + 1] for i, a in enumerate(args[:-1]) if re.fullmatch(
+            r"-?[a-zA-Z]*f[a-zA-Z]*", a) and (i == 0 or a.startswith("-"))]
+        return valued + bundled if any(a.lstrip("-")[:1] in "cru" for a in args[:1]) or \
+            "--create" in args else []
+    if name in ("zip", "sqlite3", "virtualenv", "venv"):
+        return positional[:1]
+    if name == "7z":
+        return positional[1:2] if positional[:1] == ["a"] else []
+    if name == "pip":
+        return valued if positional[:1] in (["install"], ["download"], ["wheel"]) else []
+    if positional[:1] == ["archive"]:  # git
+        return valued
+    return positional[2:3] if positional[:2] == ["bundle", "create"] else []
 
 
 def _extract_folder(name: str, args: list[str]) -> list[str]:

@@ -282,6 +282,12 @@ class _Walker:
         return inner
 
     def substituted(self, node: Any, into: str) -> list[SimpleCommand]:
+        children = node.named_children
+        if children and all(c.type == "file_redirect" for c in children):
+            # ``$(<FILE)``: bash reads FILE itself, as ``cat FILE`` would
+            self.commands.append(SimpleCommand(["cat"], [self.redirect(c) for c in children],
+                                               substituted_into=into))
+            return self.commands[-1:]
         inner = self.nested(node, "")
         for command in inner:
             command.substituted_into = command.substituted_into or into

@@ -112,6 +112,8 @@ def common(code: str, effects: CodeEffects) -> None:
     effects.reverse = bool(_SOCKET.search(code) and _SPAWN.search(code))
     if _ENDLESS.search(code) and re.search(r"\bfork\b|spawn|exec|system|Popen|popen", code):
         effects.fork_loop = True
+    if "dotenv_values" in code:  # python-dotenv reads .env into a value the code can print
+        effects.reads.append(".env")
     if _KILL_ALL.search(code):  # ``os.kill(-1, 9)``: judged as the shell's ``kill -9 -1``
         effects.shell.append("kill -9 -1")
 

@@ -223,8 +223,9 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         if program is not None and "-f" not in args:
             out.code.append((command, analyse("awk", program)))
             nested.extend((line, name) for line in out.code[-1][1].shell)
-    if family == "python" and args[:1] == ["-m"] and args[1:2] in (["pip"], ["pip3"]):
-        _again(command, ["pip", *args[2:]], context, depth, out)  # ``python -m pip``: pip
+    if family == "python" and args[:1] == ["-m"] and args[1:2] in (["pip"], ["pip3"],
+                                                                   ["venv"]):
+        _again(command, args[1:], context, depth, out)  # ``python -m pip``: pip
         return
     if family in INTERPRETERS:
         code = inline_code(name, args)
