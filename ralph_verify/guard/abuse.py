@@ -230,9 +230,11 @@ _NEEDS = {"ip": re.compile(r"\b(link|addr|address|route|rule|neigh|netns)\b.*\b(
 _REMOTE = {
     "docker": re.compile(r"\bsystem prune\b.*(--volumes|-a\b|--all)|\bvolume (prune|rm)\b|"
                          r"\b(rm|rmi)\b.*\$\(|^logout\b"),
-    "kubectl": re.compile(r"^(\S+ )*(delete|drain)\b|\bconfig (delete|set|unset|rename)-?"),
+    "kubectl": re.compile(r"^(\S+ )*(delete|drain|cordon|scale|patch|replace)\b|"
+                          r"\bconfig (delete|set|unset|rename)-?|\brollout undo\b"),
     "helm": re.compile(r"\b(uninstall|delete)\b"),
-    "terraform": re.compile(r"\bdestroy\b|-destroy\b"), "pulumi": re.compile(r"\bdestroy\b"),
+    "terraform": re.compile(r"\bdestroy\b|-destroy\b|\bstate (rm|push|mv)\b|\bforce-unlock\b"),
+    "pulumi": re.compile(r"\bdestroy\b|\bstate delete\b"),
     "aws": re.compile(r"\b(delete-\S+|terminate-\S+|remove-\S+|rm|rb)\b|\bconfigure set\b"),
     "gcloud": re.compile(r"\bdelete\b"), "az": re.compile(r"\bdelete\b"),
     "gsutil": re.compile(r"\b(rm|rb)\b"), "dropdb": re.compile(""), "dropuser": re.compile(""),

@@ -24,7 +24,7 @@ WRITE = ("write_text", "write_bytes", "writeFileSync", "appendFileSync", "writeF
          "appendFile", "file_put_contents", "truncate", "chmod", "chown", "makedirs",
          "mkdir", "symlink", "copyFileSync", "renameSync", "rename", "replace", "move",
          "copy", "copy2", "copyfile", "copytree", "mkdirSync", "symlinkSync", "chmodSync",
-         "writeLines", "cat_file", "Set-Content", "Out-File", "Add-Content")
+         "writeLines", "cat_file", "Set-Content", "Out-File", "Add-Content", "ftruncate")
 READ = ("read_text", "read_bytes", "readFileSync", "readFile", "file_get_contents",
         "createReadStream", "readTextFile", "read", "readlines", "load", "loadtxt",
         "read_csv", "dotenv_values", "load_dotenv", "IO.read", "File.read", "readlink",
@@ -136,6 +136,8 @@ def patterns(family: str, code: str, effects: CodeEffects) -> None:
     effects.shell += [m.group(1) for m in _APPLESCRIPT.finditer(code)]
     for name, literals, raw in _calls(code):
         short = name.rsplit(".", 1)[-1]
+        if short.endswith("Sync") and short not in (*DELETE, *WRITE, *READ, *SHELL):
+            short = short[:-4]  # node's fs.xSync is fs.x
         if short in ("eval", "Function", "instance_eval", "class_eval", "evalSync",
                      "runInThisContext", "runInNewContext", "runInContext", "Script",
                      "compileFunction") and not re.fullmatch(r"\s*(['\"]).*\1\s*", raw,
