@@ -51,7 +51,6 @@ TEST_FILES = {"more-itertools==11.2.1": "tests/test_recipes.py",
 def integrity_work(root: Path) -> tuple[float, float, int]:
     """The integrity check's work in the iteration just run at ``root``: (CPU seconds, wall
     seconds, failures), as ``IntegrityCheck._compare`` does it in a session."""
-    from ralph_verify.integrity import deep
     from ralph_verify.integrity.judge import judge
     from ralph_verify.loop.frozen import thaw
     from ralph_verify.plugins.integrity import tampered
@@ -63,10 +62,7 @@ def integrity_work(root: Path) -> tuple[float, float, int]:
     cpu, wall = time.process_time(), time.perf_counter()
     before = picture_of(thaw(frozen))
     failures = tampered(root, before)
-    judgement = judge(root, before)
-    gate = {"tests", "integrity"}
-    found, judged = deep.compare(before, judgement.picture, root, gate, before.allow)
-    failures = deep.merge(failures + judgement.failures, found, judged, gate)
+    failures += judge(root, before, checks=["tests", "integrity"]).failures
     return time.process_time() - cpu, time.perf_counter() - wall, len(failures)
 
 

@@ -37,7 +37,7 @@ def core_modules() -> list[Path]:
     a command built on the core, with plugins of its own); agenthook/, integrity/ and the
     specs (hookspec/) are core."""
     return sorted([*PACKAGE.glob("*.py"), *PACKAGE.glob("config/*.py"),
-                   *PACKAGE.glob("agenthook/*.py"), *PACKAGE.glob("integrity/*.py"),
+                   *PACKAGE.glob("agenthook/*.py"), *PACKAGE.glob("integrity/**/*.py"),
                    *PACKAGE.glob("hookspec/*.py")])
 
 

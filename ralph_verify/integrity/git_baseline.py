@@ -63,7 +63,7 @@ def export(root: Path, ref: str, target: Path) -> str:
 def take_ref_picture(root: Path, ref: str, *, protected: Sequence[str] = (),
                      keep: Sequence[str] = (), allow: Sequence[str] = ()) -> Picture:
     """The integrity picture of ``ref``'s tree, with the project's integrity options."""
-    from ralph_verify.integrity.baseline import take
+    from ralph_verify.integrity.picture import take
 
     with tempfile.TemporaryDirectory(prefix="ralph-verify-baseline-") as folder:
         tree = Path(folder)

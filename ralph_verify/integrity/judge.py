@@ -1,8 +1,10 @@
 """One judgement of a tree against the session's baseline: the integrity check's core.
 
-The check (``ralph_verify.plugins.integrity``) and the real-history benchmark
-(``benchmarks/bench_integrity_history.py``) both judge through :func:`judge`, so the
-benchmark measures exactly what a loop iteration is told.
+The tree is pictured the way the baseline was (:func:`ralph_verify.integrity.picture.take`)
+and the two pictures are compared once, rule after rule of
+:data:`ralph_verify.integrity.rules.RULES`. The check (``ralph_verify.plugins.integrity``)
+and the real-history benchmark (``benchmarks/bench_integrity_history.py``) both judge
+through :func:`judge`, so the benchmark measures exactly what a loop iteration is told.
 """
 
 from __future__ import annotations
@@ -25,25 +27,40 @@ class Judgement:
     notes: list[str] = field(default_factory=list)
 
 
-def judge(root: Path, before: Picture | None, *,
+def judge(root: Path, before: Picture | None, *, checks: Iterable[str] = (),
           keep: Sequence[str] = ("tests/**",)) -> Judgement:
     """Judge ``root`` against ``before`` (the session's start; ``None``: only take the
-    picture, with ``keep``)."""
-    from ralph_verify.integrity.baseline import compare, take
+    picture, with ``keep``); ``checks``: this verification's (the tool settings of the
+    others decide nothing)."""
+    from ralph_verify.integrity.picture import take
 
     if before is None:
         return Judgement(take(root, protected=[], keep=keep))
     after = take(root, protected=before.protected_globs, keep=before.keep_globs,
                  allow=before.allow, previous=before)
     judgement = Judgement(after)
-    failures = compare(before, after, root, judgement.notes)
-    allow = before.allow
-    for failure in failures:
-        if allowed(failure, allow):
-            judgement.notes.append(f"allowed ({failure.code}): {failure.message}")
-        else:
-            judgement.failures.append(failure)
+    judgement.failures = compare(before, after, root, set(checks), judgement.notes)
     return judgement
+
+
+def compare(before: Picture, after: Picture, root: Path, checks: set[str] | None = None,
+            notes: list[str] | None = None) -> list[Failure]:
+    """What got weaker from ``before`` to ``after``, rule after rule; a finding at a line an
+    earlier rule reported already is left out. Honest changes worth a look, and findings the
+    frozen ``allow`` lets pass, go to ``notes``."""
+    from ralph_verify.integrity.rule import Pair
+    from ralph_verify.integrity.rules import RULES
+
+    pair = Pair(before, after, root, checks or set(), [] if notes is None else notes)
+    found: list[Failure] = []
+    for rule in RULES:
+        places = {(f.path, f.line) for f in found if f.path and f.line}
+        for failure in rule.compare(pair):
+            if allowed(failure, before.allow):
+                pair.notes.append(f"allowed ({failure.code}): {failure.message}")
+            elif (failure.path, failure.line) not in places:
+                found.append(failure)
+    return found
 
 
 def allowed(failure: Failure, allow: list[str]) -> bool:

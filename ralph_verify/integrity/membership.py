@@ -22,12 +22,12 @@ from ralph_verify.records.integrity import Picture
 
 
 def _effective(picture: Picture, tool: str) -> dict[str, Any] | None:
-    found = picture.deep.effective.get(tool) if picture.deep is not None else None
+    found = picture.tools.effective.get(tool) if picture.tools is not None else None
     return found if found and "error" not in found else None
 
 
 def _files(picture: Picture) -> list[str]:
-    return sorted(picture.deep.files) if picture.deep is not None else []
+    return sorted(picture.facts.files) if picture.facts is not None else []
 
 
 def measured(root: Path, picture: Picture, path: str) -> bool:

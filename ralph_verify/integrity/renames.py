@@ -144,6 +144,26 @@ def judge(before: Picture, after: Picture) -> Judged:
     return judged
 
 
+def splits(before: Picture, after: Picture, judged: Judged) -> Judged:
+    """``judged`` with the removed tests whose checks new tests now make, on the same names
+    (split in two or more, or moved into a parametrized test, with as many checks), moved
+    to ``renamed``; a new test explains one removed test."""
+    fresh = [(test_key(path, name), body) for path, bodies in after.test_bodies.items()
+             for name, body in bodies.items()
+             if name not in before.tests.get(path, {})]
+    project = set(before.defined or ())  # the project's own names, not pytest's
+    for key, (path, _) in sorted(judged.removed.items()):
+        then = before.test_bodies.get(path, {}).get(key.split("::", 1)[1].replace("::", "."))
+        if then is None or not then.checks:
+            continue
+        taking = [(k, b) for k, b in fresh if set(b.uses) & set(then.uses) & project]
+        if sum(b.checks for _, b in taking) >= then.checks:
+            del judged.removed[key]
+            judged.renamed[key] = ", ".join(k for k, _ in taking)
+            fresh = [item for item in fresh if item not in taking]
+    return judged
+
+
 def notes(judged: Judged) -> list[str]:
     """One line per rename and deleted feature, for the check's report."""
     shown = [f"renamed {old} -> {new}" for old, new in sorted(judged.renamed.items())

@@ -21,12 +21,14 @@ import os
 import platform
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify.integrity import parsed
 from ralph_verify.integrity.renames import judge as judge_tests
 from ralph_verify.integrity.renames import test_key
-from ralph_verify.records.integrity import Picture
+
+if TYPE_CHECKING:
+    from ralph_verify.integrity.rule import Pair
 
 _UNKNOWN = object()
 _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
@@ -191,7 +193,7 @@ def _scope(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> list[str]:
     return []
 
 
-def judge(text: str, line: int, path: str, before: Picture, after: Picture) -> str:
+def judge(text: str, line: int, path: str, pair: Pair) -> str:
     """``"inactive"`` (skips nothing here), ``"new-tests"`` (only tests the session did not
     start with) or ``"skip"``."""
     tree = parsed.tree(text)
@@ -203,10 +205,10 @@ def judge(text: str, line: int, path: str, before: Picture, after: Picture) -> s
     active, _ = _active(tree, node, parents)
     if active is False:
         return "inactive"
-    names = _scope(node, parents) or list(after.tests.get(path, {}))
+    names = _scope(node, parents) or list(pair.after.tests.get(path, {}))
     if not names:
         return "new-tests"  # applies to no test at all
-    renamed = set(judge_tests(before, after).renamed.values())
-    old = {test_key(p, n) for p, tests in before.tests.items() for n in tests}
+    renamed = set(judge_tests(pair.before, pair.after).renamed.values())
+    old = {test_key(p, n) for p, tests in pair.before.tests.items() for n in tests}
     keys = [test_key(path, name) for name in names]
     return "new-tests" if all(k not in old and k not in renamed for k in keys) else "skip"

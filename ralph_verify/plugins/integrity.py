@@ -54,7 +54,13 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "more-skipped": "more tests skipped", "edited-config": "edited ralph-verify config",
          "edited-baseline": "edited .ralph baseline", "test-infra": "test infrastructure",
          "test-exit": "process exit in tests", "weakened-test": "weakened test",
-         "gaming": "source gaming the tests", "idle-test": "new test that kills no mutant"}
+         "gaming": "source gaming the tests", "idle-test": "new test that kills no mutant",
+         "narrowed-setting": "narrowed tool setting", "stand-in": "stand-in for project code",
+         "special-case": "special-cased test input",
+         **dict.fromkeys(("constant-true", "or-constant", "self-compare"),
+                         "assertion that cannot fail"),
+         "swallowed-assert": "swallowed assertion", "checks-removed": "test without checks",
+         "dead-assert": "assertion never run"}
 
 
 @dataclass(frozen=True)
@@ -112,7 +118,7 @@ def write_baseline(root: Path, picture: Picture) -> None:
 
 def take_baseline(config: Config, session: Session) -> Picture:
     """Take and save the baseline of ``session`` (kept as is when the session resumes)."""
-    from ralph_verify.integrity.baseline import take
+    from ralph_verify.integrity.picture import take
 
     try:
         existing = read_baseline(session.root)
@@ -201,14 +207,11 @@ class IntegrityCheck(Check):
 
     def _compare(self, ctx: VerifyContext, before: Picture,
                  tampering: list[Failure]) -> CheckResult:
-        from ralph_verify.integrity import deep
         from ralph_verify.integrity.judge import judge, noted_summary
 
-        judgement = judge(ctx.root, before)
+        judgement = judge(ctx.root, before, checks=[c.name for c in ctx.checks])
         after = judgement.picture
-        gate = {c.name for c in ctx.checks}
-        found, judged = deep.compare(before, after, ctx.root, gate, before.allow)
-        failures = deep.merge(tampering + judgement.failures, found, judged, gate)
+        failures = tampering + judgement.failures
         failures += compare_collected(before.test_counts, self._collected(ctx))
         if _oracle_judges(ctx):  # the start's test files run as they were: none can go
             from ralph_verify.plugins.pytest_run.oracle import is_test_side
@@ -227,8 +230,7 @@ class IntegrityCheck(Check):
                 f"markers and suppressions, {len(after.settings)} gating settings){noted}",
                 metric=0.0, counts={"tests": after.test_total})
         kinds = Counter(f.code or "?" for f in failures)
-        what = {**_WHAT, **deep.WHAT}
-        listing = ", ".join(f"{n} {what.get(code, code)}" for code, n in kinds.most_common())
+        listing = ", ".join(f"{n} {_WHAT.get(code, code)}" for code, n in kinds.most_common())
         return self.result(Status.FAILED, f"{len(failures)} weakened {since}: {listing}{noted}",
                            metric=float(len(failures)), failures=failures,
                            counts={"tests": after.test_total})

@@ -1,11 +1,11 @@
 """The integrity picture, typed: how strict a project is, as ``.ralph/integrity-baseline.json``
 and the session's frozen copy keep it.
 
-:mod:`ralph_verify.integrity.baseline` takes it, the integrity check compares two of them,
+:mod:`ralph_verify.integrity.picture` takes it, the integrity check compares two of them,
 ``check --baseline REF`` pictures a git ref: they read it as these types, never as loose
 dictionaries. Every field has a default, so a picture written by an older version still
 reads (a part it lacks is ``None`` where the rules tell "absent" from "empty"); the per-file
-findings of another version (:data:`ANALYSED`, :data:`DEEP`) are left out and found afresh.
+facts of another version (:data:`FACTS`) are left out and found afresh.
 The rows of a finding (``[kind, text, line, source]``) stay JSON arrays: their meaning
 belongs to the rule that writes and reads them.
 """
@@ -20,10 +20,8 @@ from ralph_verify.records.codec import ShapeError, decode
 
 #: The version of the picture's layout (``version``).
 VERSION = 1
-#: The version of the older rules' per-file findings (``analysed``).
-ANALYSED = 1
-#: The version of the third round's part (``deep``).
-DEEP = 2
+#: The version of the per-file facts (``facts``).
+FACTS = 3
 
 
 @dataclass(frozen=True)
@@ -44,7 +42,7 @@ class Setting:
 
 @dataclass
 class TestBody:
-    """What a test function does (:func:`ralph_verify.integrity.weakened.summarise`)."""
+    """What a test function does (:func:`ralph_verify.integrity.rules.weakened.summarise`)."""
 
     line: int
     checks: int
@@ -60,8 +58,9 @@ class TestBody:
 
 
 @dataclass
-class AnalysedFile:
-    """What the older rules found in one Python file, reused while its hash is the same."""
+class FileFacts:
+    """What the rules found in one Python file (each rule fills its own fields), reused
+    while the file's hash is the same."""
 
     sha: str
     #: A test file's test functions (name -> line); ``None``: not a test file.
@@ -79,21 +78,6 @@ class AnalysedFile:
     scan: list[list[Any]] | None = None
     defined: list[str] = field(default_factory=list)
     deprecations: int = 0
-
-
-@dataclass
-class AnalysedFiles:
-    """The older rules' per-file findings, by path, of the version :data:`ANALYSED`."""
-
-    version: int = ANALYSED
-    files: dict[str, AnalysedFile] = field(default_factory=dict)
-
-
-@dataclass
-class DeepFile:
-    """What the third round's rules (``integrity.deep``) found in one Python file."""
-
-    sha: str
     #: ``[target, line, source, scope]`` of each stand-in for project code.
     standins: list[list[Any]] = field(default_factory=list)
     #: Names a test module imports from the project (name -> dotted path).
@@ -106,12 +90,18 @@ class DeepFile:
 
 
 @dataclass
-class DeepPicture:
-    """The third round's part: per-file findings, the tools' config inputs and each tool's
-    effective settings (``{"error": ...}`` when they could not be resolved)."""
+class Facts:
+    """Every Python file's facts, by path, of the version :data:`FACTS`."""
 
-    version: int = DEEP
-    files: dict[str, DeepFile] = field(default_factory=dict)
+    version: int = FACTS
+    files: dict[str, FileFacts] = field(default_factory=dict)
+
+
+@dataclass
+class Tools:
+    """The tools' config inputs and each tool's effective settings (``{"error": ...}``
+    when they could not be resolved)."""
+
     #: Config file (or ``$VARIABLE``) -> its digest or value.
     config: dict[str, str] = field(default_factory=dict)
     #: Tool -> its effective settings, in the shape its own reader gives them.
@@ -126,14 +116,6 @@ class InfraPicture:
     files: dict[str, list[str]] = field(default_factory=dict)
     #: Path -> ``[line, source]`` of each process exit in test code.
     exits: dict[str, list[list[Any]]] = field(default_factory=dict)
-
-
-@dataclass
-class SourceScan:
-    """One source file's findings of the gaming scan, with the file's hash."""
-
-    sha: str = ""
-    findings: list[list[Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -170,11 +152,10 @@ class Picture:
     markers: dict[str, list[list[Any]]] = field(default_factory=dict)
     settings: list[Setting] = field(default_factory=list)
     infra: InfraPicture | None = None
-    deep: DeepPicture | None = None
-    analysed: AnalysedFiles | None = None
+    facts: Facts | None = None
+    tools: Tools | None = None
     #: Test file -> test function -> what it does.
     test_bodies: dict[str, dict[str, TestBody]] = field(default_factory=dict)
-    sources: dict[str, SourceScan] | None = None
     #: Names the project's sources define (``None``: a picture from an older version).
     defined: list[str] | None = None
     deprecations: int = 0
@@ -213,8 +194,7 @@ def picture_of(data: object) -> Picture:
     if not isinstance(data, dict) or not isinstance(data.get("tests"), dict):
         raise ShapeError("it is not an integrity picture")
     data = dict(data)
-    for key, version in (("analysed", ANALYSED), ("deep", DEEP)):
-        part = data.get(key)
-        if isinstance(part, dict) and part.get("version") != version:
-            data[key] = None
+    part = data.get("facts")
+    if isinstance(part, dict) and part.get("version") != FACTS:
+        data["facts"] = None
     return decode(Picture, data)

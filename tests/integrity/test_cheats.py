@@ -237,7 +237,7 @@ def test_hook_mode_weakened_tests_block(ralph: Ralph) -> None:
 
 
 def test_weak_spots_of_a_test_function() -> None:
-    from ralph_verify.integrity.weakened import summarise
+    from ralph_verify.integrity.rules.weakened import summarise
 
     summary = summarise(
         "import pytest\n"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from ralph_verify.integrity.rules.weakened import summarise
 from ralph_verify.integrity.sources import orders_or_marks
-from ralph_verify.integrity.weakened import summarise
 from tests.integrity.corpus import CASES, play
 
 SAMPLE = ("test deleted", "under if False", "calls every branch, asserts nothing",

@@ -13,9 +13,11 @@ from typing import Any
 
 import pytest
 
-from ralph_verify.integrity import baseline, weakened
+from ralph_verify.integrity import picture as baseline
+from ralph_verify.integrity.judge import compare
+from ralph_verify.integrity.rules import weakened
 from ralph_verify.records.codec import encode
-from ralph_verify.records.integrity import Picture, picture_of
+from ralph_verify.records.integrity import picture_of
 
 TESTS = """\
 import pytest
@@ -65,11 +67,11 @@ def test_an_iteration_parses_only_the_files_it_changed(tmp_path: Path,
     after = baseline.take(tmp_path, protected=[], keep=["tests/**"], previous=before)
     assert parses == ["X = 2"]  # one parse of the one changed file, for every rule
     assert after.tests == before.tests
-    assert after.analysed is not None and before.analysed is not None
-    assert after.analysed.files["tests/test_shop.py"] \
-        == before.analysed.files["tests/test_shop.py"]
+    assert after.facts is not None and before.facts is not None
+    assert after.facts.files["tests/test_shop.py"] == before.facts.files["tests/test_shop.py"]
     fresh = baseline.take(tmp_path, protected=[], keep=["tests/**"])
-    for key in ("tests", "markers", "test_bodies", "sources", "defined", "infra", "unparsed"):
+    for key in ("tests", "markers", "test_bodies", "facts", "defined", "infra", "unparsed",
+                "tools"):
         assert encode(getattr(after, key)) == encode(getattr(fresh, key)), key
 
 
@@ -85,7 +87,7 @@ def test_unchanged_tests_of_a_changed_module_are_kept_at_their_new_lines() -> No
 
 def test_settings_are_resolved_again_only_when_the_tools_own_table_changed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ralph_verify.integrity import deep
+    from ralph_verify.integrity.rules import settings
 
     calls: list[str] = []
 
@@ -96,21 +98,21 @@ def test_settings_are_resolved_again_only_when_the_tools_own_table_changed(
             return real(root, files)
         return resolve
 
-    monkeypatch.setattr(deep, "_RESOLVED", {})
-    monkeypatch.setattr(deep, "_RESOLVE", {tool: counted(tool, real)
-                                           for tool, real in deep._RESOLVE.items()})
+    monkeypatch.setattr(settings, "_RESOLVED", {})
+    monkeypatch.setattr(settings, "_RESOLVE", {tool: counted(tool, real)
+                                               for tool, real in settings._RESOLVE.items()})
     pyproject = '[project]\nname = "shop"\nversion = "1.0"\n[tool.mypy]\nstrict = true\n'
     _project(tmp_path, {"pyproject.toml": pyproject, "shop/__init__.py": ""})
-    files = ["pyproject.toml", "shop/__init__.py"]
-    before = Picture(deep=deep.take(tmp_path, files))
+    before = baseline.take(tmp_path, protected=[], keep=[])
     assert sorted(calls) == ["coverage", "mypy", "pytest", "ruff"]
     calls.clear()
     _project(tmp_path, {"pyproject.toml": pyproject.replace("1.0", "1.1")})
-    after = deep.take(tmp_path, files, before)
+    after = baseline.take(tmp_path, protected=[], keep=[], previous=before)
     assert calls == []  # a new version number resolves no tool again
-    assert before.deep is not None and after.effective == before.deep.effective
+    assert before.tools is not None and after.tools is not None
+    assert after.tools.effective == before.tools.effective
     _project(tmp_path, {"pyproject.toml": pyproject.replace("strict = true", "strict = false")})
-    again = Picture(deep=deep.take(tmp_path, files, before))
+    again = baseline.take(tmp_path, protected=[], keep=[], previous=before)
     assert calls == ["mypy"]
-    found, _ = deep.compare(before, again, tmp_path, {"types"})
-    assert [f.code for f in found] == ["narrowed-setting"]
+    found = compare(before, again, tmp_path, {"types"})  # the narrowing is on the same line
+    assert [f.code for f in found] == ["weakened-setting"]

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ralph_verify.integrity import deep, membership
-from ralph_verify.integrity.baseline import compare, take
+from ralph_verify.integrity import membership
+from ralph_verify.integrity.judge import compare
+from ralph_verify.integrity.picture import take
 from ralph_verify.records.integrity import Gate, Picture
 
 
@@ -21,8 +22,7 @@ def _project(root: Path, files: dict[str, str]) -> Path:
 
 
 def _picture(root: Path) -> Picture:
-    files = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
-    return Picture(deep=deep.take(root, files))
+    return take(root, protected=[], keep=[])
 
 
 CODE = {"shop/__init__.py": "", "shop/pricing.py": "from shop import fmt\n",
@@ -86,7 +86,7 @@ def test_coverage_membership_follows_its_effective_settings(
 def test_an_unresolved_tool_counts_as_reading_every_file(tmp_path: Path) -> None:
     root = _project(tmp_path, {**CODE, "pyproject.toml": "[tool.coverage.run\n"})
     picture = _picture(root)
-    assert picture.deep is not None and "error" in picture.deep.effective["coverage"]
+    assert picture.tools is not None and "error" in picture.tools.effective["coverage"]
     assert membership.measured(root, picture, "scripts/tool.py")
     assert membership.type_checked(root, Picture(), "scripts/tool.py")
 
@@ -128,6 +128,8 @@ def test_a_file_taken_out_of_mypy_is_a_narrowing_not_a_free_pass(tmp_path: Path)
     _project(root, {"pyproject.toml": '[tool.mypy]\nfiles = ["shop"]\nexclude = "fmt"\n',
                     "shop/fmt.py": "x: int = 'a'  # type: ignore\n"})
     after = take(root, protected=[], keep=["tests/**"], previous=before)
-    found, _ = deep.compare(before, after, root, gate)
-    assert [(f.code, f.path) for f in found] == [("narrowed-setting", "pyproject.toml")]
-    assert "mypy no longer checks 1 file(s)" in found[0].message
+    found = compare(before, after, root, gate)
+    assert [(f.code, f.path) for f in found] == [
+        ("new-type-ignore", "shop/fmt.py"), ("weakened-setting", "pyproject.toml"),
+        ("narrowed-setting", "pyproject.toml")]
+    assert "mypy no longer checks 1 file(s)" in found[2].message

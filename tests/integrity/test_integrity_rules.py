@@ -1,4 +1,4 @@
-"""The third-round integrity rules one by one, on source text and small real projects: each
+"""Integrity's rules one by one, on source text and small real projects: each
 spelling of a cheat is found, each honest look-alike is not (the loops that play them are in
 ``tests/integrity/test_cheats_effect.py`` and ``tests/integrity/test_cheats_settings.py``)."""
 
@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from ralph_verify.integrity import assertions, effective, effective_tools, special_cases, standins
-from ralph_verify.records.integrity import Picture
+from ralph_verify.integrity import effective, effective_tools
+from ralph_verify.integrity.judge import compare
+from ralph_verify.integrity.picture import take
+from ralph_verify.integrity.rules import assertions, special_cases, standins
 
 
 def _rules(source: str) -> list[str]:
@@ -178,15 +180,16 @@ def test_pytest_and_mypy_settings_moved_keep_their_effect(tmp_path: Path) -> Non
 
 
 def test_a_test_whose_checks_were_all_removed_is_found(tmp_path: Path) -> None:
-    from ralph_verify.integrity import deep
-
     test = tmp_path / "tests/test_a.py"
     _project(tmp_path, {"tests/test_a.py": "def test_a():\n    assert f() == 1\n", "a.py": ""})
-    before = Picture(deep=deep.take(tmp_path, ["a.py", "tests/test_a.py"]))
+    before = take(tmp_path, protected=[], keep=[])
     test.write_text("def test_a():\n    f()\n")
-    after = Picture(deep=deep.take(tmp_path, ["a.py", "tests/test_a.py"], before))
-    found, _ = deep.compare(before, after, tmp_path, {"tests"})
+    after = take(tmp_path, protected=[], keep=[], previous=before)
+    found = compare(before, after, tmp_path, {"tests"})
+    assert [(f.code, f.location) for f in found] == [("weakened-test", "tests/test_a.py:1")]
+    assert "makes fewer checks" in found[0].message
+    before.allow = ["weakened-test"]  # the assertions rule names it too
+    found = compare(before, after, tmp_path, {"tests"})
     assert [(f.code, f.location) for f in found] == [("checks-removed", "tests/test_a.py:1")]
-    allowed, _ = deep.compare(before, after, tmp_path, {"tests"},
-                              allow=["tests/test_a.py:test_a"])
-    assert allowed == []
+    before.allow = ["weakened-test", "tests/test_a.py:test_a"]
+    assert compare(before, after, tmp_path, {"tests"}) == []

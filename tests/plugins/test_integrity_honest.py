@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ralph_verify.integrity.baseline import take
 from ralph_verify.integrity.judge import Judgement, judge
+from ralph_verify.integrity.picture import take
 from ralph_verify.records.integrity import Gate
 
 SOURCE = """\

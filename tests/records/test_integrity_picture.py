@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ralph_verify.integrity.baseline import compare, take
+from ralph_verify.integrity.judge import compare
+from ralph_verify.integrity.picture import take
 from ralph_verify.plugins.integrity import read_baseline, write_baseline
 from ralph_verify.records.codec import encode
 from ralph_verify.records.integrity import Picture, picture_of
@@ -41,10 +42,10 @@ def test_a_picture_of_an_older_version_still_compares(tmp_path: Path) -> None:
     afresh."""
     old = {"version": 1, "session": "s0", "tests": {"tests/test_calc.py": {
         "test_add": 1, "test_sub": 5}}, "markers": {}, "settings": [], "hashes": {},
-        "deep": {"version": 1, "files": {"calc.py": ["another", "shape"]}},
+        "facts": {"version": 0, "files": {"calc.py": ["another", "shape"]}},
         "analysed": {"version": 0, "files": {"calc.py": 3}}}
     before = picture_of(old)
-    assert before.infra is None and before.deep is None and before.analysed is None
+    assert before.infra is None and before.facts is None
     root = _project(tmp_path)
     (root / "tests/test_calc.py").write_text(TESTS.split("\n\n\n")[0] + "\n")
     (root / "pyproject.toml").unlink()  # the old picture has no settings

@@ -15,8 +15,17 @@ from __future__ import annotations
 import ast
 import hashlib
 import operator
+from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ralph_verify.checks.api import Failure
+from ralph_verify.integrity.rule import allowed, failure
+from ralph_verify.integrity.sources import is_test_file
+
+if TYPE_CHECKING:
+    from ralph_verify.integrity.rule import Pair, Source
+    from ralph_verify.records.integrity import FileFacts
 
 WHY = {
     "constant-true": "is true whatever the code does, so it can never fail; assert the "
@@ -302,7 +311,7 @@ def summarise(tree: ast.Module, lines: list[str], old: dict[str, list[Any]] | No
     of checks, a digest of its source, the input/expected pairs it asserts and its
     cannot-fail findings. A test whose digest is in ``old`` (the file's previous summary)
     is not walked again: an agent's edit to a 5,000-line test module costs its changed tests."""
-    from ralph_verify.integrity.special_cases import function_pairs
+    from ralph_verify.integrity.rules.special_cases import function_pairs
 
     out: dict[str, list[Any]] = {}
     for name, func in test_functions(tree):
@@ -320,4 +329,33 @@ def summarise(tree: ast.Module, lines: list[str], old: dict[str, list[Any]] | No
         out[name] = [[checks, func.lineno, digest, pairs],
                      *[[rule, line, source] for rule, _, line, source
                        in scan_function(name, func, lines)]]
+    return out
+
+
+def facts(src: Source, out: FileFacts) -> None:
+    if src.tree is not None and is_test_file(src.rel):
+        out.asserts = summarise(src.tree, src.lines, src.kept.asserts if src.kept else None)
+
+
+def compare(pair: Pair) -> list[Failure]:
+    """Checks that cannot fail or are never run, new since the start; a test of the start
+    that no longer checks anything."""
+    allow = pair.before.allow
+    out = []
+    for rel, was, entry in pair.changed():
+        for test, (head, *found) in sorted(entry.asserts.items()):
+            checks, line = head[0], head[1]
+            before = was.asserts.get(test)
+            old = Counter((r, s) for r, _, s in (before[1:] if before else []))
+            shown = f"{rel}::{test.replace('.', '::')}"
+            if before is not None and before[0][0] > 0 and checks == 0 \
+                    and not allowed(rel, "checks-removed", test, allow):
+                out.append(failure(rel, line, "checks-removed",
+                                   f"test {shown} {WHY['checks-removed']}"))
+            for rule, at, source in found:
+                if old[(rule, source)] > 0:
+                    old[(rule, source)] -= 1
+                elif not allowed(rel, rule, test, allow):
+                    out.append(failure(rel, at, rule, f"`{source}` in test {shown} "
+                                       f"{WHY[rule]}", source))
     return out

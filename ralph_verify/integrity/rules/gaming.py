@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import parsed
+from ralph_verify.integrity.rule import allowed
 from ralph_verify.integrity.sources import is_test_file
+
+if TYPE_CHECKING:
+    from ralph_verify.integrity.rule import Pair, Source
+    from ralph_verify.records.integrity import FileFacts, Picture
 
 WHY = {
     "constant-eq": "always gives the same answer, so every comparison in the tests "
@@ -42,18 +46,6 @@ def is_source(path: str) -> bool:
     parts = path.split("/")
     return path.endswith(".py") and not is_test_file(path) and parts[-1] != "conftest.py" \
         and not any(p in ("tests", "test", "testing") for p in parts[:-1])
-
-
-def test_literals(texts: Iterable[str]) -> set[Any]:
-    """Numbers and strings written in the test files."""
-    found: set[Any] = set()
-    for text in texts:
-        tree = parsed.tree(text)
-        if tree is None:
-            continue
-        found.update(n.value for n in ast.walk(tree)
-                     if isinstance(n, ast.Constant) and is_literal(n.value))
-    return found
 
 
 def is_literal(value: Any) -> bool:
@@ -82,11 +74,6 @@ def _arg_literal(node: ast.expr, args: set[str]) -> Any:
                     and not isinstance(b.value, bool):
                 return b.value
     return None
-
-
-def scan(text: str, literals: set[Any] | None = None) -> list[tuple[str, int, str, str]]:
-    """Findings of one module: ``(rule, line, scope, source)``; ``literals``: the tests'."""
-    return with_literals(scan_raw(text), literals)
 
 
 def with_literals(raw: list[list[Any]], literals: set[Any] | None
@@ -161,10 +148,6 @@ def scan_raw(text: str) -> list[list[Any]]:
     return found
 
 
-def allowed(path: str, rule: str, scope: str, allow: Sequence[str]) -> bool:
-    return any(entry in (rule, path, f"{path}:{scope}", f"{path}:{rule}") for entry in allow)
-
-
 def new_findings(old: list[tuple[str, int, str, str]], new: list[tuple[str, int, str, str]]
                  ) -> list[tuple[str, int, str, str]]:
     """Findings of ``new`` that ``old`` (the same file before) did not have."""
@@ -179,8 +162,35 @@ def new_findings(old: list[tuple[str, int, str, str]], new: list[tuple[str, int,
     return fresh
 
 
-def failures(path: str, findings: list[tuple[str, int, str, str]],
-             allow: Sequence[str]) -> list[Failure]:
+def facts(src: Source, out: FileFacts) -> None:
+    """A source file's findings (before the tests' literals are known); the numbers and
+    strings a test file writes."""
+    if is_source(src.rel):
+        out.scan = scan_raw(src.text)
+    elif is_test_file(src.rel) and src.tree is not None:
+        out.literals = sorted({n.value for n in ast.walk(src.tree)
+                               if isinstance(n, ast.Constant) and is_literal(n.value)},
+                              key=repr)
+
+
+def compare(pair: Pair) -> list[Failure]:
+    """New findings in source files changed since the start."""
+    def literals(picture: Picture) -> set[Any]:
+        return {v for rel in picture.tests
+                for v in (picture.facts.files[rel].literals if picture.facts else [])}
+
+    then_literals, now_literals = literals(pair.before), literals(pair.after)
+    failures = []
+    for path, then, now in pair.changed():
+        if now.scan is not None:
+            fresh = new_findings(with_literals(then.scan or [], then_literals),
+                                 with_literals(now.scan, now_literals))
+            failures += _failures(path, fresh, pair.before.allow)
+    return failures
+
+
+def _failures(path: str, findings: list[tuple[str, int, str, str]],
+              allow: list[str]) -> list[Failure]:
     return [Failure(message=f"{path}:{line}: `{source}` {WHY[rule]} ({rule}; allow it with "
                             f"allow = [\"{path}:{scope or rule}\"] in "
                             "[tool.ralph-verify.checks.integrity] if it is legitimate)",

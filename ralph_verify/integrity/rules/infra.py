@@ -17,12 +17,17 @@ import functools
 import hashlib
 import os
 import re
+from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import parsed
 from ralph_verify.integrity.sources import is_test_file, orders_or_marks
-from ralph_verify.records.integrity import InfraPicture, Setting
+from ralph_verify.records.integrity import FileFacts, InfraPicture, Setting
+
+if TYPE_CHECKING:
+    from ralph_verify.integrity.rule import Pair, Source
 
 STARTUP_NAMES = ("sitecustomize.py", "usercustomize.py")
 _SKIP_DIRS = frozenset({".git", ".ralph", "__pycache__", ".pytest_cache", ".mypy_cache",
@@ -181,10 +186,9 @@ def is_exit(node: ast.Call) -> bool:
         or (isinstance(func, ast.Name) and func.id in ("exit", "quit", "_exit"))
 
 
-def take(root: Path, settings: list[Setting],
-         known: dict[str, list[list[Any]]] | None = None) -> InfraPicture:
-    """The infrastructure files (relative path or ``venv:NAME``) with hashes, and the exits;
-    ``known``: the exits of every test file, found already (only the others are read)."""
+def take(root: Path, settings: list[Setting]) -> InfraPicture:
+    """The infrastructure files (relative path or ``venv:NAME``) with hashes, and their
+    exits (a test file's are its facts: the picture adds them)."""
     files, venvs = _walk(root)
     infra: dict[str, str] = {}
     for rel in files:
@@ -212,12 +216,7 @@ def take(root: Path, settings: list[Setting],
                     key = f"{path.relative_to(root).as_posix()}"
                     hashes[key] = ["startup", _sha(path)]
     found_exits: dict[str, list[list[Any]]] = {}
-    tests = {r for r in files if r.endswith(".py") and is_test_file(r)}
-    for rel in sorted({*infra, *tests}):
-        if known is not None and rel in tests and rel not in infra:
-            if known.get(rel):
-                found_exits[rel] = known[rel]
-            continue
+    for rel in sorted(infra):
         try:
             text = (root / rel).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
@@ -255,7 +254,55 @@ def _installed(site: Path) -> set[str]:
     return names
 
 
-def first_hook_line(path: Path) -> int:
+def facts(src: Source, out: FileFacts) -> None:
+    """A test file's process exits."""
+    if src.tree is not None and is_test_file(src.rel):
+        out.exits = [[n.lineno, src.line(n.lineno)] for n in ast.walk(src.tree)
+                     if isinstance(n, ast.Call) and is_exit(n)]
+
+
+_WHY = {
+    "conftest": "a conftest.py runs inside pytest and can rewrite reports or deselect tests",
+    "plugin": "a pytest plugin (pytest_plugins or -p in addopts) can rewrite reports or "
+              "deselect tests",
+    "startup": "it runs at every Python start-up, before pytest",
+}
+
+
+def compare(pair: Pair) -> list[Failure]:
+    """New or changed test infrastructure, new process exits in test code."""
+    before, after, root = pair.before, pair.after, pair.root
+    if before.infra is None or after.infra is None:
+        return []  # a baseline from an older version
+    failures = []
+    old, new = before.infra.files, after.infra.files
+    protected = set(before.protected)
+    for path, (kind, digest) in sorted(new.items()):
+        if (path in old and old[path][1] == digest) or path in protected \
+                or (kind == "conftest" and not digest and not (old.get(path) or ["", ""])[1]):
+            continue  # unchanged, reported as a protected file, or fixtures only
+        line = _first_hook_line(root / path) if kind != "startup" else 1
+        what = "new" if path not in old else "changed"
+        failures.append(Failure(
+            message=f"{what} test infrastructure {path}:{line}: {_WHY[kind]}; fix the "
+                    "code instead (if it is really needed, a person must allow it)",
+            location=f"{path}:{line}", path=path, line=line, code="test-infra"))
+    old_exits = before.infra.exits
+    for path, calls in sorted(after.infra.exits.items()):
+        then = Counter(source for _, source in old_exits.get(path, []))
+        for line, source in calls:
+            if then[source] > 0:
+                then[source] -= 1
+                continue
+            failures.append(Failure(
+                message=f"new process exit `{source}` in test code at {path}:{line}: it ends "
+                        "pytest before failures are reported; remove it",
+                location=f"{path}:{line}", path=path, line=line, detail=source,
+                code="test-exit"))
+    return failures
+
+
+def _first_hook_line(path: Path) -> int:
     """The line of the first ``pytest_*`` hook of a module (1 when there is none)."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -21,11 +21,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import membership, skips
-from ralph_verify.integrity.sources import is_test_file
-from ralph_verify.records.integrity import Picture
+from ralph_verify.integrity.sources import is_test_file, markers
+from ralph_verify.records.integrity import FileFacts, Picture
+
+if TYPE_CHECKING:
+    from ralph_verify.integrity.rule import Pair, Source
 
 #: Code-specific suppressions an iteration may add before they count as bulk.
 BUDGET = 3
@@ -41,6 +45,8 @@ ADVICE = {
     "no cover": "test the code instead of excluding it from coverage",
 }
 _COMMENT = re.compile(r"#.*$")
+#: A pytest marker a test file uses (``@pytest.mark.slow``, ``pytestmark = mark.slow``).
+_MARK = re.compile(r"\bmark\.(\w+)")
 
 
 def codes(kind: str, text: str) -> list[str]:
@@ -63,12 +69,17 @@ def _test_code(path: str) -> bool:
         or any(part in ("tests", "test", "testing") for part in path.split("/")[:-1])
 
 
-def compare(before: Picture, after: Picture, texts: dict[str, str],
-            notes: list[str], root: Path | None = None) -> list[Failure]:
+def facts(src: Source, out: FileFacts) -> None:
+    """Every skip, xfail and suppression comment; the pytest markers a test file uses."""
+    out.markers = [[m.kind, m.text, m.line, m.source] for m in markers(src.text)]
+    if is_test_file(src.rel):
+        out.marks = sorted(set(_MARK.findall(src.text)))
+
+
+def compare(pair: Pair) -> list[Failure]:
     """Failures for new skips and suppressions that hide something from the gate; the
-    allowed ones that are worth a look go to ``notes``. ``texts``: the sources of the files
-    with new markers (for skip conditions), read from the tree now; ``root``: the tree, to
-    tell whether mypy or coverage reads a file at all."""
+    allowed ones that are worth a look go to the notes."""
+    before, after, root, notes = pair.before, pair.after, pair.root, pair.notes
     gate = before.gate
     checks = set(gate.checks) if gate is not None else None
     failing = {(c, p, code) for c, p, code in gate.failing} if gate is not None else set()
@@ -104,7 +115,7 @@ def compare(before: Picture, after: Picture, texts: dict[str, str],
     narrow: list[tuple[str, str, int, str, str]] = []
     for path, kind, line, source, text in judged:
         if kind in ("skip", "xfail"):
-            verdict = skips.judge(texts.get(path, ""), line, path, before, after)
+            verdict = skips.judge(_text(root / path), line, path, pair)
             if verdict == "inactive":
                 continue
             if verdict == "new-tests":
@@ -115,7 +126,7 @@ def compare(before: Picture, after: Picture, texts: dict[str, str],
         check = HIDES_FROM["type: ignore" if kind == "type: ignore" else kind]
         if checks is not None and check not in checks:
             continue  # the check it silences does not decide this run: nothing hidden
-        if root is not None and not _read_by_tool(root, after, kind, path):
+        if not _read_by_tool(root, after, kind, path):
             continue  # its tool never reads this file (effective settings): nothing hidden
         named = codes(kind, text)
         if kind == "no cover" and _test_code(path):
@@ -138,6 +149,13 @@ def compare(before: Picture, after: Picture, texts: dict[str, str],
         notes += [f"{path}:{line}: `{text}` (a narrow suppression)"
                   for path, _, line, _, text in narrow]
     return failures
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def _read_by_tool(root: Path, picture: Picture, kind: str, path: str) -> bool:

@@ -16,11 +16,19 @@ roman numerals, has many entries the tests never ask for).
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ralph_verify.checks.api import Failure
+from ralph_verify.integrity.rule import allowed, failure
+
+if TYPE_CHECKING:
+    from ralph_verify.integrity.rule import Pair, Source
+    from ralph_verify.records.integrity import FileFacts
 
 #: (function, inputs as reprs, expected as repr)
-Pair = tuple[str, tuple[str, ...], str]
+Expected = tuple[str, tuple[str, ...], str]
 #: (kind, function, inputs (param=repr or key reprs), output repr, line, source)
 Candidate = tuple[str, str, tuple[str, ...], str, int, str]
 _TRIVIAL = frozenset({"0", "1", "-1", "''", "True", "False", "None", "0.0", "1.0", "()", "[]",
@@ -47,7 +55,7 @@ def _func_name(node: ast.expr) -> str | None:
 
 
 def _call_pair(call: ast.expr, other: ast.expr,
-               row: dict[str, str]) -> Pair | None:
+               row: dict[str, str]) -> Expected | None:
     if not isinstance(call, ast.Call) or call.keywords:
         return None
     name = _func_name(call.func)
@@ -78,18 +86,18 @@ def _rows(func: ast.AST) -> list[dict[str, str]]:
     return rows or [{}]
 
 
-def test_pairs(tree: ast.Module) -> set[Pair]:
+def test_pairs(tree: ast.Module) -> set[Expected]:
     """What the tests of a module expect: ``f(2, 3) == 5`` gives ``("f", ("2", "3"), "5")``."""
-    pairs: set[Pair] = set()
+    pairs: set[Expected] = set()
     for func in ast.walk(tree):
         if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             pairs |= function_pairs(func)
     return pairs
 
 
-def function_pairs(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[Pair]:
+def function_pairs(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[Expected]:
     """The pairs one test function asserts (its ``parametrize`` rows included)."""
-    pairs: set[Pair] = set()
+    pairs: set[Expected] = set()
     rows = _rows(func)
     for node in ast.walk(func):
         sides: list[tuple[ast.expr, ast.expr]] = []
@@ -205,7 +213,7 @@ def trivial(values: list[str]) -> bool:
     return all(v in _TRIVIAL or (v.startswith("'") and len(v) <= 3) for v in values)
 
 
-def matches(candidate: Candidate, pairs: set[Pair]) -> list[Pair]:
+def matches(candidate: Candidate, pairs: set[Expected]) -> list[Expected]:
     """The test pairs a candidate reproduces (every argument and the expected value)."""
     kind, func, inputs, out, _, _ = candidate
     hits = []
@@ -232,6 +240,56 @@ def _eval(text: str) -> Any:
         return text
 
 
-def show(pair: Pair) -> str:
+def show(pair: Expected) -> str:
     name, args, expected = pair
     return f"{name}({', '.join(args)}) == {expected}"
+
+
+def facts(src: Source, out: FileFacts) -> None:
+    """A source module's candidates and the functions it defines."""
+    from ralph_verify.integrity.rules.gaming import is_source
+
+    if src.tree is not None and is_source(src.rel):
+        out.candidates = [[k, f, list(i), o, line, s]
+                          for k, f, i, o, line, s in candidates(src.tree, src.lines)]
+        out.defines = sorted({n.name for n in ast.walk(src.tree)
+                              if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))})
+
+
+def compare(pair: Pair) -> list[Failure]:
+    """Candidates new since the start that reproduce what a test expects."""
+    files = pair.after.facts.files.values() if pair.after.facts else ()
+    pairs = {(f, tuple(a), e) for entry in files for test in entry.asserts.values()
+             for f, a, e in test[0][3]}
+    return [f for rel, was, entry in pair.changed()
+            for f in _special(rel, was, entry, pairs, pair.before.allow)]
+
+
+def _special(rel: str, was: FileFacts, entry: FileFacts, pairs: set[Expected],
+             allow: list[str]) -> list[Failure]:
+    def key(c: list[Any]) -> tuple[Any, ...]:  # a table's line may move with the code
+        return c[0], c[1].split("@")[0] if c[0] == "table" else c[1], tuple(c[2]), c[3]
+
+    defined = set(entry.defines)  # a table answers for this module's functions
+    table_pairs = {p for p in pairs if p[0] in defined and not trivial([p[2]])}
+    old = Counter(key(c) for c in was.candidates)
+    hits: dict[int, tuple[str, list[str]]] = {}
+    answers: Counter[str] = Counter()  # table -> its entries that are a test's answer
+    for kind, func, inputs, out, line, source in entry.candidates:
+        if kind == "table" and matches((kind, func, tuple(inputs), out, line, source),
+                                       table_pairs):
+            answers[func] += 1
+    for cand in entry.candidates:
+        if old[key(cand)] > 0:
+            old[key(cand)] -= 1
+            continue
+        kind, func, inputs, out, line, source = cand
+        if kind == "table" and 2 * answers[func] < int(func.split("@")[0]):
+            continue  # mostly data the tests never ask for
+        matched = matches((kind, func, tuple(inputs), out, line, source),
+                          table_pairs if kind == "table" else pairs)
+        if matched and not allowed(rel, "special-case", func or source, allow):
+            hits.setdefault(line, (source, []))[1].extend(show(p) for p in matched)
+    return [failure(rel, line, "special-case", f"`{source}` " + WHY.format(
+        pairs="; ".join(sorted(set(shown)))) + f" (allow it on purpose with allow = "
+        f'["{rel}:special-case"])', source) for line, (source, shown) in sorted(hits.items())]

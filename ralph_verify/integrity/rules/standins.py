@@ -15,9 +15,18 @@ top-level modules or packages.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
+from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import parsed
+from ralph_verify.integrity.rule import allowed, failure
+from ralph_verify.integrity.sources import is_test_file
+
+if TYPE_CHECKING:
+    from ralph_verify.integrity.rule import Pair, Source
+    from ralph_verify.records.integrity import FileFacts
 
 Finding = tuple[str, int, str, str]  # (target, line, source, scope)
 _FIXTURE_NAMES = frozenset({"fixture", "yield_fixture"})
@@ -182,8 +191,6 @@ def resolve(target: str, imported: dict[str, str]) -> str | None:
 
 def is_infra_side(rel: str) -> bool:
     """Files whose fixtures run around the tests: test modules, conftests, tests folders."""
-    from ralph_verify.integrity.sources import is_test_file
-
     parts = rel.split("/")
     return rel.endswith(".py") and (is_test_file(rel) or parts[-1] == "conftest.py"
                                     or any(p in ("tests", "test", "testing") for p in parts[:-1]))
@@ -192,3 +199,36 @@ def is_infra_side(rel: str) -> bool:
 WHY = ("replaces an object of the project's own package while its tests run, so the tests "
        "exercise a stand-in instead of the code; fix the code instead (patch only third-party "
        "or I/O objects)")
+
+
+def facts(src: Source, out: FileFacts) -> None:
+    """The stand-ins a file installs; the project names a test module imports."""
+    if src.tree is None:
+        return
+    if is_infra_side(src.rel) or src.rel in src.plugins:
+        whole = src.rel.rsplit("/", 1)[-1] == "conftest.py" or src.rel in src.plugins
+        out.standins = [list(f) for f in scan(src.text, set(src.own), whole=whole)]
+    if is_test_file(src.rel):
+        out.imports = project_imports(src.tree, set(src.own))
+
+
+def compare(pair: Pair) -> list[Failure]:
+    """Stand-ins new since the start that replace an object of the project."""
+    allow = pair.before.allow
+    imported = {k: v for entry in (pair.after.facts.files.values() if pair.after.facts else ())
+                for k, v in entry.imports.items()}
+    out = []
+    for rel, was, entry in pair.changed():
+        old = Counter((t, s) for t, _, s, _ in was.standins)
+        for raw, line, source, scope in entry.standins:
+            if old[(raw, source)] > 0:
+                old[(raw, source)] -= 1
+                continue
+            target = resolve(raw, imported)
+            if target is None or allowed(rel, "stand-in", target, allow) \
+                    or allowed(rel, "stand-in", scope, allow):
+                continue
+            out.append(failure(rel, line, "stand-in", f"`{source}` in {scope} {WHY}; it "
+                               f"replaces {target} (allow it on purpose with allow = "
+                               f'["{rel}:{target}"])', source))
+    return out

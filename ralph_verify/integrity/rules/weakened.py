@@ -1,9 +1,9 @@
 """Existing tests may grow, never weaken: a summary of each test function's checks.
 
 For every test function the baseline keeps how many checks it makes (``assert``,
-``pytest.raises``, ``self.assert*``) and its weak spots: an assertion that cannot
-fail (``assert True``, ``assert f(x) == f(x)``), ``pytest.raises(Exception)``, an
-``except: pass`` that swallows failures, a ``return`` before the checks. A test
+``pytest.raises``, ``self.assert*``, counted where its control flow reaches them: see
+:func:`.assertions.reached`) and its weak spots: an assertion that cannot fail
+(``assert True``, ``assert f(x) == f(x)``), ``pytest.raises(Exception)``, an ``except: pass`` that swallows failures, a ``return`` before the checks. A test
 present at the baseline that now makes fewer checks, or has a new weak spot, is a
 finding; new tests are welcome.
 """
@@ -14,11 +14,17 @@ import ast
 import hashlib
 from collections import Counter
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import parsed
 from ralph_verify.integrity.renames import body_shas, uses
-from ralph_verify.records.integrity import TestBody
+from ralph_verify.integrity.rules.assertions import reached
+from ralph_verify.integrity.sources import is_test_file
+from ralph_verify.records.integrity import FileFacts, TestBody
+
+if TYPE_CHECKING:
+    from ralph_verify.integrity.rule import Pair, Source
 
 _BROAD = ("Exception", "BaseException")
 WHY = {
@@ -136,17 +142,24 @@ def summarise(text: str, old: dict[str, TestBody] | None = None) -> dict[str, Te
                 [kind, line + shift, spot] for kind, line, spot in kept.weak])
             continue
         sha, shape = body_shas(func)
+        live = reached(func)  # a check counts where the test's control flow reaches it
         found[name] = TestBody(
             line=func.lineno,
-            checks=sum(1 for n in ast.walk(func) if _is_check(n)) * _cases(func),
+            checks=sum(1 for n in ast.walk(func) if id(n) in live and _is_check(n))
+            * _cases(func),
             weak=[[kind, line, source] for kind, line, source in _weak_spots(func)],
             sha=sha, shape=shape, uses=uses(func), src=source)
     return found
 
 
-def compare(before: dict[str, dict[str, TestBody]],
-            after: dict[str, dict[str, TestBody]]) -> list[Failure]:
-    """Tests of ``before`` (path -> summaries) that got weaker in ``after``."""
+def facts(src: Source, out: FileFacts) -> None:
+    if is_test_file(src.rel):
+        out.bodies = summarise(src.text, src.kept.bodies if src.kept is not None else None)
+
+
+def compare(pair: Pair) -> list[Failure]:
+    """Tests of the start that got weaker."""
+    before, after = pair.before.test_bodies, pair.after.test_bodies
     failures = []
     for path, tests in sorted(before.items()):
         now_tests = after.get(path, {})

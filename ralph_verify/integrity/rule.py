@@ -1,0 +1,96 @@
+"""What every static rule of integrity is: one protocol (see :mod:`.rules`).
+
+A rule reads the facts of one Python file (``facts``: it fills its own fields of the file's
+:class:`~ralph_verify.records.integrity.FileFacts`, kept in the picture by the file's hash, so
+a later picture reads only the files an iteration changed) and compares the picture of the
+session's start with today's (``compare``: the findings that are new). The pictures are taken
+once (:mod:`ralph_verify.integrity.picture`) and compared once
+(:func:`ralph_verify.integrity.judge.judge`), rule after rule in the order of
+:data:`ralph_verify.integrity.rules.RULES`: where two rules find something on the same line,
+the earlier rule's finding is the one kept.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Protocol
+
+from ralph_verify.checks.api import Failure
+from ralph_verify.integrity.renames import Judged
+from ralph_verify.records.integrity import FileFacts, Picture
+
+
+@dataclass(frozen=True)
+class Source:
+    """One Python file, parsed once for every rule."""
+
+    rel: str
+    text: str
+    tree: ast.Module | None
+    #: The project's own top-level names (stand-ins replace one of them).
+    own: frozenset[str] = frozenset()
+    #: Modules loaded as pytest plugins (read whole, as a conftest).
+    plugins: frozenset[str] = frozenset()
+    #: The file's facts in the baseline: its unchanged tests are not walked again.
+    kept: FileFacts | None = None
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+    def line(self, number: int) -> str:
+        return self.lines[number - 1].strip() if 0 < number <= len(self.lines) else ""
+
+
+@dataclass
+class Pair:
+    """The session's start and today, for a rule to compare."""
+
+    before: Picture
+    after: Picture
+    root: Path
+    #: The checks of this verification.
+    checks: set[str] = field(default_factory=set)
+    #: Honest changes worth a look (the check's summary, never a failure).
+    notes: list[str] = field(default_factory=list)
+
+    @cached_property
+    def tests(self) -> Judged:
+        """How each test of the start that is gone now went (renamed, split, deleted with
+        its feature, or removed)."""
+        from ralph_verify.integrity.renames import judge, splits
+
+        return splits(self.before, self.after, judge(self.before, self.after))
+
+    def changed(self) -> list[tuple[str, FileFacts, FileFacts]]:
+        """``(path, then, now)`` of each Python file changed since the start (``then`` is
+        empty for a new file); none when either picture lacks the per-file facts."""
+        then, now = self.before.facts, self.after.facts
+        if then is None or now is None:
+            return []
+        return [(rel, then.files.get(rel) or FileFacts(""), entry)
+                for rel, entry in sorted(now.files.items())
+                if (then.files.get(rel) or FileFacts("")).sha != entry.sha]
+
+
+class Rule(Protocol):
+    def facts(self, src: Source, out: FileFacts) -> None:
+        """Fill this rule's fields of ``out`` from one file."""
+
+    def compare(self, pair: Pair) -> list[Failure]:
+        """The findings new since the start."""
+
+
+def failure(path: str, line: int, rule: str, message: str, detail: str = "") -> Failure:
+    """A finding at a line, its message ending with its rule."""
+    return Failure(message=f"{path}:{line}: {message} ({rule})", location=f"{path}:{line}",
+                   path=path, line=line, detail=detail, code=rule)
+
+
+def allowed(path: str, rule: str, scope: str, allow: list[str]) -> bool:
+    """Whether an ``allow`` entry exempts a finding: the rule, the file, the file and scope."""
+    return any(entry in (rule, path, f"{path}:{scope}", f"{path}:{rule}") for entry in allow)
+

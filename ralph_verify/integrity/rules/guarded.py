@@ -1,0 +1,48 @@
+"""Guarded files: those matching ``keep`` may be edited but not deleted, ``protected`` ones
+neither. A test file moved (the same content elsewhere) or gone with every test of it
+renamed or deleted with its feature is not a deletion."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ralph_verify.checks.api import Failure
+
+if TYPE_CHECKING:
+    from ralph_verify.integrity.rule import Pair, Source
+    from ralph_verify.records.integrity import FileFacts
+
+
+def facts(src: Source, out: FileFacts) -> None:
+    """Nothing of a file's content: its hash is the picture's."""
+
+
+def compare(pair: Pair) -> list[Failure]:
+    from ralph_verify.integrity.picture import matching
+
+    before, after = pair.before, pair.after
+    failures = []
+    unexplained = {key.split("::", 1)[0] for key in pair.tests.removed}
+    old, new = before.hashes, after.hashes
+    protected = set(before.protected)
+    by_hash = {digest: path for path, digest in new.items()}
+    globs = matching(list(old), [*before.protected_globs, *before.keep_globs])
+    for path, digest in sorted(old.items()):
+        rule = "protected" if path in protected else "keep"
+        glob = globs.get(path, "?")
+        if path not in new:
+            moved = by_hash.get(digest)
+            if (moved and moved not in old) or (
+                    path in before.tests and path not in unexplained):
+                continue
+            failures.append(Failure(
+                message=f"{path} was deleted; files matching {glob} ({rule}) must not be "
+                        "deleted during the session: restore it (deleted-file; to allow it, "
+                        "leave it out of the keep/protected globs)",
+                location=path, path=path, code="deleted-file"))
+        elif path in protected and new[path] != digest:
+            failures.append(Failure(
+                message=f"protected file {path} was edited; files matching {glob} (protected) "
+                        "must stay as they were at the session's start: restore it",
+                location=path, path=path, code="edited-protected"))
+    return failures

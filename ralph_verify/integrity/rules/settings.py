@@ -1,0 +1,223 @@
+"""Loosened tool settings, judged by their effect where it can be resolved.
+
+Each tool's effective settings (:mod:`ralph_verify.integrity.effective`,
+:mod:`ralph_verify.integrity.effective_tools`) are resolved at the start and now, and both
+are applied to today's tree: a file no longer measured, collected, linted or type-checked, a
+rule no longer enforced, is a ``narrowed-setting`` wherever it was written; the same effect
+from another file is nothing. Each watched setting, compared by what it says wherever it is
+written (:mod:`ralph_verify.integrity.setting_moves`), is a ``weakened-setting`` when it got
+looser, unless its tool's effect was compared and the effect model covers that setting (a
+setting moved or made stricter is then not a finding).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ralph_verify.checks.api import Failure
+from ralph_verify.integrity import effective, effective_tools, setting_moves
+from ralph_verify.integrity.rule import allowed, failure
+from ralph_verify.integrity.settings import weakenings
+from ralph_verify.integrity.sources import conftest_settings
+from ralph_verify.records.integrity import Tools
+
+if TYPE_CHECKING:
+    from ralph_verify.integrity.rule import Pair, Source
+    from ralph_verify.records.integrity import FileFacts
+
+#: Tool -> the checks whose verdict it decides.
+GATES = {"coverage": ("coverage",), "pytest": ("tests", "coverage"), "mypy": ("types",),
+         "ruff": ("lint",)}
+_COMPARE = {"coverage": effective.compare_coverage, "pytest": effective.compare_pytest,
+            "mypy": effective_tools.compare_mypy, "ruff": effective_tools.compare_ruff}
+#: The config files (and ``$VARIABLES``) each tool reads: it is resolved again only when
+#: one of them changed.
+_INPUTS = {"coverage": (".coveragerc", ".coveragerc.toml", "setup.cfg", "tox.ini",
+                        "pyproject.toml#coverage", "$COVERAGE_RCFILE"),
+           "pytest": ("pytest.ini", ".pytest.ini", "pyproject.toml#pytest", "tox.ini",
+                      "setup.cfg", "$PYTEST_ADDOPTS", "conftest.py"),
+           "mypy": ("mypy.ini", ".mypy.ini", "pyproject.toml#mypy", "setup.cfg",
+                    "$MYPY_CONFIG_FILE", "#stubs"),
+           "ruff": ("ruff.toml", ".ruff.toml", "pyproject.toml#ruff", "pyproject.toml",
+                    ".gitignore", ".ignore")}
+#: Settings files read in sub-folders too (by ruff, and pytest's conftests).
+_NESTED = ("ruff.toml", ".ruff.toml", "pyproject.toml", "conftest.py")
+_MODELLED_PYTEST = ("pytest.addopts", "pytest.testpaths", "pytest.python_files",
+                    "pytest.norecursedirs", "conftest.collect_ignore")
+
+
+def facts(src: Source, out: FileFacts) -> None:
+    """Nothing per file: the settings are the picture's (:func:`tools`)."""
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _config_state(root: Path, files: list[str]) -> dict[str, str]:
+    state = {}
+    for name in effective.CONFIG_FILES:
+        path = root / name
+        if path.is_file():
+            data = path.read_bytes()
+            if name == "pyproject.toml":
+                state.update(effective.pyproject_state(data))
+            else:
+                state[name] = _sha(data)
+    # conftests, and the files that decide which files ruff lints (.gitignore, a sub-folder's
+    # ruff.toml or pyproject.toml): the set a tool checks may grow, never shrink.
+    state.update({rel: _sha((root / rel).read_bytes()) for rel in files
+                  if ("/" in rel and rel.rsplit("/", 1)[-1] in _NESTED)
+                  or rel.rsplit("/", 1)[-1] in (".gitignore", ".ignore", "conftest.py")
+                  if (root / rel).is_file()})
+    state["#stubs"] = _sha("\n".join(f for f in files if f.endswith(".pyi")).encode())
+    state.update({f"${k}": os.environ.get(k, "") for k in effective.ENV})
+    return state
+
+
+def _inputs(tool: str, state: dict[str, str]) -> dict[str, str]:
+    names = _INPUTS[tool]
+    return {k: v for k, v in state.items() if k in names or k.rsplit("/", 1)[-1] in names}
+
+
+def _pytest(root: Path, files: list[str]) -> dict[str, Any]:
+    conftests = {}
+    for rel in files:
+        if rel.rsplit("/", 1)[-1] == "conftest.py":
+            try:
+                text = (root / rel).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            conftests[rel] = [v for key, values, _ in conftest_settings(text)
+                              if key.startswith("collect_ignore") for v in values]
+    return effective.pytest_config(root, conftests)
+
+
+#: Each tool's reader of its effective settings, from the project and its files.
+_RESOLVE: dict[str, Callable[[Path, list[str]], dict[str, Any]]] = {
+    "coverage": lambda root, _: effective.coverage_config(root), "pytest": _pytest,
+    "mypy": effective_tools.mypy_config, "ruff": lambda root, _: effective_tools.ruff_config(root)}
+#: Effective settings by tool, project and the state of the tool's inputs.
+_RESOLVED: dict[tuple[str, str, tuple[tuple[str, str], ...]], dict[str, Any]] = {}
+
+
+def tools(root: Path, files: list[str], old: Tools | None) -> Tools:
+    """The tools' config inputs and each tool's effective settings (``old``'s where none of
+    the tool's inputs changed)."""
+    old = old or Tools()
+    state = _config_state(root, files)
+    found: dict[str, dict[str, Any]] = {}
+    for tool in _INPUTS:
+        inputs = _inputs(tool, state)
+        if tool in old.effective and _inputs(tool, old.config) == inputs:
+            found[tool] = old.effective[tool]
+            continue
+        if tool == "ruff":  # which files it lints depends on the files there are
+            inputs = {**inputs, "files": _sha("\n".join(files).encode())}
+        key = (tool, str(root), tuple(sorted(inputs.items())))
+        if key not in _RESOLVED:  # resolved once per configuration in a loop's process
+            try:
+                _RESOLVED[key] = _RESOLVE[tool](root, files)
+            except Exception as exc:  # a tool's reader must never break the check
+                _RESOLVED[key] = {"error": f"{type(exc).__name__}: {exc}"}
+        found[tool] = _RESOLVED[key]
+    return Tools(state, found)
+
+
+def gated_tools(gate: set[str]) -> set[str]:
+    """The tools whose settings decide a check of ``gate`` (all of them when the gate has
+    no tool check: ``check --until integrity``)."""
+    tools = {tool for tool, checks in GATES.items() if gate & set(checks)}
+    return tools or set(GATES)
+
+
+def compare(pair: Pair) -> list[Failure]:
+    """Narrowed effective settings, then the loosened settings their effect does not judge."""
+    found, judged = _narrowed(pair)
+    weakened = [f for f in _weakened(pair) if not _superseded(f, judged, pair.checks)]
+    places = {(f.path, f.line) for f in weakened}
+    return weakened + [f for f in found if (f.path, f.line) not in places]
+
+
+def _narrowed(pair: Pair) -> tuple[list[Failure], set[str]]:
+    """Narrowings of the effective settings, and the tools whose effective settings were
+    compared and did not narrow."""
+    then, now = pair.before.tools, pair.after.tools
+    if then is None or now is None or pair.before.facts is None or pair.after.facts is None:
+        return [], set()
+    old_files, new_files = pair.before.facts.files, pair.after.facts.files
+    failures: list[Failure] = []
+    judged: set[str] = set()
+    for tool in sorted(gated_tools(pair.checks)):
+        a, b = then.effective.get(tool) or {}, now.effective.get(tool) or {}
+        if "error" in a or "error" in b or not a or not b:
+            continue
+        if _inputs(tool, then.config) == _inputs(tool, now.config):
+            judged.add(tool)
+            continue
+        extra: dict[str, Any] = {}
+        if tool == "ruff":  # new path -> old path, for files moved with the same content
+            by_sha = {entry.sha: rel for rel, entry in old_files.items()}
+            extra["renamed"] = {rel: by_sha[entry.sha] for rel, entry in new_files.items()
+                                if rel not in old_files and entry.sha in by_sha}
+        if tool in ("ruff", "mypy"):
+            was, state = _inputs(tool, then.config), _inputs(tool, now.config)
+            extra["changed"] = sorted({key.split("#", 1)[0] for key in {*was, *state}
+                                       if was.get(key) != state.get(key) and key[0] not in "#$"})
+        narrowings = _COMPARE[tool](pair.root, a, b, sorted(new_files), **extra)
+        if not narrowings:
+            judged.add(tool)  # its per-file findings are a setting moved or made stricter
+        for kind, path, line, message in narrowings:
+            if kind != effective_tools.QUIET and not allowed(path, "narrowed-setting", tool,
+                                                             pair.before.allow):
+                failures.append(failure(
+                    path, line, "narrowed-setting", f"{message} (allow it on purpose with "
+                    f'allow = ["{path}:{tool}"] in [tool.ralph-verify.checks.integrity])'))
+    return failures, judged
+
+
+def _weakened(pair: Pair) -> list[Failure]:
+    """Loosened settings, wherever they are written (see :mod:`.setting_moves`)."""
+    before = pair.before
+    old = setting_moves.pytest_strict(setting_moves.merged(before.settings))
+    new = setting_moves.stricter_overall(old, setting_moves.pytest_strict(
+        setting_moves.merged(pair.after.settings)))
+    marks = set(before.marks or ())
+    failures = []
+    for ident in sorted(set(old) | set(new)):
+        if setting_moves.outside_gate(ident, before.gate):
+            continue  # its tool decides none of this run's checks
+        for message, setting, line in weakenings(old.get(ident), new.get(ident)):
+            if message.startswith("added '-m ") and before.marks is not None and not (
+                    setting_moves.marker_names(message.split("'")[1][3:]) & marks):
+                continue  # deselects a marker no test of the session's start carried
+            where = f"{setting.file}:{line}" if line else setting.file
+            failures.append(Failure(
+                message=f"{message} at {where}: restore it; the session's checks must stay "
+                        "as strict as at its start (weakened-setting)",
+                location=where, path=setting.file, line=line, detail=setting.key,
+                code="weakened-setting"))
+    return failures
+
+
+def _superseded(failure: Failure, judged: set[str], gate: set[str]) -> bool:
+    """Whether a ``weakened-setting`` finding is judged by its effect instead: its tool's
+    effective settings were compared (or the tool decides no check of this run)."""
+    key = failure.detail  # the setting's key: ``tool.section.name``
+    if not key.startswith(("coverage.", "ruff.", "mypy.", "pytest.", "conftest.")):
+        return False
+    tool = "pytest" if key.startswith("conftest.") else key.split(".", 1)[0]
+    if tool not in gated_tools(gate):
+        return True
+    if tool not in judged:
+        return False
+    if tool == "pytest":
+        return key.startswith(_MODELLED_PYTEST)
+    if tool == "mypy" and "overrides[" in key:
+        return key.rsplit(".", 1)[-1] in ("ignore_errors", "follow_imports",
+                                          "disable_error_code")
+    return True
