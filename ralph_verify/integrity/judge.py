@@ -48,7 +48,7 @@ def compare(before: Picture, after: Picture, root: Path, checks: set[str] | None
     """What got weaker from ``before`` to ``after``, rule after rule; a finding at a line an
     earlier rule reported already is left out. Honest changes worth a look, and findings the
     frozen ``allow`` lets pass, go to ``notes``."""
-    from ralph_verify.integrity.rule import Pair
+    from ralph_verify.integrity.rule import Pair, let_pass
     from ralph_verify.integrity.rules import RULES
 
     pair = Pair(before, after, root, checks or set(), [] if notes is None else notes)
@@ -56,18 +56,11 @@ def compare(before: Picture, after: Picture, root: Path, checks: set[str] | None
     for rule in RULES:
         places = {(f.path, f.line) for f in found if f.path and f.line}
         for failure in rule.compare(pair):
-            if allowed(failure, before.allow):
+            if let_pass(failure, before.allow):
                 pair.notes.append(f"allowed ({failure.code}): {failure.message}")
             elif (failure.path, failure.line) not in places:
                 found.append(failure)
     return found
-
-
-def allowed(failure: Failure, allow: list[str]) -> bool:
-    """Whether the frozen ``allow`` option lets ``failure`` pass on purpose: its rule
-    (``new-type-ignore``) or its rule and file (``removed-test:tests/test_old.py``)."""
-    return failure.code is not None and failure.code != "gaming" and any(
-        entry in (failure.code, f"{failure.code}:{failure.path}") for entry in allow)
 
 
 #: Notes shown in the summary; the rest are counted.

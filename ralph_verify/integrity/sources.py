@@ -131,27 +131,28 @@ def _match(table: tuple[tuple[str, re.Pattern[str]], ...], text: str, number: in
             yield Marker(kind, match.group().strip(), number, _source(lines, number))
 
 
-def find_tests(text: str) -> dict[str, int]:
-    """Test functions of a test module: ``name`` or ``Class.name`` -> line.
-
-    Module-level ``test*`` functions and ``test*`` methods of classes, as pytest
-    and unittest collect them (parametrisation is not expanded).
-    """
-    tree = parsed.tree(text)
-    if tree is None:
-        return {match.group(1): text.count("\n", 0, match.start()) + 1
-                for match in re.finditer(r"^\s*(?:async\s+)?def\s+(test\w*)", text, re.M)}
-    found: dict[str, int] = {}
+def test_functions(tree: ast.Module
+                   ) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Module-level ``test*`` functions and ``test*`` methods of classes, as pytest and
+    unittest collect them (parametrisation is not expanded): ``name`` or ``Class.name``."""
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                 and node.name.startswith("test"):
-            found[node.name] = node.lineno
+            yield node.name, node
         elif isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                         and item.name.startswith("test"):
-                    found[f"{node.name}.{item.name}"] = item.lineno
-    return found
+                    yield f"{node.name}.{item.name}", item
+
+
+def find_tests(text: str) -> dict[str, int]:
+    """Test functions of a test module (:func:`test_functions`) -> line."""
+    tree = parsed.tree(text)
+    if tree is None:
+        return {match.group(1): text.count("\n", 0, match.start()) + 1
+                for match in re.finditer(r"^\s*(?:async\s+)?def\s+(test\w*)", text, re.M)}
+    return {name: func.lineno for name, func in test_functions(tree)}
 
 
 #: conftest.py hooks that can take tests out of a run.

@@ -55,6 +55,10 @@ class TestBody:
     uses: list[str] = field(default_factory=list)
     #: A digest of its source: an unchanged test is not walked again.
     src: str = ""
+    #: ``[rule, line, source]`` of each check that cannot fail or is never run.
+    found: list[list[Any]] = field(default_factory=list)
+    #: ``[function, inputs, expected]`` of each call whose result it compares with a literal.
+    pairs: list[list[Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -82,8 +86,6 @@ class FileFacts:
     standins: list[list[Any]] = field(default_factory=list)
     #: Names a test module imports from the project (name -> dotted path).
     imports: dict[str, str] = field(default_factory=dict)
-    #: Test name -> ``[[checks, line, digest, pairs], [rule, line, source]...]``.
-    asserts: dict[str, list[Any]] = field(default_factory=dict)
     #: ``[kind, function, inputs, output, line, source]`` of each special-case candidate.
     candidates: list[list[Any]] = field(default_factory=list)
     defines: list[str] = field(default_factory=list)

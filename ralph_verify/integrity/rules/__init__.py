@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from ralph_verify.integrity.rule import Rule
 from ralph_verify.integrity.rules import (
-    assertions,
     gaming,
     guarded,
     infra,
@@ -20,4 +19,4 @@ from ralph_verify.integrity.rules import (
 
 #: Every rule, in the order their findings are reported.
 RULES: tuple[Rule, ...] = (guarded, removed, markers, settings, infra, weakened, gaming,
-                           standins, assertions, special_cases)
+                           standins, special_cases)

@@ -13,19 +13,9 @@ through ``is`` (identity, which no class can override).
 from __future__ import annotations
 
 import ast
-import hashlib
 import operator
-from collections import Counter
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
-
-from ralph_verify.checks.api import Failure
-from ralph_verify.integrity.rule import allowed, failure
-from ralph_verify.integrity.sources import is_test_file
-
-if TYPE_CHECKING:
-    from ralph_verify.integrity.rule import Pair, Source
-    from ralph_verify.records.integrity import FileFacts
+from typing import Any
 
 WHY = {
     "constant-true": "is true whatever the code does, so it can never fail; assert the "
@@ -290,72 +280,3 @@ def scan_function(name: str, func: ast.AST, lines: list[str]) -> list[Finding]:
                 and _same_value(node.args[0], node.args[1], literals, ast.Eq()):
             add("self-compare", node)
     return found
-
-
-def test_functions(tree: ast.Module
-                   ) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                and node.name.startswith("test"):
-            yield node.name, node
-        elif isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                        and item.name.startswith("test"):
-                    yield f"{node.name}.{item.name}", item
-
-
-def summarise(tree: ast.Module, lines: list[str], old: dict[str, list[Any]] | None = None
-              ) -> dict[str, list[Any]]:
-    """Test name -> ``[[checks, line, digest, pairs], [rule, line, source]...]``: its number
-    of checks, a digest of its source, the input/expected pairs it asserts and its
-    cannot-fail findings. A test whose digest is in ``old`` (the file's previous summary)
-    is not walked again: an agent's edit to a 5,000-line test module costs its changed tests."""
-    from ralph_verify.integrity.rules.special_cases import function_pairs
-
-    out: dict[str, list[Any]] = {}
-    for name, func in test_functions(tree):
-        segment = "\n".join(lines[func.lineno - 1:func.end_lineno or func.lineno])
-        digest = hashlib.sha256(segment.encode()).hexdigest()[:12]
-        kept = (old or {}).get(name)
-        if kept and len(kept[0]) > 2 and kept[0][2] == digest:
-            out[name] = [[kept[0][0], func.lineno, digest, kept[0][3]], *kept[1:]]
-            continue
-        live = reached(func)  # a check counts where the test's control flow reaches it
-        checks = sum(1 for c in _checks_in(func) if id(c) in live) + sum(
-            1 for n in ast.walk(func) if isinstance(n, ast.Call) and id(n) in live
-            and isinstance(n.func, ast.Attribute) and n.func.attr in ("raises", "fail", "warns"))
-        pairs = [[f, list(a), e] for f, a, e in sorted(function_pairs(func))]
-        out[name] = [[checks, func.lineno, digest, pairs],
-                     *[[rule, line, source] for rule, _, line, source
-                       in scan_function(name, func, lines)]]
-    return out
-
-
-def facts(src: Source, out: FileFacts) -> None:
-    if src.tree is not None and is_test_file(src.rel):
-        out.asserts = summarise(src.tree, src.lines, src.kept.asserts if src.kept else None)
-
-
-def compare(pair: Pair) -> list[Failure]:
-    """Checks that cannot fail or are never run, new since the start; a test of the start
-    that no longer checks anything."""
-    allow = pair.before.allow
-    out = []
-    for rel, was, entry in pair.changed():
-        for test, (head, *found) in sorted(entry.asserts.items()):
-            checks, line = head[0], head[1]
-            before = was.asserts.get(test)
-            old = Counter((r, s) for r, _, s in (before[1:] if before else []))
-            shown = f"{rel}::{test.replace('.', '::')}"
-            if before is not None and before[0][0] > 0 and checks == 0 \
-                    and not allowed(rel, "checks-removed", test, allow):
-                out.append(failure(rel, line, "checks-removed",
-                                   f"test {shown} {WHY['checks-removed']}"))
-            for rule, at, source in found:
-                if old[(rule, source)] > 0:
-                    old[(rule, source)] -= 1
-                elif not allowed(rel, rule, test, allow):
-                    out.append(failure(rel, at, rule, f"`{source}` in test {shown} "
-                                       f"{WHY[rule]}", source))
-    return out

@@ -86,17 +86,9 @@ def _rows(func: ast.AST) -> list[dict[str, str]]:
     return rows or [{}]
 
 
-def test_pairs(tree: ast.Module) -> set[Expected]:
-    """What the tests of a module expect: ``f(2, 3) == 5`` gives ``("f", ("2", "3"), "5")``."""
-    pairs: set[Expected] = set()
-    for func in ast.walk(tree):
-        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            pairs |= function_pairs(func)
-    return pairs
-
-
 def function_pairs(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[Expected]:
-    """The pairs one test function asserts (its ``parametrize`` rows included)."""
+    """What a test function expects (its ``parametrize`` rows included): ``f(2, 3) == 5``
+    gives ``("f", ("2", "3"), "5")``."""
     pairs: set[Expected] = set()
     rows = _rows(func)
     for node in ast.walk(func):
@@ -258,9 +250,8 @@ def facts(src: Source, out: FileFacts) -> None:
 
 def compare(pair: Pair) -> list[Failure]:
     """Candidates new since the start that reproduce what a test expects."""
-    files = pair.after.facts.files.values() if pair.after.facts else ()
-    pairs = {(f, tuple(a), e) for entry in files for test in entry.asserts.values()
-             for f, a, e in test[0][3]}
+    pairs = {(f, tuple(a), e) for bodies in pair.after.test_bodies.values()
+             for body in bodies.values() for f, a, e in body.pairs}
     return [f for rel, was, entry in pair.changed()
             for f in _special(rel, was, entry, pairs, pair.before.allow)]
 

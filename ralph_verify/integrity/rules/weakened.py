@@ -3,9 +3,11 @@
 For every test function the baseline keeps how many checks it makes (``assert``,
 ``pytest.raises``, ``self.assert*``, counted where its control flow reaches them: see
 :func:`.assertions.reached`) and its weak spots: an assertion that cannot fail
-(``assert True``, ``assert f(x) == f(x)``), ``pytest.raises(Exception)``, an ``except: pass`` that swallows failures, a ``return`` before the checks. A test
-present at the baseline that now makes fewer checks, or has a new weak spot, is a
-finding; new tests are welcome.
+(``assert True``, ``assert f(x) == f(x)``), ``pytest.raises(Exception)``, an ``except:
+pass`` that swallows failures, a ``return`` before the checks. A test present at the
+baseline that now makes fewer checks, or has a new weak spot, is a finding. Every test of a
+changed file, new ones too, is also read for checks that cannot fail or are never run
+(:mod:`.assertions`).
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ from typing import TYPE_CHECKING
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import parsed
 from ralph_verify.integrity.renames import body_shas, uses
-from ralph_verify.integrity.rules.assertions import reached
-from ralph_verify.integrity.sources import is_test_file
+from ralph_verify.integrity.rule import allowed, failure, let_pass
+from ralph_verify.integrity.rules.assertions import WHY as CANNOT_FAIL
+from ralph_verify.integrity.rules.assertions import reached, scan_function
+from ralph_verify.integrity.rules.special_cases import function_pairs
+from ralph_verify.integrity.sources import is_test_file, test_functions
 from ralph_verify.records.integrity import FileFacts, TestBody
 
 if TYPE_CHECKING:
@@ -115,31 +120,23 @@ def _cases(func: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
 
 
 def summarise(text: str, old: dict[str, TestBody] | None = None) -> dict[str, TestBody]:
-    """Test name (``name`` or ``Class.name``) -> what it does; a test
-    whose source is the same as in ``old`` (the file's previous summary) is not walked again,
-    only moved to its line: an edit to a long test module costs its changed tests."""
+    """Test name (``name`` or ``Class.name``) -> what it does; a test whose source is the
+    same as in ``old`` (the file's previous summary) is not walked again, only moved to its
+    line: an edit to a long test module costs its changed tests."""
     tree = parsed.tree(text)
     if tree is None:
         return {}
-    functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                and node.name.startswith("test"):
-            functions.append((node.name, node))
-        elif isinstance(node, ast.ClassDef):
-            functions += [(f"{node.name}.{item.name}", item) for item in node.body
-                          if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))
-                          and item.name.startswith("test")]
     lines = text.splitlines()
     found = {}
-    for name, func in functions:
+    for name, func in test_functions(tree):
         segment = "\n".join(lines[func.lineno - 1:func.end_lineno or func.lineno])
         source = hashlib.sha256(segment.encode("utf-8", "surrogatepass")).hexdigest()[:12]
         kept = (old or {}).get(name)
         if kept is not None and kept.src == source:
             shift = func.lineno - kept.line
             found[name] = replace(kept, line=func.lineno, weak=[
-                [kind, line + shift, spot] for kind, line, spot in kept.weak])
+                [kind, line + shift, spot] for kind, line, spot in kept.weak], found=[
+                [rule, line + shift, spot] for rule, line, spot in kept.found])
             continue
         sha, shape = body_shas(func)
         live = reached(func)  # a check counts where the test's control flow reaches it
@@ -148,7 +145,9 @@ def summarise(text: str, old: dict[str, TestBody] | None = None) -> dict[str, Te
             checks=sum(1 for n in ast.walk(func) if id(n) in live and _is_check(n))
             * _cases(func),
             weak=[[kind, line, source] for kind, line, source in _weak_spots(func)],
-            sha=sha, shape=shape, uses=uses(func), src=source)
+            sha=sha, shape=shape, uses=uses(func), src=source,
+            found=[[rule, line, spot] for rule, _, line, spot in scan_function(name, func, lines)],
+            pairs=[[f, list(a), e] for f, a, e in sorted(function_pairs(func))])
     return found
 
 
@@ -158,7 +157,8 @@ def facts(src: Source, out: FileFacts) -> None:
 
 
 def compare(pair: Pair) -> list[Failure]:
-    """Tests of the start that got weaker."""
+    """Tests of the start that got weaker; checks that cannot fail or are never run, new
+    since the start (in new tests too)."""
     before, after = pair.before.test_bodies, pair.after.test_bodies
     failures = []
     for path, tests in sorted(before.items()):
@@ -187,4 +187,26 @@ def compare(pair: Pair) -> list[Failure]:
                             f"{WHY[kind]}",
                     location=f"{path}:{line}", path=path, line=line, detail=source,
                     code="weakened-test"))
-    return failures
+    places = {(f.path, f.line) for f in failures if not let_pass(f, pair.before.allow)}
+    return failures + [f for f in _cannot_fail(pair) if (f.path, f.line) not in places]
+
+
+def _cannot_fail(pair: Pair) -> list[Failure]:
+    allow = pair.before.allow
+    out = []
+    for rel, was, entry in pair.changed():
+        for test, body in sorted(entry.bodies.items()):
+            before = was.bodies.get(test)
+            old = Counter((r, s) for r, _, s in (before.found if before else []))
+            shown = f"{rel}::{test.replace('.', '::')}"
+            if before is not None and before.checks > 0 and body.checks == 0 \
+                    and not allowed(rel, "checks-removed", test, allow):
+                out.append(failure(rel, body.line, "checks-removed",
+                                   f"test {shown} {CANNOT_FAIL['checks-removed']}"))
+            for rule, at, source in body.found:
+                if old[(rule, source)] > 0:
+                    old[(rule, source)] -= 1
+                elif not allowed(rel, rule, test, allow):
+                    out.append(failure(rel, at, rule, f"`{source}` in test {shown} "
+                                       f"{CANNOT_FAIL[rule]}", source))
+    return out
