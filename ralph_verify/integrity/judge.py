@@ -45,21 +45,24 @@ def judge(root: Path, before: Picture | None, *, checks: Iterable[str] = (),
 
 def compare(before: Picture, after: Picture, root: Path, checks: set[str] | None = None,
             notes: list[str] | None = None) -> list[Failure]:
-    """What got weaker from ``before`` to ``after``, rule after rule; a finding at a line an
-    earlier rule reported already is left out. Honest changes worth a look, and findings the
-    frozen ``allow`` lets pass, go to ``notes``."""
+    """What got weaker from ``before`` to ``after``, rule after rule (a finding whose code its
+    rule ``YIELDS`` is left out on a line a finding that does not yield reported before it).
+    Honest changes worth a look, and findings the frozen ``allow`` lets pass, go to
+    ``notes``."""
     from ralph_verify.integrity.rule import Pair, let_pass
     from ralph_verify.integrity.rules import RULES
 
     pair = Pair(before, after, root, checks or set(), [] if notes is None else notes)
     found: list[Failure] = []
+    places: set[tuple[str | None, int | None]] = set()  # lines of findings that do not yield
     for rule in RULES:
-        places = {(f.path, f.line) for f in found if f.path and f.line}
         for failure in rule.compare(pair):
+            place = (failure.path, failure.line)
             if let_pass(failure, before.allow):
                 pair.notes.append(f"allowed ({failure.code}): {failure.message}")
-            elif (failure.path, failure.line) not in places:
+            elif failure.code not in rule.YIELDS or place not in places:
                 found.append(failure)
+                places |= {place} if failure.code not in rule.YIELDS else set()
     return found
 
 

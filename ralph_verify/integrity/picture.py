@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ralph_verify.integrity import parsed
@@ -94,8 +94,8 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
             rule.facts(src, out)
         return out
 
-    found = parsed.by_content(root, files, old.files if old is not None else {}, analyse,
-                              (",".join(sorted(own)), tuple(sorted(plugins))))
+    found = _by_content(root, files, old.files if old is not None else {}, analyse,
+                        (",".join(sorted(own)), tuple(sorted(plugins))))
     tests = {rel: f.tests for rel, f in found.items() if f.tests is not None}
     for rel, entry in found.items():
         if entry.exits and rel not in infra_files.files:
@@ -121,3 +121,42 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
         allow=list(allow),
         hashes={rel: _sha(root / rel) for rel in guarded},
         protected=sorted(matching(files, protected)))
+
+
+#: Facts per file found by this process, by the file's path, hash and what else they depend
+#: on: a loop's later iterations re-read the files changed since the baseline without
+#: analysing them again (callers never mutate them).
+_FOUND: dict[tuple[object, ...], records.FileFacts] = {}
+_FOUND_KEPT = 4_000
+
+
+def _by_content(root: Path, files: Sequence[str], kept: dict[str, records.FileFacts],
+                analyse: Callable[[str, str, str, records.FileFacts | None], records.FileFacts],
+                extra: tuple[object, ...]) -> dict[str, records.FileFacts]:
+    """Per Python file: ``analyse(rel, text, sha, kept_entry)``, taken from ``kept`` (the
+    baseline's) for every file whose hash did not change, and from this process's memory for
+    one analysed already (``extra``: what else the facts depend on)."""
+    found: dict[str, records.FileFacts] = {}
+    for rel in files:
+        if not rel.endswith((".py", ".pyi")):
+            continue
+        try:
+            data = (root / rel).read_bytes()
+        except OSError:
+            continue
+        digest = hashlib.sha256(data).hexdigest()[:16]
+        old = kept.get(rel)
+        memo = (rel, digest, *extra)
+        if old is not None and old.sha == digest:
+            found[rel] = old
+        elif memo in _FOUND:  # changed since the baseline, analysed already
+            found[rel] = _FOUND[memo]
+        else:
+            try:
+                found[rel] = analyse(rel, data.decode("utf-8"), digest, old)
+            except UnicodeDecodeError:
+                continue
+            if len(_FOUND) >= _FOUND_KEPT:
+                _FOUND.clear()
+            _FOUND[memo] = found[rel]
+    return found

@@ -6,8 +6,9 @@ a later picture reads only the files an iteration changed) and compares the pict
 session's start with today's (``compare``: the findings that are new). The pictures are taken
 once (:mod:`ralph_verify.integrity.picture`) and compared once
 (:func:`ralph_verify.integrity.judge.judge`), rule after rule in the order of
-:data:`ralph_verify.integrity.rules.RULES`: where two rules find something on the same line,
-the earlier rule's finding is the one kept.
+:data:`ralph_verify.integrity.rules.RULES`. A rule names the codes of its findings that
+restate another finding's in other words (``YIELDS``): such a finding on a line a finding
+that does not yield reported before it is left out.
 """
 
 from __future__ import annotations
@@ -77,6 +78,10 @@ class Pair:
 
 
 class Rule(Protocol):
+    #: Codes of its findings left out on a line reported before them (by a finding that
+    #: does not yield).
+    YIELDS: frozenset[str]
+
     def facts(self, src: Source, out: FileFacts) -> None:
         """Fill this rule's fields of ``out`` from one file."""
 

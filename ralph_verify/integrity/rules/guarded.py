@@ -13,6 +13,10 @@ if TYPE_CHECKING:
     from ralph_verify.records.integrity import FileFacts
 
 
+#: See :class:`ralph_verify.integrity.rule.Rule`.
+YIELDS: frozenset[str] = frozenset()
+
+
 def facts(src: Source, out: FileFacts) -> None:
     """Nothing of a file's content: its hash is the picture's."""
 

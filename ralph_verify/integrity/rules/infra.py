@@ -254,6 +254,10 @@ def _installed(site: Path) -> set[str]:
     return names
 
 
+#: See :class:`ralph_verify.integrity.rule.Rule`.
+YIELDS: frozenset[str] = frozenset()
+
+
 def facts(src: Source, out: FileFacts) -> None:
     """A test file's process exits."""
     if src.tree is not None and is_test_file(src.rel):

@@ -69,6 +69,10 @@ def _test_code(path: str) -> bool:
         or any(part in ("tests", "test", "testing") for part in path.split("/")[:-1])
 
 
+#: See :class:`ralph_verify.integrity.rule.Rule`.
+YIELDS: frozenset[str] = frozenset()
+
+
 def facts(src: Source, out: FileFacts) -> None:
     """Every skip, xfail and suppression comment; the pytest markers a test file uses."""
     out.markers = [[m.kind, m.text, m.line, m.source] for m in markers(src.text)]

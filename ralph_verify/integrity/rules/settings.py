@@ -50,6 +50,10 @@ _MODELLED_PYTEST = ("pytest.addopts", "pytest.testpaths", "pytest.python_files",
                     "pytest.norecursedirs", "conftest.collect_ignore")
 
 
+#: See :class:`ralph_verify.integrity.rule.Rule`.
+YIELDS: frozenset[str] = frozenset({"narrowed-setting"})
+
+
 def facts(src: Source, out: FileFacts) -> None:
     """Nothing per file: the settings are the picture's (:func:`tools`)."""
 
@@ -138,9 +142,7 @@ def gated_tools(gate: set[str]) -> set[str]:
 def compare(pair: Pair) -> list[Failure]:
     """Narrowed effective settings, then the loosened settings their effect does not judge."""
     found, judged = _narrowed(pair)
-    weakened = [f for f in _weakened(pair) if not _superseded(f, judged, pair.checks)]
-    places = {(f.path, f.line) for f in weakened}
-    return weakened + [f for f in found if (f.path, f.line) not in places]
+    return [f for f in _weakened(pair) if not _superseded(f, judged, pair.checks)] + found
 
 
 def _narrowed(pair: Pair) -> tuple[list[Failure], set[str]]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import parsed
 from ralph_verify.integrity.renames import body_shas, uses
-from ralph_verify.integrity.rule import allowed, failure, let_pass
+from ralph_verify.integrity.rule import allowed, failure
 from ralph_verify.integrity.rules.assertions import WHY as CANNOT_FAIL
 from ralph_verify.integrity.rules.assertions import reached, scan_function
 from ralph_verify.integrity.rules.special_cases import function_pairs
@@ -151,6 +151,10 @@ def summarise(text: str, old: dict[str, TestBody] | None = None) -> dict[str, Te
     return found
 
 
+#: See :class:`ralph_verify.integrity.rule.Rule`.
+YIELDS: frozenset[str] = frozenset(CANNOT_FAIL)
+
+
 def facts(src: Source, out: FileFacts) -> None:
     if is_test_file(src.rel):
         out.bodies = summarise(src.text, src.kept.bodies if src.kept is not None else None)
@@ -187,8 +191,7 @@ def compare(pair: Pair) -> list[Failure]:
                             f"{WHY[kind]}",
                     location=f"{path}:{line}", path=path, line=line, detail=source,
                     code="weakened-test"))
-    places = {(f.path, f.line) for f in failures if not let_pass(f, pair.before.allow)}
-    return failures + [f for f in _cannot_fail(pair) if (f.path, f.line) not in places]
+    return failures + _cannot_fail(pair)
 
 
 def _cannot_fail(pair: Pair) -> list[Failure]:
