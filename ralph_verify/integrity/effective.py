@@ -64,8 +64,9 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def line_of(root: Path, file: str | None, keys: tuple[str, ...]) -> int:
-    """The first line of ``file`` that sets one of ``keys`` (1 when none is found)."""
+def line_of(root: Path, file: str | None, keys: tuple[str, ...], anywhere: bool = False) -> int:
+    """The first line of ``file`` that sets one of ``keys`` (``anywhere``: that names one;
+    1 when none is found)."""
     if not file:
         return 1
     try:
@@ -73,8 +74,8 @@ def line_of(root: Path, file: str | None, keys: tuple[str, ...]) -> int:
     except (OSError, UnicodeDecodeError):
         return 1
     names = "|".join(re.escape(k) for k in keys)
-    pattern = re.compile(r"""^\s*["']?(""" + names + r""")["']?\s*[=:]""")
-    return next((n for n, text in enumerate(lines, 1) if pattern.match(text)), 1)
+    pattern = re.compile(names if anywhere else r"""^\s*["']?(""" + names + r""")["']?\s*[=:]""")
+    return next((n for n, text in enumerate(lines, 1) if pattern.search(text)), 1)
 
 
 def listed(items: list[str]) -> str:

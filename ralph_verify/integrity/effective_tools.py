@@ -144,20 +144,12 @@ def lost_files(root: Path, then: list[str], now: list[str], changed: list[str],
                    or "/" not in c]
         by_file.setdefault(stub or max(nearest, key=len, default=where), []).append(rel)
     return [(tool, file, line_of(root, file, keys) if file == where else
-             _line_naming(root, file, group), f"{tool} no longer checks {len(group)} file(s) it "
+             line_of(root, file, tuple(sorted({p for rel in group
+                                                for p in (rel, rel.rsplit("/", 1)[-1])})),
+                    anywhere=True), f"{tool} no longer checks {len(group)} file(s) it "
              f"checked at the start ({listed(group)}) since {file} changed: fix their errors "
              "instead (the set of files a tool checks may grow, never shrink)")
             for file, group in sorted(by_file.items())]
-
-
-def _line_naming(root: Path, file: str, lost: list[str]) -> int:
-    """The first line of ``file`` that names one of ``lost`` (1 when none does)."""
-    try:
-        lines = (root / file).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return 1
-    names = {part for rel in lost for part in (rel, rel.rsplit("/", 1)[-1])}
-    return next((n for n, text in enumerate(lines, 1) if any(x in text for x in names)), 1)
 
 
 def compare_mypy(root: Path, old: dict[str, Any], new: dict[str, Any],

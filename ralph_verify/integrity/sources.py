@@ -52,6 +52,14 @@ def is_test_file(path: str) -> bool:
     return bool(TEST_FILE.search(path))
 
 
+def is_test_side(path: str) -> bool:
+    """A test module, a conftest, or a file under a ``tests``/``test``/``testing`` folder:
+    code that runs around the tests, not the product's."""
+    parts = path.split("/")
+    return is_test_file(path) or parts[-1] == "conftest.py" \
+        or any(p in ("tests", "test", "testing") for p in parts[:-1])
+
+
 #: What every marker's text contains: a part of a module without it has no marker.
 _CANDIDATE = re.compile(r"(?i:noqa|pyright|mypy|pragma)|type\s*:|skip|xfail|expectedFailure")
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import parsed
 from ralph_verify.integrity.rule import allowed
-from ralph_verify.integrity.sources import is_test_file
+from ralph_verify.integrity.sources import is_test_file, is_test_side
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair, Source
@@ -42,10 +42,8 @@ _STACK = {("inspect", "stack"), ("inspect", "currentframe"), ("inspect", "getout
 
 
 def is_source(path: str) -> bool:
-    """A non-test Python file: not a test module, conftest, or under a tests folder."""
-    parts = path.split("/")
-    return path.endswith(".py") and not is_test_file(path) and parts[-1] != "conftest.py" \
-        and not any(p in ("tests", "test", "testing") for p in parts[:-1])
+    """A Python file of the product (see :func:`.sources.is_test_side`)."""
+    return path.endswith(".py") and not is_test_side(path)
 
 
 def is_literal(value: Any) -> bool:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import membership, skips
-from ralph_verify.integrity.sources import is_test_file, markers
+from ralph_verify.integrity.sources import is_test_file, is_test_side, markers
 from ralph_verify.records.integrity import FileFacts, Picture
 
 if TYPE_CHECKING:
@@ -62,11 +62,6 @@ def codes(kind: str, text: str) -> list[str]:
 def _bare(source: str) -> str:
     """A source line without its comment and spaces: the same code, whatever is silenced."""
     return re.sub(r"\s+", "", _COMMENT.sub("", source))
-
-
-def _test_code(path: str) -> bool:
-    return is_test_file(path) or path.rsplit("/", 1)[-1] == "conftest.py" \
-        or any(part in ("tests", "test", "testing") for part in path.split("/")[:-1])
 
 
 #: See :class:`ralph_verify.integrity.rule.Rule`.
@@ -133,7 +128,7 @@ def compare(pair: Pair) -> list[Failure]:
         if not _read_by_tool(root, after, kind, path):
             continue  # its tool never reads this file (effective settings): nothing hidden
         named = codes(kind, text)
-        if kind == "no cover" and _test_code(path):
+        if kind == "no cover" and is_test_side(path):
             notes.append(f"{path}:{line}: `{text}` in test code")
             continue
         if not named:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import parsed
 from ralph_verify.integrity.rule import allowed, failure
-from ralph_verify.integrity.sources import is_test_file
+from ralph_verify.integrity.sources import is_test_file, is_test_side
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair, Source
@@ -189,13 +189,6 @@ def resolve(target: str, imported: dict[str, str]) -> str | None:
     return target
 
 
-def is_infra_side(rel: str) -> bool:
-    """Files whose fixtures run around the tests: test modules, conftests, tests folders."""
-    parts = rel.split("/")
-    return rel.endswith(".py") and (is_test_file(rel) or parts[-1] == "conftest.py"
-                                    or any(p in ("tests", "test", "testing") for p in parts[:-1]))
-
-
 WHY = ("replaces an object of the project's own package while its tests run, so the tests "
        "exercise a stand-in instead of the code; fix the code instead (patch only third-party "
        "or I/O objects)")
@@ -209,7 +202,7 @@ def facts(src: Source, out: FileFacts) -> None:
     """The stand-ins a file installs; the project names a test module imports."""
     if src.tree is None:
         return
-    if is_infra_side(src.rel) or src.rel in src.plugins:
+    if (src.rel.endswith(".py") and is_test_side(src.rel)) or src.rel in src.plugins:
         whole = src.rel.rsplit("/", 1)[-1] == "conftest.py" or src.rel in src.plugins
         out.standins = [list(f) for f in scan(src.text, set(src.own), whole=whole)]
     if is_test_file(src.rel):
