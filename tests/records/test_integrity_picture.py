@@ -37,7 +37,7 @@ def test_a_picture_reads_back_as_it_was_written(tmp_path: Path) -> None:
 
 
 def test_a_picture_of_an_older_version_still_compares(tmp_path: Path) -> None:
-    """Before infra, sources, the third round and the per-file findings were kept: the parts
+    """Before infra, sources and the per-file facts were kept: the parts
     it lacks are left out of the comparison, per-file findings of another version are found
     afresh."""
     old = {"version": 1, "session": "s0", "tests": {"tests/test_calc.py": {
