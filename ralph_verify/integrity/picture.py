@@ -11,13 +11,13 @@ files that must not be deleted (``keep``) or changed at all (``protected``).
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ralph_verify.integrity import parsed
 from ralph_verify.integrity.rule import Source
 from ralph_verify.integrity.rules import gaming, infra, standins
+from ralph_verify.integrity.rules.guarded import matching
 from ralph_verify.integrity.rules.settings import tools
 from ralph_verify.integrity.settings import read_all
 from ralph_verify.project.snapshot import project_files
@@ -30,40 +30,6 @@ def list_files(root: Path) -> list[str]:
     """The project's files that exist (see
     :func:`ralph_verify.project.snapshot.project_files`)."""
     return [p for p in project_files(root) if (root / p).is_file()]
-
-
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """``tests/**`` style globs: ``**`` spans folders, ``*`` and ``?`` stay within one."""
-    out = ""
-    index = 0
-    while index < len(pattern):
-        if pattern.startswith("**/", index):
-            out += "(?:.*/)?"
-            index += 3
-        elif pattern.startswith("**", index):
-            out += ".*"
-            index += 2
-        elif pattern[index] == "*":
-            out += "[^/]*"
-            index += 1
-        elif pattern[index] == "?":
-            out += "[^/]"
-            index += 1
-        else:
-            out += re.escape(pattern[index])
-            index += 1
-    return re.compile(out + r"\Z")
-
-
-def matching(files: Sequence[str], globs: Sequence[str]) -> dict[str, str]:
-    """File -> the first glob it matches."""
-    patterns = [(glob, glob_regex(glob)) for glob in globs]
-    found = {}
-    for path in files:
-        glob = next((g for g, regex in patterns if regex.match(path)), None)
-        if glob is not None:
-            found[path] = glob
-    return found
 
 
 def _sha(path: Path) -> str:

@@ -4,6 +4,8 @@ renamed or deleted with its feature is not a deletion."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Failure
@@ -17,13 +19,45 @@ if TYPE_CHECKING:
 YIELDS: frozenset[str] = frozenset()
 
 
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """``tests/**`` style globs: ``**`` spans folders, ``*`` and ``?`` stay within one."""
+    out = ""
+    index = 0
+    while index < len(pattern):
+        if pattern.startswith("**/", index):
+            out += "(?:.*/)?"
+            index += 3
+        elif pattern.startswith("**", index):
+            out += ".*"
+            index += 2
+        elif pattern[index] == "*":
+            out += "[^/]*"
+            index += 1
+        elif pattern[index] == "?":
+            out += "[^/]"
+            index += 1
+        else:
+            out += re.escape(pattern[index])
+            index += 1
+    return re.compile(out + r"\Z")
+
+
+def matching(files: Sequence[str], globs: Sequence[str]) -> dict[str, str]:
+    """File -> the first glob it matches."""
+    patterns = [(glob, glob_regex(glob)) for glob in globs]
+    found = {}
+    for path in files:
+        glob = next((g for g, regex in patterns if regex.match(path)), None)
+        if glob is not None:
+            found[path] = glob
+    return found
+
+
 def facts(src: Source, out: FileFacts) -> None:
     """Nothing of a file's content: its hash is the picture's."""
 
 
 def compare(pair: Pair) -> list[Failure]:
-    from ralph_verify.integrity.picture import matching
-
     before, after = pair.before, pair.after
     failures = []
     unexplained = {key.split("::", 1)[0] for key in pair.tests.removed}

@@ -91,7 +91,7 @@ def plan(ctx: VerifyContext, allow: list[str]) -> Oracle | None:
     base = session_base(ctx)
     if base is None:
         return None
-    from ralph_verify.integrity.picture import glob_regex
+    from ralph_verify.integrity.rules.guarded import glob_regex
     from ralph_verify.project.judging_tree import changed_since
 
     changed = sorted(p for p in changed_since(ctx.root, base) if is_test_side(p))
