@@ -282,7 +282,11 @@ def collected_files(config: dict[str, Any], files: list[str]) -> set[str]:
 
 
 def compare_pytest(root: Path, old: dict[str, Any], new: dict[str, Any],
-                   files: list[str]) -> list[Narrowing]:
+                   files: list[str], marks: set[str] | None = None) -> list[Narrowing]:
+    """``marks``: the markers the tests of the start carry (a ``-m`` that names none of them
+    takes none of those tests out)."""
+    from ralph_verify.integrity.setting_moves import marker_names
+
     where = new.get("file") or "pyproject.toml"
     found: list[Narrowing] = []
     lost = sorted(collected_files(old, files) - collected_files(new, files))
@@ -297,6 +301,8 @@ def compare_pytest(root: Path, old: dict[str, Any], new: dict[str, Any],
                       f"start ({listed(lost)}): keep them in the run"))
     then, now = old.get("addopts", []), new.get("addopts", [])
     for item in now:
+        if item.startswith("-m ") and marks is not None and not marker_names(item[3:]) & marks:
+            continue
         if item not in then and item.split(" ", 1)[0] in _NARROWING:
             found.append(("pytest", where, line_of(root, where, ("addopts",)),
                           f"pytest's effective options gained {item!r}, which takes tests "

@@ -27,11 +27,11 @@ class Judgement:
     notes: list[str] = field(default_factory=list)
 
 
-def judge(root: Path, before: Picture | None, *, checks: Iterable[str] = (),
+def judge(root: Path, before: Picture | None, *, checks: Iterable[str] | None = None,
           keep: Sequence[str] = ("tests/**",)) -> Judgement:
     """Judge ``root`` against ``before`` (the session's start; ``None``: only take the
     picture, with ``keep``); ``checks``: this verification's (the tool settings of the
-    others decide nothing)."""
+    others decide nothing; default: the session's gate, else every tool's)."""
     from ralph_verify.integrity.picture import take
 
     if before is None:
@@ -39,6 +39,8 @@ def judge(root: Path, before: Picture | None, *, checks: Iterable[str] = (),
     after = take(root, protected=before.protected_globs, keep=before.keep_globs,
                  allow=before.allow, previous=before)
     judgement = Judgement(after)
+    if checks is None:
+        checks = before.gate.checks if before.gate is not None else ()
     judgement.failures = compare(before, after, root, set(checks), judgement.notes)
     return judgement
 

@@ -174,7 +174,7 @@ def test_a_skip_of_a_baseline_test_that_holds_here_fails(tmp_path: Path, marker:
 def test_a_skip_of_new_tests_only_is_listed(tmp_path: Path) -> None:
     judgement = _judge(tmp_path, {"tests/test_geo.py": TESTS}, {"tests/test_slow.py": (
         "import os\nimport pytest\n\npytestmark = pytest.mark.skipif(not os.environ.get("
-        "'SLOW'), reason='opt-in')\n\n\ndef test_big():\n    assert True\n")})
+        "'SLOW'), reason='opt-in')\n\n\ndef test_big():\n    assert big() == 1\n")})
     assert judgement.failures == []
     assert judgement.notes == ["tests/test_slow.py:4: `pytest.mark.skipif` applies only to "
                                "new tests"]
@@ -226,7 +226,7 @@ def test_a_stricter_ruff_config_and_a_moved_setting_are_not_loosened(tmp_path: P
 
 
 def test_a_loosened_ruff_config_still_fails(tmp_path: Path) -> None:
-    start = {"pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F"]\n'}
+    start = {"pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F"]\n', "x.py": "X = 1\n"}
     change: dict[str, str | None] = {"pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F", '
                                                        '"D"]\nignore = ["D203", "F401"]\n'}
     judgement = _judge(tmp_path, start, change, gate=["tests", "lint"])
@@ -242,13 +242,14 @@ def test_a_loosened_ruff_config_still_fails(tmp_path: Path) -> None:
 def test_a_setting_counts_only_when_its_check_decides(tmp_path: Path, tool: str, setting: str,
                                                       gate: str) -> None:
     change: dict[str, str | None] = {"pyproject.toml": f"[tool.{tool}]\n{setting}\n"}
-    assert _judge(tmp_path / "a", {"pyproject.toml": ""}, change).failures == []
-    assert _codes(_judge(tmp_path / "b", {"pyproject.toml": ""}, change,
+    start = {"pyproject.toml": "", "src/x.py": "X = 1\n"}  # a file the setting takes out
+    assert _judge(tmp_path / "a", start, change).failures == []
+    assert _codes(_judge(tmp_path / "b", start, change,
                          gate=["tests", gate])) == ["weakened-setting"]
 
 
 def test_deselecting_a_marker_only_new_tests_carry_is_not_loosened(tmp_path: Path) -> None:
-    new_tests = "import pytest\n\n\n@pytest.mark.stress\ndef test_many():\n    assert True\n"
+    new_tests = "import pytest\n\n\n@pytest.mark.stress\ndef test_many():\n    assert many() == 1\n"
     judgement = _judge(tmp_path, {"tests/test_geo.py": TESTS, "pyproject.toml": ""}, {
         "tests/test_stress.py": new_tests,
         "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-m \'not stress\'"\n'})

@@ -166,6 +166,8 @@ def _narrowed(pair: Pair) -> tuple[list[Failure], set[str]]:
             by_sha = {entry.sha: rel for rel, entry in old_files.items()}
             extra["renamed"] = {rel: by_sha[entry.sha] for rel, entry in new_files.items()
                                 if rel not in old_files and entry.sha in by_sha}
+        if tool == "pytest" and pair.before.marks is not None:
+            extra["marks"] = set(pair.before.marks)
         if tool in ("ruff", "mypy"):
             was, state = _inputs(tool, then.config), _inputs(tool, now.config)
             extra["changed"] = sorted({key.split("#", 1)[0] for key in {*was, *state}
