@@ -283,8 +283,8 @@ def collected_files(config: dict[str, Any], files: list[str]) -> set[str]:
 
 def compare_pytest(root: Path, old: dict[str, Any], new: dict[str, Any],
                    files: list[str], marks: set[str] | None = None) -> list[Narrowing]:
-    """``marks``: the markers the tests of the start carry (a ``-m`` that names none of them
-    takes none of those tests out)."""
+    """``marks``: the markers the start's test files carry (a ``-m`` that names none of them
+    takes none of their tests out)."""
     from ralph_verify.integrity.setting_moves import marker_names
 
     where = new.get("file") or "pyproject.toml"

@@ -23,11 +23,10 @@ from ralph_verify.integrity import effective, effective_tools, setting_moves
 from ralph_verify.integrity.rule import allowed, failure
 from ralph_verify.integrity.settings import weakenings
 from ralph_verify.integrity.sources import conftest_settings
-from ralph_verify.records.integrity import Tools
+from ralph_verify.records.integrity import FileFacts, Tools
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair, Source
-    from ralph_verify.records.integrity import FileFacts
 
 #: Tool -> the checks whose verdict it decides.
 GATES = {"coverage": ("coverage",), "pytest": ("tests", "coverage"), "mypy": ("types",),
@@ -166,8 +165,9 @@ def _narrowed(pair: Pair) -> tuple[list[Failure], set[str]]:
             by_sha = {entry.sha: rel for rel, entry in old_files.items()}
             extra["renamed"] = {rel: by_sha[entry.sha] for rel, entry in new_files.items()
                                 if rel not in old_files and entry.sha in by_sha}
-        if tool == "pytest" and pair.before.marks is not None:
-            extra["marks"] = set(pair.before.marks)
+        if tool == "pytest" and pair.before.marks is not None:  # the start's test files' now
+            extra["marks"] = {*pair.before.marks, *(
+                m for rel in pair.before.tests for m in new_files.get(rel, FileFacts("")).marks)}
         if tool in ("ruff", "mypy"):
             was, state = _inputs(tool, then.config), _inputs(tool, now.config)
             extra["changed"] = sorted({key.split("#", 1)[0] for key in {*was, *state}
