@@ -1,15 +1,14 @@
 """A fleet whose tasks depend on each other (a task file that declares ``depends-on``).
 
-The graph and the merge queue live here, in the coordinator, whatever the executor: ready
-tasks (every dependency merged) go to the executor at once, each on a branch from the
-integration branch's tip (:mod:`ralph_verify.fleet.merge`); a loop that completes joins the
-merge queue, which merges one branch at a time, in dependency order, and verifies the
-merged tree against the task's gate (its checks + every done task's checks + ``keep`` +
-``--until``). A conflict or a failing gate sends the task back once, on the new tip, with a
-note saying why; the second time it is ``failed (merge)`` and its branch stays. A task is
-``done`` only once merged. A failed task skips its dependents (``on-fail =
-"skip-dependents"``) or stops the fleet (``on-fail = "stop"``). After the last task, the
-``final`` check runs on the integration branch.
+The rules are the task list's (:mod:`ralph_verify.tasks.order`, as under ``run --tasks``):
+the ready tasks, each task's gate, ``on-fail`` and three failures in a row, the ``final``
+check. What is the fleet's own lives here, in the coordinator, whatever the executor: ready
+tasks go to the executor at once, each on a branch from the integration branch's tip
+(:mod:`ralph_verify.fleet.merge`); a loop that completes joins the merge queue, which
+merges one branch at a time, in the list's order (dependencies, then file order), and
+verifies the merged tree against the task's gate. A conflict or a failing gate sends the
+task back once, on the new tip, with a note saying why; the second time it is ``failed
+(merge)`` and its branch stays. A task is ``done`` only once merged.
 """
 
 from __future__ import annotations
@@ -17,15 +16,16 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from ralph_verify.config.until import parse_until
 from ralph_verify.fleet.feed import JobFeed, feeding
 from ralph_verify.fleet.job import JobResult, LoopJob, _git, _worktree_admin
 from ralph_verify.fleet.merge import Integration, MergeOutcome
 from ralph_verify.fleet.run import Fleet
-from ralph_verify.fleet.tasks import Task
+from ralph_verify.fleet.tasks import LoopSpec
 from ralph_verify.records.fleet import (
     FinalCheck,
     FleetDocument,
@@ -33,25 +33,26 @@ from ralph_verify.records.fleet import (
     LoopRecord,
     MergedTask,
 )
-from ralph_verify.tasks.model import TaskList
-from ralph_verify.tasks.order import ordered
+from ralph_verify.tasks import order as rules
+from ralph_verify.tasks.model import Task, TaskList
+from ralph_verify.tasks.prompt import task_text
+from ralph_verify.tasks.state import TaskRecord
 
-#: A task's statuses in a fleet after which its dependents may start.
-DONE = frozenset({"done", "already"})
 #: Loop verdicts that send a task to the merge queue.
 MERGEABLE = frozenset({"complete", "nothing-to-do"})
 
 
 class GraphFleet(Fleet):
-    """:class:`~ralph_verify.fleet.run.Fleet` with the graph, the merge queue and the final
-    check; see the module docstring."""
+    """:class:`~ralph_verify.fleet.run.Fleet` driving the task list's rulebook
+    (:mod:`ralph_verify.tasks.order`) with a merge queue; see the module docstring."""
 
-    def __init__(self, *, graph: TaskList, tasks: Sequence[Task], integration: Integration,
+    def __init__(self, *, graph: TaskList, tasks: Sequence[LoopSpec], integration: Integration,
                  until: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.graph, self.integration, self.until = graph, integration, until
-        self.tasks = {task.name: task for task in tasks}
-        self.order = [task.id for task in ordered(graph) if task.id in self.tasks]
+        self.graph, self.integration = graph, integration
+        self.extra = parse_until(until) if until else []
+        self.loops = {task.name: task for task in tasks}
+        self.order = [task.id for task in rules.ordered(graph) if task.id in self.loops]
         self.status: dict[str, str] = {}
         self.reason: dict[str, str] = {}
         self.planned: dict[str, LoopJob] = {}
@@ -61,6 +62,10 @@ class GraphFleet(Fleet):
         #: (task, merge commit), in merge order.
         self.merged: list[tuple[str, str]] = []
         self.final: FinalCheck | None = None
+        self.failed_in_a_row = 0
+        #: Why the rulebook stopped the list (``on-fail = "stop"``, failures in a row).
+        self.stopped: str | None = None
+        self.verdict: tuple[str, str] | None = None
         self.feed = JobFeed([])
         self._queue: list[LoopJob] = []
         self._wake = threading.Condition(self._lock)
@@ -74,7 +79,8 @@ class GraphFleet(Fleet):
     def _set(self, name: str, status: str, reason: str = "") -> None:
         self.status[name], self.reason[name] = status, reason
         record = self.records.setdefault(name, LoopRecord(name))
-        record.task_status, record.task_reason = status, reason
+        record.title, record.task_status, record.task_reason = (
+            self.graph.get(name).title, status, reason)
         if status in ("skipped", "done") and record.status != "finished":
             # Never run: skipped for a dependency, or done by the user's word.
             record.status, record.verdict, record.reason = "finished", status, reason
@@ -82,57 +88,56 @@ class GraphFleet(Fleet):
         self.save()  # fleet status sees it at once
         self.say(f"task {name}: {status}{' — ' + reason if reason else ''}")
 
+    def _rows(self) -> list[TaskRecord]:
+        return [TaskRecord(name, "", self.status[name], self.reason.get(name, ""))
+                for name in self.order]
+
     def _release(self) -> None:
-        """Start every ready task, skip the dependents of a failed one; close the feed once
-        nothing runs or waits for its merge (nothing can become ready any more)."""
+        """Start every ready task; close the feed once nothing runs or waits for its merge
+        (nothing can become ready any more)."""
         with self._lock:
-            for name in self.order:
-                if self.status[name] != "todo" or self.cancelled.is_set():
-                    continue
-                deps = self.graph.dependencies(self.graph.get(name))
-                bad = [dep for dep in deps if self.status.get(dep, "done") not in
-                       ("todo", "running", "merging", *DONE)]
-                if bad:
-                    self._set(name, "skipped", f"depends on {bad[0]}, which is "
-                              f"{self.status[bad[0]]}")
-                elif all(self.status.get(dep, "done") in DONE for dep in deps):
-                    self._set(name, "running")
-                    self.feed.put(self._job(name, self.planned[name].prompt))
+            if not self.cancelled.is_set():
+                for task in rules.ready(self.graph, rules.readiness(self._rows())):
+                    self._set(task.id, "running")
+                    self.feed.put(self._job(task.id))
             if not any(status in ("running", "merging") for status in self.status.values()):
                 self.feed.close()
 
-    def _job(self, name: str, prompt: str) -> LoopJob:
+    def _failed(self, name: str, status: str, reason: str) -> None:
+        """A task failed: the rulebook skips its dependents, or stops the fleet."""
+        self._set(name, status, reason)
+        self.failed_in_a_row += 1
+        then = rules.after_failure(self.graph, name, status, self.status, self.failed_in_a_row)
+        for other in then.skip:
+            self._set(other, "skipped", then.reason)
+        if then.stop is not None:
+            self.stopped = then.stop
+            self.cancel(then.stop)
+
+    def _job(self, name: str, note: str = "") -> LoopJob:
         """The task's job from the integration branch's tip; its loop's checks are its gate
-        in its folder, so that its agent keeps the done tasks' checks green too."""
-        planned, task = self.planned[name], self.tasks[name]
+        in its folder, so that its agent keeps the done tasks' checks green too; its prompt
+        is the one ``run --tasks`` gives a template with only ``{{task}}``."""
+        planned, task = self.planned[name], self.graph.get(name)
         args, skip = [], False
         for arg in planned.run_args:
             if skip or arg == "--until":
                 skip = not skip
             elif not arg.startswith("--until="):
                 args.append(arg)
-        gate = self.gate(task).get(task.folder, [])
-        self.loop_gate[name] = gate
+        specs = rules.gate(self.graph, task, self.status, extra=self.extra, folders=True)
+        gate = self.loop_gate[name] = [spec.text for spec in specs.get(task.folder, [])]
         if gate:
             args += ["--until", ",".join(gate)]
-        return replace(planned, base=self.tip, prompt=prompt, run_args=args)
+        prompt = task_text(self.graph, replace(task, prompt=planned.prompt),
+                           specs.get(task.folder, []), self.status, self.integration.tree)
+        return replace(planned, base=self.tip, prompt=prompt + (f"\n\n{note}" if note else ""),
+                       run_args=args)
 
     def gate(self, task: Task) -> dict[str, list[str]]:
-        """Folder -> checks: the task's, every done task's (each in its folder), ``keep``
-        and ``--until`` (in the task's folder)."""
-        gate: dict[str, list[str]] = {}
-
-        def add(folder: str, specs: Iterable[str]) -> None:
-            gate.setdefault(folder, []).extend(spec for spec in specs if spec)
-
-        add(task.folder, (spec.text for spec in self.graph.get(task.name).until))
-        for name in self.order:
-            if self.status.get(name) in DONE and name != task.name:
-                add(self.tasks[name].folder,
-                    (spec.text for spec in self.graph.get(name).until))
-        add(task.folder, (spec.text for spec in self.graph.keep))
-        add(task.folder, [self.until or ""])
-        return {folder: list(dict.fromkeys(specs)) for folder, specs in gate.items()}
+        """Folder -> checks: the rulebook's gate of ``task``, each check in its folder."""
+        specs = rules.gate(self.graph, task, self.status, extra=self.extra, folders=True)
+        return {folder: [spec.text for spec in group] for folder, group in specs.items()}
 
     # --- the executor's reports -------------------------------------------------------------
 
@@ -150,9 +155,7 @@ class GraphFleet(Fleet):
                 self._set(job.name, "cancelled", self.cancel_reason)
                 self._release()
                 return
-            self._set(job.name, "failed", f"its loop ended {verdict}: {record.reason}")
-            if self.graph.on_fail == "stop":
-                self.cancel(f"task {job.name} failed and on-fail is \"stop\"")
+            self._failed(job.name, "failed", f"its loop ended {verdict}: {record.reason}")
             self._release()
 
     def cancel(self, reason: str) -> None:
@@ -161,44 +164,58 @@ class GraphFleet(Fleet):
 
     # --- the merge queue --------------------------------------------------------------------
 
+    def _next(self) -> LoopJob | None:
+        """The finished task to merge next, in the list's order (dependencies, then file
+        order): a task waits for the earlier ones still running, whichever ends first."""
+        queued = {job.name: job for job in self._queue}
+        for name in self.order:
+            if name in queued:
+                return queued[name]
+            if self.status[name] in ("todo", "running") and not self.cancelled.is_set():
+                return None
+        return None
+
     def _merge_loop(self) -> None:
         while True:
             with self._lock:
-                while not self._queue and not self._stopping:
+                job = self._next()
+                while job is None and not self._stopping:
                     self._wake.wait(0.5)
-                if not self._queue:
+                    job = self._next()
+                job = job or (self._queue[0] if self._queue else None)  # stopped: the rest
+                if job is None:
                     return
-                job = min(self._queue, key=lambda queued: self.order.index(queued.name))
                 self._queue.remove(job)
             try:
                 self._merge(job)
             except Exception as exc:  # a git failure: the task fails, the fleet goes on
                 with self._lock:
-                    self._set(job.name, "failed (merge)", f"{type(exc).__name__}: {exc}")
+                    self._failed(job.name, "failed (merge)", f"{type(exc).__name__}: {exc}")
             self._release()
 
     def _merge(self, job: LoopJob) -> None:
-        task = self.tasks[job.name]
+        task = self.graph.get(job.name)
         if self.cancelled.is_set():
             with self._lock:
                 self._set(job.name, "cancelled", "not merged: " + self.cancel_reason)
             return
         record = self.records[job.name]
-        message = (f"{task.name}: {task.title or task.name}\n\nRalph-Task: {task.name}\n"
+        message = (f"{task.id}: {task.title}\n\nRalph-Task: {task.id}\n"
                    f"Ralph-Fleet: {self.fleet_id}\n")
         gate = self.gate(task)
         clock = time.monotonic()
         # Nothing merged since the task's loop started from the tip, and its loop ran this
         # very gate: the merged tree is the one its loop verified, no second verification.
         verified = (self.tip == job.base
-                    and gate == {task.folder: self.loop_gate.get(task.name)})
+                    and gate == {task.folder: self.loop_gate.get(task.id)})
         outcome = self.integration.merge(job.branch, message, gate, verified=verified)
         record.gate = gate
         record.gate_verified_by = "its loop" if verified else "the merge queue"
         record.merge_s = round(time.monotonic() - clock, 3)
         if outcome.ok:
             with self._lock:
-                self.merged.append((task.name, outcome.commit))
+                self.merged.append((task.id, outcome.commit))
+                self.failed_in_a_row = 0
                 self.tip = outcome.commit
                 record.merge_commit = outcome.commit
                 already = record.verdict == "nothing-to-do"
@@ -209,8 +226,8 @@ class GraphFleet(Fleet):
         if job.name in self.sent_back or self.cancelled.is_set():
             with self._lock:
                 record.merge_note = note
-                self._set(job.name, "failed (merge)",
-                          f"{note.splitlines()[0]} (branch {job.branch} kept)")
+                self._failed(job.name, "failed (merge)",
+                             f"{note.splitlines()[0]} (branch {job.branch} kept)")
             return
         self.sent_back.add(job.name)
         if job.mode == "worktree" and record.workdir:
@@ -221,7 +238,7 @@ class GraphFleet(Fleet):
         with self._lock:
             record.merge_note, record.first_try = note, first
             self._set(job.name, "running", f"sent back once: {note.splitlines()[0]}")
-            self.feed.put(self._job(job.name, f"{self.planned[job.name].prompt}\n\n{note}"))
+            self.feed.put(self._job(job.name, note))
 
     def _note(self, job: LoopJob, outcome: MergeOutcome) -> str:
         """Why the merge failed, for the task's second run and the report."""
@@ -258,13 +275,11 @@ class GraphFleet(Fleet):
         self.out.mkdir(parents=True, exist_ok=True)
         self.integration.open()
         self.tip = self.integration.tip()
+        initial = rules.initial_status(self.graph)
         for name in self.order:
-            user = self.tasks[name].status
             self.status[name] = "todo"
-            if user == "skip":
-                self._set(name, "skipped", "status = \"skip\" in the task file")
-            elif user == "done":
-                self._set(name, "done", "status = \"done\" in the task file")
+            if initial[name] != "todo":
+                self._set(name, initial[name], rules.initial_reason(self.graph.get(name)))
         merger = threading.Thread(target=self._merge_loop, daemon=True, name="ralph-fleet-merge")
         merger.start()
         self._release()
@@ -282,44 +297,45 @@ class GraphFleet(Fleet):
                     never = self.status[name] == "todo" or record.verdict in (None, "not-run")
                     record.task_status = self.status[name] = "not-run" if never else "failed"
                     record.task_reason = self.cancel_reason or "not finished"
-            if not self.cancelled.is_set():
-                self.final = self._final()
+            self.verdict = self._final() if not self.cancelled.is_set() else (
+                ("stopped", self.stopped) if self.stopped else ("cancelled", self.cancel_reason))
             self.integration.close()
             self.save()
 
-    def _final(self) -> FinalCheck:
-        """The ``final`` check (default: every task's checks + ``--until``) on the
-        integration branch."""
-        gate: dict[str, list[str]] = {}
-        if self.graph.final is not None:
-            gate["."] = [spec.text for spec in self.graph.final]
-        else:
-            for name in self.order:
-                if self.tasks[name].status != "skip":
-                    gate.setdefault(self.tasks[name].folder, []).extend(
-                        spec.text for spec in self.graph.get(name).until)
-            if self.until:
-                gate.setdefault(".", []).append(self.until)
+    def _final(self) -> tuple[str, str]:
+        """The list's verdict: the rulebook's ``final`` check on the integration branch once
+        every task is done (default: every task's checks + ``--until``, each in its
+        folder)."""
+        blocked = rules.final_blocked(self._rows())
+        if blocked is not None:
+            return "incomplete", blocked
+        specs = rules.final_specs(self.graph, self.status, extra=self.extra, folders=True)
         clock = time.monotonic()
-        result = self.integration.verify(gate)
-        seconds = round(time.monotonic() - clock, 3)
+        result = self.integration.verify({folder: [spec.text for spec in group]
+                                          for folder, group in specs.items()})
+        self.final = FinalCheck(result.passed, result.checks, result.feedback[-4000:],
+                                round(time.monotonic() - clock, 3))
         self.say(f"final check on {self.integration.branch}: "
                  f"{'passed' if result.passed else 'failed'}")
-        return FinalCheck(result.passed, result.checks, result.feedback[-4000:], seconds)
+        if result.passed:
+            return "complete", "every task is done and the final check passes"
+        return "final-failed", "every task is done but the final check fails"
 
     def complete(self) -> bool:
         """Every task done (merged, already, or the user's ``done``) and the final check
         passed: the fleet's exit 0."""
-        return bool(self.final and self.final.passed) and all(
-            status in DONE or (status == "skipped" and self.tasks[name].status == "skip")
-            for name, status in self.status.items())
+        return self.verdict is not None and self.verdict[0] == "complete"
 
     def document(self) -> FleetDocument:
         document = super().document()
         tip = _git(self.repo, "rev-parse", "--verify", "-q",
                    f"refs/heads/{self.integration.branch}", check=False).strip()
         with self._lock:
+            verdict, reason = self.verdict or (None, "")
             document.integration = IntegrationRecord(
                 self.integration.branch, tip or None,
-                [MergedTask(name, commit) for name, commit in self.merged], self.final)
+                [MergedTask(name, commit) for name, commit in self.merged], self.final,
+                verdict, reason)
+            document.loops.sort(key=lambda loop: self.order.index(loop.name)
+                                if loop.name in self.order else len(self.order))
         return document

@@ -235,7 +235,7 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
         argv = [sys.executable, "-m", "ralph_verify", "run", "--no-branch", "--root",
                 str(folder), "-p", str(prompt_file), *(["--resume"] if resume else []),
                 *job.run_args]
-        env = {**os.environ, "RALPH_VERIFY_FLEET": job.fleet_id, "RALPH_FLEET_TASK": job.name,
+        env = {**os.environ, "RALPH_VERIFY_FLEET": job.fleet_id, "RALPH_TASK_ID": job.name,
                **job.env}
         with log_path.open("ab") as log:
             proc = subprocess.Popen(argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=log,

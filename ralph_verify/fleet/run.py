@@ -22,7 +22,7 @@ from typing import Any
 from ralph_verify.fleet.feed import JobFeed
 from ralph_verify.fleet.job import COST_SHARE_ENV, UNFINISHED, JobResult, LoopJob, state_cost
 from ralph_verify.fleet.outputs import FLEET_JSON
-from ralph_verify.fleet.tasks import Task
+from ralph_verify.fleet.tasks import LoopSpec
 from ralph_verify.records.files import save
 from ralph_verify.records.fleet import (
     FleetDocument,
@@ -216,7 +216,7 @@ class Fleet:
                                                          folder=job.folder))
 
 
-def make_jobs(tasks: Sequence[Task], *, fleet_id: str, repo: Path, base: str, mode: str,
+def make_jobs(tasks: Sequence[LoopSpec], *, fleet_id: str, repo: Path, base: str, mode: str,
               workdir: Path, defaults: Sequence[str] = ()) -> list[LoopJob]:
     """One job per task, on branch ``ralph/fleet-<id>/<task>``."""
     jobs = []

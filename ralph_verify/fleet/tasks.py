@@ -31,40 +31,32 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.errors import ConfigError, UsageError
-from ralph_verify.tasks.model import Task as ListedTask
-from ralph_verify.tasks.model import TaskList as ListedTasks
-from ralph_verify.tasks.model import load_task_file
+from ralph_verify.tasks.model import Task, TaskList, load_task_file
 
 
 @dataclass(frozen=True)
-class Task:
-    """One loop of the fleet, with its settings merged over the defaults."""
+class LoopSpec:
+    """One loop of the fleet, with its settings merged over the defaults (in a file that
+    declares ``depends-on``, the task of the list it works on has the same name)."""
 
     name: str
     folder: str
     prompt: str
     run_args: tuple[str, ...]
     repo: str | None = None
-    #: Its checks (``--until`` text) and, in a file that declares ``depends-on``, what it
-    #: waits for (see :mod:`ralph_verify.fleet.graph`).
-    checks: str = ""
-    depends_on: tuple[str, ...] = ()
-    title: str = ""
-    #: The user's status: ``todo``, ``skip`` or ``done``.
-    status: str = "todo"
 
 
 @dataclass
 class FleetSpec:
     """Everything a fleet file (or ``--matrix``) says."""
 
-    tasks: list[Task]
+    tasks: list[LoopSpec]
     settings: dict[str, Any] = field(default_factory=dict)
     #: The validated file when a task declares ``depends-on``: the fleet then merges.
-    graph: ListedTasks | None = None
+    graph: TaskList | None = None
 
 
-def _run_args(task: ListedTask) -> list[str]:
+def _run_args(task: Task) -> list[str]:
     args: list[str] = []
     if task.agent is not None:
         args += ["--agent", task.agent]
@@ -96,9 +88,7 @@ def load_fleet_file(path: Path, default_prompt: str | None = None) -> FleetSpec:
         if prompt is None:
             raise ConfigError(f"{path}: task {task.id}: no prompt: set prompt or prompt-file "
                               "in the task or in [fleet], or pass -P PROMPT.md")
-        tasks.append(Task(task.id, task.folder, prompt, tuple(_run_args(task)), task.repo,
-                          checks=task.until_text, depends_on=listed.dependencies(task),
-                          title=task.title, status=task.status))
+        tasks.append(LoopSpec(task.id, task.folder, prompt, tuple(_run_args(task)), task.repo))
     return FleetSpec(tasks, dict(listed.settings), listed if listed.declared else None)
 
 
@@ -109,12 +99,12 @@ def matrix_tasks(pattern: str, repo: Path, prompt: str, run_args: list[str]) -> 
     if not folders:
         raise UsageError(f"--matrix {pattern!r}: no folder of {repo} matches; give a glob "
                          "relative to the repository, e.g. --matrix 'packages/*'")
-    tasks = [Task(task_name(folder), folder, prompt, tuple(run_args)) for folder in folders]
+    tasks = [LoopSpec(task_name(folder), folder, prompt, tuple(run_args)) for folder in folders]
     _refuse_duplicates(tasks, f"--matrix {pattern!r}")
     return FleetSpec(tasks)
 
 
-def _refuse_duplicates(tasks: list[Task], where: str) -> None:
+def _refuse_duplicates(tasks: list[LoopSpec], where: str) -> None:
     seen: set[str] = set()
     for task in tasks:
         if task.name in seen:
@@ -131,7 +121,7 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(match[1]), int(match[2])
 
 
-def shard_of(tasks: list[Task], index: int, count: int) -> list[Task]:
+def shard_of(tasks: list[LoopSpec], index: int, count: int) -> list[LoopSpec]:
     """The tasks of shard ``index`` of ``count``: by name, round robin, so that every shard
     gets a share and the shards together are exactly the fleet."""
     ordered = sorted(tasks, key=lambda task: task.name)

@@ -28,7 +28,7 @@ from ralph_verify.loop.opening import new_session_id
 from ralph_verify.loop.records import persisted_settings
 from ralph_verify.loop.result import LoopResult
 from ralph_verify.loop.state import StateDir
-from ralph_verify.loop.task_list import FINAL, FINAL_ITERATIONS, TaskListRun, _status_of
+from ralph_verify.loop.task_list import TaskListRun, _status_of
 from ralph_verify.loop.task_steps import trusted
 from ralph_verify.loop.verdict import EXIT_CODES
 from ralph_verify.records.plugin_state import CheckpointState
@@ -36,7 +36,7 @@ from ralph_verify.records.session import HookRecord, HookTasks
 from ralph_verify.tasks.frozen_list import from_json, to_json
 from ralph_verify.tasks.keys import TASK_BRANCH_KEY, TASK_COMMIT_KEY, TASK_FILE_KEY, task_commit
 from ralph_verify.tasks.model import Task
-from ralph_verify.tasks.order import DONE
+from ralph_verify.tasks.order import FINAL, fix_up_task
 from ralph_verify.tasks.prompt import task_text
 from ralph_verify.tasks.state import TasksState
 
@@ -97,8 +97,7 @@ class HookTaskList(TaskListRun):
         return options
 
     def task_prompt(self, task: Task, gate: list[CheckSpec], state: TasksState) -> str:
-        """No prompt template in hook mode: the task's text carries its acceptance (the gate
-        in words) and the list, as run's default task template does."""
+        """No template in hook mode (a ``--template`` setting included): the task's text."""
         return task_text(self.tasks, task, gate, state.status(), self.root)
 
     def _run_task(self, task: Task, state: TasksState) -> str:
@@ -127,21 +126,6 @@ class HookTaskList(TaskListRun):
             self._line(f"ralph-verify: task {task.id}: already ({reason})")
             return "already"
         raise _Waiting(task, opened.message)
-
-    def fix_up_task(self, state: TasksState) -> Task:
-        """The fix-up task after a failing final check (``run --tasks``' own, its prompt
-        aside: the agent has read it)."""
-        return Task(id=FINAL, title="Make the whole-project check pass", prompt="",
-                    until=tuple(self.final_specs(state)), depends_on=(),
-                    max_iterations=FINAL_ITERATIONS)
-
-    def fixed_up(self, state: TasksState, status: str) -> TaskListResult:
-        """The end of the list once its fix-up task ended, as ``run --tasks`` ends it."""
-        if status in DONE:
-            return self._end(state, "complete", "every task is done and the final check "
-                                                "passes")
-        return self._end(state, "final-failed", "every task is done but the final check "
-                                                "fails, and the fix-up task did not fix it")
 
     def _line(self, line: str) -> None:
         self.config.hook.ralph_report_line(config=self.config, line=line)
@@ -233,7 +217,9 @@ def after_session(config: Config, statedir: StateDir, session: Session,
     runner.failed_in_a_row = record.failed_in_a_row
     runner.sessions = 1
     current = state.current
-    task = runner.fix_up_task(state) if current == FINAL else task_list.get(current)
+    # The fix-up task's prompt went with the block that opened it: its checks decide now.
+    task = fix_up_task(runner.final_specs(state), "") if current == FINAL \
+        else task_list.get(current)
     status = _record_task(config, state, session, verdict, task)
     ended: TaskListResult | None
     waiting: _Waiting | None = None

@@ -67,38 +67,10 @@ on a line of its own; the loop verifies your claim and goes on if a check still 
 """
 
 
-#: The built-in template of a task list: the task, what decides it, the list, the learnings.
-DEFAULT_TASK_TEMPLATE = DEFAULT_TEMPLATE.replace("""\
-# Task
-
-{{task}}
-""", """\
-{{task}}
-
-# Done when these checks pass
-
-ralph-verify runs them after your turn; ticking the task off in a file or printing a promise \
-does not count. Work on task {{task_id}} ({{task_title}}) only.
-
-{{acceptance}}
-
-# The task list
-
-{{tasks}}
-
-# Learnings
-
-Notes of earlier tasks, for you to extend (what the next task should know):
-
-{{learnings}}
-""")
-
-
-def load_template(template: str | None, base: Path, *, tasks: bool = False) -> str:
-    """The template text: the built-in one (a task list's when ``tasks``), or the file
-    ``template`` names; validated."""
+def load_template(template: str | None, base: Path) -> str:
+    """The template text: the built-in one, or the file ``template`` names; validated."""
     if not template:
-        return DEFAULT_TASK_TEMPLATE if tasks else DEFAULT_TEMPLATE
+        return DEFAULT_TEMPLATE
     path = Path(template).expanduser()
     path = path if path.is_absolute() else base / path
     try:

@@ -131,8 +131,7 @@ class RunDriver(Driver):
             return LoopResult(Verdict.AGENT_ERROR, reason, EXIT_CODES[Verdict.AGENT_ERROR],
                               session, None, time.monotonic() - self.started)
         checks = build_checks(config, session_specs(config, settings.until))
-        template = load_template(config.get("template"), config.invocation_dir,
-                                 tasks=PROMPT_VALUES_KEY in config.stash)
+        template = load_template(config.get("template"), config.invocation_dir)
         opening = open_session(session, self.state, checks, fresh=previous is None)
         if opening.errored:
             assert session.baseline is not None

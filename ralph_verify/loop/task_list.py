@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ralph_verify.checks.registry import build_checks
 from ralph_verify.checks.verification import REUSE_KEY, Reuse, verify
-from ralph_verify.config.until import CheckSpec, parse_spec
+from ralph_verify.config.until import CheckSpec
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.keys import PROMPT_VALUES_KEY
@@ -29,14 +29,11 @@ from ralph_verify.loop.opening import new_session_id
 from ralph_verify.loop.run_driver import RunDriver
 from ralph_verify.loop.settings import SessionSettings, settings_for
 from ralph_verify.loop.task_steps import (
-    FROM_REASON,
     apply_from,
     head,
     interrupted,
     keep_file,
     notify_list,
-    passed_over,
-    readiness,
     sealed,
     squash,
     start_tree,
@@ -45,29 +42,23 @@ from ralph_verify.loop.task_steps import (
 )
 from ralph_verify.loop.verdict import Verdict
 from ralph_verify.project import git
+from ralph_verify.tasks import order as rules
 from ralph_verify.tasks.keys import (
     CURRENT_TASK_KEY,
     EDITED_FOLDER,
-    EVIDENCE,
     TASK_COMMIT_KEY,
     TASK_FILE_KEY,
     task_commit,
 )
 from ralph_verify.tasks.model import Task
-from ralph_verify.tasks.order import DONE, dependents, next_ready
-from ralph_verify.tasks.prompt import acceptance, learnings, task_body, task_table
+from ralph_verify.tasks.order import DONE, FINAL, next_ready, readiness
+from ralph_verify.tasks.prompt import acceptance, learnings, task_body, task_table, task_text
 from ralph_verify.tasks.state import TaskRecord, TasksState
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.loop.result import LoopResult
     from ralph_verify.tasks.model import TaskList
-
-#: Failed tasks in a row that end the session whatever ``on-fail`` says.
-FAILED_IN_A_ROW = 3
-#: The fix-up task after a failing final check, and its iteration cap.
-FINAL = "FINAL"
-FINAL_ITERATIONS = 3
 
 
 @dataclass
@@ -78,15 +69,6 @@ class TaskListResult:
     exit_code: int
     verdict: str
     reason: str
-
-
-def union(*groups: tuple[CheckSpec, ...] | list[CheckSpec]) -> list[CheckSpec]:
-    """The specs of every group, each once (by its text), in order."""
-    seen: dict[str, CheckSpec] = {}
-    for group in groups:
-        for spec in group:
-            seen.setdefault(spec.text, spec)
-    return list(seen.values())
 
 
 def _said(config: Config, line: str) -> None:
@@ -121,21 +103,12 @@ class TaskListRun:
             return []  # no --until and none in the config file: the tasks' checks decide
         return specs
 
-    def gate(self, task: Task, status: dict[str, str], base: str | None) -> list[CheckSpec]:
-        """The task's own checks (without any: its fail-to-pass tests since ``base``), its
-        ``keep``, every done task's checks, the list's ``keep`` and ``--until``."""
-        done = [spec for other in self.tasks.tasks if status.get(other.id) in DONE
-                and other.id != task.id for spec in other.until]
-        own = list(task.until) if task.until or not base else \
-            [parse_spec(f"{EVIDENCE}:{base}")]
-        return union(own, task.keep, done, self.tasks.keep, self.extra)
-
     def start(self, task: Task, state: TasksState) -> tuple[list[CheckSpec], str]:
         """Mark ``task`` running from the tree as it is (or as it was when an interrupted
         run started it); its gate and the gate's text."""
         base = state.record(task.id).base or (
             head(self.root) if task.until else start_tree(self.root))
-        gate = self.gate(task, state.status(), base)
+        gate = rules.gate(self.tasks, task, state.status(), base=base, extra=self.extra)["."]
         gate_text = ",".join(spec.text for spec in gate)
         state.set(task.id, "running", "", gate=gate_text, base=base)
         _said(self.config, f"ralph-verify: task {task.id} ({task.title}): gate {gate_text}")
@@ -151,7 +124,7 @@ class TaskListRun:
         try:
             while True:
                 task = (self.tasks.get(self.continuing) if self.continuing  # first: the
-                        else next_ready(self.tasks, readiness(state)))  # interrupted task
+                        else next_ready(self.tasks, readiness(state.tasks)))  # interrupted
                 if task is None:
                     break
                 ended = self.settle(state, task, self._run_task(task, state))
@@ -183,18 +156,14 @@ class TaskListRun:
                              "'run --tasks FILE --resume' goes on")
         if outcome in ("failed", "blocked"):
             self.failed_in_a_row += 1
-            for other in dependents(self.tasks, task.id):
-                if state.record(other).status == "todo":
-                    state.set(other, "skipped", f"depends on {task.id}, {outcome}")
-            if self.tasks.on_fail == "stop":
-                return self._end(state, "stopped", f"task {task.id} {outcome} "
-                                 "(on-fail = \"stop\")")
-            if self.failed_in_a_row >= FAILED_IN_A_ROW:
-                return self._end(state, "stopped", f"{FAILED_IN_A_ROW} tasks failed in a row")
-            return None
+            then = rules.after_failure(self.tasks, task.id, outcome, state.status(),
+                                       self.failed_in_a_row)
+            for other in then.skip:
+                state.set(other, "skipped", then.reason)
+            return None if then.stop is None else self._end(state, "stopped", then.stop)
         self.failed_in_a_row = 0
         if self.config.get("pause_after_task") and \
-                next_ready(self.tasks, readiness(state)) is not None:
+                next_ready(self.tasks, readiness(state.tasks)) is not None:
             return self._end(state, "paused", f"task {task.id} {outcome}; "
                              "'run --tasks FILE --resume' takes the next")
         return None
@@ -264,8 +233,12 @@ class TaskListRun:
         return options
 
     def task_prompt(self, task: Task, gate: list[CheckSpec], state: TasksState) -> str:
-        """The task's text, for its prompt's ``{{task}}``."""
-        return task_body(task)
+        """The prompt's ``{{task}}``: in the built-in template, the task with its gate, the
+        list and the learnings (as the Stop hook and ``fleet`` give it); a ``--template``
+        has placeholders of its own for those."""
+        if self.config.get("template"):
+            return task_body(task)
+        return task_text(self.tasks, task, gate, state.status(), self.root)
 
     def task_settings(self, task: Task, gate: list[CheckSpec],
                       state: TasksState) -> SessionSettings:
@@ -345,16 +318,9 @@ class TaskListRun:
         return status
 
     def _final(self, state: TasksState) -> TaskListResult:
-        rows = state.tasks
-        unfinished = [row for row in rows if row.status not in DONE and
-                      not passed_over(row.status, row.reason)]
-        if unfinished:
-            names = ", ".join(f"{row.id} {row.status}" for row in unfinished)
-            return self._end(state, "incomplete", f"not every task is done: {names}")
-        jumped = [row.id for row in rows if row.reason.startswith(FROM_REASON)]
-        if jumped:
-            return self._end(state, "incomplete", f"{', '.join(jumped)} passed over with "
-                             "--from (the user's choice, not done): the list is not complete")
+        blocked = rules.final_blocked(state.tasks)
+        if blocked is not None:
+            return self._end(state, "incomplete", blocked)
         specs = self.final_specs(state)
         if specs:
             self._switch()
@@ -362,28 +328,24 @@ class TaskListRun:
             state.log({"event": "final", "passed": verification.passed,
                        "checks": [r.spec for r in verification.results]})
             if not verification.passed:
-                failing = ", ".join(r.spec for r in verification.results if not r.passed)
-                if self._fix_up(state, specs, verification.feedback) not in DONE:
-                    return self._end(state, "final-failed", f"every task is done but the "
-                                     f"final check fails: {failing}")
-        return self._end(state, "complete", "every task is done and the final check passes")
+                return self.fixed_up(state, self._fix_up(state, specs, verification.feedback))
+        return self.fixed_up(state, "done")
 
-    def final_specs(self, state: TasksState | None = None) -> list[CheckSpec]:
-        """The whole-project check after the last task: ``final``, else every task's checks
-        (but a skipped task's: it did no work) and ``--until``; judged outside any task's
-        session (no promise, no baseline)."""
-        skipped = {row.id for row in state.tasks if row.status == "skipped"} if state else set()
-        specs = (list(self.tasks.final) if self.tasks.final is not None else
-                 union([spec for task in self.tasks.tasks if task.id not in skipped
-                        for spec in (*task.until, *task.keep)], self.extra))
-        return [spec for spec in specs if spec.name != "promise" and spec.arg != "new"]
+    def fixed_up(self, state: TasksState, status: str) -> TaskListResult:
+        """The end of a list whose final check passed, or whose fix-up task ended."""
+        if status in DONE:
+            return self._end(state, "complete", "every task is done and the final check "
+                                                "passes")
+        return self._end(state, "final-failed", "every task is done but the final check "
+                                                "fails, and the fix-up task did not fix it")
+
+    def final_specs(self, state: TasksState) -> list[CheckSpec]:
+        """The whole-project check after the last task (the rulebook's, in one tree)."""
+        return rules.final_specs(self.tasks, state.status(), extra=self.extra).get(".", [])
 
     def _fix_up(self, state: TasksState, specs: list[CheckSpec], feedback: str) -> str:
         """One short task, ``FINAL``, with the final check's feedback as its prompt."""
-        task = Task(id=FINAL, title="Make the whole-project check pass",
-                    prompt="Every task of the list is done, but the whole-project check "
-                           f"fails:\n\n{feedback}", until=tuple(specs), depends_on=(),
-                    max_iterations=FINAL_ITERATIONS)
+        task = rules.fix_up_task(specs, feedback)
         if all(row.id != FINAL for row in state.tasks):
             state.tasks.append(TaskRecord(FINAL, task.title, fingerprint=task.fingerprint()))
         return self._run_task(task, state)

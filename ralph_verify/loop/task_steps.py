@@ -19,7 +19,7 @@ from ralph_verify.project import git
 from ralph_verify.records.files import CorruptFile, parse
 from ralph_verify.state_files import write_text_atomic
 from ralph_verify.tasks.keys import LIST_NOTIFIER_KEY, put_back, task_commit
-from ralph_verify.tasks.order import DONE, ordered
+from ralph_verify.tasks.order import DONE, FROM_REASON, ordered
 from ralph_verify.tasks.state import TasksState
 
 if TYPE_CHECKING:
@@ -185,19 +185,6 @@ def interrupted(root: Path, task_id: str) -> bool:
     return data.status == "running" or data.verdict_name == "cancelled"
 
 
-#: The reason of a task ``--from`` passed over.
-FROM_REASON = "before --from "
-#: The reason of a task ``tasks skip`` skipped.
-USER_SKIP = "skipped by the user"
-
-
-def passed_over(status: str, reason: str) -> bool:
-    """A task the user set aside (``skip`` in the file, ``--from``, ``tasks skip``): it holds
-    nothing up and leaves the list complete."""
-    return status == "skipped" and (reason == "skip in the task file" or
-                                    reason.startswith((FROM_REASON, USER_SKIP)))
-
-
 def apply_from(task_list: TaskList, state: TasksState, task_id: str) -> None:
     """``--from ID``: the tasks before ID in the list's order that are not done are
     ``skipped`` for this run, the user's choice (their rows say so): they hold nothing up,
@@ -210,13 +197,6 @@ def apply_from(task_list: TaskList, state: TasksState, task_id: str) -> None:
         if state.record(earlier).status not in DONE:
             state.set(earlier, "skipped", f"{FROM_REASON}{task_id}: the user's choice, "
                                           "not done")
-
-
-def readiness(state: TasksState) -> dict[str, str]:
-    """The statuses the next task is chosen by: a task the user set aside holds nothing up
-    (its checks still join no gate)."""
-    return {row.id: "already" if passed_over(row.status, row.reason) else row.status
-            for row in state.tasks}
 
 
 def notify_list(config: Config, state: TasksState, verdict: str, reason: str) -> None:

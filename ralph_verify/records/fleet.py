@@ -58,7 +58,9 @@ class LoopRecord:
     report: str | None = None
     bundle: str | None = None
     verdict_note: str | None = None
-    #: A fleet with ``depends-on``: the task's status after the merge queue, and why.
+    #: A fleet with ``depends-on``: the task's title, its status after the merge queue, and
+    #: why (``tasks status`` shows them).
+    title: str = ""
     task_status: str | None = None
     task_reason: str = ""
     #: Folder -> the checks its merge was verified against, and by whom.
@@ -122,6 +124,10 @@ class IntegrationRecord:
     commit: str | None = None
     merged: list[MergedTask] = field(default_factory=list)
     final: FinalCheck | None = None
+    #: The list's verdict, as ``run --tasks`` words it (``complete``, ``incomplete``,
+    #: ``final-failed``, ``stopped``, ``cancelled``), and why; ``None`` while it runs.
+    verdict: str | None = None
+    reason: str = ""
 
 
 @dataclass

@@ -1,20 +1,38 @@
-"""The order of a task list (its graph was checked when the file was read: model.py): the
-tasks in order, the next ready task, the dependents a failed task skips.
+"""The rulebook of a task list, one for its three drivers (``run --tasks``, the Stop hook of
+``start --tasks``, ``fleet``): the order of the tasks and the next ready one, a task's gate,
+what a failure does (``on-fail``, three in a row), whether the ``final`` check is due, its
+checks and its fix-up task. Pure: it reads the list and the statuses it is given, never a
+file; the drivers do the running, the verifying and the recording.
 
 No ``depends-on`` anywhere: the list is a chain, in file order. Once any task names one,
-only declared dependencies count.
+only declared dependencies count (the graph was checked when the file was read: model.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from ralph_verify.config.until import CheckSpec, parse_spec
+from ralph_verify.tasks.keys import EVIDENCE
 from ralph_verify.tasks.model import Task, TaskList
+
+if TYPE_CHECKING:
+    from ralph_verify.tasks.state import TaskRecord
 
 #: Statuses after which a task's dependents may start.
 DONE = frozenset({"done", "already"})
-#: Statuses of a task that will not run (again) in this session.
-FINISHED = frozenset({"done", "already", "failed", "blocked", "skipped", "agent-error"})
+#: Failed tasks in a row that end the session whatever ``on-fail`` says.
+FAILED_IN_A_ROW = 3
+#: The fix-up task after a failing final check, and its iteration cap.
+FINAL = "FINAL"
+FINAL_ITERATIONS = 3
+#: The reasons of the tasks the user set aside: in the file, with ``--from``, ``tasks skip``.
+FILE_SKIP = "skip in the task file"
+FILE_DONE = "done in the task file"
+FROM_REASON = "before --from "
+USER_SKIP = "skipped by the user"
 
 
 def ordered(task_list: TaskList) -> list[Task]:
@@ -31,12 +49,13 @@ def ordered(task_list: TaskList) -> list[Task]:
 
 
 def next_ready(task_list: TaskList, status: Mapping[str, str]) -> Task | None:
-    """The first ``todo`` task whose dependencies are all done."""
-    for task in ordered(task_list):
-        if status.get(task.id, "todo") == "todo" and all(
-                status.get(dep) in DONE for dep in task_list.dependencies(task)):
-            return task
-    return None
+    return next(iter(ready(task_list, status)), None)
+
+
+def ready(task_list: TaskList, status: Mapping[str, str]) -> list[Task]:
+    """Every ``todo`` task whose dependencies are done, in order (a fleet starts them all)."""
+    return [task for task in ordered(task_list) if status.get(task.id, "todo") == "todo"
+            and all(status.get(dep) in DONE for dep in task_list.dependencies(task))]
 
 
 def dependents(task_list: TaskList, task_id: str) -> list[str]:
@@ -56,3 +75,112 @@ def initial_status(task_list: TaskList) -> dict[str, str]:
     """The user's statuses: ``skip`` becomes ``skipped``, ``done`` stays done."""
     return {task.id: {"skip": "skipped"}.get(task.status, task.status)
             for task in task_list.tasks}
+
+
+def initial_reason(task: Task) -> str:
+    return {"skip": FILE_SKIP, "done": FILE_DONE}.get(task.status, "")
+
+
+def passed_over(status: str, reason: str) -> bool:
+    """A task the user set aside (``skip`` in the file, ``--from``, ``tasks skip``): it holds
+    nothing up and leaves the list complete."""
+    return status == "skipped" and (reason == FILE_SKIP or
+                                    reason.startswith((FROM_REASON, USER_SKIP)))
+
+
+def readiness(rows: Iterable[TaskRecord]) -> dict[str, str]:
+    """The statuses the next task is chosen by: a task the user set aside holds nothing up
+    (its checks still join no gate)."""
+    return {row.id: "already" if passed_over(row.status, row.reason) else row.status
+            for row in rows}
+
+
+def union(*groups: Iterable[CheckSpec]) -> list[CheckSpec]:
+    """The specs of every group, each once (by its text), in order."""
+    seen: dict[str, CheckSpec] = {}
+    for group in groups:
+        for spec in group:
+            seen.setdefault(spec.text, spec)
+    return list(seen.values())
+
+
+def _by_folder(parts: Iterable[tuple[str, Iterable[CheckSpec]]]) -> dict[str, list[CheckSpec]]:
+    gate: dict[str, list[CheckSpec]] = {}
+    for folder, specs in parts:
+        gate[folder] = union(gate.get(folder, ()), specs)
+    return {folder: specs for folder, specs in gate.items() if specs}
+
+
+def gate(task_list: TaskList, task: Task, status: Mapping[str, str], *,
+         base: str | None = None, extra: Sequence[CheckSpec] = (),
+         folders: bool = False) -> dict[str, list[CheckSpec]]:
+    """Folder -> the checks that decide ``task``: its own (without any: its fail-to-pass
+    tests since ``base``), its ``keep``, every done task's own checks, the list's ``keep``
+    and ``extra`` (``--until``). Each in the task's folder when ``folders`` (a fleet), else
+    all under ``"."`` (one tree)."""
+    own = task.until if task.until or not base else (parse_spec(f"{EVIDENCE}:{base}"),)
+    where = task.folder if folders else "."
+    done = [((other.folder if folders else "."), other.until) for other in task_list.tasks
+            if status.get(other.id) in DONE and other.id != task.id]
+    return _by_folder([(where, own), (where, task.keep), *done, (where, task_list.keep),
+                       (where, extra)]) or {where: []}
+
+
+@dataclass(frozen=True)
+class AfterFailure:
+    """A failed (or blocked) task's dependents to skip, with the reason, and why the list
+    stops (``on-fail = "stop"``, :data:`FAILED_IN_A_ROW`), or ``None``: it goes on."""
+
+    skip: list[str]
+    reason: str
+    stop: str | None
+
+
+def after_failure(task_list: TaskList, task_id: str, outcome: str,
+                  status: Mapping[str, str], in_a_row: int) -> AfterFailure:
+    """``in_a_row``: the failed tasks in a row, this one counted."""
+    stop = (f"task {task_id} {outcome} (on-fail = \"stop\")" if task_list.on_fail == "stop"
+            else f"{FAILED_IN_A_ROW} tasks failed in a row" if in_a_row >= FAILED_IN_A_ROW
+            else None)
+    return AfterFailure([other for other in dependents(task_list, task_id) if
+                         status.get(other, "todo") == "todo"],
+                        f"depends on {task_id}, {outcome}", stop)
+
+
+def final_blocked(rows: Sequence[TaskRecord]) -> str | None:
+    """Why the list is ``incomplete`` without a final check (a task neither done nor set
+    aside, or passed over with ``--from``); ``None`` when the final check is due."""
+    unfinished = [row for row in rows if row.status not in DONE and
+                  not passed_over(row.status, row.reason)]
+    if unfinished:
+        return "not every task is done: " + ", ".join(f"{row.id} {row.status}"
+                                                      for row in unfinished)
+    jumped = [row.id for row in rows if row.reason.startswith(FROM_REASON)]
+    if jumped:
+        return (f"{', '.join(jumped)} passed over with --from (the user's choice, not done): "
+                "the list is not complete")
+    return None
+
+
+def final_specs(task_list: TaskList, status: Mapping[str, str], *,
+                extra: Sequence[CheckSpec] = (), folders: bool = False
+                ) -> dict[str, list[CheckSpec]]:
+    """Folder -> the whole-project check after the last task: ``final``, else every task's
+    checks (but a skipped task's: it did no work) and ``extra``; judged outside any task's
+    session (no promise, no ``tests:new`` baseline)."""
+    if task_list.final is not None:
+        parts: list[tuple[str, Iterable[CheckSpec]]] = [(".", task_list.final)]
+    else:
+        parts = [((task.folder if folders else "."), (*task.until, *task.keep))
+                 for task in task_list.tasks if status.get(task.id) != "skipped"]
+        parts.append((".", extra))
+    return _by_folder((folder, [spec for spec in specs if spec.name != "promise"
+                                and spec.arg != "new"]) for folder, specs in parts)
+
+
+def fix_up_task(specs: Sequence[CheckSpec], feedback: str) -> Task:
+    """The short task ``FINAL`` after a failing final check, with its feedback as prompt."""
+    return Task(id=FINAL, title="Make the whole-project check pass",
+                prompt="Every task of the list is done, but the whole-project check fails:"
+                       f"\n\n{feedback}" if feedback else "", until=tuple(specs),
+                depends_on=(), max_iterations=FINAL_ITERATIONS)

@@ -88,12 +88,12 @@ def task_body(task: Task) -> str:
 
 def task_text(task_list: TaskList, task: Task, gate: Sequence[CheckSpec],
               status: Mapping[str, str], root: Path) -> str:
-    """The task with its gate, the list and the learnings in one text (for a template that
-    has only ``{{task}}``, as the Stop hook's)."""
+    """The task with its gate, the list and the learnings in one text: the built-in
+    template's ``{{task}}`` under all three drivers (``run --tasks``, the Stop hook, ``fleet``)."""
     parts = [task_body(task)]
-    parts.append("Done when these checks pass (ralph-verify runs them; ticking the task off "
-                 "in a file or printing a promise does not count):\n"
-                 + acceptance(gate, task.until))
+    parts.append(f"Work on task {task.id} ({task.title}) only. It is done when these checks "
+                 "pass (ralph-verify runs them; ticking the task off in a file or printing a "
+                 "promise does not count):\n" + acceptance(gate, task.until))
     parts.append("The task list:\n" + task_table(task_list, status, task.id))
     known = learnings(root, task_list.learnings)
     if known:

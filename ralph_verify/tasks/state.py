@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.records.codec import NOT_SAVED, encode
 from ralph_verify.records.files import dumps, load
+from ralph_verify.records.fleet import read_fleet
 from ralph_verify.records.session import SCHEMA
 from ralph_verify.state_files import now_iso, write_text_atomic
-from ralph_verify.tasks.order import initial_status
+from ralph_verify.tasks.order import initial_reason, initial_status
 
 if TYPE_CHECKING:
     from ralph_verify.tasks.model import TaskList
@@ -71,9 +72,7 @@ class TasksState:
     @classmethod
     def start(cls, root: Path, task_list: TaskList, session: str) -> TasksState:
         status = initial_status(task_list)
-        records = [TaskRecord(task.id, task.title, status[task.id],
-                              "skip in the task file" if task.status == "skip" else
-                              "done in the task file" if task.status == "done" else "",
+        records = [TaskRecord(task.id, task.title, status[task.id], initial_reason(task),
                               gate=task.until_text, fingerprint=task.fingerprint())
                    for task in task_list.tasks]
         return cls(root / ".ralph" / "tasks", str(task_list.path), session, tasks=records)
@@ -84,6 +83,26 @@ class TasksState:
         none, a one-line error naming it when it is corrupted."""
         folder = root / ".ralph" / "tasks"
         return load(cls, folder / "state.json", folder=folder)
+
+    @classmethod
+    def of_fleet(cls, root: Path) -> TasksState | None:
+        """The tasks of the last ``fleet`` with ``depends-on`` in ``root`` (its
+        ``fleet/fleet.json``) as a list's table, for ``tasks status``; ``None`` without one."""
+        path = root / "fleet" / "fleet.json"
+        if not path.is_file():
+            return None
+        document = read_fleet(path)  # a corrupted one is a clear error
+        if document.integration is None:
+            return None
+        rows = [TaskRecord(loop.name, loop.title or loop.name, loop.task_status or "todo",
+                           loop.task_reason, loop.iterations, loop.cost_usd,
+                           ",".join(spec for specs in (loop.gate or {}).values()
+                                    for spec in specs), loop.merge_commit,
+                           duration_s=loop.duration_s or 0.0) for loop in document.loops]
+        return cls(path.parent, f"fleet {document.fleet}", document.fleet, tasks=rows,
+                   verdict=document.integration.verdict,
+                   branch=document.integration.branch,
+                   notes=[document.integration.reason] if document.integration.reason else [])
 
     def record(self, task_id: str) -> TaskRecord:
         return next(row for row in self.tasks if row.id == task_id)

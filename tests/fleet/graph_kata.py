@@ -1,6 +1,6 @@
 """A project for the fleet's task graph (tests/fleet/test_graph*.py, benchmarks): tasks that
 each add a module its tests import, and a ``cmd:`` agent that does a task by the name the
-fleet gives it (``$RALPH_FLEET_TASK``), recording when it ran and what its tree held.
+fleet gives it (``$RALPH_TASK_ID``), recording when it ran and what its tree held.
 
 The agent's modes (``GRAPH_MODE``):
 
@@ -27,7 +27,7 @@ from typing import Any
 
 AGENT = '''\
 import json, os, pathlib, subprocess, sys, time
-task = os.environ["RALPH_FLEET_TASK"]
+task = os.environ["RALPH_TASK_ID"]
 marks = pathlib.Path(os.environ["GRAPH_MARKS"])
 mode = os.environ.get("GRAPH_MODE", "")
 prompt = sys.stdin.read()
@@ -82,7 +82,7 @@ TESTS = {
 DIAMOND = """\
 [defaults]
 agent = {agent!r}
-prompt = "Do the task named by $RALPH_FLEET_TASK."
+prompt = "Do the task named by $RALPH_TASK_ID."
 max-iterations = 2
 
 [[task]]

@@ -21,7 +21,7 @@ AGENT = """\
 import os, pathlib, time
 marks = os.environ.get("FLEET_AGENT_MARKS")
 if marks:
-    name = os.environ.get("RALPH_FLEET_TASK", "task")
+    name = os.environ.get("RALPH_TASK_ID", "task")
     # Written whole, then renamed: a test polling for the mark never reads it half-written.
     part = pathlib.Path(marks, f".part-{name}-{os.getpid()}")
     part.write_text(f"{os.getpid()} {os.getcwd()}")
@@ -84,14 +84,14 @@ if calls:
     budget = sys.argv[sys.argv.index("--max-budget-usd") + 1] \\
         if "--max-budget-usd" in sys.argv else None
     with open(calls, "a") as log:
-        log.write(json.dumps({"task": os.environ.get("RALPH_FLEET_TASK"),
+        log.write(json.dumps({"task": os.environ.get("RALPH_TASK_ID"),
                               "iteration": iteration, "budget": budget}) + "\\n")
 if iteration == 1:
     pathlib.Path("NOTES.md").write_text("looked at calc.add: it subtracts\\n")
 elif iteration >= int(os.environ.get("FLEET_AGENT_FIX_AT", "2")):
     marks = os.environ.get("FLEET_AGENT_MARKS")
     if marks:
-        name = os.environ.get("RALPH_FLEET_TASK", "task")
+        name = os.environ.get("RALPH_TASK_ID", "task")
         part = pathlib.Path(marks, f".part-{name}-{os.getpid()}")
         part.write_text(f"{os.getpid()} {os.getcwd()}")
         os.replace(part, pathlib.Path(marks, f"started-{name}"))

@@ -80,7 +80,7 @@ def test_two_independent_tasks_side_by_side_then_the_third_on_a_tree_holding_bot
 CONFLICT = """\
 [defaults]
 agent = {agent!r}
-prompt = "Do the task named by $RALPH_FLEET_TASK."
+prompt = "Do the task named by $RALPH_TASK_ID."
 max-iterations = 2
 
 [[task]]
@@ -129,7 +129,7 @@ def test_a_conflict_sends_the_task_back_once_then_it_fails_the_merge_with_its_br
 SKIP = """\
 [defaults]
 agent = {agent!r}
-prompt = "Do the task named by $RALPH_FLEET_TASK."
+prompt = "Do the task named by $RALPH_TASK_ID."
 max-iterations = 2
 
 [[task]]
@@ -162,7 +162,7 @@ def test_a_failed_task_skips_its_dependents_and_the_independent_ones_still_run(
     assert loops["T2"]["task_status"] == "done"
     t3 = loops["T3"]
     assert t3["task_status"] == "skipped" and t3["verdict"] == "skipped"
-    assert t3["task_reason"] == "depends on T1, which is failed"
+    assert t3["task_reason"] == "depends on T1, failed"
     assert runs(marks, "T3") == []  # its agent never ran
     # CI sees tasks as tests: done passes, failed fails, skipped is skipped.
     junit = ElementTree.parse(ralph.path / "fleet" / "fleet-junit.xml").getroot()
@@ -170,7 +170,7 @@ def test_a_failed_task_skips_its_dependents_and_the_independent_ones_still_run(
              for case in junit.iter("testcase")}
     assert cases == {"T1": ["failure"], "T2": [], "T3": ["skipped"]}, cases
     html = (ralph.path / "fleet" / "report.html").read_text()
-    assert 'data-task-status="skipped">skipped</span> depends on T1, which is failed' in html
+    assert 'data-task-status="skipped">skipped</span> depends on T1, failed' in html
     status = ralph.run("fleet", "status")
     assert status.ret == 0, status
     status.stdout.fnmatch_lines_random(["T1 *max-iterations -> failed *",

@@ -90,7 +90,7 @@ def runs_of(marks: Path) -> list[str]:
 STOP = """\
 [defaults]
 agent = {agent!r}
-prompt = "Do the task named by $RALPH_FLEET_TASK."
+prompt = "Do the task named by $RALPH_TASK_ID."
 max-iterations = 2
 on-fail = "stop"
 
@@ -118,8 +118,8 @@ def test_on_fail_stop_ends_the_fleet_at_the_first_failed_task(
     loops = {loop["name"]: loop for loop in document["loops"]}
     assert loops["T1"]["task_status"] == "failed"
     assert loops["T2"]["task_status"] == "not-run", loops["T2"]
-    assert loops["T2"]["task_reason"] == 'task T1 failed and on-fail is "stop"'
-    assert document["cancelled"] == 'task T1 failed and on-fail is "stop"'
+    assert loops["T2"]["task_reason"] == 'task T1 failed (on-fail = "stop")'
+    assert document["cancelled"] == 'task T1 failed (on-fail = "stop")'
     assert runs_of(marks) == []  # T2's agent never ran
     assert document["integration"]["final"] is None  # stopped: no final check
 

@@ -187,9 +187,16 @@ def _check(config: Config, task_list: TaskList) -> int:
 
 
 def _read_state(config: Config) -> TasksState | None:
+    """The last task list's table: ``run --tasks``' (or ``start --tasks``'), or a fleet's
+    when it ran later."""
     from ralph_verify.loop.task_steps import trusted
+    from ralph_verify.tasks.state import TasksState
 
-    return trusted(config.root)
+    state, fleet = trusted(config.root), TasksState.of_fleet(config.root)
+    if fleet is None or (state is not None and state.path.stat().st_mtime >=
+                         (fleet.folder / "fleet.json").stat().st_mtime):
+        return state
+    return fleet
 
 
 def _write_json(config: Config, state: TasksState | None) -> bool:
@@ -207,8 +214,8 @@ def _write_json(config: Config, state: TasksState | None) -> bool:
 def _status(config: Config) -> int:
     state = _read_state(config)
     if state is None:
-        print(f"no task list in {config.root} (no .ralph/tasks/state.json): start one with "
-              "'ralph-verify run --tasks tasks.toml'")
+        print(f"no task list in {config.root} (no .ralph/tasks/state.json, no "
+              "fleet/fleet.json): start one with 'ralph-verify run --tasks tasks.toml'")
         return 1
     if _write_json(config, state):
         return 0
