@@ -1,12 +1,13 @@
-"""A task list driven by ``run --tasks`` or by ``start --tasks`` and the Stop hook, from the
-same scripted steps (the ``driver`` fixture of ``tests/drivers.py`` picks which).
+"""A task list driven by ``run --tasks``, by ``start --tasks`` and the Stop hook, or by
+``fleet`` (one loop at a time), from the same scripted steps (the ``driver`` fixture of
+``tests/drivers.py`` picks which; ``fleet`` by indirect parametrization).
 
 ``steps[TASK][N - 1]`` holds the files the agent writes in its ``N``-th iteration on that
 task (``None`` deletes one; a key ``sed:PATH`` with ``[OLD, NEW]`` replaces text in a file)
 and ``says[TASK][N - 1]`` its last message (default "done").
-Under ``run`` a ``cmd:`` agent applies them, reading ``$RALPH_TASK_ID``; under the Stop hook
-the test applies them to the task ``.ralph/tasks/state.json`` names current, then sends
-Claude Code's Stop event. Both leave the same ``.ralph/tasks/`` behind.
+Under ``run`` and ``fleet`` a ``cmd:`` agent applies them, reading ``$RALPH_TASK_ID``;
+under the Stop hook the test applies them to the task ``.ralph/tasks/state.json`` names
+current, then sends Claude Code's Stop event. ``tasks status`` reads each one's table.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def run_list(driver: Driver, steps: dict[str, list[dict[str, Any]]], *args: str,
     mode, ``agent_name``'s Stop hook: claude or codex)."""
     ralph = driver.ralph
     says = says or {}
-    if driver.kind == "run":
+    if driver.kind in ("run", "fleet"):
         script = ralph.path.parent / "task-steps.json"
         script.write_text(json.dumps(steps))
         words = ralph.path.parent / "task-says.json"
@@ -81,7 +82,9 @@ def run_list(driver: Driver, steps: dict[str, list[dict[str, Any]]], *args: str,
         log = ralph.path.parent / "turns.txt"
         body = _APPLY + f"with open({str(log)!r}, 'a') as turns:\n    turns.write(T + '\\n')\n"
         command = agent(ralph, body, name="task_agent.py") + f" {script} {words}"
-        result = ralph.run("run", "--tasks", file, "--agent", command, *args)
+        result = ralph.run("run", "--tasks", file, "--agent", command, *args) \
+            if driver.kind == "run" else \
+            ralph.run("fleet", file, "--agent", command, "-j", "1", "--id", "list", *args)
         assert result.ret != 2, result
         return ListOutcome(driver, result, {}, log.read_text().split() if log.exists() else [])
     started = ralph.run("start", "--tasks", file, "--agent-name", agent_name, *args)

@@ -11,6 +11,7 @@ The agent's modes (``GRAPH_MODE``):
   conflict; on its second run, on the new tip, its loop's checks in ``pkg`` pass, its tree
   merges, but breaks T1's tests at the top);
 - ``hang``: mark its start, then sleep (until the fleet stops it);
+- ``t2-first``: T1 waits, up to a minute, until T2 has ended, then writes ``a.py``;
 - anything else: write the module of the task at once.
 
 Each run leaves ``GRAPH_MARKS/<task>.<n>.json``: its start and end (wall clock), the
@@ -39,6 +40,11 @@ record = {"task": task, "start": time.time(), "cwd": os.getcwd(), "prompt": prom
 (marks / f"{task}.started").write_text("")
 if mode == "hang":  # until the fleet stops it
     time.sleep(600)
+if mode == "t2-first" and task == "T1":  # T1 ends after T2: still merged first
+    deadline = time.monotonic() + 60
+    while not (marks / "T2.1.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
 partner = {"T1": "T2", "T2": "T1"}.get(task)
 if mode == "side-by-side" and partner:
     deadline = time.monotonic() + 60

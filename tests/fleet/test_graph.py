@@ -179,3 +179,37 @@ def test_a_failed_task_skips_its_dependents_and_the_independent_ones_still_run(
     trailers = ralph.git("log", "--format=%(trailers:key=Ralph-Task,valueonly)",
                          "ralph/fleet-s1/_integration")
     assert trailers.split() == ["T2"]
+
+
+def test_the_rulebook_s_prompt_merges_in_file_order_and_tasks_status_sees_the_fleet(
+        ralph: Ralph, tmp_path: Path) -> None:
+    marks, agent = setup_graph(ralph, tmp_path, "t2-first")
+    ralph.makefile("tasks.toml", DIAMOND.format(agent=agent))
+    result = ralph.run("fleet", "tasks.toml", "-j", "2", "--id", "o1")
+    assert result.ret == 0, result
+    t1, t2 = runs(marks, "T1")[0], runs(marks, "T2")[0]
+    assert t2["end"] < t1["end"]  # T2 ended first, yet the list's order decides the merges
+    integration = _fleet(ralph)["integration"]
+    assert [m["task"] for m in integration["merged"]] == ["T1", "T2", "T3"]
+    assert integration["verdict"] == "complete", integration
+    status = ralph.run("tasks", "status", "--json")
+    assert status.ret == 0, status
+    table = status.json()
+    assert table["verdict"] == "complete" and table["session"] == "o1"
+    assert [(row["id"], row["title"], row["status"]) for row in table["tasks"]] == [
+        ("T1", "a()", "done"), ("T2", "b()", "done"), ("T3", "c() from a() and b()", "done")]
+    # run --tasks gives its cmd: agent the same task text: id, title, prompt, own checks
+    # (its gate keeps tests:new besides: a fleet's default keep is none).
+    ralph.env["GRAPH_MODE"] = ""
+    ralph.git("add", "tasks.toml")
+    ralph.git("commit", "-q", "-m", "the list")
+    listed = ralph.run("run", "--tasks", "tasks.toml")
+    assert listed.ret == 0, listed
+    fleet_prompt, run_prompt = t1["prompt"], runs(marks, "T1")[1]["prompt"]
+
+    def task_part(prompt: str) -> str:
+        return prompt[prompt.index("# Task T1: a()"):prompt.index(" (this task's own")]
+
+    assert task_part(fleet_prompt) == task_part(run_prompt)
+    assert "Do the task named by $RALPH_TASK_ID." in task_part(run_prompt)
+    assert task_part(run_prompt).endswith("does not count):\n- tests:tests/test_a.py")

@@ -169,6 +169,62 @@ def test_a_failing_final_check_gets_a_fix_up_task(driver: Driver) -> None:
     assert outcome.status() == {"A": ("done", 1), "FINAL": ("done", 1)}
 
 
+#: A task the user skipped, one that depends on it, three that fail, one never reached.
+IN_A_ROW = """\
+[defaults]
+max-iterations = 1
+prompt = "the task named by $RALPH_TASK_ID"
+
+[[task]]
+id = "S"
+until = "files:s.txt"
+status = "skip"
+
+[[task]]
+id = "E"
+until = "files:e.txt"
+depends-on = ["S"]
+
+[[task]]
+id = "A"
+until = "files:never.txt"
+depends-on = []
+
+[[task]]
+id = "B"
+until = "files:never.txt"
+depends-on = []
+
+[[task]]
+id = "C"
+until = "files:never.txt"
+depends-on = []
+
+[[task]]
+id = "D"
+until = "files:d.txt"
+depends-on = []
+"""
+
+
+@pytest.mark.parametrize("driver", ["run", "hook", "fleet"], indirect=True)
+def test_a_skipped_task_holds_nothing_up_and_three_failures_in_a_row_end_the_list(
+        driver: Driver) -> None:
+    project(driver.ralph, "tasks.toml", IN_A_ROW)
+    driver.ralph.makefile(".gitignore", ".ralph/\nfleet/\n")
+    driver.ralph.git("commit", "-q", "-am", "fleet/ ignored")
+    outcome = run_list(driver, {"E": [{"e.txt": "e"}], "D": [{"d.txt": "d"}]})
+    assert outcome.turns == ["E", "A", "B", "C"], outcome.started  # D never ran
+    assert outcome.started.ret == 1 or driver.kind == "hook", outcome.started
+    data = outcome.table()  # a fleet's tasks too
+    assert data["verdict"] == "stopped", data
+    assert {row: status for row, (status, _) in outcome.status().items()} == {
+        "S": "skipped", "E": "done", "A": "failed", "B": "failed", "C": "failed",
+        "D": "not-run" if driver.kind == "fleet" else "todo"}
+    said = f"{outcome.started.err}{outcome.last_answer}{data['notes']}"  # run, hook, fleet
+    assert "3 tasks failed in a row" in said, said
+
+
 def test_a_cycle_starts_nothing(driver: Driver) -> None:
     ralph = driver.ralph
     project(ralph, "tasks.toml", textwrap.dedent("""\
