@@ -34,9 +34,9 @@ from ralph_verify.records.fleet import (
     MergedTask,
 )
 from ralph_verify.tasks import order as rules
-from ralph_verify.tasks.model import Task, TaskList
+from ralph_verify.tasks.model import TaskList
 from ralph_verify.tasks.prompt import task_text
-from ralph_verify.tasks.state import TaskRecord
+from ralph_verify.tasks.state import TaskRecord, initial_reason, initial_status
 
 #: Loop verdicts that send a task to the merge queue.
 MERGEABLE = frozenset({"complete", "nothing-to-do"})
@@ -115,9 +115,8 @@ class GraphFleet(Fleet):
             self.cancel(then.stop)
 
     def _job(self, name: str, note: str = "") -> LoopJob:
-        """The task's job from the integration branch's tip; its loop's checks are its gate
-        in its folder, so that its agent keeps the done tasks' checks green too; its prompt
-        is the one ``run --tasks`` gives a template with only ``{{task}}``."""
+        """The task's job from the integration branch's tip, with ``run --tasks``' task text;
+        its loop's checks are its gate in its folder (its agent keeps done tasks green)."""
         planned, task = self.planned[name], self.graph.get(name)
         args, skip = [], False
         for arg in planned.run_args:
@@ -133,11 +132,6 @@ class GraphFleet(Fleet):
                            specs.get(task.folder, []), self.status, self.integration.tree)
         return replace(planned, base=self.tip, prompt=prompt + (f"\n\n{note}" if note else ""),
                        run_args=args)
-
-    def gate(self, task: Task) -> dict[str, list[str]]:
-        """Folder -> checks: the rulebook's gate of ``task``, each check in its folder."""
-        specs = rules.gate(self.graph, task, self.status, extra=self.extra, folders=True)
-        return {folder: [spec.text for spec in group] for folder, group in specs.items()}
 
     # --- the executor's reports -------------------------------------------------------------
 
@@ -202,7 +196,8 @@ class GraphFleet(Fleet):
         record = self.records[job.name]
         message = (f"{task.id}: {task.title}\n\nRalph-Task: {task.id}\n"
                    f"Ralph-Fleet: {self.fleet_id}\n")
-        gate = self.gate(task)
+        gate = {folder: [spec.text for spec in group] for folder, group in
+                rules.gate(self.graph, task, self.status, extra=self.extra, folders=True).items()}
         clock = time.monotonic()
         # Nothing merged since the task's loop started from the tip, and its loop ran this
         # very gate: the merged tree is the one its loop verified, no second verification.
@@ -275,11 +270,11 @@ class GraphFleet(Fleet):
         self.out.mkdir(parents=True, exist_ok=True)
         self.integration.open()
         self.tip = self.integration.tip()
-        initial = rules.initial_status(self.graph)
+        initial = initial_status(self.graph)
         for name in self.order:
             self.status[name] = "todo"
             if initial[name] != "todo":
-                self._set(name, initial[name], rules.initial_reason(self.graph.get(name)))
+                self._set(name, initial[name], initial_reason(self.graph.get(name)))
         merger = threading.Thread(target=self._merge_loop, daemon=True, name="ralph-fleet-merge")
         merger.start()
         self._release()

@@ -1,25 +1,9 @@
-"""The fleet's tasks: a fleet file (TOML, validated with pydantic) or ``--matrix GLOB``.
+"""The fleet's loops: a fleet file (a task file: one loader, ``tasks/model.py``; see
+docs/fleet.md) or ``--matrix GLOB``.
 
 A bad fleet file (unknown key, wrong type, two tasks of one name) is a usage error and
 nothing runs; a task whose folder is missing or whose own settings are bad fails alone,
 when it runs (see :mod:`ralph_verify.fleet.job`), and the others go on.
-
-Example fleet file::
-
-    [fleet]
-    agent = "claude"
-    until = "tests,lint"
-    prompt-file = "PROMPT.md"
-    max-iterations = 10
-
-    [[task]]
-    folder = "packages/billing"
-
-    [[task]]
-    name = "search-coverage"
-    folder = "packages/search"
-    until = "tests,coverage>=80"
-    prompt = "Raise the coverage of the search package to 80%."
 """
 
 from __future__ import annotations

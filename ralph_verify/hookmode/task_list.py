@@ -28,14 +28,14 @@ from ralph_verify.loop.opening import new_session_id
 from ralph_verify.loop.records import persisted_settings
 from ralph_verify.loop.result import LoopResult
 from ralph_verify.loop.state import StateDir
-from ralph_verify.loop.task_list import TaskListRun, _status_of
+from ralph_verify.loop.task_list import TaskListRun, _said, _status_of
 from ralph_verify.loop.task_steps import trusted
 from ralph_verify.loop.verdict import EXIT_CODES
+from ralph_verify.records.codec import decode, encode
 from ralph_verify.records.plugin_state import CheckpointState
 from ralph_verify.records.session import HookRecord, HookTasks
-from ralph_verify.tasks.frozen_list import from_json, to_json
 from ralph_verify.tasks.keys import TASK_BRANCH_KEY, TASK_COMMIT_KEY, TASK_FILE_KEY, task_commit
-from ralph_verify.tasks.model import Task
+from ralph_verify.tasks.model import Task, TaskList
 from ralph_verify.tasks.order import FINAL, fix_up_task
 from ralph_verify.tasks.prompt import task_text
 from ralph_verify.tasks.state import TasksState
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from ralph_verify.loop.session import Session
     from ralph_verify.loop.task_list import TaskListResult
     from ralph_verify.loop.verdict import VerdictProposal
-    from ralph_verify.tasks.model import TaskList
 
 
 
@@ -123,12 +122,9 @@ class HookTaskList(TaskListRun):
         if opened.kind in ("passed", "idle"):
             reason = "its checks passed before any work; the agent was not called"
             state.set(task.id, "already", reason, iterations=0)
-            self._line(f"ralph-verify: task {task.id}: already ({reason})")
+            _said(self.config, f"ralph-verify: task {task.id}: already ({reason})")
             return "already"
         raise _Waiting(task, opened.message)
-
-    def _line(self, line: str) -> None:
-        self.config.hook.ralph_report_line(config=self.config, line=line)
 
 
 # --- start --tasks ---------------------------------------------------------------------------
@@ -143,7 +139,7 @@ def start_task_list(config: Config, task_list: TaskList) -> int:
         base = persisted_settings(config)
         runner = HookTaskList(config, task_list, statedir, fresh_hook(config), base)
         frozen = freeze(config.root, f"tasks-{list_id}", "tasks.json", {
-            "list": to_json(task_list), "settings": base,
+            "list": encode(task_list), "settings": base,
             "extra": [spec.text for spec in runner.extra]})
         runner.hook_base.tasks = HookTasks(frozen)
         result, waiting = runner.go()
@@ -175,7 +171,7 @@ def name_task_commit(config: Config, hook: HookRecord) -> None:
     row = state.record(state.current)
     config.stash[TASK_COMMIT_KEY] = task_commit(row.id, row.title, row.gate)
     try:
-        task_list = from_json(thaw(hook.tasks.frozen)["list"])
+        task_list = decode(TaskList, thaw(hook.tasks.frozen)["list"])
     except (FrozenError, KeyError, TypeError, ValueError):
         return  # said at the end of the stop (after_session)
     if task_list.text:
@@ -195,7 +191,7 @@ def after_session(config: Config, statedir: StateDir, session: Session,
         del config.stash[TASK_COMMIT_KEY]
     try:
         frozen = thaw(record.frozen)
-        task_list = from_json(frozen["list"])
+        task_list = decode(TaskList, frozen["list"])
         base = dict(frozen["settings"])
         extra = [parse_spec(text) for text in frozen["extra"]]
     except (FrozenError, KeyError, TypeError, ValueError) as exc:

@@ -105,10 +105,11 @@ def _read(hint: Any, value: object) -> Any:
                 if len(arms) == 1:
                     raise
         raise _Wrong(f"is {kind(value)}")
-    if origin is list:
+    if origin in (list, tuple):  # a tuple's JSON form is a list (``tuple[X, ...]``)
         if not isinstance(value, list):
             raise _Wrong(f"is {kind(value)}")
-        return [_at(f"[{index}]", get_args(hint)[0], item) for index, item in enumerate(value)]
+        items = [_at(f"[{index}]", get_args(hint)[0], item) for index, item in enumerate(value)]
+        return items if origin is list else tuple(items)
     if origin is dict:
         if not isinstance(value, dict):
             raise _Wrong(f"is {kind(value)}")

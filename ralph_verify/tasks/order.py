@@ -12,14 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ralph_verify.config.until import CheckSpec, parse_spec
 from ralph_verify.tasks.keys import EVIDENCE
 from ralph_verify.tasks.model import Task, TaskList
-
-if TYPE_CHECKING:
-    from ralph_verify.tasks.state import TaskRecord
+from ralph_verify.tasks.state import FILE_SKIP, TaskRecord
 
 #: Statuses after which a task's dependents may start.
 DONE = frozenset({"done", "already"})
@@ -28,9 +25,8 @@ FAILED_IN_A_ROW = 3
 #: The fix-up task after a failing final check, and its iteration cap.
 FINAL = "FINAL"
 FINAL_ITERATIONS = 3
-#: The reasons of the tasks the user set aside: in the file, with ``--from``, ``tasks skip``.
-FILE_SKIP = "skip in the task file"
-FILE_DONE = "done in the task file"
+#: The reasons of the tasks the user set aside with ``--from``, ``tasks skip`` (or in the
+#: file: :data:`~ralph_verify.tasks.state.FILE_SKIP`).
 FROM_REASON = "before --from "
 USER_SKIP = "skipped by the user"
 
@@ -71,16 +67,6 @@ def dependents(task_list: TaskList, task_id: str) -> list[str]:
     return found
 
 
-def initial_status(task_list: TaskList) -> dict[str, str]:
-    """The user's statuses: ``skip`` becomes ``skipped``, ``done`` stays done."""
-    return {task.id: {"skip": "skipped"}.get(task.status, task.status)
-            for task in task_list.tasks}
-
-
-def initial_reason(task: Task) -> str:
-    return {"skip": FILE_SKIP, "done": FILE_DONE}.get(task.status, "")
-
-
 def passed_over(status: str, reason: str) -> bool:
     """A task the user set aside (``skip`` in the file, ``--from``, ``tasks skip``): it holds
     nothing up and leaves the list complete."""
@@ -95,20 +81,13 @@ def readiness(rows: Iterable[TaskRecord]) -> dict[str, str]:
             for row in rows}
 
 
-def union(*groups: Iterable[CheckSpec]) -> list[CheckSpec]:
-    """The specs of every group, each once (by its text), in order."""
-    seen: dict[str, CheckSpec] = {}
-    for group in groups:
-        for spec in group:
-            seen.setdefault(spec.text, spec)
-    return list(seen.values())
-
-
 def _by_folder(parts: Iterable[tuple[str, Iterable[CheckSpec]]]) -> dict[str, list[CheckSpec]]:
-    gate: dict[str, list[CheckSpec]] = {}
+    """Folder -> its checks, each once (by its text), in order."""
+    gate: dict[str, dict[str, CheckSpec]] = {}
     for folder, specs in parts:
-        gate[folder] = union(gate.get(folder, ()), specs)
-    return {folder: specs for folder, specs in gate.items() if specs}
+        for spec in specs:
+            gate.setdefault(folder, {}).setdefault(spec.text, spec)
+    return {folder: list(specs.values()) for folder, specs in gate.items()}
 
 
 def gate(task_list: TaskList, task: Task, status: Mapping[str, str], *,

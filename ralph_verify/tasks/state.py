@@ -15,14 +15,23 @@ from ralph_verify.records.files import dumps, load
 from ralph_verify.records.fleet import read_fleet
 from ralph_verify.records.session import SCHEMA
 from ralph_verify.state_files import now_iso, write_text_atomic
-from ralph_verify.tasks.order import initial_reason, initial_status
 
 if TYPE_CHECKING:
-    from ralph_verify.tasks.model import TaskList
+    from ralph_verify.tasks.model import Task, TaskList
 
-#: Every status a task can have (TASKS.md).
-STATUSES = ("todo", "running", "done", "already", "failed", "blocked", "skipped",
-            "agent-error")
+#: The reasons of the statuses a user writes in the task file.
+FILE_SKIP = "skip in the task file"
+FILE_DONE = "done in the task file"
+
+
+def initial_status(task_list: TaskList) -> dict[str, str]:
+    """The user's statuses: ``skip`` becomes ``skipped``, ``done`` stays done."""
+    return {task.id: {"skip": "skipped"}.get(task.status, task.status)
+            for task in task_list.tasks}
+
+
+def initial_reason(task: Task) -> str:
+    return {"skip": FILE_SKIP, "done": FILE_DONE}.get(task.status, "")
 
 
 @dataclass
