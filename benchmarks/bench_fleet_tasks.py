@@ -52,7 +52,7 @@ def fleet(count: int, *, chain: bool) -> tuple[float, float, list[float], list[f
         (root / ".gitignore").write_text("fleet/\n.ralph/\n")
         agent = root.parent / f"{root.name}-agent.py"
         agent.write_text("import os, pathlib\n"
-                         "pathlib.Path('f' + os.environ['RALPH_FLEET_TASK'][1:] + '.txt')"
+                         "pathlib.Path('f' + os.environ['RALPH_TASK_ID'][1:] + '.txt')"
                          ".write_text('x')\n")
         tables = [f'[defaults]\nagent = "cmd:{sys.executable} {agent}"\nprompt = "write it"\n'
                   "max-iterations = 2\n"]

@@ -18,7 +18,7 @@ from ralph_verify import hookimpl
 
 def _record(hook, **fields):
     with open(os.environ["FLEET_HOOK_LOG"], "a") as log:
-        log.write(json.dumps({"hook": hook, "task": os.environ.get("RALPH_FLEET_TASK"),
+        log.write(json.dumps({"hook": hook, "task": os.environ.get("RALPH_TASK_ID"),
                               **fields}) + "\\n")
 
 
