@@ -31,7 +31,6 @@ from ralph_verify.loop.result import LoopResult
 from ralph_verify.loop.session import Iteration
 from ralph_verify.loop.verdict import Verdict
 from ralph_verify.markers import hookimpl
-from ralph_verify.redact import redact, redact_data
 from ralph_verify.startup import get_config
 from ralph_verify.state_files import write_text_atomic
 
@@ -112,18 +111,15 @@ class _Callback:
 
 def run_session(config: Config, settings: SessionSettings | None = None) -> int:
     """The ``run`` command; ``--json [FILE]`` writes the session's result as JSON."""
-    import json
-
     result = Loop.from_config(config, settings=settings).run()
     target = config.get("json")
     if target is not None:
-        from ralph_verify.records.codec import encode
+        from ralph_verify.records.files import dumps
         from ralph_verify.records.refusals import safety_stats
 
-        data = result.to_json()
         # The guard's refusals during the session (.ralph/guard.jsonl), counted by rule.
-        data["safety"] = encode(safety_stats(config.root, result.session.started_at or None))
-        text = redact(json.dumps(redact_data(data), indent=2)) + "\n"
+        safety = safety_stats(config.root, result.session.started_at or None)
+        text = dumps(result.record(safety)) + "\n"
         if target == "-":
             sys.stdout.write(text)
         else:

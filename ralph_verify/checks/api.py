@@ -22,6 +22,7 @@ from ralph_verify.config.parser import CommonOptions
 from ralph_verify.config.until import CheckSpec
 from ralph_verify.proc.process import ProcessGroup, ToolMissing, ToolRun, run_tool
 from ralph_verify.project.interpreter import choose
+from ralph_verify.records.codec import NOT_SAVED, decode, encode
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
@@ -59,19 +60,12 @@ class Failure:
     pre_existing: bool = False
     #: The text of the source line at ``path:line`` when the loop found it (not saved): tells
     #: an old failure the agent's edits moved from a new one with the same message.
-    source: str = field(default="", compare=False, repr=False)
+    source: str = field(default="", compare=False, repr=False, metadata=NOT_SAVED)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "fingerprint": self.fingerprint,
-            "location": self.location,
-            "message": self.message,
-            "detail": self.detail,
-            "code": self.code,
-            "path": self.path,
-            "line": self.line,
-            "pre_existing": self.pre_existing,
-        }
+        """Its JSON form (the saved fields of the record, :mod:`ralph_verify.records.codec`)."""
+        data: dict[str, Any] = encode(self)
+        return data
 
 
 def _with_fingerprint(failure: Failure, fingerprint: str) -> Failure:
@@ -125,35 +119,14 @@ class CheckResult:
         return self.status in (Status.PASSED, Status.SKIPPED)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "spec": self.spec,
-            "status": self.status.value,
-            "summary": self.summary,
-            "metric": self.metric,
-            "duration_s": round(self.duration_s, 3),
-            "counts": self.counts,
-            "flaky": self.flaky,
-            "output": self.output,
-            "failures": [f.to_json() for f in self.failures],
-            "unkept": self.unkept,
-            "cached": self.cached,
-        }
+        """Its JSON form (``verification.json``, the verification cache)."""
+        data: dict[str, Any] = encode(self)
+        return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> CheckResult:
-        """The result :meth:`to_json` wrote (``verification.json``, the verification cache)."""
-        failures = [Failure(message=f["message"], location=f.get("location"),
-                            detail=f.get("detail", ""), code=f.get("code"), path=f.get("path"),
-                            line=f.get("line"), fingerprint=f.get("fingerprint", ""),
-                            pre_existing=bool(f.get("pre_existing")))
-                    for f in data.get("failures", [])]
-        return cls(name=data["name"], spec=data["spec"], status=Status(data["status"]),
-                   summary=data.get("summary", ""), metric=data.get("metric"),
-                   failures=failures, duration_s=float(data.get("duration_s", 0.0)),
-                   output=data.get("output", ""), flaky=list(data.get("flaky", [])),
-                   counts=dict(data.get("counts", {})), unkept=int(data.get("unkept") or 0),
-                   cached=bool(data.get("cached")))
+    def from_json(cls, data: object) -> CheckResult:
+        """The result :meth:`to_json` wrote, checked against the type (:class:`ShapeError`)."""
+        return decode(cls, data)
 
 
 def __getattr__(name: str) -> Any:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, Failure, Status, VerifyContext
 from ralph_verify.config.stash import StashKey
+from ralph_verify.records.codec import encode
 from ralph_verify.redact import redactor
 from ralph_verify.state_files import utc_now_iso
 from ralph_verify.terminal_text import strip_controls
@@ -52,15 +53,33 @@ class Verification:
     def errored(self) -> list[CheckResult]:
         return [r for r in self.results if r.status is Status.ERROR]
 
+    def record(self) -> VerificationRecord:
+        return VerificationRecord(passed=self.passed, root=str(self.root),
+                                  started_at=self.started_at,
+                                  duration_s=round(self.duration_s, 3), checks=self.results,
+                                  feedback=self.feedback)
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "passed": self.passed,
-            "root": str(self.root),
-            "started_at": self.started_at,
-            "duration_s": round(self.duration_s, 3),
-            "checks": [result.to_json() for result in self.results],
-            "feedback": self.feedback,
-        }
+        """Its JSON form: ``check --json``, ``iterations/NNN/verification.json``."""
+        data: dict[str, Any] = encode(self.record())
+        return data
+
+
+@dataclass(kw_only=True)
+class VerificationRecord:
+    """A verification as saved (``iterations/NNN/verification.json``, ``check --json``)."""
+
+    passed: bool = False
+    root: str
+    started_at: str = ""
+    duration_s: float = 0.0
+    checks: list[CheckResult]
+    feedback: str = ""
+
+    def verification(self) -> Verification:
+        return Verification(root=Path(self.root), results=self.checks,
+                            duration_s=self.duration_s, started_at=self.started_at,
+                            feedback=self.feedback)
 
 
 @dataclass

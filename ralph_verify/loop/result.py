@@ -9,11 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ralph_verify.checks.verification import Verification, VerificationRecord
 from ralph_verify.loop.records import iteration_record
 from ralph_verify.records.codec import encode
+from ralph_verify.records.refusals import Safety
+from ralph_verify.records.session import IterationRecord
 
 if TYPE_CHECKING:
-    from ralph_verify.checks.verification import Verification
     from ralph_verify.loop.session import Iteration, Session
     from ralph_verify.loop.verdict import Verdict
 
@@ -35,14 +37,29 @@ class LoopResult:
     def iterations(self) -> list[Iteration]:
         return self.session.iterations
 
+    def record(self, safety: Safety | None = None) -> RunRecord:
+        """The run as ``run --json`` writes it; ``safety``: the guard's refusals."""
+        return RunRecord(
+            session=self.session.id, verdict=self.verdict.value if self.verdict else None,
+            reason=self.reason, exit_code=self.exit_code, duration_s=round(self.duration_s, 3),
+            iterations=[iteration_record(it, self.session) for it in self.iterations],
+            verification=self.verification.record() if self.verification else None,
+            safety=safety)
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "session": self.session.id,
-            "verdict": self.verdict.value if self.verdict else None,
-            "reason": self.reason,
-            "exit_code": self.exit_code,
-            "duration_s": round(self.duration_s, 3),
-            "iterations": [encode(iteration_record(it, self.session))
-                           for it in self.iterations],
-            "verification": self.verification.to_json() if self.verification else None,
-        }
+        data: dict[str, Any] = encode(self.record())
+        return data
+
+
+@dataclass
+class RunRecord:
+    """``run --json``: how the run ended, its iterations and its last verification."""
+
+    session: str
+    verdict: str | None
+    reason: str
+    exit_code: int
+    duration_s: float
+    iterations: list[IterationRecord]
+    verification: VerificationRecord | None
+    safety: Safety | None = None

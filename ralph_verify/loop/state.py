@@ -22,13 +22,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ralph_verify.checks.api import CheckResult
-from ralph_verify.checks.verification import Verification
+from ralph_verify.checks.verification import Verification, VerificationRecord
 from ralph_verify.errors import UsageError
 from ralph_verify.proc import info as procinfo
 from ralph_verify.records.files import append_line, load, read_lines, save
 from ralph_verify.records.session import SCHEMA, IterationRecord, SessionState
-from ralph_verify.redact import redact, redact_data
+from ralph_verify.redact import redact
 from ralph_verify.state_files import now_iso, write_text_atomic
 
 
@@ -93,26 +92,10 @@ def read_state(path: Path) -> SessionState | None:
     return state
 
 
-@dataclass
-class _VerificationFile:
-    """``iterations/NNN/verification.json`` (:meth:`Verification.to_json`)."""
-
-    root: str
-    checks: list[CheckResult]
-    passed: bool = False
-    started_at: str = ""
-    duration_s: float = 0.0
-    feedback: str = ""
-
-
 def read_verification(path: Path) -> Verification | None:
     """A ``verification.json``, checked field by field; ``None`` when there is none."""
-    record = load(_VerificationFile, path)
-    if record is None:
-        return None
-    return Verification(root=Path(record.root), results=record.checks,
-                        duration_s=record.duration_s, started_at=record.started_at,
-                        feedback=record.feedback)
+    record = load(VerificationRecord, path)
+    return None if record is None else record.verification()
 
 
 class StateDir:
@@ -331,7 +314,7 @@ class StateDir:
 
     def write_verification(self, number: int, verification: Verification) -> Path:
         path = self.iteration_dir(number) / "verification.json"
-        self.write_text(path, json.dumps(redact_data(verification.to_json()), indent=2) + "\n")
+        save(path, verification.record())
         return path
 
     def read_verification(self, number: int) -> Verification | None:
