@@ -1,11 +1,7 @@
 """Our plugins inside the project's pytest: the recorder and its sibling for affected
-tests, coverage for xdist workers, and the ``sitecustomize`` that keeps ralph-verify's
-bytecode prefix to the project's own code (:mod:`ralph_verify.recorder.bytecode`).
+tests, and coverage for xdist workers.
 
-All are written to a folder the project's interpreter imports with ``-p``, compiled once
-per interpreter binary and source and kept in the user cache: as sources in a new folder
-at every run, pytest rewrote and compiled the recorder and Python compiled the
-``sitecustomize`` again before every run (73M instructions, 1% of boltons' whole suite).
+All are written, compiled, to a folder the project's interpreter imports with ``-p``.
 """
 
 from __future__ import annotations
@@ -16,15 +12,12 @@ from pathlib import Path
 
 from ralph_verify.checks.api import VerifyContext
 from ralph_verify.proc.process import ToolError
-from ralph_verify.project.caches import user_cache_dir
 from ralph_verify.recorder.sources import MODULES, plugin_source
 
 XDIST_COVERAGE_PLUGIN = "ralph_verify_xdist_coverage"
 #: The file name our compiled plugins' code carries: in angle brackets, which coverage
 #: never measures and no traceback looks up.
 COMPILED_NAME = "<ralph-verify pytest plugin>"
-#: Imported by every Python start that has the plugin folder on ``PYTHONPATH``.
-SITECUSTOMIZE = "sitecustomize"
 #: Loaded with ``-p`` into the project's pytest: measures pytest-xdist workers, which
 #: ``coverage run`` does not (it measures only the main process).
 XDIST_COVERAGE_SOURCE = '''\
@@ -61,25 +54,14 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *,
     plugin_dir = folder / "plugin"
     plugin_dir.mkdir(exist_ok=True)
     sources = {**{name: plugin_source(module) for name, module in MODULES.items()},
-               XDIST_COVERAGE_PLUGIN: XDIST_COVERAGE_SOURCE,
-               SITECUSTOMIZE: plugin_source("bytecode")}
-    kept = _compiled_plugins(python, sources)
-    if kept is not None and all((kept / f"{name}.pyc").is_file() for name in sources):
-        import shutil
-
-        # Compiled by an earlier run for this interpreter: copied, no Python start (into
-        # this run's folder: the re-run of failed tests finds them there too).
-        for name in sources:
-            shutil.copyfile(kept / f"{name}.pyc", plugin_dir / f"{name}.pyc")
-        return plugin_dir
+               XDIST_COVERAGE_PLUGIN: XDIST_COVERAGE_SOURCE}
     pairs: list[str] = []  # source, .pyc, source, .pyc...
     for name, text in sources.items():
         source = folder / f"{name}_source.py"
         source.write_text(text, encoding="utf-8")
         pairs += [str(source), str(plugin_dir / f"{name}.pyc")]
     if _our_binary(python):
-        # The same interpreter binary as ours: the same bytecode, compiled here (some 10 ms)
-        # rather than by a Python start of its own (50-70 ms before pytest could start).
+        # The same interpreter binary as ours: the same bytecode, compiled here.
         import py_compile
 
         for i in range(0, len(pairs), 2):
@@ -94,16 +76,6 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *,
         if run.returncode != 0:
             raise ToolError(f"{python} could not compile a file (exit {run.returncode})",
                             output=run.tail())
-    if kept is not None:
-        import shutil
-
-        partial = kept.with_name(f"{kept.name}.{os.getpid()}.{id(folder)}.tmp")
-        try:  # a cache: never an error (another run may have kept it first)
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copytree(plugin_dir, partial)
-            os.replace(partial, kept)
-        except OSError:
-            shutil.rmtree(partial, ignore_errors=True)
     return plugin_dir
 
 
@@ -111,21 +83,3 @@ def _our_binary(python: str) -> bool:
     """Whether ``python`` runs the interpreter binary this process runs (a virtualenv's python
     is a link to its base interpreter's; a copied one is another binary)."""
     return os.path.realpath(python) == os.path.realpath(sys.executable)
-
-
-def _compiled_plugins(python: str, sources: dict[str, str]) -> Path | None:
-    """Where the compiled plugins for ``python`` are kept between runs (compiling them is a
-    Python start before every pytest run under coverage). Keyed by the interpreter's binary
-    (a virtualenv's python is a link to it: its real path, size and time, which decide the
-    bytecode's magic number) and the sources; None when the binary cannot be read."""
-    import hashlib
-
-
-    try:
-        binary = os.path.realpath(python)
-        stat = os.stat(binary)
-    except OSError:
-        return None
-    key = hashlib.sha256("\0".join([binary, str(stat.st_size), str(stat.st_mtime_ns),
-                                     *sources.values()]).encode("utf-8", "surrogateescape"))
-    return user_cache_dir() / "pytest-plugins" / key.hexdigest()[:24]

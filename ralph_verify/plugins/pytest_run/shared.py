@@ -23,7 +23,6 @@ from ralph_verify.plugins.pytest_run.plugin_dir import XDIST_COVERAGE_PLUGIN, pl
 from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.project.caches import bytecode_prefix
 from ralph_verify.project.interpreter import python_version
-from ralph_verify.recorder.bytecode import PREFIX_ENV, ROOTS_ENV
 from ralph_verify.recorder.progress import watch_progress
 from ralph_verify.recorder.sources import (
     AFFECTED_PLUGIN_NAME,
@@ -112,15 +111,11 @@ def tests_args(ctx: VerifyContext) -> list[str]:
 
 
 def pytest_env(ctx: VerifyContext) -> dict[str, str]:
-    """Our environment without pytest's own variables, and with a bytecode prefix for the
-    project's code, fresh for this verification (see :mod:`ralph_verify.project.caches` and
-    :mod:`ralph_verify.recorder.bytecode`: it applies where the plugin folder is on
-    ``PYTHONPATH``)."""
+    """Our environment without pytest's own variables, and with a bytecode prefix in which no
+    ``.pyc`` of the project is stale (:func:`ralph_verify.project.caches.bytecode_prefix`)."""
     env = {key: value for key, value in os.environ.items() if key not in _LEAKED_ENV}
-    # Not PYTHONPYCACHEPREFIX: that would compile pytest and the standard library again
-    # into the prefix; the plugin folder's sitecustomize applies it to the project only.
-    env[PREFIX_ENV] = str(ctx.shared("bytecode-prefix", lambda: bytecode_prefix(ctx.root)))
-    env[ROOTS_ENV] = os.pathsep.join(dict.fromkeys([str(ctx.root), str(ctx.root.resolve())]))
+    env["PYTHONPYCACHEPREFIX"] = str(ctx.shared("bytecode-prefix",
+                                                lambda: bytecode_prefix(ctx.root)))
     return env
 
 
