@@ -1,21 +1,12 @@
-"""Read what ralph-verify's pytest plugin (:mod:`ralph_verify.recorder.plugin`) wrote.
-
-The plugin runs inside the project's pytest and records, per test, pytest's
-own node id, the category pytest's summary counts it under, and the raw
-outcome of each phase. This module turns those JSON lines into the same
-:class:`~ralph_verify.junit.read.JUnitReport` the JUnit reader gives, so the
-``tests`` check judges both alike; JUnit XML is only the fallback for a run
-where the plugin did not report.
-
-A report that says "passed" (or "skipped") for a test whose call raised is a
-failure: *tampering*, naming the project files that implement the hooks that
-can rewrite reports.
-"""
+"""Read what ralph-verify's pytest plugin (:mod:`ralph_verify.recorder.plugin`) wrote into the
+same :class:`~ralph_verify.junit.read.JUnitReport` the JUnit reader gives. A report that says
+"passed" for a test whose call raised is *tampering*, naming the hooks' files."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -53,42 +44,94 @@ def project_hooks(hooks: dict[str, list[dict[str, str]]],
     return found
 
 
-def records_in(folder: Path) -> Iterator[dict[str, Any]]:
-    """Every record the plugin's processes wrote into ``folder`` (one file per process, in
+@dataclass(frozen=True)
+class Cause:
+    """Where a failing test's exception was raised in the project (the recorder's ``root``)."""
+
+    path: str | None = None
+    line: int | None = None
+    func: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line the recorder wrote; ``kind`` (its ``k``): ``start``, ``hooks``, ``d``
+    (deselected), ``c`` (a collection error) or ``r`` (a test's report of one phase)."""
+
+    kind: str
+    id: str = ""
+    when: str = ""
+    outcome: str = ""
+    cat: str = ""
+    sub: str = ""
+    raw: str = ""
+    tamper: bool = False
+    msg: str = ""
+    text: str = ""
+    root: Cause | None = None
+    n: int = 0
+    hooks: dict[str, list[dict[str, str]]] = field(default_factory=dict)
+
+    @property
+    def failing(self) -> bool:
+        return self.tamper or self.outcome == "failed" or self.cat in ("failed", "error")
+
+
+def _line(data: dict[str, Any]) -> Line:
+    """The recorder's JSON object as a :class:`Line` (a field of another type reads empty)."""
+    def text(key: str) -> str:
+        value = data.get(key)
+        return value if isinstance(value, str) else ""
+
+    root = data.get("root")
+    cause = None if not isinstance(root, dict) else Cause(
+        str(root["path"]) if root.get("path") else None,
+        root["line"] if type(root.get("line")) is int else None,
+        str(root.get("func") or ""), str(root.get("source") or ""))
+    hooks = data.get("hooks")
+    return Line(text("k"), text("id"), text("when"), text("outcome"), text("cat"),
+                str(data.get("sub") or ""), text("raw"), bool(data.get("tamper")), text("msg"),
+                text("text"), cause, n if type(n := data.get("n")) is int else 0,
+                hooks if isinstance(hooks, dict) else {})
+
+
+def records_in(folder: Path) -> Iterator[Line]:
+    """Every line the plugin's processes wrote into ``folder`` (one file per process, in
     name order), skipping a line a worker killed mid-write left unfinished."""
     for path in record_files(folder):
         with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in handle:
+            for text in handle:
                 try:
-                    record = json.loads(line)
+                    record = json.loads(text)
                 except ValueError:
                     continue  # a worker killed mid-line
                 if isinstance(record, dict):
-                    yield record
+                    yield _line(record)
 
 
 def read_record(folder: Path, *, max_problems: int = 500) -> JUnitReport | None:
     """The report of the run whose plugin wrote into ``folder``; ``None`` if it never started."""
-    records: list[dict[str, Any]] = []
+    records: list[Line] = []
     started = False
     report = JUnitReport(max_problems=max_problems)
     hooks: dict[str, list[dict[str, str]]] = {}
     collection_errors: set[str] = set()
     for record in records_in(folder):
-        kind = record.get("k")
+        kind = record.kind
         if kind == "start":
             started = True
         elif kind == "hooks":
-            hooks = record.get("hooks") or {}
+            hooks = record.hooks
         elif kind == "d":
-            report.deselected += int(record.get("n") or 0)
+            report.deselected += record.n
         elif kind == "c":
-            test_id = str(record.get("id") or ".")
+            test_id = record.id or "."
             if test_id not in collection_errors:
                 collection_errors.add(test_id)
                 _keep(report, records, record, max_problems)
         elif kind == "r":
-            if _failing(record):
+            if record.failing:
                 _keep(report, records, record, max_problems)
             else:
                 _count(report, record)
@@ -102,8 +145,7 @@ def read_record(folder: Path, *, max_problems: int = 500) -> JUnitReport | None:
     return report
 
 
-def _keep(report: JUnitReport, records: list[dict[str, Any]], record: dict[str, Any],
-          max_problems: int) -> None:
+def _keep(report: JUnitReport, records: list[Line], record: Line, max_problems: int) -> None:
     """Keep a failing record for its details, or only count it once ``max_problems`` are
     kept: memory stays flat with 100,000 failing tests."""
     if len(records) < max_problems:
@@ -119,13 +161,12 @@ def passed_ids(folder: Path) -> set[str]:
     passed: set[str] = set()
     failed: set[str] = set()
     for record in records_in(folder):
-        if record.get("k") != "r":
+        if record.kind != "r":
             continue
-        test_id = str(record.get("id"))
-        if _failing(record):
-            failed.add(test_id)
-        elif record.get("cat") == "passed":
-            passed.add(test_id)
+        if record.failing:
+            failed.add(record.id)
+        elif record.cat == "passed":
+            passed.add(record.id)
     return passed - failed
 
 
@@ -133,8 +174,8 @@ def failing_ids(folder: Path) -> set[str]:
     """Node ids with a failing report, and the ids of collection errors."""
     failing: set[str] = set()
     for record in records_in(folder):
-        if record.get("k") == "c" or (record.get("k") == "r" and _failing(record)):
-            failing.add(str(record.get("id") or "."))
+        if record.kind == "c" or (record.kind == "r" and record.failing):
+            failing.add(record.id or ".")
     return failing
 
 
@@ -146,29 +187,24 @@ def test_ids(folder: Path) -> dict[str, str] | None:
     ids: dict[str, str] = {}
     started = False
     for record in records_in(folder):
-        if record.get("k") == "start":
+        if record.kind == "start":
             started = True
-        if record.get("k") == "c" and record.get("id"):  # a file that did not collect
-            ids[str(record["id"])] = COLLECTION_ERROR
-        if record.get("k") != "r" or not record.get("id"):
+        if record.kind == "c" and record.id:  # a file that did not collect
+            ids[record.id] = COLLECTION_ERROR
+        if record.kind != "r" or not record.id:
             continue
-        test_id = str(record["id"])
-        if _failing(record):
+        test_id = record.id
+        if record.failing:
             ids[test_id] = "failed"
-        elif ids.get(test_id) != "failed" and record.get("cat"):
-            ids[test_id] = str(record["cat"])
+        elif ids.get(test_id) != "failed" and record.cat:
+            ids[test_id] = record.cat
         else:
             ids.setdefault(test_id, "passed")
     return ids if started else None
 
 
-def _failing(record: dict[str, Any]) -> bool:
-    return bool(record.get("tamper")) or record.get("outcome") == "failed" or record.get(
-        "cat") in ("failed", "error")
-
-
-def _count(report: JUnitReport, record: dict[str, Any]) -> None:
-    category = str(record.get("cat") or "")
+def _count(report: JUnitReport, record: Line) -> None:
+    category = record.cat
     if category not in _COUNTED:
         return
     if category == "passed":
@@ -183,47 +219,41 @@ def _count(report: JUnitReport, record: dict[str, Any]) -> None:
         report.subtests_passed += 1
 
 
-def _problem(record: dict[str, Any], culprits: str) -> TestCaseResult:
-    test_id = str(record.get("id") or ".")
-    root = record.get("root") if isinstance(record.get("root"), dict) else None
-    path = str(root["path"]) if root and root.get("path") else None
-    line = int(root["line"]) if root and isinstance(root.get("line"), int) else None
-    code = str(record.get("raw") or "") or None
-    message = str(record.get("msg") or "")
-    text = str(record.get("text") or "")
-    if record.get("k") == "c":
+def _problem(record: Line, culprits: str) -> TestCaseResult:
+    test_id = record.id or "."
+    root = record.root
+    path, line = (root.path, root.line) if root else (None, None)
+    code = record.raw or None
+    message = record.msg
+    text = record.text
+    if record.kind == "c":
         return TestCaseResult(test_id, "error", message=f"collection error: {message}"[:500],
                               detail=excerpt(text), code=_code(text, None), collection=True)
-    subtest = record.get("sub")
-    if subtest:
-        message = f"subtest {subtest}: {message}"
-    if record.get("tamper"):
-        said = record.get("outcome")
+    if record.sub:
+        message = f"subtest {record.sub}: {message}"
+    if record.tamper:
+        said = record.outcome
         message = (f"tampering: report rewritten by {culprits}: the test raised {code} but its "
                    f"report says {said}")
         return TestCaseResult(test_id, "failed", message=message, code="tampering",
                               path=path, line=line, detail=excerpt(text))
-    when = record.get("when")
     outcome = _outcome(record)
     if outcome == "error":
-        message = f"error in {when}: {message}"
-    cause = None
-    if root:
-        cause = f"{root.get('path')}:{root.get('func')}:{root.get('source') or root.get('line')}"
+        message = f"error in {record.when}: {message}"
+    cause = f"{root.path}:{root.func}:{root.source or root.line}" if root else None
     return TestCaseResult(test_id, outcome, message=message[:500] or "failed",
                           detail=excerpt(text), code=_code(text, code), path=path, line=line,
                           cause=cause)
 
 
-def _outcome(record: dict[str, Any]) -> Outcome:
+def _outcome(record: Line) -> Outcome:
     """How :func:`_problem` counts a failing record: a collection error, a failure in setup
     or teardown and what pytest counts as an error are errors; the others failures."""
-    if record.get("k") == "c":
+    if record.kind == "c":
         return "error"
-    if record.get("tamper"):
+    if record.tamper:
         return "failed"
-    return ("error" if record.get("when") in ("setup", "teardown") or record.get("cat") == "error"
-            else "failed")
+    return "error" if record.when in ("setup", "teardown") or record.cat == "error" else "failed"
 
 
 def _code(text: str, raw: str | None) -> str | None:
