@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 import os
-import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ralph_verify.errors import UsageError
 
 
 def now_iso() -> str:
-    """Now, in UTC, to the second: the timestamp of every record ralph-verify writes
-    (``datetime.now(timezone.utc).isoformat(timespec="seconds")``, without importing
-    ``datetime`` at every start). The second is ``time.time()``'s: a bare ``gmtime()`` reads
-    the C library's coarse ``time(NULL)``, a tick behind at each second's turn."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(time.time_ns() // 1_000_000_000))
+    """Now, in UTC, to the second: the timestamp of every record ralph-verify writes."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def utc_now_iso(now_ns: int | None = None) -> str:
-    """``datetime.now(timezone.utc).isoformat()`` (to the microsecond, which it leaves out
-    when it is 0), the same text, without ``datetime``."""
-    seconds, nanos = divmod(time.time_ns() if now_ns is None else now_ns, 1_000_000_000)
-    text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
-    micros = nanos // 1000
-    return f"{text}.{micros:06d}+00:00" if micros else f"{text}+00:00"
+def utc_now_iso() -> str:
+    """Now, in UTC, to the microsecond (a verification's start)."""
+    return datetime.now(timezone.utc).isoformat()
 
 
 def output_target(option: str, value: str, base: Path) -> Path:

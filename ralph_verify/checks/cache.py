@@ -1,15 +1,8 @@
 """What decides a check's result, as one key; and the stored results by that key.
 
-A stored result may stand in for a run only if nothing that could change it changed.
-So the key is wide on purpose, and built from content, never from modification
-times: every file of the tree except caches (git-ignored ones too: data files,
-``.env``), the config files tools read from the folders above the root and from the
-user's config folder, the environment variables, the interpreter, the installed
-distributions of the project's environment and of ralph-verify's own (names and
-versions; the content of editable and path installs), ralph-verify's settings and every
-check spec of the verification. The results live in the user cache dir, never
-in the project. A loop never ends ``complete`` on one (see the ``cache`` plugin).
-"""
+A stored result stands in for a run only if nothing that could change it changed, so the key
+is wide on purpose and built from content, never from times: the tree (ignored files too),
+outside configs, environment, interpreter, installed distributions, settings and specs."""
 
 from __future__ import annotations
 
@@ -26,9 +19,11 @@ from urllib.parse import unquote, urlparse
 from ralph_verify.checks.api import CheckResult
 from ralph_verify.project.caches import (
     CACHE_FOLDERS,
+    project_key,
     user_cache_dir,
 )
 from ralph_verify.project.snapshot import digest, is_file, walk_files
+from ralph_verify.state_files import write_text_atomic
 
 #: Config files a tool finds in the folders above the project root.
 PARENT_CONFIGS = ("pyproject.toml", "ruff.toml", ".ruff.toml", "mypy.ini", ".mypy.ini",
@@ -98,43 +93,22 @@ def environment() -> dict[str, str]:
 
 
 def site_folders(python: str) -> list[str]:
-    """The interpreter's ``sys.path`` folders, asked once per interpreter file and kept."""
-    try:
-        stat = Path(python).stat()
-    except OSError:
-        return []
-    probe_key = _sha(python, stat.st_size, stat.st_mtime_ns, stat.st_ino,
-                     os.environ.get("PYTHONPATH"), os.environ.get("PYTHONHOME"))
-    memo = user_cache_dir() / "site-folders" / f"{probe_key[:24]}.json"
-    try:
-        return [str(p) for p in json.loads(memo.read_text("utf-8"))]
-    except (OSError, ValueError, TypeError):
-        pass
+    """The interpreter's ``sys.path`` folders."""
     if os.path.abspath(python) == os.path.abspath(sys.executable):
-        folders = list(sys.path)
-    else:
-        try:
-            out = subprocess.run([python, "-c", "import json, sys; print(json.dumps(sys.path))"],
-                                 capture_output=True, text=True, timeout=60, check=True,
-                                 stdin=subprocess.DEVNULL).stdout
-            folders = [str(p) for p in json.loads(out)]
-        except (OSError, subprocess.SubprocessError, ValueError):
-            return []
-    memo.parent.mkdir(parents=True, exist_ok=True)
-    partial = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")
-    partial.write_text(json.dumps(folders), encoding="utf-8")
-    os.replace(partial, memo)
-    return folders
+        return list(sys.path)
+    try:
+        out = subprocess.run([python, "-c", "import json, sys; print(json.dumps(sys.path))"],
+                             capture_output=True, text=True, timeout=60, check=True,
+                             stdin=subprocess.DEVNULL).stdout
+        return [str(p) for p in json.loads(out)]
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return []
 
 
 def distributions(folders: Iterable[str], root: Path) -> list[object]:
-    """What is installed in ``folders`` (the ``site-packages`` among them): every entry's
-    name (a ``.dist-info`` name carries the version), the content of ``.pth`` and
-    ``.egg-link`` files, and the content of editable and path installs outside ``root``.
-
-    A folder a ``.pth`` file names that is itself a site folder (it holds ``*.dist-info``:
-    another environment's ``site-packages`` shared this way) is described like one, by the
-    names it holds, not by hashing every installed file (0.4 s for a few hundred packages)."""
+    """What is installed in ``folders``: every entry's name (a ``.dist-info`` name carries the
+    version), ``.pth`` and ``.egg-link`` contents, and the content of editable and path installs
+    outside ``root``; a site folder a ``.pth`` names is described by the names it holds."""
     described: list[object] = []
     outside: set[Path] = set()
     seen: set[str] = set()
@@ -213,8 +187,7 @@ def interpreter(python: str) -> list[object]:
 
 
 def store_path(root: Path, key: str) -> Path:
-    project = hashlib.sha1(str(root.resolve()).encode(), usedforsecurity=False).hexdigest()
-    return user_cache_dir() / "verifications" / project[:16] / f"{key}.json"
+    return user_cache_dir() / "verifications" / project_key(root) / f"{key}.json"
 
 
 def load(root: Path, key: str) -> CheckResult | None:
@@ -232,11 +205,8 @@ def save(root: Path, key: str, result: CheckResult) -> None:
     """Store ``result`` under ``key`` (atomically; a failure to write only costs a rerun)."""
     path = store_path(root, key)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        partial.write_text(json.dumps({"format": _FORMAT, "key": key,
-                                       "result": result.to_json()}), encoding="utf-8")
-        os.replace(partial, path)
+        write_text_atomic(path, json.dumps({"format": _FORMAT, "key": key,
+                                            "result": result.to_json()}))
         _prune(path.parent)
     except OSError:
         pass

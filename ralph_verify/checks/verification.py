@@ -1,9 +1,6 @@
-"""One verification: every check run against one working tree, concurrently.
-
-The core knows no tool: it asks ``ralph_verify_check`` for each check's
-result, reports each with ``ralph_verify_logresult`` and asks
-``ralph_format_feedback`` for the text the agent will read.
-"""
+"""One verification: every check run against one working tree, concurrently. The core knows
+no tool: it asks ``ralph_verify_check`` for each result and ``ralph_format_feedback`` for the
+text the agent reads."""
 
 from __future__ import annotations
 
@@ -167,12 +164,7 @@ def apply_negation(check: Check, result: CheckResult) -> CheckResult:
 
 
 def verify(config: Config, checks: Sequence[Check]) -> Verification:
-    """Run ``checks`` concurrently, the costliest first; Ctrl-C kills every tool started.
-
-    The costliest first: the slowest tool (the tests) is started before the others' threads
-    prepare theirs (they wait until it has, at most ``_HEAD_START_WAIT``), which would
-    otherwise hold the interpreter while it prepares; and with fewer workers than checks,
-    the longest first is the shortest wall time."""
+    """Run ``checks`` concurrently, the costliest first; Ctrl-C kills every tool started."""
     import tempfile  # not at import: it pulls in shutil and random (--help needs neither)
 
     started = time.perf_counter()
@@ -215,11 +207,8 @@ _running_lock = threading.Lock()
 
 
 def abandon_running() -> None:
-    """Remove the work folders of the verifications still running, their tools killed
-    first. For a caller about to end the process with ``os._exit`` (the Stop hook's last
-    resort, when a check's Python code ignores its timeout), which runs no ``finally``:
-    the folders would stay in ``$TMPDIR``. A tool has its own timeout, clamped to the
-    hook's budget, and is rarely still running then. Never raises."""
+    """Kill the tools of the verifications still running and remove their work folders, for a
+    caller about to end with ``os._exit`` (no ``finally`` runs). Never raises."""
     import shutil
 
     with _running_lock:
@@ -229,26 +218,16 @@ def abandon_running() -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-#: How long the other checks of a batch wait for the costliest one to start its tool.
-_HEAD_START_WAIT = 0.1
-
-
 def _run_batch(config: Config, checks: Sequence[Check], batch: list[int], ctx: VerifyContext,
                workers: int, results: dict[int, CheckResult]) -> None:
-    """Run the checks of ``batch`` on up to ``workers`` threads; each result is kept in
-    ``results`` and logged on this thread as it comes. A check's exception (or Ctrl-C
-    here) kills every tool started, drops the checks not started, waits for the running
-    ones and is raised.
-
-    A few threads of our own, not ``concurrent.futures``: importing it (and the ``logging``
-    it pulls in) cost some 4 ms of every start."""
+    """Run the checks of ``batch`` on up to ``workers`` threads, logging each result on this
+    thread as it comes. A check's exception (or Ctrl-C) kills every tool started, drops the
+    checks not started, waits for the running ones and is raised."""
     if not batch:
         return
     todo = batch[::-1]  # popped from the end: in the order given
     done: list[tuple[int, CheckResult | None, BaseException | None]] = []
     ready = threading.Condition()
-    head = batch[0]
-    cancelled = threading.Event()
 
     def work() -> None:
         while True:
@@ -256,20 +235,12 @@ def _run_batch(config: Config, checks: Sequence[Check], batch: list[int], ctx: V
                 if not todo:
                     return
                 index = todo.pop()
-            if index != head and checks[index].cost < checks[head].cost:
-                # The costliest check's tool starts first: until it has, preparing the
-                # others' would share the interpreter with it and delay the longest tool.
-                ctx.processes.started.wait(timeout=_HEAD_START_WAIT)
-                if cancelled.is_set():
-                    return
             try:
                 config.hook.ralph_report_check_start(config=config, check=checks[index])
                 outcome: tuple[int, CheckResult | None, BaseException | None] = (
                     index, _run_one(config, checks[index], ctx), None)
             except BaseException as exc:
                 outcome = (index, None, exc)
-            if index == head:
-                ctx.processes.started.set()  # finished without a tool: the others go
             with ready:
                 done.append(outcome)
                 ready.notify()
@@ -292,7 +263,6 @@ def _run_batch(config: Config, checks: Sequence[Check], batch: list[int], ctx: V
     except BaseException:
         with ready:
             todo.clear()
-        cancelled.set()
         ctx.processes.kill_all()
         raise
     finally:

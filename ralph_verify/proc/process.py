@@ -1,13 +1,6 @@
-"""Run a tool as a subprocess: its own process group, a timeout, output kept on disk.
-
-Output goes to temporary files, not pipes, so a tool that prints hundreds of
-megabytes neither blocks nor fills memory; callers read what they need. On a
-timeout or Ctrl-C the whole process group is killed, and (on Linux) every
-process the tool started: found by parent links, and by a mark in the
-environment they inherit, so no grandchild (an xdist worker, a shell's child,
-one that called ``setsid()``) survives. ralph-verify is their child subreaper,
-and each child gets SIGKILL if ralph-verify dies.
-"""
+"""Run a tool as a subprocess: its own process group, a timeout, output kept on disk (not
+pipes: hundreds of megabytes neither block nor fill memory). On a timeout or Ctrl-C every
+process the tool started is killed, found by parent links and by a mark in the environment."""
 
 from __future__ import annotations
 
@@ -125,13 +118,10 @@ class ProcessGroup:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running: dict[subprocess.Popen[Any], str | None] = {}
-        #: Set once the first tool has started (see ``checks.verification._run_batch``).
-        self.started = threading.Event()
 
     def add(self, proc: subprocess.Popen[Any], mark: str | None = None) -> None:
         with self._lock:
             self._running[proc] = mark
-        self.started.set()
 
     def discard(self, proc: subprocess.Popen[Any]) -> None:
         with self._lock:
@@ -262,29 +252,6 @@ def read_survivors(report_fd: int) -> list[str]:
     return alive
 
 
-def wait_exited(proc: subprocess.Popen[Any], timeout: float) -> int:
-    """``proc.wait(timeout)`` without its polling: Popen's wait with a timeout sleeps in
-    steps doubling up to 50 ms, so a tool was seen to end up to 50 ms late. A pidfd
-    (Linux 5.3+) wakes us the moment it exits; elsewhere, Popen's own wait."""
-    pidfd_open = getattr(os, "pidfd_open", None)
-    try:
-        fd = pidfd_open(proc.pid) if pidfd_open is not None and proc.returncode is None else None
-    except OSError:  # gone already, or pidfds not allowed here
-        fd = None
-    if fd is None:
-        return proc.wait(timeout=timeout)
-    import select
-
-    try:
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        if not poller.poll(max(0.0, timeout) * 1000):
-            raise subprocess.TimeoutExpired(proc.args, timeout)
-    finally:
-        os.close(fd)
-    return proc.wait()
-
-
 def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
              env: Mapping[str, str] | None = None, group: ProcessGroup | None = None,
              missing_hint: str = "", shell: bool = False) -> ToolRun:
@@ -299,7 +266,7 @@ def run_tool(argv: Sequence[str], *, cwd: Path, timeout: float, workdir: Path,
     if group is not None:
         group.add(proc, mark)
     try:
-        returncode = wait_exited(proc, timeout)
+        returncode = proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         kill_process_group(proc, mark)
         raise ToolTimeout(

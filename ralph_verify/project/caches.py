@@ -1,16 +1,6 @@
-"""Caches the checks keep outside the project, and why each one is safe.
-
-Python's ``.pyc`` files and mypy's cache both decide that a source file is
-unchanged by its size and its modification time in *whole seconds*. An agent
-that rewrites a file within a second of the last verification, keeping its size
-(``a - b`` → ``a + b``), would be judged on the old code: the loop could stop on
-work that does not pass. So pytest runs with a persistent bytecode prefix of our
-own in which, before every run, the bytecode of each source whose *content*
-changed (or that is gone, or that we cannot vouch for) is deleted: unchanged
-modules stay compiled, changed ones are always compiled again. mypy gets a cache
-of its own, warm from one run to the next, that is dropped whenever a file changed
-without changing its size or its second.
-"""
+"""Caches kept outside the project, never stale: Python's ``.pyc`` and mypy's cache judge a
+file by its size and whole-second mtime, so an agent's same-size rewrite within a second would
+be judged on the old code; these caches drop whatever changed in content."""
 
 from __future__ import annotations
 
@@ -20,6 +10,8 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
+
+from ralph_verify.project.snapshot import digest
 
 #: Folders no check reads as input: tool caches, ralph-verify's records, git's store, and
 #: tox/nox (their environments hold no project file). Virtual environments are left out
@@ -53,7 +45,7 @@ def vouched_digest(path: Path, stat: os.stat_result, before: object, taken_ns: i
     if (isinstance(before, list) and len(before) == 5 and before[:4] == stamp
             and max(stat.st_mtime_ns, stat.st_ctime_ns) < taken_ns - SETTLED_NS):
         return before
-    return [*stamp, _content_hash(path)]
+    return [*stamp, digest(path)]
 
 
 #: What ralph-verify keeps beside mypy's cache: each source's digest at the last run.
@@ -65,16 +57,9 @@ def project_key(root: Path) -> str:
 
 
 def bytecode_prefix(root: Path) -> Path:
-    """A ``PYTHONPYCACHEPREFIX`` in which no bytecode of ``root`` can be stale.
-
-    With the prefix set, Python never reads the project's ``__pycache__`` folders
-    (where an agent's own runs may have left stale bytecode) and writes none there.
-    The prefix persists between verifications; a manifest records each source's
-    content hash. A ``.pyc`` (Python's own or pytest's rewritten tests) is kept only
-    when its source is a project file whose content is the one recorded at the last
-    verification: a changed, removed or unlisted (ignored) source loses its bytecode.
-    Virtual environments inside the root keep theirs.
-    """
+    """A ``PYTHONPYCACHEPREFIX`` in which no bytecode of ``root`` can be stale: the project's
+    ``__pycache__`` folders are never read nor written, and a ``.pyc`` is kept only while its
+    source's content is the one recorded at the last verification (a manifest of hashes)."""
     prefix = user_cache_dir() / "pycache"
     resolved = root.resolve()
     mirror = prefix / resolved.relative_to(resolved.anchor)
@@ -115,10 +100,6 @@ def read_manifest(path: Path) -> tuple[dict[str, object], int]:
     return data["files"], data["taken_ns"]
 
 
-def _content_hash(path: Path) -> str:
-    return hashlib.sha1(path.read_bytes(), usedforsecurity=False).hexdigest()
-
-
 def _drop_unvouched(folder: Path, root: Path, rel: Path, previous: dict[str, object],
                     current: dict[str, str]) -> None:
     """Delete under ``folder`` (the mirror of ``root / rel``) every ``.pyc`` whose source's
@@ -156,17 +137,9 @@ def mypy_cache_is_warm(root: Path) -> bool:
 
 
 def mypy_cache_dir(root: Path) -> Path:
-    """mypy's ``--cache-dir`` for ``root``, kept warm between runs, dropped first if mypy
-    could be fooled.
-
-    mypy trusts a cached module whose size and whole-second mtime are unchanged, without
-    reading it. The manifest records each source's size, times, inode and content hash at
-    the last run (:func:`vouched_digest`: an unchanged file is not read again), for every
-    ``.py``/``.pyi`` under the root (git-ignored ones too: mypy checks them). A file whose
-    content changed while size and second did not is exactly the case mypy's cache cannot
-    see: then the whole cache goes (one cold run, rare), instead of a wrong "no errors". So
-    does a cache whose manifest is missing or unreadable: nothing vouches for it.
-    """
+    """mypy's ``--cache-dir`` for ``root``, kept warm between runs, dropped first if mypy could
+    be fooled: mypy trusts a module whose size and whole-second mtime are unchanged, so when a
+    file's content changed without either (or no manifest vouches for the cache) it all goes."""
     from ralph_verify.project.snapshot import walk_files
 
     folder = user_cache_dir() / "mypy" / project_key(root)

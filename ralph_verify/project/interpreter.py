@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -175,31 +176,14 @@ def environment_key(path: str) -> str | None:
 
 
 def _site_packages(venv: Path) -> list[Path]:
-    """A virtual environment's ``lib*/python*/site-packages`` and ``Lib/site-packages``
-    folders, as ``glob`` finds them (through links: ``lib64`` is often one), without
-    compiling glob's patterns at every start."""
-    found: set[Path] = set()
-    with os.scandir(venv) as entries:
-        libs = [entry.name for entry in entries
-                if entry.name.startswith("lib") and entry.is_dir()]
-    for lib in libs:
-        with contextlib.suppress(OSError), os.scandir(venv / lib) as entries:
-            found.update(venv / lib / entry.name / "site-packages" for entry in entries
-                         if entry.name.startswith("python")
-                         and os.path.isdir(os.path.join(entry.path, "site-packages")))
-    if os.path.isdir(venv / "Lib" / "site-packages"):
-        found.add(venv / "Lib" / "site-packages")
-    return sorted(found)
+    """A virtual environment's ``site-packages`` folders."""
+    return sorted({*venv.glob("lib*/python*/site-packages"), *venv.glob("Lib/site-packages")})
 
 
 def _sees_system_packages(settings: str) -> bool:
     """Whether ``pyvenv.cfg`` says ``include-system-site-packages = true`` (any case)."""
-    for line in settings.splitlines():
-        key, equals, value = line.partition("=")
-        if equals and key.strip().lower() == "include-system-site-packages" \
-                and value.strip().lower().startswith("true"):
-            return True
-    return False
+    return re.search(r"^\s*include-system-site-packages\s*=\s*true", settings,
+                     re.IGNORECASE | re.MULTILINE) is not None
 
 
 def _probes_path() -> Path:

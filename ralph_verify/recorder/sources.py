@@ -6,7 +6,6 @@ reader and its dataclasses are imported once pytest has finished).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 PLUGIN_NAME = "ralph_verify_recorder"
@@ -37,15 +36,8 @@ def write_sources(folder: Path) -> None:
 
 def record_files(folder: Path) -> list[Path]:
     """The record files the plugin's processes wrote into ``folder`` (``record-PID.jsonl``,
-    one per process), in name order; none when the folder is missing or unreadable. A scan,
-    not a glob: this runs while pytest does, and a glob compiles a pattern at every call."""
-    try:
-        with os.scandir(folder) as entries:
-            names = sorted(entry.name for entry in entries
-                           if entry.name.startswith("record-") and entry.name.endswith(".jsonl"))
-    except OSError:  # missing, not a folder, unreadable: none, as glob finds none
-        return []
-    return [folder / name for name in names]
+    one per process), in name order; none when the folder is missing."""
+    return sorted(folder.glob("record-*.jsonl"))
 
 
 def fresh_record_dir(path: Path) -> Path:
