@@ -1,10 +1,6 @@
-"""Checks: the objects that decide whether work is done, their results and their registry.
-
-A plugin declares check *types* in ``ralph_register_checks``; the registry
-turns each ``--until`` spec into a configured :class:`Check`, whose ``run``
-returns a :class:`CheckResult`. One plugin may own several names and share
-work between them (``tests`` and ``coverage`` share one pytest run).
-"""
+"""Checks: the objects that decide whether work is done, and their results. A plugin declares
+check *types* (``ralph_register_checks``); each ``--until`` spec becomes a :class:`Check`
+whose ``run`` returns a :class:`CheckResult`."""
 
 from __future__ import annotations
 
@@ -40,14 +36,9 @@ class Status(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Failure:
-    """One problem found by a check.
-
-    ``location`` is what a person would look up (``src/app.py:12:5`` or a test
-    id); ``path`` and ``line`` are kept apart for annotations. ``code`` is the
-    rule or error code (``E501``, ``arg-type``, ``AssertionError``) and takes
-    part in the fingerprint; the location does not, so the same mistake made in
-    ten places folds into one group.
-    """
+    """One problem found by a check. ``location`` is what a person looks up (``src/app.py:12:5``
+    or a test id); ``code`` (``E501``, ``arg-type``) is part of the fingerprint, the location is
+    not, so the same mistake made in ten places folds into one group."""
 
     message: str
     location: str | None = None
@@ -66,17 +57,6 @@ class Failure:
         """Its JSON form (the saved fields of the record, :mod:`ralph_verify.records.codec`)."""
         data: dict[str, Any] = encode(self)
         return data
-
-
-def _with_fingerprint(failure: Failure, fingerprint: str) -> Failure:
-    """``replace(failure, fingerprint=...)``; for a plain :class:`Failure` without the run
-    through ``__init__`` (a copy of its fields, a fifth of the cost, for the thousands of
-    failures a result may hold); a subclass's own ``__post_init__`` still runs."""
-    if type(failure) is not Failure:
-        return replace(failure, fingerprint=fingerprint)
-    copy = object.__new__(Failure)
-    copy.__dict__.update(failure.__dict__, fingerprint=fingerprint)
-    return copy
 
 
 @dataclass
@@ -110,7 +90,7 @@ class CheckResult:
 
         self.failures = [
             f if f.fingerprint
-            else _with_fingerprint(f, fingerprint(self.name, f.message, f.code))
+            else replace(f, fingerprint=fingerprint(self.name, f.message, f.code))
             for f in self.failures
         ]
 

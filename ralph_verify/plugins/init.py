@@ -1,14 +1,6 @@
-"""The ``project`` target of ``ralph-verify init`` (the bare ``init``): set a project up.
-
-``init`` looks at the project (:mod:`ralph_verify.project.detect`) and writes a
-``[tool.ralph-verify]`` table into ``pyproject.toml`` (appended as text; the
-rest of the file is kept byte for byte), a ``PROMPT.md`` template and
-``.ralph/`` in ``.gitignore``. An existing table is never overwritten without
-``--force``: its diff is shown instead. On a terminal it asks two questions
-(checks, agent); otherwise it asks nothing. Other targets (``init claude``)
-come from plugins through ``ralph_register_init_targets``; the command itself is
-:mod:`ralph_verify.plugins.commands.init`.
-"""
+"""The ``project`` target of ``ralph-verify init``: a ``[tool.ralph-verify]`` table in
+``pyproject.toml`` (appended as text), a ``PROMPT.md`` and ``.ralph/`` in ``.gitignore``,
+never overwriting without ``--force``; on a terminal it asks for the checks and the agent."""
 
 from __future__ import annotations
 
@@ -166,12 +158,8 @@ def _without_ours(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def pyproject_change(path: Path, block: str) -> FileChange:
+    from ralph_verify.compat import tomllib
     from ralph_verify.config.scaffold import FileChange, append_block, read_text
-
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on Python 3.10 only
-        import tomli as tomllib
 
     old = read_text(path)
     if old is None:

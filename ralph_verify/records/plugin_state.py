@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from ralph_verify.records.codec import ShapeError, decode
 
@@ -43,6 +43,19 @@ def of_json(cls: type[T], data: object) -> T:
         return decode(cls, good)
 
 
+S = TypeVar("S", bound="Saved")
+
+
+class Saved:
+    """A built-in plugin's saved state, ``plugin_state[NAME]``."""
+
+    NAME: ClassVar[str]
+
+    @classmethod
+    def of(cls: type[S], plugin_state: Mapping[str, Any]) -> S:
+        return view(cls, plugin_state, cls.NAME)
+
+
 @dataclass
 class BrokenCheckpoint:
     """An iteration whose tree could not be committed where it belongs, and why."""
@@ -52,7 +65,7 @@ class BrokenCheckpoint:
 
 
 @dataclass
-class CheckpointState:
+class CheckpointState(Saved):
     """``plugin_state["checkpoint"]``: the session's branch and a commit per iteration."""
 
     NAME = "checkpoint"
@@ -73,9 +86,6 @@ class CheckpointState:
     broken: BrokenCheckpoint | None = None
     left_branch: str | None = None
 
-    @classmethod
-    def of(cls, plugin_state: Mapping[str, Any]) -> CheckpointState:
-        return view(cls, plugin_state, cls.NAME)
 
     @property
     def own_branch(self) -> str | None:
@@ -83,7 +93,7 @@ class CheckpointState:
 
 
 @dataclass
-class BudgetState:
+class BudgetState(Saved):
     """``plugin_state["budget"]``: time and cost spent, the agent calls of the last hour."""
 
     NAME = "budget"
@@ -94,13 +104,10 @@ class BudgetState:
     elapsed_before_s: float = 0.0
     run_started: float | None = None
 
-    @classmethod
-    def of(cls, plugin_state: Mapping[str, Any]) -> BudgetState:
-        return view(cls, plugin_state, cls.NAME)
 
 
 @dataclass
-class BreakerState:
+class BreakerState(Saved):
     """``plugin_state["breaker"]``: the stall breaker's circuit (``closed``, ``half-open``,
     ``open``), its counters and the rule that tripped."""
 
@@ -119,13 +126,10 @@ class BreakerState:
     reason: str = ""
     note: str = ""
 
-    @classmethod
-    def of(cls, plugin_state: Mapping[str, Any]) -> BreakerState:
-        return view(cls, plugin_state, cls.NAME)
 
 
 @dataclass
-class IntegrityState:
+class IntegrityState(Saved):
     """``plugin_state["integrity"]``: the session's integrity picture, frozen at its start
     out of the agent's reach, and what ``status`` says of it."""
 
@@ -142,26 +146,20 @@ class IntegrityState:
     markers: int = 0
     settings: int = 0
 
-    @classmethod
-    def of(cls, plugin_state: Mapping[str, Any]) -> IntegrityState:
-        return view(cls, plugin_state, cls.NAME)
 
 
 @dataclass
-class FleetState:
+class FleetState(Saved):
     """``plugin_state["fleet"]``: inside a fleet's loop, what its agent spent of its share."""
 
     NAME = "fleet"
 
     cost_usd: float = 0.0
 
-    @classmethod
-    def of(cls, plugin_state: Mapping[str, Any]) -> FleetState:
-        return view(cls, plugin_state, cls.NAME)
 
 
 @dataclass
-class AgentErrorState:
+class AgentErrorState(Saved):
     """``plugin_state["agent_error"]``: the agent's failed runs in a row, and its turns in a
     row whose writes its own sandbox or permission mode refused (the last refusal's text)."""
 
@@ -170,7 +168,3 @@ class AgentErrorState:
     failures_in_a_row: int = 0
     refused_in_a_row: int = 0
     refusal: str = ""
-
-    @classmethod
-    def of(cls, plugin_state: Mapping[str, Any]) -> AgentErrorState:
-        return view(cls, plugin_state, cls.NAME)
