@@ -1,12 +1,7 @@
 """ralph-verify: run AI coding agents in a loop until the work is verifiably done.
 
-The public face of the package: every name in ``__all__`` is supported, and everything
-a hook receives or returns is among them, so a plugin needs no other import
-(``from ralph_verify import Session, VerifyContext, ...``); every other module is an
-implementation detail. The classes are imported on first use (module ``__getattr__``,
-PEP 562), so ``import ralph_verify`` -- and ``ralph-verify --help`` -- stay cheap, while
-type checkers see the real classes through the ``TYPE_CHECKING`` imports below.
-"""
+The public face: every name in ``__all__`` is supported, and everything a hook receives or
+returns is among them. Names load on first use (PEP 562), so importing the package is cheap."""
 
 from __future__ import annotations
 

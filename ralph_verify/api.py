@@ -1,10 +1,4 @@
-"""``ralph-verify run`` as a Python API: :class:`Loop` and its :class:`LoopResult`.
-
-The loop owns no tool and no policy. The ``run`` driver (``loop/run_driver.py``) verifies
-a baseline, then each iteration (``loop/cycle.py``, the same code the Stop hook
-drives) renders the prompt, runs the agent adapter, snapshots what changed, verifies,
-records, and asks every policy plugin for a verdict through ``ralph_iteration_verdict``;
-:func:`~ralph_verify.loop.verdict.decide` picks by precedence. Python API::
+"""``ralph-verify run`` as a Python API: :class:`Loop` and its :class:`LoopResult`::
 
     from ralph_verify import Loop
 

@@ -1,11 +1,6 @@
-"""The one place that maps outcomes and exceptions to exit codes.
-
-``UsageError`` (bad option, spec, config, plugin) prints ``ERROR: ...`` and
-exits 2 with no traceback; Ctrl-C exits 130; any other exception is a bug and
-is shown with its traceback (exit 4). A reader that goes away (``| head -1``)
-never changes the exit code: the rest of the output goes to /dev/null and the
-verdict is still decided and returned.
-"""
+"""The one place that maps outcomes and exceptions to exit codes: a ``UsageError`` is one
+``ERROR: ...`` line and exit 2, Ctrl-C 130, anything else a bug with its traceback (4). A
+reader that goes away (``| head -1``) never changes the exit code."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""What a person watching ``ralph-verify run`` sees: the terminal plugin's lines and
-status line (``plugins/terminal.py`` owns the one :class:`Display` of a run).
-
-On a terminal: one live status line (iteration n/N, elapsed time, phase,
-checks passed), repainted twice a second under the permanent lines. Anywhere
-else (a pipe, CI, a log file): plain lines only, one per event.
-"""
+"""What a person watching ``ralph-verify run`` sees: on a terminal one live status line under the
+permanent lines, anywhere else plain lines, one per event (``plugins/terminal.py`` owns it)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Every exit code of ``ralph-verify``, in one enum: users script on these numbers.
-
-``check`` exits 0-4; ``run`` (and ``status --watch``, the Stop hook's session) adds one
-code per verdict (10-15) and 130 for a cancelled or interrupted run. The numbers never
-change; ``--help`` and docs/exit-codes are generated from or tested against this enum.
-"""
+"""Every exit code of ``ralph-verify``, in one enum: users script on these numbers, which never
+change (``check`` 0-4, one per verdict 10-15, 130 cancelled)."""
 
 from __future__ import annotations
 

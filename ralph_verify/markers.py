@@ -1,10 +1,5 @@
-"""The markers of ralph-verify's hooks and its version: a leaf every floor may import.
-
-``@hookimpl`` marks a plugin's hook implementation and ``@hookspec`` a specification
-(:mod:`ralph_verify.hookspec`). The face re-exports ``hookimpl`` for plugins
-(``from ralph_verify import hookimpl``); modules of the package import it from here, so
-that none of them depends on the face, which imports them all for its type names.
-"""
+"""The markers of ralph-verify's hooks (``@hookimpl``, ``@hookspec``) and its version: a leaf,
+so no module of the package depends on the face for them."""
 
 import pluggy
 

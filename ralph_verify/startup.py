@@ -137,13 +137,10 @@ def _entry_points() -> list[EntryPoint]:
 
 def builtin_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] = (),
                            command: str | None = None) -> pluggy.PluginManager:
-    """A plugin manager holding the built-ins (less those ``-p no:`` disables) and the
-    ``plugins`` objects the caller gives (named after their class or module), as pytest
-    registers ``pytest.main(plugins=...)``: enough for ``ralph_cmdline_main``, before any
-    third-party code is imported. The essential built-ins are registered whatever
-    ``disabled`` says: :func:`get_plugin_manager` refuses that, inside the command.
-    ``command``: the command the arguments start with; ``check`` leaves out
-    :data:`NOT_FOR_CHECK`."""
+    """A plugin manager holding the built-ins (less those ``-p no:`` disables; the essential ones
+    always) and the caller's ``plugins``, as ``pytest.main(plugins=...)``: enough for
+    ``ralph_cmdline_main``, before any third-party code is imported. ``command``: ``check``
+    leaves out :data:`NOT_FOR_CHECK`."""
     pm = pluggy.PluginManager("ralph_verify")  # the project of ralph_verify.markers
     pm.add_hookspecs(hookspec)
     blocked = set(disabled) - set(ESSENTIAL_PLUGINS)
@@ -177,15 +174,9 @@ def register_builtins(pm: pluggy.PluginManager, leave_out: frozenset[str] = froz
 
 def get_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] = (),
                        builtins: pluggy.PluginManager | None = None) -> pluggy.PluginManager:
-    """A plugin manager: the built-ins and ``plugins`` given by the caller
-    (:func:`builtin_plugin_manager`, or ``builtins`` when the caller made it already), then
-    entry-point plugins (unless disabled).
-
-    Modules named in ``RALPH_VERIFY_PLUGINS`` (comma-separated, importable from
-    ``sys.path``) are registered after the entry-point plugins under their module
-    name, even with autoloading disabled: like ``PYTEST_PLUGINS``, a way to use a
-    plugin without installing it.
-    """
+    """A plugin manager: the built-ins and ``plugins`` given by the caller (or ``builtins`` made
+    already), then entry-point plugins (unless disabled), then the modules named in
+    ``RALPH_VERIFY_PLUGINS`` (like ``PYTEST_PLUGINS``: a plugin used without installing it)."""
     for name in disabled:
         if name in ESSENTIAL_PLUGINS:
             raise UsageError(f"-p no:{name}: plugin {name!r} cannot be disabled: "

@@ -1,10 +1,6 @@
-"""Failure fingerprints: the same problem gets the same fingerprint across runs.
-
-Whatever changes between two runs of the same failure is normalised away:
-timestamps, UUIDs, temporary directories, paths, memory addresses, long hex
-ids and numbers. The fingerprint folds duplicates in feedback and tells the
-stall breaker that the agent is looking at the same errors again.
-"""
+"""Failure fingerprints: the same problem gets the same fingerprint across runs (times, ids,
+temporary paths and numbers normalised away), so feedback folds duplicates and the breaker
+sees the same errors again."""
 
 from __future__ import annotations
 

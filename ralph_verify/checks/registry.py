@@ -1,10 +1,6 @@
 """The check registry: the check types plugins declare, how a spec finds its type, and the
-checks a run builds from ``--until``.
-
-It hangs off a run's :class:`~ralph_verify.config.Config` under a typed stash key
-(:data:`CHECK_REGISTRY`), not as an attribute: the configuration sits a floor below the
-checks (a check is built with a config), so the config knows no check type.
-"""
+checks a run builds from ``--until``. It hangs off ``config.stash`` (:data:`CHECK_REGISTRY`):
+the configuration sits a floor below the checks and knows no check type."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The run's configuration: :class:`Config`, the option parser (:mod:`.parser`),
-``pyproject.toml`` (:mod:`.pyproject`), the ``--until`` grammar (:mod:`.until`), the options
-every check accepts (:mod:`.check_options`), the typed stash (:mod:`.stash`), ``init``'s
-targets (:mod:`.scaffold`) and hook implementers.
-
-:func:`ralph_verify.startup.get_config` builds a :class:`Config` for every run (never a global
-one). Floor 3: imports only the leaves and ``project``; it knows no check type (the check
-registry is a floor up, in :mod:`ralph_verify.checks.registry`, and hangs off
-``config.stash``). Anything above may import it.
-"""
+"""The run's configuration: :class:`Config`, options, ``pyproject.toml``, the ``--until``
+grammar, the stash and ``init``'s targets. A :class:`Config` is built per run by
+:func:`ralph_verify.startup.get_config`, never global; it knows no check type."""
 
 from __future__ import annotations
 
@@ -79,13 +72,10 @@ class Config:
                     file_settings: dict[str, Any] | None = None,
                     check_options: Mapping[str, CommonOptions | CheckOptions] | None = None,
                     ) -> Config:
-        """A copy of this configuration for one loop session, answering ``values`` (by dest)
-        above the command line: a resumed session's settings, those hook mode froze at
-        ``start``, a task's limits (:class:`ralph_verify.loop.settings.SessionSettings`).
-        ``file_settings`` and ``check_options`` replace the file's (hook mode verifies with the
-        table frozen at ``start``). This configuration is never written: the parsed command
-        line always says what the user typed. The copy shares the plugin manager and the
-        stash; its values replace (not add to) those of the configuration it is made from."""
+        """A copy of this configuration for one loop session, answering ``values`` (by dest) above
+        the command line (:class:`ralph_verify.loop.settings.SessionSettings`); ``file_settings``
+        and ``check_options`` replace the file's. It shares the plugin manager and the stash; this
+        configuration is never written."""
         session = copy.copy(self)
         session._session_values = MappingProxyType({
             key.replace("-", "_"): value for key, value in values.items()})

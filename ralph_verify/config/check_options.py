@@ -1,9 +1,5 @@
-"""The options every check accepts, ``[tool.ralph-verify.checks.NAME]``: a pydantic model.
-
-Kept out of :mod:`ralph_verify.checks.api` so that registering checks, ``--help`` and a check
-that reads no options never import pydantic (a tenth of a second and more at start-up);
-``ralph_verify.checks.api.CheckOptions`` still names this class (imported on first use).
-"""
+"""The options every check accepts, ``[tool.ralph-verify.checks.NAME]``, as a pydantic model
+for third-party checks; apart, so that declaring checks never imports pydantic."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Options, settings and subcommands, declared by plugins in ``ralph_addoption``.
-
-An option may carry a setting key: then ``[tool.ralph-verify] key = ...`` sets
-it too, and the command line wins. Options belong to *scopes* (``project``,
-``verify``, ``output`` ...) and a subcommand lists the scopes it accepts, so
-``check`` and ``run`` share ``--until`` without declaring it twice.
-"""
+"""Options, settings and subcommands, declared by plugins in ``ralph_addoption``. An option may
+carry a setting key (``[tool.ralph-verify]``; the command line wins) and belongs to *scopes*
+that commands accept, so ``check`` and ``run`` share ``--until`` declared once."""
 
 from __future__ import annotations
 
@@ -222,11 +218,8 @@ class Parser:
         self.options.append(Option(tuple(flags), kwargs, scopes, setting, self.current_plugin))
 
     def build(self, only: str | None = None, *, listed: bool = True) -> argparse.ArgumentParser:
-        """The argparse parser; with ``only``, only that command's options are added (the
-        others are listed, for ``--help``; with ``listed=False`` not even that, for a
-        command line whose first word is ``only``: no top-level help can be asked for):
-        declaring every option of every command costs some 10 ms of each start, and each
-        command's parser (argparse's translated texts looked up for each) 0.5 ms more."""
+        """The argparse parser; with ``only``, only that command's options are added (the others
+        are listed for ``--help``, or with ``listed=False`` left out)."""
         parser = _ArgumentParser(
             prog="ralph-verify",
             description="Run AI coding agents in a loop until the work is verifiably done: "

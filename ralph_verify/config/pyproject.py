@@ -1,9 +1,5 @@
-"""Reading and validating ``[tool.ralph-verify]`` in ``pyproject.toml``.
-
-The accepted keys are the settings plugins declared, plus one table per check
-under ``checks``; both are validated with pydantic, and an error names the file,
-the key and what was expected.
-"""
+"""Reading and validating ``[tool.ralph-verify]`` in ``pyproject.toml``: the settings plugins
+declared and one table per check, each error naming the file, the key and what was expected."""
 
 from __future__ import annotations
 

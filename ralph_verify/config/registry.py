@@ -1,10 +1,5 @@
-"""A registry of named things plugins declare through a hook: agents, executors, ``init``
-targets. One name, one owner: a second declaration of a name is a usage error that says
-which kind of thing was declared twice, instead of the later plugin silently winning.
-
-(Check types have a registry of their own, :mod:`ralph_verify.checks.registry`: they also
-have aliases and specs to resolve.)
-"""
+"""A registry of named things plugins declare through a hook (agents, executors, ``init``
+targets): a name declared twice is a usage error, never the later plugin silently winning."""
 
 from __future__ import annotations
 

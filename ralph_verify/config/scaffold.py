@@ -1,13 +1,8 @@
 """``ralph-verify init [TARGET]``: the targets plugins declare, and safe ways to write files.
 
-A target (``project``, ``claude``, a third party's ``gitlab-ci``...) is declared
-in ``ralph_register_init_targets``. Its handler plans :class:`FileChange` s and
-hands them to :func:`apply_changes`, which never clobbers a user's text: a
-change to text the user wrote is shown as a diff and refused unless
-``--force``; ``--dry-run`` shows every diff and writes nothing. Everything
-else in the files is kept byte for byte (line endings, comments, order), since
-changes are made on the text, never by re-serialising TOML or JSON.
-"""
+:func:`apply_changes` never clobbers a user's text: a change to it is shown as a diff and
+refused unless ``--force``; changes are made on the text, never by re-serialising TOML or
+JSON, so the rest of a file is kept byte for byte."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Typed per-run state that plugins share through ``config.stash``, as pytest's ``Stash``.
-
-A key is an object, not a string: ``config.stash[SESSION_KEY]`` has the type the key
-declares (mypy checks every reader and writer), and two plugins cannot collide on a
-spelling. A key is declared once, beside what it holds (``SESSION_KEY`` in
-:mod:`ralph_verify.loop.session`, ``CHECK_REGISTRY`` in :mod:`ralph_verify.checks.registry`);
-the run-wide ones that belong to no floor above are declared here.
-"""
+"""Typed per-run state that plugins share through ``config.stash``, as pytest's ``Stash``: a key
+is an object declared once beside what it holds, so mypy checks every reader and writer and no
+two plugins collide on a spelling. The run-wide keys of no floor above are declared here."""
 
 from __future__ import annotations
 

@@ -246,14 +246,9 @@ _JUST_NOW = 120.0
 
 
 def redirect_trap(specs: list[CheckSpec], takes_threshold: Callable[[str], bool]) -> str | None:
-    """A message when ``--until a,coverage>=80`` lost its threshold to the shell, else None.
-
-    Unquoted, ``>=80`` is a redirection: bash writes our stdout to a new file
-    ``=80`` and passes ``coverage``, which would then pass at any coverage. The
-    signs together: the last spec is a bare name that takes a threshold, and
-    stdout is a regular file, made moments ago in the current directory, whose
-    name looks like the rest of a threshold.
-    """
+    """A message when ``--until a,coverage>=80`` lost its threshold to the shell (bash wrote our
+    stdout to a new file ``=80``), else None: the last spec is a bare name that takes a threshold
+    and stdout is a regular file just made here whose name looks like the rest of one."""
     import os
     import stat
     import time

@@ -1,19 +1,9 @@
 """The safety guard: refuse destructive or leaking tool calls by what they would do.
 
-Pure: :func:`evaluate` takes one tool call (the ``tool_name`` and ``tool_input`` of a
-PreToolUse hook) and a :class:`Policy`, and returns a :class:`Refusal` or ``None``.
-
-A shell command is parsed with tree-sitter's bash grammar (:mod:`ralph_verify.guard.parse`),
-its wrappers and nested scripts unfolded (:mod:`ralph_verify.guard.unfold`: ``sudo``,
-``xargs``, ``find -exec``, ``sh -c``, ``eval``, interpreters' inline code ...), and every
-command that would run is judged by its effect (:mod:`ralph_verify.guard.judge`) against
-the real file system: globs matched and symlinks followed relative to the call's ``cwd``.
-What cannot be read (a grammar error, a command name computed at run time, input past the
-size cap or the time budget) is refused with the reason, never let through.
-
-The rules and what each refuses are :data:`ralph_verify.guard.rules.RULES`; docs/safety.md
-has examples, the measured figures and what the guard does not stop.
-"""
+Pure: :func:`evaluate` judges one PreToolUse call against a :class:`Policy`. A shell command
+is parsed (:mod:`.parse`), its wrappers unfolded (:mod:`.unfold`) and every command it would
+run judged by its effect (:mod:`.judge`); what cannot be read is refused, never let through.
+The rules are :data:`ralph_verify.guard.rules.RULES`; docs/safety.md has examples and limits."""
 
 from __future__ import annotations
 

@@ -1,16 +1,9 @@
 """Where a command connects: the cloud metadata service, private ranges, this machine.
 
-An address can be spelt many ways (``169.254.169.254``, ``0xa9fea9fe``, ``2852039166``,
-``0251.0376.0251.0376``, ``[::ffff:a9fe:a9fe]``, ``metadata``), so a host is parsed the way
-the C library parses it (``inet_aton``) and classified by the address it means:
-
-- ``metadata``: the cloud metadata services; always refused, whatever the settings say;
-- ``private``: 10/8, 172.16/12, 192.168/16, link-local 169.254/16, 100.64/10, and IPv6
-  unique-local ``fc00::/7`` and link-local ``fe80::/10``; refused unless the host is in
-  ``allow-hosts``;
-- ``loopback``: ``localhost``, 127/8, ``::1``, ``0.0.0.0``; allowed (local dev servers)
-  unless ``refuse-localhost``.
-"""
+A host is parsed as the C library parses it (``inet_aton``: ``0xa9fea9fe`` is
+``169.254.169.254``) and classified by the address it means: ``metadata`` (always refused),
+``private`` (refused unless in ``allow-hosts``), ``loopback`` (allowed unless
+``refuse-localhost``)."""
 
 from __future__ import annotations
 

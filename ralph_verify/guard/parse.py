@@ -1,16 +1,9 @@
 """Parse a shell line with tree-sitter's bash grammar into the simple commands it would run.
 
-The guard judges what a command does, so it needs the commands and their arguments the
-way bash would see them: through pipes, lists, subshells, compound statements, ``$(...)``,
-backticks and process substitutions, with quotes removed, ``$'...'`` decoded, brace
-expansion (``{rm,-rf,~}``) done and variables assigned earlier in the line substituted.
-What only the running shell can know stays visible as such: an unknown variable keeps its
-``$NAME``, an unknown command substitution is ``$(...)``. Wrappers (``sudo``, ``xargs``,
-``sh -c`` ...) are unfolded by :mod:`ralph_verify.guard.unfold`.
-
-Input the grammar cannot read, input past :data:`MAX_BYTES` and work past the caller's
-deadline raise :class:`Unreadable`: the guard refuses, it never guesses.
-"""
+The words come out as bash would see them (quotes removed, ``$'...'`` decoded, braces
+expanded, earlier assignments substituted); what only the running shell knows stays
+``$NAME`` or ``$(...)``. Input the grammar cannot read, past :data:`MAX_BYTES` or past the
+deadline raises :class:`Unreadable`: the guard refuses, it never guesses."""
 
 from __future__ import annotations
 

@@ -1,14 +1,7 @@
-"""Inline code of languages read by patterns (Perl, Ruby, Node, PHP, Lua, R, awk, Tcl and
-expect, PowerShell, AppleScript), and what any language's code is judged by.
-
-:mod:`ralph_verify.guard.inline` reads Python with :mod:`ast`; every other language is read
-here for its calls (``system("...")``, ``exec "..."``, ``spawn rm -rf ~``) and string
-literals. Whatever the language, code is judged by what it would do: the commands it hands
-to a shell (parsed and judged as shell), the files it deletes, writes or reads, secrets of
-the environment it touches, a socket it hands to a shell, processes started in an endless
-loop. A call whose target is computed from the home folder or the environment is reported
-as such, never guessed.
-"""
+"""Inline code of languages read by patterns (Perl, Ruby, Node, PHP, Lua, R, awk, Tcl, expect,
+PowerShell, AppleScript; Python is read with :mod:`ast` in :mod:`.inline`), judged by what it
+would do: shell commands, files deleted or written, secrets touched. A target computed from
+the home folder or the environment is reported as such, never guessed."""
 
 from __future__ import annotations
 

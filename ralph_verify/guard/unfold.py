@@ -1,13 +1,7 @@
-"""Unfold wrappers and nested scripts, so the guard judges the command that really runs.
-
-``sudo env X=1 timeout 5 busybox rm -rf /`` is ``rm -rf /`` (with ``sudo`` noted);
-``echo / | xargs rm -rf`` is ``rm -rf /``; ``find . -exec rm -rf / \\;`` runs ``rm -rf /``;
-``bash -c``, ``eval``, ``su -c``, ``watch``, a heredoc or an ``echo`` piped into a shell
-are parsed again (to :data:`~ralph_verify.guard.parse.MAX_DEPTH`); inline code of an
-interpreter is read by :mod:`ralph_verify.guard.inline` and the shell lines it would run
-are parsed too. What feeds a shell and cannot be read (a download, ``base64 -d``) is
-reported, not guessed.
-"""
+"""Unfold wrappers and nested scripts, so the guard judges the command that really runs:
+``sudo env X=1 timeout 5 busybox rm -rf /`` is ``rm -rf /``; ``bash -c``, ``eval``, heredocs
+and interpreters' inline code are parsed again. What feeds a shell and cannot be read (a
+download, ``base64 -d``) is reported, not guessed."""
 
 from __future__ import annotations
 

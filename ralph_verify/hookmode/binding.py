@@ -1,23 +1,9 @@
 """Which agent session drives a hook-mode loop, proved by more than a value the agent can read.
 
-The ``session_id`` of a Stop hook's payload is no proof: ``.ralph/state.json`` shows it, and
-any process in the project can send a payload naming it (with a ``BLOCKED`` promise, to end
-another session's loop). So the binding is kept outside the project (beside the cancel key,
-in the user's ralph-verify folder, mode 0600) and holds, besides the session id:
-
-- the hook's ``transcript_path`` (the agent's own record of that session);
-- the processes the hook ran under (each a pid *and* its start time, nearest first): the
-  agent's process is among them, the hook's own shell and wrappers are gone by the next stop.
-
-A later stop is that session's only if it names the same session and transcript, and the
-nearest of the bound processes still alive is among its own ancestors: the agent session
-that stops again runs its hook under the same agent process; a second session's hook (or a
-command its agent runs by hand) runs under another. A stop that passes renews the processes
-(an agent restarted with ``--resume`` is bound afresh through what it shares with the old).
-``start`` run by the agent itself (``$CLAUDE_CODE_SESSION_ID`` set) binds at once; else the
-first Stop hook call binds. Where processes cannot be read (no ``/proc``), only the session
-id and transcript are compared.
-"""
+A payload's ``session_id`` is no proof (``state.json`` shows it), so the binding is kept
+outside the project (mode 0600) with the session's transcript path and the processes the
+hook ran under (pid and start time). A later stop is that session's only if it names the same
+session and transcript and the nearest bound process still alive is among its ancestors."""
 
 from __future__ import annotations
 

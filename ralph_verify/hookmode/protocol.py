@@ -1,12 +1,7 @@
 """How an agent hook talks: the JSON on stdin, one JSON answer on stdout, ``.ralph/hook.log``.
 
-Claude Code treats a hook's exit code 2 as "block" and shows stderr to the
-model, so an ordinary ``ERROR: ...`` exit of ralph-verify (bad config: exit 2)
-would trap a session in a loop. :func:`let_the_agent_go_on` is the answer to any
-failure of ``ralph-verify hook ...`` (the ``hook`` command's plugin wraps the whole
-command with it): exit 0, no block, no denial, a ``systemMessage`` for the user
-and the reason appended to ``.ralph/hook.log``.
-"""
+Claude Code reads exit 2 as "block", so any failure of ``ralph-verify hook ...`` is answered
+by :func:`let_the_agent_go_on`: exit 0, no block, a ``systemMessage`` and the reason logged."""
 
 from __future__ import annotations
 

@@ -1,30 +1,11 @@
 """Hook mode: the loop driven by the agent's own Stop hook (Claude Code, Codex, Qwen Code,
 Gemini CLI's AfterAgent, Copilot CLI's agentStop).
 
-``ralph-verify start`` records a session in ``.ralph/`` (the same files as
-``run``: state.json, history.jsonl, progress.md, iterations/NNN/) and takes the
-baseline verification. Each time the agent wants to stop, its Stop hook runs
-``ralph-verify hook claude-stop``: that is one iteration. The hook verifies,
-records, asks every policy for a verdict (``ralph_iteration_verdict``: the
-breaker, completion, iteration limit, cancel ... decided by precedence) and
-then either blocks the stop with the feedback as the reason, or lets the agent
-stop and finishes the session.
-
-Binding: the loop belongs to one agent session. ``start`` binds it to
-``--session-id`` or ``$CLAUDE_CODE_SESSION_ID`` when known, else the first
-Stop hook call binds its ``session_id``; every other session's hook calls
-exit 0 with no output. The binding is kept outside the project and holds the
-session's transcript and processes too (:mod:`~ralph_verify.hookmode.binding`):
-a call naming the session from elsewhere is refused and the loop goes on.
-``last_assistant_message`` feeds the promise protocol; the transcript is read only for
-writes the agent's own sandbox or permission mode refused this turn
-(:func:`~ralph_verify.agents.vetting.refused_write`).
-
-Block caps: Claude Code ends a turn after ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP``
-(default 9) consecutive blocks of turns without a tool call. ``init claude``
-raises it; otherwise the block that may reach it says so to the user. Codex
-has no cap: every block is an iteration, so ``max-iterations`` bounds them.
-"""
+``start`` records a session in ``.ralph/`` and takes the baseline; each stop is one iteration:
+verify, record, ask the policies, then block the stop with the feedback or let the agent stop
+and finish the session. The loop is bound to one agent session
+(:mod:`~ralph_verify.hookmode.binding`); other sessions' calls exit 0 silently. Claude Code
+ends a turn after ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` blocks (``init claude`` raises it)."""
 
 from __future__ import annotations
 

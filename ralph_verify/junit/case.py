@@ -1,9 +1,5 @@
-"""What one ``<testcase>`` of a JUnit XML file says: its id, outcome, message and excerpt.
-
-:mod:`ralph_verify.junit.read` streams the file and hands each finished element here;
-everything kept is redacted and bounded (:data:`MESSAGE_CHARS`, :data:`DETAIL_LINES`,
-:data:`DETAIL_CHARS`), whatever the tool wrote.
-"""
+"""What one ``<testcase>`` of a JUnit XML file says: its id, outcome, message and excerpt,
+redacted and bounded whatever the tool wrote."""
 
 from __future__ import annotations
 

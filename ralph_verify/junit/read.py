@@ -1,15 +1,8 @@
 """A streaming, bounded reader of JUnit XML, whoever wrote it (pytest, jest-junit, go, nextest).
 
-The file is read with :func:`xml.etree.ElementTree.iterparse`; every finished
-``<testcase>`` is interpreted by :class:`junitparser.TestCase` and then removed
-from the tree, so memory stays flat on a 100,000-test file. Details are kept
-for the first ``max_problems`` failing tests only; the counts cover them all.
-
-Test ids are pytest node ids when the file carries pytest's ``file``
-attribute (``-o junit_family=xunit1``): ``tests/test_calc.py::TestAdd::test_one[2]``.
-Otherwise they are ``classname::name`` (or ``name`` when both are the same,
-as jest-junit writes them). What one ``<testcase>`` says is :mod:`ralph_verify.junit.case`.
-"""
+Memory stays flat on a 100,000-test file: each finished ``<testcase>`` is read and dropped,
+details kept for the first ``max_problems`` failures only. Test ids are pytest node ids when
+the file has pytest's ``file`` attribute (xunit1), else ``classname::name``."""
 
 from __future__ import annotations
 
@@ -101,13 +94,8 @@ def read_report(path: Path, *, max_problems: int = 500,
 
 
 def iter_cases(path: Path) -> Iterator[TestCaseResult]:
-    """Yield every test case of ``path`` as it is parsed; raises :class:`JUnitError`.
-
-    The file is data, not a door: a DTD (which could define entities that expand
-    a billion times, or read ``/etc/passwd`` or a URL) is refused before anything
-    is parsed, and the numbers a suite declares must be sane and agree with the
-    cases it lists.
-    """
+    """Yield every test case of ``path`` as it is parsed; raises :class:`JUnitError`. The file is
+    data: a DTD is refused before anything is parsed, and a suite's numbers must be sane."""
     # Imported here: the tests check imports this module before pytest starts, and the XML
     # parser is wanted only once pytest has finished.
     import xml.etree.ElementTree as ET

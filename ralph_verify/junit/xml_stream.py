@@ -1,16 +1,6 @@
-"""``iterparse`` that keeps a bounded amount of each element's text.
-
-:func:`xml.etree.ElementTree.iterparse` joins an element's whole text before it
-hands the element over: one JUnit failure carrying 200 MB of output costs
-hundreds of megabytes. :func:`iterparse_bounded` yields the same ``(event,
-element)`` pairs from a parser whose target keeps the head and the tail of each
-text (``keep`` characters in all) with a note of how much was cut between them,
-so memory stays bounded by ``keep`` however long a text is.
-
-The text is cut before anything can redact it (it is never whole in memory);
-:mod:`ralph_verify.redact` also redacts a piece of a secret cut off at either
-edge of the note.
-"""
+"""``iterparse`` that keeps a bounded amount of each element's text (head and tail, with a
+note of what was cut): ElementTree joins a whole text first, and one failure may carry
+200 MB of output."""
 
 from __future__ import annotations
 

@@ -1,23 +1,10 @@
 """Who may end a run ``cancelled``: the user's ``ralph-verify cancel``, never the agent.
 
-The agent runs as the user: it can read every file the user can (without the sandbox, the
-user's cache too), write ``.ralph/`` and run ``ralph-verify cancel`` itself. So no file
-decides. On Linux the run listens on an abstract Unix socket named after the project, and
-the kernel tells it which process connected (``SO_PEERCRED``): a request from a process
-that runs under the run is refused and reported. Every process the agent starts runs under
-the run, daemons included (the run and the agent's reaper are child subreapers: an orphan
-comes back to them, not to init), so its requests are refused; the user's, from another
-terminal, is heeded. A cancel file in ``.ralph/`` is never honoured there (it is removed
-and reported). What this cannot see: a process the agent has another program start outside
-the run's tree (a terminal multiplexer's server, ``systemd-run``, ``at``); the sandbox's own
-network and PID namespaces shut those out, and its PID namespace also keeps the agent from
-signalling the run.
-
-Where the kernel cannot name the peer (macOS, Windows), ``ralph-verify cancel`` writes a
-random key kept outside the project (the user's cache, mode 0600) into ``.ralph/cancel``,
-and the run honours a cancel file only when it holds that key: a ``touch .ralph/cancel``
-does nothing, but an agent that reads the user's cache can find the key.
-"""
+The agent runs as the user, so no file decides. On Linux the run listens on an abstract Unix
+socket and the kernel names the peer (``SO_PEERCRED``): a request from a process under the
+run (the agent's, daemons included: the run is a child subreaper) is refused and reported.
+Elsewhere ``cancel`` writes a random key from the user's cache into ``.ralph/cancel``, and
+only a file holding it is honoured."""
 
 from __future__ import annotations
 

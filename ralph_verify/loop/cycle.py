@@ -1,15 +1,8 @@
 """One iteration of a loop session, the same code whichever driver runs it.
 
-Two drivers run loop sessions: ``run`` (:mod:`ralph_verify.api`: it starts the agent
-itself, iteration after iteration) and the agent's Stop hook
-(:mod:`ralph_verify.hookmode.stop`: one iteration each time the agent wants to stop, the
-session's state carried in ``.ralph/``). They differ only in what a :class:`Driver`
-answers (where the prompt comes from, how the agent's turn is had, how long the checks
-may take); the protocol itself -- the hooks, their order, the records, what is reported
-(``ralph_report_*``: only the terminal plugin prints it, and only for ``run``) -- is
-:func:`run_iteration`, called by the built-in ``ralph_run_iteration``
-(``plugins/loop.py``), and :func:`runloop`, called by the built-in ``ralph_runloop``.
-"""
+``run`` and the agent's Stop hook differ only in what their :class:`Driver` answers (the
+prompt, the agent's turn, the checks' time); the hooks, their order and the records are
+:func:`run_iteration` and :func:`runloop`, called by the built-in ``loop`` plugin."""
 
 from __future__ import annotations
 

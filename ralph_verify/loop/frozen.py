@@ -1,12 +1,6 @@
-"""A session's rules, frozen where the agent's edits in the project cannot reach them.
-
-What a session decides against (the integrity baseline, the effective
-configuration) is written at its start under the git directory
-(``.git/ralph-verify/<session>/``) or, outside git, under the user's cache
-(``$RALPH_VERIFY_CACHE_DIR`` or ``$XDG_CACHE_HOME/ralph-verify/sessions/<project-hash>/``).
-The session state records each file's path and sha256: a missing or altered
-copy is reported, never silently replaced.
-"""
+"""A session's rules, frozen where the agent's edits in the project cannot reach them: under
+``.git/ralph-verify/<session>/`` or, outside git, the user's cache; the state records each
+copy's sha256, so a missing or altered copy is reported, never silently replaced."""
 
 from __future__ import annotations
 

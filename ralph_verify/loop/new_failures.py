@@ -1,17 +1,8 @@
 """``tests:new``: in a loop, only failures that were not there at the baseline count.
 
-For projects whose suite is already broken when the session starts: the check
-passes when no test that passed at the baseline fails and no new failing test
-appeared; tests that already failed may go on failing (they are marked
-pre-existing). A test is known by its id (the failure's location); a failure
-without one (no tests collected, pytest exiting 1 with no failed test) is known
-by its fingerprint. The threshold of ``tests:new>=N`` always counts.
-
-The baseline is the loop's first verification (``session.baseline``): in that
-verification itself every failure is pre-existing, so the check passes and
-records them. Outside a loop (``ralph-verify check``) there is no baseline and
-the check errors, saying so.
-"""
+For a suite already broken at the session's start: tests that failed at the baseline may go
+on failing (marked pre-existing); a test is known by its id, else by its fingerprint.
+Outside a loop there is no baseline, and the check errors, saying so."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Opening a loop session, the same steps for both drivers (``run`` and ``start``).
-
-A session is made from its :class:`~ralph_verify.loop.settings.SessionSettings`
-(:func:`new_session`), then :func:`open_session` prepares it (``ralph_session_prepare``:
-a plugin may still refuse), clears the last session's files, verifies the baseline and
-reports it, and either ends it there (a check could not decide, nothing to do, every check
-passes already) or starts it (``ralph_session_start``). What differs between the drivers
-(the lock, the agent's preflight, hook mode's binding and first message) is theirs.
-"""
+"""Opening a loop session, the same steps for both drivers (``run`` and ``start``): make it from
+its settings, let plugins refuse (``ralph_session_prepare``), clear the last session's files,
+verify and report the baseline, then end it there or start it (``ralph_session_start``)."""
 
 from __future__ import annotations
 

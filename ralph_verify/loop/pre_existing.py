@@ -1,14 +1,8 @@
 """Failures already there at the loop's baseline are marked pre-existing, even after they moved.
 
-The agent's edits shift lines: an old lint or type error at ``app.py:10:5``
-is at ``app.py:13:5`` after three lines are added above it, and it is still
-old. So a failure at a place in a file (``path:line[:col]``) matches an old
-one by file and fingerprint (check, code, normalised message), and then by the
-text of its source line; failures named otherwise (test ids) match by
-fingerprint and location. Matching counts: two identical old errors and three
-now leave one new -- the one whose source line was not there before, else the
-one farthest from where the old ones were.
-"""
+The agent's edits shift lines, so a failure at ``path:line`` matches an old one by file and
+fingerprint, then by its source line's text; other failures by fingerprint and location.
+Matching counts: two identical old errors and three now leave one new."""
 
 from __future__ import annotations
 

@@ -1,15 +1,8 @@
 """The promise protocol: ``<promise>COMPLETE</promise>``, ``<promise>BLOCKED: reason</promise>``.
 
-Only the agent's own new output counts, and only as an exact tag. Echoes of
-the prompt (its instructions, the feedback) are ignored: a line with more than
-tags on it that stands anywhere in the prompt, a BLOCKED tag whose whole text is
-in the prompt (the template's example), and a line holding nothing but a tag
-that the prompt also has *in the same context*: next to a neighbouring line
-that is its neighbour in the prompt too, as an echo of the prompt would print
-it. So a user's task may itself say "print <promise>COMPLETE</promise> when
-done" on a line of its own, and the agent's own tag, printed after its own
-words, still counts.
-"""
+Only the agent's own new output counts, and only as an exact tag: echoes of the prompt (a
+tag line with the same neighbours as in the prompt, the template's example) are ignored, so a
+task may itself say "print <promise>COMPLETE</promise> when done"."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The prompt of each iteration, rendered from a template.
-
-Placeholders: ``{{task}}``, ``{{feedback}}`` (the previous verification's
-feedback), ``{{iteration}}``, ``{{max_iterations}}``, ``{{progress}}`` (a short
-account of the iterations so far), ``{{rules}}`` (:data:`RULES`: what counts as cheating
-and the honest way out) and ``{{notes}}`` (what plugins add through
-``ralph_prompt_notes``, e.g. the stall breaker's warning; appended at the end
-when a template has no ``{{notes}}``). Substitution is one pass: text the
-feedback quotes is never expanded again.
-"""
+"""The prompt of each iteration, rendered from a template in one pass (quoted feedback is never
+expanded again): ``{{task}}``, ``{{feedback}}``, ``{{iteration}}``, ``{{max_iterations}}``,
+``{{progress}}``, ``{{rules}}`` and ``{{notes}}`` (appended when the template has none)."""
 
 from __future__ import annotations
 

@@ -1,25 +1,11 @@
 """A backup of the user's git state outside the working tree, and ``ralph-verify recover``.
 
-An agent can delete ``.git``, delete branches (``git branch -D``), clear the stash, rewind a
-branch (``git reset --hard``), expire the reflogs and ``git gc --prune=now``, or check out
-another branch by force: what lives inside the repository goes with it. So when a session
-starts and after each checkpoint, every ref (branches, tags, remote-tracking refs, notes)
-and every stash entry is pushed to a bare mirror under the user's cache
-(``<cache>/recovery/<project>/refs.git``, one per project, shared by its sessions: a push
-sends only the objects the mirror lacks) and noted in the session's ``point.json``, with
-the user's branch tip and their uncommitted work (tracked changes and untracked,
-non-ignored files) as a commit of its own. The mirror never collects garbage: an object a
-backup saw stays.
-
-For each ref the point keeps the furthest value a backup saw: a later value that contains
-the earlier one replaces it (new commits), one that does not (a rewind, a rewrite) does not.
-:func:`restore` (``recover``, and the session's end) re-creates a ref that is gone, moves a
-rewound one forward to that value, and leaves a rewritten one as it is, keeping the
-backed-up value under ``refs/ralph-verify/recovered/<session>/``; it puts lost stash entries
-back and says what it did. ``recover`` then puts HEAD back on the user's branch and writes
-the uncommitted files back where the tree still holds what the tip had there; a file that
-changed since is left alone, and the work is then kept on a branch to merge by hand.
-"""
+An agent can delete ``.git``, branches or the stash, rewind or rewrite a branch and prune:
+so at a session's start and after each checkpoint every ref and stash entry is pushed to a
+bare mirror in the user's cache (never garbage-collected) and noted in ``point.json`` with
+the user's branch tip and uncommitted work. :func:`restore` re-creates what is gone, moves a
+rewound ref forward, keeps a rewritten one's backup under ``refs/ralph-verify/recovered/``,
+and ``recover`` writes the uncommitted files back where nothing changed them since."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The ``run`` driver: ralph-verify starts the agent itself, iteration after iteration.
-
-It holds the lock, watches for signals and ``ralph-verify cancel``, opens the session
-(:mod:`ralph_verify.loop.opening`, as ``start`` does), calls ``ralph_runloop`` and finishes
-the session; each iteration is
-:func:`ralph_verify.loop.cycle.run_iteration`, with this class answering as its
-:class:`~ralph_verify.loop.cycle.Driver` (the Stop hook is the other driver: hookmode/stop.py).
-"""
+"""The ``run`` driver: ralph-verify starts the agent itself, iteration after iteration. It holds
+the lock, watches signals and ``cancel``, opens the session, calls ``ralph_runloop`` and
+finishes it; it is the :class:`~ralph_verify.loop.cycle.Driver` of each iteration."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""The data of a loop session and its iterations, shared by the loop and its plugins.
-
-Plain data: the drivers open it (:mod:`ralph_verify.loop.opening`) and each iteration
-fills it in (:mod:`ralph_verify.loop.cycle`); policies (breaker, budgets, integrity) read it
-in their hooks and keep their own state in
-``session.plugin_state[plugin_name]`` (JSON-serialisable: it is saved in
-``.ralph/state.json`` so ``--resume`` restores it).
-"""
+"""The data of a loop session and its iterations, shared by the loop and its plugins; a plugin
+keeps its own state in ``session.plugin_state[plugin_name]``, saved in ``state.json`` for
+``--resume``."""
 
 from __future__ import annotations
 

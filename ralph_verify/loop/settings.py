@@ -1,13 +1,8 @@
 """What one loop session runs with, decided once before it opens: :class:`SessionSettings`.
 
-``run``, the Stop hook, the task-list drivers and ``tasks plan`` each build one from the
-command line and what they know (a resumed session's ``state.json``, the settings hook mode
-froze at ``start``, a task's gate and limits) and hand it to
-:func:`ralph_verify.loop.opening.new_session`. Nothing writes the parsed command line: the
-session's ``config`` is a copy of it that answers the settings' ``options`` first
-(:meth:`ralph_verify.config.Config.with_values`), so a plugin reads a session's option with
-``session.config.get`` as it reads any other.
-"""
+Each driver builds one and hands it to :func:`ralph_verify.loop.opening.new_session`; the
+parsed command line is never written: the session's ``config`` answers the settings'
+``options`` first (:meth:`ralph_verify.config.Config.with_values`)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,5 @@
-"""The files a session writes under ``.ralph/``, and the lock that keeps runs apart.
-
-::
-
-    .ralph/
-      state.json        the session: iteration, phase, checks, plugin state, verdict (atomic)
-      history.jsonl     one JSON line per iteration
-      progress.md       human-readable log, also offered to the agent ({{progress}})
-      iterations/NNN/   prompt.md, agent.log, verification.json (000 is the baseline)
-      lock              the run working here: pid, host, start time, command line (flock)
-      cancel            written by ``ralph-verify cancel``; the run stops when it appears
-
-Everything written goes through :func:`~ralph_verify.redact.redact`.
-"""
+"""The files a session writes under ``.ralph/`` (state.json, history.jsonl, progress.md,
+iterations/NNN/, lock, cancel), all redacted, and the lock that keeps runs apart."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
 """Verdicts of a session, the proposals policies make, and the precedence that decides.
 
-Every policy (completion, promise, stall breaker, budgets, iteration limit,
-agent errors, cancellation) answers ``ralph_iteration_verdict`` with a
-:class:`VerdictProposal` or ``None``. The core, not plugin order, picks the
-winner by :data:`PRECEDENCE`: a user's cancel beats everything; verified
-completion beats every reason to give up (work that passes is done); the
-agent's own failures come next; budget and breaker limits after; the iteration
-limit last.
-"""
+The core, not plugin order, picks among the policies' :class:`VerdictProposal` by
+:data:`PRECEDENCE`: a user's cancel first, verified completion before any reason to give up,
+then the agent's failures, budgets and breaker, the iteration limit last."""
 
 from __future__ import annotations
 

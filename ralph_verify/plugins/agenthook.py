@@ -1,17 +1,8 @@
 """Hook mode: the loop driven by the agent's own Stop hook, the safety guard, ``init``.
 
-Its settings and ``init`` targets live here; its commands are plugin modules of their
-own (:mod:`ralph_verify.plugins.commands.start`, ``agent_hook``, ``slash``)::
-
-    ralph-verify start --until tests,lint [--max-iterations N]   # inside the agent
-    ralph-verify hook claude-stop | codex-stop | qwen-stop | gemini-stop | copilot-stop
-    ralph-verify hook claude-pretool | codex-pretool              # the PreToolUse guard
-    ralph-verify init claude | codex | qwen | gemini | copilot    # install the hooks
-
-A hook never fails the agent: whatever goes wrong (bad config, a crash, the
-time budget) it exits 0 without blocking, says so in a ``systemMessage`` and
-logs why to ``.ralph/hook.log`` (see :mod:`ralph_verify.hookmode.protocol`).
-"""
+Its settings and ``init`` targets (the commands are the ``start``, ``agent_hook`` and ``slash``
+plugins). A hook never fails its agent: whatever goes wrong, it exits 0 without blocking and
+says why (:mod:`ralph_verify.hookmode.protocol`)."""
 
 from __future__ import annotations
 

@@ -1,28 +1,9 @@
 """The stall breaker: stop a loop that keeps failing the same way, before it burns money.
 
-A circuit with three states, kept in ``session.plugin_state["breaker"]``:
-
-- ``closed``: counting. Three rules, each a run of iterations in a row:
-  ``same-errors`` (the set of failure fingerprints equals the previous one and
-  the score did not improve; default 5), ``no-change`` (the agent changed no
-  file; default 3) and ``no-progress`` (the score is not strictly better than
-  the best so far; default 5). A threshold of 0 turns a rule off.
-- ``half-open``: a rule reached its threshold. The next prompt carries a
-  "the same failures persist: change your approach" note listing the
-  failures that keep coming back. If the next iteration repeats (the rule's
-  run goes on), the circuit opens; if it recovers, it closes again.
-- ``open``: the breaker proposes the verdict ``stalled`` with the rule and its
-  numbers.
-
-The score is measured, never read from the agent's words, so progress keeps
-the circuit closed. Each check contributes, plugin-agnostically: its number of
-failures (``counts["failed"] + counts["errors"]`` when the check reports them,
-else the failures it listed, at least 1 when it failed), and for a spec with a
-threshold (``coverage>=80``, ``tests>=120``) its distance to the threshold
-(``result.metric`` against the spec). A check that could not decide (``error``)
-is worse than any number. An iteration improves when any of these components is
-strictly better than its best so far.
-"""
+A circuit in ``session.plugin_state["breaker"]``: ``closed`` counts runs of iterations with
+the same errors, no change or no progress (each threshold 0 turns its rule off);
+``half-open`` warns the agent in the next prompt; ``open`` proposes ``stalled``. Progress is
+measured from the checks (failures, distance to a threshold), never read from the agent."""
 
 from __future__ import annotations
 

@@ -1,17 +1,7 @@
 """``budget``: wall time, cost and call-rate limits, each with a default.
 
-- ``--max-time`` (default 4h): the session's wall time, baseline included,
-  summed over ``--resume``; checked after each iteration.
-- ``--max-cost`` (default 20 USD): the cost the agent reports (adapters that
-  read it from their CLI's output; ``cmd:`` and ``replay:`` report none). What is
-  left goes to each iteration (``iteration.budget_usd``), and adapters whose CLI
-  has a budget flag of its own pass it on (Claude Code ``--max-budget-usd``).
-- ``--max-calls-per-hour`` (default 100; 0: no limit): never fails the session, it
-  waits, with a countdown, until the oldest call of the last hour has aged out.
-
-State in ``session.plugin_state["budget"]``: elapsed time, cost so far, the
-start times of the agent calls of the last hour.
-"""
+``--max-calls-per-hour`` never fails the session: it waits. State is kept in
+``session.plugin_state["budget"]``."""
 
 from __future__ import annotations
 

@@ -1,14 +1,8 @@
 """The verification cache: an unchanged tree is verified without running its tools again.
 
-A check that declares itself ``cacheable`` (its result depends only on what
-:mod:`ralph_verify.checks.cache` keys on) is looked up before it runs and stored after,
-when the tree did not move while it ran. ``--no-cache`` / ``cache = false`` turn it off.
-
-In a loop (``run``, hook mode) a stored result only ever says "not done yet": a stored
-pass is never used, so the verification that ends a loop ``complete`` is always a real
-run, and an entry planted in the cache by the agent (it runs as the same user) cannot
-end one. Stored failures are used: an iteration that changed nothing learns it at once.
-"""
+A ``cacheable`` check is looked up before it runs and stored after (``--no-cache`` turns it
+off). In a loop a stored pass is never used, so an entry the agent planted cannot end one
+``complete``; stored failures are used."""
 
 from __future__ import annotations
 

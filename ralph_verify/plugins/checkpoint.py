@@ -1,23 +1,10 @@
 """Git checkpoints: a session branch, one commit per iteration, and ``rollback``.
 
-In a git repository a session switches to a new branch ``ralph/<session-id>``
-(``--branch-prefix``, ``--no-branch``) and commits what the agent changed
-after every iteration (``--no-commit`` turns that off), so any iteration's
-tree can be restored with ``ralph-verify rollback N``. The user's own
-uncommitted changes are never discarded or committed silently: the run refuses
-to start with them unless ``--allow-dirty``, and then says what it does.
-``.ralph/`` is kept out of git through ``.git/info/exclude``.
-
-Commits land only on the session's branch: when the agent has checked out another
-branch they are made through a temporary index, moving neither HEAD nor that branch,
-and ``rollback`` refuses to run off the session's branch. The Stop hook's loop (hook
-mode) never switches: HEAD stays on the user's branch, and each stop's changes are
-committed on the session branch beside it the same way. Before the agent runs, a
-recovery point (:mod:`ralph_verify.loop.recovery`) keeps the user's branch tip and
-uncommitted work outside the tree, with every ref and stash entry, backed up again at each
-checkpoint; the session's end puts back what the agent deleted or rewound, and
-``ralph-verify recover`` (:mod:`ralph_verify.plugins.commands.recover`) the rest.
-"""
+A session works on ``ralph/<session-id>`` (``--branch-prefix``, ``--no-branch``) and commits
+the agent's changes after each iteration (``--no-commit``), only ever on that branch (through
+a temporary index when the agent checked out another; hook mode never switches). The user's
+uncommitted changes are never discarded or committed silently (``--allow-dirty``). A recovery
+point (:mod:`ralph_verify.loop.recovery`) backs up every ref before the agent runs."""
 
 from __future__ import annotations
 

@@ -1,16 +1,8 @@
 """``--github``: GitHub Actions annotations and a job summary.
 
-Each failure that has a file (and line) becomes an ``::error file=...,line=...``
-workflow command, so GitHub shows it on the pull request's diff; a failed or
-errored check with no located failure gets one annotation of its own. When
-``GITHUB_STEP_SUMMARY`` is set, a Markdown summary (one row per check, the
-feedback folded under it; for a loop the verdict and one row per iteration; for a
-task list, ``run --tasks``, the table of its tasks) is appended to that file, and each
-task that did not pass gets an annotation of its own.
-
-Values are escaped as the Actions runner unescapes them: ``%``, ``\\r`` and
-``\\n`` everywhere, and ``:`` and ``,`` in properties too.
-"""
+Each located failure becomes an ``::error file=...,line=...`` command (shown on the pull
+request's diff); with ``GITHUB_STEP_SUMMARY`` a Markdown summary of the checks, iterations or
+tasks is appended. Values are escaped as the runner unescapes them."""
 
 from __future__ import annotations
 

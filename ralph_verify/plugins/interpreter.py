@@ -1,10 +1,5 @@
-"""A missing module is often the wrong Python: say which one ran and which others there are.
-
-When a check's failure is ``No module named 'X'`` (a test module that cannot
-be imported at collection, usually), its detail starts with a hint naming the
-interpreter that ran it (:mod:`ralph_verify.project.interpreter`), the project's other
-interpreters -- and which of them have ``X`` -- and how to choose one.
-"""
+"""A missing module is often the wrong Python: say which one ran and which others there are
+(and which of them have the module), in the detail of a ``No module named 'X'`` failure."""
 
 from __future__ import annotations
 

@@ -1,20 +1,9 @@
 """``--junitxml FILE``: verifications as JUnit XML, for CI test reporters.
 
-One ``<testsuite>`` per verification (``check``: one; ``run``: the baseline and
-every iteration, in order, so the last suite is the final state) and one
-``<testcase>`` per check in it. ``run --tasks`` adds a last suite, ``tasks``, with one
-``<testcase>`` per task, so CI shows the tasks as tests: a done task passes, a failed,
-blocked or unfinished one fails (its reason the message), a skipped one is skipped.
-A failed check carries a ``<failure>`` whose text is its failures as data, one block
-each (``location: message`` and the tool's excerpt), not the agent's prose; a check
-that could not decide carries an ``<error>`` with the tool's last output; a skipped one
-``<skipped>``.
-
-As pytest's junitxml does, the option registers a writer object at configure
-time; the writer keeps the verifications seen so far and rewrites the file
-(atomically) after each one, so a crashed or interrupted session still leaves
-a valid file behind.
-"""
+One ``<testsuite>`` per verification (``run``: the baseline and every iteration; ``run
+--tasks`` adds one of its tasks), one ``<testcase>`` per check, failures as data. As pytest's
+junitxml, a writer registered at configure time rewrites the file atomically after each
+verification, so an interrupted session still leaves a valid file."""
 
 from __future__ import annotations
 

@@ -1,17 +1,8 @@
-"""``otel``: OpenTelemetry traces of a run — one span per run, iteration, agent call and check.
+"""``otel``: OpenTelemetry traces of a run, one span per run, iteration, agent call and check.
 
-Optional: active only when the OpenTelemetry API is installed (``pip install
-'ralph-verify[otel]'``). Spans go to whatever tracer provider is set up: the one of
-``opentelemetry-instrument ralph-verify run ...``, or, when none is and the standard
-``OTEL_TRACES_EXPORTER`` / ``OTEL_EXPORTER_OTLP_ENDPOINT`` variables ask for one, an SDK
-provider this plugin sets up (``otlp`` over HTTP, or ``console``). Without either,
-OpenTelemetry is not even imported.
-
-The agent's span follows the GenAI semantic conventions (``invoke_agent``,
-``gen_ai.agent.name``, ``gen_ai.request.model``, ``gen_ai.usage.*``), and the agent
-process gets ``TRACEPARENT`` (W3C trace context) so a CLI that emits its own telemetry
-nests it under the loop's iteration.
-"""
+Active only when the OpenTelemetry API is installed, to the tracer provider set up (or one
+the standard ``OTEL_*`` variables ask for); the agent's span follows the GenAI conventions
+and its process gets ``TRACEPARENT``."""
 
 from __future__ import annotations
 

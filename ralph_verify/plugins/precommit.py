@@ -1,15 +1,8 @@
 """``precommit``: the project's own pre-commit (or prek) hooks, each failing hook a failure.
 
-Many projects keep their real gate in ``.pre-commit-config.yaml``; this check runs it as
-``pre-commit run --all-files`` from the project root, so the loop is held to the same bar
-as a commit. pre-commit has no machine-readable output, so its plain report (``--color
-never``) is read: each ``NAME....Failed`` line opens a hook's block (``- hook id:``,
-``- exit code:``, ``- files were modified by this hook``, then the hook's output), which
-becomes one failure with that output as its detail.
-
-As when you run pre-commit yourself, fixer hooks (formatters, whitespace) change files;
-a hook that changed files fails, as it does in pre-commit.
-"""
+``pre-commit run --all-files`` has no machine-readable output, so its plain report is read:
+each ``NAME....Failed`` block becomes one failure with the hook's output as its detail.
+Fixer hooks change files, and fail, as they do in pre-commit."""
 
 from __future__ import annotations
 

@@ -41,14 +41,8 @@ def start_time(pid: int) -> str | None:
 
 
 def age() -> float:
-    """Seconds since this process was started as the ``ralph-verify`` command (Linux); 0.0
-    when it was not (ralph-verify called in-process, by the API or a test) or where that
-    cannot be read.
-
-    A caller that must answer within a deadline counted by whoever spawned it (an agent's
-    hook timeout) counts from here: the interpreter's start-up is part of it, and on a
-    loaded machine that can be seconds.
-    """
+    """Seconds since this process was started as the ``ralph-verify`` command (Linux; else 0.0):
+    a deadline counted by whoever spawned us (an agent's hook timeout) includes start-up."""
     argv = list(getattr(sys, "orig_argv", []))
     if argv[1:3] != ["-m", "ralph_verify"] and not any(
             os.path.basename(part) == "ralph-verify" for part in argv[:2]):
@@ -227,12 +221,8 @@ def _by_children_lists() -> bool:
 
 
 def _family(leaders: set[int], mark: str | None) -> set[int]:
-    """Every process the ``leaders`` started that still lives, and those carrying ``mark``.
-
-    As the subreaper we are the parent of every orphan a tool leaves, so the family is the
-    leaders' subtrees and those of our children that carry the mark: a walk of our own
-    descendants (a few files), not of every process on the machine (two files each, some
-    2 ms with 60 processes, 20 ms on a desktop with 600, after every tool)."""
+    """Every process the ``leaders`` started that still lives, and those carrying ``mark``: as the
+    subreaper we are the parent of every orphan, so a walk of our own descendants finds them."""
     if not _by_children_lists():
         return descendants(leaders) | (marked(mark) if mark else set())
     roots = {pid for pid in leaders if os.path.exists(f"/proc/{pid}")}

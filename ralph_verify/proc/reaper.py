@@ -1,17 +1,9 @@
 """The agent's reaper: every process the agent starts ends with its turn, daemons included.
 
-A daemon leaves the agent's process group (``setsid``), its parent (a double fork) and may
-drop its environment (``env -i``): neither the group, the parent links nor the mark
-(:data:`~ralph_verify.proc.info.MARK_VAR`) find it then. So on Linux the agent runs under
-this small parent (``python -I -S reaper.py REPORT_FD GRACE -- ARGV``, importing nothing of
-ralph-verify), which becomes the *child subreaper* of everything below it: an orphan is
-handed to it, not to init, so every process the agent started stays in its tree whatever
-it did. When the agent exits, the reaper sends SIGTERM to what is left of the tree, waits
-up to GRACE seconds, sends SIGKILL to the rest, writes to the pipe REPORT_FD one line per
-process that still could not be ended (``pid<TAB>command``, at most :data:`MAX_REPORTED`),
-and exits as the agent did. A pipe, not a file: a ralph-verify killed with ``kill -9``
-leaves nothing behind.
-"""
+A daemon escapes the process group, its parent and the mark, so on Linux the agent runs
+under this small parent (``python -I -S reaper.py REPORT_FD GRACE -- ARGV``), the child
+subreaper of its tree. When the agent exits it ends what is left (TERM, GRACE, KILL) and
+reports what survived on a pipe: a ralph-verify killed with ``kill -9`` leaves no file."""
 
 from __future__ import annotations
 

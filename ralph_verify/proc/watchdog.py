@@ -1,15 +1,9 @@
 """The agent's watchdog: ends the agent's processes if ralph-verify dies without doing so.
 
-A ``kill -9`` of ralph-verify runs none of its cleanup, and Linux's parent-death
-signal reaches only the agent's first process (and exists only on Linux). So each
-agent run gets this small companion, started as a script (``python -I -S
-watchdog.py PGID MARK``, importing nothing of ralph-verify) in a session of its own.
-Its stdin is a pipe whose other end only ralph-verify holds: ``done`` on it means
-the turn ended normally; end of file without it means ralph-verify is gone, and
-the watchdog kills the agent's process group, every process it saw descend
-from the agent, and every process carrying the agent's MARK in its environment
-(also those that left the group with ``setsid``).
-"""
+``kill -9`` runs no cleanup, so each agent run gets this companion script (``python -I -S
+watchdog.py PGID MARK``) in a session of its own, reading a pipe only ralph-verify holds:
+end of file without ``done`` means ralph-verify is gone, and it kills the agent's group, its
+descendants and every process carrying its MARK."""
 
 from __future__ import annotations
 

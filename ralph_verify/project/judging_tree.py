@@ -1,14 +1,8 @@
 """A private tree to judge the project in: today's files, some of them as they were at a base.
 
-Tools that must judge today's work against evidence the agent cannot edit (the tests and
-settings of the session's start, or the product code of a task's start) run in such a tree.
-It is built beside the project, never in it: files that are the same as in the working tree
-are hard links (copies across file systems), files served from *base* are written fresh, so
-the user's files are never opened for writing. Ignored entries (a ``.venv``, build outputs,
-compiled extensions) and virtual environments are symbolic links to the real ones, one per
-folder; caches tools write while running (``__pycache__``, ``.pytest_cache``, ``.ralph`` ...) are
-left out, ignored or not, so a run in the tree writes its own and none of the user's.
-"""
+Built beside the project, never in it: unchanged files are hard links, files from the base
+are written fresh, ignored folders and virtual environments are symlinks and tool caches are
+left out, so the user's files are never opened for writing."""
 
 from __future__ import annotations
 
@@ -149,13 +143,10 @@ def _noise_top(rel: str) -> str | None:
 @contextmanager
 def judging_tree(root: Path, base: str, *, keep_now: Callable[[str], bool],
                  at: Path | None = None) -> Iterator[Path]:
-    """A private temporary tree made of *root*'s working tree as it is now, except that every
-    path that differs between the git tree-ish *base* and now (modified, deleted, added,
-    untracked but not ignored) and for which ``keep_now(path)`` is False holds its content
-    at *base*, or is absent when *base* has none. The tree has *root*'s folder name; it is
-    removed on exit, also when the body raises. *root* is the top of a git work tree.
-    *at*: where to build it (a path that does not exist yet), so that two trees built one
-    after the other have the same paths (coverage data of both can be combined)."""
+    """A private temporary tree of *root*'s working tree as it is now, except that each path that
+    differs from the git tree-ish *base* and for which ``keep_now(path)`` is False is as it was
+    at *base* (absent when *base* has none); removed on exit. *at*: where to build it, so that
+    two trees built one after the other have the same paths (their coverage data combine)."""
     folder = scratch(root) if at is None else at
     tree = folder / root.resolve().name if at is None else at
     try:

@@ -79,14 +79,9 @@ def _named_in_pyproject(pyproject: dict[str, Any]) -> list[str]:
 
 
 def project_packages(root: Path) -> list[str]:
-    """The project's own package(s) and modules, as paths relative to ``root``; [] if unknown.
-
-    The src layout (``src/<pkg>``, or the folders of setuptools' ``packages.find.where``)
-    first; else what ``pyproject.toml`` names (setuptools ``packages``, hatch
-    ``packages``, flit's module, the project's name) where it exists at the top
-    level; else the top-level folders with an ``__init__.py`` that are not tests,
-    docs, examples, benchmarks or build output.
-    """
+    """The project's own package(s) and modules, relative to ``root`` ([] if unknown): the src
+    layout first, else what ``pyproject.toml`` names, else the top-level packages that are not
+    tests, docs, examples, benchmarks or build output."""
     try:
         text = (root / "pyproject.toml").read_bytes()
     except OSError:

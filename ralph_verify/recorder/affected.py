@@ -1,28 +1,10 @@
 """Affected tests first (``tests.select = "affected"``): in a loop, a fast partial run.
 
-A full pytest run of the loop records, per test, the project files whose code ran
-while it ran and the functions in them (:mod:`ralph_verify.recorder.affected_plugin`,
-``RALPH_VERIFY_DEPS``; functions as :mod:`ralph_verify.recorder.affected_units` defines them):
-the *map*, kept in ``.ralph/affected.json`` with the snapshot of the tree it was made
-on, each file's units and the ids that failed. A later verification first runs only
-the tests affected by what changed since the map was made (the iteration's
-``files_changed`` and anything else whose content differs from the map's snapshot),
-plus the ids that failed last time, plus every test collected from a changed file (a
-test file, or a module's doctests). When only function bodies of a file changed, the
-tests that ran those functions are affected; any other change of a file (module-level
-or class-level statements, a decorator, a signature, a default, a def added, removed
-or renamed, a syntax error) affects the tests that ran any code of the file. If one
-fails, that partial run is the verdict and the feedback; if all pass, the full suite
-runs and decides. A partial run never passes a check, so a loop never ends
-``complete`` on one.
-
-Correctness beats speed: whatever the map cannot vouch for runs the full suite
-(:func:`plan` says why): no map yet, a non-Python file changed (data, config),
-a ``conftest.py``, a deleted file or a new one, a file no recorded test ran, a
-failing id the map does not know (a collection error). A test no tracer could follow
-is left out of the map, which says how many were (:meth:`Plan.note`): it runs in the
-full suite only. A map whose test ids hold a secret of the environment is not written.
-"""
+A full run records, per test, the project files and functions that ran (the *map*,
+``.ralph/affected.json``). A later verification first runs the tests affected by what
+changed, plus last time's failures; if one fails, that is the verdict, else the full suite
+decides (a partial run never passes a check). What the map cannot vouch for runs the full
+suite, and :func:`plan` says why."""
 
 from __future__ import annotations
 

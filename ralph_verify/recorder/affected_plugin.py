@@ -1,27 +1,10 @@
 """ralph-verify's pytest plugin for affected-tests-first (:mod:`ralph_verify.recorder.affected`).
 
-Loaded with ``-p ralph_verify_affected`` after the recorder
-(:mod:`ralph_verify.recorder.plugin`, whose paths it shares), into the project's
-interpreter, only for the runs that record the map or run a selection; like the
-recorder it imports nothing but the standard library, pytest and the recorder.
-
-With ``RALPH_VERIFY_DEPS`` set, each process writes ``deps-PID.jsonl``, one line per test:
-its node id, the project files whose code ran while it ran (setup, call, teardown) and, per
-file, the first lines of the code objects that ran (each function once: ralph-verify maps
-them to the file's functions), seen on Python 3.12+ by a call-only tracer
-(``sys.monitoring``, disabled per code object once seen); before 3.12, or with
-``RALPH_VERIFY_DEPS=profile``, by cProfile's profiler, reset after each test (several times
-slower: ``select = "auto"`` records only from 3.12), else a trace function that never traces
-lines; a test none of them could follow is marked so (``traced``), and
-:func:`ralph_verify.recorder.affected.save` leaves it to the full run. The code that runs at
-collection is recorded too, one line per test file (``collect``): what ran while that file
-was imported, and what ran when each project module it reaches through its names (module
-objects, or objects' ``__module__``, transitively) was first imported, whichever file's
-collection imported it first; and one ``session`` line for what ran at collection outside
-any test file (``conftest.py`` files, plugins), which every test depends on. With
-``RALPH_VERIFY_SELECT`` naming a JSON list of node ids (and of test files run whole), only
-those of the collected tests run.
-"""
+Loaded with ``-p ralph_verify_affected`` after the recorder; standard library and pytest only.
+With ``RALPH_VERIFY_DEPS`` each process writes ``deps-PID.jsonl``: per test, and per test
+file's collection, the project files and functions that ran (``sys.monitoring`` from 3.12,
+else cProfile); a test it could not follow is marked so. With ``RALPH_VERIFY_SELECT`` only
+the listed tests run."""
 
 from __future__ import annotations
 

@@ -1,18 +1,6 @@
-"""The units of a Python file for affected-tests-first: its functions, their bodies apart.
-
-A *unit* is a function or method ``def`` that is not nested inside another function
-(nested code belongs to its enclosing unit), named by its qualified name (``Class.method``;
-a second ``def`` of the same name is ``name#2``). Each has a line span (from its first
-decorator: a code object's ``co_firstlineno`` is that line), a hash of its *header*
-(decorators, name, signature, defaults, annotations) and a hash of its *body*. Everything
-else in the file (module-level statements, class-level statements that are not a ``def``,
-the order of the units) is the *skeleton*, hashed with each unit replaced by its name.
-
-The hashes come from the syntax tree without positions: a unit whose body is unchanged
-but which moved lines (an earlier function grew) has the same hashes, and a comment or
-blank line changes nothing. :func:`bodies_changed` says which units changed, or why the
-change is more than function bodies (the caller then falls back to the file).
-"""
+"""The units of a Python file for affected-tests-first: its top-level functions and methods,
+each with a hash of its header and of its body, and the rest of the file (the *skeleton*).
+Hashed without positions: a moved function or a new comment changes nothing."""
 
 from __future__ import annotations
 

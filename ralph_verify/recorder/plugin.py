@@ -1,29 +1,12 @@
 """ralph-verify's pytest plugin: what really happened to every test, written as JSON lines.
 
-This file is compiled into a folder of ralph-verify's and loaded first with ``-p
-ralph_verify_recorder`` into the project's own interpreter, which may not have ralph-verify
-installed: it imports nothing but the standard library, pytest and its sibling
-:mod:`ralph_verify.recorder.pytest_fixes`. Each process that runs tests (the main one, or each
-pytest-xdist worker) appends to its own ``record-PID.jsonl`` in the folder named by
-``RALPH_VERIFY_RECORD_DIR``; the main process marks the end of the session there, and while
-it records pytest writes no JUnit file (the fallback for a run where it did not report).
-
-Records (one JSON object per line, key ``k``):
-
-- ``start``: the plugin ran (pytest version, worker id).
-- ``r``: a test report that pytest counts: pytest's node id (runnable), the phase, the
-  report's outcome, pytest's own category (what its summary counts), the raw outcome of the
-  phase as it happened (the exception the test function raised, seen in a wrapper around
-  ``pytest_runtest_call`` before any report hook), whether the report contradicts it
-  (tampering), the subtest description, and for failures the message, the root-cause frame
-  (deepest frame in the project's non-test code, else in the test) and, for the first few,
-  the traceback text.
-- ``c``: a collection error; ``d``: deselected tests; ``hooks``: the plugins and conftest
-  files implementing hooks that decide reports or collection.
-
-Its sibling :mod:`ralph_verify.recorder.affected_plugin` records what affected-tests-first
-needs; both use :func:`relative` and :func:`is_project`.
-"""
+Compiled into a folder of ours and loaded first with ``-p ralph_verify_recorder`` into the
+project's interpreter, it imports only the standard library, pytest and its sibling
+:mod:`.pytest_fixes`. Each process appends to its ``record-PID.jsonl`` (read as typed lines by
+:mod:`ralph_verify.recorder.read`): ``start``; ``r``, a report pytest counts, with the raw
+outcome seen before any report hook (so a rewritten report is *tampering*) and, for failures,
+the root-cause frame; ``c``, a collection error; ``d``, deselected tests; ``hooks``, who
+implements the hooks that decide reports or collection."""
 
 from __future__ import annotations
 

@@ -1,18 +1,8 @@
 """``.ralph/report.html``: one self-contained page (inline CSS, SVG and JS; no network).
 
-Sections: the verdict and why, the numbers (iterations, wall time, agent vs
-verification time, tokens, cost), the progress chart, one table row per
-iteration (diffstat, each check's status and number, the feedback the agent
-read, links to its prompt and log), the failures that kept coming back, and
-the integrity findings. Cells carry ``data-*`` attributes with the raw
-numbers, so tests compare the page with ``history.jsonl``. A small script
-checks the chart against the data and writes the outcome into
-``#report-status`` (``data-state="ok"``), which a headless browser can read.
-
-The page is ``templates/report.html``, rendered by jinja2 with autoescape: every value
-is escaped by the engine, and redacted and stripped of terminal controls on its way
-out (``finalize``), so no text of a tool or an agent reaches the page as markup.
-"""
+Rendered by jinja2 with autoescape from ``templates/report.html``; every value is redacted and
+stripped of terminal controls on its way out. Cells carry ``data-*`` numbers and a script
+checks the chart against them (``#report-status``), so tests can compare."""
 
 from __future__ import annotations
 

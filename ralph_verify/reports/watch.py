@@ -1,15 +1,8 @@
 """``ralph-verify status --watch``: follow a session from another terminal (or over ssh).
 
-Only the files are read (``state.json``, and ``history.jsonl`` from where the
-last look stopped), so watching never disturbs the run. On a terminal the
-screen is redrawn in place every ``--interval`` seconds: the iteration, the
-phase, each check, one sparkline per check over the iterations, the breaker
-and the last iterations. Off a terminal (a pipe, a log file, CI) it prints a
-plain line only when something happened: a new phase, a finished iteration,
-the verdict. Either way it returns when the session ends, with the exit code
-the run itself returns, so ``status --watch`` also waits for a run. A session driven by
-the agent's Stop hook (``ralph-verify start``) is followed the same way, to its verdict.
-"""
+Only the files are read, so watching never disturbs the run; a terminal is redrawn in place,
+anything else gets a line per event. It returns when the session ends, with the run's exit
+code, for both drivers."""
 
 from __future__ import annotations
 

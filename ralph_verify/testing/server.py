@@ -1,30 +1,14 @@
 """A scripted model server: real agent CLIs run offline against a list of canned replies.
 
-It speaks the four wire formats the agent CLIs use, on 127.0.0.1 only:
-
-- Anthropic Messages, ``POST /v1/messages`` (JSON or server-sent events; Claude Code),
-- OpenAI Responses, ``POST /v1/responses`` (JSON or server-sent events; Codex),
-- OpenAI Chat Completions, ``POST /v1/chat/completions`` (JSON or chunks; aider, Qwen Code,
-  OpenCode, Copilot CLI),
-- Gemini, ``POST /v1beta/models/M:generateContent`` and ``:streamGenerateContent``
-  (JSON, a JSON array, or server-sent events with ``alt=sse``; Gemini CLI).
-
-Every model request takes the next step of the script, whatever its API: a
-:class:`Reply` with text and/or tool calls, or a function of the request that
-returns one. ``{cwd}`` in a reply is replaced by the agent's working directory,
-read from the request (Claude's ``Primary working directory:`` line, Codex's
-``<cwd>``) or given as ``cwd=``. Every request is recorded for assertions.
-
-Example (the ``model_server`` fixture gives a started server per test)::
+It speaks Anthropic Messages, OpenAI Responses, OpenAI Chat Completions and Gemini on
+127.0.0.1 (:mod:`.wire`). Every model request takes the next step of the script
+(:mod:`.script`: a :class:`Reply`, or a function of the request), ``{cwd}`` in a reply is the
+agent's working directory, and every request is recorded::
 
     def test_agent(model_server):
-        model_server.script(claude_write("app.py", "x = 1\\n"), text("done"))
+        model_server.script(claude_write("app.py", "x = 1\n"), text("done"))
         ...  # run the CLI with ANTHROPIC_BASE_URL=model_server.url
         assert "app.py" in model_server.requests[1].text
-
-The script's parts are :mod:`ralph_verify.testing.script`. When the script runs out the
-server answers ``no more scripted steps`` as text and records the request in
-:attr:`ModelServer.errors`.
 """
 
 from __future__ import annotations

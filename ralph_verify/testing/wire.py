@@ -1,15 +1,6 @@
-"""Wire formats of the scripted model server: one :class:`Reply` rendered for each API.
-
-Anthropic Messages (``message`` JSON or ``message_start`` ... ``message_stop``
-events), OpenAI Responses (``response`` JSON or ``response.created`` ...
-``response.completed`` events), OpenAI Chat Completions (``chat.completion``
-JSON or ``chat.completion.chunk`` lines ending in ``[DONE]``) and the Gemini API
-(``generateContent`` JSON, ``streamGenerateContent`` as one JSON array or, with
-``alt=sse``, server-sent events of the same ``GenerateContentResponse``). Streams are
-rendered whole and sent with a length: clients read them as a stream all the
-same. Token counts are a deterministic estimate (4 bytes a token), so adapters
-that read usage have numbers to read.
-"""
+"""Wire formats of the scripted model server: one :class:`Reply` rendered for Anthropic
+Messages, OpenAI Responses, OpenAI Chat Completions and Gemini, as JSON or streamed events
+(sent whole, with a length). Token counts are a deterministic estimate (4 bytes a token)."""
 
 from __future__ import annotations
 

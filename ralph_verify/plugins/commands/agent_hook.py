@@ -1,15 +1,8 @@
 """``ralph-verify hook ACTION``: run as the agent's Stop hook or PreToolUse guard.
 
-An agent hook never fails its agent by accident: Claude Code reads exit 2 as "block"
-and shows stderr to the model, so an ordinary usage error would trap a session in a
-loop. This plugin therefore wraps the whole ``hook`` command line
-(``ralph_cmdline_main``: configuration, plugins, the command itself) and turns any
-failure into :func:`~ralph_verify.hookmode.protocol.let_the_agent_go_on`: exit 0,
-the reason in ``.ralph/hook.log``.
-
-The module is named for what it serves (an agent's hook), not ``hook.py``: in module
-names "hook" alone means pluggy hooks (:mod:`ralph_verify.hookspec`).
-"""
+An agent reads exit 2 as "block", so an ordinary usage error would trap its session: this
+plugin wraps the whole ``hook`` command line and turns any failure into exit 0 with the reason
+in ``.ralph/hook.log`` (:func:`~ralph_verify.hookmode.protocol.let_the_agent_go_on`)."""
 
 from __future__ import annotations
 

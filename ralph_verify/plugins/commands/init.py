@@ -1,9 +1,5 @@
-"""``ralph-verify init [TARGET]``: set something up, by a target a plugin registers.
-
-Targets come from ``ralph_register_init_targets``. The bare ``init`` is the ``project``
-target (:mod:`ralph_verify.plugins.init`); ``init claude`` and ``init codex`` install the
-agent hooks (:mod:`ralph_verify.plugins.agenthook`).
-"""
+"""``ralph-verify init [TARGET]``: set something up, by a target a plugin registers
+(``ralph_register_init_targets``; the bare ``init`` is ``project``)."""
 
 from __future__ import annotations
 

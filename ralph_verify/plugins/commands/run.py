@@ -1,9 +1,6 @@
 """``ralph-verify run``: an agent in a loop until the checks pass, and ``run``'s options.
 
-The loop itself is the ``ralph_runloop`` hook (:mod:`ralph_verify.plugins.loop`); this
-module declares the command, its options and its help, and refuses bad input before
-anything runs.
-"""
+The loop itself is the ``ralph_runloop`` hook (:mod:`ralph_verify.plugins.loop`)."""
 
 from __future__ import annotations
 

@@ -1,22 +1,8 @@
 """``mutation``: the tests kill the mutants of the product lines the session changed.
 
-Passing tests prove little when they assert little. This check changes the lines a session
-changed in product code (:mod:`.changes`), one small change at a time (:mod:`.engine`),
-and runs the tests that reach each change (:mod:`.running`, :mod:`.inside`): the score is
-the share of mutants some test kills (``mutation>=80``; without a threshold every mutant
-must be killed). A surviving mutant is named in the feedback ("``pricing.py:14``:
-replacing ``0.5`` by ``1.5`` breaks no test"): the actionable form of "these tests assert
-nothing", "this branch is special-cased for the tests' inputs".
-
-Which tests reach a change: in a session, the affected-tests map of the suite's last full
-run when it was made on today's tree (``tests.select``), narrowed to the tests whose run
-went through the changed functions; otherwise the whole suite. Either way the first pass
-runs each candidate test once with no mutant on and records which mutants it evaluates
-(the switch of each mutant records it), and a mutant is then run only against those.
-A mutant whose tests hang or kill the process counts killed, and the summary says how many.
-Nothing to mutate (no product line changed, or none that holds a mutant) is not judged:
-the result is ``skipped`` with no score, never ``passed``.
-"""
+Passing tests prove little when they assert little: each surviving mutant is named in the
+feedback (``pricing.py:14``: replacing ``0.5`` by ``1.5`` breaks no test). A mutant runs only
+against the tests that reach it; nothing to mutate is ``skipped``, never ``passed``."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The product lines a session changed: today's tree against the commit it started from.
-
-In a session that commit is the recovery point's (:mod:`ralph_verify.loop.recovery`: the
-user's branch tip plus the work left uncommitted at the start, kept outside the agent's
-reach); in ``check`` it is ``--baseline REF`` when given (as for ``integrity``), else
-``HEAD``: the uncommitted work. Files are compared by git's blob id (computed here, so
-nothing is written into the repository), and only those that differ are diffed, line by
-line. Product code is every Python file git sees that is not a test: not ``test_*.py``,
-``*_test.py`` or ``conftest.py``, and under no ``tests``/``test``/``testing`` folder.
-"""
+"""The product lines a session changed: today's tree against the commit it started from (the
+recovery point's; in ``check``, ``--baseline REF`` or ``HEAD``), compared by git blob ids
+computed here, so nothing is written into the repository. Tests are not product code."""
 
 from __future__ import annotations
 

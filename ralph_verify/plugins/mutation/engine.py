@@ -1,28 +1,10 @@
 """The mutants of chosen lines of a module, and one *switched* module that holds them all.
 
-Why not a maintained engine. mutmut 3 copies the sources it mutates into a ``mutants/``
-folder of the project, rewrites whole files with libcst and runs pytest there, forking one
-child per mutant; cosmic-ray writes each mutant over the module file on disk, runs the test
-command and writes the original back (a crash or a kill in between leaves the user's file
-mutated). Neither takes "these lines of these files", and both write into the project. What
-is needed is small: the mutation classes mutmut uses, on the lines a session changed, served
-to the tests without a byte written to the user's tree. So this module, standard library
-only (it is also copied into the project's pytest, whose Python may differ from ours).
-
-A mutant changes one expression or statement inside a function body: an arithmetic,
-bitwise or augmented-assignment operator; a comparison; a number (``n`` by ``n + 1``), a
-string, ``True``/``False``; ``and``/``or``; ``not x`` by ``x``; ``return x`` by ``return
-None``; a call statement removed. Code at module or class level runs once, at import, and
-is not mutated (as in mutmut); nor are docstrings, f-strings, annotations, decorators,
-defaults or ``match`` patterns.
-
-The switched module is mutant schemata (mutmut's trampolines do the same per function):
-each mutated node becomes ``(mutant if __ralph_verify_mutant__(id) else original)`` (a
-statement: ``if __ralph_verify_mutant__(id): ...``), compiled from the syntax tree so every
-line keeps its number. One import then serves every mutant; the function behind the name
-says which one is on, and records which ones a test reaches. Ids are given in source order,
-so the same source and lines give the same ids in ralph-verify and in the test process.
-"""
+Own code, not mutmut or cosmic-ray: both write into the project (a copied tree, or the
+mutated file itself) and neither takes "these lines"; this is standard library only (it is
+copied into the project's pytest). Mutants are mutmut's classes inside function bodies; each
+mutated node becomes ``(mutant if __ralph_verify_mutant__(id) else original)``, compiled from
+the tree so line numbers hold, and ids follow source order so both processes agree."""
 
 from __future__ import annotations
 

@@ -1,22 +1,9 @@
 """Inside the project's pytest: serve the switched modules, learn which tests reach which
-mutant, then run each mutant against the tests that reach it, in this one process.
+mutant, then run each mutant against those tests, in this one process.
 
-Loaded with ``-p`` from a folder of ours (never installed in the project); it reads its
-plan from ``RALPH_VERIFY_MUTATION_PLAN`` and writes what it finds, a JSON line at a time
-and flushed, to the plan's ``results`` file, so that ralph-verify knows what was decided
-when this process dies or hangs under a mutant.
-
-The modules to mutate are compiled from :mod:`.engine`'s switched tree by an import hook
-(a finder first on ``sys.meta_path`` that asks the others where a module is and, for a
-file of the plan, loads the switched code instead): nothing is written anywhere in the
-project. The test loop (``pytest_runtestloop``) runs each collected test once with no
-mutant on, recording which switches it evaluates (the tests that fail then are left out),
-then, for each mutant, the passing tests that reached it until one fails. Each run of a
-test is pytest's own ``pytest_runtest_protocol`` with ``nextitem=None``: every fixture is
-torn down after it, so no fixture value made under one mutant serves another. A watchdog
-thread ends the process when a mutant's tests run past their time budget (a mutant that
-loops forever); ralph-verify counts that mutant killed and starts again after it.
-"""
+An import hook loads the switched code, so nothing is written to the project; results go to
+the plan's ``results`` file a flushed line at a time, so a process killed under a mutant loses
+nothing; a watchdog thread ends a mutant that loops forever (counted killed)."""
 
 from __future__ import annotations
 

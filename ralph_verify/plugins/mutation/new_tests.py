@@ -1,16 +1,6 @@
-"""Tests added this session that kill no mutant of the product code they run.
-
-For ``integrity`` (:func:`idle_new_tests`): a new test that runs product code and fails under
-none of its mutants asserts nothing that code decides (a test that calls every branch to
-raise coverage and checks nothing, or checks only ``is not None``). A ``return None``
-mutant does not count: any use of the value kills it, so killing it shows a call, not a
-check. New tests are judged by file: one that kills nothing beside others of its file that
-do is a narrow test (an error path), not an idle one. The code mutated is the
-product lines changed since the session's start and every line of the product modules the
-new tests' files import; the same engine as the ``mutation`` check, run with only the new
-tests and every test of a mutant run (not only until the first kill), so each test's own
-kills are known. A new test that reaches none of those mutants is not judged here.
-"""
+"""Tests added this session that kill no mutant of the product code they run: for
+``integrity``, a new test that runs product code and fails under none of its mutants asserts
+nothing that code decides. Judged by file; a ``return None`` mutant does not count."""
 
 from __future__ import annotations
 

@@ -1,14 +1,8 @@
 """``types`` (alias ``mypy``): mypy's JSON output (``--output json``), read line by line.
 
-mypy runs from the project root and reads the project's own configuration
-(mypy.ini, .mypy.ini, ``[tool.mypy]``, setup.cfg) itself. Where that
-configuration names no ``files``, the project's package(s) are checked
-(:mod:`ralph_verify.project.layout`: the src layout, what pyproject.toml names, the
-top-level packages; not the tests), else the root minus virtual environments
-and build output that mypy would otherwise walk into. The summary says which. mypy runs
-from the project's interpreter when that has mypy, else ours runs with
-``--python-executable`` so the project's imports resolve.
-"""
+mypy reads the project's own configuration; where it names no ``files``, the project's
+packages are checked (:mod:`ralph_verify.plugins.mypy.targets`). The project's interpreter
+runs mypy when it has it, else ours with ``--python-executable``."""
 
 from __future__ import annotations
 

@@ -1,39 +1,11 @@
 """``tests`` (alias ``pytest``) and ``coverage`` (alias ``cov``): one pytest run feeds both.
 
-The suite runs once per verification, with the project's interpreter, from the
-root, with our recorder plugin loaded first (:mod:`ralph_verify.recorder.plugin`,
-read by :mod:`ralph_verify.recorder.read`), and writing JUnit XML to a temporary
-file, read only when the recorder did not report. When any check of the
-verification sets ``needs_coverage`` (``coverage`` does; so may a third-party
-check), that one run goes under ``python -m coverage run`` with a data file of
-our own, honouring the project's coverage config; parallel data files (and
-those of pytest-xdist workers) are combined into it afterwards.
-
-Public API for third-party plugins
-----------------------------------
-``shared_pytest_run(ctx: VerifyContext) -> PytestRun``
-    Run the suite, or reuse the run already made in this verification, under
-    coverage if any check in ``ctx.checks`` has ``needs_coverage = True``.
-    Raises :class:`~ralph_verify.proc.process.ToolError` when there is no usable
-    run (interpreter, pytest or coverage missing, pytest internal or usage
-    error, crash, timeout); a check that lets it propagate becomes an
-    ``error`` result with the tool's last output.
-
-``PytestRun`` (frozen dataclass)
-    ``python``: the interpreter that ran pytest; ``junit_path``: pytest's
-    JUnit XML (xunit1, so test cases carry ``file`` and ``line``);
-    ``coverage_data``: the combined coverage data file, or ``None`` when the
-    run was not under coverage; ``tool_run``: the :class:`ToolRun`
-    (``returncode`` is pytest's exit code); ``args``: the extra pytest
-    arguments (option ``args`` of ``[tool.ralph-verify.checks.tests]``). When
-    pytest collected no tests (``returncode == 5``) the JUnit and coverage
-    files may be missing: check ``.exists()``. ``record_dir``: what our pytest
-    plugin recorded; ``read_record(run.record_dir)`` (:mod:`ralph_verify.recorder.read`)
-    gives the counts, the failing tests and ``hooks``: for each hook that can
-    rewrite reports or change collection, the plugins and conftest files
-    implementing it, with their paths (``None`` if the plugin did not run).
-
-Example, a check reading the shared coverage data::
+The suite runs once per verification, with the project's interpreter, our recorder plugin
+loaded first (:mod:`ralph_verify.recorder.plugin`; JUnit XML only when it did not report),
+under ``coverage run`` when any check sets ``needs_coverage``. A third-party check reuses that
+run with ``shared_pytest_run(ctx)`` (:class:`PytestRun`: the interpreter, the JUnit file, the
+coverage data, the record folder), which raises :class:`~ralph_verify.proc.process.ToolError`
+when there is no usable run::
 
     run = shared_pytest_run(ctx)
     ctx.run([run.python, "-m", "coverage", "xml", f"--data-file={run.coverage_data}", ...])

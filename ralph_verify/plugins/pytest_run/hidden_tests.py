@@ -1,15 +1,8 @@
 """``tests:hidden=PATH``: acceptance tests held out of the agent's reach.
 
-The tests live outside the project tree. Only while this check runs are they copied in
-(under ``tests/`` when there is one, so the project's conftest fixtures apply), run by a
-pytest of their own, and removed again. The check runs alone, after every other check of
-the verification (``Check.alone``), so no other tool sees the copy. What comes back is
-each failing test's id and the first line of its message — never a traceback, a source
-line or pytest's output — in the feedback, the records and the reports alike.
-
-A copy left behind by a killed verification is removed at the next session's start and by
-the next hidden run; it is listed in git's own ``info/exclude``, so it is never committed.
-"""
+They are copied into the tree only while this check runs, alone and after every other check,
+then removed (a copy a killed run left is removed next time, and git-excluded). Only each
+failing test's id and first message line come back, never a traceback or source line."""
 
 from __future__ import annotations
 

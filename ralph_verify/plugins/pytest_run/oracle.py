@@ -1,23 +1,10 @@
 """The frozen oracle: in a session, the tests and settings of its start judge today's code.
 
-The session's start is the recovery point's commit (:mod:`ralph_verify.loop.recovery`),
-taken before the agent ran. A test-side file is a test module (``test_*.py``,
-``*_test.py``), anything in a ``tests``/``test``/``testing`` folder (helpers, data,
-``__init__.py``), every ``conftest.py``, ``sitecustomize.py``, ``.pth`` file and every file
-pytest or coverage read settings from (``pyproject.toml``, ``setup.cfg``, ``tox.ini``,
-``pytest.ini``, ``.coveragerc``). When none differs from the start, pytest runs in the
-project as always. Otherwise it runs in a judging tree
-(:mod:`ralph_verify.project.judging_tree`): today's files, with every test-side file as it
-was at the start (a new one absent), so an edited, deleted or weakened test, or a stand-in
-installed from a new ``conftest.py`` or helper module, does not count. The test modules
-the agent added or changed then run as they are now, in a pass of their own (in the
-project; under coverage, in today's tree at the same path, so the coverage data of both
-passes combine). Both must pass.
-
-The user releases files on purpose: ``allow`` globs in
-``[tool.ralph-verify.checks.tests]``, or ``--allow-test-edits`` for all of them; the
-``tests`` result names them.
-"""
+When a test-side file (test modules, test folders, ``conftest.py``, ``.pth``, pytest's and
+coverage's settings) differs from the session's start, pytest runs in a judging tree with
+those files as they were, so an edited or weakened test or a planted stand-in does not
+count; the tests the agent added or changed run too, in a pass of their own, and both must
+pass. ``allow`` globs or ``--allow-test-edits`` release files on purpose."""
 
 from __future__ import annotations
 
