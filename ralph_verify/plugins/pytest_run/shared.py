@@ -47,12 +47,18 @@ _LEAKED_ENV = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST
 
 @dataclass(frozen=True)
 class PytestRun:
-    """The one pytest run of a verification; see the module docstring."""
+    """The one pytest run of a verification (``shared_pytest_run(ctx)``). When pytest collected
+    no tests (``tool_run.returncode == 5``) the JUnit and coverage files may be missing."""
 
+    #: The interpreter that ran pytest.
     python: str
+    #: pytest's JUnit XML (xunit1: test cases carry ``file`` and ``line``).
     junit_path: Path
+    #: The combined coverage data file; ``None`` when the run was not under coverage.
     coverage_data: Path | None
+    #: The run itself (``returncode`` is pytest's exit code).
     tool_run: ToolRun
+    #: The extra pytest arguments (``args`` of ``[tool.ralph-verify.checks.tests]``).
     args: tuple[str, ...] = ()
     #: Where ralph-verify's pytest plugin wrote its records (:mod:`ralph_verify.recorder.read`).
     record_dir: Path | None = None
