@@ -132,10 +132,10 @@ def replay_one(clone: Path, python: Path, agent: Path, released: bool) -> Outcom
             for failure in check["failures"][:8]:
                 where = failure.get("location") or failure.get("path") or ""
                 outcome.failures.append(f"    {where}: {failure['message'][:400]}")
-                if check["name"] == "tests" and failure.get("path"):
-                    outcome.files.add(failure["path"])
-                elif check["name"] == "tests" and "::" in where:
+                if check["name"] == "tests" and "::" in where:  # the test's own file
                     outcome.files.add(where.split("::")[0])
+                elif check["name"] == "tests" and failure.get("path"):
+                    outcome.files.add(failure["path"])
         if not outcome.failures:
             outcome.failures.append(data.get("reason", ""))
     return outcome
@@ -212,6 +212,25 @@ def as_json(commit: Commit) -> dict[str, Any]:
                          "seconds": round(o.seconds, 1)} for m, o in commit.runs.items()}}
 
 
+def files(outcome: dict[str, Any]) -> set[str]:
+    """The failing tests' files, read again from the failures kept."""
+    return {line.strip().split("::")[0] for line in outcome["failures"]
+            if line.startswith("    ") and "::" in line.split(": ")[0]}
+
+
+def from_log(name: str) -> list[Commit]:
+    """The commits a run (perhaps cut short) of ``name`` kept in its ``results.jsonl``."""
+    commits = []
+    for line in (HERE / name / "results.jsonl").read_text().splitlines():
+        data = json.loads(line)
+        commit = Commit(data["sha"], data["subject"], data["test_side"], data["expectations"],
+                        data["parent_red"])
+        commit.runs = {m: Outcome(o["verdict"], o["failures"], files(o), o["seconds"])
+                       for m, o in data["runs"].items()}
+        commits.append(commit)
+    return commits
+
+
 def explained(commit: Commit, outcome: Outcome) -> bool:
     """The commit removes or changes lines of existing test-side files, and every failing
     test is in one of them."""
@@ -235,8 +254,11 @@ def report(results: dict[str, list[Commit]]) -> dict[str, Any]:
                 ok = explained(commit, outcome)
                 if mode == "default" and ok:
                     row["default_explained"] += 1
+                text = "\n".join(outcome.failures)
+                named = bool(outcome.files) and "--allow-test-edits" in text
                 rows.append(f"{name} {commit.sha[:10]} [{mode}] {outcome.verdict}"
-                            f" ({'explained' if ok else 'NOT explained'}:"
+                            f" ({'explained' if ok else 'NOT explained'},"
+                            f" {'names the test and its release' if named else 'names no release'}:"
                             f" changes {commit.expectations or 'no existing test file'})"
                             f" {commit.subject[:70]}")
                 rows.extend(f"    {line}" for line in outcome.failures)
@@ -263,6 +285,8 @@ def main() -> int:
     parser.add_argument("--only", help="one commit (with one repository)")
     parser.add_argument("--deps", action="append", default=[], help="NAME=pkg,pkg")
     parser.add_argument("--json", type=Path, help="keep every outcome here")
+    parser.add_argument("--from-log", action="store_true",
+                        help="replay nothing: report what the last runs kept in results.jsonl")
     args = parser.parse_args()
     deps = dict(DEPS)
     for item in args.deps:
@@ -273,6 +297,10 @@ def main() -> int:
         name, _, path = item.rpartition("=")
         repo = Path(path)
         name = name or repo.resolve().name.removesuffix(".git")
+        if args.from_log:
+            results[name] = from_log(name)
+            continue
+        (HERE / name / "results.jsonl").unlink(missing_ok=True)
         results[name] = replay_project(name, repo, args.commits, deps.get(name, ()), args.only)
     summary = report(results)
     if args.json:
