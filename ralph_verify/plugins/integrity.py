@@ -218,6 +218,11 @@ class IntegrityCheck(Check):
 
             failures = [f for f in failures if f.code not in _ORACLE_CODES and not (
                 f.code == "deleted-file" and f.path and is_test_side(f.path))]
+            released = _released(ctx)
+            judgement.notes += [f"released ({f.code}): {f.message}" for f in failures
+                                if f.path in released and f.code not in _NEVER_RELEASED]
+            failures = [f for f in failures
+                        if f.path not in released or f.code in _NEVER_RELEASED]
         if self._mutates_new_tests(ctx):
             failures += self._idle(ctx, before, after)
         since = f"since {before.ref}" if before.ref \
@@ -276,6 +281,22 @@ _COUNTED = ("passed", "failed", "errors", "skipped")
 #: What the frozen oracle makes moot: a test removed, renamed, split or merged is judged by
 #: the start's test file still passing as it was.
 _ORACLE_CODES = frozenset({"removed-test", "fewer-tests"})
+
+
+#: Findings a release of test files never turns into notes.
+_NEVER_RELEASED = frozenset({"gaming", "edited-baseline", "edited-config"})
+
+
+def _released(ctx: VerifyContext) -> frozenset[str]:
+    """The test-side files the user released from the frozen oracle (``allow``,
+    ``--allow-test-edits``): their edits count, so findings about them are notes."""
+    from ralph_verify.plugins.pytest_run import shared_pytest_run
+
+    try:
+        oracle = shared_pytest_run(ctx).oracle
+    except ToolError:
+        return frozenset()
+    return frozenset(oracle.released) if oracle is not None else frozenset()
 
 
 def _oracle_judges(ctx: VerifyContext) -> bool:

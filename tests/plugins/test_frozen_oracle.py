@@ -194,3 +194,26 @@ def test_the_oracle_is_frozen_in_both_drivers(driver: Driver) -> None:
     assert outcome.verdict == "complete" and outcome.iterations == 2, outcome.state
     feedback = outcome.prompt(2)
     assert "test_add" in feedback and "frozen" in feedback, feedback
+
+
+def test_integrity_counts_a_released_test_edit_as_a_note(ralph: Ralph) -> None:
+    """A behaviour changed with its test on purpose (``--allow-test-edits``): the test that
+    makes fewer checks is the user's release, named in integrity's summary, not a failure;
+    without the release the same change is refused."""
+    _project(ralph)
+    body = WRONG_ADD + ("pathlib.Path('tests/test_calc.py').write_text(pathlib.Path("
+                        "'tests/test_calc.py').read_text().replace('assert add(2, 3) == 5', "
+                        "'print(add(2, 3))'))\n")
+    for args, done in ((("--allow-test-edits",), True), ((), False)):
+        result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests",
+                           "--max-iterations", "1", *args, "fix calc")
+        data = json.loads((ralph.path / ".ralph/iterations/001/verification.json").read_text())
+        integrity = next(c for c in data["checks"] if c["name"] == "integrity")
+        assert (result.ret == 0) is done, data
+        if done:
+            assert integrity["status"] == "passed", integrity
+            assert "released (weakened-test)" in integrity["summary"], integrity
+        else:
+            assert integrity["status"] == "failed", integrity
+        ralph.git("checkout", "-q", "-f", "main")
+        ralph.git("clean", "-q", "-f", "-d", "-x")
