@@ -255,7 +255,7 @@ def report(results: dict[str, list[Commit]]) -> dict[str, Any]:
                 if mode == "default" and ok:
                     row["default_explained"] += 1
                 text = "\n".join(outcome.failures)
-                named = bool(outcome.files) and "--allow-test-edits" in text
+                named = bool(outcome.files) and "allow = [" in text
                 rows.append(f"{name} {commit.sha[:10]} [{mode}] {outcome.verdict}"
                             f" ({'explained' if ok else 'NOT explained'},"
                             f" {'names the test and its release' if named else 'names no release'}:"
