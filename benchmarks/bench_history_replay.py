@@ -185,7 +185,12 @@ def replay_project(name: str, repo: Path, count: int, deps: tuple[str, ...],
     done: list[Commit] = []
     for index, (parent, sha) in enumerate(pairs, 1):
         commit = describe(repo, parent, sha)
-        (agent / "001.patch").write_text(git(repo, "diff", "--binary", parent, sha))
+        # --no-renames: a rename is a deletion and a creation, which apply (and reverse)
+        # whatever else the commit does to the same paths.
+        # Bytes, as git wrote them: a text round trip would turn "\r\n" into "\n".
+        (agent / "001.patch").write_bytes(subprocess.run(
+            ["git", "-C", str(repo), "diff", "--binary", "--no-renames", parent, sha],
+            capture_output=True, check=True).stdout)
         modes = ("default", "released") if commit.test_side else ("default",)
         for mode in modes:
             checkout(repo, clone, parent)
@@ -220,15 +225,15 @@ def files(outcome: dict[str, Any]) -> set[str]:
 
 def from_log(name: str) -> list[Commit]:
     """The commits a run (perhaps cut short) of ``name`` kept in its ``results.jsonl``."""
-    commits = []
+    commits: dict[str, Commit] = {}
     for line in (HERE / name / "results.jsonl").read_text().splitlines():
         data = json.loads(line)
         commit = Commit(data["sha"], data["subject"], data["test_side"], data["expectations"],
                         data["parent_red"])
         commit.runs = {m: Outcome(o["verdict"], o["failures"], files(o), o["seconds"])
                        for m, o in data["runs"].items()}
-        commits.append(commit)
-    return commits
+        commits[commit.sha] = commit  # a commit replayed again (--only): the last run
+    return list(commits.values())
 
 
 def explained(commit: Commit, outcome: Outcome) -> bool:
@@ -300,7 +305,8 @@ def main() -> int:
         if args.from_log:
             results[name] = from_log(name)
             continue
-        (HERE / name / "results.jsonl").unlink(missing_ok=True)
+        if not args.only:  # --only replays one commit again: its line replaces the kept one
+            (HERE / name / "results.jsonl").unlink(missing_ok=True)
         results[name] = replay_project(name, repo, args.commits, deps.get(name, ()), args.only)
     summary = report(results)
     if args.json:
