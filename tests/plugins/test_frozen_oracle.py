@@ -217,3 +217,18 @@ def test_integrity_counts_a_released_test_edit_as_a_note(ralph: Ralph) -> None:
             assert integrity["status"] == "failed", integrity
         ralph.git("checkout", "-q", "-f", "main")
         ralph.git("clean", "-q", "-f", "-d", "-x")
+
+
+def test_an_xfail_test_of_the_start_is_not_a_test_skipped_more(ralph: Ralph) -> None:
+    """The start's tests check counts an xfail apart from the skips; integrity's count of
+    the iteration's run must not read it as one more skipped test."""
+    _project(ralph)
+    ralph.makefile("tests/test_known.py", "import pytest\n\n\n@pytest.mark.xfail(strict=True)\n"
+                                          "def test_known_bug():\n    assert 1 == 2\n")
+    ralph.git("add", "-A")
+    ralph.git("commit", "-q", "-m", "a known bug")
+    result = ralph.run("run", "--agent", agent(ralph, WRONG_ADD), "--until", "tests",
+                       "--max-iterations", "1", "fix calc")
+    data = json.loads((ralph.path / ".ralph/iterations/001/verification.json").read_text())
+    assert result.ret == 0, data
+    assert state(ralph)["verdict"]["verdict"] == "complete"
