@@ -150,8 +150,9 @@ def baseline_red(clone: Path) -> bool:
                for c in json.loads(path.read_text())["checks"])
 
 
-def commits_of(repo: Path, count: int, only: str | None) -> list[tuple[str, str]]:
-    chain = git(repo, "rev-list", "--first-parent", f"-n{count + 1}", "HEAD").split()[::-1]
+def commits_of(repo: Path, count: int, only: str | None, upto: str = "HEAD"
+               ) -> list[tuple[str, str]]:
+    chain = git(repo, "rev-list", "--first-parent", f"-n{count + 1}", upto).split()[::-1]
     pairs = list(itertools.pairwise(chain))
     if only:
         pairs = [(git(repo, "rev-parse", f"{only}^").strip(),
@@ -175,11 +176,11 @@ def describe(repo: Path, parent: str, sha: str) -> Commit:
 
 
 def replay_project(name: str, repo: Path, count: int, deps: tuple[str, ...],
-                   only: str | None) -> list[Commit]:
+                   only: str | None, upto: str) -> list[Commit]:
     base = HERE / name
     clone, agent = base / name, base / "agent"
     agent.mkdir(parents=True, exist_ok=True)
-    pairs = commits_of(repo, count, only)
+    pairs = commits_of(repo, count, only, upto)
     checkout(repo, clone, pairs[0][0])
     python = venv_for(name, clone, deps)
     done: list[Commit] = []
@@ -288,6 +289,9 @@ def main() -> int:
     parser.add_argument("repos", nargs="+", help="NAME=PATH of a git repository")
     parser.add_argument("--commits", type=int, default=50)
     parser.add_argument("--only", help="one commit (with one repository)")
+    parser.add_argument("--upto", default="HEAD",
+                        help="the commit the replay ends at (HEAD~25: a long history in two "
+                             "halves, each under its own NAME)")
     parser.add_argument("--deps", action="append", default=[], help="NAME=pkg,pkg")
     parser.add_argument("--json", type=Path, help="keep every outcome here")
     parser.add_argument("--from-log", action="store_true",
@@ -307,7 +311,8 @@ def main() -> int:
             continue
         if not args.only:  # --only replays one commit again: its line replaces the kept one
             (HERE / name / "results.jsonl").unlink(missing_ok=True)
-        results[name] = replay_project(name, repo, args.commits, deps.get(name, ()), args.only)
+        results[name] = replay_project(name, repo, args.commits,
+                                       deps.get(name.split("-")[0], ()), args.only, args.upto)
     summary = report(results)
     if args.json:
         args.json.write_text(json.dumps({
