@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from ralph_verify.config.until import CheckSpec
     from ralph_verify.loop.session import Session
     from ralph_verify.loop.verdict import VerdictProposal
+    from ralph_verify.plugins.pytest_run.oracle import Oracle
 
 NAME = "integrity"
 BASELINE_FILE = "integrity-baseline.json"
@@ -213,16 +214,25 @@ class IntegrityCheck(Check):
         after = judgement.picture
         failures = tampering + judgement.failures
         failures += compare_collected(before.test_counts, self._collected(ctx))
-        if _oracle_judges(ctx):  # the start's test files run as they were: none can go
+        judged = _oracle_judges(ctx)
+        if judged:  # the start's test files run as they were: none can go or weaken
             from ralph_verify.plugins.pytest_run.oracle import is_test_side
 
-            failures = [f for f in failures if f.code not in _ORACLE_CODES and not (
-                f.code == "deleted-file" and f.path and is_test_side(f.path))]
-            released = _released(ctx)
+            oracle = _oracle(ctx)
+            frozen = set(oracle.frozen) if oracle is not None else set()
+            existed = before.facts.files if before.facts is not None else before.tests
+            moot = [f for f in failures if f.code in _FROZEN_CODES and f.path in frozen
+                    and f.path in existed]
+            judgement.notes += [f"judged by the session start's version ({f.code}): "
+                                f"{f.message}" for f in moot]
+            failures = [f for f in failures if f not in moot and f.code not in _ORACLE_CODES
+                        and not (f.code == "deleted-file" and f.path and is_test_side(f.path))]
+            released = frozenset(oracle.released) if oracle is not None else frozenset()
             judgement.notes += [f"released ({f.code}): {f.message}" for f in failures
                                 if f.path in released and f.code not in _NEVER_RELEASED]
             failures = [f for f in failures
                         if f.path not in released or f.code in _NEVER_RELEASED]
+        failures = [_with_release(f, judged) for f in failures]
         if self._mutates_new_tests(ctx):
             failures += self._idle(ctx, before, after)
         since = f"since {before.ref}" if before.ref \
@@ -281,22 +291,37 @@ _COUNTED = ("passed", "failed", "errors", "skipped")
 #: What the frozen oracle makes moot: a test removed, renamed, split or merged is judged by
 #: the start's test file still passing as it was.
 _ORACLE_CODES = frozenset({"removed-test", "fewer-tests"})
+#: Findings about how an existing test checks, moot in a file the oracle runs as it was
+#: (its verdict is the evidence); the agent's new test files run as they are, so theirs stay.
+_FROZEN_CODES = frozenset({"weakened-test", "new-skip", "new-xfail", "constant-true",
+                           "or-constant", "self-compare", "swallowed-assert", "checks-removed",
+                           "dead-assert"})
 
 
 #: Findings a release of test files never turns into notes.
 _NEVER_RELEASED = frozenset({"gaming", "edited-baseline", "edited-config"})
 
 
-def _released(ctx: VerifyContext) -> frozenset[str]:
-    """The test-side files the user released from the frozen oracle (``allow``,
-    ``--allow-test-edits``): their edits count, so findings about them are notes."""
+def _oracle(ctx: VerifyContext) -> Oracle | None:
+    """What this verification's pytest run was judged with: the frozen test-side files, and
+    those the user released (``allow``, ``--allow-test-edits``), whose edits count."""
     from ralph_verify.plugins.pytest_run import shared_pytest_run
 
     try:
-        oracle = shared_pytest_run(ctx).oracle
+        return shared_pytest_run(ctx).oracle
     except ToolError:
-        return frozenset()
-    return frozenset(oracle.released) if oracle is not None else frozenset()
+        return None
+
+
+def _with_release(failure: Failure, judged: bool) -> Failure:
+    """``failure`` about a test, its message naming how the user releases it."""
+    if failure.code not in _FROZEN_CODES | _ORACLE_CODES or not failure.path:
+        return failure
+    how = (f'allow = ["{failure.path}"] in [tool.ralph-verify.checks.tests], or '
+           "--allow-test-edits" if judged else
+           f'allow = ["{failure.code}:{failure.path}"] in [tool.ralph-verify.checks.integrity]')
+    return replace(failure, message=f"{failure.message}; if the change is intended, the "
+                                    f"user releases it: {how}")
 
 
 def _oracle_judges(ctx: VerifyContext) -> bool:
