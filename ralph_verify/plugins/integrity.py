@@ -220,9 +220,8 @@ class IntegrityCheck(Check):
 
             oracle = _oracle(ctx)
             frozen = set(oracle.frozen) if oracle is not None else set()
-            existed = before.facts.files if before.facts is not None else before.tests
             moot = [f for f in failures if f.code in _FROZEN_CODES and f.path in frozen
-                    and f.path in existed]
+                    and _judged_as_it_was(f, before, after)]
             judgement.notes += [f"judged by the session start's version ({f.code}): "
                                 f"{f.message}" for f in moot]
             failures = [f for f in failures if f not in moot and f.code not in _ORACLE_CODES
@@ -300,6 +299,19 @@ _FROZEN_CODES = frozenset({"weakened-test", "new-skip", "new-xfail", "constant-t
 
 #: Findings a release of test files never turns into notes.
 _NEVER_RELEASED = frozenset({"gaming", "edited-baseline", "edited-config"})
+
+
+def _judged_as_it_was(failure: Failure, before: Picture, after: Picture) -> bool:
+    """Whether the frozen oracle runs what ``failure`` is about as it was at the start: a
+    start test weakened (``weakened-test``), a marker in a file of the start, a check that
+    cannot fail in a test of the start (the test whose ``def`` is the last one before it).
+    A test the agent added, even to an old file, runs only as it is: its findings stay."""
+    path = failure.path or ""
+    if failure.code in ("weakened-test", "new-skip", "new-xfail"):
+        return path in before.tests or path in before.test_bodies
+    starts = [(body.line, name) for name, body in after.test_bodies.get(path, {}).items()
+              if body.line <= (failure.line or 0)]
+    return bool(starts) and max(starts)[1] in before.test_bodies.get(path, {})
 
 
 def _oracle(ctx: VerifyContext) -> Oracle | None:

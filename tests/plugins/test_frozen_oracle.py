@@ -240,18 +240,21 @@ def test_a_weakened_existing_test_gets_only_the_frozen_tests_failure(ralph: Ralp
         assert code in checks["integrity"]["summary"], checks["integrity"]
 
 
-def test_a_weakened_new_test_keeps_its_finding_naming_the_release(ralph: Ralph) -> None:
-    """The agent's new test files run as they are: a check in one that cannot fail is still
-    a finding, and it says how the user releases the file."""
+@pytest.mark.parametrize("path", ["tests/test_more.py", "tests/test_calc.py"])
+def test_a_weakened_new_test_keeps_its_finding_naming_the_release(ralph: Ralph,
+                                                                   path: str) -> None:
+    """The agent's new tests run only as they are, in a new file or added to an old one: a
+    check in one that cannot fail is still a finding, and it says how the user releases
+    the file."""
     _project(ralph)
     ret, checks = _checks(ralph, WRONG_ADD + (
-        "pathlib.Path('tests/test_more.py').write_text('from calc import add\\n\\n"
+        f"with open('{path}', 'a') as out:\n    out.write('from calc import add\\n\\n"
         "def test_more():\\n    assert add(1, 1) == 3 or True\\n')\n"))
     assert ret != 0 and checks["integrity"]["status"] == "failed", checks
     [finding] = checks["integrity"]["failures"]
-    assert (finding["code"], finding["path"]) == ("or-constant", "tests/test_more.py"), finding
+    assert (finding["code"], finding["path"]) == ("or-constant", path), finding
     assert finding["message"].endswith(
-        'the user releases it: allow = ["tests/test_more.py"] in '
+        f'the user releases it: allow = ["{path}"] in '
         "[tool.ralph-verify.checks.tests], or --allow-test-edits"), finding
 
 
