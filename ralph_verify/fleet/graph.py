@@ -149,7 +149,8 @@ class GraphFleet(Fleet):
                 self._set(job.name, "cancelled", self.cancel_reason)
                 self._release()
                 return
-            self._failed(job.name, "failed", f"its loop ended {verdict}: {record.reason}")
+            self._failed(job.name, rules.ended(verdict), f"its loop ended {verdict}: "
+                                                         f"{record.reason}")
             self._release()
 
     def cancel(self, reason: str) -> None:

@@ -126,6 +126,13 @@ def after_failure(task_list: TaskList, task_id: str, outcome: str,
                         f"depends on {task_id}, {outcome}", stop)
 
 
+def ended(verdict: str) -> str:
+    """A task's status when its loop ended ``verdict`` without completing: ``blocked`` (the
+    agent's ``<promise>BLOCKED``) stays ``blocked``, anything else is ``failed``; both count
+    as failures for :func:`after_failure`."""
+    return "blocked" if verdict == "blocked" else "failed"
+
+
 def final_blocked(rows: Sequence[TaskRecord]) -> str | None:
     """Why the list is ``incomplete`` without a final check (a task neither done nor set
     aside, or passed over with ``--from``); ``None`` when the final check is due."""

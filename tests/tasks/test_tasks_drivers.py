@@ -73,6 +73,12 @@ def project(ralph: Ralph, name: str, text: str) -> None:
     ralph.git_init()
 
 
+def ignore_fleet(ralph: Ralph) -> None:
+    """A fleet's own folder, ``fleet/``, is no change of the project's."""
+    ralph.makefile(".gitignore", ".ralph/\nfleet/\n")
+    ralph.git("commit", "-q", "-am", "fleet/ ignored")
+
+
 @pytest.mark.parametrize("name", list(FORMATS))
 def test_ticking_the_task_or_promising_is_no_done_and_a_broken_earlier_task_is_no_done(
         driver: Driver, name: str) -> None:
@@ -152,6 +158,37 @@ def test_a_failed_task_skips_its_dependents_and_independent_tasks_still_run(
     assert "depends on A, failed" in outcome.rows()["B"]["reason"]
 
 
+@pytest.mark.parametrize("driver", ["run", "hook", "fleet"], indirect=True)
+def test_a_blocked_task_stays_blocked_and_skips_its_dependents(driver: Driver) -> None:
+    project(driver.ralph, "tasks.toml", textwrap.dedent("""\
+        [defaults]
+        prompt = "the task named by $RALPH_TASK_ID"
+
+        [[task]]
+        id = "A"
+        until = "files:a.txt"
+
+        [[task]]
+        id = "B"
+        until = "files:b.txt"
+        depends-on = ["A"]
+
+        [[task]]
+        id = "C"
+        until = "files:c.txt"
+        depends-on = []
+        """))
+    ignore_fleet(driver.ralph)
+    outcome = run_list(driver, {"C": [{"c.txt": "c"}]},
+                       says={"A": ["<promise>BLOCKED: no access to the database</promise>"]})
+    assert outcome.turns == ["A", "C"], outcome.started
+    assert outcome.status() == {"A": ("blocked", 1), "B": ("skipped", 0), "C": ("done", 1)}
+    rows = outcome.rows()
+    assert "no access to the database" in rows["A"]["reason"]
+    assert "depends on A, blocked" in rows["B"]["reason"]
+    assert outcome.table()["verdict"] == "incomplete"
+
+
 def test_a_failing_final_check_gets_a_fix_up_task(driver: Driver) -> None:
     ralph = driver.ralph
     project(ralph, "tasks.toml", textwrap.dedent("""\
@@ -211,8 +248,7 @@ depends-on = []
 def test_a_skipped_task_holds_nothing_up_and_three_failures_in_a_row_end_the_list(
         driver: Driver) -> None:
     project(driver.ralph, "tasks.toml", IN_A_ROW)
-    driver.ralph.makefile(".gitignore", ".ralph/\nfleet/\n")
-    driver.ralph.git("commit", "-q", "-am", "fleet/ ignored")
+    ignore_fleet(driver.ralph)
     outcome = run_list(driver, {"E": [{"e.txt": "e"}], "D": [{"d.txt": "d"}]})
     assert outcome.turns == ["E", "A", "B", "C"], outcome.started  # D never ran
     assert outcome.started.ret == 1 or driver.kind == "hook", outcome.started
