@@ -8,7 +8,9 @@ tasks go to the executor at once, each on a branch from the integration branch's
 merges one branch at a time, in the list's order (dependencies, then file order), and
 verifies the merged tree against the task's gate. A conflict or a failing gate sends the
 task back once, on the new tip, with a note saying why; the second time it is ``failed
-(merge)`` and its branch stays. A task is ``done`` only once merged.
+(merge)`` and its branch stays. A task is ``done`` only once merged. Once every task is, the
+final check runs on the integration branch; if it fails, the rulebook's fix-up task
+``FINAL`` is one more loop from its tip, merged as any task with the final check as gate.
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ralph_verify.config.until import parse_until
+from ralph_verify.config.until import CheckSpec, parse_until
 from ralph_verify.fleet.feed import JobFeed, feeding
 from ralph_verify.fleet.job import JobResult, LoopJob, _git, _worktree_admin
-from ralph_verify.fleet.merge import Integration, MergeOutcome
+from ralph_verify.fleet.merge import GateResult, Integration, MergeOutcome
 from ralph_verify.fleet.run import Fleet
 from ralph_verify.fleet.tasks import LoopSpec
 from ralph_verify.records.fleet import (
@@ -34,7 +36,7 @@ from ralph_verify.records.fleet import (
     MergedTask,
 )
 from ralph_verify.tasks import order as rules
-from ralph_verify.tasks.model import TaskList
+from ralph_verify.tasks.model import Task, TaskList
 from ralph_verify.tasks.prompt import task_text
 from ralph_verify.tasks.state import TaskRecord, initial_reason, initial_status
 
@@ -62,6 +64,8 @@ class GraphFleet(Fleet):
         #: (task, merge commit), in merge order.
         self.merged: list[tuple[str, str]] = []
         self.final: FinalCheck | None = None
+        #: The rulebook's fix-up task, once the final check failed.
+        self.fix_up: Task | None = None
         self.failed_in_a_row = 0
         #: Why the rulebook stopped the list (``on-fail = "stop"``, failures in a row).
         self.stopped: str | None = None
@@ -76,11 +80,20 @@ class GraphFleet(Fleet):
 
     # --- the graph --------------------------------------------------------------------------
 
+    def _task(self, name: str) -> Task:
+        return self.fix_up if self.fix_up and name == rules.FINAL else self.graph.get(name)
+
+    def _gate(self, task: Task) -> dict[str, list[CheckSpec]]:
+        """Folder -> the checks that decide ``task`` (the fix-up task's: the final check)."""
+        if task is self.fix_up:
+            return self._final_specs()
+        return rules.gate(self.graph, task, self.status, extra=self.extra, folders=True)
+
     def _set(self, name: str, status: str, reason: str = "") -> None:
         self.status[name], self.reason[name] = status, reason
         record = self.records.setdefault(name, LoopRecord(name))
         record.title, record.task_status, record.task_reason = (
-            self.graph.get(name).title, status, reason)
+            self._task(name).title, status, reason)
         if status in ("skipped", "done") and record.status != "finished":
             # Never run: skipped for a dependency, or done by the user's word.
             record.status, record.verdict, record.reason = "finished", status, reason
@@ -100,12 +113,40 @@ class GraphFleet(Fleet):
                 for task in rules.ready(self.graph, rules.readiness(self._rows())):
                     self._set(task.id, "running")
                     self.feed.put(self._job(task.id))
-            if not any(status in ("running", "merging") for status in self.status.values()):
+            if not any(status in ("running", "merging") for status in self.status.values()) \
+                    and not self._fixing_up():
                 self.feed.close()
 
+    def _fixing_up(self) -> bool:
+        """Every task done (or set aside): the final check on the integration branch; if it
+        fails, the rulebook's fix-up task as one more loop, once (its job: the first task's,
+        with the fix-up's prompt, checks and iteration cap). True: that loop started."""
+        if self.cancelled.is_set() or self.fix_up is not None or \
+                rules.final_blocked(self._rows()) is not None:
+            return False
+        result = self._check()
+        if result.passed:
+            return False
+        specs = self._final_specs()
+        folder = "." if "." in specs else next(iter(specs), ".")
+        self.fix_up = replace(rules.fix_up_task(specs.get(folder, []), result.feedback),
+                              folder=folder)
+        first = self.planned[self.order[0]]
+        self.planned[rules.FINAL] = replace(
+            first, name=rules.FINAL, folder=folder, prompt=self.fix_up.prompt,
+            branch=f"ralph/fleet-{self.fleet_id}/{rules.FINAL}",
+            run_args=[*first.run_args, "--max-iterations", str(rules.FINAL_ITERATIONS)])
+        self.order.append(rules.FINAL)
+        self._set(rules.FINAL, "running")
+        self.feed.put(self._job(rules.FINAL))
+        return True
+
     def _failed(self, name: str, status: str, reason: str) -> None:
-        """A task failed: the rulebook skips its dependents, or stops the fleet."""
+        """A task failed: the rulebook skips its dependents, or stops the fleet (the fix-up
+        task only ends: the final check decides)."""
         self._set(name, status, reason)
+        if name == rules.FINAL:
+            return
         self.failed_in_a_row += 1
         then = rules.after_failure(self.graph, name, status, self.status, self.failed_in_a_row)
         for other in then.skip:
@@ -117,14 +158,14 @@ class GraphFleet(Fleet):
     def _job(self, name: str, note: str = "") -> LoopJob:
         """The task's job from the integration branch's tip, with ``run --tasks``' task text;
         its loop's checks are its gate in its folder (its agent keeps done tasks green)."""
-        planned, task = self.planned[name], self.graph.get(name)
+        planned, task = self.planned[name], self._task(name)
         args, skip = [], False
         for arg in planned.run_args:
             if skip or arg == "--until":
                 skip = not skip
             elif not arg.startswith("--until="):
                 args.append(arg)
-        specs = rules.gate(self.graph, task, self.status, extra=self.extra, folders=True)
+        specs = self._gate(task)
         gate = self.loop_gate[name] = [spec.text for spec in specs.get(task.folder, [])]
         if gate:
             args += ["--until", ",".join(gate)]
@@ -189,7 +230,7 @@ class GraphFleet(Fleet):
             self._release()
 
     def _merge(self, job: LoopJob) -> None:
-        task = self.graph.get(job.name)
+        task = self._task(job.name)
         if self.cancelled.is_set():
             with self._lock:
                 self._set(job.name, "cancelled", "not merged: " + self.cancel_reason)
@@ -197,8 +238,8 @@ class GraphFleet(Fleet):
         record = self.records[job.name]
         message = (f"{task.id}: {task.title}\n\nRalph-Task: {task.id}\n"
                    f"Ralph-Fleet: {self.fleet_id}\n")
-        gate = {folder: [spec.text for spec in group] for folder, group in
-                rules.gate(self.graph, task, self.status, extra=self.extra, folders=True).items()}
+        gate = {folder: [spec.text for spec in group]
+                for folder, group in self._gate(task).items()}
         clock = time.monotonic()
         # Nothing merged since the task's loop started from the tip, and its loop ran this
         # very gate: the merged tree is the one its loop verified, no second verification.
@@ -300,22 +341,32 @@ class GraphFleet(Fleet):
 
     def _final(self) -> tuple[str, str]:
         """The list's verdict: the rulebook's ``final`` check on the integration branch once
-        every task is done (default: every task's checks + ``--until``, each in its
-        folder)."""
-        blocked = rules.final_blocked(self._rows())
+        every task is done, again after a fix-up task that was merged."""
+        blocked = rules.final_blocked([row for row in self._rows() if row.id != rules.FINAL])
         if blocked is not None:
             return "incomplete", blocked
-        specs = rules.final_specs(self.graph, self.status, extra=self.extra, folders=True)
+        if self.final is None or self.status.get(rules.FINAL) in rules.DONE:
+            self._check()
+        assert self.final is not None
+        if self.final.passed:
+            return "complete", "every task is done and the final check passes"
+        return "final-failed", ("every task is done but the final check fails" +
+                                (", and the fix-up task did not fix it" if self.fix_up else ""))
+
+    def _final_specs(self) -> dict[str, list[CheckSpec]]:
+        """Folder -> the final check (default: every task's checks + ``--until``)."""
+        return rules.final_specs(self.graph, self.status, extra=self.extra, folders=True)
+
+    def _check(self) -> GateResult:
+        """The final check on the integration branch's tip, recorded."""
         clock = time.monotonic()
         result = self.integration.verify({folder: [spec.text for spec in group]
-                                          for folder, group in specs.items()})
+                                          for folder, group in self._final_specs().items()})
         self.final = FinalCheck(result.passed, result.checks, result.feedback[-4000:],
                                 round(time.monotonic() - clock, 3))
         self.say(f"final check on {self.integration.branch}: "
                  f"{'passed' if result.passed else 'failed'}")
-        if result.passed:
-            return "complete", "every task is done and the final check passes"
-        return "final-failed", "every task is done but the final check fails"
+        return result
 
     def complete(self) -> bool:
         """Every task done (merged, already, or the user's ``done``) and the final check

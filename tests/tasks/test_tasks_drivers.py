@@ -189,21 +189,33 @@ def test_a_blocked_task_stays_blocked_and_skips_its_dependents(driver: Driver) -
     assert outcome.table()["verdict"] == "incomplete"
 
 
-def test_a_failing_final_check_gets_a_fix_up_task(driver: Driver) -> None:
-    ralph = driver.ralph
-    project(ralph, "tasks.toml", textwrap.dedent("""\
+@pytest.mark.parametrize("driver", ["run", "hook", "fleet"], indirect=True)
+@pytest.mark.parametrize("fixed", [True, False])
+def test_a_failing_final_check_gets_a_fix_up_task(driver: Driver, fixed: bool) -> None:
+    project(driver.ralph, "tasks.toml", textwrap.dedent("""\
         [defaults]
         keep = "files:tasks.toml"
         final = "files:a.txt,files:final.txt"
+        prompt = "the task named by $RALPH_TASK_ID"
 
         [[task]]
         id = "A"
         until = "files:a.txt"
+        depends-on = []
         """))
-    outcome = run_list(driver, {"A": [{"a.txt": "A"}], "FINAL": [{"final.txt": "F"}]})
-    assert outcome.turns == ["A", "FINAL"]
-    assert outcome.table()["verdict"] == "complete"
-    assert outcome.status() == {"A": ("done", 1), "FINAL": ("done", 1)}
+    ignore_fleet(driver.ralph)
+    fix_up = [{"final.txt": "F"}] if fixed else []
+    outcome = run_list(driver, {"A": [{"a.txt": "A"}], "FINAL": fix_up})
+    cap = 1 if fixed else 3  # the fix-up task's iteration cap
+    assert outcome.turns == ["A"] + ["FINAL"] * cap, outcome.started
+    data = outcome.table()
+    assert data["verdict"] == ("complete" if fixed else "final-failed"), data
+    assert outcome.status() == {"A": ("done", 1),
+                                "FINAL": ("done" if fixed else "failed", cap)}
+    assert driver.kind == "hook" or outcome.started.ret == (0 if fixed else 1), outcome.started
+    if driver.kind == "fleet":  # the fix-up was merged, and the final check passed after it
+        final = json.loads((driver.ralph.path / "fleet/fleet.json").read_text())
+        assert final["integration"]["final"]["passed"] is fixed, final["integration"]
 
 
 #: A task the user skipped, one that depends on it, three that fail, one never reached.
