@@ -15,6 +15,8 @@ import socket
 import sys
 import threading
 
+from ralph_verify.exitcode import ExitCode
+
 #: How the bridge says the agent's program cannot run (bubblewrap's own words are
 #: ``bwrap: execvp``): the sandbox's plugin names the program from it.
 BRIDGE_EXEC = "ralph-verify sandbox: execvp "
@@ -23,7 +25,7 @@ BRIDGE_EXEC = "ralph-verify sandbox: execvp "
 def main(argv: list[str]) -> int:
     if len(argv) < 4 or argv[2] != "--" or not argv[1].isdigit():
         sys.stderr.write("usage: python -m ralph_verify.guard.bridge SOCKET PORT -- COMMAND\n")
-        return 2
+        return int(ExitCode.USAGE_ERROR)
     path, port, command = argv[0], int(argv[1]), argv[3:]
     listener = socket.create_server(("127.0.0.1", port))
     if os.fork() == 0:
