@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from ralph_verify.config.until import CheckSpec
     from ralph_verify.loop.session import Session
     from ralph_verify.loop.verdict import VerdictProposal
-    from ralph_verify.plugins.pytest_run.oracle import Oracle
 
 NAME = "integrity"
 BASELINE_FILE = "integrity-baseline.json"
@@ -214,24 +213,16 @@ class IntegrityCheck(Check):
         after = judgement.picture
         failures = tampering + judgement.failures
         failures += compare_collected(before.test_counts, self._collected(ctx))
-        judged = _oracle_judges(ctx)
-        if judged:  # the start's test files run as they were: none can go or weaken
+        if _oracle_judges(ctx):  # the start's test files run as they were: none can go
             from ralph_verify.plugins.pytest_run.oracle import is_test_side
 
-            oracle = _oracle(ctx)
-            frozen = set(oracle.frozen) if oracle is not None else set()
-            moot = [f for f in failures if f.code in _FROZEN_CODES and f.path in frozen
-                    and _judged_as_it_was(f, before, after)]
-            judgement.notes += [f"judged by the session start's version ({f.code}): "
-                                f"{f.message}" for f in moot]
-            failures = [f for f in failures if f not in moot and f.code not in _ORACLE_CODES
-                        and not (f.code == "deleted-file" and f.path and is_test_side(f.path))]
-            released = frozenset(oracle.released) if oracle is not None else frozenset()
+            failures = [f for f in failures if f.code not in _ORACLE_CODES and not (
+                f.code == "deleted-file" and f.path and is_test_side(f.path))]
+            released = _released(ctx)
             judgement.notes += [f"released ({f.code}): {f.message}" for f in failures
                                 if f.path in released and f.code not in _NEVER_RELEASED]
             failures = [f for f in failures
                         if f.path not in released or f.code in _NEVER_RELEASED]
-        failures = [_with_release(f, judged) for f in failures]
         if self._mutates_new_tests(ctx):
             failures += self._idle(ctx, before, after)
         since = f"since {before.ref}" if before.ref \
@@ -290,50 +281,22 @@ _COUNTED = ("passed", "failed", "errors", "skipped")
 #: What the frozen oracle makes moot: a test removed, renamed, split or merged is judged by
 #: the start's test file still passing as it was.
 _ORACLE_CODES = frozenset({"removed-test", "fewer-tests"})
-#: Findings about how an existing test checks, moot in a file the oracle runs as it was
-#: (its verdict is the evidence); the agent's new test files run as they are, so theirs stay.
-_FROZEN_CODES = frozenset({"weakened-test", "new-skip", "new-xfail", "constant-true",
-                           "or-constant", "self-compare", "swallowed-assert", "checks-removed",
-                           "dead-assert"})
 
 
 #: Findings a release of test files never turns into notes.
 _NEVER_RELEASED = frozenset({"gaming", "edited-baseline", "edited-config"})
 
 
-def _judged_as_it_was(failure: Failure, before: Picture, after: Picture) -> bool:
-    """Whether the frozen oracle runs what ``failure`` is about as it was at the start: a
-    start test weakened (``weakened-test``), a marker in a file of the start, a check that
-    cannot fail in a test of the start (the test whose ``def`` is the last one before it).
-    A test the agent added, even to an old file, runs only as it is: its findings stay."""
-    path = failure.path or ""
-    if failure.code in ("weakened-test", "new-skip", "new-xfail"):
-        return path in before.tests or path in before.test_bodies
-    starts = [(body.line, name) for name, body in after.test_bodies.get(path, {}).items()
-              if body.line <= (failure.line or 0)]
-    return bool(starts) and max(starts)[1] in before.test_bodies.get(path, {})
-
-
-def _oracle(ctx: VerifyContext) -> Oracle | None:
-    """What this verification's pytest run was judged with: the frozen test-side files, and
-    those the user released (``allow``, ``--allow-test-edits``), whose edits count."""
+def _released(ctx: VerifyContext) -> frozenset[str]:
+    """The test-side files the user released from the frozen oracle (``allow``,
+    ``--allow-test-edits``): their edits count, so findings about them are notes."""
     from ralph_verify.plugins.pytest_run import shared_pytest_run
 
     try:
-        return shared_pytest_run(ctx).oracle
+        oracle = shared_pytest_run(ctx).oracle
     except ToolError:
-        return None
-
-
-def _with_release(failure: Failure, judged: bool) -> Failure:
-    """``failure`` about a test, its message naming how the user releases it."""
-    if failure.code not in _FROZEN_CODES | _ORACLE_CODES or not failure.path:
-        return failure
-    how = (f'allow = ["{failure.path}"] in [tool.ralph-verify.checks.tests], or '
-           "--allow-test-edits" if judged else
-           f'allow = ["{failure.code}:{failure.path}"] in [tool.ralph-verify.checks.integrity]')
-    return replace(failure, message=f"{failure.message}; if the change is intended, the "
-                                    f"user releases it: {how}")
+        return frozenset()
+    return frozenset(oracle.released) if oracle is not None else frozenset()
 
 
 def _oracle_judges(ctx: VerifyContext) -> bool:

@@ -133,8 +133,8 @@ else:
 
 @pytest.mark.parametrize("integrity", [True, False])
 def test_skipping_a_failing_test_does_not_complete(ralph: Ralph, integrity: bool) -> None:
-    # The frozen oracle runs tests/test_calc.py as it was at the start, skip or no skip:
-    # its failure is the one finding; integrity's rule about the skip is moot, noted only.
+    # The frozen oracle runs tests/test_calc.py as it was at the start, skip or no skip;
+    # integrity's rule explains it where it is on.
     ralph.makepyfile(calc="def add(a, b):\n    return a - b\n", **{"tests/test_calc": """
         from calc import add
 
@@ -158,9 +158,10 @@ def test_skipping_a_failing_test_does_not_complete(ralph: Ralph, integrity: bool
     if not integrity:
         assert "integrity" not in first
         return
-    assert first["integrity"]["status"] == "passed", first["integrity"]
-    assert "judged by the session start's version (new-skip): new skip marker " \
-        "`pytest.mark.skip` at tests/test_calc.py:6" in str(first["integrity"]["summary"])
+    assert first["integrity"]["status"] == "failed"
+    message = ("new skip marker `pytest.mark.skip` at tests/test_calc.py:6: make the test pass "
+               "instead of skipping it (new-skip;")
+    assert message in prompt(ralph, 2)
 
 
 def test_tests_new_allows_failures_that_were_there_at_the_start(ralph: Ralph) -> None:

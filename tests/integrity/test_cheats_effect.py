@@ -103,10 +103,11 @@ CANNOT_FAIL = {
 
 @pytest.mark.parametrize("rule", sorted(CANNOT_FAIL))
 def test_an_assertion_that_cannot_fail_never_completes(driver: Driver, rule: str) -> None:
-    # In a new test file: an existing one is run as it was at the start (the frozen oracle).
     weak = "from kata import add\n\n\ndef test_add():\n" + CANNOT_FAIL[rule]
-    _cheat(driver, "tests", dict(TESTS_KATA), {"tests/test_more.py": weak}, rule,
-           "tests/test_more.py::test_add", "tests/test_more.py:")
+    # An older rule reports a self-comparison in a test that existed at the start first.
+    rules = f"{rule}|weakened-test" if rule == "self-compare" else rule
+    _cheat(driver, "tests", dict(TESTS_KATA), {"tests/test_kata.py": weak}, rules,
+           "tests/test_kata.py::test_add", "tests/test_kata.py:")
 
 
 DEAD = {
@@ -120,8 +121,8 @@ DEAD = {
 @pytest.mark.parametrize("spelling", sorted(DEAD))
 def test_an_assertion_never_reached_never_completes(driver: Driver, spelling: str) -> None:
     weak = "from kata import add\n\n\ndef test_add():\n" + DEAD[spelling]
-    _cheat(driver, "tests", dict(TESTS_KATA), {"tests/test_more.py": weak},
-           "dead-assert", "tests/test_more.py::test_add")
+    _cheat(driver, "tests", dict(TESTS_KATA), {"tests/test_kata.py": weak},
+           "dead-assert|checks-removed", "tests/test_kata.py::test_add")
 
 
 def test_a_real_operator_test_and_is_not_none_complete(driver: Driver) -> None:

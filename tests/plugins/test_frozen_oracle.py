@@ -196,81 +196,27 @@ def test_the_oracle_is_frozen_in_both_drivers(driver: Driver) -> None:
     assert "test_add" in feedback and "frozen" in feedback, feedback
 
 
-def _checks(ralph: Ralph, body: str, *args: str) -> tuple[int, dict[str, dict[str, Any]]]:
-    """One iteration of ``run --until tests`` with integrity on: its exit and its checks."""
-    result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests",
-                       "--max-iterations", "1", *args, "fix calc")
-    data = json.loads((ralph.path / ".ralph/iterations/001/verification.json").read_text())
-    return result.ret, {check["name"]: check for check in data["checks"]}
-
-
-WEAKEN_ADD = ("pathlib.Path('tests/test_calc.py').write_text(pathlib.Path("
-              "'tests/test_calc.py').read_text().replace('assert add(2, 3) == 5', "
-              "'print(add(2, 3))'))\n")
-"""Removes ``test_add``'s only check (weakened-test, checks-removed)."""
-
-
 def test_integrity_counts_a_released_test_edit_as_a_note(ralph: Ralph) -> None:
     """A behaviour changed with its test on purpose (``--allow-test-edits``): the test that
     makes fewer checks is the user's release, named in integrity's summary, not a failure;
-    without the release the start's version of the test judged the fix, so the edit is
-    moot, named in the summary too."""
+    without the release the same change is refused."""
     _project(ralph)
-    for args, note in ((("--allow-test-edits",), "released (weakened-test)"),
-                       ((), "judged by the session start's version (weakened-test)")):
-        ret, checks = _checks(ralph, WRONG_ADD + WEAKEN_ADD, *args)
-        assert ret == 0 and checks["integrity"]["status"] == "passed", checks
-        assert note in checks["integrity"]["summary"], checks["integrity"]
+    body = WRONG_ADD + ("pathlib.Path('tests/test_calc.py').write_text(pathlib.Path("
+                        "'tests/test_calc.py').read_text().replace('assert add(2, 3) == 5', "
+                        "'print(add(2, 3))'))\n")
+    for args, done in ((("--allow-test-edits",), True), ((), False)):
+        result = ralph.run("run", "--agent", agent(ralph, body), "--until", "tests",
+                           "--max-iterations", "1", *args, "fix calc")
+        data = json.loads((ralph.path / ".ralph/iterations/001/verification.json").read_text())
+        integrity = next(c for c in data["checks"] if c["name"] == "integrity")
+        assert (result.ret == 0) is done, data
+        if done:
+            assert integrity["status"] == "passed", integrity
+            assert "released (weakened-test)" in integrity["summary"], integrity
+        else:
+            assert integrity["status"] == "failed", integrity
         ralph.git("checkout", "-q", "-f", "main")
         ralph.git("clean", "-q", "-f", "-d", "-x")
-
-
-def test_a_weakened_existing_test_gets_only_the_frozen_tests_failure(ralph: Ralph) -> None:
-    """Integrity on: a wrong fix with its failing test weakened fails once, by the start's
-    version of the test, not again by integrity's rules about that test."""
-    _project(ralph)
-    ret, checks = _checks(ralph, FIX_MUL_ONLY + WEAKEN_ADD + (
-        "pathlib.Path('tests/test_calc.py').write_text(pathlib.Path('tests/test_calc.py')"
-        ".read_text().replace('assert mul(2, 3) == 6', 'assert mul(2, 3) == 6 or True'))\n"))
-    assert ret != 0 and state(ralph)["verdict"]["verdict"] != "complete", checks
-    assert [f["code"] for f in checks["tests"]["failures"]].count("frozen-tests") == 1, checks
-    assert any("test_add" in str(f) for f in checks["tests"]["failures"]), checks["tests"]
-    assert checks["integrity"]["status"] == "passed", checks["integrity"]
-    for code in ("weakened-test", "or-constant"):
-        assert code in checks["integrity"]["summary"], checks["integrity"]
-
-
-@pytest.mark.parametrize("path", ["tests/test_more.py", "tests/test_calc.py"])
-def test_a_weakened_new_test_keeps_its_finding_naming_the_release(ralph: Ralph,
-                                                                   path: str) -> None:
-    """The agent's new tests run only as they are, in a new file or added to an old one: a
-    check in one that cannot fail is still a finding, and it says how the user releases
-    the file."""
-    _project(ralph)
-    ret, checks = _checks(ralph, WRONG_ADD + (
-        f"with open('{path}', 'a') as out:\n    out.write('from calc import add\\n\\n"
-        "def test_more():\\n    assert add(1, 1) == 3 or True\\n')\n"))
-    assert ret != 0 and checks["integrity"]["status"] == "failed", checks
-    [finding] = checks["integrity"]["failures"]
-    assert (finding["code"], finding["path"]) == ("or-constant", path), finding
-    assert finding["message"].endswith(
-        f'the user releases it: allow = ["{path}"] in '
-        "[tool.ralph-verify.checks.tests], or --allow-test-edits"), finding
-
-
-def test_outside_a_session_a_weakened_test_names_its_release(ralph: Ralph) -> None:
-    """``check --baseline REF`` runs no frozen oracle: a weakened existing test is a finding,
-    released by integrity's own ``allow``."""
-    _project(ralph)
-    path = ralph.path / "tests/test_calc.py"
-    path.write_text(path.read_text().replace("assert add(2, 3) == 5", "print(add(2, 3))"))
-    result = ralph.run("check", "--until", "integrity", "--baseline", "HEAD", "--json")
-    assert result.ret == 1, result
-    failures = result.json()["checks"][0]["failures"]
-    weakened = [f for f in failures if f["code"] == "weakened-test"]
-    assert weakened and weakened[0]["message"].endswith(
-        'the user releases it: allow = ["weakened-test:tests/test_calc.py"] in '
-        "[tool.ralph-verify.checks.integrity]"), failures
 
 
 def test_an_xfail_test_of_the_start_is_not_a_test_skipped_more(ralph: Ralph) -> None:
