@@ -24,10 +24,8 @@ _CACHES = frozenset({".ralph", ".git", "__pycache__", ".pytest_cache", ".mypy_ca
 
 def _git(root: Path, *args: str) -> bytes:
     # GIT_OPTIONAL_LOCKS=0: a diff must not refresh (write) the user's index.
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0",
-           "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
-    proc = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True,
-                          stdin=subprocess.DEVNULL, check=False)
+    proc = subprocess.run(["git", *args], cwd=root, env=git.git_env(GIT_OPTIONAL_LOCKS="0"),
+                          capture_output=True, stdin=subprocess.DEVNULL, check=False)
     if proc.returncode != 0:
         raise git.GitError(f"git {' '.join(args)} failed in {root}: "
                            f"{proc.stderr.decode(errors='replace').strip()}")
