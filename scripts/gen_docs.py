@@ -455,8 +455,9 @@ def _hook_quiet(name: str) -> str:
                "codex": ("`$CODEX_HOME/config.toml`", [f"{k}=false" for k in codex.QUIET_CONFIG]),
                "gemini": ("`.gemini/settings.json`", _flat(gemini.QUIET_SETTINGS)),
                "qwen": ("`.qwen/settings.json`", _flat(qwen.QUIET_SETTINGS))}
-    if name not in written:
-        return "nothing `init` can write (what the CLI still contacts: Quiet, below)"
+    if name not in written:  # Copilot: no setting init could write, flags on its line
+        return ("`--no-auto-update` and `--disable-client-telemetry` on the `copilot` line "
+                "below (Copilot has no setting `init` could write for them)")
     where, keys = written[name]
     return f"{', '.join(f'`{k}`' for k in keys)} in {where} (each one you have not set)"
 
@@ -475,8 +476,7 @@ def _at_a_glance(name: str) -> list[str]:
     both = " and the hook-mode lines" if name in HOOK_MODE else ""
     tested = (f"version {cls.tested_versions[0]}, the real CLI offline against the scripted "
               f"model server in a loopback-only network namespace: the `run` line{both} below, "
-              "as written, a two-iteration fix with 0 outbound attempts"
-              f"{' (in hook mode: not 0, see below)' if name == 'copilot' else ''} "
+              "as written, a two-iteration fix with 0 outbound attempts "
               "(tests/e2e/test_docs_agents_e2e.py); outside "
               f"{cls.tested_versions[0]} up to below {cls.tested_versions[1]}, `run` warns once"
               if cls.tested_versions else

@@ -21,9 +21,14 @@ Tokens: ``--usage-output-file .ralph/agent/copilot-usage.json`` (rewritten each 
 ``modelMetrics.MODEL.usage.inputTokens`` / ``outputTokens``, read after the run (the
 JSON events carry none when the model is the user's own).
 
-Quiet: ``COPILOT_AUTO_UPDATE=false`` always; with the user's own model
-(``COPILOT_PROVIDER_BASE_URL`` set) also ``COPILOT_OFFLINE=true``, without which
-Copilot calls GitHub's service on every run even though the model is the user's.
+Quiet: ``--no-auto-update`` and ``--disable-client-telemetry`` on every command line (no
+update check, no client telemetry; in hook mode the user's line has both: Copilot has no
+settings file for them), ``COPILOT_AUTO_UPDATE=false`` in the environment; with the user's
+own model (``COPILOT_PROVIDER_BASE_URL`` set) also ``COPILOT_OFFLINE=true`` (no GitHub
+login, policy or MCP-registry lookups either). Measured with 1.0.102 and the user's own
+model: without ``--disable-client-telemetry`` a two-iteration loop made 4 to 6 outbound
+attempts, with it none. With GitHub's service Copilot talks to GitHub anyway: the model is
+there.
 
 Set-up: ``npm install -g @github/copilot@1.0.102``. Your own model (OpenAI-compatible):
 ``COPILOT_PROVIDER_BASE_URL=http://HOST:PORT/v1``, ``COPILOT_PROVIDER_API_KEY`` and
@@ -98,7 +103,8 @@ class CopilotAgent(CLIAgent):
         # A new session trusts the project (its hooks, MCP servers, settings); Copilot takes
         # --trust-folder only for a new session.
         argv = [] if continuing else ["--trust-folder"]
-        argv += ["--output-format", "json", "--no-ask-user", "--no-auto-update"]
+        argv += ["--output-format", "json", "--no-ask-user", "--no-auto-update",
+                 "--disable-client-telemetry"]
         argv.append("--allow-all" if self.options.bypass_permissions else "--allow-tool=write")
         if self.options.model:
             argv.append(f"--model={self.options.model}")

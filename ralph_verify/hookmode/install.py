@@ -46,8 +46,8 @@ HOOK_MODE: dict[str, tuple[str, str]] = {
     "qwen": ("ralph-verify start --agent-name qwen --until tests 'make the tests pass'",
              "qwen --approval-mode auto-edit --prompt 'make the tests pass'"),
     "copilot": ("ralph-verify start --agent-name copilot --until tests 'make the tests pass'",
-                "copilot --trust-folder --no-auto-update --allow-tool=write "
-                "--prompt 'make the tests pass'"),
+                "copilot --trust-folder --no-auto-update --disable-client-telemetry "
+                "--allow-tool=write --prompt 'make the tests pass'"),
 }
 
 CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"

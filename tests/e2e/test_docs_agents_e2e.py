@@ -67,9 +67,6 @@ RUN_MODE: dict[str, str] = _agent_support().RUN_MODE
 NOT_RUN = {"amp": "Amp talks only to its own service: it has no endpoint to point at the "
                   "scripted server (its refusals are tested in test_agent_refusals_e2e.py)"}
 
-#: Outbound attempts a CLI still makes in hook mode, as its page says.
-NOT_QUIET = {"copilot"}
-
 
 def _script(name: str) -> list[Step]:
     """The model's two turns: the wrong ``add()``, then (after the blocked stop) the right."""
@@ -124,7 +121,7 @@ def run_as_typed(lines: list[str], name: str, request: pytest.FixtureRequest, ra
                  server: ModelServer) -> subprocess.CompletedProcess[str]:
     """``lines`` typed in bash, in a fresh project, with the real CLI ``name`` set up as its
     user would (endpoint and key only), inside the loopback-only namespace; then the
-    two-iteration fix checked, and 0 outbound attempts unless the CLI's page says otherwise."""
+    two-iteration fix checked, and 0 outbound attempts."""
     cli: AgentCLI = request.getfixturevalue(f"{name}_cli")
     make_project(ralph)
     steps = _script(name)
@@ -143,10 +140,7 @@ def run_as_typed(lines: list[str], name: str, request: pytest.FixtureRequest, ra
     assert (ralph.path / "calc.py").read_text() == RIGHT
     requests = server.model_requests(API[name])
     assert len(requests) == len(steps) and FAILURE in requests[len(steps) // 2].text, output
-    # Copilot's calls home stop only with COPILOT_OFFLINE=true, which needs the user's own
-    # provider: docs/hook-mode.md says so (this fails the day it is quiet without).
-    quiet = name not in NOT_QUIET or lines[0].startswith("ralph-verify run ")
-    assert (net.outbound_attempts() == 0) is quiet, net.counters()
+    assert net.outbound_attempts() == 0, net.counters()
     return proc
 
 
