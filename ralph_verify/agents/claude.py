@@ -25,7 +25,10 @@ them Claude Code calls its vendor's hosts besides the model on every run.
 
 Refusals read at once (``agent-error`` on the first iteration, with the fix): no
 credentials ("Not logged in · Please run /login") and a key the API refuses ("Invalid API
-key").
+key"). A refused write is read from the stream (both drivers: the transcript in hook mode);
+a file Claude Code protects ("... which is a sensitive file": ``.git``, ``.vscode``, shell
+profiles, ``.envrc``, its own settings) is refused even with edits accepted, and only
+bypassPermissions (``--yolo``) lifts it: the advice says so.
 
 Cost: what ``--max-cost`` leaves goes to ``--max-budget-usd``, so one runaway run stops
 inside Claude Code instead of overshooting the session's budget.
@@ -45,7 +48,7 @@ from typing import Any
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, is_root, number
-from ralph_verify.agents.vetting import Refusal, json_lines, since
+from ralph_verify.agents.vetting import Refusal, Refused, json_lines, since
 
 #: Claude Code's own switches: no telemetry, auto-updater, error reports or other traffic
 #: but the model's (the user's environment wins).
@@ -60,24 +63,44 @@ REFUSALS = (
 )
 
 
-def claude_refusal(messages: Iterable[dict[str, Any]], start: float = 0.0) -> str | None:
+#: The fix for a write Claude Code's safety check refused (``reasonCode`` ``safetyCheck``:
+#: "... which is a sensitive file", its own settings files). Measured with 2.1.330: refused in
+#: every permission mode but bypassPermissions, allow rules (settings or --allowedTools) or not.
+PROTECTED_FIX = ("Claude Code protects this file (its own settings, .git, .vscode, .idea, shell "
+                 "profiles, .envrc, .mcp.json and the like) in every permission mode but "
+                 "bypassPermissions, allow rules or not: make this change yourself, or let Claude "
+                 "Code make it with 'run --yolo' (in hook mode: start it with --permission-mode "
+                 "bypassPermissions)")
+
+
+def claude_refusal(messages: Iterable[dict[str, Any]], start: float = 0.0) -> Refused | None:
     """The first tool result since ``start`` that Claude Code's permission mode refused (its
     transcript's ``permissionDecision``, stream-json's ``tool_result_meta``: ``reject`` by
-    ``config``, not by a hook such as the guard), as the model read it."""
+    ``config``, not by a hook such as the guard), as the model read it; with
+    :data:`PROTECTED_FIX` when its safety check refused it (the transcript's ``reasonCode``,
+    stream-json's ``permission_denied`` event before the result)."""
+    safety: set[object] = set()
     for message in messages:
+        if message.get("subtype") == "permission_denied" and \
+                message.get("decision_reason_type") == "safetyCheck":
+            safety.add(message.get("tool_use_id"))
         if not since(message, start):
             continue
-        decisions = [message.get("permissionDecision"),
+        decisions = [as_dict(d) for d in (message.get("permissionDecision"),
                      *(as_dict(meta).get("permission_decision")
-                       for meta in message.get("tool_result_meta") or [])]
-        if not any(as_dict(d).get("decision") == "reject" and as_dict(d).get("source") == "config"
-                   for d in decisions):
+                       for meta in message.get("tool_result_meta") or []))]
+        rejected = [d for d in decisions
+                    if d.get("decision") == "reject" and d.get("source") == "config"]
+        if not rejected:
             continue
-        for block in as_dict(message.get("message")).get("content") or []:
-            content = as_dict(block).get("content")
-            if as_dict(block).get("type") == "tool_result" and isinstance(content, str):
-                return content
-        return "a tool call was refused"
+        said: str = "a tool call was refused"
+        protected = any(d.get("reasonCode") == "safetyCheck" for d in rejected)
+        for block in map(as_dict, as_dict(message.get("message")).get("content") or []):
+            if block.get("type") == "tool_result" and isinstance(block.get("content"), str):
+                said = block["content"]
+                protected = protected or block.get("tool_use_id") in safety
+                break
+        return Refused(said, PROTECTED_FIX if protected else None)
     return None
 
 
@@ -129,7 +152,7 @@ class ClaudeAgent(CLIAgent):
         return parse_claude_messages(json_lines(lines))
 
     def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
-                      start: float) -> str | None:
+                      start: float) -> Refused | None:
         return claude_refusal(json_lines(lines))
 
 

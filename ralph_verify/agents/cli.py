@@ -32,6 +32,7 @@ from ralph_verify.agents.limits import OUTAGE, RATE_LIMIT, Unavailable, classify
 from ralph_verify.agents.runner import OutputSink, run_agent_process
 from ralph_verify.agents.vetting import (
     Refusal,
+    Refused,
     find_refusal,
     refusal_text,
     version_warning,
@@ -186,7 +187,7 @@ class CLIAgent:
         return ""
 
     def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
-                      start: float) -> str | None:
+                      start: float) -> Refused | None:
         """What the CLI's own sandbox or permission mode refused in this run (read from its
         output ``lines`` or its transcript), or None."""
         return None
@@ -232,8 +233,8 @@ class CLIAgent:
                            input_tokens=parsed.input_tokens, output_tokens=parsed.output_tokens,
                            cost_usd=parsed.cost_usd, turns=parsed.turns,
                            session_id=parsed.session_id, error=refused,
-                           refused=write_refused and refusal_text(self.name, write_refused,
-                                                                  self.write_fix),
+                           refused=None if write_refused is None else
+                           refusal_text(self.name, write_refused, self.write_fix),
                            idle_s=request.idle_timeout if outcome.idle else None,
                            survivors=outcome.survivors,
                            unavailable=None if outcome.idle or outcome.timed_out

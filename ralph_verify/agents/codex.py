@@ -46,7 +46,7 @@ from typing import Any
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict
-from ralph_verify.agents.vetting import Refusal, json_lines, since
+from ralph_verify.agents.vetting import Refusal, Refused, json_lines, since
 
 #: Codex config keys set false for each run: no update check, no analytics, and no
 #: plugin or app lists fetched from OpenAI's service (Codex fetches them on every start).
@@ -66,7 +66,7 @@ REFUSALS = (
 READ_ONLY = re.compile(r"^.*(?:Read-only file system|read-only sandbox).*$", re.MULTILINE)
 
 
-def codex_refusal(events: Iterable[dict[str, Any]], start: float = 0.0) -> str | None:
+def codex_refusal(events: Iterable[dict[str, Any]], start: float = 0.0) -> Refused | None:
     """The first tool output since ``start`` of a turn Codex ran in its ``read-only`` sandbox
     that says a write failed for it (the session file records each turn's ``sandbox_policy``;
     a Stop hook's block continues the turn)."""
@@ -80,7 +80,7 @@ def codex_refusal(events: Iterable[dict[str, Any]], start: float = 0.0) -> str |
             output = payload.get("output")
             match = READ_ONLY.search(output if isinstance(output, str) else json.dumps(output))
             if match:
-                return match.group(0).strip()
+                return Refused(match.group(0).strip())
     return None
 
 
@@ -136,7 +136,7 @@ class CodexAgent(CLIAgent):
         return "\n" + "\n".join(outputs[-20:])
 
     def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
-                      start: float) -> str | None:
+                      start: float) -> Refused | None:
         for path in _session_file(env, parsed):
             try:
                 with path.open(encoding="utf-8", errors="replace") as handle:

@@ -57,6 +57,15 @@ class Refusal:
         return line if len(line) <= _QUOTE else line[:_QUOTE] + "..."
 
 
+@dataclass(frozen=True)
+class Refused:
+    """A write the CLI's own sandbox or permission mode refused: what it told the model, and
+    the fix when no flag of the driver's lifts it (else the driver's own fix)."""
+
+    said: str
+    fix: str | None = None
+
+
 def _json_string_around(text: str, begin: int, end: int) -> str | None:
     """The JSON string literal holding ``text[begin:end]``, decoded; None if not in one."""
     def quote_at(index: int) -> bool:
@@ -215,15 +224,16 @@ def refused_write(agent: str, transcript: Path, start: float) -> str | None:
     read = getattr(importlib.import_module(f"ralph_verify.agents.{module}"), function)
     try:
         with transcript.open(encoding="utf-8", errors="replace") as handle:
-            found: str | None = read(json_lines(handle), start)
+            found: Refused | None = read(json_lines(handle), start)
     except OSError:
         return None
     return refusal_text(agent, found, fix) if found else None
 
 
-def refusal_text(agent: str, found: str, fix: str) -> str:
-    quoted = found if len(found) <= _QUOTE else found[:_QUOTE] + "..."
-    return f"{agent}'s own sandbox or permission mode refused a write: {quoted!r}; fix: {fix}"
+def refusal_text(agent: str, found: Refused, fix: str) -> str:
+    said = found.said if len(found.said) <= _QUOTE else found.said[:_QUOTE] + "..."
+    return (f"{agent}'s own sandbox or permission mode refused a write: {said!r}; "
+            f"fix: {found.fix or fix}")
 
 
 #: agent -> (its module, the module's transcript reader, the fix in hook mode).

@@ -5,6 +5,8 @@ refuses an edit it has no permission for. Either way the agent changes nothing a
 only to the model. In both drivers (``run`` and the Stop hook) ralph-verify reads the refusal
 from the agent's transcript, tells the user once with the flag to add, tells the model, and
 ends ``agent-error`` with that advice after two refused turns in a row, not ``stalled``.
+A file Claude Code protects (``.envrc`` here) is refused even with edits accepted, as
+``run`` and the hook-mode line give them: the advice then names what does lift it.
 """
 
 from __future__ import annotations
@@ -30,15 +32,28 @@ HOOK = f"{shlex.quote(sys.executable)} -m ralph_verify"
 TURNS: dict[str, list[Step]] = {
     "codex": [codex_exec(f"cat > calc.py <<'EOF'\n{WRONG}EOF"), text("Wrote calc.py.")],
     "claude": [claude_write("calc.py", WRONG), text("Wrote calc.py.")],
+    "claude-protected": [claude_write(".envrc", "export CALC=1\n"), text("Wrote .envrc.")],
 }
-API = {"codex": "responses", "claude": "anthropic"}
-SAID = {"codex": "Read-only file system", "claude": "you haven't granted it yet"}
-FIX = {"codex": "--sandbox workspace-write", "claude": "--permission-mode acceptEdits"}
-#: Run: an --agent-arg that takes back the mode ralph-verify gives the agent.
+CASES = list(TURNS)
+API = {"codex": "responses", "claude": "anthropic", "claude-protected": "anthropic"}
+SAID = {"codex": "Read-only file system", "claude": "you haven't granted it yet",
+        "claude-protected": "which is a sensitive file"}
+FIX = {"codex": "--sandbox workspace-write", "claude": "--permission-mode acceptEdits",
+       "claude-protected": "--permission-mode bypassPermissions"}
+#: Run: an --agent-arg that takes back the mode ralph-verify gives the agent (none: the
+#: protected file is refused in the mode run gives).
 NO_WRITE_ARGS = {"codex": ["--agent-arg=-c", "--agent-arg=sandbox_mode=\"read-only\""],
-                 "claude": ["--agent-arg=--permission-mode", "--agent-arg=default"]}
+                 "claude": ["--agent-arg=--permission-mode", "--agent-arg=default"],
+                 "claude-protected": []}
 RUN_FIX = {"codex": "drop the --agent-arg that makes it read-only",
-           "claude": "drop the --agent-arg that overrides it"}
+           "claude": "drop the --agent-arg that overrides it",
+           "claude-protected": "make this change yourself, or let Claude Code make it with "
+                               "'run --yolo'"}
+
+
+def _cli(request: pytest.FixtureRequest, case: str) -> AgentCLI:
+    cli: AgentCLI = request.getfixturevalue(f"{case.split('-')[0]}_cli")
+    return cli
 
 
 def _check_model_told(server: ModelServer, name: str) -> None:
@@ -50,15 +65,15 @@ def _check_model_told(server: ModelServer, name: str) -> None:
     assert "refused by your own sandbox" not in requests[1].text
 
 
-@pytest.mark.parametrize("name", ["codex", "claude"])
+@pytest.mark.parametrize("name", CASES)
 def test_run_says_a_refused_write_once_and_ends_agent_error(
         name: str, request: pytest.FixtureRequest, ralph: Ralph, agent_home: Path,
         offline_net: OfflineNet, offline_server: ModelServer) -> None:
-    cli: AgentCLI = request.getfixturevalue(f"{name}_cli")
+    cli = _cli(request, name)
     make_project(ralph)
     offline_server.script(*TURNS[name], *TURNS[name])
     env = cli.env(agent_home, offline_server.url)
-    proc = run_loop(ralph, env, "--agent", name, *NO_WRITE_ARGS[name], net=offline_net)
+    proc = run_loop(ralph, env, "--agent", cli.name, *NO_WRITE_ARGS[name], net=offline_net)
     result = json.loads(proc.stdout[proc.stdout.index("{"):])
     assert result["verdict"] == "agent-error", result
     assert len(result["iterations"]) == 2, result
@@ -71,8 +86,9 @@ def test_run_says_a_refused_write_once_and_ends_agent_error(
 
 
 def _hook_mode(ralph: Ralph, cli: AgentCLI, home: Path, server: ModelServer,
-               net: OfflineNet) -> subprocess.CompletedProcess[str]:
-    """``init`` and ``start``, then the agent without the mode that lets it write."""
+               net: OfflineNet, *args: str) -> subprocess.CompletedProcess[str]:
+    """``init`` and ``start``, then the agent without the mode that lets it write (or with
+    ``args`` added)."""
     make_project(ralph)
     env = cli.env(home, server.url)
     ralph.env.update({key: env[key] for key in ("CODEX_HOME",) if key in env})
@@ -82,17 +98,21 @@ def _hook_mode(ralph: Ralph, cli: AgentCLI, home: Path, server: ModelServer,
     argv = ([str(cli.executable), "exec", "--dangerously-bypass-hook-trust", TASK]
             if cli.name == "codex" else
             [str(cli.executable), "-p", TASK, "--model", "claude-test-model"])
+    argv += args
     return subprocess.run([*net.prefix(), *argv], cwd=ralph.path, env=env, capture_output=True,
                           text=True, timeout=240, stdin=subprocess.DEVNULL, pass_fds=(net.fd,))
 
 
-@pytest.mark.parametrize("name", ["codex", "claude"])
+@pytest.mark.parametrize("name", CASES)
 def test_the_stop_hook_reads_a_refused_write_from_the_transcript(
         name: str, request: pytest.FixtureRequest, ralph: Ralph, agent_home: Path,
         offline_net: OfflineNet, offline_server: ModelServer) -> None:
-    cli: AgentCLI = request.getfixturevalue(f"{name}_cli")
+    cli = _cli(request, name)
     offline_server.script(*TURNS[name], *TURNS[name])
-    proc = _hook_mode(ralph, cli, agent_home, offline_server, offline_net)
+    # The protected file: with edits accepted, as the hook-mode line starts Claude Code.
+    proc = _hook_mode(ralph, cli, agent_home, offline_server, offline_net,
+                      *(["--permission-mode", "acceptEdits"] if name == "claude-protected"
+                        else []))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     _check_model_told(offline_server, name)
     data = json.loads((ralph.path / ".ralph" / "state.json").read_text())
