@@ -21,14 +21,11 @@ Tokens: ``--usage-output-file .ralph/agent/copilot-usage.json`` (rewritten each 
 ``modelMetrics.MODEL.usage.inputTokens`` / ``outputTokens``, read after the run (the
 JSON events carry none when the model is the user's own).
 
-Quiet: ``--no-auto-update`` and ``--disable-client-telemetry`` on every command line (no
-update check, no client telemetry; in hook mode the user's line has both: Copilot has no
-settings file for them), ``COPILOT_AUTO_UPDATE=false`` in the environment; with the user's
-own model (``COPILOT_PROVIDER_BASE_URL`` set) also ``COPILOT_OFFLINE=true`` (no GitHub
-login, policy or MCP-registry lookups either). Measured with 1.0.102 and the user's own
-model: without ``--disable-client-telemetry`` a two-iteration loop made 4 to 6 outbound
-attempts, with it none. With GitHub's service Copilot talks to GitHub anyway: the model is
-there.
+Quiet: ``--no-auto-update --disable-client-telemetry`` on every command line (the hook-mode
+line too: Copilot has no setting for them), ``COPILOT_AUTO_UPDATE=false``, and with the
+user's own model (``COPILOT_PROVIDER_BASE_URL``) ``COPILOT_OFFLINE=true``. Measured with
+1.0.102 and the user's own model: 4 to 6 outbound attempts per two-iteration loop without
+``--disable-client-telemetry``, none with it.
 
 Set-up: ``npm install -g @github/copilot@1.0.102``. Your own model (OpenAI-compatible):
 ``COPILOT_PROVIDER_BASE_URL=http://HOST:PORT/v1``, ``COPILOT_PROVIDER_API_KEY`` and
