@@ -32,6 +32,7 @@ from ralph_verify.proc.process import (
     start_watchdog,
     stop_watchdog,
 )
+from ralph_verify.proc.signals import held
 from ralph_verify.redact import redact
 from ralph_verify.terminal_text import strip_controls
 
@@ -225,36 +226,30 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
         shell = False
         kwargs["pass_fds"] = (*wrap_fds, report[1])
     started = time.monotonic()
-    try:
-        stdin = stdin_path.open("rb") if stdin_path is not None else subprocess.DEVNULL
-        try:
-            proc = subprocess.Popen(
-                argv if not shell or isinstance(argv, str) else " ".join(argv),
-                cwd=cwd, env=child_env, shell=shell, stdin=stdin, stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT, **kwargs,  # type: ignore[call-overload]  # kwargs differ per OS
-            )
-        finally:
-            if not isinstance(stdin, int):
-                stdin.close()
-    except BaseException:
-        if report is not None:
-            os.close(report[0])
-        raise
-    finally:
-        if report is not None:
-            os.close(report[1])  # the reaper holds its own copy
-    assert proc.stdout is not None
     outcome = ProcessOutcome(exit_code=None, duration_s=0.0)
     deadline = started + timeout
-    watchdog = reader = None
-    # From the moment the agent exists, a Ctrl-C or SIGTERM (a KeyboardInterrupt anywhere
-    # below, starting the watchdog included) ends it: a cancel arriving while the watchdog
-    # started left the agent running after the loop (and a fleet that waited for the loop).
+    proc: subprocess.Popen[bytes] | None = None
+    watchdog: subprocess.Popen[bytes] | None = None
+    reader: threading.Thread | None = None
+    # A Ctrl-C or SIGTERM while the agent, its watchdog and its reader start waits (held) until
+    # they are ours, then raises inside the kill-on-exit guard: raised inside Popen, it left the
+    # agent running after its loop ended (and after a fleet stopped on its cost limit).
     try:
-        watchdog = start_watchdog(proc.pid, mark)  # kills the agent's processes if we die
-        reader = threading.Thread(target=sink.pump, args=(proc.stdout,), daemon=True,
-                                  name="ralph-agent-output")
-        reader.start()
+        try:
+            with (stdin_path.open("rb") if stdin_path is not None
+                  else contextlib.nullcontext(subprocess.DEVNULL)) as stdin, held():
+                proc = subprocess.Popen(
+                    argv if not shell or isinstance(argv, str) else " ".join(argv),
+                    cwd=cwd, env=child_env, shell=shell, stdin=stdin, stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT, **kwargs,  # type: ignore[call-overload]  # kwargs differ per OS
+                )
+                watchdog = start_watchdog(proc.pid, mark)  # kills the agent's processes if we die
+                reader = threading.Thread(target=sink.pump, args=(proc.stdout,), daemon=True,
+                                          name="ralph-agent-output")
+                reader.start()
+        finally:
+            if report is not None:
+                os.close(report[1])  # the reaper holds its own copy
         idle = IdleWatch(cwd, sink, idle_timeout) if idle_timeout > 0 else None
         while proc.poll() is None:
             if cancel.is_set():
@@ -271,15 +266,18 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
     finally:
         # Always: kill the whole group (what is left of it after a normal exit,
         # too: an agent's background children must not outlive its turn).
-        kill_process_group(proc, mark)
+        if proc is not None:
+            kill_process_group(proc, mark)
         if watchdog is not None:
             stop_watchdog(watchdog)
-        if reader is not None:
+        if reader is not None and reader.is_alive():
             reader.join(timeout=10)
-        if reader is None or not reader.is_alive():  # else a survivor holds the pipe:
+        if proc is not None and proc.stdout is not None and (
+                reader is None or not reader.is_alive()):  # else a survivor holds the pipe:
             proc.stdout.close()  # closing it would hang on the reader's lock
         if report is not None:
             outcome.survivors = read_survivors(report[0])
+    assert proc is not None  # else Popen raised
     outcome.exit_code = proc.returncode
     outcome.duration_s = time.monotonic() - started
     for line in outcome.survivors:

@@ -6,6 +6,9 @@ and interrupts the main thread with ``KeyboardInterrupt`` so whatever it waits
 for (the agent, a check, a rate-limit countdown) stops; the run then writes
 its state with the verdict ``cancelled``. The cancel file is the portable
 path: a watcher thread notices it within a fraction of a second.
+
+While a child process starts (:func:`held`) the interrupt waits: ``Popen`` interrupted
+after its fork leaves the child running with no one holding its pid.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from types import FrameType
 from ralph_verify.proc.periodic import every
 
 _POLL_S = 0.2
+#: The interrupt a signal raised while :func:`held` was active, raised when it ends.
+_held: list[KeyboardInterrupt | None] = []
 
 
 @contextmanager
@@ -42,6 +47,9 @@ def cancel_on_signals(callback: Callable[[str], bool]) -> Iterator[None]:
         received.append(signum)
         name = names.get(signal.Signals(signum), str(signum))
         if callback(name):
+            if _held:
+                _held[-1] = KeyboardInterrupt(name)
+                return
             raise KeyboardInterrupt(name)
 
     saved = {sig: signal.signal(sig, handler) for sig in names}
@@ -53,6 +61,23 @@ def cancel_on_signals(callback: Callable[[str], bool]) -> Iterator[None]:
             # words (summary, exit code 130): ignored, also while the interpreter shuts down
             # (it puts back the default action of signals that have a Python handler).
             signal.signal(sig, signal.SIG_IGN if received else old)
+
+
+@contextmanager
+def held() -> Iterator[None]:
+    """While inside, the interrupt of :func:`cancel_on_signals` waits, and is raised on
+    leaving: start a child inside, within the ``try`` whose ``finally`` ends it, so that a stop
+    arriving as it starts ends it instead of leaving it behind."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers run on the main thread only
+        return
+    _held.append(None)
+    try:
+        yield
+    finally:
+        interrupt = _held.pop()
+        if interrupt is not None:
+            raise interrupt
 
 
 @contextmanager
