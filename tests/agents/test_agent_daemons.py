@@ -157,3 +157,65 @@ def test_a_process_that_could_not_be_ended_is_named() -> None:
                                   f"pid {alive.pid} (python -c sleep)")
     record = agent_record(result)
     assert record is not None and record.survivors == survivors
+
+
+#: Runs as pid 1 of the namespace: ATTEMPTS times, a SIGTERM reaches the main thread just as
+#: the agent's process exists (as the fleet's cost stop can), under the run's signal handling;
+#: then lists the processes of the agent (their command line has TOKEN) still alive.
+STOPPED_AS_IT_STARTS = """\
+import json, os, signal, sys, threading
+from pathlib import Path
+from ralph_verify.agents.runner import OutputSink, run_agent_process
+from ralph_verify.proc.signals import cancel_on_signals
+
+token, folder, attempts = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
+children = Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+
+
+def stop_when_started(main, before):
+    while not set(children.read_text().split()) - before:
+        pass
+    signal.pthread_kill(main, signal.SIGTERM)
+
+
+stopped = 0
+for attempt in range(attempts):
+    stopper = threading.Thread(target=stop_when_started,
+                               args=(threading.get_ident(), set(children.read_text().split())))
+    with cancel_on_signals(lambda name: True):
+        stopper.start()
+        try:
+            run_agent_process([sys.executable, "-c", "import time; time.sleep(120)", token],
+                              cwd=folder, env=os.environ,
+                              sink=OutputSink(folder / f"agent-{attempt}.log"), timeout=300,
+                              cancel=threading.Event())
+        except KeyboardInterrupt:
+            stopped += 1
+        stopper.join()
+left = []
+for name in os.listdir("/proc"):
+    try:
+        command = open(f"/proc/{name}/cmdline", "rb").read()
+        state = open(f"/proc/{name}/stat").read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        continue
+    if name.isdigit() and int(name) != os.getpid() and token.encode() in command \
+            and state != "Z":
+        left.append(command.replace(b"\\0", b" ").decode())
+print(json.dumps({"stopped": stopped, "left": left}))
+"""
+
+
+def test_an_agent_stopped_as_it_starts_is_ended(tmp_path: Path) -> None:
+    """A SIGTERM (the fleet's cost stop) or Ctrl-C that reached a loop while its agent's
+    ``Popen`` waited for the exec was raised inside ``Popen``: the agent ran on with no one
+    holding its pid, after its loop and the fleet had ended. It waits until the agent is
+    started, then ends it with everything it started."""
+    token = f"ralph-stopped-{uuid.uuid4().hex[:12]}"
+    script = tmp_path / "stopped.py"
+    script.write_text(STOPPED_AS_IT_STARTS)
+    done = _in_new_pid_namespace([sys.executable, str(script), token, str(tmp_path), "5"],
+                                 tmp_path)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen == {"stopped": 5, "left": []}, seen
