@@ -20,6 +20,15 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     assert "\npython3 scripts/test.py\n" in readme
 
 
+def test_the_readme_is_short_and_points_to_a_page_per_command_family() -> None:
+    """What a newcomer needs fits in under 400 lines; each command family's details, options
+    included, are on its own page."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) < 400
+    for page in ("docs/check.md", "docs/run.md", "docs/sessions.md", "docs/hook-mode.md"):
+        assert f"]({page}" in readme and (ROOT / page).is_file(), page
+
+
 def test_readme_documents_every_exit_code_of_check_and_run() -> None:
     from ralph_verify.cli import ExitCode
     from ralph_verify.loop.verdict import EXIT_CODES

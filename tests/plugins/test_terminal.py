@@ -93,6 +93,18 @@ def test_v_shows_excerpts_and_q_drops_the_header_and_qq_everything(ralph: Ralph)
     assert (silent.ret, silent.out) == (1, "")
 
 
+def test_vv_shows_an_excerpt_uncut(ralph: Ralph) -> None:
+    """-v shows a failure's last lines, -vv all of them, as pytest's -vv does not truncate."""
+    ralph.makefile("noisy.py", "for n in range(40):\n    print(f'line {n}')\nraise SystemExit(1)\n")
+    until = 'cmd:"python noisy.py"'
+    verbose = ralph.run("check", "--until", until, "-v").out
+    assert "    ... (25 lines above)" in verbose and "    line 0\n" not in verbose, verbose
+    assert "    line 39\n" in verbose
+    uncut = ralph.run("check", "--until", until, "-vv").out
+    assert "lines above" not in uncut, uncut
+    assert all(f"    line {n}\n" in uncut for n in range(40)), uncut
+
+
 def test_feedback_shows_the_agents_text(ralph: Ralph) -> None:
     _four_problems(ralph)
     result = ralph.run("check", "--until", "lint", "--feedback")
