@@ -114,7 +114,8 @@ def test_recover_brings_back_every_ref_lost_after_the_session(ralph: Ralph) -> N
     before = user_refs(ralph)
     result = ralph.run("run", "--agent", "cmd:echo work > work.txt", "--until",
                        "files:done.txt", "--max-iterations", "1", "go")
-    assert "recovery point" in result.out, result
+    # A clean start: the branch alone, no "and 0 uncommitted file(s)".
+    assert "recovery point: your branch main is kept in " in result.out, result
     shutil.rmtree(ralph.path / ".git")  # a process the agent left behind, or a slip
     recovered = ralph.run("recover")
     assert recovered.ret == 0, recovered
