@@ -6,9 +6,6 @@ and interrupts the main thread with ``KeyboardInterrupt`` so whatever it waits
 for (the agent, a check, a rate-limit countdown) stops; the run then writes
 its state with the verdict ``cancelled``. The cancel file is the portable
 path: a watcher thread notices it within a fraction of a second.
-
-While a child process starts (:func:`held`) the interrupt waits: ``Popen`` interrupted
-after its fork leaves the child running with no one holding its pid.
 """
 
 from __future__ import annotations
@@ -66,8 +63,8 @@ def cancel_on_signals(callback: Callable[[str], bool]) -> Iterator[None]:
 @contextmanager
 def held() -> Iterator[None]:
     """While inside, the interrupt of :func:`cancel_on_signals` waits, and is raised on
-    leaving: start a child inside, within the ``try`` whose ``finally`` ends it, so that a stop
-    arriving as it starts ends it instead of leaving it behind."""
+    leaving: ``Popen`` interrupted after its fork leaves the child running with no one holding
+    its pid, so start a child inside, within the ``try`` whose ``finally`` ends it."""
     if threading.current_thread() is not threading.main_thread():
         yield  # signal handlers run on the main thread only
         return
