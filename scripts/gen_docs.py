@@ -6,8 +6,8 @@
 - ``docs/checks.md``: every check name, its aliases, argument and threshold.
 - ``docs/hooks.md``: every hook of ``ralph_verify/hookspec/`` with its
   signature, flags and docstring.
-- ``docs/agents/NAME.md``: every built-in agent adapter, from its module
-  docstring and the command lines its own ``command()`` builds.
+- ``docs/agents/NAME.md``: every built-in agent adapter, from its page text
+  (``scripts/agent_docs/NAME.rst``) and the command lines its own ``command()`` builds.
 
 ``--check`` writes nothing and exits 1 if a page is out of date (the test
 suite does the same). A setting, option or hook without help text is an error.
@@ -498,8 +498,6 @@ def _at_a_glance(name: str) -> list[str]:
 
 
 def agent_pages(config: Any) -> dict[Path, str]:
-    import importlib
-
     sys.path.insert(0, str(ROOT / "scripts"))
 
     found: dict[Path, str] = {}
@@ -514,14 +512,10 @@ def agent_pages(config: Any) -> dict[Path, str]:
         name = agent_type.name
         arg = {"required": ":ARG", "optional": "[:ARG]"}.get(agent_type.arg, "")
         index.append(f"| [`{name}`]({name}.md) | {_sentence(agent_type.help, f'agent {name}')} |")
-        try:
-            module = importlib.import_module(f"ralph_verify.agents.{name}")
-        except ImportError:
-            raise Undocumented(f"agent {name}: no module ralph_verify/agents/{name}.py whose "
-                               "docstring documents it") from None
-        doc = inspect.getdoc(module) or ""
-        if not doc.strip():
-            raise Undocumented(f"agent {name}: ralph_verify/agents/{name}.py has no docstring")
+        source = ROOT / "scripts" / "agent_docs" / f"{name}.rst"
+        doc = source.read_text(encoding="utf-8").strip() if source.is_file() else ""
+        if not doc:
+            raise Undocumented(f"agent {name}: no page text in {source.relative_to(ROOT)}")
         page = [HEADER, f"# `--agent {name}{arg}`\n",
                 _sentence(agent_type.help, f"agent {name}") + "\n", *_at_a_glance(name),
                 _rst_to_markdown(doc) + "\n", *_command_lines(name),

@@ -1,35 +1,6 @@
 """``aider``: aider in one-shot mode (``--message-file``). Tested offline with version 0.86.2.
 
-Invocation: ``aider --message-file PROMPT --yes-always ...``. ``--yes-always``
-is what makes aider headless: it answers yes to adding and creating files, and
-never to running shell commands (aider asks for an explicit yes there). aider
-has no sandbox or permission mode, so ``--yolo`` changes nothing.
-
-The loop owns the checkpoints and the project's files, so the adapter turns off
-aider's own commits and its ``.gitignore`` edit, and keeps aider's own files
-under ``.ralph/agent/`` instead of the project, so they are neither committed nor
-counted as the agent's changes: the chat and input histories by aider's options,
-and the repo-map cache (``.aider.tags.cache.vN/``, which aider writes at the
-repository's root whatever its options say) by moving it there for the run and
-back to ``.ralph/agent/`` at once after it (the loop measures the agent's changes
-outside the run). The repository's own ``info/exclude`` (never .gitignore)
-lists the cache too, so one left behind by a killed run is not committed either.
-
-Output: plain text (the model's reply and the edits). After each model call
-aider prints ``Tokens: 870 sent, 21 received. Cost: $0.00091 message,
-$0.00091 session.``: those lines give tokens, cost and the number of calls. A
-failed call shows as ``litellm.BadRequestError: ...`` (aider still exits 0).
-
-Quiet: ``--no-check-update``, ``--analytics-disable`` and
-``LITELLM_LOCAL_MODEL_COST_MAP=True`` (litellm's price list is not fetched). aider
-fetches the same list itself, at every start while its copy
-(``~/.aider/caches/model_prices_and_context_window.json``) is missing, empty or a day
-old, and no option stops it: before each run the adapter fills a missing or empty copy
-with the list litellm ships with aider, and keeps an older one fresh.
-
-``--continue-session`` passes ``--restore-chat-history`` (the chat history of
-the previous iterations, kept in ``.ralph/agent/``).
-"""
+Its user documentation is scripts/agent_docs/aider.rst (docs/agents/aider.md)."""
 
 from __future__ import annotations
 

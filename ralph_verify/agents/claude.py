@@ -1,45 +1,6 @@
 """``claude``: Claude Code, headless (``claude -p``). Tested offline with version 2.1.330.
 
-Invocation: ``claude -p --output-format stream-json --verbose`` with the prompt
-on stdin; every message streams to ``agent.log`` as one JSON line, and the last
-line, ``{"type": "result", ...}``, carries ``result`` (final text),
-``num_turns``, ``session_id``, ``usage`` and ``total_cost_usd`` (the same
-object ``--output-format json`` prints alone, which is read as well).
-
-API errors: after its own retries (``CLAUDE_CODE_MAX_RETRIES``, 10 by default,
-about three minutes against a 429) Claude Code ends with ``is_error``, the
-message (``API Error: Request rejected (429) · Rate limit reached...``) as
-``result`` and ``api_error_status``: 429 is a rate limit, 5xx and 529
-(overloaded) an outage, for the loop to wait or retry
-(:mod:`ralph_verify.agents.retry`).
-
-Permissions: ``--permission-mode acceptEdits`` by default (file edits are
-accepted, commands follow the project's own Claude settings); with ``--yolo``
-``--dangerously-skip-permissions``. Claude Code refuses that flag when run as
-root unless ``IS_SANDBOX=1``: the adapter sets it then, and only then (opted
-in, running as root), since root in a loop is usually a container.
-
-Quiet: ``DISABLE_TELEMETRY``, ``DISABLE_AUTOUPDATER``, ``DISABLE_ERROR_REPORTING`` and
-``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC`` are set unless the user set them: without
-them Claude Code calls its vendor's hosts besides the model on every run.
-
-Refusals read at once (``agent-error`` on the first iteration, with the fix): no
-credentials ("Not logged in · Please run /login") and a key the API refuses ("Invalid API
-key"). A refused write is read from the stream (both drivers: the transcript in hook mode);
-a file Claude Code protects ("... which is a sensitive file": ``.git``, ``.vscode``, shell
-profiles, ``.envrc``, its own settings) is refused even with edits accepted, and only
-bypassPermissions (``--yolo``) lifts it: the advice says so.
-
-Cost: what ``--max-cost`` leaves goes to ``--max-budget-usd``, so one runaway run stops
-inside Claude Code instead of overshooting the session's budget.
-
-``--continue-session`` resumes the previous iteration's session
-(``--resume ID``, or ``--continue`` when the id is unknown).
-
-Safety guard: unless ``[tool.ralph-verify.guard] enabled = false``, the run
-gets ralph-verify's PreToolUse hook through ``--settings`` (merged with the
-project's own settings), so destructive tool calls are refused in the loop too.
-"""
+Its user documentation is scripts/agent_docs/claude.rst (docs/agents/claude.md)."""
 
 from __future__ import annotations
 

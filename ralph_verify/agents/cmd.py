@@ -1,15 +1,6 @@
 """``cmd:COMMAND``: any command as the agent.
 
-The rendered prompt arrives on stdin and in the file named by
-``$RALPH_PROMPT_FILE``; ``$RALPH_ITERATION`` (1-based) and
-``$RALPH_SESSION_DIR`` tell where the loop is. The command runs through the
-shell in the project root; its stdout and stderr are the agent's output.
-
-Exit 75 (``EX_TEMPFAIL``) says "the service turned me away": with a line
-``RALPH-RETRY-AFTER: <seconds | ISO 8601 time>`` a rate limit (the loop waits
-until then), without one an outage (retried with backoff); see
-:mod:`ralph_verify.agents.limits`.
-"""
+Its user documentation is scripts/agent_docs/cmd.rst (docs/agents/cmd.md)."""
 
 from __future__ import annotations
 

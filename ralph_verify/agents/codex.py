@@ -1,40 +1,6 @@
 """``codex``: OpenAI Codex CLI, headless (``codex exec``). Tested offline with version 0.169.0.
 
-Invocation: ``codex exec --json --skip-git-repo-check -`` with the prompt on
-stdin (``-``). ``--json`` prints one event per line: ``thread.started``
-(``thread_id``: the session), ``item.completed`` items (``agent_message``
-text; ``error`` items are warnings), ``turn.completed`` (``usage``:
-``input_tokens``, ``output_tokens``) and ``turn.failed`` / ``error``. Codex
-reports no cost. ``--skip-git-repo-check``: the loop keeps its own checkpoints,
-so a project need not be a git repository.
-
-Permissions: Codex's own ``workspace-write`` sandbox by default (edits and
-commands inside the project); with ``--yolo``
-``--dangerously-bypass-approvals-and-sandbox``.
-
-Pitfall: on Linux, Codex's sandbox uses the system's bubblewrap (``bwrap``) when one
-is on PATH. Where that bubblewrap cannot set the sandbox up (seen as root in a
-container, and with ``CODEX_HOME`` under ``/tmp``), every command Codex runs fails and the
-agent changes nothing. The failure shows in Codex's JSON (a ``command_execution`` whose
-output starts ``bwrap:``): the adapter reads it and the first iteration ends
-``agent-error`` with Codex's message and the fix, instead of a loop that stalls.
-Fix: run Codex where bubblewrap works, take ``bwrap`` off Codex's PATH (Codex then uses
-its own sandbox), or use ``--yolo`` inside ``run --sandbox``, which puts the whole agent
-in ralph-verify's own bubblewrap jail.
-
-Quiet: ``-c KEY=false`` for ``check_for_update_on_startup``, ``analytics.enabled``,
-``features.plugins``, ``features.remote_plugin`` and ``features.apps`` (Codex's own config
-keys, for this run only): no update check, no analytics and no plugin or app lists from
-OpenAI's service, only the model call. A later ``--agent-arg=-c
---agent-arg=features.apps=true`` turns one back on.
-
-Safety guard: unless ``[tool.ralph-verify.guard] enabled = false``, each run gets the
-PreToolUse guard as a ``-c hooks.PreToolUse=...`` config value, trusted for the run
-(``--dangerously-bypass-hook-trust``), as ``init codex`` installs it for hook mode.
-
-``--continue-session``: ``codex exec resume THREAD_ID`` (``--last`` when the id
-is unknown).
-"""
+Its user documentation is scripts/agent_docs/codex.rst (docs/agents/codex.md)."""
 
 from __future__ import annotations
 

@@ -1,60 +1,6 @@
 """``copilot``: GitHub Copilot CLI, headless (``copilot -p``). Tested offline with version 1.0.102.
 
-Invocation: ``copilot --trust-folder --output-format json --no-ask-user --prompt=PROMPT``.
-The output
-is one JSON event per line: ``assistant.message`` (``data.content``: the agent's text),
-``model.call_start`` (one per model call: the turns), ``assistant.usage`` (tokens, when
-the provider reports them), ``session.error`` (``data.message``) and a final ``result``
-with the ``sessionId`` and ``exitCode``. Copilot reports premium requests, not a cost.
-
-Folder trust: headless Copilot does not refuse a folder it does not trust; it runs and
-silently leaves out the project's own Copilot configuration (hooks in ``.github/hooks``,
-workspace MCP servers, plugins, skills, ``.github/copilot/settings.json``'s model pin and
-deny lists), which an interactive session in the same folder would load once trusted.
-``--trust-folder`` trusts the project for this one new session (nothing saved). Copilot
-refuses it with ``--resume`` ("cannot be used with '--resume'"): a resumed session
-(``--continue-session``, iteration 2 on) gets ``COPILOT_ALLOW_ALL=true`` with ``--yolo``
-(all tools allowed, as ``--allow-all``, and the folder trusted); without ``--yolo`` only a
-folder the user trusted in Copilot (``trustedFolders``) loads its configuration there.
-
-Tokens: ``--usage-output-file .ralph/agent/copilot-usage.json`` (rewritten each run):
-``modelMetrics.MODEL.usage.inputTokens`` / ``outputTokens``, read after the run (the
-JSON events carry none when the model is the user's own).
-
-Quiet: ``--no-auto-update --disable-client-telemetry`` on every command line (the hook-mode
-line too: Copilot has no setting for them), ``COPILOT_AUTO_UPDATE=false``, and with the
-user's own model (``COPILOT_PROVIDER_BASE_URL``) ``COPILOT_OFFLINE=true``. Measured with
-1.0.102 and the user's own model: 4 to 6 outbound attempts per two-iteration loop without
-``--disable-client-telemetry``, none with it.
-
-Set-up: ``npm install -g @github/copilot@1.0.102``. Your own model (OpenAI-compatible):
-``COPILOT_PROVIDER_BASE_URL=http://HOST:PORT/v1``, ``COPILOT_PROVIDER_API_KEY`` and
-``COPILOT_MODEL`` (or ``--model``); no GitHub login is needed then. GitHub's service: log in
-(``copilot``, then ``/login``) or set ``COPILOT_GITHUB_TOKEN``; without either Copilot
-refuses ("No authentication information found"): an ``agent-error`` with that fix.
-
-Permissions: ``--allow-tool=write`` by default (file edits; other tools are denied
-headless unless the user's Copilot configuration allows them); with ``--yolo``
-``--allow-all``. ``--continue-session``: ``--resume=SESSION_ID`` from the last run's
-``result`` (``--continue``, the most recent session, only when the id is unknown: with
-two loops side by side that may be the other loop's).
-
-Hook mode (tested offline with 1.0.102): Copilot's Stop hook is ``agentStop``, read from
-``.github/hooks/*.json`` (``{"version": 1, "hooks": {"agentStop": [{"type": "command",
-"bash": CMD, "timeoutSec": N}]}}``) in a folder Copilot trusts: ``copilot -p`` loads them
-with ``--trust-folder`` (or a folder trusted interactively). ``ralph-verify init copilot``
-writes ``.github/hooks/ralph-verify.json`` (merged, ``.ralph/`` added to ``.gitignore``);
-``ralph-verify start --agent-name copilot --until ...`` records the loop. The hook's input
-has ``sessionId``, ``transcriptPath`` and ``stop_hook_active`` but not the final text:
-``hook copilot-stop`` reads it from the transcript (``events.jsonl``: the
-``assistant.message`` events after the last ``user.message``) for the promise protocol.
-``{"decision": "block", "reason": R}`` keeps Copilot going with R as the next user
-message. Copilot honours 8 blocked stops in a row per prompt, tool calls between them or
-not (measured: a hook that always blocks is called 9 times), and no setting raises it: the
-9th block is ignored and the turn ends; that block says so, and ``status --watch`` shows
-that the loop waits for a new message. One ``copilot -p`` gives at most 9 iterations. No
-PreToolUse guard.
-"""
+Its user documentation is scripts/agent_docs/copilot.rst (docs/agents/copilot.md)."""
 
 from __future__ import annotations
 

@@ -1,41 +1,6 @@
 """``gemini``: Gemini CLI, headless (``gemini -p``). Tested offline with version 0.61.0.
 
-Invocation: ``gemini --skip-trust --output-format json --prompt=PROMPT``. Headless
-Gemini refuses a folder the user has not trusted interactively (exit 55, before any
-model call); ``--skip-trust`` lets it run, but Gemini has read the project's settings
-before it takes the flag, so they are left out (the project's hooks, MCP servers...):
-``GEMINI_CLI_TRUST_WORKSPACE=true`` (unless the user set it) trusts the project for the
-run. The JSON object has ``session_id``, ``response`` (final text),
-``stats.models.NAME.tokens.prompt`` / ``candidates`` and
-``stats.models.NAME.api.totalRequests`` (the model calls: turns), and ``error`` on failure.
-Gemini reports no cost.
-
-Quiet: usage statistics (sent on every run unless switched off), telemetry and update
-checks are off. Gemini has no environment switch for usage statistics and ignores a
-system-defaults file in a folder others may write (``/tmp``), so the run gets its own
-``GEMINI_CLI_HOME`` under ``.ralph/agent/gemini-home``: the user's ``~/.gemini`` linked
-entry by entry (credentials, accounts), with a ``settings.json`` that is the user's own
-plus these keys where the user did not set them. Sessions are kept there too.
-
-Set-up: ``npm install -g @google/gemini-cli@0.61.0``. Auth: ``GEMINI_API_KEY`` and
-``"security": {"auth": {"selectedType": "gemini-api-key"}}`` in ``~/.gemini/settings.json``
-(without it: exit 41, "Please set an Auth method"). Your own endpoint speaking the Gemini
-API (``/v1beta/models/M:streamGenerateContent``): ``GOOGLE_GEMINI_BASE_URL=http://HOST:PORT``.
-Refusals read at once: an untrusted folder, no auth method, an unknown model.
-
-Permissions: ``--approval-mode auto_edit`` by default (edits accepted; no shell tool
-headless); with ``--yolo`` ``--yolo``. ``--continue-session``: ``--resume ID``
-(``latest`` when the id is unknown).
-
-Stop hook (hook mode): Gemini's ``AfterAgent`` hook can block the end of a turn
-(``{"decision": "block", "reason": R}``: R is sent as the next message; the final text comes
-as ``prompt_response``). ``ralph-verify init gemini`` merges ``hook gemini-stop`` into
-``.gemini/settings.json`` (timeout in milliseconds); then ``ralph-verify start --agent-name
-gemini``. Gemini runs a project's hooks only in a folder it trusts: ``--skip-trust`` does not
-load them (Gemini reads the project's settings before it takes the flag); trust the folder
-in Gemini or set ``GEMINI_CLI_TRUST_WORKSPACE=true``. Each block uses one turn of the
-prompt's turn limit (100).
-"""
+Its user documentation is scripts/agent_docs/gemini.rst (docs/agents/gemini.md)."""
 
 from __future__ import annotations
 

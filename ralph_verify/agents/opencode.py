@@ -1,52 +1,6 @@
 """``opencode``: OpenCode, headless (``opencode run``). Tested offline with version 1.18.33.
 
-Invocation: ``opencode run --format json --title TITLE -- PROMPT``. The output is one
-JSON event per line with ``sessionID``: ``text`` (``part.text``), ``step_finish``
-(``part.tokens.input`` / ``output``, ``part.cost``: one per model call) and
-``error``. Falls back to the plain text when there are no such events. ``--title``
-names the session, which spares the extra model call OpenCode makes to title it.
-
-Quiet: ``OPENCODE_DISABLE_MODELS_FETCH`` (the model list from models.dev, fetched on
-every run), ``OPENCODE_DISABLE_AUTOUPDATE`` (the npm registry check),
-``OPENCODE_DISABLE_LSP_DOWNLOAD``, ``OPENCODE_DISABLE_SHARE`` and
-``OPENCODE_DISABLE_DEFAULT_PLUGINS``, unless the user set them. Not switched off, since
-1.18.33 has no setting or variable for it: on every run OpenCode installs
-``@opencode-ai/plugin`` into its config folder (``~/.config/opencode``, and each
-``.opencode`` folder of the project) from the npm registry of the user's npm
-configuration (registry.npmjs.org by default), in the background, unless the folder is
-not writable or its ``package-lock.json`` already lists the package (after one install
-that succeeded). Offline each attempt fails and the run still completes. Once it is
-installed, the offline test run makes no call but the model's
-(tests/e2e/test_agents_offline_e2e.py).
-
-Set-up: ``npm install -g opencode-ai@1.18.33``. Your own endpoint is a provider block in
-``~/.config/opencode/opencode.json`` (or the project's ``opencode.json``)::
-
-    {"provider": {"mine": {"npm": "@ai-sdk/openai-compatible",
-                           "options": {"baseURL": "http://HOST:PORT/v1", "apiKey": "KEY"},
-                           "models": {"NAME": {"tool_call": true,
-                                               "cost": {"input": 1.0, "output": 2.0}}}}}}
-
-and ``--model mine/NAME``; the ``cost`` (USD per million tokens) is what OpenCode reports
-each call's cost from. Without any provider OpenCode falls back to its own service: offline
-that fails after about 80 s, read as an ``agent-error`` with this fix. Its tools
-refuse to overwrite a file the session has not read.
-
-Permissions: OpenCode's own configuration by default; with ``--yolo``
-``--auto`` (approve every request not explicitly denied).
-``--continue-session``: ``--session ID`` (``--continue`` when the id is
-unknown). ``--model`` takes ``provider/model``.
-
-Hook mode: not possible with 1.18.33, OpenCode has no Stop hook. Its plugins
-(``.opencode/plugin/*.js``) transform calls (``chat.params``, ``tool.execute.before`` ...)
-and get bus events (``session.idle``) through an ``event`` handler that OpenCode calls
-without awaiting it or reading its answer: nothing asks a plugin before the agent stops,
-so none can block the stop with feedback. Nor can one continue the session instead: a
-plugin that sends a follow-up prompt through its SDK client the moment ``session.idle``
-arrives sees the call answered, but the prompt never reaches the model and ``opencode
-run`` exits after the first answer (tests/e2e/test_opencode_stop_e2e.py, which fails the day
-OpenCode lets it through). Use ``ralph-verify run --agent opencode``.
-"""
+Its user documentation is scripts/agent_docs/opencode.rst (docs/agents/opencode.md)."""
 
 from __future__ import annotations
 

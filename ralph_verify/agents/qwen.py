@@ -1,35 +1,6 @@
 """``qwen``: Qwen Code, headless. Tested offline with version 0.24.4.
 
-Invocation: ``qwen --output-format json`` with the prompt on stdin (``--prompt`` is
-deprecated and announced for removal; a positional prompt would be read as options when
-it starts with ``-``, and after ``--`` it is not read at all; stdin has no length limit).
-The output is a JSON array of messages shaped like Claude Code's (``system`` init with
-``session_id``, ``assistant``, and a final ``result`` with ``result``, ``usage``,
-``num_turns``, and on failure ``is_error`` with ``error.message``); it is read with the
-Claude reader. Qwen reports no cost.
-
-Quiet: usage statistics, telemetry, update checks and the background memory
-extraction (a second model call after every run, billed like the first) are switched
-off through a system-defaults settings file under ``.ralph/agent/``
-(``QWEN_CODE_SYSTEM_DEFAULTS_PATH``: the lowest layer, so the user's settings win) and
-``QWEN_USAGE_STATISTICS_ENABLED`` / ``QWEN_TELEMETRY_ENABLED``.
-
-Set-up: ``npm install -g @qwen-code/qwen-code@0.24.4``. Auth for an OpenAI-compatible
-endpoint: ``"security": {"auth": {"selectedType": "openai"}}`` in ``~/.qwen/settings.json``
-(or ``--agent-arg=--auth-type=openai``), ``OPENAI_API_KEY``,
-``OPENAI_BASE_URL=http://HOST:PORT/v1`` and ``--model NAME``. Without an auth type Qwen
-refuses at once ("No auth type is selected"): an ``agent-error`` with that fix.
-
-Permissions: ``--approval-mode auto-edit`` by default; with ``--yolo`` ``--yolo``.
-``--continue-session``: ``--resume ID`` (``--continue`` when the id is unknown).
-
-Stop hook (hook mode): Qwen Code has one of Claude Code's kind (``hooks.Stop`` in
-``settings.json``: ``session_id``, ``stop_hook_active``, ``last_assistant_message`` on
-stdin; ``{"decision": "block", "reason": R}`` goes on with R). ``ralph-verify init qwen``
-merges ``hook qwen-stop`` into ``.qwen/settings.json`` and raises ``stopHookBlockingCap``
-(8 by default: Qwen ends a prompt after 8 blocks, tool calls between them or not; also
-``QWEN_CODE_STOP_HOOK_BLOCK_CAP``); then ``ralph-verify start --agent-name qwen``.
-"""
+Its user documentation is scripts/agent_docs/qwen.rst (docs/agents/qwen.md)."""
 
 from __future__ import annotations
 

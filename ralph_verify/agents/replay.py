@@ -1,10 +1,6 @@
 """``replay:DIR``: a scripted agent for tests, demos and offline use.
 
-For iteration N (``NNN`` = N with three digits) it applies ``DIR/NNN.patch``
-with ``git apply``, runs ``DIR/NNN.py`` with the project root as working
-directory, and prints ``DIR/NNN.txt`` (its "reply", where a promise tag may
-stand). Missing files are skipped; an iteration with none of them does nothing.
-"""
+Its user documentation is scripts/agent_docs/replay.rst (docs/agents/replay.md)."""
 
 from __future__ import annotations
 
