@@ -1,13 +1,5 @@
-"""Agent adapters: one per agent CLI, registered through ``ralph_register_agents``.
-
-An adapter turns a rendered prompt into one run of its CLI and reads what the
-run reports (final text, tokens, cost). ``--agent NAME[:ARG]`` picks one:
-``cmd:"python fix.py"``, ``replay:DIR``, ``claude``...
-
-Floor 5: imports config, project, proc, guard and the leaves; imported by the loop, hook
-mode, the fleet's jobs and plugins. No core module imports an adapter: they are found
-through ``ralph_register_agents``.
-"""
+"""Agent adapters: one per agent CLI, found through ``ralph_register_agents``; an adapter
+turns a rendered prompt into one run of its CLI and reads what the run reports."""
 
 from __future__ import annotations
 

@@ -1,3 +1,2 @@
 """Checks: the Check API, the registry of check types, fingerprints, one verification, the
-result cache and tool-output helpers. Imports only leaves, ``config``, ``proc``, ``project``
-and ``junit``."""
+result cache and tool-output helpers."""

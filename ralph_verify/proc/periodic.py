@@ -1,9 +1,5 @@
-"""A thread that calls a function at an interval while a block runs, and stops with it.
-
-One shape for every watcher beside a running tool or agent: the cancel file
-(:func:`ralph_verify.proc.signals.watch_file`) and pytest's progress
-(:func:`ralph_verify.recorder.progress.watch_progress`).
-"""
+"""A thread that calls a function at an interval while a block runs, and stops with it (the
+cancel file's watcher, pytest's progress)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,2 @@
 """The project under the loop: git, snapshots of its tree, its layout and interpreters, the
-caches kept outside it, what ``init`` detects and the files it scaffolds.
-
-Imports only leaves, ``proc`` and ``config``'s plain helpers; imported by everything above.
-"""
+caches kept outside it, what ``init`` detects and the files it scaffolds."""

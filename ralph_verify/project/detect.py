@@ -1,9 +1,5 @@
 """What ``init`` finds in a project: tests, the tools configured, the agent CLIs installed.
-
-Read-only and cheap: configuration files are parsed (TOML, INI), the tree is
-walked with the usual heavy folders pruned, and agent CLIs are looked up on
-``PATH``. Nothing is run.
-"""
+Read-only and cheap: nothing is run."""
 
 from __future__ import annotations
 

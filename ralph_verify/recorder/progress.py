@@ -1,11 +1,5 @@
-"""How far a running pytest has got, read from the recorder's files while it writes them.
-
-The live line of ``check`` and ``run`` shows ``pytest 120/900``: tests finished of tests
-collected. The recorder (:mod:`ralph_verify.recorder.plugin`) appends one JSON line per
-counted report and says how many tests it collected; this module reads only the bytes
-added since its last look (no rescans, however many tests), in a thread that stops with
-the run.
-"""
+"""How far a running pytest has got (the live line's ``pytest 120/900``), read from the
+recorder's files while it writes them: only the bytes added since the last look."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""The built-in plugins' saved state (``Session.plugin_state[NAME]``, kept in ``state.json``
-and each history line), typed: the plugins write it, and ``status``, reports, ``rollback``,
-``fleet`` and the Stop hook read it, without importing the plugins.
-
-A third-party plugin's state stays its own JSON object; :func:`view` reads any of these
-types out of a ``plugin_state`` mapping, a malformed field reading as its default (a
-plugin's state never stops a reader).
-"""
+"""The built-in plugins' saved state (``Session.plugin_state[NAME]``), typed: the plugins
+write it; ``status``, reports, ``rollback``, ``fleet`` and the Stop hook read it without
+importing the plugins. A malformed field reads as its default: a plugin's state never stops
+a reader."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""The progress chart: one line per check over the iterations, as inline SVG.
-
-Counts (failing tests, lint and type errors, other failures) use the left
-axis, percentages (coverage) the right one, 0-100. The baseline is drawn as a
-hollow marker at x = 0; each iteration has one ``circle.point`` per series
-carrying ``data-series``, ``data-iteration`` and ``data-value``, so a test
-(or a person with the inspector) can read the numbers back. Iterations in
-which the stall breaker was half-open or open are shaded.
-"""
+"""The progress chart: one line per check over the iterations, as inline SVG (counts on the
+left axis, percentages on the right; each point carries its ``data-*`` numbers, so a test can
+read them back)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """A session, read back from ``.ralph/``, as the numbers a report shows.
 
-Only the files are read, never the live objects, so the report of a finished
-session (``ralph-verify report``) and the one written at the end of ``run``
-are the same page. A missing or truncated file leaves its part empty; it is
-never an error, since a crashed session is exactly what one wants to look at.
-"""
+Only the files are read, so the report of a finished session and the one written at the end
+of ``run`` are the same page; a missing or truncated file leaves its part empty (a crashed
+session is exactly what one wants to look at)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The report's task section: when the session is one task of a list (``run --tasks``,
-``start --tasks``), the list's table from ``.ralph/tasks/state.json`` -- each task's status,
-iterations, time, cost, commit, gate and why -- with the session's own task marked.
-
-A session belongs to the list when its task text is the one the list gave it (``# Task ID:``);
-a plain ``run`` after a list shows no task section.
-"""
+"""The report's task section: when the session is one task of a list (its task text is the
+one the list gave it, ``# Task ID:``), the list's table from ``.ralph/tasks/state.json``."""
 
 from __future__ import annotations
 

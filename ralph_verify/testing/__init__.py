@@ -1,20 +1,14 @@
 """The ``ralph`` fixture: build a temporary project, run the CLI on it, match its output.
 
-Opt-in, like pytester: add ``pytest_plugins = ["ralph_verify.testing"]`` to a
-``conftest.py``. It is deliberately not a ``pytest11`` entry point, because
-ralph-verify runs pytest on users' projects and must not leak into them.
-
-Example::
+Opt-in, like pytester (``pytest_plugins = ["ralph_verify.testing"]`` in a ``conftest.py``),
+not a ``pytest11`` entry point: ralph-verify runs pytest on users' projects and must not
+leak into them. Example::
 
     def test_lint_fails(ralph):
         ralph.makepyfile(app="import os\\n")
         result = ralph.run("check", "--until", "lint")
         assert result.ret == 1
-        result.stdout.fnmatch_lines(["FAILED*lint*F401*"])
-
-Floor 10, beside the face: imports :mod:`ralph_verify.cli` to run the command line in
-process; nothing of the package imports it.
-"""
+        result.stdout.fnmatch_lines(["FAILED*lint*F401*"])"""
 
 from __future__ import annotations
 

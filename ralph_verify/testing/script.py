@@ -1,11 +1,6 @@
-"""The script of the scripted model server: its steps (replies, failures) and the requests.
-
-A :class:`Reply` is one model turn (text, tool calls), a :class:`Fail` an API error, a
-:data:`Step` either or a function of the :class:`RecordedRequest` returning one; the
-helpers (:func:`text`, :func:`claude_write`, :func:`codex_exec` ...) write the tool calls
-each agent CLI understands. :mod:`ralph_verify.testing.server` serves them,
-:mod:`ralph_verify.testing.wire` renders them for each API.
-"""
+"""The script of the scripted model server: its steps (a :class:`Reply`, a :class:`Fail`, or a
+function of the request returning one), the recorded requests, and helpers that write the tool
+calls each agent CLI understands."""
 
 from __future__ import annotations
 
