@@ -41,8 +41,6 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
         print(version())
         return ExitCode.OK
     with _pipe_safe_output():
-        from ralph_verify.errors import UsageError
-
         try:
             from ralph_verify.config.plugin_args import split_disable_args
             from ralph_verify.startup import builtin_plugin_manager

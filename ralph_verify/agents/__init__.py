@@ -120,9 +120,5 @@ class AgentRegistry(NamedRegistry[AgentType]):
     """Agent adapters by name."""
 
     kind = "agent"
-
-    def get(self, name: str) -> AgentType | None:
-        return self.find(name)
-
-    def types(self) -> list[AgentType]:
-        return self.listed()
+    get = NamedRegistry.find
+    types = NamedRegistry.listed

@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -48,12 +48,7 @@ def _sha(*parts: object) -> str:
 
 def tree_digest(root: Path) -> str:
     """Every file under ``root`` (outside :data:`CACHE_FOLDERS` and virtual environments):
-    its path and content hash. Bytecode is left out: it is not a source."""
-    return _tree_sha(root, lambda path, rel: digest(path))
-
-
-def _tree_sha(root: Path, content_of: Callable[[str, str], str]) -> str:
-    """The digest of every file's path and ``content_of(path, rel)`` (a link's target)."""
+    its path and content hash (a link's target). Bytecode is left out: it is not a source."""
     sha = hashlib.sha256()
     top = os.fspath(root)
     for rel in walk_files(root, CACHE_FOLDERS):
@@ -61,7 +56,7 @@ def _tree_sha(root: Path, content_of: Callable[[str, str], str]) -> str:
             continue
         path = os.path.join(top, rel)
         try:
-            content = content_of(path, rel) if is_file(path) else f"link:{os.readlink(path)}"
+            content = digest(path) if is_file(path) else f"link:{os.readlink(path)}"
         except OSError as exc:
             content = f"unreadable:{type(exc).__name__}"
         sha.update(f"{rel}\0{content}\n".encode("utf-8", "surrogateescape"))

@@ -35,12 +35,8 @@ class InitRegistry(NamedRegistry[InitTarget]):
     """Init targets by name."""
 
     kind = "init target"
-
-    def get(self, name: str) -> InitTarget | None:
-        return self.find(name)
-
-    def targets(self) -> list[InitTarget]:
-        return self.listed()
+    get = NamedRegistry.find
+    targets = NamedRegistry.listed
 
 
 def init_targets(config: Config) -> InitRegistry:

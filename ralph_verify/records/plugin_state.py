@@ -14,11 +14,6 @@ from ralph_verify.records.codec import ShapeError, decode
 T = TypeVar("T")
 
 
-def view(cls: type[T], plugin_state: Mapping[str, Any], name: str) -> T:
-    """Plugin ``name``'s state as a ``cls`` (its defaults when absent or malformed)."""
-    return of_json(cls, plugin_state.get(name))
-
-
 def of_json(cls: type[T], data: object) -> T:
     """A plugin's saved state as a ``cls``: a malformed field takes its default, the others
     are kept (an edited counter never drops the reference to a frozen baseline)."""
@@ -49,7 +44,7 @@ class Saved:
 
     @classmethod
     def of(cls: type[S], plugin_state: Mapping[str, Any]) -> S:
-        return view(cls, plugin_state, cls.NAME)
+        return of_json(cls, plugin_state.get(cls.NAME))
 
 
 @dataclass
@@ -82,7 +77,6 @@ class CheckpointState(Saved):
     broken: BrokenCheckpoint | None = None
     left_branch: str | None = None
 
-
     @property
     def own_branch(self) -> str | None:
         return self.branch or self.from_branch
@@ -99,7 +93,6 @@ class BudgetState(Saved):
     calls: list[float] = field(default_factory=list)
     elapsed_before_s: float = 0.0
     run_started: float | None = None
-
 
 
 @dataclass
@@ -123,7 +116,6 @@ class BreakerState(Saved):
     note: str = ""
 
 
-
 @dataclass
 class IntegrityState(Saved):
     """``plugin_state["integrity"]``: the session's integrity picture, frozen at its start
@@ -143,7 +135,6 @@ class IntegrityState(Saved):
     settings: int = 0
 
 
-
 @dataclass
 class FleetState(Saved):
     """``plugin_state["fleet"]``: inside a fleet's loop, what its agent spent of its share."""
@@ -151,7 +142,6 @@ class FleetState(Saved):
     NAME = "fleet"
 
     cost_usd: float = 0.0
-
 
 
 @dataclass

@@ -21,10 +21,11 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -113,7 +114,9 @@ class Ralph:
         """
         out, err = io.StringIO(), io.StringIO()
         started = time.perf_counter()
-        with _chdir(self.path), _environ(self.env), _stdin(stdin), \
+        given = io.StringIO(stdin) if stdin is not None else sys.stdin
+        with _chdir(self.path), mock.patch.dict(os.environ, self.env), \
+                mock.patch.object(sys, "stdin", given), \
                 contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             ret = main(list(args), plugins=plugins)
         return RunResult(int(ret), out.getvalue(), err.getvalue(),
@@ -149,33 +152,6 @@ def _chdir(path: Path) -> Iterator[None]:
         yield
     finally:
         os.chdir(old)
-
-
-@contextlib.contextmanager
-def _stdin(text: str | None) -> Iterator[None]:
-    if text is None:
-        yield
-        return
-    saved = sys.stdin
-    sys.stdin = io.StringIO(text)
-    try:
-        yield
-    finally:
-        sys.stdin = saved
-
-
-@contextlib.contextmanager
-def _environ(extra: Mapping[str, str]) -> Iterator[None]:
-    saved = {key: os.environ.get(key) for key in extra}
-    os.environ.update(extra)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 @pytest.fixture
