@@ -1,17 +1,8 @@
 """What every agent-CLI adapter shares: find the program, run it, read what it reports.
 
-An adapter says three things, each a pure method unit-tested on recorded
-output: its command line (:meth:`CLIAgent.command`), extra environment
-(:meth:`CLIAgent.environment`) and how to read its output
-(:meth:`CLIAgent.parse`, fed the run's log line by line, so a 50 MB log costs
-no memory). Running goes through the loop's shared process runner: own process
-group, timeout, cancel, output streamed to ``agent.log``.
-
-``--agent NAME:PROGRAM`` names the program when it is not on ``PATH`` as its
-usual name. The skip-permissions flag of a CLI is passed only when the user
-opted in (``--yolo``); a CLI's own session is continued only with
-``--continue-session`` (a fresh context every iteration is the default).
-"""
+An adapter says its command line, extra environment and how to read its output, each a pure
+method unit-tested on recorded output; :meth:`CLIAgent.parse` is fed the log line by line, so
+a 50 MB log costs no memory."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
 """Rate limits and outages: the model service turned the run away, the agent did not fail.
 
-Adapters only classify (:func:`classify` on the error their CLI reported, or the
-``cmd:`` protocol below); what to do about it (wait for the reset, retry with
-backoff, give up) is decided in one place, :mod:`ralph_verify.agents.retry`.
-
-``cmd:`` agents say "rate limited" by exiting 75 (``EX_TEMPFAIL``). A line
-``RALPH-RETRY-AFTER: <seconds | ISO 8601 time>`` in the output gives the reset
-time; without one, exit 75 is a transient outage, retried with backoff.
-"""
+Adapters only classify (:func:`classify`, or the ``cmd:`` protocol of exit 75 and
+``RALPH-RETRY-AFTER``, ``docs/overnight.md``); :mod:`ralph_verify.agents.retry` decides."""
 
 from __future__ import annotations
 

@@ -1,20 +1,8 @@
 """Rate limits and outages, decided in one place: wait, retry, or give up.
 
-Adapters classify (``AgentResult.unavailable``, :mod:`ralph_verify.agents.limits`);
-:func:`run_with_retries` runs the agent again within the same iteration, so a
-turned-away run is never an iteration: not counted, not seen by the stall
-breaker or ``--max-agent-failures``.
-
-- A rate limit waits, with a countdown, until the reset the CLI named (else
-  with backoff), as often as needed, but never past ``--max-time``: then the run's
-  result goes back as it is and the budget policy ends the session.
-- An outage (connection refused, 5xx, overloaded) retries with backoff
-  (``--agent-retry-delay``, doubled each time, at most 10 minutes) up to
-  ``--max-agent-retries`` times, then ends ``agent-error`` naming it.
-
-Every wait is cancellable (Ctrl-C, ``ralph-verify cancel``). The turned-away
-attempts' logs are kept as ``agent.attempt-N.log`` next to ``agent.log``.
-"""
+:func:`run_with_retries` runs the agent again within the same iteration, so a turned-away run
+is never an iteration (not counted, not seen by the stall breaker); the waits, backoff and
+limits are described in ``docs/overnight.md``."""
 
 from __future__ import annotations
 

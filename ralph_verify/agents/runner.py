@@ -1,13 +1,8 @@
 """Run an agent's process: own process group, timeout, cancel, output streamed to a log.
 
-Every adapter runs its CLI through :func:`run_agent_process`. The output goes
-through a pipe to a reader thread that redacts secrets, appends to
-``agent.log`` and keeps only a bounded tail in memory, so an agent printing
-gigabytes costs disk, not memory. On timeout, on cancel (``request.cancel``)
-and on Ctrl-C the whole process group is killed, grandchildren included; if
-ralph-verify itself is killed (``kill -9``, a closed terminal), the parent-death
-signal and the watchdog (:mod:`ralph_verify.proc.watchdog`) end them.
-"""
+A reader thread redacts the output, appends it to ``agent.log`` and keeps a bounded tail in
+memory (gigabytes of output cost disk, not memory); the whole process group is killed on
+timeout, cancel and Ctrl-C, and the watchdog ends it if ralph-verify itself is killed."""
 
 from __future__ import annotations
 

@@ -1,19 +1,10 @@
 """Is this CLI the one the adapter knows, and did it refuse to work? Said on the first run.
 
-Two things an adapter cannot learn from its CLI's exit code alone:
-
-- :func:`version_warning`: ``PROGRAM --version`` at start, compared with the versions the
-  adapter was tested with. A CLI outside them may have renamed a flag or changed its
-  output; the user gets one warning naming both versions, the loop goes on.
-- :func:`find_refusal`: a CLI that refuses to work (an untrusted folder, no credentials,
-  an unknown model, a sandbox that cannot start) often exits like any other failure, or
-  even 0 with nothing done. Its own message, matched in its output, becomes the
-  iteration's ``agent-error`` with the fix, instead of three failed iterations or a loop
-  that stalls on an agent that changed nothing.
-- :func:`refused_write`: a write the CLI's own sandbox or permission mode refused (Codex's
-  read-only sandbox, Claude Code without an edit permission), read from its transcript, so
-  the user learns the flag that allows it instead of watching the loop stall.
-"""
+A CLI outside its tested versions gets one warning (:func:`version_warning`); a refusal (an
+untrusted folder, no credentials, a sandbox that cannot start) often exits like any other
+failure, or 0 with nothing done, so its own message, matched in its output or transcript,
+becomes the iteration's ``agent-error`` with the fix (:func:`find_refusal`,
+:func:`refused_write`) instead of a loop that stalls."""
 
 from __future__ import annotations
 

@@ -1,20 +1,6 @@
-"""The ``--until`` grammar: a pure parser from text to :class:`CheckSpec` items.
-
-::
-
-    until  := spec ("," spec)*
-    spec   := ["!"] name [":" arg] [bound | op number ["%"]]
-    bound  := ".min=" number ["%"] | ".max=" number ["%"]
-    arg    := '"' chars '"' | chars up to "," or an operator
-    op     := ">=" | ">" | "<=" | "<" | "=="
-
-``coverage.min=80`` means ``coverage>=80`` and ``lint.max=3`` means ``lint<=3``:
-the same check, spelled without ``>`` and ``<``, which the shell reads as
-redirections when the spec is not quoted. Whitespace around specs and around an
-operator is ignored. Inside quotes a backslash escapes ``"`` and ``\\``. The
-parser knows no check names: the registry resolves them afterwards, using the
-positions kept on each spec to point at the bad character.
-"""
+"""The ``--until`` grammar (``docs/until.md``): a pure parser from text to :class:`CheckSpec`
+items. It knows no check names: the registry resolves them afterwards, using the positions
+kept on each spec to point at the bad character."""
 
 from __future__ import annotations
 

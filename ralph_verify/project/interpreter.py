@@ -1,12 +1,8 @@
 """Which Python runs the project's tests and mypy, and why; the others the project has.
 
-The precedence: the ``python`` setting (``--python``), then an activated
-``$VIRTUAL_ENV``, then the project's ``.venv/`` or ``venv/``, then the Python
-ralph-verify runs on. One exception: when the activated environment is
-ralph-verify's own (the one it is installed in, activated to run it) and the
-project has its own ``.venv``/``venv``, the project's wins -- the project's
-dependencies live there, not next to ralph-verify.
-"""
+The precedence (``docs/check.md``): ``--python``, an activated ``$VIRTUAL_ENV``, the
+project's ``.venv/`` or ``venv/``, ralph-verify's own Python; an activated environment that
+is ralph-verify's own loses to the project's, where its dependencies live."""
 
 from __future__ import annotations
 
