@@ -1,12 +1,8 @@
 """What we know about other processes: identity, descendants, and Linux's process controls.
 
-A pid alone proves nothing: it may be reused, forged in ``.ralph/lock``, or be
-``-1`` (every process). A process is named by its pid *and* its start time and
-command line, read from the live process and compared with what was recorded.
-On Linux, ralph-verify also becomes the *child subreaper* of what it starts, so
-a tool's child that calls ``setsid()`` and is orphaned comes back to us and can
-be ended, and a child gets a parent-death signal so it dies with us.
-"""
+A pid alone proves nothing (reused, forged in ``.ralph/lock``, or ``-1``): a process is named
+by its pid, start time and command line. On Linux we become the child subreaper of what we
+start (an orphan that called ``setsid()`` comes back to us) and children die with us."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
 """Stopping a run cleanly: Ctrl-C, SIGTERM (``ralph-verify cancel``), SIGHUP (a closed
-terminal) and the cancel file.
-
-A signal handler tells the run to cancel (so the agent's run is killed whole)
-and interrupts the main thread with ``KeyboardInterrupt`` so whatever it waits
-for (the agent, a check, a rate-limit countdown) stops; the run then writes
-its state with the verdict ``cancelled``. The cancel file is the portable
-path: a watcher thread notices it within a fraction of a second.
-"""
+terminal) and the cancel file. A signal cancels the run (the agent is killed whole) and
+interrupts whatever the main thread waits for; the state is then written as ``cancelled``."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""The few git operations the loop needs, through the ``git`` command.
-
-Checkpoint commits run with ``--no-verify`` and without signing: they are
-the loop's own bookkeeping on its session branch, not the user's commits.
-When git has no identity configured, commits are made as ``ralph-verify``.
-"""
+"""The few git operations the loop needs, through the ``git`` command. Checkpoint commits
+are the loop's own bookkeeping: ``--no-verify``, unsigned, as ``ralph-verify`` when git has
+no identity."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""What the agent changed in one iteration: a before/after snapshot of the tree.
-
-Works the same in a git repository (the file list comes from git: tracked and
-untracked but not ignored) and outside one (a walk that skips caches and
-virtual environments). File contents are hashed only when size or mtime
-changed, so a snapshot of an unchanged tree costs one ``stat`` per file.
-"""
+"""What the agent changed in one iteration: a before/after snapshot of the tree (git's file
+list in a repository, else a walk); contents are hashed only when size or mtime changed."""
 
 from __future__ import annotations
 
