@@ -1,2 +1,2 @@
 """Checks: the Check API, the registry of check types, fingerprints, one verification, the
-result cache and tool-output helpers."""
+result cache and the readers of tool output."""

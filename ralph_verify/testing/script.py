@@ -1,5 +1,5 @@
 """The script of the scripted model server: its steps (a :class:`Reply`, a :class:`Fail`, or a
-function of the request returning one), the recorded requests, and helpers that write the tool
+function of the request returning one), the recorded requests, and functions that write the tool
 calls each agent CLI understands."""
 
 from __future__ import annotations
