@@ -125,7 +125,7 @@ def backup(root: Path, point: Point, *extra: str) -> None:
     refs, stash = _refs(root), _stash(root)
     for name, sha in refs.items():
         old = point.refs.get(name)
-        if old != sha and (old is None or _is_ancestor(root, old, sha)):
+        if old != sha and (old is None or is_ancestor(root, old, sha)):
             point.refs[name] = sha
     known = {entry.sha for entry in point.stash}
     point.stash += [entry for entry in reversed(stash) if entry.sha not in known]
@@ -321,12 +321,12 @@ def _restore_refs(root: Path, point: Point) -> list[str]:
     keep = RECOVERED.format(session=point.session)
     for name, want in sorted(point.refs.items()):
         have = now.get(name)
-        if have == want or (have is not None and _is_ancestor(root, want, have)):
+        if have == want or (have is not None and is_ancestor(root, want, have)):
             continue  # as it was, or newer commits on top of it
         if have is None:
             made.append(name)
             updates.append(f"create {name} {want}")
-        elif _is_ancestor(root, have, want) and (name != checked_out or subprocess.run(
+        elif is_ancestor(root, have, want) and (name != checked_out or subprocess.run(
                 ["git", "reset", "-q", "--keep", want], cwd=root, capture_output=True,
                 stdin=subprocess.DEVNULL, check=False).returncode == 0):
             moved.append(name)
@@ -370,7 +370,7 @@ def _back_on(root: Path, branch: str | None) -> list[str]:
     return [f"switched to {branch} (the tree was clean)"]
 
 
-def _is_ancestor(root: Path, older: str, newer: str) -> bool:
+def is_ancestor(root: Path, older: str, newer: str) -> bool:
     proc = subprocess.run(["git", "merge-base", "--is-ancestor", older, newer], cwd=root,
                           capture_output=True, check=False, stdin=subprocess.DEVNULL)
     return proc.returncode == 0

@@ -52,51 +52,29 @@ def ralph_addoption(parser: Parser) -> None:
                            "row the agent accepts")
 
 
+#: ``init AGENT``: where each agent's hooks go.
+_TARGETS = {
+    "claude": "Claude Code: the Stop hook and the PreToolUse guard in .claude/settings.json "
+              "(merged, nothing of yours removed)",
+    "codex": "Codex: the Stop hook in $CODEX_HOME/hooks.json (merged)",
+    "qwen": "Qwen Code: the Stop hook and a raised block cap in .qwen/settings.json (merged)",
+    "gemini": "Gemini CLI: the Stop hook (AfterAgent) in .gemini/settings.json (merged)",
+    "copilot": "Copilot CLI: the Stop hook (agentStop) in .github/hooks/ralph-verify.json "
+               "(merged)",
+}
+
+
 @hookimpl
 def ralph_register_init_targets(registry: InitRegistry) -> None:
+    from functools import partial
+
     from ralph_verify.config.scaffold import InitTarget
 
-    registry.add(InitTarget("claude", init_claude,
-                            help="Claude Code: the Stop hook and the PreToolUse guard in "
-                                 ".claude/settings.json (merged, nothing of yours removed)"))
-    registry.add(InitTarget("codex", init_codex,
-                            help="Codex: the Stop hook in $CODEX_HOME/hooks.json (merged)"))
-    registry.add(InitTarget("qwen", init_qwen,
-                            help="Qwen Code: the Stop hook and a raised block cap in "
-                                 ".qwen/settings.json (merged)"))
-    registry.add(InitTarget("gemini", init_gemini,
-                            help="Gemini CLI: the Stop hook (AfterAgent) in "
-                                 ".gemini/settings.json (merged)"))
-    registry.add(InitTarget("copilot", init_copilot,
-                            help="Copilot CLI: the Stop hook (agentStop) in "
-                                 ".github/hooks/ralph-verify.json (merged)"))
+    for agent, help in _TARGETS.items():
+        registry.add(InitTarget(agent, partial(_install, agent=agent), help=help))
 
 
-def init_claude(config: Config) -> int:
+def _install(config: Config, agent: str) -> int:
     from ralph_verify.hookmode.install import install
 
-    return install(config, "claude")
-
-
-def init_codex(config: Config) -> int:
-    from ralph_verify.hookmode.install import install
-
-    return install(config, "codex")
-
-
-def init_qwen(config: Config) -> int:
-    from ralph_verify.hookmode.install import install
-
-    return install(config, "qwen")
-
-
-def init_gemini(config: Config) -> int:
-    from ralph_verify.hookmode.install import install
-
-    return install(config, "gemini")
-
-
-def init_copilot(config: Config) -> int:
-    from ralph_verify.hookmode.install import install
-
-    return install(config, "copilot")
+    return install(config, agent)

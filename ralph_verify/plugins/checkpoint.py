@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ralph_verify.checks.verification import Verification
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
+from ralph_verify.loop.recovery import is_ancestor
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
 from ralph_verify.project import git
@@ -279,15 +280,14 @@ def git_trouble(session: Session, state: CheckpointState, own: str | None) -> st
     last = state.last_commit or (commits[max(commits, key=int)] if commits else None)
     if not own or not last:
         return None
-    tip = git.git(root, "rev-parse", "--verify", "-q", f"refs/heads/{own}",
-                  check=False).strip() or None
-    if tip is None:
+    tip = _tip(root, own)
+    if not tip:
         return (f"the agent deleted the session's branch {own}; its last checkpoint is "
                 f"{last[:10]} ('git branch {own} {last}' brings it back){point}")
     start = commits.get("0")
     # The agent's own commits, amends and rebases on top of the session's start are its work
     # like any other: only a branch that no longer holds the start lost something.
-    if tip != last and (start is None or not _holds(root, tip, start)):
+    if tip != last and (start is None or not is_ancestor(root, start, tip)):
         return (f"the agent moved the session's branch {own} from the loop's last commit "
                 f"{last[:10]} to {tip[:10]}, which does not hold the session's start "
                 f"{(start or '?')[:10]}; 'git reset --hard {last}' on {own} brings the "
@@ -295,12 +295,10 @@ def git_trouble(session: Session, state: CheckpointState, own: str | None) -> st
     return None
 
 
-def _holds(root: Path, tip: str, start: str) -> bool:
-    """Whether commit ``start`` is ``tip`` or one of its ancestors."""
-    import subprocess
-
-    return subprocess.run(["git", "merge-base", "--is-ancestor", start, tip], cwd=root,
-                          capture_output=True, check=False).returncode == 0
+def _tip(root: Path, branch: str) -> str:
+    """The commit ``branch`` points at; "" when it is gone."""
+    return git.git(root, "rev-parse", "--verify", "-q", f"refs/heads/{branch}",
+                   check=False).strip()
 
 
 def _moved_from_branch(session: Session, state: CheckpointState) -> str:
@@ -308,8 +306,7 @@ def _moved_from_branch(session: Session, state: CheckpointState) -> str:
     mine, was = state.from_branch, state.from_tip
     if not mine or not was:
         return ""
-    now = git.git(session.root, "rev-parse", "--verify", "-q", f"refs/heads/{mine}",
-                  check=False).strip()
+    now = _tip(session.root, mine)
     if now == was:
         return f"; your branch {mine} was not touched"
     return (f"; it also moved your branch {mine} from {was[:10]} to {now[:10] or '(deleted)'}: "
@@ -352,8 +349,7 @@ def _start_beside(session: Session, state: CheckpointState, point: Point) -> Non
     branch = f"{config.get('branch_prefix')}{session.id}"
     base = point.work if point.dirty else point.tip
     earlier = config.stash.get(TASK_BRANCH_KEY)  # start --tasks: the list's one branch
-    tip = earlier and git.git(session.root, "rev-parse", "--verify", "-q",
-                              f"refs/heads/{earlier}", check=False).strip()
+    tip = earlier and _tip(session.root, earlier)
     if earlier and tip:
         state.branch, state.beside = earlier, True
         state.commits["0"] = tip
@@ -368,9 +364,8 @@ def _commit_on(root: Path, branch: str, paths: list[str], message: str) -> str |
     index (HEAD and the index stay); the branch's new tip, or None if the branch is gone."""
     from ralph_verify.loop import recovery
 
-    tip = git.git(root, "rev-parse", "--verify", "-q", f"refs/heads/{branch}",
-                  check=False).strip() or None
-    if tip is None:
+    tip = _tip(root, branch)
+    if not tip:
         return None
     paths = [p for p in paths if not git.is_noise(p)]
     if not paths:

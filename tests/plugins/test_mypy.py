@@ -15,7 +15,6 @@ import pytest
 from ralph_verify.plugins.mypy import (
     json_unsupported,
     parse_json_lines,
-    parse_plain,
     to_failures,
 )
 from ralph_verify.plugins.mypy.targets import config_names_targets, default_targets
@@ -285,7 +284,7 @@ def test_parse_json_lines() -> None:
 
 def test_json_and_line_formats_agree() -> None:
     from_json = to_failures(parse_json_lines((DATA / "errors.jsonl").read_text())[0], ROOT)[0]
-    plain, other = parse_plain((DATA / "plain-1.10.1.txt").read_text())
+    plain, other = parse_json_lines((DATA / "plain-1.10.1.txt").read_text())
     assert other == []
     from_text = to_failures(plain, ROOT)[0]
     assert [(f.message, f.location, f.code, f.detail) for f in from_text] == [

@@ -109,12 +109,9 @@ def plain_message(line: str) -> Message | None:
 
 
 def parse_json_lines(text: str) -> tuple[list[Message], list[str]]:
-    """Messages of ``mypy --output json`` (one object per line) and the other lines.
-
-    mypy prints some notes as text even in JSON mode (``pyproject.toml: note:
-    unused section(s)``); those are read as text lines. A line that starts like
-    JSON but does not parse (truncated output) raises :class:`ToolError`.
-    """
+    """Messages of ``mypy --output json`` (one object per line, or mypy < 1.11's text lines)
+    and the other lines. mypy prints some notes as text even in JSON mode; a line that starts
+    like JSON but does not parse (truncated output) raises :class:`ToolError`."""
     messages, other = [], []
     for lineno, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
@@ -132,18 +129,6 @@ def parse_json_lines(text: str) -> tuple[list[Message], list[str]]:
         elif (message := plain_message(line)) is not None:
             messages.append(message)
         else:
-            other.append(line)
-    return messages, other
-
-
-def parse_plain(text: str) -> tuple[list[Message], list[str]]:
-    """Messages of mypy's standard line format (the fallback for mypy < 1.11)."""
-    messages, other = [], []
-    for raw in text.splitlines():
-        line = raw.rstrip()
-        if line and (message := plain_message(line)) is not None:
-            messages.append(message)
-        elif line:
             other.append(line)
     return messages, other
 
@@ -255,9 +240,7 @@ class TypesCheck(Check):
         run = self.mypy(ctx, [*mypy, "--output", "json", *rest], root)
         if json_unsupported(run):
             run = self.mypy(ctx, [*mypy, *PLAIN_FLAGS, *rest], root)
-            messages, other = parse_plain(run.stdout)
-        else:
-            messages, other = parse_json_lines(run.stdout)
+        messages, other = parse_json_lines(run.stdout)
         strange = any(not line.startswith(_MYPY_OWN) for line in other)  # judge() shows it
         if run.returncode == 0 and not own and not strange and not report.is_file():
             raise ToolError(f"{_program(run)} exited 0 but wrote no mypy report (--junit-xml), "
