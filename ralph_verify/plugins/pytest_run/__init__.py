@@ -22,7 +22,7 @@ from ralph_verify.checks.registry import PATH_CHOICE, CheckRegistry, looks_like_
 from ralph_verify.markers import hookimpl
 from ralph_verify.plugins.junit import report_result
 from ralph_verify.plugins.pytest_run.coverage_check import CoverageCheck, least_covered, line_ranges
-from ralph_verify.plugins.pytest_run.options import CoverageOptions, TestsOptions
+from ralph_verify.plugins.pytest_run.options import TestsOptions
 from ralph_verify.plugins.pytest_run.tests_path import judge_path
 from ralph_verify.proc.process import ToolError
 
@@ -254,7 +254,7 @@ def ralph_register_checks(registry: CheckRegistry) -> None:
              "once to tell flaky from failing, and flaky still fails unless flaky = \"allow\")",
     ))
     registry.add(CheckType(
-        name="coverage", aliases=("cov",), factory=CoverageCheck, options=CoverageOptions,
+        name="coverage", aliases=("cov",), factory=CoverageCheck,
         plugin="pytest_run",  # its class lives in coverage_check.py; this plugin registers it
         threshold="total coverage in percent, as 'coverage report' prints it (coverage.min=80)",
         threshold_max=100,

@@ -1,5 +1,5 @@
-"""The options of the ``tests`` and ``coverage`` checks (pytest, coverage.py): the plugin's
-own and its shared run's (:mod:`.shared`) both read them."""
+"""The options of the ``tests`` check, read by the plugin and its shared run (:mod:`.shared`);
+``coverage`` has the common options only."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from ralph_verify.config.parser import Bound, CommonOptions
 
-__all__ = ["CoverageOptions", "TestsOptions"]
+__all__ = ["TestsOptions"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,3 @@ class TestsOptions(CommonOptions):
         "help": '"block": a test that failed and then passed on the re-run still fails the '
                 'check (it failed in this verification); "allow": it counts as passing'})
 
-
-@dataclass(frozen=True)
-class CoverageOptions(CommonOptions):
-    """``[tool.ralph-verify.checks.coverage]``: the common options only."""
