@@ -39,4 +39,3 @@ class TestsOptions(CommonOptions):
     flaky: Literal["block", "allow"] = field(default="block", metadata={
         "help": '"block": a test that failed and then passed on the re-run still fails the '
                 'check (it failed in this verification); "allow": it counts as passing'})
-
