@@ -185,19 +185,18 @@ def pyproject_change(path: Path, block: str) -> FileChange:
                       why=f"{path.name} already has a [tool.ralph-verify] table")
 
 
-def gitignore_change(path: Path) -> FileChange:
-    from ralph_verify.config.scaffold import gitignore_change as change
-
-    return change(path)
-
-
 def _ask(question: str, default: str) -> str:
     answer = input(f"{question} [{default}]: ").strip()
     return answer or default
 
 
 def init_project(config: Config) -> int:
-    from ralph_verify.config.scaffold import FileChange, apply_changes, read_text
+    from ralph_verify.config.scaffold import (
+        FileChange,
+        apply_changes,
+        gitignore_change,
+        read_text,
+    )
     from ralph_verify.project.detect import detect
 
     out = sys.stdout
