@@ -94,9 +94,6 @@ class Tracer:
         self.iteration: Any = None
         self.iteration_context = self.root_context
 
-    def parent(self) -> Any:
-        return self.iteration_context
-
     @hookimpl
     def ralph_iteration_start(self, session: Session, iteration: Iteration) -> None:
         self.iteration = self.tracer.start_span(
@@ -122,18 +119,15 @@ class Tracer:
 
         name = getattr(agent, "name", "agent")
         model = session.config.get("model")
-        span = self.tracer.start_span(f"invoke_agent {name}", context=self.parent(),
+        span = self.tracer.start_span(f"invoke_agent {name}", context=self.iteration_context,
                                       kind=self._trace.SpanKind.CLIENT, attributes={
                                           "gen_ai.operation.name": "invoke_agent",
                                           "gen_ai.agent.name": name,
                                           **({"gen_ai.request.model": model} if model else {})})
-        carrier: dict[str, str] = {}
+        carrier: dict[str, str] = {}  # W3C trace context: the agent's TRACEPARENT, TRACESTATE
         inject(carrier, context=self._trace.set_span_in_context(span))
-        if "traceparent" in carrier:
-            extra = {"TRACEPARENT": carrier["traceparent"]}
-            if carrier.get("tracestate"):
-                extra["TRACESTATE"] = carrier["tracestate"]
-            request.env = {**request.env, **extra}
+        request.env = {**request.env, **{key.upper(): value for key, value in carrier.items()
+                                         if key in ("traceparent", "tracestate") and value}}
         try:
             result = yield
         except BaseException as exc:
@@ -160,7 +154,7 @@ class Tracer:
     @hookimpl(wrapper=True)
     def ralph_verify_check(self, check: Check, ctx: VerifyContext
                            ) -> Generator[None, CheckResult | None, CheckResult | None]:
-        span = self.tracer.start_span(f"check {check.spec.text}", context=self.parent(),
+        span = self.tracer.start_span(f"check {check.spec.text}", context=self.iteration_context,
                                       attributes={"ralph.check": check.name,
                                                   "ralph.check.spec": check.spec.text})
         try:
