@@ -130,7 +130,7 @@ class RunDriver(Driver):
         opening = open_session(session, self.state, checks, fresh=previous is None)
         if opening.errored:
             assert session.baseline is not None
-            return self._baseline_error(session.baseline)
+            return self._baseline_error(session, session.baseline)
         if opening.verdict is not None:
             return self._finish(opening.verdict)
         self._save(phase="running")
@@ -144,7 +144,19 @@ class RunDriver(Driver):
     # --- the driver of cycle.run_iteration ---------------------------------------------------
 
     def prompt(self, session: Session, iteration: Iteration) -> str:
-        text = self._prompt(self._template, iteration)
+        notes = [n for n in self.config.hook.ralph_prompt_notes(session=session,
+                                                                  iteration=iteration) if n]
+        previous = session.previous_verification()
+        extra: dict[str, str] = self.config.stash.get(PROMPT_VALUES_KEY) or {}
+        text = render(self._template, {
+            **extra,
+            "task": session.task.strip(),
+            "feedback": previous.feedback if previous is not None else "",
+            "iteration": str(iteration.number),
+            "max_iterations": str(session.max_iterations),
+            "progress": progress_text(session.iterations, iteration.number),
+            "notes": render_notes(notes),
+        })
         assert iteration.prompt_path is not None
         self.state.write_text(iteration.prompt_path, text)
         return text
@@ -158,7 +170,8 @@ class RunDriver(Driver):
         return self._snap
 
     def check_cancel(self) -> None:
-        self._check_cancel()
+        if self.cancel.is_set() or (self.session is not None and self.session.cancel_requested):
+            raise _Cancelled
 
     def phase(self, text: str, iteration: Iteration) -> None:
         self._save(phase=text)
@@ -169,35 +182,12 @@ class RunDriver(Driver):
             self._line(f"ERROR: {damage}; the session ends with what it knows")
         return damage
 
-    def record(self, iteration: Iteration) -> None:
-        self._record(iteration)
-
     # --- helpers -----------------------------------------------------------------------------
-
-    def _session(self) -> Session:
-        assert self.session is not None
-        return self.session
-
-    def _prompt(self, template: str, iteration: Iteration) -> str:
-        session = self._session()
-        notes = [n for n in self.config.hook.ralph_prompt_notes(session=session,
-                                                                  iteration=iteration) if n]
-        previous = session.previous_verification()
-        extra: dict[str, str] = self.config.stash.get(PROMPT_VALUES_KEY) or {}
-        return render(template, {
-            **extra,
-            "task": session.task.strip(),
-            "feedback": previous.feedback if previous is not None else "",
-            "iteration": str(iteration.number),
-            "max_iterations": str(session.max_iterations),
-            "progress": progress_text(session.iterations, iteration.number),
-            "notes": render_notes(notes),
-        })
 
     def _elapsed(self) -> float:
         return self.elapsed_before + time.monotonic() - self.started
 
-    def _record(self, iteration: Iteration) -> None:
+    def record(self, iteration: Iteration) -> None:
         if iteration.number in self._recorded:  # a cancel right after recording it
             self._save(phase="between iterations")
             return
@@ -223,13 +213,13 @@ class RunDriver(Driver):
         if last is not None and last.verdict is None:
             last.verdict = verdict
             if verdict.verdict is Verdict.CANCELLED:
-                self._record(last)
+                self.record(last)
         self._save(phase="finished", verdict=verdict)
         self.config.hook.ralph_session_finish(session=session, verdict=verdict)
         return LoopResult(verdict.verdict, verdict.reason, EXIT_CODES[verdict.verdict], session,
                           session.previous_verification(), self._elapsed())
 
-    def _baseline_error(self, baseline: Verification) -> LoopResult:
+    def _baseline_error(self, session: Session, baseline: Verification) -> LoopResult:
         lines = ["ERROR: the baseline verification could not decide, so the agent was not "
                  "started (nothing spent); fix these first:"]
         for result in baseline.errored:
@@ -239,11 +229,7 @@ class RunDriver(Driver):
         print("\n".join(lines), file=sys.stderr)
         self._save(phase="finished", error="a check could not decide at baseline")
         return LoopResult(None, "a check could not decide at baseline", ExitCode.CHECK_ERROR,
-                          self._session(), baseline, self._elapsed())
-
-    def _check_cancel(self) -> None:
-        if self.cancel.is_set() or (self.session is not None and self.session.cancel_requested):
-            raise _Cancelled
+                          session, baseline, self._elapsed())
 
     def _on_signal(self, name: str) -> bool:
         """Ctrl-C / SIGTERM / SIGHUP: cancel; returns whether to interrupt the main thread.
