@@ -115,22 +115,13 @@ class JUnitXmlWriter:
         from xml.etree.ElementTree import Element, SubElement, indent, tostring
 
         root = Element("testsuites", name="ralph-verify")
-        totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
-        total_time = 0.0
-        for name, verification in self.suites:
-            suite = self._suite(name, verification)
-            root.append(suite)
-            for key in totals:
-                totals[key] += int(suite.get(key, "0"))
-            total_time += verification.duration_s
+        suites = [self._suite(name, verification) for name, verification in self.suites]
         if self.tasks is not None:
-            suite = _task_suite(self.tasks)
-            root.append(suite)
-            for key in totals:
-                totals[key] += int(suite.get(key, "0"))
-        for key, value in totals.items():
-            root.set(key, str(value))
-        root.set("time", f"{total_time:.3f}")
+            suites.append(_task_suite(self.tasks))
+        root.extend(suites)
+        for key in ("tests", "failures", "errors", "skipped"):
+            root.set(key, str(sum(int(suite.get(key, "0")) for suite in suites)))
+        root.set("time", f"{sum(v.duration_s for _, v in self.suites):.3f}")
         if not self.suites:
             SubElement(root, "testsuite", name="ralph-verify", tests="0")
         indent(root)
