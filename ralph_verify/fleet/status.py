@@ -22,6 +22,7 @@ from ralph_verify.errors import UsageError
 from ralph_verify.fleet.job import loop_state
 from ralph_verify.fleet.outputs import FLEET_JSON
 from ralph_verify.fleet.run import PID_FILE
+from ralph_verify.proc import info as procinfo
 from ralph_verify.records.files import load
 from ralph_verify.records.fleet import FleetDocument, FleetProcess, LoopRecord, Totals, read_fleet
 from ralph_verify.records.plugin_state import BudgetState
@@ -76,12 +77,8 @@ def fleet_running(out: Path) -> FleetProcess | None:
 def _is_fleet_process(pid: int) -> bool:
     """Only a live ``ralph-verify ... fleet`` process counts: fleet.pid is data anyone can
     write, and a wrong pid must never be signalled."""
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
-        return False
-    text = [part.decode("utf-8", "replace") for part in cmdline]
-    return "fleet" in text and any("ralph" in part for part in text)
+    words = procinfo.cmdline(pid) or []
+    return "fleet" in words and any("ralph" in word for word in words)
 
 
 def ending(document: FleetDocument) -> str:
