@@ -20,9 +20,6 @@ from ralph_verify.state_files import now_iso, write_text_atomic
 FLEET_JSON = "fleet.json"
 JUNIT_XML = "fleet-junit.xml"
 REPORT_HTML = "report.html"
-#: Fields that differ between two runs of the same fleet however it was split.
-RUN_FIELDS = frozenset({"started_at", "finished_at", "duration_s", "run_s", "where", "workdir",
-                        "host", "worker", "state", "executor"})
 
 
 def write_junit(path: Path, document: FleetDocument) -> None:
