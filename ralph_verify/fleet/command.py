@@ -11,7 +11,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -222,4 +221,3 @@ def refuse_in_graph(spec: FleetSpec, *, shard: str | None, resume: bool) -> None
 
 def _say(text: str) -> None:
     print(f"fleet: {text}", flush=True)
-    sys.stdout.flush()

@@ -51,7 +51,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def summary(session: Session, verdict: VerdictProposal) -> dict[str, Any]:
-    """The JSON a notification carries, secrets redacted."""
+    """The JSON a notification carries (:func:`send` redacts it)."""
     costs = [it.agent.cost_usd for it in session.iterations
              if it.agent is not None and it.agent.cost_usd is not None]
     cost = round(sum(costs), 4) if costs else None
@@ -71,7 +71,7 @@ def summary(session: Session, verdict: VerdictProposal) -> dict[str, Any]:
               f"${cost:.2f}" if cost is not None else ""]
     if any(extras):
         text += f" ({', '.join(e for e in extras if e)})"
-    data: dict[str, Any] = {
+    return {
         "event": "session-finished",
         "project": str(session.root),
         "session": session.id,
@@ -85,8 +85,6 @@ def summary(session: Session, verdict: VerdictProposal) -> dict[str, Any]:
         "finished_at": now_iso(),
         "text": text,
     }
-    return {key: redact(value) if isinstance(value, str) else value
-            for key, value in data.items()}
 
 
 def _post(url: str, body: bytes) -> None:
