@@ -55,14 +55,11 @@ def ralph_addoption(parser: Parser) -> None:
                     "the checks fail. PreToolUse: refuse destructive or exfiltrating tool "
                     "calls. A hook never wedges the agent: on any error it lets it go on and "
                     "logs why to .ralph/hook.log.\n\nguard rules (switch off with "
-                    "[tool.ralph-verify.guard] disable = [...]):\n" + _rules_help(),
+                    "[tool.ralph-verify.guard] disable = [...]):\n"
+                    + "\n".join(f"  {name:<15}{text}" for name, text in RULES.items()),
     )
     parser.addoption("action", scope="hook", choices=HOOK_ACTIONS, metavar="ACTION",
                      help=f"one of {', '.join(HOOK_ACTIONS)}")
-
-
-def _rules_help() -> str:
-    return "\n".join(f"  {name:<15}{text}" for name, text in RULES.items())
 
 
 def hook(config: Config) -> int:

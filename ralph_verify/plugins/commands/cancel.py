@@ -49,7 +49,7 @@ def cancel(config: Config) -> int:
         if stopped is not None:
             print(stopped)
             return 0
-        if info is not None and (info.pid <= 1 or procinfo_alive(info.pid)):
+        if info is not None and (info.pid <= 1 or procinfo.start_time(info.pid) is not None):
             raise UsageError(f"the lock names pid {info.pid}, which is not a ralph-verify run "
                              f"of this project; remove {state.lock_path} if no run is active")
         data = state.read_state()
@@ -84,8 +84,3 @@ def cancel(config: Config) -> int:
     print(f"cancelled session {info.session} (pid {info.pid}) at iteration "
           f"{data.iteration if data is not None else None}; verdict {verdict}")
     return 0
-
-
-def procinfo_alive(pid: int) -> bool:
-    """Whether a process ``pid`` (> 0) lives on this machine."""
-    return procinfo.start_time(pid) is not None

@@ -30,7 +30,8 @@ def list_plugins(config: Config) -> int:
             origin = f"{dist.project_name} {dist.version}"
         else:
             origin = "registered at run time"
-        hooks = sorted({impl for impl in _hooks_of(config, plugin)})
+        hooks = sorted({caller.name for caller in
+                        config.pluginmanager.get_hookcallers(plugin) or []})
         rows.append({"name": name, "disabled": False, "origin": origin, "hooks": hooks})
         if config.get("json") is None:
             print(wrapped(f"{name}  [{origin}]  {', '.join(hooks)}", "", "    "))
@@ -38,7 +39,7 @@ def list_plugins(config: Config) -> int:
         from ralph_verify.plugins.json_report import write_json
 
         write_json(config, rows)
-    if config.get("json") is None:
+    else:
         print_agents(config)
     return 0
 
@@ -65,8 +66,3 @@ def wrapped(text: str, first: str, rest: str) -> str:
     return textwrap.fill(text, width=max(shutil.get_terminal_size().columns, 40),
                          initial_indent=first, subsequent_indent=rest,
                          break_long_words=False, break_on_hyphens=False)
-
-
-def _hooks_of(config: Config, plugin: object) -> list[str]:
-    callers = config.pluginmanager.get_hookcallers(plugin) or []
-    return [caller.name for caller in callers]
