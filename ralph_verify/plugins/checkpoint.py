@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from ralph_verify.checks.verification import Verification
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
-from ralph_verify.loop.recovery import is_ancestor
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
 from ralph_verify.project import git
@@ -271,6 +270,8 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
 def git_trouble(session: Session, state: CheckpointState, own: str | None) -> str | None:
     """What the agent did to git that the loop cannot go on from, or None: the repository
     gone, the session's branch deleted, or moved off the loop's last commit."""
+    from ralph_verify.loop.recovery import is_ancestor
+
     root = session.root
     point = f"; recovery point {state.recovery} ('ralph-verify recover')" \
         if state.recovery else ""
