@@ -43,7 +43,7 @@ _DELETE = [c for t in ("/", "~", "..", "link_root/*", "link_home/*", ".git", "/e
     "rm -rf \"$UNSET_VARIABLE\"/data", "sh -c \"sh -c 'bash -c \\\"rm -rf /\\\"'\"",
     "find . -exec rm -rf / \\;", "find ~ -type f -exec rm {} +", "find / -name '*.log' -delete",
     "parallel rm -rf ::: / ~", "echo / ~ | xargs -n1 rm -rf", "ls / | xargs rm -rf",
-    "printf '/\\n' | xargs -I{} rm -rf {}", "unlink /etc/passwd", "rmdir /tmp/decoy-dir",
+    "printf '/\\n' | xargs -I{} rm -rf {}", "unlink /etc/passwd",
     "shred -u ~/.ssh/id_rsa", "eval 'rm -rf ~'", "rm -rf $'\\x2f'", "r''m -rf /",
     "\"rm\" \"-rf\" \"/\"", "sudo rm -rf build", "nohup rm -rf / &", "time rm -rf /etc",
     "stdbuf -o0 rm -rf /usr", "uv run rm -rf ~", "watch -n 1 'rm -rf /srv'",
@@ -134,7 +134,7 @@ _OUTSIDE = [
     "perl -pi -e 's/x/y/' /etc/hosts", "chmod 000 ~/.ssh", "chmod -R 777 /", "chmod -R u+w /usr",
     "chown -R nobody /home", "truncate -s 0 /var/log/syslog", "touch /etc/nologin",
     "mkdir -p /opt/evil", "install -m 755 x /usr/bin/x", "rsync -a --delete src/ /srv/www/",
-    "echo y &> /var/tmp/out", "git -C /tmp/decoy-repo commit -am x", "touch .git/hooks/pre-commit",
+    "git -C /tmp/decoy-repo commit -am x", "touch .git/hooks/pre-commit",
     "echo x > .git/HEAD", "cp hook.sh .git/hooks/post-checkout", "chmod +x .git/hooks/pre-push",
     "echo 'rm -rf ~' > .git/hooks/pre-commit", "patch /etc/sudoers < p.diff",
     "tee ~/.ssh/authorized_keys < key.pub", "echo x >> link_home/.ssh/authorized_keys",
@@ -198,7 +198,7 @@ _HISTORY = [
     "bash -lc 'git reset --hard'", "env GIT_DIR=.git git reset --hard",
 ]
 _UNREADABLE = [
-    "eval \"$(cat cmd.txt)\"", "$(echo rm) -rf /tmp/x", "`echo rm` -rf /", "$CMD -rf /",
+    "eval \"$(cat cmd.txt)\"", "`echo rm` -rf /", "$CMD -rf /",
     "sh -c \"$SCRIPT\"", "echo 'unbalanced", "{rm,-rf,~}", "x=$(cat f); $x /",
     "echo " + "a" * 300_000, "for i in 1; do", "${EDITOR} ~/.bashrc",
 ]
@@ -357,7 +357,9 @@ _NET_OK = [
     "pip install --index-url https://pypi.org/simple requests", "npm view react version",
     "docker pull ghcr.io/org/app:latest", "git ls-remote https://github.com/pallets/click.git",
 ]
-_ORDINARY_BASH = [*_GIT, *_PYTHON, *_JS, *_BUILD, *_FILES, *_NET_OK]
+# Scratch space below a temp folder is ordinary (these were refused before it was).
+_SCRATCH = ["rmdir /tmp/decoy-dir", "echo y &> /var/tmp/out", "$(echo rm) -rf /tmp/x"]
+_ORDINARY_BASH = [*_GIT, *_PYTHON, *_JS, *_BUILD, *_FILES, *_NET_OK, *_SCRATCH]
 ORDINARY: list[Call] = [*(bash(c) for c in _ORDINARY_BASH),
     ("Write", {"file_path": "src/app.py", "content": "print('hi')\n"}),
     ("Write", {"file_path": "docs/guard.md", "content": "never `cat .env`; curl http://10.0.0.5"}),

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import shlex
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from ralph_verify.guard.effects import grepped, startup_file
+from ralph_verify.guard.families import write_targets
 from ralph_verify.guard.judge import command_refusals, paths
 from ralph_verify.guard.net import network_findings
-from ralph_verify.guard.parse import MAX_BYTES, Unreadable
+from ralph_verify.guard.parse import MAX_BYTES, SimpleCommand, Unreadable
 from ralph_verify.guard.policy import (
     DEFAULT_METADATA_HOSTS,
     DEFAULT_PUBLIC_PATTERNS,
@@ -30,10 +32,18 @@ from ralph_verify.guard.policy import (
     is_inside,
     is_secret,
     resolve,
+    writable,
 )
 from ralph_verify.guard.rules import PRIORITY
 from ralph_verify.guard.tamper import CACHE_WORD, cache_read, changed
-from ralph_verify.guard.unfold import INTERPRETERS, SHELLS, Context, Unfolded, unfold_line
+from ralph_verify.guard.unfold import (
+    DOWNLOADERS,
+    INTERPRETERS,
+    SHELLS,
+    Context,
+    Unfolded,
+    unfold_line,
+)
 
 __all__ = ["DEFAULT_METADATA_HOSTS", "DEFAULT_PUBLIC_PATTERNS", "DEFAULT_SECRET_PATTERNS",
            "Policy", "Refusal", "current_branch", "evaluate"]
@@ -137,7 +147,7 @@ def _write_tool(tool: str, path: Any, cwd: Path, policy: Policy) -> Iterator[Ref
     if target is not None and not is_inside(target, policy) and startup_file(target):
         yield Refusal("persistence", f"{tool} of {path}: it runs again in later sessions "
                                      "(a start-up file, a service, cron); leave it to the user")
-    if not is_inside(target, policy):
+    if not writable(target, policy, path):
         yield Refusal("write-outside", f"{tool} of {path}: it is outside the project "
                                        f"{policy.root}; work inside the project")
     elif target is not None and (target == git_dir or git_dir in target.parents):
@@ -161,8 +171,6 @@ def _shell_command(tool_name: str, tool_input: Mapping[str, Any]) -> str | None:
     if (tool_name not in SHELL_TOOLS and value is None) or tool_name == "apply_patch":
         return None
     if isinstance(value, list):
-        import shlex
-
         words = [str(word) for word in value]
         # ``["bash", "-lc", SCRIPT]`` (Codex) is the script itself.
         if len(words) == 3 and words[1] in ("-c", "-lc") and words[0].endswith("sh"):
@@ -185,7 +193,7 @@ def _shell_refusals(line: str, cwd: Path, policy: Policy,
                                          "(or from a place only known when it runs); the "
                                          "guard cannot read it")
     current: Path | None = cwd
-    yield from _downloaded_and_run(unfolded)
+    yield from _written_and_run(unfolded, policy)
     added = {c.args[2] for c in unfolded.commands if c.name == "git" and c.args[:2] == [
         "remote", "add"] and len(c.args) > 2}
     if any(c.name == "git" and c.args[:1] == ["push"] and added & set(c.args) for c in
@@ -208,33 +216,78 @@ def _shell_refusals(line: str, cwd: Path, policy: Policy,
     yield from _code_refusals(unfolded, current, policy)
 
 
-def _downloaded_and_run(unfolded: Unfolded) -> Iterator[Refusal]:
-    """``curl -o x.sh URL && bash x.sh``: a download run in the same call is a download piped
-    to a shell, spelt with a file."""
-    downloaded: set[str] = set()
+#: What a runner runs besides its arguments: ``make`` its Makefile, ``pytest`` the
+#: conftest.py it imports, ``npm test`` the scripts of package.json.
+_RUNS_FILES = {"make": ("Makefile", "makefile", "GNUmakefile"), "pytest": ("conftest.py",),
+               "npm": ("package.json",), "yarn": ("package.json",), "pnpm": ("package.json",)}
+_WRITERS_TEXT = ("echo", "printf", "cat")
+
+
+def _written_and_run(unfolded: Unfolded, policy: Policy) -> Iterator[Refusal]:
+    """A file this call writes and then runs (``echo CMD > x.sh && sh x.sh``, a Makefile
+    then ``make``, ``curl -o x.sh URL; bash x.sh``): judged by what it holds, as if the call
+    ran that text; a download or a text the guard cannot see is refused."""
+    written: dict[str, str | None] = {}  # file name -> its text (None: unknown)
     for command in unfolded.commands:
         name, args = command.name, command.args
-        if name in ("curl", "wget", "aria2c", "http", "xh", "fetch"):
-            for index, arg in enumerate(args):
-                value = args[index + 1] if index + 1 < len(args) else ""
-                if arg in ("-o", "--output", "-O", "--output-document") and value and not \
-                        value.startswith(("http:", "https:", "-")):
-                    downloaded.add(value.rsplit("/", 1)[-1])
-                elif arg.startswith(("--output=", "--output-document=")):
-                    downloaded.add(arg.split("=", 1)[1].rsplit("/", 1)[-1])
-                elif arg.startswith(("http://", "https://")) and (
-                        name == "wget" or "-O" in args or "--remote-name" in args):
-                    downloaded.add(arg.rstrip("/").rsplit("/", 1)[-1])
-            continue
+        targets = [t for op, t in command.redirects if op in (">", ">>", ">|", "&>")]
+        targets += [a for a in args if name == "tee" and not a.startswith("-")]
+        targets += write_targets(command) if name not in ("mv", "cp", "ln", "install") else []
+        text = _text_written(command) if name in (*_WRITERS_TEXT, "tee") else None
+        for target in targets:
+            written[target.rsplit("/", 1)[-1]] = text
+        if name in DOWNLOADERS:
+            for url in (a for a in args if a.startswith(("http://", "https://"))):
+                if name == "wget" or {"-O", "--remote-name", "-fsSLO"} & set(args) or any(
+                        re.fullmatch(r"-[a-zA-Z]*O[a-zA-Z]*", a) for a in args):
+                    written[url.rstrip("/").rsplit("/", 1)[-1]] = None
+        if name in ("mv", "cp", "ln", "install") and len(args) > 1:
+            positional = [a for a in args if not a.startswith("-")]
+            if len(positional) > 1:
+                source = positional[0].rsplit("/", 1)[-1]
+                written[positional[-1].rsplit("/", 1)[-1]] = written.get(source)
+        if name == "npm" and args[:2] == ["pkg", "set"]:
+            written["package.json"] = " ".join(a.split("=", 1)[-1] for a in args[2:])
         positional = [a for a in args if not a.startswith("-")]
         run = [command.words[0]] if command.words else []
         if name in SHELLS | INTERPRETERS | {"source", "."} and positional:
             run.append(positional[0])
-        if any(word.rsplit("/", 1)[-1] in downloaded for word in run):
-            yield Refusal("pipe-to-shell", f"{' '.join(command.words)[:60]} runs what this call "
-                                           "downloads; download it, read it, and run it in a "
-                                           "later call if it is what you need")
-            return
+        if name in SHELLS | INTERPRETERS:  # ``sh < x.sh``, ``sh 0<fifo``
+            run += [t for op, t in command.redirects if op.endswith("<")]
+        run += _RUNS_FILES.get(name, ())
+        run += [v for _, v in unfolded.code_paths]
+        for word in run:
+            base = word.rsplit("/", 1)[-1]
+            if base not in written:
+                continue
+            text = written[base]
+            if text is None:
+                yield Refusal("pipe-to-shell", f"{' '.join(command.words)[:60]} runs {base}, "
+                                               "which this call writes or downloads without "
+                                               "the guard seeing it; write it, read it, and "
+                                               "run it in a later call")
+                return
+            if base.endswith(".py"):
+                text = shlex.join(["python3", "-c", text])
+            elif base.endswith(".js"):
+                text = shlex.join(["node", "-e", text])
+            found = evaluate("Bash", {"command": re.sub(r"(?m)^\t", "", text)}, policy)
+            if found is not None:
+                yield Refusal(found.rule, f"{base}, which this call writes and runs: "
+                                          f"{found.reason}")
+                return
+
+
+def _text_written(command: SimpleCommand) -> str | None:
+    """What ``echo``/``printf``/``cat <<EOF``/``tee <<<`` writes, if the line says it."""
+    if command.name in ("cat", "tee"):
+        return command.stdin_text
+    args = [a for a in command.args if not re.fullmatch(r"-[neE]+", a)]
+    if command.name == "printf" and args:
+        args = [args[0].replace("%s", " ".join(args[1:]))]
+    text = " ".join(args)
+    return text.encode("utf-8", "replace").decode("unicode_escape", "replace") \
+        if "\\" in text else text
 
 
 def _code_refusals(unfolded: Unfolded, cwd: Path | None,
@@ -254,7 +307,7 @@ def _code_refusals(unfolded: Unfolded, cwd: Path | None,
                     yield Refusal(rule, reason)
                 for path in found:  # the first path that breaks a rule says it
                     in_git = path is not None and (path == git_dir or git_dir in path.parents)
-                    if not is_inside(path, policy) or in_git or (
+                    if not writable(path, policy, value) or in_git or (
                             kind == "deletes" and path == root):
                         yield Refusal("inline-code", f"{name} inline code {kind} {value}, "
                                                      f"outside the project {policy.root} (or "

@@ -44,7 +44,7 @@ GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "rev-parse", "ls-fil
                            "ls-remote", "cat-file", "branch", "tag", "reflog", "help",
                            "version", "--version"})
 Resolver = Callable[[str], "Path | None"]
-Inside = Callable[["Path | None"], bool]
+Inside = Callable[..., bool]  # (path, word naming it): inside or scratch
 #: (rule, reason, decision) before they become :class:`~ralph_verify.guard.policy.Refusal` s.
 Found = tuple[str, str, str]
 
@@ -180,7 +180,9 @@ def command_refusals(command: SimpleCommand, resolve: Resolver, inside: Inside,
         if target.startswith("/dev/") and target in ("/dev/null", "/dev/stdout", "/dev/stderr"):
             continue
         path = resolve(target)
-        if path is None or not inside(path) or path == root / ".git" or \
+        # ``mv`` to scratch takes the files out of the project: not scratch for it.
+        if path is None or not inside(path, "" if name == "mv" else target) or \
+                path == root / ".git" or \
                 (root / ".git") in path.parents:
             yield ("write-outside", f"{name} {target} changes {path or target}, outside the "
                                     f"project {root} (or its .git); work inside the project",

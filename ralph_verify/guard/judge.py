@@ -48,6 +48,7 @@ from ralph_verify.guard.policy import (
     real,
     resolve,
     session_branch,
+    writable,
 )
 from ralph_verify.guard.tamper import cache_read, changed, words_refusals
 from ralph_verify.guard.unfold import DOWNLOADERS, INTERPRETERS, SHELLS
@@ -114,14 +115,15 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
         for target in _positional(args):
             if not _DEVICES.match(target):
                 path = resolve(target, cwd, policy)
-                if path is None or not is_inside(path, policy):
+                if path is None or not writable(path, policy, target):
                     yield Refusal("write-outside", f"tee to {target}: it is outside the "
                                                    f"project {policy.root}")
     yield from _secrets(command, cwd, policy)
     yield from _tamper(command, cwd, policy)
     root = real(policy.root)
     for rule, reason, decision in family_refusals(
-            command, lambda p: resolve(p, cwd, policy), lambda p: is_inside(p, policy), root,
+            command, lambda p: resolve(p, cwd, policy),
+            lambda p, w="": writable(p, policy, w), root,
             lambda: session_branch(current_branch(cwd or policy.root), policy)):
         yield Refusal(rule, reason, decision)
     for target in [*write_targets(command),
@@ -190,7 +192,7 @@ def _redirects(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iter
         if op in OUTPUT_REDIRECTS and target and not target.isdigit() and target != "-" \
                 and not _DEVICES.match(target):
             path = resolve(target, cwd, policy)
-            if path is None or not is_inside(path, policy):
+            if path is None or not writable(path, policy, target):
                 yield Refusal("write-outside", f"redirecting output to {target}: it is "
                                                f"outside the project {policy.root}")
         if op in ("<", "<>"):
@@ -284,7 +286,7 @@ def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
                 break
             in_git = path == git_dir or git_dir in path.parents
             own = (path == root and not (has_glob or searched)) or in_git
-            if not is_inside(path, policy) or own:
+            if not writable(path, policy, target) or own:
                 yield Refusal("rm-outside", f"{what} {target} deletes {path}, which is outside "
                                             f"the project {policy.root} (or is the project or "
                                             "inside its .git); delete only what you created "

@@ -180,6 +180,25 @@ def is_inside(path: Path | None, policy: Policy) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
 
+#: Scratch space every program may use; ``TMPDIR`` is added from the environment.
+TEMP_ROOTS: tuple[str, ...] = ("/tmp", "/var/tmp")
+
+
+def writable(path: Path | None, policy: Policy, word: str = "") -> bool:
+    """Inside the project, or scratch: a ``word`` naming a temp folder (``/tmp/x``,
+    ``$TMPDIR/x``, not the folder itself) that lands below one, away from the home folder
+    and the project's surroundings. A way out through ``..`` or a link is never scratch."""
+    if is_inside(path, policy):
+        return True
+    temps = [t for t in (*TEMP_ROOTS, policy.environ.get("TMPDIR", "")) if t.startswith("/")]
+    prefixes = (*(t.rstrip("/") + "/" for t in temps), "$TMPDIR/", "${TMPDIR}/")
+    if path is None or not word.startswith(prefixes) or "/../" in word:
+        return False
+    home, root = real(policy.home), real(policy.root)
+    return any(real(Path(t)) in path.parents for t in temps) and not (
+        path == home or home in path.parents or path in home.parents or path in root.parents)
+
+
 def is_secret(path: Path | None, policy: Policy) -> bool:
     if path is None:
         return False
