@@ -11,8 +11,10 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ralph_verify.guard.credentials import CLOUD_CLIS, container_command
 from ralph_verify.guard.net import classify
 from ralph_verify.guard.parse import SimpleCommand
+from ralph_verify.guard.unfold import PACKAGE_RUNNERS
 
 Found = tuple[str, str]
 Resolver = Callable[[str], "Path | None"]
@@ -228,7 +230,7 @@ _NEEDS = {"ip": re.compile(r"\b(link|addr|address|route|rule|neigh|netns)\b.*\b(
 #: Tools that destroy what lives beyond the project: a cloud, a cluster, a database, a
 #: registry, a container engine's volumes. Matched against the words after the tool.
 _REMOTE = {
-    "docker": re.compile(r"\bsystem prune\b.*(--volumes|-a\b|--all)|\bvolume (prune|rm)\b|"
+    "docker": re.compile(r"\bprune\b.*(--volumes|-a\b|--all|-af\b)|\bvolume (prune|rm)\b|"
                          r"\b(rm|rmi)\b.*\$\(|^logout\b"),
     "kubectl": re.compile(r"^(\S+ )*(delete|drain|cordon|scale|patch|replace)\b|"
                           r"\bconfig (delete|set|unset|rename)-?|\brollout undo\b"),
@@ -242,7 +244,8 @@ _REMOTE = {
     "mysql": re.compile(r"(?i)\b(drop|truncate)\s+(database|table|schema)\b"),
     "redis-cli": re.compile(r"(?i)\bflush(all|db)\b"),
     "mongosh": re.compile(r"dropDatabase|\.drop\("), "mongo": re.compile(r"dropDatabase|\.drop\("),
-    "npm": re.compile(r"\bunpublish\b|\bpublish\b(?!.*--dry-run)|"
+    "npm": re.compile(r"\bunpublish\b|\bdist-tag\b|\bdeprecate\b|\bowner (rm|add)\b|"
+                      r"\bpublish\b(?!.*--dry-run)|"
                       r"\b(uninstall|remove|rm|un|install|i|add)\b.*(-g|--global)\b|^link$|"
                       r"\bconfig (set|delete|edit)\b(?!.*--location[= ]project)"),
     "yarn": re.compile(r"\b(unpublish|publish)\b|\bglobal remove\b|\bconfig set\b"),
@@ -279,9 +282,82 @@ def administration(command: SimpleCommand) -> Iterator[Found]:
         yield ("remote-data", f"{name} {text[:60]} destroys, publishes or reconfigures what "
                               "lies beyond the project (a cloud, cluster, database, registry, "
                               "the user's settings); leave it to the user")
+    elif (name in _PLATFORMS or _remote_engine(name, args)) and _DESTROY.search(text):
+        yield ("remote-data", f"{name} {text[:60]} deletes, resets or archives what a cloud, "
+                              "a cluster, a store or a remote engine holds; leave it to the user")
+    elif name in _CONTAINER_TOOLS and _DESTROY_INSIDE.search(" ".join(container_command(args))):
+        yield ("remote-data", f"{name} exec {text[:60]} deletes inside a container or pod (its "
+                              "data is not the project's); leave it to the user")
     elif name in _TUNNELS:
         yield ("reverse-shell", f"{name} opens a tunnel from the internet into this machine; "
                                 "a remote party would reach it")
+
+
+#: Whatever the platform, a verb that destroys: ``doctl ... delete``, ``heroku apps:destroy``,
+#: ``gh api -X DELETE``, ``aws kms schedule-key-deletion``, ``aws s3 sync --delete``.
+_DESTROY = re.compile(
+    r"(?i)(^|[\s:])(delete|destroy|remove|rm|rb|del|drop|purge|prune|terminate|wipe|archive|"
+    r"deprecate|flush\w*|truncate|reset|erase|unpublish|deregister|revoke|[\w-]+-deletion|"
+    r"(delete|destroy|remove|terminate)-[\w-]+)(?=$|[\s:])|-X\s*DELETE\b|--method[= ]DELETE|"
+    r"--(delete|prune|force-delete)(?=$|[\s=])")
+_DESTROY_INSIDE = re.compile(r"(^|\s|/)(rm|shred|rmdir|unlink|mkfs\S*|wipefs|truncate|dd)\s")
+_PLATFORMS = CLOUD_CLIS | {"kubectl", "oc", "helm", "etcdctl", "consul", "nomad", "eksctl",
+                           "kubeadm", "minikube", "kind", "argocd", "gsutil", "s3cmd", "rclone",
+                           "mc", "databricks", "snowsql"}
+_CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
+
+
+def _remote_engine(name: str, args: list[str]) -> bool:
+    """``docker -H ssh://prod ...``, ``docker --context prod ...``: another machine's engine."""
+    if name not in ("docker", "podman", "nerdctl"):
+        return False
+    values = [v for i, a in enumerate(args[:-1]) if a in ("-H", "--host", "-c", "--context")
+              for v in [args[i + 1]]] + [a.split("=", 1)[1] for a in args
+                                          if a.startswith(("--host=", "--context="))]
+    return any(not v.startswith(("unix://", "npipe://")) and v != "default" for v in values)
+
+
+#: Package managers, and the verbs that fetch code and install or run it ("": any).
+_INSTALLERS = {"pip": "install|download|wheel", "pipx": "install|run|inject",
+               "uv": "add|run|pip|tool", "uvx": "", "npx": "", "pnpx": "", "bunx": "",
+               "npm": "install|i|add|exec|x", "yarn": "add|dlx", "pnpm": "add|install|i|dlx",
+               "bun": "add|install|i|x", "cargo": "install", "gem": "install",
+               "composer": "require", "deno": "run|install", "kubectl": "apply|create|replace",
+               "oc": "apply|create|replace", "helm": "install|upgrade"}
+#: The package indexes themselves (``--index-url https://pypi.org/simple``).
+_INDEX = re.compile(r"https://(pypi\.org|files\.pythonhosted\.org|registry\.npmjs\.org|"
+                    r"registry\.yarnpkg\.com|rubygems\.org|index\.crates\.io)/")
+_FOREIGN = re.compile(r"^(git\+|hg\+|svn\+|bzr\+|github:|gitlab:|bitbucket:|gist:|git@)|://")
+
+
+def foreign_code(command: SimpleCommand, resolve: Resolver,
+                 inside: Callable[[Path | None], bool]) -> Iterator[Found]:
+    """A package manager given a URL, a repository, another index or a folder outside the
+    project: code no one chose, whose install scripts run here."""
+    name, args = command.name, command.args
+    fetched = [w for w in [*command.wrappers[1:], *command.words[:1]] if _FOREIGN.search(w)]
+    if fetched and set(command.wrappers) & {r for r, _ in PACKAGE_RUNNERS} | {"uv run"}:
+        yield ("pipe-to-shell", f"{command.wrappers[0]} runs {fetched[0][:60]}, code from a "
+                               "source the user did not choose; leave it to the user")
+        return
+    if name.startswith("python") and args[:2] == ["-m", "pip"]:
+        name, args = "pip", args[2:]
+    verbs = _INSTALLERS.get(_family(name))
+    verb = next((a for a in args if not a.startswith("-")), "")
+    if verbs is None or (verbs and not re.fullmatch(verbs, verb)):
+        return
+    for index, arg in enumerate(args):
+        value = arg.split("=", 1)[1] if arg.startswith("--") and "=" in arg else arg
+        value = value[len("file:"):] if value.startswith("file:") else value
+        local = value.startswith(("../", "/", "~")) or value == ".."
+        valued = index > 0 and args[index - 1].startswith("-")  # ``-d /tmp/wheels``: an output
+        if (_FOREIGN.search(value) and not _INDEX.match(value)) or (
+                local and not valued and not inside(resolve(value))):
+            yield ("pipe-to-shell", f"{name} {verb} {value[:60]} fetches code from a source "
+                                    "the user did not choose (not the package index, not the "
+                                    "project) and runs its install scripts; leave it to the "
+                                    "user")
+            return
 
 
 _NEVER = re.compile(r"(?!)")

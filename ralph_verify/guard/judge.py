@@ -19,6 +19,7 @@ from ralph_verify.guard.abuse import (
     administration,
     container,
     disk_fill,
+    foreign_code,
     miner,
     reverse_shell,
     served,
@@ -139,6 +140,8 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
                              root, real(policy.home)),
                          *served(command, lambda p: resolve(p, cwd, policy),
                                  lambda p: holds_secrets(p, policy) or is_secret(p, policy)),
+                         *foreign_code(command, lambda p: resolve(p, cwd, policy),
+                                       lambda p: is_inside(p, policy)),
                          *env_dump(command), *machine(command), *credentials(command),
                          *persistence(command, args if name == "git" else None)):
         yield Refusal(rule, reason)

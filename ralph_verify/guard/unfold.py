@@ -285,6 +285,8 @@ def _strip(command: SimpleCommand) -> list[str]:
         elif (name, "") in PACKAGE_RUNNERS or (name, second) in PACKAGE_RUNNERS:
             command.wrappers.append(name)
             rest = words[1:] if (name, "") in PACKAGE_RUNNERS else words[2:]
+            # Where the package comes from (``--from git+URL``) is judged with the wrappers.
+            command.wrappers += [w for w in rest if re.search(r"://|^git\+|^git@", w)]
             if "-c" in rest[:-1] or "--call" in rest[:-1]:  # ``npx -c 'CMD'``: a shell line
                 index = next(i for i, w in enumerate(rest) if w in ("-c", "--call"))
                 words = ["sh", "-c", rest[index + 1]]
