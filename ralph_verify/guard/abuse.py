@@ -200,7 +200,9 @@ _ADMIN = {"modprobe": "loads or unloads kernel modules", "rmmod": "unloads a ker
           "usermod": "changes a user", "groupadd": "adds a group", "groupdel": "deletes a group",
           "adduser": "adds a user", "deluser": "deletes a user", "vipw": "edits the users",
           "visudo": "edits sudo's rules", "setenforce": "switches SELinux",
-          "swapon": "changes swap", "hostname": "renames the machine"}
+          "swapon": "changes swap", "hostname": "renames the machine",
+          "gpasswd": "changes a group's members", "setcap": "gives a program privileges",
+          "newgrp": "changes the group of the shell"}
 _NEEDS = {"ip": re.compile(r"\b(link|addr|address|route|rule|neigh|netns)\b.*\b(set|add|del|"
                            r"delete|flush|change|replace)\b"),
           "ifconfig": re.compile(r"\b(down|up|add|del|netmask|mtu|hw)\b"),
@@ -216,7 +218,8 @@ _NEEDS = {"ip": re.compile(r"\b(link|addr|address|route|rule|neigh|netns)\b.*\b(
           "yum": re.compile(r"\b(remove|erase)\b"), "dnf": re.compile(r"\b(remove|erase)\b"),
           "zypper": re.compile(r"\b(remove|rm)\b"), "pacman": re.compile(r"(^|\s)-R"),
           "snap": re.compile(r"\bremove\b"), "flatpak": re.compile(r"\buninstall\b"),
-          "kill": re.compile(r"(^|\s)(0|\$PPID|\$\{PPID\}|-0)$|\$PPID|^-?\S*\s*-\$\("),
+          "kill": re.compile(r"(^|\s)(0|1|\$PPID|\$\{PPID\}|-0)$|\$PPID|^-?\S*\s*-\$\("),
+          "fuser": re.compile(r"(^|\s)-[a-zA-Z]*k"),
           "apk": re.compile(r"\bdel\b"), "brew": re.compile(r"\b(uninstall|remove|rm)\b"),
           "conda": re.compile(r"\b(remove|uninstall)\b.*(--all|\bbase\b)|\benv remove\b"),
           "service": re.compile(r"\b(stop|restart|reload|disable)\b"),
@@ -224,7 +227,7 @@ _NEEDS = {"ip": re.compile(r"\b(link|addr|address|route|rule|neigh|netns)\b.*\b(
           "pip": re.compile(r"--break-system-packages|\buninstall\b.*\b(pip|setuptools|wheel)"
                             r"\b"),
           "killall": re.compile(r"(^|\s)(python\S*|node|bash|sh|ralph-verify)$"),
-          "pkill": re.compile(r"(^|\s)(claude|codex|gemini|aider|node|python\S*)$"),
+          "pkill": re.compile(r"(^|\s)(claude|codex|gemini|aider|node|python\S*)$|\$PPID|\$\$"),
           "dmesg": re.compile(r"(^|\s)(-C|-c|--clear|--read-clear)\b"),
           "renice": re.compile(r""), "loginctl": re.compile(r"\b(terminate|kill)-")}
 #: Tools that destroy what lives beyond the project: a cloud, a cluster, a database, a
@@ -267,8 +270,11 @@ def administration(command: SimpleCommand) -> Iterator[Found]:
     """The machine's users, kernel, clock, network and packages."""
     name, args = command.name, command.args
     text = " ".join(args)
-    if command.substituted_into == "kill" and re.search(
-            r"PPID|\$\$|ralph|claude|codex|gemini|aider|\bnode\b|\bpython", text):
+    if name == "kill" and "xargs" in command.wrappers and any(
+            _every_process(c.name, " ".join(c.args)) for c in command.upstream):
+        yield ("system", "kill of every process ps lists; leave it to the user")
+    if command.substituted_into == "kill" and (_every_process(name, text) or re.search(
+            r"PPID|\$\$|ralph|claude|codex|gemini|aider|\bnode\b|\bpython", text)):
         yield ("system", f"kill of what {name} finds from the agent's own process: it kills "
                          "the agent, its parent or ralph-verify; leave it to the user")
     if name in _ADMIN and (name != "hostname" or [a for a in args if not a.startswith("-")]):
@@ -361,6 +367,11 @@ def foreign_code(command: SimpleCommand, resolve: Resolver,
 
 
 _NEVER = re.compile(r"(?!)")
+
+
+def _every_process(name: str, text: str) -> bool:
+    """``ps -e``, ``ps aux``: a listing of every process (the agent's and ralph-verify's)."""
+    return name == "ps" and re.search(r"(^|\s)(-\w*[eA]|a\w*x|x\w*a)", text) is not None
 
 
 def _family(name: str) -> str:

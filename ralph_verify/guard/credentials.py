@@ -59,6 +59,7 @@ _CREDENTIAL_VERB = re.compile(
     r"\b(registry|acr|ecr) login\b|\b(config|env):get\b|^config$", re.IGNORECASE)
 _COMPILED = {name: re.compile(pattern) for name, pattern in CREDENTIAL_COMMANDS.items()}
 _COMPILED["oc"] = _COMPILED["kubectl"]
+_COMPILED["glab"] = _COMPILED["gh"]
 _CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
 _EXEC_OPTIONS = frozenset({"-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file",
                            "--detach-keys", "-c", "--container", "-n", "--namespace",

@@ -22,7 +22,9 @@ DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
     ".env", ".env.*", "*.env", ".envrc", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks",
     "*.keystore", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_*_sk", ".netrc", "_netrc",
     ".pgpass", ".git-credentials", ".pypirc", ".npmrc", "credentials", "credentials.json",
-    "*.tfvars", ".htpasswd", "secrets.yaml", "secrets.yml", "secrets.json",
+    "*.tfvars", "*.tfstate", "*.tfstate.backup", ".htpasswd", "secrets.yaml", "secrets.yml",
+    "secrets.json", "secrets.toml", "service-account*.json", "*service_account*.json",
+    "master.key", ".my.cnf",
     "*/.ssh/*", "*/.aws/*", "*/.gnupg/*", "*/.config/gcloud/*", "*/.kube/config",
     "*/.docker/config.json", "*/.azure/*",
 )
@@ -41,7 +43,8 @@ HOME_SECRETS: tuple[str, ...] = (
     ".config/github-copilot", ".claude/.credentials.json", ".codex/auth.json",
     ".config/containers/auth.json", ".config/helm/registry", ".config/cloudflare",
     ".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
-    ".thunderbird", ".local/share/recently-used.xbel",
+    ".thunderbird", ".local/share/recently-used.xbel", ".my.cnf", ".huggingface",
+    ".cache/huggingface/token", ".kaggle", ".config/glab-cli", ".config/netlify",
 )
 #: Secrets of the machine (absolute patterns).
 SYSTEM_SECRETS: tuple[str, ...] = (
@@ -158,7 +161,8 @@ def holds_secrets(path: Path | None, policy: Policy) -> bool:
     home = real(policy.home)
     if home in path.parents and path.relative_to(home).as_posix() in _SECRET_PARENTS:
         return True  # ``~/.config``: gcloud's and gh's keys are in it
-    return path == home or path in home.parents or path in (Path("/"), Path("/root"))
+    return path == home or path in home.parents or path in (Path("/"), Path("/root"),
+                                                            Path("/home"), Path("/Users"))
 
 
 _SECRET_PARENTS = frozenset(p.rsplit("/", i)[0] for p in HOME_SECRETS
