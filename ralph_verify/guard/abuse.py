@@ -49,9 +49,9 @@ def reverse_shell(command: SimpleCommand) -> Iterator[Found]:
     elif name in ("zmodload", "ztcp") and (name == "ztcp" or any(a.startswith("zsh/net")
                                                                  for a in args)):
         why = "zsh's TCP module opens a socket for the shell"
-    elif name in ("ssh", "autossh") and any(a.startswith("-R") or a.lower().startswith(
-            "remoteforward") for a in args):
-        why = "ssh -R opens this machine's ports to a remote host"
+    elif name in ("ssh", "autossh") and any(a.startswith(("-R", "-D")) or a.lower().startswith(
+            ("remoteforward", "dynamicforward")) for a in args):
+        why = "ssh -R/-D opens a tunnel between this machine and a remote host"
     elif name == "xterm" and any(a in ("-display", "-d") for a in args) and not all(
             w.startswith(":") for i, w in enumerate(args) if i and args[i - 1] in ("-display",
                                                                                    "-d")):
@@ -92,6 +92,13 @@ def container(command: SimpleCommand, resolve: Resolver, inside: Callable[[Path 
     """``docker run`` given the host: privileges, its namespaces, or a mount of what the
     project must not reach."""
     name, args = command.name, command.args
+    if any(a.endswith(".sock") and re.search(r"docker|containerd|podman", a) for a in args):
+        yield ("container", f"{name} talks to the container engine's socket: root on the host")
+        return
+    if name in ("kubectl", "oc") and re.search(r"host(PID|Network|IPC|Path)|privileged\W+true",
+                                               " ".join(args)):
+        yield ("container", f"{name} runs a pod given the host (its processes, network, files)")
+        return
     if name not in ("docker", "podman", "nerdctl") or not ({"run", "create"} & set(args[:4])):
         return
     for index, arg in enumerate(args):
@@ -103,6 +110,12 @@ def container(command: SimpleCommand, resolve: Resolver, inside: Callable[[Path 
                     "ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE", "DAC_READ_SEARCH")) or (
                 flag[0] == "--device"):
             yield ("container", f"{name} {arg} gives the container the host itself")
+            return
+        if (arg in ("-e", "--env") and re.fullmatch(r"[A-Za-z_]\w*", value) and re.search(
+                r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", value, re.IGNORECASE)) or (
+                arg == "--env-file" and secret(resolve(value))):
+            yield ("read-secrets", f"{name} {arg} {value} hands a secret of this machine to the "
+                                   "container, where it can print or send it")
             return
         source, spec = None, None
         if arg in ("-v", "--volume"):

@@ -167,6 +167,8 @@ def env_dump(command: SimpleCommand) -> Iterator[Found]:
     elif (name == "set" and not args) or (name == "export" and args in ([], ["-p"])) or (
             name in ("declare", "typeset") and args in ([], ["-p"], ["-x"], ["-px"], ["-xp"])):
         why = f"{name} {' '.join(args)} prints every variable"
+    elif name == "php" and args[:1] in (["-i"], ["--info"]):
+        why = "php -i prints phpinfo, the whole environment among it"
     elif name == "ps" and any(not a.startswith("-") and "e" in a for a in args[:2]):
         why = "ps e prints every process's environment"
     elif name in ("echo", "printf", "print") and any(SECRET_VAR.search(a) for a in args):

@@ -17,7 +17,7 @@ from ralph_verify.guard.parse import SimpleCommand
 #: Commands that write, move or change the files named by their positional arguments.
 MODIFIERS = frozenset({"touch", "truncate", "shred", "chmod", "chown", "chgrp", "chattr",
                        "setfacl", "mkfs", "wipefs", "unlink", "rmdir", "mkdir", "patch",
-                       "split", "csplit", "mkfifo", "mknod", "ed"})
+                       "split", "csplit", "mkfifo", "mknod", "ed", "sponge"})
 #: Options of these commands that take a value (which is not a file they change).
 _MODIFIER_VALUES = {
     "truncate": frozenset({"-s", "--size", "-r", "--reference"}),
@@ -69,6 +69,12 @@ def write_targets(command: SimpleCommand) -> list[str]:
     name, args = command.name, command.args
     if name == "dd":
         return [a[3:] for a in args if a.startswith("of=")]
+    if name in ("find", "bfs"):  # ``find -fprint FILE``
+        return [args[i + 1] for i, a in enumerate(args[:-1]) if a in (
+            "-fprint", "-fprint0", "-fprintf", "-fls")]
+    if name in ("tar", "gtar", "bsdtar") and any(a == "--absolute-names" or re.fullmatch(
+            r"-?[a-zA-Z]*P[a-zA-Z]*", a) for a in args[:3]):
+        return ["/"]  # ``tar -xPf``: the archive's absolute paths, anywhere
     if name in ("sed", "gsed", "perl") and any(
             a.startswith("-i") or a.startswith("--in-place") or (
                 re.fullmatch(r"-[a-zA-Z]+", a) is not None and "i" in a and name == "perl")
@@ -150,6 +156,11 @@ def _made(name: str, args: list[str]) -> list[str]:
         return valued if positional[:1] in (["install"], ["download"], ["wheel"]) else []
     if positional[:1] == ["archive"]:  # git
         return valued
+    if positional[:1] == ["init"]:
+        return positional[1:2]
+    if positional[:1] == ["apply"]:  # ``--unsafe-paths``: anywhere the patch says
+        return [a.split("=", 1)[1] for a in args if a.startswith("--directory=")] + (
+            ["/"] if "--unsafe-paths" in args else [])
     return positional[2:3] if positional[:2] == ["bundle", "create"] else []
 
 
@@ -172,6 +183,7 @@ def command_refusals(command: SimpleCommand, resolve: Resolver, inside: Inside,
     """What the wider families find in one simple command."""
     name, args = command.name, command.args
     redirected = [t for op, t in command.redirects if op in (">", ">>", ">|", "&>", "&>>")]
+    redirected += _positional(args) if name == "tee" else []
     for target in redirected:
         path = resolve(target)
         if path is not None and (path == root / ".git" or (root / ".git") in path.parents):
@@ -273,6 +285,11 @@ def _git_history(args: list[str], resolve: Resolver, inside: Inside, root: Path,
     elif sub == "prune" or (sub == "update-ref" and "-d" in rest) or sub in (
             "filter-branch", "filter-repo"):
         why = f"git {sub} rewrites or deletes history"
+    elif sub == "submodule" and rest[:1] == ["deinit"] and _flag(rest, "f", ("--force",)):
+        why = "git submodule deinit -f throws away the submodules' uncommitted work"
+    elif sub == "config" and any(re.fullmatch(r"gc\.\w*(prune|expire)\w*", a, re.IGNORECASE)
+                                 for a in rest) and positional[-1:] in (["now"], ["0"], ["all"]):
+        why = "git config gc.*expire now makes the next git gc delete unreachable commits"
     elif sub == "stash" and rest[:1] in (["clear"], ["drop"]):
         why = f"git stash {rest[0]} deletes stashed work"
     elif sub in ("worktree",) and rest[:1] == ["remove"] and ("--force" in rest or "-f" in rest):

@@ -314,7 +314,8 @@ def _git_refusals(args: list[str], cwd: Path | None, policy: Policy) -> Iterator
         if forced:
             yield Refusal("force-push", f"git push {forced[0]} rewrites history on the remote; "
                                         "push without force, or leave the push to the user")
-    elif sub == "reset" and "--hard" in rest:
+    elif sub == "reset" and ("--hard" in rest or ({"--merge", "--keep"} & set(rest) and [
+            a for a in rest if not a.startswith("-")])):
         branch = current_branch(repo or policy.root)
         if not session_branch(branch, policy):
             yield Refusal("reset-hard", f"git reset --hard on {branch_text(branch)} throws away "

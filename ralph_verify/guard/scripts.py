@@ -40,7 +40,8 @@ ENV_DUMP = re.compile(
     r"process\.env(?!\s*[.\[])|%ENV\b|\bENV\s*\.\s*(to_h|to_a|each|inspect|keys|values|map)|"
     r"(?:p|puts|pp|print)\s+ENV\b|getenv\(\s*\)|\$_ENV(?!\s*\[)|Deno\.env\.toObject|"
     r"Get-ChildItem\s+env:|\bdir\s+env:|ls\s+env:|Sys\.getenv\(\s*\)|\bin\s+ENVIRON\b|"
-    r"ENVIRON(?!\s*\[)|os\.environ\b(?!\s*[\[.])|environ\.(items|copy|values)\(")
+    r"ENVIRON(?!\s*\[)|os\.environb?\b(?!\s*[\[.])|environb?\.(items|copy|values)\(|"
+    r"phpinfo\(")
 FORK_LOOP = re.compile(r"fork\b.*\b(while|for|loop)\b|\b(while|for|loop)\b.*fork\b|"
                        r"fork\s+while\s+fork", re.DOTALL)
 HOME = re.compile(r"expanduser|Path\.home|os\.environ|getenv|ENV\[|process\.env|homedir|"
@@ -95,6 +96,7 @@ class CodeEffects:
 
 
 _KILL_ALL = re.compile(r"\bkill\s*\(?\s*(-1|[\w\"':]+\s*,\s*-1)\b")
+_KILL_PARENT = re.compile(r"\bkill\W+[^;]*\b(getppid|ppid)\b")
 
 
 def common(code: str, effects: CodeEffects) -> None:
@@ -109,6 +111,8 @@ def common(code: str, effects: CodeEffects) -> None:
         effects.reads.append(".env")
     if _KILL_ALL.search(code):  # ``os.kill(-1, 9)``: judged as the shell's ``kill -9 -1``
         effects.shell.append("kill -9 -1")
+    if _KILL_PARENT.search(code):  # ``os.kill(os.getppid(), 9)``: the agent or ralph-verify
+        effects.shell.append("kill -9 $PPID")
 
 
 def patterns(family: str, code: str, effects: CodeEffects) -> None:

@@ -58,6 +58,12 @@ PACKAGE_COMMANDS: dict[str, list[str]] = {
     "rimraf": ["rm", "-rf"], "del-cli": ["rm", "-rf"], "del": ["rm", "-rf"],
     "trash-cli": ["rm", "-rf"], "trash": ["rm", "-rf"], "rmrf": ["rm", "-rf"],
     "rm-rf": ["rm", "-rf"], "shx": [], "cpy-cli": ["cp"], "make-dir-cli": ["mkdir", "-p"]}
+#: ``cmake -E TOOL``: the command each tool is.
+_CMAKE_E = {"rm": ["rm"], "remove": ["rm", "-f"], "remove_directory": ["rm", "-rf"],
+            "copy": ["cp"], "copy_directory": ["cp", "-r"], "copy_if_different": ["cp"],
+            "rename": ["mv"], "touch": ["touch"], "make_directory": ["mkdir", "-p"],
+            "create_symlink": ["ln", "-s"], "environment": ["env"], "env": ["env"],
+            "cat": ["cat"], "tar": ["tar"], "true": ["true"], "echo": ["echo"]}
 _PERF_VALUES = frozenset({"-o", "--output", "-e", "--event", "-p", "--pid", "-t", "--tid",
                           "-F", "--freq", "-c", "--count", "-C", "--cpu", "-r", "--repeat"})
 #: ``uv run CMD`` and friends: (tool, subcommand) that runs the rest as a command.
@@ -269,6 +275,9 @@ def _strip(command: SimpleCommand) -> list[str]:
             rest = words[index + (1 if words[index] not in ("-S", "--split-string") else 2):]
             words = _split(value) + rest
             command.wrappers.append("env")
+        elif name == "cmake" and second == "-E" and len(words) > 2 and words[2] in _CMAKE_E:
+            command.wrappers.append("cmake")  # ``cmake -E remove_directory DIR`` is ``rm -rf``
+            words = _CMAKE_E[words[2]] + words[3:]
         elif name in WRAPPERS and not (name in ("strace", "ltrace") and "-p" in words):
             for index, word in enumerate(words[1:-1], 1):  # ``env -C DIR``: runs in DIR
                 if name in ("env", "sudo") and word in ("-C", "--chdir", "-D"):
@@ -441,6 +450,9 @@ def _runs_commands(name: str, args: list[str]) -> list[tuple[str, str]]:
         elif name in ("ssh", "scp", "sftp", "rsync") and arg.lower().startswith(
                 ("proxycommand=", "localcommand=")):
             found.append(arg.split("=", 1)[1])
-        elif name in ("rsync",) and arg == "-e" and value:
+        elif (name in ("rsync",) and arg == "-e" and value) or (
+                name == "zip" and arg in ("-TT", "--unzip-command") and value):
             found.append(value)
+        elif name == "git" and arg.startswith(("-O", "--open-files-in-pager=")) and "grep" in args:
+            found.append(arg.split("=", 1)[1] if "=" in arg else arg[2:])
     return [(script, name) for script in found]

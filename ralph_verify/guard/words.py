@@ -45,8 +45,9 @@ def static_output(commands: Sequence[SimpleCommand]) -> str:
     if len(commands) == 1 and commands[0].name in ("echo", "printf") \
             and not commands[0].redirects and not commands[0].upstream:
         args = [a for a in commands[0].args if not re.fullmatch(r"-[neE]+", a)]
-        if commands[0].name == "printf" and args:
-            args = args[1:] if "%" in args[0] else args
+        if commands[0].name == "printf" and args:  # ``printf 'r%s' m`` prints ``rm``
+            args = [args[0].replace("%s", " ".join(args[1:]), 1)] if args[0].count("%") == \
+                args[0].count("%s") == 1 else args[1:] if "%" in args[0] else args
         text = " ".join(args)
         if "$" not in text and "\\" not in text:
             return text
