@@ -41,9 +41,15 @@ def main() -> int:
 
     import_ms = (time.perf_counter() - start) * 1000
     from tests.guard_corpus import DESTRUCTIVE, ORDINARY, make_project
-    from tests.guard_corpus_adversary import ADVERSARY, ADVERSARY_ORDINARY
+    from tests.guard_corpus_adversary import (
+        ADVERSARY,
+        ADVERSARY_ORDINARY,
+        ROUND6,
+        ROUND6_ORDINARY,
+    )
 
     corpora = {"ours": (DESTRUCTIVE, ORDINARY), "adversary": (ADVERSARY, ADVERSARY_ORDINARY)}
+    rounds = {"adversary round 6": (ROUND6, ROUND6_ORDINARY)}  # within the adversary's
     calls = [call for destructive, ordinary in corpora.values()
              for call in [*(c for _, c in destructive), *ordinary]]
     with tempfile.TemporaryDirectory() as scratch:
@@ -53,7 +59,7 @@ def main() -> int:
         first_ms = (time.perf_counter() - start) * 1000
         shares = {name: (sum(evaluate(t, i, policy) is not None for _, (t, i) in bad),
                          sum(evaluate(t, i, policy) is not None for t, i in good))
-                  for name, (bad, good) in corpora.items()}  # and warm-up
+                  for name, (bad, good) in {**corpora, **rounds}.items()}  # and warm-up
         cpu: dict[int, list[float]] = {i: [] for i in range(len(calls))}
         wall: list[float] = []
         for _ in range(options.rounds):
@@ -72,7 +78,7 @@ def main() -> int:
     print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}; "
           f"{len(calls)} calls x {options.rounds} rounds")
     for name, (destructive, stopped) in shares.items():
-        bad, good = corpora[name]
+        bad, good = {**corpora, **rounds}[name]
         print(f"refused ({name}): {destructive} of {len(bad)} destructive or leaking calls "
               f"({100 * destructive / len(bad):.1f}%), {stopped} of {len(good)} ordinary calls")
     print(f"import ralph_verify.guard.decide: {import_ms:.1f} ms; first call (grammar loaded): "

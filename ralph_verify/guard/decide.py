@@ -285,9 +285,8 @@ def _text_written(command: SimpleCommand) -> str | None:
     args = [a for a in command.args if not re.fullmatch(r"-[neE]+", a)]
     if command.name == "printf" and args:
         args = [args[0].replace("%s", " ".join(args[1:]))]
-    text = " ".join(args)
-    return text.encode("utf-8", "replace").decode("unicode_escape", "replace") \
-        if "\\" in text else text
+    escapes = {"n": "\n", "t": "\t", "\\": "\\"}
+    return re.sub(r"\\([nt\\])", lambda m: escapes[m.group(1)], " ".join(args))
 
 
 def _code_refusals(unfolded: Unfolded, cwd: Path | None,

@@ -194,13 +194,17 @@ def writable(path: Path | None, policy: Policy, word: str = "") -> bool:
     and the project's surroundings. A way out through ``..`` or a link is never scratch."""
     if is_inside(path, policy):
         return True
-    temps = [t for t in (*TEMP_ROOTS, policy.environ.get("TMPDIR", "")) if t.startswith("/")]
-    prefixes = (*(t.rstrip("/") + "/" for t in temps), "$TMPDIR/", "${TMPDIR}/")
-    if path is None or not word.startswith(prefixes) or "/../" in word:
+    tmpdir = policy.environ.get("TMPDIR", "")
+    word = re.sub(r"^\$\{?TMPDIR\}?/", tmpdir.rstrip("/") + "/", word) if tmpdir else word
+    if path is None or "/../" in word:
         return False
     home, root = real(policy.home), real(policy.root)
-    return any(real(Path(t)) in path.parents for t in temps) and not (
-        path == home or home in path.parents or path in home.parents or path in root.parents)
+    # The word as written, no link followed on the way, must be where it lands.
+    lexical = [real(Path(t)) / os.path.normpath(word[len(t.rstrip("/")) + 1:])
+               for t in (*TEMP_ROOTS, tmpdir) if t.startswith("/") and
+               word.startswith(t.rstrip("/") + "/") and word[len(t.rstrip("/")) + 1:]]
+    return path in lexical and not (path == home or home in path.parents or path in
+                                    home.parents or root.parent in path.parents)
 
 
 def is_secret(path: Path | None, policy: Policy) -> bool:

@@ -13,7 +13,14 @@ from ralph_verify.guard.embedded import Embedded, from_arguments, variables
 from ralph_verify.guard.inline import analyse, inline_code, interpreter_family
 from ralph_verify.guard.parse import SimpleCommand, command_name, parse
 from ralph_verify.guard.scripts import CodeEffects
-from ralph_verify.guard.words import find_exec, parallel, skip_options, static_text, xargs
+from ralph_verify.guard.words import (
+    UNKNOWN_SUBST,
+    find_exec,
+    parallel,
+    skip_options,
+    static_text,
+    xargs,
+)
 
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "yash",
                     "posh", "tcsh", "csh", "rbash", "hush"})
@@ -58,6 +65,7 @@ PACKAGE_COMMANDS: dict[str, list[str]] = {
     "rimraf": ["rm", "-rf"], "del-cli": ["rm", "-rf"], "del": ["rm", "-rf"],
     "trash-cli": ["rm", "-rf"], "trash": ["rm", "-rf"], "rmrf": ["rm", "-rf"],
     "rm-rf": ["rm", "-rf"], "shx": [], "cpy-cli": ["cp"], "make-dir-cli": ["mkdir", "-p"]}
+_CODE_OPTIONS = frozenset({"-c", "-e", "-E", "-r", "--eval", "--command", "-Command"})
 #: ``cmake -E TOOL``: the command each tool is.
 _CMAKE_E = {"rm": ["rm"], "remove": ["rm", "-f"], "remove_directory": ["rm", "-rf"],
             "copy": ["cp"], "copy_directory": ["cp", "-r"], "copy_if_different": ["cp"],
@@ -161,10 +169,18 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         return
     name, args = command.name, command.args
     first = words[0]
-    if "$" in first or first == "" or ("`" in first):
+    if "$" in first or first == "" or ("`" in first) or re.search(r"[*?\[]", first):
         out.found.append(("unparsable", f"the command name {first!r} is only known when it "
                                         "runs; write the command out"))
         return
+    if (name == "hash" and "-p" in args) or (name in ("declare", "typeset", "local") and any(
+            re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", a) for a in args)):
+        out.found.append(("unparsable", f"{name} {' '.join(args)[:40]} makes one name stand for "
+                                        "another; write the command out"))
+    given = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in _CODE_OPTIONS), "")
+    if interpreter_family(name) in INTERPRETERS and UNKNOWN_SUBST in given:
+        out.found.append(("unparsable", f"{name} runs code only known when it runs (a command "
+                                        "substitution); write the code out"))
     found = from_arguments(name, args, command.stdin_text)
     variables(assigned, found)
     command.redirects.extend((">", w) for w in found.writes)

@@ -309,3 +309,18 @@ def test_a_call_the_guard_cannot_decide_in_its_time_budget_is_refused(tmp_path: 
     refusal = evaluate("Bash", {"command": line}, Policy(root=tmp_path, environ={}))
     assert refusal is not None and refusal.rule == "unparsable"
     assert "nested more than 16 deep" in refusal.reason
+
+
+def test_scratch_below_a_temp_folder_is_writable(tmp_path: Path) -> None:
+    """/tmp/x is ordinary scratch space; /tmp itself, a way out through .. and the home
+    folder are not."""
+    root = tmp_path / "project"
+    root.mkdir()
+    policy = Policy(root=root, cwd=root, home=tmp_path / "home", environ={})
+    for command in ("echo x > /tmp/rv-scratch/notes.txt", "mkdir -p /tmp/rv-scratch/a",
+                    "rm -rf /tmp/rv-scratch", "tar czf /tmp/rv-src.tgz src"):
+        assert evaluate("Bash", {"command": command}, policy) is None, command
+    assert evaluate("Write", {"file_path": "/tmp/rv-scratch/a.md"}, policy) is None
+    for command in ("rm -rf /tmp", "rm -rf /tmp/*", "echo x > ../x.txt", "find /tmp -delete",
+                    f"echo x > {tmp_path}/home/.bashrc", "mv src /tmp/rv-elsewhere"):
+        assert evaluate("Bash", {"command": command}, policy) is not None, command
