@@ -73,6 +73,9 @@ _DEVICES = re.compile(r"^/dev/(null|stdout|stderr|tty|zero|fd/\d+)$")
 _GLOB = re.compile(r"[*?\[]")
 _INDIRECT = re.compile(r"\$\{![A-Za-z_][A-Za-z0-9_]*\}")
 MAX_MATCHES = 200
+#: Variables that hold a cloud credential service's address (ECS, Azure's managed identity).
+_METADATA_VARIABLE = re.compile(r"\$\{?(ECS_CONTAINER_METADATA_URI\w*|AWS_CONTAINER_CREDENTIALS"
+                                r"_\w+|IDENTITY_ENDPOINT|MSI_ENDPOINT)\b")
 
 
 def paths(word: str, cwd: Path | None, policy: Policy) -> list[Path | None]:
@@ -178,6 +181,9 @@ def network(command: SimpleCommand, policy: Policy) -> Iterator[Refusal]:
     if (plain or name in DNS_TOOLS) and any(SECRET_VAR.search(w) for w in words):
         yield Refusal("read-secrets", f"{name} sends a secret-looking variable to another "
                                       "host; the secrets of the environment stay here")
+    if any(_METADATA_VARIABLE.search(w) for w in command.words[1:]):
+        yield Refusal("metadata", f"{name} addresses the container's credential service "
+                                  "(its address is in the environment); it is off limits")
     if name in DNS_TOOLS and any(UNKNOWN_SUBST in w for w in command.args):
         yield Refusal("exfiltration", f"{name} looks up a name computed when it runs: a DNS "
                                       "query carries whatever it holds to that domain's server")
@@ -218,8 +224,11 @@ def _secrets(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterat
         yield Refusal("env-dump", "${!name} prints variables whose names are only known when "
                                   "it runs (the environment's API keys and tokens among them)")
         return
-    sent = [line.split()[-1] for line in (command.stdin_text or "").splitlines()
-            if command.name in ("sftp", "ftp", "lftp") and line.split()[:1] in (
+    given = [v for a, v in zip(command.args, command.args[1:], strict=False) if a in ("-e", "-c")]
+    # ``lftp -e "put F"``, ``smbclient -c "put F"``: commands as sftp reads them on stdin
+    script = "\n".join([command.stdin_text or "", *given]).replace(";", "\n")
+    sent = [line.split()[-1] for line in script.splitlines()
+            if command.name in ("sftp", "ftp", "lftp", "smbclient") and line.split()[:1] in (
                 ["put"], ["mput"], ["send"], ["append"]) and len(line.split()) > 1]
     for word in [*reads(command), *sent]:
         for path in paths(word, cwd, policy):

@@ -7,7 +7,10 @@ there), as Anthropic's sandbox runtime does. It lets through an HTTP ``CONNECT``
 HTTP request only to a host the user listed (``api.example.com``, ``*.example.com``, with
 ``:port``; ports 443 and 80 otherwise) and answers anything else ``403``, reported through
 ``on_refuse``. A name is resolved here only once it is allowed, so an unlisted name never
-reaches a DNS server.
+reaches a DNS server; a listed name that resolves to this machine, a private range or the
+cloud metadata address is refused too (DNS rebinding: whoever runs the name's DNS chooses
+where it points), and the connection goes to the address checked, not to a second lookup.
+A listed IP address is taken as the user wrote it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ralph_verify.errors import UsageError
+from ralph_verify.guard.net import classify
 
 DEFAULT_PORTS = (443, 80)
 _NAME = re.compile(r"(\*\.)?([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_]"
@@ -138,7 +142,13 @@ class _Handler(socketserver.BaseRequestHandler):
             client.sendall(REFUSED % f"{host}:{port}".encode())
             return
         try:
-            upstream = socket.create_connection((host, port), timeout=30)
+            address = _checked(host, port)
+            if address is None:
+                server.on_refuse(host, port)
+                client.sendall(REFUSED.replace(b"is not a listed host", b"resolves to a "
+                                               b"private address") % f"{host}:{port}".encode())
+                return
+            upstream = socket.create_connection(address, timeout=30)
         except OSError as exc:
             client.sendall(b"HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\n\r\n%s\n"
                            % str(exc).encode())
@@ -153,6 +163,16 @@ class _Handler(socketserver.BaseRequestHandler):
             upstream.sendall(b"\r\n".join([request_line, *kept, b"Connection: close", b"",
                                             body]))
         pipe(client, upstream)
+
+
+def _checked(host: str, port: int) -> tuple[str, int] | None:
+    """Where to connect for a listed ``host``; None when a name resolves to this machine, a
+    private range or the metadata address."""
+    if _is_ip(host):
+        return host, port
+    found = [str(info[4][0]) for info in socket.getaddrinfo(host, port,
+                                                            type=socket.SOCK_STREAM)]
+    return None if not found or any(classify(a) for a in found) else (found[0], port)
 
 
 def _target(line: bytes) -> tuple[str, int, bytes | None] | None:

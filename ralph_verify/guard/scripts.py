@@ -120,6 +120,12 @@ def patterns(family: str, code: str, effects: CodeEffects) -> None:
     if family in ("tclsh", "expect", "wish"):
         effects.shell += [m.group(1).replace("{", "'").replace("}", "'")
                           for m in _TCL_RUN.finditer(code)]
+        for match in re.finditer(r"\bfile\s+(delete|rename|copy|mkdir)\s+(-\w+\s+)*(\S+)", code):
+            target = match.group(3)
+            if "$" in target or "[" in target:
+                effects.computed = True
+            else:
+                (effects.deletes if match.group(1) == "delete" else effects.writes).append(target)
     if family in ("pwsh", "powershell"):
         _powershell(code, effects)
     if family.endswith("awk"):
@@ -143,6 +149,8 @@ def patterns(family: str, code: str, effects: CodeEffects) -> None:
         if short in SHELL or name in ("qx", "%x"):
             if literals and (" " in literals[0] or len(literals) == 1):
                 effects.shell.append(literals[0])
+                # ``os.execute("rm -rf " .. os.getenv("HOME"))``: the rest is computed.
+                effects.computed = effects.computed or bool(HOME.search(raw))
             elif literals:  # ``exec "rm", "-rf", ENV["HOME"]``: an argument computed
                 effects.shell.append(shlex.join(literals))
                 effects.computed = effects.computed or bool(HOME.search(raw))

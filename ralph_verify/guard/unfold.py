@@ -5,6 +5,7 @@ download, ``base64 -d``) is reported, not guessed."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -137,6 +138,7 @@ def unfold_line(line: str, context: Context, depth: int = 0, inside: str = "",
     if parsed.endless_forks:
         out.found.append(("fork-bomb", "an endless loop starts processes in the background "
                                        "(it exhausts the machine's processes)"))
+    _sequence_editor([a for a in parsed.assignments if a[0] == "GIT_SEQUENCE_EDITOR"], out)
     from_variables = Embedded()
     variables(parsed.assignments, from_variables)
     _embedded(from_variables, context, depth, out)
@@ -178,9 +180,13 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         out.found.append(("unparsable", f"{name} {' '.join(args)[:40]} makes one name stand for "
                                         "another; write the command out"))
     given = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in _CODE_OPTIONS), "")
-    if interpreter_family(name) in INTERPRETERS and UNKNOWN_SUBST in given:
-        out.found.append(("unparsable", f"{name} runs code only known when it runs (a command "
-                                        "substitution); write the code out"))
+    if (interpreter_family(name) in INTERPRETERS and UNKNOWN_SUBST in given) or (
+            name in ("emacs", "emacsclient") and {"--eval", "-eval", "--exec", "-l", "--load",
+                                                   "--script"} & set(args)):
+        out.found.append(("unparsable", f"{name} runs code the guard cannot read (Lisp, or a "
+                                        "command substitution); write the code out"))
+    _sequence_editor([(a, v) for a, v in itertools.pairwise(args) if name == "git" and
+                      a == "-c" and v.startswith("sequence.editor=")], out)
     found = from_arguments(name, args, command.stdin_text)
     variables(assigned, found)
     command.redirects.extend((">", w) for w in found.writes)
@@ -193,6 +199,9 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
                                          "come from the code (or a socket); the guard cannot "
                                          "read them"))
     nested: list[tuple[str, str]] = []  # (script, outer name)
+    if name in ("ed", "red", "ex") and command.stdin_text:  # ``!CMD`` lines run a shell
+        nested.extend((line[1:], name) for line in command.stdin_text.splitlines()
+                      if line.startswith("!"))
     if name == "xargs":
         nested_words = xargs(command)
         _again(command, nested_words, context, depth, out)
@@ -269,6 +278,13 @@ def _again(command: SimpleCommand, words: list[str], context: Context, depth: in
                           command.inside or command.name, command.substituted_into,
                           command.upstream, command.stdin_text)
     _one(inner, context, depth, out)
+
+
+def _sequence_editor(settings: list[tuple[str, str]], out: Unfolded) -> None:
+    """``GIT_SEQUENCE_EDITOR="sed -i s/pick/drop/"``: a rebase's todo list edited by a script."""
+    if any(v.split("=", 1)[-1].strip() not in ("true", ":") for _, v in settings):
+        out.found.append(("git-history", "a scripted sequence editor rewrites the rebase's todo "
+                                         "list (drops, squashes commits) without the user"))
 
 
 def _strip(command: SimpleCommand) -> list[str]:

@@ -2,7 +2,9 @@
 ``unshare --net --mount --pid --fork --mount-proc``, then ``python hosts_world.py -- COMMAND``.
 
 Only loopback is up, so no packet leaves the machine. ``/etc/hosts`` (bound over, in this
-mount namespace only) maps the test's host names to 127.0.0.1, where HTTP listeners on ports
+mount namespace only) maps the test's host names to 198.51.100.7 (a documentation address
+put on this namespace's loopback: not private, so the proxy's rebinding check lets it
+through) and ``rebind.example.test`` to 127.0.0.1; HTTP listeners on both, on ports
 80, 443 (plain HTTP, for CONNECT tunnels) and 8080 answer ``hello HOST PORT`` and record the
 ``Host`` they were asked for; ``/etc/resolv.conf`` points at a DNS listener on 127.0.0.1:53
 that records every name asked and answers "no such name". A control query and a direct
@@ -24,6 +26,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 NAMES = ("api.example.test", "evil.example.test", "secret-data.evil.test",
          "deep.cdn.example.test", "cdn.example.test")
+PUBLIC = "198.51.100.7"
 hits: list[str] = []
 dns: list[str] = []
 
@@ -57,14 +60,17 @@ def _dns(server: socket.socket) -> None:
 def main() -> int:
     command = sys.argv[sys.argv.index("--") + 1:]
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    for target, text in (("/etc/hosts", "127.0.0.1 localhost " + " ".join(NAMES) + "\n"),
+    subprocess.run(["ip", "addr", "add", f"{PUBLIC}/32", "dev", "lo"], check=True)
+    for target, text in (("/etc/hosts", f"127.0.0.1 localhost rebind.example.test\n"
+                                        f"{PUBLIC} " + " ".join(NAMES) + "\n"),
                          ("/etc/resolv.conf", "nameserver 127.0.0.1\noptions attempts:1\n")):
         with tempfile.NamedTemporaryFile("w", delete=False, suffix=".world") as handle:
             handle.write(text)
         subprocess.run(["mount", "--bind", handle.name, target], check=True)
-    for port in (80, 443, 8080):
-        server = ThreadingHTTPServer(("127.0.0.1", port), Answer)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+    for address in ("127.0.0.1", PUBLIC):
+        for port in (80, 443, 8080):
+            server = ThreadingHTTPServer((address, port), Answer)
+            threading.Thread(target=server.serve_forever, daemon=True).start()
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     udp.bind(("127.0.0.1", 53))
     threading.Thread(target=_dns, args=(udp,), daemon=True).start()

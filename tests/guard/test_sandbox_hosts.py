@@ -69,6 +69,7 @@ seen = {
     "wildcard_apex": get("http://cdn.example.test/"),
     "connect_listed": connect("api.example.test", 443),
     "connect_unlisted": connect("evil.example.test", 443),
+    "rebind": get("http://rebind.example.test/"),
     "direct_loopback": direct(("127.0.0.1", 80)),
     "direct_public": direct(("93.184.216.34", 80)),
     "proxy": os.environ.get("HTTPS_PROXY"),
@@ -107,7 +108,8 @@ def test_only_listed_hosts_are_reached_and_each_refusal_is_recorded_and_said_onc
         ralph: Ralph, bwrap: str) -> None:  # noqa: F811 - the fixture: bubblewrap installed
     ralph.makefile("agent.py", AGENT)
     ralph.makepyproject('[tool.ralph-verify]\nsandbox-network = "hosts"\n'
-                        'sandbox-hosts = ["api.example.test", "*.cdn.example.test"]\n')
+                        'sandbox-hosts = ["api.example.test", "*.cdn.example.test", '
+                        '"rebind.example.test"]\n')
     ralph.git_init()
     world = in_world(ralph, "run", "--sandbox", "--agent", f"cmd:{sys.executable} agent.py",
                      "--until", "files:second.json", "--max-iterations", "3", "do it")
@@ -122,6 +124,8 @@ def test_only_listed_hosts_are_reached_and_each_refusal_is_recorded_and_said_onc
         for refused in ("unlisted", "other_port", "wildcard_apex"):
             assert seen[refused][0] == 403 and "not a listed host" in seen[refused][1], seen
         assert seen["connect_unlisted"].startswith("HTTP/1.1 403 Forbidden"), seen
+        # Listed, but it resolves to this machine: refused (DNS rebinding).
+        assert seen["rebind"][0] == 403 and "private address" in seen["rebind"][1], seen
         # Around the proxy: the sandbox's loopback is its own, and there is no other route.
         assert seen["direct_loopback"] == "ConnectionRefusedError", seen
         assert seen["direct_public"] == "OSError", seen  # ENETUNREACH
@@ -135,7 +139,7 @@ def test_only_listed_hosts_are_reached_and_each_refusal_is_recorded_and_said_onc
     assert {r["rule"] for r in refusals} == {"sandbox-network"}
     assert sorted(r["input"]["host"] for r in refusals) == sorted(2 * [
         "secret-data.evil.test:80", "api.example.test:8080", "cdn.example.test:80",
-        "evil.example.test:443"])
+        "evil.example.test:443", "rebind.example.test:80"])
     said = world["stdout"] + world["stderr"]
     assert said.count("note: the sandbox refused the agent's connections to") == 1, said
     assert "secret-data.evil.test:80" in said
@@ -231,6 +235,12 @@ def test_the_proxy_forwards_a_bare_request_and_refuses_what_it_cannot_read(
                 assert ask(garbage).startswith(b"HTTP/1.1 400"), garbage
             assert ask(b"CONNECT 127.0.0.1:1 HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 403")
             assert refused == [("127.0.0.1", 1)]
+        # A listed name that resolves to this machine (DNS rebinding) is refused.
+        with Proxy(path, parse_hosts([f"localhost:{port}"]),
+                   lambda host, port: refused.append((host, port))):
+            reply = ask(b"GET http://localhost:%d/ab HTTP/1.0\r\n\r\n" % port)
+            assert reply.startswith(b"HTTP/1.1 403") and b"private address" in reply, reply
+            assert refused[-1] == ("localhost", port)
     finally:
         server.shutdown()
         server.server_close()
