@@ -232,7 +232,8 @@ def _written_and_run(unfolded: Unfolded, policy: Policy) -> Iterator[Refusal]:
         name, args = command.name, command.args
         targets = [t for op, t in command.redirects if op in (">", ">>", ">|", "&>")]
         targets += [a for a in args if name == "tee" and not a.startswith("-")]
-        targets += write_targets(command) if name not in ("mv", "cp", "ln", "install") else []
+        targets += write_targets(command) if name not in (
+            "mv", "cp", "ln", "install", "chmod", "chown", "chgrp", "touch", "mkdir") else []
         text = _text_written(command) if name in (*_WRITERS_TEXT, "tee") else None
         for target in targets:
             written[target.rsplit("/", 1)[-1]] = text
@@ -241,11 +242,11 @@ def _written_and_run(unfolded: Unfolded, policy: Policy) -> Iterator[Refusal]:
                 if name == "wget" or {"-O", "--remote-name", "-fsSLO"} & set(args) or any(
                         re.fullmatch(r"-[a-zA-Z]*O[a-zA-Z]*", a) for a in args):
                     written[url.rstrip("/").rsplit("/", 1)[-1]] = None
-        if name in ("mv", "cp", "ln", "install") and len(args) > 1:
+        if name in ("mv", "cp", "ln", "install"):
             positional = [a for a in args if not a.startswith("-")]
-            if len(positional) > 1:
-                source = positional[0].rsplit("/", 1)[-1]
-                written[positional[-1].rsplit("/", 1)[-1]] = written.get(source)
+            source = positional[0].rsplit("/", 1)[-1] if len(positional) > 1 else ""
+            if source in written:  # a file of the project is no news; one made here is
+                written[positional[-1].rsplit("/", 1)[-1]] = written[source]
         if name == "npm" and args[:2] == ["pkg", "set"]:
             written["package.json"] = " ".join(a.split("=", 1)[-1] for a in args[2:])
         positional = [a for a in args if not a.startswith("-")]
