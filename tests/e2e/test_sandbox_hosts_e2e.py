@@ -2,21 +2,26 @@
 own network namespace, reaches its model only through ralph-verify's proxy, and the loop
 completes. The model server listens on 127.0.0.1 inside a loopback-only namespace
 (tests/offline_net.py) under a name (``model.example.test``, mapped in ``/etc/hosts`` of a
-mount namespace of the test's own): the sandbox's loopback is its own, so only the proxy,
-which resolves the listed name outside, can reach it."""
+mount namespace of the test's own, to a documentation address put on that namespace's
+loopback and forwarded to the server: the proxy refuses a listed name that resolves to this
+machine or a private range): the sandbox's loopback is its own, so only the proxy, which
+resolves the listed name outside, can reach it."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from ralph_verify.guard.netproxy import pipe
 from ralph_verify.testing import Ralph
 from ralph_verify.testing.server import ModelServer, claude_write, codex_exec, text
 from tests.agents_setup import MODEL, AgentCLI
@@ -26,6 +31,7 @@ from tests.offline_net import OfflineNet
 
 pytestmark = pytest.mark.agents_e2e
 NAME = "model.example.test"
+PUBLIC = "198.51.100.7"  # not private to the proxy; only on the test namespace's loopback
 
 
 @pytest.fixture
@@ -38,12 +44,28 @@ def home() -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def run_named(ralph: Ralph, env: dict[str, str], net: OfflineNet, *args: str,
+def forward(net: OfflineNet, port: int) -> None:
+    """``PUBLIC:port`` inside ``net`` forwarded to the model server on ``127.0.0.1:port``."""
+    subprocess.run([*net.prefix(), "ip", "addr", "add", f"{PUBLIC}/32", "dev", "lo"],
+                   pass_fds=(net.fd,), check=True, capture_output=True)
+    listener = net.call(lambda: socket.create_server((PUBLIC, port)))
+
+    def serve() -> None:
+        while True:
+            client, _ = listener.accept()
+            upstream = net.call(lambda: socket.create_connection(("127.0.0.1", port)))
+            threading.Thread(target=pipe, args=(client, upstream), daemon=True).start()
+
+    threading.Thread(target=serve, daemon=True).start()
+
+
+def run_named(ralph: Ralph, env: dict[str, str], net: OfflineNet, port: str, *args: str,
               ) -> subprocess.CompletedProcess[str]:
     """``ralph-verify run --sandbox --sandbox-network hosts`` in ``net``, in a mount namespace
     whose ``/etc/hosts`` names the model server."""
+    forward(net, int(port))
     hosts = ralph.path.parent / "hosts"
-    hosts.write_text(f"127.0.0.1 localhost {NAME}\n")
+    hosts.write_text(f"127.0.0.1 localhost\n{PUBLIC} {NAME}\n")
     argv = [sys.executable, "-m", "ralph_verify", "run", "--sandbox", "--sandbox-network",
             "hosts", "--until", "tests", "--max-iterations", "4", "--agent-timeout", "60",
             "--json", "-", *args, TASK]
@@ -64,7 +86,7 @@ def test_claude_reaches_its_base_url_through_the_proxy(
     port = offline_server.url.rsplit(":", 1)[1]
     env = claude_cli.env(home, f"http://{NAME}:{port}", quiet=False)
     env["PATH"] = f"{Path(bwrap).parent}{os.pathsep}{env['PATH']}"
-    proc = run_named(ralph, env, offline_net, "--agent", "claude", "--model",
+    proc = run_named(ralph, env, offline_net, port, "--agent", "claude", "--model",
                      "claude-test-model")
     requests = offline_server.model_requests("anthropic")
     assert len(requests) == 4, proc.stdout[-2000:] + proc.stderr[-3000:]
@@ -83,7 +105,8 @@ def test_codex_reaches_a_listed_host_through_the_proxy(
     port = offline_server.url.rsplit(":", 1)[1]
     env = codex_cli.env(home, f"http://{NAME}:{port}", quiet=False)
     env["PATH"] = f"{Path(bwrap).parent}{os.pathsep}{env['PATH']}"
-    proc = run_named(ralph, env, offline_net, "--agent", "codex", "--model", MODEL, "--yolo",
+    proc = run_named(ralph, env, offline_net, port, "--agent", "codex", "--model", MODEL,
+                     "--yolo",
                      "--sandbox-host", f"{NAME}:{port}")
     requests = offline_server.model_requests("responses")
     assert len(requests) == 4, proc.stdout[-2000:] + proc.stderr[-3000:]
