@@ -236,6 +236,7 @@ def test_the_proxy_forwards_a_bare_request_and_refuses_what_it_cannot_read(
             assert ask(b"CONNECT 127.0.0.1:1 HTTP/1.1\r\n\r\n").startswith(b"HTTP/1.1 403")
             assert refused == [("127.0.0.1", 1)]
         # A listed name that resolves to this machine (DNS rebinding) is refused.
+        path = str(tmp_path / "proxy2.sock")
         with Proxy(path, parse_hosts([f"localhost:{port}"]),
                    lambda host, port: refused.append((host, port))):
             reply = ask(b"GET http://localhost:%d/ab HTTP/1.0\r\n\r\n" % port)
