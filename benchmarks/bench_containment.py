@@ -119,6 +119,9 @@ def main() -> int:
     parser.add_argument("--slice", default="", metavar="A:B",
                         help="run only the attacks A to B of the corpus (to look at a few)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--network", choices=("shared", "hosts"), default="shared",
+                        help="the sandbox's network: shared (the default) or hosts (its own "
+                             "namespace and the filtering proxy, pypi.org listed)")
     parser.add_argument("--stage", default="host", help=argparse.SUPPRESS)
     parser.add_argument("--probe-file", default="", help=argparse.SUPPRESS)
     options = parser.parse_args()
@@ -133,7 +136,8 @@ def main() -> int:
     argv = ["unshare", "--net", "--mount", "--pid", "--fork", "--mount-proc", "--propagation",
             "private", sys.executable, "-I", __file__, "--stage", "outer", "--probe-file",
             str(probe_file), "--attacks", str(options.attacks), "--ordinary",
-            str(options.ordinary), "--timeout", str(options.timeout), "--slice", options.slice]
+            str(options.ordinary), "--timeout", str(options.timeout), "--slice", options.slice,
+            "--network", options.network]
     done = subprocess.run(argv, stdout=subprocess.PIPE, text=True, check=False)
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
@@ -158,8 +162,8 @@ def report(f: dict[str, Any]) -> str:
              f"  exit 0 (ran, hit nothing it could harm): {f['exit_zero']}",
              f"  refs deleted or moved, put back from their objects: {f['refs_moved']} "
              f"(failed: {f['refs_lost']})",
-             f"  network: {f['connections']} connections and {f['dns']} DNS questions caught "
-             "on loopback",
+             f"  network ({f['network']}): {f['connections']} connections and {f['dns']} DNS "
+             f"questions caught on loopback, {f['proxy_refused']} refused by the proxy",
              f"ordinary calls: {f['ordinary']}, failed: {len(f['ordinary_failed'])}, "
              f"in {f['ordinary_s']:.0f} s"]
     for class_name, (count, harmed, leaked) in sorted(f["by_class"].items()):
@@ -330,6 +334,15 @@ def inner(options: argparse.Namespace, probes: dict[str, bool], results: Path) -
                                "refs_lost": 0, "by_class": {}, "harm_examples": [],
                                "sandbox_attacks": sum(c == "sandbox" for c, _ in attacks)}
     needles = _needles(planted)
+    refused: list[str] = []
+    proxy = contextlib.ExitStack()
+    if options.network == "hosts":  # the proxy runs here, outside the sandbox, as in a run
+        from ralph_verify.guard.netproxy import Proxy, parse_hosts
+
+        socket_path = str(Path(tempfile.mkdtemp(prefix="rv-proxy-")) / "proxy.sock")
+        proxy.enter_context(Proxy(socket_path, parse_hosts(["pypi.org"]),
+                                  lambda host, port: refused.append(f"{host}:{port}")))
+    network = (options.network, socket_path if options.network == "hosts" else None)
     world = snapshot()
     started = time.monotonic()
     for number, (class_name, command) in enumerate(attacks):
@@ -341,7 +354,7 @@ def inner(options: argparse.Namespace, probes: dict[str, bool], results: Path) -
         refs, objects = _git_state(PROJECT)
         seen = set(os.listdir(NET))
         t0 = time.monotonic()
-        code, output = sandboxed(bwrap, PROJECT, command, env, options.timeout)
+        code, output = sandboxed(bwrap, PROJECT, command, env, options.timeout, network)
         t1 = time.monotonic()
         figures["timed_out"] += code is None
         figures["exit_zero"] += code == 0
@@ -374,22 +387,25 @@ def inner(options: argparse.Namespace, probes: dict[str, bool], results: Path) -
     calls = calls[:options.ordinary] if options.ordinary else calls
     failed = []
     for command in calls:
-        code, output = sandboxed(bwrap, APP, command, env, max(options.timeout, 120.0))
+        code, output = sandboxed(bwrap, APP, command, env, max(options.timeout, 120.0),
+                                 network)
         if code != 0:
             failed.append(f"{command!r} exit {code}: {output[-300:]!r}")
+    proxy.close()
+    figures.update(network=options.network, proxy_refused=len(refused))
     figures.update(ordinary=len(calls), ordinary_failed=failed,
                    ordinary_s=time.monotonic() - started)
     results.write_text(json.dumps(figures))
 
 
-def sandboxed(bwrap: str, root: Path, command: str, env: dict[str, str],
-              timeout: float) -> tuple[int | None, str]:
+def sandboxed(bwrap: str, root: Path, command: str, env: dict[str, str], timeout: float,
+              network: tuple[str, str | None] = ("shared", None)) -> tuple[int | None, str]:
     """``sh -c command`` under the sandbox of a ``cmd:`` agent, as the plugin builds it; the
     objects it wrote adopted afterwards, as after a turn."""
     from ralph_verify.guard.gitstore import adopt
     from ralph_verify.guard.sandbox import agent_argv, git_dirs
 
-    argv = agent_argv(bwrap, root, "cmd", environ=env,
+    argv = agent_argv(bwrap, root, "cmd", environ=env, network=network[0], proxy=network[1],
                       hidden=[HOME / ".cache" / "ralph-verify"])
     with tempfile.TemporaryFile() as output, tempfile.TemporaryFile() as script:
         script.write(command.encode())  # on stdin: a call may be longer than argv allows
