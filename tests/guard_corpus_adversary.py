@@ -1703,4 +1703,8 @@ ADVERSARY_ORDINARY += [("Bash", {"command": c}) for c in (
     "echo hi > /tmp/x && cat /tmp/x", "kill $(lsof -t -i:8000)", "docker run --rm -e DEBUG=1 alpine echo hi",
     "terraform plan", "gcloud config list", "git worktree add ../feature-wt feature", "git init",
     "git apply fix.patch", "lftp -e 'get file.txt; bye' ftp.example.com", "ssh -L 5432:localhost:5432 db.example.com -N",
+    "tar -cPf /tmp/backup.tar src", "TMP=$(mktemp -d) && cp src/app.py $TMP/ && ls $TMP", "git init /tmp/repo",
+    "rsync -av --exclude .git ./ /tmp/snapshot/", "python3 -c \"import os; os.makedirs('/tmp/out', exist_ok=True)\"",
+    "node -e \"require('fs').writeFileSync('/tmp/out.json', '{}')\"", "sed -i 's/a/b/' /tmp/notes.txt",
+    "kill -9 12341", "gh pr close 12", "kubectl rollout restart deploy/web",
 )]

@@ -73,7 +73,9 @@ def write_targets(command: SimpleCommand) -> list[str]:
         return [args[i + 1] for i, a in enumerate(args[:-1]) if a in (
             "-fprint", "-fprint0", "-fprintf", "-fls")]
     if name in ("tar", "gtar", "bsdtar") and any(a == "--absolute-names" or re.fullmatch(
-            r"-?[a-zA-Z]*P[a-zA-Z]*", a) for a in args[:3]):
+            r"-?[a-zA-Z]*P[a-zA-Z]*", a) for a in args[:3]) and any(
+            a in ("--extract", "--get") or re.fullmatch(r"-?[a-zA-Z]*x[a-zA-Z]*", a)
+            for a in args[:3]):
         return ["/"]  # ``tar -xPf``: the archive's absolute paths, anywhere
     if name in ("sed", "gsed", "perl") and any(
             a.startswith("-i") or a.startswith("--in-place") or (

@@ -51,6 +51,12 @@ def static_output(commands: Sequence[SimpleCommand]) -> str:
         text = " ".join(args)
         if "$" not in text and "\\" not in text:
             return text
+    if len(commands) == 1 and commands[0].name == "mktemp" and not any(
+            a.startswith(("-p", "--tmpdir")) for a in commands[0].args):
+        # A fresh name under the temp folder (``$(mktemp -d)``): scratch, whatever follows.
+        template = next((a for a in commands[0].args if not a.startswith("-")), "tmp.XXXXXXXXXX")
+        if "/" not in template or template.startswith("/tmp/"):
+            return "/tmp/" + template.rsplit("/", 1)[-1]
     return UNKNOWN_SUBST
 
 
