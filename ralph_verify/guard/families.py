@@ -160,6 +160,9 @@ def _made(name: str, args: list[str]) -> list[str]:
         return valued
     if positional[:1] == ["init"]:
         return positional[1:2]
+    if positional[:2] == ["worktree", "add"] and not re.fullmatch(r"\.\./[^/]+/?",
+                                                                  "".join(positional[2:3])):
+        return positional[2:3]  # a worktree beside the project (``../wt``) is ordinary
     if positional[:1] == ["apply"]:  # ``--unsafe-paths``: anywhere the patch says
         return [a.split("=", 1)[1] for a in args if a.startswith("--directory=")] + (
             ["/"] if "--unsafe-paths" in args else [])

@@ -50,7 +50,7 @@ HOME_SECRETS: tuple[str, ...] = (
 SYSTEM_SECRETS: tuple[str, ...] = (
     "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
     "/etc/sudoers.d/*", "/run/secrets/*", "/var/run/secrets/*", "/etc/ssh/ssh_host_*_key",
-    "/root/*", "/proc/*/environ", "/proc/*/mem",
+    "/root/*", "/proc/*/environ", "/proc/*/mem", "/proc/*/cmdline",
 )
 DEFAULT_PUBLIC_PATTERNS: tuple[str, ...] = (
     ".env.example", ".env.sample", ".env.template", ".env.dist", "*.pub", "*/.ssh/known_hosts",

@@ -404,6 +404,8 @@ def _reads_stdin(args: list[str], interpreter: bool = False) -> bool:
     if "-s" in args and not interpreter:
         return True
     positional = [a for a in args if not a.startswith("-") or a == "-"]
+    if interpreter and positional[:1] == ["run"]:  # ``deno run -A -``, ``bun run -``
+        positional = positional[1:]
     if interpreter and any(a in ("-m", "-c", "-e", "-E", "-r", "--eval", "-p") for a in args):
         return False
     return not positional or positional[0] in ("-", "/dev/stdin", "/dev/fd/0", "/dev/fd/63")
