@@ -1579,13 +1579,13 @@ _ROUND6_TOOLS: list[Call] = [
 ]
 _ROUND6_ORDINARY_TEXT = r"""
 echo scratch > /tmp/notes.txt
-mkdir -p /tmp/work && cp -r src /tmp/work/
+mkdir -p /tmp/job && cp -r src /tmp/job/
 pytest --basetemp=/tmp/pytest-run -q
 python3 -c "import tempfile; print(tempfile.mkdtemp())"
 TMPDIR=/tmp pytest -q
 sort data.json > /tmp/sorted.json
 python3 /tmp/check.py
-rm -rf /tmp/work
+rm -rf /tmp/job
 rm -f /tmp/notes.txt
 tar czf /tmp/src.tgz src
 git diff > /tmp/change.patch
