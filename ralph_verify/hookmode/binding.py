@@ -159,25 +159,35 @@ def keep_state(root: Path, state_path: Path) -> None:
     write_text_atomic(path, data.decode("utf-8", "replace"))
 
 
-def restore_state(root: Path, state_path: Path) -> str | None:
-    """Put back the kept state of an active hook-mode loop if ``state_path`` differs from it;
-    what was wrong with it (for the agent and the log), or ``None`` when it was intact."""
+def restore_state(root: Path, state_path: Path, *, finished: bool = False) -> str | None:
+    """Put back the kept state of an active hook-mode loop (``finished``: of a finished one
+    too, for ``start --resume``) if ``state_path`` differs from it; what was wrong with it
+    (for the agent and the log), or ``None`` when it was intact."""
     try:
         kept = kept_state_path(root).read_bytes()
         data = json.loads(kept)
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or data.get("status") == "finished":
+    if not isinstance(data, dict) or (data.get("status") == "finished" and not finished):
         return None  # no active loop: nothing to protect (a later 'run' owns state.json)
     try:
         current: bytes | None = state_path.read_bytes()
     except OSError:
         current = None
-    if current == kept:
-        return None
+    if current == kept or (finished and _run_state(current)):
+        return None  # intact, or a later 'run' owns state.json
     state_path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(state_path, kept.decode("utf-8", "replace"))
     what = "deleted" if current is None else "changed"
     return (f".ralph/state.json was {what} outside ralph-verify; it was put back (the loop's "
             "state is kept where the agent cannot write it): do not edit .ralph/, finish the "
             "work instead")
+
+
+def _run_state(text: bytes | None) -> bool:
+    """Is ``text`` the state of a ``run`` session (not hook mode's)?"""
+    try:
+        data = json.loads(text or b"")
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("mode") not in (None, "hook")

@@ -54,7 +54,13 @@ def session_dir(root: Path, session_id: str) -> Path:
 
 def freeze(root: Path, session_id: str, name: str, data: Any) -> FrozenRef:
     """Write ``data`` (JSON) as ``name`` of the session; the reference to keep in its state."""
-    path = session_dir(root, session_id) / name
+    return refreeze(FrozenRef(str(session_dir(root, session_id) / name), ""), data)
+
+
+def refreeze(ref: FrozenRef, data: Any) -> FrozenRef:
+    """Write ``data`` where ``ref`` points (``start --resume``: the thawed copy with new
+    budgets, never anything read from the project); the new reference."""
+    path = Path(ref.path)
     text = json.dumps(data, indent=1, sort_keys=True, default=str) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, text)

@@ -52,15 +52,34 @@ def persisted_settings(config: Config) -> dict[str, SettingValue]:
     return found
 
 
+#: The command that starts each kind of session, and whose ``--resume`` continues it.
+_STARTED_BY = {"run": "ralph-verify run", "hook": "ralph-verify start"}
+
+
+def resumable(state: StateDir, mode: str) -> SessionState:
+    """The session of ``.ralph/state.json`` that ``--resume`` of ``mode`` (``run``, or hook
+    mode's ``hook``) continues; else a usage error that says why there is none."""
+    previous = state.read_state()
+    command = _STARTED_BY[mode]
+    if previous is None:
+        raise UsageError(f"nothing to resume: no session in {state.root} (.ralph/state.json "
+                         f"not found); '{command}' starts one")
+    kind = previous.mode if previous.mode in _STARTED_BY else "run"
+    if kind != mode:
+        raise UsageError(f"session {previous.session} was started by '{_STARTED_BY[kind]}', "
+                         f"not '{command}': '{_STARTED_BY[kind]} --resume' continues it")
+    if previous.verdict_name == Verdict.COMPLETE.value:
+        raise UsageError(f"session {previous.session} is already complete; '{command}' "
+                         "without --resume starts a new one")
+    return previous
+
+
 def restore_session(config: Config, state: StateDir, previous: SessionState,
                     settings: SessionSettings) -> tuple[Session, int]:
     """The interrupted session of ``state.json``, with ``settings``
     (:func:`ralph_verify.loop.settings.resumed`), ready to go on at its next iteration."""
     from ralph_verify.loop.session import Session  # a loop's; check's terminal lines need none
 
-    if previous.verdict_name == Verdict.COMPLETE.value:
-        raise UsageError(f"session {previous.session} is already complete; start a new "
-                         "run without --resume")
     baseline = state.read_verification(0)
     if baseline is None:
         raise UsageError("nothing to resume: the session has no baseline "

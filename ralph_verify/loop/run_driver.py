@@ -74,10 +74,7 @@ class RunDriver(Driver):
     def run(self) -> LoopResult:
         resume = (self.settings.resume if self.settings is not None
                   else bool(self.config.get("resume")))
-        previous = self.state.read_state() if resume else None
-        if resume and previous is None:
-            raise UsageError(f"nothing to resume: no session in {self.root} "
-                             "(.ralph/state.json not found)")
+        previous = records.resumable(self.state, "run") if resume else None
         session_id = previous.session if previous else new_session_id()
         if previous:
             self.elapsed_before = previous.elapsed_s

@@ -153,9 +153,10 @@ def ralph_session_prepare(session: Session) -> None:
 def ralph_session_start(session: Session) -> None:
     from ralph_verify.loop import recovery
     state = _state(session)
-    if state.git is None and git.is_repo(session.root):
+    if state.git is None and git.is_repo(session.root) and not session.resumed:
         # The Stop-hook mode (prepare does nothing there): a recovery point, and the
-        # checkpoints on a session branch beside the user's, which HEAD never leaves.
+        # checkpoints on a session branch beside the user's, which HEAD never leaves
+        # ('start --resume' keeps the session's: its start is the frozen tests' too).
         point = recovery.create(session.root, session.id)
         state.recovery = str(point.dir)
         _start_beside(session, state, point)

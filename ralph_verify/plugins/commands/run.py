@@ -87,9 +87,11 @@ def ralph_addoption(parser: Parser) -> None:
                      default=DEFAULT_AGENT_TIMEOUT, metavar="DURATION",
                      help="seconds one agent run may take before its whole process group is "
                           f"killed (default {DEFAULT_AGENT_TIMEOUT:g}: 30 minutes)")
-    parser.addoption("--resume", scope="loop", action="store_true", default=None,
+    parser.addoption("--resume", scope=("loop", "start"), action="store_true", default=None,
                      help="continue the interrupted session of .ralph/state.json at its next "
-                          "iteration, with its settings and plugin state")
+                          "iteration, with its settings and plugin state (start: a stopped "
+                          "hook-mode loop, its checks, task and tests as frozen at its start; "
+                          "only --max-iterations and --max-time may change)")
     parser.addoption("--agent-arg", scope="loop", setting="agent-arg", action="append",
                      setting_type=list[str], metavar="ARG",
                      help="an extra argument for the agent's command line (repeatable)")

@@ -25,6 +25,7 @@ def ralph_addoption(parser: Parser) -> None:
                     "agent session; other sessions in the project are left alone.\n\n"
                     "examples:\n  ralph-verify start --until tests,lint --max-iterations 10\n"
                     "  ralph-verify start --tasks tasks.toml   (each task in turn: docs/tasks.md)\n"
+                    "  ralph-verify start --resume --max-iterations 20   (a stopped loop goes on)\n"
                     "  ralph-verify cancel",
     )
     parser.addoption("--session-id", scope="start", metavar="ID",
@@ -39,6 +40,10 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def start(config: Config) -> int:
+    if config.get("resume"):
+        from ralph_verify.hookmode.session import resume_loop
+
+        return resume_loop(config)
     if config.get("tasks"):
         from ralph_verify.hookmode.task_list import start_task_list
         from ralph_verify.plugins.commands.tasks import TASK_LIST_KEY, load
