@@ -18,17 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.registry import build_checks, registry_of, validate_checks
 from ralph_verify.config.pyproject import load_table, validate_settings
-from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.hookmode import binding
 from ralph_verify.hookmode.protocol import log
 from ralph_verify.loop import cancel_key
 from ralph_verify.loop.cycle import session_specs
-from ralph_verify.loop.frozen import FrozenError, freeze, refreeze, thaw
+from ralph_verify.loop.frozen import FrozenError, freeze, thaw
 from ralph_verify.loop.opening import new_session, new_session_id
 from ralph_verify.loop.opening import open_session as open_loop_session
 from ralph_verify.loop.prompt import RULES
-from ralph_verify.loop.records import persisted_settings, restore_session, resumable, state_record
+from ralph_verify.loop.records import persisted_settings, state_record
 from ralph_verify.loop.settings import SessionSettings, settings_for, stored_specs
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.verdict import EXIT_CODES, Verdict, VerdictProposal
@@ -173,96 +172,6 @@ def open_session(config: Config, state: StateDir, session_id: str, settings: Ses
     message = start_message(session, specs, session.baseline)
     state.write_text(state.iteration_dir(1) / "prompt.md", message)
     write_state(state, session, hook, phase=WAITING)
-    return Opened("waiting", 0, message)
-
-
-# --- start --resume --------------------------------------------------------------------------
-
-#: What ``start --resume`` may change: the budgets. The checks, the task (or list), the
-#: settings and the frozen tests stay as the session's start fixed them.
-BUDGETS = ("max_iterations", "max_time")
-
-
-def resume_loop(config: Config) -> int:
-    """``start --resume``: the project's last hook-mode loop, stopped (a budget, the
-    iteration limit, a cancel, the agent blocked), goes on as it was (one task, or the task of
-    a list whose loop it was), with more of a budget if the command line gives it."""
-    state = StateDir(config.root)
-    binding.restore_state(config.root, state.state_path, finished=True)
-    previous = resumable(state, MODE)
-    if not previous.finished:
-        raise UsageError(f"session {previous.session} is still active ({previous.phase}): "
-                         "the agent's next stop goes on with it; 'ralph-verify cancel' ends it")
-    if previous.error:
-        raise UsageError(f"nothing to resume: session {previous.session} ended with an error "
-                         f"({previous.error}); 'ralph-verify start' starts a new loop")
-    fixed = [f"--{dest.replace('_', '-')}" for dest in persisted_settings(config)
-             if dest not in BUDGETS]
-    fixed += ["--until"] * (config.source_of("until") == "command line")
-    fixed += ["TASK"] * bool(config.get("start_task"))
-    if fixed:
-        raise UsageError(f"start --resume cannot change {', '.join(fixed)}: the session keeps "
-                         "the checks, task (or task list), settings and tests of its start; only "
-                         "--max-iterations and --max-time may be given")
-    hook = previous.hook or HookRecord()
-    if config.get("tasks") and hook.tasks is None:
-        raise UsageError(f"session {previous.session} is one task, not a task list: "
-                         "'ralph-verify start --resume' (without --tasks) continues it")
-    with starting(state, previous.session):
-        resumed_hook = fresh_hook(config)
-        resumed_hook.agent = resumed_hook.agent or hook.agent
-        resumed_hook.frozen_config, resumed_hook.tasks = hook.frozen_config, hook.tasks
-        bound = resumed_hook.session_id
-        binding.bind_at_start(config.root, previous.session, bound, in_session=bool(
-            bound) and bound == os.environ.get("CLAUDE_CODE_SESSION_ID"))
-        if hook.tasks is not None:
-            from ralph_verify.hookmode.task_list import resume_task_list
-
-            opened = resume_task_list(config, state, previous, resumed_hook)
-        else:
-            opened = reopen(config, state, previous, resumed_hook)
-    print(opened.message)
-    return opened.code
-
-
-def budgets(config: Config) -> dict[str, Any]:
-    """The budgets the command line gives ``start --resume``."""
-    return {dest: config.get(dest) for dest in BUDGETS if config.source_of(dest) == "command line"}
-
-
-def reopen(config: Config, state: StateDir, previous: SessionState, hook: HookRecord) -> Opened:
-    """Open the stopped session of ``previous`` again as ``run --resume`` does (restored from
-    its records, no new baseline, the same recovery point and branch), with its configuration
-    frozen at the start and the new budgets; it waits for the agent's next stop."""
-    try:
-        frozen = thaw(hook.frozen_config)
-        frozen["settings"].update(budgets(config))
-    except (FrozenError, KeyError, TypeError, AttributeError) as exc:
-        raise UsageError(f"cannot resume session {previous.session}: its frozen configuration "
-                         f"cannot be read ({exc}); 'ralph-verify start' starts a new loop") \
-            from None
-    assert hook.frozen_config is not None
-    hook.frozen_config = refreeze(hook.frozen_config, frozen)
-    previous.max_iterations = int(frozen["settings"].get("max_iterations")
-                                  or previous.max_iterations)
-    session, number = restore_session(config, state, previous,
-                                      stop_settings(config, hook, previous))
-    session.mode = MODE
-    if number > session.max_iterations:
-        raise UsageError(f"session {session.id} used its {session.max_iterations} iterations; "
-                         "give more with --max-iterations N to go on")
-    open_loop_session(session, state, (), fresh=False, tool_output=sys.stderr)
-    specs = loop_specs(session)
-    last = session.previous_verification()
-    message = "\n".join([
-        f"ralph-verify loop resumed (session {session.id}) at iteration {number}: until "
-        f"{until_text(specs)}, at most {session.max_iterations} iterations.", RULES,
-        *(["", "Task:", session.task] if session.task else []),
-        *(["", last.feedback] if last is not None else [])])
-    state.write_text(state.iteration_dir(number) / "prompt.md", message)
-    write_state(state, session, hook, phase=WAITING)
-    state.append_progress(f"## Resumed ({now_iso()})\n\n- at iteration {number}, at most "
-                          f"{session.max_iterations}\n\n")
     return Opened("waiting", 0, message)
 
 

@@ -21,19 +21,14 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.config.until import parse_spec
-from ralph_verify.errors import UsageError
 from ralph_verify.hookmode.protocol import log
 from ralph_verify.hookmode.session import (
-    Opened,
-    budgets,
     epoch,
     fresh_hook,
     open_session,
-    reopen,
     starting,
-    stop_settings,
 )
-from ralph_verify.loop.frozen import FrozenError, freeze, refreeze, thaw
+from ralph_verify.loop.frozen import FrozenError, freeze, thaw
 from ralph_verify.loop.opening import new_session_id
 from ralph_verify.loop.records import persisted_settings
 from ralph_verify.loop.result import LoopResult
@@ -43,10 +38,10 @@ from ralph_verify.loop.task_steps import trusted
 from ralph_verify.loop.verdict import EXIT_CODES
 from ralph_verify.records.codec import decode, encode
 from ralph_verify.records.plugin_state import CheckpointState
-from ralph_verify.records.session import HookRecord, HookTasks, SessionState
+from ralph_verify.records.session import HookRecord, HookTasks
 from ralph_verify.tasks.keys import TASK_BRANCH_KEY, TASK_COMMIT_KEY, TASK_FILE_KEY, task_commit
 from ralph_verify.tasks.model import Task, TaskList
-from ralph_verify.tasks.order import DONE, FINAL, fix_up_task
+from ralph_verify.tasks.order import FINAL, fix_up_task
 from ralph_verify.tasks.prompt import task_text
 from ralph_verify.tasks.state import TasksState
 
@@ -165,54 +160,6 @@ def start_task_list(config: Config, task_list: TaskList) -> int:
         print(runner.error)
     print(f"task list: {result.verdict}: {result.reason}")
     return result.exit_code
-
-
-def resume_task_list(config: Config, statedir: StateDir, previous: SessionState,
-                     hook: HookRecord) -> Opened:
-    """``start --resume`` of a list: its state as ralph-verify wrote it (checked against its
-    own copy and the verified commits, as under ``run --tasks --resume``). The task whose
-    session stopped goes on in that session (what was skipped because of it is ``todo``
-    again); after a task that ended done, the list goes on with its next task."""
-    record = hook.tasks
-    assert record is not None
-    try:
-        frozen = thaw(record.frozen)
-        task_list = decode(TaskList, frozen["list"])
-        frozen["settings"].update(budgets(config))
-        extra = [parse_spec(text) for text in frozen["extra"]]
-    except (FrozenError, KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise UsageError(f"cannot resume the task list: its frozen copy cannot be read "
-                         f"({exc}); 'ralph-verify start --tasks FILE' starts it again") from None
-    hook.tasks = replace(record, frozen=refreeze(record.frozen, frozen), failed_in_a_row=0)
-    state = trusted(config.root, task_list)
-    if state is None:
-        raise UsageError("nothing to resume: the task list's state (.ralph/tasks/state.json) "
-                         "is gone; 'ralph-verify start --tasks FILE' starts it again")
-    if state.verdict == "complete":
-        raise UsageError(f"the task list {task_list.path.name} is already complete; "
-                         "'ralph-verify start --tasks FILE' starts it again")
-    state.verdict = None
-    row = next((row for row in state.tasks
-                if (previous.task or "").startswith(f"# Task {row.id}:")), None)
-    if previous.verdict_name != "complete" and row is not None and row.status not in DONE:
-        state.set(row.id, "running", "resumed ('ralph-verify start --resume')")
-        for other in state.tasks:
-            if other.status == "skipped" and other.reason.startswith(f"depends on {row.id}, "):
-                state.set(other.id, "todo")
-        opened = reopen(config, statedir, previous, hook)
-        return replace(opened, message=f"ralph-verify: task list {task_list.path.name}: "
-                                       f"task {row.id} goes on\n{opened.message}")
-    view = stop_settings(config, hook, previous).config_for(config)
-    runner = HookTaskList(view, task_list, statedir, hook, dict(frozen["settings"]), state)
-    runner.extra, runner.sessions = extra, 1
-    result, waiting = runner.go()
-    if waiting is not None:
-        return Opened("waiting", 0, f"ralph-verify: task list {task_list.path.name}: task "
-                                    f"{waiting.task.id} next\n{waiting.message}")
-    assert result is not None
-    return Opened("ended", result.exit_code, f"task list: {result.verdict}: {result.reason}"
-                  + ("" if result.exit_code == 0 else
-                     "; 'ralph-verify tasks retry ID' makes a failed task todo again"))
 
 
 # --- the Stop hook ---------------------------------------------------------------------------

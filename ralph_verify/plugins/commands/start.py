@@ -41,7 +41,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 def start(config: Config) -> int:
     if config.get("resume"):
-        from ralph_verify.hookmode.session import resume_loop
+        from ralph_verify.hookmode.resume import resume_loop
 
         return resume_loop(config)
     if config.get("tasks"):
