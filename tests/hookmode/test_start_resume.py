@@ -183,3 +183,12 @@ def test_a_tampered_task_state_is_not_believed_on_resume(hook: Driver) -> None:
     assert any("not as ralph-verify wrote it" in note for note in table["notes"])
     answer = stop(ralph, {"two.txt": "2"}, active=False)
     assert "task list complete" in answer["systemMessage"], answer
+
+
+def test_a_loop_whose_time_ran_out_goes_on_with_more_time(hook: Driver) -> None:
+    ralph = hook.ralph
+    first = hook.loop("tests", [{}], "--max-time", "1s", "--max-iterations", "5", pause=1.5)
+    assert first.verdict == "budget", first.state["verdict"]
+    assert ralph.run("start", "--resume", "--max-time", "10m").ret == 0
+    answer = stop(ralph, {"demo.py": RIGHT}, active=False)
+    assert "complete after 2 iterations" in answer["systemMessage"], answer
