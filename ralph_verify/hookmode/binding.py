@@ -21,8 +21,8 @@ from ralph_verify.state_files import write_text_atomic
 #: What a refused stop answers (the loop is not touched).
 REFUSED = ("ralph-verify: ignored a Stop hook call that names this loop's agent session but "
            "does not come from it ({why}); the loop goes on. If it is the loop's own session, "
-           "restarted elsewhere: 'ralph-verify cancel', then start the loop again. Details: "
-           ".ralph/hook.log")
+           "restarted elsewhere: 'ralph-verify cancel', then 'ralph-verify start --resume' "
+           "there. Details: .ralph/hook.log")
 
 
 def binding_path(root: Path) -> Path:

@@ -338,7 +338,7 @@ def _cancel_task_list(root: Path) -> None:
         return
     if tasks.current is not None:
         tasks.set(tasks.current, "todo", "cancelled by 'ralph-verify cancel'; 'ralph-verify "
-                                         "start --tasks FILE' starts the list again")
+                                         "start --resume' goes on")
     tasks.verdict = "cancelled"
     tasks.save()
     tasks.log({"event": "end", "verdict": "cancelled", "reason": "ralph-verify cancel"})

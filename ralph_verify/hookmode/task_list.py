@@ -240,8 +240,7 @@ def after_session(config: Config, statedir: StateDir, session: Session,
     if ended.verdict == "cancelled":
         for row in state.tasks:
             if row.status == "cancelled":
-                state.set(row.id, "todo", "cancelled; 'ralph-verify start --tasks FILE' "
-                                          "starts the list again")
+                state.set(row.id, "todo", "cancelled; 'ralph-verify start --resume' goes on")
     return {"systemMessage": f"ralph-verify: task {current} {status}; task list "
                              f"{ended.verdict}: {ended.reason}"}
 

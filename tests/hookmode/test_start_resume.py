@@ -192,3 +192,22 @@ def test_a_loop_whose_time_ran_out_goes_on_with_more_time(hook: Driver) -> None:
     assert ralph.run("start", "--resume", "--max-time", "10m").ret == 0
     answer = stop(ralph, {"demo.py": RIGHT}, active=False)
     assert "complete after 2 iterations" in answer["systemMessage"], answer
+
+
+def test_a_cancelled_task_list_goes_on_with_its_task(hook: Driver) -> None:
+    ralph = hook.ralph
+    list_project(ralph)
+    ralph.makefile("tasks.toml", LIST.replace("max-iterations = 1", "max-iterations = 3"))
+    ralph.git("commit", "-q", "-am", "three iterations a task")
+    assert ralph.run("start", "--tasks", "tasks.toml").ret == 0
+    assert stop(ralph, {}, active=False).get("decision") == "block"
+    cancelled = ralph.run("cancel")
+    assert cancelled.ret == 0, cancelled
+    row = ralph.run("tasks", "status", "--json").json()["tasks"][0]
+    assert row["status"] == "todo" and "'ralph-verify start --resume' goes on" in row["reason"]
+    resumed = ralph.run("start", "--resume")
+    assert resumed.ret == 0 and "task T1 goes on" in resumed.out, resumed
+    assert "at iteration 2" in resumed.out and "at most 3 iterations" in resumed.out
+    answer = stop(ralph, {"demo.py": RIGHT}, active=False)
+    assert "Next, task T2" in answer.get("reason", ""), answer
+    assert "task list complete" in stop(ralph, {"two.txt": "2"})["systemMessage"]
