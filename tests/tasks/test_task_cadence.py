@@ -296,3 +296,44 @@ def test_status_watch_follows_a_live_list_to_its_end(ralph: Ralph) -> None:
     assert len(tables) >= 2, out  # drawn again as it changed
     assert "running A" in out or "running B" in out, out
     assert "complete" in tables[-1] and tables[-1].count(" done ") == 2, out
+
+
+def test_status_watch_follows_a_running_fleet_to_its_end(ralph: Ralph) -> None:
+    ralph.makefile("tasks.toml", CHAIN + 'depends-on = ["A"]\n')
+    ralph.makefile(".gitignore", ".ralph/\nfleet/\n")
+    ralph.makefile("PROMPT.md", "write the task's file")
+    ralph.git_init()
+    go = ralph.path.parent / "go"
+    script = agent(ralph, f"""\
+        for _ in range(600):  # each task waits for the test's word
+            if pathlib.Path({str(go)!r}).exists():
+                break
+            time.sleep(0.05)
+        T = os.environ["RALPH_TASK_ID"]
+        pathlib.Path(T.lower() + ".txt").write_text(T)
+        """)
+    fleet = Background(ralph, "fleet", "tasks.toml", "--agent", script, "-j", "1",
+                       "--id", "watched", "-P", "PROMPT.md")
+    watch = None
+    try:
+        watch = subprocess.Popen([sys.executable, "-m", "ralph_verify", "tasks", "status",
+                                  "--watch", "--interval", "0.1"], cwd=ralph.path,
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                 env={**os.environ, **ralph.env})
+        wait_for(lambda: (ralph.path / "fleet/fleet.json").exists(), timeout=120,
+                 what="the fleet's record", run=fleet)
+        go.write_text("x")
+        assert fleet.wait(timeout=180) == 0, fleet.output()
+        out, _ = watch.communicate(timeout=60)
+        assert watch.returncode == 0, out
+    finally:
+        fleet.kill()
+        if watch is not None and watch.poll() is None:
+            watch.kill()
+            watch.wait()
+    tables = out.split("task list fleet watched")[1:]
+    assert len(tables) >= 2, out  # the fleet's table, drawn again as it changed
+    assert any(" running " in table for table in tables[:-1]), out
+    last = tables[-1].splitlines()
+    assert "complete" in last[0] and [line.split()[:2] for line in last[2:4]] == \
+        [["A", "done"], ["B", "done"]], out

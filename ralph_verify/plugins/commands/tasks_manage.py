@@ -224,20 +224,20 @@ def export(config: Config) -> int:
     return 0
 
 
-def watch(config: Config, show: Callable[[Config], int]) -> int:
-    """``tasks status --watch``: the table again whenever it changes, until the list ends;
-    before a list starts, it waits for one."""
+def watch(config: Config, show: Callable[[Config], int],
+          read: Callable[[Config], TasksState | None]) -> int:
+    """``tasks status --watch``: the table ``read`` gives (a list's, or a running fleet's)
+    again whenever it changes, until the list ends; before a list starts, it waits for one."""
     from ralph_verify.loop.state import StateDir
-    from ralph_verify.tasks.state import TasksState
 
     interval = max(0.05, float(config.get("interval")))
     last = None
     lock = StateDir(config.root)
-    if TasksState.read(config.root) is None:
+    if read(config) is None:
         print(f"no task list in {config.root} yet: waiting for one to start "
               "(Ctrl-C stops)", flush=True)
     while True:
-        state = TasksState.read(config.root)
+        state = read(config)
         seen = json.dumps(state.to_json() if state else None, sort_keys=True)
         if state is not None and seen != last:
             last = seen

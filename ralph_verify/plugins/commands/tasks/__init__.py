@@ -104,7 +104,9 @@ def run_tasks(config: Config) -> int:
 def tasks_command(config: Config) -> int:
     action = config.get("tasks_action")
     if action == "status":
-        return tasks_manage.watch(config, _status) if config.get("watch") else _status(config)
+        if config.get("watch"):
+            return tasks_manage.watch(config, _status, _read_state)
+        return _status(config)
     if action in ("retry", "skip", "reset"):
         return tasks_manage.change(config, str(action))
     if action == "rollback":
