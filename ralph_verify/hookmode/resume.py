@@ -91,10 +91,9 @@ def budgets(config: Config) -> dict[str, Any]:
     return {dest: config.get(dest) for dest in BUDGETS if config.source_of(dest) == "command line"}
 
 
-def reopen(config: Config, state: StateDir, previous: SessionState, hook: HookRecord) -> Opened:
-    """Open the stopped session of ``previous`` again as ``run --resume`` does (restored from
-    its records, no new baseline, the same recovery point and branch), with its configuration
-    frozen at the start and the new budgets; it waits for the agent's next stop."""
+def resumed_config(config: Config, previous: SessionState, hook: HookRecord) -> Any:
+    """The session's configuration frozen at its start, with the new budgets; a usage error,
+    before anything is written, when it cannot be read or no iteration is left."""
     try:
         frozen = thaw(hook.frozen_config)
         frozen["settings"].update(budgets(config))
@@ -102,6 +101,18 @@ def reopen(config: Config, state: StateDir, previous: SessionState, hook: HookRe
         raise UsageError(f"cannot resume session {previous.session}: its frozen configuration "
                          f"cannot be read ({exc}); 'ralph-verify start' starts a new loop") \
             from None
+    limit = int(frozen["settings"].get("max_iterations") or previous.max_iterations)
+    if previous.iteration >= limit:
+        raise UsageError(f"session {previous.session} used its {limit} iterations; give more "
+                         "with --max-iterations N to go on")
+    return frozen
+
+
+def reopen(config: Config, state: StateDir, previous: SessionState, hook: HookRecord) -> Opened:
+    """Open the stopped session of ``previous`` again as ``run --resume`` does (restored from
+    its records, no new baseline, the same recovery point and branch), with its configuration
+    frozen at the start and the new budgets; it waits for the agent's next stop."""
+    frozen = resumed_config(config, previous, hook)
     assert hook.frozen_config is not None
     hook.frozen_config = refreeze(hook.frozen_config, frozen)
     previous.max_iterations = int(frozen["settings"].get("max_iterations")
@@ -109,9 +120,6 @@ def reopen(config: Config, state: StateDir, previous: SessionState, hook: HookRe
     session, number = restore_session(config, state, previous,
                                       stop_settings(config, hook, previous))
     session.mode = MODE
-    if number > session.max_iterations:
-        raise UsageError(f"session {session.id} used its {session.max_iterations} iterations; "
-                         "give more with --max-iterations N to go on")
     open_session(session, state, (), fresh=False, tool_output=sys.stderr)
     specs = loop_specs(session)
     last = session.previous_verification()
@@ -143,7 +151,6 @@ def resume_task_list(config: Config, statedir: StateDir, previous: SessionState,
     except (FrozenError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise UsageError(f"cannot resume the task list: its frozen copy cannot be read "
                          f"({exc}); 'ralph-verify start --tasks FILE' starts it again") from None
-    hook.tasks = replace(record, frozen=refreeze(record.frozen, frozen), failed_in_a_row=0)
     state = trusted(config.root, task_list)
     if state is None:
         raise UsageError("nothing to resume: the task list's state (.ralph/tasks/state.json) "
@@ -151,10 +158,16 @@ def resume_task_list(config: Config, statedir: StateDir, previous: SessionState,
     if state.verdict == "complete":
         raise UsageError(f"the task list {task_list.path.name} is already complete; "
                          "'ralph-verify start --tasks FILE' starts it again")
-    state.verdict = None
     row = next((row for row in state.tasks
                 if (previous.task or "").startswith(f"# Task {row.id}:")), None)
-    if previous.verdict_name != "complete" and row is not None and row.status not in DONE:
+    going_on = previous.verdict_name != "complete" and row is not None and \
+        row.status not in DONE
+    if going_on:
+        resumed_config(config, previous, hook)  # its errors before anything is written
+    hook.tasks = replace(record, frozen=refreeze(record.frozen, frozen), failed_in_a_row=0)
+    state.verdict = None
+    if going_on:
+        assert row is not None
         state.set(row.id, "running", "resumed ('ralph-verify start --resume')")
         for other in state.tasks:
             if other.status == "skipped" and other.reason.startswith(f"depends on {row.id}, "):

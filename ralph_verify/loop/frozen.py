@@ -54,13 +54,18 @@ def session_dir(root: Path, session_id: str) -> Path:
 
 def freeze(root: Path, session_id: str, name: str, data: Any) -> FrozenRef:
     """Write ``data`` (JSON) as ``name`` of the session; the reference to keep in its state."""
-    return refreeze(FrozenRef(str(session_dir(root, session_id) / name), ""), data)
+    return _write(session_dir(root, session_id) / name, data)
 
 
 def refreeze(ref: FrozenRef, data: Any) -> FrozenRef:
-    """Write ``data`` where ``ref`` points (``start --resume``: the thawed copy with new
-    budgets, never anything read from the project); the new reference."""
+    """A new copy beside ``ref``'s (``start --resume``: the thawed copy with new budgets,
+    never anything read from the project); ``ref`` stays valid until the state names the
+    new reference."""
     path = Path(ref.path)
+    return _write(path.with_name(f"{path.stem}-{os.urandom(3).hex()}{path.suffix}"), data)
+
+
+def _write(path: Path, data: Any) -> FrozenRef:
     text = json.dumps(data, indent=1, sort_keys=True, default=str) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(path, text)

@@ -105,8 +105,9 @@ def test_only_the_budgets_may_change_and_each_wrong_case_is_a_clear_error(
     forged = path.read_text().replace('"max_iterations": 1,', '"max_iterations": 9,')
     assert forged != path.read_text()
     path.write_text(forged)
-    same = ralph.run("start", "--resume")  # no more iterations given: none left
-    assert same.ret == 2 and "used its 1 iterations" in same.err, same
+    for more in ((), ("--max-iterations", "1")):  # no iteration left: nothing written
+        same = ralph.run("start", "--resume", *more)
+        assert same.ret == 2 and "used its 1 iterations" in same.err, same
     assert ralph.run("start", "--resume", "--max-iterations", "2").ret == 0
     assert "complete" in stop(ralph, {"demo.py": RIGHT}, active=False)["systemMessage"]
     done = ralph.run("start", "--resume", "--max-iterations", "5")
