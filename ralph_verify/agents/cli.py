@@ -25,6 +25,7 @@ from ralph_verify.agents.vetting import (
     Refusal,
     Refused,
     find_refusal,
+    read_refusal,
     refusal_text,
     version_warning,
 )
@@ -177,11 +178,16 @@ class CLIAgent:
         it in its session file only), where refusals are looked for too."""
         return ""
 
+    def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
+        """The CLI's own record of this run's session (its tool calls and their results)."""
+        return None
+
     def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
                       start: float) -> Refused | None:
         """What the CLI's own sandbox or permission mode refused in this run (read from its
-        output ``lines`` or its transcript), or None."""
-        return None
+        transcript, or its output ``lines``), or None."""
+        path = self.transcript(env, parsed)
+        return read_refusal(self.name, path, start) if path else None
 
     def run(self, request: AgentRequest) -> AgentResult:
         started = time.monotonic()

@@ -101,15 +101,8 @@ class CodexAgent(CLIAgent):
                 return ""
         return "\n" + "\n".join(outputs[-20:])
 
-    def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
-                      start: float) -> Refused | None:
-        for path in _session_file(env, parsed):
-            try:
-                with path.open(encoding="utf-8", errors="replace") as handle:
-                    return codex_refusal(json_lines(handle), start)
-            except OSError:
-                return None
-        return None
+    def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
+        return next(iter(_session_file(env, parsed)), None)
 
 
 def _session_file(env: Mapping[str, str], parsed: Parsed) -> list[Path]:

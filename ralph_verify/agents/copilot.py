@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from ralph_verify.agents import AgentRequest, AgentResult
 from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, session_file
-from ralph_verify.agents.vetting import Refusal, json_lines
+from ralph_verify.agents.vetting import Refusal, Refused, json_lines, since
 
 REFUSALS = (
     Refusal(r"No authentication information found",
@@ -21,6 +22,29 @@ REFUSALS = (
             "name a model your provider serves with --model (or COPILOT_MODEL)"),
 )
 
+#: Copilot's tools that edit files (allowed by ``--allow-tool=write``, the driver's fix).
+WRITE_TOOLS = ("edit", "create")
+
+
+def copilot_refusal(events: Iterable[dict[str, Any]], start: float = 0.0) -> Refused | None:
+    """The first tool call since ``start`` that Copilot denied (``error.code`` ``denied``)."""
+    tools: dict[Any, str] = {}
+    for event in events:
+        data = as_dict(event.get("data"))
+        if event.get("type") == "tool.execution_start":
+            tools[data.get("toolCallId")] = str(data.get("toolName"))
+        error = as_dict(data.get("error"))
+        if event.get("type") == "tool.execution_complete" and error.get("code") == "denied" \
+                and since(event, start):
+            tool = tools.get(data.get("toolCallId"), "")
+            kind = {"bash": "shell", "powershell": "shell", "web_fetch": "url"}.get(tool, tool)
+            return Refused(str(error.get("message") or "a tool call was denied"),
+                           None if tool in WRITE_TOOLS else
+                           f"Copilot CLI denies {tool!r} headless unless allowed: add "
+                           f"--allow-tool={kind} ('ralph-verify run': --agent-arg="
+                           f"--allow-tool={kind}, or --yolo for every tool)")
+    return None
+
 
 class CopilotAgent(CLIAgent):
     name = "copilot"
@@ -28,6 +52,8 @@ class CopilotAgent(CLIAgent):
     install = "npm install -g @github/copilot"
     tested_versions = ("1.0.102", "1.1.0")
     refusals = REFUSALS
+    write_fix = ("ralph-verify run gives Copilot CLI --allow-tool=write: drop the --agent-arg "
+                 "that denies it")
 
     def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
         env = {"COPILOT_AUTO_UPDATE": "false"}
@@ -58,6 +84,10 @@ class CopilotAgent(CLIAgent):
 
     def parse(self, lines: Iterable[str]) -> Parsed:
         return parse_copilot_events(lines)
+
+    def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
+                      start: float) -> Refused | None:
+        return copilot_refusal(json_lines(lines))
 
     def run(self, request: AgentRequest) -> AgentResult:
         path = usage_file(request)

@@ -7,13 +7,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, session_file, tail_text
-from ralph_verify.agents.vetting import Refusal
+from ralph_verify.agents.vetting import Refusal, Refused, shell_fix, since
 
 #: Settings that stop every call but the model's (lowest settings layer: the user's win).
 QUIET_SETTINGS: dict[str, Any] = {
@@ -33,6 +33,23 @@ REFUSALS = (
             "name a model your endpoint serves with --model"),
 )
 
+#: Gemini's tools its approval mode leaves out headless, and the fix when the driver's is not
+#: it: edits (all but ``default`` mode allow them), the shell (only ``--yolo`` allows it).
+LEFT_OUT = {"write_file": None, "replace": None,
+            "run_shell_command": shell_fix("Gemini CLI", "gemini")}
+
+
+def gemini_refusal(messages: Iterable[dict[str, Any]], start: float = 0.0) -> Refused | None:
+    """The first call since ``start`` to a tool of :data:`LEFT_OUT` that the transcript
+    records as not found: left out by the approval mode."""
+    for message in messages:
+        for call in map(as_dict, message.get("toolCalls") or []):
+            name, said = call.get("name"), call.get("resultDisplay")
+            if name in LEFT_OUT and call.get("status") == "error" and since(call, start) \
+                    and isinstance(said, str) and said.startswith(f'Tool "{name}" not found'):
+                return Refused(said, LEFT_OUT[name])
+    return None
+
 
 class GeminiAgent(CLIAgent):
     name = "gemini"
@@ -40,6 +57,8 @@ class GeminiAgent(CLIAgent):
     install = "npm install -g @google/gemini-cli"
     tested_versions = ("0.61.0", "0.62.0")
     refusals = REFUSALS
+    write_fix = ("ralph-verify run gives Gemini CLI --approval-mode auto_edit: drop the "
+                 "--agent-arg that overrides it")
 
     def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
         env = {**os.environ, **request.env}
@@ -67,6 +86,13 @@ class GeminiAgent(CLIAgent):
 
     def parse(self, lines: Iterable[str]) -> Parsed:
         return parse_gemini_json(lines)
+
+    def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
+        """``GEMINI_CLI_HOME/.gemini/tmp/PROJECT/chats/session-DATE-ID8.jsonl``."""
+        home = Path(env.get("GEMINI_CLI_HOME") or env.get("HOME") or Path.home())
+        sid = (parsed.session_id or "")[:8]
+        found = sorted((home / ".gemini" / "tmp").glob(f"*/chats/session-*-{sid}.jsonl"))
+        return found[-1] if sid and found else None
 
 
 def quiet_home(request: AgentRequest, user_dir: Path) -> Path:

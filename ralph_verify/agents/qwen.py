@@ -5,13 +5,14 @@ Its user documentation is scripts/agent_docs/qwen.rst (docs/agents/qwen.md)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from ralph_verify.agents import AgentRequest
 from ralph_verify.agents.claude import parse_claude_messages
 from ralph_verify.agents.cli import CLIAgent, Parsed, as_dict, settings_file, tail_text
-from ralph_verify.agents.vetting import Refusal, json_lines
+from ralph_verify.agents.vetting import Refusal, Refused, json_lines, shell_fix, since
 
 QUIET_SETTINGS: dict[str, Any] = {
     "general": {"enableAutoUpdate": False},
@@ -29,6 +30,19 @@ REFUSALS = (
 )
 
 
+def qwen_refusal(entries: Iterable[dict[str, Any]], start: float = 0.0) -> Refused | None:
+    """The first tool result since ``start`` that Qwen's approval mode declined."""
+    for entry in entries:
+        result = as_dict(entry.get("toolCallResult"))
+        if result.get("errorType") != "execution_denied" or not since(entry, start):
+            continue
+        names = {as_dict(part.get("functionResponse")).get("name")
+                 for part in map(as_dict, as_dict(entry.get("message")).get("parts") or [])}
+        return Refused(str(result.get("resultDisplay") or "a tool call was declined"),
+                       shell_fix("Qwen Code", "qwen") if "run_shell_command" in names else None)
+    return None
+
+
 class QwenAgent(CLIAgent):
     name = "qwen"
     program = "qwen"
@@ -36,6 +50,8 @@ class QwenAgent(CLIAgent):
     tested_versions = ("0.24.4", "0.25.0")
     refusals = REFUSALS
     prompt_via = "stdin"
+    write_fix = ("ralph-verify run gives Qwen Code --approval-mode auto-edit: drop the "
+                 "--agent-arg that overrides it")
 
     def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
         return {"QWEN_USAGE_STATISTICS_ENABLED": "false", "QWEN_TELEMETRY_ENABLED": "false",
@@ -53,6 +69,14 @@ class QwenAgent(CLIAgent):
 
     def parse(self, lines: Iterable[str]) -> Parsed:
         return parse_qwen_json(lines)
+
+    def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
+        """``~/.qwen/projects/PROJECT/chats/SESSION.jsonl`` (``~/.qwen``: ``QWEN_RUNTIME_DIR``,
+        else ``QWEN_HOME``, when set)."""
+        home = Path(env.get("QWEN_RUNTIME_DIR") or env.get("QWEN_HOME")
+                    or Path(env.get("HOME") or Path.home()) / ".qwen")
+        found = sorted(home.glob(f"projects/*/chats/{parsed.session_id}.jsonl"))
+        return found[-1] if parsed.session_id and found else None
 
 
 def parse_qwen_json(lines: Iterable[str]) -> Parsed:

@@ -4,7 +4,8 @@ A CLI outside its tested versions gets one warning (:func:`version_warning`); a 
 untrusted folder, no credentials, a sandbox that cannot start) often exits like any other
 failure, or 0 with nothing done, so its own message, matched in its output or transcript,
 becomes the iteration's ``agent-error`` with the fix (:func:`find_refusal`,
-:func:`refused_write`) instead of a loop that stalls."""
+:func:`read_refusal`: a write or command its own sandbox or permission mode refused) instead
+of a loop that stalls."""
 
 from __future__ import annotations
 
@@ -205,20 +206,19 @@ def since(entry: dict[str, Any], start: float) -> bool:
         return True
 
 
-def refused_write(agent: str, transcript: Path, start: float) -> str | None:
-    """Hook mode: what ``agent``'s own sandbox or permission mode refused since ``start``, read
-    from the transcript its Stop hook names, with the fix; None when nothing was refused."""
-    reader = _TRANSCRIPT_READERS.get(agent)
-    if reader is None:
+def read_refusal(agent: str, transcript: Path, start: float) -> Refused | None:
+    """What ``agent``'s own sandbox or permission mode refused since ``start``, read from its
+    transcript (or session file) by ``ralph_verify.agents.AGENT.AGENT_refusal``; None when
+    nothing was refused."""
+    if agent not in TRANSCRIPT_AGENTS:
         return None
-    module, function, fix = reader
-    read = getattr(importlib.import_module(f"ralph_verify.agents.{module}"), function)
+    read = getattr(importlib.import_module(f"ralph_verify.agents.{agent}"), f"{agent}_refusal")
     try:
         with transcript.open(encoding="utf-8", errors="replace") as handle:
             found: Refused | None = read(json_lines(handle), start)
     except OSError:
         return None
-    return refusal_text(agent, found, fix) if found else None
+    return found
 
 
 def refusal_text(agent: str, found: Refused, fix: str) -> str:
@@ -227,12 +227,11 @@ def refusal_text(agent: str, found: Refused, fix: str) -> str:
             f"fix: {found.fix or fix}")
 
 
-#: agent -> (its module, the module's transcript reader, the fix in hook mode).
-_TRANSCRIPT_READERS = {
-    "claude": ("claude", "claude_refusal",
-               "start Claude Code with --permission-mode acceptEdits (as 'ralph-verify init "
-               "claude' prints), or allow Edit and Write in .claude/settings.json"),
-    "codex": ("codex", "codex_refusal",
-              "start Codex with --sandbox workspace-write (as 'ralph-verify init codex' "
-              "prints); its default sandbox is read-only"),
-}
+def shell_fix(cli: str, program: str) -> str:
+    """The fix for a shell command an approval mode refused that only ``--yolo`` allows."""
+    return (f"{cli} runs no shell command headless without --yolo: 'ralph-verify run --yolo' "
+            f"(best inside 'run --sandbox'), or start {program} with --yolo in hook mode")
+
+
+#: The agents whose transcript's refusals are read (in hook mode: the one the hook names).
+TRANSCRIPT_AGENTS = ("claude", "codex", "gemini", "qwen", "copilot")

@@ -160,11 +160,15 @@ class _AgentTurn:
         self.transcript = str(payload.get("transcript_path") or "")
 
     def run(self, request: AgentRequest) -> AgentResult:
-        from ralph_verify.agents.vetting import refused_write
+        from ralph_verify.agents.vetting import read_refusal, refusal_text
+        from ralph_verify.hookmode.install import HOOK_MODE
 
         self.state.write_text(request.log_path, self.text)
-        refused = refused_write(self.name, Path(self.transcript), self.since - 1) \
+        found = read_refusal(self.name, Path(self.transcript), self.since - 1) \
             if self.transcript else None
+        refused = refusal_text(self.name, found, f"start {self.name} as 'ralph-verify init "
+                               f"{self.name}' prints: {HOOK_MODE[self.name][1]}") \
+            if found else None
         return AgentResult(exit_code=0, duration_s=max(0.0, time.time() - self.since),
                            text=self.text, session_id=self.session_id, refused=refused)
 
