@@ -208,10 +208,8 @@ def since(entry: dict[str, Any], start: float) -> bool:
 
 def read_refusal(agent: str, transcript: Path, start: float) -> Refused | None:
     """What ``agent``'s own sandbox or permission mode refused since ``start``, read from its
-    transcript (or session file) by ``ralph_verify.agents.AGENT.AGENT_refusal``; None when
-    nothing was refused."""
-    if agent not in TRANSCRIPT_AGENTS:
-        return None
+    transcript (or session file) by ``ralph_verify.agents.AGENT.AGENT_refusal`` (every agent
+    with a Stop hook has one); None when nothing was refused."""
     read = getattr(importlib.import_module(f"ralph_verify.agents.{agent}"), f"{agent}_refusal")
     try:
         with transcript.open(encoding="utf-8", errors="replace") as handle:
@@ -231,7 +229,3 @@ def shell_fix(cli: str, program: str) -> str:
     """The fix for a shell command an approval mode refused that only ``--yolo`` allows."""
     return (f"{cli} runs no shell command headless without --yolo: 'ralph-verify run --yolo' "
             f"(best inside 'run --sandbox'), or start {program} with --yolo in hook mode")
-
-
-#: The agents whose transcript's refusals are read (in hook mode: the one the hook names).
-TRANSCRIPT_AGENTS = ("claude", "codex", "gemini", "qwen", "copilot")
