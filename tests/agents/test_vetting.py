@@ -21,6 +21,7 @@ from ralph_verify.agents.vetting import (
     outside,
     package_version,
     parse_version,
+    read_refusal,
     version_warning,
 )
 
@@ -68,6 +69,21 @@ def test_claude_s_refusals_count_only_in_its_reported_error() -> None:
     assert error == "Not logged in · Please run /login"
     assert find_refusal("claude", ClaudeAgent.refusals, output, error) is not None
     assert find_refusal("claude", ClaudeAgent.refusals, output, None) is None
+
+
+@pytest.mark.parametrize(("agent", "name", "said", "fix"), [
+    ("gemini", "gemini_refused_transcript.jsonl", 'Tool "write_file" not found', None),
+    ("qwen", "qwen_refused_transcript.jsonl",
+     'permission to use "run_shell_command", but that permission was declined', "--yolo"),
+    ("copilot", "copilot_refused_events.jsonl", "no interactive user response", None),
+])
+def test_a_refused_tool_call_is_read_from_the_transcript(agent: str, name: str, said: str,
+                                                         fix: str | None) -> None:
+    found = read_refusal(agent, DATA / name, 0.0)
+    assert found is not None and said in found.said, found
+    assert found.fix is None if fix is None else fix in (found.fix or ""), found
+    # The refusal is stamped: a later turn's reading does not count it again.
+    assert read_refusal(agent, DATA / name, 4_000_000_000.0) is None
 
 
 def test_ordinary_output_is_no_refusal() -> None:
