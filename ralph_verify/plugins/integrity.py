@@ -27,6 +27,7 @@ from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Stat
 from ralph_verify.checks.registry import CheckRegistry
 from ralph_verify.config.parser import CommonOptions
 from ralph_verify.config.pyproject import load_table
+from ralph_verify.config.stash import StashKey
 from ralph_verify.config.until import parse_spec
 from ralph_verify.errors import ConfigError
 from ralph_verify.markers import hookimpl
@@ -56,7 +57,7 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "test-exit": "process exit in tests", "weakened-test": "weakened test",
          "gaming": "source gaming the tests", "idle-test": "new test that kills no mutant",
          "narrowed-setting": "narrowed tool setting", "stand-in": "stand-in for project code",
-         "special-case": "special-cased test input",
+         "special-case": "special-cased test input", "routed-around": "code routed around",
          **dict.fromkeys(("constant-true", "or-constant", "self-compare"),
                          "assertion that cannot fail"),
          "swallowed-assert": "swallowed assertion", "checks-removed": "test without checks",
@@ -172,6 +173,10 @@ class IntegrityCheck(Check):
             return self._compare(ctx, ref, [])
         session = ctx.config.stash.get(SESSION_KEY)
         if session is not None and session.baseline is None:
+            if _measured(ctx):
+                from ralph_verify.plugins.pytest_run.routes import executed
+
+                ctx.config.stash[_REACHED_KEY] = executed(ctx, self.timeout) or {}
             return self.result(Status.SKIPPED, "the baseline is taken when the session starts; "
                                                "later verifications compare against it")
         state = IntegrityState.of(session.plugin_state) if session is not None else None
@@ -186,7 +191,7 @@ class IntegrityCheck(Check):
                            "session")
                 return self.result(Status.FAILED, message, metric=1.0,
                                    failures=[Failure(message=message, code="edited-baseline")])
-            tampering = tampered(ctx.root, frozen)
+            tampering = tampered(ctx.root, frozen) + self._routed(ctx, frozen)
             return self._compare(ctx, frozen, tampering)
         try:
             before = read_baseline(ctx.root)
@@ -240,6 +245,17 @@ class IntegrityCheck(Check):
                            metric=float(len(failures)), failures=failures,
                            counts={"tests": after.test_total})
 
+    def _routed(self, ctx: VerifyContext, frozen: Picture) -> list[Failure]:
+        """Product lines the start's tests ran, kept as they were, that no test runs now."""
+        from ralph_verify.plugins.pytest_run.oracle import session_base
+        from ralph_verify.plugins.pytest_run.routes import executed, routed_around
+
+        base = session_base(ctx)
+        if not frozen.reached or base is None or not _measured(ctx):
+            return []
+        now = executed(ctx, self.timeout)
+        return [] if now is None else routed_around(ctx.root, base, frozen.reached, now)
+
     def _mutates_new_tests(self, ctx: VerifyContext) -> bool:
         wanted = options_of(ctx.config).mutate_new_tests
         return wanted if wanted is not None else any(c.name == "mutation" for c in ctx.checks)
@@ -278,6 +294,13 @@ class IntegrityCheck(Check):
 
 
 _COUNTED = ("passed", "failed", "errors", "skipped")
+#: The product lines the baseline verification's tests ran, for the session's frozen copy.
+_REACHED_KEY = StashKey[dict[str, list[int]]]("integrity.reached")
+
+
+def _measured(ctx: VerifyContext) -> bool:
+    """Whether this verification's pytest run measures coverage."""
+    return any(c.needs_coverage for c in ctx.checks)
 #: What the frozen oracle makes moot: a test removed, renamed, split or merged is judged by
 #: the start's test file still passing as it was.
 _ORACLE_CODES = frozenset({"removed-test", "fewer-tests"})
@@ -434,7 +457,8 @@ def ralph_session_start(session: Session) -> None:
         return  # a resumed session keeps what it froze at its start
     table, _ = config_table(session.root)
     frozen = freeze(session.root, session.id, BASELINE_FILE,
-                    encode(replace(picture, config=ConfigCopy(table or {}))))
+                    encode(replace(picture, config=ConfigCopy(table or {}),
+                                   reached=config.stash.get(_REACHED_KEY) or {})))
     session.plugin_state[NAME] = encode(IntegrityState(
         frozen=frozen,
         baseline=baseline_path(session.root).relative_to(session.root).as_posix(),

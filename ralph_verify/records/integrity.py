@@ -176,6 +176,9 @@ class Picture:
     finished: str | None = None
     #: The frozen copy only: the ralph-verify configuration the session started with.
     config: ConfigCopy | None = None
+    #: The frozen copy only: product file -> the lines the start's tests ran (when the
+    #: session measures coverage).
+    reached: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def test_total(self) -> int:
@@ -187,7 +190,7 @@ class Picture:
 
     def as_taken(self) -> Picture:
         """The picture without what is added to its copies (the end, the configuration)."""
-        return dataclasses.replace(self, finished=None, config=None)
+        return dataclasses.replace(self, finished=None, config=None, reached={})
 
 
 def picture_of(data: object) -> Picture:

@@ -6,12 +6,16 @@ the verification's one pytest run (:mod:`ralph_verify.plugins.pytest_run.shared`
 
 from __future__ import annotations
 
+import threading
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, Failure, Status
 
 if TYPE_CHECKING:
     from ralph_verify.checks.api import VerifyContext
+    from ralph_verify.plugins.pytest_run.shared import PytestRun
+    from ralph_verify.proc.process import ToolRun
 
 
 class CoverageCheck(Check):
@@ -29,11 +33,7 @@ class CoverageCheck(Check):
         import json
 
         # The pytest run's module (and the JUnit reader it pulls) only when a check runs.
-        from ralph_verify.plugins.pytest_run.shared import (
-            EXIT_NO_TESTS,
-            pytest_env,
-            shared_pytest_run,
-        )
+        from ralph_verify.plugins.pytest_run.shared import EXIT_NO_TESTS, shared_pytest_run
 
         run = shared_pytest_run(ctx)
         if run.partial:
@@ -43,12 +43,7 @@ class CoverageCheck(Check):
         if run.coverage_data is None:  # only if a plugin replaced the shared run
             return self.error("the shared pytest run was not under coverage")
         out = run.coverage_data.with_name("coverage.json")
-        # Under the frozen oracle the agent's new test modules ran apart: the judging tree has
-        # no source for them, and they are no product code (-i: leave them out of the report).
-        frozen = ["-i"] if run.oracle is not None and run.oracle.frozen else []
-        report = ctx.run([run.python, "-m", "coverage", "json", f"--data-file={run.coverage_data}",
-                          "-o", str(out), *frozen], timeout=self.timeout, env=pytest_env(ctx),
-                         cwd=run.cwd)
+        report = coverage_json(ctx, run, self.timeout)
         # coverage exits 2 when the project's own fail_under is not met; the file is written.
         if report.returncode not in (0, 2) or not out.exists():
             if "No data to report" in report.tail():
@@ -85,6 +80,30 @@ class CoverageCheck(Check):
 
 
 _NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!="}
+_REPORTS: dict[Path, tuple[int, ToolRun]] = {}
+_REPORTING = threading.Lock()
+
+
+def coverage_json(ctx: VerifyContext, run: PytestRun, timeout: float) -> ToolRun:
+    """``coverage json`` of ``run``'s data into ``coverage.json`` beside it, once per run
+    (the coverage check and integrity both read it)."""
+    from ralph_verify.plugins.pytest_run.shared import pytest_env
+
+    assert run.coverage_data is not None
+    out = run.coverage_data.with_name("coverage.json")
+    try:
+        made = run.coverage_data.stat().st_mtime_ns
+    except OSError:
+        made = 0
+    with _REPORTING:
+        if _REPORTS.get(out, (None,))[0] != made:  # a later run in the same folder: afresh
+            # Under the frozen oracle the agent's new test modules ran apart: the judging tree
+            # has no source for them, and they are no product code (-i: leave them out).
+            frozen = ["-i"] if run.oracle is not None and run.oracle.frozen else []
+            _REPORTS[out] = (made, ctx.run(
+                [run.python, "-m", "coverage", "json", f"--data-file={run.coverage_data}",
+                 "-o", str(out), *frozen], timeout=timeout, env=pytest_env(ctx), cwd=run.cwd))
+        return _REPORTS[out][1]
 
 
 def least_covered(files: dict[str, Any], limit: int = 10) -> list[Failure]:
