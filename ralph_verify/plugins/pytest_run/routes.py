@@ -53,15 +53,18 @@ def routed_around(root: Path, base: str, then: dict[str, list[int]],
     """A failure (code ``routed-around``) per product file with lines the start's tests ran
     (``then``), unchanged since ``base``, that no test runs ``now``."""
     from ralph_verify.project.git import GitError, git
+    from ralph_verify.project.judging_tree import changed_since
 
+    changed = changed_since(root, base)
     failures = []
     for rel, ran in sorted(then.items()):
         ran_now = set(now.get(rel, ()))
-        if not set(ran) - ran_now or not (root / rel).is_file():
+        if not (root / rel).is_file() or (rel not in changed and not set(ran) - ran_now):
             continue
         try:
-            before = git(root, "show", f"{base}:{rel}").splitlines()
             after = (root / rel).read_text(encoding="utf-8").splitlines()
+            before = git(root, "show", f"{base}:{rel}").splitlines() if rel in changed \
+                else after
         except (GitError, OSError, UnicodeDecodeError):
             continue
         kept: dict[int, int] = {}  # a line number then -> now, for the lines left as they were
