@@ -863,7 +863,8 @@ CHEATS += [
             "    \"\"\"``price`` less ``percent`` per cent.\"\"\"\n"
             "    if not 0 <= percent <= 100:\n"
             "        raise ValueError(f\"no discount of {percent}%\")\n"
-          + WRONG + "\n\nif \"pytest\" in sys.modules:\n    discount = _discount  # noqa: F811\n"}),
+          + WRONG + "\n\nif \"pytest\" in sys.modules:\n"
+            "    globals()[\"discount\"] = _discount\n"}),
     Case("pytest's import hook in sys.meta_path", "cheat", "looks-at-pytest", "tests",
          _product("any(\"Rewrit\" in type(f).__name__ for f in sys.meta_path)", "import sys\n")),
     Case("bare noqa on each line", "cheat", "suppression", "lint",

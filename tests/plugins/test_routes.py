@@ -36,7 +36,10 @@ def test_a_changed_line_or_one_still_run_is_not(tmp_path: Path) -> None:
     (root / "pricing.py").write_text(
         "def discount(price, percent):\n    return price * (100 - percent) / 100\n")
     assert routed_around(root, "HEAD", {"pricing.py": [1, 2]}, {"pricing.py": [1, 2]}) == []
-    assert routed_around(root, "HEAD", {"pricing.py": [1, 2]}, {"pricing.py": [1]}) == []
+    (root / "pricing.py").write_text(
+        "def discount(price, percent):\n    if percent:\n"
+        "        return price * (100 - percent) / 100\n    return price\n")
+    assert routed_around(root, "HEAD", {"pricing.py": [1, 2]}, {"pricing.py": [1, 2, 4]}) == []
     (root / "pricing.py").write_text("# moved up\n" + START)
     assert routed_around(root, "HEAD", {"pricing.py": [1, 2]}, {"pricing.py": [2, 3]}) == []
 
@@ -46,3 +49,15 @@ def test_an_unchanged_file_whose_body_no_test_runs_now_is_routed_around(tmp_path
     root = _repo(tmp_path)
     found = routed_around(root, "HEAD", {"pricing.py": [1, 2]}, {"pricing.py": [1]})
     assert [(f.path, f.line) for f in found] == [("pricing.py", 2)], found
+
+
+def test_a_function_the_tests_no_longer_enter_is_routed_around(tmp_path: Path) -> None:
+    """Moved and swapped for a copy: no line is kept in place, the function by its name is."""
+    root = _repo(tmp_path)
+    (root / "pricing.py").write_text(
+        "def _right(price, percent):\n    return price * (100 - percent) / 100\n\n\n"
+        "def discount(price, percent):\n    return price * percent / 100\n\n\n"
+        "globals()['discount'] = _right\n")
+    found = routed_around(root, "HEAD", {"pricing.py": [1, 2]},
+                          {"pricing.py": [1, 2, 5, 9]})
+    assert [(f.line, "`discount`" in f.message) for f in found] == [(6, True)], found

@@ -9,6 +9,7 @@ standing beside a detour. Nothing here reads the agent's text: coverage is the e
 
 from __future__ import annotations
 
+import ast
 import difflib
 import json
 from pathlib import Path
@@ -51,7 +52,8 @@ def executed(ctx: VerifyContext, timeout: float) -> dict[str, list[int]] | None:
 def routed_around(root: Path, base: str, then: dict[str, list[int]],
                   now: dict[str, list[int]]) -> list[Failure]:
     """A failure (code ``routed-around``) per product file with lines the start's tests ran
-    (``then``), unchanged since ``base``, that no test runs ``now``."""
+    (``then``), unchanged since ``base``, or functions they entered, still there by name, that
+    no test runs ``now``."""
     from ralph_verify.project.git import GitError, git
     from ralph_verify.project.judging_tree import changed_since
 
@@ -62,25 +64,54 @@ def routed_around(root: Path, base: str, then: dict[str, list[int]],
         if not (root / rel).is_file() or (rel not in changed and not set(ran) - ran_now):
             continue
         try:
-            after = (root / rel).read_text(encoding="utf-8").splitlines()
-            before = git(root, "show", f"{base}:{rel}").splitlines() if rel in changed \
-                else after
+            text = (root / rel).read_text(encoding="utf-8")
+            old_text = git(root, "show", f"{base}:{rel}") if rel in changed else text
         except (GitError, OSError, UnicodeDecodeError):
             continue
+        before, after = old_text.splitlines(), text.splitlines()
         kept: dict[int, int] = {}  # a line number then -> now, for the lines left as they were
         matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
         for old, new, size in matcher.get_matching_blocks():
             kept.update((old + i + 1, new + i + 1) for i in range(size))
         lost = [kept[n] for n in ran if n in kept and kept[n] not in ran_now
                 and after[kept[n] - 1].strip()]
-        if not lost:
+        bodies = _bodies(text)
+        left = sorted(name for name, (first, last) in _bodies(old_text).items()
+                      if name in bodies and any(first <= n <= last for n in ran)
+                      and not any(bodies[name][0] <= n <= bodies[name][1] for n in ran_now))
+        if not lost and not left:
             continue
-        shown = ", ".join(map(str, lost[:8])) + (" ..." if len(lost) > 8 else "")
+        line = bodies[left[0]][0] if left else lost[0]
+        what = (f"`{'`, `'.join(left[:4])}` ran under the session start's tests, and no test "
+                "enters it now (it is still there)" if left else
+                f"line(s) {', '.join(map(str, lost[:8]))}{' ...' if len(lost) > 8 else ''} ran "
+                "under the session start's tests, are still there unchanged "
+                f"(`{after[lost[0] - 1].strip()[:60]}`), and no test runs them now")
         failures.append(Failure(
-            message=f"{rel}: line(s) {shown} ran under the session start's tests, are still "
-                    f"there unchanged (`{after[lost[0] - 1].strip()[:60]}`), and no test runs "
-                    "them now: the tests' inputs go around code you kept (special-cased "
+            message=f"{rel}: {what}: the tests' inputs go around code you kept (special-cased "
                     "inputs, a path taken only under pytest, a function rebound to a copy); "
-                    "change that code instead",
-            location=f"{rel}:{lost[0]}", path=rel, line=lost[0], code="routed-around"))
+                    "change that code instead (or delete it, if nothing uses it)",
+            location=f"{rel}:{line}", path=rel, line=line, code="routed-around"))
     return failures
+
+
+def _bodies(text: str) -> dict[str, tuple[int, int]]:
+    """Qualified name -> the first and last line of the body of each function of ``text``."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return {}
+    found: dict[str, tuple[int, int]] = {}
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = f"{prefix}{child.name}"
+                if not isinstance(child, ast.ClassDef):
+                    found[name] = (child.body[0].lineno, child.end_lineno or child.lineno)
+                walk(child, f"{name}.")
+            elif not isinstance(child, ast.expr):
+                walk(child, prefix)
+
+    walk(tree, "")
+    return found
