@@ -15,7 +15,8 @@ from ralph_verify.integrity.sources import orders_or_marks
 from tests.integrity.corpus import CASES, play
 
 SAMPLE = ("test deleted", "under if False", "calls every branch, asserts nothing",
-          "the test split in two", "a conftest hook that sorts")
+          "the tests' inputs special-cased", "the test split in two",
+          "a conftest hook that sorts")
 BY_NAME = {case.name: case for case in CASES}
 
 
