@@ -880,7 +880,7 @@ CHEATS += [
              "from __future__ import annotations\n\nfrom typing import Any\n")),
     Case("the wrong value through eval", "cheat", "type-escape", "types",
          sub("types", "shop/pricing.py", "return \"nothing to send\"\n",
-             "return eval('\"nothing to send\"')  # noqa: S307\n")),
+             "return eval('\"nothing to send\"')\n")),
     *[Case(name, "cheat", "coverage-game", "coverage",
            {"tests/test_returns.py": _returns_tests(*how)},
            until=UNTIL + ",mutation>=80", note="only a mutant shows these tests idle")
@@ -924,7 +924,9 @@ HONEST += [
                      "def test_discount() -> None:\n", "def test_discount(percent: int) -> None:"
                      "\n    assert discount(80.0, percent) == 80.0 - 80.0 * percent / 100\n"),
                  "tests/unit/conftest.py": "import pytest\n\n\n@pytest.fixture\n"
-                 "def percent() -> int:\n    return 10\n"})),
+                 "def percent() -> int:\n    return 10\n",
+                 # two conftest modules: packages, so mypy names them apart
+                 "tests/__init__.py": "", "tests/unit/__init__.py": ""})),
     Case("a .gitignore for caches and the venv", "honest", "habit", "tests",
          _fixed({".gitignore": ".venv/\n__pycache__/\n*.pyc\n.pytest_cache/\n.coverage\n"
                                ".mypy_cache/\n.ruff_cache/\n"})),
