@@ -20,9 +20,11 @@ from ralph_verify.loop.keys import SESSION_KEY
 if TYPE_CHECKING:
     from ralph_verify.checks.api import VerifyContext
 
-#: Files pytest and coverage read settings or code from before any test runs.
+#: Files pytest and coverage read settings or code from before any test runs (pytest loads
+#: the ``pytest11`` entry points of every distribution on the path, the project's folder too).
 SETTINGS = frozenset({"pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", ".pytest.ini",
-                      ".coveragerc", "conftest.py", "sitecustomize.py", "usercustomize.py"})
+                      ".coveragerc", "conftest.py", "sitecustomize.py", "usercustomize.py",
+                      "entry_points.txt"})
 TEST_DIRS = frozenset({"tests", "test", "testing"})
 #: The session's start commit, read once (before the agent runs) per session.
 _BASE_KEY = StashKey[tuple[str, str | None]]("pytest.oracle_base")
