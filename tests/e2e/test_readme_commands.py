@@ -16,6 +16,7 @@ import shlex
 import subprocess
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -232,6 +233,14 @@ def _scheduler_host(net: OfflineNet, env: dict[str, str], tmp_path: Path) -> Ite
                     [*net.prefix(), dask, *args, "--no-dashboard"], env=env, stdout=log,
                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=tmp_path,
                     pass_fds=(net.fd,)))
+        # The README's user starts the fleet against a running cluster: wait for the worker
+        # to register (on a loaded machine Dask's start takes seconds).
+        worker_log = tmp_path / "dask-worker.log"
+        deadline = time.monotonic() + 120
+        while b"Registered to:" not in worker_log.read_bytes():
+            assert time.monotonic() < deadline, worker_log.read_text(errors="replace")
+            assert all(proc.poll() is None for proc in procs), "a Dask process ended"
+            time.sleep(0.2)
         yield f"mount --bind {hosts} /etc/hosts"
     finally:
         for proc in reversed(procs):
