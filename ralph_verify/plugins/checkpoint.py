@@ -282,7 +282,7 @@ def git_trouble(session: Session, state: CheckpointState, own: str | None) -> st
     last = state.last_commit or (commits[max(commits, key=int)] if commits else None)
     if not own or not last:
         return None
-    tip = _tip(root, own)
+    tip = git.branch_tip(root, own)
     if not tip:
         return (f"the agent deleted the session's branch {own}; its last checkpoint is "
                 f"{last[:10]} ('git branch {own} {last}' brings it back){point}")
@@ -297,18 +297,12 @@ def git_trouble(session: Session, state: CheckpointState, own: str | None) -> st
     return None
 
 
-def _tip(root: Path, branch: str) -> str:
-    """The commit ``branch`` points at; "" when it is gone."""
-    return git.git(root, "rev-parse", "--verify", "-q", f"refs/heads/{branch}",
-                   check=False).strip()
-
-
 def _moved_from_branch(session: Session, state: CheckpointState) -> str:
     """``; it also moved your branch main ...`` when the user's branch is not where it was."""
     mine, was = state.from_branch, state.from_tip
     if not mine or not was:
         return ""
-    now = _tip(session.root, mine)
+    now = git.branch_tip(session.root, mine)
     if now == was:
         return f"; your branch {mine} was not touched"
     return (f"; it also moved your branch {mine} from {was[:10]} to {now[:10] or '(deleted)'}: "
@@ -351,7 +345,7 @@ def _start_beside(session: Session, state: CheckpointState, point: Point) -> Non
     branch = f"{config.get('branch_prefix')}{session.id}"
     base = point.work if point.dirty else point.tip
     earlier = config.stash.get(TASK_BRANCH_KEY)  # start --tasks: the list's one branch
-    tip = earlier and _tip(session.root, earlier)
+    tip = earlier and git.branch_tip(session.root, earlier)
     if earlier and tip:
         state.branch, state.beside = earlier, True
         state.commits["0"] = tip
@@ -366,7 +360,7 @@ def _commit_on(root: Path, branch: str, paths: list[str], message: str) -> str |
     index (HEAD and the index stay); the branch's new tip, or None if the branch is gone."""
     from ralph_verify.loop import recovery
 
-    tip = _tip(root, branch)
+    tip = git.branch_tip(root, branch)
     if not tip:
         return None
     paths = [p for p in paths if not git.is_noise(p)]

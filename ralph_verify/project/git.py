@@ -85,6 +85,11 @@ def head(root: Path) -> str | None:
     return out or None
 
 
+def branch_tip(root: Path, branch: str) -> str:
+    """The commit ``branch`` points at; "" when there is no such branch."""
+    return git(root, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False).strip()
+
+
 def current_branch(root: Path) -> str | None:
     out = git(root, "symbolic-ref", "--short", "-q", "HEAD", check=False).strip()
     return out or None
@@ -128,7 +133,7 @@ def exclude(root: Path, pattern: str, why: str) -> None:
 
 
 def switch_new_branch(root: Path, branch: str) -> None:
-    if git(root, "rev-parse", "--verify", "-q", f"refs/heads/{branch}", check=False).strip():
+    if branch_tip(root, branch):
         raise GitError(f"branch {branch!r} already exists; choose another --branch-prefix")
     git(root, "switch", "-q", "-c", branch)
 
