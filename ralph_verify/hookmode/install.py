@@ -1,12 +1,6 @@
-"""``ralph-verify init claude|codex|qwen|gemini|copilot``: merge the hooks into the agent's
-settings.
-
-The file is read as JSON, our entries are added where they are missing, and
-nothing of the user's is removed or changed: other hooks, other events, other
-keys and an ``env`` value the user set stay as they are. A second run changes
-nothing. Because JSON has no comments, the merged file is written back with
-the same key order (indented by two spaces); ``--dry-run`` shows the diff.
-"""
+"""``ralph-verify init claude|codex|qwen|gemini|copilot``: merge our hooks into the agent's
+settings, adding what is missing and changing nothing of the user's (a second run changes
+nothing; ``--dry-run`` shows the diff)."""
 
 from __future__ import annotations
 
@@ -74,37 +68,37 @@ def run_guard_command(config: Config) -> str | None:
     return f"{shlex.quote(sys.executable)} -m ralph_verify"
 
 
-def _has_ours(groups: Any, action: str) -> bool:
-    if not isinstance(groups, list):
-        return False
-    for group in groups:
-        for handler in (group.get("hooks") or []) if isinstance(group, dict) else []:
-            text = str(handler.get("command", "")) if isinstance(handler, dict) else ""
-            if f"hook {action}" in text and ("ralph-verify" in text or "ralph_verify" in text):
-                return True
-    return False
+def _commands(entries: Any, copilot: bool) -> list[str]:
+    """The commands of a hook event's entries: matcher groups of handlers (``command``), or
+    Copilot's handlers listed directly (``bash``)."""
+    handlers = entries if copilot else [
+        handler for group in entries if isinstance(group, dict)
+        for handler in (group.get("hooks") or [])]
+    return [str(h.get("bash" if copilot else "command", "")) for h in handlers
+            if isinstance(h, dict)]
 
 
 def merge(settings: dict[str, Any], hooks: dict[str, list[dict[str, Any]]],
           env: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
     """``settings`` with our hooks and env added; the list says what changed."""
-    if "agentStop" in hooks:
-        return _merge_copilot(settings, hooks)
-    merged = dict(settings)
+    copilot = "agentStop" in hooks  # Copilot's hook file: {"version": 1, "hooks": ...}
+    merged = {"version": 1, **settings} if copilot else dict(settings)
     notes: list[str] = []
     current = merged.get("hooks", {})
     if not isinstance(current, dict):
         raise UsageError(f"\"hooks\" is a {type(current).__name__}, not an object: fix it first")
     current = dict(current)
-    for event, groups in hooks.items():
-        action = str(groups[0]["hooks"][0]["command"]).rsplit(" ", 1)[-1]
+    for event, entries in hooks.items():
+        action = _commands(entries, copilot)[0].rsplit(" ", 1)[-1]
         existing = current.get(event, [])
         if not isinstance(existing, list):
             raise UsageError(f"\"hooks\".\"{event}\" is not a list: fix it first")
-        if _has_ours(existing, action):
+        if any(f"hook {action}" in text and (copilot or "ralph-verify" in text
+                                             or "ralph_verify" in text)
+               for text in _commands(existing, copilot)):
             notes.append(f"kept: the {event} hook (ralph-verify hook {action}) is there already")
             continue
-        current[event] = [*existing, *groups]
+        current[event] = [*existing, *entries]
         notes.append(f"added: the {event} hook ralph-verify hook {action}")
     merged["hooks"] = current
     if env:
@@ -122,31 +116,6 @@ def merge(settings: dict[str, Any], hooks: dict[str, list[dict[str, Any]]],
                              "accepts; the loop's own limit is max-iterations)" if key == CAP_ENV
                              else f"added: env {key}={value} (no call home)")
         merged["env"] = new_env
-    return merged, notes
-
-
-def _merge_copilot(settings: dict[str, Any],
-                   hooks: dict[str, list[dict[str, Any]]]) -> tuple[dict[str, Any], list[str]]:
-    """Copilot's hook file: ``{"version": 1, "hooks": {EVENT: [handler, ...]}}``, the
-    handlers listed directly (no matcher groups), the command under ``bash``."""
-    merged = {"version": 1, **settings}
-    current = merged.get("hooks", {})
-    if not isinstance(current, dict):
-        raise UsageError(f"\"hooks\" is a {type(current).__name__}, not an object: fix it first")
-    current = dict(current)
-    notes: list[str] = []
-    for event, handlers in hooks.items():
-        action = str(handlers[0]["bash"]).rsplit(" ", 1)[-1]
-        existing = current.get(event, [])
-        if not isinstance(existing, list):
-            raise UsageError(f"\"hooks\".\"{event}\" is not a list: fix it first")
-        if any(isinstance(h, dict) and f"hook {action}" in str(h.get("bash", ""))
-               for h in existing):
-            notes.append(f"kept: the {event} hook (ralph-verify hook {action}) is there already")
-            continue
-        current[event] = [*existing, *handlers]
-        notes.append(f"added: the {event} hook ralph-verify hook {action}")
-    merged["hooks"] = current
     return merged, notes
 
 
@@ -173,30 +142,23 @@ def install(config: Config, target: str) -> int:
 
     command = hook_command(config)
     timeout = int(config.get("hook_timeout"))
+    guard = not config.get("no_guard")
+    env: dict[str, str] = {}
     if target == "claude":
-        path = config.root / ".claude" / "settings.json"
-        hooks = claude_hooks(command, guard=not config.get("no_guard"),
-                             timeout=timeout)
         from ralph_verify.agents.claude import QUIET_ENV
 
+        path = config.root / ".claude" / "settings.json"
+        hooks = claude_hooks(command, guard=guard, timeout=timeout)
         env = {CAP_ENV: str(int(config.get("hook_block_cap"))), **QUIET_ENV}
-    elif target == "qwen":
-        path = config.root / ".qwen" / "settings.json"
-        hooks = qwen_hooks(command, timeout=timeout)
-        env = {}
-    elif target == "gemini":
-        path = config.root / ".gemini" / "settings.json"
-        hooks = gemini_hooks(command, timeout=timeout)
-        env = {}
-    elif target == "copilot":
-        path = config.root / ".github" / "hooks" / "ralph-verify.json"
-        hooks = copilot_hooks(command, timeout=timeout)
-        env = {}
-    else:
+    elif target == "codex":
         home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
         path = home / "hooks.json"
-        hooks = codex_hooks(command, guard=not config.get("no_guard"), timeout=timeout)
-        env = {}
+        hooks = codex_hooks(command, guard=guard, timeout=timeout)
+    else:
+        path = config.root / {"qwen": ".qwen/settings.json", "gemini": ".gemini/settings.json",
+                              "copilot": ".github/hooks/ralph-verify.json"}[target]
+        hooks = {"qwen": qwen_hooks, "gemini": gemini_hooks,
+                 "copilot": copilot_hooks}[target](command, timeout=timeout)
     old, data = _read_json(path)
     merged, notes = merge(data, hooks, env)
     if target == "qwen":
