@@ -1,11 +1,8 @@
-"""``ralph-verify start --resume``: a stopped hook-mode loop, one task or a task list, goes on
-in its own session (:func:`~ralph_verify.loop.records.resumable` and
-:func:`~ralph_verify.loop.records.restore_session`, as ``run --resume``), on its branch, with
-the checks, settings and tests frozen at its start; only the budgets may grow."""
+"""``ralph-verify start --resume``: a stopped hook-mode loop (one task or a task list) goes on
+in its own session, as ``run --resume``, with what its start froze; only the budgets may grow."""
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -17,6 +14,7 @@ from ralph_verify.hookmode.session import (
     MODE,
     WAITING,
     Opened,
+    bind,
     fresh_hook,
     loop_specs,
     starting,
@@ -75,9 +73,7 @@ def resume_loop(config: Config) -> int:
         resumed_hook = fresh_hook(config)
         resumed_hook.agent = resumed_hook.agent or hook.agent
         resumed_hook.frozen_config, resumed_hook.tasks = hook.frozen_config, hook.tasks
-        bound = resumed_hook.session_id
-        binding.bind_at_start(config.root, previous.session, bound, in_session=bool(
-            bound) and bound == os.environ.get("CLAUDE_CODE_SESSION_ID"))
+        bind(config, previous.session)
         if hook.tasks is not None:
             opened = resume_task_list(config, state, previous, resumed_hook)
         else:
@@ -92,8 +88,9 @@ def budgets(config: Config) -> dict[str, Any]:
 
 
 def resumed_config(config: Config, previous: SessionState, hook: HookRecord) -> Any:
-    """The session's configuration frozen at its start, with the new budgets; a usage error,
-    before anything is written, when it cannot be read or no iteration is left."""
+    """The session's configuration frozen at its start, with the new budgets (its limit set
+    in ``previous``); a usage error, before anything is written, when it cannot be read or no
+    iteration is left."""
     try:
         frozen = thaw(hook.frozen_config)
         frozen["settings"].update(budgets(config))
@@ -101,10 +98,11 @@ def resumed_config(config: Config, previous: SessionState, hook: HookRecord) -> 
         raise UsageError(f"cannot resume session {previous.session}: its frozen configuration "
                          f"cannot be read ({exc}); 'ralph-verify start' starts a new loop") \
             from None
-    limit = int(frozen["settings"].get("max_iterations") or previous.max_iterations)
-    if previous.iteration >= limit:
-        raise UsageError(f"session {previous.session} used its {limit} iterations; give more "
-                         "with --max-iterations N to go on")
+    previous.max_iterations = int(frozen["settings"].get("max_iterations")
+                                  or previous.max_iterations)
+    if previous.iteration >= previous.max_iterations:
+        raise UsageError(f"session {previous.session} used its {previous.max_iterations} "
+                         "iterations; give more with --max-iterations N to go on")
     return frozen
 
 
@@ -115,8 +113,6 @@ def reopen(config: Config, state: StateDir, previous: SessionState, hook: HookRe
     frozen = resumed_config(config, previous, hook)
     assert hook.frozen_config is not None
     hook.frozen_config = refreeze(hook.frozen_config, frozen)
-    previous.max_iterations = int(frozen["settings"].get("max_iterations")
-                                  or previous.max_iterations)
     session, number = restore_session(config, state, previous,
                                       stop_settings(config, hook, previous))
     session.mode = MODE

@@ -1,7 +1,5 @@
-"""Hook mode's session: ``ralph-verify start`` records it and takes the baseline; its state
-between two stops (state.json, the tree snapshot, the configuration frozen at ``start``);
-``status`` and ``cancel`` of it. Each stop is one iteration (:mod:`ralph_verify.hookmode.stop`).
-"""
+"""Hook mode's session: ``start`` opens it; its state between two stops (state.json, the
+tree snapshot, the configuration frozen at ``start``); ``cancel`` of it."""
 
 from __future__ import annotations
 
@@ -21,10 +19,9 @@ from ralph_verify.config.pyproject import load_table, validate_settings
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.hookmode import binding
 from ralph_verify.hookmode.protocol import log
-from ralph_verify.loop import cancel_key
 from ralph_verify.loop.cycle import session_specs
 from ralph_verify.loop.frozen import FrozenError, freeze, thaw
-from ralph_verify.loop.opening import new_session, new_session_id
+from ralph_verify.loop.opening import holding, new_session, new_session_id
 from ralph_verify.loop.opening import open_session as open_loop_session
 from ralph_verify.loop.prompt import RULES
 from ralph_verify.loop.records import persisted_settings, state_record
@@ -94,25 +91,14 @@ def start_settings(config: Config, **given: Any) -> SessionSettings:
 
 @contextlib.contextmanager
 def starting(state: StateDir, session_id: str) -> Iterator[None]:
-    """``start`` (one task or a list) holds the project's lock while it records the loop:
-    a new cancel key, the lock's note, and a word when it replaces an unfinished loop."""
-    note = state.acquire_lock(session_id)
-    try:
-        cancel_key.issue(state.root)
-        if note:
-            print(f"ralph-verify: {note}")
-        replacing(state)
+    """``start`` (one task or a list) holds the lock while it records the loop, and says so
+    when it replaces a loop that has not finished."""
+    with holding(state, session_id, print):
+        previous = state.read_state()
+        if previous is not None and previous.mode == MODE and not previous.finished:
+            print(f"ralph-verify: replacing the unfinished loop {previous.session} "
+                  f"(iteration {previous.iteration})")
         yield
-    finally:
-        state.release_lock()
-
-
-def replacing(state: StateDir) -> None:
-    """Say so when ``start`` replaces a loop that has not finished."""
-    previous = state.read_state()
-    if previous is not None and previous.mode == MODE and not previous.finished:
-        print(f"ralph-verify: replacing the unfinished loop {previous.session} "
-              f"(iteration {previous.iteration})")
 
 
 @dataclass
@@ -139,11 +125,8 @@ def open_session(config: Config, state: StateDir, session_id: str, settings: Ses
     checks = build_checks(config, [s for s in specs if s.name != "integrity"])
     opening = open_loop_session(session, state, checks, fresh=True, tool_output=sys.stderr)
     (state.path / SNAPSHOT_FILE).unlink(missing_ok=True)
-    bound = config.get("session_id") or os.environ.get(
-        "CLAUDE_CODE_SESSION_ID")
     if hook_base is None:
-        binding.bind_at_start(config.root, session_id, bound or None, in_session=bool(
-            bound) and bound == os.environ.get("CLAUDE_CODE_SESSION_ID"))
+        bind(config, session_id)
     else:  # a task list's next task: the same agent session goes on under a new loop id
         binding.follow(config.root, session_id)
     hook = replace(hook_base) if hook_base is not None else fresh_hook(config)
@@ -168,19 +151,31 @@ def open_session(config: Config, state: StateDir, session_id: str, settings: Ses
         return Opened("idle", EXIT_CODES[opening.verdict.verdict],
                       f"ralph-verify: no loop started: {opening.verdict.reason}.")
     hook.frozen_config = freeze_config(session)
-    save_snapshot(state, config.root, None)
+    write_snapshot(state, take_snapshot(config.root, None))
     message = start_message(session, specs, session.baseline)
     state.write_text(state.iteration_dir(1) / "prompt.md", message)
     write_state(state, session, hook, phase=WAITING)
     return Opened("waiting", 0, message)
 
 
+def _bound(config: Config) -> str | None:
+    """The agent session ``--session-id`` names, else the Claude Code session we run in."""
+    return config.get("session_id") or os.environ.get("CLAUDE_CODE_SESSION_ID") or None
+
+
+def bind(config: Config, loop: str) -> None:
+    """Bind the loop ``start`` opens to :func:`_bound`'s session (and, run inside that
+    session, to its processes); else the first stop binds it."""
+    bound = _bound(config)
+    binding.bind_at_start(config.root, loop, bound, in_session=bool(bound)
+                          and bound == os.environ.get("CLAUDE_CODE_SESSION_ID"))
+
+
 def fresh_hook(config: Config) -> HookRecord:
-    """The binding of a loop ``start`` opens: the agent session named by ``--session-id``
-    (or the Claude Code session it runs in), if any."""
-    bound = config.get("session_id") or os.environ.get("CLAUDE_CODE_SESSION_ID")
+    """The hook record of a loop ``start`` opens, bound to :func:`_bound`'s session if any."""
+    bound = _bound(config)
     agent = config.get("agent_name") or ("claude" if bound else None)
-    return HookRecord(agent=agent, session_id=bound or None,
+    return HookRecord(agent=agent, session_id=bound,
                       bound_by="start" if bound else None)
 
 
@@ -269,12 +264,6 @@ def epoch(stamp: str) -> float | None:
         return datetime.fromisoformat(stamp).timestamp()
     except (TypeError, ValueError):
         return None
-
-
-def save_snapshot(state: StateDir, root: Path, previous: Any) -> Any:
-    snap = take_snapshot(root, previous)
-    write_snapshot(state, snap)
-    return snap
 
 
 def take_snapshot(root: Path, previous: Any) -> Any:

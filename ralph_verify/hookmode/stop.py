@@ -1,11 +1,6 @@
-"""Hook mode: the loop driven by the agent's own Stop hook (Claude Code, Codex, Qwen Code,
-Gemini CLI's AfterAgent, Copilot CLI's agentStop).
-
-``start`` records a session in ``.ralph/`` and takes the baseline; each stop is one iteration:
-verify, record, ask the policies, then block the stop with the feedback or let the agent stop
-and finish the session. The loop is bound to one agent session
-(:mod:`~ralph_verify.hookmode.binding`); other sessions' calls exit 0 silently. Claude Code
-ends a turn after ``CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`` blocks (``init claude`` raises it)."""
+"""Hook mode: each call of the agent's own Stop hook is one iteration of the loop ``start``
+recorded: verify, record, ask the policies, then block the stop with the feedback or let the
+agent stop. Only the bound agent session (:mod:`~ralph_verify.hookmode.binding`) is driven."""
 
 from __future__ import annotations
 
@@ -262,7 +257,7 @@ def _iterate(config: Config, state: StateDir, data: SessionState, hook: HookReco
     iteration = session.last
     if driver.timed_out:  # no verdict was asked: the next stop goes on (or ends at the limit)
         assert iteration is not None
-        _save(state, session, config, hook, WAITING)
+        write_state(state, session, hook, phase=WAITING)
         return {"systemMessage": f"ralph-verify iteration {iteration.number}: the checks took "
                                  "longer than the hook's time budget (hook-timeout); letting "
                                  "the agent stop. See .ralph/hook.log"}
@@ -300,7 +295,7 @@ def _iterate(config: Config, state: StateDir, data: SessionState, hook: HookReco
         message += f". {hook.note}"
     else:
         hook.block_cap_reached = None
-    _save(state, session, config, hook, WAITING)
+    write_state(state, session, hook, phase=WAITING)
     return {"decision": "block", "reason": reason, "systemMessage": message}
 
 
@@ -335,11 +330,6 @@ def block_reason(config: Config, session: Session, iteration: Iteration,
     return "\n\n".join(part for part in parts if part)
 
 
-def _save(state: StateDir, session: Session, config: Config, hook: HookRecord,
-          phase: str, verdict: VerdictProposal | None = None) -> None:
-    write_state(state, session, hook, phase=phase, verdict=verdict)
-
-
 def _finish(config: Config, state: StateDir, session: Session, hook: HookRecord,
             verdict: VerdictProposal) -> dict[str, Any]:
     hook.last_decision = "stop"
@@ -347,7 +337,7 @@ def _finish(config: Config, state: StateDir, session: Session, hook: HookRecord,
     last = session.last
     if last is not None and last.verdict is None:
         last.verdict = verdict
-    _save(state, session, config, hook, "finished", verdict)
+    write_state(state, session, hook, phase="finished", verdict=verdict)
     state.append_progress(f"## Verdict ({now_iso()})\n\n- {verdict.verdict.value} — "
                           f"{verdict.reason}\n\n")
     config.hook.ralph_session_finish(session=session, verdict=verdict)

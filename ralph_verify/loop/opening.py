@@ -1,6 +1,6 @@
-"""Opening a loop session, the same steps for both drivers (``run`` and ``start``): make it from
-its settings, let plugins refuse (``ralph_session_prepare``), clear the last session's files,
-verify and report the baseline, then end it there or start it (``ralph_session_start``)."""
+"""Opening a loop session, the same steps for both drivers (``run`` and ``start``): the lock,
+the session made from its settings, plugins' ``ralph_session_prepare``, the last session's
+files cleared, the baseline, then the end there or ``ralph_session_start``."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from ralph_verify.config.stash import PROMISES_KEY
+from ralph_verify.loop import cancel_key
 from ralph_verify.loop.cycle import verify_in_session
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.loop.new_failures import nothing_to_do
@@ -26,6 +27,21 @@ if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.loop.settings import SessionSettings
     from ralph_verify.loop.state import StateDir
+
+
+@contextlib.contextmanager
+def holding(state: StateDir, session_id: str, say: Callable[[str], None]) -> Iterator[None]:
+    """The project's lock while a session runs (``run``) or opens (``start``), with a new
+    cancel key: the last session's no longer counts. ``say`` hears the lock's note."""
+    note = state.acquire_lock(session_id)
+    try:
+        cancel_key.issue(state.root)
+        if note:
+            say(f"ralph-verify: {note}")
+        yield
+    finally:
+        state.cancel_path.unlink(missing_ok=True)
+        state.release_lock()
 
 
 def new_session_id() -> str:

@@ -18,7 +18,7 @@ from ralph_verify.loop import cancel_key, records
 from ralph_verify.loop.cycle import Driver, make_agent, session_specs
 from ralph_verify.loop.cycle import start as start_driving
 from ralph_verify.loop.keys import PROMPT_VALUES_KEY
-from ralph_verify.loop.opening import new_session, new_session_id, open_session
+from ralph_verify.loop.opening import holding, new_session, new_session_id, open_session
 from ralph_verify.loop.prompt import load_template, progress_text, render, render_notes
 from ralph_verify.loop.records import state_record
 from ralph_verify.loop.result import LoopResult
@@ -78,26 +78,20 @@ class RunDriver(Driver):
         session_id = previous.session if previous else new_session_id()
         if previous:
             self.elapsed_before = previous.elapsed_s
-        note = self.state.acquire_lock(session_id)
-        try:
-            cancel_key.issue(self.root)
-            if note:
-                self._line(f"ralph-verify: {note}")
-            with signals.cancel_on_signals(self._on_signal), \
-                    cancel_key.listening(self.root, self._on_cancel_request, self._refused), \
-                    signals.watch_file(self.state.cancel_path, self._on_cancel_file):
-                try:
-                    return self._run(session_id, previous)
-                except (KeyboardInterrupt, _Cancelled):
-                    return self._finish(VerdictProposal(Verdict.CANCELLED, self.cancel_reason,
-                                                        source="core"))
-        except OSError as exc:
-            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
-                raise
-            raise UsageError(self.state.stop_on_full_disk(exc)) from None
-        finally:
-            self.state.cancel_path.unlink(missing_ok=True)
-            self.state.release_lock()
+        with holding(self.state, session_id, self._line):
+            try:
+                with signals.cancel_on_signals(self._on_signal), \
+                        cancel_key.listening(self.root, self._on_cancel_request, self._refused), \
+                        signals.watch_file(self.state.cancel_path, self._on_cancel_file):
+                    try:
+                        return self._run(session_id, previous)
+                    except (KeyboardInterrupt, _Cancelled):
+                        return self._finish(VerdictProposal(Verdict.CANCELLED,
+                                                            self.cancel_reason, source="core"))
+            except OSError as exc:
+                if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                    raise
+                raise UsageError(self.state.stop_on_full_disk(exc)) from None
 
     def _run(self, session_id: str, previous: SessionState | None) -> LoopResult:
         if previous is not None:
