@@ -1,9 +1,6 @@
-"""Which agent session drives a hook-mode loop, proved by more than a value the agent can read.
-
-A payload's ``session_id`` is no proof (``state.json`` shows it), so the binding is kept
-outside the project (mode 0600) with the session's transcript path and the processes the
-hook ran under (pid and start time). A later stop is that session's only if it names the same
-session and transcript and the nearest bound process still alive is among its ancestors."""
+"""Which agent session drives a hook-mode loop, proved by more than a value the agent can read:
+the binding, kept outside the project (0600), holds the session's transcript and the processes
+the hook ran under; a later stop must name both and run under a bound process still alive."""
 
 from __future__ import annotations
 

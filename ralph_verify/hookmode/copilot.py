@@ -1,15 +1,5 @@
-"""Copilot CLI's ``agentStop`` hook input, read as the Stop hook input of the other agents.
-
-Copilot (1.0.102) hands its ``agentStop`` hook ``sessionId``, ``cwd``, ``transcriptPath``,
-``stopReason`` and ``stop_hook_active`` on stdin, but not the agent's final text. That text
-(the promise protocol reads it) is in the transcript, ``events.jsonl`` in Copilot's
-session state: one JSON event per line, ``assistant.message`` events (``data.content``)
-after the last ``user.message`` are the turn's answer. The hook's answer is Claude Code's:
-``{"decision": "block", "reason": R}`` keeps the agent going with R as the next user
-message; anything else lets it stop. Copilot honours 8 blocks in a row (measured with
-1.0.102: a hook that always blocks gets 9 calls per prompt, with or without tool calls
-between them), then ends the turn whatever the hook says.
-"""
+"""Copilot CLI's ``agentStop`` hook input, read as the other agents' Stop hook input: the
+agent's final text, which the input lacks, comes from the transcript (``events.jsonl``)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
-"""Will Claude Code refuse the loop's edits? Said once, by ``start``, with the flag that fixes it.
-
-``claude -p`` without a permission mode that allows edits refuses every Write and Edit
-(nobody is there to approve them): the Stop-hook loop then blocks, Claude changes
-nothing, and the stall breaker ends the loop with no hint of why. Claude Code's
-settings say whether edits are allowed: ``permissions.defaultMode`` (``acceptEdits``,
-``bypassPermissions``) or an ``Edit``/``Write`` rule in ``permissions.allow``, in the
-project's ``.claude/settings.json``, ``.claude/settings.local.json`` or the user's
-``~/.claude/settings.json``. The mode given on Claude's own command line
-(``--permission-mode``) cannot be seen from here, so the warning names it as the fix.
-"""
+"""Will Claude Code refuse the loop's edits? ``claude -p`` without a permission mode that
+allows them refuses every Write and Edit and the loop stalls silently, so ``start`` says so
+once, from Claude Code's settings files, with the flag that fixes it."""
 
 from __future__ import annotations
 

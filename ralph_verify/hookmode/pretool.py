@@ -1,8 +1,5 @@
-"""The PreToolUse guard as an agent hook: deny a tool call that breaks a rule, keep a record.
-
-The rules themselves are :mod:`ralph_verify.guard.decide`; this module reads the agent's tool
-call, builds the policy from ``[tool.ralph-verify.guard]`` and answers as the agent expects.
-"""
+"""The PreToolUse guard as an agent hook: answer a tool call that breaks a rule of
+:mod:`ralph_verify.guard.decide` as the agent expects, and keep a record."""
 
 from __future__ import annotations
 

@@ -1,18 +1,6 @@
-"""Hook mode's task list: ``start --tasks FILE`` in Claude Code or Codex.
-
-The rules are ``run --tasks``'s (:class:`~ralph_verify.loop.task_list.TaskListRun`: the next
-ready task, its gate, ``already``, ``on-fail``, three failures in a row, the final check and
-its fix-up task, the state in ``.ralph/tasks/``); only the driver differs. Each task is one
-hook-mode session (:func:`~ralph_verify.hookmode.session.open_session`): ``start`` opens the
-first task's, and when the Stop hook ends a task's session it records the task's status
-and, in the same call, opens the next task's (its baseline taken on the tree as the agent
-left it) and blocks the stop with that task's prompt. When the list is over it lets the
-agent stop.
-
-The task file is read once, by ``start``, and frozen out of the agent's reach
-(:mod:`ralph_verify.loop.frozen`) with the settings ``start`` was given: every Stop hook
-call works from that copy, so ticking a task off in the file changes nothing.
-"""
+"""Hook mode's task list, ``start --tasks FILE``: ``run --tasks``'s rules
+(:class:`~ralph_verify.loop.task_list.TaskListRun`), each task a hook-mode session; the Stop hook
+that ends one opens the next. The task file is frozen at ``start``, out of the agent's reach."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """Who may end a run ``cancelled``: the user's ``ralph-verify cancel``, never the agent.
 
-The agent runs as the user, so no file decides. On Linux the run listens on an abstract Unix
-socket and the kernel names the peer (``SO_PEERCRED``): a request from a process under the
-run (the agent's, daemons included: the run is a child subreaper) is refused and reported.
-Elsewhere ``cancel`` writes a random key from the user's cache into ``.ralph/cancel``, and
-only a file holding it is honoured."""
+On Linux the run listens on an abstract Unix socket and the kernel names the peer
+(``SO_PEERCRED``): a request from a process under the run is refused. Elsewhere only a
+``.ralph/cancel`` holding a random key from the user's cache is honoured."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.project.caches import user_cache_dir
 from ralph_verify.records.codec import ShapeError, decode
 from ralph_verify.records.session import FrozenRef
 from ralph_verify.state_files import write_text_atomic
@@ -46,10 +47,8 @@ def session_dir(root: Path, session_id: str) -> Path:
     git_dir = _git_dir(root)
     if git_dir is not None:
         return git_dir / "ralph-verify" / session_id
-    base = os.environ.get("RALPH_VERIFY_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "ralph-verify")
     project = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
-    return Path(base) / "sessions" / project / session_id
+    return user_cache_dir() / "sessions" / project / session_id
 
 
 def freeze(root: Path, session_id: str, name: str, data: Any) -> FrozenRef:

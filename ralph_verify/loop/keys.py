@@ -1,7 +1,5 @@
-"""The stash keys of the loop, apart from the classes they hold: a command that only asks
-"is a loop running?" (``check``, at every start) reads the key without importing the
-session's dataclasses.
-"""
+"""The loop's stash keys, apart from the classes they hold: ``check`` asks "is a loop
+running?" without importing the session's dataclasses."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""``tests:new``: in a loop, only failures that were not there at the baseline count.
-
-For a suite already broken at the session's start: tests that failed at the baseline may go
-on failing (marked pre-existing); a test is known by its id, else by its fingerprint.
-Outside a loop there is no baseline, and the check errors, saying so."""
+"""``tests:new``: in a loop, only failures that were not there at the baseline count (a test
+known by its id, else its fingerprint); outside a loop the check errors, saying so."""
 
 from __future__ import annotations
 

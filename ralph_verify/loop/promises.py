@@ -1,8 +1,5 @@
-"""The promise protocol: ``<promise>COMPLETE</promise>``, ``<promise>BLOCKED: reason</promise>``.
-
-Only the agent's own new output counts, and only as an exact tag: echoes of the prompt (a
-tag line with the same neighbours as in the prompt, the template's example) are ignored, so a
-task may itself say "print <promise>COMPLETE</promise> when done"."""
+"""The promise protocol, ``<promise>COMPLETE</promise>`` and ``<promise>BLOCKED: why</promise>``:
+only an exact tag in the agent's own output counts, never an echo of the prompt."""
 
 from __future__ import annotations
 

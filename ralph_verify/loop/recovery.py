@@ -1,11 +1,8 @@
 """A backup of the user's git state outside the working tree, and ``ralph-verify recover``.
 
-An agent can delete ``.git``, branches or the stash, rewind or rewrite a branch and prune:
-so at a session's start and after each checkpoint every ref and stash entry is pushed to a
-bare mirror in the user's cache (never garbage-collected) and noted in ``point.json`` with
-the user's branch tip and uncommitted work. :func:`restore` re-creates what is gone, moves a
-rewound ref forward, keeps a rewritten one's backup under ``refs/ralph-verify/recovered/``,
-and ``recover`` writes the uncommitted files back where nothing changed them since."""
+At a session's start and after each checkpoint every ref and stash entry goes to a bare mirror
+in the user's cache, noted in ``point.json`` with the branch tip and the uncommitted work, so
+whatever the agent deletes, rewinds or rewrites in git can be brought back."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""How a ``run`` ended: :class:`LoopResult`, made by the run driver, returned by :class:`Loop`.
-
-A module of its own so that the run driver (``loop/run_driver.py``) and the API
-(``api.py``) both import it and neither imports the other at its top.
-"""
+"""How a ``run`` ended (:class:`LoopResult`), apart so that the run driver and ``api.py`` both
+import it at their top."""
 
 from __future__ import annotations
 

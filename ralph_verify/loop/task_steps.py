@@ -1,9 +1,6 @@
-"""What ``run --tasks`` does around a task's session, apart from the list's driver
-(``task_list.py``): the list's state as ralph-verify wrote it (never as the agent left it),
-where a task started (``tasks rollback``), ``--squash`` (one commit per task), a session
-left mid-task that ``--resume`` continues, ``--from ID``, and the notification of the
-list's end.
-"""
+"""What ``run --tasks`` does around a task's session, apart from the list's driver: the list's
+state as ralph-verify wrote it, a task's start (``tasks rollback``), ``--squash``, ``--resume``
+of a session left mid-task, ``--from ID`` and the notification of the list's end."""
 
 from __future__ import annotations
 
