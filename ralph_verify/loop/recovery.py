@@ -63,12 +63,10 @@ class Point:
     stash: list[StashEntry] = field(default_factory=list)
 
 
-def _git_env(index: Path | None = None) -> dict[str, str]:
-    return git.git_env() if index is None else git.git_env(GIT_INDEX_FILE=str(index))
-
-
-def _run(root: Path, env: dict[str, str], *args: str, stdin: str | None = None,
-         check: bool = True) -> str:
+def _run(root: Path, *args: str, stdin: str | None = None, check: bool = True,
+         index: Path | None = None) -> str:
+    """``git.git`` with ``stdin`` and a private ``index`` (``GIT_INDEX_FILE``)."""
+    env = git.git_env() if index is None else git.git_env(GIT_INDEX_FILE=str(index))
     proc = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True,
                           input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
                           check=False)
@@ -82,21 +80,21 @@ def snapshot_commit(root: Path, parent: str | None, paths: list[str], message: s
     """A commit of ``parent``'s tree plus ``paths`` as they are in the work tree, made
     through a temporary index: neither the user's index nor any branch moves."""
     with tempfile.TemporaryDirectory(prefix="ralph-index-") as tmp:
-        env = _git_env(Path(tmp) / "index")
+        index = Path(tmp) / "index"
         if parent:
-            _run(root, env, "read-tree", parent)
-        tracked = set(_run(root, env, "ls-files", "-z", "--", *paths).split("\0")) \
+            _run(root, "read-tree", parent, index=index)
+        tracked = set(_run(root, "ls-files", "-z", "--", *paths, index=index).split("\0")) \
             if paths else set()
         to_add = [p for p in paths if p in tracked or (root / p).exists()
                   or (root / p).is_symlink()]
         if to_add:
-            _run(root, env, "add", "-A", "-f", "--", *to_add)
-        tree = _run(root, env, "write-tree").strip()
+            _run(root, "add", "-A", "-f", "--", *to_add, index=index)
+        tree = _run(root, "write-tree", index=index).strip()
         argv = ["-c", "commit.gpgsign=false", "-c", "user.name=ralph-verify",
                 "-c", "user.email=ralph-verify@localhost", "commit-tree", tree, "-m", message]
         if parent:
             argv += ["-p", parent]
-        return _run(root, env, *argv).strip()
+        return _run(root, *argv, index=index).strip()
 
 
 def create(root: Path, session: str) -> Point:
@@ -128,7 +126,7 @@ def backup(root: Path, point: Point, *extra: str) -> None:
     point.stash += [entry for entry in reversed(stash) if entry.sha not in known]
     specs = ["+refs/*:refs/*", "^refs/ralph-verify/*",
              *(f"+{sha}:refs/kept/{sha}" for sha in [*extra, *(e.sha for e in stash)])]
-    _run(root, _git_env(), "-c", "push.gpgSign=false", "push", "-q", "--no-verify",
+    _run(root, "-c", "push.gpgSign=false", "push", "-q", "--no-verify",
          "--no-recurse-submodules", str(_mirror(root, point.dir.parent)), *specs)
     (point.dir / "point.json").write_text(json.dumps(encode(point), indent=2) + "\n",
                                           encoding="utf-8")
@@ -152,17 +150,15 @@ def _mirror(root: Path, base: Path) -> Path:
     hard links: a write through the project's link would reach the copy)."""
     mirror = base / MIRROR
     if not (mirror / "HEAD").is_file():
-        env = _git_env()
-        _run(base, env, "clone", "-q", "--mirror", "--no-hardlinks", str(root), str(mirror))
+        _run(base, "clone", "-q", "--mirror", "--no-hardlinks", str(root), str(mirror))
         for key, value in _MIRROR_CONFIG:
-            _run(base, env, "--git-dir", str(mirror), "config", key, value)
+            _run(base, "--git-dir", str(mirror), "config", key, value)
     return mirror
 
 
 def _refs(root: Path) -> dict[str, str]:
     """Every ref of ``root`` but symbolic ones, the stash (:func:`_stash`) and our own."""
-    out = _run(root, _git_env(), "for-each-ref",
-               "--format=%(objectname)%00%(refname)%00%(symref)")
+    out = _run(root, "for-each-ref", "--format=%(objectname)%00%(refname)%00%(symref)")
     refs = {}
     for line in out.splitlines():
         sha, name, symref = line.split("\0")
@@ -173,8 +169,7 @@ def _refs(root: Path) -> dict[str, str]:
 
 def _stash(root: Path) -> list[StashEntry]:
     """The stash entries of ``root``, newest first."""
-    out = _run(root, _git_env(), "log", "-g", "--format=%H%x00%gs", "refs/stash", "--",
-               check=False)
+    out = _run(root, "log", "-g", "--format=%H%x00%gs", "refs/stash", "--", check=False)
     return [StashEntry(*line.split("\0", 1)) for line in out.splitlines() if "\0" in line]
 
 
@@ -286,10 +281,10 @@ def restore(root: Path, point: Point, head: str | None) -> list[str]:
     else:
         wanted = [*point.refs.values(), *(e.sha for e in point.stash), point.work]
         missing = [line.split()[0] for line in _run(
-            root, _git_env(), "cat-file", "--batch-check", stdin="\n".join(wanted) + "\n",
+            root, "cat-file", "--batch-check", stdin="\n".join(wanted) + "\n",
             check=False).splitlines() if line.endswith(" missing")]
         if missing:
-            _run(root, _git_env(), "fetch", "-q", "--no-tags", "--no-write-fetch-head",
+            _run(root, "fetch", "-q", "--no-tags", "--no-write-fetch-head",
                  "--stdin", str(point.dir.parent / MIRROR), stdin="\n".join(missing) + "\n")
     work = WORK_REF.format(session=point.session)
     git.git(root, "update-ref", work, point.work, "", check=False)  # if gone: the start's settings
@@ -333,7 +328,7 @@ def _restore_refs(root: Path, point: Point) -> list[str]:
             kept.append(name)
             updates.append(f"update {keep}{name.removeprefix('refs/')} {want}")
     if updates:
-        _run(root, _git_env(), "update-ref", "--stdin", stdin="\n".join(updates) + "\n")
+        _run(root, "update-ref", "--stdin", stdin="\n".join(updates) + "\n")
     said = []
     if made:
         said.append(f"re-created {len(made)} ref(s) deleted since the backup: {_listing(made)}")
@@ -351,7 +346,7 @@ def _restore_stash(root: Path, point: Point) -> list[str]:
     have = {entry.sha for entry in _stash(root)}
     lost = [entry for entry in point.stash if entry.sha not in have]
     for entry in lost:  # oldest first: a cleared stash comes back in its order
-        _run(root, _git_env(), "stash", "store", "-q", "-m", entry.message, entry.sha)
+        _run(root, "stash", "store", "-q", "-m", entry.message, entry.sha)
     return [f"put back {len(lost)} lost stash entr{'y' if len(lost) == 1 else 'ies'} "
             "('git stash list')"] if lost else []
 
