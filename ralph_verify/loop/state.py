@@ -154,12 +154,7 @@ class StateDir:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
                 os.close(fd)
-                holder = self.read_lock()
-                who = (f" (pid {holder.pid}, session {holder.session}, started "
-                       f"{holder.started_at})" if holder is not None else "")
-                raise UsageError(
-                    f"another ralph-verify run{who} is working in {self.root}; wait for it, "
-                    "or stop it with 'ralph-verify cancel'") from None
+                raise self._busy(self.read_lock()) from None
             try:
                 same = os.fstat(fd).st_ino == self.lock_path.stat().st_ino
             except OSError:
@@ -183,6 +178,12 @@ class StateDir:
         raise UsageError(f"could not take the lock {self.lock_path}; remove it if no run is "
                          "active")
 
+    def _busy(self, holder: LockInfo | None) -> UsageError:
+        who = (f" (pid {holder.pid}, session {holder.session}, started {holder.started_at})"
+               if holder is not None else "")
+        return UsageError(f"another ralph-verify run{who} is working in {self.root}; wait for "
+                          "it, or stop it with 'ralph-verify cancel'")
+
     def _acquire_exclusive(self, payload: str) -> str | None:  # pragma: no cover - Windows
         note = None
         for _ in range(3):
@@ -191,10 +192,7 @@ class StateDir:
             except FileExistsError:
                 stale = self.read_lock()
                 if stale is not None and pid_alive(stale.pid):
-                    raise UsageError(
-                        f"another ralph-verify run (pid {stale.pid}, session {stale.session}) "
-                        f"is working in {self.root}; wait for it, or stop it with "
-                        "'ralph-verify cancel'") from None
+                    raise self._busy(stale) from None
                 note = (f"took over a stale lock of pid {stale.pid} (no longer running)"
                         if stale else "took over an unreadable lock file")
                 self.lock_path.unlink(missing_ok=True)
