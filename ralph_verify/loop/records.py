@@ -98,17 +98,12 @@ def _iteration_from_record(record: IterationRecord, state: StateDir) -> Iteratio
     from ralph_verify.agents import AgentResult  # a session resumed: a loop, not check
     from ralph_verify.loop.session import Iteration
 
-    number = record.iteration
-    agent = record.agent
-    result = None
-    if agent is not None:
-        result = AgentResult(
-            exit_code=agent.exit_code if agent.exit_code is not None else -1,
-            duration_s=agent.duration_s or 0.0, timed_out=agent.timed_out,
-            cancelled=agent.cancelled, error=agent.error, input_tokens=agent.input_tokens,
-            output_tokens=agent.output_tokens, cost_usd=agent.cost_usd, turns=agent.turns,
-            session_id=agent.session_id, idle_s=agent.idle_s, retries=agent.retries,
-            waited_s=agent.waited_s, survivors=list(agent.survivors))
+    number, agent, result = record.iteration, record.agent, None
+    if agent is not None:  # the record's fields are the result's (its turn-away is not kept)
+        kept = {name: value for name, value in vars(agent).items() if name != "unavailable"}
+        result = AgentResult(**{
+            **kept, "exit_code": -1 if agent.exit_code is None else agent.exit_code,
+            "duration_s": agent.duration_s or 0.0, "survivors": list(agent.survivors)})
     return Iteration(number=number, prompt_path=state.iteration_dir(number) / "prompt.md",
                      agent=result, verification=state.read_verification(number),
                      files_changed=list(record.files_changed),
