@@ -132,16 +132,9 @@ def here() -> str:
     return f"pid {os.getpid()}, parent {os.getppid()}"
 
 
-# --- the loop's state, kept where the agent cannot write ---------------------------------------
-#
-# Between two stops a hook-mode loop lives in ``.ralph/state.json``, inside the project, where
-# the agent can write: ``"status": "finished"`` or ``rm .ralph/state.json`` would end the loop
-# without a single check. So every state ralph-verify writes is also kept beside the binding,
-# and the Stop hook (and ``cancel``) start from that copy: an edited or deleted state.json is
-# put back, said to the agent and logged.
-
-
 def kept_state_path(root: Path) -> Path:
+    """A copy of each state.json we write, beside the binding: the agent could end the loop
+    by editing or deleting state.json, so the Stop hook and ``cancel`` start from the copy."""
     return cancel_key.outside_file(root, "hook-state", "json")
 
 

@@ -17,15 +17,14 @@ from ralph_verify.hookmode.session import (
     bind,
     fresh_hook,
     loop_specs,
+    start_message,
     starting,
     stop_settings,
-    until_text,
     write_state,
 )
 from ralph_verify.hookmode.task_list import HookTaskList
 from ralph_verify.loop.frozen import FrozenError, refreeze, thaw
 from ralph_verify.loop.opening import open_session
-from ralph_verify.loop.prompt import RULES
 from ralph_verify.loop.records import persisted_settings, restore_session, resumable
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.task_steps import trusted
@@ -117,13 +116,8 @@ def reopen(config: Config, state: StateDir, previous: SessionState, hook: HookRe
                                       stop_settings(config, hook, previous))
     session.mode = MODE
     open_session(session, state, (), fresh=False, tool_output=sys.stderr)
-    specs = loop_specs(session)
     last = session.previous_verification()
-    message = "\n".join([
-        f"ralph-verify loop resumed (session {session.id}) at iteration {number}: until "
-        f"{until_text(specs)}, at most {session.max_iterations} iterations.", RULES,
-        *(["", "Task:", session.task] if session.task else []),
-        *(["", last.feedback] if last is not None else [])])
+    message = start_message(session, loop_specs(session), last.feedback if last else "", number)
     state.write_text(state.iteration_dir(number) / "prompt.md", message)
     write_state(state, session, hook, phase=WAITING)
     state.append_progress(f"## Resumed ({now_iso()})\n\n- at iteration {number}, at most "

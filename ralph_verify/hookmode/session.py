@@ -34,7 +34,6 @@ from ralph_verify.records.session import FrozenRef, HookRecord, SessionState, Ve
 from ralph_verify.state_files import now_iso
 
 if TYPE_CHECKING:
-    from ralph_verify.checks.verification import Verification
     from ralph_verify.config import Config
     from ralph_verify.config.until import CheckSpec
     from ralph_verify.loop.session import Session
@@ -152,7 +151,7 @@ def open_session(config: Config, state: StateDir, session_id: str, settings: Ses
                       f"ralph-verify: no loop started: {opening.verdict.reason}.")
     hook.frozen_config = freeze_config(session)
     write_snapshot(state, take_snapshot(config.root, None))
-    message = start_message(session, specs, session.baseline)
+    message = start_message(session, specs, session.baseline.feedback)
     state.write_text(state.iteration_dir(1) / "prompt.md", message)
     write_state(state, session, hook, phase=WAITING)
     return Opened("waiting", 0, message)
@@ -218,20 +217,21 @@ def until_text(specs: list[Any]) -> str:
     return ",".join(spec.text for spec in specs)
 
 
-def start_message(session: Session, specs: list[Any], baseline: Verification) -> str:
-    """What the agent reads when the loop starts (the slash command shows it too)."""
+def start_message(session: Session, specs: list[Any], feedback: str,
+                  resumed_at: int | None = None) -> str:
+    """What the agent reads when the loop starts or resumes (the slash command shows it)."""
     cap = block_cap()
-    lines = [
-        f"ralph-verify loop started (session {session.id}): until {until_text(specs)}, "
-        f"at most {session.max_iterations} iterations.",
-        "Each time you finish a turn, the checks run. While they fail, you get their feedback "
-        "and go on; when they all pass, you may stop.", RULES,
-    ]
-    if session.task:
-        lines += ["", "Task:", session.task]
-    lines += ["", baseline.feedback]
+    how = "started" if resumed_at is None else "resumed"
+    at = "" if resumed_at is None else f" at iteration {resumed_at}"
+    lines = [f"ralph-verify loop {how} (session {session.id}){at}: until "
+             f"{until_text(specs)}, at most {session.max_iterations} iterations."]
+    if resumed_at is None:
+        lines.append("Each time you finish a turn, the checks run. While they fail, you get "
+                     "their feedback and go on; when they all pass, you may stop.")
+    lines += [RULES, *(["", "Task:", session.task] if session.task else []), "", feedback]
     agent = session.config.get("agent_name")
-    if session.max_iterations > cap and agent in (None, "claude") and not _cap_raised(session):
+    if resumed_at is None and session.max_iterations > cap and agent in (None, "claude") \
+            and not _cap_raised(session):
         lines += ["", f"Note: Claude Code ends a turn after {cap} Stop-hook blocks in a row "
                       f"without a tool call ({CAP_ENV}); 'ralph-verify init claude' raises it."]
     return "\n".join(lines)
