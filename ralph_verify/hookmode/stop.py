@@ -108,9 +108,8 @@ def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
                                (config.root, agent))
     watchdog.daemon = True
     watchdog.start()
-    real_stdout = sys.stdout
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()):  # the answer is the only output
             answer = _iterate(config, state, data, hook, payload, deadline)
     finally:
         watchdog.cancel()
@@ -119,8 +118,7 @@ def stop_hook(config: Config, payload: dict[str, Any], agent: str) -> int:
         key = "reason" if "reason" in answer else "systemMessage"
         answer[key] = f"ralph-verify: {tampered}.\n\n{answer.get(key) or ''}".rstrip()
     if answer is not None:
-        real_stdout.write(json.dumps(answer) + "\n")
-        real_stdout.flush()
+        emit(answer)
     return 0
 
 
@@ -276,25 +274,23 @@ def _iterate(config: Config, state: StateDir, data: SessionState, hook: HookReco
                f"check{'s' if failing != 1 else ''} failing")
     if iteration.agent is not None and iteration.agent.refused:
         message += f". WARNING: {iteration.agent.refused}"
-    cap = block_cap()
+    # A cap reached is marked in the state: 'status --watch' says the loop may not move itself.
+    cap, hook.block_cap_reached = block_cap(), None
     if agent == "copilot" and hook.blocks_in_a_row > COPILOT_BLOCK_CAP:
         # Copilot honours 8 blocks in a row and ignores the 9th, tool calls or not.
         hook.note = (f"Copilot CLI ends a turn after {COPILOT_BLOCK_CAP} blocked stops in a "
-                        "row (no setting raises it): it ignores this block, and the loop waits "
-                        f"at iteration {number}/{session.max_iterations}: send any message "
-                        "(or 'copilot --resume') to go on")
+                     "row (no setting raises it): it ignores this block, and the loop waits "
+                     f"at iteration {number}/{session.max_iterations}: send any message "
+                     "(or 'copilot --resume') to go on")
         hook.block_cap_reached = CapMark(COPILOT_BLOCK_CAP, number, now_iso())
-        message += f". {hook.note}"
     elif agent == "claude" and hook.blocks_in_a_row >= cap:
         hook.note = (f"Claude Code ends a turn after {cap} Stop-hook blocks in a row without "
-                        f"a tool call ({CAP_ENV}={cap}); if it stopped, the loop waits at "
-                        f"iteration {number}/{session.max_iterations}: send any message to go "
-                        "on, or run 'ralph-verify init claude' to raise the cap")
-        # Marked in the state: 'status --watch' says the loop may not move by itself.
+                     f"a tool call ({CAP_ENV}={cap}); if it stopped, the loop waits at "
+                     f"iteration {number}/{session.max_iterations}: send any message to go "
+                     "on, or run 'ralph-verify init claude' to raise the cap")
         hook.block_cap_reached = CapMark(cap, number, now_iso())
+    if hook.block_cap_reached is not None:
         message += f". {hook.note}"
-    else:
-        hook.block_cap_reached = None
     write_state(state, session, hook, phase=WAITING)
     return {"decision": "block", "reason": reason, "systemMessage": message}
 
