@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ralph_verify.agents import AgentRequest
-from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, is_root, number
+from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, integer, is_root, number
 from ralph_verify.agents.vetting import Refusal, Refused, json_lines, since
 
 #: Claude Code's own switches: no telemetry, auto-updater, error reports or other traffic
@@ -144,15 +144,12 @@ def parse_claude_messages(messages: Iterable[dict[str, Any]]) -> Parsed:
         parsed.input_tokens = tokens_in
         parsed.output_tokens = add(None, usage.get("output_tokens"))
         parsed.cost_usd = number(result.get("total_cost_usd"))
-        turns = result.get("num_turns")
-        parsed.turns = turns if isinstance(turns, int) and not isinstance(turns, bool) else None
+        parsed.turns = integer(result.get("num_turns"))
         final = result.get("result")
         if result.get("is_error"):
             parsed.error = final if isinstance(final, str) and final else str(
                 result.get("subtype") or "error")
-            status = result.get("api_error_status")
-            if isinstance(status, int) and not isinstance(status, bool):
-                parsed.status = status
+            parsed.status = integer(result.get("api_error_status"))
         elif isinstance(final, str) and final.strip() and (not texts or texts[-1] != final):
             texts.append(final)
     parsed.text = "\n\n".join(texts)

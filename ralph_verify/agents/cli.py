@@ -1,8 +1,5 @@
-"""What every agent-CLI adapter shares: find the program, run it, read what it reports.
-
-An adapter says its command line, extra environment and how to read its output, each a pure
-method unit-tested on recorded output; :meth:`CLIAgent.parse` is fed the log line by line, so
-a 50 MB log costs no memory."""
+"""What every agent-CLI adapter shares: find the program, run it, read what it reports. An
+adapter says its command line, environment and how to read its output (pure methods)."""
 
 from __future__ import annotations
 
@@ -65,32 +62,34 @@ def tail_text(lines: Iterable[str], limit: int = 4_000_000) -> str:
     return "".join(kept)
 
 
-def add(total: int | None, value: Any) -> int | None:
-    """``total + value`` when ``value`` is a number (None + 3 is 3)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return total
-    return (total or 0) + int(value)
-
-
-def as_dict(value: Any) -> dict[str, Any]:
-    """``value`` if it is a JSON object, else an empty one (output is never trusted)."""
-    return value if isinstance(value, dict) else {}
-
-
 def number(value: Any) -> float | None:
+    """``value`` if it is a JSON number (not a boolean), else None: output is never trusted."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
 
 
+def integer(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def add(total: int | None, value: Any) -> int | None:
+    """``total + value`` when ``value`` is a number (None + 3 is 3)."""
+    found = number(value)
+    return total if found is None else (total or 0) + int(found)
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
 class CLIAgent:
     """Base of the adapters for agent CLIs; subclasses set the class attributes."""
 
-    #: The ``--agent`` name.
     name: ClassVar[str]
-    #: The program's usual name on PATH.
+    #: The program's usual name on PATH, and how to install it (said when it is missing).
     program: ClassVar[str]
-    #: How to install it (shown when the program is missing).
     install: ClassVar[str]
     #: How the prompt reaches the CLI: ``stdin``, ``argv`` (:meth:`command` puts it on the
     #: command line) or ``file`` (:meth:`command` names ``request.prompt_file``).
@@ -112,8 +111,6 @@ class CLIAgent:
     def check_options(self) -> None:
         """Raise :class:`~ralph_verify.UsageError` for options this CLI cannot honour."""
 
-    # --- what a subclass says --------------------------------------------------------------
-
     def command(self, request: AgentRequest) -> list[str]:
         """The arguments after the program (pure: no I/O)."""
         raise NotImplementedError
@@ -128,12 +125,12 @@ class CLIAgent:
         return {}
 
     def parse(self, lines: Iterable[str]) -> Parsed:
-        """Read the run's output (stdout and stderr, line by line)."""
+        """Read the run's output (stdout and stderr, line by line: a 50 MB log costs no
+        memory)."""
         return Parsed()
 
     def unavailable(self, parsed: Parsed, exit_code: int | None) -> Unavailable | None:
-        """Was the run turned away by the model service (rate limit, outage)? Read from
-        the error the CLI reported; adapters whose CLI says more override this."""
+        """Was the run turned away by the model service (rate limit, outage)?"""
         found = classify(parsed.error)
         if parsed.status == 429 or (parsed.status is not None and parsed.status >= 500):
             kind = RATE_LIMIT if parsed.status == 429 else OUTAGE
@@ -146,8 +143,6 @@ class CLIAgent:
         """Lines written at the top of ``agent.log`` (what the adapter did on the user's behalf)."""
         return []
 
-    # --- shared helpers --------------------------------------------------------------------
-
     def continuing(self, request: AgentRequest) -> bool:
         """Continue the CLI's own session this iteration?"""
         return self.options.continue_session and (request.iteration > 1 or bool(self.session_id))
@@ -157,11 +152,9 @@ class CLIAgent:
                 f"`{self.install}` (or name it: --agent {self.name}:/path/to/{self.program})")
 
     def preflight(self) -> str | None:
-        """Before the session spends anything: the problem that would stop every run, if any.
-
-        Also probes ``PROGRAM --version``: outside :attr:`tested_versions`, one warning. Only
-        for the CLI found on PATH under its usual name: a program named with
-        ``--agent NAME:PROGRAM`` may be a wrapper that does not know ``--version``."""
+        """Before the session spends anything: the problem that would stop every run, if any;
+        a warning for a version outside :attr:`tested_versions` (not for ``NAME:PROGRAM``:
+        it may be a wrapper that does not know ``--version``)."""
         executable = shutil.which(self.program_path)
         if executable is None:
             return self.missing_message()
@@ -170,8 +163,6 @@ class CLIAgent:
             if warning:
                 print(f"WARNING: {warning}", file=sys.stderr)
         return None
-
-    # --- running ---------------------------------------------------------------------------
 
     def tool_output(self, env: Mapping[str, str], parsed: Parsed) -> str:
         """What the agent's tools printed that its own output leaves out (Codex records
@@ -184,8 +175,7 @@ class CLIAgent:
 
     def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
                       start: float) -> Refused | None:
-        """What the CLI's own sandbox or permission mode refused in this run (read from its
-        transcript, or its output ``lines``), or None."""
+        """What the CLI's own sandbox or permission mode refused in this run, or None."""
         path = self.transcript(env, parsed)
         return read_refusal(self.name, path, start) if path else None
 

@@ -99,29 +99,22 @@ class CommandAgent:
         self.command = f"{command} {extra}".strip()
         self.root = options.root
 
-    def preflight(self) -> str | None:
+    def preflight(self, root: Path | None = None) -> str | None:
         """A broken shell line or a program plainly not there, said before the baseline: as
         the README promises, such a run stops before anything is spent or written."""
         invalid = syntax_error(self.command)
         if invalid is not None:
             return (f"the agent command is not valid shell: {invalid} "
                     f"(from --agent cmd:{self.command})")
-        missing = missing_program(self.command, self.root or Path.cwd())
-        if missing is not None:
-            return not_found(missing, self.command, self.root or Path.cwd())
-        return None
+        root = root or self.root or Path.cwd()
+        missing = missing_program(self.command, root)
+        return None if missing is None else not_found(missing, self.command, root)
 
     def run(self, request: AgentRequest) -> AgentResult:
         started = time.monotonic()
-        invalid = syntax_error(self.command)
-        if invalid is not None:
-            return AgentResult(exit_code=None, duration_s=0.0,
-                               error=f"the agent command is not valid shell: {invalid} "
-                                     f"(from --agent cmd:{self.command})")
-        missing = missing_program(self.command, request.root)
-        if missing is not None:
-            return AgentResult(exit_code=None, duration_s=0.0,
-                               error=not_found(missing, self.command, request.root))
+        problem = self.preflight(request.root)
+        if problem is not None:
+            return AgentResult(exit_code=None, duration_s=0.0, error=problem)
         sink = OutputSink(request.log_path)
         try:
             outcome = run_agent_process(self.command, cwd=request.root, env=agent_env(request),

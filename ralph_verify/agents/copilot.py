@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.agents import AgentRequest, AgentResult
-from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, session_file
+from ralph_verify.agents.cli import CLIAgent, Parsed, add, as_dict, integer, session_file
 from ralph_verify.agents.vetting import Refusal, Refused, json_lines, since
 
 REFUSALS = (
@@ -139,9 +139,7 @@ def parse_copilot_events(lines: Iterable[str]) -> Parsed:
             parsed.output_tokens = add(parsed.output_tokens, data.get("outputTokens"))
         elif kind == "session.error" and data.get("message"):
             parsed.error = str(data["message"])
-            status = data.get("statusCode")
-            if isinstance(status, int) and not isinstance(status, bool):
-                parsed.status = status
+            parsed.status = integer(data.get("statusCode"))
         elif kind == "result" and isinstance(event.get("sessionId"), str):
             parsed.session_id = event["sessionId"]
     parsed.text = "\n\n".join(texts)

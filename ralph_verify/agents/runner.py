@@ -1,8 +1,5 @@
-"""Run an agent's process: own process group, timeout, cancel, output streamed to a log.
-
-A reader thread redacts the output, appends it to ``agent.log`` and keeps a bounded tail in
-memory (gigabytes of output cost disk, not memory); the whole process group is killed on
-timeout, cancel and Ctrl-C, and the watchdog ends it if ralph-verify itself is killed."""
+"""Run an agent's process in its own group, with timeout and cancel, its output redacted
+into ``agent.log`` and a bounded tail in memory (gigabytes of output cost disk, not memory)."""
 
 from __future__ import annotations
 
@@ -102,10 +99,13 @@ class OutputSink:
             data = data[len(head):]
         if data:
             self._log_tail += data
-            if len(self._log_tail) > LOG_TAIL_BYTES * 2:
-                drop = len(self._log_tail) - LOG_TAIL_BYTES
-                self._cut_bytes += drop
-                del self._log_tail[:drop]
+            self._cut_log_tail(LOG_TAIL_BYTES * 2)
+
+    def _cut_log_tail(self, above: int) -> None:
+        if len(self._log_tail) > above:
+            drop = len(self._log_tail) - LOG_TAIL_BYTES
+            self._cut_bytes += drop
+            del self._log_tail[:drop]
 
     def write_text(self, text: str) -> None:
         self.write(text.encode("utf-8"))
@@ -135,10 +135,7 @@ class OutputSink:
 
     def close(self) -> None:
         with self._lock:
-            if len(self._log_tail) > LOG_TAIL_BYTES:
-                drop = len(self._log_tail) - LOG_TAIL_BYTES
-                self._cut_bytes += drop
-                del self._log_tail[:drop]
+            self._cut_log_tail(LOG_TAIL_BYTES)
             if self._cut_bytes:
                 kept = LOG_MAX_BYTES - LOG_TAIL_BYTES
                 self._log.write(
@@ -151,12 +148,8 @@ class OutputSink:
 
 
 class IdleWatch:
-    """Is the agent idle: no output and no file change under ``root`` for ``timeout`` s?
-
-    Output is free to watch; the project's files are walked (``.ralph`` left out)
-    only when the output has been quiet for a while, at most every 30 seconds.
-    A test the agent waits on that prints or writes files keeps it alive.
-    """
+    """Is the agent idle: no output and no file change under ``root`` for ``timeout`` s? The
+    files are walked only once the output has been quiet a while, at most every 30 s."""
 
     def __init__(self, root: Path, sink: OutputSink, timeout: float) -> None:
         self.root, self.sink, self.timeout = root, sink, timeout
@@ -197,13 +190,9 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
                       stdin_path: Path | None = None, shell: bool = False,
                       idle_timeout: float = 0.0,
                       wrap: Sequence[str] = (), wrap_fds: Sequence[int] = ()) -> ProcessOutcome:
-    """Run one process to its end, its timeout, its idle timeout or a cancel; raise
-    ``FileNotFoundError``.
-
-    stdout and stderr both go to ``sink``. The prompt reaches stdin from a file,
-    so an agent that never reads stdin cannot block the loop. ``wrap`` is an argv
-    prefix (the sandbox) the process runs under, ``wrap_fds`` the descriptors it is given.
-    """
+    """Run one process to its end, timeout, idle timeout or a cancel; raise
+    ``FileNotFoundError``. stdin is a file, so an agent that never reads it cannot block;
+    ``wrap`` is an argv prefix (the sandbox), ``wrap_fds`` the descriptors it is given."""
     if wrap:
         script = argv if isinstance(argv, str) else " ".join(argv)
         argv = [*wrap, "/bin/sh", "-c", script] if shell else [*wrap, *argv]

@@ -1,11 +1,6 @@
-"""Is this CLI the one the adapter knows, and did it refuse to work? Said on the first run.
-
-A CLI outside its tested versions gets one warning (:func:`version_warning`); a refusal (an
-untrusted folder, no credentials, a sandbox that cannot start) often exits like any other
-failure, or 0 with nothing done, so its own message, matched in its output or transcript,
-becomes the iteration's ``agent-error`` with the fix (:func:`find_refusal`,
-:func:`read_refusal`: a write or command its own sandbox or permission mode refused) instead
-of a loop that stalls."""
+"""Is this CLI the one the adapter knows, and did it refuse to work? A refusal often exits
+like any failure (or 0 with nothing done), so its message becomes an ``agent-error`` with
+the fix instead of a loop that stalls."""
 
 from __future__ import annotations
 
@@ -94,24 +89,17 @@ def find_refusal(name: str, refusals: Iterable[Refusal], output: str,
 
 def parse_version(text: str) -> tuple[int, int, int] | None:
     match = _VERSION.search(text)
-    if match is None:
-        return None
-    return int(match.group(1)), int(match.group(2)), int(match.group(3))
-
-
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split("."))
+    return None if match is None else (int(match[1]), int(match[2]), int(match[3]))
 
 
 def outside(version: tuple[int, int, int], tested: tuple[str, str]) -> bool:
     """Is ``version`` outside ``[lowest, below)``?"""
-    lowest, below = _key(tested[0]), _key(tested[1])
-    return not (lowest <= version < below)
+    return not (parse_version(tested[0]) or ()) <= version < (parse_version(tested[1]) or ())
 
 
 def package_version(executable: str) -> tuple[int, int, int] | None:
-    """The version in the ``package.json`` of the npm package the executable belongs to (its
-    ``bin``): read in no time, where ``--version`` loads the whole CLI (seconds for some)."""
+    """The version in the executable's npm ``package.json``: ``--version`` loads the whole CLI
+    (seconds for some)."""
     try:
         real = Path(os.path.realpath(executable))
     except OSError:
@@ -128,8 +116,8 @@ def package_version(executable: str) -> tuple[int, int, int] | None:
 
 
 def distribution_version(executable: str) -> tuple[int, int, int] | None:
-    """The version of the Python distribution whose console script ``executable`` is, read
-    from the virtual environment's ``*.dist-info`` (aider: ``--version`` imports it all)."""
+    """The version of the Python distribution whose console script ``executable`` is (aider:
+    ``--version`` imports it all)."""
     script = Path(executable)
     for venv in list(script.resolve().parents)[:2]:
         for entry_points in venv.glob("lib/python*/site-packages/*.dist-info/entry_points.txt"):
@@ -149,8 +137,7 @@ def distribution_version(executable: str) -> tuple[int, int, int] | None:
 
 
 def probe_version(executable: str, timeout: float = 30.0) -> tuple[int, int, int] | None:
-    """The CLI's version: its npm package's or Python distribution's, else
-    ``EXECUTABLE --version`` read; None when none can be read."""
+    """The CLI's version: its package's, else ``EXECUTABLE --version``'s; None if unread."""
     found = package_version(executable) or distribution_version(executable)
     if found is not None:
         return found
@@ -176,10 +163,8 @@ def version_warning(name: str, executable: str, tested: tuple[str, str]) -> str 
 
 
 def json_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
-    """The JSON objects among ``lines``, one a line, or in an array on one line.
-
-    Other lines (warnings on stderr, a truncated last line) are skipped.
-    """
+    """The JSON objects among ``lines``, one a line, or in an array on one line; other lines
+    (warnings on stderr, a truncated last line) are skipped."""
     for line in lines:
         line = line.strip()
         if not line.startswith(("{", "[")):
@@ -195,8 +180,7 @@ def json_lines(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
 
 
 def since(entry: dict[str, Any], start: float) -> bool:
-    """Is this transcript entry stamped at ``start`` or later (or not readably stamped)? This
-    turn's, in a transcript that holds the earlier ones too."""
+    """Is this transcript entry stamped at ``start`` or later (or not readably stamped)?"""
     stamp = entry.get("timestamp")
     if not isinstance(stamp, str):
         return True
@@ -208,8 +192,7 @@ def since(entry: dict[str, Any], start: float) -> bool:
 
 def read_refusal(agent: str, transcript: Path, start: float) -> Refused | None:
     """What ``agent``'s own sandbox or permission mode refused since ``start``, read from its
-    transcript (or session file) by ``ralph_verify.agents.AGENT.AGENT_refusal`` (every agent
-    with a Stop hook has one); None when nothing was refused."""
+    transcript by ``ralph_verify.agents.AGENT.AGENT_refusal``; None when nothing was."""
     read = getattr(importlib.import_module(f"ralph_verify.agents.{agent}"), f"{agent}_refusal")
     try:
         with transcript.open(encoding="utf-8", errors="replace") as handle:

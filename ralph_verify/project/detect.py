@@ -4,7 +4,7 @@ Read-only and cheap: nothing is run."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,11 +14,8 @@ from ralph_verify.compat import tomllib
 if TYPE_CHECKING:
     import configparser
 
-#: Agent adapters and the CLI each one drives, in the order ``init`` prefers them.
-AGENT_CLIS: dict[str, str] = {
-    "claude": "claude", "codex": "codex", "gemini": "gemini", "qwen": "qwen",
-    "aider": "aider", "opencode": "opencode", "amp": "amp", "copilot": "copilot",
-}
+#: Agent adapters, named as the CLI each one drives, in the order ``init`` prefers them.
+AGENT_CLIS = ("claude", "codex", "gemini", "qwen", "aider", "opencode", "amp", "copilot")
 _PRUNE = {".git", ".hg", ".venv", "venv", "env", ".tox", ".nox", "node_modules", "build",
           "dist", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".ralph",
           "site-packages"}
@@ -106,7 +103,12 @@ def _float(value: Any) -> float | None:
         return None
 
 
-def detect(root: Path, agents: Iterable[str] | None = None) -> Project:
+def _first(root: Path, candidates: Iterable[tuple[str, bool]]) -> str | None:
+    """The first file name of ``candidates`` that exists in ``root`` and holds what is wanted."""
+    return next((name for name, holds in candidates if holds and (root / name).is_file()), None)
+
+
+def detect(root: Path, agents: Collection[str] | None = None) -> Project:
     """The facts about ``root``; ``agents``: the adapter names to look for (default: all known)."""
     project = Project(root=root)
     for path in _walk(root):
@@ -119,36 +121,15 @@ def detect(root: Path, agents: Iterable[str] | None = None) -> Project:
     setup_cfg = _load_ini(root / "setup.cfg")
     tox_ini = _load_ini(root / "tox.ini")
 
-    if "pytest" in tool:
-        project.pytest_config = "pyproject.toml"
-    elif (root / "pytest.ini").is_file():
-        project.pytest_config = "pytest.ini"
-    elif setup_cfg.has_section("tool:pytest"):
-        project.pytest_config = "setup.cfg"
-    elif tox_ini.has_section("pytest"):
-        project.pytest_config = "tox.ini"
-    elif (root / "conftest.py").is_file():
-        project.pytest_config = "conftest.py"
-
-    ruff_tables = [tool.get("ruff")] if "ruff" in tool else []
-    if ruff_tables:
-        project.ruff_config = "pyproject.toml"
-    for name in ("ruff.toml", ".ruff.toml"):
-        if project.ruff_config is None and (root / name).is_file():
-            project.ruff_config = name
-            ruff_tables.append(_load_toml(root / name))
-    project.ruff_format = any(isinstance(t, dict) and "format" in t for t in ruff_tables)
-
-    if "mypy" in tool:
-        project.mypy_config = "pyproject.toml"
-    else:
-        for name in ("mypy.ini", ".mypy.ini"):
-            if (root / name).is_file():
-                project.mypy_config = name
-                break
-        else:
-            if setup_cfg.has_section("mypy"):
-                project.mypy_config = "setup.cfg"
+    project.pytest_config = "pyproject.toml" if "pytest" in tool else _first(root, (
+        ("pytest.ini", True), ("setup.cfg", setup_cfg.has_section("tool:pytest")),
+        ("tox.ini", tox_ini.has_section("pytest")), ("conftest.py", True)))
+    ruff_file = _first(root, (("ruff.toml", True), (".ruff.toml", True)))
+    project.ruff_config = "pyproject.toml" if "ruff" in tool else ruff_file
+    ruff = tool["ruff"] if "ruff" in tool else _load_toml(root / ruff_file) if ruff_file else {}
+    project.ruff_format = isinstance(ruff, dict) and "format" in ruff
+    project.mypy_config = "pyproject.toml" if "mypy" in tool else _first(root, (
+        ("mypy.ini", True), (".mypy.ini", True), ("setup.cfg", setup_cfg.has_section("mypy"))))
 
     coverage = tool.get("coverage")
     if isinstance(coverage, dict):
@@ -157,24 +138,20 @@ def detect(root: Path, agents: Iterable[str] | None = None) -> Project:
         project.coverage_fail_under = _float(report.get("fail_under")) if isinstance(
             report, dict) else None
     else:
-        for name, section in ((".coveragerc", "report"), ("setup.cfg", "coverage:report"),
-                              ("tox.ini", "coverage:report")):
-            ini = _load_ini(root / name) if name == ".coveragerc" else (
-                setup_cfg if name == "setup.cfg" else tox_ini)
-            sections = [s for s in ini.sections()
-                        if name == ".coveragerc" or s.startswith("coverage:")]
-            if (root / name).is_file() and sections:
+        inis = {".coveragerc": _load_ini(root / ".coveragerc"), "setup.cfg": setup_cfg,
+                "tox.ini": tox_ini}
+        for name, ini in inis.items():
+            prefix = "" if name == ".coveragerc" else "coverage:"
+            if (root / name).is_file() and any(s.startswith(prefix) for s in ini.sections()):
                 project.coverage_config = name
-                if ini.has_option(section, "fail_under"):
-                    project.coverage_fail_under = _float(ini.get(section, "fail_under"))
+                if ini.has_option(f"{prefix}report", "fail_under"):
+                    project.coverage_fail_under = _float(ini.get(f"{prefix}report", "fail_under"))
                 break
 
-    for name in (".venv", "venv"):
-        if (root / name / "pyvenv.cfg").is_file():
-            project.venv = name
-            break
-    wanted = list(AGENT_CLIS) if agents is None else [a for a in AGENT_CLIS if a in set(agents)]
+    project.venv = next((name for name in (".venv", "venv")
+                         if (root / name / "pyvenv.cfg").is_file()), None)
     import shutil
 
-    project.agents = [name for name in wanted if shutil.which(AGENT_CLIS[name])]
+    project.agents = [name for name in AGENT_CLIS if (agents is None or name in agents)
+                      and shutil.which(name)]
     return project

@@ -1,6 +1,5 @@
-"""Read what ralph-verify's pytest plugin (:mod:`ralph_verify.recorder.plugin`) wrote into the
-same :class:`~ralph_verify.junit.read.JUnitReport` the JUnit reader gives. A report that says
-"passed" for a test whose call raised is *tampering*, naming the hooks' files."""
+"""Read what ralph-verify's pytest plugin wrote into the :class:`JUnitReport` the JUnit
+reader gives; a report that says "passed" for a test whose call raised is *tampering*."""
 
 from __future__ import annotations
 
@@ -25,7 +24,9 @@ REPORT_HOOKS = ("pytest_runtest_makereport", "pytest_report_teststatus",
                 "pytest_runtest_logreport")
 #: The category :func:`test_ids` gives a collector (a file) that failed to collect.
 COLLECTION_ERROR = "collection error"
-_COUNTED = {"passed", "failed", "error", "skipped", "xfailed", "xpassed", "subtests passed"}
+#: A passing record's category, and the count of the report it adds to.
+_COUNTED = {"passed": "passed", "skipped": "skipped", "xfailed": "xfailed",
+            "xpassed": "xpassed", "subtests passed": "subtests_passed"}
 
 
 def project_hooks(hooks: dict[str, list[dict[str, str]]],
@@ -97,8 +98,7 @@ def _line(data: dict[str, Any]) -> Line:
 
 
 def records_in(folder: Path) -> Iterator[Line]:
-    """Every line the plugin's processes wrote into ``folder`` (one file per process, in
-    name order), skipping a line a worker killed mid-write left unfinished."""
+    """Every line the plugin's processes wrote into ``folder``, one file per process."""
     for path in record_files(folder):
         with path.open(encoding="utf-8", errors="replace") as handle:
             for text in handle:
@@ -147,7 +147,7 @@ def read_record(folder: Path, *, max_problems: int = 500) -> JUnitReport | None:
 
 def _keep(report: JUnitReport, records: list[Line], record: Line, max_problems: int) -> None:
     """Keep a failing record for its details, or only count it once ``max_problems`` are
-    kept: memory stays flat with 100,000 failing tests."""
+    kept (memory stays flat with 100,000 failing tests)."""
     if len(records) < max_problems:
         records.append(record)
     elif _outcome(record) == "failed":
@@ -181,9 +181,8 @@ def failing_ids(folder: Path) -> set[str]:
 
 def test_ids(folder: Path) -> dict[str, str] | None:
     """Every test id the run reported, with how it ended (``failed`` when any phase failed or
-    was tampered with, else pytest's category: passed, skipped, xfailed...; a collector that
-    failed to collect, e.g. ``tests/test_x.py``, is :data:`COLLECTION_ERROR`); ``None`` if the
-    plugin never started. The integrity check compares these with the session's start."""
+    was tampered with, else pytest's category; a file that failed to collect:
+    :data:`COLLECTION_ERROR`); ``None`` if the plugin never started."""
     ids: dict[str, str] = {}
     started = False
     for record in records_in(folder):
@@ -204,19 +203,9 @@ def test_ids(folder: Path) -> dict[str, str] | None:
 
 
 def _count(report: JUnitReport, record: Line) -> None:
-    category = record.cat
-    if category not in _COUNTED:
-        return
-    if category == "passed":
-        report.passed += 1
-    elif category == "skipped":
-        report.skipped += 1
-    elif category == "xfailed":
-        report.xfailed += 1
-    elif category == "xpassed":
-        report.xpassed += 1
-    elif category == "subtests passed":
-        report.subtests_passed += 1
+    counter = _COUNTED.get(record.cat)
+    if counter is not None:
+        setattr(report, counter, getattr(report, counter) + 1)
 
 
 def _problem(record: Line, culprits: str) -> TestCaseResult:
@@ -247,13 +236,12 @@ def _problem(record: Line, culprits: str) -> TestCaseResult:
 
 
 def _outcome(record: Line) -> Outcome:
-    """How :func:`_problem` counts a failing record: a collection error, a failure in setup
-    or teardown and what pytest counts as an error are errors; the others failures."""
+    """A collection error, a failure in setup or teardown and what pytest counts as an error
+    are errors; the others failures."""
     if record.kind == "c":
         return "error"
-    if record.tamper:
-        return "failed"
-    return "error" if record.when in ("setup", "teardown") or record.cat == "error" else "failed"
+    return "error" if not record.tamper and (
+        record.when in ("setup", "teardown") or record.cat == "error") else "failed"
 
 
 def _code(text: str, raw: str | None) -> str | None:
