@@ -91,8 +91,8 @@ class GeminiAgent(CLIAgent):
         """``GEMINI_CLI_HOME/.gemini/tmp/PROJECT/chats/session-DATE-ID8.jsonl``."""
         home = Path(env.get("GEMINI_CLI_HOME") or env.get("HOME") or Path.home())
         sid = (parsed.session_id or "")[:8]
-        found = sorted((home / ".gemini" / "tmp").glob(f"*/chats/session-*-{sid}.jsonl"))
-        return found[-1] if sid and found else None
+        found = (home / ".gemini" / "tmp").glob(f"*/chats/session-*-{sid}.jsonl")
+        return max(found, default=None) if sid else None
 
 
 def quiet_home(request: AgentRequest, user_dir: Path) -> Path:

@@ -75,8 +75,8 @@ class QwenAgent(CLIAgent):
         else ``QWEN_HOME``, when set)."""
         home = Path(env.get("QWEN_RUNTIME_DIR") or env.get("QWEN_HOME")
                     or Path(env.get("HOME") or Path.home()) / ".qwen")
-        found = sorted(home.glob(f"projects/*/chats/{parsed.session_id}.jsonl"))
-        return found[-1] if parsed.session_id and found else None
+        found = home.glob(f"projects/*/chats/{parsed.session_id}.jsonl")
+        return max(found, default=None) if parsed.session_id else None
 
 
 def parse_qwen_json(lines: Iterable[str]) -> Parsed:

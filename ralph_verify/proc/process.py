@@ -1,6 +1,5 @@
-"""Run a tool as a subprocess: its own process group, a timeout, output kept on disk (not
-pipes: hundreds of megabytes neither block nor fill memory). On a timeout or Ctrl-C every
-process the tool started is killed, found by parent links and by a mark in the environment."""
+"""Run a tool in its own process group with a timeout, its output on disk (hundreds of
+megabytes neither block a pipe nor fill memory); a timeout or Ctrl-C kills all it started."""
 
 from __future__ import annotations
 
@@ -45,7 +44,7 @@ class ToolTimeout(ToolError):
 
 @dataclass
 class ToolRun:
-    """A finished tool run. ``stdout``/``stderr`` are read from disk on demand."""
+    """A finished tool run; ``stdout``/``stderr`` are read from disk on demand."""
 
     argv: list[str]
     returncode: int
@@ -135,9 +134,8 @@ class ProcessGroup:
 
 
 def kill_process_group(proc: subprocess.Popen[Any], mark: str | None = None) -> None:
-    """Kill ``proc``, every process in its group, and (Linux) every process it started that
-    left the group: its descendants, and those carrying ``mark`` (see :func:`marked_env`);
-    never raises."""
+    """Kill ``proc``, its group, and (Linux) every process it started that left the group
+    (its descendants, those carrying ``mark``); never raises."""
     if proc.poll() is not None and sys.platform == "win32":
         return
     try:
@@ -160,9 +158,8 @@ def marked_env(env: Mapping[str, str] | None) -> tuple[dict[str, str], str]:
 
 
 def own_process_group() -> dict[str, object]:
-    """``Popen`` arguments that start a child in a process group of its own, so that
-    :func:`kill_process_group` can take it down with everything it started; on Linux the
-    child also gets SIGKILL if we die (``kill -9`` of ralph-verify runs no cleanup)."""
+    """``Popen`` arguments for a child in a process group of its own; on Linux it also gets
+    SIGKILL if we die (``kill -9`` of ralph-verify runs no cleanup)."""
     if sys.platform == "win32":
         return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}  # type: ignore[attr-defined,unused-ignore]  # Windows only
     setup = procinfo.die_with_parent()
@@ -170,8 +167,7 @@ def own_process_group() -> dict[str, object]:
 
 
 def start_watchdog(group: int, mark: str) -> subprocess.Popen[bytes] | None:
-    """Start :mod:`ralph_verify.proc.watchdog` for the process group ``group`` (POSIX): if we die
-    before :func:`stop_watchdog`, it kills the group and the descendants it saw."""
+    """Start :mod:`ralph_verify.proc.watchdog` for the process group ``group`` (POSIX)."""
     if sys.platform == "win32" or not sys.executable or group <= 1:
         return None  # pragma: no cover - Windows: the job object of the console ends them
     from ralph_verify.proc import watchdog
@@ -223,8 +219,7 @@ def reaped(argv: str | Sequence[str], shell: bool, cwd: Path,
 
 
 def reaper_argv(argv: Sequence[str], report_fd: int) -> list[str]:
-    """``argv`` under the reaper, which reports on the pipe ``report_fd`` (to be passed to
-    it with ``pass_fds``; :func:`read_survivors` reads the other end)."""
+    """``argv`` under the reaper, which reports on the pipe ``report_fd`` (``pass_fds``)."""
     from ralph_verify.proc import reaper
 
     return [sys.executable, "-I", "-S", reaper.__file__, str(report_fd),
@@ -232,9 +227,8 @@ def reaper_argv(argv: Sequence[str], report_fd: int) -> list[str]:
 
 
 def read_survivors(report_fd: int) -> list[str]:
-    """The processes the reaper could not end, still alive ("PID COMMAND"), read from the
-    pipe it reported on once it has exited; closes ``report_fd``. Never blocks: what is not
-    there yet (a reaper killed before it wrote) is not waited for."""
+    """The processes the reaper could not end, still alive ("pid PID (COMMAND)"); closes
+    ``report_fd``. Never blocks on a reaper killed before it wrote."""
     chunks = []
     try:
         os.set_blocking(report_fd, False)
@@ -306,15 +300,9 @@ def _start_tool(argv: list[str], cwd: Path, workdir: Path, env: Mapping[str, str
                 stdin=subprocess.DEVNULL, env=child_env,
                 shell=shell, **kwargs,  # type: ignore[call-overload]  # kwargs differ per OS
             )
-        except FileNotFoundError:
-            raise ToolMissing(
-                f"{argv[0] or 'an empty command'} not found"
-                + (f": {missing_hint}" if missing_hint else "")
-            ) from None
-        except OSError as exc:
-            # A folder, an empty name or a non-executable file as the tool (a config mistake).
-            raise ToolMissing(
-                f"{argv[0] or 'an empty command name'} cannot be run ({exc.strerror})"
-                + (f": {missing_hint}" if missing_hint else "")
-            ) from None
+        except OSError as exc:  # also a folder or a non-executable file (a config mistake)
+            said = (f"{argv[0] or 'an empty command'} not found"
+                    if isinstance(exc, FileNotFoundError) else
+                    f"{argv[0] or 'an empty command name'} cannot be run ({exc.strerror})")
+            raise ToolMissing(said + (f": {missing_hint}" if missing_hint else "")) from None
     return proc, mark, Path(out_name), Path(err_name)

@@ -4,14 +4,16 @@ be judged on the old code; these caches drop whatever changed in content."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-from ralph_verify.project.snapshot import digest
+from ralph_verify.project.snapshot import digest, project_files, walk_files
 
 #: Folders no check reads as input: tool caches, ralph-verify's records, git's store, and
 #: tox/nox (their environments hold no project file). Virtual environments are left out
@@ -66,25 +68,33 @@ def bytecode_prefix(root: Path) -> Path:
     manifest_path = user_cache_dir() / "pycache-sources" / f"{project_key(root)}.json"
     kept, taken_ns = read_manifest(manifest_path)
     started_ns = time.time_ns()
-    entries: dict[str, list[object]] = {}
-    for path in python_sources(root):
-        if path.suffix != ".py":
-            continue
-        rel = path.relative_to(root).as_posix()
-        try:
-            entries[rel] = vouched_digest(path, path.stat(), kept.get(rel), taken_ns)
-        except OSError:
-            continue
+    entries = _digests(root, [rel for rel in project_files(root) if rel.endswith(".py")],
+                       kept, taken_ns)
     previous = {rel: entry[-1] for rel, entry in kept.items() if isinstance(entry, list)}
     current = {rel: str(entry[-1]) for rel, entry in entries.items()}
     if mirror.is_dir():
         _drop_unvouched(mirror, resolved, Path(), previous, current)
     mirror.mkdir(parents=True, exist_ok=True)
-    manifest_path.parent.mkdir(parents=True, exist_ok=True)
-    partial = manifest_path.with_name(f"{manifest_path.name}.{os.getpid()}.tmp")
-    partial.write_text(json.dumps({"taken_ns": started_ns, "files": entries}), encoding="utf-8")
-    os.replace(partial, manifest_path)
+    _write_manifest(manifest_path, started_ns, entries)
     return prefix
+
+
+def _digests(root: Path, rels: Iterable[str], previous: dict[str, object],
+             taken_ns: int) -> dict[str, list[Any]]:
+    """:func:`vouched_digest` of each of ``rels`` that can be read."""
+    found: dict[str, list[Any]] = {}
+    for rel in rels:
+        with contextlib.suppress(OSError):
+            path = root / rel
+            found[rel] = vouched_digest(path, path.stat(), previous.get(rel), taken_ns)
+    return found
+
+
+def _write_manifest(path: Path, taken_ns: int, files: dict[str, list[object]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    partial.write_text(json.dumps({"taken_ns": taken_ns, "files": files}), encoding="utf-8")
+    os.replace(partial, path)
 
 
 def read_manifest(path: Path) -> tuple[dict[str, object], int]:
@@ -121,15 +131,6 @@ def _drop_unvouched(folder: Path, root: Path, rel: Path, previous: dict[str, obj
             child.unlink(missing_ok=True)
 
 
-def python_sources(root: Path) -> Iterator[Path]:
-    """The project's ``.py``/``.pyi`` files (outside virtual environments and caches)."""
-    from ralph_verify.project.snapshot import project_files
-
-    for rel in project_files(root):
-        if rel.endswith((".py", ".pyi")):
-            yield root / rel
-
-
 def mypy_cache_is_warm(root: Path) -> bool:
     """Whether :func:`mypy_cache_dir` holds a cache of an earlier run for ``root`` (mypy
     without one checks every module from scratch: often the longest tool of a first run)."""
@@ -140,35 +141,22 @@ def mypy_cache_dir(root: Path) -> Path:
     """mypy's ``--cache-dir`` for ``root``, kept warm between runs, dropped first if mypy could
     be fooled: mypy trusts a module whose size and whole-second mtime are unchanged, so when a
     file's content changed without either (or no manifest vouches for the cache) it all goes."""
-    from ralph_verify.project.snapshot import walk_files
-
     folder = user_cache_dir() / "mypy" / project_key(root)
     manifest_path = folder / MYPY_MANIFEST
     previous, taken_ns = read_manifest(manifest_path)
     started_ns = time.time_ns()
-    current: dict[str, list[object]] = {}
+    current = _digests(root, [rel for rel in walk_files(root, CACHE_FOLDERS)
+                              if rel.endswith((".py", ".pyi"))], previous, taken_ns)
     fooled = not taken_ns and folder.is_dir() and any(folder.iterdir())
-    for rel in walk_files(root, CACHE_FOLDERS):
-        if not rel.endswith((".py", ".pyi")):
-            continue
-        path = root / rel
-        try:
-            stat = path.stat()
-            entry = vouched_digest(path, stat, previous.get(rel), taken_ns)
-        except OSError:
-            continue
-        current[rel] = entry
+    for rel, entry in current.items():
         before = previous.get(rel)
         # mypy's own test: the same size and whole second of the mtime, another content.
-        if isinstance(before, list) and len(before) == 5 and before[0] == entry[0] \
-                and int(before[1]) // 10**9 == stat.st_mtime_ns // 10**9 and before[4] != entry[4]:
-            fooled = True
+        fooled = fooled or (isinstance(before, list) and len(before) == 5
+                            and before[0] == entry[0] and before[4] != entry[4]
+                            and int(before[1]) // 10**9 == int(entry[1]) // 10**9)
     if fooled:
         import shutil
 
         shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True, exist_ok=True)
-    partial = manifest_path.with_name(f"{manifest_path.name}.{os.getpid()}.tmp")
-    partial.write_text(json.dumps({"taken_ns": started_ns, "files": current}), encoding="utf-8")
-    os.replace(partial, manifest_path)
+    _write_manifest(manifest_path, started_ns, current)
     return folder

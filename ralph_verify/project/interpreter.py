@@ -1,8 +1,7 @@
 """Which Python runs the project's tests and mypy, and why; the others the project has.
 
-The precedence (``docs/check.md``): ``--python``, an activated ``$VIRTUAL_ENV``, the
-project's ``.venv/`` or ``venv/``, ralph-verify's own Python; an activated environment that
-is ralph-verify's own loses to the project's, where its dependencies live."""
+The precedence (``docs/check.md``): ``--python``, an activated ``$VIRTUAL_ENV`` (unless it is
+ralph-verify's own and the project has one), the project's ``.venv/`` or ``venv/``, ours."""
 
 from __future__ import annotations
 
@@ -152,43 +151,30 @@ _PROBES_KEPT = 64
 
 def environment_key(path: str) -> str | None:
     """What decides which modules the interpreter at ``path`` finds: its virtual environment's
-    site-packages folders (installing or removing a package changes their modification time),
-    its ``pyvenv.cfg`` and ``PYTHONPATH``. None, never cached, for an interpreter outside a
-    virtual environment or one that also sees the system's packages."""
+    site-packages folders (installing a package changes their modification time), its
+    ``pyvenv.cfg`` and ``PYTHONPATH``. None, never cached, outside a virtual environment or
+    for one that also sees the system's packages."""
     exe = Path(os.path.abspath(path))
     venv = exe.parent.parent
     try:
         settings = (venv / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
         if not exe.is_file():
             return None
-        folders = _site_packages(venv)
+        folders = sorted({*venv.glob("lib*/python*/site-packages"),
+                          *venv.glob("Lib/site-packages")})
         stamps = [f"{folder}:{folder.stat().st_mtime_ns}" for folder in folders]
     except OSError:
         return None
-    if not folders or _sees_system_packages(settings):
+    if not folders or re.search(r"^\s*include-system-site-packages\s*=\s*true", settings,
+                                re.IGNORECASE | re.MULTILINE):
         return None
     text = "\0".join([str(exe), settings, os.environ.get("PYTHONPATH", ""), *stamps])
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _site_packages(venv: Path) -> list[Path]:
-    """A virtual environment's ``site-packages`` folders."""
-    return sorted({*venv.glob("lib*/python*/site-packages"), *venv.glob("Lib/site-packages")})
-
-
-def _sees_system_packages(settings: str) -> bool:
-    """Whether ``pyvenv.cfg`` says ``include-system-site-packages = true`` (any case)."""
-    return re.search(r"^\s*include-system-site-packages\s*=\s*true", settings,
-                     re.IGNORECASE | re.MULTILINE) is not None
-
-
-def _probes_path() -> Path:
-    return user_cache_dir() / PROBES_FILE
-
-
 def _read_probes() -> dict[str, dict[str, bool]]:
     try:
-        data = json.loads(_probes_path().read_text(encoding="utf-8"))
+        data = json.loads((user_cache_dir() / PROBES_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -212,7 +198,7 @@ def remember_module(path: str, module: str, found: bool) -> None:
     entry[module] = found
     probes[key] = entry  # last: the oldest entries are the first dropped
     kept = dict(list(probes.items())[-_PROBES_KEPT:])
-    target = _probes_path()
+    target = user_cache_dir() / PROBES_FILE
     with contextlib.suppress(OSError):
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f"{target.name}.{os.getpid()}.tmp")

@@ -1,12 +1,9 @@
-"""ralph-verify's pytest plugin: what really happened to every test, written as JSON lines.
-
-Compiled into a folder of ours and loaded first with ``-p ralph_verify_recorder`` into the
-project's interpreter, it imports only the standard library, pytest and its sibling
-:mod:`.pytest_fixes`. Each process appends to its ``record-PID.jsonl`` (read as typed lines by
-:mod:`ralph_verify.recorder.read`): ``start``; ``r``, a report pytest counts, with the raw
-outcome seen before any report hook (so a rewritten report is *tampering*) and, for failures,
-the root-cause frame; ``c``, a collection error; ``d``, deselected tests; ``hooks``, who
-implements the hooks that decide reports or collection."""
+"""ralph-verify's pytest plugin, loaded first (``-p ralph_verify_recorder``) into the project's
+interpreter: standard library and pytest only. Each process appends JSON lines to its
+``record-PID.jsonl`` (:mod:`ralph_verify.recorder.read`): ``start``; ``r``, a report with the
+raw outcome seen before any report hook (a rewritten one is *tampering*) and a failure's
+root-cause frame; ``c``, a collection error; ``d``, deselected; ``hooks``, who implements
+the hooks that decide reports or collection."""
 
 from __future__ import annotations
 
@@ -64,7 +61,7 @@ def _write(record: dict[str, Any]) -> None:
 
 
 def _write_line(line: str) -> None:
-    """A line per test, written at once (unbuffered): a worker that crashes loses no test."""
+    """Unbuffered: a worker that crashes loses no test."""
     if _out is not None:
         data = line.encode("utf-8")
         while data:
@@ -254,11 +251,9 @@ def pytest_plugin_registered() -> None:
 
 
 def _own_category(report: pytest.TestReport, config: pytest.Config) -> str | None:
-    """What pytest's own plugins count a plain passing report as: nothing for a setup or
-    teardown (its runner says ``""``), ``passed`` for a test's call; ``None`` when
-    ``pytest_report_teststatus`` must be asked. The terminal asked it already, and asking
-    again for every phase of every test would cost a hook call each, so it is not asked
-    while no other plugin (or conftest file) implements it."""
+    """What pytest's own plugins count a plain passing report as (``""`` for a setup or
+    teardown, ``passed`` for a call), or ``None``: ``pytest_report_teststatus`` must be asked
+    (a hook call per phase of every test, saved while only pytest implements it)."""
     global _own_status
     if not report.passed or hasattr(report, "wasxfail") or getattr(report, "context", None):
         return None
