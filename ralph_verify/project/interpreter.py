@@ -160,16 +160,24 @@ def environment_key(path: str) -> str | None:
         settings = (venv / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
         if not exe.is_file():
             return None
-        folders = sorted({*venv.glob("lib*/python*/site-packages"),
-                          *venv.glob("Lib/site-packages")})
+        folders = _site_packages(venv)
         stamps = [f"{folder}:{folder.stat().st_mtime_ns}" for folder in folders]
     except OSError:
         return None
-    if not folders or re.search(r"^\s*include-system-site-packages\s*=\s*true", settings,
-                                re.IGNORECASE | re.MULTILINE):
+    if not folders or _sees_system_packages(settings):
         return None
     text = "\0".join([str(exe), settings, os.environ.get("PYTHONPATH", ""), *stamps])
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _site_packages(venv: Path) -> list[Path]:
+    return sorted({*venv.glob("lib*/python*/site-packages"), *venv.glob("Lib/site-packages")})
+
+
+def _sees_system_packages(settings: str) -> bool:
+    """Whether ``pyvenv.cfg`` says ``include-system-site-packages = true`` (any case)."""
+    return re.search(r"^\s*include-system-site-packages\s*=\s*true", settings,
+                     re.IGNORECASE | re.MULTILINE) is not None
 
 
 def _read_probes() -> dict[str, dict[str, bool]]:
