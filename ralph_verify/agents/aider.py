@@ -83,19 +83,14 @@ def keep_price_list(executable: str | None) -> None:
             return
 
 
-def _repository_top(root: Path) -> Path | None:
-    """The top of the git work tree holding ``root`` (where aider keeps its cache), or None."""
-    try:
-        return Path(git.git(root, "rev-parse", "--show-toplevel").strip())
-    except (git.GitError, OSError):
-        return None
-
-
 @contextlib.contextmanager
 def tags_cache_kept(request: AgentRequest) -> Iterator[None]:
     """aider's repo-map cache is in the repository only while aider runs: moved there from
     ``.ralph/agent/`` (warm, as aider left it) and back right after, even if the run fails."""
-    top = _repository_top(request.root)
+    try:  # the top of the work tree, where aider keeps its cache
+        top = Path(git.git(request.root, "rev-parse", "--show-toplevel").strip())
+    except (git.GitError, OSError):
+        top = None
     if top is None:  # no repository: aider builds no repo map
         yield
         return

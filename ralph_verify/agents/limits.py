@@ -1,7 +1,5 @@
 """Rate limits and outages: the model service turned the run away, the agent did not fail.
-
-Adapters only classify (:func:`classify`, or the ``cmd:`` protocol of exit 75 and
-``RALPH-RETRY-AFTER``, ``docs/overnight.md``); :mod:`ralph_verify.agents.retry` decides."""
+Adapters only classify; :mod:`ralph_verify.agents.retry` decides."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Rate limits and outages, decided in one place: wait, retry, or give up.
-
-:func:`run_with_retries` runs the agent again within the same iteration, so a turned-away run
-is never an iteration (not counted, not seen by the stall breaker); the waits, backoff and
-limits are described in ``docs/overnight.md``."""
+"""Rate limits and outages, decided in one place: wait, retry within the same iteration (a
+turned-away run is never an iteration), or give up (``docs/overnight.md``)."""
 
 from __future__ import annotations
 

@@ -193,21 +193,19 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
     """Run one process to its end, timeout, idle timeout or a cancel; raise
     ``FileNotFoundError``. stdin is a file, so an agent that never reads it cannot block;
     ``wrap`` is an argv prefix (the sandbox), ``wrap_fds`` the descriptors it is given."""
+    if shell and os.name != "nt":  # what Popen's shell=True runs, to run under a prefix
+        argv, shell = ["/bin/sh", "-c", argv if isinstance(argv, str) else " ".join(argv)], False
     if wrap:
-        script = argv if isinstance(argv, str) else " ".join(argv)
-        argv = [*wrap, "/bin/sh", "-c", script] if shell else [*wrap, *argv]
-        shell = False
+        argv = [*wrap, *argv]
     kwargs = own_process_group()
     become_subreaper()  # orphans of the agent come back to us, to be ended
     child_env, mark = marked_env(env)
     if wrap_fds:
         kwargs["pass_fds"] = tuple(wrap_fds)
     report: tuple[int, int] | None = None  # the reaper's pipe: read end, write end
-    if reaped(argv, shell, cwd, child_env):
+    if not shell and reaped(argv, cwd, child_env):
         report = os.pipe()
-        script = argv if isinstance(argv, str) else " ".join(argv)
-        argv = reaper_argv(["/bin/sh", "-c", script] if shell else list(argv), report[1])
-        shell = False
+        argv = reaper_argv(list(argv), report[1])
         kwargs["pass_fds"] = (*wrap_fds, report[1])
     started = time.monotonic()
     outcome = ProcessOutcome(exit_code=None, duration_s=0.0)

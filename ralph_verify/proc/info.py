@@ -1,8 +1,6 @@
-"""What we know about other processes: identity, descendants, and Linux's process controls.
-
-A pid alone proves nothing (reused, forged in ``.ralph/lock``, or ``-1``): a process is named
-by its pid, start time and command line. On Linux we become the child subreaper of what we
-start (an orphan that called ``setsid()`` comes back to us) and children die with us."""
+"""What we know about other processes: identity (a pid alone proves nothing: reused, forged
+in ``.ralph/lock``, or ``-1``; with its start time and command line it does), descendants,
+and Linux's process controls (the subreaper, children that die with us)."""
 
 from __future__ import annotations
 
@@ -162,18 +160,12 @@ def new_mark() -> str:
 def marked(mark: str) -> set[int]:
     """The live processes whose environment carries ``mark`` (Linux; others: none)."""
     needle = f"{MARK_VAR}={mark}\0".encode()
-    found: set[int] = set()
     try:
         entries = os.listdir(_PROC)
     except OSError:
-        return found
-    me = os.getpid()
-    for entry in entries:
-        if entry.isdigit() and int(entry) != me:
-            with contextlib.suppress(OSError), open(f"/proc/{entry}/environ", "rb") as handle:
-                if needle in handle.read():
-                    found.add(int(entry))
-    return found
+        return set()
+    return {int(entry) for entry in entries if entry.isdigit() and int(entry) != os.getpid()
+            and _carries(int(entry), needle)}
 
 
 def _children(pid: int) -> set[int]:
@@ -286,11 +278,8 @@ def become_subreaper() -> bool:
 
 
 def die_with_parent() -> Callable[[], None] | None:
-    """A ``preexec_fn`` for ``Popen`` that makes the child get SIGKILL when the thread that
-    started it dies (Linux's parent-death signal), or ``None`` where there is none.
-
-    Everything is looked up here, in the parent: between fork and exec the child only calls
-    prctl, and leaves at once if its parent died before that."""
+    """A ``preexec_fn`` for ``Popen``: the child gets SIGKILL when the thread that started it
+    dies (Linux), or ``None``. Between fork and exec the child only calls prctl."""
     function = _load_prctl()
     if not function:
         return None  # pragma: no cover - not Linux

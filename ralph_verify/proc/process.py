@@ -199,22 +199,20 @@ def stop_watchdog(proc: subprocess.Popen[bytes] | None) -> None:
 REAPER_GRACE_S = 1.0
 
 
-def reaped(argv: str | Sequence[str], shell: bool, cwd: Path,
-           env: Mapping[str, str]) -> bool:
+def reaped(argv: str | Sequence[str], cwd: Path, env: Mapping[str, str]) -> bool:
     """Whether an agent's ``argv`` runs under :mod:`ralph_verify.proc.reaper` (Linux). Raise
     ``FileNotFoundError`` for a program that is not there, as ``Popen`` would."""
     if not (sys.platform.startswith("linux") and sys.executable and _PROC_DIR.is_dir()):
         return False
-    if not shell:
-        program = argv if isinstance(argv, str) else argv[0]
-        if os.sep in program:
-            found = (cwd / program).is_file()
-        else:
-            import shutil
+    program = argv if isinstance(argv, str) else argv[0]
+    if os.sep in program:
+        found = (cwd / program).is_file()
+    else:
+        import shutil
 
-            found = shutil.which(program, path=env.get("PATH", os.defpath)) is not None
-        if not found:
-            raise FileNotFoundError(2, "No such file or directory", program)
+        found = shutil.which(program, path=env.get("PATH", os.defpath)) is not None
+    if not found:
+        raise FileNotFoundError(2, "No such file or directory", program)
     return True
 
 

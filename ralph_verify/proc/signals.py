@@ -12,8 +12,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-from ralph_verify.proc.periodic import every
-
 _POLL_S = 0.2
 #: The interrupt a signal raised while :func:`held` was active, raised when it ends.
 _held: list[KeyboardInterrupt | None] = []
@@ -69,6 +67,26 @@ def held() -> Iterator[None]:
         interrupt = _held.pop()
         if interrupt is not None:
             raise interrupt
+
+
+@contextmanager
+def every(interval: float, tick: Callable[[], bool | None], name: str) -> Iterator[None]:
+    """While inside, a thread calls ``tick()`` every ``interval`` seconds until it returns
+    ``True`` (the cancel file's watcher, pytest's progress)."""
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(interval):
+            if tick() is True:
+                return
+
+    thread = threading.Thread(target=watch, daemon=True, name=name)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=2)
 
 
 @contextmanager

@@ -62,9 +62,7 @@ def git(root: Path, *args: str, check: bool = True, identity: bool = False) -> s
 
 
 def _has_identity(root: Path) -> bool:
-    proc = subprocess.run(["git", "config", "user.email"], cwd=root, capture_output=True,
-                          text=True, check=False, stdin=subprocess.DEVNULL)
-    return proc.returncode == 0 and bool(proc.stdout.strip())
+    return bool(git(root, "config", "user.email", check=False).strip())
 
 
 def is_repo(root: Path) -> bool:
@@ -73,11 +71,8 @@ def is_repo(root: Path) -> bool:
 
     if shutil.which("git") is None:
         return False
-    proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root,
-                          capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
-    if proc.returncode != 0:
-        return False
-    return Path(proc.stdout.strip()).resolve() == root.resolve()
+    top = git(root, "rev-parse", "--show-toplevel", check=False).strip()
+    return bool(top) and Path(top).resolve() == root.resolve()
 
 
 def head(root: Path) -> str | None:

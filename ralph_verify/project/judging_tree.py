@@ -1,8 +1,6 @@
-"""A private tree to judge the project in: today's files, some of them as they were at a base.
-
-Built beside the project, never in it: unchanged files are hard links, files from the base
-are written fresh, ignored folders and virtual environments are symlinks and tool caches are
-left out, so the user's files are never opened for writing."""
+"""A private tree to judge the project in: today's files, some as they were at a base. Built
+beside the project of hard links, fresh files and symlinks: the user's files are never opened
+for writing."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Which code is the project's own: its package(s), and what its CI hands to mypy.
-
-``types`` checks what the project checks: where the mypy configuration names no
-``files``, the package(s) the project ships (not its tests, docs or examples),
-found from the layout and ``pyproject.toml``. ``init`` also reads the mypy
-command of the project's CI (tox.ini, noxfile.py, GitHub workflows), so that
-``check`` agrees with it. Read-only and cheap: a few files parsed, nothing run.
-"""
+"""Which code is the project's own: its package(s) (``types`` checks them where mypy's
+configuration names no ``files``), and what its CI hands to mypy (read by ``init``, so that
+``check`` agrees with it). A few files parsed, nothing run."""
 
 from __future__ import annotations
 
@@ -129,12 +124,9 @@ def _is_code(path: Path) -> bool:
 
 
 def mypy_arguments(command: str) -> tuple[list[str], list[str]] | None:
-    """The targets (files, folders, ``-p``/``-m`` options) and the other options of one ``mypy
-    ...`` command line; None if it names no target (mypy then reads ``files`` from its config).
-
-    Placeholders (``{posargs}``, ``$VAR``) are left out, and so are the options that
-    ``types`` sets itself or that would act outside the check (reports, ``--install-types``).
-    """
+    """The targets (files, folders, ``-p``/``-m``) and other options of one ``mypy ...``
+    command line, without placeholders (``{posargs}``, ``$VAR``) and the options of
+    :data:`_NOT_COPIED`; None if it names no target (mypy then reads ``files``)."""
     try:
         import shlex
 

@@ -1,10 +1,7 @@
-"""Affected tests first (``tests.select = "affected"``): in a loop, a fast partial run.
-
-A full run records, per test, the project files and functions that ran (the *map*,
-``.ralph/affected.json``). A later verification first runs the tests affected by what
-changed, plus last time's failures; if one fails, that is the verdict, else the full suite
-decides (a partial run never passes a check). What the map cannot vouch for runs the full
-suite, and :func:`plan` says why."""
+"""Affected tests first: a full run records per test the project files and functions that
+ran (``.ralph/affected.json``); a later verification first runs the tests affected by what
+changed and last time's failures. A failure there is the verdict, else the full suite
+decides; what the map cannot vouch for runs the full suite, and :func:`plan` says why."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""ralph-verify's pytest plugin for affected-tests-first (:mod:`ralph_verify.recorder.affected`).
-
-Loaded with ``-p ralph_verify_affected`` after the recorder; standard library and pytest only.
-With ``RALPH_VERIFY_DEPS`` each process writes ``deps-PID.jsonl``: per test, and per test
-file's collection, the project files and functions that ran (``sys.monitoring`` from 3.12,
-else cProfile); a test it could not follow is marked so. With ``RALPH_VERIFY_SELECT`` only
-the listed tests run."""
+"""ralph-verify's pytest plugin for affected-tests-first (``-p ralph_verify_affected``, after
+the recorder). With ``RALPH_VERIFY_DEPS`` each process writes ``deps-PID.jsonl``: per test and
+per test file's collection, the project files and functions that ran (``sys.monitoring`` from
+3.12, else cProfile); with ``RALPH_VERIFY_SELECT`` only the listed tests run."""
 
 from __future__ import annotations
 
@@ -150,8 +147,7 @@ _collect_how: list[str] = []
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_collection(session: pytest.Session) -> Generator[None, Any, None]:
-    """Record the code that runs at collection (with ``RALPH_VERIFY_DEPS``): see the module
-    docstring."""
+    """Record the code that runs at collection (with ``RALPH_VERIFY_DEPS``)."""
     if _deps_out is None:
         yield
         return

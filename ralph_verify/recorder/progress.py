@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ralph_verify.proc.periodic import every
+from ralph_verify.proc.signals import every
 from ralph_verify.recorder.sources import record_files
 
 #: How often the files are looked at (the live line repaints twice a second).

@@ -1,10 +1,5 @@
 """The project's pytest itself: where it would make a verification slow, and where its plugins
-live. Loaded beside the recorder (:mod:`ralph_verify.recorder.plugin`), which calls these from
-its hooks.
-
-Like the recorder, it runs in the project's interpreter and imports nothing but the standard
-library and pytest.
-"""
+live. Called from the recorder's hooks; standard library and pytest only."""
 
 from __future__ import annotations
 
@@ -22,9 +17,8 @@ FINISHED = "finished"
 
 
 def skip_fallback_junit(config: pytest.Config) -> None:
-    """The JUnit file is read only when the recorder did not report: with the recorder
-    running, pytest does not write it (it costs about a trivial test's time per test).
-    Another ``--junitxml`` is left alone."""
+    """Our JUnit file is read only when the recorder did not report, so pytest does not write
+    it (a trivial test's time per test); another ``--junitxml`` is left alone."""
     wanted = os.environ.get(JUNIT_VAR)
     if wanted and getattr(config.option, "xmlpath", None) == wanted:
         config.option.xmlpath = None

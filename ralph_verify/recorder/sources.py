@@ -1,8 +1,5 @@
-"""The names and sources of the plugins ralph-verify writes into the project's pytest.
-
-Apart from :mod:`.read`, so that preparing a pytest run imports no reader (the JUnit
-reader and its dataclasses are imported once pytest has finished).
-"""
+"""The names and sources of the plugins ralph-verify writes into the project's pytest (apart
+from :mod:`.read`: preparing a run imports no reader)."""
 
 from __future__ import annotations
 
