@@ -94,18 +94,14 @@ def dirty_paths(root: Path) -> list[str]:
     """Uncommitted changes (modified, staged, untracked), without tool caches and ``.ralph/``."""
     out = git(root, "status", "--porcelain=v1", "-z", "--untracked-files=all")
     paths = []
-    entries = out.split("\0")
-    index = 0
-    while index < len(entries):
-        entry = entries[index]
-        index += 1
+    entries = iter(out.split("\0"))
+    for entry in entries:
         if len(entry) < 4:
             continue
-        status, path = entry[:2], entry[3:]
-        if status[0] in "RC":
-            index += 1  # the rename's source follows
-        if not is_noise(path):
-            paths.append(path)
+        if entry[0] in "RC":
+            next(entries, None)  # the rename's source follows
+        if not is_noise(entry[3:]):
+            paths.append(entry[3:])
     return sorted(paths)
 
 
