@@ -225,7 +225,8 @@ def run_agent_process(argv: str | Sequence[str], *, cwd: Path, env: Mapping[str,
                     cwd=cwd, env=child_env, shell=shell, stdin=stdin, stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT, **kwargs,  # type: ignore[call-overload]  # kwargs differ per OS
                 )
-                watchdog = start_watchdog(proc.pid, mark)  # kills the agent's processes if we die
+                if report is None:  # else the reaper ends the agent's processes if we die
+                    watchdog = start_watchdog(proc.pid)
                 reader = threading.Thread(target=sink.pump, args=(proc.stdout,), daemon=True,
                                           name="ralph-agent-output")
                 reader.start()

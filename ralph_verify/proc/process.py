@@ -166,14 +166,13 @@ def own_process_group() -> dict[str, object]:
     return {"start_new_session": True, **({"preexec_fn": setup} if setup else {})}
 
 
-def start_watchdog(group: int, mark: str) -> subprocess.Popen[bytes] | None:
+def start_watchdog(group: int) -> subprocess.Popen[bytes] | None:
     """Start :mod:`ralph_verify.proc.watchdog` for the process group ``group`` (POSIX)."""
     if sys.platform == "win32" or not sys.executable or group <= 1:
         return None  # pragma: no cover - Windows: the job object of the console ends them
     from ralph_verify.proc import watchdog
     try:
-        return subprocess.Popen([sys.executable, "-I", "-S", watchdog.__file__, str(group),
-                                 mark],
+        return subprocess.Popen([sys.executable, "-I", "-S", watchdog.__file__, str(group)],
                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
     except OSError:  # pragma: no cover - no process left to start one

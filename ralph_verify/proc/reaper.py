@@ -3,7 +3,8 @@
 A daemon escapes the process group, its parent and the mark, so on Linux the agent runs
 under this small parent (``python -I -S reaper.py REPORT_FD GRACE -- ARGV``), the child
 subreaper of its tree. When the agent exits it ends what is left (TERM, GRACE, KILL) and
-reports what survived on a pipe: a ralph-verify killed with ``kill -9`` leaves no file."""
+reports what survived on a pipe; when ralph-verify dies (``kill -9`` runs no cleanup), its
+parent-death signal makes it end the whole tree at once."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import signal
 import sys
 import time
 
+_PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 _POLL_S = 0.02
 #: Lines the report holds at most: ralph-verify reads it once we have exited, so it must fit
@@ -20,11 +22,19 @@ _POLL_S = 0.02
 MAX_REPORTED = 100
 
 
-def _subreaper() -> None:
+def _prctl(option: int, value: int) -> None:
     with contextlib.suppress(OSError, AttributeError):
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+
+
+class _Orphaned(Exception):
+    """ralph-verify died: SIGTERM, our parent-death signal."""
+
+
+def _orphaned(signum: int, frame: object) -> None:
+    raise _Orphaned
 
 
 def _tree(root: int) -> list[int]:
@@ -93,7 +103,19 @@ def main(argv: list[str]) -> int:
         return 2  # ExitCode.USAGE_ERROR: run as 'python -I -S', this imports no ralph_verify
     report, grace, command = int(argv[1]), float(argv[2]), argv[4:]
     os.set_inheritable(report, False)  # the agent's tree must not hold the pipe open
-    _subreaper()
+    _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    # Started with SIGKILL as the parent-death signal: until here no agent runs to be ended.
+    signal.signal(signal.SIGTERM, _orphaned)
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    try:
+        return _run(report, grace, command)
+    except _Orphaned:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _end(signal.SIGKILL, 1.0)
+        return 1
+
+
+def _run(report: int, grace: float, command: list[str]) -> int:
     try:
         agent = os.posix_spawnp(command[0], command, os.environ)
     except OSError as exc:
