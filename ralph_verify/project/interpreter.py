@@ -38,19 +38,6 @@ def venv_python(venv: Path) -> Path:
     return venv / _BIN / f"python{_EXE}"
 
 
-def own_venv() -> Path | None:
-    """The virtual environment ralph-verify is installed in, if it runs from one."""
-    return Path(sys.prefix) if sys.prefix != sys.base_prefix else None
-
-
-def _same(a: Path, b: Path | None) -> bool:
-    if b is None:
-        return False
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
-
 
 def choose(root: Path, configured: object = None) -> Interpreter:
     """The project's interpreter, by the precedence in the module docstring."""
@@ -61,7 +48,8 @@ def choose(root: Path, configured: object = None) -> Interpreter:
     project = [(root / name, f"project {name}") for name in PROJECT_VENVS
                if venv_python(root / name).exists()]
     active = os.environ.get("VIRTUAL_ENV")
-    own_activated = active and project and _same(Path(active), own_venv())
+    own_activated = active and project and sys.prefix != sys.base_prefix \
+        and os.path.realpath(active) == os.path.realpath(sys.prefix)
     if active and venv_python(Path(active)).exists() and not own_activated:
         return Interpreter(str(venv_python(Path(active))), "activated $VIRTUAL_ENV")
     if project:

@@ -56,9 +56,11 @@ def _load(session_dir: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and data.get("version") == _VERSION else None
 
 
-def _snapshot(data: dict[str, Any]) -> snapshot.Snapshot:
-    return {rel: snapshot.Entry(int(e[0]), int(e[1]), str(e[2]))
+def _changed_since(root: Path, data: dict[str, Any]) -> list[str]:
+    """The files that changed since the map was made."""
+    then = {rel: snapshot.Entry(int(e[0]), int(e[1]), str(e[2]))
             for rel, e in (data.get("snapshot") or {}).items()}
+    return snapshot.changed(then, snapshot.take(root, then, use_git=(root / ".git").exists()))
 
 
 def plan(root: Path, session_dir: Path, files_changed: list[str]) -> tuple[Plan | None, str]:
@@ -66,9 +68,7 @@ def plan(root: Path, session_dir: Path, files_changed: list[str]) -> tuple[Plan 
     data = _load(session_dir)
     if data is None:
         return None, "no map of the tests' files yet"
-    then = _snapshot(data)
-    now = snapshot.take(root, then, use_git=(root / ".git").exists())
-    changed = sorted(set(snapshot.changed(then, now)) | set(files_changed))
+    changed = sorted(set(_changed_since(root, data)) | set(files_changed))
     if not changed:
         return None, "nothing changed since the map was made"
     names: list[str] = data["files"]
@@ -107,10 +107,7 @@ def tests_reaching(root: Path, session_dir: Path, lines: dict[str, list[int]]
     file, as the map's units cut it); ``None`` when the map cannot tell: there is none, it
     was made on another tree, or some test was not followed."""
     data = _load(session_dir)
-    if data is None or data.get("unfollowed"):
-        return None
-    then = _snapshot(data)
-    if snapshot.changed(then, snapshot.take(root, then, use_git=(root / ".git").exists())):
+    if data is None or data.get("unfollowed") or _changed_since(root, data):
         return None
     index = {name: number for number, name in enumerate(data["units"])}
     wanted: set[int] = set()
