@@ -41,21 +41,17 @@ def ralph_configure(config: Config) -> None:
 
 @hookimpl
 def ralph_verification_finish(config: Config, verification: Verification) -> None:
-    target = config.get("json")
-    if target is None:
-        return
-    data = {"schema_version": SCHEMA_VERSION, **verification.to_json()}
-    text = redact(json.dumps(redact_data(data), indent=2)) + "\n"
-    if target == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        write_text_atomic(Path(config.invocation_dir, target), text)
+    if config.get("json") is not None:
+        data = {"schema_version": SCHEMA_VERSION, **verification.to_json()}
+        _write(config, redact(json.dumps(redact_data(data), indent=2)) + "\n")
 
 
 def write_json(config: Config, data: object) -> None:
     """``data`` as JSON where ``--json`` says: stdout (``-``) or a file."""
-    text = json.dumps(data, indent=2) + "\n"
+    _write(config, json.dumps(data, indent=2) + "\n")
+
+
+def _write(config: Config, text: str) -> None:
     target = config.get("json")
     if target == "-":
         sys.stdout.write(text)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from ralph_verify.checks.tool_output import one_line
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
@@ -37,15 +35,10 @@ def status(config: Config) -> int:
 
     # The guard's refusals during this session (agenthook/pretool.py, .ralph/guard.jsonl).
     safety = safety_stats(config.root, data.started_at or None)
-    target = config.get("json")  # --json: declared by plugins/json_report.py
-    if target:
-        text = json.dumps({**encode(data), "safety": encode(safety)}, indent=2)
-        if target == "-":
-            print(text)
-        else:
-            from ralph_verify.state_files import write_text_atomic
+    if config.get("json"):  # --json: declared by plugins/json_report.py
+        from ralph_verify.plugins.json_report import write_json
 
-            write_text_atomic(config.invocation_dir / target, text + "\n")
+        write_json(config, {**encode(data), "safety": encode(safety)})
         return 0
     holder = state.lock_holder()
     if data.finished:

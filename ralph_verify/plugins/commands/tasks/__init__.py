@@ -8,7 +8,6 @@ cannot tell done from not done. ``tasks status`` shows the table of ``.ralph/tas
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Generator
 from typing import TYPE_CHECKING
@@ -22,6 +21,7 @@ from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
 from ralph_verify.plugins.commands import tasks_manage
 from ralph_verify.plugins.commands.tasks_manage import load as load
+from ralph_verify.plugins.json_report import write_json
 from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
@@ -202,14 +202,9 @@ def _read_state(config: Config) -> TasksState | None:
 
 
 def _write_json(config: Config, state: TasksState | None) -> bool:
-    target = config.get("json")
-    if target is None or state is None:
+    if config.get("json") is None or state is None:
         return False
-    text = json.dumps(state.public_json(), indent=2) + "\n"
-    if target == "-":
-        sys.stdout.write(text)
-    else:
-        write_text_atomic(config.invocation_dir / str(target), text)
+    write_json(config, state.public_json())
     return True
 
 
