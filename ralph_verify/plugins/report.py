@@ -35,15 +35,19 @@ def write_report(ralph_dir: Path, output: Path | None = None,
     return target
 
 
-@hookimpl
-def ralph_session_finish(session: Session) -> None:
+def _write_and_say(config: Config, ralph_dir: Path) -> None:
     try:
-        target = write_report(session.dir)
+        target = write_report(ralph_dir)
     except Exception as exc:  # a report must never change how a run ends
         print(f"ralph-verify: could not write the report: {type(exc).__name__}: {exc}",
               file=sys.stderr)
         return
-    session.config.hook.ralph_report_line(config=session.config, line=f"report: {target}")
+    config.hook.ralph_report_line(config=config, line=f"report: {target}")
+
+
+@hookimpl
+def ralph_session_finish(session: Session) -> None:
+    _write_and_say(session.config, session.dir)
 
 
 @hookimpl
@@ -52,10 +56,4 @@ def ralph_report_tasks(config: Config, tasks: TasksState) -> None:
     ralph_dir = tasks.folder.parent
     if not (ralph_dir / "state.json").exists():
         return  # no task ran a session (every one was done already)
-    try:
-        target = write_report(ralph_dir)
-    except Exception as exc:  # a report must never change how a run ends
-        print(f"ralph-verify: could not write the report: {type(exc).__name__}: {exc}",
-              file=sys.stderr)
-        return
-    config.hook.ralph_report_line(config=config, line=f"report: {target}")
+    _write_and_say(config, ralph_dir)
