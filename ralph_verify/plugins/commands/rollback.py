@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
 from ralph_verify.errors import UsageError
@@ -42,14 +44,20 @@ def rollback(config: Config) -> int:
         raise UsageError(f"rollback commits onto the session's own branch {own}, but HEAD is "
                          f"on {here or 'a detached HEAD'}: 'git switch {own}' first (your "
                          "other branches are never rolled back)")
-    dirty = git.dirty_paths(config.root)
+    where = restore_as_commit(config.root, commit, f"ralph: rollback to iteration {number} "
+                                                   f"({commit[:10]})")
+    print(f"restored the tree of iteration {number} (commit {commit[:10]}) {where} on "
+          f"{git.current_branch(config.root) or 'a detached HEAD'}")
+    return 0
+
+
+def restore_as_commit(root: Path, commit: str, message: str) -> str:
+    """``commit``'s tree as a new commit, never over uncommitted changes; says where."""
+    dirty = git.dirty_paths(root)
     if dirty:
         raise UsageError(f"uncommitted changes ({', '.join(dirty[:5])}"
                          f"{' ...' if len(dirty) > 5 else ''}) would be overwritten: commit "
                          "or stash them first")
-    git.restore_tree(config.root, commit)
-    new = git.commit_all(config.root, f"ralph: rollback to iteration {number} ({commit[:10]})")
-    where = f"as commit {new[:10]}" if new else "(the tree was already the same)"
-    print(f"restored the tree of iteration {number} (commit {commit[:10]}) {where} on "
-          f"{git.current_branch(config.root) or 'a detached HEAD'}")
-    return 0
+    git.restore_tree(root, commit)
+    new = git.commit_all(root, message)
+    return f"as commit {new[:10]}" if new else "(the tree was already the same)"

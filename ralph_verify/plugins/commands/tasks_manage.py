@@ -126,6 +126,7 @@ def change(config: Config, action: str) -> int:
 
 def rollback(config: Config) -> int:
     """``tasks rollback ID``: the tree of before the task, as a new commit."""
+    from ralph_verify.plugins.commands.rollback import restore_as_commit
     from ralph_verify.project import git
 
     state = _state(config)
@@ -141,21 +142,14 @@ def rollback(config: Config) -> int:
         raise UsageError(f"tasks rollback {task_id}: {here} does not hold the task list's "
                          f"history (no {base[:10]}): switch to the branch the list ran on "
                          "first") from None
-    dirty = git.dirty_paths(config.root)
-    if dirty:
-        raise UsageError(f"uncommitted changes ({', '.join(dirty[:5])}"
-                         f"{' ...' if len(dirty) > 5 else ''}) would be overwritten: commit "
-                         "or stash them first")
     later = started_since(state, task_id)
-    git.restore_tree(config.root, base)
-    new = git.commit_all(config.root, f"ralph: rollback to before task {task_id} "
-                                      f"({base[:10]})\n\nRalph-Task: {task_id}\n")
+    where = restore_as_commit(config.root, base, f"ralph: rollback to before task {task_id} "
+                                                 f"({base[:10]})\n\nRalph-Task: {task_id}\n")
     for other in later:
         state.set(other, "todo", f"rolled back to before {task_id}", iterations=0,
                   cost_usd=0.0, commit=None, duration_s=0.0, fingerprint="", base=None)
     state.verdict = None
     state.save()
-    where = f"as commit {new[:10]}" if new else "(the tree was already the same)"
     print(f"restored the tree of before task {task_id} ({base[:10]}) {where}; todo again: "
           f"{', '.join(later)}; 'ralph-verify run --tasks {state.file} --resume' goes on")
     return 0
