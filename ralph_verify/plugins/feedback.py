@@ -60,7 +60,7 @@ class Group:
                                            else with_detail) else ""
         if detail:
             quoted += ["", detail]
-        return f"- {_count(count, 'failure')}{tag}:\n" + _fence("\n".join(quoted), indent="  ")
+        return f"- {_count(count, 'failure')}{tag}:\n" + fence("\n".join(quoted), indent="  ")
 
     @property
     def has_detail(self) -> bool:
@@ -81,7 +81,8 @@ def _clip(text: str) -> str:
     return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 3] + "..."
 
 
-def _fence(text: str, indent: str = "") -> str:
+def fence(text: str, indent: str = "") -> str:
+    """A ```text block no run of backticks inside can close."""
     ticks = "```"
     while ticks in text:
         ticks += "`"
@@ -100,13 +101,13 @@ def groups_of(result: CheckResult) -> list[Group]:
 
 def _check_heading(result: CheckResult) -> str:
     heading = f"## {one_line(result.spec, 200)}: {result.status.value}"
-    return heading + ("\n" + _fence(one_line(result.summary)) if result.summary.strip() else "")
+    return heading + ("\n" + fence(one_line(result.summary)) if result.summary.strip() else "")
 
 
 def _error_section(result: CheckResult) -> str:
     text = f"{_check_heading(result)}\nThe check could not decide; fix what stops it first."
     if result.output:
-        text += "\n" + _fence(_clip(result.output))
+        text += "\n" + fence(_clip(result.output))
     return text
 
 

@@ -7,7 +7,6 @@ tasks is appended. Values are escaped as the runner unescapes them."""
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING
 from ralph_verify.checks.api import Failure, Status
 from ralph_verify.display import tally
 from ralph_verify.markers import hookimpl
+from ralph_verify.plugins.feedback import fence
 from ralph_verify.redact import cut, redact
 
 if TYPE_CHECKING:
@@ -125,11 +125,8 @@ def checks_table(verification: Verification) -> str:
 def _feedback_block(verification: Verification) -> str:
     if verification.passed:
         return ""
-    # A fence longer than any run of backticks inside cannot be closed by the feedback.
-    longest = max((len(run) for run in re.findall("`+", verification.feedback)), default=0)
-    fence = "`" * max(4, longest + 4)
-    return (f"\n<details><summary>Feedback</summary>\n\n{fence}text\n"
-            f"{redact(verification.feedback)}\n{fence}\n\n</details>\n")
+    return (f"\n<details><summary>Feedback</summary>\n\n{fence(redact(verification.feedback))}"
+            "\n\n</details>\n")
 
 
 def verification_summary(verification: Verification) -> str:
