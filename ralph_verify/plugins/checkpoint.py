@@ -1,10 +1,6 @@
 """Git checkpoints: a session branch, one commit per iteration, and ``rollback``.
 
-A session works on ``ralph/<session-id>`` (``--branch-prefix``, ``--no-branch``) and commits
-the agent's changes after each iteration (``--no-commit``), only ever on that branch (through
-a temporary index when the agent checked out another; hook mode never switches). The user's
-uncommitted changes are never discarded or committed silently (``--allow-dirty``). A recovery
-point (:mod:`ralph_verify.loop.recovery`) backs up every ref before the agent runs."""
+The user's uncommitted changes are never discarded or committed silently (docs/safety.md)."""
 
 from __future__ import annotations
 
@@ -49,8 +45,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 
 def _state(session: Session) -> CheckpointState:
-    """The plugin's state, held live in ``session.plugin_state`` (encoded with the session's
-    records when they are written; read back from its JSON on ``--resume``)."""
+    """The plugin's state, held live in ``session.plugin_state``."""
     state = CheckpointState.of(session.plugin_state)
     session.plugin_state[NAME] = state
     return state
@@ -60,8 +55,7 @@ def _say(session: Session, text: str) -> None:
     session.config.hook.ralph_report_line(config=session.config, line=text)
 
 
-#: Names of files that hold secrets (``fnmatch`` on the file's name), and the templates of
-#: them meant to be committed.
+#: Names of files that hold secrets, and the templates of them meant to be committed.
 SECRET_NAMES = (".env", ".env.*", "*.pem", "*.key", "*.p12", "*.pfx", "id_rsa*", "id_dsa*",
                 "id_ecdsa*", "id_ed25519*", ".netrc", ".pypirc", ".npmrc", "credentials*",
                 "*.keystore", "*.jks")
@@ -89,12 +83,16 @@ def _listing(paths: list[str]) -> str:
     return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
 
 
+def _branch_name(session: Session) -> str:
+    return f"{session.config.get('branch_prefix')}{session.id}"
+
+
 def _check_branch_name(session: Session) -> None:
     """The session branch's name, as ``--branch-prefix`` makes it, is one git accepts."""
     config = session.config
     if session.resumed or config.get("no_branch") or not git.is_repo(session.root):
         return
-    branch = f"{config.get('branch_prefix')}{session.id}"
+    branch = _branch_name(session)
     if not git.git(session.root, "check-ref-format", "--branch", branch, check=False).strip():
         raise UsageError(f"--branch-prefix {config.get('branch_prefix')!r} (from "
                          f"{config.source_of('branch-prefix')}) makes the session branch "
@@ -105,8 +103,7 @@ def _check_branch_name(session: Session) -> None:
 @hookimpl
 def ralph_session_prepare(session: Session) -> None:
     """Refuse a dirty tree before anything is spent; on resume, get back on the branch.
-    Not in hook mode: the agent works on the user's branch (see ``_start_beside``); but a
-    branch name git refuses is said there too, before the baseline is spent."""
+    Hook mode has no switch (``_start_beside``), but a bad branch name is said there too."""
     _check_branch_name(session)
     if session.mode != "run":
         return
@@ -185,7 +182,7 @@ def ralph_session_start(session: Session) -> None:
                   f"{'are' if kept else 'is'} kept in {point.dir}; 'ralph-verify recover' "
                   f"restores {'them' if kept else 'it'}")
     if not config.get("no_branch"):
-        branch = f"{config.get('branch_prefix')}{session.id}"
+        branch = _branch_name(session)
         git.switch_new_branch(root, branch)
         state.branch = branch
         _say(session, f"working on the new branch {branch} (from {state.from_branch})")
@@ -231,28 +228,25 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
     name_task = session.config.stash.get(TASK_COMMIT_KEY)
     if name_task is not None and verification.passed:  # run --tasks: this commit completes it
         message = name_task(message)
-    if beside:
-        sha = _commit_on(session.root, str(state.branch), iteration.files_changed, message)
-        if sha is None:
-            _say(session, f"WARNING: the session's branch {state.branch} is gone; this "
-                          "iteration's changes are not committed")
-            return
-        state.commits[str(iteration.number)] = iteration.commit = sha
-        state.last_commit = sha
-        _backup(session, state)
-        return
     own = state.branch or state.from_branch
-    trouble = git_trouble(session, state, own)
-    if trouble:
+    if beside:
+        sha = _commit_on(session, str(state.branch), iteration.files_changed, message)
+    elif trouble := git_trouble(session, state, own):
         # Stop at once (ralph_iteration_verdict): nothing the loop says may claim the work
         # is on a branch the agent deleted, rewound or left.
         state.broken = BrokenCheckpoint(iteration.number, trouble)
         return
-    where = git.current_branch(session.root)
-    if own and where != own:
-        # What differs from the branch the agent is on is its work: the files the checkout
-        # itself removed or changed (the user's, on the session's branch) are not.
-        sha = _commit_elsewhere(session, own, where, git.dirty_paths(session.root), message)
+    elif own and (where := git.current_branch(session.root)) != own:
+        # The agent left the session's branch: its changes go onto it through a temporary
+        # index, moving neither HEAD nor the branch the agent is on. What differs from that
+        # branch is its work: the files the checkout itself changed (the user's) are not.
+        state.left_branch = where or "a detached HEAD"
+        sha = _commit_on(session, own, git.dirty_paths(session.root),
+                         message + f" (the agent was on {state.left_branch})")
+        if sha:
+            _say(session, f"WARNING: the agent left the session's branch {own} for "
+                          f"{state.left_branch}; its changes were committed on {own} as "
+                          f"{sha[:10]}, {where or 'HEAD'} was not touched")
         if sha and state.branch == own:
             git.git(session.root, "switch", "-q", "-f", own)  # its changes are on own now
             state.broken = BrokenCheckpoint(iteration.number, (
@@ -262,9 +256,9 @@ def ralph_iteration_end(session: Session, iteration: Iteration,
     else:
         sha = git.commit_paths(session.root, iteration.files_changed, message)
         sha = sha or git.head(session.root)
-    state.commits[str(iteration.number)] = sha
-    state.last_commit = sha
-    iteration.commit = sha
+    if sha is None:
+        return
+    state.commits[str(iteration.number)] = iteration.commit = state.last_commit = sha
     _backup(session, state)
 
 
@@ -274,8 +268,7 @@ def git_trouble(session: Session, state: CheckpointState, own: str | None) -> st
     from ralph_verify.loop.recovery import is_ancestor
 
     root = session.root
-    point = f"; recovery point {state.recovery} ('ralph-verify recover')" \
-        if state.recovery else ""
+    point = _recovery_note(state)
     if not (root / ".git").exists() or not git.is_repo(root):
         return f"the agent deleted the git repository (.git){point}"
     commits = state.commits
@@ -295,6 +288,10 @@ def git_trouble(session: Session, state: CheckpointState, own: str | None) -> st
                 f"{(start or '?')[:10]}; 'git reset --hard {last}' on {own} brings the "
                 f"checkpoint back{point}")
     return None
+
+
+def _recovery_note(state: CheckpointState) -> str:
+    return f"; recovery point {state.recovery} ('ralph-verify recover')" if state.recovery else ""
 
 
 def _moved_from_branch(session: Session, state: CheckpointState) -> str:
@@ -318,50 +315,34 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
     return None
 
 
-def _commit_elsewhere(session: Session, own: str, where: str | None, paths: list[str],
-                      message: str) -> str | None:
-    """The agent left the session's branch: record its changes on the session's branch
-    through a temporary index, moving neither HEAD nor the branch the agent is on."""
-    state = _state(session)
-    state.left_branch = where or "a detached HEAD"
-    sha = _commit_on(session.root, own, paths,
-                     message + f" (the agent was on {state.left_branch})")
-    if sha is None:
-        _say(session, f"WARNING: the session's branch {own} is gone; this iteration's "
-                      "changes are not committed")
-        return None
-    _say(session, f"WARNING: the agent left the session's branch {own} for "
-                  f"{state.left_branch}; its changes were committed on {own} as {sha[:10]}, "
-                  f"{where or 'HEAD'} was not touched")
-    return sha
-
-
 def _start_beside(session: Session, state: CheckpointState, point: Point) -> None:
     """Hook mode: the session branch starts at the user's tip (plus their uncommitted work,
     as its own commit, the recovery point's); HEAD, the index and the user's branch stay."""
     config = session.config
     if point.tip is None or config.get("no_commit") or config.get("no_branch"):
         return
-    branch = f"{config.get('branch_prefix')}{session.id}"
+    branch = _branch_name(session)
     base = point.work if point.dirty else point.tip
     earlier = config.stash.get(TASK_BRANCH_KEY)  # start --tasks: the list's one branch
     tip = earlier and git.branch_tip(session.root, earlier)
     if earlier and tip:
-        state.branch, state.beside = earlier, True
-        state.commits["0"] = tip
-        return
-    git.git(session.root, "update-ref", f"refs/heads/{branch}", base, "")
+        branch, base = earlier, tip
+    else:
+        git.git(session.root, "update-ref", f"refs/heads/{branch}", base, "")
     state.branch, state.beside = branch, True
     state.commits["0"] = base
 
 
-def _commit_on(root: Path, branch: str, paths: list[str], message: str) -> str | None:
+def _commit_on(session: Session, branch: str, paths: list[str], message: str) -> str | None:
     """Commit ``paths`` as they are in the tree on top of ``branch``, through a temporary
     index (HEAD and the index stay); the branch's new tip, or None if the branch is gone."""
     from ralph_verify.loop import recovery
 
+    root = session.root
     tip = git.branch_tip(root, branch)
     if not tip:
+        _say(session, f"WARNING: the session's branch {branch} is gone; this iteration's "
+                      "changes are not committed")
         return None
     paths = [p for p in paths if not git.is_noise(p)]
     if not paths:
@@ -408,23 +389,17 @@ def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
 def describe(data: object) -> str:
     """For ``status``."""
     state = of_json(CheckpointState, data)
-    if state.git is None:  # ralph_session_prepare did nothing: the Stop-hook mode
-        text = "the session works on your own branch"
-        if state.beside:
-            text += (f"; {len(state.commits)} checkpoint(s) on branch "
-                     f"{state.branch} beside it ('git switch {state.branch}', then "
-                     "'ralph-verify rollback N' restores iteration N)")
-        else:
-            text = "no checkpoints: " + text
-        return text + (f"; recovery point {state.recovery} ('ralph-verify recover')"
-                       if state.recovery else "")
-    if not state.git:
+    if state.git is False:
         return "not a git repository"
-    commits = state.commits
-    text = (f"branch {state.branch or '(current)'}, {len(commits)} checkpoint(s); "
-            "'ralph-verify rollback N' restores iteration N")
-    if state.recovery:
-        text += f"; recovery point {state.recovery} ('ralph-verify recover')"
+    recovery = _recovery_note(state)
+    if state.git is None:  # ralph_session_prepare did nothing: the Stop-hook mode
+        if not state.beside:
+            return "no checkpoints: the session works on your own branch" + recovery
+        return (f"the session works on your own branch; {len(state.commits)} checkpoint(s) "
+                f"on branch {state.branch} beside it ('git switch {state.branch}', then "
+                f"'ralph-verify rollback N' restores iteration N){recovery}")
+    text = (f"branch {state.branch or '(current)'}, {len(state.commits)} checkpoint(s); "
+            f"'ralph-verify rollback N' restores iteration N{recovery}")
     if state.left_branch:
         text += f"; the agent left the session's branch for {state.left_branch}"
     return text
