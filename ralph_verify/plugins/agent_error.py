@@ -2,12 +2,8 @@
 exit, timeout, idle timeout) ``--max-agent-failures`` times in a row (default 3), or its own
 sandbox or permission mode refused its writes two turns in a row.
 
-A refused write (``AgentResult.refused``, read from the agent's transcript in both drivers)
-is said to the user once, with the flag that allows it, and to the model in the next prompt;
-a second refused turn in a row ends the loop with that advice instead of a stall.
-
-A run the model service turned away (rate limit, outage) is not a failure: it is
-waited for and retried within its iteration (:mod:`ralph_verify.agents.retry`)."""
+A refused write is said once to the user, with the flag that allows it, and to the model in
+the next prompt. Rate limits and outages are retried (:mod:`ralph_verify.agents.retry`)."""
 
 from __future__ import annotations
 

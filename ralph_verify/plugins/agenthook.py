@@ -1,8 +1,5 @@
-"""Hook mode: the loop driven by the agent's own Stop hook, the safety guard, ``init``.
-
-Its settings and ``init`` targets (the commands are the ``start``, ``agent_hook`` and ``slash``
-plugins). A hook never fails its agent: whatever goes wrong, it exits 0 without blocking and
-says why (:mod:`ralph_verify.hookmode.protocol`)."""
+"""Hook mode's settings and ``init AGENT`` targets: the loop driven by the agent's own Stop
+hook, and the safety guard (the commands are ``start``, ``agent_hook`` and ``slash``)."""
 
 from __future__ import annotations
 

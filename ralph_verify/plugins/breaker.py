@@ -1,9 +1,8 @@
 """The stall breaker: stop a loop that keeps failing the same way, before it burns money.
 
-A circuit in ``session.plugin_state["breaker"]``: ``closed`` counts runs of iterations with
-the same errors, no change or no progress (each threshold 0 turns its rule off);
-``half-open`` warns the agent in the next prompt; ``open`` proposes ``stalled``. Progress is
-measured from the checks (failures, distance to a threshold), never read from the agent."""
+A circuit: ``closed`` counts iterations with the same errors, no change or no progress;
+``half-open`` warns the agent; ``open`` proposes ``stalled``. Progress is measured from the
+checks, never read from the agent."""
 
 from __future__ import annotations
 

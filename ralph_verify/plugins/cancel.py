@@ -1,9 +1,5 @@
-"""``cancelled``: the user asked to stop (Ctrl-C, SIGTERM, ``ralph-verify cancel``).
-
-A cancel during the agent's turn stops the loop at once (the core kills the
-agent's process group); one that arrives while the checks run is answered
-here, as soon as the verification is done.
-"""
+"""``cancelled``: a stop asked (Ctrl-C, SIGTERM, ``ralph-verify cancel``) while the checks
+ran, answered once they are done (during the agent's turn the core stops at once)."""
 
 from __future__ import annotations
 

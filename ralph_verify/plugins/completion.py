@@ -1,10 +1,5 @@
-"""Completion and the promise protocol: ``complete`` when every check passes, ``blocked``
-when the agent says it cannot go on.
-
-``<promise>COMPLETE</promise>`` alone never ends the loop: it is a claim the
-checks must confirm (``promise`` in ``--until`` makes the claim required too).
-A claim the checks refute is pointed out in the next prompt.
-"""
+"""``complete`` when every check passes, ``blocked`` when the agent says it cannot go on;
+``<promise>COMPLETE</promise>`` alone is a claim the checks must confirm."""
 
 from __future__ import annotations
 

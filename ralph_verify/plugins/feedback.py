@@ -1,16 +1,8 @@
 """The built-in feedback: failures folded by fingerprint, ranked, quoted, within a budget.
 
-The text is what ``check`` prints under "Feedback" and what the loop gives the
-agent. Tool output can be written by code the agent edits, so all of it -- failure
-messages and locations as much as excerpts and summaries -- is quoted in fenced
-blocks under a heading that says it is output, never as instructions; our own
-words (counts, headings, the closing line) stay outside the fences. Secret-looking
-environment values are redacted before anything is cut.
-
-The budget is shared in rounds: every failing check and every root cause
-(fingerprint group) gets its line before any group gets its excerpt, and the
-closing line says exactly what was left out, per check.
-"""
+Tool output can be written by code the agent edits, so all of it is quoted in fences as
+data, never as instructions, and redacted before it is cut. The budget is shared in rounds:
+every check and root cause gets its line before any gets its excerpt."""
 
 from __future__ import annotations
 

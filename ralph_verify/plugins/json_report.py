@@ -1,9 +1,5 @@
-"""``--json [FILE]``: the verification as JSON, on stdout or in a file.
-
-The document is data: ``schema_version`` (raised when a field changes meaning or goes),
-``passed``, and per check its status, counts, metric and failures (location, message,
-code, excerpt). ``feedback`` is the one text in it: what an agent would read next.
-"""
+"""``--json [FILE]``: the verification as JSON (``schema_version``, per check its status,
+counts, metric and failures; ``feedback``), on stdout or in a file."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The loop's built-in implementations: ``ralph_runloop`` and ``ralph_run_iteration``.
-
-Both drivers (``run`` and the agent's Stop hook) call them through ``pm.hook``; a plugin
-can replace either, as pytest's ``pytest_runtestloop``.
-"""
+"""The loop's built-in ``ralph_runloop`` and ``ralph_run_iteration``, for both drivers; a
+plugin can replace either, as pytest's ``pytest_runtestloop``."""
 
 from __future__ import annotations
 

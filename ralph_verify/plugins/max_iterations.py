@@ -1,9 +1,6 @@
 """``max-iterations``: a session ends after ``--max-iterations`` iterations (default 20).
 
-The one place the limit is decided: the loop itself runs until a policy ends it, so with
-``-p no:max_iterations`` a session has no iteration limit (the breaker, the budget and the
-agent-failure count still end it).
-"""
+The one place the limit is decided: ``-p no:max_iterations`` means no iteration limit."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
 """``--notify URL`` / ``--notify-cmd CMD``: say how a session ended, to whoever is asleep.
 
-Overnight loops end while nobody looks. When a session ends — complete, stalled, blocked,
-out of budget, or any other verdict — a JSON summary is POSTed to each ``--notify`` URL
-(its ``text`` field makes it a Slack/Mattermost/Teams-style incoming-webhook message as it
-is) and piped to each ``--notify-cmd`` command on stdin. A notification that fails is
-logged (stderr and ``.ralph/notify.log``) and never changes how the session ends.
-"""
+A JSON summary (its ``text`` a Slack-style webhook message) is POSTed or piped; a failure is
+logged to ``.ralph/notify.log`` and never changes how the session ends."""
 
 from __future__ import annotations
 

@@ -31,12 +31,8 @@ _WANTED = ("OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT",
 
 
 def _available() -> bool:
-    """Whether tracing is wanted and the OpenTelemetry API can be imported.
-
-    Wanted: telemetry is already set up in this process (``opentelemetry-instrument``, an
-    embedding program), or the standard variables ask for an exporter. Otherwise nothing is
-    imported, and start-up stays as fast as without the extra.
-    """
+    """Whether tracing is wanted (OpenTelemetry already imported, or an exporter asked for)
+    and the OpenTelemetry API can be imported; otherwise nothing is imported."""
     if "opentelemetry" not in sys.modules and not any(os.environ.get(v) for v in _WANTED):
         return False
     try:

@@ -1,8 +1,5 @@
-"""``promise:TEXT``: the agent must print ``<promise>TEXT</promise>`` in that iteration.
-
-Judged only in a loop (``run``), from the promise tags the loop found in the
-agent's own new output; ``check`` skips it.
-"""
+"""``promise:TEXT``: the agent must print ``<promise>TEXT</promise>`` in that iteration;
+judged only in a loop, ``check`` skips it."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""``.ralph/report.html``: written at the end of every ``run``, and by ``ralph-verify report``.
-
-The page is built from the session's files only (see :mod:`ralph_verify.reports`),
-so it can be written again at any time, also for a session that crashed.
-Disable it with ``-p no:report``; the command is :mod:`ralph_verify.plugins.commands.report`.
-"""
+"""``.ralph/report.html``: written at the end of every ``run``, and by ``ralph-verify report``,
+from the session's files only, so also for a session that crashed."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
 """The agent under bubblewrap: ``sandbox = "auto"`` (the default), ``--sandbox``, ``--no-sandbox``.
 
-``auto`` puts each agent run in the sandbox where bubblewrap can create namespaces on this
-machine, and where it cannot says why at the start of the run and again at its end;
-``--sandbox`` (``"on"``) insists and stops before the baseline when it cannot;
-``--no-sandbox`` (``"off"``) runs the agent as it is. A failure of the sandbox itself (not
-of the agent) ends the run at once as ``agent-error`` with bubblewrap's message. See
-:mod:`ralph_verify.guard.sandbox` and docs/safety.md.
-"""
+``auto`` says why when bubblewrap cannot work here; ``on`` stops before the baseline then. A
+failure of the sandbox itself ends the run as ``agent-error`` (docs/safety.md)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""The human report of ``check`` and ``run``: the one thing that writes it, fed by hooks.
-
-As pytest's ``TerminalReporter``: the commands with output options (scope ``output``:
-``check``, ``run``) get a :class:`TerminalReporter` registered at configure time, and it
-turns the reporting hooks (``ralph_report_*``, the session's and iteration's hooks) into
-lines, plus the live status line on a terminal (:class:`~ralph_verify.display.Display`).
-The core and the other plugins never print the report themselves, so ``-p no:terminal``
-silences it for both commands; ``--json``, files and ``ERROR:`` lines on stderr stay.
-The Stop hook's commands have no output scope: their stdout belongs to the agent.
-"""
+"""The human report of ``check`` and ``run``, as pytest's ``TerminalReporter``: the one
+writer of it, fed by the reporting hooks, so ``-p no:terminal`` silences it. The Stop hook's
+commands have no output scope: their stdout belongs to the agent."""
 
 from __future__ import annotations
 
@@ -49,15 +42,11 @@ def colour_wanted(stream: TextIO, mode: str | None = "auto") -> bool:
     return bool(hasattr(stream, "isatty") and stream.isatty())
 
 
-def _paint(text: str, status: Status, stream: TextIO, mode: str | None) -> str:
-    if not colour_wanted(stream, mode):
-        return text
-    return f"\x1b[{_COLOURS[status]}m{text}\x1b[0m"
-
-
 def result_line(result: CheckResult, stream: TextIO, width: int = 10,
                 colour: str | None = "auto") -> str:
-    label = _paint(f"{result.status.value.upper():<7}", result.status, stream, colour)
+    label = f"{result.status.value.upper():<7}"
+    if colour_wanted(stream, colour):
+        label = f"\x1b[{_COLOURS[result.status]}m{label}\x1b[0m"
     summary = " ".join(result.summary.split())
     timing = "cached" if result.cached else f"{result.duration_s:.2f}s"
     return f"{label} {result.spec:<{width}} {summary}  ({timing})"
@@ -73,8 +62,6 @@ def summary_line(verification: Verification) -> str:
     by_status: dict[Status, list[str]] = {}
     for result in verification.results:
         by_status.setdefault(result.status, []).append(result.spec)
-    words = {Status.FAILED: "failed", Status.ERROR: "errored", Status.PASSED: "passed",
-             Status.SKIPPED: "skipped"}
     parts: list[str] = []
     for status in (Status.FAILED, Status.ERROR, Status.PASSED, Status.SKIPPED):
         names = by_status.get(status, [])
@@ -89,7 +76,8 @@ def summary_line(verification: Verification) -> str:
         else:
             count = f"{len(names)} of {total} {noun}"
         named = f" ({', '.join(names)})" if status in (Status.FAILED, Status.ERROR) else ""
-        parts.append(f"{count} {words[status]}{named}")
+        word = "errored" if status is Status.ERROR else status.value
+        parts.append(f"{count} {word}{named}")
     cached = sum(result.cached for result in verification.results)
     if cached:
         parts.append(f"{cached} cached")
@@ -191,7 +179,7 @@ class TerminalReporter:
     def display(self) -> Display:
         if self._display is None:
             stream = self.config.stash.get(REPORT_STREAM_KEY) or output_stream(self.config)
-            self._display = Display(stream, quiet=self._quiet())
+            self._display = Display(stream, quiet=self.verbosity <= -2)
         return self._display
 
     def close(self) -> None:
@@ -208,9 +196,6 @@ class TerminalReporter:
     def verbosity(self) -> int:
         """pytest's: ``-v`` adds one, ``-q`` takes one away; ``-qq`` prints nothing."""
         return int(self.config.get("verbose")) - int(self.config.get("quiet"))
-
-    def _quiet(self) -> bool:
-        return self.verbosity <= -2
 
     @hookimpl
     def ralph_report_verification_start(self, checks: Sequence[Check]) -> None:

@@ -1,8 +1,7 @@
 """``ralph-verify hook ACTION``: run as the agent's Stop hook or PreToolUse guard.
 
-An agent reads exit 2 as "block", so an ordinary usage error would trap its session: this
-plugin wraps the whole ``hook`` command line and turns any failure into exit 0 with the reason
-in ``.ralph/hook.log`` (:func:`~ralph_verify.hookmode.protocol.let_the_agent_go_on`)."""
+An agent reads exit 2 as "block": any failure of ``hook`` becomes exit 0, the reason logged
+in ``.ralph/hook.log``."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""``ralph-verify check``: verify the project once, without an agent (CI, pre-commit, hooks).
-
-``--until`` and ``-q`` are declared here because ``check`` is the command every other
-one that verifies (``run``, ``start``) shares them with (scope ``verify``, ``output``).
-"""
+"""``ralph-verify check``: verify the project once, without an agent (CI, pre-commit, hooks);
+and the options every verifying command shares (``--until``, ``-q``, ``-v``)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""``ralph-verify recover [SESSION]``: restore what a session's recovery point kept.
-
-Every ref and stash entry, the user's branch tip and uncommitted work are kept outside the
-tree when a session starts and at each checkpoint (:mod:`ralph_verify.loop.recovery`), for
-after an agent deleted ``.git`` or branches, reset, cleared the stash or cleaned.
-"""
+"""``ralph-verify recover [SESSION]``: restore what a session's recovery point kept
+(:mod:`ralph_verify.loop.recovery`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""``ralph-verify slash``: the ``/ralph-verify`` command of the Claude Code plugin.
-
-The user's words arrive as raw text on stdin, so no shell ever parses them.
-"""
+"""``ralph-verify slash``: the ``/ralph-verify`` command of the Claude Code plugin; the
+user's words arrive as raw text on stdin, so no shell ever parses them."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""``ralph-verify start``: record a loop that the agent's own Stop hook drives.
-
-Run inside Claude Code, Codex, Qwen Code, Gemini CLI or Copilot CLI; the work is in
-:mod:`ralph_verify.hookmode.session`.
-"""
+"""``ralph-verify start``: record a loop that the agent's own Stop hook drives
+(:mod:`ralph_verify.hookmode.session`)."""
 
 from __future__ import annotations
 

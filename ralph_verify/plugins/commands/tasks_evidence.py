@@ -1,11 +1,6 @@
-"""``fail-to-pass:BASE``: the evidence of a task with no check of its own.
-
-Such a task (a PRD story whose only criterion is "Typecheck passes") is done only on tests
-added or changed since BASE, the tree as it was when the task started, that fail on that
-tree and pass now (SWE-bench's FAIL_TO_PASS). Both runs take only those test files; the
-one on BASE's product code runs in a private judging tree
-(:func:`~ralph_verify.project.judging_tree.judging_tree`), the user's tree is never written.
-"""
+"""``fail-to-pass:BASE``: the evidence of a task with no check of its own: tests added or
+changed since BASE that fail on BASE's tree and pass now (SWE-bench's FAIL_TO_PASS). BASE's
+run is in a private judging tree; the user's tree is never written."""
 
 from __future__ import annotations
 

@@ -1,14 +1,5 @@
 """``tasks export|retry|skip|reset|rollback`` and ``tasks status --watch``: what a person does
-to a task list between (or while watching) runs. Only ``.ralph/tasks/state.json`` and the
-tree change; the task file itself is only written by ``export`` when asked to.
-
-- ``tasks retry ID``: a failed, blocked or skipped task (and what was skipped because of
-  it) is ``todo`` again; ``run --tasks FILE --resume`` takes it.
-- ``tasks skip ID``: the task is ``skipped``, as ``skip`` in the file: it holds nothing up.
-- ``tasks reset ID``: the task is ``todo`` again, its row forgotten (verified afresh).
-- ``tasks rollback ID``: the tree of before the task's first iteration, as a new commit;
-  the task and every task started after it are ``todo`` again.
-"""
+to a task list between runs (docs/tasks.md). The task file is only written by ``export``."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
 """``ralph-verify tasks check FILE`` / ``tasks status`` and ``run --tasks FILE``.
 
-``tasks check`` validates a task file, shows the order, runs every task's checks now (one
-verification, one pytest run) and names each task whose checks pass already: such a task
-cannot tell done from not done. ``tasks status`` shows the table of ``.ralph/tasks/``.
-``run --tasks`` is refused (exit 2) before anything runs when the file is bad.
+``tasks check`` names each task whose checks pass already: it cannot tell done from not done.
 """
 
 from __future__ import annotations

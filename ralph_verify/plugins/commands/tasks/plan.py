@@ -1,10 +1,5 @@
-"""``ralph-verify tasks plan SPEC.md -o tasks.toml --agent NAME``: verified planning.
-
-The agent is run by the one loop on a planning prompt until ``tasks check`` passes on the
-file it wrote: the file is valid, its graph has no cycle, every task has checks of its own,
-and every task's checks fail on today's tree (each task is real work). The plan, too, is
-done when a check says so -- here the check is ``cmd:"ralph-verify tasks check FILE"``.
-"""
+"""``ralph-verify tasks plan SPEC.md -o tasks.toml --agent NAME``: the agent plans in the one
+loop until ``cmd:"ralph-verify tasks check FILE"`` passes on the file it wrote."""
 
 from __future__ import annotations
 
