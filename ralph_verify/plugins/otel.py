@@ -124,27 +124,21 @@ class Tracer:
         inject(carrier, context=self._trace.set_span_in_context(span))
         request.env = {**request.env, **{key.upper(): value for key, value in carrier.items()
                                          if key in ("traceparent", "tracestate") and value}}
-        try:
+        with self._trace.use_span(span, end_on_exit=True):  # an exception: recorded, ended
             result = yield
-        except BaseException as exc:
-            span.record_exception(exc)
-            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, str(exc)))
-            span.end()
-            raise
-        for key, value in (("gen_ai.usage.input_tokens", result.input_tokens),
-                           ("gen_ai.usage.output_tokens", result.output_tokens),
-                           ("gen_ai.conversation.id", result.session_id),
-                           ("ralph.agent.cost_usd", result.cost_usd),
-                           ("ralph.agent.turns", result.turns),
-                           ("ralph.agent.exit_code", result.exit_code)):
-            if value is not None:
-                span.set_attribute(key, value)
-        if result.error or result.timed_out or (result.exit_code not in (0, None)):
-            span.set_status(self._trace.Status(
-                self._trace.StatusCode.ERROR,
-                result.error or ("timed out" if result.timed_out else
-                                 f"exit {result.exit_code}")))
-        span.end()
+            for key, value in (("gen_ai.usage.input_tokens", result.input_tokens),
+                               ("gen_ai.usage.output_tokens", result.output_tokens),
+                               ("gen_ai.conversation.id", result.session_id),
+                               ("ralph.agent.cost_usd", result.cost_usd),
+                               ("ralph.agent.turns", result.turns),
+                               ("ralph.agent.exit_code", result.exit_code)):
+                if value is not None:
+                    span.set_attribute(key, value)
+            if result.error or result.timed_out or (result.exit_code not in (0, None)):
+                span.set_status(self._trace.Status(
+                    self._trace.StatusCode.ERROR,
+                    result.error or ("timed out" if result.timed_out else
+                                     f"exit {result.exit_code}")))
         return result
 
     @hookimpl(wrapper=True)
@@ -153,21 +147,16 @@ class Tracer:
         span = self.tracer.start_span(f"check {check.spec.text}", context=self.iteration_context,
                                       attributes={"ralph.check": check.name,
                                                   "ralph.check.spec": check.spec.text})
-        try:
+        with self._trace.use_span(span, end_on_exit=True):  # an exception: recorded, ended
             result = yield
-        except BaseException as exc:
-            span.record_exception(exc)
-            span.end()
-            raise
-        if result is not None:
-            span.set_attribute("ralph.check.status", result.status.value)
-            span.set_attribute("ralph.check.failures", len(result.failures))
-            if result.metric is not None:
-                span.set_attribute("ralph.check.metric", float(result.metric))
-            if result.status.value == "error":
-                span.set_status(self._trace.Status(self._trace.StatusCode.ERROR,
-                                                   result.summary))
-        span.end()
+            if result is not None:
+                span.set_attribute("ralph.check.status", result.status.value)
+                span.set_attribute("ralph.check.failures", len(result.failures))
+                if result.metric is not None:
+                    span.set_attribute("ralph.check.metric", float(result.metric))
+                if result.status.value == "error":
+                    span.set_status(self._trace.Status(self._trace.StatusCode.ERROR,
+                                                       result.summary))
         return result
 
     @hookimpl
