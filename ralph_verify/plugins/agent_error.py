@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Annotated
 from ralph_verify.config.parser import Bound, Parser, positive_int
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
-from ralph_verify.records.codec import encode
 from ralph_verify.records.plugin_state import AgentErrorState
 
 if TYPE_CHECKING:
@@ -43,14 +42,13 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
         return None
     if result.error:
         return VerdictProposal(Verdict.AGENT_ERROR, result.error)
-    state = AgentErrorState.of(session.plugin_state)
+    state = session.plugin_state[NAME] = AgentErrorState.of(session.plugin_state)
     state.refused_in_a_row = state.refused_in_a_row + 1 if result.refused else 0
     if result.refused:
         if not state.refusal:  # said once a session
             session.config.hook.ralph_report_line(config=session.config,
                                                   line=f"WARNING: {result.refused}")
         state.refusal = result.refused
-    session.plugin_state[NAME] = encode(state)
     if state.refused_in_a_row >= REFUSED_TURNS:
         return VerdictProposal(Verdict.AGENT_ERROR, f"{state.refusal} ({state.refused_in_a_row} "
                                                     "turns in a row)")
@@ -59,7 +57,6 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
     failed = result.timed_out or result.idle_s is not None or (
         result.exit_code not in (0, None))
     state.failures_in_a_row = state.failures_in_a_row + 1 if failed else 0
-    session.plugin_state[NAME] = encode(state)
     limit = int(session.config.get("max_agent_failures"))
     if state.failures_in_a_row >= limit:
         what = ("timed out" if result.timed_out else

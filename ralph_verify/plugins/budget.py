@@ -21,7 +21,6 @@ from ralph_verify.display import duration
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
-from ralph_verify.records.codec import encode
 from ralph_verify.records.plugin_state import BudgetState
 
 if TYPE_CHECKING:
@@ -76,11 +75,9 @@ def ralph_configure(config: Config) -> None:
 
 
 def _state(session: Session) -> BudgetState:
-    return BudgetState.of(session.plugin_state)
-
-
-def _save(session: Session, state: BudgetState) -> None:
-    session.plugin_state[NAME] = encode(state)
+    """The budget's state, held live in ``session.plugin_state``."""
+    state = session.plugin_state[NAME] = BudgetState.of(session.plugin_state)
+    return state
 
 
 @hookimpl
@@ -95,7 +92,6 @@ def ralph_session_start(session: Session) -> None:
             started = datetime.fromisoformat(session.started_at).timestamp()
     state.elapsed_before_s = state.elapsed_s if session.resumed else 0.0
     state.run_started = started
-    _save(session, state)
 
 
 @hookimpl
@@ -121,7 +117,6 @@ def ralph_iteration_start(session: Session, iteration: Iteration) -> None:
             return
     calls.append(time.time())
     state.calls = calls[-max(limit, 1):]
-    _save(session, state)
     max_cost = float(session.config.get("max_cost"))
     if max_cost > 0:
         iteration.budget_usd = round(max(max_cost - state.cost_usd, 0.0), 4)
@@ -134,7 +129,6 @@ def ralph_iteration_verdict(session: Session, iteration: Iteration) -> VerdictPr
     state.elapsed_s = state.elapsed_before_s + now - (state.run_started or now)
     if iteration.agent is not None and iteration.agent.cost_usd is not None:
         state.cost_usd += iteration.agent.cost_usd
-    _save(session, state)
     max_time = parse_duration(session.config.get("max_time"))
     agent = iteration.agent
     if agent is not None and agent.unavailable is not None and not agent.error:
