@@ -30,7 +30,9 @@ ADAPTERS: dict[str, tuple[str, str, str]] = {
 }
 
 
-def _factory(module: str, cls: str) -> Callable[[str | None, AgentOptions], Agent]:
+def adapter(module: str, cls: str) -> Callable[[str | None, AgentOptions], Agent]:
+    """The factory of ``ralph_verify.agents.MODULE.CLS``, which is imported when it is picked."""
+
     def make(arg: str | None, options: AgentOptions) -> Agent:
         adapter: Agent = getattr(importlib.import_module(f"ralph_verify.agents.{module}"),
                                  cls)(arg, options)
@@ -44,6 +46,6 @@ def ralph_register_agents(registry: AgentRegistry) -> None:
     from ralph_verify.agents import AgentType  # here: only run needs agents (--help does not)
 
     for name, (module, cls, help_text) in ADAPTERS.items():
-        registry.add(AgentType(name=name, factory=_factory(module, cls), arg="optional",
+        registry.add(AgentType(name=name, factory=adapter(module, cls), arg="optional",
                                plugin="agent_clis",
                                help=f"{help_text}; ARG: the program, if not {name!r} on PATH"))

@@ -13,13 +13,7 @@ from ralph_verify.markers import hookimpl
 from ralph_verify.records.plugin_state import BudgetState
 
 if TYPE_CHECKING:
-    from ralph_verify.agents import (
-        Agent,
-        AgentOptions,
-        AgentRegistry,
-        AgentRequest,
-        AgentResult,
-    )
+    from ralph_verify.agents import Agent, AgentRegistry, AgentRequest, AgentResult
     from ralph_verify.loop.session import Session
 
 DEFAULT_IDLE_TIMEOUT = "20m"
@@ -52,11 +46,7 @@ def ralph_addoption(parser: Parser) -> None:
 def duration_setting(session: Session, name: str) -> float:
     """A duration option's seconds; a bad value is a usage error naming the option."""
     value = session.config.get(name.replace("-", "_"))
-    try:
-        seconds = parse_duration(value)
-    except UsageError:
-        raise UsageError(f"--{name} {value!r}: expected a duration such as 20m, 90s, 1h "
-                         "or seconds") from None
+    seconds = parse_duration(value, f"--{name}")
     if seconds < 0:
         raise UsageError(f"--{name} {value!r}: must not be negative")
     return seconds
@@ -67,8 +57,6 @@ def ralph_session_start(session: Session) -> None:
     """Bad values fail before the agent runs (and spends) once."""
     duration_setting(session, "agent-idle-timeout")
     duration_setting(session, "agent-retry-delay")
-    if int(session.config.get("max_agent_retries")) < 0:
-        raise UsageError("--max-agent-retries must not be negative")
 
 
 def _time_left(session: Session) -> float | None:
@@ -82,28 +70,17 @@ def _time_left(session: Session) -> float | None:
     return float(max_time - elapsed)
 
 
-def _cmd(arg: str | None, options: AgentOptions) -> Agent:
-    from ralph_verify.agents.cmd import CommandAgent
-
-    return CommandAgent(arg or "", options)
-
-
-def _replay(arg: str | None, options: AgentOptions) -> Agent:
-    from ralph_verify.agents.replay import ReplayAgent
-
-    return ReplayAgent(arg or "", options)
-
-
 @hookimpl
 def ralph_register_agents(registry: AgentRegistry) -> None:
     from ralph_verify.agents import AgentType  # here: only run needs agents (--help does not)
+    from ralph_verify.plugins.agent_clis import adapter
 
     registry.add(AgentType(
-        name="cmd", factory=_cmd, arg="required", plugin="agents",
+        name="cmd", factory=adapter("cmd", "CommandAgent"), arg="required", plugin="agents",
         help="any command, run through the shell in the project root; the prompt on stdin and "
              "in $RALPH_PROMPT_FILE, $RALPH_ITERATION, $RALPH_SESSION_DIR set"))
     registry.add(AgentType(
-        name="replay", factory=_replay, arg="required", plugin="agents",
+        name="replay", factory=adapter("replay", "ReplayAgent"), arg="required", plugin="agents",
         help="scripted steps for tests and demos: DIR/NNN.patch (git apply), DIR/NNN.py (run "
              "in the root), DIR/NNN.txt (printed) for iteration NNN"))
 
