@@ -4,6 +4,7 @@ never overwriting without ``--force``; on a terminal it asks for the checks and 
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -69,8 +70,9 @@ def detected_until(project: Project) -> list[str]:
     return until
 
 
-def _toml_string(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def _toml(value: str | list[str]) -> str:
+    """A TOML string or array of strings (JSON's spelling of them is TOML's)."""
+    return json.dumps(value, ensure_ascii=False)
 
 
 def types_settings(root: Path) -> tuple[list[str] | None, list[str], str]:
@@ -97,26 +99,20 @@ def config_block(config: Config, project: Project, until: list[str], agent: str 
     known = set(config.parser.settings)
     lines = ["[tool.ralph-verify]",
              "# Written by 'ralph-verify init'; every key: docs/configuration.md",
-             f"until = [{', '.join(_toml_string(spec) for spec in until)}]"]
+             f"until = {_toml(until)}"]
     if not project.has_tests:
         lines.append('# no tests found: add "tests" to until once there are some')
-    wanted: list[tuple[str, str, str]] = [
-        ("agent", _toml_string(agent or "claude"),
-         "" if agent else "no agent CLI found on PATH; install one or pick another"),
-        ("max-iterations", "20", ""),
-    ]
-    for key, value, note in wanted:
-        if note:
-            lines.append(f"# {note}")
-        prefix = "" if key in known and not note else "# "
-        lines.append(f"{prefix}{key} = {value}")
+    if not agent:
+        lines.append("# no agent CLI found on PATH; install one or pick another")
+    lines += [f"{'' if agent and 'agent' in known else '# '}agent = {_toml(agent or 'claude')}",
+              f"{'' if 'max-iterations' in known else '# '}max-iterations = 20"]
     if types:
         targets, args, why = types_settings(project.root)
         lines += ["", "[tool.ralph-verify.checks.types]", f"# targets: {why}"]
         if targets is not None:
-            lines.append(f"targets = [{', '.join(_toml_string(t) for t in targets)}]")
+            lines.append(f"targets = {_toml(targets)}")
         if args:
-            lines.append(f"args = [{', '.join(_toml_string(a) for a in args)}]")
+            lines.append(f"args = {_toml(args)}")
     lines += ["", "# [tool.ralph-verify.checks.tests]", '# args = ["-q"]']
     return "\n".join(lines) + "\n"
 
