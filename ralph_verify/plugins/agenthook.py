@@ -66,12 +66,7 @@ def ralph_register_init_targets(registry: InitRegistry) -> None:
     from functools import partial
 
     from ralph_verify.config.scaffold import InitTarget
-
-    for agent, help in _TARGETS.items():
-        registry.add(InitTarget(agent, partial(_install, agent=agent), help=help))
-
-
-def _install(config: Config, agent: str) -> int:
     from ralph_verify.hookmode.install import install
 
-    return install(config, agent)
+    for agent, help in _TARGETS.items():
+        registry.add(InitTarget(agent, partial(install, target=agent), help=help))

@@ -137,11 +137,7 @@ def fingerprints(verification: Verification) -> list[str]:
 
 
 def thresholds(config: Config) -> dict[str, int]:
-    found = {}
-    for rule, (setting, default) in RULES.items():
-        value = config.get(setting)
-        found[rule] = int(value) if value is not None else default
-    return found
+    return {rule: int(config.get(setting)) for rule, (setting, _) in RULES.items()}
 
 
 def load(session: Session) -> BreakerState:

@@ -50,17 +50,11 @@ def command(name: str, message: str, **properties: str | int | None) -> str:
 
 def workspace_path(root: Path, path: str) -> str:
     """``path`` (relative to the project root) relative to ``$GITHUB_WORKSPACE`` when inside it."""
-    workspace = os.environ.get("GITHUB_WORKSPACE")
     full = (root / path).resolve()
-    if workspace:
-        try:
-            return full.relative_to(Path(workspace).resolve()).as_posix()
-        except ValueError:
-            pass
-    try:
-        return full.relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path
+    for base in (os.environ.get("GITHUB_WORKSPACE"), root):
+        if base and full.is_relative_to(Path(base).resolve()):
+            return full.relative_to(Path(base).resolve()).as_posix()
+    return path
 
 
 def _column(failure: Failure) -> int | None:
@@ -81,31 +75,25 @@ def _message(failure: Failure) -> str:
 
 def annotation_lines(verification: Verification) -> Iterator[str]:
     """The workflow commands for a verification's failures, at most :data:`MAX_ANNOTATIONS`."""
-    emitted = 0
-    left_out = 0
+    items: list[str] = []
     for result in verification.results:
         if result.status not in (Status.FAILED, Status.ERROR):
             continue
         located = [f for f in result.failures if f.path]
         title_base = f"ralph-verify {result.spec}"
         if result.status is Status.ERROR or not located:
-            items: list[str] = [command("error", redact(result.summary), title=title_base)]
+            items.append(command("error", redact(result.summary), title=title_base))
         else:
-            items = [command("error", _message(f),
-                             file=workspace_path(verification.root, f.path or ""),
-                             line=f.line, col=_column(f),
-                             title=f"{title_base}: {f.code}" if f.code else title_base)
-                     for f in located]
-        for item in items:
-            if emitted < MAX_ANNOTATIONS:
-                emitted += 1
-                yield item
-            else:
-                left_out += 1
-    if left_out:
-        yield command("warning", f"{left_out} more failures were not annotated "
-                                 f"(limit {MAX_ANNOTATIONS}); see the job summary or --json",
-                      title="ralph-verify")
+            items += [command("error", _message(f),
+                              file=workspace_path(verification.root, f.path or ""),
+                              line=f.line, col=_column(f),
+                              title=f"{title_base}: {f.code}" if f.code else title_base)
+                      for f in located]
+    yield from items[:MAX_ANNOTATIONS]
+    if len(items) > MAX_ANNOTATIONS:
+        yield command("warning", f"{len(items) - MAX_ANNOTATIONS} more failures were not "
+                                 f"annotated (limit {MAX_ANNOTATIONS}); see the job summary "
+                                 "or --json", title="ralph-verify")
 
 
 def _cell(text: str) -> str:
@@ -169,10 +157,6 @@ def ralph_addoption(parser: Parser) -> None:
                           "summary to $GITHUB_STEP_SUMMARY when it is set")
 
 
-def _enabled(config: Config) -> bool:
-    return bool(config.get("github"))
-
-
 def _emit(config: Config, lines: Iterator[str]) -> None:
     """Workflow commands on lines of their own: stdout, or stderr when stdout carries JSON."""
     stream = sys.stderr if config.get("json") == "-" else sys.stdout
@@ -184,7 +168,7 @@ def _emit(config: Config, lines: Iterator[str]) -> None:
 
 @hookimpl
 def ralph_verification_finish(config: Config, verification: Verification) -> None:
-    if not _enabled(config) or config.command.name != "check":
+    if not config.get("github") or config.command.name != "check":
         return
     _emit(config, annotation_lines(verification))
     append_summary(verification_summary(verification))
@@ -192,7 +176,7 @@ def ralph_verification_finish(config: Config, verification: Verification) -> Non
 
 @hookimpl
 def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
-    if not _enabled(session.config):
+    if not session.config.get("github"):
         return
     last = session.previous_verification()
     if last is not None:
@@ -223,7 +207,7 @@ def tasks_summary(tasks: TasksState) -> str:
 
 @hookimpl
 def ralph_report_tasks(config: Config, tasks: TasksState) -> None:
-    if not _enabled(config):
+    if not config.get("github"):
         return
     _emit(config, (command("error", f"task {row.id} ({row.title}) is {row.status}: "
                                     f"{row.reason}", title=f"ralph-verify task {row.id}")

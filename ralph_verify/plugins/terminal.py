@@ -59,12 +59,9 @@ def summary_line(verification: Verification) -> str:
     skipped``)."""
     total = len(verification.results)
     noun = "check" if total == 1 else "checks"
-    by_status: dict[Status, list[str]] = {}
-    for result in verification.results:
-        by_status.setdefault(result.status, []).append(result.spec)
     parts: list[str] = []
     for status in (Status.FAILED, Status.ERROR, Status.PASSED, Status.SKIPPED):
-        names = by_status.get(status, [])
+        names = [result.spec for result in verification.results if result.status is status]
         if not names:
             continue
         if parts:
@@ -91,12 +88,6 @@ def python_line(config: Config, checks: Sequence[Check]) -> list[str]:
     if not any(check.uses_python or check.needs_coverage for check in checks):
         return []
     return [f"python: {choose(config.root, config.get('python')).describe(config.root)}"]
-
-
-def check_header(config: Config, checks: Sequence[Check]) -> str:
-    count = len(checks)
-    return "\n".join([f"ralph-verify check · {config.root} · {count} "
-                      f"check{'s' if count != 1 else ''}", *python_line(config, checks)])
 
 
 #: Failures of one check shown by default (``-v`` shows them all), and the lines of a
@@ -205,7 +196,10 @@ class TerminalReporter:
         self.display.running = []
         if not self._in_session:
             self.display.where = "check"
-            self._line(check_header(self.config, checks))  # -q: no header, as pytest
+            count = len(checks)  # -q: no header, as pytest
+            self._line("\n".join([f"ralph-verify check · {self.config.root} · {count} "
+                                  f"check{'s' if count != 1 else ''}",
+                                  *python_line(self.config, checks)]))
             self.display.start()
             return
         if not self._baseline_seen:
