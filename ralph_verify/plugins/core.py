@@ -56,8 +56,7 @@ def ralph_configure(config: Config) -> None:
         return
     from pathlib import Path
 
-    path = Path(str(configured)).expanduser()
-    full = path if path.is_absolute() else config.root / path
+    full = config.root / Path(str(configured)).expanduser()  # an absolute path stays itself
     where = ("--python" if config.source_of("python") == "command line"
              else f"python in {config.source_of('python')}")
     if full.is_dir():

@@ -42,8 +42,7 @@ imported in memory), its checks resolved against this run's check types."""
     from ralph_verify.checks.registry import registry_of
     from ralph_verify.tasks.importers import load_any
 
-    path = Path(name).expanduser()
-    path = path if path.is_absolute() else config.invocation_dir / path
+    path = config.invocation_dir / Path(name).expanduser()  # an absolute path stays itself
     return load_any(path, resolve=registry_of(config).resolve,
                     say=lambda note: print(f"ralph-verify: {note}", file=sys.stderr))
 

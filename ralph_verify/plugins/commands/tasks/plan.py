@@ -55,15 +55,13 @@ def plan(config: Config) -> int:
     if not config.get("agent"):
         raise UsageError("tasks plan needs an agent: --agent NAME (e.g. --agent claude, or "
                          "--agent cmd:COMMAND)")
-    spec = Path(str(name)).expanduser()
-    spec = spec if spec.is_absolute() else config.invocation_dir / spec
+    spec = config.invocation_dir / Path(str(name)).expanduser()  # absolute: stays itself
     try:
         text = spec.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"tasks plan: the spec {spec} cannot be read "
                          f"({getattr(exc, 'strerror', None) or exc})") from None
-    target = Path(str(output))
-    target = target if target.is_absolute() else config.invocation_dir / target
+    target = config.invocation_dir / str(output)
     shown = _relative(target, config.root)
     check = quote_cmd(f"{shlex.quote(sys.executable)} -m ralph_verify tasks check "
                       f"{shlex.quote(shown)}")
