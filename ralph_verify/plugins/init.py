@@ -187,21 +187,14 @@ def _ask(question: str, default: str) -> str:
 
 
 def init_project(config: Config) -> int:
-    from ralph_verify.config.scaffold import (
-        FileChange,
-        apply_changes,
-        gitignore_change,
-        read_text,
-    )
+    from ralph_verify.config.scaffold import FileChange, apply_changes, gitignore_change, read_text
     from ralph_verify.project.detect import detect
 
-    out = sys.stdout
     root = config.root
-    agent_names = _registered_agents(config)
-    project = detect(root, agent_names)
-    print(f"ralph-verify init · {root}", file=out)
+    project = detect(root, _registered_agents(config))
+    print(f"ralph-verify init · {root}")
     for line in project.describe():
-        print(f"  {line}", file=out)
+        print(f"  {line}")
     until = detected_until(project)
     agent = project.agents[0] if project.agents else None
     interactive = (not config.get("yes") and not config.get("dry_run")
@@ -217,7 +210,7 @@ def init_project(config: Config) -> int:
         except UsageError as exc:
             if not interactive:
                 raise
-            print(f"ERROR: {exc}", file=out)  # a typo is asked again, not the end of init
+            print(f"ERROR: {exc}")  # a typo is asked again, not the end of init
             until = detected_until(project)
     if interactive:
         agent = _ask("Agent", agent or "claude")
@@ -230,22 +223,21 @@ def init_project(config: Config) -> int:
         gitignore_change(root / ".gitignore"),
     ]
     written = apply_changes(changes, root, force=config.get("force"),
-                            dry_run=config.get("dry_run"), out=out)
-    print("", file=out)
-    for change in changes:
-        name = change.path.relative_to(root).as_posix()
+                            dry_run=config.get("dry_run"), out=sys.stdout)
+    print()
+    files = [change.path.relative_to(root).as_posix() for change in changes]
+    for name, change in zip(files, changes, strict=True):
         if config.get("dry_run"):
             state = "would change" if change.changed else "unchanged"
         elif change in written:
             state = "created" if change.old is None else "updated"
         else:
             state = "kept as it is"
-        print(f"  {name}: {state}", file=out)
+        print(f"  {name}: {state}")
     if not config.get("dry_run"):
-        written_names = [change.path.relative_to(root).as_posix() for change in changes]
-        print(commit_step(config, root, written_names), file=out)
+        print(commit_step(config, root, files))
         print("\nnext: 'ralph-verify check' to see where the project stands, then edit "
-              "PROMPT.md and 'ralph-verify run'", file=out)
+              "PROMPT.md and 'ralph-verify run'")
     return 0
 
 
