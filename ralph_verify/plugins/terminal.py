@@ -135,18 +135,6 @@ def failure_lines(result: CheckResult, verbosity: int = 0) -> list[str]:
     return lines
 
 
-def verbose_lines(session: Session, iteration: Iteration | None,
-                  verification: Verification) -> str:
-    """``run -v``: the size of the feedback the agent reads next, and where the prompt it
-    read is (the full text stays in the files)."""
-    lines = [f"    feedback for the next iteration: {len(verification.feedback):,} characters"]
-    if iteration is not None and iteration.prompt_path is not None:
-        path = iteration.prompt_path
-        shown = path.relative_to(session.root) if path.is_relative_to(session.root) else path
-        lines.append(f"    the prompt it answered, in full: {shown}")
-    return "\n".join(lines)
-
-
 class TerminalReporter:
     """Permanent lines and, on a terminal during a session, the live status line."""
 
@@ -297,8 +285,14 @@ class TerminalReporter:
         self.display.checks = passed_text(verification, "")
         label = f"iteration {iteration.number}" if iteration is not None else "baseline"
         self._line(verification_line(label, verification), -1)
-        if self.verbosity >= 1 and not verification.passed:
-            self._line(verbose_lines(session, iteration, verification))
+        if self.verbosity >= 1 and not verification.passed:  # the texts stay in the files
+            self._line(f"    feedback for the next iteration: {len(verification.feedback):,} "
+                       "characters")
+            if iteration is not None and iteration.prompt_path is not None:
+                path = iteration.prompt_path
+                if path.is_relative_to(session.root):
+                    path = path.relative_to(session.root)
+                self._line(f"    the prompt it answered, in full: {path}")
         self._release()
 
     @hookimpl(wrapper=True)
