@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser
@@ -25,6 +25,9 @@ _FROM = {"retry": ("failed", "blocked", "skipped", "agent-error", "todo"),
          "skip": ("todo", "failed", "blocked", "agent-error", "running"),
          "reset": ("todo", "running", "done", "already", "failed", "blocked", "skipped",
                    "agent-error")}
+#: A row as before its task ever ran (``reset``, ``rollback``).
+_FRESH: dict[str, Any] = {"iterations": 0, "cost_usd": 0.0, "commit": None, "duration_s": 0.0,
+                          "fingerprint": "", "base": None}
 
 
 @hookimpl
@@ -104,8 +107,7 @@ def change(config: Config, action: str) -> int:
     elif action == "skip":  # set aside: it holds nothing up, as 'skip' in the file
         state.set(task_id, "skipped", "skipped by the user ('tasks skip')")
     else:
-        state.set(task_id, "todo", "reset by the user", iterations=0, cost_usd=0.0,
-                  commit=None, duration_s=0.0, fingerprint="", base=None)
+        state.set(task_id, "todo", "reset by the user", **_FRESH)
     state.verdict = None
     state.save()
     print(f"tasks {action}: {', '.join(changed)} now "
@@ -136,8 +138,7 @@ def rollback(config: Config) -> int:
     where = restore_as_commit(config.root, base, f"ralph: rollback to before task {task_id} "
                                                  f"({base[:10]})\n\nRalph-Task: {task_id}\n")
     for other in later:
-        state.set(other, "todo", f"rolled back to before {task_id}", iterations=0,
-                  cost_usd=0.0, commit=None, duration_s=0.0, fingerprint="", base=None)
+        state.set(other, "todo", f"rolled back to before {task_id}", **_FRESH)
     state.verdict = None
     state.save()
     print(f"restored the tree of before task {task_id} ({base[:10]}) {where}; todo again: "
