@@ -63,10 +63,10 @@ def summary(session: Session, verdict: VerdictProposal) -> dict[str, Any]:
     project = session.root.name
     text = (f"ralph-verify: {project}: {verdict.verdict.value} after {iterations} "
             f"iteration{'s' if iterations != 1 else ''} — {verdict.reason}")
-    extras = [duration(elapsed) if elapsed is not None else "",
-              f"${cost:.2f}" if cost is not None else ""]
-    if any(extras):
-        text += f" ({', '.join(e for e in extras if e)})"
+    extras = [duration(elapsed)] if elapsed is not None else []
+    extras += [f"${cost:.2f}"] if cost is not None else []
+    if extras:
+        text += f" ({', '.join(extras)})"
     return {
         "event": "session-finished",
         "project": str(session.root),

@@ -178,8 +178,7 @@ def _check(config: Config, task_list: TaskList) -> int:
         print("these tasks' checks pass already, before any work (their checks cannot tell "
               "done from not done; give them checks that fail now): "
               + ", ".join(task.id for task in passing))
-        return 1
-    if word:
+    if passing or word:
         return 1
     print("every task's checks fail now: each task is real work")
     return 0
