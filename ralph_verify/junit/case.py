@@ -53,30 +53,22 @@ class TestCaseResult:
 
 
 def case_result(elem: Element) -> TestCaseResult:
-    from junitparser import Error, Failure, Skipped, TestCase
-
-    case = TestCase.fromelem(elem)  # type: ignore[no-untyped-call]  # junitparser is untyped
-    name = case.name or ""
-    classname = case.classname or ""
+    name, classname = elem.get("name") or "", elem.get("classname") or ""
     file = elem.get("file") or None
-    results = case.result
-    problem = next((r for r in results if isinstance(r, (Failure, Error))), None)
-    pytest_style = file is not None and _pytest_module(file, classname) is not None
+    problem = next((child for child in elem if child.tag in ("failure", "error")), None)
     test_id = _test_id(name, classname, file)
     line = _int(elem.get("line"))
-    if pytest_style and line is not None:
+    if file is not None and line is not None and _pytest_module(file, classname) is not None:
         line += 1  # pytest writes the 0-based line of the test's def
     path = file
     if problem is None:
-        if any(isinstance(r, Skipped) for r in results):
+        if elem.find("skipped") is not None:
             return TestCaseResult(test_id, "skipped", path=path, line=line)
         flaky = elem.find("flakyFailure") is not None or elem.find("flakyError") is not None
         return TestCaseResult(test_id, "passed", path=path, line=line, flaky=flaky)
-    text = _bounded(problem.text or "")
-    raw_message = redact((problem.message or "")[:KEEP_CHARS]).strip()
-    collection = raw_message == "collection failure"
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    code = (problem.type or "").strip() or None
+    text, message, lines = _problem_text(problem)
+    collection = (problem.get("message") or "").strip() == "collection failure"
+    code = (problem.get("type") or "").strip() or None
     crash = CRASH_LINE.match(lines[-1]) if lines else None
     if crash is not None:
         code = code or crash.group("type")
@@ -85,28 +77,35 @@ def case_result(elem: Element) -> TestCaseResult:
     e_lines = [m for m in (E_LINE.match(ln) for ln in lines) if m]
     if code is None and e_lines:
         code = e_lines[-1].group("type")
-    message = raw_message
-    if message.lower() in _GENERIC_MESSAGES or message.lower().startswith("test failure"):
+    if message.lower().startswith("test failure"):
         message = _first_meaningful(lines)
     if collection:
         message = f"collection error: {message}"
     if code is None:
         prefix = re.match(r"((?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*)?(?:Error|Exception)): ", message)
         code = prefix.group(1) if prefix else None
-    outcome: Outcome = "failed" if isinstance(problem, Failure) else "error"
+    outcome: Outcome = "failed" if problem.tag == "failure" else "error"
     return TestCaseResult(test_id, outcome, message=_clip_message(message or "failed"),
                           detail=excerpt(text), code=code[:80] if code else None,
                           path=path, line=line, collection=collection)
 
 
 def suite_problem(suite: Element, elem: Element) -> TestCaseResult:
-    message = redact((elem.get("message") or "")[:KEEP_CHARS]).strip()
-    text = _bounded(elem.text or "")
-    if message.lower() in _GENERIC_MESSAGES:
-        message = _first_meaningful([ln for ln in text.splitlines() if ln.strip()])
+    text, message, _ = _problem_text(elem)
     return TestCaseResult(suite.get("name") or "(test suite)", "error",
                           message=_clip_message(message or "the test suite failed to run"),
                           detail=excerpt(text), code=(elem.get("type") or "").strip() or None)
+
+
+def _problem_text(elem: Element) -> tuple[str, str, list[str]]:
+    """A ``<failure>``'s bounded text, its message (a generic one replaced by the text's first
+    meaningful line) and the text's non-empty lines."""
+    text = _bounded(elem.text or "")
+    message = redact((elem.get("message") or "")[:KEEP_CHARS]).strip()
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if message.lower() in _GENERIC_MESSAGES:
+        message = _first_meaningful(lines)
+    return text, message, lines
 
 
 def _pytest_module(file: str, classname: str) -> str | None:

@@ -1,94 +1,101 @@
-"""``iterparse`` that keeps a bounded amount of each element's text (head and tail, with a
-note of what was cut): ElementTree joins a whole text first, and one failure may carry
-200 MB of output."""
+"""Parse XML as data: each element's text bounded (ElementTree joins a whole text first, and
+one failure may carry 200 MB of output), and any DTD refused before an entity is expanded."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+import xml.parsers.expat as expat
 from collections import deque
 from collections.abc import Iterator
 from typing import BinaryIO
 
 _CHUNK = 64 * 1024
+_ROOTS = ("testsuite", "testsuites")
 
 
-class _BoundedBuilder:
-    """An ``XMLParser`` target that builds elements as ``TreeBuilder`` does, with
-    every text and tail cut to ``keep`` characters (a quarter head, the rest tail)."""
+class DTDRefused(ValueError):
+    """The file declares a DTD, or is another kind of document."""
+
+
+def _refuse(*_: object) -> None:
+    raise DTDRefused("refused: the file declares a DTD (<!DOCTYPE> or <!ENTITY>), which JUnit "
+                     "XML never needs and which could expand entities or read other files; the "
+                     "file was not read (write it without a DOCTYPE)")
+
+
+def _doctype(name: str, *_: object) -> None:
+    if name not in _ROOTS:  # <!DOCTYPE html>: say what it is, still unread
+        raise DTDRefused(f"not JUnit XML (the root element is <{name}>, expected <testsuites> "
+                         "or <testsuite>)")
+    _refuse()
+
+
+class _Builder:
+    """Builds elements as ``TreeBuilder`` does, from expat's events, with every text and tail
+    cut to ``keep`` characters (a quarter head, the rest tail, a note of what was cut)."""
 
     def __init__(self, keep: int) -> None:
         self.events: list[tuple[str, ET.Element]] = []
-        self._head_room = keep // 4
-        self._tail_room = keep - keep // 4
-        self._stack: list[ET.Element] = []
-        self._last: ET.Element | None = None  # data after an element's end is its tail
-        self._reset()
-
-    def _reset(self) -> None:
-        self._head: list[str] = []
-        self._head_len = 0
-        self._tail: deque[str] = deque()
-        self._tail_len = 0
-        self._cut = 0
+        self.head_room, self.tail_room = keep // 4, keep - keep // 4
+        self.stack: list[ET.Element] = []
+        self.last: ET.Element | None = None  # data after an element's end is its tail
+        self.head, self.tail, self.tail_len, self.cut = "", deque[str](), 0, 0
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
-        self._flush()
+        self.flush()
         elem = ET.Element(tag, attrs)
-        if self._stack:
-            self._stack[-1].append(elem)
-        self._stack.append(elem)
-        self._last = None
+        if self.stack:
+            self.stack[-1].append(elem)
+        self.stack.append(elem)
+        self.last = None
         self.events.append(("start", elem))
 
     def data(self, text: str) -> None:
-        room = self._head_room - self._head_len
-        if room > 0:
-            piece = text[:room]
-            self._head.append(piece)
-            self._head_len += len(piece)
-            text = text[len(piece):]
-        if text:
-            self._tail.append(text)
-            self._tail_len += len(text)
-            while len(self._tail) > 1 and self._tail_len - len(self._tail[0]) >= self._tail_room:
-                dropped = self._tail.popleft()
-                self._tail_len -= len(dropped)
-                self._cut += len(dropped)
+        room = max(self.head_room - len(self.head), 0)
+        self.head += text[:room]
+        if text[room:]:
+            self.tail.append(text[room:])
+            self.tail_len += len(text) - room
+            while len(self.tail) > 1 and self.tail_len - len(self.tail[0]) >= self.tail_room:
+                dropped = len(self.tail.popleft())
+                self.tail_len -= dropped
+                self.cut += dropped
 
-    def end(self, tag: str) -> ET.Element:
-        self._flush()
-        elem = self._stack.pop()
-        self._last = elem
-        self.events.append(("end", elem))
-        return elem
+    def end(self, tag: str) -> None:
+        self.flush()
+        self.last = self.stack.pop()
+        self.events.append(("end", self.last))
 
-    def close(self) -> None:
-        self._flush()
-
-    def _flush(self) -> None:
-        if not self._head_len and not self._tail_len:
+    def flush(self) -> None:
+        if not self.head and not self.tail:
             return
-        tail = "".join(self._tail)
-        if len(tail) > self._tail_room:
-            self._cut += len(tail) - self._tail_room
-            tail = tail[-self._tail_room:]
-        note = f"\n[... {self._cut} characters cut ...]\n" if self._cut else ""
-        text = "".join(self._head) + note + tail
-        if self._last is not None:
-            self._last.tail = text
-        elif self._stack:
-            self._stack[-1].text = text
-        self._reset()
+        tail = "".join(self.tail)
+        self.cut += max(len(tail) - self.tail_room, 0)
+        note = f"\n[... {self.cut} characters cut ...]\n" if self.cut else ""
+        text = self.head + note + tail[-self.tail_room:]
+        if self.last is not None:
+            self.last.tail = text
+        elif self.stack:
+            self.stack[-1].text = text
+        self.head, self.tail, self.tail_len, self.cut = "", deque(), 0, 0
 
 
 def iterparse_bounded(source: BinaryIO, keep: int) -> Iterator[tuple[str, ET.Element]]:
     """``("start" | "end", element)`` pairs of ``source``, each text at most ``keep``
-    characters (plus a note); raises :class:`xml.etree.ElementTree.ParseError`."""
-    builder = _BoundedBuilder(keep)
-    parser = ET.XMLParser(target=builder)
+    characters (plus a note); raises :class:`DTDRefused` or :class:`expat.ExpatError`."""
+    builder = _Builder(keep)
+    parser = expat.ParserCreate()
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.StartElementHandler = builder.start
+    parser.EndElementHandler = builder.end
+    parser.CharacterDataHandler = builder.data
+    parser.StartDoctypeDeclHandler = _doctype
+    parser.EntityDeclHandler = parser.UnparsedEntityDeclHandler = _refuse
+    parser.ExternalEntityRefHandler = _refuse  # type: ignore[assignment]  # it raises
     while chunk := source.read(_CHUNK):
-        parser.feed(chunk)
+        parser.Parse(chunk, False)
         events, builder.events = builder.events, []
         yield from events
-    parser.close()
+    parser.Parse(b"", True)
+    builder.flush()
     yield from builder.events
