@@ -13,17 +13,16 @@ when there is no usable run::
 
 from __future__ import annotations
 
-import os
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
 from ralph_verify.checks.registry import PATH_CHOICE, CheckRegistry, looks_like_test_path
+from ralph_verify.config.parser import Bound, CommonOptions
 from ralph_verify.markers import hookimpl
 from ralph_verify.plugins.junit import report_result
 from ralph_verify.plugins.pytest_run.coverage_check import CoverageCheck, least_covered, line_ranges
-from ralph_verify.plugins.pytest_run.options import TestsOptions
-from ralph_verify.plugins.pytest_run.tests_path import judge_path
 from ralph_verify.proc.process import ToolError
 
 if TYPE_CHECKING:
@@ -41,7 +40,8 @@ if TYPE_CHECKING:
         tests_options,
     )
 
-__all__ = ["EXIT_NO_TESTS", "CoverageCheck", "PytestRun", "TestsCheck", "least_covered",
+__all__ = ["EXIT_NO_TESTS", "CoverageCheck", "PytestRun", "TestsCheck", "TestsOptions",
+           "least_covered",
            "line_ranges", "read_pytest_report", "rerun_args", "shared_pytest_run", "tests_args",
            "tests_options"]
 
@@ -57,6 +57,36 @@ def __getattr__(name: str) -> Any:
 
         return getattr(shared, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@dataclass(frozen=True)
+class TestsOptions(CommonOptions):
+    """``[tool.ralph-verify.checks.tests]``; ``args`` also apply when only ``coverage`` runs."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    args: list[str] = field(default_factory=list, metadata={
+        "help": 'Extra pytest arguments, e.g. ["-q", "tests/unit"] or ["-n", "auto"]'})
+    rerun: Annotated[int, Bound(ge=0)] = field(default=5, metadata={
+        "help": "Re-run the failed tests once when 1 to N failed; one that passes then is "
+                "reported as flaky, not failed (0: never re-run)"})
+    select: Literal["auto", "affected", "all"] = field(default="auto", metadata={
+        "help": 'In a loop (run, the Stop hook): "affected" runs first only the tests that ran '
+                "what changed since the last full run (the functions whose body changed, or "
+                "any code of a file changed otherwise), plus those that failed last time and "
+                "those of a changed test file; if one fails, that is the verdict, else the "
+                "full suite runs and decides (a loop never ends complete on a partial run); "
+                '"all": always the full suite; "auto": "affected" when the project\'s Python '
+                "is 3.12 or later (sys.monitoring records what each test ran), else \"all\" "
+                "(before 3.12 only cProfile can record it, which slows the full runs several "
+                'times; "affected" uses it there)'})
+    allow: list[str] = field(default_factory=list, metadata={
+        "help": 'In a session, globs of test files and settings whose edits count, e.g. '
+                '["tests/test_api.py", "tests/data/**"]; the others are judged as they were '
+                "at the session's start (docs/integrity.md, the frozen oracle)"})
+    flaky: Literal["block", "allow"] = field(default="block", metadata={
+        "help": '"block": a test that failed and then passed on the re-run still fails the '
+                'check (it failed in this verification); "allow": it counts as passing'})
 
 
 class TestsCheck(Check):
@@ -86,7 +116,7 @@ class TestsCheck(Check):
 
             return run_hidden(self, ctx)
         if self.spec.arg is not None and looks_like_test_path(self.spec.arg):
-            return judge_path(self, ctx, self.shared_suite)  # tests:PATH, from the same run
+            return _judge_path(self, ctx, self.shared_suite)  # tests:PATH, from the same run
         if self.spec.arg is not None:
             from ralph_verify.loop.new_failures import judge_new  # tests:new, in a loop
 
@@ -134,7 +164,6 @@ class TestsCheck(Check):
             EXIT_NO_TESTS,
             EXIT_TESTS_FAILED,
             read_pytest_report,
-            rerun_and_flaky,
             shared_pytest_run,
         )
 
@@ -167,7 +196,8 @@ class TestsCheck(Check):
             return result
         flaky_allowed = False
         if report.failing or report.flaky:
-            rerun, flaky = rerun_and_flaky(self)
+            options = self.options if isinstance(self.options, TestsOptions) else TestsOptions()
+            rerun, flaky = options.rerun, options.flaky
             if rerun and 1 <= report.failing <= rerun:
                 _mark_flaky(report, self._rerun(ctx, run, report))
             flaky_allowed = flaky == "allow" and not run.partial
@@ -177,29 +207,20 @@ class TestsCheck(Check):
     def _rerun(self, ctx: VerifyContext, run: PytestRun, report: JUnitReport) -> list[str]:
         """Run the failed tests once more (not under coverage); the ids that passed."""
         from ralph_verify.junit.read import JUnitError, iter_cases
-        from ralph_verify.plugins.pytest_run.shared import pytest_env, rerun_args
+        from ralph_verify.plugins.pytest_run.shared import launch, rerun_args
         from ralph_verify.recorder.read import passed_ids, read_record
-        from ralph_verify.recorder.sources import PLUGIN_NAME, fresh_record_dir
 
         if (len(report.problems) != report.failing or any(c.collection for c in report.problems)
                 or any(c.code == "tampering" for c in report.problems)):
             return []
         ids = list(dict.fromkeys(case.id for case in report.problems))
-        folder = run.junit_path.parent
-        junit = folder / "rerun.xml"
-        record = fresh_record_dir(folder / "rerun-record")
-        env = pytest_env(ctx)
-        plugins = folder / "plugin"
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(plugins), env.get("PYTHONPATH")) if p)
-        env["RALPH_VERIFY_RECORD_DIR"] = str(record)
-        argv = [run.python, "-m", "pytest", "-p", PLUGIN_NAME, *rerun_args(run.args, ctx.root),
-                f"--junitxml={junit}", "-o", "junit_family=xunit1", *ids]
         try:
-            ctx.run(argv, timeout=self.timeout, env=env, cwd=run.cwd)
-            if read_record(record, max_problems=0) is not None:
-                passed = passed_ids(record)
+            again = launch(ctx, "pytest-rerun", args=[*rerun_args(run.args, ctx.root), *ids],
+                           coverage=False, cwd=run.cwd)
+            if again.record_dir and read_record(again.record_dir, max_problems=0) is not None:
+                passed = passed_ids(again.record_dir)
             else:
-                passed = {case.id for case in iter_cases(junit) if case.outcome == "passed"}
+                passed = {c.id for c in iter_cases(again.junit_path) if c.outcome == "passed"}
         except (ToolError, JUnitError):
             return []  # the re-run could not tell: the first run's failures stand
         return [test_id for test_id in ids if test_id in passed]
@@ -234,6 +255,66 @@ def _partial_result(result: CheckResult, run: PytestRun) -> CheckResult:
         result.failures.append(Failure(message="a partial run cannot pass: run the full suite",
                                        code="partial"))
     return result
+
+
+#: The outcomes that count as a pass of one test (a skipped test neither passes nor fails).
+_PASSING = frozenset({"passed", "xfailed", "subtests passed"})
+
+
+def selects(target: str, test_id: str) -> bool:
+    """Whether pytest's ``test_id`` is among the tests ``target`` names."""
+    target = target.rstrip("/")
+    return (test_id == target or test_id.startswith(target + "::")
+            or test_id.startswith(target + "/") or test_id.startswith(target + "["))
+
+
+def _judge_path(check: Check, ctx: VerifyContext,
+               run_suite: Callable[[VerifyContext], CheckResult]) -> CheckResult:
+    """``tests:PATH[::NODE][>=N]``: the tests collected there all pass, and at least N exist;
+    judged from the shared run, so many tasks' ``tests:PATH`` checks cost one run."""
+    from ralph_verify.plugins.pytest_run.shared import shared_pytest_run
+    from ralph_verify.recorder.read import test_ids
+
+    target = str(check.spec.arg)
+    suite = run_suite(ctx)
+    if suite.status is Status.ERROR:
+        return check.error(suite.summary, output=suite.output)
+    run = shared_pytest_run(ctx)
+    folder = run.record_dir
+    ids: Mapping[str, str] = (ctx.shared("pytest-test-ids-any",
+                                         lambda: test_ids(folder) or {})
+                              if folder is not None else {})
+    mine = {test_id: outcome for test_id, outcome in ids.items() if selects(target, test_id)}
+    failures = [failure for failure in suite.failures
+                if failure.location and selects(target, failure.location)]
+    failing = sorted(test_id for test_id, outcome in mine.items() if outcome not in _PASSING
+                     and outcome != "skipped")
+    for test_id in failing:
+        if not any(f.location == test_id for f in failures):
+            failures.append(Failure(message=f"{test_id} {mine[test_id]}", location=test_id,
+                                    code="test-failed"))
+    passed = sum(1 for outcome in mine.values() if outcome in _PASSING)
+    wanted = int(check.spec.threshold) if check.spec.threshold is not None else 1
+    counts = {"passed": passed, "failed": len(failing), "collected": len(mine)}
+    if run.partial and not failures:
+        return check.result(Status.FAILED, f"{target}: not judged on a partial run",
+                            counts=counts, failures=[Failure(
+                                message=f"the affected tests ran first and another test "
+                                        f"failed; {target} is judged on the full suite",
+                                code="partial")])
+    if failures:
+        return check.result(Status.FAILED, f"{target}: {len(failures)} failing of {len(mine)}",
+                            metric=float(passed), counts=counts, failures=failures,
+                            output=suite.output)
+    if passed < wanted:
+        found = "no test was collected" if not mine else f"only {passed} passed"
+        return check.result(Status.FAILED, f"{target}: {found}, wanted at least {wanted}",
+                            metric=float(passed), counts=counts, failures=[Failure(
+                                message=f"{found} from {target}; write the tests there (at "
+                                        f"least {wanted}) and make them pass",
+                                location=target, code="no-tests")])
+    return check.result(Status.PASSED, f"{target}: {passed} passed", metric=float(passed),
+                        counts=counts)
 
 
 @hookimpl

@@ -19,61 +19,45 @@ from ralph_verify.project.git import GitError, exclude, is_repo
 
 if TYPE_CHECKING:
     from ralph_verify.checks.api import Check, VerifyContext
-    from ralph_verify.plugins.pytest_run.shared import PytestRun
 
 PREFIX = "hidden="
 #: The folder the tests are copied to, and the file that says ralph-verify made it.
 COPY_NAME = "_ralph_hidden_tests"
 MARKER = ".ralph-verify-hidden"
 WITHHELD = "hidden test: source withheld"
-
-
-MARKED = HIDDEN_MARKER
-
-
-#: Why a held-out run that could not start shows nothing of pytest's output.
+#: Why a held-out run that could not start shows nothing of pytest's output (their source).
 NOT_RUN = ("the held-out tests could not be run (pytest's output is withheld: it would show "
            "their source); run them by hand")
 
 
-def _launch_held_out(ctx: VerifyContext, select: list[str]) -> PytestRun | None:
-    """One pytest run of the held-out tests ``select`` picks (a marker or the copied folder),
-    apart from the visible run, with one-line tracebacks; ``None`` when it could not start."""
-    from ralph_verify.plugins.pytest_run.shared import _launch, rerun_args, tests_args
+def _run_held_out(check: Check, ctx: VerifyContext, select: list[str], prefix: str,
+                  none: tuple[str, str]) -> CheckResult:
+    """Run the held-out tests ``select`` picks (a marker or the copied folder) apart from the
+    visible run, with one-line tracebacks; failures by id and first message line only."""
+    from ralph_verify.plugins.junit import report_result
+    from ralph_verify.plugins.pytest_run.shared import (
+        EXIT_NO_TESTS,
+        launch,
+        read_pytest_report,
+        rerun_args,
+        tests_args,
+    )
     from ralph_verify.proc.process import ToolError
 
     args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), "-p", "no:cacheprovider",
             "--tb=line", *select]
     try:
-        return _launch(ctx, "pytest-hidden", args=args, coverage=False)
+        run = launch(ctx, "pytest-hidden", args=args, coverage=False)
     except ToolError:
-        return None
-
-
-def run_marked(check: Check, ctx: VerifyContext) -> CheckResult:
-    """``tests:hidden``: the tests the user marked ``@pytest.mark.hidden``, run apart,
-    failures reported by id and first message line only."""
-    from ralph_verify.plugins.junit import report_result
-    from ralph_verify.plugins.pytest_run.shared import (
-        EXIT_NO_TESTS,
-        read_pytest_report,
-    )
-
-    run = _launch_held_out(ctx, ["-m", MARKED])
-    if run is None:
         return check.error(NOT_RUN)
     if run.tool_run.returncode == EXIT_NO_TESTS:
-        return check.result(Status.FAILED, "no test marked @pytest.mark.hidden collected",
-                            metric=0.0, failures=[Failure(
-                                message="tests:hidden holds out the tests marked "
-                                        "@pytest.mark.hidden, and none was collected: mark "
-                                        "the acceptance tests, or use tests:hidden=PATH",
-                                code="no-tests")])
+        return check.result(Status.FAILED, none[0], metric=0.0,
+                            failures=[Failure(message=none[1], code="no-tests")])
     try:
         report = read_pytest_report(run)
     except JUnitError:
         return check.error("the held-out tests' report is unreadable")
-    report.problems = [_withheld(case, "") for case in report.problems]
+    report.problems = [_withheld(case, prefix) for case in report.problems]
     result = report_result(check, report, no_tests="no held-out test ran")
     result.summary = f"held-out tests: {result.summary}"
     result.output = ""
@@ -109,14 +93,11 @@ def remove_copy(root: Path) -> None:
 
 
 def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
-    from ralph_verify.plugins.junit import report_result
-    from ralph_verify.plugins.pytest_run.shared import (
-        EXIT_NO_TESTS,
-        read_pytest_report,
-    )
-
-    if check.spec.arg == MARKED:
-        return run_marked(check, ctx)
+    if check.spec.arg == HIDDEN_MARKER:  # the tests marked @pytest.mark.hidden
+        return _run_held_out(check, ctx, ["-m", HIDDEN_MARKER], "", (
+            "no test marked @pytest.mark.hidden collected", "tests:hidden holds out the tests "
+            "marked @pytest.mark.hidden, and none was collected: mark the acceptance tests, or "
+            "use tests:hidden=PATH"))
     source = hidden_source(check, ctx.root)
     if isinstance(source, str):
         return check.error(source)
@@ -125,7 +106,10 @@ def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
     if target.exists():
         return check.error(f"{target} exists and was not made by ralph-verify: move it away, "
                            "the held-out tests are copied there")
-    _exclude_from_git(ctx.root, target)
+    if is_repo(ctx.root):
+        with contextlib.suppress(GitError, OSError):
+            exclude(ctx.root, COPY_NAME + "/", "held-out tests ralph-verify copies in while it "
+                    "verifies")
     try:
         if source.is_dir():
             shutil.copytree(source, target, ignore=shutil.ignore_patterns(
@@ -135,25 +119,11 @@ def run_hidden(check: Check, ctx: VerifyContext) -> CheckResult:
             shutil.copy2(source, target / source.name)
         (target / MARKER).write_text("held-out tests copied in by ralph-verify; removed after "
                                      "the check\n", encoding="utf-8")
-        run = _launch_held_out(ctx, [str(target.relative_to(ctx.root))])
-        if run is None:
-            return check.error(NOT_RUN)
-        if run.tool_run.returncode == EXIT_NO_TESTS:
-            return check.result(Status.FAILED, "no held-out test collected", metric=0.0,
-                                failures=[Failure(message=f"no test collected from {source}",
-                                                  code="no-tests")])
-        try:
-            report = read_pytest_report(run)
-        except JUnitError:
-            return check.error("the held-out tests' report is unreadable")
+        rel = target.relative_to(ctx.root).as_posix()
+        return _run_held_out(check, ctx, [rel], rel + "/", (
+            "no held-out test collected", f"no test collected from {source}"))
     finally:
         shutil.rmtree(target, ignore_errors=True)
-    prefix = target.relative_to(ctx.root).as_posix() + "/"
-    report.problems = [_withheld(case, prefix) for case in report.problems]
-    result = report_result(check, report, no_tests="no held-out test ran")
-    result.summary = f"held-out tests: {result.summary}"
-    result.output = ""
-    return result
 
 
 def _withheld(case: TestCaseResult, prefix: str) -> TestCaseResult:
@@ -163,10 +133,3 @@ def _withheld(case: TestCaseResult, prefix: str) -> TestCaseResult:
     first = lines[0] if lines else ""
     return replace(case, id=case.id.replace(prefix, "", 1), detail="", path=None, line=None,
                    cause=None, message=f"{first} ({WITHHELD})" if first else WITHHELD)
-
-
-def _exclude_from_git(root: Path, target: Path) -> None:
-    if is_repo(root):
-        with contextlib.suppress(GitError, OSError):
-            exclude(root, COPY_NAME + "/", "held-out tests ralph-verify copies in while it "
-                    "verifies")

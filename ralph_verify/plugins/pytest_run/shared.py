@@ -14,11 +14,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ralph_verify.checks.api import Check, VerifyContext
+from ralph_verify.checks.api import VerifyContext
 from ralph_verify.checks.registry import looks_like_test_path
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.plugins.junit import MAX_KEPT
-from ralph_verify.plugins.pytest_run.options import TestsOptions
+from ralph_verify.plugins.pytest_run import TestsOptions
 from ralph_verify.plugins.pytest_run.plugin_dir import XDIST_COVERAGE_PLUGIN, plugin_dir
 from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.project.caches import bytecode_prefix
@@ -89,12 +89,6 @@ def tests_options(ctx: VerifyContext) -> TestsOptions:
     return options if isinstance(options, TestsOptions) else TestsOptions()
 
 
-def rerun_and_flaky(check: Check) -> tuple[int, str]:
-    """The ``rerun`` and ``flaky`` options of a ``tests`` check; its defaults without a table."""
-    options = check.options if isinstance(check.options, TestsOptions) else TestsOptions()
-    return options.rerun, options.flaky
-
-
 #: ``tests:hidden`` with no path: the tests marked ``@pytest.mark.hidden`` are held out of
 #: the visible run (:mod:`ralph_verify.plugins.pytest_run.hidden_tests` runs them apart).
 HIDDEN_MARKER = "hidden"
@@ -142,10 +136,10 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
     if frozen is not None and frozen.frozen:
         return _run_frozen(ctx, frozen)
     if frozen is not None:  # only released files changed: the project as it is
-        return replace(_launch(ctx, "pytest-run"), oracle=frozen)
+        return replace(launch(ctx, "pytest-run"), oracle=frozen)
     session = _affected_session(ctx)
     if session is None:
-        return _launch(ctx, "pytest-run")
+        return launch(ctx, "pytest-run")
     from ralph_verify.recorder import affected
 
     if session.baseline is not None:  # the baseline itself always runs the full suite
@@ -155,7 +149,7 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
             partial = _run_affected(ctx, session.dir, chosen)
             if partial is not None:
                 return partial
-    run = _launch(ctx, "pytest-run", deps=True)
+    run = launch(ctx, "pytest-run", deps=True)
     from ralph_verify.recorder.read import failing_ids, read_record  # once pytest has run
 
     if run.record_dir is not None and read_record(run.record_dir, max_problems=0) is not None:
@@ -181,12 +175,12 @@ def _run_frozen(ctx: VerifyContext, oracle: Oracle) -> PytestRun:
         args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), *oracle.agent_tests]
         if any(check.needs_coverage for check in ctx.checks):  # today's tree at the frozen
             with judging_tree(ctx.root, oracle.base, keep_now=lambda rel: True, at=at) as now:
-                agent_run = _launch(ctx, "pytest-agent-tests", args=args, cwd=now)
+                agent_run = launch(ctx, "pytest-agent-tests", args=args, cwd=now)
         else:  # tree's path: the coverage data of both passes name the same files
-            agent_run = _launch(ctx, "pytest-agent-tests", args=args, coverage=False)
+            agent_run = launch(ctx, "pytest-agent-tests", args=args, coverage=False)
     tree = ctx.cleanup.enter_context(judging_tree(ctx.root, oracle.base,
                                                   keep_now=keep_now(oracle), at=at))
-    run = _launch(ctx, "pytest-run", cwd=tree)
+    run = launch(ctx, "pytest-run", cwd=tree)
     if run.coverage_data is not None and agent_run is not None \
             and agent_run.coverage_data is not None and agent_run.coverage_data.exists():
         shutil.copyfile(agent_run.coverage_data,
@@ -222,7 +216,7 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
     select.write_text(json.dumps(chosen.selection()), encoding="utf-8")
     args = [*rerun_args(tuple(tests_args(ctx)), ctx.root), *chosen.files]
     try:
-        run = _launch(ctx, "pytest-affected", args=args, coverage=False, select=select)
+        run = launch(ctx, "pytest-affected", args=args, coverage=False, select=select)
     except ToolError:
         return None
     if run.tool_run.returncode != EXIT_TESTS_FAILED or run.record_dir is None:
@@ -238,7 +232,7 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
     return replace(run, partial=True, selected=len(chosen.ids), note=chosen.note())
 
 
-def _launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
+def launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
             coverage: bool | None = None, deps: bool = False,
             select: Path | None = None, cwd: Path | None = None) -> PytestRun:
     """One pytest run in ``ctx.workdir / name`` (under coverage if a check needs it); with
