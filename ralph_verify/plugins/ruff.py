@@ -1,12 +1,7 @@
-"""``lint`` (``ruff check``) and ``format`` (``ruff format --check``), read from ruff's JSON
-(JSON lines for ``check``).
+"""``lint`` (``ruff check``) and ``format`` (``ruff format --check``), read from ruff's JSON.
 
-Both run ruff from the project root, so ruff finds the project's own
-configuration (``ruff.toml``, ``.ruff.toml``, ``[tool.ruff]``) as it does by
-hand. ``lint`` never fixes anything: ``--no-fix --no-fix-only`` come last (before any
-``--``), so neither ``fix = true`` in ruff's settings nor ``--fix`` in ``args`` writes to the
-project's tree; it only reports.
-"""
+Both run in the project root, so ruff finds the project's own configuration as by hand;
+``lint`` never writes to the tree, whatever ``fix`` the settings or ``args`` say."""
 
 from __future__ import annotations
 
@@ -58,18 +53,6 @@ _FORMAT_CODES = {"unformatted", "invalid-syntax"}
 _WOULD_REFORMAT = r"^Would reformat: (?P<path>.+)$"
 _PARSE_ERROR = (r"^error: Failed to parse (?P<path>.+?):(?P<line>\d+):(?P<col>\d+): "
                 r"(?P<message>.*)$")
-
-
-def load_entries(text: str, what: str) -> list[dict[str, Any]]:
-    """The list of objects ruff prints with ``--output-format json``; :class:`ToolError` if not."""
-    try:
-        data = load_json(text, what, "ruff's JSON format")
-    except ValueError as exc:
-        raise ToolError(str(exc), output=head(text, 2000)) from None
-    if not isinstance(data, list) or not all(isinstance(entry, dict) for entry in data):
-        raise ToolError(f"{what} output is JSON but not ruff's list of violations",
-                        output=clip_tail(text))
-    return data
 
 
 def _entry_failure(entry: dict[str, Any], root: Path, what: str, *,
@@ -145,8 +128,15 @@ def read_check_output(run: ToolRun, root: Path, output: Path | None = None) -> F
 def parse_format_json(text: str, root: Path) -> tuple[list[Failure], list[str]]:
     """``ruff format --check --output-format json``: files to reformat and files that do not
     parse, and the messages of anything else (I/O errors), which make the check undecidable."""
+    try:
+        entries = load_json(text, "ruff format", "ruff's JSON format")
+    except ValueError as exc:
+        raise ToolError(str(exc), output=head(text, 2000)) from None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise ToolError("ruff format output is JSON but not ruff's list of violations",
+                        output=clip_tail(text))
     failures, problems = [], []
-    for entry in load_entries(text, "ruff format"):
+    for entry in entries:
         code = entry.get("code")
         if code == "unformatted":
             failures.append(_entry_failure(entry, root, "ruff format",
@@ -231,24 +221,17 @@ class RuffCheck(Check):
     noun = "error"
 
     @property
-    def ruff_table(self) -> RuffOptions | None:
-        """The check's table; None without one (the defaults: no extra arguments, ruff found)."""
-        return self.given_options if isinstance(self.given_options, RuffOptions) else None
-
-    @property
-    def ruff_args(self) -> list[str]:
-        table = self.ruff_table
-        return list(table.args) if table is not None else []
+    def table(self) -> RuffOptions:
+        """The check's table, else the defaults (without building the options: cache keys)."""
+        given = self.given_options
+        return given if isinstance(given, RuffOptions) else RuffOptions()
 
     @property
     def cacheable(self) -> bool:  # type: ignore[override]  # a command of one's own may read
-        return self.ruff_table is None or not self.ruff_table.command  # anything: never cached
+        return not self.table.command  # anything: never cached
 
     def ruff_command(self, ctx: VerifyContext) -> list[str]:
-        table = self.ruff_table
-        if table is not None and table.command:
-            return list(table.command)
-        return [ctx.find_tool("ruff", package="ruff")]
+        return list(self.table.command or [ctx.find_tool("ruff", package="ruff")])
 
     def ruff(self, ctx: VerifyContext, *args: str, cwd: Path | None = None) -> ToolRun:
         command = self.ruff_command(ctx)
@@ -290,7 +273,7 @@ class RuffCheck(Check):
 
 class LintCheck(RuffCheck):
     def run(self, ctx: VerifyContext) -> CheckResult:
-        args = ("check", "--output-format", "json-lines", *read_only(self.ruff_args))
+        args = ("check", "--output-format", "json-lines", *read_only(self.table.args))
         from ralph_verify.integrity.frozen_settings import judged_in
 
         # In a session, ruff judges with the settings of the session's start.
@@ -328,7 +311,7 @@ class FormatCheck(RuffCheck):
     noun = "file"
 
     def run(self, ctx: VerifyContext) -> CheckResult:
-        args = self.ruff_args
+        args = self.table.args
         run = self.ruff(ctx, "format", "--check", "--output-format", "json", *args)
         stderr = run.stderr
         if run.returncode == 2 and "--output-format" in stderr and "unexpected argument" in stderr:

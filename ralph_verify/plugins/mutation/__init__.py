@@ -76,7 +76,9 @@ class MutationCheck(Check):
         passed = self.spec.compare(score) if self.spec.op is not None else not failures
         wanted = ""
         if self.spec.op is not None and self.spec.threshold is not None:
-            op = self.spec.op if passed else _NEGATED[self.spec.op]
+            from ralph_verify.plugins.pytest_run.coverage_check import NEGATED
+
+            op = self.spec.op if passed else NEGATED[self.spec.op]
             wanted = f" {op} {self.spec.threshold:g}%"
         tests = outcomes.tests if outcomes else 0
         summary = (f"{len(killed)}/{len(judged)} mutants killed ({score:.0f}%{wanted}) on the "
@@ -88,9 +90,6 @@ class MutationCheck(Check):
                   "timeouts": len(outcomes.ended) if outcomes else 0}
         return self.result(Status.PASSED if passed else Status.FAILED, summary, metric=score,
                            counts=counts, failures=failures)
-
-
-_NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!="}
 
 
 def _notes(skipped: list[str], outside: int) -> str:

@@ -1,8 +1,5 @@
-"""``coverage`` (alias ``cov``): total coverage of the shared pytest run, and where it is low.
-
-Read with ``coverage json`` and the project's own coverage config, from the data file of
-the verification's one pytest run (:mod:`ralph_verify.plugins.pytest_run.shared`).
-"""
+"""``coverage`` (alias ``cov``): total coverage of the shared pytest run, and where it is low,
+read with ``coverage json`` and the project's own coverage config."""
 
 from __future__ import annotations
 
@@ -24,15 +21,11 @@ class CoverageCheck(Check):
     cost = 100
     uses_python = True
     needs_coverage = True
-
-    @property
-    def cacheable(self) -> bool:  # type: ignore[override]  # per spec: tests:ARG needs more
-        return self.spec.arg is None  # than the tree (a session's baseline, hidden tests)
+    cacheable = True
 
     def run(self, ctx: VerifyContext) -> CheckResult:
         import json
 
-        # The pytest run's module (and the JUnit reader it pulls) only when a check runs.
         from ralph_verify.plugins.pytest_run.shared import EXIT_NO_TESTS, shared_pytest_run
 
         run = shared_pytest_run(ctx)
@@ -69,7 +62,7 @@ class CoverageCheck(Check):
             passed = self.spec.compare(metric)
             shown = f"{self.spec.threshold:g}%"
             summary = (f"{display}% {self.spec.op} {shown}" if passed
-                       else f"{display}% {_NEGATED[self.spec.op]} {shown}")
+                       else f"{display}% {NEGATED[self.spec.op]} {shown}")
         else:
             passed = report.returncode != 2
             summary = (f"{display}% covered" if passed
@@ -79,7 +72,7 @@ class CoverageCheck(Check):
                            counts=counts, failures=failures)
 
 
-_NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!="}
+NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!="}
 _REPORTS: dict[Path, tuple[int, ToolRun]] = {}
 _REPORTING = threading.Lock()
 

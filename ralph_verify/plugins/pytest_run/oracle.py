@@ -86,8 +86,7 @@ def plan(ctx: VerifyContext, allow: list[str]) -> Oracle | None:
     changed = sorted(p for p in changed_since(ctx.root, base) if is_test_side(p))
     if not changed:
         return None
-    globs = ["**"] if ctx.config.get("allow_test_edits") else allow
-    patterns = [glob_regex(glob) for glob in globs]
+    patterns = [glob_regex(glob) for glob in allow]
     released = tuple(p for p in changed if any(regex.match(p) for regex in patterns))
     frozen = tuple(p for p in changed if p not in released)
     agent = tuple(p for p in frozen if is_test_file(p) and (ctx.root / p).is_file())

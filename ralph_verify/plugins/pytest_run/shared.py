@@ -1,10 +1,5 @@
-"""The one pytest run of a verification, shared by ``tests``, ``coverage`` and any check.
-
-:func:`shared_pytest_run` runs the suite once (under coverage when a check needs it; in
-a loop, the affected tests first when ``tests.select = "affected"``) and hands every
-check the same :class:`PytestRun`; the public API is described in
-:mod:`ralph_verify.plugins.pytest_run`, which registers the checks.
-"""
+"""The one pytest run of a verification, shared by ``tests``, ``coverage`` and any check
+(under coverage when a check needs it; in a loop, maybe the affected tests first)."""
 
 from __future__ import annotations
 
@@ -50,30 +45,26 @@ class PytestRun:
     """The one pytest run of a verification (``shared_pytest_run(ctx)``). When pytest collected
     no tests (``tool_run.returncode == 5``) the JUnit and coverage files may be missing."""
 
-    #: The interpreter that ran pytest.
     python: str
     #: pytest's JUnit XML (xunit1: test cases carry ``file`` and ``line``).
     junit_path: Path
     #: The combined coverage data file; ``None`` when the run was not under coverage.
     coverage_data: Path | None
-    #: The run itself (``returncode`` is pytest's exit code).
     tool_run: ToolRun
-    #: The extra pytest arguments (``args`` of ``[tool.ralph-verify.checks.tests]``).
+    #: ``args`` of ``[tool.ralph-verify.checks.tests]``.
     args: tuple[str, ...] = ()
     #: Where ralph-verify's pytest plugin wrote its records (:mod:`ralph_verify.recorder.read`).
     record_dir: Path | None = None
-    #: Only the affected tests ran (``tests.select = "affected"``), and one failed: no check
-    #: may pass on this run, and nothing may compare its test counts or ids with a full run.
+    #: Only the affected tests ran, and one failed: no check may pass on this run, and
+    #: nothing may compare its counts or ids with a full run's.
     partial: bool = False
-    #: How many tests the partial run selected.
     selected: int = 0
-    #: What the partial run left to the full suite (:meth:`Plan.note`), "" when nothing.
+    #: What the partial run left to the full suite (:meth:`Plan.note`).
     note: str = ""
-    #: Where pytest ran, when not in the project: the frozen oracle's judging tree, which
-    #: lives until the verification ends (read coverage reports there).
+    #: The frozen oracle's judging tree, when pytest ran there (it lives until the
+    #: verification ends: read coverage reports there).
     cwd: Path | None = None
-    #: The frozen oracle this run was judged with (:mod:`.oracle`), ``None`` when no
-    #: test-side file changed since the session's start.
+    #: The frozen oracle this run was judged with; ``None`` when no test-side file changed.
     oracle: Oracle | None = None
     #: Under the oracle, the run of the agent's new and changed test modules, as they are.
     agent_run: PytestRun | None = None
@@ -103,16 +94,16 @@ def marked_args(ctx: VerifyContext) -> list[str]:
 
 
 def tests_args(ctx: VerifyContext) -> list[str]:
-    """``args`` of ``[tool.ralph-verify.checks.tests]``: without the table, none, and the
-    options are not built (pydantic is not imported before pytest starts)."""
+    """``args`` of ``[tool.ralph-verify.checks.tests]`` (without the table, the options are
+    not built: pydantic is not imported before pytest starts)."""
     if ctx.config.check_options.get("tests") is None:
         return marked_args(ctx)
     return [*tests_options(ctx).args, *marked_args(ctx)]
 
 
 def pytest_env(ctx: VerifyContext) -> dict[str, str]:
-    """Our environment without pytest's own variables, and with a bytecode prefix in which no
-    ``.pyc`` of the project is stale (:func:`ralph_verify.project.caches.bytecode_prefix`)."""
+    """Our environment without pytest's own variables, with a bytecode prefix in which no
+    ``.pyc`` of the project is stale."""
     env = {key: value for key, value in os.environ.items() if key not in _LEAKED_ENV}
     env["PYTHONPYCACHEPREFIX"] = str(ctx.shared("bytecode-prefix",
                                                 lambda: bytecode_prefix(ctx.root)))
@@ -235,11 +226,10 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
 def launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
             coverage: bool | None = None, deps: bool = False,
             select: Path | None = None, cwd: Path | None = None) -> PytestRun:
-    """One pytest run in ``ctx.workdir / name`` (under coverage if a check needs it); with
-    ``deps`` it records what each test ran, with ``select`` (a JSON file of ids) it runs only
-    those tests (:mod:`ralph_verify.recorder.affected_plugin`); ``cwd``: in a judging tree,
-    whose ``src`` folder then comes first on the path (an editable install's path points
-    into the project)."""
+    """One pytest run in ``ctx.workdir / name``; ``deps``: record what each test ran,
+    ``select`` (a JSON file of ids): run only those (:mod:`ralph_verify.recorder.affected_plugin`);
+    ``cwd``: a judging tree, whose ``src`` comes first on the path (an editable install's
+    path points into the project)."""
     python = ctx.python()
     run_args = tuple(tests_args(ctx) if args is None else args)
     folder = ctx.workdir / name
@@ -250,15 +240,12 @@ def launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
                       else coverage)
     run_env = pytest_env(ctx)
     plugins = plugin_dir(ctx, python, folder, env=dict(run_env))
-    # Our recorder is loaded first, before the project's own plugins and conftest files;
-    # its sibling for affected tests only where it has something to do.
-    affected = deps or select is not None
     # tests:PATH judges some files' tests: a broken file elsewhere (a later task's tests
     # importing what does not exist yet) must not stop pytest from running them.
     by_path = any(check.name == "tests" and check.spec.arg and looks_like_test_path(
         check.spec.arg) for check in ctx.checks)
     pytest_argv = ["-m", "pytest", "-p", PLUGIN_NAME,
-                   *(["-p", AFFECTED_PLUGIN_NAME] if affected else []), *run_args,
+                   *(["-p", AFFECTED_PLUGIN_NAME] if deps or select else []), *run_args,
                    *(["--continue-on-collection-errors"] if by_path else []),
                    f"--junitxml={junit}", "-o", "junit_family=xunit1"]
     src = [str(cwd / "src")] if cwd is not None and (cwd / "src").is_dir() else []
