@@ -65,12 +65,6 @@ def _base_key(ctx: VerifyContext) -> str:
         vc.outside_configs(ctx.root))
 
 
-def _tree(ctx: VerifyContext) -> str:
-    from ralph_verify.checks.cache import tree_digest
-
-    return tree_digest(ctx.root)
-
-
 def _key(check: Check, ctx: VerifyContext, tree: str) -> str:
     from ralph_verify.checks.cache import _sha
 
@@ -87,13 +81,16 @@ def _enabled(check: Check, ctx: VerifyContext) -> bool:
 
 def _tree_before(ctx: VerifyContext) -> str | None:
     """The tree's digest before the checks ran; None if it could not be taken (no cache)."""
-    def take() -> str | None:
-        try:
-            return _tree(ctx)
-        except (OSError, ValueError):
-            return None
+    return ctx.shared("cache: tree before", lambda: _digest(ctx))
 
-    return ctx.shared("cache: tree before", take)
+
+def _digest(ctx: VerifyContext) -> str | None:
+    from ralph_verify.checks.cache import tree_digest
+
+    try:
+        return tree_digest(ctx.root)
+    except (OSError, ValueError):
+        return None
 
 
 @hookimpl(tryfirst=True)
@@ -129,11 +126,6 @@ def store_result(check: Check, ctx: VerifyContext) -> Generator[
         from ralph_verify.checks import cache as verify_cache
         from ralph_verify.checks.verification import clean_result
 
-        try:
-            unmoved = _tree(ctx) == tree  # no test or other check changed the tree meanwhile
-        except (OSError, ValueError):
-            unmoved = False
-        if unmoved:
-            verify_cache.save(ctx.root, key,
-                              clean_result(copy.deepcopy(result)))
+        if _digest(ctx) == tree:  # no test or other check changed the tree meanwhile
+            verify_cache.save(ctx.root, key, clean_result(copy.deepcopy(result)))
     return result

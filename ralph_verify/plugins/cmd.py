@@ -10,7 +10,6 @@ from pathlib import Path
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
 from ralph_verify.checks.registry import CheckRegistry
 from ralph_verify.markers import hookimpl
-from ralph_verify.proc.process import tail_of_file
 from ralph_verify.redact import cut
 
 
@@ -41,31 +40,20 @@ class CommandCheck(Check):
         command = self.spec.arg or ""
         env = {**os.environ, "RALPH_VERIFY_ROOT": str(ctx.root)}
         run = ctx.run([command], timeout=self.timeout, env=env, shell=True)
-        output = "\n".join(p for p in (tail_of_file(run.stdout_path, 40),
-                                       tail_of_file(run.stderr_path, 40)) if p)
-        succeeded = run.returncode == 0
+        output = run.tail(40)
         missing = missing_program(command, ctx.root) if run.returncode == 127 else None
         if missing is not None:
             return self.error(f"program {missing!r} of {self.spec.text!r} not found (exit "
                               "127): misspelt in the spec, or not installed", output=output)
-        if self.spec.negated:
-            if not succeeded:
-                return self.result(Status.PASSED, f"exited {run.returncode}, as required",
-                                   metric=run.returncode)
-            return self.result(
-                Status.FAILED, "succeeded (exit 0) but must fail", metric=0,
-                failures=[Failure(message=f"`{command}` must fail but succeeded: "
-                                          f"{_last_line(output)}", detail=output,
-                                  location=command, code="cmd")],
-            )
-        if succeeded:
+        code, last = run.returncode, _last_line(output)
+        if self.spec.negated and code != 0:
+            return self.result(Status.PASSED, f"exited {code}, as required", metric=code)
+        if code == 0 and not self.spec.negated:
             return self.result(Status.PASSED, "exit 0", metric=0)
-        return self.result(
-            Status.FAILED, f"exit {run.returncode}: {_last_line(output)}", metric=run.returncode,
-            failures=[Failure(message=f"`{command}` exited {run.returncode}: "
-                                      f"{_last_line(output)}", detail=output, location=command,
-                              code="cmd")],
-        )
+        summary, what = (("succeeded (exit 0) but must fail", "must fail but succeeded")
+                         if self.spec.negated else (f"exit {code}: {last}", f"exited {code}"))
+        return self.result(Status.FAILED, summary, metric=code, failures=[Failure(
+            message=f"`{command}` {what}: {last}", detail=output, location=command, code="cmd")])
 
 
 @hookimpl

@@ -35,25 +35,21 @@ class FilesCheck(Check):
             return self.error(str(exc))
         count = len(found)
         listing = ", ".join(found[:5]) + (f" and {count - 5} more" if count > 5 else "")
+        if self.spec.negated and found:
+            return self.result(Status.FAILED, f"{count} must not exist: {listing}", metric=count,
+                               failures=[Failure(message=f"{path} must not exist (matches "
+                                                         f"!files:{pattern})",
+                                                 location=path, path=path) for path in found])
         if self.spec.negated:
-            if not found:
-                return self.result(Status.PASSED, f"nothing matches {pattern}", metric=0)
-            return self.result(
-                Status.FAILED, f"{count} must not exist: {listing}", metric=count,
-                failures=[Failure(message=f"{path} must not exist (matches !files:{pattern})",
-                                  location=path, path=path) for path in found],
-            )
-        wanted_count = self.spec.op is not None
-        ok = self.spec.compare(count) if wanted_count else count > 0
-        if ok:
+            return self.result(Status.PASSED, f"nothing matches {pattern}", metric=0)
+        if self.spec.compare(count) if self.spec.op is not None else count > 0:
             return self.result(Status.PASSED, f"{count} match{'es' if count != 1 else ''}: "
                                               f"{listing}", metric=count)
         want = self.spec.threshold_text() or ">=1"
-        return self.result(
-            Status.FAILED, f"{count} files match {pattern}, wanted {want}", metric=count,
-            failures=[Failure(message=f"expected files matching {pattern} ({want}), "
-                                      f"found {count}", location=pattern)],
-        )
+        return self.result(Status.FAILED, f"{count} files match {pattern}, wanted {want}",
+                           metric=count, failures=[Failure(
+                               message=f"expected files matching {pattern} ({want}), found "
+                                       f"{count}", location=pattern)])
 
 
 @hookimpl

@@ -150,28 +150,35 @@ class JUnitXmlWriter:
                 SubElement(properties, "property", name=f"metric:{xml_text(result.spec)}",
                            value=f"{result.metric:g}")
         for result in results:
-            case = SubElement(suite, "testcase", {
-                "classname": f"ralph-verify.{result.name}",
-                "name": xml_text(result.spec),
-                "time": f"{result.duration_s:.3f}",
-            })
             message = xml_text(" ".join(result.summary.split()))
-            if result.status is Status.FAILED:
-                failure = SubElement(case, "failure", message=message, type="failed")
-                failure.text = xml_text(failures_text(result))
-            elif result.status is Status.ERROR:
-                error = SubElement(case, "error", message=message, type="error")
-                error.text = xml_text(result.output or result.summary)
-            elif result.status is Status.SKIPPED:
-                SubElement(case, "skipped", message=message)
-            else:
-                out = SubElement(case, "system-out")
-                out.text = message
+            outcome, kind, text = {
+                Status.FAILED: ("failure", "failed", failures_text(result)),
+                Status.ERROR: ("error", "error", result.output or result.summary),
+                Status.SKIPPED: ("skipped", "", ""),
+            }.get(result.status, ("passed", "", message))
+            case = _case(suite, f"ralph-verify.{result.name}", result.spec, result.duration_s,
+                         outcome, message, text, kind)
             if result.flaky:
-                err = SubElement(case, "system-err")
-                err.text = xml_text("flaky (failed, then passed on re-run): "
-                                    + ", ".join(result.flaky))
+                SubElement(case, "system-err").text = xml_text(
+                    "flaky (failed, then passed on re-run): " + ", ".join(result.flaky))
         return suite
+
+
+def _case(suite: Element, classname: str, name: str, seconds: float, outcome: str,
+          message: str, text: str, kind: str) -> Element:
+    """One ``<testcase>``: a ``failure`` or ``error`` of type ``kind``, ``skipped``, or
+    passed with ``text`` as its output."""
+    from xml.etree.ElementTree import SubElement
+
+    case = SubElement(suite, "testcase", {"classname": classname, "name": xml_text(name),
+                                          "time": f"{seconds:.3f}"})
+    if outcome == "passed":
+        SubElement(case, "system-out").text = xml_text(text)
+    elif outcome == "skipped":
+        SubElement(case, "skipped", message=message)
+    else:
+        SubElement(case, outcome, message=message, type=kind).text = xml_text(text)
+    return case
 
 
 def failures_text(result: CheckResult) -> str:
@@ -203,17 +210,13 @@ def _task_suite(tasks: TasksState) -> Element:
     SubElement(properties, "property", name="file", value=xml_text(tasks.file))
     SubElement(properties, "property", name="verdict", value=xml_text(tasks.verdict or ""))
     for row in rows:
-        case = SubElement(suite, "testcase", {"classname": "ralph-verify.task",
-                                              "name": xml_text(f"{row.id}: {row.title}"),
-                                              "time": f"{row.duration_s:.3f}"})
         message = xml_text(f"{row.status}: {row.reason}" if row.reason else row.status)
         if row in failing:
-            failure = SubElement(case, "failure", message=message, type=row.status)
-            failure.text = xml_text(f"task {row.id} is {row.status}: {row.reason}\n"
-                                    f"gate: {row.gate}\niterations: {row.iterations}")
-        elif row.status in _TASK_SKIPPED:
-            SubElement(case, "skipped", message=message)
+            outcome, text = "failure", (f"task {row.id} is {row.status}: {row.reason}\n"
+                                        f"gate: {row.gate}\niterations: {row.iterations}")
         else:
-            out = SubElement(case, "system-out")
-            out.text = xml_text(f"{message}\ngate: {row.gate}\ncommit: {row.commit or '-'}")
+            outcome = "skipped" if row.status in _TASK_SKIPPED else "passed"
+            text = f"{message}\ngate: {row.gate}\ncommit: {row.commit or '-'}"
+        _case(suite, "ralph-verify.task", f"{row.id}: {row.title}", row.duration_s, outcome,
+              message, text, row.status)
     return suite

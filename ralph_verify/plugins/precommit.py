@@ -14,7 +14,7 @@ from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Stat
 from ralph_verify.checks.registry import CheckRegistry
 from ralph_verify.config.parser import CommonOptions, NotEmpty
 from ralph_verify.markers import hookimpl
-from ralph_verify.proc.process import ToolMissing, tail_of_file
+from ralph_verify.proc.process import ToolMissing
 
 #: ``ruff....Failed``, ``nothing to check....(no files to check)Skipped``.
 _STATUS = r"^(?P<name>.+?)\.{2,}(?:\([^)]*\))?(?P<status>Passed|Failed|Skipped)$"
@@ -31,55 +31,42 @@ class PrecommitOptions(CommonOptions):
     command: Annotated[list[str], NotEmpty()] | None = field(default=None, metadata={
         "help": "The pre-commit command, e.g. [\"prek\"] (default: pre-commit next to the "
                 "project's Python, next to ralph-verify's or on PATH, else prek)."})
+
+
 _MAX_REPORT = 4 * 1024 * 1024
 
 
 @dataclass
 class HookReport:
-    """One hook's lines in pre-commit's report."""
+    """One hook's lines in pre-commit's report: why it failed (exit code, modified files)."""
 
     name: str
     status: str
     hook_id: str = ""
-    exit_code: int | None = None
-    modified: bool = False
+    reasons: list[str] = field(default_factory=list)
     output: list[str] = field(default_factory=list)
+
+    def why(self) -> str:
+        first = next((line.strip() for line in self.output if line.strip()), "")
+        text = ", ".join(self.reasons) or "failed"
+        return f"{text}: {first[:200]}" if first else text
 
 
 def parse_report(text: str) -> list[HookReport]:
     """Every hook pre-commit reported on, in order, with the output of the failing ones."""
     hooks: list[HookReport] = []
     for line in text.splitlines():
-        match = re.compile(_STATUS).match(line.rstrip())
+        match = re.match(_STATUS, line.rstrip())
         if match:
             hooks.append(HookReport(match.group("name").strip(), match.group("status")))
-            continue
-        if not hooks:
-            continue
-        current = hooks[-1]
-        if line.startswith("- hook id: "):
-            current.hook_id = line[len("- hook id: "):].strip()
-        elif line.startswith("- exit code: "):
-            try:
-                current.exit_code = int(line[len("- exit code: "):].strip())
-            except ValueError:
-                current.output.append(line)
-        elif line.strip() == "- files were modified by this hook":
-            current.modified = True
-        else:
-            current.output.append(line)
+        elif hooks and line.startswith("- hook id: "):
+            hooks[-1].hook_id = line[len("- hook id: "):].strip()
+        elif hooks and (re.match(r"- exit code: -?\d+\s*$", line)
+                        or line.strip() == "- files were modified by this hook"):
+            hooks[-1].reasons.append(line.strip()[2:].replace("code:", "code"))
+        elif hooks:
+            hooks[-1].output.append(line)
     return hooks
-
-
-def _why(hook: HookReport) -> str:
-    reasons = []
-    if hook.exit_code is not None:
-        reasons.append(f"exit code {hook.exit_code}")
-    if hook.modified:
-        reasons.append("files were modified by this hook")
-    first = next((line.strip() for line in hook.output if line.strip()), "")
-    text = ", ".join(reasons) or "failed"
-    return f"{text}: {first[:200]}" if first else text
 
 
 class PrecommitCheck(Check):
@@ -118,16 +105,14 @@ class PrecommitCheck(Check):
         hooks = parse_report(stdout)
         failed = [hook for hook in hooks if hook.status == "Failed"]
         if run.returncode != 0 and not failed:
-            output = "\n".join(p for p in (tail_of_file(run.stdout_path, 40),
-                                           tail_of_file(run.stderr_path, 40)) if p)
             return self.error(f"pre-commit exited {run.returncode} without a failing hook",
-                              output)
+                              run.tail(40))
         if not failed:
             ran = sum(hook.status == "Passed" for hook in hooks)
             return self.result(Status.PASSED, f"{ran} hook{'s' if ran != 1 else ''} passed",
                                metric=0)
         failures = [
-            Failure(message=f"pre-commit hook {hook.hook_id or hook.name} failed: {_why(hook)}",
+            Failure(message=f"pre-commit hook {hook.hook_id or hook.name} failed: {hook.why()}",
                     location=hook.hook_id or hook.name,
                     detail="\n".join(hook.output[:_DETAIL_LINES]).strip(),
                     code=hook.hook_id or hook.name)

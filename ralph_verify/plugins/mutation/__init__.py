@@ -51,8 +51,13 @@ class MutationCheck(Check):
                    f"the {found.changed} since {found.since} hold nothing to mutate")
             return self.result(Status.SKIPPED, f"not judged: {why}{_notes(skipped, outside)}",
                                counts={"mutants": 0})
-        lines = found.lines
-        ids, how = _candidates(ctx, {rel: lines[rel] for rel, _ in mutants.values()})
+        from ralph_verify.recorder.affected import tests_reaching
+
+        # The tests that may reach the mutated lines (None: the whole suite).
+        ids = (tests_reaching(ctx.root, session.dir, {rel: found.lines[rel] for rel, _ in
+                                                      mutants.values()})
+               if session is not None else None)
+        how = "the affected-tests map" if ids is not None else "one run of the whole suite"
         try:
             outcomes = run_mutants(ctx, found.plans, ids=ids, args=pytest_args(ctx, ids),
                                    timeout=self.timeout) if ids != [] else None
@@ -106,18 +111,6 @@ def _failure(rel: str, mutant: Mutant, *, reached: bool) -> Failure:
     tail = " breaks no test" if reached else ": no passing test runs this line"
     return Failure(message=f"`{where}`: {mutant.describe()}{tail}", location=where, path=rel,
                    line=mutant.line, code="survived" if reached else "unreached")
-
-
-def _candidates(ctx: VerifyContext, lines: dict[str, list[int]]) -> tuple[list[str] | None, str]:
-    """The tests that may reach ``lines`` (``None``: the whole suite) and where they came
-    from, for the summary."""
-    from ralph_verify.recorder.affected import tests_reaching
-
-    session = ctx.config.stash.get(SESSION_KEY)
-    ids = tests_reaching(ctx.root, session.dir, lines) if session is not None else None
-    if ids is not None:
-        return ids, "the affected-tests map"
-    return None, "one run of the whole suite"
 
 
 @hookimpl

@@ -93,19 +93,13 @@ class _Maker(ast.NodeTransformer):
         self.outside: set[int] = set()
         self.depth = 0
 
-    # -- where mutants may be ------------------------------------------------------------
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        return self._function(node)
-
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
-        return self._function(node)
-
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
         self.depth += 1
         node.body = self._statements(node.body)
         self.depth -= 1
         return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
 
     def _statements(self, body: list[ast.stmt]) -> list[ast.stmt]:
         result: list[ast.stmt] = []
@@ -141,8 +135,6 @@ class _Maker(ast.NodeTransformer):
     def _here(self, node: ast.AST) -> bool:
         return self.depth > 0 and self._changed(node)
 
-    # -- left alone ------------------------------------------------------------------------
-
     def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
         return node  # an f-string's parts must stay constants and formatted values
 
@@ -165,8 +157,6 @@ class _Maker(ast.NodeTransformer):
         new = self.visit(node)
         assert isinstance(new, ast.expr)
         return new
-
-    # -- expressions -------------------------------------------------------------------------
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
         self.generic_visit(node)
@@ -220,8 +210,6 @@ class _Maker(ast.NodeTransformer):
             return node
         return self._switch(node, [(ast.Constant(value=new), self._text(node), repr(new))])
 
-    # -- statements --------------------------------------------------------------------------
-
     def visit_Expr(self, node: ast.Expr) -> ast.AST | list[ast.stmt]:
         value = node.value
         if isinstance(value, ast.Constant):
@@ -263,8 +251,6 @@ class _Maker(ast.NodeTransformer):
                                                   value=node.value), node)
         return ast.copy_location(ast.If(test=self._call(mutant, node), body=[changed],
                                         orelse=[node]), node)
-
-    # -- switches ----------------------------------------------------------------------------
 
     def _text(self, node: ast.AST) -> str:
         return _short(ast.get_source_segment(self.source, node) or ast.unparse(node))

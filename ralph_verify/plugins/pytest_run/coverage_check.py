@@ -3,8 +3,6 @@ read with ``coverage json`` and the project's own coverage config."""
 
 from __future__ import annotations
 
-import threading
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, Failure, Status
@@ -73,30 +71,22 @@ class CoverageCheck(Check):
 
 
 NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!="}
-_REPORTS: dict[Path, tuple[int, ToolRun]] = {}
-_REPORTING = threading.Lock()
 
 
 def coverage_json(ctx: VerifyContext, run: PytestRun, timeout: float) -> ToolRun:
-    """``coverage json`` of ``run``'s data into ``coverage.json`` beside it, once per run
-    (the coverage check and integrity both read it)."""
+    """``coverage json`` of ``run``'s data into ``coverage.json`` beside it, once per
+    verification (the coverage check and integrity both read it)."""
     from ralph_verify.plugins.pytest_run.shared import pytest_env
 
     assert run.coverage_data is not None
     out = run.coverage_data.with_name("coverage.json")
-    try:
-        made = run.coverage_data.stat().st_mtime_ns
-    except OSError:
-        made = 0
-    with _REPORTING:
-        if _REPORTS.get(out, (None,))[0] != made:  # a later run in the same folder: afresh
-            # Under the frozen oracle the agent's new test modules ran apart: the judging tree
-            # has no source for them, and they are no product code (-i: leave them out).
-            frozen = ["-i"] if run.oracle is not None and run.oracle.frozen else []
-            _REPORTS[out] = (made, ctx.run(
-                [run.python, "-m", "coverage", "json", f"--data-file={run.coverage_data}",
-                 "-o", str(out), *frozen], timeout=timeout, env=pytest_env(ctx), cwd=run.cwd))
-        return _REPORTS[out][1]
+    # Under the frozen oracle the agent's new test modules ran apart: the judging tree has no
+    # source for them, and they are no product code (-i: leave them out).
+    frozen = ["-i"] if run.oracle is not None and run.oracle.frozen else []
+    argv = [run.python, "-m", "coverage", "json", f"--data-file={run.coverage_data}", "-o",
+            str(out), *frozen]
+    return ctx.shared(f"coverage json {out}", lambda: ctx.run(
+        argv, timeout=timeout, env=pytest_env(ctx), cwd=run.cwd))
 
 
 def least_covered(files: dict[str, Any], limit: int = 10) -> list[Failure]:
