@@ -1,8 +1,8 @@
 """A streaming, bounded reader of JUnit XML, whoever wrote it (pytest, jest-junit, go, nextest).
 
-Memory stays flat on a 100,000-test file: each finished ``<testcase>`` is read and dropped,
-details kept for the first ``max_problems`` failures only. Test ids are pytest node ids when
-the file has pytest's ``file`` attribute (xunit1), else ``classname::name``."""
+Memory stays flat on a 100,000-test file: each finished ``<testcase>`` is read and dropped.
+Test ids are pytest node ids when the file has pytest's ``file`` (xunit1), else
+``classname::name``."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
 """``junit:GLOB``: JUnit XML written by any tool (jest-junit, go-junit-report, cargo-nextest, ...).
-
-The files are read with the same streaming reader as the ``tests`` check
-(:mod:`ralph_verify.junit.read`), and judged the same way: the check fails on
-any failing or erroring test case and on no test case at all; a threshold
-(``junit:reports/*.xml>=200``) is the minimum number of passing tests.
-"""
+Read and judged as the ``tests`` check's results are (:func:`report_result`)."""
 
 from __future__ import annotations
 
@@ -48,12 +43,8 @@ def counts_text(report: JUnitReport) -> str:
 
 def report_result(check: Check, report: JUnitReport, *, no_tests: str, where: str = "",
                   output: str = "", flaky_allowed: bool = True) -> CheckResult:
-    """Judge a JUnit report: every test must pass, and at least N when ``NAME>=N`` is given.
-
-    The metric is the number of passing tests (flaky ones included), so an
-    agent cannot "pass" by deleting tests once a threshold is set. Unless
-    ``flaky_allowed``, a test that failed and then passed on a re-run fails the check.
-    """
+    """Every test must pass, and at least N with ``NAME>=N``; the metric is the number of
+    passing tests, so deleting tests cannot pass once a threshold is set."""
     counts = {"passed": report.passed, "failed": report.failed, "errors": report.errors,
               "skipped": report.skipped, "flaky": len(report.flaky)}
     for name in ("xfailed", "xpassed", "deselected", "subtests_passed"):

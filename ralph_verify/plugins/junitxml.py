@@ -1,9 +1,7 @@
 """``--junitxml FILE``: verifications as JUnit XML, for CI test reporters.
 
-One ``<testsuite>`` per verification (``run``: the baseline and every iteration; ``run
---tasks`` adds one of its tasks), one ``<testcase>`` per check, failures as data. As pytest's
-junitxml, a writer registered at configure time rewrites the file atomically after each
-verification, so an interrupted session still leaves a valid file."""
+One ``<testsuite>`` per verification, one ``<testcase>`` per check; rewritten atomically
+after each verification, so an interrupted session still leaves a valid file."""
 
 from __future__ import annotations
 

@@ -1,8 +1,7 @@
 """``precommit``: the project's own pre-commit (or prek) hooks, each failing hook a failure.
 
-``pre-commit run --all-files`` has no machine-readable output, so its plain report is read:
-each ``NAME....Failed`` block becomes one failure with the hook's output as its detail.
-Fixer hooks change files, and fail, as they do in pre-commit."""
+pre-commit has no machine-readable output: each ``NAME....Failed`` block of its report is read
+as one failure. Fixer hooks change files, and fail, as they do in pre-commit."""
 
 from __future__ import annotations
 

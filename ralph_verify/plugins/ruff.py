@@ -249,10 +249,8 @@ class RuffCheck(Check):
         return count_summary(failures, self.noun)
 
     def verdict(self, failures: list[Failure], found: Findings | None = None) -> CheckResult:
-        """Pass when the count meets the threshold (none given: the count must be 0).
-
-        ``found``: the counts over every violation, when only some are kept in ``failures``.
-        """
+        """Pass when the count meets the threshold (none given: 0); ``found``: the counts
+        over every violation, when only some are kept in ``failures``."""
         count = found.total if found is not None else len(failures)
         summary = (count_summary_of(found.codes, self.noun) if found is not None
                    else self.summarise(failures))

@@ -1,10 +1,8 @@
 """The mutants of chosen lines of a module, and one *switched* module that holds them all.
 
-Own code, not mutmut or cosmic-ray: both write into the project (a copied tree, or the
-mutated file itself) and neither takes "these lines"; this is standard library only (it is
-copied into the project's pytest). Mutants are mutmut's classes inside function bodies; each
-mutated node becomes ``(mutant if __ralph_verify_mutant__(id) else original)``, compiled from
-the tree so line numbers hold, and ids follow source order so both processes agree."""
+Own code, standard library only (it is copied into the project's pytest): mutmut and
+cosmic-ray write into the project and take no "these lines". Each mutated node becomes
+``(mutant if __ralph_verify_mutant__(id) else original)``; ids follow source order."""
 
 from __future__ import annotations
 

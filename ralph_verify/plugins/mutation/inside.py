@@ -1,9 +1,8 @@
 """Inside the project's pytest: serve the switched modules, learn which tests reach which
 mutant, then run each mutant against those tests, in this one process.
 
-An import hook loads the switched code, so nothing is written to the project; results go to
-the plan's ``results`` file a flushed line at a time, so a process killed under a mutant loses
-nothing; a watchdog thread ends a mutant that loops forever (counted killed)."""
+An import hook serves the switched code (nothing is written to the project); each result is
+a flushed line, so a process killed under a mutant loses nothing."""
 
 from __future__ import annotations
 

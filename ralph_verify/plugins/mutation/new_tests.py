@@ -1,7 +1,5 @@
-"""Tests added this session that kill few of the mutants of the product code they run: for
-``integrity``, new tests that run product code and fail under less than a fifth of its mutants
-assert little that code decides (a bound, a loose ``approx``, a type). Judged by file; a
-``return None`` mutant does not count."""
+"""For ``integrity``: new tests that fail under less than a fifth of the mutants of the product
+code they run assert little that code decides (a bound, a loose ``approx``, a type)."""
 
 from __future__ import annotations
 

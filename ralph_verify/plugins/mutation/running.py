@@ -1,10 +1,7 @@
 """Run the mutants in the project's pytest and collect what each one did.
 
-One pytest process runs them all (:mod:`.inside`); when it dies or its watchdog ends it
-under a mutant (a loop that never ends, ``os._exit`` in the mutated code), that mutant is
-counted killed and a new process goes on from the next one. The process gets ralph-verify's
-bytecode prefix and no cache provider, so it writes nothing into the project.
-"""
+One pytest process runs them all (:mod:`.inside`); a mutant under which it dies or hangs is
+counted killed and a new process goes on from the next one."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
 """``tests`` (alias ``pytest``) and ``coverage`` (alias ``cov``): one pytest run feeds both.
 
-The suite runs once per verification, with the project's interpreter, our recorder plugin
-loaded first (:mod:`ralph_verify.recorder.plugin`; JUnit XML only when it did not report),
-under ``coverage run`` when any check sets ``needs_coverage``. A third-party check reuses that
-run with ``shared_pytest_run(ctx)`` (:class:`PytestRun`: the interpreter, the JUnit file, the
-coverage data, the record folder), which raises :class:`~ralph_verify.proc.process.ToolError`
-when there is no usable run::
+A third-party check reuses that run with ``shared_pytest_run(ctx)`` (:class:`PytestRun`),
+which raises :class:`~ralph_verify.proc.process.ToolError` when there is no usable run::
 
     run = shared_pytest_run(ctx)
     ctx.run([run.python, "-m", "coverage", "xml", f"--data-file={run.coverage_data}", ...])
@@ -45,8 +41,7 @@ __all__ = ["EXIT_NO_TESTS", "CoverageCheck", "PytestRun", "TestsCheck", "TestsOp
            "line_ranges", "read_pytest_report", "rerun_args", "shared_pytest_run", "tests_args",
            "tests_options"]
 
-#: The names re-exported from :mod:`.shared`, imported on first use (PEP 562): the
-#: run's module pulls in the JUnit reader, which a command that runs no pytest never needs.
+#: Re-exported from :mod:`.shared` on first use (PEP 562): a command without pytest needs none.
 _SHARED = frozenset({"EXIT_NO_TESTS", "PytestRun", "read_pytest_report", "rerun_args",
                      "shared_pytest_run", "tests_args", "tests_options"})
 

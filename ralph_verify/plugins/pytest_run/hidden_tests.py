@@ -1,8 +1,7 @@
 """``tests:hidden=PATH``: acceptance tests held out of the agent's reach.
 
-They are copied into the tree only while this check runs, alone and after every other check,
-then removed (a copy a killed run left is removed next time, and git-excluded). Only each
-failing test's id and first message line come back, never a traceback or source line."""
+Copied into the tree only while this check runs, alone, last; only each failing test's id
+and first message line come back, never a traceback or source line."""
 
 from __future__ import annotations
 

@@ -1,10 +1,8 @@
 """The frozen oracle: in a session, the tests and settings of its start judge today's code.
 
-When a test-side file (test modules, test folders, ``conftest.py``, ``.pth``, pytest's and
-coverage's settings) differs from the session's start, pytest runs in a judging tree with
-those files as they were, so an edited or weakened test or a planted stand-in does not
-count; the tests the agent added or changed run too, in a pass of their own, and both must
-pass. ``allow`` globs or ``--allow-test-edits`` release files on purpose."""
+When a test-side file differs from the session's start, pytest runs in a judging tree with
+those files as they were, so an edited test or a planted stand-in does not count; the
+agent's new and changed tests run in a pass of their own. ``allow`` releases files."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""Our plugins inside the project's pytest: the recorder and its sibling for affected
-tests, and coverage for xdist workers.
-
-All are written, compiled, to a folder the project's interpreter imports with ``-p``.
-"""
+"""Our plugins inside the project's pytest (the recorder, its sibling for affected tests,
+coverage for xdist workers), compiled into a folder imported with ``-p``."""
 
 from __future__ import annotations
 
@@ -44,13 +41,8 @@ def pytest_unconfigure(config):
 
 def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *,
                env: dict[str, str]) -> Path:
-    """A folder holding our plugins for the project's interpreter to import with ``-p``.
-
-    They are sourceless ``.pyc`` files whose code is named ``<...>``: coverage never
-    measures code from a file name in angle brackets, so under coverage our plugins do not
-    show up in the project's report; and pytest's assertion rewriter leaves a module
-    without source alone, so the recorder is not rewritten at every run.
-    """
+    """The folder of our plugins: sourceless ``.pyc`` files whose code is named ``<...>``, so
+    coverage never measures them and pytest's assertion rewriter leaves them alone."""
     plugin_dir = folder / "plugin"
     plugin_dir.mkdir(exist_ok=True)
     sources = {**{name: plugin_source(module) for name, module in MODULES.items()},

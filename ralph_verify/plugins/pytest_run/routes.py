@@ -1,11 +1,8 @@
 """Product code the start's tests ran that today's tests go around (for ``integrity``).
 
-When a session measures coverage, the product lines its start's tests ran are kept with the
-frozen integrity baseline. A line still there, unchanged, that those tests ran then and no
-test runs now has been routed around: the tests' inputs take another path past code the
-session kept (their inputs special-cased, a branch taken only under pytest or coverage, the
-function rebound to a copy). A fix changes the code the tests ran; it does not leave it
-standing beside a detour. Nothing here reads the agent's text: coverage is the evidence."""
+A line still there, unchanged, that the start's tests ran and no test runs now has been
+routed around (inputs special-cased, a branch taken only under pytest, a function rebound):
+a fix changes the code the tests ran. Coverage is the evidence, not the agent's text."""
 
 from __future__ import annotations
 
