@@ -18,7 +18,6 @@ from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Stat
 from ralph_verify.checks.registry import CheckRegistry
 from ralph_verify.checks.tool_output import (
     clip_tail,
-    count_summary,
     count_summary_of,
     head,
     load_json,
@@ -218,7 +217,6 @@ def read_only(args: Sequence[str]) -> list[str]:
 
 class RuffCheck(Check):
     cost = 3
-    noun = "error"
 
     @property
     def table(self) -> RuffOptions:
@@ -245,21 +243,13 @@ class RuffCheck(Check):
                           missing_hint=hint, cwd=cwd)
         return run
 
-    def summarise(self, failures: list[Failure]) -> str:
-        return count_summary(failures, self.noun)
-
-    def verdict(self, failures: list[Failure], found: Findings | None = None) -> CheckResult:
-        """Pass when the count meets the threshold (none given: 0); ``found``: the counts
-        over every violation, when only some are kept in ``failures``."""
-        count = found.total if found is not None else len(failures)
-        summary = (count_summary_of(found.codes, self.noun) if found is not None
-                   else self.summarise(failures))
+    def verdict(self, failures: list[Failure], summary: str,
+                counts: dict[str, int]) -> CheckResult:
+        """Pass when the count (the first of ``counts``, over every violation, kept in
+        ``failures`` or not) meets the threshold (none given: 0)."""
+        count = next(iter(counts.values()))
         passed = self.spec.compare(count) if self.spec.op is not None else count == 0
         wanted = self.spec.threshold_text()
-        counts = {f"{self.noun}s": count}
-        if self.noun != "file":
-            counts["files"] = len(found.files if found is not None
-                                  else {f.path for f in failures})
         if passed:
             return self.result(Status.PASSED, summary + (f", within {wanted}" if wanted and count
                                                          else ""), metric=count, counts=counts)
@@ -282,7 +272,8 @@ class LintCheck(RuffCheck):
         if found is None:
             return self.error(f"ruff check failed (exit {run.returncode}): {_first_cause(run)}",
                               output=run.tail())
-        return self.verdict(found.failures, found)
+        return self.verdict(found.failures, count_summary_of(found.codes, "error"),
+                            {"errors": found.total, "files": len(found.files)})
 
     def lint(self, ctx: VerifyContext, args: Sequence[str],
              root: Path) -> tuple[ToolRun, Findings | None]:
@@ -306,8 +297,6 @@ class LintCheck(RuffCheck):
 
 
 class FormatCheck(RuffCheck):
-    noun = "file"
-
     def run(self, ctx: VerifyContext) -> CheckResult:
         args = self.table.args
         run = self.ruff(ctx, "format", "--check", "--output-format", "json", *args)
@@ -327,7 +316,7 @@ class FormatCheck(RuffCheck):
                               output="\n".join(problems) or run.tail())
         if failures:
             failures = self.with_diffs(ctx, failures)
-        return self.verdict(failures)
+        return self.verdict(failures, self.summarise(failures), {"files": len(failures)})
 
     def summarise(self, failures: list[Failure]) -> str:
         if not failures:
