@@ -58,17 +58,14 @@ def _engine() -> ModuleType:
 class _Loader(importlib.abc.Loader):
     """Executes a module's switched code; anything else is asked of its own loader."""
 
-    def __init__(self, code: CodeType, original: Any, served: set[str], path: str) -> None:
+    def __init__(self, code: CodeType, original: Any) -> None:
         self.code = code
         self.original = original
-        self.served = served
-        self.path = path
 
     def create_module(self, spec: Any) -> None:
         return None
 
     def exec_module(self, module: ModuleType) -> None:
-        self.served.add(self.path)
         module.__dict__[_engine().SWITCH] = _switch
         exec(self.code, module.__dict__)
 
@@ -81,7 +78,6 @@ class _Finder(importlib.abc.MetaPathFinder):
 
     def __init__(self, codes: dict[str, CodeType]) -> None:
         self.codes = codes
-        self.served: set[str] = set()
         stems = {os.path.basename(p)[:-3] for p in codes}
         self.names = stems | {os.path.basename(os.path.dirname(p)) for p in codes
                               if p.endswith("__init__.py")}
@@ -99,7 +95,7 @@ class _Finder(importlib.abc.MetaPathFinder):
             origin = os.path.realpath(spec.origin) if spec.origin else ""
             code = self.codes.get(origin)
             if code is not None:
-                spec.loader = _Loader(code, spec.loader, self.served, origin)
+                spec.loader = _Loader(code, spec.loader)
             return spec
         return None
 
@@ -110,7 +106,6 @@ class _Run:
     def __init__(self, plan: dict[str, Any]) -> None:
         self.plan = plan
         self.out: IO[str] = open(plan["results"], "a", encoding="utf-8")  # noqa: SIM115
-        self.finder: _Finder | None = None
         self.deadline = 0.0
         self.current = 0
 
@@ -146,8 +141,7 @@ class _Run:
                 codes[os.path.realpath(path)] = compile(kept.tree, path, "exec")
         if invalid:
             self.write(invalid=invalid)
-        self.finder = _Finder(codes)
-        sys.meta_path.insert(0, self.finder)
+        sys.meta_path.insert(0, _Finder(codes))
         threading.Thread(target=self._watch, name="ralph-verify-mutant-watch",
                          daemon=True).start()
 
@@ -176,9 +170,7 @@ class _Run:
                 reached.setdefault(mutant, []).append(index)
             if self.plan.get("every"):
                 reach[item.nodeid] = sorted(seen)
-        served = sorted(self.finder.served) if self.finder else []
-        self.write(tests=len(items), failing=failing, served=served,
-                   reached=sorted(reached), reach=reach)
+        self.write(tests=len(items), failing=failing, reached=sorted(reached), reach=reach)
         for mutant in sorted(reached):
             if mutant in skip:
                 continue

@@ -101,8 +101,6 @@ class Outcomes:
     reach: dict[str, list[int]] = field(default_factory=dict)
     tests: int = 0
     failing: list[str] = field(default_factory=list)
-    served: set[str] = field(default_factory=set)
-    processes: int = 0
 
 
 def run_mutants(ctx: VerifyContext, files: list[FilePlan], *, ids: list[str] | None,
@@ -143,7 +141,6 @@ def run_mutants(ctx: VerifyContext, files: list[FilePlan], *, ids: list[str] | N
                             "check's 'timeout' option or --timeout)")
         run = ctx.run(argv, timeout=left, env=env,
                       missing_hint=f"the project's Python {python} does not exist")
-        outcomes.processes += 1
         decided = len(outcomes.killed) + len(outcomes.survived)
         if _read(results, outcomes, run.tail()):
             return outcomes
@@ -171,7 +168,6 @@ def _read(results: Path, outcomes: Outcomes, tail: str) -> bool:
         elif "tests" in record:
             outcomes.tests = record["tests"]
             outcomes.failing = record["failing"]
-            outcomes.served.update(record["served"])
             outcomes.reached.update(record["reached"])
             outcomes.reach.update(record.get("reach") or {})
         elif "start" in record:
