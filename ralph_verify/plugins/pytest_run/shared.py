@@ -80,25 +80,18 @@ def tests_options(ctx: VerifyContext) -> TestsOptions:
     return options if isinstance(options, TestsOptions) else TestsOptions()
 
 
-#: ``tests:hidden`` with no path: the tests marked ``@pytest.mark.hidden`` are held out of
-#: the visible run (:mod:`ralph_verify.plugins.pytest_run.hidden_tests` runs them apart).
+#: ``tests:hidden`` with no path: the tests marked ``@pytest.mark.hidden`` are held out.
 HIDDEN_MARKER = "hidden"
-
-
-def marked_args(ctx: VerifyContext) -> list[str]:
-    """``-m "not hidden"`` when ``tests:hidden`` (marked tests) is among the checks: the
-    visible run leaves the held-out tests to their own check."""
-    if any(c.name == "tests" and c.spec.arg == HIDDEN_MARKER for c in ctx.checks):
-        return ["-m", f"not {HIDDEN_MARKER}"]
-    return []
 
 
 def tests_args(ctx: VerifyContext) -> list[str]:
     """``args`` of ``[tool.ralph-verify.checks.tests]`` (without the table, the options are
-    not built: pydantic is not imported before pytest starts)."""
-    if ctx.config.check_options.get("tests") is None:
-        return marked_args(ctx)
-    return [*tests_options(ctx).args, *marked_args(ctx)]
+    not built: pydantic is not imported before pytest starts), and ``-m "not hidden"`` when
+    ``tests:hidden`` runs the marked tests apart."""
+    args = tests_options(ctx).args if ctx.config.check_options.get("tests") is not None else []
+    if any(c.name == "tests" and c.spec.arg == HIDDEN_MARKER for c in ctx.checks):
+        return [*args, "-m", f"not {HIDDEN_MARKER}"]
+    return list(args)
 
 
 def pytest_env(ctx: VerifyContext) -> dict[str, str]:
@@ -224,8 +217,8 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
 
 
 def launch(ctx: VerifyContext, name: str, *, args: list[str] | None = None,
-            coverage: bool | None = None, deps: bool = False,
-            select: Path | None = None, cwd: Path | None = None) -> PytestRun:
+           coverage: bool | None = None, deps: bool = False,
+           select: Path | None = None, cwd: Path | None = None) -> PytestRun:
     """One pytest run in ``ctx.workdir / name``; ``deps``: record what each test ran,
     ``select`` (a JSON file of ids): run only those (:mod:`ralph_verify.recorder.affected_plugin`);
     ``cwd``: a judging tree, whose ``src`` comes first on the path (an editable install's
