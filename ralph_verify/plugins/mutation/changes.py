@@ -1,12 +1,9 @@
 """The product lines a session changed: today's tree against the commit it started from (the
-recovery point's; in ``check``, ``--baseline REF`` or ``HEAD``), compared by git blob ids
-computed here, so nothing is written into the repository. Tests are not product code."""
+recovery point's; in ``check``, ``--baseline REF`` or ``HEAD``). Tests are not product code."""
 
 from __future__ import annotations
 
 import difflib
-import hashlib
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,9 +13,6 @@ from ralph_verify.project import git
 if TYPE_CHECKING:
     from ralph_verify.checks.api import VerifyContext
     from ralph_verify.loop.session import Session
-
-_TEST_FOLDERS = frozenset({"tests", "test", "testing"})
-
 
 class NoBaseline(Exception):
     """There is no commit to compare with: the check cannot judge."""
@@ -34,10 +28,10 @@ class Baseline:
 
 
 def is_product(rel: str) -> bool:
-    parts = rel.split("/")
-    name = parts[-1]
-    return (name.endswith(".py") and not name.startswith("test_") and name != "conftest.py"
-            and not name.endswith("_test.py") and not _TEST_FOLDERS.intersection(parts[:-1]))
+    """A Python file that is no test, test folder's, ``conftest.py`` or start-up file."""
+    from ralph_verify.plugins.pytest_run.oracle import is_test_side
+
+    return rel.endswith(".py") and not is_test_side(rel)
 
 
 def baseline(ctx: VerifyContext) -> Baseline:
@@ -86,50 +80,25 @@ def _commit(root: Path, ref: str, problem: str) -> str:
 def changed_lines(root: Path, commit: str | None) -> dict[str, list[int]]:
     """The product files of today's tree that differ from ``commit``, with the numbers of
     their new or changed lines (a file new since then: all of them)."""
-    before = _blobs(root, commit) if commit else {}
+    from ralph_verify.project.judging_tree import changed_since
+
     changed: dict[str, list[int]] = {}
-    for rel in git.tracked_and_untracked(root):
+    for rel in sorted(changed_since(root, commit) if commit else git.tracked_and_untracked(root)):
         if not is_product(rel):
             continue
         try:
             data = (root / rel).read_bytes()
-        except OSError:
-            continue  # deleted but still in the index
-        old = before.get(rel)
-        if old is not None and old == _blob_id(data, len(old)):
-            continue
-        lines = _new_lines(_read_blob(root, old) if old else b"", data)
+            old = git.git(root, "show", f"{commit}:{rel}", check=False) if commit else ""
+        except (OSError, UnicodeDecodeError):
+            continue  # deleted, or not text
+        lines = _new_lines(old, data.decode("utf-8", "replace"))
         if lines:
             changed[rel] = lines
     return changed
 
 
-def _blobs(root: Path, commit: str) -> dict[str, str]:
-    out = git.git(root, "ls-tree", "-r", "-z", commit)
-    blobs = {}
-    for entry in out.split("\0"):
-        head, _, path = entry.partition("\t")
-        fields = head.split()
-        if len(fields) == 3 and fields[1] == "blob":
-            blobs[path] = fields[2]
-    return blobs
-
-
-def _blob_id(data: bytes, length: int) -> str:
-    digest = hashlib.sha256 if length == 64 else hashlib.sha1
-    return digest(b"blob %d\0" % len(data) + data).hexdigest()
-
-
-def _read_blob(root: Path, blob: str) -> bytes:
-    proc = subprocess.run(["git", "cat-file", "blob", blob], cwd=root, capture_output=True,
-                          stdin=subprocess.DEVNULL, check=False)
-    return proc.stdout if proc.returncode == 0 else b""
-
-
-def _new_lines(old: bytes, new: bytes) -> list[int]:
-    before = old.decode("utf-8", "replace").splitlines()
-    after = new.decode("utf-8", "replace").splitlines()
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+def _new_lines(old: str, new: str) -> list[int]:
+    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
     lines: list[int] = []
     for tag, _, _, first, last in matcher.get_opcodes():
         if tag in ("replace", "insert"):
