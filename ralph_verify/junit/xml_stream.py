@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 import xml.parsers.expat as expat
-from collections import deque
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -39,7 +38,7 @@ class _Builder:
         self.head_room, self.tail_room = keep // 4, keep - keep // 4
         self.stack: list[ET.Element] = []
         self.last: ET.Element | None = None  # data after an element's end is its tail
-        self.head, self.tail, self.tail_len, self.cut = "", deque[str](), 0, 0
+        self.head, self.tail, self.cut = "", "", 0
 
     def start(self, tag: str, attrs: dict[str, str]) -> None:
         self.flush()
@@ -50,16 +49,12 @@ class _Builder:
         self.last = None
         self.events.append(("start", elem))
 
-    def data(self, text: str) -> None:
+    def data(self, text: str) -> None:  # in pieces of up to _CHUNK (expat's buffer_text)
         room = max(self.head_room - len(self.head), 0)
         self.head += text[:room]
-        if text[room:]:
-            self.tail.append(text[room:])
-            self.tail_len += len(text) - room
-            while len(self.tail) > 1 and self.tail_len - len(self.tail[0]) >= self.tail_room:
-                dropped = len(self.tail.popleft())
-                self.tail_len -= dropped
-                self.cut += dropped
+        tail = self.tail + text[room:]
+        self.cut += max(len(tail) - self.tail_room, 0)
+        self.tail = tail[-self.tail_room:]
 
     def end(self, tag: str) -> None:
         self.flush()
@@ -69,15 +64,13 @@ class _Builder:
     def flush(self) -> None:
         if not self.head and not self.tail:
             return
-        tail = "".join(self.tail)
-        self.cut += max(len(tail) - self.tail_room, 0)
         note = f"\n[... {self.cut} characters cut ...]\n" if self.cut else ""
-        text = self.head + note + tail[-self.tail_room:]
+        text = self.head + note + self.tail
         if self.last is not None:
             self.last.tail = text
         elif self.stack:
             self.stack[-1].text = text
-        self.head, self.tail, self.tail_len, self.cut = "", deque(), 0, 0
+        self.head, self.tail, self.cut = "", "", 0
 
 
 def iterparse_bounded(source: BinaryIO, keep: int) -> Iterator[tuple[str, ET.Element]]:
@@ -85,6 +78,7 @@ def iterparse_bounded(source: BinaryIO, keep: int) -> Iterator[tuple[str, ET.Ele
     characters (plus a note); raises :class:`DTDRefused` or :class:`expat.ExpatError`."""
     builder = _Builder(keep)
     parser = expat.ParserCreate()
+    parser.buffer_text, parser.buffer_size = True, _CHUNK
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.StartElementHandler = builder.start
     parser.EndElementHandler = builder.end
