@@ -23,22 +23,14 @@ MAX_KEPT = 5000
 
 def counts_text(report: JUnitReport) -> str:
     """``2 failed, 12 passed, 3 skipped, 1 xfailed, 1 error (1 flaky)``, pytest's order."""
-    parts = []
-    if report.failed:
-        parts.append(f"{report.failed} failed")
-    parts.append(f"{report.passed} passed")
-    for number, noun in ((report.skipped, "skipped"), (report.deselected, "deselected"),
-                         (report.xfailed, "xfailed"), (report.xpassed, "xpassed")):
-        if number:
-            parts.append(f"{number} {noun}")
-    if report.errors:
-        parts.append(f"{report.errors} error{'s' if report.errors != 1 else ''}")
-    if report.subtests_passed:
-        parts.append(f"{report.subtests_passed} subtests passed")
-    text = ", ".join(parts)
-    if report.flaky:
-        text += f" ({len(report.flaky)} flaky)"
-    return text
+    errors = f"error{'s' if report.errors != 1 else ''}"
+    parts = [f"{number} {noun}" for number, noun in (
+        (report.failed, "failed"), (report.skipped, "skipped"), (report.deselected, "deselected"),
+        (report.xfailed, "xfailed"), (report.xpassed, "xpassed"), (report.errors, errors),
+        (report.subtests_passed, "subtests passed")) if number]
+    parts.insert(1 if report.failed else 0, f"{report.passed} passed")
+    flaky = f" ({len(report.flaky)} flaky)" if report.flaky else ""
+    return ", ".join(parts) + flaky
 
 
 def report_result(check: Check, report: JUnitReport, *, no_tests: str, where: str = "",
