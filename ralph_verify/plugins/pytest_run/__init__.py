@@ -9,7 +9,7 @@ which raises :class:`~ralph_verify.proc.process.ToolError` when there is no usab
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -111,7 +111,7 @@ class TestsCheck(Check):
 
             return run_hidden(self, ctx)
         if self.spec.arg is not None and looks_like_test_path(self.spec.arg):
-            return _judge_path(self, ctx, self.shared_suite)  # tests:PATH, from the same run
+            return _judge_path(self, ctx)  # tests:PATH, from the same run
         if self.spec.arg is not None:
             from ralph_verify.loop.new_failures import judge_new  # tests:new, in a loop
 
@@ -192,10 +192,9 @@ class TestsCheck(Check):
         flaky_allowed = False
         if report.failing or report.flaky:
             options = self.options if isinstance(self.options, TestsOptions) else TestsOptions()
-            rerun, flaky = options.rerun, options.flaky
-            if rerun and 1 <= report.failing <= rerun:
+            if options.rerun and 1 <= report.failing <= options.rerun:
                 _mark_flaky(report, self._rerun(ctx, run, report))
-            flaky_allowed = flaky == "allow" and not run.partial
+            flaky_allowed = options.flaky == "allow" and not run.partial
         result = report_result(self, report, no_tests="no tests ran", flaky_allowed=flaky_allowed)
         return _partial_result(result, run) if run.partial else result
 
@@ -263,15 +262,14 @@ def selects(target: str, test_id: str) -> bool:
             or test_id.startswith(target + "/") or test_id.startswith(target + "["))
 
 
-def _judge_path(check: Check, ctx: VerifyContext,
-               run_suite: Callable[[VerifyContext], CheckResult]) -> CheckResult:
+def _judge_path(check: TestsCheck, ctx: VerifyContext) -> CheckResult:
     """``tests:PATH[::NODE][>=N]``: the tests collected there all pass, and at least N exist;
     judged from the shared run, so many tasks' ``tests:PATH`` checks cost one run."""
     from ralph_verify.plugins.pytest_run.shared import shared_pytest_run
     from ralph_verify.recorder.read import test_ids
 
     target = str(check.spec.arg)
-    suite = run_suite(ctx)
+    suite = check.shared_suite(ctx)
     if suite.status is Status.ERROR:
         return check.error(suite.summary, output=suite.output)
     run = shared_pytest_run(ctx)
