@@ -10,15 +10,15 @@ which raises :class:`~ralph_verify.proc.process.ToolError` when there is no usab
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status
 from ralph_verify.checks.registry import PATH_CHOICE, CheckRegistry, looks_like_test_path
-from ralph_verify.config.parser import Bound, CommonOptions
 from ralph_verify.markers import hookimpl
 from ralph_verify.plugins.junit import report_result
 from ralph_verify.plugins.pytest_run.coverage_check import CoverageCheck, least_covered, line_ranges
+from ralph_verify.plugins.pytest_run.options import TestsOptions
 from ralph_verify.proc.process import ToolError
 
 if TYPE_CHECKING:
@@ -36,8 +36,7 @@ if TYPE_CHECKING:
         tests_options,
     )
 
-__all__ = ["EXIT_NO_TESTS", "CoverageCheck", "PytestRun", "TestsCheck", "TestsOptions",
-           "least_covered",
+__all__ = ["EXIT_NO_TESTS", "CoverageCheck", "PytestRun", "TestsCheck", "least_covered",
            "line_ranges", "read_pytest_report", "rerun_args", "shared_pytest_run", "tests_args",
            "tests_options"]
 
@@ -52,36 +51,6 @@ def __getattr__(name: str) -> Any:
 
         return getattr(shared, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-@dataclass(frozen=True)
-class TestsOptions(CommonOptions):
-    """``[tool.ralph-verify.checks.tests]``; ``args`` also apply when only ``coverage`` runs."""
-
-    __test__ = False  # not a pytest test class, despite the name
-
-    args: list[str] = field(default_factory=list, metadata={
-        "help": 'Extra pytest arguments, e.g. ["-q", "tests/unit"] or ["-n", "auto"]'})
-    rerun: Annotated[int, Bound(ge=0)] = field(default=5, metadata={
-        "help": "Re-run the failed tests once when 1 to N failed; one that passes then is "
-                "reported as flaky, not failed (0: never re-run)"})
-    select: Literal["auto", "affected", "all"] = field(default="auto", metadata={
-        "help": 'In a loop (run, the Stop hook): "affected" runs first only the tests that ran '
-                "what changed since the last full run (the functions whose body changed, or "
-                "any code of a file changed otherwise), plus those that failed last time and "
-                "those of a changed test file; if one fails, that is the verdict, else the "
-                "full suite runs and decides (a loop never ends complete on a partial run); "
-                '"all": always the full suite; "auto": "affected" when the project\'s Python '
-                "is 3.12 or later (sys.monitoring records what each test ran), else \"all\" "
-                "(before 3.12 only cProfile can record it, which slows the full runs several "
-                'times; "affected" uses it there)'})
-    allow: list[str] = field(default_factory=list, metadata={
-        "help": 'In a session, globs of test files and settings whose edits count, e.g. '
-                '["tests/test_api.py", "tests/data/**"]; the others are judged as they were '
-                "at the session's start (docs/integrity.md, the frozen oracle)"})
-    flaky: Literal["block", "allow"] = field(default="block", metadata={
-        "help": '"block": a test that failed and then passed on the re-run still fails the '
-                'check (it failed in this verification); "allow": it counts as passing'})
 
 
 class TestsCheck(Check):

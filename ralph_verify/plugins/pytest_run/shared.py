@@ -13,7 +13,7 @@ from ralph_verify.checks.api import VerifyContext
 from ralph_verify.checks.registry import looks_like_test_path
 from ralph_verify.loop.keys import SESSION_KEY
 from ralph_verify.plugins.junit import MAX_KEPT
-from ralph_verify.plugins.pytest_run import TestsOptions
+from ralph_verify.plugins.pytest_run.options import TestsOptions
 from ralph_verify.plugins.pytest_run.plugin_dir import XDIST_COVERAGE_PLUGIN, plugin_dir
 from ralph_verify.proc.process import ToolError, ToolRun
 from ralph_verify.project.caches import bytecode_prefix
