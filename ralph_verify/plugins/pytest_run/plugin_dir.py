@@ -52,8 +52,8 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *,
         source = folder / f"{name}_source.py"
         source.write_text(text, encoding="utf-8")
         pairs += [str(source), str(plugin_dir / f"{name}.pyc")]
-    if _our_binary(python):
-        # The same interpreter binary as ours: the same bytecode, compiled here.
+    # The same binary as ours (a virtualenv's python links to its base's): compiled here.
+    if os.path.realpath(python) == os.path.realpath(sys.executable):
         import py_compile
 
         for i in range(0, len(pairs), 2):
@@ -70,8 +70,3 @@ def plugin_dir(ctx: VerifyContext, python: str, folder: Path, *,
                             output=run.tail())
     return plugin_dir
 
-
-def _our_binary(python: str) -> bool:
-    """Whether ``python`` runs the interpreter binary this process runs (a virtualenv's python
-    is a link to its base interpreter's; a copied one is another binary)."""
-    return os.path.realpath(python) == os.path.realpath(sys.executable)
