@@ -30,6 +30,7 @@ class MutationCheck(Check):
     def run(self, ctx: VerifyContext) -> CheckResult:
         from ralph_verify.plugins.mutation.changes import NoBaseline
         from ralph_verify.plugins.mutation.running import (
+            Outcomes,
             many,
             prepare,
             pytest_args,
@@ -58,26 +59,23 @@ class MutationCheck(Check):
                                                       mutants.values()})
                if session is not None else None)
         how = "the affected-tests map" if ids is not None else "one run of the whole suite"
-        try:
+        try:  # no test reaches the lines: nothing to run, every mutant unreached
             outcomes = run_mutants(ctx, found.plans, ids=ids, args=pytest_args(ctx, ids),
-                                   timeout=self.timeout) if ids != [] else None
+                                   timeout=self.timeout) if ids != [] else Outcomes()
         except ToolError as exc:
             return self.error(f"the mutants could not be run: {exc}", output=exc.output)
-        killed = set(outcomes.killed) if outcomes else set()
-        invalid = outcomes.invalid if outcomes else set()
+        killed, invalid = set(outcomes.killed), outcomes.invalid
         judged = [i for i in sorted(mutants) if i not in invalid]
         score = 100.0 * len(killed) / len(judged) if judged else 0.0
-        failures = [_failure(*mutants[i], reached=outcomes is not None and i in outcomes.reached)
+        failures = [_failure(*mutants[i], reached=i in outcomes.reached)
                     for i in judged if i not in killed]
-        if outcomes is not None:
-            if outcomes.ended:
-                skipped.append(f"{len(outcomes.ended)} counted killed because their tests "
-                               "hung or the test process died")
-            if outcomes.failing:
-                skipped.append(f"{len(outcomes.failing)} tests that fail with no mutant left "
-                               "out")
-            if invalid:
-                skipped.append(f"{len(invalid)} mutants that do not compile left out")
+        if outcomes.ended:
+            skipped.append(f"{len(outcomes.ended)} counted killed because their tests hung or "
+                           "the test process died")
+        if outcomes.failing:
+            skipped.append(f"{len(outcomes.failing)} tests that fail with no mutant left out")
+        if invalid:
+            skipped.append(f"{len(invalid)} mutants that do not compile left out")
         passed = self.spec.compare(score) if self.spec.op is not None else not failures
         wanted = ""
         if self.spec.op is not None and self.spec.threshold is not None:
@@ -85,14 +83,14 @@ class MutationCheck(Check):
 
             op = self.spec.op if passed else NEGATED[self.spec.op]
             wanted = f" {op} {self.spec.threshold:g}%"
-        tests = outcomes.tests if outcomes else 0
+        tests = outcomes.tests
         summary = (f"{len(killed)}/{len(judged)} mutants killed ({score:.0f}%{wanted}) on the "
                    f"{found.changed} since {found.since}; {many(tests, 'test')} from {how}"
                    f"{_notes(skipped, outside)}")
         counts = {"mutants": len(judged), "killed": len(killed), "tests": tests,
                   "survived": sum(f.code == "survived" for f in failures),
                   "unreached": sum(f.code == "unreached" for f in failures),
-                  "timeouts": len(outcomes.ended) if outcomes else 0}
+                  "timeouts": len(outcomes.ended)}
         return self.result(Status.PASSED if passed else Status.FAILED, summary, metric=score,
                            counts=counts, failures=failures)
 
