@@ -211,7 +211,6 @@ class JUnitReport:
     skipped: int = 0
     problems: list[TestCaseResult] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
     max_problems: int = 500
     #: Counted only from ralph-verify's pytest recorder, as pytest's summary counts them.
     xfailed: int = 0
@@ -255,7 +254,6 @@ def read_report(path: Path, *, max_problems: int = 500,
     report = report if report is not None else JUnitReport(max_problems=max_problems)
     for case in iter_cases(path):
         report.add(case)
-    report.files.append(str(path))
     return report
 
 

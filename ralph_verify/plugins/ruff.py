@@ -71,17 +71,12 @@ def _entry_failure(entry: dict[str, Any], root: Path, what: str, *,
         where += f":cell {entry['cell']}"
     if isinstance(row, int):
         where += f":{row}" + (f":{column}" if isinstance(column, int) else "")
-    return Failure(message=message or f"{code} {text}", location=where, code=code, path=path,
-                   line=row if isinstance(row, int) else None, detail=_fix_detail(entry))
-
-
-def _fix_detail(entry: dict[str, Any]) -> str:
-    """ruff's fix suggestion, if it has one (the rule's URL is left out: it costs budget)."""
+    # ruff's fix suggestion, if it has one (the rule's URL is left out: it costs budget).
     fix = entry.get("fix")
-    if not isinstance(fix, dict):
-        return ""
-    applicability = fix.get("applicability") or "available"
-    return f"fix ({applicability}): {fix.get('message') or 'ruff can fix this'}"
+    detail = (f"fix ({fix.get('applicability') or 'available'}): "
+              f"{fix.get('message') or 'ruff can fix this'}" if isinstance(fix, dict) else "")
+    return Failure(message=message or f"{code} {text}", location=where, code=code, path=path,
+                   line=row if isinstance(row, int) else None, detail=detail)
 
 
 @dataclass

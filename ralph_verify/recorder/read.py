@@ -141,7 +141,6 @@ def read_record(folder: Path, *, max_problems: int = 500) -> JUnitReport | None:
     for record in records:
         report.add(_problem(record, culprits))
     report.hooks = hooks
-    report.files.append(str(folder))
     return report
 
 
