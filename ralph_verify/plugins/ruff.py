@@ -47,8 +47,6 @@ class RuffOptions(CommonOptions):
                 "project's Python, next to ralph-verify's, or on PATH)."})
 
 
-#: Codes of ``ruff format --check`` entries that are the project's problem, not ruff's.
-_FORMAT_CODES = {"unformatted", "invalid-syntax"}
 _WOULD_REFORMAT = r"^Would reformat: (?P<path>.+)$"
 _PARSE_ERROR = (r"^error: Failed to parse (?P<path>.+?):(?P<line>\d+):(?P<col>\d+): "
                 r"(?P<message>.*)$")
@@ -135,7 +133,7 @@ def parse_format_json(text: str, root: Path) -> tuple[list[Failure], list[str]]:
         if code == "unformatted":
             failures.append(_entry_failure(entry, root, "ruff format",
                                            message="file would be reformatted by ruff format"))
-        elif code in _FORMAT_CODES or code is None:
+        elif code in ("invalid-syntax", None):  # the project's problem, not ruff's
             failures.append(_entry_failure(entry, root, "ruff format"))
         else:
             problems.append(f"{code}: {entry.get('message')}")
@@ -148,13 +146,13 @@ def parse_format_text(stdout: str, stderr: str) -> tuple[list[Failure], list[str
     failures: list[Failure] = []
     problems: list[str] = []
     for line in stdout.splitlines():
-        match = re.compile(_WOULD_REFORMAT).match(line.strip())
+        match = re.match(_WOULD_REFORMAT, line.strip())
         if match:
             path = Path(match["path"]).as_posix()
             failures.append(Failure(message="file would be reformatted by ruff format",
                                     location=path, path=path, code="unformatted"))
     for line in stderr.splitlines():
-        match = re.compile(_PARSE_ERROR).match(line.strip())
+        match = re.match(_PARSE_ERROR, line.strip())
         if match:
             path = Path(match["path"]).as_posix()
             failures.append(Failure(message=f"invalid-syntax {match['message']}",
