@@ -31,7 +31,7 @@ HEAVY = ("junitparser", "coverage", "xml.etree.ElementTree", "mypy", "http.serve
 #: the above, what only other checks, commands or a loop use (their plugins import it
 #: when they run: each some 1-3 ms, dataclasses and patterns built at import).
 HEAVY_FOR_LINT = (*(name for name in HEAVY if name != "tomllib"), "logging",
-                  "ralph_verify.junit.read", "ralph_verify.junit.case",
+                  "ralph_verify.junit.read",
                   "ralph_verify.recorder.read", "ralph_verify.plugins.pytest_run.shared",
                   "ralph_verify.checks.fingerprint", "ralph_verify.config.scaffold",
                   "ralph_verify.project.detect", "ralph_verify.loop.session",
@@ -234,7 +234,7 @@ def test_a_command_line_builds_its_commands_parser_alone(
 
 #: What a verification never needs before its pytest starts: readers of pytest's output
 #: (and their dataclasses and patterns) are imported once pytest has started.
-BEFORE_PYTEST = ("ralph_verify.junit.read", "ralph_verify.junit.case",
+BEFORE_PYTEST = ("ralph_verify.junit.read",
                  "ralph_verify.recorder.read", "ralph_verify.checks.fingerprint",
                  "xml.etree.ElementTree", "pydantic", "secrets", "hmac")
 
