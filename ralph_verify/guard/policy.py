@@ -137,9 +137,12 @@ def resolve(path: str, cwd: Path | None, policy: Policy,
             return None
         candidate = cwd / candidate
     normal = Path(os.path.normpath(candidate))
-    if follow_last:
-        return Path(os.path.realpath(normal))
-    parent = Path(os.path.realpath(normal.parent))
+    try:  # a link we may not follow (``/proc/1/cwd``) stays as written: outside the project
+        if follow_last:
+            return Path(os.path.realpath(normal))
+        parent = Path(os.path.realpath(normal.parent))
+    except OSError:
+        return normal
     return parent if normal.name in ("", ".", "..") else parent / normal.name
 
 
