@@ -10,7 +10,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from ralph_verify.guard.embedded import Embedded, from_arguments, variables
+from ralph_verify.guard.embedded import PROGRAM_VARIABLES, Embedded, from_arguments, variables
 from ralph_verify.guard.inline import analyse, inline_code, interpreter_family
 from ralph_verify.guard.parse import SimpleCommand, command_name, parse
 from ralph_verify.guard.scripts import CodeEffects
@@ -101,7 +101,8 @@ NOT_RUNNERS = frozenset({
     "unzip", "chmod", "chown", "find", "xargs", "parallel", "watch", "su", "runuser",
     "script", "sg", "make",
 })
-_SHELL_ESCAPE = re.compile(r"^(\+?:?!|:!|\.shell\s+|\.system\s+|shell\s+|system\s+)")
+_SHELL_ESCAPE = re.compile(r"(^|[\s:;(])(\+?:?!|:!|\\!|\.shell\s+|\.system\s+|shell\s+|system\s+|"
+                           r"execute(-silent)?\()")
 _DECODERS = frozenset({"base64", "base32", "xxd", "openssl", "gzip", "gunzip", "zcat",
                        "bzip2", "bunzip2", "xz", "unxz", "rev", "tr", "uudecode", "sed", "awk",
                        "perl", "python", "python3", "printf", "echo"})
@@ -141,6 +142,11 @@ def unfold_line(line: str, context: Context, depth: int = 0, inside: str = "",
     _sequence_editor([a for a in parsed.assignments if a[0] == "GIT_SEQUENCE_EDITOR"], out)
     from_variables = Embedded()
     variables(parsed.assignments, from_variables)
+    from_variables.scripts += _value_commands(parsed.assignments)
+    # ``$(...)`` wherever it stands (single quotes later expanded by ``PS4``, ``${x@P}``, an
+    # arithmetic subscript, a default value): judged as if it ran.
+    from_variables.scripts += [(inner, "a command substitution") for inner in
+                               _SUBSTITUTION.findall(line) if inner.strip() != line.strip()]
     _embedded(from_variables, context, depth, out)
     for command in parsed.commands:
         if inside and not command.inside:
@@ -189,6 +195,9 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
                       a == "-c" and v.startswith("sequence.editor=")], out)
     found = from_arguments(name, args, command.stdin_text)
     variables(assigned, found)
+    if name in ("make", "gmake"):  # ``make SHELL=CMD``: variables given as arguments
+        assigned += [(a.split("=", 1)[0], a.split("=", 1)[1]) for a in args if _ASSIGNMENT.match(a)]
+    found.scripts += _value_commands(assigned) + [(v, name) for v in _option_commands(args)]
     command.redirects.extend((">", w) for w in found.writes)
     command.redirects.extend(("<", r) for r in found.reads)
     _embedded(found, context, depth, out)
@@ -264,6 +273,15 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
                 out.found.append(("pipe-to-shell", f"{name} code downloads code and runs it"))
             if effects.fork_loop:
                 out.found.append(("fork-bomb", f"{name} code forks in a loop"))
+    elif name not in SHELLS and name not in NOT_RUNNERS:
+        given = _given_code(name, args)
+        if given is None and command.stdin_text is not None and not command.feeds and \
+                _reads_stdin(args, interpreter=True):
+            given = command.stdin_text  # ``jshell <<< CODE``
+        if given is not None:
+            effects = analyse("code", given)
+            out.code.append((command, effects))
+            nested.extend((line, name) for line in effects.shell)
     for script, outer in nested:
         if "$(...)" in script or "$(stdin)" in script:
             out.found.append(("unparsable", f"{outer} runs a script that is only known when "
@@ -454,6 +472,53 @@ def _stdin_code(command: SimpleCommand, name: str, out: Unfolded) -> str | None:
     return text
 
 
+#: Options that hand a program code or a command (``groovy -e``, ``vim +CMD``, ``lldb -o``).
+_GIVEN_CODE = frozenset({"-e", "--eval", "-eval", "-x", "--execute", "-c", "--command", "-ex",
+                         "--eval-command", "-o", "--one-line", "-cmd", "--cmd", "-eval-command"})
+#: An option (or a setting) whose value is a program to run: ``--pre``, ``-toolexec``,
+#: ``--rsh-command``, ``runner="..."``, ``testenv.commands=...``, ``--exec``.
+_RUNS_OPTION = re.compile(r"^(--?[\w.-]*?|[\w.-]*?)(exec|command|commands|cmd|shell|runner|"
+                          r"wrapper|program|rsh|pre|launcher|editor|pager|askpass|hook)"
+                          r"[\w.-]*(=|$)", re.IGNORECASE)
+_SUBSTITUTION = re.compile(r"\$\(((?:[^()]|\([^()]*\))+)\)")
+
+
+def _given_code(name: str, args: list[str]) -> str | None:
+    """The code an option hands a program the guard does not know as an interpreter."""
+    texts = [args[i + 1] for i, a in enumerate(args[:-1]) if a in _GIVEN_CODE]
+    if name in ("vim", "vi", "nvim", "ex", "view"):
+        texts += [a[1:] for a in args if a.startswith("+")]
+    texts = [t for t in texts if re.search(r"[\s(]", t)]
+    return "\n".join(texts) if texts else None
+
+
+def _value_commands(assigned: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """A variable whose value is a command line (``CC='sh -c ...'``, ``RUSTC_WRAPPER``,
+    ``TERMINAL``): some program runs it; options inside it (``GOFLAGS=-toolexec=...``)."""
+    found = []
+    for name, value in assigned:
+        if command_name(value.lstrip("|").split(None, 1)[0] if value.strip() else "") in \
+                COMMAND_WORDS and name not in PROGRAM_VARIABLES:
+            found.append((value.lstrip("|"), name))
+        found += [(v, name) for v in _option_commands(_split(value))]
+    return found
+
+
+def _option_commands(args: list[str]) -> list[str]:
+    """The command lines options hand a program to run, whatever the program."""
+    found = []
+    for index, arg in enumerate(args):
+        match = _RUNS_OPTION.match(arg)
+        if match is None or (not arg.startswith("-") and "=" not in arg):
+            continue
+        value = arg.split("=", 1)[1] if "=" in arg else (
+            args[index + 1] if index + 1 < len(args) else "")
+        value = value.strip("\"'")
+        if value and command_name(value.split(None, 1)[0]) in COMMAND_WORDS:
+            found.append(value)
+    return found
+
+
 def _carried(args: list[str]) -> tuple[list[str], list[str]]:
     """What a program the guard does not know may run from its arguments: the words from
     the first that names a command (``proot rm -rf ~``, ``srun sh -c ...``), and arguments
@@ -463,7 +528,8 @@ def _carried(args: list[str]) -> tuple[list[str], list[str]]:
     for index, arg in enumerate(args):
         if command_name(arg) in COMMAND_WORDS:
             return args[index:], lines
-        line = _SHELL_ESCAPE.sub("", arg, count=1)
+        escape = _SHELL_ESCAPE.search(arg)
+        line = arg[escape.end():].rstrip(")") if escape else arg
         if " " in line and command_name(line.split(None, 1)[0]) in COMMAND_WORDS:
             lines.append(line)
     return [], lines
