@@ -16,6 +16,7 @@ import re
 import shlex
 
 from ralph_verify.guard.scripts import (
+    COMMAND_WORDS,
     DELETE,
     DOWNLOAD,
     ENV_DUMP,
@@ -27,7 +28,9 @@ from ralph_verify.guard.scripts import (
     STRING,
     WRITE,
     CodeEffects,
+    calls,
     common,
+    literal_commands,
     patterns,
 )
 
@@ -85,6 +88,14 @@ def analyse(family: str, code: str, command_line: str = "") -> CodeEffects:
             effects.deletes += [s for s in effects.strings if s.startswith(("/", "~", ".."))]
     else:
         patterns(family, code, effects)
+        if family == "code":  # a language the guard does not know: its literals and names
+            effects.shell += literal_commands(code)
+            effects.computed = effects.computed or bool(
+                re.search(r"(?i)delete|remove|unlink|rm_?rf|rmtree|system|shell|exec|spawn",
+                          code) and HOME.search(code))
+            effects.shell += [raw for name, literals, raw in calls(code) if not literals and
+                              re.search(r"(?i)cmd|system|shell|exec|spawn", name) and
+                              raw.split(None, 1)[:1] and raw.split()[0] in COMMAND_WORDS]
     common(code, effects)
     return effects
 

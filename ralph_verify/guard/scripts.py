@@ -45,7 +45,8 @@ ENV_DUMP = re.compile(
 FORK_LOOP = re.compile(r"fork\b.*\b(while|for|loop)\b|\b(while|for|loop)\b.*fork\b|"
                        r"fork\s+while\s+fork", re.DOTALL)
 HOME = re.compile(r"expanduser|Path\.home|os\.environ|getenv|ENV\[|process\.env|homedir|"
-                  r"\$ENV|\bHOME\b|USERPROFILE|Dir\.home|path\.expand|~/|\$HOME")
+                  r"\$ENV|\bHOME\b|USERPROFILE|Dir\.home|path\.expand|~/|\$HOME|home-dir|"
+                  r"user_home|HomeDirectory")
 STRING = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"|`([^`]*)`")
 _DELETING = re.compile(r"\b(unlink|rmtree|remove_tree|rm_rf|rm_r|rmdir|rmSync|unlinkSync|"
                        r"rimraf|File\.delete|FileUtils\.rm|file\.remove|remove)\b")
@@ -67,6 +68,32 @@ _AWK_OUT = re.compile(r"\bprintf?\b[^;}|>]*>>?\s*(\"([^\"]+)\"|ENVIRON\b)")
 _TCL_RUN = re.compile(r"(?:^|[;\n\[{])\s*(?:exec|spawn)\s+([^;\n\]]+)")
 _APPLESCRIPT = re.compile(r"do shell script\s+\"((?:[^\"\\]|\\.)*)\"")
 _PATH_TOKEN = re.compile(r"(?<![\w$@%])(~[\w./*-]*|/[\w.*-][\w./*-]*)")
+
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "yash",
+                    "posh", "tcsh", "csh", "rbash", "hush"})
+#: Command names that, found among another program's arguments, say it runs them.
+COMMAND_WORDS = SHELLS | {"rm", "shred", "dd", "truncate", "find", "xargs", "chmod", "chown",
+                          "kill", "pkill", "killall", "curl", "wget", "nc", "ncat", "socat",
+                          "scp", "rsync", "mv", "cp", "tee", "sudo", "env", "cat", "python",
+                          "python3", "perl", "ruby", "node", "php", "git", "eval", "exec"}
+_LIST_GAP = re.compile(r"[\s,]*(\(\s*list\s*|\[|arrayOf\(|\()?[\s,]*")
+
+
+def literal_commands(code: str) -> list[str]:
+    """Command lines a program's code holds as string literals, in any language:
+    ``"rm -rf /home".execute()``, ``ProcessBuilder("rm", "-rf", "/home")``, ``(list "-rf")``."""
+    runs: list[list[str]] = []
+    end = -1
+    for match in STRING.finditer(code):
+        text = next(g for g in match.groups() if g is not None)
+        if runs and _LIST_GAP.fullmatch(code[end:match.start()]):
+            runs[-1].append(text)
+        else:
+            runs.append([text])
+        end = match.end()
+    return [run[0] if len(run) == 1 else shlex.join(run) for run in runs
+            if run[0].strip() and run[0].split(None, 1)[0].rsplit("/", 1)[-1] in COMMAND_WORDS]
 
 
 @dataclass
@@ -137,7 +164,7 @@ def patterns(family: str, code: str, effects: CodeEffects) -> None:
             else:
                 effects.computed = True
     effects.shell += [m.group(1) for m in _APPLESCRIPT.finditer(code)]
-    for name, literals, raw in _calls(code):
+    for name, literals, raw in calls(code):
         short = name.rsplit(".", 1)[-1]
         if short.endswith("Sync") and short not in (*DELETE, *WRITE, *READ, *SHELL):
             short = short[:-4]  # node's fs.xSync is fs.x
@@ -224,7 +251,7 @@ def _literal(bucket: list[str], literals: list[str], raw: str, effects: CodeEffe
 _CALL = re.compile(r"([A-Za-z_][\w:.]*|%x|qx)\s*(\(|\{|\s(?=['\"$<\w%@:]))")
 
 
-def _calls(code: str) -> list[tuple[str, list[str], str]]:
+def calls(code: str) -> list[tuple[str, list[str], str]]:
     """``(name, string literals of its arguments, argument text)`` for each call."""
     found = []
     for match in _CALL.finditer(code):

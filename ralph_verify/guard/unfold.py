@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ralph_verify.guard.embedded import PROGRAM_VARIABLES, Embedded, from_arguments, variables
 from ralph_verify.guard.inline import analyse, inline_code, interpreter_family
 from ralph_verify.guard.parse import SimpleCommand, command_name, parse
-from ralph_verify.guard.scripts import CodeEffects
+from ralph_verify.guard.scripts import COMMAND_WORDS, SHELLS, CodeEffects, literal_commands
 from ralph_verify.guard.words import (
     UNKNOWN_SUBST,
     find_exec,
@@ -23,8 +23,6 @@ from ralph_verify.guard.words import (
     xargs,
 )
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "yash",
-                    "posh", "tcsh", "csh", "rbash", "hush"})
 INTERPRETERS = frozenset({"python", "pypy", "perl", "ruby", "node", "nodejs", "php", "deno",
                           "bun", "lua", "luajit", "pwsh", "powershell", "osascript", "tclsh",
                           "Rscript", "R", "expect", "wish", "jshell", "irb", "julia",
@@ -81,10 +79,6 @@ RUNNERS = {("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"),
            ("mamba", "run"), ("micromamba", "run"), ("nix", "shell"), ("direnv", "exec")}
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: Command names that, found among another program's arguments, say it runs them.
-COMMAND_WORDS = SHELLS | {"rm", "shred", "dd", "truncate", "find", "xargs", "chmod", "chown",
-                          "kill", "pkill", "killall", "curl", "wget", "nc", "ncat", "socat",
-                          "scp", "rsync", "mv", "cp", "tee", "sudo", "env", "cat", "python",
-                          "python3", "perl", "ruby", "node", "php", "git", "eval", "exec"}
 #: Programs whose arguments are data (messages, patterns, packages, names) or run elsewhere
 #: (a container, a remote host: judged by their own rules), never a local command.
 NOT_RUNNERS = frozenset({
@@ -263,6 +257,11 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         return
     if family in INTERPRETERS:
         code = inline_code(name, args)
+        if family == "python" and args[:1] == ["-m"] and args[1:2] in (
+                ["timeit"], ["pdb"], ["cProfile"], ["profile"], ["trace"]):
+            code = "\n".join(a for a in args[2:] if not a.startswith("-"))
+        code = "\n".join([*([code] if code else []), *(
+            a.split(",", 1)[-1] for a in args if a.startswith("data:"))]) or None
         if code is None and _reads_stdin(args, interpreter=True):
             code = _stdin_code(command, name, out)
         if code is not None:
@@ -275,9 +274,8 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
                 out.found.append(("fork-bomb", f"{name} code forks in a loop"))
     elif name not in SHELLS and name not in NOT_RUNNERS:
         given = _given_code(name, args)
-        if given is None and command.stdin_text is not None and not command.feeds and \
-                _reads_stdin(args, interpreter=True):
-            given = command.stdin_text  # ``jshell <<< CODE``
+        if given is None and _reads_stdin(args, interpreter=True):  # ``jshell <<< CODE``
+            given = command.stdin_text if not command.feeds else static_text(_sources(command))
         if given is not None:
             effects = analyse("code", given)
             out.code.append((command, effects))
@@ -500,7 +498,10 @@ def _value_commands(assigned: list[tuple[str, str]]) -> list[tuple[str, str]]:
         if command_name(value.lstrip("|").split(None, 1)[0] if value.strip() else "") in \
                 COMMAND_WORDS and name not in PROGRAM_VARIABLES:
             found.append((value.lstrip("|"), name))
-        found += [(v, name) for v in _option_commands(_split(value))]
+        found += [(v, name) for v in [*_option_commands(_split(value)),
+                                      *literal_commands(value)]]
+        runs = re.search(r"(^|\s)-{1,2}[\w.-]*(exec|command|runner|wrapper)[\w.-]*=(.+)", value)
+        found += [(runs.group(3), name)] if runs else []
     return found
 
 
@@ -551,8 +552,14 @@ def _runs_commands(name: str, args: list[str]) -> list[tuple[str, str]]:
                 ("proxycommand=", "localcommand=")):
             found.append(arg.split("=", 1)[1])
         elif (name in ("rsync",) and arg == "-e" and value) or (
+                name in ("tar", "gtar") and arg == "-I" and value) or (
+                name in ("scp", "sftp") and arg == "-S" and value) or (
                 name == "zip" and arg in ("-TT", "--unzip-command") and value):
             found.append(value)
         elif name == "git" and arg.startswith(("-O", "--open-files-in-pager=")) and "grep" in args:
             found.append(arg.split("=", 1)[1] if "=" in arg else arg[2:])
+        if name.startswith("sqlite") or name in ("vim", "vi", "nvim", "ex", "view"):
+            written = re.match(r"[:+]?\s*\.?(w|write|sav|saveas|wq|x|output|once|save|backup)"
+                               r"!?\s+(\S+)\s*$", arg)  # the file an editor's command writes
+            found += [f": >> {shlex.quote(written.group(2))}"] if written else []
     return [(script, name) for script in found]
