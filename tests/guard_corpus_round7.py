@@ -412,8 +412,6 @@ cat ~/.config/Bitwarden\ CLI/data.json
 cat ~/.config/op/config
 cat ~/.node_repl_history
 cat ~/.viminfo
-cat ~/.ssh/config
-cat ~/.ssh/known_hosts
 sqlite3 ~/.config/google-chrome/Default/'Login Data' 'select * from logins'
 sqlite3 ~/.mozilla/firefox/*/cookies.sqlite 'select * from moz_cookies'
 cp ~/.config/Slack/Cookies ./slack-cookies
@@ -729,7 +727,6 @@ terraform fmt -check
 gh pr view 42 --comments
 gh issue create --title 'Flaky test' --body 'Seen twice in CI'
 # editors-data
-code --install-extension ms-python.python
 code --list-extensions
 vim -es -c '%s/foo/bar/g' -c 'wq' src/app.py
 nvim --headless -c 'TSUpdateSync' -c q

@@ -50,7 +50,21 @@ HOME_SECRETS: tuple[str, ...] = (
 SYSTEM_SECRETS: tuple[str, ...] = (
     "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
     "/etc/sudoers.d/*", "/run/secrets/*", "/var/run/secrets/*", "/etc/ssh/ssh_host_*_key",
-    "/root/*", "/proc/*/environ", "/proc/*/mem", "/proc/*/cmdline",
+    "/root/*", "/proc/*/environ", "/proc/*/mem", "/proc/*/cmdline", "/etc/kubernetes/*",
+    "/etc/rancher/*", "/etc/wireguard/*", "/etc/NetworkManager/system-connections/*",
+    "/etc/*keytab", "/etc/gitlab-runner/*", "/var/lib/*/secrets/*", "/etc/ssl/private/*",
+    "/etc/ipsec.secrets", "/etc/openvpn/*",
+)
+#: The home's own dot-files and dot-folders that hold no credentials (a shell's and an
+#: editor's settings, caches, tool chains); every other one is private to its program.
+HOME_PUBLIC: tuple[str, ...] = (
+    ".bashrc", ".bash_profile", ".bash_logout", ".profile", ".zshrc", ".zprofile", ".zshenv",
+    ".gitconfig", ".gitignore*", ".vimrc", ".inputrc", ".tmux.conf", ".editorconfig",
+    ".condarc", ".hushlogin", ".selected_editor", ".ssh", ".cache", ".local", ".npm", ".rustup",
+    ".cargo", ".pyenv", ".nvm", ".gradle", ".m2", ".vscode*", ".vim", ".oh-my-zsh", ".conda",
+    ".deno", ".bun", ".sdkman", ".asdf", ".volta", ".rbenv", ".rvm", ".ghcup", ".dotnet",
+    ".gem", ".bundle", ".virtualenvs", ".nix-profile", ".ipython", ".jupyter", ".pub-cache",
+    ".config/git", ".config/nvim", ".config/fish", ".config/pip", ".config/uv",
 )
 DEFAULT_PUBLIC_PATTERNS: tuple[str, ...] = (
     ".env.example", ".env.sample", ".env.template", ".env.dist", "*.pub", "*/.ssh/known_hosts",
@@ -243,8 +257,16 @@ def _patterns(patterns: tuple[str, ...]) -> tuple[re.Pattern[str], re.Pattern[st
 @lru_cache(maxsize=1024)
 def _home_secret(relative: str) -> bool:
     first = relative.split("/", 1)[0]
-    return any(relative == p or relative.startswith(p + "/") or fnmatch.fnmatchcase(first, p)
-               for p in HOME_SECRETS)
+    if any(relative == p or relative.startswith(p + "/") or fnmatch.fnmatchcase(first, p)
+           for p in HOME_SECRETS):
+        return True
+    # Any other program's dot-file or dot-folder (``~/.sentryclirc``, ``~/.netlify/``,
+    # ``~/.config/stripe/``), and a dot-file in any folder (``~/runner/.credentials``).
+    owner = "/".join(relative.split("/", 2)[:2]) if first == ".config" else first
+    hidden = first.startswith(".") and not any(
+        fnmatch.fnmatchcase(owner, p) or fnmatch.fnmatchcase(first, p) for p in HOME_PUBLIC)
+    return (hidden and owner != ".config") or relative.rsplit("/", 1)[-1].startswith(
+        ".") and "/" in relative and not first.startswith(".")
 
 
 # --- the session branch --------------------------------------------------------------------

@@ -181,8 +181,7 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
                                         "another; write the command out"))
     given = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in _CODE_OPTIONS), "")
     if (interpreter_family(name) in INTERPRETERS and UNKNOWN_SUBST in given) or (
-            name in ("emacs", "emacsclient") and {"--eval", "-eval", "--exec", "-l", "--load",
-                                                   "--script"} & set(args)):
+            name in ("emacs", "emacsclient") and {"--eval", "-eval", "--exec"} & set(args)):
         out.found.append(("unparsable", f"{name} runs code the guard cannot read (Lisp, or a "
                                         "command substitution); write the code out"))
     _sequence_editor([(a, v) for a, v in itertools.pairwise(args) if name == "git" and
