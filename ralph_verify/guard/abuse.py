@@ -14,7 +14,7 @@ from pathlib import Path
 from ralph_verify.guard.credentials import CLOUD_CLIS, container_command
 from ralph_verify.guard.net import classify
 from ralph_verify.guard.parse import SimpleCommand
-from ralph_verify.guard.unfold import PACKAGE_RUNNERS
+from ralph_verify.guard.unfold import INTERPRETERS, NOT_RUNNERS, PACKAGE_RUNNERS
 
 Found = tuple[str, str]
 Resolver = Callable[[str], "Path | None"]
@@ -310,6 +310,17 @@ def administration(command: SimpleCommand) -> Iterator[Found]:
     elif name in _TUNNELS:
         yield ("reverse-shell", f"{name} opens a tunnel from the internet into this machine; "
                                 "a remote party would reach it")
+    elif name not in _OWN_VERBS and (_VERB.search(name) or any(
+            _VERB.search(w) for w in _verbs(args)) or "--delete" in args or "--purge" in args):
+        yield ("remote-data", f"{name} {text[:60]} deletes, resets or uninstalls what lies "
+                              "beyond the project (a store, a database, a machine, a tool "
+                              "chain, a cloud); leave it to the user")
+    if (name not in ("git", "kubectl", "oc", "helm") and "--dry-run" not in args and any(
+            _PUBLISH.fullmatch(w) for w in _verbs(args))) or _PUBLIC.search(text) or (
+            name == "git" and _verbs(args)[:1] == ["send-email"]) or name in _MAILERS:
+        yield ("exfiltration", f"{name} {text[:60]} publishes the project or sends it off the "
+                               "machine (a registry, a site, a public bucket, mail); leave it "
+                               "to the user")
 
 
 #: Whatever the platform, a verb that destroys: ``doctl ... delete``, ``heroku apps:destroy``,
@@ -324,6 +335,32 @@ _PLATFORMS = CLOUD_CLIS | {"kubectl", "oc", "helm", "etcdctl", "consul", "nomad"
                            "kubeadm", "minikube", "kind", "argocd", "gsutil", "s3cmd", "rclone",
                            "mc", "databricks", "snowsql"}
 _CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
+
+
+#: A verb that destroys, as a subcommand or in the program's name (``nats stream rm``,
+#: ``mysqladmin drop``, ``dmsetup remove_all``, ``aa-teardown``, ``pg_dropcluster``).
+_VERB = re.compile(r"(?i)(^|[-_:])(delete|destroy|remove|rm|rb|del|drop|dropcluster|purge|"
+                   r"prune|terminate|wipe|erase|flush\w*|truncate|reset|uninstall|undefine|"
+                   r"teardown|unpublish|deregister|revoke|block)([-_:]\w*)?$")
+_PUBLISH = re.compile(r"publish|push|deploy|upload")
+_PUBLIC = re.compile(r"(?i)public-read|\ballusers\b|\ballauthenticatedusers\b|"
+                     r"(^|\s)--public(\s|$)|visibility[= ]public|private=false|--public-access")
+_MAILERS = frozenset({"mail", "mailx", "mutt", "sendmail", "msmtp", "swaks", "s-nail"})
+#: Programs whose verbs act on the project (its packages, containers, targets, sessions) or
+#: are judged by their own rules; a text tool's words are data.
+_OWN_VERBS = (NOT_RUNNERS | INTERPRETERS | SHELLS | {
+    "make", "gmake", "just", "task", "tox", "nox", "pre-commit", "poetry", "pdm", "pipenv",
+    "hatch", "bun", "rsync", "tmux", "screen", "systemctl", "crontab", "pytest", "py.test",
+    "jest", "vitest", "mocha", "rspec", "awk", "gawk", "mawk", "nawk", "bundle", "composer",
+    "dotnet", "sqlite3", "python3", "perl", "env", "nice", "time", "timeout", "xargs",
+    "sudo", "kill", "ssh-add", "gpg", "security", "pass", "keyring", "twine", "npx",
+    "truncate", "shred", "rmdir", "unlink", "dd",
+}) - {"gem", "pipx", "brew"}
+
+
+def _verbs(args: list[str]) -> list[str]:
+    """A command's first words that are not options: its subcommands."""
+    return [a for a in args if not a.startswith("-")][:3]
 
 
 def _remote_engine(name: str, args: list[str]) -> bool:
