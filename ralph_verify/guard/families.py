@@ -36,6 +36,12 @@ OUTPUT_OPTIONS = {"openssl": ("-out", "-keyout"), "curl": ("-o", "--output"),
                   "wget": ("-O", "--output-document", "-o", "--output-file"),
                   "sort": ("-o", "--output"), "pandoc": ("-o", "--output"),
                   "aria2c": ("-o", "--out", "-d", "--dir"), "gpg": ("-o", "--output")}
+#: Options any program writes its output, report, cache or install to (``pytest
+#: --junitxml``, ``gcc -o``, ``ruff --output-file``, ``npm --prefix``, ``mypy --cache-dir``).
+_WRITES_TO = re.compile(r"^(-o|--?out|--?outfile|--?output(-?(file|dir|document))?|"
+                        r"--out-?(file|dir)|--outdir|--junit-?xml|--basetemp|--prefix|--root|"
+                        r"--(cache|target|dest|destination)-?dir|--directory-prefix|"
+                        r"--dest(ination)?|--html|--xml|--log-?file)$", re.IGNORECASE)
 #: Commands whose last positional argument is the destination (their sources only read).
 COPIERS = frozenset({"cp", "ln", "install", "rsync", "scp"})
 #: git subcommands that only read, allowed on a repository outside the project.
@@ -96,7 +102,13 @@ def write_targets(command: SimpleCommand) -> list[str]:
                                  for a in args[:2])):
         return _extract_folder(name, args)
     if name == "mv":
-        return _positional(args, frozenset({"-t", "--target-directory", "-S"}))
+        return _positional(args, frozenset({"-t", "--target-directory", "-S"})) + [
+            args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-t", "--target-directory")]
+    if (name in ("docker", "podman", "kubectl", "oc") and args[:1] == ["cp"]) or \
+            name in ("ffmpeg", "uniq") or (name.startswith("python") and
+                                         args[:2] == ["-m", "json.tool"]):
+        positional = _positional(args[1:] if name != "uniq" else args)
+        return positional[-1:] if len(positional) > 1 else []
     if name in COPIERS:
         for index, arg in enumerate(args):
             if arg in ("-t", "--target-directory") and index + 1 < len(args):
@@ -126,7 +138,12 @@ def write_targets(command: SimpleCommand) -> list[str]:
         return _positional(args, frozenset({"-S", "--suffix", "-T", "--threads"}))
     if name in ("rename", "prename", "file-rename", "perl-rename"):
         return _positional(args)[1:]  # the first is the expression
-    found = []
+    found = [] if name in ("ssh", "scp", "mount", "configure") else [
+        (arg.split("=", 1)[1] if "=" in arg else args[index + 1] if index + 1 < len(args)
+         else "") for index, arg in enumerate(args)
+        if _WRITES_TO.match(arg.split("=", 1)[0]) and arg.split("=", 1)[0] != arg or (
+            _WRITES_TO.match(arg) and index + 1 < len(args))]
+    found = [f for f in found if f and not f.startswith("-")]
     for index, arg in enumerate(args):
         value = args[index + 1] if index + 1 < len(args) else ""
         for option in OUTPUT_OPTIONS.get(name, ()):
