@@ -154,9 +154,18 @@ def served(command: SimpleCommand, resolve: Resolver,
                                    "a secret reachable through a path inside the project")
         return
     if option is None:
+        # Any other program given the home folder, the root or a secret folder whole
+        # (``npx serve ~``, ``caddy file-server --root ~``, ``rclone serve http ~``).
+        if name not in _OWN_VERBS and name not in _LISTS and any(
+                secret(path) and path is not None and path.is_dir() for path in (
+                    resolve(a.split("=", 1)[-1]) for a in args
+                    if not a.startswith("-") or a.startswith("--root="))):
+            yield ("read-secrets", f"{name} is given the home folder, the root or a secret "
+                                   "folder whole: serving, syncing or running it hands the "
+                                   "user's keys to whoever it reaches")
         return
     folder = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in option),
-                  "." if name not in _ATTACH else None)
+                  "." if name not in _ATTACH else "$PPID" if name == "gcore" else None)
     if name in _ATTACH and folder is not None:
         yield ("read-secrets", f"{name} {' '.join(args[:3])} attaches to a running process "
                                "and reads its memory (keys, tokens)")
@@ -166,6 +175,9 @@ def served(command: SimpleCommand, resolve: Resolver,
 
 
 _ATTACH = frozenset({"gdb", "strace", "ltrace", "gcore", "perf", "pstack", "lldb"})
+#: Programs that only list or measure what a folder holds.
+_LISTS = frozenset({"du", "tree", "df", "stat", "ls", "file", "realpath", "readlink", "namei",
+                    "exa", "eza", "lsd", "fd", "fdfind", "ncdu", "cd", "test", "dirname"})
 
 
 def _host_path(path: Path, inside: Callable[[Path | None], bool],
@@ -276,7 +288,10 @@ _REMOTE = {
 }
 _PODMAN = ("podman", "nerdctl")
 _TUNNELS = frozenset({"ngrok", "chisel", "frpc", "bore", "cloudflared", "lt", "localtunnel",
-                      "pagekite", "sshuttle", "inlets", "zrok"})
+                      "pagekite", "sshuttle", "inlets", "zrok", "sshd", "dropbear", "telnetd",
+                      "in.telnetd", "ttyd", "gotty", "websocketd"})
+#: A server told to let anyone in: an empty token or password, authentication off.
+_AUTH_OFF = re.compile(r"(?i)(token|password|auth)[= ]('')?(none|\s|$)")
 
 
 def administration(command: SimpleCommand) -> Iterator[Found]:
@@ -307,7 +322,9 @@ def administration(command: SimpleCommand) -> Iterator[Found]:
     elif name in _CONTAINER_TOOLS and _DESTROY_INSIDE.search(" ".join(container_command(args))):
         yield ("remote-data", f"{name} exec {text[:60]} deletes inside a container or pod (its "
                               "data is not the project's); leave it to the user")
-    elif name in _TUNNELS:
+    elif name in _TUNNELS or any(w in ("tunnel", "funnel") for w in _verbs(args)) or (
+            _AUTH_OFF.search(text) is not None) or (name in ("kubectl", "oc") and _verbs(
+                args)[:1] in (["port-forward"], ["proxy"]) and "0.0.0.0" in text):
         yield ("reverse-shell", f"{name} opens a tunnel from the internet into this machine; "
                                 "a remote party would reach it")
     elif name not in _OWN_VERBS and (_VERB.search(name) or any(
