@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 
 from ralph_verify.guard.parse import SimpleCommand
+from ralph_verify.guard.unfold import INTERPRETERS, NOT_RUNNERS
 
 Found = tuple[str, str]
 
@@ -79,6 +80,19 @@ def credentials(command: SimpleCommand) -> Iterator[Found]:
                                "(a token, a key, a login); use it without printing it, or "
                                "leave it to the user")
         return
+    words = [w for a in [name, *[a for a in args if not a.startswith("-")][:3]]
+             for w in re.split(r"[:/]", a.lower())]
+    own = name in NOT_RUNNERS or name in INTERPRETERS or name in _PROJECT_ENVS
+    if not own and _SECRET_NOUN.search(" ".join(words)) and (
+            _REVEAL.search(" ".join(words[1:]) + " " + text) or words[1:2] in (["output"],)):
+        yield ("read-secrets", f"{name} {text[:60]} prints or writes out what a secret store, "
+                               "a vault or a state file holds; leave it to the user")
+        return
+    if name not in _SEARCHERS and any(_TEMPLATE_SECRET.search(t) for t in [
+            *args, command.stdin_text or ""]):
+        yield ("env-dump", f"{name} fills a template with a secret of the environment; the "
+                           "transcript must not see it")
+        return
     if name in _CONTAINER_TOOLS:
         inner = container_command(args)
         if inner and (inner[0].rsplit("/", 1)[-1] in ("env", "printenv", "set", "export")
@@ -88,6 +102,26 @@ def credentials(command: SimpleCommand) -> Iterator[Found]:
         if "inspect" in args and any(re.search(r"\bEnv\b", a) for a in args):
             yield ("env-dump", f"{name} inspect of the environment prints the container's "
                                "secrets")
+
+
+#: What a program names when it keeps secrets (in its name or its subcommands), and what it
+#: does when it hands them out: ``sops -d``, ``aws kms decrypt``, ``vercel env pull``,
+#: ``ansible-vault view``, ``terraform state pull``, ``chamber export``.
+_SECRET_NOUN = re.compile(r"(?i)(^|\s|-|_)(secrets?|vault|password|passwd|tokens?|credentials?|kms|"
+                          r"keychain|k?wallet|keepass\w*|sops|chamber|infisical|env|state|"
+                          r"output)(-\w+)?(\s|$)")
+_REVEAL = re.compile(r"(?i)(^|\s)(decrypt|reveal|export|view|show|get|read|pull|print|dump|"
+                     r"download|access|lookup|-d|--decrypt|-r|--show|--plain)(\s|$)")
+#: A secret-looking variable named in a template or an expression (``env(API_KEY)``,
+#: ``{{ .Env.TOKEN }}``, ``$GITHUB_TOKEN`` given to envsubst).
+_TEMPLATE_SECRET = re.compile(r"(env\(|\.Env\.|\$\{?|ENV\[['\"]?)[A-Za-z_]*(KEY|TOKEN|SECRET|"
+                              r"PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
+
+
+_SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "echo", "printf",
+                        "sed", "which", "type", "test", "[", "[["})
+_PROJECT_ENVS = frozenset({"poetry", "pdm", "hatch", "pipenv", "uv", "conda", "mamba", "tox",
+                           "nox", "direnv", "dotenv", "python3", "make", "just", "task"})
 
 
 def container_command(args: list[str]) -> list[str]:
