@@ -285,16 +285,13 @@ git checkout --orphan fresh && git branch -D main
 git stash push --include-untracked -m x && git stash drop
 git restore -s HEAD~10 -- .
 git reset --merge HEAD~4
-git sparse-checkout set nothing-here
 git config core.bare true
 git config core.worktree /
-git config --unset-all remote.origin.fetch
 git remote remove origin
 git reflog delete --rewrite HEAD@{1}
 git prune --expire now
 git repack -adf && git prune-packed
 git -c gc.reflogExpireUnreachable=now -c gc.pruneExpire=now gc
-git maintenance run --task=gc
 git lfs prune --force
 git init --separate-git-dir /tmp/elsewhere
 git worktree remove --force ../feature-wt

@@ -259,7 +259,7 @@ _NEEDS = {"ip": re.compile(r"\b(link|addr|address|route|rule|neigh|netns)\b.*\b(
 #: registry, a container engine's volumes. Matched against the words after the tool.
 _REMOTE = {
     "docker": re.compile(r"\bprune\b.*(--volumes|-a\b|--all|-af\b)|\bvolume (prune|rm)\b|"
-                         r"\b(rm|rmi)\b.*\$\(|^logout\b"),
+                         r"\b(rm|rmi|kill|stop)\b.*\$\(|^logout\b|\bsystem reset\b"),
     "kubectl": re.compile(r"^(\S+ )*(delete|drain|cordon|scale|patch|replace)\b|"
                           r"\bconfig (delete|set|unset|rename)-?|\brollout undo\b"),
     "helm": re.compile(r"\b(uninstall|delete)\b"),
@@ -301,6 +301,15 @@ def administration(command: SimpleCommand) -> Iterator[Found]:
     if name == "kill" and "xargs" in command.wrappers and any(
             _every_process(c.name, " ".join(c.args)) for c in command.upstream):
         yield ("system", "kill of every process ps lists; leave it to the user")
+    if name == "kill" and "xargs" in command.wrappers and any(
+            c.name in ("pgrep", "pidof") for c in command.upstream):
+        yield ("system", "kill of the processes pgrep or pidof finds by name: they may be the "
+                         "agent, ralph-verify or the user's; kill the pid you started")
+    if name in ("pkill", "killall") and any(re.fullmatch(r"-[PtuUsgG]", a) or a.startswith(
+            ("--parent", "--terminal", "--euid", "--uid", "--session", "--pgroup", "--user"))
+            for a in args):
+        yield ("system", f"{name} {text[:40]} kills every process of a parent, terminal, user "
+                         "or session, not one the agent started")
     if command.substituted_into == "kill" and (_every_process(name, text) or re.search(
             r"PPID|\$\$|ralph|claude|codex|gemini|aider|\bnode\b|\bpython", text)):
         yield ("system", f"kill of what {name} finds from the agent's own process: it kills "
@@ -322,6 +331,16 @@ def administration(command: SimpleCommand) -> Iterator[Found]:
     elif name in _CONTAINER_TOOLS and _DESTROY_INSIDE.search(" ".join(container_command(args))):
         yield ("remote-data", f"{name} exec {text[:60]} deletes inside a container or pod (its "
                               "data is not the project's); leave it to the user")
+    elif (name in _PLATFORMS or name in _REMOTE) and _GRANTS.search(text):
+        yield ("remote-data", f"{name} {text[:60]} grants administrator rights or opens a "
+                              "service to the whole internet; leave it to the user")
+    elif name not in _OWN_VERBS and _DATA_GONE.search(text):
+        yield ("remote-data", f"{name} {text[:60]} drops or empties a database or a store "
+                              "beyond the project; leave it to the user")
+    elif name.startswith(("python", "pip")) and command.words[:1] and command.words[0].startswith(
+            ("/usr/", "/bin/", "/opt/")) and "uninstall" in args:
+        yield ("system", f"{command.words[0]} uninstalls from the machine's own Python; leave "
+                         "it to the user")
     elif name in _TUNNELS or any(w in ("tunnel", "funnel") for w in _verbs(args)) or (
             _AUTH_OFF.search(text) is not None) or (name in ("kubectl", "oc") and _verbs(
                 args)[:1] in (["port-forward"], ["proxy"]) and "0.0.0.0" in text):
@@ -362,6 +381,10 @@ _VERB = re.compile(r"(?i)(^|[-_:])(delete|destroy|remove|rm|rb|del|drop|dropclus
 _PUBLISH = re.compile(r"publish|push|deploy|upload")
 _PUBLIC = re.compile(r"(?i)public-read|\ballusers\b|\ballauthenticatedusers\b|"
                      r"(^|\s)--public(\s|$)|visibility[= ]public|private=false|--public-access")
+_GRANTS = re.compile(r"AdministratorAccess|cluster-admin|roles/(owner|editor)\b|"
+                     r"0\.0\.0\.0/0|::/0")
+_DATA_GONE = re.compile(r"(?i)\b(drop|truncate)\s+(database|table|schema|keyspace)\b|"
+                        r"\bflush_?(all|db)\b|dropDatabase")
 _MAILERS = frozenset({"mail", "mailx", "mutt", "sendmail", "msmtp", "swaks", "s-nail"})
 #: Programs whose verbs act on the project (its packages, containers, targets, sessions) or
 #: are judged by their own rules; a text tool's words are data.

@@ -295,10 +295,26 @@ def _git_history(args: list[str], resolve: Resolver, inside: Inside, root: Path,
             why = f"git {sub} of the whole work tree throws away uncommitted work"
     elif (sub == "symbolic-ref" and len(positional) > 1) or (sub == "read-tree" and _flag(
             rest, "u", ("--reset",))) or (sub == "fetch" and any(
-            re.match(r"\+.*:(refs/heads/)?[^/]*$", p) for p in positional[1:])):
+            re.match(r"\+.*:(refs/heads/)?[^/]*$", p) or (_flag(rest, "f", ("--force",)) and
+                                                       re.match(r".*:(refs/heads/)?[^/]*$", p))
+            for p in positional[1:])):
         why = f"git {sub} {' '.join(rest[:3])} moves a branch or overwrites the work tree"
     elif sub == "remote" and rest[:1] == ["set-url"]:
         why = "git remote set-url sends the project's later pushes to another place"
+    elif sub == "remote" and rest[:1] in (["remove"], ["rm"]):
+        why = "git remote remove deletes the remote's branches and where it lives"
+    elif sub == "rebase" and any(a == "--onto" or a.startswith("--onto=") for a in rest) and \
+            not on_session_branch():
+        why = "git rebase --onto drops commits from the user's branch"
+    elif (sub == "init" and any(a.startswith("--separate-git-dir") for a in rest)) or (
+            sub == "config" and positional[:1] == ["core.bare"]):
+        why = f"git {sub} {' '.join(rest[:2])} moves the repository or hides its work tree"
+    elif (sub == "repack" and _flag(rest, "a", ()) and _flag(rest, "d", ()) and not _flag(
+            rest, "kA", ("--keep-unreachable", "--cruft"))) or (sub == "lfs" and rest[:1] == [
+                "prune"]) or (sub == "gc" and any(re.match(
+                    r"gc\.\w*(prune|expire)\w*=(now|0|all)$", v or "", re.IGNORECASE)
+                    for _, v in options)):
+        why = f"git {sub} {' '.join(rest[:2])} deletes unreachable commits or stored files"
     elif sub == "reflog" and rest[:1] in (["expire"], ["delete"]):
         why = "git reflog expire/delete removes the way back to lost commits"
     elif sub == "gc" and any(a.startswith("--prune") and a != "--prune=2.weeks.ago"

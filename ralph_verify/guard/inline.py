@@ -88,8 +88,8 @@ def analyse(family: str, code: str, command_line: str = "") -> CodeEffects:
             effects.deletes += [s for s in effects.strings if s.startswith(("/", "~", ".."))]
     else:
         patterns(family, code, effects)
-        if family == "code":  # a language the guard does not know: its literals and names
-            effects.shell += literal_commands(code)
+        effects.shell += literal_commands(code)  # ``ProcessBuilder("rm", "-rf", "/home")``
+        if family == "code":  # a language the guard does not know: what its names say
             effects.computed = effects.computed or bool(
                 re.search(r"(?i)delete|remove|unlink|rm_?rf|rmtree|system|shell|exec|spawn",
                           code) and HOME.search(code))
