@@ -14,13 +14,12 @@ from pathlib import Path
 from ralph_verify.guard.credentials import CLOUD_CLIS, container_command
 from ralph_verify.guard.net import classify
 from ralph_verify.guard.parse import SimpleCommand
+from ralph_verify.guard.scripts import SHELLS
 from ralph_verify.guard.unfold import INTERPRETERS, NOT_RUNNERS, PACKAGE_RUNNERS
 
 Found = tuple[str, str]
 Resolver = Callable[[str], "Path | None"]
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "yash", "posh",
-                    "tcsh", "csh", "rbash", "hush"})
 _NETCATS = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat"})
 _NETCAT_EXEC = re.compile(r"^(-e|-c|--exec|--sh-exec|--lua-exec)(=.*)?$|^-[a-zA-Z]*[ec]$")
 _SOCKET_FILE = re.compile(r"^/dev/(tcp|udp)/([^/]+)/")
@@ -264,26 +263,19 @@ _REMOTE = {
                           r"\bconfig (delete|set|unset|rename)-?|\brollout undo\b"),
     "helm": re.compile(r"\b(uninstall|delete)\b"),
     "terraform": re.compile(r"\bdestroy\b|-destroy\b|\bstate (rm|push|mv)\b|\bforce-unlock\b"),
-    "pulumi": re.compile(r"\bdestroy\b|\bstate delete\b"),
-    "aws": re.compile(r"\b(delete-\S+|terminate-\S+|remove-\S+|rm|rb)\b|\bconfigure set\b"),
-    "gcloud": re.compile(r"\bdelete\b"), "az": re.compile(r"\bdelete\b"),
-    "gsutil": re.compile(r"\b(rm|rb)\b"), "dropdb": re.compile(""), "dropuser": re.compile(""),
-    "psql": re.compile(r"(?i)\b(drop|truncate)\s+(database|table|schema)\b"),
-    "mysql": re.compile(r"(?i)\b(drop|truncate)\s+(database|table|schema)\b"),
-    "redis-cli": re.compile(r"(?i)\bflush(all|db)\b"),
-    "mongosh": re.compile(r"dropDatabase|\.drop\("), "mongo": re.compile(r"dropDatabase|\.drop\("),
+    "aws": re.compile(r"\bconfigure set\b"), "dropdb": re.compile(""),
+    "dropuser": re.compile(""),
     "npm": re.compile(r"\bunpublish\b|\bdist-tag\b|\bdeprecate\b|\bowner (rm|add)\b|"
                       r"\bpublish\b(?!.*--dry-run)|"
                       r"\b(uninstall|remove|rm|un|install|i|add)\b.*(-g|--global)\b|^link$|"
                       r"\bconfig (set|delete|edit)\b(?!.*--location[= ]project)"),
     "yarn": re.compile(r"\b(unpublish|publish)\b|\bglobal remove\b|\bconfig set\b"),
     "pnpm": re.compile(r"\b(unpublish|publish)\b|\b(remove|rm|uninstall)\b.*(-g|--global)\b"),
-    "twine": re.compile(r"\bupload\b"),
     "gh": re.compile(r"\b(repo|release) delete\b|\bauth (logout|refresh|setup-git)\b"),
     "pip": re.compile(r"^config (set|unset|edit)\b|\binstall\b.*--user\b"),
     "ssh-add": re.compile(r"(^|\s)-[dDx]\b"), "pass": re.compile(r"\b(rm|mv|insert|generate)\b"),
     "gpg": re.compile(r"--delete-(secret-)?(and-public-)?keys?\b|--delete-secret-and-public-key"),
-    "security": re.compile(r"\bdelete-"), "keyring": re.compile(r"\b(del|set)\b"),
+    "keyring": re.compile(r"\b(del|set)\b"),
     "code": re.compile(r"--(install|uninstall)-extension\b"),
 }
 _PODMAN = ("podman", "nerdctl")
@@ -384,7 +376,7 @@ _PUBLIC = re.compile(r"(?i)public-read|\ballusers\b|\ballauthenticatedusers\b|"
 _GRANTS = re.compile(r"AdministratorAccess|cluster-admin|roles/(owner|editor)\b|"
                      r"0\.0\.0\.0/0|::/0")
 _DATA_GONE = re.compile(r"(?i)\b(drop|truncate)\s+(database|table|schema|keyspace)\b|"
-                        r"\bflush_?(all|db)\b|dropDatabase")
+                        r"\bflush_?(all|db)\b|dropDatabase|\.drop\(")
 _MAILERS = frozenset({"mail", "mailx", "mutt", "sendmail", "msmtp", "swaks", "s-nail"})
 #: Programs whose verbs act on the project (its packages, containers, targets, sessions) or
 #: are judged by their own rules; a text tool's words are data.
@@ -393,7 +385,7 @@ _OWN_VERBS = (NOT_RUNNERS | INTERPRETERS | SHELLS | {
     "hatch", "bun", "rsync", "tmux", "screen", "systemctl", "crontab", "pytest", "py.test",
     "jest", "vitest", "mocha", "rspec", "awk", "gawk", "mawk", "nawk", "bundle", "composer",
     "dotnet", "sqlite3", "python3", "perl", "env", "nice", "time", "timeout", "xargs",
-    "sudo", "kill", "ssh-add", "gpg", "security", "pass", "keyring", "twine", "npx",
+    "sudo", "kill", "ssh-add", "gpg", "pass", "keyring", "twine", "npx",
     "truncate", "shred", "rmdir", "unlink", "dd",
 }) - {"gem", "pipx", "brew"}
 

@@ -544,12 +544,8 @@ def _runs_commands(name: str, args: list[str]) -> list[tuple[str, str]]:
         if name in ("vim", "vi", "nvim", "ex", "view") and (
                 (arg == "-c" and value.lstrip(":").startswith("!")) or arg.startswith("+:!")):
             found.append((value if arg == "-c" else arg[1:]).lstrip(":")[1:])
-        elif name in ("tar", "gtar", "bsdtar") and arg.startswith(
-                ("--checkpoint-action=exec=", "--to-command=", "--use-compress-program=")):
-            found.append(arg.split("=", 2)[-1] if "exec=" in arg else arg.split("=", 1)[1])
-        elif name in ("ssh", "scp", "sftp", "rsync") and arg.lower().startswith(
-                ("proxycommand=", "localcommand=")):
-            found.append(arg.split("=", 1)[1])
+        elif name in ("tar", "gtar", "bsdtar") and arg.startswith("--checkpoint-action=exec="):
+            found.append(arg.split("=", 2)[-1])  # ``--to-command=`` is any program's option
         elif (name in ("rsync",) and arg == "-e" and value) or (
                 name in ("tar", "gtar") and arg == "-I" and value) or (
                 name in ("scp", "sftp") and arg == "-S" and value) or (
