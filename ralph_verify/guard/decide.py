@@ -35,11 +35,11 @@ from ralph_verify.guard.policy import (
     writable,
 )
 from ralph_verify.guard.rules import PRIORITY
+from ralph_verify.guard.scripts import SHELLS
 from ralph_verify.guard.tamper import CACHE_WORD, cache_read, changed
 from ralph_verify.guard.unfold import (
     DOWNLOADERS,
     INTERPRETERS,
-    SHELLS,
     Context,
     Unfolded,
     unfold_line,

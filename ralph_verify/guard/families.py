@@ -141,7 +141,7 @@ def write_targets(command: SimpleCommand) -> list[str]:
     found = [] if name in ("ssh", "scp", "mount", "configure") else [
         (arg.split("=", 1)[1] if "=" in arg else args[index + 1] if index + 1 < len(args)
          else "") for index, arg in enumerate(args)
-        if _WRITES_TO.match(arg.split("=", 1)[0]) and arg.split("=", 1)[0] != arg or (
+        if (_WRITES_TO.match(arg.split("=", 1)[0]) and arg.split("=", 1)[0] != arg) or (
             _WRITES_TO.match(arg) and index + 1 < len(args))]
     found = [f for f in found if f and not f.startswith("-")]
     for index, arg in enumerate(args):

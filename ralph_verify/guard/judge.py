@@ -51,8 +51,9 @@ from ralph_verify.guard.policy import (
     session_branch,
     writable,
 )
+from ralph_verify.guard.scripts import SHELLS
 from ralph_verify.guard.tamper import cache_read, changed, words_refusals
-from ralph_verify.guard.unfold import DOWNLOADERS, INTERPRETERS, SHELLS
+from ralph_verify.guard.unfold import DOWNLOADERS, INTERPRETERS
 from ralph_verify.guard.words import FIND_TESTS, UNKNOWN_SUBST, find_starts
 
 OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})

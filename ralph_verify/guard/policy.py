@@ -265,8 +265,8 @@ def _home_secret(relative: str) -> bool:
     owner = "/".join(relative.split("/", 2)[:2]) if first == ".config" else first
     hidden = first.startswith(".") and not any(
         fnmatch.fnmatchcase(owner, p) or fnmatch.fnmatchcase(first, p) for p in HOME_PUBLIC)
-    return (hidden and owner != ".config") or relative.rsplit("/", 1)[-1].startswith(
-        ".") and "/" in relative and not first.startswith(".")
+    return (hidden and owner != ".config") or (relative.rsplit("/", 1)[-1].startswith(
+        ".") and "/" in relative and not first.startswith("."))
 
 
 # --- the session branch --------------------------------------------------------------------

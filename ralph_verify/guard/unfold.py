@@ -272,11 +272,11 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
             if effects.fork_loop:
                 out.found.append(("fork-bomb", f"{name} code forks in a loop"))
     elif name not in SHELLS and name not in NOT_RUNNERS:
-        given = _given_code(name, args)
-        if given is None and _reads_stdin(args, interpreter=True):  # ``jshell <<< CODE``
-            given = command.stdin_text if not command.feeds else static_text(_sources(command))
-        if given is not None:
-            effects = analyse("code", given)
+        code = _given_code(name, args)
+        if code is None and _reads_stdin(args, interpreter=True):  # ``jshell <<< CODE``
+            code = command.stdin_text if not command.feeds else static_text(_sources(command))
+        if code is not None:
+            effects = analyse("code", code)
             out.code.append((command, effects))
             nested.extend((line, name) for line in effects.shell)
     for script, outer in nested:
