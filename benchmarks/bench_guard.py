@@ -3,8 +3,9 @@
     python benchmarks/bench_guard.py [--rounds N]
 
 Evaluates every call of the guard's corpora (tests/guard_corpus.py and
-tests/guard_corpus_wide.py, which it was built against, and tests/guard_corpus_adversary.py,
-written by an adversary who had not read its rules: destructive and ordinary calls, against
+tests/guard_corpus_wide.py, which it was built against, tests/guard_corpus_adversary.py and
+tests/guard_corpus_round7.py, written by an adversary who had not read its rules (round 7: 64.9%
+refused before its fixes): destructive and ordinary calls, against
 a real project with secrets and symlinks) N times in-process after one warm-up round, and
 prints how many of each were refused per corpus, the median, the 95th percentile and the
 slowest decision, and the cold
@@ -48,7 +49,10 @@ def main() -> int:
         ROUND6_ORDINARY,
     )
 
-    corpora = {"ours": (DESTRUCTIVE, ORDINARY), "adversary": (ADVERSARY, ADVERSARY_ORDINARY)}
+    from tests.guard_corpus_round7 import ROUND7, ROUND7_ORDINARY
+
+    corpora = {"ours": (DESTRUCTIVE, ORDINARY), "adversary": (ADVERSARY, ADVERSARY_ORDINARY),
+               "adversary round 7": (ROUND7, ROUND7_ORDINARY)}
     rounds = {"adversary round 6": (ROUND6, ROUND6_ORDINARY)}  # within the adversary's
     calls = [call for destructive, ordinary in corpora.values()
              for call in [*(c for _, c in destructive), *ordinary]]

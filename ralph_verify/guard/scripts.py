@@ -181,7 +181,7 @@ def patterns(family: str, code: str, effects: CodeEffects) -> None:
             elif literals:  # ``exec "rm", "-rf", ENV["HOME"]``: an argument computed
                 effects.shell.append(shlex.join(literals))
                 effects.computed = effects.computed or bool(HOME.search(raw))
-            elif raw.strip():
+            elif raw.strip() and family != "code":  # an unknown language: judged by words
                 effects.computed = True
         elif short in DELETE or name.endswith(("File.delete", "Dir.rmdir")):
             _literal(effects.deletes, literals, raw, effects)

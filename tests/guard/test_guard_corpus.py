@@ -19,6 +19,7 @@ import pytest
 from ralph_verify.guard.decide import Policy, evaluate
 from tests.guard_corpus import DESTRUCTIVE, ORDINARY, Call, make_project
 from tests.guard_corpus_adversary import ADVERSARY, ADVERSARY_ORDINARY
+from tests.guard_corpus_round7 import ROUND7, ROUND7_ORDINARY
 
 CLASSES = ("delete", "inline", "secrets", "outside", "machine", "stdin", "network", "history",
            "unreadable", "cloud-creds", "inline-code", "shell-forms", "wrappers",
@@ -98,6 +99,15 @@ def test_an_adversary_corpus_is_refused_by_class(policy: Policy) -> None:
         assert len(allowed(calls, policy)) <= len(calls) // 10, kind
     stopped = [call for call in ADVERSARY_ORDINARY if evaluate(call[0], call[1], policy)]
     assert not stopped, stopped
+
+
+def test_the_seventh_round_is_refused_at_the_hidden_target(policy: Policy) -> None:
+    """Round 7 (tests/guard_corpus_round7.py), written before reading the rules from angles
+    the first six did not take: 64.9% refused before its fixes; held to the hidden target
+    now, with none of its ordinary calls stopped."""
+    missed = allowed([call for _, call in ROUND7], policy)
+    assert len(missed) <= len(ROUND7) * 0.05, "\n".join(str(call) for call in missed)
+    assert not [call for call in ROUND7_ORDINARY if evaluate(call[0], call[1], policy)]
 
 
 def test_refusals_name_the_class_rule(policy: Policy) -> None:
