@@ -343,8 +343,9 @@ def administration(command: SimpleCommand) -> Iterator[Found]:
         yield ("remote-data", f"{name} {text[:60]} deletes, resets or uninstalls what lies "
                               "beyond the project (a store, a database, a machine, a tool "
                               "chain, a cloud); leave it to the user")
-    if (name not in ("git", "kubectl", "oc", "helm") and "--dry-run" not in args and any(
-            _PUBLISH.fullmatch(w) for w in _verbs(args))) or _PUBLIC.search(text) or (
+    if (name not in ("git", "kubectl", "oc", "helm") and "--dry-run" not in args and
+            _PUBLISH.fullmatch(next(iter(_verbs(args)), "")) and not re.search(
+                r"\b(localhost|127\.0\.0\.1)\b", text)) or _PUBLIC.search(text) or (
             name == "git" and _verbs(args)[:1] == ["send-email"]) or name in _MAILERS:
         yield ("exfiltration", f"{name} {text[:60]} publishes the project or sends it off the "
                                "machine (a registry, a site, a public bucket, mail); leave it "
@@ -367,7 +368,7 @@ _CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
 
 #: A verb that destroys, as a subcommand or in the program's name (``nats stream rm``,
 #: ``mysqladmin drop``, ``dmsetup remove_all``, ``aa-teardown``, ``pg_dropcluster``).
-_VERB = re.compile(r"(?i)(^|[-_:])(delete|destroy|remove|rm|rb|del|drop|dropcluster|purge|"
+_VERB = re.compile(r"(^|[-_:])(delete|destroy|remove|rm|rb|del|drop|dropcluster|purge|"
                    r"prune|terminate|wipe|erase|flush\w*|truncate|reset|uninstall|undefine|"
                    r"teardown|unpublish|deregister|revoke|block)([-_:]\w*)?$")
 _PUBLISH = re.compile(r"publish|push|deploy|upload")

@@ -84,7 +84,7 @@ def credentials(command: SimpleCommand) -> Iterator[Found]:
              for w in re.split(r"[:/]", a.lower())]
     own = name in NOT_RUNNERS or name in INTERPRETERS or name in _PROJECT_ENVS
     if not own and _SECRET_NOUN.search(" ".join(words)) and (
-            _REVEAL.search(" ".join(words[1:]) + " " + text) or words[1:2] in (["output"],)):
+            _REVEAL.search(" ".join(words[1:]) + " " + text)):
         yield ("read-secrets", f"{name} {text[:60]} prints or writes out what a secret store, "
                                "a vault or a state file holds; leave it to the user")
         return
@@ -111,7 +111,8 @@ _SECRET_NOUN = re.compile(r"(?i)(^|\s|-|_)(secrets?|vault|password|passwd|tokens
                           r"keychain|k?wallet|keepass\w*|sops|chamber|infisical|env|state|"
                           r"output)(-\w+)?(\s|$)")
 _REVEAL = re.compile(r"(?i)(^|\s)(decrypt|reveal|export|view|show|get|read|pull|print|dump|"
-                     r"download|access|lookup|-d|--decrypt|-r|--show|--plain)(\s|$)")
+                     r"download|access|lookup|-d|--decrypt|-r|--show|--plain|-json|-raw)"
+                     r"(\s|$)")
 #: A secret-looking variable named in a template or an expression (``env(API_KEY)``,
 #: ``{{ .Env.TOKEN }}``, ``$GITHUB_TOKEN`` given to envsubst).
 _TEMPLATE_SECRET = re.compile(r"(env\(|\.Env\.|\$\{?|ENV\[['\"]?)[A-Za-z_]*(KEY|TOKEN|SECRET|"
