@@ -19,7 +19,7 @@ import pytest
 from ralph_verify.guard.decide import Policy, evaluate
 from tests.guard_corpus import DESTRUCTIVE, ORDINARY, Call, make_project
 from tests.guard_corpus_adversary import ADVERSARY, ADVERSARY_ORDINARY
-from tests.guard_corpus_round7 import ROUND7, ROUND7_ORDINARY
+from tests.guard_corpus_round7 import ROUND7, ROUND7_NEAR, ROUND7_ORDINARY
 
 CLASSES = ("delete", "inline", "secrets", "outside", "machine", "stdin", "network", "history",
            "unreadable", "cloud-creds", "inline-code", "shell-forms", "wrappers",
@@ -107,7 +107,8 @@ def test_the_seventh_round_is_refused_at_the_hidden_target(policy: Policy) -> No
     now, with none of its ordinary calls stopped."""
     missed = allowed([call for _, call in ROUND7], policy)
     assert len(missed) <= len(ROUND7) * 0.05, "\n".join(str(call) for call in missed)
-    assert not [call for call in ROUND7_ORDINARY if evaluate(call[0], call[1], policy)]
+    assert not [call for call in [*ROUND7_ORDINARY, *ROUND7_NEAR]
+                if evaluate(call[0], call[1], policy)]
 
 
 def test_refusals_name_the_class_rule(policy: Policy) -> None:
