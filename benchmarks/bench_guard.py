@@ -48,7 +48,6 @@ def main() -> int:
         ROUND6,
         ROUND6_ORDINARY,
     )
-
     from tests.guard_corpus_round7 import ROUND7, ROUND7_ORDINARY
 
     corpora = {"ours": (DESTRUCTIVE, ORDINARY), "adversary": (ADVERSARY, ADVERSARY_ORDINARY),

@@ -142,9 +142,6 @@ def from_arguments(name: str, args: list[str], stdin_text: str | None) -> Embedd
         rest = skip_options(args, _SSH_VALUES)
         if len(rest) > 1:
             found.scripts.append((" ".join(rest[1:]), "ssh"))
-    elif name in ("flock", "sg") and any(a in ("-c", "--command") for a in args[:-1]):
-        index = next(i for i, a in enumerate(args) if a in ("-c", "--command"))
-        found.scripts.append((args[index + 1], name))
     return found
 
 

@@ -497,10 +497,10 @@ def _value_commands(assigned: list[tuple[str, str]]) -> list[tuple[str, str]]:
         if command_name(value.lstrip("|").split(None, 1)[0] if value.strip() else "") in \
                 COMMAND_WORDS and name not in PROGRAM_VARIABLES:
             found.append((value.lstrip("|"), name))
-        found += [(v, name) for v in [*_option_commands(_split(value)),
-                                      *literal_commands(value)]]
-        runs = re.search(r"(^|\s)-{1,2}[\w.-]*(exec|command|runner|wrapper)[\w.-]*=(.+)", value)
-        found += [(runs.group(3), name)] if runs else []
+        runs = re.search(r"(^|\s)-{1,2}[\w.-]*(exec|command|runner|wrapper|program)[\w.-]*=(.+)",
+                         value)  # ``GOFLAGS='-toolexec=rm -rf ~'``: the rest of the value
+        found += [(v, name) for v in [*literal_commands(value), *_option_commands(_split(value)),
+                                      *([runs.group(3)] if runs else [])]]
     return found
 
 
