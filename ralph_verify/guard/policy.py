@@ -64,7 +64,12 @@ HOME_PUBLIC: tuple[str, ...] = (
     ".cargo", ".pyenv", ".nvm", ".gradle", ".m2", ".vscode*", ".vim", ".oh-my-zsh", ".conda",
     ".deno", ".bun", ".sdkman", ".asdf", ".volta", ".rbenv", ".rvm", ".ghcup", ".dotnet",
     ".gem", ".bundle", ".virtualenvs", ".nix-profile", ".ipython", ".jupyter", ".pub-cache",
-    ".config/git", ".config/nvim", ".config/fish", ".config/pip", ".config/uv",
+    ".config/git", ".config/nvim", ".config/fish", ".config/pip", ".config/uv", ".venv",
+    ".jenv", ".goenv", ".nodenv", ".poetry", ".pixi", ".julia*", ".elan", ".opam", ".stack",
+    ".cabal", ".android", ".java", ".yarn", ".npm-global", ".node-gyp", ".mix", ".hex",
+    ".kotlin", ".konan", ".swiftpm", ".platformio", ".bash_aliases", ".bash_completion",
+    ".dircolors", ".screenrc", ".nanorc", ".psqlrc", ".sqliterc", ".irbrc", ".pdbrc",
+    ".Rprofile", ".gdbinit", ".lldbinit", ".zcompdump*", ".tmux", ".zsh",
 )
 DEFAULT_PUBLIC_PATTERNS: tuple[str, ...] = (
     ".env.example", ".env.sample", ".env.template", ".env.dist", "*.pub", "*/.ssh/known_hosts",
