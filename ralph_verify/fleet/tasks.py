@@ -1,10 +1,6 @@
-"""The fleet's loops: a fleet file (a task file: one loader, ``tasks/model.py``; see
-docs/fleet.md) or ``--matrix GLOB``.
-
-A bad fleet file (unknown key, wrong type, two tasks of one name) is a usage error and
-nothing runs; a task whose folder is missing or whose own settings are bad fails alone,
-when it runs (see :mod:`ralph_verify.fleet.job`), and the others go on.
-"""
+"""The fleet's loops: a fleet file (a task file, read by ``tasks/model.py``) or ``--matrix``.
+A bad file is a usage error and nothing runs; a task whose folder or own settings are bad
+fails alone, when it runs (:mod:`ralph_verify.fleet.job`)."""
 
 from __future__ import annotations
 
@@ -15,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.errors import ConfigError, UsageError
-from ralph_verify.tasks.model import Task, TaskList, load_task_file
+from ralph_verify.tasks.model import Task, TaskList, load_task_file, task_name
 
 
 @dataclass(frozen=True)
@@ -41,24 +37,11 @@ class FleetSpec:
 
 
 def _run_args(task: Task) -> list[str]:
-    args: list[str] = []
-    if task.agent is not None:
-        args += ["--agent", task.agent]
-    if task.until:
-        args += ["--until", task.until_text]
-    if task.max_iterations is not None:
-        args += ["--max-iterations", str(task.max_iterations)]
-    if task.max_time is not None:
-        args += ["--max-time", task.max_time]
-    if task.max_cost is not None:
-        args += ["--max-cost", repr(task.max_cost)]
-    return args + list(task.args)
-
-
-def task_name(folder: str) -> str:
-    """``packages/billing`` -> ``packages-billing``: a name git accepts in a branch."""
-    name = re.sub(r"[^A-Za-z0-9._-]+", "-", folder.strip("/")).strip("-.") or "root"
-    return name
+    values = {"--agent": task.agent, "--until": task.until_text or None,
+              "--max-iterations": task.max_iterations, "--max-time": task.max_time,
+              "--max-cost": task.max_cost}
+    return [*(part for flag, value in values.items() if value is not None
+              for part in (flag, str(value))), *task.args]
 
 
 def load_fleet_file(path: Path, default_prompt: str | None = None) -> FleetSpec:
@@ -84,17 +67,12 @@ def matrix_tasks(pattern: str, repo: Path, prompt: str, run_args: list[str]) -> 
         raise UsageError(f"--matrix {pattern!r}: no folder of {repo} matches; give a glob "
                          "relative to the repository, e.g. --matrix 'packages/*'")
     tasks = [LoopSpec(task_name(folder), folder, prompt, tuple(run_args)) for folder in folders]
-    _refuse_duplicates(tasks, f"--matrix {pattern!r}")
+    names = [task.name for task in tasks]
+    twice = next((name for name in names if names.count(name) > 1), None)
+    if twice is not None:
+        raise ConfigError(f"--matrix {pattern!r}: two tasks are named {twice!r}; give each a "
+                          "distinct name = ...")
     return FleetSpec(tasks)
-
-
-def _refuse_duplicates(tasks: list[LoopSpec], where: str) -> None:
-    seen: set[str] = set()
-    for task in tasks:
-        if task.name in seen:
-            raise ConfigError(f"{where}: two tasks are named {task.name!r}; give each a "
-                              "distinct name = ...")
-        seen.add(task.name)
 
 
 def parse_shard(text: str) -> tuple[int, int]:

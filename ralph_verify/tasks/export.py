@@ -29,8 +29,6 @@ from ralph_verify.tasks.importers import from_checklist
 from ralph_verify.tasks.model import TaskList
 from ralph_verify.tasks.order import DONE
 
-#: The formats ``--to`` names.
-FORMATS = ("prd.json", "tasks.md")
 _CHECKBOX = re.compile(r"^(\s*[-*]\s+\[)[ xX](\])")
 
 

@@ -1,10 +1,6 @@
-"""The task file: ``[defaults]`` (or a fleet file's ``[fleet]``) and ``[[task]]`` tables,
-read by one loader and checked by one pydantic validation before any agent runs.
-
-Every mistake is a usage error (exit 2) naming the file, the task, the key and the fix:
-an unknown key (with a did-you-mean), a task without checks of its own, two tasks of one
-id, a dependency on no task, a cycle. The file is read once: what an agent writes into it
-later changes nothing (the loop works from this frozen copy).
+"""The task file (``[defaults]`` or a fleet file's ``[fleet]``, ``[[task]]`` tables): one
+loader, one pydantic validation before any agent runs, every mistake a usage error naming
+the file, the task, the key and the fix. Read once: an agent's later edit changes nothing.
 """
 
 from __future__ import annotations
@@ -24,8 +20,6 @@ from ralph_verify.config.until import CheckSpec, parse_spec, parse_until
 from ralph_verify.errors import ConfigError, UsageError
 
 ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-#: The statuses a user may write; the loop's own (running, failed...) live in its state.
-USER_STATUSES = ("todo", "skip", "done")
 DEFAULT_KEEP = "tests:new"
 DEFAULT_LEARNINGS = "LEARNINGS.md"
 
@@ -83,6 +77,11 @@ class _TaskFile(BaseModel):
     defaults: _DefaultsTable | None = None
     fleet: _DefaultsTable | None = None
     task: list[_TaskTable] = Field(default_factory=list)
+
+
+def task_name(folder: str) -> str:
+    """``packages/billing`` -> ``packages-billing``: a fleet's task, named after its folder."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", folder.strip("/")).strip("-.") or "root"
 
 
 def _keys(model: type[BaseModel]) -> list[str]:
@@ -261,8 +260,7 @@ def from_data(data: dict[str, Any], path: Path, *, raw: bytes = b"",
     tasks: list[Task] = []
     for index, table in enumerate(parsed.task):
         task_id = table.id or table.name or (
-            f"T{index + 1}" if own_checks else  # a fleet's task is named after its folder
-            re.sub(r"[^A-Za-z0-9._-]+", "-", table.folder.strip("/")).strip("-.") or "root")
+            f"T{index + 1}" if own_checks else task_name(table.folder))
         where = f"{path}: task {task_id}"
         if not ID.match(task_id):
             raise ConfigError(f"{where}: id {task_id!r} must be letters, digits, '.', '_' or '-' "
