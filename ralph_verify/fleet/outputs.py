@@ -1,7 +1,5 @@
 """The fleet's files: ``fleet.json`` (one record per loop), a merged JUnit file (one test case
-per loop), a GitHub job summary, and ``fleet merge`` of sharded runs into one of each.
-
-The records' types are in :mod:`ralph_verify.records.fleet`.
+per loop), ``report.html``, a GitHub job summary, and ``fleet merge`` of sharded runs.
 """
 
 from __future__ import annotations
@@ -10,16 +8,18 @@ import os
 import shutil
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from ralph_verify.errors import UsageError
-from ralph_verify.fleet.html import render_fleet_report
 from ralph_verify.records.fleet import FleetDocument, LoopRecord, Totals, read_fleet, write_fleet
 from ralph_verify.state_files import now_iso, write_text_atomic
 
 FLEET_JSON = "fleet.json"
 JUNIT_XML = "fleet-junit.xml"
 REPORT_HTML = "report.html"
+WIDTH, HEIGHT, PAD = 720, 240, 40
 
 
 def write_junit(path: Path, document: FleetDocument) -> None:
@@ -124,3 +124,49 @@ def merge(folders: Sequence[Path], out: Path) -> FleetDocument:
         cancelled=next((doc.cancelled for _, doc in documents if doc.cancelled), None),
         merged_from=[str(folder) for folder, _ in documents],
         loops=[loops[name] for name in sorted(loops)])
+
+
+def _seconds(stamp: str | None) -> float | None:
+    try:
+        return datetime.fromisoformat(stamp).timestamp() if stamp else None
+    except ValueError:
+        return None
+
+
+def _finish_offsets(document: FleetDocument) -> dict[str, float]:
+    """Seconds from the fleet's start to each loop's end, for loops that ran."""
+    start = _seconds(document.started_at)
+    offsets: dict[str, float] = {}
+    for loop in document.loops:
+        end = _seconds(loop.finished_at)
+        if start is not None and end is not None and loop.verdict not in (None, "not-run"):
+            offsets[loop.name] = max(end - start, 0.0)
+    return offsets
+
+
+def _chart(offsets: dict[str, float], total: int) -> dict[str, Any]:
+    """The chart's geometry: loops finished (up) over seconds since the fleet started."""
+    ordered = sorted(offsets.items(), key=lambda item: (item[1], item[0]))
+    span = max([value for _, value in ordered] + [1.0])
+    scale_x = (WIDTH - 2 * PAD) / span
+    scale_y = (HEIGHT - 2 * PAD) / max(total, 1)
+    path = [f"M{PAD},{HEIGHT - PAD}"]
+    points = []
+    for count, (name, offset) in enumerate(ordered, start=1):
+        x, y = PAD + offset * scale_x, HEIGHT - PAD - count * scale_y
+        path.append(f"H{x:.1f}V{y:.1f}")
+        points.append((name, offset, count, x, y))
+    return {"width": WIDTH, "height": HEIGHT, "pad": PAD, "span": span, "path": "".join(path),
+            "points": points}
+
+
+def render_fleet_report(document: FleetDocument, total: Totals) -> str:
+    """The page for ``fleet.json``'s ``document``, whose verdict ``total`` the caller counted."""
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.PackageLoader("ralph_verify.fleet", "templates"),
+                             autoescape=True, finalize=lambda value: "" if value is None
+                             else value)
+    offsets = _finish_offsets(document)
+    return env.get_template("fleet.html").render(
+        document=document, total=total, offsets=offsets, chart=_chart(offsets, total.loops))
