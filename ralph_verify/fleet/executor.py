@@ -1,11 +1,6 @@
-"""Executors: what runs a fleet's loops. ``local`` is built in (a thread pool of child
-processes, :mod:`ralph_verify.plugins.fleet_local`); ``dask`` comes from a plugin; any plugin
-may add one through the ``ralph_register_executors`` hook.
-
-An executor gets the jobs and a :class:`FleetContext`; it runs each job (for instance with
-:func:`ralph_verify.fleet.job.run_job`), reports each start and each result to the context as
-soon as it knows it, and returns when every job has a result or the context is cancelled.
-The context, not the executor, keeps the records, the fleet-wide limits and the reports.
+"""Executors: what runs a fleet's loops (``local``, ``dask``, any a plugin registers through
+``ralph_register_executors``). An executor runs each job and reports each start and result
+to the :class:`FleetContext`, which keeps the records, the fleet-wide limits and the reports.
 """
 
 from __future__ import annotations
@@ -33,19 +28,17 @@ class FleetContext(Protocol):
     cancelled: threading.Event
 
     def prepare(self, job: LoopJob) -> LoopJob | None:
-        """Call right before a job starts: the job with the fleet's remaining time and cost
-        as its limits, or ``None`` when the fleet is cancelled (do not start it)."""
+        """Right before a job starts: the job with the fleet's remaining cost as its limit,
+        or ``None`` when the fleet is cancelled (do not start it)."""
 
     def started(self, job: LoopJob, where: str) -> None:
         """A job started on ``where`` (a host, a worker address)."""
 
     def progress(self, name: str, cost_usd: float) -> None:
-        """A running loop's cost so far, for an executor whose loops run where the fleet
-        cannot read their state (remote workers): it counts toward ``--total-cost``."""
+        """A remote loop's cost so far (the fleet cannot read its state): for ``--total-cost``."""
 
     def finished(self, job: LoopJob, result: JobResult) -> None:
-        """A job ended (thread-safe); its result is recorded at once, so nothing finished is
-        lost if the fleet or a worker dies afterwards."""
+        """A job ended (thread-safe): recorded at once, so a later death loses nothing."""
 
 
 class Executor(Protocol):
@@ -56,14 +49,9 @@ class Executor(Protocol):
 
     def run(self, jobs: Sequence[LoopJob], fleet: FleetContext) -> None:
         """Run every job, calling ``fleet.prepare/started/finished``; return when all are
-        done, or soon after ``fleet.cancelled`` is set (stopping the running loops cleanly
-        where the executor can).
-
-        An executor whose class sets ``feeds = True`` may get a
-        :class:`~ralph_verify.fleet.feed.JobFeed` instead of a list (a fleet whose tasks
-        depend on each other): its jobs come as they become ready (iterating it blocks until
-        the next one, and ends when the fleet closes it); start each at once, within ``-j``.
-        Any other executor gets such a fleet's ready tasks in waves of lists."""
+        done, or soon after ``fleet.cancelled`` is set. A class with ``feeds = True`` may get
+        a :class:`~ralph_verify.fleet.feed.JobFeed` (jobs as they become ready) instead of a
+        list; any other gets a ``depends-on`` fleet's ready tasks in waves of lists."""
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,6 @@
-"""The jobs of a fleet whose tasks depend on each other: they become ready while the fleet
-runs (a task starts once its dependencies are merged), so an executor gets them from a
-:class:`JobFeed` instead of a list.
-
-A feed is an iterable that blocks until the next job is ready and ends once the
-coordinator closes it (every task finished or skipped, or the fleet cancelled). The
-``local`` executor iterates it as it iterates a list; the ``dask`` executor polls it with
-:meth:`JobFeed.take` between its futures, so a task that becomes ready is submitted at
-once, while others run.
-"""
+"""The jobs of a fleet whose tasks depend on each other, fed to the executor as they become
+ready (once their dependencies are merged): an iterable that blocks until the next job and
+ends once the coordinator closes it; ``take`` polls it between other work."""
 
 from __future__ import annotations
 

@@ -1,21 +1,13 @@
-"""A fleet whose tasks depend on each other (a task file that declares ``depends-on``).
-
-The rules are the task list's (:mod:`ralph_verify.tasks.order`, as under ``run --tasks``):
-the ready tasks, each task's gate, ``on-fail`` and three failures in a row, the ``final``
-check. What is the fleet's own lives here, in the coordinator, whatever the executor: ready
-tasks go to the executor at once, each on a branch from the integration branch's tip
-(:mod:`ralph_verify.fleet.merge`); a loop that completes joins the merge queue, which
-merges one branch at a time, in the list's order (dependencies, then file order), and
-verifies the merged tree against the task's gate. A conflict or a failing gate sends the
-task back once, on the new tip, with a note saying why; the second time it is ``failed
-(merge)`` and its branch stays. A task is ``done`` only once merged. Once every task is, the
-final check runs on the integration branch; if it fails, the rulebook's fix-up task
-``FINAL`` is one more loop from its tip, merged as any task with the final check as gate.
+"""A fleet whose tasks depend on each other: the task list's rulebook
+(:mod:`ralph_verify.tasks.order`) driven with a merge queue. Ready tasks go to the executor at
+once, each from the integration branch's tip; a completed loop's branch is merged in the
+list's order and verified against the task's gate. A conflict or failing gate sends the task
+back once, on the new tip, with a note; the second time it is ``failed (merge)``. A task is
+``done`` only once merged; the final check (and its fix-up task) runs on the integration branch.
 """
 
 from __future__ import annotations
 
-import subprocess
 import threading
 import time
 from collections.abc import Sequence
@@ -28,6 +20,7 @@ from ralph_verify.fleet.job import JobResult, LoopJob, _git, _worktree_admin
 from ralph_verify.fleet.merge import GateResult, Integration, MergeOutcome
 from ralph_verify.fleet.run import Fleet
 from ralph_verify.fleet.tasks import LoopSpec
+from ralph_verify.project.git import branch_tip
 from ralph_verify.records.fleet import (
     FinalCheck,
     FleetDocument,
@@ -282,8 +275,8 @@ class GraphFleet(Fleet):
         if outcome.conflicts:
             first = []
             for name, commit in self.merged:
-                if self._is_ancestor(commit, job.base):
-                    continue
+                if _git(self.repo, "merge-base", commit, job.base, check=False).strip() == commit:
+                    continue  # already in the tree the task started from
                 files = sorted(set(self.integration.touched(commit)) & set(outcome.conflicts))
                 if files:
                     first.append(f"{name} ({', '.join(files)})")
@@ -296,11 +289,6 @@ class GraphFleet(Fleet):
         return ("The merged tree failed the gate (tasks merged so far: "
                 f"{done}):\n{outcome.feedback.strip()}\nThis run starts from the merged tree: "
                 "make this task's checks and theirs pass together.")
-
-    def _is_ancestor(self, commit: str, of: str) -> bool:
-        return subprocess.run(["git", "merge-base", "--is-ancestor", commit, of], cwd=self.repo,
-                              capture_output=True, check=False,
-                              stdin=subprocess.DEVNULL).returncode == 0
 
     # --- the run ----------------------------------------------------------------------------
 
@@ -375,8 +363,7 @@ class GraphFleet(Fleet):
 
     def document(self) -> FleetDocument:
         document = super().document()
-        tip = _git(self.repo, "rev-parse", "--verify", "-q",
-                   f"refs/heads/{self.integration.branch}", check=False).strip()
+        tip = branch_tip(self.repo, self.integration.branch)
         with self._lock:
             verdict, reason = self.verdict or (None, "")
             document.integration = IntegrationRecord(

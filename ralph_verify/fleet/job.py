@@ -1,10 +1,6 @@
-"""One loop of a fleet, run anywhere: in a git worktree of the repository (same machine) or in
-a fresh clone (a remote worker), on its own branch, as a ``ralph-verify run`` child process.
-
-:func:`run_job` is a plain function of picklable data, so that an executor can run it in a
-thread, a process or on a Dask worker. What it returns is data too: the loop's record, its
-HTML report and, from a clone, its commits as a git bundle that the fleet fetches into the
-source repository. The user's own checkout and branch are never touched.
+"""One loop of a fleet as a ``ralph-verify run`` child process, on its own branch in a git
+worktree (same machine) or a fresh clone (a remote worker). :func:`run_job` takes and returns
+picklable data (from a clone, its commits as a git bundle), so any executor can run it.
 """
 
 from __future__ import annotations
@@ -25,7 +21,7 @@ from pathlib import Path
 
 from ralph_verify.errors import UsageError
 from ralph_verify.proc.process import own_process_group
-from ralph_verify.project.git import NOISE_PARTS
+from ralph_verify.project.git import NOISE_PARTS, branch_tip
 from ralph_verify.records.files import load
 from ralph_verify.records.fleet import LoopRecord
 from ralph_verify.records.plugin_state import BudgetState
@@ -121,26 +117,25 @@ def _worktree_admin(workdir: Path) -> Iterator[None]:
 
 
 def _prepare_worktree(job: LoopJob) -> Path:
-    with _worktree_admin(Path(job.workdir)):
-        return _add_worktree(job)
-
-
-def _add_worktree(job: LoopJob) -> Path:
     tree = Path(job.workdir) / job.name
-    exists = bool(_git(job.source, "rev-parse", "--verify", "-q", f"refs/heads/{job.branch}",
-                       check=False).strip())
     if job.resume and (tree / ".git").exists():
         return tree
-    if tree.exists():
-        _git(job.source, "worktree", "remove", "--force", str(tree), check=False)
-        shutil.rmtree(tree, ignore_errors=True)
-    _git(job.source, "worktree", "prune", check=False)
-    tree.parent.mkdir(parents=True, exist_ok=True)
-    if exists:
-        _git(job.source, "worktree", "add", "-q", str(tree), job.branch)
-    else:
-        _git(job.source, "worktree", "add", "-q", "-b", job.branch, str(tree), job.base)
+    with _worktree_admin(Path(job.workdir)):
+        if tree.exists():
+            _git(job.source, "worktree", "remove", "--force", str(tree), check=False)
+            shutil.rmtree(tree, ignore_errors=True)
+        add_worktree(Path(job.source), tree, job.branch, job.base)
     return tree
+
+
+def add_worktree(repo: Path, tree: Path, branch: str, base: str) -> None:
+    """``tree`` on ``branch``, made at ``base`` when the repository has no such branch yet."""
+    _git(repo, "worktree", "prune", check=False)
+    tree.parent.mkdir(parents=True, exist_ok=True)
+    if branch_tip(repo, branch):
+        _git(repo, "worktree", "add", "-q", str(tree), branch)
+    else:
+        _git(repo, "worktree", "add", "-q", "-b", branch, str(tree), base)
 
 
 def _prepare_clone(job: LoopJob, scratch: Path) -> tuple[Path, str]:

@@ -1,12 +1,7 @@
-"""The integration branch of a fleet whose tasks depend on each other, and its merge queue's
-one step: merge a finished task's branch, then verify the merged tree against the gate.
-
-The integration branch ``ralph/fleet-<id>/_integration`` (beside the tasks' branches
-``ralph/fleet-<id>/<task>``; no task id starts with ``_``) starts at the fleet's base and
-lives in its own worktree (``<id>/_integration`` beside the tasks' worktrees): your checkout and
-branch are never touched. Every task's worktree or clone starts from its tip.
-A merge that conflicts is aborted; a merge whose tree fails the gate is undone
-(``reset --hard`` to the tip before it): the branch only ever holds verified merges.
+"""A ``depends-on`` fleet's integration branch ``ralph/fleet-<id>/_integration`` (no task id
+starts with ``_``), in its own worktree beside the tasks', and the merge queue's one step:
+merge a task's branch, verify the merged tree against the gate, undo the merge if it fails
+(the branch only ever holds verified merges; your checkout is never touched).
 """
 
 from __future__ import annotations
@@ -18,7 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ralph_verify.fleet.job import _git, _identity, _worktree_admin
+from ralph_verify.fleet.job import _git, _identity, _worktree_admin, add_worktree
+from ralph_verify.project.git import branch_tip
 
 #: The worktree folder of the integration branch, beside the tasks' worktrees.
 INTEGRATION_DIR = "_integration"
@@ -59,19 +55,10 @@ class Integration:
         self.tree = workdir / INTEGRATION_DIR
 
     def open(self) -> None:
-        """The worktree on the integration branch (created at the base, or kept as it was
-        when the fleet is resumed)."""
-        with _worktree_admin(self.workdir):
-            exists = _git(self.repo, "rev-parse", "--verify", "-q",
-                          f"refs/heads/{self.branch}", check=False).strip()
-            if (self.tree / ".git").exists():
-                return
-            _git(self.repo, "worktree", "prune", check=False)
-            if exists:
-                _git(self.repo, "worktree", "add", "-q", str(self.tree), self.branch)
-            else:
-                _git(self.repo, "worktree", "add", "-q", "-b", self.branch, str(self.tree),
-                     self.base)
+        """The worktree on the integration branch (made at the base, or kept as it was)."""
+        if not (self.tree / ".git").exists():
+            with _worktree_admin(self.workdir):
+                add_worktree(self.repo, self.tree, self.branch, self.base)
 
     def close(self) -> None:
         """Remove the worktree; the branch stays (it is the fleet's result)."""
@@ -88,27 +75,22 @@ class Integration:
 
     def merge(self, branch: str, message: str, gate: Mapping[str, Sequence[str]], *,
               verified: bool = False) -> MergeOutcome:
-        """Merge ``branch``; keep it only if the merged tree passes ``gate`` (``verified``:
-        the caller knows it does, the tree being one the gate passed on). A branch the
-        repository does not have (a loop in a clone that committed nothing) merges nothing:
-        the gate is verified on the tip as it is."""
+        """Merge ``branch``, kept only if the merged tree passes ``gate`` (``verified``: the
+        caller knows it does). No such branch (a clone that committed nothing): the gate is
+        verified on the tip as it is."""
         before = self.tip()
-        if not _git(self.repo, "rev-parse", "--verify", "-q", f"refs/heads/{branch}",
-                    check=False).strip():
-            result = GateResult(True) if verified else self.verify(gate)
-            return MergeOutcome(result.passed, commit=before, feedback=result.feedback)
-        proc = subprocess.run(
-            ["git", "-c", "commit.gpgsign=false", *_identity(self.tree), "merge", "--no-ff",
-             "--no-edit", "-m", message, branch], cwd=self.tree, capture_output=True,
-            text=True, check=False, stdin=subprocess.DEVNULL,
-            env={**os.environ, "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
-        if proc.returncode != 0:
-            conflicts = _git(self.tree, "diff", "--name-only", "--diff-filter=U",
-                             check=False).split()
-            _git(self.tree, "merge", "--abort", check=False)
-            _git(self.tree, "reset", "-q", "--hard", before, check=False)
-            return MergeOutcome(False, conflicts=conflicts or ["(git merge failed: "
-                                                               f"{proc.stderr.strip()[:300]})"])
+        if branch_tip(self.repo, branch):
+            try:
+                _git(self.tree, *_identity(self.tree), "merge", "--no-ff", "--no-edit", "-m",
+                     message, branch)
+            except RuntimeError as exc:
+                conflicts = _git(self.tree, "diff", "--name-only", "--diff-filter=U",
+                                 check=False).split()
+                _git(self.tree, "merge", "--abort", check=False)
+                _git(self.tree, "reset", "-q", "--hard", before, check=False)
+                said = str(exc).partition(f"failed in {self.tree}: ")[2]
+                return MergeOutcome(False, conflicts=conflicts or
+                                    [f"(git merge failed: {said[:300]})"])
         result = GateResult(True) if verified else self.verify(gate)
         if not result.passed:
             _git(self.tree, "reset", "-q", "--hard", before)

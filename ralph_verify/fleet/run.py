@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import tempfile
 import threading
 import time
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.fleet.feed import JobFeed
-from ralph_verify.fleet.job import COST_SHARE_ENV, UNFINISHED, JobResult, LoopJob, state_cost
+from ralph_verify.fleet.job import COST_SHARE_ENV, UNFINISHED, JobResult, LoopJob, _git, state_cost
 from ralph_verify.fleet.outputs import FLEET_JSON
 from ralph_verify.fleet.tasks import LoopSpec
 from ralph_verify.records.files import save
@@ -34,11 +33,6 @@ from ralph_verify.records.fleet import (
 from ralph_verify.state_files import now_iso, write_text_atomic
 
 PID_FILE = "fleet.pid"
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True,
-                          stdin=subprocess.DEVNULL).stdout
 
 
 class Fleet:
@@ -123,8 +117,8 @@ class Fleet:
             with self._lock:
                 _git(self.repo, "fetch", "-q", handle.name,
                      f"+refs/heads/{job.branch}:refs/heads/{job.branch}")
-        except subprocess.CalledProcessError as exc:
-            record.verdict_note = f"its commits could not be fetched: {exc.stderr.strip()}"
+        except RuntimeError as exc:
+            record.verdict_note = f"its commits could not be fetched: {exc}"
         finally:
             Path(handle.name).unlink(missing_ok=True)
 
