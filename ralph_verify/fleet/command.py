@@ -1,9 +1,5 @@
 """``ralph-verify fleet FILE | --matrix GLOB``: build the jobs, run them with the chosen
-executor, write the fleet's files, and map the outcome to an exit code.
-
-Exit codes: 0 every loop completed, 1 some loop did not (or failed alone), 2 usage error
-(nothing ran), 130 cancelled (Ctrl-C, SIGTERM, ``fleet cancel``).
-"""
+executor, write the fleet's files, map the outcome to an exit code (see the command's help)."""
 
 from __future__ import annotations
 

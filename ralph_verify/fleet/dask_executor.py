@@ -1,20 +1,8 @@
-"""The ``dask`` fleet executor: one Dask task per loop, on an existing scheduler
-(``--address tcp://host:8786``) or on a ``LocalCluster`` started for the fleet.
-
-This module is a plugin that only the ``dask`` entry point of the ``ralph_verify`` group names
-(``pip install 'ralph-verify[dask]'``); it imports Dask only when the executor runs, and the
-core never imports it. Each worker clones the source repository (a path or URL the worker can
-reach) into a temporary folder, runs the loop there on its branch, and sends back the record,
-the loop's report and its commits as a git bundle, which the fleet fetches into the source
-repository as the branch.
-
-Faults: results are gathered the moment they finish, so a worker that dies later loses
-nothing finished. A loop whose worker dies is run again by Dask on another worker (up to the
-scheduler's ``distributed.scheduler.allowed-failures``); when Dask gives up (``KilledWorker``)
-the fleet submits it again up to ``--retries`` times, then records it as ``lost`` with the
-reason. Cancel sets a Dask ``Event`` that the running loops watch: each stops cleanly
-(verdict ``cancelled``) and still sends its commits back. A running loop's cost so far goes to
-the fleet as a scheduler event (topic ``ralph-fleet-<id>-cost``), for ``--total-cost``.
+"""The ``dask`` fleet executor, a plugin named only by its entry point (Dask is imported when
+it runs): one Dask task per loop, each in a fresh clone on a worker, sending back its record,
+report and commits (a git bundle). Results are gathered as they finish; a loop whose worker
+died is submitted again up to ``--retries`` times, then ``lost``. Cancel sets a Dask
+``Event`` the loops watch; their costs so far come back as scheduler events.
 """
 
 from __future__ import annotations

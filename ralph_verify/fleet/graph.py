@@ -336,10 +336,7 @@ class GraphFleet(Fleet):
         if self.final is None or self.status.get(rules.FINAL) in rules.DONE:
             self._check()
         assert self.final is not None
-        if self.final.passed:
-            return "complete", "every task is done and the final check passes"
-        return "final-failed", ("every task is done but the final check fails" +
-                                (", and the fix-up task did not fix it" if self.fix_up else ""))
+        return rules.final_verdict(self.final.passed, fixed_up=self.fix_up is not None)
 
     def _final_specs(self) -> dict[str, list[CheckSpec]]:
         """Folder -> the final check (default: every task's checks + ``--until``)."""

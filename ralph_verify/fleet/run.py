@@ -1,10 +1,6 @@
-"""A fleet run: jobs from tasks, the records as results arrive, fleet-wide limits, cancel.
-
-:class:`Fleet` is the :class:`~ralph_verify.fleet.executor.FleetContext` every executor
-reports to. Each result is written to ``OUT/fleet.json`` the moment it arrives (and a remote
-loop's commits are fetched into the repository as its branch), so neither a dying worker nor
-a cancelled fleet loses a finished loop.
-"""
+"""A fleet run (:class:`Fleet`, the context every executor reports to): each result is written
+to ``OUT/fleet.json`` as it arrives, so neither a dying worker nor a cancel loses a finished
+loop; fleet-wide limits and cancel."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""``fleet status [--watch]`` and ``fleet cancel``: read and stop a running fleet from another
-terminal, through the files it keeps in its ``--out`` folder.
-
-``status`` prints one line per loop (live iteration and cost of running local loops, read from
-their own ``.ralph/state.json``). ``--watch`` redraws a table on a terminal and, elsewhere
-(CI logs, pipes), prints a plain line each time a loop changes, until the fleet ends.
-``cancel`` sends SIGTERM to the fleet process named in ``fleet.pid`` once it is proven to be a
-``ralph-verify fleet`` of this folder; the fleet then stops every loop cleanly.
-"""
+"""``fleet status [--watch]`` and ``fleet cancel`` from another terminal, through the files a
+fleet keeps in its ``--out`` folder; ``cancel`` signals only a proven ``ralph-verify fleet``
+of this folder, which then stops every loop cleanly."""
 
 from __future__ import annotations
 

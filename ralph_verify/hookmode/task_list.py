@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     from ralph_verify.loop.verdict import VerdictProposal
 
 
-
 class _Waiting(Exception):
     """A task's session is open: the agent works on it until its next stop."""
 

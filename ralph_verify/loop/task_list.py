@@ -1,13 +1,7 @@
 """``run --tasks FILE``: a list worked through task by task, each one a session of the one
-loop (:class:`~ralph_verify.loop.run_driver.RunDriver`), never a second loop.
-
-Per task the session is today's: its baseline is the task's gate (its own checks, every done
-task's checks, ``keep`` and ``--until``) verified once before the agent starts (what the
-last task's verification decided on this same tree answers again) -- a gate that
-passes already makes the task ``already`` and costs no agent call -- then prompt -> agent ->
-verify -> decide, with the stall breaker, the agent-failure count and the first iteration's
-text fresh for each task. A task is done only when its gate passes (integrity included);
-what the agent says or ticks is never asked. The task file was read once, at the start.
+loop (:class:`~ralph_verify.loop.run_driver.RunDriver`) whose baseline is the task's gate: a
+gate that passes already makes the task ``already``, no agent called. A task is done only
+when its gate passes; what the agent says or ticks is never asked.
 """
 
 from __future__ import annotations
@@ -57,6 +51,7 @@ from ralph_verify.tasks.state import TaskRecord, TasksState
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
+    from ralph_verify.config.stash import StashKey
     from ralph_verify.loop.result import LoopResult
     from ralph_verify.tasks.model import TaskList
 
@@ -273,11 +268,11 @@ class TaskListRun:
             yield
         finally:
             self.sessions += 1
-            del config.stash[TASK_COMMIT_KEY]
-            if TASK_FILE_KEY in config.stash:
-                del config.stash[TASK_FILE_KEY]
-            del config.stash[CURRENT_TASK_KEY]
-            del config.stash[PROMPT_VALUES_KEY]
+            keys: tuple[StashKey[Any], ...] = (TASK_COMMIT_KEY, TASK_FILE_KEY,
+                                               CURRENT_TASK_KEY, PROMPT_VALUES_KEY)
+            for key in keys:
+                if key in config.stash:
+                    del config.stash[key]
             if before is None:
                 os.environ.pop("RALPH_TASK_ID", None)
             else:
@@ -333,11 +328,7 @@ class TaskListRun:
 
     def fixed_up(self, state: TasksState, status: str) -> TaskListResult:
         """The end of a list whose final check passed, or whose fix-up task ended."""
-        if status in DONE:
-            return self._end(state, "complete", "every task is done and the final check "
-                                                "passes")
-        return self._end(state, "final-failed", "every task is done but the final check "
-                                                "fails, and the fix-up task did not fix it")
+        return self._end(state, *rules.final_verdict(status in DONE, fixed_up=True))
 
     def final_specs(self, state: TasksState) -> list[CheckSpec]:
         """The whole-project check after the last task (the rulebook's, in one tree)."""

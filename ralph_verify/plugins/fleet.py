@@ -1,9 +1,5 @@
 """``ralph-verify fleet``: many loops at once, each in its own worktree or clone and branch.
-
-The command and its options live here; the work is in :mod:`ralph_verify.fleet` (tasks,
-jobs, the fleet's records and files) and in the executors that plugins register
-(``local`` in :mod:`ralph_verify.plugins.fleet_local`, ``dask`` in its own plugin).
-"""
+The command and its options; the work is in :mod:`ralph_verify.fleet` and the executors."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
 """The ``local`` fleet executor: ``-j`` loops at once on this machine, each a ``ralph-verify
-run`` child process in its own git worktree; no dependency beyond the standard library.
-
-Cancelling the fleet (Ctrl-C, SIGTERM, ``fleet cancel``, a fleet-wide limit) sends SIGTERM to
-every running loop, which stops it like ``ralph-verify cancel``: verdict ``cancelled``, its
-state and commits kept, so ``fleet --resume`` can go on with it.
-"""
+run`` child process in its own git worktree; a cancel sends each SIGTERM, which stops it
+cleanly (verdict ``cancelled``, state and commits kept for ``fleet --resume``)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""``tasks export``: a task list written for other tools, with the statuses ralph-verify
-verified (never the agent's claims): ``"passes": true``, ``[X]``, ``"status": "done"`` only
-for a task that is ``done`` or ``already`` in ``.ralph/tasks/state.json``.
-
-Written back into the user's own file (:func:`write_back`: a prd.json, a ralph-tasks.json,
-a Taskmaster tasks.json, a spec-kit tasks.md or a checklist; only the statuses change), or
-as a new prd.json or tasks.md that ``tasks import`` reads back to the same tasks (ids,
-titles, checks, dependencies).
-"""
+"""``tasks export``: a task list for other tools with the statuses ralph-verify verified (never
+the agent's claims), written back into the user's own file (only the statuses change) or as
+a new prd.json or tasks.md that ``tasks import`` reads back to the same tasks."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Three more task lists of other tools, read as the table of a task file: the ralph-loop
-skill's ``ralph-tasks.json``, spec-kit's (and Ralph SDD's) ``tasks.md`` and Taskmaster's
-``tasks.json``. Each goes through the one validation afterwards (``importers.translate``).
-
-As in every format, a task's checks are a criterion, a line or a sub-item ``until: SPECS``;
-what the other tool calls done (``"passes": true``, ``[X]``, ``"status": "done"``) is a
-claim the checks decide (``already`` when they pass before any work). What a reader leaves
-out of a file (a template's placeholder, a meta line) it says, in ``notes``.
-"""
+"""Three more task lists of other tools read as a task file's table (``importers.translate``):
+the ralph-loop skill's ``ralph-tasks.json``, spec-kit's ``tasks.md``, Taskmaster's
+``tasks.json``. What a reader leaves out of a file it says, in ``notes``."""
 
 from __future__ import annotations
 

@@ -1,13 +1,6 @@
-"""Task lists of other tools, read in memory for ``run --tasks FILE``: snarktank's
-``prd.json`` and any Markdown checklist (``fix_plan.md``, ``- [ ] ...``); ``tasks.toml``
-is read as it is. Each becomes the table of a task file and goes through the one
-validation (:func:`ralph_verify.tasks.model.from_data`).
-
-In every format a task's checks are written inline, as an acceptance criterion, a line or
-a sub-item ``until: SPECS``; a few prose criteria map unambiguously ("Typecheck passes" ->
-``types``). What the other tool calls done (``"passes": true``, ``- [x]``) is a claim: the
-task is still verified, and ``already`` when its checks pass before any work.
-"""
+"""Task lists of other tools (snarktank's ``prd.json``, a Markdown checklist, and those of
+``formats.py``) read as a task file's table for the one validation. A task's checks are
+written ``until: SPECS``; what the other tool calls done is a claim its checks decide."""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
 """The rulebook of a task list, one for its three drivers (``run --tasks``, the Stop hook of
-``start --tasks``, ``fleet``): the order of the tasks and the next ready one, a task's gate,
-what a failure does (``on-fail``, three in a row), whether the ``final`` check is due, its
-checks and its fix-up task. Pure: it reads the list and the statuses it is given, never a
-file; the drivers do the running, the verifying and the recording.
-
-No ``depends-on`` anywhere: the list is a chain, in file order. Once any task names one,
-only declared dependencies count (the graph was checked when the file was read: model.py).
+``start --tasks``, ``fleet``): the next ready task, a task's gate, what a failure does
+(``on-fail``, three in a row), the ``final`` check and its fix-up task. Pure: it reads the
+list and the statuses it is given; the drivers run, verify and record. Without any
+``depends-on`` the list is a chain in file order; with one, only declared ones count.
 """
 
 from __future__ import annotations
@@ -131,6 +128,14 @@ def ended(verdict: str) -> str:
     agent's ``<promise>BLOCKED``) stays ``blocked``, anything else is ``failed``; both count
     as failures for :func:`after_failure`."""
     return "blocked" if verdict == "blocked" else "failed"
+
+
+def final_verdict(passed: bool, fixed_up: bool) -> tuple[str, str]:
+    """The list's verdict and reason once every task is done, by its final check."""
+    if passed:
+        return "complete", "every task is done and the final check passes"
+    return "final-failed", ("every task is done but the final check fails"
+                            + (", and the fix-up task did not fix it" if fixed_up else ""))
 
 
 def final_blocked(rows: Sequence[TaskRecord]) -> str | None:

@@ -1,9 +1,5 @@
-"""The text a task gives the loop's prompt (its ``{{task}}``): the task itself, what decides
-it (the gate, in words), the list with its statuses, and the learnings file under a budget.
-
-The prompt gets one line per task, never ralph-verify's log; the agent's own learnings are
-cut to their ``## Patterns`` section and last entry when they outgrow the budget.
-"""
+"""A task's text in the loop's prompt (its ``{{task}}``): the task, its gate in words, the
+list (one line per task) and the learnings file, each under a budget."""
 
 from __future__ import annotations
 

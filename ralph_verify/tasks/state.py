@@ -1,7 +1,5 @@
-"""What ``run --tasks`` knows of each task, in ``.ralph/tasks/``: ``state.json`` (written
-atomically after every change, so a kill -9 loses no done task) and ``log.jsonl``, a
-factual log written by ralph-verify only (never by the agent, never put in a prompt).
-"""
+"""What ``run --tasks`` knows of each task, in ``.ralph/tasks/``: ``state.json`` (atomic, so
+a kill -9 loses no done task) and ``log.jsonl``, written by ralph-verify only."""
 
 from __future__ import annotations
 
