@@ -3,13 +3,8 @@ executor, write the fleet's files, map the outcome to an exit code (see the comm
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import subprocess
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +13,7 @@ from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.fleet.executor import ExecutorRegistry
 from ralph_verify.fleet.graph import GraphFleet
+from ralph_verify.fleet.job import _git
 from ralph_verify.fleet.merge import Integration, integration_branch
 from ralph_verify.fleet.outputs import write_outputs
 from ralph_verify.fleet.run import Fleet, make_jobs, resumable
@@ -28,6 +24,8 @@ from ralph_verify.fleet.tasks import (
     parse_shard,
     shard_of,
 )
+from ralph_verify.proc.signals import cancel_on_signals
+from ralph_verify.project.git import branch_tip, head
 from ralph_verify.records.fleet import Totals
 
 if TYPE_CHECKING:
@@ -38,17 +36,11 @@ DEFAULT_RETRIES = 2
 
 
 def repository(start: Path) -> Path:
-    proc = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start,
-                          capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
-    if proc.returncode != 0:
+    top = _git(start, "rev-parse", "--show-toplevel", check=False).strip()
+    if not top:
         raise UsageError(f"{start} is not in a git repository: every loop of a fleet works on "
                          "its own branch; run 'git init' and commit first")
-    return Path(proc.stdout.strip()).resolve()
-
-
-def _git_out(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,
-                          check=False, stdin=subprocess.DEVNULL).stdout.strip()
+    return Path(top).resolve()
 
 
 def _workdir(repo: Path, fleet_id: str) -> Path:
@@ -56,7 +48,7 @@ def _workdir(repo: Path, fleet_id: str) -> Path:
     worktrees (``../.REPO.ralph-fleet/ID``). Not under ``.git/``, where agents refuse to edit
     (Claude Code takes every file there for a sensitive one), nor in the home folder, which
     the guard keeps from agents (ralph-verify's cache, all of ``/root``)."""
-    common = Path(_git_out(repo, "rev-parse", "--git-common-dir"))
+    common = Path(_git(repo, "rev-parse", "--git-common-dir", check=False).strip())
     common = (common if common.is_absolute() else repo / common).resolve()
     checkout = common.parent if common.name == ".git" else common  # a bare repository
     return checkout.parent / f".{checkout.name}.ralph-fleet" / fleet_id
@@ -94,37 +86,15 @@ def load_spec(config: Config, repo: Path, file: str | None) -> FleetSpec:
         prompt = _prompt(config)
         if prompt is None:
             raise UsageError("--matrix needs the task: pass -P PROMPT.md")
-        return matrix_tasks(matrix, repo, prompt, [])
+        return matrix_tasks(matrix, repo, prompt)
     assert file is not None
     return load_fleet_file(config.invocation_dir / file, default_prompt=_prompt(config))
 
 
-@contextlib.contextmanager
-def _cancel_on_signals(cancel: Any) -> Iterator[list[int]]:
-    """SIGINT and SIGTERM cancel the fleet (every loop stops cleanly) instead of killing it."""
-    caught: list[int] = []
-    if threading.current_thread() is not threading.main_thread():
-        yield caught
-        return
-
-    def handler(signum: int, frame: object) -> None:
-        caught.append(signum)
-        cancel("Ctrl-C" if signum == signal.SIGINT else "SIGTERM ('fleet cancel')")
-
-    saved = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield caught
-    finally:
-        for sig, old in saved.items():
-            signal.signal(sig, old)
-
-
 def run_fleet(config: Config, file: str | None) -> int:
     repo = repository(config.invocation_dir)
-    out = (config.invocation_dir / (config.get("fleet_out")
-                                    or DEFAULT_OUT)).resolve()
-    resume = bool(config.get("fleet_resume"))
-    previous = resumable(out) if resume else None
+    out = (config.invocation_dir / (config.get("fleet_out") or DEFAULT_OUT)).resolve()
+    previous = resumable(out) if config.get("fleet_resume") else None
     spec = load_spec(config, repo, file)
     settings = spec.settings
     tasks = spec.tasks
@@ -142,7 +112,7 @@ def run_fleet(config: Config, file: str | None) -> int:
         fleet_id, base = previous.fleet, previous.base
     else:
         fleet_id = config.get("fleet_id") or time.strftime("%Y%m%d-%H%M%S")
-        base = _git_out(repo, "rev-parse", "--verify", "-q", "HEAD")
+        base = head(repo) or ""
         if not base:
             raise UsageError(f"{repo} has no commit yet: commit first, the loops start from it")
     workdir = _workdir(repo, fleet_id)
@@ -161,8 +131,7 @@ def run_fleet(config: Config, file: str | None) -> int:
     fleet: Fleet
     if spec.graph is not None:
         refuse_in_graph(spec, shard=shard_text, resume=previous is not None)
-        if _git_out(repo, "rev-parse", "--verify", "-q",
-                    f"refs/heads/{integration_branch(fleet_id)}"):
+        if branch_tip(repo, integration_branch(fleet_id)):
             raise UsageError(f"--id {fleet_id}: this fleet ran before (its branch "
                              f"{integration_branch(fleet_id)} exists); give a new --id, or "
                              "delete its branches first")
@@ -182,7 +151,15 @@ def run_fleet(config: Config, file: str | None) -> int:
     elif not quiet:
         _say(f"fleet {fleet_id}: {len(jobs)} loop(s), {min(fleet.jobs, len(jobs))} at once, "
              f"executor {executor_name}; branches ralph/fleet-{fleet_id}/<task>")
-    with _cancel_on_signals(fleet.cancel) as caught:
+    caught: list[str] = []
+
+    def cancel(name: str) -> bool:
+        """Ctrl-C and SIGTERM stop every loop cleanly instead of killing the fleet."""
+        caught.append(name)
+        fleet.cancel(f"{name} ('fleet cancel')" if name == "SIGTERM" else name)
+        return False
+
+    with cancel_on_signals(cancel):
         fleet.run(jobs, executor)
     document = fleet.document()
     junit = config.get("fleet_junitxml")

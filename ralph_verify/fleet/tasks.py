@@ -59,14 +59,14 @@ def load_fleet_file(path: Path, default_prompt: str | None = None) -> FleetSpec:
     return FleetSpec(tasks, dict(listed.settings), listed if listed.declared else None)
 
 
-def matrix_tasks(pattern: str, repo: Path, prompt: str, run_args: list[str]) -> FleetSpec:
+def matrix_tasks(pattern: str, repo: Path, prompt: str) -> FleetSpec:
     """One task per folder of ``repo`` matching ``pattern`` (``packages/*``)."""
     folders = sorted(Path(found).relative_to(repo).as_posix()
                      for found in glob.glob(str(repo / pattern)) if Path(found).is_dir())
     if not folders:
         raise UsageError(f"--matrix {pattern!r}: no folder of {repo} matches; give a glob "
                          "relative to the repository, e.g. --matrix 'packages/*'")
-    tasks = [LoopSpec(task_name(folder), folder, prompt, tuple(run_args)) for folder in folders]
+    tasks = [LoopSpec(task_name(folder), folder, prompt, ()) for folder in folders]
     names = [task.name for task in tasks]
     twice = next((name for name in names if names.count(name) > 1), None)
     if twice is not None:

@@ -6,6 +6,7 @@ the file, the task, the key and the fix. Read once: an agent's later edit change
 from __future__ import annotations
 
 import difflib
+import graphlib
 import hashlib
 import re
 from collections.abc import Callable
@@ -308,34 +309,10 @@ def check_graph(task_list: TaskList) -> None:
                 hint = f"did you mean {close[0]!r}? " if close else ""
                 raise ConfigError(f"{task_list.path}: task {task.id}: depends-on {dep!r} is no "
                                   f"task of this file; {hint}known ids: {', '.join(ids)}")
-    cycle = find_cycle(task_list)
-    if cycle:
+    graph = {task.id: task_list.dependencies(task) for task in task_list.tasks}
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as exc:  # args[1]: each node before the one depending on it
         raise ConfigError(f"{task_list.path}: the tasks depend on each other in a cycle: "
-                          f"{' -> '.join(cycle)}; remove one of these depends-on")
-
-
-def find_cycle(task_list: TaskList) -> list[str]:
-    """One cycle of the graph as ``[a, b, a]``, or ``[]``."""
-    colour: dict[str, int] = {}
-    for start in task_list.tasks:
-        if start.id in colour:
-            continue
-        path: list[str] = []
-        stack = [(start.id, iter(task_list.dependencies(start)))]
-        colour[start.id] = 1
-        path.append(start.id)
-        while stack:
-            node, deps = stack[-1]
-            for dep in deps:
-                if colour.get(dep) == 1:
-                    return [*path[path.index(dep):], dep]
-                if dep not in colour:
-                    colour[dep] = 1
-                    path.append(dep)
-                    stack.append((dep, iter(task_list.dependencies(task_list.get(dep)))))
-                    break
-            else:
-                colour[node] = 2
-                path.pop()
-                stack.pop()
-    return []
+                          f"{' -> '.join(reversed(exc.args[1]))}; remove one of these "
+                          "depends-on") from None
