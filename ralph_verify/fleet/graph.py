@@ -37,14 +37,14 @@ from ralph_verify.tasks.state import TaskRecord, initial_reason, initial_status
 MERGEABLE = frozenset({"complete", "nothing-to-do"})
 
 
-class GraphFleet(Fleet):
+class GraphFleet(Fleet, rules.Driver):
     """:class:`~ralph_verify.fleet.run.Fleet` driving the task list's rulebook
     (:mod:`ralph_verify.tasks.order`) with a merge queue; see the module docstring."""
 
     def __init__(self, *, graph: TaskList, tasks: Sequence[LoopSpec], integration: Integration,
                  until: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.graph, self.integration = graph, integration
+        self.task_list, self.integration = graph, integration
         self.extra = parse_until(until) if until else []
         self.loops = {task.name: task for task in tasks}
         self.order = [task.id for task in rules.ordered(graph) if task.id in self.loops]
@@ -59,7 +59,6 @@ class GraphFleet(Fleet):
         self.final: FinalCheck | None = None
         #: The rulebook's fix-up task, once the final check failed.
         self.fix_up: Task | None = None
-        self.failed_in_a_row = 0
         #: Why the rulebook stopped the list (``on-fail = "stop"``, failures in a row).
         self.stopped: str | None = None
         self.verdict: tuple[str, str] | None = None
@@ -74,13 +73,13 @@ class GraphFleet(Fleet):
     # --- the graph --------------------------------------------------------------------------
 
     def _task(self, name: str) -> Task:
-        return self.fix_up if self.fix_up and name == rules.FINAL else self.graph.get(name)
+        return self.fix_up if self.fix_up and name == rules.FINAL else self.task_list.get(name)
 
     def _gate(self, task: Task) -> dict[str, list[CheckSpec]]:
         """Folder -> the checks that decide ``task`` (the fix-up task's: the final check)."""
         if task is self.fix_up:
             return self._final_specs()
-        return rules.gate(self.graph, task, self.status, extra=self.extra, folders=True)
+        return rules.gate(self.task_list, task, self.status, extra=self.extra, folders=True)
 
     def _set(self, name: str, status: str, reason: str = "") -> None:
         self.status[name], self.reason[name] = status, reason
@@ -103,7 +102,7 @@ class GraphFleet(Fleet):
         (nothing can become ready any more)."""
         with self._lock:
             if not self.cancelled.is_set():
-                for task in rules.ready(self.graph, rules.readiness(self._rows())):
+                for task in rules.ready(self.task_list, rules.readiness(self._rows())):
                     self._set(task.id, "running")
                     self.feed.put(self._job(task.id))
             if not any(status in ("running", "merging") for status in self.status.values()) \
@@ -140,13 +139,9 @@ class GraphFleet(Fleet):
         self._set(name, status, reason)
         if name == rules.FINAL:
             return
-        self.failed_in_a_row += 1
-        then = rules.after_failure(self.graph, name, status, self.status, self.failed_in_a_row)
-        for other in then.skip:
-            self._set(other, "skipped", then.reason)
-        if then.stop is not None:
-            self.stopped = then.stop
-            self.cancel(then.stop)
+        self.stopped = self.failed(name, status, self.status, self._set)
+        if self.stopped is not None:
+            self.cancel(self.stopped)
 
     def _job(self, name: str, note: str = "") -> LoopJob:
         """The task's job from the integration branch's tip, with ``run --tasks``' task text;
@@ -162,7 +157,7 @@ class GraphFleet(Fleet):
         gate = self.loop_gate[name] = [spec.text for spec in specs.get(task.folder, [])]
         if gate:
             args += ["--until", ",".join(gate)]
-        prompt = task_text(self.graph, replace(task, prompt=planned.prompt),
+        prompt = task_text(self.task_list, replace(task, prompt=planned.prompt),
                            specs.get(task.folder, []), self.status, self.integration.tree)
         return replace(planned, base=self.tip, prompt=prompt + (f"\n\n{note}" if note else ""),
                        run_args=args)
@@ -300,11 +295,11 @@ class GraphFleet(Fleet):
         self.out.mkdir(parents=True, exist_ok=True)
         self.integration.open()
         self.tip = self.integration.tip()
-        initial = initial_status(self.graph)
+        initial = initial_status(self.task_list)
         for name in self.order:
             self.status[name] = "todo"
             if initial[name] != "todo":
-                self._set(name, initial[name], initial_reason(self.graph.get(name)))
+                self._set(name, initial[name], initial_reason(self.task_list.get(name)))
         merger = threading.Thread(target=self._merge_loop, daemon=True, name="ralph-fleet-merge")
         merger.start()
         self._release()
@@ -340,7 +335,7 @@ class GraphFleet(Fleet):
 
     def _final_specs(self) -> dict[str, list[CheckSpec]]:
         """Folder -> the final check (default: every task's checks + ``--until``)."""
-        return rules.final_specs(self.graph, self.status, extra=self.extra, folders=True)
+        return rules.final_specs(self.task_list, self.status, extra=self.extra, folders=True)
 
     def _check(self) -> GateResult:
         """The final check on the integration branch's tip, recorded."""

@@ -89,7 +89,7 @@ class HookTaskList(TaskListRun):
 
     def task_prompt(self, task: Task, gate: list[CheckSpec], state: TasksState) -> str:
         """No template in hook mode (a ``--template`` setting included): the task's text."""
-        return task_text(self.tasks, task, gate, state.status(), self.root)
+        return task_text(self.task_list, task, gate, state.status(), self.root)
 
     def _run_task(self, task: Task, state: TasksState) -> str:
         gate, _ = self.start(task, state)

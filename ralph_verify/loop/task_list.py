@@ -70,12 +70,12 @@ def _said(config: Config, line: str) -> None:
     config.hook.ralph_report_line(config=config, line=line)
 
 
-class TaskListRun:
+class TaskListRun(rules.Driver):
     """One ``run --tasks``: the frozen list, its state, one loop session per task."""
 
     def __init__(self, config: Config, task_list: TaskList, stream: TextIO | None = None):
         self.config = config
-        self.tasks = task_list
+        self.task_list = task_list
         self.stream = stream
         self.root = config.root
         self.extra = self._cli_specs()
@@ -83,8 +83,6 @@ class TaskListRun:
         self.check_error = int(ExitCode.CHECK_ERROR)
         #: The task a killed or cancelled run left mid-way: ``--resume`` continues it.
         self.continuing: str | None = None
-        #: Failed or blocked tasks in a row (hook mode carries it from one stop to the next).
-        self.failed_in_a_row = 0
         # A task's gate is verified on the tree the last task's verification just saw: its
         # results answer again (one run of the suite per task switch), the final check's too.
         # (The Stop hook's own store, holding the verification that ended the last task.)
@@ -103,7 +101,7 @@ class TaskListRun:
         run started it); its gate and the gate's text."""
         base = state.record(task.id).base or (
             head(self.root) if task.until else start_tree(self.root))
-        gate = rules.gate(self.tasks, task, state.status(), base=base, extra=self.extra)["."]
+        gate = rules.gate(self.task_list, task, state.status(), base=base, extra=self.extra)["."]
         gate_text = ",".join(spec.text for spec in gate)
         state.set(task.id, "running", "", gate=gate_text, base=base)
         _said(self.config, f"ralph-verify: task {task.id} ({task.title}): gate {gate_text}")
@@ -115,11 +113,11 @@ class TaskListRun:
             return self._only(str(only))
         state = self._start_state()
         if self.config.get("from_task"):
-            apply_from(self.tasks, state, str(self.config.get("from_task")))
+            apply_from(self.task_list, state, str(self.config.get("from_task")))
         try:
             while True:
-                task = (self.tasks.get(self.continuing) if self.continuing  # first: the
-                        else next_ready(self.tasks, readiness(state.tasks)))  # interrupted
+                task = (self.task_list.get(self.continuing) if self.continuing  # first: the
+                        else next_ready(self.task_list, readiness(state.tasks)))  # interrupted
                 if task is None:
                     break
                 ended = self.settle(state, task, self._run_task(task, state))
@@ -127,11 +125,11 @@ class TaskListRun:
                     return ended
             return self._final(state)
         finally:
-            name = self.tasks.path.name
+            name = self.task_list.path.name
             note = (f"{name} was edited during the session; the list was worked from the "
                     "copy read at its start and the file put back (the edit changed nothing; "
                     f"it is kept in .ralph/tasks/{EDITED_FOLDER}/{name})")
-            edited = self.tasks.edited() or \
+            edited = self.task_list.edited() or \
                 (self.root / ".ralph" / "tasks" / EDITED_FOLDER / name).exists()
             if edited and note not in state.notes:
                 state.notes.append(note)
@@ -150,29 +148,25 @@ class TaskListRun:
             return self._end(state, "cancelled", f"task {task.id} was cancelled; "
                              "'run --tasks FILE --resume' goes on")
         if outcome in ("failed", "blocked"):
-            self.failed_in_a_row += 1
-            then = rules.after_failure(self.tasks, task.id, outcome, state.status(),
-                                       self.failed_in_a_row)
-            for other in then.skip:
-                state.set(other, "skipped", then.reason)
-            return None if then.stop is None else self._end(state, "stopped", then.stop)
+            stop = self.failed(task.id, outcome, state.status(), state.set)
+            return None if stop is None else self._end(state, "stopped", stop)
         self.failed_in_a_row = 0
         if self.config.get("pause_after_task") and \
-                next_ready(self.tasks, readiness(state.tasks)) is not None:
+                next_ready(self.task_list, readiness(state.tasks)) is not None:
             return self._end(state, "paused", f"task {task.id} {outcome}; "
                              "'run --tasks FILE --resume' takes the next")
         return None
 
     def _only(self, task_id: str) -> TaskListResult:
         """``--only ID``: that task alone (its dependencies done already), no final check."""
-        ids = [task.id for task in self.tasks.tasks]
+        ids = [task.id for task in self.task_list.tasks]
         if task_id not in ids:
-            raise UsageError(f"--only {task_id}: no such task in {self.tasks.path.name}; "
+            raise UsageError(f"--only {task_id}: no such task in {self.task_list.path.name}; "
                              f"its tasks are {', '.join(ids)}")
-        previous = trusted(self.root, self.tasks)
+        previous = trusted(self.root, self.task_list)
         status = previous.status() if previous is not None else {}
-        task = self.tasks.get(task_id)
-        waiting = [dep for dep in self.tasks.dependencies(task) if status.get(dep) not in DONE]
+        task = self.task_list.get(task_id)
+        waiting = [dep for dep in self.task_list.dependencies(task) if status.get(dep) not in DONE]
         if waiting:
             raise UsageError(f"--only {task_id}: it depends on {', '.join(waiting)}, not done "
                              "yet; run those first (or the whole list without --only)")
@@ -186,18 +180,18 @@ class TaskListRun:
     def _start_state(self, resume: bool | None = None) -> TasksState:
         if resume is None:
             resume = bool(self.config.get("resume"))
-        previous = trusted(self.root, self.tasks) if resume else None
+        previous = trusted(self.root, self.task_list) if resume else None
         if resume and previous is None:
             raise UsageError(f"nothing to resume: no task list in {self.root} "
                              "(.ralph/tasks/state.json not found)")
-        state = sealed(TasksState.start(self.root, self.tasks, previous.session if previous
+        state = sealed(TasksState.start(self.root, self.task_list, previous.session if previous
                                         else new_session_id()))
-        keep_file(state, self.tasks.text)
+        keep_file(state, self.task_list.text)
         if previous is not None:
             state.notes = previous.notes
             self.sessions = 1  # go on on the branch the interrupted run was on
             for row in previous.tasks:
-                task = next((t for t in self.tasks.tasks if t.id == row.id), None)
+                task = next((t for t in self.task_list.tasks if t.id == row.id), None)
                 if task is None:
                     continue
                 if row.status == "running" or row.reason.startswith("cancelled"):
@@ -212,7 +206,8 @@ class TaskListRun:
                 mine.__dict__.update(row.__dict__)
         state.verdict = None
         state.save()
-        state.log({"event": "start", "file": str(self.tasks.path), "resume": previous is not None})
+        state.log({"event": "start", "file": str(self.task_list.path),
+                   "resume": previous is not None})
         return state
 
     def task_options(self, task: Task) -> dict[str, Any]:
@@ -233,7 +228,7 @@ class TaskListRun:
         has placeholders of its own for those."""
         if self.config.get("template"):
             return task_body(task)
-        return task_text(self.tasks, task, gate, state.status(), self.root)
+        return task_text(self.task_list, task, gate, state.status(), self.root)
 
     def task_settings(self, task: Task, gate: list[CheckSpec],
                       state: TasksState) -> SessionSettings:
@@ -255,13 +250,13 @@ class TaskListRun:
         config.stash[PROMPT_VALUES_KEY] = {
             "task_id": task.id, "task_title": task.title,
             "acceptance": acceptance(gate, task.until),
-            "tasks": task_table(self.tasks, status, task.id),
-            "learnings": learnings(self.root, self.tasks.learnings) or
-            f"(none yet: write them to {self.tasks.learnings})"}
+            "tasks": task_table(self.task_list, status, task.id),
+            "learnings": learnings(self.root, self.task_list.learnings) or
+            f"(none yet: write them to {self.task_list.learnings})"}
         config.stash[TASK_COMMIT_KEY] = task_commit(task.id, task.title,
                                                     ",".join(spec.text for spec in gate))
-        if self.tasks.text:
-            config.stash[TASK_FILE_KEY] = (self.tasks.path, self.tasks.text)
+        if self.task_list.text:
+            config.stash[TASK_FILE_KEY] = (self.task_list.path, self.task_list.text)
         before = os.environ.get("RALPH_TASK_ID")
         os.environ["RALPH_TASK_ID"] = task.id
         try:
@@ -332,7 +327,7 @@ class TaskListRun:
 
     def final_specs(self, state: TasksState) -> list[CheckSpec]:
         """The whole-project check after the last task (the rulebook's, in one tree)."""
-        return rules.final_specs(self.tasks, state.status(), extra=self.extra).get(".", [])
+        return rules.final_specs(self.task_list, state.status(), extra=self.extra).get(".", [])
 
     def _fix_up(self, state: TasksState, specs: list[CheckSpec], feedback: str) -> str:
         """One short task, ``FINAL``, with the final check's feedback as its prompt."""

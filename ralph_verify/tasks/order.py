@@ -1,14 +1,13 @@
 """The rulebook of a task list, one for its three drivers (``run --tasks``, the Stop hook of
 ``start --tasks``, ``fleet``): the next ready task, a task's gate, what a failure does
-(``on-fail``, three in a row), the ``final`` check and its fix-up task. Pure: it reads the
-list and the statuses it is given; the drivers run, verify and record. Without any
-``depends-on`` the list is a chain in file order; with one, only declared ones count.
+(``on-fail``, three in a row), the ``final`` check and its fix-up task. It reads no file:
+the drivers run, verify and record. Without any ``depends-on`` the list is a chain in file
+order; with one, only declared ones count.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ralph_verify.config.until import CheckSpec, parse_spec
 from ralph_verify.tasks.keys import EVIDENCE
@@ -102,31 +101,32 @@ def gate(task_list: TaskList, task: Task, status: Mapping[str, str], *,
                        (where, extra)]) or {where: []}
 
 
-@dataclass(frozen=True)
-class AfterFailure:
-    """A failed (or blocked) task's dependents to skip, with the reason, and why the list
-    stops (``on-fail = "stop"``, :data:`FAILED_IN_A_ROW`), or ``None``: it goes on."""
+class Driver:
+    """What every driver of the list (``run --tasks``, the Stop hook, ``fleet``) keeps between
+    tasks by this rulebook: the failed tasks in a row, and what a failure does to the rest."""
 
-    skip: list[str]
-    reason: str
-    stop: str | None
+    task_list: TaskList
+    failed_in_a_row = 0
 
-
-def after_failure(task_list: TaskList, task_id: str, outcome: str,
-                  status: Mapping[str, str], in_a_row: int) -> AfterFailure:
-    """``in_a_row``: the failed tasks in a row, this one counted."""
-    stop = (f"task {task_id} {outcome} (on-fail = \"stop\")" if task_list.on_fail == "stop"
-            else f"{FAILED_IN_A_ROW} tasks failed in a row" if in_a_row >= FAILED_IN_A_ROW
-            else None)
-    return AfterFailure([other for other in dependents(task_list, task_id) if
-                         status.get(other, "todo") == "todo"],
-                        f"depends on {task_id}, {outcome}", stop)
+    def failed(self, task_id: str, outcome: str, status: Mapping[str, str],
+               set_status: Callable[[str, str, str], object]) -> str | None:
+        """Skip the tasks still waiting for ``task_id``; why the list stops (``on-fail =
+        "stop"``, :data:`FAILED_IN_A_ROW`), or ``None``: it goes on."""
+        self.failed_in_a_row += 1
+        for other in dependents(self.task_list, task_id):
+            if status.get(other, "todo") == "todo":
+                set_status(other, "skipped", f"depends on {task_id}, {outcome}")
+        if self.task_list.on_fail == "stop":
+            return f'task {task_id} {outcome} (on-fail = "stop")'
+        if self.failed_in_a_row >= FAILED_IN_A_ROW:
+            return f"{FAILED_IN_A_ROW} tasks failed in a row"
+        return None
 
 
 def ended(verdict: str) -> str:
     """A task's status when its loop ended ``verdict`` without completing: ``blocked`` (the
     agent's ``<promise>BLOCKED``) stays ``blocked``, anything else is ``failed``; both count
-    as failures for :func:`after_failure`."""
+    as failures for :meth:`Driver.failed`."""
     return "blocked" if verdict == "blocked" else "failed"
 
 
