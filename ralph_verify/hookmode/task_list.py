@@ -53,6 +53,8 @@ class _Waiting(Exception):
 class HookTaskList(TaskListRun):
     """``run --tasks``'s rules, each task a hook-mode session instead of a ``run``."""
 
+    resume_hint = "'ralph-verify start --resume' goes on"
+
     def __init__(self, config: Config, task_list: TaskList, statedir: StateDir,
                  hook_base: HookRecord, base: dict[str, Any],
                  state: TasksState | None = None) -> None:
@@ -224,10 +226,6 @@ def after_session(config: Config, statedir: StateDir, session: Session,
                 "systemMessage": f"ralph-verify: task {current} {status}; next task "
                                  f"{waiting.task.id}"}
     assert ended is not None
-    if ended.verdict == "cancelled":
-        for row in state.tasks:
-            if row.status == "cancelled":
-                state.set(row.id, "todo", "cancelled; 'ralph-verify start --resume' goes on")
     return {"systemMessage": f"ralph-verify: task {current} {status}; task list "
                              f"{ended.verdict}: {ended.reason}"}
 

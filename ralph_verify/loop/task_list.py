@@ -73,6 +73,8 @@ def _said(config: Config, line: str) -> None:
 class TaskListRun(rules.Driver):
     """One ``run --tasks``: the frozen list, its state, one loop session per task."""
 
+    resume_hint = "'run --tasks FILE --resume' goes on"
+
     def __init__(self, config: Config, task_list: TaskList, stream: TextIO | None = None):
         self.config = config
         self.task_list = task_list
@@ -146,7 +148,7 @@ class TaskListRun(rules.Driver):
             return self._end(state, "agent-error", f"task {task.id}: the agent could not run")
         if outcome == "cancelled":
             return self._end(state, "cancelled", f"task {task.id} was cancelled; "
-                             "'run --tasks FILE --resume' goes on")
+                             f"{self.resume_hint}")
         if outcome in ("failed", "blocked"):
             stop = self.failed(task.id, outcome, state.status(), state.set)
             return None if stop is None else self._end(state, "stopped", stop)
@@ -343,6 +345,9 @@ class TaskListRun(rules.Driver):
         _said(self.config, f"ralph-verify: task list {verdict}: {reason}")
         notify_list(self.config, state, verdict, reason)
         self.config.hook.ralph_report_tasks(config=self.config, tasks=state)
+        for row in state.tasks:  # cancelled mid-way: the next --resume goes on with it
+            if verdict == "cancelled" and row.status == "cancelled":
+                state.set(row.id, "todo", f"cancelled; {self.resume_hint}")
         code = {"complete": ExitCode.OK, "paused": ExitCode.OK, "check-error": self.check_error,
                 "cancelled": ExitCode.CANCELLED}.get(verdict, 1)
         return TaskListResult(state, int(code), verdict, reason)
@@ -369,10 +374,5 @@ def _status_of(result: LoopResult, task: Task) -> tuple[str, str]:
 def run_task_list(config: Config, task_list: TaskList, stream: TextIO | None = None) -> int:
     """``run --tasks``: the exit code (0 only when every task is done and ``final`` passes)."""
     result = TaskListRun(config, task_list, stream).run()
-    if result.verdict == "cancelled":
-        state = result.state
-        for row in state.tasks:
-            if row.status == "cancelled":
-                state.set(row.id, "todo", "cancelled; 'run --tasks FILE --resume' goes on")
     print(f"task list: {result.verdict}: {result.reason}", file=sys.stderr)
     return result.exit_code
