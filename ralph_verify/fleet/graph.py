@@ -176,10 +176,9 @@ class GraphFleet(Fleet, rules.Driver):
                 return
             if self.cancelled.is_set():  # stopped by the fleet, not failed on its own
                 self._set(job.name, "cancelled", self.cancel_reason)
-                self._release()
-                return
-            self._failed(job.name, rules.ended(verdict), f"its loop ended {verdict}: "
-                                                         f"{record.reason}")
+            else:
+                self._failed(job.name, rules.ended(verdict),
+                             f"its loop ended {verdict}: {record.reason}")
             self._release()
 
     def cancel(self, reason: str) -> None:

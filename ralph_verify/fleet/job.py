@@ -154,11 +154,9 @@ def _prepare_clone(job: LoopJob, scratch: Path) -> tuple[Path, str]:
 
 
 def _error_line(log: str) -> str:
-    lines = [line for line in log.splitlines() if line.startswith(("ERROR:", "INTERNAL ERROR"))]
-    if lines:
-        return lines[-1]
-    tail = [line for line in log.splitlines() if line.strip()]
-    return tail[-1] if tail else "no output"
+    lines = [line for line in log.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith(("ERROR:", "INTERNAL ERROR"))]
+    return (errors or lines or ["no output"])[-1]
 
 
 def _commit_leftovers(tree: Path, job: LoopJob, verdict: str) -> None:
@@ -166,12 +164,9 @@ def _commit_leftovers(tree: Path, job: LoopJob, verdict: str) -> None:
     branch carries all of its work; the loop's own ``.ralph/`` stays out."""
     noise = [f":(exclude,glob)**/{part}/**" for part in sorted({".ralph", *NOISE_PARTS})]
     _git(tree, "add", "-A", "--", ".", *noise, ":(exclude,glob)**/.coverage*", check=False)
-    staged = subprocess.run(["git", "diff", "--cached", "--quiet"], cwd=tree, check=False,
-                            stdin=subprocess.DEVNULL)
-    if staged.returncode == 0:
-        return
-    _git(tree, *_identity(tree), "commit", "-q", "--no-verify", "-m",
-         f"ralph fleet {job.fleet_id}: {job.name} ({verdict})")
+    if _git(tree, "diff", "--cached", "--name-only", check=False).strip():
+        _git(tree, *_identity(tree), "commit", "-q", "--no-verify", "-m",
+             f"ralph fleet {job.fleet_id}: {job.name} ({verdict})")
 
 
 def _read(path: Path) -> str | None:

@@ -18,6 +18,7 @@ from ralph_verify.fleet.feed import JobFeed
 from ralph_verify.fleet.job import COST_SHARE_ENV, UNFINISHED, JobResult, LoopJob, _git, state_cost
 from ralph_verify.fleet.outputs import FLEET_JSON
 from ralph_verify.fleet.tasks import LoopSpec
+from ralph_verify.proc.signals import every
 from ralph_verify.records.files import save
 from ralph_verify.records.fleet import (
     FleetDocument,
@@ -48,6 +49,7 @@ class Fleet:
         self.started_at = now_iso()
         self._clock = time.monotonic()
         self._lock = threading.RLock()
+        self._done = False
 
     # --- FleetContext -----------------------------------------------------------------------
 
@@ -137,30 +139,19 @@ class Fleet:
             if record is not None and record.status == "running":
                 record.live_cost_usd = cost_usd
 
-    def check_limits(self) -> None:
+    def check_limits(self) -> bool:
+        """Cancel the fleet once a fleet-wide limit is reached; whether it is cancelled."""
         if self.total_cost is not None and self.spent() >= self.total_cost:
             self.cancel(f"the fleet's total cost reached {self.total_cost:g} USD")
         if self.total_time is not None and time.monotonic() - self._clock >= self.total_time:
             self.cancel(f"the fleet's total time ({self.total_time:g}s) is used up")
+        return self.cancelled.is_set()
 
     def cancel(self, reason: str) -> None:
         if not self.cancelled.is_set():
             self.cancel_reason = reason
             self.cancelled.set()
             self.say(f"stopping every loop: {reason}")
-
-    def watch_limits(self) -> threading.Thread:
-        """A thread that checks the fleet-wide limits while loops run."""
-        def loop() -> None:
-            while not self.cancelled.wait(0.5) and not self._done:
-                self.check_limits()
-
-        self._done = False
-        thread = threading.Thread(target=loop, daemon=True, name="ralph-fleet-limits")
-        thread.start()
-        return thread
-
-    _done = False
 
     def document(self) -> FleetDocument:
         loops = [self.records[name] for name in sorted(self.records)]
@@ -182,12 +173,11 @@ class Fleet:
         self.out.mkdir(parents=True, exist_ok=True)
         save(self.out / PID_FILE, FleetProcess(os.getpid(), socket.gethostname(), self.fleet_id))
         self.save()
-        watcher = self.watch_limits()
         try:
-            executor.run(jobs, self)
+            with every(0.5, self.check_limits, "ralph-fleet-limits"):
+                executor.run(jobs, self)
         finally:
             self._done = True
-            watcher.join(timeout=2)
             for job in planned:
                 record = self.records[job.name]
                 if record.status != "finished":
@@ -197,7 +187,6 @@ class Fleet:
                     record.iterations, record.cost_usd = 0, 0.0
             self.save()
             (self.out / PID_FILE).unlink(missing_ok=True)
-
 
     def plan(self, planned: Sequence[LoopJob]) -> None:
         """A pending record for each planned loop (a loop never started is ``not-run``)."""
@@ -209,15 +198,11 @@ class Fleet:
 def make_jobs(tasks: Sequence[LoopSpec], *, fleet_id: str, repo: Path, base: str, mode: str,
               workdir: Path, defaults: Sequence[str] = ()) -> list[LoopJob]:
     """One job per task, on branch ``ralph/fleet-<id>/<task>``."""
-    jobs = []
-    for task in tasks:
-        jobs.append(LoopJob(
-            fleet_id=fleet_id, name=task.name, folder=task.folder,
-            branch=f"ralph/fleet-{fleet_id}/{task.name}", prompt=task.prompt,
-            run_args=[*defaults, *task.run_args],
-            source=task.repo or str(repo), base="" if task.repo else base,
-            mode="clone" if task.repo else mode, workdir=str(workdir)))
-    return jobs
+    return [LoopJob(fleet_id=fleet_id, name=task.name, folder=task.folder,
+                    branch=f"ralph/fleet-{fleet_id}/{task.name}", prompt=task.prompt,
+                    run_args=[*defaults, *task.run_args], source=task.repo or str(repo),
+                    base="" if task.repo else base, mode="clone" if task.repo else mode,
+                    workdir=str(workdir)) for task in tasks]
 
 
 def resumable(out: Path) -> FleetDocument:

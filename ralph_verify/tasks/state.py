@@ -49,9 +49,6 @@ class TaskRecord:
     #: The commit the task's first iteration started from ('tasks rollback' goes back to it).
     base: str | None = None
 
-    def to_json(self) -> dict[str, object]:
-        return dict(encode(self))
-
 
 @dataclass
 class TasksState:
