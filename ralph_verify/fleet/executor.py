@@ -72,10 +72,7 @@ class ExecutorRegistry(NamedRegistry[ExecutorType]):
     def get(self, name: str) -> ExecutorType:
         found = self.find(name)
         if found is None:
-            known = ", ".join(self.names()) or "none"
+            known = ", ".join(item.name for item in self.listed()) or "none"
             hint = (" (pip install 'ralph-verify[dask]' installs it)" if name == "dask" else "")
             raise UsageError(f"--executor {name!r}: no such executor{hint}; known: {known}")
         return found
-
-    def names(self) -> list[str]:
-        return [item.name for item in self.listed()]

@@ -175,9 +175,8 @@ class TaskListRun(rules.Driver):
         state = self._start_state(resume=previous is not None)  # keep done rows
         state.record(task_id).status = "todo"
         outcome = self._run_task(task, state)
-        if outcome in DONE:
-            return self._end(state, "complete", f"task {task_id} {outcome} (--only)")
-        return self._end(state, "incomplete", f"task {task_id} {outcome} (--only)")
+        return self._end(state, "complete" if outcome in DONE else "incomplete",
+                         f"task {task_id} {outcome} (--only)")
 
     def _start_state(self, resume: bool | None = None) -> TasksState:
         if resume is None:
@@ -204,8 +203,7 @@ class TaskListRun(rules.Driver):
                     continue
                 if row.status in DONE and row.fingerprint != task.fingerprint():
                     continue  # changed since it passed: verified again
-                mine = state.record(row.id)
-                mine.__dict__.update(row.__dict__)
+                state.record(row.id).__dict__.update(row.__dict__)
         state.verdict = None
         state.save()
         state.log({"event": "start", "file": str(self.task_list.path),

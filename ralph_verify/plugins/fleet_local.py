@@ -30,7 +30,6 @@ class LocalExecutor:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running: set[subprocess.Popen[bytes]] = set()
-        self._done = threading.Event()
 
     def _started(self, proc: subprocess.Popen[bytes], fleet: FleetContext) -> None:
         with self._lock:
@@ -67,24 +66,21 @@ class LocalExecutor:
         # A list, or a feed of jobs as they become ready (fleet/feed.py): both iterate.
         from concurrent.futures import ThreadPoolExecutor
 
-        stopper = threading.Thread(target=self._stop_on_cancel, args=(fleet,), daemon=True)
-        stopper.start()
-        with ThreadPoolExecutor(max_workers=max(1, fleet.jobs),
-                                thread_name_prefix="ralph-fleet") as pool:
-            futures = [pool.submit(self._one, job, fleet) for job in jobs]
-            for future in futures:
-                future.result()
-        self._done.set()
-        stopper.join(timeout=5)
+        from ralph_verify.proc.signals import every
 
-    def _stop_on_cancel(self, fleet: FleetContext) -> None:
-        while not self._done.is_set():
-            if fleet.cancelled.wait(0.2):
-                with self._lock:
-                    running = list(self._running)
-                for proc in running:
-                    self._stop(proc)
-                return
+        def stop_all() -> bool:
+            if not fleet.cancelled.is_set():
+                return False
+            with self._lock:
+                running = list(self._running)
+            for proc in running:
+                self._stop(proc)
+            return True
+
+        with every(0.2, stop_all, "ralph-fleet-stop"), ThreadPoolExecutor(
+                max_workers=max(1, fleet.jobs), thread_name_prefix="ralph-fleet") as pool:
+            for future in [pool.submit(self._one, job, fleet) for job in jobs]:
+                future.result()
 
 
 @hookimpl

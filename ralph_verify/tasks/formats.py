@@ -53,8 +53,7 @@ def criteria(table: dict[str, Any], lines: list[str]) -> list[str]:
     lines are returned."""
     specs, prose = split_checks(lines)
     mapped = [check for line in prose for pattern, check in _PROSE if pattern.search(line)]
-    if specs:
-        table["until"] = ",".join(dict.fromkeys(specs))
+    table.update(_until(specs))
     if mapped:
         table["keep"] = ",".join(dict.fromkeys(mapped))
     return prose

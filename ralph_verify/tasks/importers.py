@@ -44,10 +44,7 @@ Say = Callable[[str], None]
 def load_any(path: Path, *, resolve: Any = None, say: Say | None = None) -> TaskList:
     """A ``tasks.toml``, a ``prd.json`` or a Markdown checklist, by name or content; ``say``
     hears what an import left out of the file, and why."""
-    if path.suffix.lower() == ".toml":
-        data, raw = read_toml(path)
-        return from_data(data, path, raw=raw, resolve=resolve)
-    data, raw = translate(path, say)
+    data, raw = read_toml(path) if path.suffix.lower() == ".toml" else translate(path, say)
     return from_data(data, path, raw=raw, resolve=resolve)
 
 
