@@ -44,10 +44,8 @@ def repository(start: Path) -> Path:
 
 
 def _workdir(repo: Path, fleet_id: str) -> Path:
-    """Where the loops' worktrees go: beside the repository, as git's own examples put
-    worktrees (``../.REPO.ralph-fleet/ID``). Not under ``.git/``, where agents refuse to edit
-    (Claude Code takes every file there for a sensitive one), nor in the home folder, which
-    the guard keeps from agents (ralph-verify's cache, all of ``/root``)."""
+    """``../.REPO.ralph-fleet/ID``, beside the repository: not under ``.git/`` (agents refuse
+    to edit there) nor in the home folder (the guard keeps it from agents)."""
     common = Path(_git(repo, "rev-parse", "--git-common-dir", check=False).strip())
     common = (common if common.is_absolute() else repo / common).resolve()
     checkout = common.parent if common.name == ".git" else common  # a bare repository

@@ -53,10 +53,8 @@ def _distributed() -> Any:
 
 @contextlib.contextmanager
 def _sigint_ignored() -> Iterator[None]:
-    """Start the LocalCluster's processes with SIGINT ignored (they keep it ignored, and
-    Python then installs no KeyboardInterrupt of its own): Ctrl-C reaches the whole process
-    group, and it is the fleet's to handle, by stopping every loop cleanly; a worker that
-    died of it would take its loop down uncommitted and leave the fleet waiting."""
+    """Start the LocalCluster's workers with SIGINT ignored: Ctrl-C reaches the whole process
+    group, and a worker that died of it would take its loop down uncommitted."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

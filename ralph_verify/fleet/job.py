@@ -96,12 +96,8 @@ _WORKTREE_LOCK = threading.Lock()
 
 @contextlib.contextmanager
 def _worktree_admin(workdir: Path) -> Iterator[None]:
-    """One ``git worktree`` change at a time in a repository.
-
-    ``worktree prune`` run while another ``worktree add`` is half done deletes the new
-    worktree's admin folder ("failed to read .git/worktrees/X/commondir"): loops of a fleet
-    prepare their trees at once, from threads or processes, so they take turns here.
-    """
+    """One ``git worktree`` change at a time in a repository: ``worktree prune`` during a
+    half-done ``worktree add`` deletes its admin folder ("failed to read .../commondir")."""
     workdir.mkdir(parents=True, exist_ok=True)
     with _WORKTREE_LOCK, (workdir / ".worktree.lock").open("a") as handle:
         try:
@@ -192,11 +188,8 @@ def loop_state(path: Path) -> SessionState | None:
 
 def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None] | None = None,
             worker: str = "", on_state: Callable[[Path], None] | None = None) -> JobResult:
-    """Run one loop to its end and return its result; never raises for the loop's own
-    failures (a missing folder, a bad setting, a crash): they are its verdict ``error``.
-
-    ``on_start`` gets the loop's process as it starts, ``on_state`` the path of its
-    ``state.json`` (where its cost so far can be read while it runs)."""
+    """Run one loop to its end; its own failures (a missing folder, a crash) are its verdict
+    ``error``, never raised. ``on_start`` gets its process, ``on_state`` its state's path."""
     started, clock = now_iso(), time.monotonic()
     record = LoopRecord(job.name, folder=job.folder, branch=job.branch, base=job.base,
                         host=socket.gethostname(), worker=worker, attempts=job.attempt,

@@ -45,9 +45,8 @@ def _run_args(task: Task) -> list[str]:
 
 
 def load_fleet_file(path: Path, default_prompt: str | None = None) -> FleetSpec:
-    """Read and validate a fleet file with the one task-file loader (``tasks/model.py``,
-    which ``run --tasks`` uses too); a fleet's task may take ``[fleet]``'s checks and is
-    named after its folder; ``default_prompt`` (``-p``) is the task of those that set none."""
+    """A fleet file, read by the one task-file loader; ``default_prompt`` (``-P``) is the
+    prompt of the tasks that set none."""
     listed = load_task_file(path, own_checks=False)
     tasks = []
     for task in listed.tasks:

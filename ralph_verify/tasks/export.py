@@ -13,8 +13,7 @@ from typing import Any
 from ralph_verify.tasks.formats import (
     by_priority,
     from_speckit,
-    is_ralph_tasks,
-    is_taskmaster,
+    json_kind,
     looks_like_speckit,
     slug,
     taskmaster_tasks,
@@ -31,17 +30,9 @@ def own_format(path: Path, text: str) -> str | None:
     if path.suffix.lower() in (".md", ".markdown", ".txt"):
         return "tasks.md"
     try:
-        document = json.loads(text)
+        return json_kind(path, json.loads(text))
     except ValueError:
         return None
-    if not isinstance(document, dict):
-        return None
-    if isinstance(document.get("userStories"), list):
-        return "prd.json"
-    if isinstance(document.get("tasks"), list) and (path.name == "ralph-tasks.json"
-                                                   or is_ralph_tasks(document)):
-        return "ralph-tasks.json"
-    return "tasks.json" if is_taskmaster(document) else None
 
 
 def write_back(task_list: TaskList, status: Mapping[str, str], text: str) -> str:

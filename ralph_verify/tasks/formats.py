@@ -5,6 +5,7 @@ the ralph-loop skill's ``ralph-tasks.json``, spec-kit's ``tasks.md``, Taskmaster
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from ralph_verify.tasks.model import ID
@@ -82,6 +83,18 @@ def _until(specs: list[str]) -> dict[str, Any]:
     return {"until": ",".join(dict.fromkeys(specs))} if specs else {}
 
 
+def json_kind(path: Path, document: Any) -> str | None:
+    """Which JSON task list ``document`` is, by its content (its name breaks a tie)."""
+    if not isinstance(document, dict):
+        return None
+    if isinstance(document.get("userStories"), list):
+        return "prd.json"
+    if isinstance(document.get("tasks"), list) and (path.name == "ralph-tasks.json"
+                                                   or is_ralph_tasks(document)):
+        return "ralph-tasks.json"
+    return "tasks.json" if is_taskmaster(document) else None
+
+
 def is_ralph_tasks(document: dict[str, Any]) -> bool:
     tasks = document.get("tasks")
     return isinstance(tasks, list) and (
@@ -92,11 +105,8 @@ def is_ralph_tasks(document: dict[str, Any]) -> bool:
 
 
 def from_ralph_tasks(document: dict[str, Any], shared: str = "") -> dict[str, Any]:
-    """The ralph-loop skill's ``ralph-tasks.json``: ``tasks`` (id, title, description,
-    ``acceptanceCriteria``, ``priority``, ``status``/``passes``) by priority, then file
-    order; ``shared``, the text of its ``promptFile``, follows every task's prompt as the
-    runner gives it to every instance. Its older shape's ``acceptance``, ``maxIterations``
-    (per task) and ``verifyCommand`` (a ``cmd:`` check in every task's ``keep``) too."""
+    """The ralph-loop skill's ``ralph-tasks.json`` (and its older shape), by priority;
+    ``shared``, its ``promptFile``'s text, follows every task's prompt as its runner does."""
     defaults: dict[str, Any] = {}
     command = document.get("verifyCommand")
     if isinstance(command, str) and command.strip():
@@ -155,10 +165,8 @@ def _tm_text(item: dict[str, Any]) -> tuple[list[str], str]:
 
 
 def from_taskmaster(document: dict[str, Any]) -> dict[str, Any]:
-    """Taskmaster's ``tasks.json`` (plain or tagged, ``master`` first): ``dependencies`` kept,
-    each subtask a task ``P.S`` after its parent's dependencies; a parent with checks of its
-    own runs after its subtasks, one without them is replaced by them; ``deferred`` and
-    ``cancelled`` tasks are ``skip``."""
+    """Taskmaster's ``tasks.json`` (plain or tagged): each subtask a task ``P.S``; a parent
+    without checks of its own is replaced by its subtasks; ``deferred``/``cancelled`` skip."""
     items = [t for t in taskmaster_tasks(document) or [] if isinstance(t, dict)]
     tasks: list[dict[str, Any]] = []
     #: What a dependency on a task id means: the task, or all its subtasks.
@@ -207,12 +215,9 @@ def looks_like_speckit(text: str) -> bool:
 
 def from_speckit(text: str, notes: list[str] | None = None,
                  at: dict[int, str] | None = None) -> dict[str, Any]:
-    """spec-kit's (and Ralph SDD's) ``tasks.md``: ``- [ ] T001 [P] [US1] text`` lines under
-    ``## Phase N`` headings. A phase is a barrier: its tasks wait for every task of the phase
-    before; a ``[P]`` task waits only for that, the others also for the task before them in
-    the phase. ``[X]`` is a claim; sub-items and a trailing ``until:`` give the checks. A
-    ``TXXX`` line (the template's unnumbered task) is a task with the next free number, and
-    ``notes`` says so; ``at`` gets each task's line number (what ``tasks export`` sets)."""
+    """spec-kit's ``tasks.md``: a ``## Phase`` is a barrier; a ``[P]`` task waits only for
+    the phases before, the others also for the task before them; ``TXXX`` gets the next free
+    number (said in ``notes``); ``at`` gets each task's line number (for ``tasks export``)."""
     items = [SPECKIT_ITEM.match(line) for line in text.splitlines()]
     numbers = [int(m["id"][1:]) for m in items if m and m["id"]]
     width = max([3, *(len(m["id"]) - 1 for m in items if m and m["id"])])

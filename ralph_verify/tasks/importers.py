@@ -17,8 +17,7 @@ from ralph_verify.tasks.formats import (
     from_ralph_tasks,
     from_speckit,
     from_taskmaster,
-    is_ralph_tasks,
-    is_taskmaster,
+    json_kind,
     looks_like_speckit,
     slug,
 )
@@ -74,16 +73,13 @@ def translate(path: Path, say: Say | None = None) -> tuple[dict[str, Any], bytes
 
 
 def _from_json(path: Path, document: Any) -> dict[str, Any]:
-    """A JSON task list by its content (its name breaks a tie): a prd.json, a
-    ralph-tasks.json or a Taskmaster tasks.json."""
-    if isinstance(document, dict):
-        if isinstance(document.get("userStories"), list):
-            return from_prd(document)
-        if isinstance(document.get("tasks"), list) and (
-                path.name == "ralph-tasks.json" or is_ralph_tasks(document)):
-            return from_ralph_tasks(document, _shared_prompt(path, document.get("promptFile")))
-        if is_taskmaster(document):
-            return from_taskmaster(document)
+    kind = json_kind(path, document)
+    if kind == "prd.json":
+        return from_prd(document)
+    if kind == "ralph-tasks.json":
+        return from_ralph_tasks(document, _shared_prompt(path, document.get("promptFile")))
+    if kind == "tasks.json":
+        return from_taskmaster(document)
     raise ConfigError(f"{path}: not a task list this reads (no userStories, no tasks list); "
                       f"give {KNOWN}")
 
@@ -102,9 +98,7 @@ def _shared_prompt(path: Path, name: Any) -> str:
 
 
 def to_toml(data: dict[str, Any]) -> str:
-    """The table of a task file as ``tasks.toml`` text, by a TOML writer: a control character
-    is escaped, a prompt of several lines is a multi-line string (a CR LF in it reads back
-    as LF)."""
+    """The table of a task file as ``tasks.toml`` text (prompts as multi-line strings)."""
     import tomli_w
 
     return tomli_w.dumps(data, multiline_strings=True)
@@ -132,11 +126,9 @@ def from_prd(document: dict[str, Any]) -> dict[str, Any]:
 
 def from_checklist(text: str, notes: list[str] | None = None,
                    at: dict[int, str] | None = None) -> dict[str, Any]:
-    """A Markdown checklist: one task per ``- [ ]`` item in file order, its sub-items (with
-    ``until:``) under it; items under an "Optional"/"Future" heading are skipped. Not tasks,
-    and said in ``notes``: the items of a "Completed" section (done before the list) and an
-    item about the others ("All tasks above marked [x]": ralph-verify decides that). HTML
-    comments are not read. ``at`` gets each task's line number (what ``tasks export`` sets)."""
+    """A Markdown checklist: one task per top-level ``- [ ]`` item ("Optional" ones skipped);
+    a "Completed" section and an item about the others are no tasks (said in ``notes``);
+    ``at`` gets each task's line number (for ``tasks export``)."""
     tasks: list[dict[str, Any]] = []
     section, later, history = "", False, False
     left: dict[str, list[str]] = {}
