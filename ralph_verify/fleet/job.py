@@ -30,9 +30,6 @@ from ralph_verify.state_files import now_iso
 
 #: Verdicts of loops that did not finish their work; ``fleet --resume`` runs them again.
 UNFINISHED = frozenset({"cancelled", "error", "lost", "not-run"})
-#: The loop's share of the fleet's ``--total-cost`` (USD), enforced inside the loop by the
-#: fleet plugin on top of the loop's own ``--max-cost`` (the same name is in that plugin).
-COST_SHARE_ENV = "RALPH_FLEET_COST_SHARE"
 #: Exit statuses of a ``run`` killed by the signals that cancel it (before it could catch them).
 _STOPPED = frozenset({-signal.SIGTERM, -signal.SIGINT})
 

@@ -14,8 +14,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.fleet import COST_SHARE_ENV
 from ralph_verify.fleet.feed import JobFeed
-from ralph_verify.fleet.job import COST_SHARE_ENV, UNFINISHED, JobResult, LoopJob, _git, state_cost
+from ralph_verify.fleet.job import UNFINISHED, JobResult, LoopJob, _git, state_cost
 from ralph_verify.fleet.outputs import FLEET_JSON
 from ralph_verify.fleet.tasks import LoopSpec
 from ralph_verify.proc.signals import every

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ralph_verify.config import Config
 from ralph_verify.config.parser import Parser, positive_duration, positive_float, positive_int
 from ralph_verify.errors import UsageError
+from ralph_verify.fleet import COST_SHARE_ENV
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
 from ralph_verify.records.codec import encode
@@ -18,10 +19,6 @@ from ralph_verify.records.plugin_state import FleetState
 if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification
     from ralph_verify.loop.session import Iteration, Session
-    from ralph_verify.loop.verdict import VerdictProposal
-
-#: Environment of a fleet's loop: its share of the fleet's --total-cost (fleet.job sets it).
-COST_SHARE_ENV = "RALPH_FLEET_COST_SHARE"
 
 EPILOG = """subcommands:
   ralph-verify fleet FILE [options]          run the tasks of a fleet file
