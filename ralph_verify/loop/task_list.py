@@ -58,9 +58,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class TaskListResult:
-    """How a task list ended: every task's row, the final check, the exit code."""
+    """How a task list ended: its exit code, verdict and why."""
 
-    state: TasksState
     exit_code: int
     verdict: str
     reason: str
@@ -348,7 +347,7 @@ class TaskListRun(rules.Driver):
                 state.set(row.id, "todo", f"cancelled; {self.resume_hint}")
         code = {"complete": ExitCode.OK, "paused": ExitCode.OK, "check-error": self.check_error,
                 "cancelled": ExitCode.CANCELLED}.get(verdict, 1)
-        return TaskListResult(state, int(code), verdict, reason)
+        return TaskListResult(int(code), verdict, reason)
 
 
 def _status_of(result: LoopResult, task: Task) -> tuple[str, str]:
