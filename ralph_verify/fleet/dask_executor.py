@@ -12,7 +12,7 @@ import os
 import signal
 import subprocess
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -160,6 +160,7 @@ class DaskExecutor:
         depend on each other) gives them as they become ready, and is polled between
         results so that a ready task starts while others still run."""
         from ralph_verify.fleet.feed import JobFeed
+        from ralph_verify.proc.signals import every
 
         KilledWorker = _distributed().KilledWorker
         feed = jobs if isinstance(jobs, JobFeed) else None
@@ -186,28 +187,37 @@ class DaskExecutor:
                 futures.add(future)
                 fleet.started(prepared, where)
 
+        def relay() -> bool:
+            """Pass the running loops' costs on to the fleet (its --total-cost counts them),
+            and the fleet's cancel on to the loops running on the workers."""
+            with contextlib.suppress(Exception):
+                for _, msg in client.get_events(_cost_topic(planned[0])):
+                    if isinstance(msg, dict):
+                        fleet.progress(msg["task"], float(msg["cost_usd"]))
+            if not fleet.cancelled.is_set():
+                return False
+            with contextlib.suppress(Exception):
+                if cancel is not None:
+                    cancel.set()
+            return True
+
         serial = iter(range(1, 1 << 30))
         submit()
-        finished = threading.Event()
-        stop = threading.Thread(target=self._cancel_when_asked,
-                                args=(fleet, cancel, finished, client, planned), daemon=True)
-        stop.start()
-        while True:
-            # A list: wait for the next result; a feed: poll, a ready task may come first.
-            batch = futures.next_batch(block=feed is None) if running else []
-            for future in batch:
-                self._gathered(future, running.pop(future), fleet, client, waiting,
-                               KilledWorker)
-                future.release()
-            submit()
-            if not running and (feed is None or feed.exhausted or fleet.cancelled.is_set()):
-                break
-            if not batch and feed is not None:  # nothing ended: wait for a ready task
-                job = feed.take(0.2)
-                if job is not None:
-                    waiting.append(job)
-        finished.set()
-        stop.join(timeout=5)
+        with every(0.5, relay, "ralph-fleet-dask-relay"):
+            while True:
+                # A list: wait for the next result; a feed: poll, a ready task may come first.
+                batch = futures.next_batch(block=feed is None) if running else []
+                for future in batch:
+                    self._gathered(future, running.pop(future), fleet, client, waiting,
+                                   KilledWorker)
+                    future.release()
+                submit()
+                if not running and (feed is None or feed.exhausted or fleet.cancelled.is_set()):
+                    break
+                if not batch and feed is not None:  # nothing ended: wait for a ready task
+                    job = feed.take(0.2)
+                    if job is not None:
+                        waiting.append(job)
         if cancel is not None:
             with contextlib.suppress(Exception):
                 cancel.clear()
@@ -236,25 +246,6 @@ class DaskExecutor:
         except Exception:
             return job.attempt
         return sum(1 for _, msg in events if isinstance(msg, dict) and msg.get("task") == job.name)
-
-    @staticmethod
-    def _cancel_when_asked(fleet: FleetContext, cancel: Any, finished: threading.Event,
-                           client: Any, jobs: Sequence[LoopJob]) -> None:
-        """Pass the running loops' costs on to the fleet (its --total-cost counts them), and
-        the fleet's cancel on to the loops running on the workers."""
-        while not finished.is_set():
-            if jobs:
-                with contextlib.suppress(Exception):
-                    latest = {msg["task"]: float(msg["cost_usd"]) for _, msg in
-                              client.get_events(_cost_topic(jobs[0])) if isinstance(msg, dict)}
-                    for name, cost in latest.items():
-                        fleet.progress(name, cost)
-            if fleet.cancelled.wait(0.5):
-                with contextlib.suppress(Exception):
-                    if cancel is not None:
-                        cancel.set()
-                return
-
 
 def _lost(job: LoopJob, reason: str) -> JobResult:
     from ralph_verify.fleet.job import JobResult

@@ -61,9 +61,8 @@ def fleet_running(out: Path) -> FleetProcess | None:
         info = load(FleetProcess, out / PID_FILE)
     except UsageError:
         return None
-    if info is None or info.host != socket.gethostname():
-        return None
-    if info.pid <= 1 or not _is_fleet_process(info.pid):
+    if info is None or info.host != socket.gethostname() or info.pid <= 1 \
+            or not _is_fleet_process(info.pid):
         return None
     return info
 
