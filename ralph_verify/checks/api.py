@@ -195,6 +195,18 @@ class Check:
     def error(self, summary: str, output: str = "") -> CheckResult:
         return self.result(Status.ERROR, summary, output=output)
 
+    def count_result(self, count: int, summary: str, failures: list[Failure],
+                     **kwargs: Any) -> CheckResult:
+        """Pass when ``count`` meets the ``--until`` threshold (none given: when it is 0);
+        the summary says the threshold it is within or wanted."""
+        wanted = self.spec.threshold_text()
+        if self.spec.meets(count, count == 0):
+            within = f", within {wanted}" if wanted and count else ""
+            return self.result(Status.PASSED, summary + within, metric=count, **kwargs)
+        return self.result(Status.FAILED, summary + (f", wanted {wanted}" if wanted else ""),
+                           metric=count, failures=failures,
+                           unkept=max(0, count - len(failures)), **kwargs)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.spec.text!r}>"
 

@@ -45,9 +45,20 @@ class CheckSpec:
 
     def compare(self, value: float) -> bool:
         """Whether ``value`` satisfies this spec's threshold (True when there is none)."""
+        return self.meets(value, True)
+
+    def meets(self, value: float, default: bool) -> bool:
+        """Whether ``value`` satisfies this spec's threshold; ``default`` when there is none."""
         if self.op is None or self.threshold is None:
-            return True
+            return default
         return _COMPARE[self.op](value, self.threshold)
+
+    def relation(self, passed: bool) -> str:
+        """`` >= 80%`` for a percentage that met the threshold, `` < 80%`` for one that did
+        not (``""`` without a threshold)."""
+        if self.op is None or self.threshold is None:
+            return ""
+        return f" {self.op if passed else _NEGATED[self.op]} {self.threshold:g}%"
 
     def threshold_text(self) -> str:
         if self.op is None or self.threshold is None:
@@ -63,6 +74,7 @@ _COMPARE: dict[str, Callable[[float, float], bool]] = {
     "<": lambda a, b: a < b,
     "==": lambda a, b: a == b,
 }
+_NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!="}
 
 
 class SpecError(UsageError):

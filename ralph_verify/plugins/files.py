@@ -42,8 +42,7 @@ class FilesCheck(Check):
                                                  location=path, path=path) for path in found])
         if self.spec.negated:
             return self.result(Status.PASSED, f"nothing matches {pattern}", metric=0)
-        enough = self.spec.compare(count) if self.spec.op is not None else count > 0
-        if enough:
+        if self.spec.meets(count, count > 0):
             return self.result(Status.PASSED, f"{count} match{'es' if count != 1 else ''}: "
                                               f"{listing}", metric=count)
         want = self.spec.threshold_text() or ">=1"

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any
 
-from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
+from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, VerifyContext
 from ralph_verify.checks.registry import CheckRegistry
 from ralph_verify.checks.tool_output import (
     clip_tail,
@@ -240,16 +240,7 @@ class RuffCheck(Check):
                 counts: dict[str, int]) -> CheckResult:
         """Pass when the count (the first of ``counts``, over every violation, kept in
         ``failures`` or not) meets the threshold (none given: 0)."""
-        count = next(iter(counts.values()))
-        passed = self.spec.compare(count) if self.spec.op is not None else count == 0
-        wanted = self.spec.threshold_text()
-        if passed:
-            return self.result(Status.PASSED, summary + (f", within {wanted}" if wanted and count
-                                                         else ""), metric=count, counts=counts)
-        if wanted:
-            summary += f", wanted {wanted}"
-        return self.result(Status.FAILED, summary, metric=count, failures=failures,
-                           counts=counts, unkept=count - len(failures))
+        return self.count_result(next(iter(counts.values())), summary, failures, counts=counts)
 
 
 class LintCheck(RuffCheck):

@@ -76,13 +76,8 @@ class MutationCheck(Check):
             skipped.append(f"{len(outcomes.failing)} tests that fail with no mutant left out")
         if invalid:
             skipped.append(f"{len(invalid)} mutants that do not compile left out")
-        passed = self.spec.compare(score) if self.spec.op is not None else not failures
-        wanted = ""
-        if self.spec.op is not None and self.spec.threshold is not None:
-            from ralph_verify.plugins.pytest_run.coverage_check import NEGATED
-
-            op = self.spec.op if passed else NEGATED[self.spec.op]
-            wanted = f" {op} {self.spec.threshold:g}%"
+        passed = self.spec.meets(score, not failures)
+        wanted = self.spec.relation(passed)
         tests = outcomes.tests
         summary = (f"{len(killed)}/{len(judged)} mutants killed ({score:.0f}%{wanted}) on the "
                    f"{found.changed} since {found.since}; {many(tests, 'test')} from {how}"

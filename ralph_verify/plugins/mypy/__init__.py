@@ -273,16 +273,9 @@ class TypesCheck(Check):
         summary = count_summary(failures, "error")
         if notes:
             summary += f", {len(notes)} note{'' if len(notes) == 1 else 's'}"
-        passed = self.spec.compare(count) if self.spec.op is not None else count == 0
-        wanted = self.spec.threshold_text()
         output = "\n".join([*other, run.stderr.strip()]).strip()
-        kwargs: dict[str, Any] = {"metric": count, "counts": {"errors": count},
-                                  "output": clip_tail(output)}
-        if passed:
-            return self.result(Status.PASSED, summary + (f", within {wanted}"
-                                                         if wanted and count else ""), **kwargs)
-        return self.result(Status.FAILED, summary + (f", wanted {wanted}" if wanted else ""),
-                           failures=failures, **kwargs)
+        return self.count_result(count, summary, failures, counts={"errors": count},
+                                 output=clip_tail(output))
 
     def mypy(self, ctx: VerifyContext, argv: list[str], root: Path | None = None) -> ToolRun:
         hint = ("install it with 'pip install mypy', or fix 'command' in "

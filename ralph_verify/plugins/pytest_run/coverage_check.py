@@ -58,9 +58,7 @@ class CoverageCheck(Check):
                   "missing": int(totals.get("missing_lines", 0)), "files": len(files)}
         if self.spec.op is not None and self.spec.threshold is not None:
             passed = self.spec.compare(metric)
-            shown = f"{self.spec.threshold:g}%"
-            summary = (f"{display}% {self.spec.op} {shown}" if passed
-                       else f"{display}% {NEGATED[self.spec.op]} {shown}")
+            summary = f"{display}%{self.spec.relation(passed)}"
         else:
             passed = report.returncode != 2
             summary = (f"{display}% covered" if passed
@@ -68,9 +66,6 @@ class CoverageCheck(Check):
         failures = [] if passed else least_covered(files)
         return self.result(Status.PASSED if passed else Status.FAILED, summary, metric=metric,
                            counts=counts, failures=failures)
-
-
-NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!="}
 
 
 def coverage_json(ctx: VerifyContext, run: PytestRun, timeout: float) -> ToolRun:
