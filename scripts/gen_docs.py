@@ -75,7 +75,7 @@ def type_name(tp: Any) -> str:
         bounds = [f"{symbol} {getattr(c, attr)}" for c in constraints
                   for attr, symbol in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤"))
                   if getattr(c, attr, None) is not None]
-        if any(type(c).__name__ == "Duration" for c in constraints):  # config.parser.Duration
+        if any(getattr(c, "duration", False) for c in constraints):  # config.parser.Bound
             base_name = 'seconds or a duration such as `"10m"`, `"2h"`'
         else:
             base_name = type_name(base)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ralph_verify.config.parser import Duration
+from ralph_verify.config.parser import Bound
 
 __all__ = ["CheckOptions"]
 
@@ -18,7 +18,7 @@ class CheckOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True,
                               defer_build=True)
 
-    timeout: Annotated[float, Duration(gt=0)] | None = Field(
+    timeout: Annotated[float, Bound(gt=0, duration=True)] | None = Field(
         default=None,
         description="Seconds before the check's tool is killed and the check errors, or a "
                     "duration such as \"10m\" (default: the global timeout, 900).",

@@ -24,12 +24,45 @@ OptionsT = TypeVar("OptionsT")
 
 @dataclass(frozen=True)
 class Bound:
-    """A numeric bound for a setting's type, ``Annotated[int, Bound(ge=1)]``: the same check
-    as pydantic's ``Field(ge=1)``, declared without importing pydantic. The number is strict
-    and finite: ``timeout = true`` is not 1 second, ``inf`` and ``1e400`` are no timeout."""
+    """A number's type, declared once for the command line and the file: argparse calls it on
+    an option's text, and pydantic reads it in ``Annotated[int, Bound(ge=1)]`` (the same check
+    as ``Field(ge=1)``, declared without importing pydantic). The number is strict and finite:
+    ``timeout = true`` is not 1 second, ``inf`` and ``1e400`` are no timeout. ``duration``:
+    seconds, also as ``"90s"``, ``"10m"``, ``"2h"``, ``"1h30m"`` (:func:`parse_duration`);
+    ``whole``: the command line's text is an int."""
 
     gt: float | None = None
     ge: float | None = None
+    whole: bool = False
+    duration: bool = False
+
+    @property
+    def setting_type(self) -> Any:
+        """The type a setting of this option is validated against."""
+        return Annotated[int if self.whole else float, self]
+
+    def __call__(self, text: str) -> Any:
+        try:
+            value = float(int(text)) if self.whole else float(text)
+        except ValueError:
+            if not self.duration:
+                expected = "a whole number" if self.whole else "a number"
+                raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+            try:
+                value = parse_duration(text, "")
+            except UsageError:
+                raise argparse.ArgumentTypeError(f"expected a duration such as 90m, 2h, 1h30m "
+                                                 f"or seconds, got {text!r}") from None
+        except OverflowError:
+            value = math.inf
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+        if self.gt is not None and value <= self.gt:
+            raise argparse.ArgumentTypeError(f"must be greater than {self.gt:g}, got {text}")
+        if self.ge is not None and value < self.ge:
+            least = "0 (no limit) or more" if self.ge == 0 else f"at least {self.ge:g}"
+            raise argparse.ArgumentTypeError(f"must be {least}, got {text}")
+        return int(value) if self.whole else value
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
         schema = dict(handler(source))
@@ -38,21 +71,11 @@ class Bound:
         schema["strict"] = True  # TOML numbers are typed: a boolean or a string is a mistake
         if schema.get("type") == "float":
             schema["allow_inf_nan"] = False
-        return schema
-
-
-@dataclass(frozen=True)
-class Duration(Bound):
-    """A duration setting's type, ``Annotated[float, Duration(gt=0)]``: seconds as a TOML
-    number, or a string in the spellings of ``--max-time`` (``"90s"``, ``"10m"``, ``"2h"``,
-    ``"1h30m"``), so ``timeout = "10m"`` in ``pyproject.toml`` means what ``--timeout 10m``
-    does. Booleans, ``inf`` and ``nan`` are refused, as :class:`Bound` refuses them."""
-
-    def __get_pydantic_core_schema__(self, source: Any, handler: Callable[[Any], Any]) -> Any:
+        if not self.duration:
+            return schema
         from pydantic_core import core_schema
 
-        number = super().__get_pydantic_core_schema__(source, handler)
-        return core_schema.no_info_before_validator_function(_seconds_of_duration, number)
+        return core_schema.no_info_before_validator_function(_seconds_of_duration, schema)
 
 
 def _seconds_of_duration(value: Any) -> Any:
@@ -86,7 +109,7 @@ class CommonOptions:
     #: A misspelt key is an error, not ignored (pydantic reads this of a dataclass).
     __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
 
-    timeout: Annotated[float, Duration(gt=0)] | None = field(default=None, metadata={
+    timeout: Annotated[float, Bound(gt=0, duration=True)] | None = field(default=None, metadata={
         "help": "Seconds before the check's tool is killed and the check errors, or a "
                 "duration such as \"10m\" (default: the global timeout, 900)."})
 
@@ -206,8 +229,9 @@ class Parser:
             default = kwargs.pop("default", None)
             if setting_type is None:
                 action = kwargs.get("action")
+                option_type = kwargs.get("type", str)
                 setting_type = (bool if action in ("store_true", "store_false")
-                                else kwargs.get("type", str))
+                                else getattr(option_type, "setting_type", option_type))
             self.addsetting(setting, type=setting_type, default=default,
                             help=setting_help or kwargs.get("help", ""))
             kwargs["default"] = None
@@ -291,60 +315,14 @@ def _did_you_mean(word: str, known: Sequence[str] | dict[str, Any]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def _number(text: str, whole: bool, least: float, strictly: bool, bound: str) -> float:
-    """``text`` as a finite number (a whole one when ``whole``) of at least ``least`` (more
-    than it when ``strictly``); else argparse's error, which names the bound."""
-    try:
-        value = float(int(text)) if whole else float(text)
-    except ValueError:
-        expected = "a whole number" if whole else "a number"
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
-    except OverflowError:
-        value = math.inf
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
-    if value < least or (strictly and value == least):
-        raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    """argparse type: a number greater than zero (seconds, costs)."""
-    return _number(text, False, 0, True, "greater than 0")
-
-
-def positive_duration(text: str) -> float:
-    """argparse type: seconds greater than zero, as ``90``, ``90s``, ``10m``, ``2h``, ``1h30m``
-    (every duration option reads the same spellings as ``--max-time``)."""
-    try:
-        float(text)
-    except ValueError:
-        pass
-    else:
-        return positive_float(text)  # a bare number: its own errors (-5, inf, nan)
-    try:
-        value = parse_duration(text, "")
-    except UsageError:
-        raise argparse.ArgumentTypeError(
-            f"expected a duration such as 90m, 2h, 1h30m or seconds, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be greater than 0, got {text}")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    """argparse type: zero or more (a limit where 0 means "no limit", as its help says)."""
-    return _number(text, False, 0, False, "0 (no limit) or more")
-
-
-def non_negative_int(text: str) -> int:
-    """argparse type: a whole number, 0 or more (a limit where 0 means "no limit")."""
-    return int(_number(text, True, 0, False, "0 (no limit) or more"))
-
-
-def positive_int(text: str) -> int:
-    """argparse type: a whole number of at least 1 (sizes, counts)."""
-    return int(_number(text, True, 1, False, "at least 1"))
+#: argparse types whose settings are validated alike (:class:`Bound`).
+positive_float = Bound(gt=0)
+#: Seconds greater than zero, also as ``90s``, ``10m``, ``2h``, ``1h30m``.
+positive_duration = Bound(gt=0, duration=True)
+#: A limit where 0 means "no limit", as its help says.
+non_negative_float = Bound(ge=0)
+non_negative_int = Bound(ge=0, whole=True)
+positive_int = Bound(ge=1, whole=True)
 
 
 class Once(argparse.Action):

@@ -7,9 +7,9 @@ the next prompt. Rate limits and outages are retried (:mod:`ralph_verify.agents.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-from ralph_verify.config.parser import Bound, Parser, positive_int
+from ralph_verify.config.parser import Parser, positive_int
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.markers import hookimpl
 from ralph_verify.records.plugin_state import AgentErrorState
@@ -26,8 +26,7 @@ REFUSED_TURNS = 2
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--max-agent-failures", scope="loop", setting="max-agent-failures",
-                     type=positive_int, setting_type=Annotated[int, Bound(ge=1)],
-                     default=DEFAULT_MAX_FAILURES, metavar="N",
+                     type=positive_int, default=DEFAULT_MAX_FAILURES, metavar="N",
                      help="stop with agent-error after the agent failed (non-zero exit, "
                           "timeout or --agent-idle-timeout) N times in a row (default "
                           f"{DEFAULT_MAX_FAILURES}); rate limits and outages are not failures")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-from ralph_verify.config.parser import Bound, Duration
+from ralph_verify.config.parser import Bound
 from ralph_verify.guard.settings import GuardSettings
 from ralph_verify.markers import hookimpl
 
@@ -39,7 +39,7 @@ def ralph_addoption(parser: Parser) -> None:
                           "'ralph-verify' when it is on PATH, else this Python with -m)")
     parser.addsetting("guard", type=GuardSettings, default=None,
                       help="[tool.ralph-verify.guard]: the PreToolUse safety guard's rules")
-    parser.addsetting("hook-timeout", type=Annotated[int, Duration(ge=1)],
+    parser.addsetting("hook-timeout", type=Annotated[int, Bound(ge=1, duration=True)],
                       default=DEFAULT_HOOK_TIMEOUT,
                       help="seconds the agent gives a hook (written by 'init'); the Stop hook "
                            "lets the agent stop if its checks take longer than this minus 30")

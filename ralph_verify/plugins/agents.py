@@ -5,9 +5,9 @@ the waits and retries of rate limits and outages (:mod:`ralph_verify.agents.retr
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-from ralph_verify.config.parser import Bound, Parser, non_negative_int, parse_duration
+from ralph_verify.config.parser import Parser, non_negative_int, parse_duration
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
 from ralph_verify.records.plugin_state import BudgetState
@@ -24,20 +24,19 @@ DEFAULT_RETRY_DELAY = "10s"
 @hookimpl
 def ralph_addoption(parser: Parser) -> None:
     parser.addoption("--agent-idle-timeout", scope="loop", setting="agent-idle-timeout",
-                     setting_type=str, default=DEFAULT_IDLE_TIMEOUT, metavar="DURATION",
+                     default=DEFAULT_IDLE_TIMEOUT, metavar="DURATION",
                      help="kill the agent's process group when it has printed nothing and "
                           "changed no file in the project for this long, e.g. 20m, 90s; "
                           "counts as an agent failure (default "
                           f"{DEFAULT_IDLE_TIMEOUT}; 0 turns it off)")
     parser.addoption("--max-agent-retries", scope="loop", setting="max-agent-retries",
-                     type=non_negative_int, setting_type=Annotated[int, Bound(ge=0)],
-                     default=DEFAULT_MAX_RETRIES, metavar="N",
+                     type=non_negative_int, default=DEFAULT_MAX_RETRIES, metavar="N",
                      help="retry an agent run the model service turned away with an outage "
                           "(connection refused, 5xx, overloaded) N times, with backoff, then "
                           f"stop with agent-error (default {DEFAULT_MAX_RETRIES}); rate limits "
                           "wait for their reset instead, within --max-time")
     parser.addoption("--agent-retry-delay", scope="loop", setting="agent-retry-delay",
-                     setting_type=str, default=DEFAULT_RETRY_DELAY, metavar="DURATION",
+                     default=DEFAULT_RETRY_DELAY, metavar="DURATION",
                      help="the first backoff after an outage or a rate limit without a reset "
                           "time, doubled each retry up to 10m (default "
                           f"{DEFAULT_RETRY_DELAY})")

@@ -6,11 +6,11 @@ checks, never read from the agent."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import CheckResult, Status
 from ralph_verify.checks.tool_output import one_line
-from ralph_verify.config.parser import Bound, Parser, non_negative_int
+from ralph_verify.config.parser import Parser, non_negative_int
 from ralph_verify.config.until import parse_spec
 from ralph_verify.errors import UsageError
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
@@ -56,7 +56,6 @@ def ralph_addoption(parser: Parser) -> None:
     }
     for rule, (setting, default) in RULES.items():
         parser.addoption(f"--{setting}", scope="loop", setting=setting, type=non_negative_int,
-                         setting_type=Annotated[int, Bound(ge=0)],
                          default=default, metavar="N",
                          help=f"{helps[rule]} (default {default}; 0 turns the rule off)")
 

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 from ralph_verify.config import Config
 from ralph_verify.config.parser import (
-    Bound,
     Parser,
     non_negative_float,
     non_negative_int,
@@ -42,14 +41,12 @@ def ralph_addoption(parser: Parser) -> None:
                           f"(default {DEFAULT_MAX_TIME}; 0: no limit; checked after each "
                           "iteration)")
     parser.addoption("--max-cost", scope="loop", setting="max-cost", type=non_negative_float,
-                     setting_type=Annotated[float, Bound(ge=0)],
                      default=DEFAULT_MAX_COST, metavar="USD",
                      help="stop with verdict budget once the agent's reported cost reaches "
                           f"this (default {DEFAULT_MAX_COST:g} USD; 0: no limit; agents that "
                           "report cost)")
     parser.addoption("--max-calls-per-hour", scope="loop", setting="max-calls-per-hour",
-                     type=non_negative_int, setting_type=Annotated[int, Bound(ge=0)],
-                     default=DEFAULT_CALLS_PER_HOUR, metavar="N",
+                     type=non_negative_int, default=DEFAULT_CALLS_PER_HOUR, metavar="N",
                      help="at most N agent runs in any hour: the loop waits, with a countdown, "
                           f"rather than fail (default {DEFAULT_CALLS_PER_HOUR}; 0: no limit)")
 

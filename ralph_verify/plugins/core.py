@@ -5,14 +5,13 @@ from __future__ import annotations
 import errno
 import time
 from collections.abc import Generator
-from typing import Annotated
 
 import pluggy
 
 from ralph_verify.checks.api import Check, CheckResult, VerifyContext
 from ralph_verify.cli import run_command
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Bound, Duration, Parser, positive_duration, positive_int
+from ralph_verify.config.parser import Parser, positive_duration, positive_int
 from ralph_verify.errors import UsageError
 from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolError
@@ -30,13 +29,11 @@ def ralph_addoption(parser: Parser) -> None:
                      help="project root: where checks run and pyproject.toml is read "
                           "(default: nearest folder with pyproject.toml or .git)")
     parser.addoption("--timeout", setting="timeout", type=positive_duration, default=900.0,
-                     setting_type=Annotated[float, Duration(gt=0)],
                      metavar="DURATION",
                      help="seconds before a check's tool is killed and the check errors "
                           "(default 900; per check: [tool.ralph-verify.checks.NAME] timeout)")
     parser.addoption("--feedback-budget", setting="feedback-budget", type=positive_int,
-                     default=4000, setting_type=Annotated[int, Bound(ge=1)],
-                     metavar="CHARS",
+                     default=4000, metavar="CHARS",
                      help="size limit of the feedback text in characters (default 4000)")
     parser.addoption("--python", setting="python", metavar="PATH",
                      help="the project's Python interpreter, for pytest and mypy "
@@ -44,7 +41,6 @@ def ralph_addoption(parser: Parser) -> None:
                           "virtualenv and the project has one --, then .venv/ or venv/ in "
                           "the root, then ralph-verify's own)")
     parser.addoption("-j", "--jobs", setting="jobs", type=positive_int, metavar="N",
-                     setting_type=Annotated[int, Bound(ge=1)],
                      help="how many checks run at once (default: all of them)")
 
 

@@ -4,11 +4,9 @@ The loop itself is the ``ralph_runloop`` hook (:mod:`ralph_verify.plugins.loop`)
 
 from __future__ import annotations
 
-from typing import Annotated
-
 from ralph_verify.checks.registry import until_specs
 from ralph_verify.config import Config
-from ralph_verify.config.parser import Bound, Duration, Parser, positive_duration, positive_int
+from ralph_verify.config.parser import Parser, positive_duration, positive_int
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.loop.verdict import EXIT_CODES, PRECEDENCE, Verdict
 from ralph_verify.markers import hookimpl
@@ -73,8 +71,7 @@ def ralph_addoption(parser: Parser) -> None:
                      help="the agent: cmd:COMMAND (prompt on stdin), replay:DIR, or an adapter "
                           "a plugin registers (see 'ralph-verify plugins')")
     parser.addoption("--max-iterations", scope=("loop", "start", "plan"),
-                     setting="max-iterations",
-                     type=positive_int, setting_type=Annotated[int, Bound(ge=1)],
+                     setting="max-iterations", type=positive_int,
                      default=DEFAULT_MAX_ITERATIONS, metavar="N",
                      help=f"stop after N iterations (default {DEFAULT_MAX_ITERATIONS})")
     parser.addoption("--template", scope="loop", setting="template", metavar="FILE",
@@ -83,8 +80,7 @@ def ralph_addoption(parser: Parser) -> None:
                           "also {{task_id}}, {{task_title}}, {{acceptance}}, {{tasks}}, "
                           "{{learnings}} (default: built in)")
     parser.addoption("--agent-timeout", scope="loop", setting="agent-timeout",
-                     type=positive_duration, setting_type=Annotated[float, Duration(gt=0)],
-                     default=DEFAULT_AGENT_TIMEOUT, metavar="DURATION",
+                     type=positive_duration, default=DEFAULT_AGENT_TIMEOUT, metavar="DURATION",
                      help="seconds one agent run may take before its whole process group is "
                           f"killed (default {DEFAULT_AGENT_TIMEOUT:g}: 30 minutes)")
     parser.addoption("--resume", scope=("loop", "start"), action="store_true", default=None,
