@@ -266,3 +266,44 @@ def test_a_reporter_sees_each_finished_verification(ralph: Ralph) -> None:
     result = ralph.run("check", "--until", "files:here.txt,files:nope", plugins=[Summary()])
     assert result.ret == 1
     assert reports == ["check: 2 checks, failed ['files:nope']"]
+
+
+def test_a_reporter_hears_pytest_progress_while_it_runs(ralph: Ralph) -> None:
+    """The third test waits until the reporter has heard of two tests done of four."""
+    ralph.makefile("test_progress.py", """\
+        import pathlib
+        import time
+
+
+        def test_a():
+            pass
+
+
+        def test_b():
+            pass
+
+
+        def test_c_waits_for_go():
+            for _ in range(1200):
+                if pathlib.Path("go").exists():
+                    return
+                time.sleep(0.05)
+            raise AssertionError("no progress was reported")
+
+
+        def test_d():
+            pass
+        """)
+    heard: list[tuple[str, int, int | None]] = []
+
+    class Progress:
+        @hookimpl
+        def ralph_report_progress(self, config: Config, name: str, done: int,
+                                  total: int | None) -> None:
+            heard.append((name, done, total))
+            if done >= 2:
+                (config.root / "go").write_text("")
+
+    result = ralph.run("check", "--no-cache", "--until", "tests", plugins=[Progress()])
+    assert result.ret == 0, result
+    assert ("pytest", 2, 4) in heard

@@ -35,82 +35,11 @@ only by :mod:`ralph_verify.startup`, which adds the specifications to the plugin
 from __future__ import annotations
 
 from ralph_verify.hookspec import fleet, loop, reporting, startup, verification
-from ralph_verify.hookspec.fleet import (
-    ralph_register_executors,
-)
-from ralph_verify.hookspec.loop import (
-    ralph_iteration_end,
-    ralph_iteration_start,
-    ralph_iteration_verdict,
-    ralph_prompt_notes,
-    ralph_register_agents,
-    ralph_run_agent,
-    ralph_run_iteration,
-    ralph_runloop,
-    ralph_session_checks,
-    ralph_session_finish,
-    ralph_session_prepare,
-    ralph_session_start,
-)
-from ralph_verify.hookspec.reporting import (
-    ralph_report_agent,
-    ralph_report_check_start,
-    ralph_report_line,
-    ralph_report_phase,
-    ralph_report_tasks,
-    ralph_report_verification,
-    ralph_report_verification_start,
-)
-from ralph_verify.hookspec.startup import (
-    ralph_addoption,
-    ralph_cmdline_main,
-    ralph_configure,
-    ralph_register_init_targets,
-    ralph_unconfigure,
-)
-from ralph_verify.hookspec.verification import (
-    ralph_format_feedback,
-    ralph_register_checks,
-    ralph_verification_finish,
-    ralph_verify_check,
-    ralph_verify_logresult,
-)
-from ralph_verify.markers import hookspec
 
 #: The phases, in the order the reference (docs/hooks.md) lists them.
 PHASES = (startup, verification, loop, fleet, reporting)
 
-__all__ = [
-    "PHASES",
-    "hookspec",
-    "ralph_addoption",
-    "ralph_cmdline_main",
-    "ralph_configure",
-    "ralph_format_feedback",
-    "ralph_iteration_end",
-    "ralph_iteration_start",
-    "ralph_iteration_verdict",
-    "ralph_prompt_notes",
-    "ralph_register_agents",
-    "ralph_register_checks",
-    "ralph_register_executors",
-    "ralph_register_init_targets",
-    "ralph_report_agent",
-    "ralph_report_check_start",
-    "ralph_report_line",
-    "ralph_report_phase",
-    "ralph_report_tasks",
-    "ralph_report_verification",
-    "ralph_report_verification_start",
-    "ralph_run_agent",
-    "ralph_run_iteration",
-    "ralph_runloop",
-    "ralph_session_checks",
-    "ralph_session_finish",
-    "ralph_session_prepare",
-    "ralph_session_start",
-    "ralph_unconfigure",
-    "ralph_verification_finish",
-    "ralph_verify_check",
-    "ralph_verify_logresult",
-]
+# Every hook of every phase, here, where ``pm.add_hookspecs`` finds them: one list, the
+# phase modules', not a second one to keep in step.
+globals().update({name: value for phase in PHASES for name, value in vars(phase).items()
+                  if name.startswith("ralph_")})

@@ -160,6 +160,12 @@ def ralph_report_progress(config: Config, name: str, done: int, total: int | Non
     :param name: the tool (``pytest``).
     :param done: units finished so far (tests).
     :param total: units to do, when known.
+
+    ::
+
+        @hookimpl
+        def ralph_report_progress(config, name, done, total):
+            print(f"{name}: {done}/{total or '?'}")
     """
 
 
