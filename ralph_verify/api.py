@@ -1,11 +1,4 @@
-"""``ralph-verify run`` as a Python API: :class:`Loop` and its :class:`LoopResult`::
-
-    from ralph_verify import Loop
-
-    result = Loop(agent='cmd:python fix.py', until=["tests", "lint"],
-                  task="Make the tests pass", max_iterations=10).run()
-    print(result.verdict, len(result.iterations), result.verification.passed)
-"""
+"""``ralph-verify run`` as a Python API: :class:`Loop` (usage in ``docs/run.md``)."""
 
 from __future__ import annotations
 
@@ -14,16 +7,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ralph_verify.display import duration
-from ralph_verify.loop.cycle import (
-    ask_policies,
-    make_agent,
-    session_specs,
-    verify_in_session,
-)
 from ralph_verify.loop.result import LoopResult
 from ralph_verify.loop.session import Iteration
-from ralph_verify.loop.verdict import Verdict
 from ralph_verify.markers import hookimpl
 from ralph_verify.startup import get_config
 from ralph_verify.state_files import write_text_atomic
@@ -121,5 +106,4 @@ def run_session(config: Config, settings: SessionSettings | None = None) -> int:
     return result.exit_code
 
 
-__all__ = ["Loop", "LoopResult", "Verdict", "ask_policies", "duration", "make_agent",
-           "run_session", "session_specs", "verify_in_session"]
+__all__ = ["Loop", "LoopResult", "run_session"]

@@ -266,7 +266,7 @@ def test_symlink_out_of_the_project_counts_as_outside(tmp_path: Path) -> None:
 def test_run_offers_the_guard_to_claude(ralph: Ralph, enabled: bool) -> None:
     from ralph_verify.agents import AgentRequest
     from ralph_verify.agents.claude import ClaudeAgent
-    from ralph_verify.api import make_agent
+    from ralph_verify.loop.cycle import make_agent
     from ralph_verify.startup import get_config
 
     if not enabled:
