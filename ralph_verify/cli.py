@@ -42,10 +42,10 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
         return ExitCode.OK
     with _pipe_safe_output():
         try:
-            from ralph_verify.config.plugin_args import split_disable_args
+            from ralph_verify.config.parser import split_plugin_args
             from ralph_verify.startup import builtin_plugin_manager
 
-            rest, disabled = split_disable_args(argv)
+            rest, disabled, _ = split_plugin_args(argv)
             pm = builtin_plugin_manager(disabled, plugins, command=next(iter(rest), None))
             code = pm.hook.ralph_cmdline_main(args=argv, plugins=list(plugins),
                                               pluginmanager=pm)

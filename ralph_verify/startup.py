@@ -22,8 +22,7 @@ import pluggy
 import ralph_verify.hookspec as hookspec
 from ralph_verify.config import Config, find_root
 from ralph_verify.config.implementers import implementer_on_stack, implementers, plugin_name_of
-from ralph_verify.config.parser import Command, Parser
-from ralph_verify.config.plugin_args import deprecated_prompt, split_disable_args
+from ralph_verify.config.parser import Command, Parser, split_plugin_args
 from ralph_verify.errors import ConfigError, UsageError
 from ralph_verify.markers import VERSION
 
@@ -293,10 +292,9 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
     from ralph_verify.checks.registry import CHECK_REGISTRY, CheckRegistry, validate_checks
     from ralph_verify.config.pyproject import load_table, validate_settings
 
-    note = deprecated_prompt(args)
+    args, disabled, note = split_plugin_args(args)
     if note is not None:
         print(note, file=sys.stderr)
-    args, disabled = split_disable_args(args)
     pm = get_plugin_manager(disabled, plugins, builtins)
     parser = collect_options(pm)
     namespace = parser.parse(args)

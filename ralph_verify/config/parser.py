@@ -351,6 +351,40 @@ def _plugin_option_help(command: Command) -> str:
     return text + ".\n\n"
 
 
+def split_plugin_args(args: Sequence[str]) -> tuple[list[str], list[str], str | None]:
+    """``-p`` as pytest has it: ``-p no:NAME`` is taken out of ``args`` before the options
+    are parsed. The old ``-p PROMPT.md`` of ``run`` and ``fleet`` becomes ``--prompt
+    PROMPT.md``, with a note that it is deprecated; any other command's ``-p FILE`` is a
+    usage error saying what ``-p`` takes. Returns the rest, the plugins disabled and the note."""
+    rest: list[str] = []
+    disabled: list[str] = []
+    note = None
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        value = args[index + 1] if arg == "-p" and index + 1 < len(args) else "-"
+        if value.startswith("no:"):
+            disabled.append(value[3:])
+        elif not value.startswith("-"):
+            if not any(word in ("run", "fleet") for word in args[:index]):
+                raise UsageError(f"-p {value}: -p disables a plugin and takes no:NAME, e.g. "
+                                 "-p no:cache (see 'ralph-verify plugins'); a prompt file is "
+                                 "'run -P FILE'")
+            rest += ["--prompt", value]
+            note = note or (f"note: '-p {value}' for the task file is deprecated and goes in "
+                            f"the next release: use -P {value} (or --prompt); -p is only "
+                            "-p no:PLUGIN")
+        else:
+            if arg.startswith("-pno:"):
+                disabled.append(arg[5:])
+            else:
+                rest.append(arg)
+            index += 1
+            continue
+        index += 2
+    return rest, disabled, note
+
+
 class _ArgumentParser(argparse.ArgumentParser):
     """argparse that raises :class:`UsageError` instead of printing and exiting."""
 
