@@ -17,9 +17,8 @@ __all__ = ["ExitCode", "console_main", "main", "run_command", "verification_exit
 
 
 def _forget_other_repositories() -> None:
-    """Started from a git hook of another repository (or with ``GIT_DIR`` exported), every git
-    command of the session, the agent's and the tests' would work on that repository: the
-    project is the folder ralph-verify runs in, never what these variables name."""
+    """Started from another repository's git hook (or with ``GIT_DIR`` exported), every git
+    command would work on that repository: the project is the folder we run in."""
     from ralph_verify.project.git import REPOSITORY_VARIABLES
 
     for name in REPOSITORY_VARIABLES:
@@ -27,12 +26,9 @@ def _forget_other_repositories() -> None:
 
 
 def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> int:
-    """Entry point of the ``ralph-verify`` command; returns the exit code.
-
-    ``plugins`` are plugin objects to register for this run only (tests, embedding),
-    as with ``pytest.main(plugins=...)``. The command runs inside ``ralph_cmdline_main``
-    (built-in: :func:`run_command`), so a plugin can wrap all of it.
-    """
+    """The ``ralph-verify`` command; returns the exit code. ``plugins``: registered for this
+    run only, as ``pytest.main(plugins=...)``; the command runs inside ``ralph_cmdline_main``
+    (built-in: :func:`run_command`), so a plugin can wrap all of it."""
     argv = list(sys.argv[1:] if args is None else args)
     _forget_other_repositories()
     if argv in (["--version"], ["-V"]):
@@ -66,10 +62,8 @@ def console_main() -> NoReturn:
 
 def _user_path_last(path: list[str], pythonpath: str) -> list[str]:
     """``path`` with what ``PYTHONPATH`` put there moved to the end: a project that vendors
-    pluggy or pydantic (``PYTHONPATH=src``) must not replace ours, while a plugin installed
-    only on ``PYTHONPATH`` is still found. Its tools still get ``PYTHONPATH`` (the
-    environment is left alone). The entry ralph-verify itself was imported from stays.
-    Nothing before this imports a third-party package (``tests/e2e/test_hostile_env.py``)."""
+    pluggy or pydantic (``PYTHONPATH=src``) must not replace ours; a plugin only on
+    ``PYTHONPATH`` is still found, and tools still get it (``tests/e2e/test_hostile_env.py``)."""
     if not pythonpath:
         return path
     ours = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -147,13 +141,8 @@ def verification_exit_code(passed: bool, errored: bool) -> ExitCode:
 
 
 class _PipeSafeStream:
-    """A stand-in for stdout/stderr that survives its reader going away.
-
-    ``check | head -1`` closes the pipe after one line; the verdict must still be
-    decided and returned as the exit code (``set -o pipefail`` relies on it), so
-    once a write fails with EPIPE the file descriptor is pointed at /dev/null and
-    everything after goes nowhere, silently.
-    """
+    """stdout/stderr that survive their reader going away (``check | head -1``): the exit code
+    must still be the verdict's, so after EPIPE the descriptor points at /dev/null."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream

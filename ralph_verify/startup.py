@@ -1,11 +1,5 @@
-"""Start-up: the plugin manager (which plugins a run has, in what order, and what
-``-p no:NAME`` may do) and :func:`get_config`, which builds a run's configuration from it.
-
-Built-ins come from :data:`BUILTIN_PLUGINS`, registered through the same function as
-third-party plugins from the ``ralph_verify`` entry-point group and modules named in
-``RALPH_VERIFY_PLUGINS``; :func:`builtin_plugin_manager` holds the built-ins alone (for
-``ralph_cmdline_main``), :func:`get_plugin_manager` adds the rest.
-"""
+"""Start-up: the plugin manager (the built-ins, then entry points and
+``RALPH_VERIFY_PLUGINS``, registered alike; ``-p no:NAME``) and :func:`get_config`."""
 
 from __future__ import annotations
 
@@ -49,11 +43,9 @@ BUILTIN_PLUGINS: tuple[str, ...] = (
     "commands.agent_hook", "commands.slash", "fleet", "fleet_local",
 )
 
-#: Built-ins ``check`` (every verification outside a loop) does not import: importing and
-#: registering them was 9% of its process. Each acts only in a loop, a fleet or a command of
-#: its own: no option ``check`` takes, no hook a check calls but a ``ralph_configure`` or
-#: ``ralph_cmdline_main`` that returns at once elsewhere (``tests/plugins/test_check_plugins.py``).
-#: A table key only they declare brings them in (:func:`get_config`); other commands have all.
+#: Built-ins ``check`` does not import (9% of its process): each acts only in a loop, a fleet
+#: or a command of its own (``tests/plugins/test_check_plugins.py``). A table key only they
+#: declare brings them in (:func:`get_config`); other commands have all.
 NOT_FOR_CHECK = frozenset({
     "init", "commands.init", "report", "commands.report", "notify", "watch",
     "commands.checks", "commands.plugins", "loop", "commands.run", "commands.tasks",
@@ -92,10 +84,9 @@ def _entry_points() -> list[EntryPoint]:
 
 def builtin_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] = (),
                            command: str | None = None) -> pluggy.PluginManager:
-    """A plugin manager holding the built-ins (less those ``-p no:`` disables; the essential ones
-    always) and the caller's ``plugins``, as ``pytest.main(plugins=...)``: enough for
-    ``ralph_cmdline_main``, before any third-party code is imported. ``command``: ``check``
-    leaves out :data:`NOT_FOR_CHECK`."""
+    """The built-ins (less those ``-p no:`` disables, never the essential ones) and the
+    caller's ``plugins``, as ``pytest.main(plugins=...)``: enough for ``ralph_cmdline_main``,
+    before any third-party code is imported."""
     pm = pluggy.PluginManager("ralph_verify")  # the project of ralph_verify.markers
     pm.add_hookspecs(hookspec)
     blocked = set(disabled) - set(ESSENTIAL_PLUGINS)
@@ -115,8 +106,7 @@ def builtin_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[objec
 
 def register_builtins(pm: pluggy.PluginManager, leave_out: frozenset[str] = frozenset()
                       ) -> bool:
-    """Register the built-ins that are neither blocked, registered nor in ``leave_out``, in
-    their order; whether there was any."""
+    """Register the built-ins not blocked, registered or left out; whether there was any."""
     added = False
     for name in BUILTIN_PLUGINS:
         if name in leave_out or pm.is_blocked(name) or pm.has_plugin(name):
@@ -129,9 +119,8 @@ def register_builtins(pm: pluggy.PluginManager, leave_out: frozenset[str] = froz
 
 def get_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] = (),
                        builtins: pluggy.PluginManager | None = None) -> pluggy.PluginManager:
-    """A plugin manager: the built-ins and ``plugins`` given by the caller (or ``builtins`` made
-    already), then entry-point plugins (unless disabled), then the modules named in
-    ``RALPH_VERIFY_PLUGINS`` (like ``PYTEST_PLUGINS``: a plugin used without installing it)."""
+    """The built-ins (or ``builtins`` made already), then entry-point plugins, then the
+    modules named in ``RALPH_VERIFY_PLUGINS`` (as ``PYTEST_PLUGINS``)."""
     for name in disabled:
         if name in ESSENTIAL_PLUGINS:
             raise UsageError(f"-p no:{name}: plugin {name!r} cannot be disabled: "
@@ -163,9 +152,8 @@ def get_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[object] =
 
 
 def _load_entry_point(pm: pluggy.PluginManager, entry_point: EntryPoint) -> None:
-    """Import one third-party plugin, then register it through pluggy's own loader (which
-    records its distribution: ``ralph-verify plugins`` shows it). A plugin that fails to
-    import is an error naming it, its distribution and how to go on without it."""
+    """Import one third-party plugin, then register it through pluggy's loader (which records
+    its distribution for ``ralph-verify plugins``); a failure names it and how to go on."""
     name = entry_point.name
     dist = entry_point.dist
     origin = f" (from {dist.name} {dist.version})" if dist is not None else ""
@@ -190,13 +178,13 @@ RECORD_READERS = ("status", "report")
 
 def register_checks(pm: pluggy.PluginManager, registry: CheckRegistry) -> None:
     """Every plugin's ``ralph_register_checks``; a crash in one is an error naming it."""
-    from ralph_verify.config.implementers import implementer_in_traceback, implementers
-
     try:
         pm.hook.ralph_register_checks(registry=registry)
     except UsageError:
         raise
     except Exception as exc:
+        from ralph_verify.config.implementers import implementer_in_traceback
+
         name = implementer_in_traceback(implementers(pm, "ralph_register_checks"),
                                         exc.__traceback__) or "(unknown)"
         raise UsageError(f"plugin {name!r} crashed in ralph_register_checks: "
@@ -241,10 +229,8 @@ def collect_options(pm: pluggy.PluginManager) -> Parser:
 
 def get_config(args: Sequence[str], plugins: Sequence[object] = (),
                builtins: pluggy.PluginManager | None = None) -> Config:
-    """Build the run's configuration; raises :class:`UsageError` for anything the user got wrong.
-
-    ``builtins``: the plugin manager ``ralph_cmdline_main`` was called on (built-ins only).
-    """
+    """The run's configuration; :class:`UsageError` for anything the user got wrong.
+    ``builtins``: the plugin manager ``ralph_cmdline_main`` was called on."""
     from ralph_verify.checks.registry import CHECK_REGISTRY, CheckRegistry, validate_checks
     from ralph_verify.config.pyproject import load_table, validate_settings
 

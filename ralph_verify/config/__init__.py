@@ -1,5 +1,4 @@
-"""The run's configuration: :class:`Config`, options, ``pyproject.toml``, the ``--until``
-grammar, the stash and ``init``'s targets. A :class:`Config` is built per run by
+"""The run's configuration (:class:`Config`), built per run by
 :func:`ralph_verify.startup.get_config`, never global; it knows no check type."""
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from ralph_verify.config.parser import Command, Parser, Setting
+from ralph_verify.config.parser import Command, Parser
 from ralph_verify.config.stash import Stash
 from ralph_verify.errors import ConfigError, UsageError
 
@@ -52,21 +51,18 @@ class Config:
         self._session_values: Mapping[str, Any] = {}
 
     def get(self, key: str) -> Any:
-        """An option or setting, the one way to read either: what a session fixed (in a
-        session's copy, :meth:`with_values`), else the command line, else
-        ``[tool.ralph-verify]``, else the default declared with it (so no reader repeats a
-        default: ``config.get(x) or DEFAULT`` would turn a ``0`` off-switch into the
-        default). ``None`` for an option no plugin declared."""
+        """An option or setting: what a session fixed (:meth:`with_values`), else the command
+        line, else ``[tool.ralph-verify]``, else its declared default (never ``x or DEFAULT``,
+        which turns a ``0`` off-switch into the default); ``None`` if nobody declared it."""
         dest = key.replace("-", "_")
-        if dest in self._session_values:
+        source = self.source_of(dest)
+        if source == "session":
             return self._session_values[dest]
-        value = getattr(self.option, dest, None)
-        if value is not None:
-            return value
+        if source == "command line":
+            return getattr(self.option, dest)
         if dest in self.file_settings:
             return self.file_settings[dest]
-        setting = self._setting(dest)
-        return setting.default if setting is not None else None
+        return next((s.default for s in self.parser.settings.values() if s.dest == dest), None)
 
     def with_values(self, values: Mapping[str, Any], *,
                     file_settings: dict[str, Any] | None = None,
@@ -97,13 +93,9 @@ class Config:
             return str(self.pyproject)
         return "default"
 
-    def _setting(self, dest: str) -> Setting | None:
-        return next((s for s in self.parser.settings.values() if s.dest == dest), None)
-
     def requested_specs(self) -> tuple[list[CheckSpec], bool]:
         """The checks asked for, as written: ``--until`` (then ``True``), else ``until`` in
-        the config file. Resolved against the check types by
-        :func:`ralph_verify.checks.registry.until_specs`, a floor up."""
+        the config file (resolved by :func:`ralph_verify.checks.registry.until_specs`)."""
         from ralph_verify.config.until import parse_spec, parse_until
 
         cli = getattr(self.option, "until", None)
@@ -130,10 +122,9 @@ TABLE_HINT = "[tool.ralph-verify] of pyproject.toml"
 
 
 def find_root(start: Path) -> Path:
-    """The nearest directory at or above ``start`` with a pyproject.toml or .git. A
-    pyproject.toml that is there but cannot be read (a folder, a broken or looping link)
-    still marks the root: reading it then says what is wrong with it, rather than a folder
-    further up (where another program may have left a ``.git``) being checked instead."""
+    """The nearest directory at or above ``start`` with a pyproject.toml or .git; an
+    unreadable pyproject.toml (a folder, a broken link) marks it too, so reading it says what
+    is wrong rather than a folder further up being checked instead."""
     for folder in (start, *start.parents):
         if os.path.lexists(folder / "pyproject.toml") or (folder / ".git").exists():
             return folder

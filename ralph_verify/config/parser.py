@@ -14,8 +14,7 @@ from typing import Annotated, Any, ClassVar, NoReturn, TypeVar
 from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import check_help
 
-#: A command: takes the run's :class:`~ralph_verify.config.Config`, returns the exit code
-#: (``Any`` here: the parser is what a Config is built from, a step below it).
+#: A command: the run's :class:`~ralph_verify.config.Config` (``Any``: a floor up) -> exit code.
 CommandHandler = Callable[[Any], int]
 
 EXIT_CODES_HELP = check_help()
@@ -100,11 +99,9 @@ class NotEmpty:
 
 @dataclass(frozen=True)
 class CommonOptions:
-    """The options every check accepts in ``[tool.ralph-verify.checks.NAME]``. A check
-    declares its own in its plugin, as a dataclass subclassing this one, each field with
-    its ``metadata={"help": ...}`` (``ralph-verify checks`` and the docs show it, as
-    pytest's ``addini(help=)``); the table is validated against that type (pydantic,
-    imported only when there is a table), so declaring a check never imports pydantic."""
+    """The options every check accepts in ``[tool.ralph-verify.checks.NAME]``; a check's own
+    subclass this dataclass, each field's help in ``metadata`` (as pytest's ``addini``).
+    pydantic validates a table against it, imported only when there is one."""
 
     #: A misspelt key is an error, not ignored (pydantic reads this of a dataclass).
     __pydantic_config__: ClassVar[dict[str, str]] = {"extra": "forbid"}
@@ -115,8 +112,7 @@ class CommonOptions:
 
 
 def option_help(options_type: Any) -> dict[str, str]:
-    """Each key of a check's options type with its help: a :class:`CommonOptions`
-    dataclass, or a pydantic model (``CheckOptions``) with descriptions."""
+    """Each key of a check's options type (dataclass or pydantic model) with its help."""
     if hasattr(options_type, "model_fields"):
         return {info.alias or name: info.description or ""
                 for name, info in options_type.model_fields.items()}
@@ -183,7 +179,7 @@ class Command:
 
 @dataclass
 class Parser:
-    """Collects what plugins declare; :meth:`parse` builds the argparse parser from it."""
+    """What plugins declare; :meth:`parse` builds the argparse parser from it."""
 
     options: list[Option] = field(default_factory=list)
     settings: dict[str, Setting] = field(default_factory=dict)
@@ -217,13 +213,12 @@ class Parser:
                   setting: str | None = None,
                   setting_type: Any = None, setting_help: str | None = None,
                   **kwargs: Any) -> None:
-        """Declare an option (argparse arguments) for every command accepting ``scope``
-        (one scope or several: an option is declared once, whichever commands share it).
+        """Declare an option (argparse arguments) for every command accepting ``scope``.
 
-        With ``setting``, the option also reads ``[tool.ralph-verify] <setting>``;
-        ``default`` then is the setting's default, and the command line wins.
-        ``setting_help`` describes the config key where the flag's help would read wrong
-        there (a ``--no-X`` flag for a ``X = true`` setting).
+        With ``setting``, it also reads ``[tool.ralph-verify] <setting>``, validated by
+        ``setting_type`` (default: what its ``type`` declares); ``default`` is the setting's,
+        and the command line wins. ``setting_help``: where the flag's help reads wrong for the
+        key (a ``--no-X`` flag for ``X = true``).
         """
         if setting is not None:
             default = kwargs.pop("default", None)
@@ -271,14 +266,15 @@ class Parser:
         return parser
 
     def parse(self, args: Sequence[str]) -> argparse.Namespace:
-        # The command is the first word that is not an option (the top level has only
-        # --version and --help, which take no value); an unknown word: every command, so
-        # argparse's own error lists them.
+        # The command is the first word that is not an option (the top level's options take
+        # no value).
         word = next((arg for arg in args if not arg.startswith("-")), None)
         if args and word == args[0] and word not in self.commands:
-            raise UsageError(f"unknown command {word!r}{_did_you_mean(word, self.commands)} "
-                             f"(commands: {', '.join(sorted(self.commands))}; see "
-                             "'ralph-verify --help')")
+            from difflib import get_close_matches  # only on an error
+
+            close = [f"; did you mean {c!r}?" for c in get_close_matches(word, self.commands, 1)]
+            raise UsageError(f"unknown command {word!r}{''.join(close)} (commands: "
+                             f"{', '.join(sorted(self.commands))}; see 'ralph-verify --help')")
         only = word if word in self.commands else None
         # Anything before the command word (``-h``, ``--he``...) may print the top-level
         # help, which lists every command.
@@ -290,8 +286,7 @@ class Parser:
 
     def _unknown(self, command: str | None, extra: list[str]) -> NoReturn:
         """argparse's "unrecognized arguments", with a did-you-mean for a misspelt option
-        and the command's own ``--help`` named (Python 3.14's ``suggest_on_error`` does it
-        for choices only, and only there)."""
+        (3.14's ``suggest_on_error`` does it for choices only) and the command's ``--help``."""
         from difflib import get_close_matches  # only on an error
 
         scopes = set(self.commands[command].scopes) if command else set()
@@ -308,13 +303,6 @@ class Parser:
                          + f" (see '{where} --help')")
 
 
-def _did_you_mean(word: str, known: Sequence[str] | dict[str, Any]) -> str:
-    from difflib import get_close_matches  # only on an error
-
-    close = get_close_matches(word, list(known), 1, 0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
-
-
 #: argparse types whose settings are validated alike (:class:`Bound`).
 positive_float = Bound(gt=0)
 #: Seconds greater than zero, also as ``90s``, ``10m``, ``2h``, ``1h30m``.
@@ -326,8 +314,7 @@ positive_int = Bound(ge=1, whole=True)
 
 
 class Once(argparse.Action):
-    """An option that may be given once: a second ``--until`` would silently win over the
-    first, so it is refused, saying how to give both."""
+    """An option given once: a second ``--until`` would silently replace the first."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: Any, option_string: str | None = None) -> None:
@@ -342,8 +329,7 @@ class Once(argparse.Action):
 
 
 def _plugin_option_help(command: Command) -> str:
-    """What ``-p`` means for every command: ``-p no:NAME``, as in pytest (the task file of
-    ``run`` and ``fleet`` is ``-P``/``--prompt``; ``-p FILE`` still works, deprecated)."""
+    """What ``-p`` means for every command: ``-p no:NAME``, as in pytest."""
     text = "-p no:NAME disables plugin NAME (see 'ralph-verify plugins')"
     if command.name in ("run", "fleet"):
         text += "; the task file is -P/--prompt (-p FILE still works for one release, " \
@@ -396,11 +382,8 @@ _DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def parse_duration(text: str | float | int, what: str = "--max-time") -> float:
-    """Seconds from ``90``, ``90s``, ``15m``, ``2h``, ``1h30m``; a usage error naming ``what``.
-
-    One reader for every duration option (``--max-time``, ``--agent-idle-timeout``, the
-    fleet's ``--total-time``), so they all accept the same spellings.
-    """
+    """Seconds from ``90``, ``90s``, ``15m``, ``2h``, ``1h30m``; a usage error naming ``what``
+    (one reader, so every duration option takes the same spellings)."""
     if isinstance(text, (int, float)):
         return float(text)
     value = str(text).strip().lower()
