@@ -1,18 +1,8 @@
-"""Keep secrets out of feedback, logs and reports.
-
-Values of environment variables whose names look secret are replaced by
-``[redacted:NAME]`` wherever they appear in text we show or feed back -- in
-every plausible spelling: as is, JSON-escaped (a value with ``"``, ``\\`` or
-non-ASCII is stored escaped in ``verification.json``), HTML/XML-escaped,
-``repr``-quoted and URL-encoded.
-
-Redaction must come before any cut: a message cut at 300 characters may end
-in the first half of a token, which no later redaction recognises. Every cut
-in ralph-verify redacts first; as a second line of defence, a piece of at
-least :data:`PARTIAL_MIN` characters that starts (or ends) a secret and is
-cut off there (followed by the end of the text, ``...`` or any other
-non-alphanumeric character) is redacted too.
-"""
+"""Keep secrets out of feedback, logs and reports: the values of environment variables whose
+names look secret become ``[redacted:NAME]`` in every spelling (as is, JSON-, HTML/XML-,
+``repr``- and URL-escaped). Every cut redacts first (half a token is no longer recognised);
+as a second defence, a cut-off start or end of a secret (:data:`PARTIAL_MIN` characters or
+more) is redacted too."""
 
 from __future__ import annotations
 
@@ -50,9 +40,8 @@ def _secrets_of(env: Mapping[str, str]) -> dict[str, str]:
             if len(value) >= _MIN_LENGTH and _secret_name(name)}
 
 
-#: This process's secrets, with the environment they were read from (``os.environ``'s own
-#: store, compared whole at each call: every cut and result redacts, hundreds of times
-#: per verification, and decoding the environment each time cost milliseconds).
+#: This process's secrets, with ``os.environ``'s store they were read from (compared whole:
+#: decoding the environment at each of hundreds of calls cost milliseconds).
 _process_memo: tuple[dict[bytes, bytes], dict[str, str]] | None = None
 
 
@@ -71,8 +60,7 @@ def _process_secrets() -> dict[str, str]:
 
 
 def _xml_escape(value: str) -> str:
-    """``xml.sax.saxutils.escape(value, {'"': "&quot;"})``, without importing it: it pulls in
-    ``urllib.request`` (about 20 ms at every start)."""
+    """``xml.sax.saxutils.escape(value, {'"': "&quot;"})`` without its 20 ms import."""
     return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace('"', "&quot;"))
 
@@ -247,8 +235,7 @@ def _credentials() -> re.Pattern[str]:
 
 def redact_credentials(text: str) -> str:
     """``text`` with whatever looks like a credential replaced by ``[redacted:credential]``
-    (a name before it, ``password=`` or ``Bearer ``, is kept). Linear in ``text``'s length
-    (a refused command may be 256 KB), but cut long text first where only its start is kept."""
+    (a name before it, ``password=`` or ``Bearer ``, is kept); linear in ``text``'s length."""
     def replace(match: re.Match[str]) -> str:
         for keep in ("scheme", "url", "name"):
             if match.group(keep) is not None:

@@ -1,6 +1,5 @@
-"""Checks: the objects that decide whether work is done, and their results. A plugin declares
-check *types* (``ralph_register_checks``); each ``--until`` spec becomes a :class:`Check`
-whose ``run`` returns a :class:`CheckResult`."""
+"""The Check API: a plugin declares check types (``ralph_register_checks``); each ``--until``
+spec becomes a :class:`Check` whose ``run`` returns a :class:`CheckResult`."""
 
 from __future__ import annotations
 
@@ -36,9 +35,8 @@ class Status(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Failure:
-    """One problem found by a check. ``location`` is what a person looks up (``src/app.py:12:5``
-    or a test id); ``code`` (``E501``, ``arg-type``) is part of the fingerprint, the location is
-    not, so the same mistake made in ten places folds into one group."""
+    """One problem found by a check. ``code`` (``E501``) is part of the fingerprint, the
+    ``location`` (``src/app.py:12:5``, a test id) is not: one mistake in ten places folds."""
 
     message: str
     location: str | None = None
@@ -49,12 +47,10 @@ class Failure:
     fingerprint: str = ""
     #: Set by the loop when the same failure was already there at the baseline.
     pre_existing: bool = False
-    #: The text of the source line at ``path:line`` when the loop found it (not saved): tells
-    #: an old failure the agent's edits moved from a new one with the same message.
+    #: The source line at ``path:line`` (not saved): tells a moved old failure from a new one.
     source: str = field(default="", compare=False, repr=False, metadata=NOT_SAVED)
 
     def to_json(self) -> dict[str, Any]:
-        """Its JSON form (the saved fields of the record, :mod:`ralph_verify.records.codec`)."""
         data: dict[str, Any] = encode(self)
         return data
 
@@ -76,8 +72,7 @@ class CheckResult:
     flaky: list[str] = field(default_factory=list)
     #: Counts a plugin wants to keep (tests passed/failed, lint errors, ...).
     counts: dict[str, int] = field(default_factory=dict)
-    #: Failures counted (in the summary and metric) but not kept in ``failures``: memory
-    #: and files stay bounded; the feedback says how many it could not show.
+    #: Failures counted but not kept in ``failures`` (memory and files stay bounded).
     unkept: int = 0
     #: True when the result was read from the verification cache instead of a run.
     cached: bool = False
@@ -99,19 +94,17 @@ class CheckResult:
         return self.status in (Status.PASSED, Status.SKIPPED)
 
     def to_json(self) -> dict[str, Any]:
-        """Its JSON form (``verification.json``, the verification cache)."""
         data: dict[str, Any] = encode(self)
         return data
 
     @classmethod
     def from_json(cls, data: object) -> CheckResult:
-        """The result :meth:`to_json` wrote, checked against the type (:class:`ShapeError`)."""
+        """The result :meth:`to_json` wrote, checked against the type."""
         return decode(cls, data)
 
 
 def __getattr__(name: str) -> Any:
-    """``CheckOptions``, a pydantic model, imported on first use (PEP 562): see
-    :mod:`ralph_verify.config.check_options`."""
+    """``CheckOptions``, a pydantic model, imported on first use (PEP 562)."""
     if name == "CheckOptions":
         from ralph_verify.config.check_options import CheckOptions
 
@@ -125,23 +118,17 @@ Options: TypeAlias = "CommonOptions | CheckOptions"
 
 
 class Check:
-    """A configured verifier. Subclasses implement :meth:`run`.
+    """A configured verifier; subclasses implement :meth:`run`."""
 
-    ``cost`` orders the start of concurrent checks: the costliest first.
-    ``needs_coverage`` asks the shared pytest run to go under coverage.
-    """
-
+    #: Orders the start of concurrent checks: the costliest first.
     cost: int = 10
-    #: True if the result depends only on what the verification cache keys on (the tree,
-    #: configs, environment, interpreter, installed distributions, settings, specs): then
-    #: an unchanged tree may reuse it. Off by default: a command, a session's baseline or a
-    #: file outside the tree may decide a check's result.
+    #: True if the result depends only on what the verification cache keys on (tree, configs,
+    #: environment, interpreter, distributions, settings, specs). Off by default: a command, a
+    #: session's baseline or a file outside the tree may decide a check's result.
     cacheable: bool = False
     #: True if the pytest run must go under coverage for this check (``coverage``, ``diffcover``).
     needs_coverage: bool = False
-    #: True if the check runs the project's interpreter (``tests``, ``types``): the report's
-    #: header then names it (``python: .venv/bin/python ...``), as a check of a coverage run
-    #: does; a verification that runs no Python has no such line.
+    #: True if the check runs the project's interpreter: the report's header then names it.
     uses_python: bool = False
     #: True if the check applies ``!name`` itself; otherwise the core inverts its result.
     handles_negation: bool = False
@@ -155,8 +142,7 @@ class Check:
     def __init__(self, spec: CheckSpec, options: Options | None, config: Config,
                  check_type: CheckType) -> None:
         self.spec = spec
-        #: The options from ``[tool.ralph-verify.checks.NAME]``; None when it has no table
-        #: (then :attr:`options` builds the defaults on first read).
+        #: The options from ``[tool.ralph-verify.checks.NAME]``; None without a table.
         self.given_options = options
         self.config = config
         self.type = check_type
@@ -216,11 +202,8 @@ CheckFactory = Callable[[CheckSpec, "Options | None", "Config", "CheckType"], Ch
 
 @dataclass(frozen=True)
 class CheckType:
-    """A check name a plugin provides, with what its spec may contain.
-
-    ``threshold`` describes what a number after an operator means (``None``:
-    no threshold allowed); ``negatable`` allows ``!name``.
-    """
+    """A check name a plugin provides, with what its spec may contain. ``threshold`` says
+    what a number after an operator means (``None``: none allowed); ``negatable``: ``!name``."""
 
     name: str
     factory: CheckFactory
@@ -235,9 +218,8 @@ class CheckType:
     arg_choices: tuple[str, ...] = ()
     loop_args: tuple[str, ...] = ()
     negatable: bool = False
-    #: The type ``[tool.ralph-verify.checks.NAME]`` is validated against: a dataclass
-    #: subclassing :class:`CommonOptions` (its fields declared with
-    #: :func:`~ralph_verify.config.parser.option`), or a :class:`CheckOptions` subclass.
+    #: The type ``[tool.ralph-verify.checks.NAME]`` is validated against: a
+    #: :class:`CommonOptions` dataclass or a :class:`CheckOptions` model.
     options: type[CommonOptions] | type[CheckOptions] = CommonOptions
     plugin: str = ""
 
@@ -274,11 +256,8 @@ class VerifyContext:
         self._lock = threading.Lock()
 
     def shared(self, key: str, compute: Callable[[], T]) -> T:
-        """Compute ``key`` once per verification; concurrent callers wait for the first.
-
-        This is how two checks share one tool run (``tests`` and ``coverage``).
-        An exception is shared too: every caller sees it.
-        """
+        """Compute ``key`` once per verification (``tests`` and ``coverage`` share one pytest
+        run); concurrent callers wait for the first, and see its exception too."""
         with self._lock:
             lock = self._shared_locks.setdefault(key, threading.Lock())
         with lock:

@@ -22,8 +22,7 @@ if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.proc.process import ProcessGroup
 
-#: What is kept of one text (a failure's detail, a check's output), head and tail; and how
-#: many failures of one check are kept (the rest are counted in ``unkept``).
+#: What is kept of one text (head and tail), and of one check's failures (the rest: ``unkept``).
 KEEP_CHARS = 8000
 MAX_KEPT_FAILURES = 5000
 
@@ -81,11 +80,9 @@ class VerificationRecord:
 
 @dataclass
 class Reuse:
-    """The decided results of the last verification, answering the next one on the same tree
-    with the same settings when the caller ``armed`` it: no agent ran in between (``run
-    --tasks``: the next task's gate is verified on the tree the last task's verification just
-    saw). Held in memory, where the agent cannot plant one; an agent may change what the tree
-    does not show (an installed package), so it answers one verification only."""
+    """The last verification's decided results, answering the next one on the same tree and
+    settings when the caller ``armed`` it (no agent ran in between: ``run --tasks``' next
+    gate). Held in memory, out of the agent's reach, and for one verification only."""
 
     state: str = ""
     results: dict[str, CheckResult] = field(default_factory=dict)
@@ -94,8 +91,7 @@ class Reuse:
 
 #: Set by a caller whose verifications may answer the next one (:class:`Reuse`).
 REUSE_KEY = StashKey[Reuse]("checks.reuse")
-#: Counts of a result judged against a session's start (the frozen oracle's tests), not
-#: the tree alone: a verification holding one answers no other.
+#: Counts of a result judged against a session's start, not the tree alone: never reused.
 SESSION_BOUND = ("frozen", "released")
 
 
@@ -113,8 +109,7 @@ def _state(config: Config) -> str:
 
 
 def _reused(config: Config, checks: Sequence[Check]) -> tuple[str, dict[int, CheckResult]]:
-    """The state now, and the results :class:`Reuse` answers for ``checks`` (cacheable
-    ones, by their spec, when the state is the last verification's)."""
+    """The state now, and what :class:`Reuse` answers for the cacheable ``checks``."""
     memo = config.stash.get(REUSE_KEY)
     if memo is None:
         return "", {}
@@ -207,8 +202,8 @@ _running_lock = threading.Lock()
 
 
 def abandon_running() -> None:
-    """Kill the tools of the verifications still running and remove their work folders, for a
-    caller about to end with ``os._exit`` (no ``finally`` runs). Never raises."""
+    """Kill the running verifications' tools and remove their folders, for a caller about to
+    ``os._exit`` (no ``finally`` runs). Never raises."""
     import shutil
 
     with _running_lock:
@@ -220,9 +215,8 @@ def abandon_running() -> None:
 
 def _run_batch(config: Config, checks: Sequence[Check], batch: list[int], ctx: VerifyContext,
                workers: int, results: dict[int, CheckResult]) -> None:
-    """Run the checks of ``batch`` on up to ``workers`` threads, logging each result on this
-    thread as it comes. A check's exception (or Ctrl-C) kills every tool started, drops the
-    checks not started, waits for the running ones and is raised."""
+    """Run ``batch`` on up to ``workers`` threads, logging each result on this thread. An
+    exception (or Ctrl-C) kills every tool, drops the checks not started and is raised."""
     if not batch:
         return
     todo = batch[::-1]  # popped from the end: in the order given
@@ -278,11 +272,8 @@ def _run_one(config: Config, check: Check, ctx: VerifyContext) -> CheckResult:
 
 
 def clean_result(result: CheckResult) -> CheckResult:
-    """``result`` with secrets redacted and terminal controls stripped from all its text.
-
-    Done once, as the result leaves its check, so every reader (terminal, feedback,
-    ``verification.json``, reports) sees the same clean text and cuts only after it.
-    """
+    """``result`` with secrets redacted and terminal controls stripped from all its text,
+    once, as it leaves its check: every reader sees the same clean text."""
     hide = redactor()
 
     def clean(text: str, limit: int = KEEP_CHARS) -> str:
