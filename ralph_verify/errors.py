@@ -1,8 +1,5 @@
-"""The two exceptions a user may see: both print ``ERROR: ...`` and exit 2, never a traceback.
-
-Anything else that escapes is a bug in ralph-verify or a plugin and is shown
-with its traceback (exit code 4), as pytest does with internal errors.
-"""
+"""The two exceptions a user may see: ``ERROR: ...`` and exit 2, never a traceback (anything
+else that escapes is a bug, shown with its traceback: exit 4)."""
 
 from __future__ import annotations
 

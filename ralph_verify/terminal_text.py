@@ -1,12 +1,6 @@
-"""Text from tools and agents made safe for a terminal, a prompt and a report.
-
-A test the agent can edit may print escape sequences: an OSC sequence that
-retitles the window or writes the clipboard, a CSI sequence that moves the
-cursor and overwrites the verdict line, or a bare carriage return that hides
-what came before it. Every such sequence and every C0/C1 control character
-except newline and tab is removed before the text reaches the user's
-terminal, the feedback, the report or ``status``.
-"""
+"""Text from tools and agents made safe for a terminal, a prompt and a report: an agent's test
+may print escape sequences that retitle the window, write the clipboard or overwrite the
+verdict line, so every one and every control character but newline and tab is removed."""
 
 from __future__ import annotations
 

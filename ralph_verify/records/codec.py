@@ -1,11 +1,7 @@
-"""JSON to dataclasses and back, checked against the dataclasses' own type hints.
-
-The types in :mod:`ralph_verify.records` are the schema of every file under ``.ralph/``:
-nothing here names a field, so a field added to a type is read, checked and written
-without a second list to keep in step. A value of the wrong type is a :class:`ShapeError`
-naming where it sits (``checks[0].status is a number``); keys the type does not know are
-left out (a file written by a newer version still reads).
-"""
+"""JSON to dataclasses and back, checked against the dataclasses' own type hints: the types
+are the schema, with no second list of fields to keep in step. A wrong value is a
+:class:`ShapeError` naming where it sits (``checks[0].status is a number``); unknown keys are
+left out (a newer version's file still reads)."""
 
 from __future__ import annotations
 

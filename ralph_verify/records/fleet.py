@@ -1,10 +1,5 @@
-"""A fleet's records: ``fleet.json`` (:class:`FleetDocument`, one :class:`LoopRecord` per
-loop), written by the fleet as each result arrives and read by ``fleet status``, ``fleet
-merge``, ``fleet --resume`` and its reports.
-
-Every field but a loop's ``name`` and the fleet's id has a default: a file written by an
-older version, whose records lack a field or hold ``null`` for it, still reads.
-"""
+"""A fleet's records: ``fleet.json`` (:class:`FleetDocument`, a :class:`LoopRecord` per loop).
+Every field but the names has a default, so an older version's file still reads."""
 
 from __future__ import annotations
 

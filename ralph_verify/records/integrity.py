@@ -1,14 +1,7 @@
-"""The integrity picture, typed: how strict a project is, as ``.ralph/integrity-baseline.json``
-and the session's frozen copy keep it.
-
-:mod:`ralph_verify.integrity.picture` takes it, the integrity check compares two of them,
-``check --baseline REF`` pictures a git ref: they read it as these types, never as loose
-dictionaries. Every field has a default, so a picture written by an older version still
-reads (a part it lacks is ``None`` where the rules tell "absent" from "empty"); the per-file
-facts of another version (:data:`FACTS`) are left out and found afresh.
-The rows of a finding (``[kind, text, line, source]``) stay JSON arrays: their meaning
-belongs to the rule that writes and reads them.
-"""
+"""The integrity picture, typed: how strict a project is (``.ralph/integrity-baseline.json``,
+the session's frozen copy). Every field has a default, so an older version's picture still
+reads; another version's per-file facts (:data:`FACTS`) are found afresh. A finding's rows stay
+JSON arrays: their meaning belongs to the rule that writes and reads them."""
 
 from __future__ import annotations
 

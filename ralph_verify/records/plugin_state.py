@@ -1,7 +1,5 @@
-"""The built-in plugins' saved state (``Session.plugin_state[NAME]``), typed: the plugins
-write it; ``status``, reports, ``rollback``, ``fleet`` and the Stop hook read it without
-importing the plugins. A malformed field reads as its default: a plugin's state never stops
-a reader."""
+"""The built-in plugins' saved state (``Session.plugin_state[NAME]``), typed, for readers
+that do not import the plugins; a malformed field reads as its default."""
 
 from __future__ import annotations
 

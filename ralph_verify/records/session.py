@@ -1,10 +1,6 @@
 """The session's records: ``.ralph/state.json`` (:class:`SessionState`) and each line of
-``.ralph/history.jsonl`` (:class:`IterationRecord`), with the parts they share.
-
-Both drivers write them (``run`` and the Stop hook) and every reader reads them (``status``,
-``status --watch``, ``report``, ``rollback``, ``cancel``, ``fleet``, ``run --resume``):
-through :mod:`ralph_verify.records.files`, never as loose dictionaries.
-"""
+``.ralph/history.jsonl`` (:class:`IterationRecord`), written by both drivers and read by every
+reader through :mod:`ralph_verify.records.files`, never as loose dictionaries."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""A session, read back from ``.ralph/``, as the numbers a report shows.
-
-Only the files are read, so the report of a finished session and the one written at the end
-of ``run`` are the same page; a missing or truncated file leaves its part empty (a crashed
-session is exactly what one wants to look at)."""
+"""A session, read back from ``.ralph/``, as the numbers a report shows: only the files are
+read, and a missing or truncated one leaves its part empty (a crashed session is exactly what
+one wants to look at)."""
 
 from __future__ import annotations
 

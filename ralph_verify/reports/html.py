@@ -1,8 +1,6 @@
-"""``.ralph/report.html``: one self-contained page (inline CSS, SVG and JS; no network).
-
-Rendered by jinja2 with autoescape from ``templates/report.html``; every value is redacted and
-stripped of terminal controls on its way out. Cells carry ``data-*`` numbers and a script
-checks the chart against them (``#report-status``), so tests can compare."""
+"""``.ralph/report.html``: one self-contained page rendered by jinja2 (autoescape) from
+``templates/report.html``, every value redacted and stripped of terminal controls. Cells carry
+``data-*`` numbers a script checks the chart against, so tests can compare."""
 
 from __future__ import annotations
 

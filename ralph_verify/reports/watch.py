@@ -1,8 +1,6 @@
-"""``ralph-verify status --watch``: follow a session from another terminal (or over ssh).
-
-Only the files are read, so watching never disturbs the run; a terminal is redrawn in place,
-anything else gets a line per event. It returns when the session ends, with the run's exit
-code, for both drivers."""
+"""``ralph-verify status --watch``: follow a session from another terminal, reading only its
+files (a terminal is redrawn in place, anything else gets a line per event); returns the
+run's exit code when the session ends."""
 
 from __future__ import annotations
 

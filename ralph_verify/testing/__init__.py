@@ -1,14 +1,7 @@
 """The ``ralph`` fixture: build a temporary project, run the CLI on it, match its output.
 
-Opt-in, like pytester (``pytest_plugins = ["ralph_verify.testing"]`` in a ``conftest.py``),
-not a ``pytest11`` entry point: ralph-verify runs pytest on users' projects and must not
-leak into them. Example::
-
-    def test_lint_fails(ralph):
-        ralph.makepyfile(app="import os\\n")
-        result = ralph.run("check", "--until", "lint")
-        assert result.ret == 1
-        result.stdout.fnmatch_lines(["FAILED*lint*F401*"])"""
+Opt-in, like pytester (``pytest_plugins = ["ralph_verify.testing"]``), not a ``pytest11``
+entry point: ralph-verify runs pytest on users' projects and must not leak into them."""
 
 from __future__ import annotations
 
@@ -107,11 +100,8 @@ class Ralph:
 
     def run(self, *args: str, plugins: Sequence[object] = (),
             stdin: str | None = None) -> RunResult:
-        """Run ``ralph-verify ARGS`` in-process, from the project folder.
-
-        ``plugins``: plugin objects registered for this run only (hook tests).
-        ``stdin``: text the command reads as its standard input (agent hooks).
-        """
+        """Run ``ralph-verify ARGS`` in-process, from the project folder; ``plugins`` for this
+        run only, ``stdin`` as its standard input (agent hooks)."""
         out, err = io.StringIO(), io.StringIO()
         started = time.perf_counter()
         given = io.StringIO(stdin) if stdin is not None else sys.stdin
@@ -124,10 +114,8 @@ class Ralph:
 
     def run_subprocess(self, *args: str, timeout: float = 300,
                        python: str | None = None, stdin: str | None = None) -> RunResult:
-        """Run ``python -m ralph_verify ARGS`` in a child process, from the project folder.
-
-        ``stdin``: text fed to its standard input (default: none, as from ``/dev/null``).
-        """
+        """Run ``python -m ralph_verify ARGS`` in a child process, from the project folder
+        (``stdin``: its input; default ``/dev/null``)."""
         started = time.perf_counter()
         proc = subprocess.run([python or sys.executable, "-m", "ralph_verify", *args],
                               cwd=self.path, capture_output=True, text=True, timeout=timeout,
@@ -163,9 +151,7 @@ def ralph(tmp_path: Path) -> Ralph:
     ralph = Ralph(project)
     # A cache folder of the test's own: no stored verification of another test answers.
     ralph.env["RALPH_VERIFY_CACHE_DIR"] = str(tmp_path / "cache")
-    # The agent runs as it is unless a test asks for the sandbox (``--sandbox``, or
-    # ``del ralph.env["RALPH_VERIFY_SANDBOX"]`` for the ``auto`` default): a sandboxed agent
-    # has its own PID namespace and a read-only home, which tests of other features do not
-    # expect.
+    # No sandbox unless a test asks (``--sandbox``, or ``del ralph.env[...]`` for ``auto``):
+    # its PID namespace and read-only home are not what tests of other features expect.
     ralph.env["RALPH_VERIFY_SANDBOX"] = "off"
     return ralph

@@ -52,10 +52,8 @@ def _replace(value: Any, cwd: str) -> Any:
 
 @dataclass(frozen=True)
 class Fail:
-    """An API error instead of a reply: ``status`` and an error body in the API's shape.
-
-    400 is not retried by the CLIs (a quick, clean failure); 429 and 5xx are retried.
-    """
+    """An API error instead of a reply, in the API's shape (the CLIs retry 429 and 5xx,
+    not 400)."""
 
     status: int = 400
     message: str = "scripted failure"

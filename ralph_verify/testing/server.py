@@ -1,15 +1,7 @@
-"""A scripted model server: real agent CLIs run offline against a list of canned replies.
-
-It speaks Anthropic Messages, OpenAI Responses, OpenAI Chat Completions and Gemini on
-127.0.0.1 (:mod:`.wire`). Every model request takes the next step of the script
-(:mod:`.script`: a :class:`Reply`, or a function of the request), ``{cwd}`` in a reply is the
-agent's working directory, and every request is recorded::
-
-    def test_agent(model_server):
-        model_server.script(claude_write("app.py", "x = 1\n"), text("done"))
-        ...  # run the CLI with ANTHROPIC_BASE_URL=model_server.url
-        assert "app.py" in model_server.requests[1].text
-"""
+"""A scripted model server: real agent CLIs run offline against a list of canned replies, on
+127.0.0.1, in each model API's wire format (:mod:`.wire`). Every model request takes the next
+step of the script (:mod:`.script`), ``{cwd}`` in a reply is the agent's working directory,
+and every request is recorded."""
 
 from __future__ import annotations
 
@@ -247,10 +239,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def model_server() -> Iterator[ModelServer]:
-    """A started :class:`ModelServer` on 127.0.0.1 with an empty script; stopped after the test.
-
-    Add steps with ``model_server.script(...)``; point a CLI at ``model_server.url``.
-    """
+    """A started :class:`ModelServer` with an empty script (``model_server.script(...)``),
+    stopped after the test."""
     server = ModelServer().start()
     try:
         yield server
