@@ -35,9 +35,8 @@ _WORDS = {"failed": "failed", "error": "errored", "skipped": "skipped"}
 
 
 def tally(statuses: Sequence[str], noun: str = " checks") -> str:
-    """``4/5 checks passed, 1 skipped``: passed only counts what passed; what failed, could
-    not decide or was skipped (not judged) is said in its own word, never counted as passed.
-    ``statuses`` are the checks' status values (``"passed"``, ``"error"``...)."""
+    """``4/5 checks passed, 1 skipped``: what failed, errored or was skipped is said in its
+    own word, never counted as passed."""
     counts = Counter(statuses)
     text = f"{counts['passed']}/{len(statuses)}{noun} passed"
     return text + "".join(f", {counts[status]} {word}" for status, word in _WORDS.items()

@@ -20,9 +20,8 @@ def utc_now_iso() -> str:
 
 
 def output_target(option: str, value: str, base: Path) -> Path:
-    """The file ``--json FILE`` / ``--junitxml FILE`` names, checked before anything runs:
-    a directory, or a folder that cannot be written, is a usage error, not a traceback at
-    the end."""
+    """The file ``--json FILE`` names, checked before anything runs: a directory or an
+    unwritable folder is a usage error, not a traceback at the end."""
     path = Path(base, value).expanduser()
     if path.is_dir():
         raise UsageError(f"{option} {value}: is a directory; give a file name, e.g. "

@@ -1,8 +1,6 @@
-"""What decides a check's result, as one key; and the stored results by that key.
-
-A stored result stands in for a run only if nothing that could change it changed, so the key
-is wide on purpose and built from content, never from times: the tree (ignored files too),
-outside configs, environment, interpreter, installed distributions, settings and specs."""
+"""The verification cache: a stored result stands in for a run only if nothing that could
+change it changed, so its key is wide and built from content, never times (tree, outside
+configs, environment, interpreter, distributions, settings, specs)."""
 
 from __future__ import annotations
 
@@ -101,9 +99,8 @@ def site_folders(python: str) -> list[str]:
 
 
 def distributions(folders: Iterable[str], root: Path) -> list[object]:
-    """What is installed in ``folders``: every entry's name (a ``.dist-info`` name carries the
-    version), ``.pth`` and ``.egg-link`` contents, and the content of editable and path installs
-    outside ``root``; a site folder a ``.pth`` names is described by the names it holds."""
+    """What is installed in ``folders``: entry names (with versions), ``.pth`` and
+    ``.egg-link`` contents, and the content of editable and path installs outside ``root``."""
     described: list[object] = []
     outside: set[Path] = set()
     seen: set[str] = set()
@@ -212,8 +209,7 @@ KEEP = 200
 
 
 def _prune(folder: Path) -> None:
-    """Drop the oldest results once a project has more than :data:`KEEP` (one tree state
-    stores one result per check: the folder would otherwise grow with every edit)."""
+    """Drop the oldest results once a project has more than :data:`KEEP`."""
     entries = list(folder.glob("*.json"))
     if len(entries) <= KEEP:
         return

@@ -1,6 +1,5 @@
-"""Failure fingerprints: the same problem gets the same fingerprint across runs (times, ids,
-temporary paths and numbers normalised away), so feedback folds duplicates and the breaker
-sees the same errors again."""
+"""Failure fingerprints: the same problem, the same id across runs (times, ids, temporary paths
+and numbers normalised away), so feedback folds duplicates and the breaker sees repeats."""
 
 from __future__ import annotations
 
@@ -63,10 +62,8 @@ def normalise(message: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def fingerprint(check: str, message: str, code: str | None = None) -> str:
-    """A short stable id for a failure of ``check`` with this message and rule code.
-
-    Remembered for the last 4,096 messages: a check's failures repeat the same few (513
-    ruff findings on boltons carry 99 messages), and each costs nine pattern passes."""
+    """A short stable id for a failure of ``check`` with this message and rule code
+    (remembered: a check's failures repeat the same few messages)."""
     key = "\x1f".join((check, code or "", normalise(message)))
     return hashlib.sha1(key.encode("utf-8"), usedforsecurity=False).hexdigest()[:12]
 

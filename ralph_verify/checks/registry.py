@@ -1,6 +1,5 @@
-"""The check registry: the check types plugins declare, how a spec finds its type, and the
-checks a run builds from ``--until``. It hangs off ``config.stash`` (:data:`CHECK_REGISTRY`):
-the configuration sits a floor below the checks and knows no check type."""
+"""The check registry: the check types plugins declare and the checks a run builds from
+``--until``, on ``config.stash`` (:data:`CHECK_REGISTRY`): the configuration knows no check."""
 
 from __future__ import annotations
 
@@ -144,8 +143,7 @@ def registry_of(config: Config) -> CheckRegistry:
 
 
 def until_specs(config: Config) -> list[CheckSpec]:
-    """The checks asked for: ``--until``, else ``until`` in the config file, each resolved
-    against the registry (an unknown name or a bad argument is a usage error here)."""
+    """The checks asked for (``--until``, else ``until`` in the file), each resolved."""
     specs, from_cli = config.requested_specs()
     registry = registry_of(config)
     for spec in specs:
@@ -169,8 +167,8 @@ def build_checks(config: Config, specs: Sequence[CheckSpec] | None = None) -> li
 
 def validate_checks(tables: Mapping[str, Any], registry: CheckRegistry,
                     path: Path) -> dict[str, Options]:
-    """Options for each ``[tool.ralph-verify.checks.NAME]`` table, by canonical check name,
-    each validated against the type its check declares (``CheckType.options``)."""
+    """Each ``[tool.ralph-verify.checks.NAME]`` table, validated against its check's
+    ``CheckType.options``, by canonical name."""
     if not tables:
         return {}  # no table: pydantic is not even imported
     from pydantic import TypeAdapter, ValidationError

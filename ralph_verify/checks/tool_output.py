@@ -46,8 +46,7 @@ def _resolved(root: Path) -> Path:
 
 def one_line(text: str, limit: int = 300) -> str:
     """``text`` redacted, on one line, whitespace folded, cut with ``...`` past ``limit``."""
-    # Fold only what can be shown (a 100 MB message costs no more than its start); the
-    # start is redacted before anything is cut from it.
+    # Fold only what can be shown; redact before anything is cut.
     head = redact(text[: limit * 4 + 4096])
     return cut(" ".join(strip_controls(head).split()), limit)
 
@@ -81,8 +80,8 @@ def head(text: str, chars: int = 300) -> str:
 
 
 def load_json(text: str, what: str, fmt: str) -> Any:
-    """``text`` as JSON, or :class:`ValueError` saying why not, with its first bytes: no
-    :class:`RecursionError` on a 100,000-deep nesting, none on a 5,000-digit number."""
+    """``text`` as JSON, or :class:`ValueError` saying why not, with its first bytes (never a
+    :class:`RecursionError` on deep nesting)."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -1,7 +1,5 @@
-"""Which plugin implemented a hook: pluggy calls every implementation itself and does not
-say which one is running, so errors and votes name their plugin through these helpers
-(an option's declaration, a verdict proposal, a check type's owner).
-"""
+"""Which plugin implemented a hook: pluggy does not say which implementation is running, so
+errors and votes name their plugin through these helpers."""
 
 from __future__ import annotations
 
@@ -21,9 +19,7 @@ def plugin_name_of(pm: pluggy.PluginManager, module: str) -> str:
 
 
 def implementers(pm: pluggy.PluginManager, hook_name: str) -> dict[CodeType, str]:
-    """The code of each implementation of ``hook_name``, with its plugin's name: pluggy calls
-    every implementation itself and does not say which one is running, so the code on the
-    call stack tells who declared an option or made a verdict proposal."""
+    """The code of each implementation of ``hook_name``, with its plugin's name."""
     codes: dict[CodeType, str] = {}
     for impl in getattr(pm.hook, hook_name).get_hookimpls():
         code = getattr(getattr(impl.function, "__func__", impl.function), "__code__", None)

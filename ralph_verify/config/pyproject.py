@@ -18,10 +18,8 @@ TABLE = "[tool.ralph-verify]"
 
 
 def load_table(path: Path) -> dict[str, Any]:
-    """The ``[tool.ralph-verify]`` table of ``path`` (empty if the file or table is absent).
-    A ``pyproject.toml`` that is there but cannot be a file (a folder, a FIFO, a broken or
-    looping link) is an error naming it, not a silent "no checks to run"; invalid TOML is an
-    error naming the file and the line (the TOML reader's message)."""
+    """The ``[tool.ralph-verify]`` table of ``path`` (empty if the file or table is absent); a
+    ``pyproject.toml`` that cannot be read or is not TOML is an error naming it."""
     problem = unreadable(path)
     if problem == "absent":
         return {}
@@ -74,8 +72,7 @@ def unreadable(path: Path) -> str | None:
 
 
 def _near_miss(path: Path, tool: Mapping[str, Any]) -> None:
-    """``[tool.ralph_verify]``, ``[tool.ralphverify]`` or ``[tool.ralph-verfy]``: a table
-    meant for us under another name is an error with a did-you-mean, not ignored."""
+    """A table meant for us under another name (``[tool.ralph_verify]``) is an error."""
     import difflib
 
     for name in tool:

@@ -1,8 +1,5 @@
-"""``ralph-verify init [TARGET]``: the targets plugins declare, and safe ways to write files.
-
-:func:`apply_changes` never clobbers a user's text: a change to it is shown as a diff and
-refused unless ``--force``; changes are made on the text, never by re-serialising TOML or
-JSON, so the rest of a file is kept byte for byte."""
+"""``ralph-verify init [TARGET]``: the targets plugins declare, and writing files without
+clobbering a user's text (a diff, refused unless ``--force``; the rest kept byte for byte)."""
 
 from __future__ import annotations
 
@@ -47,11 +44,8 @@ def init_targets(config: Config) -> InitRegistry:
 
 @dataclass(frozen=True)
 class FileChange:
-    """The new text of one file; ``old`` is ``None`` for a new file.
-
-    ``clobbers`` marks a change that replaces text the user wrote (an existing
-    ``[tool.ralph-verify]`` table): it needs ``--force``.
-    """
+    """The new text of one file (``old``: ``None`` for a new one); ``clobbers``: it replaces
+    the user's text, so it needs ``--force``."""
 
     path: Path
     old: str | None
@@ -137,8 +131,7 @@ def apply_changes(changes: Sequence[FileChange], root: Path, *, force: bool, dry
 
 
 def gitignore_change(path: Path) -> FileChange:
-    """``.ralph/`` added to the project's ``.gitignore`` unless it is there (``init``,
-    ``init claude``, ``init codex``): the session files are never committed."""
+    """``.ralph/`` added to the project's ``.gitignore`` unless it is there."""
     old = read_text(path)
     entries = {line.strip() for line in (old or "").splitlines()}
     if entries & {".ralph", ".ralph/", "/.ralph", "/.ralph/"}:

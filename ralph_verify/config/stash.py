@@ -1,6 +1,5 @@
-"""Typed per-run state that plugins share through ``config.stash``, as pytest's ``Stash``: a key
-is an object declared once beside what it holds, so mypy checks every reader and writer and no
-two plugins collide on a spelling. The run-wide keys of no floor above are declared here."""
+"""Typed per-run state plugins share through ``config.stash``, as pytest's ``Stash``: a key is
+an object declared beside what it holds, so mypy checks every reader and writer."""
 
 from __future__ import annotations
 

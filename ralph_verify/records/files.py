@@ -1,6 +1,4 @@
-"""Reading and writing the records: the one way a file under ``.ralph/`` becomes a typed
-record, and a record a file. A file that is not what ralph-verify wrote is a
-:class:`CorruptFile`: one line naming it and how to start afresh, never a traceback."""
+"""The one way a file under ``.ralph/`` becomes a typed record, and a record a file."""
 
 from __future__ import annotations
 

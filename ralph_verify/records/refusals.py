@@ -42,9 +42,8 @@ class Safety:
 
 
 def record_refusal(root: Path, refusal: RefusalRecord) -> None:
-    """One line per refusal in ``.ralph/guard.jsonl``. The refused command often holds the
-    very credential it would leak (``curl -H 'Authorization: Bearer ...'``): whatever looks
-    like one is redacted before it is written."""
+    """One line per refusal in ``.ralph/guard.jsonl``, credentials redacted (a refused command
+    often holds the very one it would leak)."""
     append_line(root / ".ralph" / GUARD_LOG, replace(
         refusal, time=now_iso(), reason=redact_credentials(refusal.reason),
         session_id=refusal.session_id and redact_credentials(refusal.session_id),
