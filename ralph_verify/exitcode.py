@@ -9,18 +9,13 @@ __all__ = ["ExitCode"]
 
 
 class ExitCode(enum.IntEnum):
-    """Exit codes of ``ralph-verify check`` and ``run``."""
+    """Exit codes of ``ralph-verify check`` and ``run`` (0-4: :data:`CHECK_MEANINGS`; ``run``
+    ends ``OK`` on verdict ``complete``, ``CHECK_ERROR`` when a check errors at baseline)."""
 
-    #: All checks passed (``run``: verdict ``complete``).
     OK = 0
-    #: Some check failed.
     CHECKS_FAILED = 1
-    #: Usage or configuration error: bad option, ``--until`` spec, config key, plugin.
     USAGE_ERROR = 2
-    #: A check could not decide (tool missing, timed out, crashed, unreadable output);
-    #: for ``run``: at baseline, so the agent never ran.
     CHECK_ERROR = 3
-    #: A bug in ralph-verify or a plugin (the traceback is shown).
     INTERNAL_ERROR = 4
     #: ``run`` verdicts, one code each.
     MAX_ITERATIONS = 10

@@ -8,7 +8,6 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
 
 from ralph_verify.errors import UsageError
 
@@ -210,7 +209,8 @@ def _parse_item(text: str, start: int, end: int, source: str) -> CheckSpec:
     )
 
 
-def _parse_arg(text: str, pos: int, stop: int, fail: _Fail) -> tuple[str, int]:
+def _parse_arg(text: str, pos: int, stop: int, fail: Callable[[str, int], SpecError]
+               ) -> tuple[str, int]:
     if pos < stop and text[pos] == '"':
         chars: list[str] = []
         index = pos + 1
@@ -232,10 +232,6 @@ def _parse_arg(text: str, pos: int, stop: int, fail: _Fail) -> tuple[str, int]:
     if not value:
         raise fail("empty argument after ':'", pos)
     return value, pos + len(value)
-
-
-class _Fail(Protocol):
-    def __call__(self, problem: str, position: int, hint: str = "") -> SpecError: ...
 
 
 #: A file the shell made from an unquoted ``>=80`` or ``>80`` (with what followed, if any).
