@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from ralph_verify.api import Loop, LoopResult
     from ralph_verify.checks.api import (
         Check,
-        CheckOptions,
         CheckResult,
         CheckType,
         Failure,
@@ -35,6 +34,7 @@ if TYPE_CHECKING:
     from ralph_verify.checks.verification import Verification
     from ralph_verify.cli import main
     from ralph_verify.config import Config
+    from ralph_verify.config.check_options import CheckOptions
     from ralph_verify.config.parser import Command, CommonOptions, Option, Parser, Setting
     from ralph_verify.config.scaffold import FileChange, InitRegistry, InitTarget, apply_changes
     from ralph_verify.config.stash import Stash, StashKey

@@ -189,7 +189,7 @@ def configuration(config: Any) -> str:
                 out += _model_fields(setting.type, f"[tool.ralph-verify.{setting.key}]")
                 out.append("")
     out.append("## Check options: `[tool.ralph-verify.checks.NAME]`\n")
-    from ralph_verify.checks.api import CheckOptions
+    from ralph_verify import CheckOptions
 
     out.append("Each check reads its own table, validated like the settings. See "
                "[checks.md](checks.md) for what each check does. Every check accepts:\n")

@@ -21,7 +21,7 @@ from ralph_verify.records.codec import NOT_SAVED, decode, encode
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
-    from ralph_verify.config.check_options import CheckOptions as CheckOptions  # re-exported
+    from ralph_verify.config.check_options import CheckOptions
 
 
 class Status(str, enum.Enum):
@@ -101,15 +101,6 @@ class CheckResult:
     def from_json(cls, data: object) -> CheckResult:
         """The result :meth:`to_json` wrote, checked against the type."""
         return decode(cls, data)
-
-
-def __getattr__(name: str) -> Any:
-    """``CheckOptions``, a pydantic model, imported on first use (PEP 562)."""
-    if name == "CheckOptions":
-        from ralph_verify.config.check_options import CheckOptions
-
-        return CheckOptions
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 #: A check's options: a :class:`CommonOptions` dataclass (the built-ins') or a pydantic
