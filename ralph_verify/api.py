@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from ralph_verify.loop.result import LoopResult
 from ralph_verify.loop.session import Iteration
+from ralph_verify.loop.verdict import Verdict
 from ralph_verify.markers import hookimpl
 from ralph_verify.startup import get_config
 from ralph_verify.state_files import write_text_atomic
@@ -106,4 +107,4 @@ def run_session(config: Config, settings: SessionSettings | None = None) -> int:
     return result.exit_code
 
 
-__all__ = ["Loop", "LoopResult", "run_session"]
+__all__ = ["Loop", "LoopResult", "Verdict", "run_session"]
