@@ -28,16 +28,20 @@ class Judgement:
 
 
 def judge(root: Path, before: Picture | None, *, checks: Iterable[str] | None = None,
-          keep: Sequence[str] = ("tests/**",)) -> Judgement:
+          keep: Sequence[str] = ("tests/**",),
+          precision: dict[str, list[int]] | None = None) -> Judgement:
     """Judge ``root`` against ``before`` (the session's start; ``None``: only take the
     picture, with ``keep``); ``checks``: this verification's (the tool settings of the
-    others decide nothing; default: the session's gate, else every tool's)."""
+    others decide nothing; default: the session's gate, else every tool's);
+    ``precision``: this verification's mypy line precision (see
+    :mod:`ralph_verify.integrity.rules.escapes`)."""
     from ralph_verify.integrity.picture import take
 
     if before is None:
         return Judgement(take(root, protected=[], keep=keep))
     after = take(root, protected=before.protected_globs, keep=before.keep_globs,
                  allow=before.allow, previous=before)
+    after.precision = precision or {}
     judgement = Judgement(after)
     if checks is None:
         checks = before.gate.checks if before.gate is not None else ()

@@ -58,6 +58,7 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "gaming": "source gaming the tests", "idle-test": "new test that kills no mutant",
          "narrowed-setting": "narrowed tool setting", "stand-in": "stand-in for project code",
          "special-case": "special-cased test input", "routed-around": "code routed around",
+         "type-escape": "code taken out of mypy's sight",
          **dict.fromkeys(("constant-true", "or-constant", "self-compare"),
                          "assertion that cannot fail"),
          "swallowed-assert": "swallowed assertion", "checks-removed": "test without checks",
@@ -177,6 +178,7 @@ class IntegrityCheck(Check):
                 from ralph_verify.plugins.pytest_run.routes import executed
 
                 ctx.config.stash[_REACHED_KEY] = executed(ctx, self.timeout) or {}
+            ctx.config.stash[_PRECISION_KEY] = _precision(ctx) or {}
             return self.result(Status.SKIPPED, "the baseline is taken when the session starts; "
                                                "later verifications compare against it")
         state = IntegrityState.of(session.plugin_state) if session is not None else None
@@ -214,7 +216,8 @@ class IntegrityCheck(Check):
                  tampering: list[Failure]) -> CheckResult:
         from ralph_verify.integrity.judge import judge, noted_summary
 
-        judgement = judge(ctx.root, before, checks=[c.name for c in ctx.checks])
+        judgement = judge(ctx.root, before, checks=[c.name for c in ctx.checks],
+                          precision=_precision(ctx))
         after = judgement.picture
         failures = tampering + judgement.failures
         failures += compare_collected(before.test_counts, self._collected(ctx))
@@ -294,6 +297,16 @@ class IntegrityCheck(Check):
 
 
 _COUNTED = ("passed", "failed", "errors", "skipped")
+#: The line precision of the baseline verification's mypy run, for the session's frozen copy.
+_PRECISION_KEY = StashKey[dict[str, list[int]]]("integrity.precision")
+
+
+def _precision(ctx: VerifyContext) -> dict[str, list[int]] | None:
+    """The line precision of this verification's mypy run, when it checks types."""
+    from ralph_verify.plugins.mypy import TypesCheck
+
+    types = next((c for c in ctx.checks if isinstance(c, TypesCheck)), None)
+    return types.precision(ctx) if types is not None else None
 #: The product lines the baseline verification's tests ran, for the session's frozen copy.
 _REACHED_KEY = StashKey[dict[str, list[int]]]("integrity.reached")
 
@@ -458,7 +471,8 @@ def ralph_session_start(session: Session) -> None:
     table, _ = config_table(session.root)
     frozen = freeze(session.root, session.id, BASELINE_FILE,
                     encode(replace(picture, config=ConfigCopy(table or {}),
-                                   reached=config.stash.get(_REACHED_KEY) or {})))
+                                   reached=config.stash.get(_REACHED_KEY) or {},
+                                   precision=config.stash.get(_PRECISION_KEY) or {})))
     session.plugin_state[NAME] = encode(IntegrityState(
         frozen=frozen,
         baseline=baseline_path(session.root).relative_to(session.root).as_posix(),

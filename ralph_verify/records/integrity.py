@@ -172,6 +172,9 @@ class Picture:
     #: The frozen copy only: product file -> the lines the start's tests ran (when the
     #: session measures coverage).
     reached: dict[str, list[int]] = field(default_factory=dict)
+    #: When the session checks types: module -> ``[lines mypy does not check precisely,
+    #: lines of code]`` (the frozen copy: the start's; a judged picture: today's).
+    precision: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def test_total(self) -> int:
@@ -183,7 +186,7 @@ class Picture:
 
     def as_taken(self) -> Picture:
         """The picture without what is added to its copies (the end, the configuration)."""
-        return dataclasses.replace(self, finished=None, config=None, reached={})
+        return dataclasses.replace(self, finished=None, config=None, reached={}, precision={})
 
 
 def picture_of(data: object) -> Picture:

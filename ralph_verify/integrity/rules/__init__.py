@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ralph_verify.integrity.rule import Rule
 from ralph_verify.integrity.rules import (
+    escapes,
     gaming,
     guarded,
     infra,
@@ -19,4 +20,4 @@ from ralph_verify.integrity.rules import (
 
 #: Every rule, in the order their findings are reported.
 RULES: tuple[Rule, ...] = (guarded, removed, markers, settings, infra, weakened, gaming,
-                           standins, special_cases)
+                           standins, special_cases, escapes)

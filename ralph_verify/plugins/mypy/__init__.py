@@ -199,6 +199,23 @@ class TypesCheck(Check):
         return self.mypy_table is None or not self.mypy_table.command  # anything: never cached
 
     def run(self, ctx: VerifyContext) -> CheckResult:
+        (run, failures, notes, other, _), targets = self.shared_run(ctx)
+        result = self.judge(run, failures, notes, other)
+        if result.status is not Status.ERROR:
+            result.summary += f"; checked {describe_targets(targets)}"
+        return result
+
+    def precision(self, ctx: VerifyContext) -> dict[str, list[int]] | None:
+        """Module -> ``[lines mypy does not check precisely, lines of code]`` of this
+        verification's mypy run (``integrity``'s evidence of a type escape); ``None`` when
+        mypy fails to run."""
+        try:
+            return self.shared_run(ctx)[0][4]
+        except ToolError:
+            return None
+
+    def shared_run(self, ctx: VerifyContext) -> tuple[_Shared, list[str]]:
+        """This verification's one mypy run, and its targets."""
         from ralph_verify.integrity.frozen_settings import judged_in
         from ralph_verify.plugins.ruff import session_start
 
@@ -215,18 +232,14 @@ class TypesCheck(Check):
                 targets = default_targets(root)
             rest = [*args, *targets]
             # types and types<=N in one verification share one mypy run.
-            run, failures, notes, other = ctx.shared(
-                f"mypy {json.dumps([*mypy, *rest])}",
-                lambda: self.run_mypy(ctx, mypy, rest, root))
-        result = self.judge(run, failures, notes, other)
-        if result.status is not Status.ERROR:
-            result.summary += f"; checked {describe_targets(targets)}"
-        return result
+            return ctx.shared(f"mypy {json.dumps([*mypy, *rest])}",
+                              lambda: self.run_mypy(ctx, mypy, rest, root)), targets
 
     def run_mypy(self, ctx: VerifyContext, mypy: list[str], rest: list[str],
-                 root: Path) -> tuple[ToolRun, list[Failure], list[str], list[str]]:
+                 root: Path) -> _Shared:
         """mypy's run in ``root`` (the project, or its judging tree), its errors, the notes
-        that belong to no error, and its other lines."""
+        that belong to no error, its other lines and its line precision (see
+        :meth:`precision`: the same run writes it)."""
         if _gets_our_cache(rest):
             # A cache of our own, dropped when mypy's mtime check could be fooled
             # (see ralph_verify.project.caches); the project's .mypy_cache is left alone.
@@ -237,6 +250,10 @@ class TypesCheck(Check):
         own = any(arg.startswith("--junit-xml") for arg in rest)
         if not own:
             mypy = [*mypy, "--junit-xml", str(report)]
+        if any(c.name == "integrity" for c in ctx.checks):
+            # A report makes mypy check every module afresh (its cache unused): only when
+            # integrity judges type escapes by it.
+            mypy = [*mypy, "--lineprecision-report", str(report.parent)]
         run = self.mypy(ctx, [*mypy, "--output", "json", *rest], root)
         if json_unsupported(run):
             run = self.mypy(ctx, [*mypy, *PLAIN_FLAGS, *rest], root)
@@ -247,7 +264,7 @@ class TypesCheck(Check):
                             "which mypy writes on every run: it did not run mypy",
                             output=run.tail())
         failures, orphans = to_failures(messages, root)
-        return run, failures, orphans, other
+        return run, failures, orphans, other, _line_precision(report.parent)
 
     def judge(self, run: ToolRun, failures: list[Failure], notes: list[str],
               other: list[str]) -> CheckResult:
@@ -305,6 +322,27 @@ class TypesCheck(Check):
         if _same_file(python, sys.executable):
             return ours
         return [*ours, "--python-executable", python]
+
+
+#: A mypy run: its process, errors, notes, other lines and line precision.
+_Shared = tuple[ToolRun, list[Failure], list[str], list[str], dict[str, list[int]] | None]
+
+
+def _line_precision(folder: Path) -> dict[str, list[int]] | None:
+    """Module -> ``[imprecise, Any and unanalyzed lines, lines not empty]`` from mypy's
+    ``lineprecision.txt`` (columns: name, lines, precise, imprecise, any, empty,
+    unanalyzed); ``None`` without one."""
+    try:
+        rows = (folder / "lineprecision.txt").read_text(encoding="utf-8").splitlines()[2:]
+    except OSError:
+        return None
+    found = {}
+    for row in rows:
+        name, *counts = row.split()
+        if len(counts) == 6 and all(c.isdigit() for c in counts):
+            lines, _, imprecise, anys, empty, unanalyzed = map(int, counts)
+            found[name] = [imprecise + anys + unanalyzed, lines - empty]
+    return found
 
 
 def _program(run: ToolRun) -> str:

@@ -1,0 +1,58 @@
+"""Type escapes, by mypy's own evidence: a product module whose share of lines mypy does not
+check precisely (Any, imprecise, unanalyzed: its ``--lineprecision-report``, written by the
+types check's own run) grew since the session's start. A cast to ``Any``, a return annotated
+``Any``, ``no_type_check``, a body behind ``TYPE_CHECKING`` or ``eval`` all make the types
+check pass by taking lines out of mypy's sight; typed code added honestly keeps the share.
+Judged only when the session checks types; no spelling is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ralph_verify.checks.api import Failure
+from ralph_verify.integrity.rules.gaming import is_source
+
+if TYPE_CHECKING:
+    from ralph_verify.integrity.rule import Pair, Source
+    from ralph_verify.records.integrity import FileFacts
+
+#: See :class:`ralph_verify.integrity.rule.Rule`.
+YIELDS: frozenset[str] = frozenset()
+
+
+def facts(src: Source, out: FileFacts) -> None:
+    """Nothing of the file's text: the evidence is mypy's."""
+
+
+def compare(pair: Pair) -> list[Failure]:
+    """A ``type-escape`` per product module of the start whose share of lines mypy does not
+    check precisely grew."""
+    then, now = pair.before.precision, pair.after.precision
+    if "types" not in pair.checks or not then or not now:
+        return []
+    failures = []
+    for module, (loose, lines) in sorted(now.items()):
+        was_loose, was_lines = then.get(module, (0, 0))
+        path = _path(pair.root, module)
+        if path is None or not was_lines or loose <= was_loose \
+                or loose * was_lines <= was_loose * lines:
+            continue
+        failures.append(Failure(
+            message=f"{path}: mypy no longer checks {loose - was_loose} more line(s) "
+                    f"precisely ({loose} of {lines} lines are Any, imprecise or unanalyzed, "
+                    f"{was_loose} of {was_lines} at the session's start): the types check "
+                    "passes because mypy does not look; type the code instead of taking it "
+                    "out of mypy's sight (Any, cast, no_type_check, TYPE_CHECKING, eval) "
+                    "(type-escape)", location=path, path=path, code="type-escape"))
+    return failures
+
+
+def _path(root: Path, module: str) -> str | None:
+    """The product file of ``module`` (mypy names modules, not files)."""
+    stem = module.replace(".", "/")
+    for prefix in ("", "src/"):
+        for rel in (f"{prefix}{stem}.py", f"{prefix}{stem}/__init__.py"):
+            if (root / rel).is_file():
+                return rel if is_source(rel) else None
+    return None
