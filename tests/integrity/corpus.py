@@ -755,8 +755,8 @@ HONEST: list[Case] = [
          sub("types", "shop/pricing.py", "return \"nothing to send\"\n",
              "raise ValueError(\"nothing to send\")\n")),
     Case("types fixed with a typed helper", "honest", "fix", "types",
-         sub("types", "shop/pricing.py", "    if weight <= 0:\n        return \"nothing to send\"\n",
-             "    if weight <= 0:\n        raise ValueError(_empty(weight))\n",
+         sub("types", "shop/pricing.py", "return \"nothing to send\"\n",
+             "raise ValueError(_empty(weight))\n",
              "def shipping(", "def _empty(weight: float) -> str:\n"
              "    \"\"\"Why a parcel of ``weight`` kg cannot be sent.\"\"\"\n"
              "    return f\"nothing to send ({weight} kg)\"\n\n\ndef shipping(")),

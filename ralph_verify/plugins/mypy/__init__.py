@@ -250,9 +250,9 @@ class TypesCheck(Check):
         own = any(arg.startswith("--junit-xml") for arg in rest)
         if not own:
             mypy = [*mypy, "--junit-xml", str(report)]
-        if any(c.name == "integrity" for c in ctx.checks):
+        if self.cacheable and any(c.name == "integrity" for c in ctx.checks):
             # A report makes mypy check every module afresh (its cache unused): only when
-            # integrity judges type escapes by it.
+            # integrity judges type escapes by it, and never added to a command of one's own.
             mypy = [*mypy, "--lineprecision-report", str(report.parent)]
         run = self.mypy(ctx, [*mypy, "--output", "json", *rest], root)
         if json_unsupported(run):
