@@ -178,7 +178,7 @@ class IntegrityCheck(Check):
                 from ralph_verify.plugins.pytest_run.routes import executed
 
                 ctx.config.stash[_REACHED_KEY] = executed(ctx, self.timeout) or {}
-            ctx.config.stash[_PRECISION_KEY] = _precision(ctx) or {}
+            ctx.config.stash[_PRECISION_KEY] = _precision(ctx, start=True) or {}
             return self.result(Status.SKIPPED, "the baseline is taken when the session starts; "
                                                "later verifications compare against it")
         state = IntegrityState.of(session.plugin_state) if session is not None else None
@@ -301,12 +301,32 @@ _COUNTED = ("passed", "failed", "errors", "skipped")
 _PRECISION_KEY = StashKey[dict[str, list[int]]]("integrity.precision")
 
 
-def _precision(ctx: VerifyContext) -> dict[str, list[int]] | None:
-    """The line precision of this verification's mypy run, when it checks types."""
+def _precision(ctx: VerifyContext, *, start: bool = False) -> dict[str, list[int]] | None:
+    """The line precision of mypy's run (:meth:`TypesCheck.precision`, a cold run) when this
+    verification checks types and could end the loop: at the session's ``start``, or its
+    types and tests pass."""
     from ralph_verify.plugins.mypy import TypesCheck
 
     types = next((c for c in ctx.checks if isinstance(c, TypesCheck)), None)
-    return types.precision(ctx) if types is not None else None
+    if types is None or not (start or _tests_pass(ctx)):
+        return None
+    return types.precision(ctx, always=start)
+
+
+def _tests_pass(ctx: VerifyContext) -> bool:
+    """Whether this verification's pytest run, if it makes one, passed (both its passes)."""
+    if not any(c.name in ("tests", "coverage") or c.needs_coverage for c in ctx.checks):
+        return True
+    from ralph_verify.plugins.pytest_run import shared_pytest_run
+
+    try:
+        run = shared_pytest_run(ctx)
+    except ToolError:
+        return False
+    return all(r.tool_run.returncode == 0 and not r.partial for r in (run, run.agent_run)
+               if r is not None)
+
+
 #: The product lines the baseline verification's tests ran, for the session's frozen copy.
 _REACHED_KEY = StashKey[dict[str, list[int]]]("integrity.reached")
 

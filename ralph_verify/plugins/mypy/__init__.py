@@ -205,17 +205,25 @@ class TypesCheck(Check):
             result.summary += f"; checked {describe_targets(targets)}"
         return result
 
-    def precision(self, ctx: VerifyContext) -> dict[str, list[int]] | None:
-        """Module -> ``[lines mypy does not check precisely, lines of code]`` of this
-        verification's mypy run (``integrity``'s evidence of a type escape); ``None`` when
-        mypy fails to run."""
+    def precision(self, ctx: VerifyContext, *, always: bool = False
+                  ) -> dict[str, list[int]] | None:
+        """Module -> ``[lines mypy does not check precisely, lines of code]`` (``integrity``'s
+        evidence of a type escape), from a mypy run of its own: mypy reads no cache for a run
+        that writes a report, so it is a cold run, taken only when ``always`` (the session's
+        start) or when this verification's types pass. ``None``: not taken, or mypy failed."""
+        if not self.cacheable:
+            return None  # a command of one's own: no report added to it
         try:
-            return self.shared_run(ctx)[0][4]
+            if not always and self.run(ctx).status is not Status.PASSED:
+                return None
+            return self.shared_run(ctx, report=True)[0][4]
         except ToolError:
             return None
 
-    def shared_run(self, ctx: VerifyContext) -> tuple[_Shared, list[str]]:
-        """This verification's one mypy run, and its targets."""
+    def shared_run(self, ctx: VerifyContext, *, report: bool = False
+                   ) -> tuple[_Shared, list[str]]:
+        """This verification's one mypy run (``report``: its run that writes the line
+        precision), and its targets."""
         from ralph_verify.integrity.frozen_settings import judged_in
         from ralph_verify.plugins.ruff import session_start
 
@@ -232,15 +240,19 @@ class TypesCheck(Check):
                 targets = default_targets(root)
             rest = [*args, *targets]
             # types and types<=N in one verification share one mypy run.
-            return ctx.shared(f"mypy {json.dumps([*mypy, *rest])}",
-                              lambda: self.run_mypy(ctx, mypy, rest, root)), targets
+            return ctx.shared(f"mypy {report} {json.dumps([*mypy, *rest])}",
+                              lambda: self.run_mypy(ctx, mypy, rest, root, report)), targets
 
     def run_mypy(self, ctx: VerifyContext, mypy: list[str], rest: list[str],
-                 root: Path) -> _Shared:
+                 root: Path, report_precision: bool = False) -> _Shared:
         """mypy's run in ``root`` (the project, or its judging tree), its errors, the notes
-        that belong to no error, its other lines and its line precision (see
-        :meth:`precision`: the same run writes it)."""
-        if _gets_our_cache(rest):
+        that belong to no error, its other lines and, with ``report_precision``, its line
+        precision (see :meth:`precision`)."""
+        if report_precision:
+            # mypy reads no cache for a report; none is written either, so the ordinary
+            # run's cache stays as that run left it.
+            mypy = [*mypy, "--cache-dir", os.devnull]
+        elif _gets_our_cache(rest):
             # A cache of our own, dropped when mypy's mtime check could be fooled
             # (see ralph_verify.project.caches); the project's .mypy_cache is left alone.
             mypy = [*mypy, "--cache-dir", str(mypy_cache_dir(ctx.root))]
@@ -250,9 +262,7 @@ class TypesCheck(Check):
         own = any(arg.startswith("--junit-xml") for arg in rest)
         if not own:
             mypy = [*mypy, "--junit-xml", str(report)]
-        if self.cacheable and any(c.name == "integrity" for c in ctx.checks):
-            # A report makes mypy check every module afresh (its cache unused): only when
-            # integrity judges type escapes by it, and never added to a command of one's own.
+        if report_precision:
             mypy = [*mypy, "--lineprecision-report", str(report.parent)]
         run = self.mypy(ctx, [*mypy, "--output", "json", *rest], root)
         if json_unsupported(run):
