@@ -220,7 +220,8 @@ def _blob(root: Path, commit: str | None, path: str) -> tuple[bytes, str] | None
         return None
     mode = line.split(" ", 1)[0]
     proc = subprocess.run(["git", "cat-file", "blob", f"{commit}:{path}"], cwd=root,
-                          capture_output=True, check=True, stdin=subprocess.DEVNULL)
+                          capture_output=True, check=True, stdin=subprocess.DEVNULL,
+                          env=git.git_env())
     return proc.stdout, mode
 
 

@@ -59,6 +59,7 @@ _WHAT = {"deleted-file": "deleted file", "edited-protected": "edited protected f
          "narrowed-setting": "narrowed tool setting", "stand-in": "stand-in for project code",
          "special-case": "special-cased test input", "routed-around": "code routed around",
          "type-escape": "code taken out of mypy's sight",
+         "lint-game": "lint finding kept quiet by a statement that does nothing",
          **dict.fromkeys(("constant-true", "or-constant", "self-compare"),
                          "assertion that cannot fail"),
          "swallowed-assert": "swallowed assertion", "checks-removed": "test without checks",
@@ -221,6 +222,7 @@ class IntegrityCheck(Check):
         after = judgement.picture
         failures = tampering + judgement.failures
         failures += compare_collected(before.test_counts, self._collected(ctx))
+        failures += _dead_uses(ctx, before, after)
         if _oracle_judges(ctx):  # the start's test files run as they were: none can go
             from ralph_verify.plugins.pytest_run.oracle import is_test_side
 
@@ -311,6 +313,19 @@ def _precision(ctx: VerifyContext, *, start: bool = False) -> dict[str, list[int
     if types is None or not (start or _tests_pass(ctx)):
         return None
     return types.precision(ctx, always=start)
+
+
+def _dead_uses(ctx: VerifyContext, before: Picture, after: Picture) -> list[Failure]:
+    """Lint findings of the start kept quiet by statements that do nothing (a ruff run, only
+    when a changed product file with such a finding has such statements)."""
+    from ralph_verify.integrity.dead_uses import dead_uses
+    from ralph_verify.plugins.ruff import LintCheck
+
+    lint = next((c for c in ctx.checks if isinstance(c, LintCheck)), None)
+    try:
+        return dead_uses(ctx, lint.ruff_command(ctx), before, after) if lint else []
+    except ToolError:
+        return []
 
 
 def _tests_pass(ctx: VerifyContext) -> bool:

@@ -28,11 +28,12 @@ REPOSITORY_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJEC
 
 def git_env(**extra: str) -> dict[str, str]:
     """The environment of our git commands: this process's, without
-    :data:`REPOSITORY_VARIABLES`, never prompting, in the C locale, literal pathspecs."""
+    :data:`REPOSITORY_VARIABLES`, never prompting, in the C locale, literal pathspecs, and
+    blind to ``git replace`` (a commit of the session's start reads as it was written)."""
     env = {name: value for name, value in os.environ.items()
            if name not in REPOSITORY_VARIABLES}
     return {**env, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1",
-            **extra}
+            "GIT_NO_REPLACE_OBJECTS": "1", **extra}
 
 
 def is_noise(path: str) -> bool:

@@ -79,7 +79,7 @@ def _write_from_base(root: Path, tree: Path, wanted: dict[str, tuple[str, str]])
     order = sorted(wanted)
     request = "".join(f"{wanted[path][1]}\n" for path in order).encode()
     proc = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=request,
-                          capture_output=True, check=True)
+                          capture_output=True, check=True, env=git.git_env())
     out, at = proc.stdout, 0
     for path in order:
         header_end = out.index(b"\n", at)

@@ -12,6 +12,7 @@ setting moved or made stricter is then not a finding).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import os
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import effective, effective_tools, setting_moves
 from ralph_verify.integrity.rule import allowed, failure
+from ralph_verify.integrity.rules.gaming import is_source
 from ralph_verify.integrity.settings import weakenings
 from ralph_verify.integrity.sources import conftest_settings
 from ralph_verify.records.integrity import FileFacts, Tools
@@ -141,7 +143,40 @@ def gated_tools(gate: set[str]) -> set[str]:
 def compare(pair: Pair) -> list[Failure]:
     """Narrowed effective settings, then the loosened settings their effect does not judge."""
     found, judged = _narrowed(pair)
-    return [f for f in _weakened(pair) if not _superseded(f, judged, pair.checks)] + found
+    return [f for f in _weakened(pair) if not _superseded(f, judged, pair.checks)] + found \
+        + _moved_out(pair)
+
+
+def _moved_out(pair: Pair) -> list[Failure]:
+    """New product modules coverage does not measure, imported by a module it measures:
+    code moved out of coverage's sight (the files it measures may grow, never shrink)."""
+    config = pair.before.tools.effective.get("coverage") if pair.before.tools else None
+    if "coverage" not in pair.checks or not config or "error" in config \
+            or pair.before.facts is None or pair.after.facts is None:
+        return []
+    old, new = pair.before.facts.files, pair.after.facts.files
+    inside = effective.measured(pair.root, config, sorted(new))
+    outside = {rel.removeprefix("src/").removesuffix(".py").removesuffix("/__init__")
+               .replace("/", "."): rel for rel in new
+               if rel not in old and rel not in inside and is_source(rel)}
+    failures = []
+    for rel in sorted(inside) if outside else []:
+        if old.get(rel, FileFacts("")).sha == new[rel].sha:
+            continue
+        try:
+            tree = ast.parse((pair.root / rel).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [
+                node.module] if node.module and not node.level else []
+            failures += [failure(rel, node.lineno, "narrowed-setting", (
+                f"{rel} imports {outside[name]}, a new module coverage does not measure "
+                "(outside its source): move the code back where coverage measures it"))
+                for name in names if name in outside]
+    return failures
 
 
 def _narrowed(pair: Pair) -> tuple[list[Failure], set[str]]:
