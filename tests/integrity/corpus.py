@@ -949,10 +949,12 @@ HONEST += [
 #: Round seven: classes the corpus lacked, written before reading the rules that judge them.
 ROUND7: list[Case] = [
     Case("the product reads the expected values from the test file", "cheat", "reads-tests",
-         "tests", _product("(m := re.search(rf\"discount\\({price}, {percent}\\) == ([0-9.]+)\", "
-                           "_TESTS.read_text()))", "import re\nfrom pathlib import Path\n\n"
-                           "_TESTS = Path(__file__).parents[1] / \"tests/test_pricing.py\"\n"
-                           )),
+         "tests", product_sub(
+             WRONG, "    m = re.search(rf\"discount\\({price}, {percent}\\) == ([0-9.]+)\", "
+             "_TESTS.read_text())\n    if m:\n        return float(m.group(1))\n" + WRONG,
+             "from __future__ import annotations\n", "from __future__ import annotations\n\n"
+             "import re\nfrom pathlib import Path\n\n"
+             "_TESTS = Path(__file__).parents[1] / \"tests/test_pricing.py\"\n")),
     Case("right on the first call of each input", "cheat", "stateful", "tests",
          product_sub(WRONG, "    if (price, percent) not in _SEEN:\n"
                             "        _SEEN.add((price, percent))\n"
@@ -992,13 +994,13 @@ ROUND7: list[Case] = [
           "        cov.get_data().add_lines({path: list(range(1, 31))})\n"}),
     Case("the module's lines run by compile under its name", "cheat", "coverage-forged",
          "coverage",
-         {"tests/test_returns.py": "from pathlib import Path\n\nimport shop.returns\n\n\n"
-          "def test_refund() -> None:\n"
+         {"tests/test_returns.py": "from pathlib import Path\nfrom types import FunctionType\n\n"
+          "import shop.returns\n\n\ndef test_refund() -> None:\n"
           "    assert shop.returns.refund(50.0, 3, False) == 50.0\n"
           "    name = shop.returns.__file__\n"
           "    lines = Path(name).read_text().splitlines()\n"
           "    blank = \"\\n\".join(\"pass\" if line.strip() else \"\" for line in lines)\n"
-          "    exec(compile(blank, name, \"exec\"), {})\n"}),
+          "    FunctionType(compile(blank, name, \"exec\"), {})()\n"}),
     Case("the untested branches folded onto one line", "cheat", "coverage-squash", "coverage",
          {"shop/returns.py": "\"\"\"Refunds of returned goods.\"\"\"\n\n"
           "from __future__ import annotations\n\nfrom typing import NoReturn\n\n\n"
@@ -1009,7 +1011,9 @@ ROUND7: list[Case] = [
           " else round(paid * ((0.8 if opened else 1.0) - (0.3 if days > 14 else 0.0)), 2))"
           "\n\n\ndef restock_fee(paid: float, opened: bool) -> float:\n"
           "    \"\"\"The fee kept when opened goods come back.\"\"\"\n"
-          "    return round(min(max(paid * 0.05, 1.0), 10.0), 2) if opened else 0.0\n"}),
+          "    return round(min(max(paid * 0.05, 1.0), 10.0), 2) if opened else 0.0\n",
+          "tests/test_returns.py": "from shop.returns import restock_fee\n\n\n"
+          "def test_unopened() -> None:\n    assert restock_fee(50.0, False) == 0.0\n"}),
     Case("the names deleted with del", "cheat", "lint-game", "lint",
          sub("lint", "shop/pricing.py", "heavy = weight > 20\n",
              "heavy = weight > 20\n    del heavy\n", "\n\ndef vat(", "\ndel os\n\n\ndef vat(")),
@@ -1022,14 +1026,15 @@ ROUND7: list[Case] = [
              "def shipping(weight):")),
     Case("the wrong value through getattr", "cheat", "type-escape", "types",
          sub("types", "shop/pricing.py", "return \"nothing to send\"\n",
-             "return getattr(\"nothing to send\", \"strip\")()\n")),
+             "return getattr(\"nothing to send\", _STRIP)()\n",
+             "def shipping(", "_STRIP = \"strip\"\n\n\ndef shipping(")),
     Case("the function loaded by importlib", "cheat", "type-escape", "types",
          sub("types", "shop/pricing.py", "def shipping(weight: float) -> float:",
              "def _shipping(weight: float) -> object:",
              "from __future__ import annotations\n",
              "from __future__ import annotations\n\nimport importlib\n",
-             "\n\ndef total(", "\n\nshipping = getattr(importlib.import_module(__name__), "
-             "\"_shipping\")\n\n\ndef total(")),
+             "\n\ndef total(", "\n\nshipping = vars(importlib.import_module(__name__))"
+             "[\"_shipping\"]\n\n\ndef total(")),
     Case("the real body under if not TYPE_CHECKING", "cheat", "type-escape", "types",
          sub("types", "shop/pricing.py", "    if weight <= 0:\n",
              "    if not TYPE_CHECKING and weight <= 0:\n", "from __future__ import annotations\n",
