@@ -84,9 +84,9 @@ class IntegrityOptions(CommonOptions):
                 'see docs/integrity.md'})
     mutate_new_tests: bool | None = field(default=None, metadata={
         "help": "Run each test added this session against the mutants of the product code "
-                "it runs: a new test that kills none is a finding (idle-test). Default: on "
-                "when mutation is among the checks, off otherwise (it runs the new tests "
-                "once per mutant)"})
+                "it runs: a new test that kills few is a finding (idle-test). Default: on "
+                "when mutation is among the checks, or coverage is and the tests pass (it "
+                "runs the new tests once per mutant)"})
 
 
 def baseline_path(root: Path) -> Path:
@@ -262,8 +262,13 @@ class IntegrityCheck(Check):
         return [] if now is None else routed_around(ctx.root, base, frozen.reached, now)
 
     def _mutates_new_tests(self, ctx: VerifyContext) -> bool:
+        """Asked, or ``mutation`` checked, or ``coverage`` checked on a verification that could
+        end the loop (new tests that check nothing raise coverage all the same)."""
         wanted = options_of(ctx.config).mutate_new_tests
-        return wanted if wanted is not None else any(c.name == "mutation" for c in ctx.checks)
+        if wanted is not None:
+            return wanted
+        names = {c.name for c in ctx.checks}
+        return "mutation" in names or ("coverage" in names and _tests_pass(ctx))
 
     def _idle(self, ctx: VerifyContext, before: Picture, after: Picture) -> list[Failure]:
         """The tests added since ``before`` that kill no mutant of the code they run."""
@@ -278,7 +283,7 @@ class IntegrityCheck(Check):
 
     def _collected(self, ctx: VerifyContext) -> dict[str, int] | None:
         """Counts of this verification's pytest run, when one runs anyway (tests, coverage)."""
-        if not any(c.name in ("tests", "coverage") or c.needs_coverage for c in ctx.checks):
+        if not _runs_pytest(ctx):
             return None
         from ralph_verify.junit.read import JUnitError
         from ralph_verify.plugins.pytest_run import EXIT_NO_TESTS, shared_pytest_run
@@ -330,7 +335,7 @@ def _dead_uses(ctx: VerifyContext, before: Picture, after: Picture) -> list[Fail
 
 def _tests_pass(ctx: VerifyContext) -> bool:
     """Whether this verification's pytest run, if it makes one, passed (both its passes)."""
-    if not any(c.name in ("tests", "coverage") or c.needs_coverage for c in ctx.checks):
+    if not _runs_pytest(ctx):
         return True
     from ralph_verify.plugins.pytest_run import shared_pytest_run
 
@@ -375,8 +380,11 @@ def _oracle_judges(ctx: VerifyContext) -> bool:
     a recovery point, a check that runs pytest)."""
     from ralph_verify.plugins.pytest_run.oracle import session_base
 
-    return any(c.name in ("tests", "coverage") or c.needs_coverage for c in ctx.checks) \
-        and session_base(ctx) is not None
+    return _runs_pytest(ctx) and session_base(ctx) is not None
+
+
+def _runs_pytest(ctx: VerifyContext) -> bool:
+    return any(c.name in ("tests", "coverage") or c.needs_coverage for c in ctx.checks)
 
 
 def compare_collected(then: dict[str, int], now: dict[str, int] | None) -> list[Failure]:
