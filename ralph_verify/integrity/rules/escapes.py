@@ -1,10 +1,11 @@
 """Type escapes, by mypy's own evidence: a product module whose share of lines mypy does not
-check precisely (Any, imprecise, unanalyzed: its ``--lineprecision-report``, from a mypy
-run of its own, see :meth:`TypesCheck.precision`) grew since the session's start. A cast to ``Any``, a return annotated
-``Any``, ``no_type_check``, a body behind ``TYPE_CHECKING`` or ``eval`` all make the types
-check pass by taking lines out of mypy's sight; typed code added honestly keeps the share.
-A value annotated where it enters (``x: T = json.loads(text)``) counts as typed, as a
-``cast`` does. Judged only when the session checks types."""
+check precisely (Any, imprecise, unanalyzed: its ``--lineprecision-report``, from a mypy run
+of its own, see :meth:`TypesCheck.precision`) grew since the session's start. A cast to
+``Any``, a return annotated ``Any``, ``no_type_check``, a body behind ``TYPE_CHECKING`` or
+``eval`` all make the types check pass by taking lines out of mypy's sight; typed code
+added honestly keeps the share. A value annotated where it enters (``x: T =
+json.loads(text)``) counts as typed, as a ``cast`` does. Judged only when the session checks
+types."""
 
 from __future__ import annotations
 
