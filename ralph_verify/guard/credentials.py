@@ -114,8 +114,9 @@ _REVEAL = re.compile(r"(?i)(^|\s)(decrypt|reveal|export|view|show|get|read|pull|
                      r"(\s|$)")
 #: A secret-looking variable named in a template or an expression (``env(API_KEY)``,
 #: ``{{ .Env.TOKEN }}``, ``$GITHUB_TOKEN`` given to envsubst).
+#: A secret's name ends a word of it (``API_KEY``, ``KEYS``), not ``monkeypatch``'s "key".
 _TEMPLATE_SECRET = re.compile(r"(env\(|\.Env\.|\$\{?|ENV\[['\"]?)[A-Za-z_]*(KEY|TOKEN|SECRET|"
-                              r"PASSWORD|PASSWD|CREDENTIAL)", re.IGNORECASE)
+                              r"PASSWORD|PASSWD|CREDENTIAL)S?(?![a-z])", re.IGNORECASE)
 
 
 _SEARCHERS = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git", "echo", "printf",

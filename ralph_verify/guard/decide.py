@@ -230,25 +230,8 @@ def _written_and_run(unfolded: Unfolded, policy: Policy) -> Iterator[Refusal]:
     written: dict[str, str | None] = {}  # file name -> its text (None: unknown)
     for command in unfolded.commands:
         name, args = command.name, command.args
-        targets = [t for op, t in command.redirects if op in (">", ">>", ">|", "&>")]
-        targets += [a for a in args if name == "tee" and not a.startswith("-")]
-        targets += write_targets(command) if name not in (
-            "mv", "cp", "ln", "install", "chmod", "chown", "chgrp", "touch", "mkdir") else []
-        text = _text_written(command) if name in (*_WRITERS_TEXT, "tee") else None
-        for target in targets:
-            written[target.rsplit("/", 1)[-1]] = text
-        if name in DOWNLOADERS:
-            for url in (a for a in args if a.startswith(("http://", "https://"))):
-                if name == "wget" or {"-O", "--remote-name", "-fsSLO"} & set(args) or any(
-                        re.fullmatch(r"-[a-zA-Z]*O[a-zA-Z]*", a) for a in args):
-                    written[url.rstrip("/").rsplit("/", 1)[-1]] = None
-        if name in ("mv", "cp", "ln", "install"):
-            positional = [a for a in args if not a.startswith("-")]
-            source = positional[0].rsplit("/", 1)[-1] if len(positional) > 1 else ""
-            if source in written:  # a file of the project is no news; one made here is
-                written[positional[-1].rsplit("/", 1)[-1]] = written[source]
-        if name == "npm" and args[:2] == ["pkg", "set"]:
-            written["package.json"] = " ".join(a.split("=", 1)[-1] for a in args[2:])
+        # First what it runs, of what earlier commands wrote (a command's own output, such
+        # as ``pytest --basetemp=build/pytest``, exists only once it has started)
         positional = [a for a in args if not a.startswith("-")]
         run = [command.words[0]] if command.words else []
         if name in SHELLS | INTERPRETERS | {"source", "."} and positional:
@@ -277,6 +260,25 @@ def _written_and_run(unfolded: Unfolded, policy: Policy) -> Iterator[Refusal]:
                 yield Refusal(found.rule, f"{base}, which this call writes and runs: "
                                           f"{found.reason}")
                 return
+        targets = [t for op, t in command.redirects if op in (">", ">>", ">|", "&>")]
+        targets += [a for a in args if name == "tee" and not a.startswith("-")]
+        targets += write_targets(command) if name not in (
+            "mv", "cp", "ln", "install", "chmod", "chown", "chgrp", "touch", "mkdir") else []
+        text = _text_written(command) if name in (*_WRITERS_TEXT, "tee") else None
+        for target in targets:
+            written[target.rsplit("/", 1)[-1]] = text
+        if name in DOWNLOADERS:
+            for url in (a for a in args if a.startswith(("http://", "https://"))):
+                if name == "wget" or {"-O", "--remote-name", "-fsSLO"} & set(args) or any(
+                        re.fullmatch(r"-[a-zA-Z]*O[a-zA-Z]*", a) for a in args):
+                    written[url.rstrip("/").rsplit("/", 1)[-1]] = None
+        if name in ("mv", "cp", "ln", "install"):
+            positional = [a for a in args if not a.startswith("-")]
+            source = positional[0].rsplit("/", 1)[-1] if len(positional) > 1 else ""
+            if source in written:  # a file of the project is no news; one made here is
+                written[positional[-1].rsplit("/", 1)[-1]] = written[source]
+        if name == "npm" and args[:2] == ["pkg", "set"]:
+            written["package.json"] = " ".join(a.split("=", 1)[-1] for a in args[2:])
 
 
 def _text_written(command: SimpleCommand) -> str | None:

@@ -77,6 +77,9 @@ _PERF_VALUES = frozenset({"-o", "--output", "-e", "--event", "-p", "--pid", "-t"
 RUNNERS = {("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"),
            ("pixi", "run"), ("pipenv", "run"), ("rye", "run"), ("conda", "run"),
            ("mamba", "run"), ("micromamba", "run"), ("nix", "shell"), ("direnv", "exec")}
+#: Tools whose ``env`` subcommand manages the project's environments, not ``env(1)``.
+_ENV_MANAGERS = frozenset({"poetry", "pdm", "hatch", "pipenv", "pixi", "rye", "conda",
+                           "mamba", "micromamba"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: Command names that, found among another program's arguments, say it runs them.
 #: Programs whose arguments are data (messages, patterns, packages, names) or run elsewhere
@@ -239,7 +242,8 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
     nested.extend(_runs_commands(name, args))
     family = interpreter_family(name)
     if not nested and name not in NOT_RUNNERS and family not in INTERPRETERS and \
-            family not in ("awk", "gawk", "mawk", "nawk"):
+            family not in ("awk", "gawk", "mawk", "nawk") and not (
+                name in _ENV_MANAGERS and args[:1] == ["env"]):  # ``poetry env remove``
         carried, lines = _carried(args)
         nested.extend((line, name) for line in lines)
         if carried:
@@ -364,6 +368,8 @@ def _strip(command: SimpleCommand) -> list[str]:
         elif words[0] == "{" and command.wrappers[-1:] == ["coproc"]:
             command.wrappers.append("coproc")
             words = words[1:]
+        elif name == "hatch" and words[1:3] == ["env", "run"]:
+            words = ["hatch", "run", *words[3:]]  # ``hatch env run -- CMD`` is ``hatch run``
         elif (name, second) in RUNNERS:
             command.wrappers.append(f"{name} {second}")
             words = skip_options(words[2:], frozenset({"-n", "--name", "-p", "--prefix",
