@@ -385,7 +385,7 @@ _OWN_VERBS = (NOT_RUNNERS | INTERPRETERS | SHELLS | {
     "jest", "vitest", "mocha", "rspec", "awk", "gawk", "mawk", "nawk", "bundle", "composer",
     "dotnet", "sqlite3", "python3", "perl", "env", "nice", "time", "timeout", "xargs",
     "sudo", "kill", "ssh-add", "gpg", "pass", "keyring", "twine", "npx",
-    "truncate", "shred", "rmdir", "unlink", "dd",
+    "truncate", "shred", "rmdir", "unlink", "dd", "coverage", "pixi", "rye", "dvc",
 }) - {"gem", "pipx", "brew"}
 
 

@@ -336,7 +336,16 @@ def _git_refusals(args: list[str], cwd: Path | None, policy: Policy) -> Iterator
             return any(re.fullmatch(r"-[a-zA-Z]+", a) is not None and letter in a for a in rest)
 
         force = "--force" in rest or short("f")
-        if force and not ("--dry-run" in rest or short("n")):
+        # Folders named inside the project (``git clean -fdx build/``): what ``rm -rf`` of
+        # them would delete at most, judged as that.
+        specs = _positional([a for a, before in zip(rest, ["", *rest[:-1]], strict=True)
+                             if a != "-e" and before != "-e"])
+        inside = bool(specs) and all(not _GLOB.search(p) and not p.startswith(":") and (
+            (found := resolve(p, repo, policy)) is not None and real(policy.root) in found.parents)
+            for p in specs)
+        if inside and force:
+            yield from _deletions(specs, repo, policy, "git clean")
+        elif force and not ("--dry-run" in rest or short("n")):
             branch = current_branch(repo or policy.root)
             if not session_branch(branch, policy):
                 yield Refusal("clean", f"git clean -f on {branch_text(branch)} deletes the "

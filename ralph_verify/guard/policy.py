@@ -69,7 +69,10 @@ HOME_PUBLIC: tuple[str, ...] = (
     ".cabal", ".android", ".java", ".yarn", ".npm-global", ".node-gyp", ".mix", ".hex",
     ".kotlin", ".konan", ".swiftpm", ".platformio", ".bash_aliases", ".bash_completion",
     ".dircolors", ".screenrc", ".nanorc", ".psqlrc", ".sqliterc", ".irbrc", ".pdbrc",
-    ".Rprofile", ".gdbinit", ".lldbinit", ".zcompdump*", ".tmux", ".zsh",
+    ".Rprofile", ".gdbinit", ".lldbinit", ".zcompdump*", ".tmux", ".zsh", ".config/ruff",
+    ".config/black", ".config/flake8", ".config/mypy", ".config/yamllint", ".config/pycodestyle",
+    ".pylintrc", ".clang-format", ".clang-tidy", ".prettierrc*", ".eslintrc*", ".shellcheckrc",
+    ".ripgreprc", ".rgignore", ".fdignore",
 )
 DEFAULT_PUBLIC_PATTERNS: tuple[str, ...] = (
     ".env.example", ".env.sample", ".env.template", ".env.dist", "*.pub", "*/.ssh/known_hosts",
