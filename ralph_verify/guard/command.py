@@ -39,6 +39,8 @@ class SimpleCommand:
     chdir: str = ""
     #: Process substitutions among its arguments (``bash <(curl ...)``).
     feeds: list[SimpleCommand] = field(default_factory=list)
+    #: Arguments whose glob characters were quoted: patterns the program gets as written.
+    patterns: set[str] = field(default_factory=set)
 
     @property
     def name(self) -> str:

@@ -66,6 +66,10 @@ _DISK_TOOLS = frozenset({"fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk
 _GIT_CONFIG_WRITES = frozenset({"--add", "--unset", "--unset-all", "--replace-all",
                                 "--rename-section", "--remove-section", "-e", "--edit"})
 
+_EXCLUDES = ("--exclude", "--exclude-dir", "--ignore", "--ignore-pattern", "--ignore-glob")
+_EXCLUDES_EQ = tuple(f"{o}=" for o in _EXCLUDES)
+
+
 def reads(command: SimpleCommand) -> list[str]:
     """The words of ``command`` that may name a file it reads (or sends)."""
     name, args = command.name, command.args
@@ -89,6 +93,9 @@ def reads(command: SimpleCommand) -> list[str]:
     # ``--env-file .env`` (docker, uvicorn ...): loaded into a process, not printed.
     args = [a for i, a in enumerate(args) if not a.startswith("--env-file=")
             and (i == 0 or args[i - 1] != "--env-file")]
+    # ``--exclude '.env*'``: what is left out is not read.
+    args = [a for i, a in enumerate(args) if not a.startswith(_EXCLUDES_EQ) and (
+        i == 0 or args[i - 1] not in _EXCLUDES)]
     if name in PATTERN_FIRST:
         args = _drop_pattern(args, PATTERN_FIRST[name],
                              _VALUE_OPTIONS.get(name.lstrip("ef"), frozenset()))

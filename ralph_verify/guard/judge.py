@@ -72,6 +72,12 @@ DNS_TOOLS = frozenset({"dig", "host", "nslookup", "drill", "delv", "whois", "get
                        "resolvectl", "ping", "ping6", "traceroute"})
 _DEVICES = re.compile(r"^/dev/(null|stdout|stderr|tty|zero|fd/\d+)$")
 _GLOB = re.compile(r"[*?\[]")
+#: Programs that match a quoted pattern against files themselves (archivers, git's
+#: pathspecs, searches, interpreters' scripts); to others ``'*.json'`` names no file.
+_EXPANDS_PATTERNS = INTERPRETERS | SHELLS | {
+    "zip", "7z", "7za", "7zr", "tar", "gtar", "bsdtar", "git", "find", "fd", "fdfind", "rg",
+    "ag", "grep", "egrep", "fgrep", "rsync", "scp", "sftp", "unzip", "jar", "xargs", "parallel",
+    "eval", "bat", "batcat", "rclone", "gsutil", "aws", "az", "gcloud", "docker", "kubectl"}
 _INDIRECT = re.compile(r"\$\{![A-Za-z_][A-Za-z0-9_]*\}")
 MAX_MATCHES = 200
 #: Variables that hold a cloud credential service's address (ECS, Azure's managed identity).
@@ -232,7 +238,8 @@ def _secrets(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterat
             if command.name in ("sftp", "ftp", "lftp", "smbclient") and line.split()[:1] in (
                 ["put"], ["mput"], ["send"], ["append"]) and len(line.split()) > 1]
     for word in [*reads(command), *sent]:
-        for path in paths(word, cwd, policy):
+        literal = word in command.patterns and command.name not in _EXPANDS_PATTERNS
+        for path in [resolve(word, cwd, policy)] if literal else paths(word, cwd, policy):
             if known_reader and command.name != "git" and holds_secrets(path, policy):
                 yield Refusal("read-secrets", f"{command.name} {word} reads a folder that holds "
                                               "the user's keys and credentials; search the "

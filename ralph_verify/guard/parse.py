@@ -23,6 +23,7 @@ from ralph_verify.guard.command import (
 from ralph_verify.guard.tree import backgrounds, endless, error_hint, substitutions
 from ralph_verify.guard.words import UNKNOWN_SUBST, ansi_c, brace_expand, static_output, unescape
 
+_GLOB_CHARS = re.compile(r"[*?\[]")
 _QUOTED_BRACES = str.maketrans({"{": "\ue000", "}": "\ue001", ",": "\ue002"})
 _UNQUOTED_BRACES = str.maketrans({"\ue000": "{", "\ue001": "}", "\ue002": ","})
 
@@ -62,7 +63,7 @@ class _Walker:
         self.commands: list[SimpleCommand] = []
         self.recursive: list[str] = []
         self.functions: dict[str, Any] = {}
-        self.moved = self.ifs = False
+        self.moved = self.ifs = self.quoted_glob = False
         self.assigned: list[tuple[str, str]] = []
         self.fed: list[SimpleCommand] = []
         self.reading: list[SimpleCommand] = []
@@ -231,6 +232,7 @@ class _Walker:
         words: list[str] = []
         own = list(redirects)
         feeds: list[SimpleCommand] = []
+        patterns: set[str] = set()
         stdin_text = None
         redirect_ids = {child.id for child in node.children_by_field_name("redirect")}
         for child in node.named_children:
@@ -252,8 +254,12 @@ class _Walker:
                 feeds.extend(inner)
                 words.append("/dev/fd/63")
             else:
-                words.extend(self.word(child))
-        self.commands.append(SimpleCommand(words, own, stdin_text=stdin_text, feeds=feeds))
+                expanded = self.word(child)
+                words.extend(expanded)
+                if self.quoted_glob:
+                    patterns.update(expanded)
+        self.commands.append(SimpleCommand(words, own, stdin_text=stdin_text, feeds=feeds,
+                                           patterns=patterns))
         for reader in self.reading:  # ``cmd > >(bash)``: bash reads what cmd prints
             reader.upstream = [self.commands[start], *reader.upstream]
         self.reading = []
@@ -305,6 +311,9 @@ class _Walker:
                                                                  "expansion") or (
             node.type == "command_name" and len(node.named_children) == 1 and
             node.named_children[0].type in ("simple_expansion", "expansion")))
+        # ``'*.json'``: the program gets the pattern itself, no file names
+        self.quoted_glob = any(q and _GLOB_CHARS.search(p) for p, q in pieces) and not any(
+            not q and _GLOB_CHARS.search(p) for p, q in pieces)
         out = []
         for expanded in brace_expand(text):
             restored = expanded.translate(_UNQUOTED_BRACES)
