@@ -5,7 +5,8 @@
 Evaluates every call of the guard's corpora (tests/guard_corpus.py and
 tests/guard_corpus_wide.py, which it was built against, tests/guard_corpus_adversary.py and
 tests/guard_corpus_round7.py, written by an adversary who had not read its rules (round 7: 64.9%
-refused before its fixes): destructive and ordinary calls, against
+refused before its fixes), and tests/guard_corpus_honest.py, ordinary calls across ecosystems
+(20 of 534 refused before its fixes): destructive and ordinary calls, against
 a real project with secrets and symlinks) N times in-process after one warm-up round, and
 prints how many of each were refused per corpus, the median, the 95th percentile and the
 slowest decision, and the cold
@@ -48,10 +49,11 @@ def main() -> int:
         ROUND6,
         ROUND6_ORDINARY,
     )
+    from tests.guard_corpus_honest import HONEST_ORDINARY
     from tests.guard_corpus_round7 import ROUND7, ROUND7_ORDINARY
 
     corpora = {"ours": (DESTRUCTIVE, ORDINARY), "adversary": (ADVERSARY, ADVERSARY_ORDINARY),
-               "adversary round 7": (ROUND7, ROUND7_ORDINARY)}
+               "adversary round 7": (ROUND7, ROUND7_ORDINARY), "honest": ([], HONEST_ORDINARY)}
     rounds = {"adversary round 6": (ROUND6, ROUND6_ORDINARY)}  # within the adversary's
     calls = [call for destructive, ordinary in corpora.values()
              for call in [*(c for _, c in destructive), *ordinary]]
@@ -83,7 +85,8 @@ def main() -> int:
     for name, (destructive, stopped) in shares.items():
         bad, good = {**corpora, **rounds}[name]
         print(f"refused ({name}): {destructive} of {len(bad)} destructive or leaking calls "
-              f"({100 * destructive / len(bad):.1f}%), {stopped} of {len(good)} ordinary calls")
+              f"({100 * destructive / max(1, len(bad)):.1f}%), {stopped} of {len(good)} "
+              "ordinary calls")
     print(f"import ralph_verify.guard.decide: {import_ms:.1f} ms; first call (grammar loaded): "
           f"{first_ms:.1f} ms")
     print(f"CPU per call (median over rounds): median {per_call[len(per_call) // 2][0]:.2f} "

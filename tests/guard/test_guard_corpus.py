@@ -19,6 +19,7 @@ import pytest
 from ralph_verify.guard.decide import Policy, evaluate
 from tests.guard_corpus import DESTRUCTIVE, ORDINARY, Call, make_project
 from tests.guard_corpus_adversary import ADVERSARY, ADVERSARY_ORDINARY
+from tests.guard_corpus_honest import HONEST_ORDINARY
 from tests.guard_corpus_round7 import ROUND7, ROUND7_NEAR, ROUND7_ORDINARY
 
 CLASSES = ("delete", "inline", "secrets", "outside", "machine", "stdin", "network", "history",
@@ -109,6 +110,15 @@ def test_the_seventh_round_is_refused_at_the_hidden_target(policy: Policy) -> No
     assert len(missed) <= len(ROUND7) * 0.05, "\n".join(str(call) for call in missed)
     assert not [call for call in [*ROUND7_ORDINARY, *ROUND7_NEAR]
                 if evaluate(call[0], call[1], policy)]
+
+
+def test_honest_calls_across_ecosystems_are_let_through(policy: Policy) -> None:
+    """Ordinary calls written after round 7 broadened the guard
+    (tests/guard_corpus_honest.py): report, cache and temp options into the project, tools'
+    own destroying verbs, quoted patterns, git clean of build folders; none stopped."""
+    stopped = [(call, evaluate(call[0], call[1], policy)) for call in HONEST_ORDINARY]
+    assert len(HONEST_ORDINARY) >= 500
+    assert not [(call, r.rule) for call, r in stopped if r is not None]
 
 
 def test_refusals_name_the_class_rule(policy: Policy) -> None:
