@@ -241,7 +241,9 @@ _NEEDS = {"ip": re.compile(r"\b(link|addr|address|route|rule|neigh|netns)\b.*\b(
           "yum": re.compile(r"\b(remove|erase)\b"), "dnf": re.compile(r"\b(remove|erase)\b"),
           "pacman": re.compile(r"(^|\s)-R"),
           "kill": re.compile(r"(^|\s)(0|1|\$PPID|\$\{PPID\}|-0)$|\$PPID|^-?\S*\s*-\$\("),
-          "fuser": re.compile(r"(^|\s)-[a-zA-Z]*k"),
+          # ``fuser -k 3000/tcp`` stops what listens on a port (``lsof -ti:3000 | xargs kill``)
+          "fuser": re.compile(r"^(?!(-\S+|\d+/(tcp|udp))(\s+(-\S+|\d+/(tcp|udp)))*$)"
+                              r".*(^|\s)-[a-zA-Z]*k"),
           "apk": re.compile(r"\bdel\b"),
           "conda": re.compile(r"\b(remove|uninstall)\b.*(--all|\bbase\b)|\benv remove\b"),
           "service": re.compile(r"\b(stop|restart|reload|disable)\b"),

@@ -8,6 +8,7 @@ file system: globs matched, symlinks followed) and yields ``(rule, reason)`` pai
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,6 +97,8 @@ def reads(command: SimpleCommand) -> list[str]:
     # ``--exclude '.env*'``: what is left out is not read.
     args = [a for i, a in enumerate(args) if not a.startswith(_EXCLUDES_EQ) and (
         i == 0 or args[i - 1] not in _EXCLUDES)]
+    if name == "sed" and _edits_quietly(args):
+        return []
     if name in PATTERN_FIRST:
         args = _drop_pattern(args, PATTERN_FIRST[name],
                              _VALUE_OPTIONS.get(name.lstrip("ef"), frozenset()))
@@ -106,6 +109,21 @@ def reads(command: SimpleCommand) -> list[str]:
             if sep in arg:
                 words.append(arg.rsplit(sep, 1)[-1])
     return [w for w in words if w and not w.startswith("-")]
+
+
+#: A sed script that only substitutes or deletes lines: no ``p``, ``w`` or ``e``.
+_SED_EDIT = re.compile(r"(\d+|\$|/[^/]*/)?d|s(.)(?:\\.|(?!\2).)*\2(?:\\.|(?!\2).)*\2[gI0-9]*")
+
+
+def _edits_quietly(args: list[str]) -> bool:
+    """``sed -i 's/a/b/' .env``: the file is rewritten in place and nothing is printed."""
+    if not any(re.fullmatch(r"-[a-zA-Z]*i.*|--in-place(=.*)?", a) for a in args):
+        return False
+    scripts = [v for a, v in itertools.pairwise(args) if a in ("-e", "--expression")]
+    if not scripts and not {"-f", "--file"} & set(args):
+        scripts = [a for a in args if not a.startswith("-") and a][:1]
+    return bool(scripts) and all(_SED_EDIT.fullmatch(part.strip()) for script in scripts
+                                 for part in script.split(";"))
 
 
 def _drop_pattern(args: list[str], pattern_options: tuple[str, ...],
