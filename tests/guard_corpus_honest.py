@@ -8,8 +8,9 @@ package managers' environments and caches, destroying verbs of tools that act on
 project alone (``coverage erase``, ``hatch env prune``, ``npm run reset``), git on its own
 branch and paths, the app under test on localhost (its own ``DELETE`` routes), project
 databases in files, quoted patterns and ``--exclude`` options, ``sed -i`` substitutions in
-``.env``, ``fuser -k PORT/tcp``, editors' and linters' settings in the home. Measured
-against :func:`tests.guard_corpus.make_project`'s project: 24 of 669 refused before the fixes of this round, none after.
+``.env``, ``fuser -k PORT/tcp``, ``env | grep -E '^(PATH|HOME)='``, tool chains' versions and
+caches, editors' and linters' settings in the home. Measured
+against :func:`tests.guard_corpus.make_project`'s project: 25 of 730 refused before the fixes of this round, none after.
 
 Left out as not ordinary (the guard refuses them, rightly): ``npx prisma migrate reset``
 and ``rails db:drop`` with ``RAILS_ENV=test`` (they empty whatever database the settings or
@@ -687,6 +688,68 @@ npm audit fix
 safety check
 sed -i 's/^DEBUG=.*/DEBUG=1/' .env
 sed -i '' -e 's/a/b/' .env.local
+# toolchains-machine-reads
+cat ~/.npm/_logs/*-debug-0.log | tail -50
+ls ~/.npm/_logs/
+cat ~/.cache/pre-commit/pre-commit.log
+ls ~/go/pkg/mod/github.com/stretchr/
+cat ~/go/pkg/mod/github.com/stretchr/testify@v1.9.0/assert/assertions.go | head -50
+grep -rn 'fn parse' ~/.cargo/registry/src/*/serde_json-1.0.*/src/ | head
+ls ~/.m2/repository/org/junit/
+find ~/.gradle/caches -name '*.pom' | head
+ls ~/.local/share/virtualenvs/
+ls ~/.cache/ms-playwright
+cat /etc/hosts
+cat /etc/resolv.conf
+cat /proc/cpuinfo | grep 'model name' | head -1
+nproc
+free -h
+ulimit -a
+locale
+cat /etc/passwd | grep -c bash
+getent hosts localhost
+id -u
+groups
+echo $VIRTUAL_ENV $CONDA_PREFIX
+echo ${NODE_ENV:-development}
+printenv | grep -E '^(PATH|HOME|LANG)='
+python -c 'import sys; print(sys.prefix)'
+python -m site
+python -m pip --version
+npm config get cache
+npm prefix -g
+npm root -g
+go env
+rustc --version --verbose
+rustup show
+java -version 2>&1
+mvn -v
+gradle --version
+ruby -v && gem env
+docker version
+docker info | head -20
+docker context ls
+kubectl version --client
+helm version
+terraform version
+node -p 'process.versions'
+python3 -c 'import ssl; print(ssl.OPENSSL_VERSION)'
+ls -la /usr/local/bin | head
+ls /opt
+which -a node
+readlink -f $(which python3)
+apt list --installed 2>/dev/null | grep libssl
+dpkg -l | grep postgresql
+brew list --versions
+systemctl --user list-units --type=service
+ps -ef | grep -v grep | grep node
+ps -o pid,ppid,cmd -p $$
+top -b -n 1 | head -15
+uptime
+vmstat 1 3
+iostat
+df -h /tmp
+du -sh node_modules .venv target 2>/dev/null
 """
 _HONEST_HEREDOCS = [
     "cat <<'EOF' > .github/workflows/ci.yml\nname: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: rm -rf build && make test\nEOF",

@@ -172,11 +172,12 @@ def grepped(command: SimpleCommand, commands: list[SimpleCommand]) -> bool:
     if any(a in ("-c", "--count", "-q", "--quiet", "-l") for a in args):
         return True  # a count or a yes/no: no value printed
     patterns = [a for a in args if not a.startswith("-")][:1]
-    # One plain name (``PATH``, ``^PYTHON``): not ``.``, not ``A|B``, not a secret's.
-    return bool(patterns) and re.fullmatch(r"\^?[A-Za-z_][A-Za-z0-9_]{2,}=?", patterns[0]) \
-        is not None and not any(a.startswith("-") and ("v" in a or "f" in a or "e" in a)
-                                for a in args) and \
-        not SECRET_VAR.search("$" + patterns[0].lstrip("^"))
+    # Plain names (``PATH``, ``^PYTHON``, ``^(PATH|HOME)=``): not ``.``, not a secret's.
+    names = re.fullmatch(r"\^?\(?([A-Za-z_][A-Za-z0-9_]{2,}(\|[A-Za-z_][A-Za-z0-9_]{2,})*)\)?=?",
+                         patterns[0]) if patterns else None
+    return names is not None and not any(a.startswith("-") and ("v" in a or "f" in a or "e" in a)
+                                         for a in args) and \
+        not any(SECRET_VAR.search("$" + n) for n in names.group(1).split("|"))
 
 
 def env_dump(command: SimpleCommand) -> Iterator[Found]:
