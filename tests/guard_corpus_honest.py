@@ -9,8 +9,9 @@ project alone (``coverage erase``, ``hatch env prune``, ``npm run reset``), git 
 branch and paths, the app under test on localhost (its own ``DELETE`` routes), project
 databases in files, quoted patterns and ``--exclude`` options, ``sed -i`` substitutions in
 ``.env``, ``fuser -k PORT/tcp``, ``env | grep -E '^(PATH|HOME)='``, tool chains' versions and
-caches, editors' and linters' settings in the home. Measured
-against :func:`tests.guard_corpus.make_project`'s project: 25 of 730 refused before the fixes of this round, none after.
+caches, editors' and linters' settings in the home, subshells, loops and heredocs writing
+project files. Measured against :func:`tests.guard_corpus.make_project`'s project: 26 of 772
+refused before the fixes of this round, none after.
 
 Left out as not ordinary (the guard refuses them, rightly): ``npx prisma migrate reset``
 and ``rails db:drop`` with ``RAILS_ENV=test`` (they empty whatever database the settings or
@@ -750,8 +751,51 @@ vmstat 1 3
 iostat
 df -h /tmp
 du -sh node_modules .venv target 2>/dev/null
+# shell-forms-files
+(set -e; cd build && cmake .. && make -j2)
+( cd docs && make html ) && ls docs/_build/html | head
+pushd frontend >/dev/null && npm test; popd >/dev/null
+cd "$(git rev-parse --show-toplevel)" && pytest -q
+cd "$(dirname "$0")" 2>/dev/null; pwd
+files=$(git diff --name-only -- '*.py'); [ -n "$files" ] && ruff check $files
+for d in packages/*/; do (cd "$d" && npm test) || exit 1; done
+find . -name 'package.json' -not -path '*/node_modules/*' -execdir npm ci \;
+while ! curl -sf localhost:8000/health; do sleep 1; done
+until pg_isready -h localhost; do sleep 1; done
+trap 'kill $SERVER_PID' EXIT; python -m app & SERVER_PID=$!; sleep 2; pytest tests/e2e
+python -m app & sleep 3 && curl -s localhost:8000/health; kill %1
+npm run dev & npx wait-on http://localhost:3000 && npx playwright test; kill %1
+set -o pipefail; pytest -q | tee build/pytest.log
+pytest -q; echo "exit=$?"
+[[ -f pyproject.toml ]] && grep -A3 '\[project\]' pyproject.toml
+case "$(uname -s)" in Linux) make linux;; Darwin) make mac;; esac
+mapfile -t tests < <(git ls-files 'tests/test_*.py'); pytest "${tests[@]:0:3}"
+readarray -t files < files.txt; printf '%s\n' "${files[@]}"
+declare -A counts; counts[a]=1; echo ${counts[a]}
+x=$(( 3 + 4 )); echo $x
+echo {1..5} | tr ' ' '\n' | paste -sd+ | bc
+printf '%(%F)T\n' -1
+jq -r '.scripts | to_entries[] | "\(.key): \(.value)"' package.json
+jq '.compilerOptions.strict = true' tsconfig.json | sponge tsconfig.json
+chmod +x scripts/dev.sh && ./scripts/dev.sh --help
+printf 'node_modules/\ndist/\n.env\n' >> .gitignore
+echo 'export PATH="$PWD/bin:$PATH"' > .envrc
+echo "DATABASE_URL=sqlite:///./dev.db" > .env.test
+git add -A && git commit -m 'test: cover delete and reset endpoints' && git push -u origin HEAD
+git checkout -b ralph/fix-delete && git commit -am 'fix: purge stale sessions on logout'
+git stash && git checkout main && git pull && git checkout - && git stash pop
+git fetch origin && git rebase origin/main || git rebase --abort
+git log --oneline main..HEAD | cat
+git diff --cached --quiet || git commit -m 'chore: lint'
+git status --short | grep '^??' | cut -c4- | head
+git for-each-ref --format='%(refname:short)' refs/heads/ | head
 """
 _HONEST_HEREDOCS = [
+    "python - <<'EOF'\nimport re, pathlib\np = pathlib.Path('src/app.py')\np.write_text(re.sub(r'old_name', 'new_name', p.read_text()))\nEOF",
+    "node - <<'EOF'\nconst fs = require('fs');\nconst pkg = JSON.parse(fs.readFileSync('package.json', 'utf8'));\npkg.scripts.test = 'vitest run';\nfs.writeFileSync('package.json', JSON.stringify(pkg, null, 2) + '\\n');\nEOF",
+    "cat > Makefile <<'EOF'\n.PHONY: test clean\ntest:\n\tpytest -q\nclean:\n\trm -rf build dist .pytest_cache\nEOF",
+    "cat > scripts/dev.sh <<'EOF'\n#!/usr/bin/env bash\nset -euo pipefail\ndocker compose up -d db\nexec uvicorn app:app --reload --port 8000\nEOF",
+    'cat > Dockerfile <<\'EOF\'\nFROM python:3.12-slim\nWORKDIR /app\nCOPY . .\nRUN pip install --no-cache-dir -e . && rm -rf /root/.cache\nCMD ["python", "-m", "app"]\nEOF',
     "cat <<'EOF' > .github/workflows/ci.yml\nname: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: rm -rf build && make test\nEOF",
     'cat > tests/conftest.py <<\'EOF\'\nimport os\nimport pytest\n\n@pytest.fixture\ndef env(monkeypatch):\n    monkeypatch.setenv("APP_ENV", "test")\nEOF',
     "cat >> .gitignore <<'EOF'\n.env\nbuild/\nEOF",

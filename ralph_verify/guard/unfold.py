@@ -299,6 +299,22 @@ def _again(command: SimpleCommand, words: list[str], context: Context, depth: in
     _one(inner, context, depth, out)
 
 
+def _package_sources(rest: list[str]) -> list[str]:
+    """``npx [-p SPEC] PACKAGE ARGS``: the specs and the package, up to its arguments."""
+    out, index = [], 0
+    while index < len(rest):
+        word = rest[index]
+        if word in ("-p", "--package", "--spec", "--with", "--from") and index + 1 < len(rest):
+            out.append(rest[index + 1])
+            index += 2
+            continue
+        out.append(word)
+        if not word.startswith("-"):
+            break
+        index += 1
+    return out
+
+
 def _sequence_editor(settings: list[tuple[str, str]], out: Unfolded) -> None:
     """``GIT_SEQUENCE_EDITOR="sed -i s/pick/drop/"``: a rebase's todo list edited by a script."""
     if any(v.split("=", 1)[-1].strip() not in ("true", ":") for _, v in settings):
@@ -345,8 +361,10 @@ def _strip(command: SimpleCommand) -> list[str]:
         elif (name, "") in PACKAGE_RUNNERS or (name, second) in PACKAGE_RUNNERS:
             command.wrappers.append(name)
             rest = words[1:] if (name, "") in PACKAGE_RUNNERS else words[2:]
-            # Where the package comes from (``--from git+URL``) is judged with the wrappers.
-            command.wrappers += [w for w in rest if re.search(r"://|^git\+|^git@", w)]
+            # Where the package comes from (``--from git+URL``, the package itself) is judged
+            # with the wrappers; what follows the package is its arguments.
+            command.wrappers += [w for w in _package_sources(rest)
+                                 if re.search(r"://|^git\+|^git@", w)]
             if "-c" in rest[:-1] or "--call" in rest[:-1]:  # ``npx -c 'CMD'``: a shell line
                 index = next(i for i, w in enumerate(rest) if w in ("-c", "--call"))
                 words = ["sh", "-c", rest[index + 1]]
