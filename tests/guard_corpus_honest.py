@@ -10,14 +10,15 @@ branch and paths, the app under test on localhost (its own ``DELETE`` routes), p
 databases in files, quoted patterns and ``--exclude`` options, ``sed -i`` substitutions in
 ``.env``, ``fuser -k PORT/tcp``, ``env | grep -E '^(PATH|HOME)='``, tool chains' versions and
 caches, editors' and linters' settings in the home, subshells, loops and heredocs writing
-project files. Measured against :func:`tests.guard_corpus.make_project`'s project: 26 of 772
+project files. Measured against :func:`tests.guard_corpus.make_project`'s project: 27 of 858
 refused before the fixes of this round, none after.
 
 Left out as not ordinary (the guard refuses them, rightly): ``npx prisma migrate reset``
 and ``rails db:drop`` with ``RAILS_ENV=test`` (they empty whatever database the settings or
 ``DATABASE_URL`` name), ``git push --force-with-lease`` (rewrites the remote), ``docker
 compose config`` (prints the secrets it loads), ``grep -q`` in ``.env`` (an oracle, a bit at a
-time), ``tmux capture-pane`` (another terminal) and ``openssl x509 -in tests/cert.pem`` (a
+time), ``git stash clear`` (the user's stashed work), ``git config core.pager``
+(a program set for later), ``tmux capture-pane`` (another terminal) and ``openssl x509 -in tests/cert.pem`` (a
 ``.pem`` may hold a key).
 """
 
@@ -789,6 +790,93 @@ git log --oneline main..HEAD | cat
 git diff --cached --quiet || git commit -m 'chore: lint'
 git status --short | grep '^??' | cut -c4- | head
 git for-each-ref --format='%(refname:short)' refs/heads/ | head
+# settings-outputs-verbs
+EDITOR=vim git commit
+GIT_EDITOR='code --wait' git commit
+PAGER='less -R' git log
+CC='ccache gcc' make -j2
+CMAKE_C_COMPILER_LAUNCHER=ccache cmake -B build
+RUSTC_WRAPPER=sccache cargo build
+MAKEFLAGS=-j2 make
+PYTEST_ADDOPTS='--basetemp=build/tmp -p no:cacheprovider' pytest
+NODE_OPTIONS='--require ./tests/setup.js' npm test
+npm_config_script_shell=bash npm run build
+SHELL=/bin/bash make test
+BROWSER=none npm start
+git -c core.editor='code --wait' rebase -i HEAD~2
+git difftool --tool=vimdiff -y HEAD~1
+pytest --pdbcls=IPython.terminal.debugger:TerminalPdb -x
+cargo --config 'target.x86_64-unknown-linux-gnu.linker="clang"' build
+watchexec -e py -- pytest -q
+nodemon --exec 'python app.py' --watch src
+nodemon --exec 'npm run build' --watch src -e ts
+pre-commit run --hook-stage manual
+tox --installpkg dist/app-1.0-py3-none-any.whl
+pip install -e . --config-settings editable_mode=compat
+make install DESTDIR=/tmp/stage
+cmake --install build --prefix /tmp/install-test
+pytest --junitxml=/tmp/junit.xml
+eslint -o /tmp/eslint.txt src
+ruff check --cache-dir /tmp/ruff-cache .
+mypy --cache-dir=/dev/null src
+git diff --output=build/diff.patch
+curl -o build/page.html http://localhost:8000/
+wget -P build/ http://localhost:8000/report.csv
+sort -o build/sorted.txt data.txt
+gcc -MMD -MF build/app.d -o build/app main.c
+pandoc -s README.md -o build/README.pdf
+convert logo.png -resize 50% build/logo.png
+ffmpeg -i demo.mp4 -vf scale=640:-1 build/demo.gif
+docker build --output type=local,dest=build/out .
+docker buildx build --cache-to type=local,dest=.buildx-cache --cache-from type=local,src=.buildx-cache .
+helm package ./chart -d build/
+terraform plan -out=build/plan.tfplan
+kubectl get pods -o json > build/pods.json
+python -m pip wheel . -w build/wheels
+npm pack --pack-destination build/
+cargo package --list
+dotnet publish -c Release -o build/publish
+npm run purge-cache
+make reset
+just reset-db
+task db:reset
+./scripts/reset.sh
+python scripts/reset_db.py --yes
+yarn workspace api remove lodash
+go mod edit -droprequire example.com/old
+go mod edit -dropreplace example.com/lib
+poetry lock --regenerate
+git rm -r --cached .
+pre-commit gc
+.venv/bin/pip uninstall -y -r requirements-dev.txt
+uv pip uninstall requests
+npm uninstall --save-dev jest
+pnpm uninstall lodash
+cargo clean --release
+go clean -modcache
+mvn dependency:purge-local-repository -DactualTransitive=false
+gradle cleanBuildCache
+./gradlew clean --refresh-dependencies
+rake clobber
+rake db:seed
+bundle clean --force
+composer clear-cache
+dotnet nuget locals http-cache --clear
+npx rimraf coverage .nyc_output
+npx del-cli dist
+npx shx rm -rf build
+npm exec -- rimraf lib
+pip install --upgrade --force-reinstall -e .
+uv sync --reinstall
+npm install --force
+rm -rf .gradle/ build/ out/
+find . -type d -name '.pytest_cache' -prune -exec rm -rf {} +
+find . -name '*.egg-info' -maxdepth 2 -exec rm -rf {} +
+git worktree prune
+git remote prune origin
+git fetch --prune --prune-tags origin
+git branch --delete ralph/merged
+git gc --auto
 """
 _HONEST_HEREDOCS = [
     "python - <<'EOF'\nimport re, pathlib\np = pathlib.Path('src/app.py')\np.write_text(re.sub(r'old_name', 'new_name', p.read_text()))\nEOF",

@@ -343,8 +343,11 @@ def administration(command: SimpleCommand) -> Iterator[Found]:
         yield ("remote-data", f"{name} {text[:60]} deletes, resets or uninstalls what lies "
                               "beyond the project (a store, a database, a machine, a tool "
                               "chain, a cloud); leave it to the user")
+    verbs = _verbs(args)
+    if name == "dotnet":  # ``dotnet publish`` builds into a folder; ``nuget push`` uploads
+        verbs = verbs[1:] if verbs[:1] == ["nuget"] else []
     if (name not in ("git", "kubectl", "oc", "helm") and "--dry-run" not in args and
-            _PUBLISH.fullmatch(next(iter(_verbs(args)), "")) and not re.search(
+            _PUBLISH.fullmatch(next(iter(verbs), "")) and not re.search(
                 r"\b(localhost|127\.0\.0\.1)\b", text)) or _PUBLIC.search(text) or (
             name == "git" and _verbs(args)[:1] == ["send-email"]) or name in _MAILERS:
         yield ("exfiltration", f"{name} {text[:60]} publishes the project or sends it off the "
