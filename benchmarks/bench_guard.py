@@ -6,7 +6,7 @@ Evaluates every call of the guard's corpora (tests/guard_corpus.py and
 tests/guard_corpus_wide.py, which it was built against, tests/guard_corpus_adversary.py and
 tests/guard_corpus_round7.py, written by an adversary who had not read its rules (round 7: 64.9%
 refused before its fixes), and tests/guard_corpus_honest.py, ordinary calls across ecosystems
-(27 of 858 refused before its fixes): destructive and ordinary calls, against
+(27 of 897 refused before its fixes): destructive and ordinary calls, against
 a real project with secrets and symlinks) N times in-process after one warm-up round, and
 prints how many of each were refused per corpus, the median, the 95th percentile and the
 slowest decision, and the cold
