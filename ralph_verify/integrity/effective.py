@@ -1,16 +1,9 @@
 """Effective settings: what each tool will measure, collect or check, before and after.
 
-A tool reads its configuration from several files with its own precedence: a new
-``.coveragerc`` overrides every ``[tool.coverage]`` of ``pyproject.toml``; a ``pytest.ini``
-hides ``[tool.pytest.ini_options]``. Comparing the files where a setting *used to be*
-misses the first and flags a setting that merely moved. Here each tool's configuration is
-resolved the way the tool does it (coverage with coverage's own reader, pytest by its
-ini-file order, mypy and ruff in :mod:`ralph_verify.integrity.effective_tools`), kept as
-data in the baseline, and both the old and the new configuration are applied to the
-*current* tree: a file no longer measured or collected, a line newly excluded, a rule no
-longer enforced is a narrowing, wherever it was written; the same effect from another file
-is nothing.
-"""
+A setting may move between files, and a new file may override another by the tool's own
+precedence, so each tool's configuration is resolved the way the tool does it and both the
+old and the new one are applied to the *current* tree: only a narrower effect is a finding,
+wherever it was written."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""Effective mypy and ruff settings (see :mod:`ralph_verify.integrity.effective`).
-
-mypy: the first of ``mypy.ini``, ``.mypy.ini``, ``pyproject.toml`` (``[tool.mypy]``),
-``setup.cfg`` (``[mypy]``) that configures it, as mypy picks it; ``strict`` expanded into
-the flags it turns on; ``files``/``exclude`` applied to the tree; per-module sections that
-silence modules. ruff: ``ruff check --show-files`` and ``--show-settings``, ruff's own
-resolution, give the files linted, the rules enabled and the per-file ignores.
-"""
+"""Effective mypy and ruff settings (see :mod:`ralph_verify.integrity.effective`): mypy's read
+as mypy picks its file, ruff's from ruff's own ``--show-files``/``--show-settings``."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""ruff and mypy judge with the settings the session started with.
-
-An agent that edits ``[tool.ruff]``, adds a sub-folder ``ruff.toml``, a ``.gitignore``
-entry, a ``mypy.ini`` or a stub beside a module changes what the tool reports, not the code
-it judges. So when one of the files a tool reads its settings from differs from the
-session's start, the tool runs in a judging tree (:mod:`ralph_verify.project.judging_tree`)
-where those files are as they were at the start (absent when they were absent) and every
-other file is today's. The integrity rules still name the edit; this makes it not count.
-"""
+"""ruff and mypy judge with the settings the session started with: when a file a tool reads
+its settings from changed, the tool runs in a judging tree where those files are as at the
+start. The integrity rules still name the edit; this makes it not count."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
 """``check --baseline REF``: integrity against a git ref instead of a session's start.
 
-A pull request written by an agent is a loop without the loop: CI has the branch's tree
-and the ref it will merge into (``--baseline origin/main``). The ref's tree is exported
-with ``git archive`` into a temporary folder (nothing in the repository, its index or its
-work tree is touched), pictured exactly as a session pictures the project when it starts,
-and the ``integrity`` check compares the working tree with it by the same rules as a loop.
-The test ids of the ref's pytest run are not known (pytest does not run on the ref), so
-the comparison of collected ids is left out; everything read from the files is compared.
-"""
+The ref's tree is exported with ``git archive`` into a temporary folder (the repository is
+not touched) and pictured as a session's start. pytest does not run on the ref, so the
+comparison of collected test ids is left out."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
 """Whether a tool reads a file at all: a suppression in a file it never reads hides nothing.
-
-A ``# type: ignore[...]`` in a file mypy does not check, or a ``# pragma: no cover`` in a
-file coverage does not measure, changes no verdict of this run. Which files those are
-follows from each tool's *effective* settings, resolved the way the tool resolves them and
-kept in the picture (:mod:`ralph_verify.integrity.effective`,
-:mod:`ralph_verify.integrity.effective_tools`): mypy's ``files``/``exclude`` (else the
-packages the ``types`` check gives it) and the modules it silences, coverage's
-``source``/``include``/``omit``. When a tool's settings could not be resolved the file
-counts as read: a doubt never lets a suppression through.
-"""
+Decided by the tools' effective settings; when they could not be resolved the file counts
+as read, so a doubt never lets a suppression through."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
 """One picture of how strict a project is, taken the same way at the session's start and
-at every verification.
-
-The picture (:class:`~ralph_verify.records.integrity.Picture`, saved as
-``.ralph/integrity-baseline.json``) holds what every rule of
-:data:`ralph_verify.integrity.rules.RULES` reads in each Python file, the watched tool
-settings and each tool's effective settings, the test infrastructure, and hashes of the
-files that must not be deleted (``keep``) or changed at all (``protected``).
-"""
+at every verification (saved as ``.ralph/integrity-baseline.json``)."""
 
 from __future__ import annotations
 

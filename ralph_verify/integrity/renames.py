@@ -1,12 +1,8 @@
 """Tests that went away honestly: renamed, moved or restructured, or deleted with their feature.
 
-A test whose body is unchanged under a new name, class or file is a rename, and so is one
-whose name lives on in another class or file (a class renamed changes every id, not a test).
-A test that is gone together with the code it exercised — a name it uses was defined in the
-project's source at the session's start and is defined nowhere now (a function, class,
-parameter or attribute removed) — is the deletion of a feature: reported, not a failure.
-Anything else gone is a removed test.
-"""
+A test whose body or name lives on elsewhere is a rename; one gone together with a name it
+used from the project's source (defined at the start, nowhere now) is a deleted feature,
+reported but not a failure. Anything else gone is a removed test."""
 
 from __future__ import annotations
 

@@ -1,15 +1,8 @@
 """What every static rule of integrity is: one protocol (see :mod:`.rules`).
 
-A rule reads the facts of one Python file (``facts``: it fills its own fields of the file's
-:class:`~ralph_verify.records.integrity.FileFacts`, kept in the picture by the file's hash, so
-a later picture reads only the files an iteration changed) and compares the picture of the
-session's start with today's (``compare``: the findings that are new). The pictures are taken
-once (:mod:`ralph_verify.integrity.picture`) and compared once
-(:func:`ralph_verify.integrity.judge.judge`), rule after rule in the order of
-:data:`ralph_verify.integrity.rules.RULES`. A rule names the codes of its findings that
-restate another finding's in other words (``YIELDS``): such a finding on a line a finding
-that does not yield reported before it is left out.
-"""
+A rule fills its facts of one Python file (kept by the file's hash, so a later picture
+reads only the changed files) and compares the start's picture with today's. ``YIELDS``:
+codes of its findings that restate, on the same line, a finding reported before them."""
 
 from __future__ import annotations
 
@@ -21,6 +14,7 @@ from typing import Protocol
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity.renames import Judged
+from ralph_verify.integrity.sources import source_line
 from ralph_verify.records.integrity import FileFacts, Picture
 
 
@@ -43,7 +37,7 @@ class Source:
         return self.text.splitlines()
 
     def line(self, number: int) -> str:
-        return self.lines[number - 1].strip() if 0 < number <= len(self.lines) else ""
+        return source_line(self.lines, number)
 
 
 @dataclass

@@ -1,16 +1,9 @@
 """Settings compared by what they say, not by where they are written.
 
-The same setting may move: ``[tool.ruff] select`` to ``[tool.ruff.lint] select`` (ruff's
-own migration), ``.coveragerc`` to ``pyproject.toml``. Settings are keyed by tool and name
-(``ruff.lint.ignore`` is ``ruff.ignore``), lists are the union over the files that set them
-and a single value is the one of the file read first (a rough precedence; the full
-resolution of each tool's configuration is the effective-settings comparison's job).
-
-A lint configuration that got stricter overall is not loosened: codes added to ``ignore``
-(or ``per-file-ignores``) that belong to rule families newly added to ``select`` take
-nothing away the run checked before, and a code dropped from ``select`` that a prefix still
-selects (``E501`` under ``E``) is still checked.
-"""
+A setting may move (``[tool.ruff] select`` to ``[tool.ruff.lint]``, ``.coveragerc`` to
+``pyproject.toml``): settings are keyed by tool and name, lists are the union over their
+files. A lint configuration stricter overall (a newly selected family partly ignored, a
+code still selected by a prefix) is not loosened."""
 
 from __future__ import annotations
 

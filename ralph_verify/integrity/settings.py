@@ -1,20 +1,5 @@
-"""Tool settings that gate checks, read with their file and line, and how they may weaken.
-
-Read from ``pyproject.toml`` (``[tool.coverage.*]``, ``[tool.ruff]``,
-``[tool.mypy]`` and its overrides, ``[tool.pytest.ini_options]``),
-``ruff.toml``/``.ruff.toml``, ``setup.cfg``, ``tox.ini``, ``.coveragerc``,
-``mypy.ini``/``.mypy.ini``, ``pytest.ini`` and every ``conftest.py``
-(``collect_ignore``, deselecting hooks). Only the keys in :data:`KINDS` (and the
-mypy flag families) are kept; each has a *kind* saying which change weakens it:
-
-- ``min``: a number that must not go down (``fail_under``);
-- ``grow``: a list that must not gain entries (``ignore``, ``omit``, ``exclude``...);
-- ``shrink``: a list that must not lose entries (``select``, ``testpaths``...);
-- ``on``: a flag that must not be turned on (``ignore_errors``, ``allow_*``);
-- ``off``: a flag that must not be turned off (``strict``, ``disallow_*``, ``warn_*``);
-- ``opts``: pytest ``addopts``: no new ``-k``/``-m``/``--deselect``/``--ignore``,
-  no dropped ``--strict-markers``/``-W error``, no lower ``--cov-fail-under``.
-"""
+"""Tool settings that gate checks, read with their file and line, and the kind of change
+that weakens each (the kinds and files are listed in docs/integrity.md)."""
 
 from __future__ import annotations
 

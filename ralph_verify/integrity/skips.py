@@ -1,16 +1,9 @@
 """Is a new skip or xfail a skip *here*, and whose tests does it take out?
 
-A marker whose condition is false on this machine (``skipif(sys.platform == "win32")``,
-``skipUnless(sys.version_info >= (3, 11))``, ``importorskip`` of a module that is installed)
-skips nothing here. A marker that applies only to tests the session did not start with
-(a new test, an opt-in test file guarded by ``skipUnless(os.environ.get(...))``) hides none
-of the baseline's tests: it is listed, not a failure. Anything else is a skip.
-
-Conditions are evaluated by a small interpreter of their AST, never by running project
-code: constants, comparisons, ``and``/``or``/``not``, ``sys.version_info``,
-``sys.platform``, ``os.name``, ``platform.system()`` and friends, ``os.environ``, and the
-module's own names assigned from those. Anything else is unknown, hence a skip.
-"""
+A marker whose condition is false on this machine skips nothing; one that applies only to
+tests the session did not start with hides none of the baseline's. Conditions are evaluated
+by a small interpreter of their AST (platform, version, environment, the module's own names
+assigned from those), never by running project code; anything else is unknown, hence a skip."""
 
 from __future__ import annotations
 

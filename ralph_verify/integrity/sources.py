@@ -1,10 +1,7 @@
 """Python sources: test functions, skip/xfail markers and suppression comments, with lines.
 
-Comments are read from the tokenizer's ``COMMENT`` tokens and markers from code
-outside string literals, so a docstring that mentions ``# noqa`` or
-``pytest.mark.skip`` is not a marker. A file that does not tokenize falls back
-to a line scan.
-"""
+Markers are read from tokens (comments, code outside strings), so a docstring that mentions
+``# noqa`` is not one; a file that does not tokenize falls back to a line scan."""
 
 from __future__ import annotations
 
@@ -107,7 +104,8 @@ def _tokenized(text: str, lines: list[str], offset: int) -> list[Marker]:
         return list(_line_markers(lines[offset:offset + text.count("\n")], lines, offset))
 
 
-def _source(lines: list[str], number: int) -> str:
+def source_line(lines: list[str], number: int) -> str:
+    """Line ``number`` (from 1) of ``lines``, stripped; ``""`` outside them."""
     return lines[number - 1].strip() if 0 < number <= len(lines) else ""
 
 
@@ -136,7 +134,7 @@ def _match(table: tuple[tuple[str, re.Pattern[str]], ...], text: str, number: in
            lines: list[str]) -> Iterator[Marker]:
     for kind, pattern in table:
         for match in pattern.finditer(text):
-            yield Marker(kind, match.group().strip(), number, _source(lines, number))
+            yield Marker(kind, match.group().strip(), number, source_line(lines, number))
 
 
 def test_functions(tree: ast.Module

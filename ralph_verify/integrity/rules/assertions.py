@@ -1,14 +1,8 @@
 """Assertions that cannot fail, found on the AST of test functions.
 
-A check that is true whatever the code does lets a broken implementation pass:
-``assert result == 5 or True``, ``assert (x, "message")``, ``assert 2 == 2``, ``x is x``,
-an assertion inside ``try: ... except AssertionError: pass`` or
-``contextlib.suppress(Exception)``, a test whose every check was removed. Each rule is
-conservative on purpose: ``assert s >= s`` on an object of the project's own class tests
-that class's operator (it can fail: that is the bug it catches), so a comparison of a
-name with itself is flagged only when the name holds a literal or a builtin value, or
-through ``is`` (identity, which no class can override).
-"""
+Conservative on purpose: ``assert s >= s`` on the project's own class tests its operator,
+so a name compared with itself is flagged only when it holds a literal or a builtin value,
+or through ``is`` (which no class can override)."""
 
 from __future__ import annotations
 
@@ -16,6 +10,8 @@ import ast
 import operator
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from ralph_verify.integrity.sources import source_line
 
 WHY = {
     "constant-true": "is true whatever the code does, so it can never fail; assert the "
@@ -248,7 +244,7 @@ def scan_function(name: str, func: ast.AST, lines: list[str]) -> list[Finding]:
 
     def add(rule: str, node: ast.AST) -> None:
         line = getattr(node, "lineno", 1)
-        found.append((rule, name, line, lines[line - 1].strip() if line <= len(lines) else ""))
+        found.append((rule, name, line, source_line(lines, line)))
 
     swallowed: set[int] = set()
     live = reached(func) if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) \

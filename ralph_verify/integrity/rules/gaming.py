@@ -1,12 +1,5 @@
-"""Changed source that games the tests: an AST scan of non-test files.
-
-Each rule names a way code can pass a test without doing the work: an
-``__eq__``/``__ne__`` that returns a constant, a ``__bool__`` forced true,
-arguments compared against the exact literals of the tests (special-casing),
-reading the call stack or pytest's internals, patching ``time``. Only what is
-new since the baseline counts, and ``allow`` entries (``"src/x.py:__eq__"``,
-``"src/x.py"`` or a rule name) exempt legitimate code.
-"""
+"""Changed source that games the tests: an AST scan of non-test files for the ways of
+:data:`WHY`. Only what is new since the baseline counts; ``allow`` exempts legitimate code."""
 
 from __future__ import annotations
 
@@ -17,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import parsed
 from ralph_verify.integrity.rule import allowed
-from ralph_verify.integrity.sources import is_test_file, is_test_side
+from ralph_verify.integrity.sources import is_test_file, is_test_side, source_line
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair, Source
@@ -105,7 +98,7 @@ def scan_raw(text: str) -> list[list[Any]]:
 
     def add(rule: str, node: ast.AST, scope: str, *values: Any) -> None:
         line = getattr(node, "lineno", 1)
-        found.append([rule, line, scope, lines[line - 1].strip() if line <= len(lines) else "",
+        found.append([rule, line, scope, source_line(lines, line),
                       *([list(values)] if rule == "special-case" else [])])
 
     def visit(node: ast.AST, scope: str, args: set[str]) -> None:

@@ -1,14 +1,9 @@
 """Test infrastructure: the code that runs inside pytest besides the tests themselves.
 
-A ``conftest.py``, a module named in ``pytest_plugins`` or loaded by ``-p`` in
-``addopts``, and a ``sitecustomize.py``/``usercustomize.py``/``.pth`` file (in the
-project or in its virtual environment's site-packages) can rewrite reports,
-deselect tests or end the process before a failure is written. Which of them is
-new or changed since the baseline is a finding (but the ``.pth`` files pip installs, which
-a distribution's ``RECORD`` names), and so is a new ``os._exit`` or
-``sys.exit`` in a conftest, test file or plugin. Files the project ignores
-(``.gitignore``) are included: pytest loads them all the same.
-"""
+A conftest, a pytest plugin, a ``sitecustomize.py``/``.pth`` file (the project's or its
+venv's, ignored ones included: pytest loads them all the same) can rewrite reports, deselect
+tests or end the process before a failure is written: a new or changed one is a finding
+(but the ``.pth`` files pip installed), and so is a new process exit in test code."""
 
 from __future__ import annotations
 

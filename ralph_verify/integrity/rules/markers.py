@@ -1,20 +1,9 @@
 """New skips and suppressions, judged by what they hide from the checks of this run's gate.
 
-A suppression hides something only from the check that reads it: ``# noqa`` from ``lint``,
-``# type: ignore`` from ``types``, ``pragma: no cover`` from ``coverage``. When that check is
-not in the session's gate, nothing is hidden and nothing is reported. When it is:
-
-- a blanket suppression (``# noqa``, ``# type: ignore`` with no code, ``# mypy:
-  ignore-errors``, ``pragma: no cover`` in measured code) is a failure;
-- a code-specific one (``# noqa: E501``, ``# type: ignore[attr-defined]``) is listed in the
-  report, unless it silences a code that check reported in that file when the session
-  started (it turns a failing check green) or the iteration adds more than
-  :data:`BUDGET` of them (bulk): then it is a failure;
-- one whose line is the same with its comment removed as a suppression of the baseline's
-  (a renamed code, a reformatted line) is not new.
-
-Skip and xfail markers are judged by :mod:`ralph_verify.integrity.skips`.
-"""
+A suppression hides something only from the check that reads it (:data:`HIDES_FROM`) and
+only in a file its tool reads. A blanket one is a failure; a code-specific one is a note,
+unless it silences a code its check reported in that file at the start, or an iteration adds
+more than :data:`BUDGET` of them. Skip and xfail markers are judged by :mod:`.skips`."""
 
 from __future__ import annotations
 

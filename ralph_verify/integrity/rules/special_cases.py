@@ -1,17 +1,11 @@
 """Special-casing the tests' inputs: implementation code that embeds the tests' literals.
 
-The tests say ``assert add(2, 3) == 5``; an implementation that answers ``5`` when it sees
-``(2, 3)`` passes without doing the work, whether it is spelled as a branch
-(``if a == 2 and b == 3: return 5``, ``if (a, b) == (2, 3)``, nested ``if``s, ``match``)
-or as a table (``{(2, 3): 5}.get((a, b))``). The tests give *pairs*: the literal arguments
-of a call to a function and the literal the result is compared with (``parametrize`` rows
-too). The implementation gives *candidates*: the literals a branch of function ``f``
-compares its parameters with, and the literal it returns; the entries of a literal dict.
-A candidate that reproduces a pair — every argument, and the expected value — is a
-finding, unless all its literals are trivial (``0``, ``1``, ``""``...: base cases); a table
-only when at least half of its entries are the tests' answers (a table of data, such as
-roman numerals, has many entries the tests never ask for).
-"""
+An implementation that answers ``5`` when it sees ``(2, 3)``, as a branch or a table,
+passes ``assert add(2, 3) == 5`` without doing the work. The tests' (arguments, expected)
+pairs are matched against the literals a branch compares its parameters with and returns,
+and against literal tables (found only when at least half of a table's entries are the
+tests' answers: a table of data has many the tests never ask for); base cases (``0``,
+``""``...) are trivial."""
 
 from __future__ import annotations
 
@@ -22,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity.rule import allowed, failure
+from ralph_verify.integrity.sources import source_line
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair, Source
@@ -178,8 +173,7 @@ def candidates(tree: ast.Module, lines: list[str]) -> list[Candidate]:
     found: list[Candidate] = []
 
     def source(node: ast.AST) -> str:
-        line = getattr(node, "lineno", 1)
-        return lines[line - 1].strip() if line <= len(lines) else ""
+        return source_line(lines, getattr(node, "lineno", 1))
 
     for func in ast.walk(tree):
         if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -1,16 +1,10 @@
 """Stand-ins for the project's own code in test infrastructure.
 
-An autouse fixture in ``conftest.py`` that does ``monkeypatch.setattr(kata, "add", ...)``
-makes every test run against a stand-in instead of the code under test: the tests pass and
-the project is as broken as before. This module finds, in test infrastructure — a whole
-``conftest.py`` or pytest plugin, and the fixtures and ``setUp``/``setup_*`` methods of
-test modules — every patch whose target is an object of the project's own package:
-``monkeypatch.setattr``/``setitem(sys.modules, ...)``, ``mock.patch``/``patch.object``/
-``mocker.patch`` (calls and decorators), ``setattr(module, ...)`` and assignments to a
-project module's attribute. Patching third-party or I/O objects (``requests.get``,
-``time.time``) is not a finding: the target's first name must be one of the project's own
-top-level modules or packages.
-"""
+An autouse ``monkeypatch.setattr(kata, "add", ...)`` makes every test run against a
+stand-in instead of the code under test. A patch (``setattr``, ``mock.patch``,
+``sys.modules[...]``, attribute assignments) in a conftest, plugin, fixture or set-up method
+is a finding when its target's first name is one of the project's own top-level modules;
+third-party or I/O objects may be patched."""
 
 from __future__ import annotations
 
@@ -22,7 +16,7 @@ from typing import TYPE_CHECKING
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import parsed
 from ralph_verify.integrity.rule import allowed, failure
-from ralph_verify.integrity.sources import is_test_file, is_test_side
+from ralph_verify.integrity.sources import is_test_file, is_test_side, source_line
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair, Source
@@ -168,8 +162,7 @@ def scan(text: str, own: set[str], *, whole: bool) -> list[Finding]:
                 continue
             seen.add(id(node))
             line = getattr(node, "lineno", 1)
-            found.append((target, line, lines[line - 1].strip() if line <= len(lines) else "",
-                          scope))
+            found.append((target, line, source_line(lines, line), scope))
     return sorted(found, key=lambda f: f[1])
 
 

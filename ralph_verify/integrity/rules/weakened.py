@@ -1,14 +1,8 @@
 """Existing tests may grow, never weaken: a summary of each test function's checks.
 
-For every test function the baseline keeps how many checks it makes (``assert``,
-``pytest.raises``, ``self.assert*``, counted where its control flow reaches them: see
-:func:`.assertions.reached`) and its weak spots: an assertion that cannot fail
-(``assert True``, ``assert f(x) == f(x)``), ``pytest.raises(Exception)``, an ``except:
-pass`` that swallows failures, a ``return`` before the checks. A test present at the
-baseline that now makes fewer checks, or has a new weak spot, is a finding. Every test of a
-changed file, new ones too, is also read for checks that cannot fail or are never run
-(:mod:`.assertions`).
-"""
+A test of the baseline that now makes fewer reached checks, or has a new weak spot (an
+assertion that cannot fail, ``pytest.raises(Exception)``, ``except: pass``, an early
+``return``), is a finding; every test of a changed file is also read by :mod:`.assertions`."""
 
 from __future__ import annotations
 
