@@ -7,6 +7,7 @@ wherever it was written."""
 
 from __future__ import annotations
 
+import configparser
 import fnmatch
 import hashlib
 import os
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.compat import tomllib
+from ralph_verify.integrity.sources import read_text
 
 #: A narrowing: (tool, file, line, message).
 Narrowing = tuple[str, str, int, str]
@@ -62,10 +64,7 @@ def line_of(root: Path, file: str | None, keys: tuple[str, ...], anywhere: bool 
     1 when none is found)."""
     if not file:
         return 1
-    try:
-        lines = (root / file).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return 1
+    lines = read_text(root / file).splitlines()
     names = "|".join(re.escape(k) for k in keys)
     pattern = re.compile(names if anywhere else r"""^\s*["']?(""" + names + r""")["']?\s*[=:]""")
     return next((n for n, text in enumerate(lines, 1) if pattern.search(text)), 1)
@@ -144,11 +143,8 @@ def excluded_lines(root: Path, regexes: list[str], files: set[str]) -> dict[str,
         return {}
     out: dict[str, list[int]] = {}
     for rel in sorted(files) if joined else []:
-        try:
-            text = (root / rel).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        hits = [n for n, line in enumerate(text.splitlines(), 1) if joined and joined.search(line)]
+        lines = read_text(root / rel).splitlines()
+        hits = [n for n, line in enumerate(lines, 1) if joined and joined.search(line)]
         if hits:
             out[rel] = hits
     return out
@@ -193,39 +189,44 @@ _NARROWING = ("-k", "-m", "--deselect", "--ignore", "--ignore-glob", "--lf", "--
 _STRICT = ("--strict-markers", "--strict-config", "--strict", "--runxfail")
 
 
+def read_ini(path: Path) -> configparser.RawConfigParser | None:
+    """An INI file (empty when unreadable), ``None`` when it does not parse."""
+    parser = configparser.RawConfigParser(interpolation=None)
+    try:
+        parser.read_string(read_text(path))
+    except configparser.Error:
+        return None
+    return parser
+
+
+def tool_table(path: Path, tool: str) -> Any:
+    """``[tool.TOOL]`` of a TOML file, ``None`` when it cannot be read or lacks it."""
+    try:
+        return tomllib.loads(read_text(path)).get("tool", {}).get(tool)
+    except tomllib.TOMLDecodeError:
+        return None
+
+
 def _ini(root: Path) -> tuple[str | None, dict[str, Any]]:
     """pytest's configuration file and its ini options, in pytest's own order."""
-    import configparser
-
     for name in ("pytest.ini", ".pytest.ini"):
         if (root / name).is_file():
-            return name, _ini_section(root / name, "pytest", configparser) or {}
-    path = root / "pyproject.toml"
-    if path.is_file():
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            data = {}
-        table = data.get("tool", {}).get("pytest", {})
-        if isinstance(table, dict) and isinstance(table.get("ini_options"), dict):
-            return "pyproject.toml", table["ini_options"]
-        if isinstance(table, dict) and table:  # pytest 9's native [tool.pytest]
-            return "pyproject.toml", table
+            return name, _ini_section(root / name, "pytest") or {}
+    table = tool_table(root / "pyproject.toml", "pytest")
+    if isinstance(table, dict) and isinstance(table.get("ini_options"), dict):
+        return "pyproject.toml", table["ini_options"]
+    if isinstance(table, dict) and table:  # pytest 9's native [tool.pytest]
+        return "pyproject.toml", table
     for name, section in (("tox.ini", "pytest"), ("setup.cfg", "tool:pytest")):
-        if (root / name).is_file():
-            found = _ini_section(root / name, section, configparser)
-            if found is not None:
-                return name, found
+        found = _ini_section(root / name, section)
+        if found is not None:
+            return name, found
     return None, {}
 
 
-def _ini_section(path: Path, section: str, configparser: Any) -> dict[str, Any] | None:
-    parser = configparser.RawConfigParser(interpolation=None)
-    try:
-        parser.read_string(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, configparser.Error):
-        return None
-    return dict(parser.items(section)) if parser.has_section(section) else None
+def _ini_section(path: Path, section: str) -> dict[str, Any] | None:
+    parser = read_ini(path)
+    return dict(parser.items(section)) if parser and parser.has_section(section) else None
 
 
 def _list(value: Any) -> list[str]:

@@ -3,7 +3,6 @@ as mypy picks its file, ruff's from ruff's own ``--show-files``/``--show-setting
 
 from __future__ import annotations
 
-import configparser
 import fnmatch
 import os
 import re
@@ -12,8 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ralph_verify.compat import tomllib
-from ralph_verify.integrity.effective import Narrowing, line_of, listed
+from ralph_verify.integrity.effective import Narrowing, line_of, listed, read_ini, tool_table
 
 STRICT_FLAGS = ("warn_unused_configs", "disallow_any_generics", "disallow_subclassing_any",
                 "disallow_untyped_calls", "disallow_untyped_defs", "disallow_incomplete_defs",
@@ -38,17 +36,8 @@ def _items(value: Any) -> list[str]:
 def _mypy_tables(root: Path) -> tuple[str | None, dict[str, Any], dict[str, dict[str, Any]]]:
     for name in ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"):
         path = root / name
-        if not path.is_file():
-            continue
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
         if name == "pyproject.toml":
-            try:
-                data = tomllib.loads(text).get("tool", {}).get("mypy")
-            except tomllib.TOMLDecodeError:
-                continue
+            data = tool_table(path, "mypy")
             if not isinstance(data, dict):
                 continue
             modules: dict[str, dict[str, Any]] = {}
@@ -57,12 +46,8 @@ def _mypy_tables(root: Path) -> tuple[str | None, dict[str, Any], dict[str, dict
                 for module in names if isinstance(names, list) else [names]:
                     modules[str(module)] = {k: v for k, v in override.items() if k != "module"}
             return name, {k: v for k, v in data.items() if k != "overrides"}, modules
-        parser = configparser.RawConfigParser(interpolation=None)
-        try:
-            parser.read_string(text)
-        except configparser.Error:
-            continue
-        if not parser.has_section("mypy"):
+        parser = read_ini(path)
+        if parser is None or not parser.has_section("mypy"):
             continue
         modules = {}
         for section in parser.sections():

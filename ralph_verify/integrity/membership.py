@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.integrity import effective, effective_tools
+from ralph_verify.integrity.sources import read_text
 from ralph_verify.records.integrity import Picture
 
 
@@ -52,10 +53,7 @@ def _imported(root: Path, module: str, checked: list[str]) -> bool:
     """Whether any of ``checked`` may import ``module`` (by its last name: a doubt counts)."""
     leaf = re.compile(rf"\b{re.escape(module.rsplit('.', 1)[-1])}\b")
     for rel in checked:
-        try:
-            text = (root / rel).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
+        text = read_text(root / rel)
         if leaf.search(text) and any(leaf.search(s) for s in _IMPORTS.findall(text)):
             return True
     return False

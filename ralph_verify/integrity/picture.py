@@ -19,12 +19,6 @@ from ralph_verify.records.integrity import Picture
 from ralph_verify.state_files import now_iso
 
 
-def list_files(root: Path) -> list[str]:
-    """The project's files that exist (see
-    :func:`ralph_verify.project.snapshot.project_files`)."""
-    return [p for p in project_files(root) if (root / p).is_file()]
-
-
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -38,7 +32,7 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
     infrastructure and the guarded files' hashes."""
     from ralph_verify.integrity.rules import RULES
 
-    files = list_files(root)
+    files = [p for p in project_files(root) if (root / p).is_file()]
     settings = read_all(root, files)
     infra_files = infra.take(root, settings)
     plugins = frozenset(rel for rel, (kind, _) in infra_files.files.items() if kind == "plugin")

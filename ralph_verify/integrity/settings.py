@@ -293,7 +293,7 @@ def weakenings(old: Setting | None, new: Setting | None
         assert old is not None
         weak = (kind == "min" or (kind == "off" and old.value is True)
                 or (kind == "shrink" and bool(old.value))
-                or (kind == "opts" and _opts_weaker(old.value, [])))
+                or (kind == "opts" and bool(_opts_changes(old.value, []))))
         return [(gone, old, None)] if weak else []
     if kind == "min":
         if old is not None and isinstance(old.value, float) and isinstance(new.value, float) \
@@ -341,10 +341,6 @@ def _opts_changes(then: list[str], now: list[str]) -> list[tuple[str, str]]:
         changes.append((f"lowered {old_cov[-1]!r} to {new_cov[-1] if new_cov else 'nothing'!r}",
                         new_cov[-1] if new_cov else old_cov[-1]))
     return changes
-
-
-def _opts_weaker(then: list[str], now: list[str]) -> bool:
-    return bool(_opts_changes(then, now))
 
 
 def _number(item: str) -> float:

@@ -11,6 +11,7 @@ import re
 import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from ralph_verify.integrity import parsed
 
@@ -43,6 +44,14 @@ class Marker:
     line: int
     #: The whole source line, stripped: tells a new occurrence from a moved one.
     source: str
+
+
+def read_text(path: Path) -> str:
+    """A file's text, ``""`` when it cannot be read as UTF-8 (its tool will complain)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
 
 
 def is_test_file(path: str) -> bool:

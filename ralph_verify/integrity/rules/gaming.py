@@ -61,8 +61,7 @@ def _arg_literal(node: ast.expr, args: set[str]) -> Any:
         left, right = node.left, node.comparators[0]
         for a, b in ((left, right), (right, left)):
             if isinstance(a, ast.Name) and a.id in args and isinstance(b, ast.Constant) \
-                    and isinstance(b.value, (int, float, str)) \
-                    and not isinstance(b.value, bool):
+                    and is_literal(b.value):
                 return b.value
     return None
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import parsed
-from ralph_verify.integrity.sources import is_test_file, orders_or_marks
+from ralph_verify.integrity.sources import is_test_file, orders_or_marks, read_text
 from ralph_verify.records.integrity import FileFacts, InfraPicture, Setting
 
 if TYPE_CHECKING:
@@ -192,10 +192,7 @@ def take(root: Path, settings: list[Setting]) -> InfraPicture:
             infra[rel] = "conftest" if name == "conftest.py" else "startup"
     plugins = _addopts_plugins(settings)
     for rel in [r for r, kind in infra.items() if kind == "conftest"]:
-        try:
-            plugins += _plugin_names((root / rel).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
-            continue
+        plugins += _plugin_names(read_text(root / rel))
     for name in plugins:
         module = _module_file(root, name)
         if module is not None:
@@ -212,11 +209,7 @@ def take(root: Path, settings: list[Setting]) -> InfraPicture:
                     hashes[key] = ["startup", _sha(path)]
     found_exits: dict[str, list[list[Any]]] = {}
     for rel in sorted(infra):
-        try:
-            text = (root / rel).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        calls = exits(text)
+        calls = exits(read_text(root / rel))
         if calls:
             found_exits[rel] = [[line, source] for line, source in calls]
     return InfraPicture(hashes, found_exits)
@@ -255,9 +248,8 @@ YIELDS: frozenset[str] = frozenset()
 
 def facts(src: Source, out: FileFacts) -> None:
     """A test file's process exits."""
-    if src.tree is not None and is_test_file(src.rel):
-        out.exits = [[n.lineno, src.line(n.lineno)] for n in ast.walk(src.tree)
-                     if isinstance(n, ast.Call) and is_exit(n)]
+    if is_test_file(src.rel):
+        out.exits = [list(call) for call in exits(src.text)]
 
 
 _WHY = {
@@ -303,9 +295,8 @@ def compare(pair: Pair) -> list[Failure]:
 
 def _first_hook_line(path: Path) -> int:
     """The line of the first ``pytest_*`` hook of a module (1 when there is none)."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+    tree = parsed.tree(read_text(path))
+    if tree is None:
         return 1
     lines = [node.lineno for node in ast.walk(tree)
              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import membership, skips
-from ralph_verify.integrity.sources import is_test_file, is_test_side, markers
+from ralph_verify.integrity.sources import is_test_file, is_test_side, markers, read_text
 from ralph_verify.records.integrity import FileFacts, Picture
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def compare(pair: Pair) -> list[Failure]:
     narrow: list[tuple[str, str, int, str, str]] = []
     for path, kind, line, source, text in judged:
         if kind in ("skip", "xfail"):
-            verdict = skips.judge(_text(root / path), line, path, pair)
+            verdict = skips.judge(read_text(root / path), line, path, pair)
             if verdict == "inactive":
                 continue
             if verdict == "new-tests":
@@ -137,13 +137,6 @@ def compare(pair: Pair) -> list[Failure]:
         notes += [f"{path}:{line}: `{text}` (a narrow suppression)"
                   for path, _, line, _, text in narrow]
     return failures
-
-
-def _text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
 
 
 def _read_by_tool(root: Path, picture: Picture, kind: str, path: str) -> bool:

@@ -26,7 +26,6 @@ Finding = tuple[str, int, str, str]  # (target, line, source, scope)
 _FIXTURE_NAMES = frozenset({"fixture", "yield_fixture"})
 _SETUP_NAMES = frozenset({"setUp", "setUpClass", "setup_method", "setup_class",
                           "setup_function", "setup_module", "setup", "asyncSetUp"})
-_PATCHERS = frozenset({"patch", "patch.object", "patch.multiple"})
 _NOT_PACKAGES = frozenset({"setup", "noxfile", "tasks", "conftest", "docs", "doc", "tests",
                            "test", "testing", "benchmarks", "examples", "scripts", "tools"})
 
