@@ -26,10 +26,8 @@ def _sha(path: Path) -> str:
 def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
          session: str = "", test_counts: dict[str, int] | None = None,
          allow: Sequence[str] = (), previous: Picture | None = None) -> Picture:
-    """The picture of ``root``: every rule's facts of every Python file (``previous``: the
-    baseline, whose facts are reused for each file whose hash did not change, so an
-    iteration reads and parses only the files it changed), the tool settings, the test
-    infrastructure and the guarded files' hashes."""
+    """The picture of ``root`` (``previous``: the baseline, whose facts are reused for each
+    file whose hash did not change, so an iteration parses only the files it changed)."""
     from ralph_verify.integrity.rules import RULES
 
     files = [p for p in project_files(root) if (root / p).is_file()]
@@ -86,9 +84,8 @@ _FOUND_KEPT = 4_000
 def _by_content(root: Path, files: Sequence[str], kept: dict[str, records.FileFacts],
                 analyse: Callable[[str, str, str, records.FileFacts | None], records.FileFacts],
                 extra: tuple[object, ...]) -> dict[str, records.FileFacts]:
-    """Per Python file: ``analyse(rel, text, sha, kept_entry)``, taken from ``kept`` (the
-    baseline's) for every file whose hash did not change, and from this process's memory for
-    one analysed already (``extra``: what else the facts depend on)."""
+    """Per Python file: ``analyse(...)``, or its facts in ``kept`` or this process's memory
+    (``extra``: what else they depend on) when its hash did not change."""
     found: dict[str, records.FileFacts] = {}
     for rel in files:
         if not rel.endswith((".py", ".pyi")):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import operator
 import os
 import platform
 import sys
@@ -19,15 +18,13 @@ from typing import TYPE_CHECKING, Any
 from ralph_verify.integrity import parsed
 from ralph_verify.integrity.renames import judge as judge_tests
 from ralph_verify.integrity.renames import test_key
+from ralph_verify.integrity.rules.assertions import OPERATORS
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair
 
 _UNKNOWN = object()
-_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
-    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b,
-    ast.NotIn: lambda a, b: a not in b}
+_COMPARE = {op: f for op, f in OPERATORS.items() if op not in (ast.Is, ast.IsNot)}
 _VALUES: dict[str, Any] = {
     "sys.version_info": tuple(sys.version_info), "sys.platform": sys.platform,
     "os.name": os.name, "sys.implementation.name": sys.implementation.name,

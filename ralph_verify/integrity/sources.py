@@ -71,11 +71,8 @@ _CANDIDATE = re.compile(r"(?i:noqa|pyright|mypy|pragma)|type\s*:|skip|xfail|expe
 
 
 def markers(text: str) -> list[Marker]:
-    """Every marker of ``text`` (a Python module's source), in line order.
-
-    Only the top-level statements whose lines may hold a marker are tokenized (a top-level
-    statement starts outside any bracket or string, so each tokenizes alone as it does in
-    the whole module): an edit to a long module costs the statements that mention one."""
+    """Every marker of ``text`` in line order; only the top-level statements that may hold
+    one are tokenized (each tokenizes alone as in the whole module), for long modules."""
     lines = text.splitlines()
     candidates = sorted({text.count("\n", 0, m.start()) + 1
                          for m in _CANDIDATE.finditer(text)})
@@ -176,11 +173,8 @@ DESELECTING_HOOKS = ("pytest_collection_modifyitems", "pytest_ignore_collect",
 
 
 def conftest_settings(text: str) -> list[tuple[str, list[str], int]]:
-    """``collect_ignore``/``collect_ignore_glob`` entries and deselecting hooks of a conftest.
-
-    Returns ``(key, items, line)`` triples; items that are not literals are kept
-    as their source text.
-    """
+    """``collect_ignore``/``collect_ignore_glob`` entries and deselecting hooks of a conftest
+    as ``(key, items, line)``; items that are not literals are kept as their source text."""
     tree = parsed.tree(text)
     if tree is None:
         return []

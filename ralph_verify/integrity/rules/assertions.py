@@ -58,7 +58,7 @@ def truthy_constant(node: ast.expr) -> bool:
     return False
 
 
-_OPS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+OPERATORS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
         ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
         ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_,
         ast.IsNot: operator.is_not, ast.In: lambda a, b: a in b,
@@ -69,7 +69,7 @@ def _constant_compare(node: ast.Compare) -> bool:
     """``2 == 2``: a comparison of literals that holds."""
     values = [v.value for v in (node.left, *node.comparators) if isinstance(v, ast.Constant)]
     try:
-        return all(bool(_OPS[type(op)](a, b))
+        return all(bool(OPERATORS[type(op)](a, b))
                    for op, a, b in zip(node.ops, values, values[1:], strict=False))
     except (TypeError, KeyError):  # 1 < "a": not a constant truth
         return False

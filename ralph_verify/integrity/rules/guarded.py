@@ -19,26 +19,13 @@ if TYPE_CHECKING:
 YIELDS: frozenset[str] = frozenset()
 
 
+_GLOB = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+
+
 def glob_regex(pattern: str) -> re.Pattern[str]:
     """``tests/**`` style globs: ``**`` spans folders, ``*`` and ``?`` stay within one."""
-    out = ""
-    index = 0
-    while index < len(pattern):
-        if pattern.startswith("**/", index):
-            out += "(?:.*/)?"
-            index += 3
-        elif pattern.startswith("**", index):
-            out += ".*"
-            index += 2
-        elif pattern[index] == "*":
-            out += "[^/]*"
-            index += 1
-        elif pattern[index] == "?":
-            out += "[^/]"
-            index += 1
-        else:
-            out += re.escape(pattern[index])
-            index += 1
+    out = "".join(_GLOB.get(part) or re.escape(part)
+                  for part in re.findall(r"\*\*/|\*\*|\*|\?|[^*?]+", pattern))
     return re.compile(out + r"\Z")
 
 
