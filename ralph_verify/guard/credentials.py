@@ -44,7 +44,8 @@ CREDENTIAL_COMMANDS: dict[str, str] = {
     "gpg": r"--export-secret", "gpg2": r"--export-secret",
     "git": r"\bcredential(-store|-cache)? (fill|get)\b",
     "docker": r"^login\b|\slogin\b", "podman": r"^login\b|\slogin\b",
-    "nerdctl": r"^login\b|\slogin\b", "helm": r"\bregistry login\b",
+    "nerdctl": r"^login\b|\slogin\b",
+    "helm": r"\bregistry login\b|\bget (values|all|manifest)\b",  # a release's secrets
 }
 #: Cloud and platform CLIs: a verb that gets, prints or makes a credential, whatever the CLI.
 CLOUD_CLIS = frozenset({"aws", "gcloud", "az", "doctl", "heroku", "flyctl",

@@ -275,8 +275,8 @@ def _git_config(args: list[str]) -> Iterator[Found]:
     elif values and (GIT_HIDDEN_KEYS.match(values[0]) or (
             GIT_COMMAND_KEYS.match(values[0]) and not values[0].lower().startswith(
                 ("alias.", "credential."))) or (
-            values[0].lower().startswith("alias.") and any(v.startswith("!")
-                                                           for v in values[1:]))):
+            values[0].lower().startswith(("alias.", "credential.")) and any(
+                v.startswith("!") for v in values[1:]))):
         yield ("persistence", "git config of a key that runs a program (core.hooksPath, "
                               "core.fsmonitor ...) lets code run outside what the guard sees")
 

@@ -61,6 +61,10 @@ _SOCKET = re.compile(r"\bsocket\b|create_connection|TCPSocket|fsockopen|IO::Sock
                      r"System\.Net\.Sockets|\bnc\s|/dev/tcp/")
 _SPAWN = re.compile(r"dup2|fdopen|popen|spawn|exec|system|subprocess|child_process|"
                     r"/bin/(ba|z|da)?sh|\|&|\bIO\.popen|Kernel\.", re.IGNORECASE)
+#: The home folder interpolated into a string (``"$ENV{HOME}/.ssh"``, ``"#{Dir.home}/x"``).
+_HOME_IN_STRING = re.compile(r"\$ENV\{\s*['\"]?HOME['\"]?\s*\}|#\{\s*(ENV\[\s*['\"]HOME['\"]\s*\]|"
+                             r"Dir\.home)\s*\}|\$\{\s*(process\.env\.HOME|os\.homedir\(\))\s*\}|"
+                             r"\$\{?HOME\b\}?")
 _ENDLESS = re.compile(r"while\s*\(?\s*(1|true|True|!0)\s*\)?|loop\s*(do|\{)|for\s*\(\s*;\s*;"
                       r"\s*\)|while\s+true\s+do|repeat\b")
 _AWK_PIPE = re.compile(r"\|\s*\"([^\"]+)\"|\"([^\"]+)\"\s*\|\s*getline")
@@ -214,7 +218,7 @@ def _open(literals: list[str], raw: str, effects: CodeEffects) -> None:
     bucket = effects.writes if re.search(r"^[+]?[>wa]|['\"][wa+]", mode + raw) \
         else effects.reads
     for literal in literals:
-        path = literal.lstrip("<>+| ").strip()
+        path = _HOME_IN_STRING.sub("~", literal.lstrip("<>+| ").strip())
         if path and path not in ("r", "w", "a", "rb", "wb", "<", ">", ">>"):
             bucket.append(path)
 
@@ -245,7 +249,7 @@ def _powershell(code: str, effects: CodeEffects) -> None:
 def _literal(bucket: list[str], literals: list[str], raw: str, effects: CodeEffects) -> None:
     if HOME.search(raw):
         effects.computed = True
-    bucket.extend(literals)
+    bucket.extend(_HOME_IN_STRING.sub("~", literal) for literal in literals)
 
 
 _CALL = re.compile(r"([A-Za-z_][\w:.]*|%x|qx)\s*(\(|\{|\s(?=['\"$<\w%@:]))")

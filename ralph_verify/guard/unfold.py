@@ -145,10 +145,12 @@ def unfold_line(line: str, context: Context, depth: int = 0, inside: str = "",
     from_variables.scripts += [(inner, "a command substitution") for inner in
                                _SUBSTITUTION.findall(line) if inner.strip() != line.strip()]
     _embedded(from_variables, context, depth, out)
+    # A trap runs when the shell exits: with the variables the whole line leaves behind.
+    at_exit = Context({**context.environ, **dict(parsed.assignments)}, context.deadline)
     for command in parsed.commands:
         if inside and not command.inside:
             command.inside = inside
-        _one(command, context, depth, out)
+        _one(command, at_exit if command.name == "trap" else context, depth, out)
     return out
 
 

@@ -40,15 +40,29 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 UNKNOWN_SUBST = "$(...)"
 
 
+_CONVERSION = re.compile(r"%[-+ #0-9.]*[a-zA-Z%]")
+
+
+def printf(args: Sequence[str]) -> str:
+    """What ``printf FORMAT ARGS`` prints: each conversion filled with the next argument,
+    the format used again while arguments remain (``printf 'r%s' m``, ``'rm -rf %s' ~``)."""
+    fmt, rest = args[0], list(args[1:])
+    if not any(m.group() != "%%" for m in _CONVERSION.finditer(fmt)):
+        return fmt.replace("%%", "%")
+    out = []
+    while True:
+        out.append(_CONVERSION.sub(lambda m: "%" if m.group() == "%%" else
+                                   (rest.pop(0) if rest else ""), fmt))
+        if not rest:
+            return "".join(out)
+
+
 def static_output(commands: Sequence[SimpleCommand]) -> str:
     """What ``$(echo rm)`` / ``$(printf %s x)`` prints; :data:`UNKNOWN_SUBST` otherwise."""
     if len(commands) == 1 and commands[0].name in ("echo", "printf") \
             and not commands[0].redirects and not commands[0].upstream:
         args = [a for a in commands[0].args if not re.fullmatch(r"-[neE]+", a)]
-        if commands[0].name == "printf" and args:  # ``printf 'r%s' m`` prints ``rm``
-            args = [args[0].replace("%s", " ".join(args[1:]), 1)] if args[0].count("%") == \
-                args[0].count("%s") == 1 else args[1:] if "%" in args[0] else args
-        text = " ".join(args)
+        text = printf(args) if commands[0].name == "printf" and args else " ".join(args)
         if "$" not in text and "\\" not in text:
             return text
     if len(commands) == 1 and commands[0].name == "mktemp" and not any(
@@ -135,9 +149,7 @@ def static_text(sources: Sequence[SimpleCommand]) -> str | None:
     flags = [a for a in source.args if re.fullmatch(r"-[neE]+", a)]
     args = [a for a in source.args if a not in flags]
     escapes = source.name == "printf" or any("e" in f for f in flags)
-    if source.name == "printf" and len(args) > 1 and "%" in args[0]:
-        args = args[1:]
-    text = " ".join(args)
+    text = printf(args) if source.name == "printf" and args else " ".join(args)
     if escapes:
         text = ansi_c(re.sub(r"\\([0-7]{1,3})", lambda m: f"\\{int(m.group(1), 8):03o}", text))
     return None if "$(...)" in text or "$(stdin)" in text else text

@@ -21,6 +21,7 @@ from tests.guard_corpus import DESTRUCTIVE, ORDINARY, Call, make_project
 from tests.guard_corpus_adversary import ADVERSARY, ADVERSARY_ORDINARY
 from tests.guard_corpus_honest import HONEST_ORDINARY
 from tests.guard_corpus_round7 import ROUND7, ROUND7_NEAR, ROUND7_ORDINARY
+from tests.guard_corpus_round8 import ROUND8, ROUND8_ORDINARY
 
 CLASSES = ("delete", "inline", "secrets", "outside", "machine", "stdin", "network", "history",
            "unreadable", "cloud-creds", "inline-code", "shell-forms", "wrappers",
@@ -110,6 +111,16 @@ def test_the_seventh_round_is_refused_at_the_hidden_target(policy: Policy) -> No
     assert len(missed) <= len(ROUND7) * 0.05, "\n".join(str(call) for call in missed)
     assert not [call for call in [*ROUND7_ORDINARY, *ROUND7_NEAR]
                 if evaluate(call[0], call[1], policy)]
+
+
+def test_the_eighth_round_is_refused_at_the_hidden_target(policy: Policy) -> None:
+    """Round 8 (tests/guard_corpus_round8.py), written before reading the rules, in the
+    clusters the hidden corpus found weakest: 98.8% refused and 1 ordinary call stopped
+    before its fixes; held to the corpus's own share now, with none of its ordinary calls stopped."""
+    missed = allowed([call for _, call in ROUND8], policy)
+    assert len(missed) <= len(ROUND8) * (1 - REFUSED_SHARE), "\n".join(map(str, missed))
+    stopped = [call for call in ROUND8_ORDINARY if evaluate(call[0], call[1], policy)]
+    assert not stopped, stopped
 
 
 def test_honest_calls_across_ecosystems_are_let_through(policy: Policy) -> None:
