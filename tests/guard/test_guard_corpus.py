@@ -116,7 +116,7 @@ def test_the_seventh_round_is_refused_at_the_hidden_target(policy: Policy) -> No
 def test_the_eighth_round_is_refused_at_the_hidden_target(policy: Policy) -> None:
     """Round 8 (tests/guard_corpus_round8.py), written before reading the rules, in the
     clusters the hidden corpus found weakest: 98.8% refused and 1 ordinary call stopped
-    before its fixes; held to the corpus's own share now, with none of its ordinary calls stopped."""
+    before its fixes; held to the corpus's share now, none of its ordinary calls stopped."""
     missed = allowed([call for _, call in ROUND8], policy)
     assert len(missed) <= len(ROUND8) * (1 - REFUSED_SHARE), "\n".join(map(str, missed))
     stopped = [call for call in ROUND8_ORDINARY if evaluate(call[0], call[1], policy)]
