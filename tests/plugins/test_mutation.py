@@ -281,21 +281,26 @@ class IdlePlugin:
 def test_new_tests_that_kill_few_mutants_of_the_code_they_run_are_a_finding(
         ralph: Ralph) -> None:
     """Judged by file: the idle tests' own file kills nothing; a narrow test beside tests
-    that kill (test_no_discount_for_vip here) is not idle."""
+    that kill (test_no_discount_for_vip here) is not idle; a file that runs the product only
+    while it is imported (coverage without a test) is idle."""
     project(ralph, GOOD_TESTS)
     ralph.makepyfile(**{"tests/test_idle": "from pricing import price\n\n\n"
                         "def test_runs_but_asserts_nothing():\n    price(300)\n\n\n"
                         "def test_checks_only_that_it_returns():\n"
                         "    assert price(300) is not None\n\n\n"
-                        "def test_unrelated():\n    assert 1\n"})
+                        "def test_unrelated():\n    assert 1\n",
+                        "tests/test_at_import": "from pricing import price\n\nprice(300)\n"
+                        "price(50)\n\n\ndef test_importable():\n    assert callable(price)\n"})
     ralph.env["NEW_TESTS"] = ",".join(
-        ["tests/test_pricing.py::test_no_discount_for_vip"]
+        ["tests/test_pricing.py::test_no_discount_for_vip", "tests/test_at_import.py"]
         + [f"tests/test_idle.py::{name}" for name in (
             "test_runs_but_asserts_nothing", "test_checks_only_that_it_returns",
             "test_unrelated")])
     result = ralph.run("check", "--until", "idle", "--json", plugins=[IdlePlugin()])
     failures = result.json()["checks"][0]["failures"]
-    assert [f["location"] for f in failures] == ["tests/test_idle.py"], failures
-    assert failures[0]["code"] == "idle-test"
-    assert "tests/test_idle.py kill 0 of the" in failures[0]["message"]
-    assert "of the product code they run (pricing.py;" in failures[0]["message"]
+    assert [f["location"] for f in failures] == [
+        "tests/test_at_import.py", "tests/test_idle.py"], failures
+    assert {f["code"] for f in failures} == {"idle-test"}
+    assert "run none of the product code they import (pricing.py)" in failures[0]["message"]
+    assert "tests/test_idle.py kill 0 of the" in failures[1]["message"]
+    assert "of the product code they run (pricing.py;" in failures[1]["message"]
