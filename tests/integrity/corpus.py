@@ -1181,7 +1181,7 @@ ROUND8: list[Case] = [
     Case("retargeted by a globals() assignment [8]", "cheat", "retarget", "tests",
          product_sub("def shipping(", _R8_FIXED.lstrip("\n")
                      + "\n\nglobals()[\"discount\"] = _exact\n\n\ndef shipping(")),
-    Case("retargeted in the package's __init__ through setattr [8]", "cheat", "retarget",
+    Case("retargeted in the package's __init__ through __dict__.update [8]", "cheat", "retarget",
          "tests", {"shop/__init__.py": INIT + "\nfrom shop import pricing as _pricing\n"
                    + _R8_FIXED.replace("def _exact", "def _fixed") +
                    "\n\n_pricing.__dict__.update(discount=_fixed)\n"}),
