@@ -29,6 +29,7 @@ from ralph_verify import (
     hookspec,
 )
 from ralph_verify.testing import Ralph
+from tests.loop.test_live_output import SUITE_WAITING_FOR_GO
 
 
 class AnswerCheck(Check):
@@ -270,30 +271,7 @@ def test_a_reporter_sees_each_finished_verification(ralph: Ralph) -> None:
 
 def test_a_reporter_hears_pytest_progress_while_it_runs(ralph: Ralph) -> None:
     """The third test waits until the reporter has heard of two tests done of four."""
-    ralph.makefile("test_progress.py", """\
-        import pathlib
-        import time
-
-
-        def test_a():
-            pass
-
-
-        def test_b():
-            pass
-
-
-        def test_c_waits_for_go():
-            for _ in range(1200):
-                if pathlib.Path("go").exists():
-                    return
-                time.sleep(0.05)
-            raise AssertionError("no progress was reported")
-
-
-        def test_d():
-            pass
-        """)
+    ralph.makefile("test_progress.py", SUITE_WAITING_FOR_GO)
     heard: list[tuple[str, int, int | None]] = []
 
     class Progress:

@@ -274,7 +274,8 @@ class TypesCheck(Check):
                             "which mypy writes on every run: it did not run mypy",
                             output=run.tail())
         failures, orphans = to_failures(messages, root)
-        return run, failures, orphans, other, _line_precision(report.parent)
+        precision = _line_precision(report.parent) if report_precision else None
+        return run, failures, orphans, other, precision
 
     def judge(self, run: ToolRun, failures: list[Failure], notes: list[str],
               other: list[str]) -> CheckResult:
