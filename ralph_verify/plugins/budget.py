@@ -72,7 +72,6 @@ def ralph_configure(config: Config) -> None:
 
 
 def _state(session: Session) -> BudgetState:
-    """The budget's state, held live in ``session.plugin_state``."""
     state = session.plugin_state[NAME] = BudgetState.of(session.plugin_state)
     return state
 

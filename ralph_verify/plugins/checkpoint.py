@@ -46,8 +46,7 @@ def ralph_addoption(parser: Parser) -> None:
 
 def _state(session: Session) -> CheckpointState:
     """The plugin's state, held live in ``session.plugin_state``."""
-    state = CheckpointState.of(session.plugin_state)
-    session.plugin_state[NAME] = state
+    state = session.plugin_state[NAME] = CheckpointState.of(session.plugin_state)
     return state
 
 
@@ -375,8 +374,7 @@ def ralph_session_finish(session: Session, verdict: VerdictProposal) -> None:
         except UsageError as exc:  # said; the session still ends
             _say(session, f"WARNING: git's refs could not be restored ({exc}); "
                           "'ralph-verify recover' tries again")
-    branch = state.branch
-    broken = state.broken
+    branch, broken = state.branch, state.broken
     if broken is not None and "HEAD is back" not in broken.what:
         _say(session, f"git: {broken.what}; the work of the iteration "
                       f"{broken.iteration} is not committed anywhere")

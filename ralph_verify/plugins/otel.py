@@ -150,8 +150,8 @@ class Tracer:
         with self._trace.use_span(span, end_on_exit=True):  # an exception: recorded, ended
             result = yield
             if result is not None:
-                span.set_attribute("ralph.check.status", result.status.value)
-                span.set_attribute("ralph.check.failures", len(result.failures))
+                span.set_attributes({"ralph.check.status": result.status.value,
+                                     "ralph.check.failures": len(result.failures)})
                 if result.metric is not None:
                     span.set_attribute("ralph.check.metric", float(result.metric))
                 if result.status.value == "error":
@@ -161,9 +161,9 @@ class Tracer:
 
     @hookimpl
     def ralph_session_finish(self, session: Session, verdict: VerdictProposal) -> None:
-        self.root.set_attribute("ralph.session", session.id)
-        self.root.set_attribute("ralph.verdict", verdict.verdict.value)
-        self.root.set_attribute("ralph.iterations", len(session.iterations))
+        self.root.set_attributes({"ralph.session": session.id,
+                                  "ralph.verdict": verdict.verdict.value,
+                                  "ralph.iterations": len(session.iterations)})
 
     def close(self) -> None:
         if self.iteration is not None:

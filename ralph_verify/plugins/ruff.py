@@ -85,10 +85,6 @@ class Findings:
     codes: Counter[str] = field(default_factory=Counter)
     files: set[str | None] = field(default_factory=set)
 
-    @property
-    def total(self) -> int:
-        return sum(self.codes.values())
-
 
 def read_check_output(run: ToolRun, root: Path, output: Path | None = None) -> Findings:
     """``ruff check --output-format json-lines`` read line by line (from ``output``, the file
@@ -236,12 +232,6 @@ class RuffCheck(Check):
                           missing_hint=hint, cwd=cwd)
         return run
 
-    def verdict(self, failures: list[Failure], summary: str,
-                counts: dict[str, int]) -> CheckResult:
-        """Pass when the count (the first of ``counts``, over every violation, kept in
-        ``failures`` or not) meets the threshold (none given: 0)."""
-        return self.count_result(next(iter(counts.values())), summary, failures, counts=counts)
-
 
 class LintCheck(RuffCheck):
     def run(self, ctx: VerifyContext) -> CheckResult:
@@ -256,8 +246,10 @@ class LintCheck(RuffCheck):
         if found is None:
             return self.error(f"ruff check failed (exit {run.returncode}): {_first_cause(run)}",
                               output=run.tail())
-        return self.verdict(found.failures, count_summary_of(found.codes, "error"),
-                            {"errors": found.total, "files": len(found.files)})
+        total = sum(found.codes.values())  # every violation, kept in failures or not
+        return self.count_result(total, count_summary_of(found.codes, "error"),
+                                 found.failures, counts={"errors": total,
+                                                         "files": len(found.files)})
 
     def lint(self, ctx: VerifyContext, args: Sequence[str],
              root: Path) -> tuple[ToolRun, Findings | None]:
@@ -300,7 +292,8 @@ class FormatCheck(RuffCheck):
                               output="\n".join(problems) or run.tail())
         if failures:
             failures = self.with_diffs(ctx, failures)
-        return self.verdict(failures, self.summarise(failures), {"files": len(failures)})
+        return self.count_result(len(failures), self.summarise(failures), failures,
+                                 counts={"files": len(failures)})
 
     def summarise(self, failures: list[Failure]) -> str:
         if not failures:
