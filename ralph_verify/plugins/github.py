@@ -117,13 +117,6 @@ def _feedback_block(verification: Verification) -> str:
             "\n\n</details>\n")
 
 
-def verification_summary(verification: Verification) -> str:
-    verdict = "passed" if verification.passed else "failed"
-    counts = tally([result.status.value for result in verification.results])
-    return (f"## ralph-verify check: {verdict} ({counts})\n\n{checks_table(verification)}\n"
-            f"{_feedback_block(verification)}\n")
-
-
 def session_summary(session: Session, verdict: VerdictProposal) -> str:
     lines = [f"## ralph-verify run: {verdict.verdict.value}", "", _cell(verdict.reason), "",
              "| iteration | verification | failing checks | seconds |",
@@ -171,7 +164,10 @@ def ralph_verification_finish(config: Config, verification: Verification) -> Non
     if not config.get("github") or config.command.name != "check":
         return
     _emit(config, annotation_lines(verification))
-    append_summary(verification_summary(verification))
+    verdict = "passed" if verification.passed else "failed"
+    counts = tally([result.status.value for result in verification.results])
+    append_summary(f"## ralph-verify check: {verdict} ({counts})\n\n"
+                   f"{checks_table(verification)}\n{_feedback_block(verification)}\n")
 
 
 @hookimpl
@@ -190,7 +186,9 @@ _TASK_ICONS = {"done": "✅", "already": "✅", "skipped": "⏭️", "todo": "�
 
 def tasks_summary(tasks: TasksState) -> str:
     """The task table of ``tasks status``, in Markdown."""
-    done = sum(row.status in ("done", "already") for row in tasks.tasks)
+    from ralph_verify.tasks.order import DONE
+
+    done = sum(row.status in DONE for row in tasks.tasks)
     lines = [f"## ralph-verify tasks: {tasks.verdict or 'open'}", "",
              f"{done} of {len(tasks.tasks)} tasks done (`{_cell(Path(tasks.file).name)}`)", "",
              "| | task | status | iterations | seconds | cost | commit | why |",
@@ -207,10 +205,12 @@ def tasks_summary(tasks: TasksState) -> str:
 
 @hookimpl
 def ralph_report_tasks(config: Config, tasks: TasksState) -> None:
+    from ralph_verify.tasks.order import DONE
+
     if not config.get("github"):
         return
     _emit(config, (command("error", f"task {row.id} ({row.title}) is {row.status}: "
                                     f"{row.reason}", title=f"ralph-verify task {row.id}")
                    for row in tasks.tasks
-                   if row.status not in ("done", "already", "skipped")))
+                   if row.status not in DONE | {"skipped"}))
     append_summary(tasks_summary(tasks))

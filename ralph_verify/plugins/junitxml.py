@@ -191,17 +191,13 @@ def failures_text(result: CheckResult) -> str:
     return "\n\n".join(blocks) or result.summary
 
 
-#: Task statuses that pass as a test case, and those skipped; any other fails.
-_TASK_PASSED = frozenset({"done", "already"})
-_TASK_SKIPPED = frozenset({"skipped"})
-
-
 def _task_suite(tasks: TasksState) -> Element:
-    """One test case per task of the list."""
+    """One test case per task of the list: done passes, skipped is skipped, any other fails."""
     from xml.etree.ElementTree import Element, SubElement
 
+    from ralph_verify.tasks.order import DONE
+
     rows = tasks.tasks
-    failing = [row for row in rows if row.status not in _TASK_PASSED | _TASK_SKIPPED]
     suite = Element("testsuite", {"name": "tasks",
                                   "time": f"{sum(row.duration_s for row in rows):.3f}"})
     properties = SubElement(suite, "properties")
@@ -209,11 +205,11 @@ def _task_suite(tasks: TasksState) -> Element:
     SubElement(properties, "property", name="verdict", value=xml_text(tasks.verdict or ""))
     for row in rows:
         message = xml_text(f"{row.status}: {row.reason}" if row.reason else row.status)
-        if row in failing:
+        if row.status not in DONE | {"skipped"}:
             outcome, text = "failure", (f"task {row.id} is {row.status}: {row.reason}\n"
                                         f"gate: {row.gate}\niterations: {row.iterations}")
         else:
-            outcome = "skipped" if row.status in _TASK_SKIPPED else "passed"
+            outcome = "skipped" if row.status == "skipped" else "passed"
             text = f"{message}\ngate: {row.gate}\ncommit: {row.commit or '-'}"
         _case(suite, "ralph-verify.task", f"{row.id}: {row.title}", row.duration_s, outcome,
               message, text, row.status)
