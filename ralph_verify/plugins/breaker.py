@@ -178,21 +178,18 @@ def advance(state: BreakerState, iteration: Iteration, verification: Verificatio
         return
     state.iteration = iteration.number
     current = score(verification)
-    improved = any(key in state.best and _better(value, state.best[key])
-                   for key, value in current.items())
-    for key, value in current.items():
-        if key not in state.best or _better(value, state.best[key]):
-            state.best[key] = value
+    better = {key: value for key, value in current.items()
+              if key not in state.best or _better(value, state.best[key])}
+    improved = any(key in state.best for key in better)
+    state.best.update(better)
     prints = fingerprints(verification)
-    same = bool(prints) and prints == state.fingerprints and not improved
-    state.counters["same-errors"] = state.counters["same-errors"] + 1 if same else 0
-    changed = bool(iteration.files_changed)
-    state.counters["no-change"] = 0 if changed else state.counters["no-change"] + 1
-    state.counters["no-progress"] = 0 if improved else state.counters["no-progress"] + 1
+    stalled = {"same-errors": bool(prints) and prints == state.fingerprints and not improved,
+               "no-change": not iteration.files_changed, "no-progress": not improved}
+    # A passing iteration resets every rule.
+    state.counters = {rule: state.counters[rule] + 1 if hit and not verification.passed else 0
+                      for rule, hit in stalled.items()}
     state.fingerprints = prints
     state.score = current
-    if verification.passed:
-        state.counters = dict.fromkeys(RULES, 0)
 
     tripped = [rule for rule in RULES
                if state.thresholds.get(rule, 0) > 0

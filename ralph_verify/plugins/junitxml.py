@@ -130,17 +130,15 @@ class JUnitXmlWriter:
         import socket
         from xml.etree.ElementTree import Element, SubElement
 
-        results = verification.results
         suite = Element("testsuite", {"name": name, "time": f"{verification.duration_s:.3f}",
                                       "timestamp": verification.started_at,
                                       "hostname": socket.gethostname()})
         properties = SubElement(suite, "properties")
         SubElement(properties, "property", name="root", value=xml_text(str(verification.root)))
-        for result in results:
-            if result.metric is not None:
+        for result in verification.results:
+            if result.metric is not None:  # into <properties>, ahead of every test case
                 SubElement(properties, "property", name=f"metric:{xml_text(result.spec)}",
                            value=f"{result.metric:g}")
-        for result in results:
             message = xml_text(" ".join(result.summary.split()))
             outcome, kind, text = {
                 Status.FAILED: ("failure", "failed", failures_text(result)),
