@@ -13,7 +13,7 @@ from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Stat
 from ralph_verify.checks.registry import CheckRegistry
 from ralph_verify.config.parser import CommonOptions, NotEmpty
 from ralph_verify.markers import hookimpl
-from ralph_verify.proc.process import ToolMissing
+from ralph_verify.proc.process import ToolMissing, head_of_file
 
 #: ``ruff....Failed``, ``nothing to check....(no files to check)Skipped``.
 _STATUS = r"^(?P<name>.+?)\.{2,}(?:\([^)]*\))?(?P<status>Passed|Failed|Skipped)$"
@@ -32,6 +32,7 @@ class PrecommitOptions(CommonOptions):
                 "project's Python, next to ralph-verify's or on PATH, else prek)."})
 
 
+#: pre-commit's report is read up to here: a runaway hook cannot flood us.
 _MAX_REPORT = 4 * 1024 * 1024
 
 
@@ -99,9 +100,7 @@ class PrecommitCheck(Check):
         run = ctx.run(argv, timeout=self.timeout,
                       missing_hint="install it with 'pip install pre-commit' (or prek), or set "
                                    "'command' in [tool.ralph-verify.checks.precommit]")
-        with run.stdout_path.open("rb") as out:  # bounded: a runaway hook cannot flood us
-            stdout = out.read(_MAX_REPORT).decode("utf-8", errors="replace")
-        hooks = parse_report(stdout)
+        hooks = parse_report(head_of_file(run.stdout_path, _MAX_REPORT))
         failed = [hook for hook in hooks if hook.status == "Failed"]
         if run.returncode != 0 and not failed:
             return self.error(f"pre-commit exited {run.returncode} without a failing hook",
