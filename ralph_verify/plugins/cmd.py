@@ -13,11 +13,6 @@ from ralph_verify.markers import hookimpl
 from ralph_verify.redact import cut
 
 
-def _last_line(text: str) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return cut(lines[-1], 200) if lines else ""
-
-
 def missing_program(command: str, root: Path) -> str | None:
     """The command's program when it is nowhere to be found (not on ``PATH``, no such file):
     the shell's exit 127 then means the spec is wrong, not the project."""
@@ -45,7 +40,8 @@ class CommandCheck(Check):
         if missing is not None:
             return self.error(f"program {missing!r} of {self.spec.text!r} not found (exit "
                               "127): misspelt in the spec, or not installed", output=output)
-        code, last = run.returncode, _last_line(output)
+        code, lines = run.returncode, [line.strip() for line in output.splitlines()]
+        last = cut(next((line for line in reversed(lines) if line), ""), 200)
         if self.spec.negated and code != 0:
             return self.result(Status.PASSED, f"exited {code}, as required", metric=code)
         if code == 0 and not self.spec.negated:

@@ -117,11 +117,6 @@ def config_block(config: Config, project: Project, until: list[str], agent: str 
     return "\n".join(lines) + "\n"
 
 
-def _is_ours(header: str) -> bool:
-    key = re.sub(r"""[\s"']""", "", header)
-    return key == "tool.ralph-verify" or key.startswith("tool.ralph-verify.")
-
-
 def replace_tables(text: str, block: str) -> str | None:
     """``text`` with every ``[tool.ralph-verify...]`` table replaced by ``block`` (where the first
     one was); ``None`` if the table is not written as table headers (inline, dotted keys)."""
@@ -133,7 +128,8 @@ def replace_tables(text: str, block: str) -> str | None:
     for line in text.splitlines(keepends=True):
         match = re.compile(_HEADER).match(line)
         if match:
-            skipping = _is_ours(match.group(1))
+            key = re.sub(r"""[\s"']""", "", match.group(1))
+            skipping = key == "tool.ralph-verify" or key.startswith("tool.ralph-verify.")
             if skipping and insert_at is None:
                 insert_at = len(kept)
         if not skipping:
