@@ -1,7 +1,6 @@
 """``budget``: wall time, cost and call-rate limits, each with a default.
 
-``--max-calls-per-hour`` never fails the session: it waits. State is kept in
-``session.plugin_state["budget"]``."""
+``--max-calls-per-hour`` never fails the session: it waits."""
 
 from __future__ import annotations
 

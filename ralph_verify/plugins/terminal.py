@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Generator, Sequence
+from functools import cached_property
 from typing import TYPE_CHECKING, TextIO
 
 from ralph_verify.checks.api import Check, CheckResult, Status
@@ -142,7 +143,6 @@ class TerminalReporter:
         self.config = config
         #: A session's wall time counts from here (plus its earlier runs when resumed).
         self.started = time.monotonic()
-        self._display: Display | None = None
         #: A loop session is running (``check`` has none); its baseline is not yet verified.
         self._in_session = False
         self._baseline_seen = False
@@ -154,16 +154,14 @@ class TerminalReporter:
         #: first, then what follows from it. ``None``: not holding.
         self._held: list[str] | None = None
 
-    @property
+    @cached_property
     def display(self) -> Display:
-        if self._display is None:
-            stream = self.config.stash.get(REPORT_STREAM_KEY) or output_stream(self.config)
-            self._display = Display(stream, quiet=self.verbosity <= -2)
-        return self._display
+        stream = self.config.stash.get(REPORT_STREAM_KEY) or output_stream(self.config)
+        return Display(stream, quiet=self.verbosity <= -2)
 
     def close(self) -> None:
-        if self._display is not None:
-            self._display.stop()
+        if "display" in self.__dict__:  # made: a session or a check printed something
+            self.display.stop()
 
     def _line(self, text: str, level: int = 0) -> None:
         """A permanent line, shown from verbosity ``level`` on (``-q`` is -1, ``-v`` 1); escape
