@@ -114,8 +114,10 @@ class Redactor:
             if form in text:
                 text = text.replace(form, f"[redacted:{name}]")
         for form, name in self._partial:
-            text = _cut_prefixes(text, form, name)
-            text = _cut_suffixes(text, form, name)
+            marker = f"[redacted:{name}]"
+            text = _cut_prefixes(text, form, marker)
+            # A cut-off end (a tail kept by a cut): a cut-off start of the reversed form.
+            text = _cut_prefixes(text[::-1], form[::-1], marker[::-1])[::-1]
         return text
 
     def data(self, value: Any) -> Any:
@@ -134,8 +136,8 @@ def _token_like(piece: str) -> bool:
     return not (piece.isalpha() and (piece.islower() or piece.isupper()))
 
 
-def _cut_prefixes(text: str, form: str, name: str) -> str:
-    """Redact pieces of ``text`` that are a cut-off start of ``form``."""
+def _cut_prefixes(text: str, form: str, marker: str) -> str:
+    """Replace with ``marker`` the pieces of ``text`` that are a cut-off start of ``form``."""
     head = form[:PARTIAL_MIN]
     start = text.find(head)
     while start != -1:
@@ -144,29 +146,9 @@ def _cut_prefixes(text: str, form: str, name: str) -> str:
         while end < limit and text[end] == form[end - start]:
             end += 1
         if (end == len(text) or not text[end].isalnum()) and _token_like(text[start:end]):
-            marker = f"[redacted:{name}]"
             text = text[:start] + marker + text[end:]
             end = start + len(marker)
         start = text.find(head, end)
-    return text
-
-
-def _cut_suffixes(text: str, form: str, name: str) -> str:
-    """Redact pieces of ``text`` that are a cut-off end of ``form`` (a tail kept by a cut)."""
-    tail = form[-PARTIAL_MIN:]
-    stop = text.rfind(tail)
-    while stop != -1:
-        end = stop + PARTIAL_MIN
-        start = stop
-        offset = len(form) - PARTIAL_MIN
-        while start > 0 and offset > 0 and text[start - 1] == form[offset - 1]:
-            start -= 1
-            offset -= 1
-        if (start == 0 or not text[start - 1].isalnum()) and _token_like(text[start:end]):
-            text = text[:start] + f"[redacted:{name}]" + text[end:]
-        if start == 0:
-            break
-        stop = text.rfind(tail, 0, start)
     return text
 
 
