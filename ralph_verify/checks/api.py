@@ -226,7 +226,6 @@ class CheckType:
 
 
 T = TypeVar("T")
-_BIN = "Scripts" if sys.platform == "win32" else "bin"
 _EXE = ".exe" if sys.platform == "win32" else ""
 
 

@@ -196,26 +196,23 @@ class _Handler(BaseHTTPRequestHandler):
                                   body, api=wire.api_of(self.command, parts.path))
         model._record(request)
         if request.api is None:
-            if parts.path.endswith("/count_tokens"):
-                self._send(200, "application/json", json.dumps(
-                    {"input_tokens": wire.count_tokens(raw)}).encode())
-                return
-            if parts.path.endswith(":countTokens"):
-                self._send(200, "application/json", json.dumps(
-                    {"totalTokens": wire.count_tokens(raw)}).encode())
+            counted = {"/count_tokens": "input_tokens", ":countTokens": "totalTokens"}
+            key = next((key for end, key in counted.items() if parts.path.endswith(end)), None)
+            if key is not None:
+                self._send(200, wire.JSON, wire.json_bytes({key: wire.count_tokens(raw)}))
                 return
             request.error = f"not a model endpoint: {self.command} {parts.path}"
-            self._send(404, "application/json", json.dumps(
-                {"error": {"type": "not_found_error", "message": request.error}}).encode())
+            self._send(404, wire.JSON, wire.json_bytes(
+                {"error": {"type": "not_found_error", "message": request.error}}))
             return
         if not isinstance(body, dict):
             request.error = "the request body is not a JSON object"
-            self._send(400, "application/json", json.dumps(
-                {"error": {"type": "invalid_request_error", "message": request.error}}).encode())
+            self._send(400, wire.JSON, wire.json_bytes(
+                {"error": {"type": "invalid_request_error", "message": request.error}}))
             return
         reply = model._take_step(request)
         if isinstance(reply, Fail):
-            self._send(reply.status, "application/json",
+            self._send(reply.status, wire.JSON,
                        wire.render_error(request.api, reply.status, reply.message),
                        reply.headers)
             return
@@ -230,7 +227,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(payload)))
-        if content_type == "text/event-stream":
+        if content_type == wire.SSE:
             self.send_header("Cache-Control", "no-cache")
         self.end_headers()
         self.wfile.write(payload)

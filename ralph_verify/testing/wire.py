@@ -46,18 +46,18 @@ def render(api: str, reply: Reply, body: dict[str, Any], raw: bytes,
         model = path.rsplit("/", 1)[-1].split(":", 1)[0] or model
         response = _gemini_response(reply, model, usage)
         if not path.endswith(":streamGenerateContent"):
-            return JSON, _json(response)
+            return JSON, json_bytes(response)
         if "alt=sse" in query:
             return SSE, f"data: {json.dumps(response)}\r\n\r\n".encode()
-        return JSON, _json([response])
+        return JSON, json_bytes([response])
     if api == "anthropic":
         message = _anthropic_message(reply, model, usage)
-        return (SSE, _anthropic_events(message)) if stream else (JSON, _json(message))
+        return (SSE, _anthropic_events(message)) if stream else (JSON, json_bytes(message))
     if api == "responses":
         response = _responses_response(reply, model, usage)
-        return (SSE, _responses_events(response)) if stream else (JSON, _json(response))
+        return (SSE, _responses_events(response)) if stream else (JSON, json_bytes(response))
     completion = _chat_completion(reply, model, usage)
-    return (SSE, _chat_chunks(completion)) if stream else (JSON, _json(completion))
+    return (SSE, _chat_chunks(completion)) if stream else (JSON, json_bytes(completion))
 
 
 def render_error(api: str, status: int, message: str) -> bytes:
@@ -66,15 +66,15 @@ def render_error(api: str, status: int, message: str) -> bytes:
             404: "not_found_error", 429: "rate_limit_error",
             529: "overloaded_error"}.get(status, "api_error")
     if api == "anthropic":
-        return _json({"type": "error", "error": {"type": kind, "message": message}})
+        return json_bytes({"type": "error", "error": {"type": kind, "message": message}})
     if api == "gemini":
-        return _json({"error": {"code": status, "message": message, "status": {
+        return json_bytes({"error": {"code": status, "message": message, "status": {
             400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
             404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED"}.get(status, "INTERNAL")}})
-    return _json({"error": {"message": message, "type": kind, "param": None, "code": None}})
+    return json_bytes({"error": {"message": message, "type": kind, "param": None, "code": None}})
 
 
-def _json(value: Any) -> bytes:
+def json_bytes(value: Any) -> bytes:
     return json.dumps(value).encode("utf-8")
 
 
