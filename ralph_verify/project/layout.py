@@ -181,47 +181,28 @@ def ci_mypy_targets(root: Path) -> tuple[list[str], list[str], str] | None:
         for path in sorted([*workflows.glob("*.yml"), *workflows.glob("*.yaml")]):
             sources.append((path.relative_to(root).as_posix(), _read(path).splitlines()))
     for name, lines in sources:
-        targets: list[str] = []
+        targets: dict[tuple[str, ...], None] = {}
         options: list[str] = []
         for line in lines:
             for call in re.compile(_MYPY_CALL).finditer(line):
                 if "install" in line[:call.start()]:
                     continue  # pip install mypy ...: not a run
                 found = mypy_arguments(call["rest"])
-                if found and _all_exist(root, found[0]):
+                pairs = _pairs(found[0]) if found else []
+                # A CI line for another tree (a path that is not here) is not ours.
+                if found and all(len(pair) == 2 or (root / pair[0]).exists() for pair in pairs):
                     # Several runs (tox: 'mypy typing_tests', 'mypy src/...'): one run of all.
-                    targets += _new_targets(targets, found[0])
+                    targets.update(dict.fromkeys(pairs))
                     options = options or found[1]  # runs with other flags cannot be fused
         if targets:
-            return targets, options, name
+            return [word for pair in targets for word in pair], options, name
     return None
 
 
-def _new_targets(known: list[str], found: list[str]) -> list[str]:
-    """The targets of ``found`` not in ``known`` yet (``-p x`` kept as a pair)."""
-    seen = set(_pairs(known))
-    fresh: list[str] = []
-    for target in _pairs(found):
-        if target not in seen:
-            seen.add(target)
-            fresh += target.split(" ", 1) if target.startswith("-") else [target]
-    return fresh
-
-
-def _pairs(targets: list[str]) -> list[str]:
-    """``["-p", "x", "src"]`` as ``["-p x", "src"]``."""
-    out: list[str] = []
+def _pairs(targets: list[str]) -> list[tuple[str, ...]]:
+    """``["-p", "x", "src"]`` as ``[("-p", "x"), ("src",)]``."""
     words = iter(targets)
-    for word in words:
-        out.append(f"{word} {next(words, '')}" if word in _TARGET_OPTIONS else word)
-    return out
-
-
-def _all_exist(root: Path, targets: list[str]) -> bool:
-    """Whether every path among ``targets`` exists (a CI line for another tree is not ours)."""
-    values = {i + 1 for i, word in enumerate(targets) if word in _TARGET_OPTIONS}
-    return all(word in _TARGET_OPTIONS or i in values or (root / word).exists()
-               for i, word in enumerate(targets))
+    return [(word, next(words, "")) if word in _TARGET_OPTIONS else (word,) for word in words]
 
 
 def _read(path: Path) -> str:
