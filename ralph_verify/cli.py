@@ -32,10 +32,9 @@ def main(args: Sequence[str] | None = None, plugins: Sequence[object] = ()) -> i
     argv = list(sys.argv[1:] if args is None else args)
     _forget_other_repositories()
     if argv in (["--version"], ["-V"]):
-        from ralph_verify.startup import version
+        from ralph_verify.markers import print_version
 
-        print(version())
-        return ExitCode.OK
+        return print_version()
     with _pipe_safe_output():
         try:
             from ralph_verify.config.parser import split_plugin_args
@@ -81,11 +80,6 @@ def run_command(argv: list[str], plugins: Sequence[object],
         from ralph_verify.startup import get_config
 
         config = get_config(argv, plugins, pluginmanager)
-        if config.command.name == "version":
-            from ralph_verify.startup import version
-
-            print(version())
-            return ExitCode.OK
         return int(config.command.handler(config))
     except UsageError as exc:
         print(f"ERROR: {exc}", file=sys.stderr)

@@ -18,7 +18,7 @@ from ralph_verify.config import Config, find_root
 from ralph_verify.config.implementers import implementer_on_stack, implementers, plugin_name_of
 from ralph_verify.config.parser import Command, Parser, split_plugin_args
 from ralph_verify.errors import ConfigError, UsageError
-from ralph_verify.markers import VERSION
+from ralph_verify.markers import print_version
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -246,7 +246,7 @@ def get_config(args: Sequence[str], plugins: Sequence[object] = (),
         raise UsageError("missing command: try 'ralph-verify check --until tests' "
                          "(see 'ralph-verify --help')")
     if namespace.command == "version":
-        command = Command("version", lambda config: 0, "")
+        command = Command("version", print_version, "")
     else:
         command = parser.commands[namespace.command]
     root_option = getattr(namespace, "root", None)
@@ -288,7 +288,3 @@ def _declared(table: dict[str, Any], parser: Parser) -> bool:
     for setting in parser.settings.values():
         known.update((setting.key, setting.dest))
     return known.issuperset(table)
-
-
-def version() -> str:
-    return f"ralph-verify {VERSION} (Python {sys.version.split()[0]})"
