@@ -21,7 +21,7 @@ from ralph_verify.loop.verdict import EXIT_CODES, Verdict
 from ralph_verify.records.codec import decode
 from ralph_verify.records.plugin_state import BreakerState
 from ralph_verify.records.session import AgentRecord, CheckSummary, IterationRecord, SessionState
-from ralph_verify.reports.tasks import list_of
+from ralph_verify.reports.tasks import task_section
 from ralph_verify.terminal_text import strip_controls
 
 SPARKS = "▁▂▃▄▅▆▇█"
@@ -165,13 +165,10 @@ def screen(state: SessionState, records: list[IterationRecord], alive: bool,
 def task_line(state: SessionState, root: str | None = None) -> str | None:
     """``run --tasks``, ``start --tasks``: which task of the list this session is."""
     root = root or state.root
-    text = state.task or ""
-    tasks = list_of(Path(root) / ".ralph", text) if root else None
+    tasks = task_section(Path(root) / ".ralph", state.task or "") if root else None
     if tasks is None:
         return None
-    mine = text.split(":", 1)[0].removeprefix("# Task ")
-    done = sum(row.status in ("done", "already") for row in tasks.tasks)
-    return (f"task {mine} of {Path(tasks.file).name} · {done}/{len(tasks.tasks)} tasks done "
+    return (f"task {tasks.mine} of {tasks.file} · {tasks.done}/{len(tasks.rows)} tasks done "
             f"· list {tasks.verdict or 'running'}")
 
 
