@@ -31,14 +31,11 @@ class Loop:
                  args: Sequence[str] = (), plugins: Sequence[object] = (),
                  quiet: bool = False, stream: TextIO | None = None) -> None:
         argv = ["run", "--root", str(Path(root).resolve())]
-        if isinstance(agent, str):
-            argv += ["--agent", agent]
-        if until is not None:
-            argv += ["--until", until if isinstance(until, str) else ",".join(until)]
-        if max_iterations is not None:
-            argv += ["--max-iterations", str(max_iterations)]
-        if prompt_file is not None:
-            argv += ["--prompt", str(prompt_file)]
+        given = {"--agent": agent if isinstance(agent, str) else None,
+                 "--until": until if until is None or isinstance(until, str) else ",".join(until),
+                 "--max-iterations": max_iterations, "--prompt": prompt_file}
+        argv += [word for flag, value in given.items() if value is not None
+                 for word in (flag, str(value))]
         if quiet:
             argv.append("-qq")  # nothing but errors
         argv += list(args)

@@ -38,7 +38,6 @@ def venv_python(venv: Path) -> Path:
     return venv / _BIN / f"python{_EXE}"
 
 
-
 def choose(root: Path, configured: object = None) -> Interpreter:
     """The project's interpreter, by the precedence in the module docstring."""
     if configured:

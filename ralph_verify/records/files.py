@@ -29,10 +29,7 @@ class CorruptFile(UsageError):
 
 
 def _ralph_dir(path: Path) -> Path:
-    for parent in path.parents:
-        if parent.name == ".ralph":
-            return parent
-    return path.parent
+    return next((parent for parent in path.parents if parent.name == ".ralph"), path.parent)
 
 
 def read_json(path: Path) -> object:
