@@ -99,8 +99,7 @@ def builtin_plugin_manager(disabled: Sequence[str] = (), plugins: Sequence[objec
         while (candidate := name if suffix == 1 else f"{name}-{suffix}") in BUILTIN_PLUGINS \
                 or pm.has_plugin(candidate):
             suffix += 1
-        name = candidate
-        register_plugin(pm, plugin, name)
+        register_plugin(pm, plugin, candidate)
     return pm
 
 

@@ -229,10 +229,8 @@ class Parser:
                                 else getattr(option_type, "setting_type", option_type))
             self.addsetting(setting, type=setting_type, default=default,
                             help=setting_help or kwargs.get("help", ""))
-            kwargs["default"] = None
+            kwargs["default"] = None  # unset: the setting's value (or default) is used
             kwargs.setdefault("dest", setting.replace("-", "_"))
-            if kwargs.get("action") == "store_true":
-                kwargs["default"] = None
         scopes = (scope,) if isinstance(scope, str) else tuple(scope)
         self.options.append(Option(tuple(flags), kwargs, scopes, setting, self.current_plugin))
 

@@ -50,14 +50,9 @@ def render(api: str, reply: Reply, body: dict[str, Any], raw: bytes,
         if "alt=sse" in query:
             return SSE, f"data: {json.dumps(response)}\r\n\r\n".encode()
         return JSON, json_bytes([response])
-    if api == "anthropic":
-        message = _anthropic_message(reply, model, usage)
-        return (SSE, _anthropic_events(message)) if stream else (JSON, json_bytes(message))
-    if api == "responses":
-        response = _responses_response(reply, model, usage)
-        return (SSE, _responses_events(response)) if stream else (JSON, json_bytes(response))
-    completion = _chat_completion(reply, model, usage)
-    return (SSE, _chat_chunks(completion)) if stream else (JSON, json_bytes(completion))
+    whole, events = _FORMATS[api]
+    answer = whole(reply, model, usage)
+    return (SSE, events(answer)) if stream else (JSON, json_bytes(answer))
 
 
 def render_error(api: str, status: int, message: str) -> bytes:
@@ -222,3 +217,9 @@ def _gemini_response(reply: Reply, model: str, usage: tuple[int, int]) -> dict[s
                           "totalTokenCount": usage[0] + usage[1]},
         "modelVersion": model, "responseId": f"resp_ralph{next(_ids):06d}",
     }
+
+
+#: Each API but Gemini's: its whole answer, and that answer as streamed events.
+_FORMATS = {"anthropic": (_anthropic_message, _anthropic_events),
+            "responses": (_responses_response, _responses_events),
+            "chat": (_chat_completion, _chat_chunks)}
