@@ -115,25 +115,6 @@ class SessionData:
                 seen.setdefault(check.spec, check.name)
         return list(seen.items())
 
-    def totals(self) -> dict[str, float | int | None]:
-        agents = [it.agent for it in self.iterations]
-
-        def total(values: list[float | int | None]) -> float | None:
-            known = [float(v) for v in values if v is not None]
-            return sum(known) if known else None
-
-        verification_s = sum(it.verification_s for it in self.iterations)
-        if self.baseline:
-            verification_s += self.baseline.duration_s
-        return {
-            "wall_s": self.state.elapsed_s,
-            "agent_s": sum(a.duration_s or 0.0 for a in agents),
-            "verification_s": verification_s,
-            "input_tokens": total([a.input_tokens for a in agents]),
-            "output_tokens": total([a.output_tokens for a in agents]),
-            "cost_usd": total([a.cost_usd for a in agents]),
-        }
-
     def repeats(self) -> list[Repeat]:
         """Fingerprints that persisted across verifications, longest run first."""
         verifications: list[tuple[int, Verification | None]] = (

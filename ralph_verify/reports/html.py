@@ -118,14 +118,24 @@ def _started(text: str) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+def _total(values: list[float | int | None]) -> float | None:
+    """The sum of the values known (``None``: no agent said)."""
+    known = [float(v) for v in values if v is not None]
+    return sum(known) if known else None
+
+
 def _totals(data: SessionData) -> dict[str, Any]:
-    totals = data.totals()
-    tokens_in, tokens_out = totals["input_tokens"], totals["output_tokens"]
+    """Where the session's time went, and its tokens and cost, as the page shows them."""
+    agents = [it.agent for it in data.iterations]
+    tokens_in = _total([a.input_tokens for a in agents])
+    tokens_out = _total([a.output_tokens for a in agents])
     unknown = tokens_in is None and tokens_out is None
-    cost = totals["cost_usd"]
+    cost = _total([a.cost_usd for a in agents])
+    verification_s = sum(it.verification_s for it in data.iterations)
     return {
-        "wall": float(totals["wall_s"] or 0), "agent": float(totals["agent_s"] or 0),
-        "verification": float(totals["verification_s"] or 0),
+        "wall": float(data.state.elapsed_s or 0),
+        "agent": float(sum(a.duration_s or 0.0 for a in agents)),
+        "verification": verification_s + (data.baseline.duration_s if data.baseline else 0.0),
         "tokens": "unknown" if unknown else
         f"{int(tokens_in or 0):,} in / {int(tokens_out or 0):,} out",
         "tokens_raw": None if unknown else f"{int(tokens_in or 0)}/{int(tokens_out or 0)}",

@@ -5,29 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ralph_verify.display import duration
-
-if TYPE_CHECKING:
-    from ralph_verify.tasks.state import TasksState
 
 #: The CSS classes of a task's status: passed (green), failed (red), other (grey).
 _PASSED = frozenset({"done", "already"})
 _FAILED = frozenset({"failed", "blocked", "agent-error"})
-
-
-def list_of(ralph_dir: Path, task_text: str) -> TasksState | None:
-    """The task list this session is one task of, or ``None``."""
-    if not task_text.startswith("# Task "):
-        return None
-    from ralph_verify.tasks.state import TasksState  # pydantic's import only for a task list
-
-    state = TasksState.read(ralph_dir.parent)
-    if state is None or not any(task_text.startswith(f"# Task {row.id}:")
-                                for row in state.tasks):
-        return None
-    return state
 
 
 @dataclass
@@ -62,8 +45,13 @@ class TaskSection:
 
 def task_section(ralph_dir: Path, task_text: str) -> TaskSection | None:
     """The list this session is one task of, as its section shows it; ``None`` outside one."""
-    state = list_of(ralph_dir, task_text)
-    if state is None:
+    if not task_text.startswith("# Task "):
+        return None
+    from ralph_verify.tasks.state import TasksState  # pydantic's import only for a task list
+
+    state = TasksState.read(ralph_dir.parent)
+    if state is None or not any(task_text.startswith(f"# Task {row.id}:")
+                                for row in state.tasks):
         return None
     mine = task_text.split(":", 1)[0].removeprefix("# Task ")
     rows = [TaskRow(row.id, row.title, row.status,
