@@ -104,9 +104,6 @@ class Redactor:
         self._forms = sorted(forms.items(), key=lambda kv: -len(kv[0]))
         self._partial = sorted(partial, key=lambda kv: -len(kv[0]))
 
-    def __bool__(self) -> bool:
-        return bool(self._forms)
-
     def __call__(self, text: str) -> str:
         if not self._forms or not text:
             return text

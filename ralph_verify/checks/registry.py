@@ -69,11 +69,8 @@ class CheckRegistry:
 
     def known_names(self) -> str:
         """``tests (pytest), lint (ruff), ...`` for error messages."""
-        parts = []
-        for check_type in self.types():
-            aliases = f" ({', '.join(check_type.aliases)})" if check_type.aliases else ""
-            parts.append(check_type.name + aliases)
-        return ", ".join(parts)
+        return ", ".join(kind.name + (f" ({', '.join(kind.aliases)})" if kind.aliases else "")
+                         for kind in self.types())
 
     def resolve(self, spec: CheckSpec) -> CheckType:
         """The check type for ``spec``, or a :class:`SpecError` pointing at what is wrong."""
