@@ -215,14 +215,9 @@ class CheckType:
     plugin: str = ""
 
     def usage(self) -> str:
-        text = ("!" if self.negatable else "") + self.name
-        if self.arg == "required":
-            text += ":ARG"
-        elif self.arg == "optional":
-            text += "[:ARG]"
-        if self.threshold:
-            text += "[<op>N]"
-        return text
+        arg = {"none": "", "optional": "[:ARG]", "required": ":ARG"}.get(self.arg, "")
+        threshold = "[<op>N]" if self.threshold else ""
+        return f"{'!' if self.negatable else ''}{self.name}{arg}{threshold}"
 
 
 T = TypeVar("T")

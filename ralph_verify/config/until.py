@@ -5,6 +5,7 @@ kept on each spec to point at the bad character."""
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -67,12 +68,7 @@ class CheckSpec:
 
 
 _COMPARE: dict[str, Callable[[float, float], bool]] = {
-    ">=": lambda a, b: a >= b,
-    ">": lambda a, b: a > b,
-    "<=": lambda a, b: a <= b,
-    "<": lambda a, b: a < b,
-    "==": lambda a, b: a == b,
-}
+    ">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
 _NEGATED = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!="}
 
 
