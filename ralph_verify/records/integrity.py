@@ -28,10 +28,6 @@ class Setting:
     #: Line of each list entry, where it could be found.
     item_lines: dict[str, int] = field(default_factory=dict)
 
-    @property
-    def ident(self) -> str:
-        return f"{self.file}|{self.key}"
-
 
 @dataclass
 class TestBody:
