@@ -13,27 +13,8 @@ import codecs
 import re
 import shlex
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # a protocol, not parse's class: parse imports this module
-    from typing import Protocol
-
-    class SimpleCommand(Protocol):
-        """What these helpers read of :class:`ralph_verify.guard.parse.SimpleCommand`."""
-
-        words: list[str]
-        redirects: list[tuple[str, str]]
-        stdin_text: str | None
-
-        @property
-        def upstream(self) -> Sequence[SimpleCommand]: ...
-
-        @property
-        def args(self) -> list[str]: ...
-
-        @property
-        def name(self) -> str: ...
-
+from ralph_verify.guard.command import SimpleCommand
 
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
