@@ -8,17 +8,17 @@ Each function takes one unfolded :class:`~ralph_verify.guard.parse.SimpleCommand
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from ralph_verify.guard.credentials import CLOUD_CLIS, container_command
 from ralph_verify.guard.net import classify
 from ralph_verify.guard.parse import SimpleCommand
+from ralph_verify.guard.policy import Policy, holds_secrets, is_inside, is_secret, real, resolve
 from ralph_verify.guard.scripts import SHELLS
 from ralph_verify.guard.unfold import INTERPRETERS, NOT_RUNNERS, PACKAGE_RUNNERS
 
 Found = tuple[str, str]
-Resolver = Callable[[str], "Path | None"]
 
 _NETCATS = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat"})
 _NETCAT_EXEC = re.compile(r"^(-e|-c|--exec|--sh-exec|--lua-exec)(=.*)?$|^-[a-zA-Z]*[ec]$")
@@ -85,9 +85,7 @@ def miner(command: SimpleCommand) -> Iterator[Found]:
                         "stratum pool); it spends the user's machine for someone else")
 
 
-def container(command: SimpleCommand, resolve: Resolver, inside: Callable[[Path | None], bool],
-              secret: Callable[[Path | None], bool], root: Path,
-              home: Path) -> Iterator[Found]:
+def container(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator[Found]:
     """``docker run`` given the host: privileges, its namespaces, or a mount of what the
     project must not reach."""
     name, args = command.name, command.args
@@ -112,7 +110,7 @@ def container(command: SimpleCommand, resolve: Resolver, inside: Callable[[Path 
             return
         if (arg in ("-e", "--env") and re.fullmatch(r"[A-Za-z_]\w*", value) and re.search(
                 r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", value, re.IGNORECASE)) or (
-                arg == "--env-file" and secret(resolve(value))):
+                arg == "--env-file" and is_secret(resolve(value, cwd, policy), policy)):
             yield ("read-secrets", f"{name} {arg} {value} hands a secret of this machine to the "
                                    "container, where it can print or send it")
             return
@@ -130,25 +128,28 @@ def container(command: SimpleCommand, resolve: Resolver, inside: Callable[[Path 
             found = re.search(r"(?:^|,)(?:source|src)=([^,]+)", spec)
             source = found.group(1) if found else None
         if source and source.startswith(("/", "~", ".", "$")):
-            path = resolve(source)
-            if path is None or _host_path(path, inside, secret, root, home):
+            path = resolve(source, cwd, policy)
+            if path is None or _host_path(path, policy):
                 yield ("container", f"{name} mounts {source} into the container: the host's "
                                     "files, secrets or docker socket; mount only the project")
                 return
 
 
-def served(command: SimpleCommand, resolve: Resolver,
-           secret: Callable[[Path | None], bool]) -> Iterator[Found]:
+def served(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator[Found]:
     """A folder (by default the one it runs in) served to whoever connects, or a process
     attached to and read, or a link made to: the home folder, the root or a secret."""
     name, args = command.name, command.args
+
+    def secret(path: Path | None) -> bool:
+        return holds_secrets(path, policy) or is_secret(path, policy)
+
     option = ("-d", "--directory") if name.startswith("python") and "http.server" in args \
         else ("-t",) if name == "php" and "-S" in args else ("-h",) if "httpd" in (
             name, *args[:1]) else ("-p", "--pid", "-pid") if name in _ATTACH else None
     if name == "ln" and any((a.startswith("-") and "s" in a.lstrip("-")[:3]) or a == "--symbolic"
                             for a in args):
         targets = [a for a in args if not a.startswith("-")][:-1]
-        if any(secret(resolve(t)) for t in targets):
+        if any(secret(resolve(t, cwd, policy)) for t in targets):
             yield ("read-secrets", f"ln -s to {targets[0]} makes the home folder, the root or "
                                    "a secret reachable through a path inside the project")
         return
@@ -157,7 +158,7 @@ def served(command: SimpleCommand, resolve: Resolver,
         # (``npx serve ~``, ``caddy file-server --root ~``, ``rclone serve http ~``).
         if name not in _OWN_VERBS and name not in _LISTS and any(
                 secret(path) and path is not None and path.is_dir() for path in (
-                    resolve(a.split("=", 1)[-1]) for a in args
+                    resolve(a.split("=", 1)[-1], cwd, policy) for a in args
                     if not a.startswith("-") or a.startswith("--root="))):
             yield ("read-secrets", f"{name} is given the home folder, the root or a secret "
                                    "folder whole: serving, syncing or running it hands the "
@@ -168,7 +169,7 @@ def served(command: SimpleCommand, resolve: Resolver,
     if name in _ATTACH and folder is not None:
         yield ("read-secrets", f"{name} {' '.join(args[:3])} attaches to a running process "
                                "and reads its memory (keys, tokens)")
-    elif folder is not None and secret(resolve(folder)):
+    elif folder is not None and secret(resolve(folder, cwd, policy)):
         yield ("read-secrets", f"serving {folder} hands the home folder or the machine's "
                                "files (keys, credentials) to whoever connects")
 
@@ -179,12 +180,12 @@ _LISTS = frozenset({"du", "tree", "df", "stat", "ls", "file", "realpath", "readl
                     "exa", "eza", "lsd", "fd", "fdfind", "ncdu", "cd", "test", "dirname"})
 
 
-def _host_path(path: Path, inside: Callable[[Path | None], bool],
-               secret: Callable[[Path | None], bool], root: Path, home: Path) -> bool:
-    if inside(path):
+def _host_path(path: Path, policy: Policy) -> bool:
+    if is_inside(path, policy):
         return False
+    root, home = real(policy.root), real(policy.home)
     return (path == Path("/") or path == home or path in root.parents or
-            path in home.parents or secret(path) or
+            path in home.parents or is_secret(path, policy) or
             path.name.endswith(".sock") or any(str(path) == d or str(path).startswith(d + "/")
                                                 for d in _HOST_DIRS))
 
@@ -422,8 +423,7 @@ _INDEX = re.compile(r"https://(pypi\.org|files\.pythonhosted\.org|registry\.npmj
 _FOREIGN = re.compile(r"^(git\+|hg\+|svn\+|bzr\+|github:|gitlab:|bitbucket:|gist:|git@)|://")
 
 
-def foreign_code(command: SimpleCommand, resolve: Resolver,
-                 inside: Callable[[Path | None], bool]) -> Iterator[Found]:
+def foreign_code(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator[Found]:
     """A package manager given a URL, a repository, another index or a folder outside the
     project: code no one chose, whose install scripts run here."""
     name, args = command.name, command.args
@@ -444,7 +444,7 @@ def foreign_code(command: SimpleCommand, resolve: Resolver,
         local = value.startswith(("../", "/", "~")) or value == ".."
         valued = index > 0 and args[index - 1].startswith("-")  # ``-d /tmp/wheels``: an output
         if (_FOREIGN.search(value) and not _INDEX.match(value)) or (
-                local and not valued and not inside(resolve(value))):
+                local and not valued and not is_inside(resolve(value, cwd, policy), policy)):
             yield ("pipe-to-shell", f"{name} {verb} {value[:60]} fetches code from a source "
                                     "the user did not choose (not the package index, not the "
                                     "project) and runs its install scripts; leave it to the "

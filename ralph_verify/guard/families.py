@@ -9,10 +9,18 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from ralph_verify.guard.parse import SimpleCommand
+from ralph_verify.guard.policy import (
+    Policy,
+    current_branch,
+    real,
+    resolve,
+    session_branch,
+    writable,
+)
 
 #: Commands that write, move or change the files named by their positional arguments.
 MODIFIERS = frozenset({"touch", "truncate", "shred", "chmod", "chown", "chgrp", "chattr",
@@ -49,10 +57,7 @@ GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "rev-parse", "ls-fil
                            "describe", "shortlog", "grep", "config", "remote", "fetch",
                            "ls-remote", "cat-file", "branch", "tag", "reflog", "help",
                            "version", "--version"})
-Resolver = Callable[[str], "Path | None"]
-Inside = Callable[..., bool]  # (path, word naming it): inside or scratch
-#: (rule, reason, decision) before they become :class:`~ralph_verify.guard.policy.Refusal` s.
-Found = tuple[str, str, str]
+Found = tuple[str, str]
 
 
 def _positional(args: list[str], with_value: frozenset[str] = frozenset()) -> list[str]:
@@ -200,49 +205,51 @@ def _extract_folder(name: str, args: list[str]) -> list[str]:
     return []
 
 
-def command_refusals(command: SimpleCommand, resolve: Resolver, inside: Inside,
-                     root: Path, on_session_branch: Callable[[], bool]) -> Iterator[Found]:
-    """What the wider families find in one simple command."""
-    name, args = command.name, command.args
+def command_refusals(command: SimpleCommand, cwd: Path | None,
+                     policy: Policy) -> Iterator[Found]:
+    """What the wider families find in one simple command, run in ``cwd``."""
+    name, args, root = command.name, command.args, real(policy.root)
     redirected = [t for op, t in command.redirects if op in (">", ">>", ">|", "&>", "&>>")]
     redirected += _positional(args) if name == "tee" else []
     for target in redirected:
-        path = resolve(target)
+        path = resolve(target, cwd, policy)
         if path is not None and (path == root / ".git" or (root / ".git") in path.parents):
-            yield ("write-outside", f"writing {target} changes the project's .git", "deny")
+            yield ("write-outside", f"writing {target} changes the project's .git")
     for target in write_targets(command):
         if target.startswith("/dev/") and target in ("/dev/null", "/dev/stdout", "/dev/stderr"):
             continue
-        path = resolve(target)
+        path = resolve(target, cwd, policy)
         # ``mv`` to scratch takes the files out of the project: not scratch for it.
-        if path is None or not inside(path, "" if name == "mv" else target) or \
+        if path is None or not writable(path, policy, "" if name == "mv" else target) or \
                 path == root / ".git" or \
                 (root / ".git") in path.parents:
             yield ("write-outside", f"{name} {target} changes {path or target}, outside the "
-                                    f"project {root} (or its .git); work inside the project",
-                   "deny")
+                                    f"project {root} (or its .git); work inside the project")
     if name == "rm":
-        yield from _glob_refusals(_positional(args), resolve, root)
+        yield from _glob_refusals(_positional(args), cwd, policy)
     if name == "git":
-        yield from _git_history(args, resolve, inside, root, on_session_branch)
+        yield from _git_history(args, cwd, policy)
 
 
-def _glob_refusals(targets: list[str], resolve: Resolver, root: Path) -> Iterator[Found]:
+def _glob_refusals(targets: list[str], cwd: Path | None, policy: Policy) -> Iterator[Found]:
+    root = real(policy.root)
     for target in targets:
         if not re.search(r"[*?\[]", target):
             continue
         head, _, pattern = target.rpartition("/")
-        folder = resolve(head or ".") if head or not target.startswith("/") else Path("/")
+        folder = resolve(head or ".", cwd, policy) if head or not target.startswith("/") \
+            else Path("/")
         if folder is None:
             continue
         if folder == root and (fnmatch.fnmatchcase(".git", pattern) or pattern in ("*", ".*")):
             yield ("rm-outside", f"rm {target} can match the project's .git or everything in "
-                                 f"the project {root}; delete the files you created by name",
-                   "deny")
+                                 f"the project {root}; delete the files you created by name")
 
 
-def _git_history(args: list[str], resolve: Resolver, inside: Inside, root: Path,
-                 on_session_branch: Callable[[], bool]) -> Iterator[Found]:
+def _git_history(args: list[str], cwd: Path | None, policy: Policy) -> Iterator[Found]:
+    def on_session_branch() -> bool:
+        return session_branch(current_branch(cwd or policy.root), policy)
+
     options, index = git_global_options(args)
     repo = None
     for option, value in options:
@@ -251,8 +258,9 @@ def _git_history(args: list[str], resolve: Resolver, inside: Inside, root: Path,
     if index >= len(args):
         return
     sub, rest = args[index], args[index + 1:]
-    if repo is not None and sub not in GIT_READ_ONLY and not inside(resolve(repo)):
-        yield ("write-outside", f"git {sub} in {repo}, a repository outside the project", "deny")
+    if repo is not None and sub not in GIT_READ_ONLY and not writable(resolve(repo, cwd, policy),
+                                                                        policy):
+        yield ("write-outside", f"git {sub} in {repo}, a repository outside the project")
     positional = _positional(rest)
     why = ""
     if sub == "push":
@@ -333,7 +341,7 @@ def _git_history(args: list[str], resolve: Resolver, inside: Inside, root: Path,
     elif sub in ("worktree",) and rest[:1] == ["remove"] and ("--force" in rest or "-f" in rest):
         why = "git worktree remove --force deletes uncommitted work"
     if why:
-        yield ("git-history", f"{why}; leave it to the user", "deny")
+        yield ("git-history", f"{why}; leave it to the user")
 
 
 def _flag(args: list[str], letters: str, long: tuple[str, ...]) -> bool:

@@ -131,12 +131,8 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
                                                    f"project {policy.root}")
     yield from _secrets(command, cwd, policy)
     yield from _tamper(command, cwd, policy)
-    root = real(policy.root)
-    for rule, reason, decision in family_refusals(
-            command, lambda p: resolve(p, cwd, policy),
-            lambda p, w="": writable(p, policy, w), root,
-            lambda: session_branch(current_branch(cwd or policy.root), policy)):
-        yield Refusal(rule, reason, decision)
+    for rule, reason in family_refusals(command, cwd, policy):
+        yield Refusal(rule, reason)
     for target in [*write_targets(command),
                    *(t for op, t in command.redirects if op in OUTPUT_REDIRECTS)]:
         path = resolve(target, cwd, policy)
@@ -144,14 +140,8 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
             yield Refusal("persistence", f"{target} runs again in later sessions (a start-up "
                                          "file, a service, cron); leave it to the user")
     for rule, reason in (*reverse_shell(command), *miner(command), *disk_fill(command),
-                         *administration(command), *container(
-                             command, lambda p: resolve(p, cwd, policy),
-                             lambda p: is_inside(p, policy), lambda p: is_secret(p, policy),
-                             root, real(policy.home)),
-                         *served(command, lambda p: resolve(p, cwd, policy),
-                                 lambda p: holds_secrets(p, policy) or is_secret(p, policy)),
-                         *foreign_code(command, lambda p: resolve(p, cwd, policy),
-                                       lambda p: is_inside(p, policy)),
+                         *administration(command), *container(command, cwd, policy),
+                         *served(command, cwd, policy), *foreign_code(command, cwd, policy),
                          *env_dump(command), *machine(command), *credentials(command),
                          *persistence(command, args if name == "git" else None)):
         yield Refusal(rule, reason)
