@@ -60,7 +60,7 @@ GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "rev-parse", "ls-fil
 Found = tuple[str, str]
 
 
-def _positional(args: list[str], with_value: frozenset[str] = frozenset()) -> list[str]:
+def operands(args: list[str], with_value: frozenset[str] = frozenset()) -> list[str]:
     out: list[str] = []
     index, options_done = 0, False
     while index < len(args):
@@ -92,7 +92,7 @@ def write_targets(command: SimpleCommand) -> list[str]:
             a.startswith("-i") or a.startswith("--in-place") or (
                 re.fullmatch(r"-[a-zA-Z]+", a) is not None and "i" in a and name == "perl")
             for a in args):
-        positional = _positional(args, frozenset({"-e", "-f", "--expression", "--file"}))
+        positional = operands(args, frozenset({"-e", "-f", "--expression", "--file"}))
         scripted = any(a in ("-e", "-f", "--expression", "--file") for a in args)
         # ``sed -i '' FILE``: the empty script is lost in splitting; a file is not a script.
         first = positional[:1] if positional and (positional[0].startswith("~") or
@@ -107,12 +107,12 @@ def write_targets(command: SimpleCommand) -> list[str]:
                                  for a in args[:2])):
         return _extract_folder(name, args)
     if name == "mv":
-        return _positional(args, frozenset({"-t", "--target-directory", "-S"})) + [
+        return operands(args, frozenset({"-t", "--target-directory", "-S"})) + [
             args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-t", "--target-directory")]
     if (name in ("docker", "podman", "kubectl", "oc") and args[:1] == ["cp"]) or \
             name in ("ffmpeg", "uniq") or (name.startswith("python") and
                                          args[:2] == ["-m", "json.tool"]):
-        positional = _positional(args[1:] if name != "uniq" else args)
+        positional = operands(args[1:] if name != "uniq" else args)
         return positional[-1:] if len(positional) > 1 else []
     if name in COPIERS:
         for index, arg in enumerate(args):
@@ -120,29 +120,29 @@ def write_targets(command: SimpleCommand) -> list[str]:
                 return [args[index + 1]]
             if arg.startswith("--target-directory="):
                 return [arg.split("=", 1)[1]]
-        positional = _positional(args, frozenset({"-S", "-m", "-o", "-g", "-e"}))
+        positional = operands(args, frozenset({"-S", "-m", "-o", "-g", "-e"}))
         return positional[-1:] if len(positional) > 1 or name == "ln" else []
     if name in MODIFIERS or name.split(".")[0] in MODIFIERS:
-        return _positional(args, _MODIFIER_VALUES.get(name, frozenset()))
+        return operands(args, _MODIFIER_VALUES.get(name, frozenset()))
     if name in ("vim", "vi", "nvim", "ex", "view") and (name == "ex" or any(
             a in ("-e", "-E", "-s", "-es", "-Es") or a.startswith(("-c", "+")) for a in args)):
-        return _positional(args, frozenset({"-c", "--cmd", "-S", "-u", "-i", "-T", "-w", "-W"}))
+        return operands(args, frozenset({"-c", "--cmd", "-S", "-u", "-i", "-T", "-w", "-W"}))
     if name in ("awk", "gawk") and any(a in ("-i", "--include") for a in args) and \
             "inplace" in args:  # ``awk -i inplace PROGRAM FILE...``: rewrites the files
-        return _positional(args, frozenset({"-i", "--include", "-v", "-F", "-f"}))[1:]
+        return operands(args, frozenset({"-i", "--include", "-v", "-F", "-f"}))[1:]
     if name == "tar" and "--remove-files" in args:  # the archived files are deleted
-        return _positional(args, frozenset({"-f", "--file", "-C", "--directory"}))
+        return operands(args, frozenset({"-f", "--file", "-C", "--directory"}))
     if name == "git" and "clone" in args:  # ``git clone URL DIR``: DIR is written
         _, index = git_global_options(args)
-        rest = _positional(args[index + 1:], frozenset({"-b", "--branch", "-o", "--origin",
+        rest = operands(args[index + 1:], frozenset({"-b", "--branch", "-o", "--origin",
                                                          "--depth", "--template", "-c"}))
         return rest[1:2] if args[index:index + 1] == ["clone"] else []
     if name in ("tar", "zip", "7z", "sqlite3", "virtualenv", "venv", "git", "pip"):
         return _made(name, args)
     if name in _COMPRESSORS and not {"-c", "--stdout", "-l", "--list", "-t"} & set(args):
-        return _positional(args, frozenset({"-S", "--suffix", "-T", "--threads"}))
+        return operands(args, frozenset({"-S", "--suffix", "-T", "--threads"}))
     if name in ("rename", "prename", "file-rename", "perl-rename"):
-        return _positional(args)[1:]  # the first is the expression
+        return operands(args)[1:]  # the first is the expression
     found = [] if name in ("ssh", "scp", "mount", "configure") else [
         (arg.split("=", 1)[1] if "=" in arg else args[index + 1] if index + 1 < len(args)
          else "") for index, arg in enumerate(args)
@@ -210,7 +210,7 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
     """What the wider families find in one simple command, run in ``cwd``."""
     name, args, root = command.name, command.args, real(policy.root)
     redirected = [t for op, t in command.redirects if op in (">", ">>", ">|", "&>", "&>>")]
-    redirected += _positional(args) if name == "tee" else []
+    redirected += operands(args) if name == "tee" else []
     for target in redirected:
         path = resolve(target, cwd, policy)
         if path is not None and (path == root / ".git" or (root / ".git") in path.parents):
@@ -226,7 +226,7 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
             yield ("write-outside", f"{name} {target} changes {path or target}, outside the "
                                     f"project {root} (or its .git); work inside the project")
     if name == "rm":
-        yield from _glob_refusals(_positional(args), cwd, policy)
+        yield from _glob_refusals(operands(args), cwd, policy)
     if name == "git":
         yield from _git_history(args, cwd, policy)
 
@@ -261,7 +261,7 @@ def _git_history(args: list[str], cwd: Path | None, policy: Policy) -> Iterator[
     if repo is not None and sub not in GIT_READ_ONLY and not writable(resolve(repo, cwd, policy),
                                                                         policy):
         yield ("write-outside", f"git {sub} in {repo}, a repository outside the project")
-    positional = _positional(rest)
+    positional = operands(rest)
     why = ""
     if sub == "push":
         deleting = [a for a in positional[1:] if a.startswith(":")]

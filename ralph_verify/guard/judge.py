@@ -34,7 +34,7 @@ from ralph_verify.guard.effects import (
     startup_file,
 )
 from ralph_verify.guard.families import command_refusals as family_refusals
-from ralph_verify.guard.families import git_global_options, write_targets
+from ralph_verify.guard.families import git_global_options, operands, write_targets
 from ralph_verify.guard.net import NETWORK_COMMANDS, network_findings
 from ralph_verify.guard.parse import SimpleCommand
 from ralph_verify.guard.policy import (
@@ -115,7 +115,7 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
         yield Refusal("pipe-to-shell", f"{name} output would run as a script; download it to "
                                        "a file in the project and read it first")
     if name == "rm":
-        yield from _deletions(_positional(args), cwd, policy, "rm")
+        yield from _deletions(operands(args), cwd, policy, "rm")
     elif name == "find" and "-delete" in args:  # without a test: all of DIR, DIR included
         yield from _deletions(find_starts(args), cwd, policy, "find -delete",
                               searched=bool(FIND_TESTS & set(args)))
@@ -123,18 +123,19 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
         yield from _git_refusals(args, cwd, policy)
     yield from _redirects(command, cwd, policy)
     if name == "tee":
-        for target in _positional(args):
+        for target in operands(args):
             if not _DEVICES.match(target):
                 path = resolve(target, cwd, policy)
                 if path is None or not writable(path, policy, target):
                     yield Refusal("write-outside", f"tee to {target}: it is outside the "
                                                    f"project {policy.root}")
     yield from _secrets(command, cwd, policy)
-    yield from _tamper(command, cwd, policy)
+    written = [*write_targets(command),
+               *(t for op, t in command.redirects if op in OUTPUT_REDIRECTS)]
+    yield from _tamper(command, written, cwd, policy)
     for rule, reason in family_refusals(command, cwd, policy):
         yield Refusal(rule, reason)
-    for target in [*write_targets(command),
-                   *(t for op, t in command.redirects if op in OUTPUT_REDIRECTS)]:
+    for target in written:
         path = resolve(target, cwd, policy)
         if path is not None and not is_inside(path, policy) and startup_file(path):
             yield Refusal("persistence", f"{target} runs again in later sessions (a start-up "
@@ -148,13 +149,13 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
     yield from network(command, policy)
 
 
-def _tamper(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator[Refusal]:
+def _tamper(command: SimpleCommand, written: list[str], cwd: Path | None,
+            policy: Policy) -> Iterator[Refusal]:
     """Writes, moves and deletions of the session's own files; reads of ralph-verify's cache."""
     name, args = command.name, command.args
-    targets = [*write_targets(command),
-               *(t for op, t in command.redirects if op in OUTPUT_REDIRECTS)]
+    targets = list(written)
     if name in ("rm", "unlink", "rmdir", "shred", "tee", "srm", "trash", "trash-put"):
-        targets += _positional(args)
+        targets += operands(args)
     elif name == "find" and "-delete" in args:
         targets += find_starts(args)
     what = {"rm": "deleting", "find": "deleting"}.get(name, "changing")
@@ -261,17 +262,6 @@ def _secret_refusal(path: str) -> Refusal:
                                    "must not be read, sourced or sent anywhere")
 
 
-def _positional(args: list[str]) -> list[str]:
-    out: list[str] = []
-    options_done = False
-    for arg in args:
-        if arg == "--" and not options_done:
-            options_done = True
-        elif options_done or not arg.startswith("-") or arg == "-":
-            out.append(arg)
-    return out
-
-
 def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
                searched: bool = False) -> Iterator[Refusal]:
     """``searched``: the targets are folders whose contents are deleted (``find``)."""
@@ -335,7 +325,7 @@ def _git_refusals(args: list[str], cwd: Path | None, policy: Policy) -> Iterator
         force = "--force" in rest or short("f")
         # Folders named inside the project (``git clean -fdx build/``): what ``rm -rf`` of
         # them would delete at most, judged as that.
-        specs = _positional([a for a, before in zip(rest, ["", *rest[:-1]], strict=True)
+        specs = operands([a for a, before in zip(rest, ["", *rest[:-1]], strict=True)
                              if a != "-e" and before != "-e"])
         inside = bool(specs) and all(not _GLOB.search(p) and not p.startswith(":") and (
             (found := resolve(p, repo, policy)) is not None and real(policy.root) in found.parents)

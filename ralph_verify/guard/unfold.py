@@ -19,6 +19,7 @@ from ralph_verify.guard.words import (
     find_exec,
     parallel,
     skip_options,
+    split_words,
     static_text,
     xargs,
 )
@@ -224,11 +225,12 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         script = _dash_c(args)
         if script is not None:
             nested.append((script, name))
-        elif _reads_stdin(args):
-            nested.extend((s, name) for s in _stdin_program(command, name, out))
+        elif _reads_stdin(args) and (text := _stdin_text(command, name, out)) is not None:
+            nested.append((text, name))
     elif name in ("source", "."):
-        if args[:1] in (["/dev/stdin"], ["-"], ["/dev/fd/0"]) or args[:1] == ["/dev/fd/63"]:
-            nested.extend((s, name) for s in _stdin_program(command, name, out))
+        if args[:1] in (["/dev/stdin"], ["-"], ["/dev/fd/0"], ["/dev/fd/63"]) and (
+                text := _stdin_text(command, name, out)) is not None:
+            nested.append((text, name))
     elif name == "eval":
         nested.append((" ".join(args), "eval"))
     elif name == "alias":  # judged as if run: some shells expand aliases
@@ -268,7 +270,7 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         code = "\n".join([*([code] if code else []), *(
             a.split(",", 1)[-1] for a in args if a.startswith("data:"))]) or None
         if code is None and _reads_stdin(args, interpreter=True):
-            code = _stdin_code(command, name, out)
+            code = _stdin_text(command, name, out, code=True)
         if code is not None:
             effects = analyse(family, code, " ".join(args))
             out.code.append((command, effects))
@@ -342,7 +344,7 @@ def _strip(command: SimpleCommand) -> list[str]:
             value = words[index][2:] if words[index] not in ("-S", "--split-string") else (
                 words[index + 1] if index + 1 < len(words) else "")
             rest = words[index + (1 if words[index] not in ("-S", "--split-string") else 2):]
-            words = _split(value) + rest
+            words = split_words(value) + rest
             command.wrappers.append("env")
         elif name == "cmake" and second == "-E" and len(words) > 2 and words[2] in _CMAKE_E:
             command.wrappers.append("cmake")  # ``cmake -E remove_directory DIR`` is ``rm -rf``
@@ -417,13 +419,6 @@ def _strip(command: SimpleCommand) -> list[str]:
     return words
 
 
-def _split(text: str) -> list[str]:
-    try:
-        return shlex.split(text)
-    except ValueError:
-        return text.split()
-
-
 def _dash_c(args: list[str]) -> str | None:
     """The SCRIPT of ``sh -c SCRIPT`` / ``bash -lc SCRIPT`` / ``sh -o x -c SCRIPT``."""
     index = 0
@@ -457,41 +452,27 @@ def _sources(command: SimpleCommand) -> list[SimpleCommand]:
     return list(command.feeds) or list(command.upstream)
 
 
-def _stdin_program(command: SimpleCommand, name: str, out: Unfolded) -> list[str]:
-    """The script a shell reads on stdin, when it can be read; else a finding."""
-    if command.stdin_text is not None and not command.feeds:
-        return [command.stdin_text]
-    sources = _sources(command)
-    if not sources:
-        return []
-    if any(s.name in DOWNLOADERS for s in sources):
-        out.found.append(("pipe-to-shell", f"{name} would run a script straight from a "
-                                           "download; download it to a file in the project "
-                                           "and read it first, or do without it"))
-        return []
-    text = static_text(sources)
-    if text is not None:
-        return [text]
-    feeder = " | ".join(s.name for s in sources)
-    out.found.append(("pipe-to-shell", f"{name} reads commands on its standard input from "
-                                       f"{feeder}, which the guard cannot read; write the "
-                                       "commands out"))
-    return []
-
-
-def _stdin_code(command: SimpleCommand, name: str, out: Unfolded) -> str | None:
-    """The program an interpreter reads on stdin: a heredoc, an echo; downloads refused."""
+def _stdin_text(command: SimpleCommand, name: str, out: Unfolded,
+                code: bool = False) -> str | None:
+    """The script a shell (or the ``code`` an interpreter) reads on stdin, when the line says
+    it; a download, and what the guard cannot read, are findings."""
     if command.stdin_text is not None and not command.feeds:
         return command.stdin_text
     sources = _sources(command)
+    feeder = " | ".join(s.name for s in sources)
     if any(s.name in DOWNLOADERS for s in sources):
-        out.found.append(("pipe-to-shell", f"{name} would run code straight from a "
-                                           "download; save it in the project and read it"))
+        out.found.append(("pipe-to-shell", f"{name} would run code straight from a download; "
+                                           "save it in the project and read it" if code else
+                          f"{name} would run a script straight from a download; download it "
+                          "to a file in the project and read it first, or do without it"))
         return None
-    text = static_text(sources)
-    if text is None and any(s.name in _DECODERS for s in sources):
-        out.found.append(("pipe-to-shell", f"{name} runs code decoded at run time "
-                                           f"({' | '.join(s.name for s in sources)})"))
+    text = static_text(sources) if sources else None
+    if text is None and code and any(s.name in _DECODERS for s in sources):
+        out.found.append(("pipe-to-shell", f"{name} runs code decoded at run time ({feeder})"))
+    elif text is None and sources and not code:
+        out.found.append(("pipe-to-shell", f"{name} reads commands on its standard input from "
+                                           f"{feeder}, which the guard cannot read; write the "
+                                           "commands out"))
     return text
 
 
@@ -525,7 +506,8 @@ def _value_commands(assigned: list[tuple[str, str]]) -> list[tuple[str, str]]:
             found.append((value.lstrip("|"), name))
         runs = re.search(r"(^|\s)-{1,2}[\w.-]*(exec|command|runner|wrapper|program)[\w.-]*=(.+)",
                          value)  # ``GOFLAGS='-toolexec=rm -rf ~'``: the rest of the value
-        found += [(v, name) for v in [*literal_commands(value), *_option_commands(_split(value)),
+        found += [(v, name) for v in [*literal_commands(value),
+                                      *_option_commands(split_words(value)),
                                       *([runs.group(3)] if runs else [])]]
     return found
 

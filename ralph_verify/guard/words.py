@@ -190,9 +190,9 @@ def parallel(command: SimpleCommand) -> list[list[str]]:
     base = skip_options(args[:cut], frozenset({"-j", "--jobs", "-S"}))
     items = [a for a in args[cut + 1:] if a not in (":::", "::::")]
     if not base:
-        return [_split(item) for item in items]
+        return [split_words(item) for item in items]
     if len(base) == 1 and " " in base[0]:  # ``parallel 'rm -rf {}' ::: ...``: a shell line
-        base = _split(base[0])
+        base = split_words(base[0])
     found = []
     for item in items:
         found.append([w.replace("{}", item) for w in base] if any("{}" in w for w in base)
@@ -268,7 +268,7 @@ def skip_options(words: list[str], with_value: frozenset[str], *, assignments: b
     return rest
 
 
-def _split(text: str) -> list[str]:
+def split_words(text: str) -> list[str]:
     try:
         return shlex.split(text)
     except ValueError:
