@@ -1,9 +1,5 @@
-"""The machine used against its owner: shells handed to a socket, containers given the host,
-miners, a disk filled, and the machine's own accounts, clock, network and packages.
-
-Each function takes one unfolded :class:`~ralph_verify.guard.parse.SimpleCommand` and yields
-``(rule, reason)`` pairs; :mod:`ralph_verify.guard.judge` turns them into refusals.
-"""
+"""The machine used against its owner: reverse shells, containers given the host, miners, a
+full disk, the machine's accounts, clock, network and packages; each yields ``(rule, reason)``."""
 
 from __future__ import annotations
 

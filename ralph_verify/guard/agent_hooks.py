@@ -1,10 +1,5 @@
-"""The hook entries that hand an agent CLI ralph-verify's hooks: the PreToolUse guard (for
-``run``'s Claude Code and for hook mode) and the Stop hook (hook mode).
-
-Plain data, shared by the Claude Code adapter (``--settings`` for one run) and by
-``init claude`` / ``codex`` / ``qwen`` / ``gemini`` / ``copilot`` (merged into the agent's
-settings file).
-"""
+"""The hook entries (the PreToolUse guard, the Stop hook) given to an agent CLI, for ``run``'s
+one-run settings and for ``init``'s settings files alike."""
 
 from __future__ import annotations
 

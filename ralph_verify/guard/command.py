@@ -1,7 +1,4 @@
-"""What the guard's shell parser hands on: the simple commands a line would run.
-
-:mod:`ralph_verify.guard.parse` builds them from tree-sitter's tree; every rule reads them.
-"""
+"""What the guard's shell parser hands on: the simple commands a line would run."""
 
 from __future__ import annotations
 

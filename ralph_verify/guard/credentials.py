@@ -1,12 +1,5 @@
-"""Commands that hand out a credential: cloud, container and package CLIs, password stores,
-and a container's environment printed through ``exec``.
-
-``aws ecr get-login-password``, ``gcloud auth print-access-token``, ``kubectl get secret
--o yaml``, ``gh auth status -t``, ``npm token list``, ``docker-credential-* get``,
-``docker exec web env``: each prints a token, a key or an environment into the transcript
-(which goes to the model's provider) or stores a login outside the project. The table is
-what each CLI's verbs mean, matched on the arguments as bash passes them.
-"""
+"""Commands that print or store a credential (cloud, container and package CLIs, password
+stores, ``docker exec web env``): the transcript goes to the model's provider."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The safety guard: refuse destructive or leaking tool calls by what they would do.
-
-Pure: :func:`evaluate` judges one PreToolUse call against a :class:`Policy`. A shell command
-is parsed (:mod:`.parse`), its wrappers unfolded (:mod:`.unfold`) and every command it would
-run judged by its effect (:mod:`.judge`); what cannot be read is refused, never let through.
-The rules are :data:`ralph_verify.guard.rules.RULES`; docs/safety.md has examples and limits."""
+"""The safety guard: :func:`evaluate` refuses destructive or leaking tool calls by what they
+would do; what cannot be read is refused, never let through (docs/safety.md)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The guard's effect families beyond files in the project: secrets read by any route, the
-whole environment printed, persistent changes outside the project, the machine itself.
-
-Each function takes one unfolded :class:`~ralph_verify.guard.parse.SimpleCommand` (and,
-where paths matter, a function that turns a word into the paths it names on the real
-file system: globs matched, symlinks followed) and yields ``(rule, reason)`` pairs.
-"""
+"""Effect families beyond the project's files: secrets read by any route, the environment
+printed, changes that outlive the session, the machine itself; each yields ``(rule, reason)``."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""Commands that run inside other commands' arguments, settings and variables.
-
-``git -c core.pager='rm -rf ~' log`` runs ``rm -rf ~``; so do ``GIT_SSH_COMMAND=...``,
-``trap '...' EXIT``, ``sed 'e ...'``, ``gdb -ex 'shell ...'``, ``tmux new '...'``,
-``ssh host '...'``, ``make --eval='x: ; ...'`` and ``git rebase -x '...'``. Each is handed
-back as a shell line for :mod:`ralph_verify.guard.unfold` to parse and judge like any
-other. What names code the guard cannot read (a hooks folder, ``include.path``,
-``BASH_ENV``, an ``ext::`` URL, ``GIT_CONFIG_*``, a bare ``sed e``) is reported as such.
-"""
+"""Commands run from other commands' arguments, settings and variables (``git -c
+core.pager=CMD``, ``GIT_SSH_COMMAND``, ``trap``, ``sed e``): handed back as shell lines to judge."""
 
 from __future__ import annotations
 

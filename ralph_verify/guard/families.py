@@ -1,9 +1,4 @@
-"""The guard's file and history families: writes by any tool, history-destroying git.
-
-:mod:`ralph_verify.guard.judge` calls :func:`command_refusals` for each unfolded command
-of a shell line. These rules catch the usual ways an agent destroys work; the real boundary
-is the sandbox (docs/safety.md).
-"""
+"""Files written by any tool, and git commands that destroy history or uncommitted work."""
 
 from __future__ import annotations
 

@@ -1,15 +1,5 @@
-"""The git object store under the sandbox: old objects cannot be destroyed, new ones land.
-
-In the sandbox the repository's ``objects`` folder is seen read-only (at a path under the
-private ``/tmp``) and ``.git/objects`` is a side store of its own (``objects/ralph-verify-new``
-on disk) that borrows the read-only one as its alternate: the agent's commits, branches and
-stashes write their new objects there, and no ``rm -rf .git``, ``git gc --prune=now`` or
-``git prune`` can remove an object the repository had. Refs stay writable (a commit must
-move one); the ref backup brings them back. After each turn :func:`adopt` moves the new
-objects into the repository, each checked against its id (a loose object by hashing it, a
-pack by ``git index-pack --strict``, which computes the ids from the content): a forged
-object cannot pass for one of the user's.
-"""
+"""The git object store under the sandbox: old objects cannot be destroyed, new ones land in
+a side store and are adopted, each checked against its id, after the turn (docs/safety.md)."""
 
 from __future__ import annotations
 

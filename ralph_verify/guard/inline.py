@@ -1,12 +1,5 @@
-"""What an interpreter's inline code does: ``python -c``, ``perl -e``, ``node -e``, ``ruby -e``.
-
-The guard cannot run the code, so it reads it for effects: files removed, written or read
-(and at which literal paths), commands handed to a shell (``os.system``, ``subprocess``,
-``child_process``, backticks: these are parsed as shell and judged like any other command),
-code downloaded then run, the whole environment printed, processes forked in a loop.
-Python is read with :mod:`ast` (string constants assigned to names are followed); the
-other languages with patterns over their calls and string literals.
-"""
+"""What an interpreter's inline code (``python -c``, ``perl -e`` ...) does to files, secrets and
+the shell: Python read with :mod:`ast`, the other languages by :mod:`.scripts`' patterns."""
 
 from __future__ import annotations
 

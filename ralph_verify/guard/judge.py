@@ -1,11 +1,5 @@
-"""Judge one unfolded shell command: deletions, git, redirections, secrets, network.
-
-:mod:`ralph_verify.guard.decide` parses and unfolds a shell line (:mod:`ralph_verify.guard.unfold`)
-and hands every command that would run to :func:`command_refusals` together with the
-folder it runs in. Words are turned into paths against the real file system
-(:func:`paths`): globs are matched relative to that folder, symlinks are followed, so
-``rm -rf link/*`` is judged by where ``link`` leads and ``cat .e*`` by what it matches.
-"""
+"""Judge one unfolded shell command: deletions, git, redirections, secrets, network; words
+become paths on the real file system (globs matched, symlinks followed)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""Where a command connects: the cloud metadata service, private ranges, this machine.
-
-A host is parsed as the C library parses it (``inet_aton``: ``0xa9fea9fe`` is
-``169.254.169.254``) and classified by the address it means: ``metadata`` (always refused),
-``private`` (refused unless in ``allow-hosts``), ``loopback`` (allowed unless
-``refuse-localhost``)."""
+"""Where a command connects: a host classified by the address it means as the C library reads
+it (``0xa9fea9fe`` is the metadata address): ``metadata``, ``private`` or ``loopback``."""
 
 from __future__ import annotations
 

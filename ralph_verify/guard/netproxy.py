@@ -1,17 +1,5 @@
-"""The sandbox's network by host: ``--sandbox-network hosts``.
-
-The agent's sandbox has a network namespace of its own (only loopback). Its one way out is
-this proxy, which runs in ralph-verify, outside, on a unix socket bound into the sandbox
-(:mod:`.bridge` turns it into ``127.0.0.1:3128`` inside; ``HTTPS_PROXY`` and friends point
-there), as Anthropic's sandbox runtime does. It lets through an HTTP ``CONNECT`` or a plain
-HTTP request only to a host the user listed (``api.example.com``, ``*.example.com``, with
-``:port``; ports 443 and 80 otherwise) and answers anything else ``403``, reported through
-``on_refuse``. A name is resolved here only once it is allowed, so an unlisted name never
-reaches a DNS server; a listed name that resolves to this machine, a private range or the
-cloud metadata address is refused too (DNS rebinding: whoever runs the name's DNS chooses
-where it points), and the connection goes to the address checked, not to a second lookup.
-A listed IP address is taken as the user wrote it.
-"""
+"""``--sandbox-network hosts``: a proxy outside the sandbox that lets HTTP through only to the
+listed hosts, resolving a name only once allowed and refusing private answers (DNS rebinding)."""
 
 from __future__ import annotations
 

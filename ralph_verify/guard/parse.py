@@ -1,9 +1,5 @@
-"""Parse a shell line with tree-sitter's bash grammar into the simple commands it would run.
-
-The words come out as bash would see them (quotes removed, ``$'...'`` decoded, braces
-expanded, earlier assignments substituted); what only the running shell knows stays
-``$NAME`` or ``$(...)``. Input the grammar cannot read, past :data:`MAX_BYTES` or past the
-deadline raises :class:`Unreadable`: the guard refuses, it never guesses."""
+"""Parse a shell line with tree-sitter-bash into the simple commands it would run, words as bash
+would see them; what the grammar cannot read raises :class:`Unreadable`."""
 
 from __future__ import annotations
 

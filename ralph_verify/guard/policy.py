@@ -1,11 +1,5 @@
-"""What the guard protects, and where a path lands against it.
-
-A :class:`Policy` is the project, the paths allowed besides it, the patterns of secret
-files, the cloud metadata addresses and the session branch prefix; the functions here
-answer the questions every rule of :mod:`ralph_verify.guard.decide` asks of it: where does this
-path resolve (``None``: it depends on something unknown), is it inside, is it a secret,
-is this the session's branch. A :class:`Refusal` is what a rule answers.
-"""
+"""What the guard protects (:class:`Policy`), where a path lands against it, and what a rule
+answers (:class:`Refusal`)."""
 
 from __future__ import annotations
 

@@ -1,18 +1,5 @@
-"""The sandbox: the agent's processes under bubblewrap, contained to their project.
-
-Linux only (``bwrap``, Debian package ``bubblewrap``). What the agent runs sees the whole file
-system read-only and may write only the project, its CLI's state folders and private,
-empty ``/tmp``, ``/var/tmp`` and ``~/.cache`` of its own. It does not see the home folder's
-credentials and shell history, other projects' secret files, ralph-verify's own cache (the
-cancel key, frozen files, ref backups), the session's frozen files in ``.git``, ``/run``'s
-sockets (an ssh or docker socket is a key). ``.ralph/`` and the git folder's ``config``,
-``hooks`` and ``info`` (code git runs outside the sandbox) are read-only; the git object
-store is read-only behind a side store for new objects (:mod:`.gitstore`). Variables that
-hold a secret are removed unless the agent's CLI needs them. No capabilities (a root agent
-could otherwise unmount what hides a secret), its own PID and IPC namespaces; the network
-shared or, with ``none``/``loopback``, a loopback of its own; with ``hosts``, that loopback
-and a proxy to the hosts listed (:mod:`.netproxy`). Verification runs outside.
-"""
+"""The sandbox: the agent's processes under bubblewrap, writing only the project and their
+CLI's state, the user's secrets hidden; docs/safety.md says what it shows and hides, and why."""
 
 from __future__ import annotations
 

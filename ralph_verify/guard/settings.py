@@ -1,5 +1,4 @@
-"""``[tool.ralph-verify.guard]``: the settings of the PreToolUse safety guard (guard.py),
-read by the PreToolUse agent hook (hookmode/pretool.py) and declared by the agenthook plugin."""
+"""``[tool.ralph-verify.guard]``: the guard's settings, read by the PreToolUse hook."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""What keeps a session honest, kept out of the agent's reach: ``.ralph/`` (the session's
-state and records), the session's frozen files (under ``.git/ralph-verify/`` or the user's
-ralph-verify cache), the cancel key in that cache, and the agent settings that hold the
-guard's own hook.
-
-An agent that rewrites ``.ralph/tasks/state.json`` marks its tasks done; one that reads the
-cancel key ends the run "cancelled by the user". Writing, moving or deleting any of these
-by any route (a shell command, inline code, the Write and Edit tools, a patch) and reading
-the cache are refused as ``tamper``. Reading ``.ralph/`` (feedback, logs) stays allowed.
-"""
+"""What keeps a session honest, out of the agent's reach: ``.ralph/``, the frozen files, the
+cancel key's cache and the hook settings; changing them (or reading the cache) is ``tamper``."""
 
 from __future__ import annotations
 

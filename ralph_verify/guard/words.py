@@ -1,11 +1,5 @@
-"""Words for the guard: what bash makes of one word, and the words wrappers pass on.
-
-Brace expansion (``{rm,-rf,~}``, ``{1..3}``), ``$'...'`` escapes, backslashes outside
-quotes, and the output of a literal ``$(echo rm)`` (:mod:`ralph_verify.guard.parse`);
-the arguments ``xargs``, ``parallel`` and ``find -exec`` build for the command they run
-(:mod:`ralph_verify.guard.unfold`): ``echo / | xargs rm -rf`` is ``rm -rf /``, and
-``find DIR -exec rm {} +`` deletes ``DIR/{found}``, somewhere inside DIR.
-"""
+"""What bash makes of one word (braces, ``$'...'``, ``$(echo rm)``), and the words ``xargs``,
+``parallel`` and ``find -exec`` build for the command they run."""
 
 from __future__ import annotations
 
