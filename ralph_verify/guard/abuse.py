@@ -7,14 +7,13 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ralph_verify.guard.credentials import CLOUD_CLIS, container_command
+from ralph_verify.guard.command import Found, SimpleCommand
+from ralph_verify.guard.credentials import CLOUD_CLIS, CONTAINER_TOOLS, container_command
+from ralph_verify.guard.inline import interpreter_family
 from ralph_verify.guard.net import classify
-from ralph_verify.guard.parse import SimpleCommand
 from ralph_verify.guard.policy import Policy, holds_secrets, is_inside, is_secret, real, resolve
 from ralph_verify.guard.scripts import SHELLS
 from ralph_verify.guard.unfold import INTERPRETERS, NOT_RUNNERS, PACKAGE_RUNNERS
-
-Found = tuple[str, str]
 
 _NETCATS = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat"})
 _NETCAT_EXEC = re.compile(r"^(-e|-c|--exec|--sh-exec|--lua-exec)(=.*)?$|^-[a-zA-Z]*[ec]$")
@@ -286,7 +285,7 @@ _AUTH_OFF = re.compile(r"(?i)(token|password|auth)[= ]('')?(none|\s|$)")
 def administration(command: SimpleCommand) -> Iterator[Found]:
     """The machine's users, kernel, clock, network and packages."""
     name, args = command.name, command.args
-    text = " ".join(args)
+    text, family = " ".join(args), interpreter_family(name) or name
     if name == "kill" and "xargs" in command.wrappers and any(
             _every_process(c.name, " ".join(c.args)) for c in command.upstream):
         yield ("system", "kill of every process ps lists; leave it to the user")
@@ -305,19 +304,19 @@ def administration(command: SimpleCommand) -> Iterator[Found]:
                          "the agent, its parent or ralph-verify; leave it to the user")
     if name in _ADMIN and (name != "hostname" or [a for a in args if not a.startswith("-")]):
         yield ("system", f"{name} {_ADMIN[name]} of the machine; leave it to the user")
-    elif _NEEDS.get(_family(name), _NEVER).search(text):
+    elif _NEEDS.get(family, _NEVER).search(text):
         what = "kills the agent itself, ralph-verify or its process group" if name in (
             "kill", "killall") else "changes the machine (its network, clock, logs, services "\
             "or system packages)"
         yield ("system", f"{name} {text[:60]} {what}; leave it to the user")
-    elif _REMOTE.get("docker" if name in _PODMAN else _family(name), _NEVER).search(text):
+    elif _REMOTE.get("docker" if name in _PODMAN else family, _NEVER).search(text):
         yield ("remote-data", f"{name} {text[:60]} destroys, publishes or reconfigures what "
                               "lies beyond the project (a cloud, cluster, database, registry, "
                               "the user's settings); leave it to the user")
     elif (name in _PLATFORMS or _remote_engine(name, args)) and _DESTROY.search(text):
         yield ("remote-data", f"{name} {text[:60]} deletes, resets or archives what a cloud, "
                               "a cluster, a store or a remote engine holds; leave it to the user")
-    elif name in _CONTAINER_TOOLS and _DESTROY_INSIDE.search(" ".join(container_command(args))):
+    elif name in CONTAINER_TOOLS and _DESTROY_INSIDE.search(" ".join(container_command(args))):
         yield ("remote-data", f"{name} exec {text[:60]} deletes inside a container or pod (its "
                               "data is not the project's); leave it to the user")
     elif (name in _PLATFORMS or name in _REMOTE) and _GRANTS.search(text):
@@ -363,7 +362,6 @@ _DESTROY_INSIDE = re.compile(r"(^|\s|/)(rm|shred|rmdir|unlink|mkfs\S*|wipefs|tru
 _PLATFORMS = CLOUD_CLIS | {"kubectl", "oc", "helm", "etcdctl", "consul", "nomad", "eksctl",
                            "kubeadm", "minikube", "kind", "argocd", "gsutil", "s3cmd", "rclone",
                            "mc", "databricks", "snowsql"}
-_CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
 
 
 #: A verb that destroys, as a subcommand or in the program's name (``nats stream rm``,
@@ -430,7 +428,7 @@ def foreign_code(command: SimpleCommand, cwd: Path | None, policy: Policy) -> It
         return
     if name.startswith("python") and args[:2] == ["-m", "pip"]:
         name, args = "pip", args[2:]
-    verbs = _INSTALLERS.get(_family(name))
+    verbs = _INSTALLERS.get(interpreter_family(name) or name)
     verb = next((a for a in args if not a.startswith("-")), "")
     if verbs is None or (verbs and not re.fullmatch(verbs, verb)):
         return
@@ -454,8 +452,3 @@ _NEVER = re.compile(r"(?!)")
 def _every_process(name: str, text: str) -> bool:
     """``ps -e``, ``ps aux``: a listing of every process (the agent's and ralph-verify's)."""
     return name == "ps" and re.search(r"(^|\s)(-\w*[eA]|a\w*x|x\w*a)", text) is not None
-
-
-def _family(name: str) -> str:
-    """``pip3.12`` -> ``pip``; ``mongosh`` stays."""
-    return re.sub(r"[0-9.]+$", "", name) or name

@@ -10,6 +10,10 @@ MAX_BYTES = 256 * 1024
 MAX_DEPTH = 16
 
 
+#: ``(rule, reason)``: what a rule family finds, before it becomes a Refusal.
+Found = tuple[str, str]
+
+
 class Unreadable(Exception):
     """The line cannot be judged (grammar error, size, depth, time); ``str()`` says why."""
 

@@ -6,10 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ralph_verify.guard.parse import SimpleCommand
+from ralph_verify.guard.command import Found, SimpleCommand
 from ralph_verify.guard.unfold import INTERPRETERS, NOT_RUNNERS
-
-Found = tuple[str, str]
 
 #: Program -> a pattern over its arguments (joined by spaces) that prints a credential.
 CREDENTIAL_COMMANDS: dict[str, str] = {
@@ -54,7 +52,7 @@ _CREDENTIAL_VERB = re.compile(
 _COMPILED = {name: re.compile(pattern) for name, pattern in CREDENTIAL_COMMANDS.items()}
 _COMPILED["oc"] = _COMPILED["kubectl"]
 _COMPILED["glab"] = _COMPILED["gh"]
-_CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
+CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc"})
 _EXEC_OPTIONS = frozenset({"-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file",
                            "--detach-keys", "-c", "--container", "-n", "--namespace",
                            "--index", "--context", "--kubeconfig", "-p", "--project-name",
@@ -86,7 +84,7 @@ def credentials(command: SimpleCommand) -> Iterator[Found]:
         yield ("env-dump", f"{name} fills a template with a secret of the environment; the "
                            "transcript must not see it")
         return
-    if name in _CONTAINER_TOOLS:
+    if name in CONTAINER_TOOLS:
         inner = container_command(args)
         if inner and (inner[0].rsplit("/", 1)[-1] in ("env", "printenv", "set", "export")
                       and len([a for a in inner[1:] if not a.startswith("-")]) == 0):

@@ -8,11 +8,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from ralph_verify.guard.command import Found, SimpleCommand
 from ralph_verify.guard.embedded import GIT_COMMAND_KEYS, GIT_HIDDEN_KEYS
 from ralph_verify.guard.families import OUTPUT_OPTIONS
-from ralph_verify.guard.parse import SimpleCommand
-
-Found = tuple[str, str]
 
 #: Commands that name files without reading what is in them.
 NON_READERS = frozenset({

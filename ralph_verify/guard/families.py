@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ralph_verify.guard.parse import SimpleCommand
+from ralph_verify.guard.command import Found, SimpleCommand
 from ralph_verify.guard.policy import (
     Policy,
     current_branch,
@@ -52,7 +52,6 @@ GIT_READ_ONLY = frozenset({"status", "log", "diff", "show", "rev-parse", "ls-fil
                            "describe", "shortlog", "grep", "config", "remote", "fetch",
                            "ls-remote", "cat-file", "branch", "tag", "reflog", "help",
                            "version", "--version"})
-Found = tuple[str, str]
 
 
 def operands(args: list[str], with_value: frozenset[str] = frozenset()) -> list[str]:

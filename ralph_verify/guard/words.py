@@ -144,12 +144,9 @@ def stdin_words(command: SimpleCommand) -> list[str]:
     if producer.name == "find":
         return [find_target(start, producer.args) for start in find_starts(producer.args)]
     if producer.name == "ls":  # the names given (files), and what is in them (folders)
-        named = [a for a in producer.args if not a.startswith("-")] or ["."]
-        return [*named, *(f"{a.rstrip('/') or '/'}/{{found}}" for a in named)]
-    if producer.name in ("ls", "fd", "fdfind"):
-        return [f"{a.rstrip('/') or '/'}/{{found}}" for a in args[1:] or args or ["."]] \
-            if producer.name != "ls" else [f"{a.rstrip('/') or '/'}/{{found}}"
-                                           for a in args or ["."]]
+        return [*(args or ["."]), *(f"{a.rstrip('/') or '/'}/{{found}}" for a in args or ["."])]
+    if producer.name in ("fd", "fdfind"):
+        return [f"{a.rstrip('/') or '/'}/{{found}}" for a in args[1:] or args or ["."]]
     if producer.name == "git" or (producer.name in ("grep", "rg", "egrep") and any(
             a.startswith("-") and "l" in a for a in producer.args)):
         return ["./{found}"]
