@@ -22,29 +22,22 @@ CACHE_WORD = re.compile(r"RALPH_VERIFY_CACHE_DIR|(^|[/.~}])cache/ralph-verify(/|
                         r"XDG_CACHE_HOME.*ralph-verify|ralph-verify/(cancel|sessions)(/|$)")
 
 
-def cache_dirs(policy: Policy) -> list[Path]:
-    """The user's ralph-verify folders (cancel key, frozen files outside git)."""
-    env = policy.environ
-    return [Path(p) for p in _places(real(policy.root), real(policy.home),
-                                     env.get("RALPH_VERIFY_CACHE_DIR", ""),
-                                     env.get("XDG_CACHE_HOME", ""))[1]]
+_FROZEN = "the session's frozen files"
+_CACHE = "ralph-verify's cache (the cancel key, frozen files)"
 
 
 @lru_cache(maxsize=16)
-def _places(root: Path, home: Path, cache_dir: str,
-            xdg: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
-    """``((folder or file, what it is), ...)`` of the session's own, and the cache folders,
-    as strings: a decision asks of every path it meets."""
+def _places(root: Path, home: Path, cache_dir: str, xdg: str) -> tuple[tuple[str, str], ...]:
+    """``(folder or file, what it is)`` of the session's own, the frozen files and the caches
+    first, as strings: a decision asks of every path it meets."""
     caches = [cache_dir] if cache_dir else []
     caches += [f"{xdg}/ralph-verify"] if xdg else []
     caches.append(str(home / ".cache" / "ralph-verify"))
-    cache_paths = tuple(str(real(Path(c))) for c in caches)
-    own = [(str(root / ".ralph"), "the session's state and records in .ralph/"),
-           (str(root / ".git" / "ralph-verify"), "the session's frozen files"),
-           *((str(root / name), f"{name}, which holds ralph-verify's hooks (the guard itself)")
-             for name in HOOK_SETTINGS),
-           *((c, "ralph-verify's cache (the cancel key, frozen files)") for c in cache_paths)]
-    return tuple(own), cache_paths
+    return ((str(root / ".git" / "ralph-verify"), _FROZEN),
+            *((str(real(Path(c))), _CACHE) for c in caches),
+            (str(root / ".ralph"), "the session's state and records in .ralph/"),
+            *((str(root / name), f"{name}, which holds ralph-verify's hooks (the guard itself)")
+              for name in HOOK_SETTINGS))
 
 
 def protected(path: Path | None, policy: Policy) -> str:
@@ -52,23 +45,18 @@ def protected(path: Path | None, policy: Policy) -> str:
     if path is None:
         return ""
     env = policy.environ
-    own, _ = _places(real(policy.root), real(policy.home),
-                     env.get("RALPH_VERIFY_CACHE_DIR", ""), env.get("XDG_CACHE_HOME", ""))
     text = str(path)
-    for place, what in own:
+    for place, what in _places(real(policy.root), real(policy.home),
+                               env.get("RALPH_VERIFY_CACHE_DIR", ""),
+                               env.get("XDG_CACHE_HOME", "")):
         if text == place or text.startswith(place + "/"):
             return what
     return ""
 
 
 def cache_read(path: Path | None, policy: Policy) -> bool:
-    """Whether reading ``path`` reads the user's ralph-verify cache."""
-    if path is None:
-        return False
-    text = str(path)
-    frozen = str(real(policy.root) / ".git" / "ralph-verify")
-    return any(text == d or text.startswith(d + "/") for d in (
-        frozen, *(str(p) for p in cache_dirs(policy))))
+    """Whether reading ``path`` reads the user's ralph-verify cache (or the frozen files)."""
+    return protected(path, policy) in (_FROZEN, _CACHE)
 
 
 def changed(targets: Iterable[tuple[str, Path | None]], what: str,
