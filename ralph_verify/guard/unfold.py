@@ -162,7 +162,8 @@ def _embedded(found: Embedded, context: Context, depth: int, out: Unfolded) -> N
     out.code_paths.extend(found.code_paths)
     for script, outer in found.scripts:
         if "$(...)" in script or "$(stdin)" in script:
-            out.found.append(("unparsable", f"{outer} runs a command only known when it runs"))
+            out.found.append(("unparsable", f"{outer} runs a command only known when it runs; "
+                                            "write the commands out"))
         else:
             unfold_line(script, context, depth + 1, outer, out)
 
@@ -287,12 +288,7 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
             effects = analyse("code", code)
             out.code.append((command, effects))
             nested.extend((line, name) for line in effects.shell)
-    for script, outer in nested:
-        if "$(...)" in script or "$(stdin)" in script:
-            out.found.append(("unparsable", f"{outer} runs a script that is only known when "
-                                            "it runs; write the commands out"))
-            continue
-        unfold_line(script, context, depth + 1, outer, out)
+    _embedded(Embedded(scripts=nested), context, depth, out)
 
 
 def _again(command: SimpleCommand, words: list[str], context: Context, depth: int,
@@ -543,6 +539,11 @@ def _carried(args: list[str]) -> tuple[list[str], list[str]]:
     return [], lines
 
 
+#: Options whose value is a command the program runs (``rsync -e CMD``, ``tar -I CMD``).
+_RUN_VALUES = {"rsync": ("-e",), "tar": ("-I",), "gtar": ("-I",), "scp": ("-S",),
+               "sftp": ("-S",), "zip": ("-TT", "--unzip-command")}
+
+
 def _runs_commands(name: str, args: list[str]) -> list[tuple[str, str]]:
     """Shell commands some tools run from their options: ``git -c alias.x='!CMD'``,
     ``vim -c ':!CMD'``, ``tar --checkpoint-action=exec=CMD``, ``ssh -o ProxyCommand=CMD``."""
@@ -554,10 +555,7 @@ def _runs_commands(name: str, args: list[str]) -> list[tuple[str, str]]:
             found.append((value if arg == "-c" else arg[1:]).lstrip(":")[1:])
         elif name in ("tar", "gtar", "bsdtar") and arg.startswith("--checkpoint-action=exec="):
             found.append(arg.split("=", 2)[-1])  # ``--to-command=`` is any program's option
-        elif (name in ("rsync",) and arg == "-e" and value) or (
-                name in ("tar", "gtar") and arg == "-I" and value) or (
-                name in ("scp", "sftp") and arg == "-S" and value) or (
-                name == "zip" and arg in ("-TT", "--unzip-command") and value):
+        elif arg in _RUN_VALUES.get(name, ()) and value:
             found.append(value)
         elif name == "git" and arg.startswith(("-O", "--open-files-in-pager=")) and "grep" in args:
             found.append(arg.split("=", 1)[1] if "=" in arg else arg[2:])
