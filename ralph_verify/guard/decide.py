@@ -61,7 +61,7 @@ MAX_INPUT = 4 * MAX_BYTES
 
 
 def evaluate(tool_name: str, tool_input: Mapping[str, Any], policy: Policy) -> Refusal | None:
-    """The first rule this tool call breaks (a deny before an ask), or ``None``."""
+    """The most telling rule this tool call breaks, or ``None``."""
     deadline = time.monotonic() + policy.budget
     try:
         found = [r for r in _refusals(tool_name, tool_input, policy, deadline)
@@ -70,12 +70,9 @@ def evaluate(tool_name: str, tool_input: Mapping[str, Any], policy: Policy) -> R
         found = [Refusal("unparsable", f"the guard cannot read this call: {exc}")]
     except RecursionError:
         found = [Refusal("unparsable", "the guard cannot read this call: it nests too deep")]
-    denied = [r for r in found if r.decision == "deny"]
-    if denied:
-        # The most telling rule names the refusal (and counts in the statistics).
-        return min(denied, key=lambda r: PRIORITY.index(r.rule) if r.rule in PRIORITY
-                   else len(PRIORITY))
-    return found[0] if found else None
+    # The most telling rule names the refusal (and counts in the statistics).
+    return min(found, key=lambda r: PRIORITY.index(r.rule) if r.rule in PRIORITY
+               else len(PRIORITY)) if found else None
 
 
 def _refusals(tool_name: str, tool_input: Mapping[str, Any], policy: Policy,
@@ -118,13 +115,12 @@ def _refusals(tool_name: str, tool_input: Mapping[str, Any], policy: Policy,
         for key in readers:
             value = tool_input.get(key)
             if isinstance(value, str) and value:
-                found = paths(value, cwd, policy) if key == "glob" else [
-                    resolve(value, cwd, policy)]
-                if any(cache_read(p, policy) for p in [*found, resolve(value, cwd, policy)]):
+                named = resolve(value, cwd, policy)
+                found = paths(value, cwd, policy) if key == "glob" else [named]
+                if any(cache_read(p, policy) for p in [*found, named]):
                     yield Refusal("tamper", f"{tool_name} of {value}: ralph-verify's cache "
                                             "holds the cancel key; it is the user's")
-                if any(is_secret(p, policy) for p in found) or is_secret(
-                        resolve(value, cwd, policy), policy) or (
+                if any(is_secret(p, policy) for p in [*found, named]) or (
                         tool_name == "Grep" and holds_secrets(found[0], policy)):
                     yield Refusal("read-secrets", f"{tool_name} of {value}: it looks like a "
                                                   "secret (.env, key, credentials) and must "
