@@ -26,39 +26,37 @@ def codex_guard_config(command: str) -> list[str]:
             "--dangerously-bypass-hook-trust"]
 
 
+def _group(command: str, hook: str, timeout: int, **extra: str) -> dict[str, Any]:
+    """One matcher group that runs ``ralph-verify hook HOOK``."""
+    return {**extra, "hooks": [{"type": "command", "command": f"{command} hook {hook}",
+                                "timeout": timeout}]}
+
+
 def claude_hooks(command: str, *, guard: bool, timeout: int) -> dict[str, list[dict[str, Any]]]:
     """The ``hooks`` entries ralph-verify needs in Claude Code's settings."""
-    hooks: dict[str, list[dict[str, Any]]] = {"Stop": [{"hooks": [
-        {"type": "command", "command": f"{command} hook claude-stop", "timeout": timeout}]}]}
+    hooks = {"Stop": [_group(command, "claude-stop", timeout)]}
     if guard:
-        hooks["PreToolUse"] = [{"matcher": GUARD_MATCHER, "hooks": [
-            {"type": "command", "command": f"{command} hook claude-pretool",
-             "timeout": GUARD_TIMEOUT}]}]
+        hooks["PreToolUse"] = [_group(command, "claude-pretool", GUARD_TIMEOUT,
+                                      matcher=GUARD_MATCHER)]
     return hooks
 
 
 def codex_hooks(command: str, *, guard: bool, timeout: int) -> dict[str, list[dict[str, Any]]]:
     """Codex's hooks.json entries: the Stop hook, and the guard before every tool call."""
-    hooks: dict[str, list[dict[str, Any]]] = {"Stop": [{"hooks": [
-        {"type": "command", "command": f"{command} hook codex-stop", "timeout": timeout}]}]}
+    hooks = {"Stop": [_group(command, "codex-stop", timeout)]}
     if guard:
-        hooks["PreToolUse"] = [{"hooks": [
-            {"type": "command", "command": f"{command} hook codex-pretool",
-             "timeout": GUARD_TIMEOUT}]}]
+        hooks["PreToolUse"] = [_group(command, "codex-pretool", GUARD_TIMEOUT)]
     return hooks
 
 
 def qwen_hooks(command: str, *, timeout: int) -> dict[str, list[dict[str, Any]]]:
     """Qwen Code's settings.json entries: the Stop hook (timeout in seconds, as Claude's)."""
-    return {"Stop": [{"hooks": [
-        {"type": "command", "command": f"{command} hook qwen-stop", "timeout": timeout}]}]}
+    return {"Stop": [_group(command, "qwen-stop", timeout)]}
 
 
 def gemini_hooks(command: str, *, timeout: int) -> dict[str, list[dict[str, Any]]]:
     """Gemini CLI's settings.json entries: its Stop hook is ``AfterAgent`` (timeout in ms)."""
-    return {"AfterAgent": [{"hooks": [
-        {"type": "command", "command": f"{command} hook gemini-stop",
-         "timeout": timeout * 1000}]}]}
+    return {"AfterAgent": [_group(command, "gemini-stop", timeout * 1000)]}
 
 
 def copilot_hooks(command: str, *, timeout: int) -> dict[str, list[dict[str, Any]]]:
