@@ -348,11 +348,8 @@ _GIT_OPTIONS_WITH_VALUE = ("-C", "-c", "--git-dir", "--work-tree", "--namespace"
 
 
 def git_global_options(args: list[str]) -> tuple[list[tuple[str, str | None]], int]:
-    """The options before git's subcommand, as ``(option, value)``, and the subcommand's index.
-
-    ``git -C dir -c k=v --git-dir=x status`` -> ``[("-C", "dir"), ("-c", "k=v"),
-    ("--git-dir", "x")], 5``. An option without a value has ``None``.
-    """
+    """The options before git's subcommand as ``(option, value or None)``, and its index:
+    ``-C dir --git-dir=x status`` -> ``[("-C", "dir"), ("--git-dir", "x")], 3``."""
     index = 0
     found: list[tuple[str, str | None]] = []
     while index < len(args) and args[index].startswith("-"):

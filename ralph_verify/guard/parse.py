@@ -68,8 +68,6 @@ class _Walker:
         if time.monotonic() > self.deadline:
             raise Unreadable("the guard ran out of time deciding it")
 
-    # --- statements --------------------------------------------------------------------
-
     def statement(self, node: Any, inherited: list[tuple[str, str]] | None = None) -> list[
             SimpleCommand]:
         """The commands of ``node``, appended to :attr:`commands` and returned."""
@@ -286,8 +284,6 @@ class _Walker:
         for command in inner:
             command.substituted_into = command.substituted_into or into
         return inner
-
-    # --- words ---------------------------------------------------------------------------
 
     def word(self, node: Any) -> list[str]:
         """The words one argument node expands to (brace expansion, known variables)."""

@@ -116,9 +116,6 @@ class Policy:
         return rule not in self.disabled
 
 
-# --- where a path lands ---------------------------------------------------------------------
-
-
 def cd_target(args: list[str], cwd: Path | None, policy: Policy) -> Path | None:
     """The folder ``cd ARGS`` moves to; ``None`` for ``cd -`` or one it cannot tell."""
     targets = [a for a in args if not a.startswith("-") or a == "-"]
@@ -190,9 +187,8 @@ _SECRET_PARENTS = frozenset(p.rsplit("/", i)[0] for p in HOME_SECRETS
 
 @lru_cache(maxsize=256)
 def real(path: Path) -> Path:
-    """Where the policy's own folders (the project, the home folder) really are: looked up
-    once per process (a hook decides one call; resolving them at each word cost most of a
-    decision)."""
+    """Where the policy's own folders really are, looked up once (at each word it cost most
+    of a decision)."""
     return Path(os.path.realpath(path))
 
 
@@ -269,9 +265,6 @@ def _home_secret(relative: str) -> bool:
         fnmatch.fnmatchcase(owner, p) or fnmatch.fnmatchcase(first, p) for p in HOME_PUBLIC)
     return (hidden and owner != ".config") or (relative.rsplit("/", 1)[-1].startswith(
         ".") and "/" in relative and not first.startswith("."))
-
-
-# --- the session branch --------------------------------------------------------------------
 
 
 def session_branch(branch: str | None, policy: Policy) -> bool:

@@ -231,13 +231,9 @@ def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
                writable: Sequence[Path] = (), hidden: Sequence[Path] = (),
                unset: Sequence[str] = (), status_fd: int | None = None,
                shown: Sequence[Path] = (), proxy: str | None = None) -> list[str]:
-    """The argv prefix that runs a command in the sandbox (append the command).
-
-    ``shown`` paths stay visible, read-only, under the private folders (the agent's own
-    script in ``/tmp``); ``hidden`` paths become empty (a folder) or an empty file;
-    ``unset`` names variables removed (only names are written here: ``/proc/1/cmdline`` is
-    readable inside); ``status_fd`` gets bubblewrap's JSON status (``exit-code`` only once
-    the command ran); ``proxy`` is the socket of ``hosts`` (:mod:`.netproxy`)."""
+    """The argv prefix that runs a command in the sandbox: ``shown`` visible read-only under
+    the private folders, ``hidden`` emptied, ``unset`` variables removed (names only: the
+    command line is readable inside), ``proxy`` the socket of ``hosts``."""
     home = Path.home()
     private = [Path(p) for p in ("/tmp", "/var/tmp", "/run", home / ".cache") if os.path.isdir(p)]
     argv = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
@@ -292,9 +288,8 @@ def bwrap_argv(bwrap: str, root: Path, *, network: str = "shared",
 
 
 def _git_binds(git_dir: Path, view: str) -> list[str]:
-    """``config``, ``hooks`` and ``info`` read-only (git outside the sandbox would run code
-    from them), the session's frozen files hidden; the object store read-only, new objects
-    in its side store."""
+    """``config``, ``hooks``, ``info`` read-only (git outside runs code from them), the frozen
+    files hidden, the object store read-only behind its side store."""
     from ralph_verify.guard.gitstore import prepare
 
     argv: list[str] = []
@@ -312,9 +307,8 @@ def _git_binds(git_dir: Path, view: str) -> list[str]:
 
 
 def named_paths(spec: str) -> list[Path]:
-    """What the agent's spec names by path: a ``cmd:`` command line's absolute paths that
-    exist (``python /tmp/agent.py``), a ``replay:`` folder. The user chose them, so the
-    sandbox shows them, read-only, even where it puts a private folder (``/tmp``)."""
+    """The paths the agent's spec names (a ``cmd:`` line's existing absolute paths, a
+    ``replay:`` folder): the user chose them, so the sandbox shows them read-only."""
     kind, _, rest = spec.partition(":")
     if kind == "replay":
         folder = Path(rest).expanduser().resolve()
@@ -333,10 +327,8 @@ def agent_argv(bwrap: str, root: Path, agent: str, *, network: str = "shared",
                hidden: Iterable[Path] = (), writable: Iterable[Path] = (),
                status_fd: int | None = None, shown: Sequence[Path] = (),
                proxy: str | None = None) -> list[str]:
-    """The sandbox of one agent run (``agent``: the adapter's name): its state folders and
-    ``writable`` writable, the secrets hidden (and ``hidden``: ralph-verify's cache), the
-    secret variables of ``environ`` removed but ``keep`` and the CLI's own key; ``shown``
-    files visible read-only (:func:`named_paths`)."""
+    """The sandbox of one run of ``agent`` (the adapter's name): its state and ``writable``
+    writable, secrets and ``hidden`` hidden, secret variables removed but ``keep``'s."""
     env = os.environ if environ is None else environ
     home = Path.home()
     return bwrap_argv(bwrap, root, network=network, shown=shown,

@@ -524,10 +524,8 @@ def _option_commands(args: list[str]) -> list[str]:
 
 
 def _carried(args: list[str]) -> tuple[list[str], list[str]]:
-    """What a program the guard does not know may run from its arguments: the words from
-    the first that names a command (``proot rm -rf ~``, ``srun sh -c ...``), and arguments
-    that are themselves a command line (``man -P 'sh -c ...'``, ``sqlite3 db '.shell CMD'``,
-    ``less '+!CMD'``). Judged as if run: harmless when they only name a file."""
+    """What an unknown program may run from its arguments: the words from the first naming a
+    command (``proot rm -rf ~``), and arguments that are a command line (``man -P 'sh -c ..'``)."""
     lines: list[str] = []
     for index, arg in enumerate(args):
         if command_name(arg) in COMMAND_WORDS:
