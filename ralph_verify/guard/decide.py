@@ -8,6 +8,7 @@ import re
 import shlex
 import time
 from collections.abc import Iterator, Mapping
+from itertools import starmap
 from pathlib import Path
 from typing import Any
 
@@ -93,9 +94,9 @@ def _refusals(tool_name: str, tool_input: Mapping[str, Any], policy: Policy,
                 yield Refusal("metadata", f"the call addresses {host}, a cloud metadata "
                                           "service that hands out credentials; it is off "
                                           "limits")
-        for rule, reason in network_findings(texts, tool_name in ("WebFetch", "fetch"),
-                                             policy.allow_hosts, policy.refuse_localhost):
-            yield Refusal(rule, reason)
+        yield from starmap(Refusal, network_findings(
+            texts, tool_name in ("WebFetch", "fetch"), policy.allow_hosts,
+            policy.refuse_localhost))
     if tool_name in WRITE_TOOLS:
         yield from _write_tool(tool_name, tool_input.get(WRITE_TOOLS[tool_name]), cwd, policy)
     elif command is None and _OTHER_WRITER.search(tool_name):
@@ -133,8 +134,7 @@ def _write_tool(tool: str, path: Any, cwd: Path, policy: Policy) -> Iterator[Ref
     if not isinstance(path, str) or not path:
         return
     target = resolve(path, cwd, policy)
-    for rule, reason in changed([(path, target)], tool, policy):
-        yield Refusal(rule, reason)
+    yield from starmap(Refusal, changed([(path, target)], tool, policy))
     git_dir = policy.root.resolve() / ".git"
     if target is not None and not is_inside(target, policy) and startup_file(target):
         yield Refusal("persistence", f"{tool} of {path}: it runs again in later sessions "
@@ -177,8 +177,7 @@ def _shell_refusals(line: str, cwd: Path, policy: Policy,
     environ["HOME"] = str(policy.home)
     environ["PWD"] = str(cwd)
     unfolded = unfold_line(line, Context(environ, deadline))
-    for rule, reason in unfolded.found:
-        yield Refusal(rule, reason)
+    yield from starmap(Refusal, unfolded.found)
     for what, value in unfolded.code_paths:
         if not is_inside(resolve(value, cwd, policy), policy):
             yield Refusal("hidden-code", f"{what}={value} loads code from outside the project "
@@ -296,9 +295,8 @@ def _code_refusals(unfolded: Unfolded, cwd: Path | None,
                 if value.startswith("/dev/"):
                     continue
                 found = paths(value, cwd, policy)
-                for rule, reason in changed(((value, p) for p in found),
-                                            f"{name} inline code {kind}", policy):
-                    yield Refusal(rule, reason)
+                yield from starmap(Refusal, changed(((value, p) for p in found),
+                                                    f"{name} inline code {kind}", policy))
                 for path in found:  # the first path that breaks a rule says it
                     in_git = path is not None and (path == git_dir or git_dir in path.parents)
                     if not writable(path, policy, value) or in_git or (
@@ -333,6 +331,5 @@ def _code_refusals(unfolded: Unfolded, cwd: Path | None,
             yield Refusal("env-dump", f"{name} inline code prints the whole environment, "
                                       "which holds API keys and tokens; the transcript goes "
                                       "to the model's provider")
-        for rule, reason in network_findings(effects.strings, True, policy.allow_hosts,
-                                             policy.refuse_localhost):
-            yield Refusal(rule, reason)
+        yield from starmap(Refusal, network_findings(effects.strings, True, policy.allow_hosts,
+                                                     policy.refuse_localhost))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import glob
 import re
 from collections.abc import Iterator
-from itertools import islice
+from itertools import islice, starmap
 from pathlib import Path
 
 from ralph_verify.guard.abuse import (
@@ -127,8 +127,7 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
     written = [*write_targets(command),
                *(t for op, t in command.redirects if op in OUTPUT_REDIRECTS)]
     yield from _tamper(command, written, cwd, policy)
-    for rule, reason in family_refusals(command, cwd, policy):
-        yield Refusal(rule, reason)
+    yield from starmap(Refusal, family_refusals(command, cwd, policy))
     for target in written:
         path = resolve(target, cwd, policy)
         if path is not None and not is_inside(path, policy) and startup_file(path):
@@ -153,15 +152,14 @@ def _tamper(command: SimpleCommand, written: list[str], cwd: Path | None,
     elif name == "find" and "-delete" in args:
         targets += find_starts(args)
     what = {"rm": "deleting", "find": "deleting"}.get(name, "changing")
-    for rule, reason in changed(((t, resolve(t, cwd, policy)) for t in targets), what, policy):
-        yield Refusal(rule, reason)
+    yield from starmap(Refusal, changed(((t, resolve(t, cwd, policy)) for t in targets), what,
+                                        policy))
     for word in reads(command):
         if any(cache_read(p, policy) for p in paths(word, cwd, policy)):
             yield Refusal("tamper", f"{name} {word}: ralph-verify's cache holds the cancel key "
                                     "and the session's frozen files; it is the user's")
             break
-    for rule, reason in words_refusals(command):
-        yield Refusal(rule, reason)
+    yield from starmap(Refusal, words_refusals(command))
 
 
 def network(command: SimpleCommand, policy: Policy) -> Iterator[Refusal]:
@@ -179,9 +177,8 @@ def network(command: SimpleCommand, policy: Policy) -> Iterator[Refusal]:
     if name in DNS_TOOLS and any(UNKNOWN_SUBST in w for w in command.args):
         yield Refusal("exfiltration", f"{name} looks up a name computed when it runs: a DNS "
                                       "query carries whatever it holds to that domain's server")
-    for rule, reason in network_findings(words, plain, policy.allow_hosts,
-                                         policy.refuse_localhost):
-        yield Refusal(rule, reason)
+    yield from starmap(Refusal, network_findings(words, plain, policy.allow_hosts,
+                                                 policy.refuse_localhost))
     if not plain:
         for rule, reason in network_findings(command.words, True, (), False):
             if rule == "metadata":
