@@ -11,7 +11,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from ralph_verify.guard.embedded import PROGRAM_VARIABLES, Embedded, from_arguments, variables
-from ralph_verify.guard.inline import analyse, inline_code, interpreter_family
+from ralph_verify.guard.inline import INLINE_OPTIONS, analyse, inline_code, interpreter_family
 from ralph_verify.guard.parse import SimpleCommand, command_name, parse
 from ralph_verify.guard.scripts import COMMAND_WORDS, SHELLS, CodeEffects, literal_commands
 from ralph_verify.guard.words import (
@@ -24,10 +24,8 @@ from ralph_verify.guard.words import (
     xargs,
 )
 
-INTERPRETERS = frozenset({"python", "pypy", "perl", "ruby", "node", "nodejs", "php", "deno",
-                          "bun", "lua", "luajit", "pwsh", "powershell", "osascript", "tclsh",
-                          "Rscript", "R", "expect", "wish", "jshell", "irb", "julia",
-                          "guile", "emacs", "sbcl"})
+#: Interpreters: those with an inline-code option, and those that only read a script.
+INTERPRETERS = frozenset(INLINE_OPTIONS) | {"tclsh", "wish", "jshell", "irb"}
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "iwr",
                          "irm", "invoke-webrequest", "invoke-restmethod", "nc", "ncat",
                          "socat", "ftp", "tftp", "lynx", "links", "w3m", "scp", "rsync"})
