@@ -221,8 +221,6 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
                                     f"project {root} (or its .git); work inside the project")
     if name == "rm":
         yield from _glob_refusals(operands(args), cwd, policy)
-    if name == "git":
-        yield from _git_history(args, cwd, policy)
 
 
 def _glob_refusals(targets: list[str], cwd: Path | None, policy: Policy) -> Iterator[Found]:
@@ -240,18 +238,13 @@ def _glob_refusals(targets: list[str], cwd: Path | None, policy: Policy) -> Iter
                                  f"the project {root}; delete the files you created by name")
 
 
-def _git_history(args: list[str], cwd: Path | None, policy: Policy) -> Iterator[Found]:
+def git_history(sub: str, rest: list[str], options: list[tuple[str, str | None]],
+                repo: str | None, cwd: Path | None, policy: Policy) -> Iterator[Found]:
+    """git ``sub rest`` destroying history or uncommitted work; ``repo``: where ``-C``,
+    ``--git-dir`` or ``--work-tree`` point it."""
     def on_session_branch() -> bool:
         return session_branch(current_branch(cwd or policy.root), policy)
 
-    options, index = git_global_options(args)
-    repo = None
-    for option, value in options:
-        if option in ("-C", "--git-dir", "--work-tree") and value is not None:
-            repo = value
-    if index >= len(args):
-        return
-    sub, rest = args[index], args[index + 1:]
     if repo is not None and sub not in GIT_READ_ONLY and not writable(resolve(repo, cwd, policy),
                                                                         policy):
         yield ("write-outside", f"git {sub} in {repo}, a repository outside the project")
@@ -263,17 +256,17 @@ def _git_history(args: list[str], cwd: Path | None, policy: Policy) -> Iterator[
             why = "git push deleting a remote branch"
         elif positional and re.search(r"://|^[^/\s]+@[^:\s]+:|^/|^\.\.", positional[0]):
             why = f"git push to {positional[0]}, a place the user did not set up as a remote"
-    elif sub == "branch" and (_flag(rest, "D", ()) or _flag(rest, "f", ("--force",))) and \
-            not _flag(rest, "mMcC", ("--move", "--copy")):
-        if any(not b.startswith("ralph/") for b in positional[:1 if not _flag(
+    elif sub == "branch" and (flag(rest, "D", ()) or flag(rest, "f", ("--force",))) and \
+            not flag(rest, "mMcC", ("--move", "--copy")):
+        if any(not b.startswith("ralph/") for b in positional[:1 if not flag(
                 rest, "dD", ("--delete",)) else None]):
             why = "git branch -D/-f of a branch that is not a session branch (ralph/...)"
     elif sub == "update-ref" and ("--stdin" in rest or (
             len(positional) > 1 and not positional[0].startswith("refs/heads/ralph/"))):
         why = "git update-ref moves or deletes a ref by hand"
-    elif (sub == "symbolic-ref" and _flag(rest, "d", ("--delete",))) or (
-            sub == "tag" and _flag(rest, "df", ("--delete", "--force"))) or (
-            sub == "replace" and not _flag(rest, "l", ("--list",))):
+    elif (sub == "symbolic-ref" and flag(rest, "d", ("--delete",))) or (
+            sub == "tag" and flag(rest, "df", ("--delete", "--force"))) or (
+            sub == "replace" and not flag(rest, "l", ("--list",))):
         why = f"git {sub} {' '.join(rest[:2])} deletes or rewrites a ref"
     elif sub in ("checkout", "switch") and any(
             a in ("-B", "-C", "--force-create") for a in rest) and any(
@@ -282,10 +275,10 @@ def _git_history(args: list[str], cwd: Path | None, policy: Policy) -> Iterator[
     elif sub == "switch" and not on_session_branch() and any(
             a in ("-f", "--force", "--discard-changes") for a in rest):
         why = "git switch --discard-changes throws away uncommitted work"
-    elif sub == "rm" and _flag(rest, "f", ("--force",)) and any(
+    elif sub == "rm" and flag(rest, "f", ("--force",)) and any(
             p in (".", ":/", "*", "./") for p in positional):
         why = "git rm -f of the whole tree deletes uncommitted work"
-    elif sub == "checkout-index" and _flag(rest, "f", ("--force",)) and _flag(rest, "a",
+    elif sub == "checkout-index" and flag(rest, "f", ("--force",)) and flag(rest, "a",
                                                                                 ("--all",)):
         why = "git checkout-index -a -f overwrites uncommitted work"
     elif sub in ("checkout", "restore") and not on_session_branch():
@@ -295,9 +288,9 @@ def _git_history(args: list[str], cwd: Path | None, policy: Policy) -> Iterator[
         if not staged_only and (any(p in (".", ":/", "*", "./") for p in paths) or
                                 (sub == "checkout" and any(a in ("-f", "--force") for a in rest))):
             why = f"git {sub} of the whole work tree throws away uncommitted work"
-    elif (sub == "symbolic-ref" and len(positional) > 1) or (sub == "read-tree" and _flag(
+    elif (sub == "symbolic-ref" and len(positional) > 1) or (sub == "read-tree" and flag(
             rest, "u", ("--reset",))) or (sub == "fetch" and any(
-            re.match(r"\+.*:(refs/heads/)?[^/]*$", p) or (_flag(rest, "f", ("--force",)) and
+            re.match(r"\+.*:(refs/heads/)?[^/]*$", p) or (flag(rest, "f", ("--force",)) and
                                                        re.match(r".*:(refs/heads/)?[^/]*$", p))
             for p in positional[1:])):
         why = f"git {sub} {' '.join(rest[:3])} moves a branch or overwrites the work tree"
@@ -311,7 +304,7 @@ def _git_history(args: list[str], cwd: Path | None, policy: Policy) -> Iterator[
     elif (sub == "init" and any(a.startswith("--separate-git-dir") for a in rest)) or (
             sub == "config" and positional[:1] == ["core.bare"]):
         why = f"git {sub} {' '.join(rest[:2])} moves the repository or hides its work tree"
-    elif (sub == "repack" and _flag(rest, "a", ()) and _flag(rest, "d", ()) and not _flag(
+    elif (sub == "repack" and flag(rest, "a", ()) and flag(rest, "d", ()) and not flag(
             rest, "kA", ("--keep-unreachable", "--cruft"))) or (sub == "lfs" and rest[:1] == [
                 "prune"]) or (sub == "gc" and any(re.match(
                     r"gc\.\w*(prune|expire)\w*=(now|0|all)$", v or "", re.IGNORECASE)
@@ -325,7 +318,7 @@ def _git_history(args: list[str], cwd: Path | None, policy: Policy) -> Iterator[
     elif sub == "prune" or (sub == "update-ref" and "-d" in rest) or sub in (
             "filter-branch", "filter-repo"):
         why = f"git {sub} rewrites or deletes history"
-    elif sub == "submodule" and rest[:1] == ["deinit"] and _flag(rest, "f", ("--force",)):
+    elif sub == "submodule" and rest[:1] == ["deinit"] and flag(rest, "f", ("--force",)):
         why = "git submodule deinit -f throws away the submodules' uncommitted work"
     elif sub == "config" and any(re.fullmatch(r"gc\.\w*(prune|expire)\w*", a, re.IGNORECASE)
                                  for a in rest) and positional[-1:] in (["now"], ["0"], ["all"]):
@@ -338,7 +331,7 @@ def _git_history(args: list[str], cwd: Path | None, policy: Policy) -> Iterator[
         yield ("git-history", f"{why}; leave it to the user")
 
 
-def _flag(args: list[str], letters: str, long: tuple[str, ...]) -> bool:
+def flag(args: list[str], letters: str, long: tuple[str, ...]) -> bool:
     """One of ``letters`` as a short option (alone or bundled, ``-fd``) or a long one."""
     return any(a in long or (re.fullmatch(r"-[a-zA-Z]+", a) is not None and
                              any(c in a[1:] for c in letters)) for a in args)

@@ -28,7 +28,13 @@ from ralph_verify.guard.effects import (
     startup_file,
 )
 from ralph_verify.guard.families import command_refusals as family_refusals
-from ralph_verify.guard.families import git_global_options, operands, write_targets
+from ralph_verify.guard.families import (
+    flag,
+    git_global_options,
+    git_history,
+    operands,
+    write_targets,
+)
 from ralph_verify.guard.net import NETWORK_COMMANDS, network_findings
 from ralph_verify.guard.parse import SimpleCommand
 from ralph_verify.guard.policy import (
@@ -287,10 +293,12 @@ def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
 
 def _git_refusals(args: list[str], cwd: Path | None, policy: Policy) -> Iterator[Refusal]:
     options, index = git_global_options(args)
-    repo = cwd
+    repo, elsewhere = cwd, None
     for option, value in options:
         if option == "-C" and value is not None:
             repo = resolve(value, repo, policy)
+        if option in ("-C", "--git-dir", "--work-tree") and value is not None:
+            elsewhere = value
     if index >= len(args):
         return
     sub, rest = args[index], args[index + 1:]
@@ -310,10 +318,7 @@ def _git_refusals(args: list[str], cwd: Path | None, policy: Policy) -> Iterator
                                         "the user's work; use git stash, git restore on "
                                         "single files, or a new commit instead")
     elif sub == "clean":
-        def short(letter: str) -> bool:
-            return any(re.fullmatch(r"-[a-zA-Z]+", a) is not None and letter in a for a in rest)
-
-        force = "--force" in rest or short("f")
+        force = flag(rest, "f", ("--force",))
         # Folders named inside the project (``git clean -fdx build/``): what ``rm -rf`` of
         # them would delete at most, judged as that.
         specs = operands([a for a, before in zip(rest, ["", *rest[:-1]], strict=True)
@@ -323,9 +328,10 @@ def _git_refusals(args: list[str], cwd: Path | None, policy: Policy) -> Iterator
             for p in specs)
         if inside and force:
             yield from _deletions(specs, repo, policy, "git clean")
-        elif force and not ("--dry-run" in rest or short("n")):
+        elif force and not flag(rest, "n", ("--dry-run",)):
             branch = current_branch(repo or policy.root)
             if not session_branch(branch, policy):
                 yield Refusal("clean", f"git clean -f on {branch_text(branch)} deletes the "
                                        "user's untracked files; remove single files you "
                                        "created instead")
+    yield from starmap(Refusal, git_history(sub, rest, options, elsewhere, cwd, policy))
