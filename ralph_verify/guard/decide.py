@@ -264,7 +264,6 @@ def _written_and_run(unfolded: Unfolded, policy: Policy) -> Iterator[Refusal]:
                         re.fullmatch(r"-[a-zA-Z]*O[a-zA-Z]*", a) for a in args):
                     written[url.rstrip("/").rsplit("/", 1)[-1]] = None
         if name in ("mv", "cp", "ln", "install"):
-            positional = [a for a in args if not a.startswith("-")]
             source = positional[0].rsplit("/", 1)[-1] if len(positional) > 1 else ""
             if source in written:  # a file of the project is no news; one made here is
                 written[positional[-1].rsplit("/", 1)[-1]] = written[source]

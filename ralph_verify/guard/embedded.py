@@ -4,6 +4,7 @@ core.pager=CMD``, ``GIT_SSH_COMMAND``, ``trap``, ``sed e``): handed back as shel
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 
 from ralph_verify.guard.words import skip_options
@@ -166,7 +167,7 @@ def _git(args: list[str], found: Embedded) -> None:
     if sub == "bisect" and "run" in subs:
         rest = args[args.index("run") + 1:]
         if rest:
-            found.scripts.append((" ".join(_quote(w) for w in rest), "git bisect run"))
+            found.scripts.append((" ".join(shlex.quote(w) for w in rest), "git bisect run"))
 
 
 def _program_path(value: str) -> bool:
@@ -174,12 +175,6 @@ def _program_path(value: str) -> bool:
     where the file is; ``/usr/bin/less`` and other system programs are no such thing."""
     return "/" in value and not re.search(r"\s", value) and not value.startswith((
         "/usr/", "/bin/", "/sbin/", "/opt/homebrew/", "/snap/", "/nix/"))
-
-
-def _quote(word: str) -> str:
-    import shlex
-
-    return shlex.quote(word)
 
 
 def _sed(args: list[str], found: Embedded) -> None:
@@ -215,7 +210,7 @@ def _gdb(command: str, found: Embedded) -> None:
     if text.startswith("!") or text.startswith("shell "):
         found.scripts.append((text[1:] if text.startswith("!") else text[6:], "gdb"))
     elif text.startswith(("python ", "pi ", "python-interactive ")):
-        found.scripts.append((f"python3 -c {_quote(text.split(' ', 1)[1])}", "gdb"))
+        found.scripts.append((f"python3 -c {shlex.quote(text.split(' ', 1)[1])}", "gdb"))
     else:
         for match in re.finditer(r"\b(system|popen|execl?p?)\s*\(\s*\"([^\"]*)\"", text):
             found.scripts.append((match.group(2), "gdb"))
