@@ -18,7 +18,7 @@ NON_READERS = frozenset({
     "wc", "du", "realpath", "readlink", "basename", "dirname", "chmod", "chown", "chgrp",
     "which", "type", "unlink", "shred", "find", "fd", "locate", "cd", "pushd", "popd", "true",
     "false", "exit", "sleep", "export", "unset", "local", "declare", "git-check-ignore",
-    "lsof", "fuser", "inotifywait", "watchman", "entr", "ln", "setfacl", "getfacl", "trash",
+    "lsof", "fuser", "inotifywait", "watchman", "entr", "ln", "setfacl", "getfacl", "trash", "tee",
 })
 #: Commands whose first positional argument is a pattern or program, not a file.
 PATTERN_FIRST = {"grep": ("-e", "-f", "--regexp", "--file"), "egrep": ("-e", "-f"),
@@ -73,10 +73,8 @@ def reads(command: SimpleCommand) -> list[str]:
         sub = next((a for a in args if not a.startswith("-")), "")
         if sub in ("check-ignore", "rm", "ls-files", "status", "mv", "restore", "checkout"):
             return []
-    if name in ("cp", "mv", "install", "rsync", "scp", "ln", "tee"):
+    if name in ("cp", "mv", "install", "rsync", "scp"):
         positional = [a for a in args if not a.startswith("-")]
-        if name == "tee":
-            return []
         args = [a for a in args if a != positional[-1]] if len(positional) > 1 else args
     if name in ("ssh", "scp", "sftp") and "-i" in args[:-1]:
         index = args.index("-i")  # an identity used to log in, not read out

@@ -268,10 +268,9 @@ def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
         has_glob = bool(_GLOB.search(target))
         if has_glob:
             glob_free = _GLOB.split(target, maxsplit=1)[0]
-            base = glob_free.rsplit("/", 1)[0] if "/" in glob_free else "."
-            base = base or "/"
-            found = [resolve(base, cwd, policy)]  # the folder, symlinks followed
-            found += [p for p in paths(target, cwd, policy)]
+            base = (glob_free.rsplit("/", 1)[0] if "/" in glob_free else ".") or "/"
+            # the folder (symlinks followed), and what the pattern matches
+            found = [resolve(base, cwd, policy), *paths(target, cwd, policy)]
         else:
             follow = target.endswith("/") and target.rstrip("/") != ""
             found = [resolve(target, cwd, policy, follow_last=follow)]

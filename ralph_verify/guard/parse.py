@@ -332,17 +332,14 @@ class _Walker:
             data, base = node.text or b"", node.start_byte
             position = base + 1
             out.append(("", True))
-            for child in node.named_children:
-                if child.start_byte > position:
-                    gap = data[position - base:child.start_byte - base].decode("utf-8",
-                                                                                "replace")
+            for child in [*node.named_children, None]:  # None: up to the closing quote
+                end = child.start_byte if child is not None else base + len(data) - 1
+                if end > position:
+                    gap = data[position - base:end - base].decode("utf-8", "replace")
                     out.append((re.sub(r"\\([$`\"\\\n])", r"\1", gap), True))
-                self.pieces(child, out, True)
-                position = child.end_byte
-            end = base + len(data) - 1
-            if end > position:
-                gap = data[position - base:end - base].decode("utf-8", "replace")
-                out.append((re.sub(r"\\([$`\"\\\n])", r"\1", gap), True))
+                if child is not None:
+                    self.pieces(child, out, True)
+                    position = child.end_byte
         elif kind in ("translated_string", "concatenation"):
             for child in node.named_children:
                 self.pieces(child, out, quoted or kind != "concatenation")

@@ -210,8 +210,7 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         nested.extend((line[1:], name) for line in command.stdin_text.splitlines()
                       if line.startswith("!"))
     if name == "xargs":
-        nested_words = xargs(command)
-        _again(command, nested_words, context, depth, out)
+        _again(command, xargs(command), context, depth, out)
         return
     if name == "parallel":
         for item in parallel(command):
