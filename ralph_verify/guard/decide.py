@@ -12,11 +12,11 @@ from itertools import starmap
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.guard.command import MAX_BYTES, SimpleCommand, Unreadable
 from ralph_verify.guard.effects import grepped, startup_file
 from ralph_verify.guard.families import write_targets
 from ralph_verify.guard.judge import command_refusals, paths
 from ralph_verify.guard.net import network_findings
-from ralph_verify.guard.parse import MAX_BYTES, SimpleCommand, Unreadable
 from ralph_verify.guard.policy import (
     DEFAULT_METADATA_HOSTS,
     DEFAULT_PUBLIC_PATTERNS,
@@ -66,7 +66,7 @@ def evaluate(tool_name: str, tool_input: Mapping[str, Any], policy: Policy) -> R
     deadline = time.monotonic() + policy.budget
     try:
         found = [r for r in _refusals(tool_name, tool_input, policy, deadline)
-                 if policy.on(r.rule)]
+                 if r.rule not in policy.disabled]
     except Unreadable as exc:
         found = [Refusal("unparsable", f"the guard cannot read this call: {exc}")]
     except RecursionError:

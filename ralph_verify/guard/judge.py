@@ -18,6 +18,7 @@ from ralph_verify.guard.abuse import (
     reverse_shell,
     served,
 )
+from ralph_verify.guard.command import SimpleCommand
 from ralph_verify.guard.credentials import credentials
 from ralph_verify.guard.effects import (
     SECRET_VAR,
@@ -36,7 +37,6 @@ from ralph_verify.guard.families import (
     write_targets,
 )
 from ralph_verify.guard.net import NETWORK_COMMANDS, network_findings
-from ralph_verify.guard.parse import SimpleCommand
 from ralph_verify.guard.policy import (
     Policy,
     Refusal,

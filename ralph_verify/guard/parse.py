@@ -22,9 +22,6 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 _QUOTED_BRACES = str.maketrans({"{": "\ue000", "}": "\ue001", ",": "\ue002"})
 _UNQUOTED_BRACES = str.maketrans({"\ue000": "{", "\ue001": "}", "\ue002": ","})
 
-__all__ = ["MAX_BYTES", "MAX_DEPTH", "Parsed", "SimpleCommand", "Unreadable", "command_name",
-           "parse"]
-
 
 @lru_cache(maxsize=1)
 def _parser() -> Any:

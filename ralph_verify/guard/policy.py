@@ -112,9 +112,6 @@ class Policy:
     #: Seconds the guard may spend on one call; past it the call is refused.
     budget: float = 2.0
 
-    def on(self, rule: str) -> bool:
-        return rule not in self.disabled
-
 
 def cd_target(args: list[str], cwd: Path | None, policy: Policy) -> Path | None:
     """The folder ``cd ARGS`` moves to; ``None`` for ``cd -`` or one it cannot tell."""

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
-from ralph_verify.guard.parse import SimpleCommand
+from ralph_verify.guard.command import SimpleCommand
 from ralph_verify.guard.policy import Policy, real
 
 #: Agent settings files (relative to the project) that hold ralph-verify's hooks.

@@ -10,9 +10,10 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from ralph_verify.guard.command import SimpleCommand, command_name
 from ralph_verify.guard.embedded import PROGRAM_VARIABLES, Embedded, from_arguments, variables
 from ralph_verify.guard.inline import INLINE_OPTIONS, analyse, inline_code, interpreter_family
-from ralph_verify.guard.parse import SimpleCommand, command_name, parse
+from ralph_verify.guard.parse import parse
 from ralph_verify.guard.scripts import COMMAND_WORDS, SHELLS, CodeEffects, literal_commands
 from ralph_verify.guard.words import (
     UNKNOWN_SUBST,
