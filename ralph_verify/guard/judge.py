@@ -42,8 +42,8 @@ from ralph_verify.guard.policy import (
     Refusal,
     branch_text,
     current_branch,
+    expand_tilde,
     holds_secrets,
-    home_of,
     is_inside,
     is_secret,
     real,
@@ -89,13 +89,9 @@ def paths(word: str, cwd: Path | None, policy: Policy) -> list[Path | None]:
     """Where ``word`` lands: each glob match (symlinks followed), or the path itself."""
     if not _GLOB.search(word) or "$" in word or cwd is None:
         return [resolve(word, cwd, policy)]
-    pattern = word
-    if pattern.startswith("~"):
-        head, _, tail = pattern.partition("/")
-        folder = home_of(head, policy)
-        if folder is None:
-            return [None]
-        pattern = str(folder / tail)
+    pattern = expand_tilde(word, policy)
+    if pattern is None:
+        return [None]
     absolute = pattern if pattern.startswith("/") else str(cwd / pattern)
     if absolute.startswith(("/proc/", "/sys/")):  # thousands of entries: judged by the pattern
         return [Path(absolute)]

@@ -128,12 +128,10 @@ def resolve(path: str, cwd: Path | None, policy: Policy,
     """An absolute, normalised path; ``None`` when it depends on something unknown."""
     if "$(...)" in path or "\0" in path:
         return None
-    if path.startswith("~"):
-        head, _, tail = path.partition("/")
-        folder = home_of(head, policy)
-        if folder is None:
-            return None
-        path = str(folder / tail) if tail else str(folder)
+    expanded = expand_tilde(path, policy)
+    if expanded is None:
+        return None
+    path = expanded
     if "$" in path:
         # ``$PWD`` is unknown here: the parser substitutes it until a ``cd`` changes it.
         path = re.sub(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?",
@@ -156,14 +154,16 @@ def resolve(path: str, cwd: Path | None, policy: Policy,
     return parent if normal.name in ("", ".", "..") else parent / normal.name
 
 
-def home_of(tilde: str, policy: Policy) -> Path | None:
-    """The folder ``~`` or ``~user`` names (``None``: no such user, or ``~+``/``~-``)."""
-    if tilde == "~":
-        return policy.home
+def expand_tilde(word: str, policy: Policy) -> str | None:
+    """``word`` with ``~`` or ``~user`` spelt out (``None``: no such user, or ``~+``/``~-``)."""
+    if not word.startswith("~"):
+        return word
+    tilde, _, tail = word.partition("/")
     try:
-        return Path(pwd.getpwnam(tilde[1:]).pw_dir)
+        folder = policy.home if tilde == "~" else Path(pwd.getpwnam(tilde[1:]).pw_dir)
     except (KeyError, ValueError):
         return None
+    return str(folder / tail)
 
 
 def holds_secrets(path: Path | None, policy: Policy) -> bool:
