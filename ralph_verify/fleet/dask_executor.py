@@ -1,6 +1,6 @@
 """The ``dask`` fleet executor, a plugin named only by its entry point (Dask is imported when
 it runs): one Dask task per loop, each in a fresh clone on a worker, sending back its record,
-report and commits (a git bundle). Results are gathered as they finish; a loop whose worker
+report and commits (a git bundle), waited for by a thread per running loop; a loop whose worker
 died is submitted again up to ``--retries`` times, then ``lost``. Cancel sets a Dask
 ``Event`` the loops watch; their costs so far come back as scheduler events.
 """
@@ -118,7 +118,7 @@ def run_on_worker(job: LoopJob) -> JobResult:
 
 
 class DaskExecutor:
-    """Submits one task per loop, at most ``-j`` at a time, and gathers each as it ends."""
+    """Submits one task per loop, at most ``-j`` at a time."""
 
     mode = "clone"
     #: Takes a fleet's feed of jobs as they become ready (fleet/feed.py).
@@ -148,44 +148,48 @@ class DaskExecutor:
             client = Client(cluster)
             where = "dask LocalCluster"
         try:
-            self._run(client, distributed.Event, distributed.as_completed, jobs, fleet, where)
+            self._run(client, distributed, jobs, planned, fleet, where)
         finally:
             client.close()
             if cluster is not None:
                 cluster.close()
 
-    def _run(self, client: Any, event_type: Any, as_completed: Any,
-             jobs: Iterable[LoopJob], fleet: FleetContext, where: str) -> None:
-        """Submit the jobs, at most ``-j`` running; a :class:`JobFeed` (a fleet whose tasks
-        depend on each other) gives them as they become ready, and is polled between
-        results so that a ready task starts while others still run."""
-        from ralph_verify.fleet.feed import JobFeed
+    def _run(self, client: Any, distributed: Any, jobs: Iterable[LoopJob],
+             planned: list[LoopJob], fleet: FleetContext, where: str) -> None:
+        """A thread per running loop, at most ``-j``, as the local executor: each submits its
+        loop and waits for its result (a list or a feed of jobs as they become ready)."""
+        from concurrent.futures import ThreadPoolExecutor
+
         from ralph_verify.proc.signals import every
 
-        KilledWorker = _distributed().KilledWorker
-        feed = jobs if isinstance(jobs, JobFeed) else None
-        planned = feed.planned if feed is not None else list(jobs)
-        waiting = [] if feed is not None else list(jobs)
-        cancel = event_type(_event_name(planned[0]), client=client) if planned else None
+        cancel = distributed.Event(_event_name(planned[0]), client=client) if planned else None
         if cancel is not None:
             cancel.clear()  # left set by an earlier, cancelled run of this fleet (--resume)
-        futures = as_completed()
-        running: dict[Any, LoopJob] = {}
+        serial = iter(range(1, 1 << 30))
 
-        def submit() -> None:
-            while len(running) < max(1, fleet.jobs) and not fleet.cancelled.is_set():
-                job = waiting.pop(0) if waiting else feed.take(0) if feed is not None else None
-                if job is None:
-                    return
-                prepared = fleet.prepare(job)
-                if prepared is None:
-                    continue
+        def one(job: LoopJob) -> None:
+            prepared = fleet.prepare(job)
+            while prepared is not None:
                 future = client.submit(run_on_worker, prepared, pure=False,
                                        key=f"ralph-fleet-{prepared.name}-{prepared.attempt}"
                                            f"-{os.getpid()}-{next(serial)}")
-                running[future] = prepared
-                futures.add(future)
                 fleet.started(prepared, where)
+                try:
+                    result: JobResult = future.result()
+                except distributed.KilledWorker as exc:
+                    if prepared.attempt <= fleet.retries and not fleet.cancelled.is_set():
+                        prepared = fleet.prepare(replace(prepared, attempt=prepared.attempt + 1))
+                        continue
+                    result = _lost(prepared, "its worker died while it ran, every time it was "
+                                             f"tried ({exc})")
+                except Exception as exc:  # the task itself failed: a bug, recorded, not fatal
+                    result = _lost(prepared, f"{type(exc).__name__}: {exc}")
+                else:
+                    result.record.attempts = max(prepared.attempt, _starts(client, prepared))
+                finally:
+                    future.release()
+                fleet.finished(prepared, result)
+                return
 
         def relay() -> bool:
             """Pass the running loops' costs on to the fleet (its --total-cost counts them),
@@ -201,51 +205,23 @@ class DaskExecutor:
                     cancel.set()
             return True
 
-        serial = iter(range(1, 1 << 30))
-        submit()
-        with every(0.5, relay, "ralph-fleet-dask-relay"):
-            while True:
-                # A list: wait for the next result; a feed: poll, a ready task may come first.
-                batch = futures.next_batch(block=feed is None) if running else []
-                for future in batch:
-                    self._gathered(future, running.pop(future), fleet, client, waiting,
-                                   KilledWorker)
-                    future.release()
-                submit()
-                if not running and (feed is None or feed.exhausted or fleet.cancelled.is_set()):
-                    break
-                if not batch and feed is not None:  # nothing ended: wait for a ready task
-                    job = feed.take(0.2)
-                    if job is not None:
-                        waiting.append(job)
+        with every(0.5, relay, "ralph-fleet-dask-relay"), ThreadPoolExecutor(
+                max_workers=max(1, fleet.jobs), thread_name_prefix="ralph-fleet") as pool:
+            for future in [pool.submit(one, job) for job in jobs]:
+                future.result()
         if cancel is not None:
             with contextlib.suppress(Exception):
                 cancel.clear()
 
-    def _gathered(self, future: Any, job: LoopJob, fleet: FleetContext, client: Any,
-                  waiting: list[LoopJob], killed: Any) -> None:
-        try:
-            result: JobResult = future.result()
-        except killed as exc:
-            if job.attempt <= fleet.retries and not fleet.cancelled.is_set():
-                waiting.insert(0, replace(job, attempt=job.attempt + 1))
-            else:
-                fleet.finished(job, _lost(job, f"its worker died while it ran, every "
-                                               f"time it was tried ({exc})"))
-        except Exception as exc:  # the task itself failed: a bug, recorded, not fatal
-            fleet.finished(job, _lost(job, f"{type(exc).__name__}: {exc}"))
-        else:
-            result.record.attempts = max(job.attempt, self._starts(client, job, fleet))
-            fleet.finished(job, result)
 
-    @staticmethod
-    def _starts(client: Any, job: LoopJob, fleet: FleetContext) -> int:
-        """How many times a worker began this loop (Dask reruns it when a worker dies)."""
-        try:
-            events = client.get_events(f"ralph-fleet-{job.fleet_id}")
-        except Exception:
-            return job.attempt
-        return sum(1 for _, msg in events if isinstance(msg, dict) and msg.get("task") == job.name)
+def _starts(client: Any, job: LoopJob) -> int:
+    """How many times a worker began this loop (Dask reruns it when a worker dies)."""
+    try:
+        events = client.get_events(f"ralph-fleet-{job.fleet_id}")
+    except Exception:
+        return job.attempt
+    return sum(1 for _, msg in events if isinstance(msg, dict) and msg.get("task") == job.name)
+
 
 def _lost(job: LoopJob, reason: str) -> JobResult:
     from ralph_verify.fleet.job import JobResult
