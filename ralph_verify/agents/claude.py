@@ -4,7 +4,7 @@ Its user documentation is scripts/agent_docs/claude.rst (docs/agents/claude.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 from ralph_verify.agents import AgentRequest
@@ -71,6 +71,7 @@ class ClaudeAgent(CLIAgent):
     install = "npm install -g @anthropic-ai/claude-code"
     tested_versions = ("2.1.330", "2.2.0")
     refusals = REFUSALS
+    refusals_in = "output"
     prompt_via = "stdin"
     write_fix = ("ralph-verify run gives Claude Code --permission-mode acceptEdits: drop the "
                  "--agent-arg that overrides it, or allow Edit and Write in "
@@ -111,10 +112,6 @@ class ClaudeAgent(CLIAgent):
 
     def parse(self, lines: Iterable[str]) -> Parsed:
         return parse_claude_messages(json_lines(lines))
-
-    def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
-                      start: float) -> Refused | None:
-        return claude_refusal(json_lines(lines))
 
 
 def parse_claude_messages(messages: Iterable[dict[str, Any]]) -> Parsed:

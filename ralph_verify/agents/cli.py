@@ -22,7 +22,9 @@ from ralph_verify.agents.vetting import (
     Refusal,
     Refused,
     find_refusal,
+    json_lines,
     read_refusal,
+    refusal_reader,
     refusal_text,
     version_warning,
 )
@@ -100,6 +102,9 @@ class CLIAgent:
     refusals: ClassVar[tuple[Refusal, ...]] = ()
     #: How to let the CLI write when its own sandbox or permission mode refused a write.
     write_fix: ClassVar[str] = ""
+    #: Where the CLI says what its permission mode refused: its ``transcript``, or its own
+    #: ``output`` (then read whole by ``NAME_refusal``).
+    refusals_in: ClassVar[str] = "transcript"
 
     def __init__(self, arg: str | None, options: AgentOptions) -> None:
         self.options = options
@@ -176,6 +181,8 @@ class CLIAgent:
     def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
                       start: float) -> Refused | None:
         """What the CLI's own sandbox or permission mode refused in this run, or None."""
+        if self.refusals_in == "output":
+            return refusal_reader(self.name)(json_lines(lines))
         path = self.transcript(env, parsed)
         return read_refusal(self.name, path, start) if path else None
 

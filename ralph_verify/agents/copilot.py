@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,7 @@ class CopilotAgent(CLIAgent):
     install = "npm install -g @github/copilot"
     tested_versions = ("1.0.102", "1.1.0")
     refusals = REFUSALS
+    refusals_in = "output"
     write_fix = ("ralph-verify run gives Copilot CLI --allow-tool=write: drop the --agent-arg "
                  "that denies it")
 
@@ -84,10 +85,6 @@ class CopilotAgent(CLIAgent):
 
     def parse(self, lines: Iterable[str]) -> Parsed:
         return parse_copilot_events(lines)
-
-    def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
-                      start: float) -> Refused | None:
-        return copilot_refusal(json_lines(lines))
 
     def run(self, request: AgentRequest) -> AgentResult:
         path = usage_file(request)

@@ -10,7 +10,7 @@ import os
 import re
 import subprocess
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -118,21 +118,14 @@ def package_version(executable: str) -> tuple[int, int, int] | None:
 def distribution_version(executable: str) -> tuple[int, int, int] | None:
     """The version of the Python distribution whose console script ``executable`` is (aider:
     ``--version`` imports it all)."""
+    from importlib.metadata import distributions
+
     script = Path(executable)
     for venv in list(script.resolve().parents)[:2]:
-        for entry_points in venv.glob("lib/python*/site-packages/*.dist-info/entry_points.txt"):
-            try:
-                text = entry_points.read_text(encoding="utf-8")
-            except OSError:
-                continue
-            if not re.search(rf"^{re.escape(script.name)}\s*=", text, re.MULTILINE):
-                continue
-            try:
-                metadata = (entry_points.parent / "METADATA").read_text(encoding="utf-8")
-            except OSError:
-                return None
-            match = re.search(r"^Version: (.+)$", metadata, re.MULTILINE)
-            return parse_version(match.group(1)) if match else None
+        sites = [str(site) for site in venv.glob("lib/python*/site-packages")]
+        for dist in distributions(path=sites) if sites else ():
+            if any(entry.name == script.name for entry in dist.entry_points):
+                return parse_version(dist.version or "")
     return None
 
 
@@ -190,16 +183,22 @@ def since(entry: dict[str, Any], start: float) -> bool:
         return True
 
 
+def refusal_reader(agent: str) -> Callable[..., Refused | None]:
+    """``ralph_verify.agents.AGENT.AGENT_refusal``: reads what ``agent``'s own sandbox or
+    permission mode refused from its JSON entries (since a start time, when given)."""
+    read: Callable[..., Refused | None] = getattr(
+        importlib.import_module(f"ralph_verify.agents.{agent}"), f"{agent}_refusal")
+    return read
+
+
 def read_refusal(agent: str, transcript: Path, start: float) -> Refused | None:
     """What ``agent``'s own sandbox or permission mode refused since ``start``, read from its
-    transcript by ``ralph_verify.agents.AGENT.AGENT_refusal``; None when nothing was."""
-    read = getattr(importlib.import_module(f"ralph_verify.agents.{agent}"), f"{agent}_refusal")
+    transcript; None when nothing was."""
     try:
         with transcript.open(encoding="utf-8", errors="replace") as handle:
-            found: Refused | None = read(json_lines(handle), start)
+            return refusal_reader(agent)(json_lines(handle), start)
     except OSError:
         return None
-    return found
 
 
 def refusal_text(agent: str, found: Refused, fix: str) -> str:
