@@ -133,18 +133,6 @@ def ancestry(pid: int | None = None) -> list[tuple[int, str]]:
     return found
 
 
-def descendants(roots: set[int]) -> set[int]:
-    """Every live descendant of the ``roots`` (children, their children...), Linux only."""
-    parents = _parents()
-    found: set[int] = set()
-    frontier = set(roots)
-    while frontier:
-        frontier = {child for child, parent in parents.items()
-                    if parent in frontier and child not in found}
-        found |= frontier
-    return found - roots
-
-
 #: The environment variable that marks every process one tool or agent run starts: the
 #: descendants inherit it, also those that leave the process group or are orphaned.
 MARK_VAR = "RALPH_VERIFY_PROCESS"
@@ -155,17 +143,6 @@ def new_mark() -> str:
     """A mark for one process run, unique on this machine (``os.urandom``: what ``secrets``
     would give, without importing it and ``hmac`` before every tool starts)."""
     return f"{os.getpid()}-{next(_marks)}-{os.urandom(4).hex()}"
-
-
-def marked(mark: str) -> set[int]:
-    """The live processes whose environment carries ``mark`` (Linux; others: none)."""
-    needle = f"{MARK_VAR}={mark}\0".encode()
-    try:
-        entries = os.listdir(_PROC)
-    except OSError:
-        return set()
-    return {int(entry) for entry in entries if entry.isdigit() and int(entry) != os.getpid()
-            and _carries(int(entry), needle)}
 
 
 def _children(pid: int) -> set[int]:
@@ -179,12 +156,12 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-def _subtree(roots: set[int]) -> set[int]:
+def _subtree(roots: set[int], children: Callable[[int], set[int]]) -> set[int]:
     """``roots`` and all their descendants, walking the children lists down."""
     found = set(roots)
     frontier = set(roots)
     while frontier:
-        frontier = set().union(*map(_children, frontier)) - found
+        frontier = set().union(*map(children, frontier)) - found
         found |= frontier
     return found
 
@@ -210,14 +187,24 @@ def _by_children_lists() -> bool:
 
 def _family(leaders: set[int], mark: str | None) -> set[int]:
     """Every process the ``leaders`` started that still lives, and those carrying ``mark``: as the
-    subreaper we are the parent of every orphan, so a walk of our own descendants finds them."""
+    subreaper we are the parent of every orphan, so a walk of our own descendants finds them;
+    else (no children lists) by every process's parent link and environment."""
+    by_parent: dict[int, set[int]] | None = None
     if not _by_children_lists():
-        return descendants(leaders) | (marked(mark) if mark else set())
+        by_parent = {}
+        for pid, parent in _parents().items():
+            by_parent.setdefault(parent, set()).add(pid)
+
+    def children(pid: int) -> set[int]:
+        return _children(pid) if by_parent is None else by_parent.get(pid, set())
+
     roots = {pid for pid in leaders if os.path.exists(f"/proc/{pid}")}
     if mark:
         needle = f"{MARK_VAR}={mark}\0".encode()
-        roots |= {pid for pid in _children(os.getpid()) - roots if _carries(pid, needle)}
-    return _subtree(roots) - leaders
+        candidates = children(os.getpid()) if by_parent is None else \
+            set().union(*by_parent.values())
+        roots |= {pid for pid in candidates - roots if _carries(pid, needle)}
+    return _subtree(roots, children) - leaders
 
 
 def kill_family(leader: int, mark: str | None) -> None:
