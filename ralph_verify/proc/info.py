@@ -5,6 +5,7 @@ and Linux's process controls (the subreaper, children that die with us)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import signal
@@ -236,20 +237,15 @@ def kill_family(leader: int, mark: str | None) -> None:
                 os.waitpid(pid, 0)
 
 
-_prctl_function: Any = None
-
-
+@functools.cache
 def _load_prctl() -> Any:
-    """libc's prctl (Linux), or ``False``."""
-    global _prctl_function
-    if _prctl_function is None:
-        _prctl_function = False
-        if sys.platform.startswith("linux"):
-            with contextlib.suppress(OSError, AttributeError):
-                import ctypes
+    """libc's prctl (Linux), or ``None``."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
 
-                _prctl_function = ctypes.CDLL(None, use_errno=True).prctl
-    return _prctl_function
+            return ctypes.CDLL(None, use_errno=True).prctl
+    return None
 
 
 def _prctl(option: int, value: int) -> bool:
