@@ -39,8 +39,9 @@ class Refusal:
         start = text.rfind("\n", 0, match.start()) + 1
         end = text.find("\n", match.end())
         line = text[start:end if end != -1 else len(text)].strip()
-        if line.startswith(("{", "[")):  # a JSON line: the string the match is in
-            line = _json_string_around(text, match.start(), match.end()) or line
+        if line.startswith(("{", "[")):  # a JSON line: its string that says it
+            line = next((" ".join(said.split()) for said in _strings(line)
+                         if re.search(self.pattern, said, re.IGNORECASE)), line)
         return line if len(line) <= _QUOTE else line[:_QUOTE] + "..."
 
 
@@ -53,27 +54,18 @@ class Refused:
     fix: str | None = None
 
 
-def _json_string_around(text: str, begin: int, end: int) -> str | None:
-    """The JSON string literal holding ``text[begin:end]``, decoded; None if not in one."""
-    def quote_at(index: int) -> bool:
-        slashes = 0
-        while index - slashes - 1 >= 0 and text[index - slashes - 1] == "\\":
-            slashes += 1
-        return text[index] == '"' and slashes % 2 == 0
-
-    left = begin - 1
-    while left >= 0 and text[left] != "\n" and not quote_at(left):
-        left -= 1
-    right = end
-    while right < len(text) and text[right] != "\n" and not quote_at(right):
-        right += 1
-    if left < 0 or right >= len(text) or not quote_at(left) or not quote_at(right):
-        return None
+def _strings(line: str) -> Iterator[str]:
+    """The strings in the JSON ``line`` (none if it is not JSON), depth first."""
     try:
-        value = json.loads(text[left:right + 1])
+        stack = [json.loads(line)]
     except ValueError:
-        return None
-    return " ".join(value.split()) if isinstance(value, str) else None
+        return
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, (dict, list)):
+            stack.extend(reversed(list(value.values() if isinstance(value, dict) else value)))
 
 
 def find_refusal(name: str, refusals: Iterable[Refusal], output: str,
