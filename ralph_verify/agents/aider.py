@@ -1,6 +1,5 @@
-"""``aider``: aider in one-shot mode (``--message-file``). Tested offline with version 0.86.2.
-
-Its user documentation is scripts/agent_docs/aider.rst (docs/agents/aider.md)."""
+"""``aider``: aider in one-shot mode (``--message-file``).
+Its page: scripts/agent_docs/aider.rst (docs/agents/aider.md)."""
 
 from __future__ import annotations
 

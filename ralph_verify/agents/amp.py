@@ -1,6 +1,5 @@
 """``amp``: Amp, execute mode (``amp -x``). NOT TESTED OFFLINE: built from its docs.
-
-Its user documentation is scripts/agent_docs/amp.rst (docs/agents/amp.md)."""
+Its page: scripts/agent_docs/amp.rst (docs/agents/amp.md)."""
 
 from __future__ import annotations
 

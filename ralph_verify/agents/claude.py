@@ -1,6 +1,4 @@
-"""``claude``: Claude Code, headless (``claude -p``). Tested offline with version 2.1.330.
-
-Its user documentation is scripts/agent_docs/claude.rst (docs/agents/claude.md)."""
+"""``claude``: Claude Code, headless (``claude -p``); its page: scripts/agent_docs/claude.rst."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""``cmd:COMMAND``: any command as the agent.
-
-Its user documentation is scripts/agent_docs/cmd.rst (docs/agents/cmd.md)."""
+"""``cmd:COMMAND``: any command as the agent; its page: scripts/agent_docs/cmd.rst."""
 
 from __future__ import annotations
 

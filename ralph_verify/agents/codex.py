@@ -1,6 +1,5 @@
-"""``codex``: OpenAI Codex CLI, headless (``codex exec``). Tested offline with version 0.169.0.
-
-Its user documentation is scripts/agent_docs/codex.rst (docs/agents/codex.md)."""
+"""``codex``: OpenAI Codex CLI, headless (``codex exec``).
+Its page: scripts/agent_docs/codex.rst (docs/agents/codex.md)."""
 
 from __future__ import annotations
 

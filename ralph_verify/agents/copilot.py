@@ -1,6 +1,5 @@
-"""``copilot``: GitHub Copilot CLI, headless (``copilot -p``). Tested offline with version 1.0.102.
-
-Its user documentation is scripts/agent_docs/copilot.rst (docs/agents/copilot.md)."""
+"""``copilot``: GitHub Copilot CLI, headless (``copilot -p``).
+Its page: scripts/agent_docs/copilot.rst (docs/agents/copilot.md)."""
 
 from __future__ import annotations
 

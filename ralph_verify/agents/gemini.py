@@ -1,6 +1,4 @@
-"""``gemini``: Gemini CLI, headless (``gemini -p``). Tested offline with version 0.61.0.
-
-Its user documentation is scripts/agent_docs/gemini.rst (docs/agents/gemini.md)."""
+"""``gemini``: Gemini CLI, headless (``gemini -p``); its page: scripts/agent_docs/gemini.rst."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""``opencode``: OpenCode, headless (``opencode run``). Tested offline with version 1.18.33.
-
-Its user documentation is scripts/agent_docs/opencode.rst (docs/agents/opencode.md)."""
+"""``opencode``: OpenCode, headless (``opencode run``).
+Its page: scripts/agent_docs/opencode.rst (docs/agents/opencode.md)."""
 
 from __future__ import annotations
 

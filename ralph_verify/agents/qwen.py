@@ -1,6 +1,4 @@
-"""``qwen``: Qwen Code, headless. Tested offline with version 0.24.4.
-
-Its user documentation is scripts/agent_docs/qwen.rst (docs/agents/qwen.md)."""
+"""``qwen``: Qwen Code, headless; its page: scripts/agent_docs/qwen.rst."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """``replay:DIR``: a scripted agent for tests, demos and offline use.
-
-Its user documentation is scripts/agent_docs/replay.rst (docs/agents/replay.md)."""
+Its page: scripts/agent_docs/replay.rst (docs/agents/replay.md)."""
 
 from __future__ import annotations
 
