@@ -42,8 +42,7 @@ def codex_refusal(events: Iterable[dict[str, Any]], start: float = 0.0) -> Refus
             read_only = as_dict(payload.get("sandbox_policy")).get("type") == "read-only"
         elif read_only and str(payload.get("type", "")).endswith("call_output") and \
                 since(event, start):
-            output = payload.get("output")
-            match = READ_ONLY.search(output if isinstance(output, str) else json.dumps(output))
+            match = READ_ONLY.search(_text(payload.get("output")))
             if match:
                 return Refused(match.group(0).strip())
     return None
@@ -83,33 +82,32 @@ class CodexAgent(CLIAgent):
         return parse_codex_events(lines)
 
     def tool_output(self, env: Mapping[str, str], parsed: Parsed) -> str:
-        """The commands' outputs of this thread, from Codex's session file
-        (``$CODEX_HOME/sessions/Y/M/D/rollout-*-THREAD.jsonl``): ``exec --json`` does not
-        always report a command whose sandbox failed, the session file does."""
-        outputs: list[str] = []
-        for path in _session_file(env, parsed):
-            try:
-                with path.open(encoding="utf-8", errors="replace") as handle:
-                    for event in json_lines(handle):
-                        item = as_dict(event.get("payload"))
-                        if item.get("type") == "function_call_output":
-                            output = item.get("output")
-                            text = output if isinstance(output, str) else json.dumps(output)
-                            outputs.append(text[:4000])
-            except OSError:
-                return ""
+        """The commands' outputs of this thread, from its session file: ``exec --json`` does
+        not always report a command whose sandbox failed, the session file does."""
+        path = self.transcript(env, parsed)
+        if path is None:
+            return "\n"
+        try:
+            with path.open(encoding="utf-8", errors="replace") as handle:
+                payloads = (as_dict(event.get("payload")) for event in json_lines(handle))
+                outputs = [_text(item.get("output"))[:4000] for item in payloads
+                           if item.get("type") == "function_call_output"]
+        except OSError:
+            return ""
         return "\n" + "\n".join(outputs[-20:])
 
     def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
-        return next(iter(_session_file(env, parsed)), None)
+        """``$CODEX_HOME/sessions/Y/M/D/rollout-*-THREAD.jsonl`` (none when the thread is
+        unknown)."""
+        if not parsed.session_id:
+            return None
+        home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or Path.home()) / ".codex")
+        return max((home / "sessions").glob(f"*/*/*/rollout-*-{parsed.session_id}.jsonl"),
+                   default=None)
 
 
-def _session_file(env: Mapping[str, str], parsed: Parsed) -> list[Path]:
-    """Codex's session file of this run's thread (none when the thread is unknown)."""
-    if not parsed.session_id:
-        return []
-    home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or Path.home()) / ".codex")
-    return sorted((home / "sessions").glob(f"*/*/*/rollout-*-{parsed.session_id}.jsonl"))[-1:]
+def _text(output: Any) -> str:
+    return output if isinstance(output, str) else json.dumps(output)
 
 
 def parse_codex_events(lines: Iterable[str]) -> Parsed:

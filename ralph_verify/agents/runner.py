@@ -58,12 +58,12 @@ class ProcessOutcome:
 class OutputSink:
     """Receives an agent's output: redacted onto the log on disk, a bounded tail in memory."""
 
-    def __init__(self, log_path: Path, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(self, log_path: Path) -> None:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         self.log_path = log_path
         self._log = log_path.open("ab")
         self._tail = bytearray()
-        self._environ = dict(os.environ if environ is None else environ)
+        self._environ = dict(os.environ)
         self._lock = threading.Lock()
         self.total_bytes = 0
         self._log_head_room = max(0, LOG_MAX_BYTES - LOG_TAIL_BYTES)
