@@ -68,7 +68,6 @@ class JobResult:
     log_tail: str = ""
     #: The branch's new commits (``clone`` mode), to fetch into the source repository.
     bundle: bytes | None = None
-    files: dict[str, str] = field(default_factory=dict)
 
 
 def _git(cwd: Path | str, *args: str, check: bool = True) -> str:
