@@ -40,10 +40,8 @@ def write_junit(path: Path, document: FleetDocument) -> None:
                           time=f"{loop.duration_s or 0:.3f}")
         outcome = _outcome(loop)
         message = f"{loop.verdict}: {loop.reason}"
-        if outcome == "failure":
-            SubElement(case, "failure", message=message, type=str(loop.verdict))
-        elif outcome == "error":
-            SubElement(case, "error", message=message, type=str(loop.verdict))
+        if outcome in ("failure", "error"):
+            SubElement(case, outcome, message=message, type=str(loop.verdict))
         elif outcome == "skipped":
             SubElement(case, "skipped", message=message)
         props = SubElement(case, "properties")
@@ -54,19 +52,17 @@ def write_junit(path: Path, document: FleetDocument) -> None:
     write_text_atomic(path, tostring(root, encoding="unicode", xml_declaration=True) + "\n")
 
 
+#: A loop's JUnit outcome by its verdict (a fleet with depends-on: by its task's status, done
+#: only once merged); any other is a failure.
+_BY_VERDICT = {"complete": "passed", "nothing-to-do": "passed", "error": "error",
+               "lost": "error", "agent-error": "error", "not-run": "skipped", None: "skipped"}
+_BY_TASK = {"done": "passed", "already": "passed", "skipped": "skipped", "not-run": "skipped"}
+
+
 def _outcome(loop: LoopRecord) -> str:
-    task = loop.task_status  # a fleet with depends-on: done only once merged
-    if task is not None:
-        return {"done": "passed", "already": "passed", "skipped": "skipped",
-                "not-run": "skipped"}.get(task, "failure")
-    verdict = loop.verdict
-    if verdict in ("complete", "nothing-to-do"):
-        return "passed"
-    if verdict in ("error", "lost", "agent-error"):
-        return "error"
-    if verdict in ("not-run", None):
-        return "skipped"
-    return "failure"
+    if loop.task_status is not None:
+        return _BY_TASK.get(loop.task_status, "failure")
+    return _BY_VERDICT.get(loop.verdict, "failure")
 
 
 def github_summary(document: FleetDocument) -> str:
