@@ -24,6 +24,8 @@ TAGS_CACHE = ".aider.tags.cache.v"
 #: aider's cached price list, and the copy litellm ships (``ModelInfoManager`` in aider/models.py).
 PRICE_LIST = "model_prices_and_context_window.json"
 BUNDLED = "model_prices_and_context_window_backup.json"
+#: litellm fetches its price list on every start unless told to use its own.
+QUIET_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
 
 class AiderAgent(CLIAgent):
@@ -32,10 +34,7 @@ class AiderAgent(CLIAgent):
     install = "pip install aider-chat  (or: pipx install aider-chat)"
     tested_versions = ("0.86.2", "0.87.0")
     prompt_via = "file"
-
-    def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
-        # litellm's price list from the network on every start, unless told to use its own.
-        return {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    quiet_env = QUIET_ENV
 
     def command(self, request: AgentRequest) -> list[str]:
         argv = [

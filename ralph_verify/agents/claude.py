@@ -70,6 +70,7 @@ class ClaudeAgent(CLIAgent):
     tested_versions = ("2.1.330", "2.2.0")
     refusals = REFUSALS
     refusals_in = "output"
+    quiet_env = QUIET_ENV
     prompt_via = "stdin"
     write_fix = ("ralph-verify run gives Claude Code --permission-mode acceptEdits: drop the "
                  "--agent-arg that overrides it, or allow Edit and Write in "
@@ -93,9 +94,6 @@ class ClaudeAgent(CLIAgent):
 
             argv += ["--settings", guard_settings_json(self.options.guard_command)]
         return [*argv, *self.options.extra_args]
-
-    def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
-        return dict(QUIET_ENV)
 
     def environment(self, request: AgentRequest) -> dict[str, str]:
         if self.options.bypass_permissions and is_root():

@@ -102,6 +102,9 @@ class CLIAgent:
     refusals: ClassVar[tuple[Refusal, ...]] = ()
     #: How to let the CLI write when its own sandbox or permission mode refused a write.
     write_fix: ClassVar[str] = ""
+    #: The CLI's own switches for telemetry, update checks and model-list fetches: off, so an
+    #: iteration calls nothing but the model (the user's environment wins).
+    quiet_env: ClassVar[Mapping[str, str]] = {}
     #: Where the CLI says what its permission mode refused: its ``transcript``, or its own
     #: ``output`` (then read whole by ``NAME_refusal``).
     refusals_in: ClassVar[str] = "transcript"
@@ -125,9 +128,8 @@ class CLIAgent:
         return {}
 
     def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
-        """The CLI's own switches for telemetry, update checks and model-list fetches: off,
-        so an iteration calls nothing but the model. The user's environment wins."""
-        return {}
+        """:attr:`quiet_env`, and what else the CLI needs for it (a settings file)."""
+        return dict(self.quiet_env)
 
     def parse(self, lines: Iterable[str]) -> Parsed:
         """Read the run's output (stdout and stderr, line by line: a 50 MB log costs no

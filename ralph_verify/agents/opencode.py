@@ -33,9 +33,7 @@ class OpenCodeAgent(CLIAgent):
     install = "npm install -g opencode-ai"
     tested_versions = ("1.18.33", "1.19.0")
     refusals = REFUSALS
-
-    def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
-        return dict(QUIET_ENV)
+    quiet_env = QUIET_ENV
 
     def command(self, request: AgentRequest) -> list[str]:
         argv = ["run", "--format", "json", "--title", f"ralph-verify {request.iteration}"]
