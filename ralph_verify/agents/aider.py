@@ -28,6 +28,32 @@ BUNDLED = "model_prices_and_context_window_backup.json"
 QUIET_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 
 
+def parse_aider_output(lines: Iterable[str]) -> Parsed:
+    """Tokens, cost and model calls from aider's report lines; the text is the output itself."""
+    parsed = Parsed()
+    calls = 0
+    for line in lines:
+        error = _API_ERROR.match(line.strip())
+        if error:
+            parsed.error = f"{error.group('kind')}: {error.group('message')}"
+        match = _TOKENS.match(line.strip())
+        if not match:
+            continue
+        calls += 1
+        for count in _COUNT.finditer(match.group("counts")):
+            tokens = _tokens(count.group("value"), count.group("unit"))
+            label = count.group("label").strip()
+            if label == "received":
+                parsed.output_tokens = (parsed.output_tokens or 0) + tokens
+            elif label in ("sent", "cache write", "cache hit"):
+                parsed.input_tokens = (parsed.input_tokens or 0) + tokens
+        if match.group("session"):
+            # Cumulative over this aider process: the last one is the run's cost.
+            parsed.cost_usd = float(match.group("session"))
+    parsed.turns = calls or None
+    return parsed
+
+
 class AiderAgent(CLIAgent):
     name = "aider"
     program = "aider"
@@ -35,6 +61,7 @@ class AiderAgent(CLIAgent):
     tested_versions = ("0.86.2", "0.87.0")
     prompt_via = "file"
     quiet_env = QUIET_ENV
+    parse = staticmethod(parse_aider_output)
 
     def command(self, request: AgentRequest) -> list[str]:
         argv = [
@@ -50,9 +77,6 @@ class AiderAgent(CLIAgent):
         if self.options.model:
             argv += ["--model", self.options.model]
         return [*argv, *self.options.extra_args]
-
-    def parse(self, lines: Iterable[str]) -> Parsed:
-        return parse_aider_output(lines)
 
     def run(self, request: AgentRequest) -> AgentResult:
         keep_price_list(shutil.which(self.program_path))
@@ -111,29 +135,3 @@ def tags_cache_kept(request: AgentRequest) -> Iterator[None]:
 
 def _tokens(value: str, unit: str) -> int:
     return round(float(value) * {"": 1, "k": 1_000, "M": 1_000_000}[unit])
-
-
-def parse_aider_output(lines: Iterable[str]) -> Parsed:
-    """Tokens, cost and model calls from aider's report lines; the text is the output itself."""
-    parsed = Parsed()
-    calls = 0
-    for line in lines:
-        error = _API_ERROR.match(line.strip())
-        if error:
-            parsed.error = f"{error.group('kind')}: {error.group('message')}"
-        match = _TOKENS.match(line.strip())
-        if not match:
-            continue
-        calls += 1
-        for count in _COUNT.finditer(match.group("counts")):
-            tokens = _tokens(count.group("value"), count.group("unit"))
-            label = count.group("label").strip()
-            if label == "received":
-                parsed.output_tokens = (parsed.output_tokens or 0) + tokens
-            elif label in ("sent", "cache write", "cache hit"):
-                parsed.input_tokens = (parsed.input_tokens or 0) + tokens
-        if match.group("session"):
-            # Cumulative over this aider process: the last one is the run's cost.
-            parsed.cost_usd = float(match.group("session"))
-    parsed.turns = calls or None
-    return parsed

@@ -48,68 +48,6 @@ def codex_refusal(events: Iterable[dict[str, Any]], start: float = 0.0) -> Refus
     return None
 
 
-class CodexAgent(CLIAgent):
-    name = "codex"
-    program = "codex"
-    install = "npm install -g @openai/codex"
-    tested_versions = ("0.169.0", "0.170.0")
-    refusals = REFUSALS
-    prompt_via = "stdin"
-    write_fix = ("ralph-verify run gives Codex its workspace-write sandbox: drop the "
-                 "--agent-arg that makes it read-only, or use --yolo inside 'run --sandbox'")
-
-    def command(self, request: AgentRequest) -> list[str]:
-        argv = ["exec"]
-        if self.continuing(request):
-            argv += ["resume", self.session_id] if self.session_id else ["resume", "--last"]
-        argv += ["--json", "--skip-git-repo-check"]
-        if self.options.bypass_permissions:
-            argv.append("--dangerously-bypass-approvals-and-sandbox")
-        else:
-            # ``exec resume`` has no --sandbox; the config key works for both.
-            argv += ["-c", 'sandbox_mode="workspace-write"']
-        for key in QUIET_CONFIG:
-            argv += ["-c", f"{key}=false"]
-        if self.options.model:
-            argv += ["--model", self.options.model]
-        if self.options.guard_command:
-            from ralph_verify.guard.agent_hooks import codex_guard_config
-
-            argv += codex_guard_config(self.options.guard_command)
-        return [*argv, *self.options.extra_args, "-"]
-
-    def parse(self, lines: Iterable[str]) -> Parsed:
-        return parse_codex_events(lines)
-
-    def tool_output(self, env: Mapping[str, str], parsed: Parsed) -> str:
-        """The commands' outputs of this thread, from its session file: ``exec --json`` does
-        not always report a command whose sandbox failed, the session file does."""
-        path = self.transcript(env, parsed)
-        if path is None:
-            return "\n"
-        try:
-            with path.open(encoding="utf-8", errors="replace") as handle:
-                payloads = (as_dict(event.get("payload")) for event in json_lines(handle))
-                outputs = [_text(item.get("output"))[:4000] for item in payloads
-                           if item.get("type") == "function_call_output"]
-        except OSError:
-            return ""
-        return "\n" + "\n".join(outputs[-20:])
-
-    def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
-        """``$CODEX_HOME/sessions/Y/M/D/rollout-*-THREAD.jsonl`` (none when the thread is
-        unknown)."""
-        if not parsed.session_id:
-            return None
-        home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or Path.home()) / ".codex")
-        return max((home / "sessions").glob(f"*/*/*/rollout-*-{parsed.session_id}.jsonl"),
-                   default=None)
-
-
-def _text(output: Any) -> str:
-    return output if isinstance(output, str) else json.dumps(output)
-
-
 def parse_codex_events(lines: Iterable[str]) -> Parsed:
     """Read ``codex exec --json`` events."""
     parsed = Parsed()
@@ -138,6 +76,66 @@ def parse_codex_events(lines: Iterable[str]) -> Parsed:
     if errors:
         parsed.error = errors[-1]
     return parsed
+
+
+class CodexAgent(CLIAgent):
+    name = "codex"
+    program = "codex"
+    install = "npm install -g @openai/codex"
+    tested_versions = ("0.169.0", "0.170.0")
+    refusals = REFUSALS
+    prompt_via = "stdin"
+    write_fix = ("ralph-verify run gives Codex its workspace-write sandbox: drop the "
+                 "--agent-arg that makes it read-only, or use --yolo inside 'run --sandbox'")
+    parse = staticmethod(parse_codex_events)
+
+    def command(self, request: AgentRequest) -> list[str]:
+        argv = ["exec"]
+        if self.continuing(request):
+            argv += ["resume", self.session_id] if self.session_id else ["resume", "--last"]
+        argv += ["--json", "--skip-git-repo-check"]
+        if self.options.bypass_permissions:
+            argv.append("--dangerously-bypass-approvals-and-sandbox")
+        else:
+            # ``exec resume`` has no --sandbox; the config key works for both.
+            argv += ["-c", 'sandbox_mode="workspace-write"']
+        for key in QUIET_CONFIG:
+            argv += ["-c", f"{key}=false"]
+        if self.options.model:
+            argv += ["--model", self.options.model]
+        if self.options.guard_command:
+            from ralph_verify.guard.agent_hooks import codex_guard_config
+
+            argv += codex_guard_config(self.options.guard_command)
+        return [*argv, *self.options.extra_args, "-"]
+
+    def tool_output(self, env: Mapping[str, str], parsed: Parsed) -> str:
+        """The commands' outputs of this thread, from its session file: ``exec --json`` does
+        not always report a command whose sandbox failed, the session file does."""
+        path = self.transcript(env, parsed)
+        if path is None:
+            return "\n"
+        try:
+            with path.open(encoding="utf-8", errors="replace") as handle:
+                payloads = (as_dict(event.get("payload")) for event in json_lines(handle))
+                outputs = [_text(item.get("output"))[:4000] for item in payloads
+                           if item.get("type") == "function_call_output"]
+        except OSError:
+            return ""
+        return "\n" + "\n".join(outputs[-20:])
+
+    def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
+        """``$CODEX_HOME/sessions/Y/M/D/rollout-*-THREAD.jsonl`` (none when the thread is
+        unknown)."""
+        if not parsed.session_id:
+            return None
+        home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or Path.home()) / ".codex")
+        return max((home / "sessions").glob(f"*/*/*/rollout-*-{parsed.session_id}.jsonl"),
+                   default=None)
+
+
+def _text(output: Any) -> str:
+    return output if isinstance(output, str) else json.dumps(output)
 
 
 def _message(value: Any) -> str:

@@ -45,6 +45,33 @@ def copilot_refusal(events: Iterable[dict[str, Any]], start: float = 0.0) -> Ref
     return None
 
 
+def parse_copilot_events(lines: Iterable[str]) -> Parsed:
+    """Read ``copilot --output-format json`` events."""
+    parsed = Parsed()
+    texts: list[str] = []
+    for event in json_lines(lines):
+        kind = event.get("type")
+        if not isinstance(kind, str):
+            continue
+        data = as_dict(event.get("data"))
+        parsed.structured = True
+        if kind == "assistant.message" and isinstance(data.get("content"), str):
+            if data["content"].strip():
+                texts.append(data["content"])
+        elif kind == "model.call_start":
+            parsed.turns = add(parsed.turns, 1)
+        elif kind == "assistant.usage":
+            parsed.input_tokens = add(parsed.input_tokens, data.get("inputTokens"))
+            parsed.output_tokens = add(parsed.output_tokens, data.get("outputTokens"))
+        elif kind == "session.error" and data.get("message"):
+            parsed.error = str(data["message"])
+            parsed.status = integer(data.get("statusCode"))
+        elif kind == "result" and isinstance(event.get("sessionId"), str):
+            parsed.session_id = event["sessionId"]
+    parsed.text = "\n\n".join(texts)
+    return parsed
+
+
 class CopilotAgent(CLIAgent):
     name = "copilot"
     program = "copilot"
@@ -54,6 +81,7 @@ class CopilotAgent(CLIAgent):
     refusals_in = "output"
     write_fix = ("ralph-verify run gives Copilot CLI --allow-tool=write: drop the --agent-arg "
                  "that denies it")
+    parse = staticmethod(parse_copilot_events)
 
     def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
         env = {"COPILOT_AUTO_UPDATE": "false"}
@@ -81,9 +109,6 @@ class CopilotAgent(CLIAgent):
             argv.append(f"--resume={self.session_id}" if self.session_id else "--continue")
         argv.append(f"--usage-output-file={usage_file(request)}")
         return [*argv, *self.options.extra_args, f"--prompt={request.prompt}"]
-
-    def parse(self, lines: Iterable[str]) -> Parsed:
-        return parse_copilot_events(lines)
 
     def run(self, request: AgentRequest) -> AgentResult:
         path = usage_file(request)
@@ -113,30 +138,3 @@ def read_usage(path: Path) -> tuple[int, int] | None:
     if tokens_in is None and tokens_out is None:
         return None
     return tokens_in or 0, tokens_out or 0
-
-
-def parse_copilot_events(lines: Iterable[str]) -> Parsed:
-    """Read ``copilot --output-format json`` events."""
-    parsed = Parsed()
-    texts: list[str] = []
-    for event in json_lines(lines):
-        kind = event.get("type")
-        if not isinstance(kind, str):
-            continue
-        data = as_dict(event.get("data"))
-        parsed.structured = True
-        if kind == "assistant.message" and isinstance(data.get("content"), str):
-            if data["content"].strip():
-                texts.append(data["content"])
-        elif kind == "model.call_start":
-            parsed.turns = add(parsed.turns, 1)
-        elif kind == "assistant.usage":
-            parsed.input_tokens = add(parsed.input_tokens, data.get("inputTokens"))
-            parsed.output_tokens = add(parsed.output_tokens, data.get("outputTokens"))
-        elif kind == "session.error" and data.get("message"):
-            parsed.error = str(data["message"])
-            parsed.status = integer(data.get("statusCode"))
-        elif kind == "result" and isinstance(event.get("sessionId"), str):
-            parsed.session_id = event["sessionId"]
-    parsed.text = "\n\n".join(texts)
-    return parsed

@@ -49,6 +49,30 @@ def gemini_refusal(messages: Iterable[dict[str, Any]], start: float = 0.0) -> Re
     return None
 
 
+def parse_gemini_json(lines: Iterable[str]) -> Parsed:
+    parsed = Parsed()
+    data = last_json_object(lines)
+    if data is None:
+        return parsed
+    parsed.structured = "response" in data or "stats" in data or "error" in data
+    if isinstance(data.get("response"), str):
+        parsed.text = data["response"]
+    if isinstance(data.get("session_id"), str):
+        parsed.session_id = data["session_id"]
+    for model in as_dict(as_dict(data.get("stats")).get("models")).values():
+        if not isinstance(model, dict):
+            continue
+        tokens = as_dict(model.get("tokens"))
+        parsed.input_tokens = add(parsed.input_tokens, tokens.get("prompt"))
+        parsed.output_tokens = add(parsed.output_tokens, tokens.get("candidates"))
+        api = as_dict(model.get("api"))
+        parsed.turns = add(parsed.turns, api.get("totalRequests"))
+    error = data.get("error")
+    if isinstance(error, dict) and error.get("message"):
+        parsed.error = str(error["message"])
+    return parsed
+
+
 class GeminiAgent(CLIAgent):
     name = "gemini"
     program = "gemini"
@@ -57,6 +81,7 @@ class GeminiAgent(CLIAgent):
     refusals = REFUSALS
     write_fix = ("ralph-verify run gives Gemini CLI --approval-mode auto_edit: drop the "
                  "--agent-arg that overrides it")
+    parse = staticmethod(parse_gemini_json)
 
     def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
         env = {**os.environ, **request.env}
@@ -81,9 +106,6 @@ class GeminiAgent(CLIAgent):
         if self.continuing(request):
             argv += ["--resume", self.session_id or "latest"]
         return [*argv, *self.options.extra_args, f"--prompt={request.prompt}"]
-
-    def parse(self, lines: Iterable[str]) -> Parsed:
-        return parse_gemini_json(lines)
 
     def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
         """``GEMINI_CLI_HOME/.gemini/tmp/PROJECT/chats/session-DATE-ID8.jsonl``."""
@@ -133,27 +155,3 @@ def last_json_object(lines: Iterable[str]) -> dict[str, Any] | None:
             found = value
         start = text.find("{", end)
     return found
-
-
-def parse_gemini_json(lines: Iterable[str]) -> Parsed:
-    parsed = Parsed()
-    data = last_json_object(lines)
-    if data is None:
-        return parsed
-    parsed.structured = "response" in data or "stats" in data or "error" in data
-    if isinstance(data.get("response"), str):
-        parsed.text = data["response"]
-    if isinstance(data.get("session_id"), str):
-        parsed.session_id = data["session_id"]
-    for model in as_dict(as_dict(data.get("stats")).get("models")).values():
-        if not isinstance(model, dict):
-            continue
-        tokens = as_dict(model.get("tokens"))
-        parsed.input_tokens = add(parsed.input_tokens, tokens.get("prompt"))
-        parsed.output_tokens = add(parsed.output_tokens, tokens.get("candidates"))
-        api = as_dict(model.get("api"))
-        parsed.turns = add(parsed.turns, api.get("totalRequests"))
-    error = data.get("error")
-    if isinstance(error, dict) and error.get("message"):
-        parsed.error = str(error["message"])
-    return parsed

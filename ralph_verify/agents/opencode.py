@@ -27,28 +27,6 @@ REFUSALS = (
 )
 
 
-class OpenCodeAgent(CLIAgent):
-    name = "opencode"
-    program = "opencode"
-    install = "npm install -g opencode-ai"
-    tested_versions = ("1.18.33", "1.19.0")
-    refusals = REFUSALS
-    quiet_env = QUIET_ENV
-
-    def command(self, request: AgentRequest) -> list[str]:
-        argv = ["run", "--format", "json", "--title", f"ralph-verify {request.iteration}"]
-        if self.options.bypass_permissions:
-            argv.append("--auto")
-        if self.options.model:
-            argv += ["--model", self.options.model]
-        if self.continuing(request):
-            argv += ["--session", self.session_id] if self.session_id else ["--continue"]
-        return [*argv, *self.options.extra_args, "--", request.prompt]
-
-    def parse(self, lines: Iterable[str]) -> Parsed:
-        return parse_opencode_events(lines)
-
-
 def parse_opencode_events(lines: Iterable[str]) -> Parsed:
     parsed = Parsed()
     texts: list[str] = []
@@ -75,3 +53,23 @@ def parse_opencode_events(lines: Iterable[str]) -> Parsed:
             parsed.error = str(message or error.get("name") or kind)
     parsed.text = "\n\n".join(texts)
     return parsed
+
+
+class OpenCodeAgent(CLIAgent):
+    name = "opencode"
+    program = "opencode"
+    install = "npm install -g opencode-ai"
+    tested_versions = ("1.18.33", "1.19.0")
+    refusals = REFUSALS
+    quiet_env = QUIET_ENV
+    parse = staticmethod(parse_opencode_events)
+
+    def command(self, request: AgentRequest) -> list[str]:
+        argv = ["run", "--format", "json", "--title", f"ralph-verify {request.iteration}"]
+        if self.options.bypass_permissions:
+            argv.append("--auto")
+        if self.options.model:
+            argv += ["--model", self.options.model]
+        if self.continuing(request):
+            argv += ["--session", self.session_id] if self.session_id else ["--continue"]
+        return [*argv, *self.options.extra_args, "--", request.prompt]

@@ -41,42 +41,6 @@ def qwen_refusal(entries: Iterable[dict[str, Any]], start: float = 0.0) -> Refus
     return None
 
 
-class QwenAgent(CLIAgent):
-    name = "qwen"
-    program = "qwen"
-    install = "npm install -g @qwen-code/qwen-code"
-    tested_versions = ("0.24.4", "0.25.0")
-    refusals = REFUSALS
-    prompt_via = "stdin"
-    write_fix = ("ralph-verify run gives Qwen Code --approval-mode auto-edit: drop the "
-                 "--agent-arg that overrides it")
-
-    def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
-        return {"QWEN_USAGE_STATISTICS_ENABLED": "false", "QWEN_TELEMETRY_ENABLED": "false",
-                "QWEN_CODE_SYSTEM_DEFAULTS_PATH": settings_file(
-                    request, "qwen-defaults.json", QUIET_SETTINGS)}
-
-    def command(self, request: AgentRequest) -> list[str]:
-        argv = ["--output-format", "json"]
-        argv += ["--yolo"] if self.options.bypass_permissions else ["--approval-mode", "auto-edit"]
-        if self.options.model:
-            argv += ["--model", self.options.model]
-        if self.continuing(request):
-            argv += ["--resume", self.session_id] if self.session_id else ["--continue"]
-        return [*argv, *self.options.extra_args]
-
-    def parse(self, lines: Iterable[str]) -> Parsed:
-        return parse_qwen_json(lines)
-
-    def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
-        """``~/.qwen/projects/PROJECT/chats/SESSION.jsonl`` (``~/.qwen``: ``QWEN_RUNTIME_DIR``,
-        else ``QWEN_HOME``, when set)."""
-        home = Path(env.get("QWEN_RUNTIME_DIR") or env.get("QWEN_HOME")
-                    or Path(env.get("HOME") or Path.home()) / ".qwen")
-        found = home.glob(f"projects/*/chats/{parsed.session_id}.jsonl")
-        return max(found, default=None) if parsed.session_id else None
-
-
 def parse_qwen_json(lines: Iterable[str]) -> Parsed:
     """A JSON array of messages; JSON lines (``stream-json``) are read too."""
     text = tail_text(lines)
@@ -97,3 +61,37 @@ def parse_qwen_json(lines: Iterable[str]) -> Parsed:
         if message.get("type") == "result" and message.get("is_error") and error:
             parsed.error = str(error)
     return parsed
+
+
+class QwenAgent(CLIAgent):
+    name = "qwen"
+    program = "qwen"
+    install = "npm install -g @qwen-code/qwen-code"
+    tested_versions = ("0.24.4", "0.25.0")
+    refusals = REFUSALS
+    prompt_via = "stdin"
+    write_fix = ("ralph-verify run gives Qwen Code --approval-mode auto-edit: drop the "
+                 "--agent-arg that overrides it")
+    parse = staticmethod(parse_qwen_json)
+
+    def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
+        return {"QWEN_USAGE_STATISTICS_ENABLED": "false", "QWEN_TELEMETRY_ENABLED": "false",
+                "QWEN_CODE_SYSTEM_DEFAULTS_PATH": settings_file(
+                    request, "qwen-defaults.json", QUIET_SETTINGS)}
+
+    def command(self, request: AgentRequest) -> list[str]:
+        argv = ["--output-format", "json"]
+        argv += ["--yolo"] if self.options.bypass_permissions else ["--approval-mode", "auto-edit"]
+        if self.options.model:
+            argv += ["--model", self.options.model]
+        if self.continuing(request):
+            argv += ["--resume", self.session_id] if self.session_id else ["--continue"]
+        return [*argv, *self.options.extra_args]
+
+    def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
+        """``~/.qwen/projects/PROJECT/chats/SESSION.jsonl`` (``~/.qwen``: ``QWEN_RUNTIME_DIR``,
+        else ``QWEN_HOME``, when set)."""
+        home = Path(env.get("QWEN_RUNTIME_DIR") or env.get("QWEN_HOME")
+                    or Path(env.get("HOME") or Path.home()) / ".qwen")
+        found = home.glob(f"projects/*/chats/{parsed.session_id}.jsonl")
+        return max(found, default=None) if parsed.session_id else None
