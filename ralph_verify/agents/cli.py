@@ -105,6 +105,10 @@ class CLIAgent:
     #: The CLI's own switches for telemetry, update checks and model-list fetches: off, so an
     #: iteration calls nothing but the model (the user's environment wins).
     quiet_env: ClassVar[Mapping[str, str]] = {}
+    #: Where the CLI keeps its own record of a session: the variables that name its folder (the
+    #: first one set), else that folder in the home directory, and the glob of a session's
+    #: file in it (``{id}``: the session id).
+    transcripts: ClassVar[tuple[tuple[str, ...], str, str] | None] = None
     #: Where the CLI says what its permission mode refused: its ``transcript``, or its own
     #: ``output`` (then read whole by ``NAME_refusal``).
     refusals_in: ClassVar[str] = "transcript"
@@ -178,7 +182,12 @@ class CLIAgent:
 
     def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
         """The CLI's own record of this run's session (its tool calls and their results)."""
-        return None
+        if self.transcripts is None or not parsed.session_id:
+            return None
+        names, folder, pattern = self.transcripts
+        home = next((Path(env[name]) for name in names if env.get(name)),
+                    Path(env.get("HOME") or Path.home()) / folder)
+        return max(home.glob(pattern.format(id=parsed.session_id)), default=None)
 
     def refused_write(self, lines: Iterable[str], env: Mapping[str, str], parsed: Parsed,
                       start: float) -> Refused | None:

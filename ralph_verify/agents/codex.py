@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 from ralph_verify.agents import AgentRequest
@@ -88,6 +87,7 @@ class CodexAgent(CLIAgent):
     write_fix = ("ralph-verify run gives Codex its workspace-write sandbox: drop the "
                  "--agent-arg that makes it read-only, or use --yolo inside 'run --sandbox'")
     parse = staticmethod(parse_codex_events)
+    transcripts = (("CODEX_HOME",), ".codex", "sessions/*/*/*/rollout-*-{id}.jsonl")
 
     def command(self, request: AgentRequest) -> list[str]:
         argv = ["exec"]
@@ -123,15 +123,6 @@ class CodexAgent(CLIAgent):
         except OSError:
             return ""
         return "\n" + "\n".join(outputs[-20:])
-
-    def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
-        """``$CODEX_HOME/sessions/Y/M/D/rollout-*-THREAD.jsonl`` (none when the thread is
-        unknown)."""
-        if not parsed.session_id:
-            return None
-        home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or Path.home()) / ".codex")
-        return max((home / "sessions").glob(f"*/*/*/rollout-*-{parsed.session_id}.jsonl"),
-                   default=None)
 
 
 def _text(output: Any) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +82,7 @@ class GeminiAgent(CLIAgent):
     write_fix = ("ralph-verify run gives Gemini CLI --approval-mode auto_edit: drop the "
                  "--agent-arg that overrides it")
     parse = staticmethod(parse_gemini_json)
+    transcripts = (("GEMINI_CLI_HOME",), "", ".gemini/tmp/*/chats/session-*-{id:.8}.jsonl")
 
     def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
         env = {**os.environ, **request.env}
@@ -106,13 +107,6 @@ class GeminiAgent(CLIAgent):
         if self.continuing(request):
             argv += ["--resume", self.session_id or "latest"]
         return [*argv, *self.options.extra_args, f"--prompt={request.prompt}"]
-
-    def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
-        """``GEMINI_CLI_HOME/.gemini/tmp/PROJECT/chats/session-DATE-ID8.jsonl``."""
-        home = Path(env.get("GEMINI_CLI_HOME") or env.get("HOME") or Path.home())
-        sid = (parsed.session_id or "")[:8]
-        found = (home / ".gemini" / "tmp").glob(f"*/chats/session-*-{sid}.jsonl")
-        return max(found, default=None) if sid else None
 
 
 def quiet_home(request: AgentRequest, user_dir: Path) -> Path:

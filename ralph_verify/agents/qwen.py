@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from ralph_verify.agents import AgentRequest
@@ -73,6 +72,7 @@ class QwenAgent(CLIAgent):
     write_fix = ("ralph-verify run gives Qwen Code --approval-mode auto-edit: drop the "
                  "--agent-arg that overrides it")
     parse = staticmethod(parse_qwen_json)
+    transcripts = (("QWEN_RUNTIME_DIR", "QWEN_HOME"), ".qwen", "projects/*/chats/{id}.jsonl")
 
     def quiet_environment(self, request: AgentRequest) -> dict[str, str]:
         return {"QWEN_USAGE_STATISTICS_ENABLED": "false", "QWEN_TELEMETRY_ENABLED": "false",
@@ -87,11 +87,3 @@ class QwenAgent(CLIAgent):
         if self.continuing(request):
             argv += ["--resume", self.session_id] if self.session_id else ["--continue"]
         return [*argv, *self.options.extra_args]
-
-    def transcript(self, env: Mapping[str, str], parsed: Parsed) -> Path | None:
-        """``~/.qwen/projects/PROJECT/chats/SESSION.jsonl`` (``~/.qwen``: ``QWEN_RUNTIME_DIR``,
-        else ``QWEN_HOME``, when set)."""
-        home = Path(env.get("QWEN_RUNTIME_DIR") or env.get("QWEN_HOME")
-                    or Path(env.get("HOME") or Path.home()) / ".qwen")
-        found = home.glob(f"projects/*/chats/{parsed.session_id}.jsonl")
-        return max(found, default=None) if parsed.session_id else None
