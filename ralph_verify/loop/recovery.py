@@ -56,24 +56,29 @@ class Point:
     root: str = ""
     session: str = ""
     created: str = ""
-    #: Every ref the backups saw, at the furthest value seen (empty: a point of an older version,
-    #: whose ``repo.bundle`` holds the branch alone).
+    #: Every ref the backups saw, at the furthest value seen.
     refs: dict[str, str] = field(default_factory=dict)
     #: Every stash entry the backups saw, oldest first.
     stash: list[StashEntry] = field(default_factory=list)
 
 
+def _git(root: Path, *args: str, stdin: str | None = None,
+         index: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    """``git ARGS`` with ``stdin`` and a private ``index`` (``GIT_INDEX_FILE``), as bytes."""
+    env = git.git_env() if index is None else git.git_env(GIT_INDEX_FILE=str(index))
+    return subprocess.run(["git", *args], cwd=root, env=env, capture_output=True,
+                          input=None if stdin is None else stdin.encode(),
+                          stdin=None if stdin is not None else subprocess.DEVNULL, check=False)
+
+
 def _run(root: Path, *args: str, stdin: str | None = None, check: bool = True,
          index: Path | None = None) -> str:
-    """``git.git`` with ``stdin`` and a private ``index`` (``GIT_INDEX_FILE``)."""
-    env = git.git_env() if index is None else git.git_env(GIT_INDEX_FILE=str(index))
-    proc = subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, text=True,
-                          input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
-                          check=False)
+    """``git.git`` with ``stdin`` and a private ``index``."""
+    proc = _git(root, *args, stdin=stdin, index=index)
+    out, err = proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
     if check and proc.returncode != 0:
-        raise git.GitError(f"git {' '.join(args)} failed in {root}: "
-                           f"{(proc.stderr or proc.stdout).strip()}")
-    return proc.stdout
+        raise git.GitError(f"git {' '.join(args)} failed in {root}: {(err or out).strip()}")
+    return out
 
 
 def snapshot_commit(root: Path, parent: str | None, paths: list[str], message: str) -> str:
@@ -218,11 +223,7 @@ def _blob(root: Path, commit: str | None, path: str) -> tuple[bytes, str] | None
     line = git.git(root, "ls-tree", "-z", commit, "--", path, check=False).strip("\0")
     if not line:
         return None
-    mode = line.split(" ", 1)[0]
-    proc = subprocess.run(["git", "cat-file", "blob", f"{commit}:{path}"], cwd=root,
-                          capture_output=True, check=True, stdin=subprocess.DEVNULL,
-                          env=git.git_env())
-    return proc.stdout, mode
+    return _git(root, "cat-file", "blob", f"{commit}:{path}").stdout, line.split(" ", 1)[0]
 
 
 def _current(root: Path, path: str) -> bytes | None:
@@ -273,20 +274,13 @@ def restore(root: Path, point: Point, head: str | None) -> list[str]:
         git.git(root, "init", "-q")
         git.exclude_ralph_dir(root)
         said.append(f"re-created {dot_git} from {point.dir.parent / MIRROR}")
-    bundle = point.dir / "repo.bundle"
-    if not point.refs and bundle.is_file():  # an older version's point: the branch alone
-        space = RECOVERED.format(session=point.session)
-        git.git(root, "fetch", "-q", str(bundle), f"+refs/*:{space}*")
-        if point.branch and point.tip:
-            point.refs[f"refs/heads/{point.branch}"] = point.tip
-    else:
-        wanted = [*point.refs.values(), *(e.sha for e in point.stash), point.work]
-        missing = [line.split()[0] for line in _run(
-            root, "cat-file", "--batch-check", stdin="\n".join(wanted) + "\n",
-            check=False).splitlines() if line.endswith(" missing")]
-        if missing:
-            _run(root, "fetch", "-q", "--no-tags", "--no-write-fetch-head",
-                 "--stdin", str(point.dir.parent / MIRROR), stdin="\n".join(missing) + "\n")
+    wanted = [*point.refs.values(), *(e.sha for e in point.stash), point.work]
+    missing = [line.split()[0] for line in _run(
+        root, "cat-file", "--batch-check", stdin="\n".join(wanted) + "\n",
+        check=False).splitlines() if line.endswith(" missing")]
+    if missing:
+        _run(root, "fetch", "-q", "--no-tags", "--no-write-fetch-head",
+             "--stdin", str(point.dir.parent / MIRROR), stdin="\n".join(missing) + "\n")
     work = WORK_REF.format(session=point.session)
     git.git(root, "update-ref", work, point.work, "", check=False)  # if gone: the start's settings
     said += _restore_refs(root, point)
@@ -319,9 +313,8 @@ def _restore_refs(root: Path, point: Point) -> list[str]:
         if have is None:
             made.append(name)
             updates.append(f"create {name} {want}")
-        elif is_ancestor(root, have, want) and (name != checked_out or subprocess.run(
-                ["git", "reset", "-q", "--keep", want], cwd=root, capture_output=True,
-                stdin=subprocess.DEVNULL, check=False).returncode == 0):
+        elif is_ancestor(root, have, want) and (
+                name != checked_out or _git(root, "reset", "-q", "--keep", want).returncode == 0):
             moved.append(name)
             if name != checked_out:
                 updates.append(f"update {name} {want} {have}")
@@ -364,9 +357,7 @@ def _back_on(root: Path, branch: str | None) -> list[str]:
 
 
 def is_ancestor(root: Path, older: str, newer: str) -> bool:
-    proc = subprocess.run(["git", "merge-base", "--is-ancestor", older, newer], cwd=root,
-                          capture_output=True, check=False, stdin=subprocess.DEVNULL)
-    return proc.returncode == 0
+    return _git(root, "merge-base", "--is-ancestor", older, newer).returncode == 0
 
 
 def _restore_work(root: Path, tip: str | None, work: str, name: str) -> list[str]:
