@@ -18,6 +18,7 @@ from ralph_verify.checks.registry import build_checks, registry_of, validate_che
 from ralph_verify.config.pyproject import load_table, validate_settings
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.hookmode import binding
+from ralph_verify.hookmode.install import CAP_ENV
 from ralph_verify.hookmode.protocol import log
 from ralph_verify.loop.cycle import session_specs
 from ralph_verify.loop.frozen import FrozenError, freeze, thaw
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 
 
 MODE = "hook"
-CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
 #: Claude Code's consecutive-block cap when the environment does not set one.
 DEFAULT_CLAUDE_BLOCK_CAP = 9
 SNAPSHOT_FILE = "hook-snapshot.json"
@@ -213,7 +213,7 @@ def stop_settings(config: Config, hook: HookRecord, data: SessionState) -> Sessi
                         file_settings=file_settings, check_options=check_options)
 
 
-def until_text(specs: list[Any]) -> str:
+def until_text(specs: list[CheckSpec]) -> str:
     return ",".join(spec.text for spec in specs)
 
 

@@ -21,9 +21,9 @@ from ralph_verify.config.parser import replace_options
 from ralph_verify.errors import UsageError
 from ralph_verify.hookmode import binding
 from ralph_verify.hookmode.copilot import COPILOT_BLOCK_CAP
+from ralph_verify.hookmode.install import CAP_ENV
 from ralph_verify.hookmode.protocol import emit, log
 from ralph_verify.hookmode.session import (
-    CAP_ENV,
     MODE,
     WAITING,
     block_cap,

@@ -8,7 +8,7 @@ import time
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ralph_verify.config.until import parse_spec
+from ralph_verify.config.until import CheckSpec, parse_spec
 from ralph_verify.hookmode.protocol import log
 from ralph_verify.hookmode.session import (
     epoch,
@@ -19,14 +19,12 @@ from ralph_verify.hookmode.session import (
 from ralph_verify.loop.frozen import FrozenError, freeze, thaw
 from ralph_verify.loop.opening import new_session_id
 from ralph_verify.loop.records import persisted_settings
-from ralph_verify.loop.result import LoopResult
 from ralph_verify.loop.state import StateDir
-from ralph_verify.loop.task_list import TaskListRun, _said, _status_of
+from ralph_verify.loop.task_list import TaskListRun, _said, status_of
 from ralph_verify.loop.task_steps import trusted
-from ralph_verify.loop.verdict import EXIT_CODES
 from ralph_verify.records.codec import decode, encode
 from ralph_verify.records.plugin_state import CheckpointState
-from ralph_verify.records.session import HookRecord, HookTasks
+from ralph_verify.records.session import FrozenRef, HookRecord, HookTasks
 from ralph_verify.tasks.keys import TASK_BRANCH_KEY, TASK_COMMIT_KEY, TASK_FILE_KEY, task_commit
 from ralph_verify.tasks.model import Task, TaskList
 from ralph_verify.tasks.order import FINAL, fix_up_task
@@ -35,7 +33,6 @@ from ralph_verify.tasks.state import TasksState
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
-    from ralph_verify.config.until import CheckSpec
     from ralph_verify.loop.session import Session
     from ralph_verify.loop.task_list import TaskListResult
     from ralph_verify.loop.verdict import VerdictProposal
@@ -121,6 +118,17 @@ class HookTaskList(TaskListRun):
         raise _Waiting(task, opened.message)
 
 
+#: What a frozen task list that cannot be read raises.
+UNREADABLE = (FrozenError, KeyError, TypeError, ValueError, AttributeError)
+
+
+def thaw_list(ref: FrozenRef) -> tuple[TaskList, dict[str, Any], list[CheckSpec]]:
+    """The task list ``start --tasks`` froze, its settings and ``--until``'s checks."""
+    frozen = thaw(ref)
+    return (decode(TaskList, frozen["list"]), dict(frozen["settings"]),
+            [parse_spec(text) for text in frozen["extra"]])
+
+
 # --- start --tasks ---------------------------------------------------------------------------
 
 
@@ -165,8 +173,8 @@ def name_task_commit(config: Config, hook: HookRecord) -> None:
     row = state.record(state.current)
     config.stash[TASK_COMMIT_KEY] = task_commit(row.id, row.title, row.gate)
     try:
-        task_list = decode(TaskList, thaw(hook.tasks.frozen)["list"])
-    except (FrozenError, KeyError, TypeError, ValueError):
+        task_list, _, _ = thaw_list(hook.tasks.frozen)
+    except UNREADABLE:
         return  # said at the end of the stop (after_session)
     if task_list.text:
         config.stash[TASK_FILE_KEY] = (task_list.path, task_list.text)
@@ -184,11 +192,8 @@ def after_session(config: Config, statedir: StateDir, session: Session,
     if TASK_COMMIT_KEY in config.stash:
         del config.stash[TASK_COMMIT_KEY]
     try:
-        frozen = thaw(record.frozen)
-        task_list = decode(TaskList, frozen["list"])
-        base = dict(frozen["settings"])
-        extra = [parse_spec(text) for text in frozen["extra"]]
-    except (FrozenError, KeyError, TypeError, ValueError) as exc:
+        task_list, base, extra = thaw_list(record.frozen)
+    except UNREADABLE as exc:
         log(config.root, "stop", f"the frozen task list cannot be read: {exc}")
         return {"systemMessage": f"ralph-verify: the task list's frozen copy cannot be read "
                                  f"({exc}); letting the agent stop. 'ralph-verify start --tasks "
@@ -235,9 +240,7 @@ def _record_task(config: Config, state: TasksState, session: Session,
     """The task's row from its session's verdict (the same mapping as ``run --tasks``)."""
     started = epoch(session.started_at) or time.time()
     duration = max(0.0, time.time() - started)
-    result = LoopResult(verdict.verdict, verdict.reason, EXIT_CODES[verdict.verdict], session,
-                        session.previous_verification(), duration)
-    status, reason = _status_of(result, task)
+    status, reason = status_of(verdict.verdict, verdict.reason, len(session.iterations), task)
     last = session.last
     state.branch = CheckpointState.of(session.plugin_state).branch or state.branch
     state.set(task.id, status, reason, iterations=len(session.iterations), cost_usd=0.0,

@@ -52,7 +52,6 @@ from ralph_verify.tasks.state import TaskRecord, TasksState
 if TYPE_CHECKING:
     from ralph_verify.config import Config
     from ralph_verify.config.stash import StashKey
-    from ralph_verify.loop.result import LoopResult
     from ralph_verify.tasks.model import TaskList
 
 
@@ -291,7 +290,7 @@ class TaskListRun(rules.Driver):
             state.set(task.id, "todo", f"not started: {result.reason}")
             self.check_error = result.exit_code
             return "check-error"
-        status, reason = _status_of(result, task)
+        status, reason = status_of(result.verdict, result.reason, len(result.iterations), task)
         cost = sum((it.agent.cost_usd or 0.0) for it in result.iterations if it.agent)
         commit = None
         if status == "done" and state.record(task.id).base and \
@@ -350,22 +349,16 @@ class TaskListRun(rules.Driver):
         return TaskListResult(int(code), verdict, reason)
 
 
-def _status_of(result: LoopResult, task: Task) -> tuple[str, str]:
-    """A task's status from its loop session's verdict."""
-    verdict = result.verdict
-    assert verdict is not None  # a baseline that could not decide is the caller's
-    if verdict in (Verdict.COMPLETE, Verdict.NOTHING_TO_DO) and not result.iterations:
+def status_of(verdict: Verdict, reason: str, iterations: int, task: Task) -> tuple[str, str]:
+    """A task's status (and why) from its loop session's verdict, after ``iterations``."""
+    if verdict in (Verdict.COMPLETE, Verdict.NOTHING_TO_DO) and not iterations:
         return "already", "its checks passed before any work; the agent was not called"
     if verdict is Verdict.COMPLETE:
         word = " (until = promise: the agent's word)" if task.promise_only else ""
-        return "done", f"its gate passed after {len(result.iterations)} iteration(s){word}"
-    if verdict is Verdict.BLOCKED:
-        return "blocked", result.reason
-    if verdict is Verdict.AGENT_ERROR:
-        return "agent-error", result.reason
-    if verdict is Verdict.CANCELLED:
-        return "cancelled", result.reason
-    return "failed", f"{verdict.value}: {result.reason}"
+        return "done", f"its gate passed after {iterations} iteration(s){word}"
+    if verdict in (Verdict.BLOCKED, Verdict.AGENT_ERROR, Verdict.CANCELLED):
+        return verdict.value, reason
+    return "failed", f"{verdict.value}: {reason}"
 
 
 def run_task_list(config: Config, task_list: TaskList, stream: TextIO | None = None) -> int:
