@@ -74,18 +74,14 @@ def loop_specs(session: Session) -> list[CheckSpec]:
 def start_loop(config: Config) -> int:
     """The ``start`` command: record the loop, take the baseline, tell the agent the rules."""
     state = StateDir(config.root)
-    settings = start_settings(config)  # a bad --until is a usage error before anything is written
+    # a bad --until is a usage error before anything is written
+    settings = settings_for(config, resume=False,
+                            task=" ".join(config.get("start_task") or []).strip())
     session_id = new_session_id()
     with starting(state, session_id):
         opened = open_session(config, state, session_id, settings)
     print(opened.message)
     return opened.code
-
-
-def start_settings(config: Config, **given: Any) -> SessionSettings:
-    """``start``'s settings: the command line's, the task its words (``given``: a task's)."""
-    given.setdefault("task", " ".join(config.get("start_task") or []).strip())
-    return settings_for(config, resume=False, **given)
 
 
 @contextlib.contextmanager
@@ -150,7 +146,7 @@ def open_session(config: Config, state: StateDir, session_id: str, settings: Ses
         return Opened("idle", EXIT_CODES[opening.verdict.verdict],
                       f"ralph-verify: no loop started: {opening.verdict.reason}.")
     hook.frozen_config = freeze_config(session)
-    write_snapshot(state, take_snapshot(config.root, None))
+    write_snapshot(state, snapshot.take(config.root, None, use_git=git.is_repo(config.root)))
     message = start_message(session, specs, session.baseline.feedback)
     state.write_text(state.iteration_dir(1) / "prompt.md", message)
     write_state(state, session, hook, phase=WAITING)
@@ -264,10 +260,6 @@ def epoch(stamp: str) -> float | None:
         return datetime.fromisoformat(stamp).timestamp()
     except (TypeError, ValueError):
         return None
-
-
-def take_snapshot(root: Path, previous: Any) -> Any:
-    return snapshot.take(root, previous, use_git=git.is_repo(root))
 
 
 def write_snapshot(state: StateDir, snap: Any) -> None:

@@ -32,7 +32,6 @@ from ralph_verify.hookmode.session import (
     load_snapshot,
     loop_specs,
     stop_settings,
-    take_snapshot,
     write_snapshot,
     write_state,
 )
@@ -46,6 +45,7 @@ from ralph_verify.loop.session import Iteration
 from ralph_verify.loop.state import StateDir
 from ralph_verify.loop.verdict import Verdict, VerdictProposal
 from ralph_verify.proc import info
+from ralph_verify.project import git, snapshot
 from ralph_verify.records.files import CorruptFile
 from ralph_verify.records.session import CapMark, HookRecord, SessionState
 from ralph_verify.state_files import now_iso
@@ -196,7 +196,8 @@ class _StopDriver(Driver):
         if not self._before_taken:
             self._before_taken = True
             return load_snapshot(self.state)
-        self._after = take_snapshot(self.config.root, previous)
+        root = self.config.root
+        self._after = snapshot.take(root, previous, use_git=git.is_repo(root))
         return self._after
 
     def record(self, iteration: Iteration) -> None:
