@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import os
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -130,18 +131,15 @@ def check_summary(result: CheckResult) -> CheckSummary:
 
 
 def agent_record(result: AgentResult | None) -> AgentRecord | None:
+    """The result's fields the history keeps (the record's are the result's)."""
     if result is None:
         return None
     away = result.unavailable
-    return AgentRecord(
-        exit_code=result.exit_code, duration_s=round(result.duration_s, 3),
-        timed_out=result.timed_out, cancelled=result.cancelled, error=result.error,
-        input_tokens=result.input_tokens, output_tokens=result.output_tokens,
-        cost_usd=result.cost_usd, turns=result.turns, session_id=result.session_id,
-        idle_s=result.idle_s, retries=result.retries, survivors=list(result.survivors),
-        waited_s=round(result.waited_s, 3),
-        unavailable=UnavailableRecord(away.kind, away.message, away.retry_after_s)
-        if away is not None else None)
+    kept = {f.name: getattr(result, f.name) for f in fields(AgentRecord)}
+    return AgentRecord(**{
+        **kept, "duration_s": round(result.duration_s, 3), "waited_s": round(result.waited_s, 3),
+        "survivors": list(result.survivors), "unavailable": None if away is None
+        else UnavailableRecord(away.kind, away.message, away.retry_after_s)})
 
 
 def iteration_record(iteration: Iteration, session: Session) -> IterationRecord:
