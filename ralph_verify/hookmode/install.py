@@ -29,20 +29,17 @@ if TYPE_CHECKING:
 #: in the mode that lets it write. ``init`` prints these; docs/agents/AGENT.md and the README
 #: show them, and tests/e2e/test_docs_agents_e2e.py runs them as written with the real CLI.
 HOOK_MODE: dict[str, tuple[str, str]] = {
-    "claude": ("ralph-verify start --agent-name claude --until tests 'make the tests pass'",
-               "claude -p --permission-mode acceptEdits 'make the tests pass'"),
-    "codex": ("ralph-verify start --agent-name codex --until tests 'make the tests pass'",
-              "codex exec --sandbox workspace-write --dangerously-bypass-hook-trust "
-              "'make the tests pass'"),
-    "gemini": ("ralph-verify start --agent-name gemini --until tests 'make the tests pass'",
-               "GEMINI_CLI_TRUST_WORKSPACE=true gemini --approval-mode auto_edit "
-               "--model gemini-2.5-pro --prompt 'make the tests pass'"),
-    "qwen": ("ralph-verify start --agent-name qwen --until tests 'make the tests pass'",
-             "qwen --approval-mode auto-edit --prompt 'make the tests pass'"),
-    "copilot": ("ralph-verify start --agent-name copilot --until tests 'make the tests pass'",
-                "copilot --trust-folder --no-auto-update --disable-client-telemetry "
-                "--allow-tool=write --prompt 'make the tests pass'"),
-}
+    name: (f"ralph-verify start --agent-name {name} --until tests 'make the tests pass'", agent)
+    for name, agent in (
+        ("claude", "claude -p --permission-mode acceptEdits 'make the tests pass'"),
+        ("codex", "codex exec --sandbox workspace-write --dangerously-bypass-hook-trust "
+                  "'make the tests pass'"),
+        ("gemini", "GEMINI_CLI_TRUST_WORKSPACE=true gemini --approval-mode auto_edit "
+                   "--model gemini-2.5-pro --prompt 'make the tests pass'"),
+        ("qwen", "qwen --approval-mode auto-edit --prompt 'make the tests pass'"),
+        ("copilot", "copilot --trust-folder --no-auto-update --disable-client-telemetry "
+                    "--allow-tool=write --prompt 'make the tests pass'"),
+    )}
 
 CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
 #: Qwen Code's setting for its Stop-hook blocks per prompt (default 8, tool calls or not).
