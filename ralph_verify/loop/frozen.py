@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ralph_verify.project import git
 from ralph_verify.project.caches import user_cache_dir
 from ralph_verify.records.codec import ShapeError, decode
 from ralph_verify.records.session import FrozenRef
@@ -21,25 +22,17 @@ class FrozenError(Exception):
 
 
 def _git_dir(root: Path) -> Path | None:
-    """The repository's (common) git directory, read from ``.git`` without running git."""
+    """The repository's (common) git directory of the work tree at ``root``."""
     dot_git = root / ".git"
     if dot_git.is_dir():
         return dot_git
-    if dot_git.is_file():  # a worktree: "gitdir: PATH"
-        try:
-            text = dot_git.read_text(encoding="utf-8").strip()
-        except OSError:
-            return None
-        if text.startswith("gitdir:"):
-            git_dir = (root / text.split(":", 1)[1].strip()).resolve()
-            common = git_dir / "commondir"
-            if common.is_file():
-                try:
-                    return (git_dir / common.read_text(encoding="utf-8").strip()).resolve()
-                except OSError:
-                    return git_dir
-            return git_dir
-    return None
+    if not dot_git.is_file():  # a linked work tree's .git names its git directory
+        return None
+    try:
+        found = git.git(root, "rev-parse", "--git-common-dir", check=False).strip()
+    except OSError:  # no git program
+        return None
+    return (root / found).resolve() if found else None
 
 
 def session_dir(root: Path, session_id: str) -> Path:
