@@ -4,7 +4,7 @@ at every verification (saved as ``.ralph/integrity-baseline.json``)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from ralph_verify.integrity import parsed
@@ -37,16 +37,24 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
     own = frozenset(standins.project_names(f for f in files if gaming.is_source(f)))
     old = previous.facts if previous is not None else None
 
-    def analyse(rel: str, text: str, sha: str, kept: records.FileFacts | None
-                ) -> records.FileFacts:
-        out = records.FileFacts(sha)
+    found: dict[str, records.FileFacts] = {}
+    for rel in files:
+        if not rel.endswith((".py", ".pyi")):
+            continue
+        try:
+            data = (root / rel).read_bytes()
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        digest = hashlib.sha256(data).hexdigest()[:16]
+        kept = old.files.get(rel) if old is not None else None
+        if kept is not None and kept.sha == digest:
+            found[rel] = kept
+            continue
+        found[rel] = records.FileFacts(digest)
         src = Source(rel, text, parsed.tree(text), own, plugins, kept)
         for rule in RULES:
-            rule.facts(src, out)
-        return out
-
-    found = _by_content(root, files, old.files if old is not None else {}, analyse,
-                        (",".join(sorted(own)), tuple(sorted(plugins))))
+            rule.facts(src, found[rel])
     tests = {rel: f.tests for rel, f in found.items() if f.tests is not None}
     for rel, entry in found.items():
         if entry.exits and rel not in infra_files.files:
@@ -73,40 +81,3 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
         hashes={rel: _sha(root / rel) for rel in guarded},
         protected=sorted(matching(files, protected)))
 
-
-#: Facts per file found by this process, by the file's path, hash and what else they depend
-#: on: a loop's later iterations re-read the files changed since the baseline without
-#: analysing them again (callers never mutate them).
-_FOUND: dict[tuple[object, ...], records.FileFacts] = {}
-_FOUND_KEPT = 4_000
-
-
-def _by_content(root: Path, files: Sequence[str], kept: dict[str, records.FileFacts],
-                analyse: Callable[[str, str, str, records.FileFacts | None], records.FileFacts],
-                extra: tuple[object, ...]) -> dict[str, records.FileFacts]:
-    """Per Python file: ``analyse(...)``, or its facts in ``kept`` or this process's memory
-    (``extra``: what else they depend on) when its hash did not change."""
-    found: dict[str, records.FileFacts] = {}
-    for rel in files:
-        if not rel.endswith((".py", ".pyi")):
-            continue
-        try:
-            data = (root / rel).read_bytes()
-        except OSError:
-            continue
-        digest = hashlib.sha256(data).hexdigest()[:16]
-        old = kept.get(rel)
-        memo = (rel, digest, *extra)
-        if old is not None and old.sha == digest:
-            found[rel] = old
-        elif memo in _FOUND:  # changed since the baseline, analysed already
-            found[rel] = _FOUND[memo]
-        else:
-            try:
-                found[rel] = analyse(rel, data.decode("utf-8"), digest, old)
-            except UnicodeDecodeError:
-                continue
-            if len(_FOUND) >= _FOUND_KEPT:
-                _FOUND.clear()
-            _FOUND[memo] = found[rel]
-    return found

@@ -1,7 +1,7 @@
 """Python sources: test functions, skip/xfail markers and suppression comments, with lines.
 
-Markers are read from tokens (comments, code outside strings), so a docstring that mentions
-``# noqa`` is not one; a file that does not tokenize falls back to a line scan."""
+Markers are read from tokens (comments, code outside strings): a docstring that mentions
+``# noqa`` is not one."""
 
 from __future__ import annotations
 
@@ -66,48 +66,14 @@ def is_test_side(path: str) -> bool:
         or any(p in ("tests", "test", "testing") for p in parts[:-1])
 
 
-#: What every marker's text contains: a part of a module without it has no marker.
-_CANDIDATE = re.compile(r"(?i:noqa|pyright|mypy|pragma)|type\s*:|skip|xfail|expectedFailure")
-
-
 def markers(text: str) -> list[Marker]:
-    """Every marker of ``text`` in line order; only the top-level statements that may hold
-    one are tokenized (each tokenizes alone as in the whole module), for long modules."""
+    """Every marker of ``text`` in line order (a line scan when it does not tokenize)."""
     lines = text.splitlines()
-    candidates = sorted({text.count("\n", 0, m.start()) + 1
-                         for m in _CANDIDATE.finditer(text)})
-    if not candidates:
-        return []
-    tree = parsed.tree(text)
-    if tree is None or _ODD_BREAKS.search(text):  # lines Python and splitlines count apart
-        return sorted(_tokenized(text, lines, 0), key=lambda m: m.line)
-    firsts = {min([n.lineno, *(d.lineno for d in getattr(n, "decorator_list", []))])
-              for n in tree.body}
-    starts = [*sorted({1, *firsts}), len(lines) + 1]
-    found: list[Marker] = []
-    chunk = 0
-    for line in candidates:
-        if line < starts[chunk]:
-            continue  # its chunk was tokenized already
-        while starts[chunk + 1] <= line:
-            chunk += 1
-        first, end = starts[chunk], starts[chunk + 1]
-        found += _tokenized("\n".join(lines[first - 1:end - 1]) + "\n", lines, first - 1)
-        chunk += 1
-        if chunk >= len(starts) - 1:
-            break
-    return sorted(found, key=lambda m: m.line)
-
-
-_ODD_BREAKS = re.compile("\r(?!\n)|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-def _tokenized(text: str, lines: list[str], offset: int) -> list[Marker]:
-    """The markers of ``text``, lines ``offset + 1...`` of a module of ``lines``."""
     try:
-        return list(_token_markers(text, lines, offset))
+        found = list(_token_markers(text, lines))
     except (tokenize.TokenError, SyntaxError, IndentationError):
-        return list(_line_markers(lines[offset:offset + text.count("\n")], lines, offset))
+        found = list(_line_markers(lines[:text.count("\n")], lines))
+    return sorted(found, key=lambda m: m.line)
 
 
 def source_line(lines: list[str], number: int) -> str:
@@ -115,21 +81,21 @@ def source_line(lines: list[str], number: int) -> str:
     return lines[number - 1].strip() if 0 < number <= len(lines) else ""
 
 
-def _token_markers(text: str, lines: list[str], offset: int = 0) -> Iterator[Marker]:
+def _token_markers(text: str, lines: list[str]) -> Iterator[Marker]:
     code: dict[int, list[str]] = {}
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         if token.type == tokenize.COMMENT:
-            yield from _match(COMMENT_MARKERS, token.string, token.start[0] + offset, lines)
+            yield from _match(COMMENT_MARKERS, token.string, token.start[0], lines)
         elif token.type not in (tokenize.STRING, tokenize.NL, tokenize.NEWLINE,
                                 tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING) \
                 and token.type != getattr(tokenize, "FSTRING_MIDDLE", -1):
-            code.setdefault(token.start[0] + offset, []).append(token.string)
+            code.setdefault(token.start[0], []).append(token.string)
     for number, parts in code.items():
         yield from _match(CODE_MARKERS, "".join(parts), number, lines)
 
 
-def _line_markers(part: list[str], lines: list[str], offset: int = 0) -> Iterator[Marker]:
-    for number, line in enumerate(part, offset + 1):
+def _line_markers(part: list[str], lines: list[str]) -> Iterator[Marker]:
+    for number, line in enumerate(part, 1):
         code, _, comment = line.partition("#")
         yield from _match(CODE_MARKERS, code, number, lines)
         if comment:
