@@ -52,7 +52,7 @@ def judge(root: Path, before: Picture | None, *, checks: Iterable[str] | None = 
 def compare(before: Picture, after: Picture, root: Path, checks: set[str] | None = None,
             notes: list[str] | None = None) -> list[Failure]:
     """What got weaker from ``before`` to ``after``, rule after rule (a finding whose code its
-    rule ``YIELDS`` is left out on a line a finding that does not yield reported before it).
+    rule ``yields`` is left out on a line a finding that does not yield reported before it).
     Honest changes worth a look, and findings the frozen ``allow`` lets pass, go to
     ``notes``."""
     from ralph_verify.integrity.rule import Pair, let_pass
@@ -66,9 +66,9 @@ def compare(before: Picture, after: Picture, root: Path, checks: set[str] | None
             place = (failure.path, failure.line)
             if let_pass(failure, before.allow):
                 pair.notes.append(f"allowed ({failure.code}): {failure.message}")
-            elif failure.code not in rule.YIELDS or place not in places:
+            elif failure.code not in rule.yields or place not in places:
                 found.append(failure)
-                places |= {place} if failure.code not in rule.YIELDS else set()
+                places |= {place} if failure.code not in rule.yields else set()
     return found
 
 

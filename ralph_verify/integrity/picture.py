@@ -54,7 +54,8 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
         found[rel] = records.FileFacts(digest)
         src = Source(rel, text, parsed.tree(text), own, plugins, kept)
         for rule in RULES:
-            rule.facts(src, found[rel])
+            if rule.facts is not None:
+                rule.facts(src, found[rel])
     tests = {rel: f.tests for rel, f in found.items() if f.tests is not None}
     for rel, entry in found.items():
         if entry.exits and rel not in infra_files.files:

@@ -1,16 +1,14 @@
-"""What every static rule of integrity is: one protocol (see :mod:`.rules`).
-
-A rule fills its facts of one Python file (kept by the file's hash, so a later picture
-reads only the changed files) and compares the start's picture with today's. ``YIELDS``:
-codes of its findings that restate, on the same line, a finding reported before them."""
+"""What every static rule of integrity is (see :mod:`.rules`): it fills its facts of one
+Python file (kept by the file's hash, so a later picture reads only the changed files) and
+compares the start's picture with today's."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Protocol
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity.renames import Judged
@@ -71,16 +69,15 @@ class Pair:
                 if (then.files.get(rel) or FileFacts("")).sha != entry.sha]
 
 
-class Rule(Protocol):
-    #: Codes of its findings left out on a line reported before them (by a finding that
-    #: does not yield).
-    YIELDS: frozenset[str]
+@dataclass(frozen=True)
+class Rule:
+    """One rule: what it finds new since the start, the facts it keeps of each Python file,
+    and ``yields``: codes of its findings left out on a line reported before them (by a
+    finding that does not yield)."""
 
-    def facts(self, src: Source, out: FileFacts) -> None:
-        """Fill this rule's fields of ``out`` from one file."""
-
-    def compare(self, pair: Pair) -> list[Failure]:
-        """The findings new since the start."""
+    compare: Callable[[Pair], list[Failure]]
+    facts: Callable[[Source, FileFacts], None] | None = None
+    yields: frozenset[str] = frozenset()
 
 
 def failure(path: str, line: int, rule: str, message: str, detail: str = "") -> Failure:
@@ -92,7 +89,6 @@ def failure(path: str, line: int, rule: str, message: str, detail: str = "") -> 
 def allowed(path: str, rule: str, scope: str, allow: list[str]) -> bool:
     """Whether an ``allow`` entry exempts a finding: the rule, the file, the file and scope."""
     return any(entry in (rule, path, f"{path}:{scope}", f"{path}:{rule}") for entry in allow)
-
 
 
 def let_pass(failure: Failure, allow: list[str]) -> bool:

@@ -17,16 +17,7 @@ from ralph_verify.checks.api import Failure
 from ralph_verify.integrity.rules.gaming import is_source
 
 if TYPE_CHECKING:
-    from ralph_verify.integrity.rule import Pair, Source
-    from ralph_verify.records.integrity import FileFacts
-
-#: See :class:`ralph_verify.integrity.rule.Rule`.
-YIELDS: frozenset[str] = frozenset()
-
-
-def facts(src: Source, out: FileFacts) -> None:
-    """Nothing of the file's text: the evidence is mypy's."""
-
+    from ralph_verify.integrity.rule import Pair
 
 def compare(pair: Pair) -> list[Failure]:
     """A ``type-escape`` per product module of the start whose share of lines mypy does not

@@ -152,10 +152,6 @@ def new_findings(old: list[tuple[str, int, str, str]], new: list[tuple[str, int,
     return fresh
 
 
-#: See :class:`ralph_verify.integrity.rule.Rule`.
-YIELDS: frozenset[str] = frozenset()
-
-
 def facts(src: Source, out: FileFacts) -> None:
     """A source file's findings (before the tests' literals are known); the numbers and
     strings a test file writes."""

@@ -11,12 +11,7 @@ from typing import TYPE_CHECKING
 from ralph_verify.checks.api import Failure
 
 if TYPE_CHECKING:
-    from ralph_verify.integrity.rule import Pair, Source
-    from ralph_verify.records.integrity import FileFacts
-
-
-#: See :class:`ralph_verify.integrity.rule.Rule`.
-YIELDS: frozenset[str] = frozenset()
+    from ralph_verify.integrity.rule import Pair
 
 
 _GLOB = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
@@ -38,10 +33,6 @@ def matching(files: Sequence[str], globs: Sequence[str]) -> dict[str, str]:
         if glob is not None:
             found[path] = glob
     return found
-
-
-def facts(src: Source, out: FileFacts) -> None:
-    """Nothing of a file's content: its hash is the picture's."""
 
 
 def compare(pair: Pair) -> list[Failure]:

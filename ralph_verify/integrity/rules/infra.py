@@ -242,10 +242,6 @@ def _installed(site: Path) -> set[str]:
     return names
 
 
-#: See :class:`ralph_verify.integrity.rule.Rule`.
-YIELDS: frozenset[str] = frozenset()
-
-
 def facts(src: Source, out: FileFacts) -> None:
     """A test file's process exits."""
     if is_test_file(src.rel):

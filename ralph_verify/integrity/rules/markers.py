@@ -53,10 +53,6 @@ def _bare(source: str) -> str:
     return re.sub(r"\s+", "", _COMMENT.sub("", source))
 
 
-#: See :class:`ralph_verify.integrity.rule.Rule`.
-YIELDS: frozenset[str] = frozenset()
-
-
 def facts(src: Source, out: FileFacts) -> None:
     """Every skip, xfail and suppression comment; the pytest markers a test file uses."""
     out.markers = [[m.kind, m.text, m.line, m.source] for m in markers(src.text)]

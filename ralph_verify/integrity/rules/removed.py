@@ -18,10 +18,6 @@ if TYPE_CHECKING:
 MAX_REPORTED_TESTS = 20
 
 
-#: See :class:`ralph_verify.integrity.rule.Rule`.
-YIELDS: frozenset[str] = frozenset()
-
-
 def facts(src: Source, out: FileFacts) -> None:
     """A test file's tests; the names a source file defines and how often it speaks of
     deprecation (a test gone with its feature)."""

@@ -28,7 +28,7 @@ from ralph_verify.integrity.sources import conftest_settings
 from ralph_verify.records.integrity import FileFacts, Tools
 
 if TYPE_CHECKING:
-    from ralph_verify.integrity.rule import Pair, Source
+    from ralph_verify.integrity.rule import Pair
 
 #: Tool -> the checks whose verdict it decides.
 GATES = {"coverage": ("coverage",), "pytest": ("tests", "coverage"), "mypy": ("types",),
@@ -49,14 +49,6 @@ _INPUTS = {"coverage": (".coveragerc", ".coveragerc.toml", "setup.cfg", "tox.ini
 _NESTED = ("ruff.toml", ".ruff.toml", "pyproject.toml", "conftest.py")
 _MODELLED_PYTEST = ("pytest.addopts", "pytest.testpaths", "pytest.python_files",
                     "pytest.norecursedirs", "conftest.collect_ignore")
-
-
-#: See :class:`ralph_verify.integrity.rule.Rule`.
-YIELDS: frozenset[str] = frozenset({"narrowed-setting"})
-
-
-def facts(src: Source, out: FileFacts) -> None:
-    """Nothing per file: the settings are the picture's (:func:`tools`)."""
 
 
 def _sha(data: bytes) -> str:

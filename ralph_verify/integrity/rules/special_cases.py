@@ -231,10 +231,6 @@ def show(pair: Expected) -> str:
     return f"{name}({', '.join(args)}) == {expected}"
 
 
-#: See :class:`ralph_verify.integrity.rule.Rule`.
-YIELDS: frozenset[str] = frozenset({"special-case"})
-
-
 def facts(src: Source, out: FileFacts) -> None:
     """A source module's candidates and the functions it defines."""
     from ralph_verify.integrity.rules.gaming import is_source

@@ -186,10 +186,6 @@ WHY = ("replaces an object of the project's own package while its tests run, so 
        "or I/O objects)")
 
 
-#: See :class:`ralph_verify.integrity.rule.Rule`.
-YIELDS: frozenset[str] = frozenset({"stand-in"})
-
-
 def facts(src: Source, out: FileFacts) -> None:
     """The stand-ins a file installs; the project names a test module imports."""
     if src.tree is None:

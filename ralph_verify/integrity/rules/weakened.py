@@ -145,10 +145,6 @@ def summarise(text: str, old: dict[str, TestBody] | None = None) -> dict[str, Te
     return found
 
 
-#: See :class:`ralph_verify.integrity.rule.Rule`.
-YIELDS: frozenset[str] = frozenset(CANNOT_FAIL)
-
-
 def facts(src: Source, out: FileFacts) -> None:
     if is_test_file(src.rel):
         out.bodies = summarise(src.text, src.kept.bodies if src.kept is not None else None)
