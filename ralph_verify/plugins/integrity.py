@@ -1,19 +1,8 @@
 """``integrity``: the agent must not pass by weakening the project's own checks.
 
-When a session starts (``ralph_session_start``) the plugin takes a baseline
-of how strict the project is and saves it as ``.ralph/integrity-baseline.json``
-(kept on ``--resume``): the test functions, skip/xfail markers, suppression
-comments (``# noqa``, ``# type: ignore``, ``pragma: no cover``), the tool
-settings that gate checks, and hashes of guarded files. Each verification then
-reports what got weaker, as failures with a file and line that are fed back
-like any other: a deleted test file, fewer tests, a new ``pytest.mark.skip``,
-a new ``# type: ignore``, a lowered ``fail_under``, an edited protected file.
-
-In ``run`` the check is on by default (``--no-integrity`` or
-``integrity = false`` turn it off); ``ralph-verify check --until integrity``
-compares against the baseline of the current or last session and is skipped,
-with a note, when there is none.
-"""
+A session's start is pictured into ``.ralph/integrity-baseline.json`` (and frozen out of the
+agent's reach); each verification reports what got weaker since, as failures with a file and
+line (docs/integrity.md)."""
 
 from __future__ import annotations
 
@@ -479,15 +468,11 @@ def tampered(root: Path, frozen: Picture) -> list[Failure]:
         copy = read_baseline(root)
     except ValueError:
         copy = Picture()  # not a picture: edited
-    if copy is None:
+    if copy is None or copy.as_taken() != frozen.as_taken():
         failures.append(Failure(
-            message=f"{where} was deleted during the session; ralph-verify keeps comparing "
-                    "against the copy it froze at the start, leave .ralph/ alone",
-            location=where, path=where, code="edited-baseline"))
-    elif copy.as_taken() != frozen.as_taken():
-        failures.append(Failure(
-            message=f"{where} was edited during the session; ralph-verify keeps comparing "
-                    "against the copy it froze at the start, leave .ralph/ alone",
+            message=f"{where} was {'deleted' if copy is None else 'edited'} during the "
+                    "session; ralph-verify keeps comparing against the copy it froze at the "
+                    "start, leave .ralph/ alone",
             location=where, path=where, code="edited-baseline"))
     then = frozen.config.table if frozen.config is not None else None
     if then is not None:
