@@ -54,6 +54,15 @@ def read_text(path: Path) -> str:
         return ""
 
 
+def module_file(root: Path, name: str) -> str | None:
+    """The project file of dotted module ``name``, at the root or under ``src/``."""
+    stem = name.replace(".", "/")
+    for rel in (f"{stem}.py", f"{stem}/__init__.py", f"src/{stem}.py", f"src/{stem}/__init__.py"):
+        if (root / rel).is_file():
+            return rel
+    return None
+
+
 def is_test_file(path: str) -> bool:
     return bool(TEST_FILE.search(path))
 

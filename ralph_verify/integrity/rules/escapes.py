@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity.rules.gaming import is_source
+from ralph_verify.integrity.sources import module_file
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair
@@ -28,7 +29,8 @@ def compare(pair: Pair) -> list[Failure]:
     failures = []
     for module, (loose, lines) in sorted(now.items()):
         was_loose, was_lines = then.get(module, (0, 0))
-        path = _path(pair.root, module)
+        path = module_file(pair.root, module)
+        path = path if path is not None and is_source(path) else None
         if path is not None:
             loose -= _stated(pair.root / path)
         if path is None or not was_lines or loose <= was_loose \
@@ -54,13 +56,3 @@ def _stated(path: Path) -> int:
         return 0
     return sum((node.end_lineno or node.lineno) - node.lineno + 1 for node in ast.walk(tree)
                if isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Call))
-
-
-def _path(root: Path, module: str) -> str | None:
-    """The product file of ``module`` (mypy names modules, not files)."""
-    stem = module.replace(".", "/")
-    for prefix in ("", "src/"):
-        for rel in (f"{prefix}{stem}.py", f"{prefix}{stem}/__init__.py"):
-            if (root / rel).is_file():
-                return rel if is_source(rel) else None
-    return None

@@ -8,7 +8,6 @@ tests or end the process before a failure is written: a new or changed one is a 
 from __future__ import annotations
 
 import ast
-import functools
 import hashlib
 import os
 import re
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import parsed
-from ralph_verify.integrity.sources import is_test_file, orders_or_marks, read_text
+from ralph_verify.integrity.sources import is_test_file, module_file, orders_or_marks, read_text
 from ralph_verify.records.integrity import FileFacts, InfraPicture, Setting
 
 if TYPE_CHECKING:
@@ -142,15 +141,6 @@ def _plugin_names(text: str) -> list[str]:
     return names
 
 
-def _module_file(root: Path, name: str) -> str | None:
-    for base in ("", "src/"):
-        for candidate in (f"{base}{name.replace('.', '/')}.py",
-                          f"{base}{name.replace('.', '/')}/__init__.py"):
-            if (root / candidate).is_file():
-                return candidate
-    return None
-
-
 def _addopts_plugins(settings: list[Setting]) -> list[str]:
     names = []
     for setting in settings:
@@ -162,7 +152,6 @@ def _addopts_plugins(settings: list[Setting]) -> list[str]:
     return names
 
 
-@functools.lru_cache(maxsize=4096)  # a loop pictures mostly unchanged files
 def exits(text: str) -> list[tuple[int, str]]:
     """``os._exit(...)``/``sys.exit(...)`` calls (and bare ``exit``/``quit``): (line, source)."""
     tree = parsed.tree(text)
@@ -194,7 +183,7 @@ def take(root: Path, settings: list[Setting]) -> InfraPicture:
     for rel in [r for r, kind in infra.items() if kind == "conftest"]:
         plugins += _plugin_names(read_text(root / rel))
     for name in plugins:
-        module = _module_file(root, name)
+        module = module_file(root, name)
         if module is not None:
             infra[module] = "plugin"
     hashes = {rel: [kind, _hook_digest(root / rel) if kind == "conftest" else _sha(root / rel)]
