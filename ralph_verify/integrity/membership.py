@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ralph_verify.integrity import effective, effective_tools
+from ralph_verify.integrity import effective
 from ralph_verify.integrity.sources import read_text
 from ralph_verify.records.integrity import Picture
 
@@ -38,12 +38,12 @@ def type_checked(root: Path, picture: Picture, path: str) -> bool:
     config = _effective(picture, "mypy")
     if config is None:
         return True
-    module = effective_tools.module_name(path)
+    module = effective.module_name(path)
     if any(fnmatch.fnmatch(module, p) or fnmatch.fnmatch(module, p.removesuffix(".*"))
            for p in config.get("silenced", [])):
         return False  # ignore_errors / follow_imports = skip: its errors are never shown
     files = _files(picture)
-    checked = effective_tools.checked_files(root, config, files)
+    checked = effective.checked_files(root, config, files)
     if path in checked:
         return True
     return _imported(root, module, sorted(checked))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ralph_verify.integrity import effective, effective_tools
+from ralph_verify.integrity import effective
 from ralph_verify.integrity.judge import compare
 from ralph_verify.integrity.picture import take
 from ralph_verify.integrity.rules import special_cases, standins, weakened
@@ -166,15 +166,15 @@ def test_pytest_and_mypy_settings_moved_keep_their_effect(tmp_path: Path) -> Non
         "tests/test_a.py": ""})
     files = ["kata.py", "tests/test_a.py"]
     old_pytest = effective.pytest_config(root, {})
-    old_mypy = effective_tools.mypy_config(root, files)
+    old_mypy = effective.mypy_config(root, files)
     (root / "pytest.ini").write_text("[pytest]\naddopts = --strict-markers\n")
     (root / "mypy.ini").write_text("[mypy]\nstrict = True\n")
     assert effective.compare_pytest(root, old_pytest, effective.pytest_config(root, {}),
                                     files) == []
-    assert effective_tools.compare_mypy(root, old_mypy, effective_tools.mypy_config(root, files),
+    assert effective.compare_mypy(root, old_mypy, effective.mypy_config(root, files),
                                         files) == []
     (root / "mypy.ini").write_text("[mypy]\nstrict = True\n[mypy-kata]\nignore_errors = True\n")
-    found = effective_tools.compare_mypy(root, old_mypy, effective_tools.mypy_config(root, files),
+    found = effective.compare_mypy(root, old_mypy, effective.mypy_config(root, files),
                                          files)
     assert [(f, line) for _, f, line, _ in found] == [("mypy.ini", 4)]
 

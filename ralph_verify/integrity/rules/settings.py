@@ -1,14 +1,12 @@
 """Loosened tool settings, judged by their effect where it can be resolved.
 
-Each tool's effective settings (:mod:`ralph_verify.integrity.effective`,
-:mod:`ralph_verify.integrity.effective_tools`) are resolved at the start and now, and both
-are applied to today's tree: a file no longer measured, collected, linted or type-checked, a
-rule no longer enforced, is a ``narrowed-setting`` wherever it was written; the same effect
-from another file is nothing. Each watched setting, compared by what it says wherever it is
-written (:mod:`ralph_verify.integrity.setting_moves`), is a ``weakened-setting`` when it got
-looser, unless its tool's effect was compared and the effect model covers that setting (a
-setting moved or made stricter is then not a finding).
-"""
+Each tool's effective settings (:mod:`ralph_verify.integrity.effective`) are resolved at the
+start and now, and both are applied to today's tree: a file no longer measured, collected,
+linted or type-checked, a rule no longer enforced, is a ``narrowed-setting`` wherever it was
+written; the same effect from another file is nothing. Each watched setting, compared by what
+it says wherever it is written (:mod:`ralph_verify.integrity.settings`), is a
+``weakened-setting`` when it got looser, unless its tool's effect was compared and the effect
+model covers that setting (a setting moved or made stricter is then not a finding)."""
 
 from __future__ import annotations
 
@@ -20,10 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Failure
-from ralph_verify.integrity import effective, effective_tools, setting_moves
+from ralph_verify.integrity import effective
 from ralph_verify.integrity.rule import allowed, failure
 from ralph_verify.integrity.rules.gaming import is_source
-from ralph_verify.integrity.settings import weakenings
+from ralph_verify.integrity.settings import (
+    marker_names,
+    merged,
+    outside_gate,
+    pytest_strict,
+    stricter_overall,
+    weakenings,
+)
 from ralph_verify.integrity.sources import conftest_settings
 from ralph_verify.records.integrity import FileFacts, Tools
 
@@ -34,7 +39,7 @@ if TYPE_CHECKING:
 GATES = {"coverage": ("coverage",), "pytest": ("tests", "coverage"), "mypy": ("types",),
          "ruff": ("lint",)}
 _COMPARE = {"coverage": effective.compare_coverage, "pytest": effective.compare_pytest,
-            "mypy": effective_tools.compare_mypy, "ruff": effective_tools.compare_ruff}
+            "mypy": effective.compare_mypy, "ruff": effective.compare_ruff}
 #: The config files (and ``$VARIABLES``) each tool reads: it is resolved again only when
 #: one of them changed.
 _INPUTS = {"coverage": (".coveragerc", ".coveragerc.toml", "setup.cfg", "tox.ini",
@@ -97,7 +102,7 @@ def _pytest(root: Path, files: list[str]) -> dict[str, Any]:
 #: Each tool's reader of its effective settings, from the project and its files.
 _RESOLVE: dict[str, Callable[[Path, list[str]], dict[str, Any]]] = {
     "coverage": lambda root, _: effective.coverage_config(root), "pytest": _pytest,
-    "mypy": effective_tools.mypy_config, "ruff": lambda root, _: effective_tools.ruff_config(root)}
+    "mypy": effective.mypy_config, "ruff": lambda root, _: effective.ruff_config(root)}
 #: Effective settings by tool, project and the state of the tool's inputs.
 _RESOLVED: dict[tuple[str, str, tuple[tuple[str, str], ...]], dict[str, Any]] = {}
 
@@ -203,7 +208,7 @@ def _narrowed(pair: Pair) -> tuple[list[Failure], set[str]]:
         if not narrowings:
             judged.add(tool)  # its per-file findings are a setting moved or made stricter
         for kind, path, line, message in narrowings:
-            if kind != effective_tools.QUIET and not allowed(path, "narrowed-setting", tool,
+            if kind != effective.QUIET and not allowed(path, "narrowed-setting", tool,
                                                              pair.before.allow):
                 failures.append(failure(
                     path, line, "narrowed-setting", f"{message} (allow it on purpose with "
@@ -212,19 +217,18 @@ def _narrowed(pair: Pair) -> tuple[list[Failure], set[str]]:
 
 
 def _weakened(pair: Pair) -> list[Failure]:
-    """Loosened settings, wherever they are written (see :mod:`.setting_moves`)."""
+    """Loosened settings, wherever they are written (see :mod:`ralph_verify.integrity.settings`)."""
     before = pair.before
-    old = setting_moves.pytest_strict(setting_moves.merged(before.settings))
-    new = setting_moves.stricter_overall(old, setting_moves.pytest_strict(
-        setting_moves.merged(pair.after.settings)))
+    old = pytest_strict(merged(before.settings))
+    new = stricter_overall(old, pytest_strict(merged(pair.after.settings)))
     marks = set(before.marks or ())
     failures = []
     for ident in sorted(set(old) | set(new)):
-        if setting_moves.outside_gate(ident, before.gate):
+        if outside_gate(ident, before.gate):
             continue  # its tool decides none of this run's checks
         for message, setting, line in weakenings(old.get(ident), new.get(ident)):
             if message.startswith("added '-m ") and before.marks is not None and not (
-                    setting_moves.marker_names(message.split("'")[1][3:]) & marks):
+                    marker_names(message.split("'")[1][3:]) & marks):
                 continue  # deselects a marker no test of the session's start carried
             where = f"{setting.file}:{line}" if line else setting.file
             failures.append(Failure(
