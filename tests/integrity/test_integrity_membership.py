@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ralph_verify.integrity import membership
 from ralph_verify.integrity.judge import compare
 from ralph_verify.integrity.picture import take
+from ralph_verify.integrity.rules import markers
 from ralph_verify.records.integrity import Gate, Picture
 
 
@@ -55,9 +55,9 @@ def test_mypy_membership_follows_its_effective_settings(
     root = _project(tmp_path, {**CODE, **config})
     picture = _picture(root)
     for path in checked:
-        assert membership.type_checked(root, picture, path), path
+        assert markers.type_checked(root, picture, path), path
     for path in unchecked:
-        assert not membership.type_checked(root, picture, path), path
+        assert not markers.type_checked(root, picture, path), path
 
 
 @pytest.mark.parametrize(("config", "measured", "unmeasured"), [
@@ -78,17 +78,17 @@ def test_coverage_membership_follows_its_effective_settings(
     root = _project(tmp_path, {**CODE, **config})
     picture = _picture(root)
     for path in measured:
-        assert membership.measured(root, picture, path), path
+        assert markers.measured(root, picture, path), path
     for path in unmeasured:
-        assert not membership.measured(root, picture, path), path
+        assert not markers.measured(root, picture, path), path
 
 
 def test_an_unresolved_tool_counts_as_reading_every_file(tmp_path: Path) -> None:
     root = _project(tmp_path, {**CODE, "pyproject.toml": "[tool.coverage.run\n"})
     picture = _picture(root)
     assert picture.tools is not None and "error" in picture.tools.effective["coverage"]
-    assert membership.measured(root, picture, "scripts/tool.py")
-    assert membership.type_checked(root, Picture(), "scripts/tool.py")
+    assert markers.measured(root, picture, "scripts/tool.py")
+    assert markers.type_checked(root, Picture(), "scripts/tool.py")
 
 
 CONFIGS = {"pyproject.toml": '[tool.mypy]\nfiles = ["shop"]\n',
