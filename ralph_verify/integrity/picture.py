@@ -7,12 +7,12 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from ralph_verify.integrity import parsed
 from ralph_verify.integrity.rule import Source
 from ralph_verify.integrity.rules import gaming, infra, standins
 from ralph_verify.integrity.rules.guarded import matching
 from ralph_verify.integrity.rules.settings import tools
 from ralph_verify.integrity.settings import read_all
+from ralph_verify.integrity.sources import parse
 from ralph_verify.project.snapshot import project_files
 from ralph_verify.records import integrity as records
 from ralph_verify.records.integrity import Picture
@@ -52,7 +52,7 @@ def take(root: Path, *, protected: Sequence[str], keep: Sequence[str],
             found[rel] = kept
             continue
         found[rel] = records.FileFacts(digest)
-        src = Source(rel, text, parsed.tree(text), own, plugins, kept)
+        src = Source(rel, text, parse(text), own, plugins, kept)
         for rule in RULES:
             if rule.facts is not None:
                 rule.facts(src, found[rel])

@@ -11,7 +11,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from ralph_verify.integrity import parsed
+from ralph_verify.integrity.sources import parse
 from ralph_verify.records.integrity import Picture
 
 #: At most this many names a removed feature is shown with.
@@ -54,7 +54,7 @@ def uses(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
 def defined(text: str) -> set[str]:
     """Names a source module defines: functions, classes, their parameters, and assigned
     names and attributes; empty when it does not parse."""
-    tree = parsed.tree(text)
+    tree = parse(text)
     if tree is None:
         return set()
     found: set[str] = set()

@@ -6,14 +6,13 @@ Markers are read from tokens (comments, code outside strings): a docstring that 
 from __future__ import annotations
 
 import ast
+import functools
 import io
 import re
 import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-from ralph_verify.integrity import parsed
 
 #: Marker kinds found in code: (kind, pattern matched against a line's code, strings removed).
 CODE_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -44,6 +43,16 @@ class Marker:
     line: int
     #: The whole source line, stripped: tells a new occurrence from a moved one.
     source: str
+
+
+@functools.lru_cache(maxsize=64)  # the files of one picture that are analysed
+def parse(text: str) -> ast.Module | None:
+    """``ast.parse(text)``, ``None`` when it does not parse: one parse of a file shared by
+    every rule that reads it (parsing is most of their cost; never mutate the tree)."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def read_text(path: Path) -> str:
@@ -135,7 +144,7 @@ def test_functions(tree: ast.Module
 
 def find_tests(text: str) -> dict[str, int]:
     """Test functions of a test module (:func:`test_functions`) -> line."""
-    tree = parsed.tree(text)
+    tree = parse(text)
     if tree is None:
         return {match.group(1): text.count("\n", 0, match.start()) + 1
                 for match in re.finditer(r"^\s*(?:async\s+)?def\s+(test\w*)", text, re.M)}
@@ -150,7 +159,7 @@ DESELECTING_HOOKS = ("pytest_collection_modifyitems", "pytest_ignore_collect",
 def conftest_settings(text: str) -> list[tuple[str, list[str], int]]:
     """``collect_ignore``/``collect_ignore_glob`` entries and deselecting hooks of a conftest
     as ``(key, items, line)``; items that are not literals are kept as their source text."""
-    tree = parsed.tree(text)
+    tree = parse(text)
     if tree is None:
         return []
     items: dict[str, list[str]] = {}

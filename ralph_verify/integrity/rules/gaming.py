@@ -8,9 +8,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Failure
-from ralph_verify.integrity import parsed
 from ralph_verify.integrity.rule import allowed
-from ralph_verify.integrity.sources import is_test_file, is_test_side, source_line
+from ralph_verify.integrity.sources import is_test_file, is_test_side, parse, source_line
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair, Source
@@ -79,7 +78,7 @@ def scan_raw(text: str) -> list[list[Any]]:
     """:func:`scan`'s findings before the tests' literals are known, as JSON-ready lists: a
     ``special-case`` candidate carries the values its branch compares with, so a file's
     findings can be kept by its hash while the tests change."""
-    tree = parsed.tree(text)
+    tree = parse(text)
     if tree is None:
         return []
     lines = text.splitlines()

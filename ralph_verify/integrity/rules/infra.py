@@ -16,8 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Failure
-from ralph_verify.integrity import parsed
-from ralph_verify.integrity.sources import is_test_file, module_file, orders_or_marks, read_text
+from ralph_verify.integrity.sources import (
+    is_test_file,
+    module_file,
+    orders_or_marks,
+    parse,
+    read_text,
+)
 from ralph_verify.records.integrity import FileFacts, InfraPicture, Setting
 
 if TYPE_CHECKING:
@@ -108,7 +113,7 @@ def _hook_digest(path: Path) -> str:
     """What can change pytest's verdict in a conftest: its ``pytest_*`` hooks, hook
     decorators, ``pytest_plugins`` and module-level code; ``""`` for fixtures only."""
     try:
-        tree = parsed.tree(path.read_text(encoding="utf-8"))
+        tree = parse(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         tree = None
     if tree is None:
@@ -127,7 +132,7 @@ def _hook_digest(path: Path) -> str:
 
 def _plugin_names(text: str) -> list[str]:
     """Modules a conftest names in ``pytest_plugins``."""
-    tree = parsed.tree(text)
+    tree = parse(text)
     if tree is None:
         return []
     names: list[str] = []
@@ -154,7 +159,7 @@ def _addopts_plugins(settings: list[Setting]) -> list[str]:
 
 def exits(text: str) -> list[tuple[int, str]]:
     """``os._exit(...)``/``sys.exit(...)`` calls (and bare ``exit``/``quit``): (line, source)."""
-    tree = parsed.tree(text)
+    tree = parse(text)
     if tree is None:
         return []
     lines = text.splitlines()
@@ -280,7 +285,7 @@ def compare(pair: Pair) -> list[Failure]:
 
 def _first_hook_line(path: Path) -> int:
     """The line of the first ``pytest_*`` hook of a module (1 when there is none)."""
-    tree = parsed.tree(read_text(path))
+    tree = parse(read_text(path))
     if tree is None:
         return 1
     lines = [node.lineno for node in ast.walk(tree)

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Failure
-from ralph_verify.integrity import effective, parsed
+from ralph_verify.integrity import effective
 from ralph_verify.integrity.renames import judge as judge_tests
 from ralph_verify.integrity.renames import test_key
 from ralph_verify.integrity.rules.assertions import OPERATORS
-from ralph_verify.integrity.sources import is_test_file, is_test_side, markers, read_text
+from ralph_verify.integrity.sources import is_test_file, is_test_side, markers, parse, read_text
 from ralph_verify.records.integrity import FileFacts, Picture
 
 if TYPE_CHECKING:
@@ -332,7 +332,7 @@ def _scope(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> list[str]:
 def skip_verdict(text: str, line: int, path: str, pair: Pair) -> str:
     """``"inactive"`` (skips nothing here), ``"new-tests"`` (only tests the session did not
     start with) or ``"skip"``."""
-    tree = parsed.tree(text)
+    tree = parse(text)
     if tree is None:
         return "skip"
     node, parents = _marker_node(tree, line)

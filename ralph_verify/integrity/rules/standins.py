@@ -14,9 +14,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Failure
-from ralph_verify.integrity import parsed
 from ralph_verify.integrity.rule import allowed, failure
-from ralph_verify.integrity.sources import is_test_file, is_test_side, source_line
+from ralph_verify.integrity.sources import is_test_file, is_test_side, parse, source_line
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair, Source
@@ -135,7 +134,7 @@ def _infra_functions(tree: ast.Module) -> list[ast.AST]:
 def scan(text: str, own: set[str], *, whole: bool) -> list[Finding]:
     """Patches of the project's objects: in the whole module (``whole``: a conftest or
     plugin) or in its fixtures and set-up methods only (a test module)."""
-    tree = parsed.tree(text)
+    tree = parse(text)
     if tree is None:
         return []
     imports = _imports(tree)

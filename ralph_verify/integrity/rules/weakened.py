@@ -13,13 +13,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Failure
-from ralph_verify.integrity import parsed
 from ralph_verify.integrity.renames import body_shas, uses
 from ralph_verify.integrity.rule import allowed, failure
 from ralph_verify.integrity.rules.assertions import WHY as CANNOT_FAIL
 from ralph_verify.integrity.rules.assertions import reached, scan_function
 from ralph_verify.integrity.rules.special_cases import function_pairs
-from ralph_verify.integrity.sources import is_test_file, test_functions
+from ralph_verify.integrity.sources import is_test_file, parse, test_functions
 from ralph_verify.records.integrity import FileFacts, TestBody
 
 if TYPE_CHECKING:
@@ -117,7 +116,7 @@ def summarise(text: str, old: dict[str, TestBody] | None = None) -> dict[str, Te
     """Test name (``name`` or ``Class.name``) -> what it does; a test whose source is the
     same as in ``old`` (the file's previous summary) is not walked again, only moved to its
     line: an edit to a long test module costs its changed tests."""
-    tree = parsed.tree(text)
+    tree = parse(text)
     if tree is None:
         return {}
     lines = text.splitlines()
