@@ -1,10 +1,8 @@
 """The integrity check's parts: what a project's tree says about its own strictness.
 
-``picture`` takes one picture of a tree (every rule's facts of each Python file, the tool
-settings, the test infrastructure, the guarded files), ``rules`` holds the static rules
-(one module each, one protocol: :mod:`.rule`) and ``judge`` compares two pictures once, rule
-after rule. The plugin ``ralph_verify.plugins.integrity`` turns the judgement into the
-``integrity`` check.
+``picture`` takes one picture of a tree, ``rules`` holds the static rules (one table) and
+``judge`` compares two pictures once, rule after rule; ``ralph_verify.plugins.integrity``
+turns the judgement into the ``integrity`` check.
 
 Floor 5: imports checks, recorder, project and the leaves; imported by the loop's
 drivers, hook mode and the integrity plugin.

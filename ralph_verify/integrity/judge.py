@@ -1,11 +1,6 @@
-"""One judgement of a tree against the session's baseline: the integrity check's core.
-
-The tree is pictured the way the baseline was (:func:`ralph_verify.integrity.picture.take`)
-and the two pictures are compared once, rule after rule of
-:data:`ralph_verify.integrity.rules.RULES`. The check (``ralph_verify.plugins.integrity``)
-and the real-history benchmark (``benchmarks/bench_integrity_history.py``) both judge
-through :func:`judge`, so the benchmark measures exactly what a loop iteration is told.
-"""
+"""One judgement of a tree against the session's baseline, the integrity check's core: the
+check and the real-history benchmark both judge through :func:`judge`, so the benchmark
+measures exactly what a loop iteration is told."""
 
 from __future__ import annotations
 
