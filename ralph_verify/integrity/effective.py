@@ -45,7 +45,7 @@ def pyproject_state(data: bytes) -> dict[str, str]:
     try:
         parsed_toml = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return {f"pyproject.toml#{tool}": _digest(data) for tool in _PYPROJECT}
+        return {f"pyproject.toml#{tool}": digest(data) for tool in _PYPROJECT}
     state = {}
     for tool, paths in _PYPROJECT.items():
         parts = []
@@ -54,12 +54,12 @@ def pyproject_state(data: bytes) -> dict[str, str]:
             for name in path:
                 value = value.get(name) if isinstance(value, dict) else None
             parts.append(value)
-        state[f"pyproject.toml#{tool}"] = _digest(json.dumps(parts, sort_keys=True,
+        state[f"pyproject.toml#{tool}"] = digest(json.dumps(parts, sort_keys=True,
                                                           default=str).encode())
     return state
 
 
-def _digest(data: bytes) -> str:
+def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 

@@ -11,7 +11,6 @@ model covers that setting (a setting moved or made stricter is then not a findin
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -56,10 +55,6 @@ _MODELLED_PYTEST = ("pytest.addopts", "pytest.testpaths", "pytest.python_files",
                     "pytest.norecursedirs", "conftest.collect_ignore")
 
 
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:16]
-
-
 def _config_state(root: Path, files: list[str]) -> dict[str, str]:
     state = {}
     for name in effective.CONFIG_FILES:
@@ -69,14 +64,14 @@ def _config_state(root: Path, files: list[str]) -> dict[str, str]:
             if name == "pyproject.toml":
                 state.update(effective.pyproject_state(data))
             else:
-                state[name] = _sha(data)
+                state[name] = effective.digest(data)
     # conftests, and the files that decide which files ruff lints (.gitignore, a sub-folder's
     # ruff.toml or pyproject.toml): the set a tool checks may grow, never shrink.
-    state.update({rel: _sha((root / rel).read_bytes()) for rel in files
+    state.update({rel: effective.digest((root / rel).read_bytes()) for rel in files
                   if ("/" in rel and rel.rsplit("/", 1)[-1] in _NESTED)
                   or rel.rsplit("/", 1)[-1] in (".gitignore", ".ignore", "conftest.py")
                   if (root / rel).is_file()})
-    state["#stubs"] = _sha("\n".join(f for f in files if f.endswith(".pyi")).encode())
+    state["#stubs"] = effective.digest("\n".join(f for f in files if f.endswith(".pyi")).encode())
     state.update({f"${k}": os.environ.get(k, "") for k in effective.ENV})
     return state
 
@@ -119,7 +114,7 @@ def tools(root: Path, files: list[str], old: Tools | None) -> Tools:
             found[tool] = old.effective[tool]
             continue
         if tool == "ruff":  # which files it lints depends on the files there are
-            inputs = {**inputs, "files": _sha("\n".join(files).encode())}
+            inputs = {**inputs, "files": effective.digest("\n".join(files).encode())}
         key = (tool, str(root), tuple(sorted(inputs.items())))
         if key not in _RESOLVED:  # resolved once per configuration in a loop's process
             try:
