@@ -134,11 +134,6 @@ def take_baseline(config: Config, session: Session) -> Picture:
     return picture
 
 
-def enabled(config: Config) -> bool:
-    """Whether ``run`` adds ``integrity`` to its checks (``--no-integrity``, ``integrity``)."""
-    return config.get(NAME) is not False
-
-
 @hookimpl
 def ralph_session_checks(config: Config, specs: list[CheckSpec]) -> list[CheckSpec]:
     """Every loop session verifies ``integrity`` too, unless it is switched off."""
@@ -146,8 +141,9 @@ def ralph_session_checks(config: Config, specs: list[CheckSpec]) -> list[CheckSp
 
 
 def loop_specs(config: Config, specs: list[CheckSpec]) -> list[CheckSpec]:
-    """``specs`` with ``integrity`` added, unless it is there already or switched off."""
-    if not enabled(config) or any(spec.name == NAME for spec in specs):
+    """``specs`` with ``integrity`` added, unless it is there already or switched off
+    (``--no-integrity``, ``integrity = false``)."""
+    if config.get(NAME) is False or any(spec.name == NAME for spec in specs):
         return specs
     return [*specs, parse_spec(NAME, source="run (integrity is on by default)")]
 
