@@ -94,12 +94,10 @@ def read_baseline(root: Path) -> Picture | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return picture_of(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path} is unreadable ({exc}): delete it and start a new session "
                          "to take a new baseline") from None
-    try:
-        return picture_of(data)
     except ShapeError as exc:
         raise ValueError(f"{path} is not an integrity baseline ({exc}): delete it and start "
                          "a new session to take a new baseline") from None
