@@ -10,17 +10,18 @@ from __future__ import annotations
 import json
 import linecache
 import os
+import sys
 from collections.abc import Generator, Sequence
 from types import TracebackType
 from typing import Any
 
 import pytest
 
-try:  # as loaded into the project's pytest, beside the recorder
-    import ralph_verify_pytest_fixes as fixes  # type: ignore[import-not-found]  # written at run time
-except ImportError:  # imported from ralph-verify's package (type checks, documentation)
-    from ralph_verify.recorder import pytest_fixes as fixes
-
+#: As in :mod:`ralph_verify.recorder.sources` (this module cannot import it): the variable
+#: naming the JUnit file read only when the recorder did not report, and the file written into
+#: the record folder when the session finished.
+JUNIT_VAR = "RALPH_VERIFY_JUNIT"
+FINISHED = "finished"
 #: Failing reports of one process whose traceback text is kept.
 MAX_TEXTS = 200
 TEXT_CHARS = 6000
@@ -89,13 +90,19 @@ def pytest_configure(config: pytest.Config) -> None:
                 buffering=0)
     _write({"k": "start", "pytest": pytest.__version__, "worker": _worker(config),
             "root": _root})
-    fixes.skip_fallback_junit(config)
+    # Our JUnit file is read only when the recorder did not report, so pytest does not write
+    # it (a trivial test's time per test); another ``--junitxml`` is left alone.
+    wanted = os.environ.get(JUNIT_VAR)
+    if wanted and getattr(config.option, "xmlpath", None) == wanted:
+        config.option.xmlpath = None
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The session finished (the JUnit file is written then): the run's results are whole."""
     if _out is not None and _worker(session.config) is None:
-        fixes.mark_finished(os.path.dirname(_out.name))
+        with open(os.path.join(os.path.dirname(_out.name), FINISHED), "w", encoding="utf-8"):
+            pass
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -335,8 +342,19 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 if int(pytest.__version__.split(".")[0]) >= 7:  # collection_path: pytest 7 and later
     def pytest_ignore_collect(collection_path: Any, config: pytest.Config) -> bool | None:
-        leaves: bool | None = fixes.leaves_the_project(collection_path, config)
-        return leaves
+        """A symbolic link out of the project (``ln -s / rootlink``) is not walked: pytest
+        would collect the whole file system, for minutes, at every verification."""
+        path = str(collection_path)
+        if not os.path.islink(path):
+            return None
+        try:
+            target = os.path.realpath(path, strict=True) if sys.version_info >= (3, 10) \
+                else os.path.realpath(path)
+        except OSError:  # broken or looping: nothing to collect there
+            return True
+        root = os.path.realpath(str(config.rootpath))
+        inside = target == root or target.startswith(root.rstrip(os.sep) + os.sep)
+        return None if inside else True
 
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:
@@ -363,7 +381,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         if caller is None:
             continue
         for impl in caller.get_hookimpls():
-            path = fixes.plugin_file(impl.plugin)
+            # A plugin is a module, or an object of a module's class.
+            path = str(getattr(impl.plugin, "__file__", None) or getattr(
+                sys.modules.get(type(impl.plugin).__module__), "__file__", None) or "?")
             hooks.setdefault(name, []).append({"plugin": impl.plugin_name,
                                                "path": relative(path) if _root else path})
     # How many tests will run: the live line's "pytest 120/900" (recorder/progress.py).

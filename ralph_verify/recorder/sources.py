@@ -8,15 +8,14 @@ from pathlib import Path
 PLUGIN_NAME = "ralph_verify_recorder"
 #: Its sibling for affected-tests-first (:mod:`ralph_verify.recorder.affected_plugin`).
 AFFECTED_PLUGIN_NAME = "ralph_verify_affected"
-#: Names the plugin gets (:mod:`ralph_verify.recorder.pytest_fixes` has its own copy): the
+#: Names the plugin gets (:mod:`ralph_verify.recorder.plugin` has its own copy): the
 #: variable naming the JUnit file read only when it did not report, and the file it writes into
 #: its record folder when pytest's session finished.
 JUNIT_VAR = "RALPH_VERIFY_JUNIT"
 FINISHED = "finished"
 #: Our modules the project's pytest imports, by the name it imports each as, and the module of
 #: this package whose source each is.
-MODULES = {PLUGIN_NAME: "plugin", "ralph_verify_pytest_fixes": "pytest_fixes",
-           AFFECTED_PLUGIN_NAME: "affected_plugin"}
+MODULES = {PLUGIN_NAME: "plugin", AFFECTED_PLUGIN_NAME: "affected_plugin"}
 
 
 def plugin_source(module: str = "plugin") -> str:

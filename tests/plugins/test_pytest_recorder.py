@@ -249,10 +249,9 @@ def test_a_plain_pass_is_written_as_the_encoder_writes_it() -> None:
 
 def test_the_plugin_and_ralph_verify_name_its_files_alike() -> None:
     # The plugin cannot import ralph-verify's package, so it keeps copies of the names.
-    from ralph_verify.recorder import pytest_fixes, sources
+    from ralph_verify.recorder import plugin, sources
 
-    assert (pytest_fixes.JUNIT_VAR, pytest_fixes.FINISHED) == (sources.JUNIT_VAR,
-                                                               sources.FINISHED)
+    assert (plugin.JUNIT_VAR, plugin.FINISHED) == (sources.JUNIT_VAR, sources.FINISHED)
 
 
 def test_a_failing_subtest_is_named_as_pytest_names_it(ralph: Ralph) -> None:
