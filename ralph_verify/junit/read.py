@@ -74,15 +74,10 @@ def case_result(elem: Element) -> TestCaseResult:
         return TestCaseResult(test_id, "passed", path=path, line=line, flaky=flaky)
     text, message, lines = _problem_text(problem)
     collection = (problem.get("message") or "").strip() == "collection failure"
-    code = (problem.get("type") or "").strip() or None
+    code = (problem.get("type") or "").strip() or traceback_code(lines)
     crash = CRASH_LINE.match(lines[-1]) if lines else None
-    if crash is not None:
-        code = code or crash.group("type")
-        if file is None or crash.group("path") == file:
-            path, line = crash.group("path"), int(crash.group("line"))
-    e_lines = [m for m in (E_LINE.match(ln) for ln in lines) if m]
-    if code is None and e_lines:
-        code = e_lines[-1].group("type")
+    if crash is not None and (file is None or crash.group("path") == file):
+        path, line = crash.group("path"), int(crash.group("line"))
     if message.lower().startswith("test failure"):
         message = _first_meaningful(lines)
     if collection:
@@ -103,10 +98,19 @@ def suite_problem(suite: Element, elem: Element) -> TestCaseResult:
                           detail=excerpt(text), code=(elem.get("type") or "").strip() or None)
 
 
+def traceback_code(lines: list[str]) -> str | None:
+    """The exception type pytest's traceback ``lines`` name: its last line, else an E line."""
+    crash = CRASH_LINE.match(lines[-1]) if lines else None
+    if crash is not None:
+        return crash.group("type")
+    e_lines = [m for m in map(E_LINE.match, lines) if m]
+    return e_lines[-1].group("type") if e_lines else None
+
+
 def _problem_text(elem: Element) -> tuple[str, str, list[str]]:
-    """A ``<failure>``'s bounded text, its message (a generic one replaced by the text's first
-    meaningful line) and the text's non-empty lines."""
-    text = _bounded(elem.text or "")
+    """A ``<failure>``'s text (bounded as it was read), its message (a generic one replaced by
+    the text's first meaningful line) and the text's non-empty lines."""
+    text = redact(elem.text or "")
     message = redact((elem.get("message") or "")[:KEEP_CHARS]).strip()
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if message.lower() in _GENERIC_MESSAGES:
@@ -149,16 +153,6 @@ def _first_meaningful(lines: list[str]) -> str:
     first = lines[0].strip()
     # "thread 'x' panicked at src/lib.rs:21:9:" says what follows on the next line.
     return f"{first} {lines[1].strip()}" if first.endswith(":") and len(lines) > 1 else first
-
-
-def _bounded(text: str) -> str:
-    """A failure's text redacted, its middle cut past :data:`KEEP_CHARS` (the head says what
-    failed, the tail where), so no later step costs more than that."""
-    if len(text) > KEEP_CHARS + 100:  # the reader has already cut it (with a note)
-        cut = len(text) - KEEP_CHARS
-        text = (text[: KEEP_CHARS // 4] + f"\n[... {cut} characters cut ...]\n"
-                + text[-(KEEP_CHARS - KEEP_CHARS // 4):])
-    return redact(text)
 
 
 def _clip_message(message: str) -> str:
@@ -219,8 +213,6 @@ class JUnitReport:
     subtests_passed: int = 0
     #: Where the counts come from, when it is worth saying (e.g. a fallback to JUnit XML).
     note: str = ""
-    #: Hook name -> the plugins implementing it (``plugin``, ``path``), from the recorder.
-    hooks: dict[str, list[dict[str, str]]] = field(default_factory=dict)
 
     @property
     def total(self) -> int:

@@ -9,20 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ralph_verify.junit.read import (
-    CRASH_LINE,
-    E_LINE,
-    JUnitReport,
-    Outcome,
-    TestCaseResult,
-    excerpt,
-)
+from ralph_verify.junit.read import JUnitReport, Outcome, TestCaseResult, excerpt, traceback_code
 from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, record_files
 
 #: Hooks that can rewrite a report after the test ran.
 REPORT_HOOKS = ("pytest_runtest_makereport", "pytest_report_teststatus",
                 "pytest_runtest_logreport")
-#: The category :func:`test_ids` gives a collector (a file) that failed to collect.
+#: The category :func:`outcomes` gives a collector (a file) that failed to collect.
 COLLECTION_ERROR = "collection error"
 #: A passing record's category, and the count of the report it adds to.
 _COUNTED = {"passed": "passed", "skipped": "skipped", "xfailed": "xfailed",
@@ -140,7 +133,6 @@ def read_record(folder: Path, *, max_problems: int = 500) -> JUnitReport | None:
     culprits = ", ".join(project_hooks(hooks)) or "a pytest plugin"
     for record in records:
         report.add(_problem(record, culprits))
-    report.hooks = hooks
     return report
 
 
@@ -155,50 +147,29 @@ def _keep(report: JUnitReport, records: list[Line], record: Line, max_problems: 
         report.errors += 1
 
 
-def passed_ids(folder: Path) -> set[str]:
-    """Node ids whose every recorded report passed (a re-run's verdict per test)."""
-    passed: set[str] = set()
-    failed: set[str] = set()
-    for record in records_in(folder):
-        if record.kind != "r":
-            continue
-        if record.failing:
-            failed.add(record.id)
-        elif record.cat == "passed":
-            passed.add(record.id)
-    return passed - failed
-
-
-def failing_ids(folder: Path) -> set[str]:
-    """Node ids with a failing report, and the ids of collection errors."""
-    failing: set[str] = set()
-    for record in records_in(folder):
-        if record.kind == "c" or (record.kind == "r" and record.failing):
-            failing.add(record.id or ".")
-    return failing
-
-
-def test_ids(folder: Path) -> dict[str, str] | None:
+def outcomes(folder: Path) -> dict[str, str] | None:
     """Every test id the run reported, with how it ended (``failed`` when any phase failed or
     was tampered with, else pytest's category; a file that failed to collect:
     :data:`COLLECTION_ERROR`); ``None`` if the plugin never started."""
     ids: dict[str, str] = {}
     started = False
     for record in records_in(folder):
-        if record.kind == "start":
-            started = True
-        if record.kind == "c" and record.id:  # a file that did not collect
+        started = started or record.kind == "start"
+        if record.kind == "c" and record.id:
             ids[record.id] = COLLECTION_ERROR
-        if record.kind != "r" or not record.id:
-            continue
-        test_id = record.id
-        if record.failing:
-            ids[test_id] = "failed"
-        elif ids.get(test_id) != "failed" and record.cat:
-            ids[test_id] = record.cat
-        else:
-            ids.setdefault(test_id, "passed")
+        elif record.kind == "r" and record.id:
+            if record.failing:
+                ids[record.id] = "failed"
+            elif ids.get(record.id) != "failed" and record.cat:
+                ids[record.id] = record.cat
+            else:
+                ids.setdefault(record.id, "passed")
     return ids if started else None
+
+
+def failing_ids(ended: dict[str, str]) -> set[str]:
+    """The ids of :func:`outcomes` that failed, files that failed to collect included."""
+    return {test_id for test_id, how in ended.items() if how in ("failed", COLLECTION_ERROR)}
 
 
 def _count(report: JUnitReport, record: Line) -> None:
@@ -244,15 +215,7 @@ def _outcome(record: Line) -> Outcome:
 
 
 def _code(text: str, raw: str | None) -> str | None:
-    """The exception type: the raw one, else pytest's last traceback line names it."""
+    """The exception type: the raw one, else pytest's last traceback lines name it."""
     if raw:
         return raw.rsplit(".", 1)[-1] if raw.startswith("_pytest.") else raw
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    crash = CRASH_LINE.match(lines[-1]) if lines else None
-    if crash is not None:
-        return crash.group("type")
-    for line in reversed(lines):
-        found = E_LINE.match(line)
-        if found:
-            return found.group("type")
-    return None
+    return traceback_code([ln for ln in text.splitlines() if ln.strip()])

@@ -171,7 +171,7 @@ class TestsCheck(Check):
         """Run the failed tests once more (not under coverage); the ids that passed."""
         from ralph_verify.junit.read import JUnitError, iter_cases
         from ralph_verify.plugins.pytest_run.shared import launch, rerun_args
-        from ralph_verify.recorder.read import passed_ids, read_record
+        from ralph_verify.recorder.read import outcomes
 
         if (len(report.problems) != report.failing or any(c.collection for c in report.problems)
                 or any(c.code == "tampering" for c in report.problems)):
@@ -180,10 +180,10 @@ class TestsCheck(Check):
         try:
             again = launch(ctx, "pytest-rerun", args=[*rerun_args(run.args, ctx.root), *ids],
                            coverage=False, cwd=run.cwd)
-            if again.record_dir and read_record(again.record_dir, max_problems=0) is not None:
-                passed = passed_ids(again.record_dir)
-            else:
-                passed = {c.id for c in iter_cases(again.junit_path) if c.outcome == "passed"}
+            ended = outcomes(again.record_dir) if again.record_dir else None
+            if ended is None:
+                ended = {c.id: c.outcome for c in iter_cases(again.junit_path)}
+            passed = {test_id for test_id, how in ended.items() if how == "passed"}
         except (ToolError, JUnitError):
             return []  # the re-run could not tell: the first run's failures stand
         return [test_id for test_id in ids if test_id in passed]
@@ -235,7 +235,7 @@ def _judge_path(check: TestsCheck, ctx: VerifyContext) -> CheckResult:
     """``tests:PATH[::NODE][>=N]``: the tests collected there all pass, and at least N exist;
     judged from the shared run, so many tasks' ``tests:PATH`` checks cost one run."""
     from ralph_verify.plugins.pytest_run.shared import shared_pytest_run
-    from ralph_verify.recorder.read import test_ids
+    from ralph_verify.recorder.read import outcomes
 
     target = str(check.spec.arg)
     suite = check.shared_suite(ctx)
@@ -244,7 +244,7 @@ def _judge_path(check: TestsCheck, ctx: VerifyContext) -> CheckResult:
     run = shared_pytest_run(ctx)
     folder = run.record_dir
     ids: Mapping[str, str] = (ctx.shared("pytest-test-ids-any",
-                                         lambda: test_ids(folder) or {})
+                                         lambda: outcomes(folder) or {})
                               if folder is not None else {})
     mine = {test_id: outcome for test_id, outcome in ids.items() if selects(target, test_id)}
     failures = [failure for failure in suite.failures

@@ -134,10 +134,11 @@ def _run_pytest(ctx: VerifyContext) -> PytestRun:
             if partial is not None:
                 return partial
     run = launch(ctx, "pytest-run", deps=True)
-    from ralph_verify.recorder.read import failing_ids, read_record  # once pytest has run
+    from ralph_verify.recorder.read import failing_ids, outcomes  # once pytest has run
 
-    if run.record_dir is not None and read_record(run.record_dir, max_problems=0) is not None:
-        affected.save(ctx.root, session.dir, run.record_dir, failing_ids(run.record_dir))
+    ended = outcomes(run.record_dir) if run.record_dir is not None else None
+    if run.record_dir is not None and ended is not None:
+        affected.save(ctx.root, session.dir, run.record_dir, failing_ids(ended))
     else:
         affected.forget(session.dir)
     return run
@@ -205,9 +206,9 @@ def _run_affected(ctx: VerifyContext, session_dir: Path, chosen: Plan) -> Pytest
         return None
     if run.tool_run.returncode != EXIT_TESTS_FAILED or run.record_dir is None:
         return None
-    from ralph_verify.recorder.read import failing_ids  # once pytest has run
+    from ralph_verify.recorder.read import failing_ids, outcomes  # once pytest has run
 
-    failing = failing_ids(run.record_dir)
+    failing = failing_ids(outcomes(run.record_dir) or {})
     if not failing:
         return None
     from ralph_verify.recorder import affected
