@@ -22,8 +22,6 @@ except ImportError:  # imported from ralph-verify's package (type checks, docume
 _deps_out: Any = None
 #: The code objects entered during the current test.
 _seen: set[Any] = set()
-#: File name -> its path relative to the root when it is the project's, else "".
-_project_files: dict[str, str] = {}
 _select: set[str] | None = None
 #: ``sys.monitoring`` (Python 3.12+), else ``None``; Any: older typeshed stubs lack it.
 _monitoring: Any = getattr(sys, "monitoring", None)
@@ -46,11 +44,6 @@ def pytest_configure(config: pytest.Config) -> None:
         _select = set(chosen["ids"]) | {f"file:{rel}" for rel in chosen["files"]}
 
 
-def _saw(frame: Any, event: str, arg: Any) -> None:
-    """Trace function: note the code of each frame entered; never trace its lines."""
-    _seen.add(frame.f_code)
-
-
 def _saw_code(code: Any, offset: int) -> Any:
     _seen.add(code)
     return _monitoring.DISABLE  # once per code object and test: restart_events() re-arms
@@ -70,7 +63,8 @@ def _monitor_tool() -> int | None:
 
 
 def _start() -> str:
-    """Start following the code that runs; how ("" when no tracer could be set)."""
+    """Start following the code that runs; how ("" when no tracer was free: the test is left
+    to the full runs, and said)."""
     global _profiler
     _seen.clear()
     tool = None if _PROFILE else _monitor_tool()
@@ -85,9 +79,6 @@ def _start() -> str:
             _profiler = cProfile.Profile()
         _profiler.enable(subcalls=False, builtins=False)
         return "profiler"
-    if sys.gettrace() is None:  # coverage's tracer is not ours to replace
-        sys.settrace(_saw)
-        return "trace"
     return ""
 
 
@@ -100,8 +91,6 @@ def _stop(how: str) -> dict[str, list[int]]:
         _seen.update(entry.code for entry in _profiler.getstats()
                      if not isinstance(entry.code, str))  # str: a built-in
         _profiler.clear()
-    elif how == "trace":
-        sys.settrace(None)
     lines: dict[str, list[int]] = {}
     for code in _seen:
         rel = _project_file(code.co_filename)
@@ -295,9 +284,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def _project_file(filename: str) -> str:
-    """``filename`` relative to the root if it is the project's, else "" (cached)."""
-    rel = _project_files.get(filename)
-    if rel is None:
-        rel = _project_files[filename] = relative(filename) if is_project(filename) else ""
-    return rel
+    """``filename`` relative to the root if it is the project's, else "" (both answers are
+    the recorder's, kept per file)."""
+    return relative(filename) if is_project(filename) else ""
 
