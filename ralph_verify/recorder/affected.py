@@ -28,7 +28,6 @@ class Plan:
 
     ids: list[str]
     files: list[str]
-    changed: list[str]
     #: Test files that changed: every test collected from them runs.
     whole: list[str]
     #: How many tests (or test files' collections) the recorder could not follow (no
@@ -98,7 +97,7 @@ def plan(root: Path, session_dir: Path, files_changed: list[str]) -> tuple[Plan 
     if not ids:
         return None, "no recorded test ran the changed files" + _waiting(unfollowed)
     files = list(dict.fromkeys(test_id.split("::", 1)[0] for test_id in ids))
-    return Plan(ids=ids, files=files, changed=changed, whole=whole, unfollowed=unfollowed), ""
+    return Plan(ids=ids, files=files, whole=whole, unfollowed=unfollowed), ""
 
 
 def tests_reaching(root: Path, session_dir: Path, lines: dict[str, list[int]]

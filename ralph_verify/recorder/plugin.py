@@ -35,6 +35,7 @@ _SKIP_TYPES = ("Skipped", "XFailed", "SkipTest", "Exit")
 _TEST_DIRS = {"tests", "test", "testing"}
 
 _out: Any = None
+_config: pytest.Config | None = None
 _raw: dict[tuple[str, str], dict[str, Any] | None] = {}
 #: Tests run in this process: a pytest-xdist controller sees its workers' reports too.
 _ran: set[str] = set()
@@ -76,7 +77,8 @@ def _worker(config: pytest.Config) -> str | None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    global _out, _root, _own_status
+    global _out, _root, _own_status, _config
+    _config = config
     config.addinivalue_line("markers", "hidden: held out by ralph-verify's tests:hidden (run "
                                        "apart, reported without source)")
     folder = os.environ.get("RALPH_VERIFY_RECORD_DIR")
@@ -329,15 +331,6 @@ def _write_report(report: pytest.TestReport, raw: dict[str, Any] | None,
         if text is not None:
             record["text"] = text
     _write(record)
-
-
-_config: pytest.Config | None = None
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_sessionstart(session: pytest.Session) -> None:
-    global _config
-    _config = session.config
 
 
 if int(pytest.__version__.split(".")[0]) >= 7:  # collection_path: pytest 7 and later

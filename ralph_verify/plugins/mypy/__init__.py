@@ -181,11 +181,9 @@ class TypesCheck(Check):
         checks every module from scratch and is often the longest tool (boltons, first run:
         mypy 3.5 s, pytest 2.1 s). Decided once: the run itself warms the cache."""
         if self._cost is None:
-            table = self.mypy_table
-            if table is not None and (table.command or not _gets_our_cache(table.args)):
-                self._cost = 20  # a cache (or none) of the project's own: no telling
-            else:
-                self._cost = 20 if mypy_cache_is_warm(self.config.root) else 150
+            table = self.mypy_table  # with a cache (or none) of the project's own: no telling
+            own = table is not None and (table.command or not _gets_our_cache(table.args))
+            self._cost = 20 if own or mypy_cache_is_warm(self.config.root) else 150
         return self._cost
 
     @property
