@@ -11,8 +11,6 @@ from dataclasses import dataclass
 #: The unit of code outside every function: module level and class bodies.
 MODULE = "<module>"
 
-_Function = (ast.FunctionDef, ast.AsyncFunctionDef)
-
 
 @dataclass(frozen=True)
 class Unit:

@@ -3,7 +3,7 @@ interpreter: standard library and pytest only. Each process appends JSON lines t
 ``record-PID.jsonl`` (:mod:`ralph_verify.recorder.read`): ``start``; ``r``, a report with the
 raw outcome seen before any report hook (a rewritten one is *tampering*) and a failure's
 root-cause frame; ``c``, a collection error; ``d``, deselected; ``hooks``, who implements
-the hooks that decide reports or collection."""
+the hooks that can rewrite a report."""
 
 from __future__ import annotations
 
@@ -25,12 +25,9 @@ FINISHED = "finished"
 #: Failing reports of one process whose traceback text is kept.
 MAX_TEXTS = 200
 TEXT_CHARS = 6000
-#: Hooks that can change what a report says or which tests run.
-WATCHED_HOOKS = ("pytest_runtest_makereport", "pytest_report_teststatus",
-                 "pytest_runtest_logreport", "pytest_runtest_call", "pytest_runtest_protocol",
-                 "pytest_collection_modifyitems", "pytest_deselected", "pytest_ignore_collect",
-                 "pytest_collect_file", "pytest_pycollect_makeitem", "pytest_collection",
-                 "pytest_pyfunc_call")
+#: Hooks that can rewrite a report after the test ran (a tampered report names them).
+REPORT_HOOKS = ("pytest_runtest_makereport", "pytest_report_teststatus",
+                "pytest_runtest_logreport")
 _SKIP_TYPES = ("Skipped", "XFailed", "SkipTest", "Exit")
 _TEST_DIRS = {"tests", "test", "testing"}
 
@@ -364,11 +361,11 @@ def pytest_deselected(items: Sequence[pytest.Item]) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Conftest files are loaded by now: say who implements the hooks that decide verdicts."""
+    """Conftest files are loaded by now: say who implements the hooks that rewrite reports."""
     if _worker(session.config) not in (None, "gw0"):
         return
     hooks: dict[str, list[dict[str, str]]] = {}
-    for name in WATCHED_HOOKS:
+    for name in REPORT_HOOKS:
         # Not config.hook: from pytest 7.0 to 9.0 it gives path hooks as plain functions.
         caller = getattr(session.config.pluginmanager.hook, name, None)
         if caller is None:

@@ -12,9 +12,6 @@ from typing import Any
 from ralph_verify.junit.read import JUnitReport, Outcome, TestCaseResult, excerpt, traceback_code
 from ralph_verify.recorder.sources import AFFECTED_PLUGIN_NAME, PLUGIN_NAME, record_files
 
-#: Hooks that can rewrite a report after the test ran.
-REPORT_HOOKS = ("pytest_runtest_makereport", "pytest_report_teststatus",
-                "pytest_runtest_logreport")
 #: The category :func:`outcomes` gives a collector (a file) that failed to collect.
 COLLECTION_ERROR = "collection error"
 #: A passing record's category, and the count of the report it adds to.
@@ -27,12 +24,12 @@ _COUNTED = {"passed": "passed", "skipped": "skipped", "xfailed": "xfailed",
 Record = dict[str, Any]
 
 
-def project_hooks(hooks: dict[str, list[dict[str, str]]],
-                  names: tuple[str, ...] = REPORT_HOOKS) -> list[str]:
-    """``conftest.py (pytest_runtest_makereport)`` for each project file implementing ``names``."""
+def project_hooks(hooks: dict[str, list[dict[str, str]]]) -> list[str]:
+    """``conftest.py (pytest_runtest_makereport)`` for each project file implementing one of the
+    hooks the recorder names (those that can rewrite a report)."""
     found: list[str] = []
-    for name in names:
-        for impl in hooks.get(name, []):
+    for name, impls in hooks.items():
+        for impl in impls:
             path = str(impl.get("path", ""))
             if (impl.get("plugin") in (PLUGIN_NAME, AFFECTED_PLUGIN_NAME) or not path
                     or path.startswith(("/", "<")) or "site-packages" in path or path == "?"):
