@@ -24,25 +24,22 @@ class RecordProgress:
         self.folder = folder
         self.done = 0
         self.total: int | None = None
+        #: Per file, where its first line not yet read whole starts.
         self._offsets: dict[Path, int] = {}
-        self._partial: dict[Path, bytes] = {}
 
     def poll(self) -> tuple[int, int | None]:
         """Read what was appended since the last call; (finished, collected or ``None``)."""
         for path in record_files(self.folder):
+            start = self._offsets.get(path, 0)
             try:
                 with path.open("rb") as handle:
-                    handle.seek(self._offsets.get(path, 0))
+                    handle.seek(start)
                     chunk = handle.read()
             except OSError:
                 continue
-            if not chunk:
-                continue
-            self._offsets[path] = self._offsets.get(path, 0) + len(chunk)
-            lines = (self._partial.pop(path, b"") + chunk).split(b"\n")
-            if lines[-1]:
-                self._partial[path] = lines[-1]  # a line still being written
-            for line in lines[:-1]:
+            whole = chunk[:chunk.rfind(b"\n") + 1]  # a line still being written: next time
+            self._offsets[path] = start + len(whole)
+            for line in whole.split(b"\n")[:-1]:
                 self._count(line)
         return self.done, self.total
 
