@@ -42,8 +42,11 @@ PLAIN_FLAGS = ("--show-column-numbers", "--show-error-codes", "--no-pretty",
                "--no-color-output", "--no-error-summary")
 #: The starts of the text lines mypy prints beside its messages.
 _MYPY_OWN = ("Success: ", "Found ", "mypy: ", "Warning: ", "Error: ", "Note: ")
-_PLAIN = (r"^(?P<file>.+?):(?:(?P<line>-?\d+):(?:(?P<column>-?\d+):)?(?:-?\d+:-?\d+:)?)? "
-          r"(?P<severity>error|warning|note): (?P<message>.*?)(?:  \[(?P<code>[\w-]+)\])?$")
+#: mypy's text line (mypy < 1.11), read as its JSON object is: ``file:line:col: severity:
+#: message  [code]``.
+_PLAIN = re.compile(
+    r"^(?P<file>.+?):(?:(?P<line>-?\d+):(?:(?P<column>-?\d+):)?(?:-?\d+:-?\d+:)?)? "
+    r"(?P<severity>error|warning|note): (?P<message>.*?)(?:  \[(?P<code>[\w-]+)\])?$")
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,8 @@ class Message:
     notes: list[str] = field(default_factory=list)
 
 
-def _json_message(record: Any, lineno: int, text: str) -> Message:
+def _message(record: Any, lineno: int, text: str) -> Message:
+    """One message, from its JSON object (or a text line read as one); 0-based columns."""
     def bad(problem: str) -> ToolError:
         return ToolError(f"mypy's JSON output is unreadable at line {lineno}: {problem}",
                          output=clip_tail(text))
@@ -97,17 +101,6 @@ def _json_message(record: Any, lineno: int, text: str) -> Message:
                    hint=hint if isinstance(hint, str) else "")
 
 
-def plain_message(line: str) -> Message | None:
-    """A message from mypy's ``file:line:col: severity: message  [code]`` line, if it is one."""
-    match = re.compile(_PLAIN).match(line)
-    if match is None:
-        return None
-    number, column = match["line"], match["column"]
-    return Message(file=match["file"], line=int(number) if number and int(number) > 0 else None,
-                   column=int(column) if column and int(column) > 0 else None,
-                   severity=match["severity"], message=match["message"], code=match["code"])
-
-
 def parse_json_lines(text: str) -> tuple[list[Message], list[str]]:
     """Messages of ``mypy --output json`` (one object per line, or mypy < 1.11's text lines)
     and the other lines. mypy prints some notes as text even in JSON mode; a line that starts
@@ -125,9 +118,11 @@ def parse_json_lines(text: str) -> tuple[list[Message], list[str]]:
                 raise ToolError(f"mypy's JSON output is unreadable at line {lineno} "
                                 f"({problem}): truncated, or not mypy's JSON format; it "
                                 f"starts {head(line, 120)!r}", output=head(text, 2000)) from None
-            messages.append(_json_message(record, lineno, text))
-        elif (message := plain_message(line)) is not None:
-            messages.append(message)
+            messages.append(_message(record, lineno, text))
+        elif (match := _PLAIN.match(line)) is not None:  # its columns are 1-based
+            record = {**match.groupdict(), "line": int(match["line"] or 0),
+                      "column": int(match["column"] or 0) - 1}
+            messages.append(_message(record, lineno, text))
         else:
             other.append(line)
     return messages, other
