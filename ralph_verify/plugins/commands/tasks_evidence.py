@@ -5,7 +5,6 @@ run is in a private judging tree; the user's tree is never written."""
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from ralph_verify.checks.api import Check, CheckResult, CheckType, Failure, Status, VerifyContext
@@ -14,8 +13,6 @@ from ralph_verify.markers import hookimpl
 from ralph_verify.tasks.keys import EVIDENCE, EVIDENCE_ASK
 
 NAME = EVIDENCE
-#: pytest's default ``python_files``: the test files a task adds or changes.
-TEST_FILE = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 
 
 class FailToPass(Check):
@@ -24,13 +21,14 @@ class FailToPass(Check):
     cost = 5
 
     def run(self, ctx: VerifyContext) -> CheckResult:
+        from ralph_verify.plugins.pytest_run.oracle import is_test_file  # pytest's default
         from ralph_verify.project.git import GitError
         from ralph_verify.project.judging_tree import changed_since, judging_tree
 
         base = self.spec.arg or ""
         try:
             tests = sorted(p for p in changed_since(ctx.root, base)
-                           if TEST_FILE.search(p) and (ctx.root / p).is_file())
+                           if is_test_file(p) and (ctx.root / p).is_file())
         except GitError as exc:
             return self.error(f"the tree at the task's start ({base[:10]}) cannot be read: "
                               f"{exc}")
