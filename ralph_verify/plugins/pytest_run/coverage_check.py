@@ -86,20 +86,18 @@ def coverage_json(ctx: VerifyContext, run: PytestRun, timeout: float) -> ToolRun
 
 def least_covered(files: dict[str, Any], limit: int = 10) -> list[Failure]:
     """Failures for the ``limit`` least-covered files, with their missing line ranges."""
-    rows = []
-    for path, info in files.items():
-        summary = info.get("summary", {})
-        percent = float(summary.get("percent_covered", 100.0))
-        if percent >= 100.0:
-            continue
-        missing = [int(n) for n in info.get("missing_lines", [])]
-        statements = sorted({*missing, *(int(n) for n in info.get("executed_lines", []))})
-        rows.append((percent, -len(missing), path, summary, missing, statements, info))
-    rows.sort(key=lambda row: (row[0], row[1], row[2]))
+    def percent(path: str) -> float:
+        return float(files[path].get("summary", {}).get("percent_covered", 100.0))
+
+    low = sorted((path for path in files if percent(path) < 100.0),
+                 key=lambda path: (percent(path), -len(files[path].get("missing_lines", [])), path))
     failures = []
-    for percent, _, path, summary, missing, statements, info in rows[:limit]:
-        display = summary.get("percent_covered_display") or f"{percent:.0f}"
+    for path in low[:limit]:
+        info = files[path]
+        display = info.get("summary", {}).get("percent_covered_display") or f"{percent(path):.0f}"
+        missing = [int(n) for n in info.get("missing_lines", [])]
         if missing:
+            statements = sorted({*missing, *(int(n) for n in info.get("executed_lines", []))})
             what = f"missing {line_ranges(statements, missing)}"
         else:
             branches = sorted({int(pair[0]) for pair in info.get("missing_branches", [])})
