@@ -11,10 +11,16 @@ import pytest
 from ralph_verify.testing import Ralph
 
 
+@pytest.mark.parametrize("dont_write", [None, "1"], ids=["bytecode-kept", "dont-write-set"])
 def test_the_project_gets_no_pycache_and_its_bytecode_goes_to_the_prefix(
-        ralph: Ralph, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+        ralph: Ralph, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory,
+        dont_write: str | None) -> None:
+    """Also with ``PYTHONDONTWRITEBYTECODE`` set (Docker images often set it): the prefix is
+    ours, so bytecode is kept there and a later run does not compile everything again."""
+    if dont_write is None:
+        monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    else:
+        monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", dont_write)
     cache = tmp_path_factory.mktemp("cache")
     ralph.env["RALPH_VERIFY_CACHE_DIR"] = str(cache)
     ralph.makepyfile(calc="def add(a, b):\n    return a + b\n",

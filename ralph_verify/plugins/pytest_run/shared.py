@@ -37,8 +37,12 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_TESTS_FAILED, EXIT_INTERRUPTED, EXIT_INTERNAL, EXIT_USAGE, EXIT_NO_TESTS = range(6)
 
 #: Environment a surrounding pytest-xdist run would leak into the project's own run.
+#: Not passed on: pytest's own variables of an outer run, and ``PYTHONDONTWRITEBYTECODE``,
+#: which keeps ``.pyc`` files out of the user's tree: the prefix below already does, and with
+#: the variable set nothing would be kept there, so every run would compile pytest, the
+#: standard library and the project again (3.5 times plain pytest's CPU on tabulate).
 _LEAKED_ENV = ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID",
-               "PYTEST_CURRENT_TEST")
+               "PYTEST_CURRENT_TEST", "PYTHONDONTWRITEBYTECODE")
 
 @dataclass(frozen=True)
 class PytestRun:
@@ -95,8 +99,8 @@ def tests_args(ctx: VerifyContext) -> list[str]:
 
 
 def pytest_env(ctx: VerifyContext) -> dict[str, str]:
-    """Our environment without pytest's own variables, with a bytecode prefix in which no
-    ``.pyc`` of the project is stale."""
+    """Our environment without the variables of :data:`_LEAKED_ENV`, with a bytecode prefix
+    in which no ``.pyc`` of the project is stale."""
     env = {key: value for key, value in os.environ.items() if key not in _LEAKED_ENV}
     env["PYTHONPYCACHEPREFIX"] = str(ctx.shared("bytecode-prefix",
                                                 lambda: bytecode_prefix(ctx.root)))
