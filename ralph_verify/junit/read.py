@@ -188,8 +188,6 @@ def _int(value: str | None) -> int | None:
     except ValueError:
         return None
 
-_SUITE_TAGS = ("testsuite", "testsuites")
-
 
 class JUnitError(ValueError):
     """The file is not readable JUnit XML (malformed, truncated, empty or something else)."""
@@ -256,7 +254,7 @@ def iter_cases(path: Path) -> Iterator[TestCaseResult]:
     # parser is wanted only once pytest has finished.
     import xml.parsers.expat as expat
 
-    from ralph_verify.junit.xml_stream import DTDRefused, iterparse_bounded
+    from ralph_verify.junit.xml_stream import SUITE_TAGS, DTDRefused, iterparse_bounded
 
     try:
         if path.stat().st_size == 0:
@@ -272,16 +270,16 @@ def iter_cases(path: Path) -> Iterator[TestCaseResult]:
             # Each text cut to KEEP_CHARS while it is read: a 200 MB failure costs 64 KB.
             for event, elem in iterparse_bounded(handle, KEEP_CHARS):
                 if event == "start":
-                    if not stack and elem.tag not in _SUITE_TAGS:
+                    if not stack and elem.tag not in SUITE_TAGS:
                         raise JUnitError(f"{path}: not JUnit XML (the root element is "
                                          f"<{elem.tag}>, expected <testsuites> or <testsuite>)")
                     stack.append(elem)
-                    if elem.tag in _SUITE_TAGS:
+                    if elem.tag in SUITE_TAGS:
                         _check_declared(elem, path)  # absurd numbers: refused at once
                         tallies.append([0, 0])
                     continue
                 stack.pop()
-                if elem.tag in _SUITE_TAGS:
+                if elem.tag in SUITE_TAGS:
                     failing, cases = tallies.pop()
                     if tallies:
                         tallies[-1][0] += failing
@@ -290,7 +288,7 @@ def iter_cases(path: Path) -> Iterator[TestCaseResult]:
                     if problem is not None:
                         yield problem
                 parent = stack[-1] if stack else None
-                if parent is None or parent.tag not in _SUITE_TAGS or elem.tag in _SUITE_TAGS:
+                if parent is None or parent.tag not in SUITE_TAGS or elem.tag in SUITE_TAGS:
                     continue
                 if elem.tag == "testcase":
                     case = case_result(elem)

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 _CHUNK = 64 * 1024
-_ROOTS = ("testsuite", "testsuites")
+#: The root elements of JUnit XML.
+SUITE_TAGS = ("testsuite", "testsuites")
 
 
 class DTDRefused(ValueError):
@@ -23,7 +24,7 @@ def _refuse(*_: object) -> None:
 
 
 def _doctype(name: str, *_: object) -> None:
-    if name not in _ROOTS:  # <!DOCTYPE html>: say what it is, still unread
+    if name not in SUITE_TAGS:  # <!DOCTYPE html>: say what it is, still unread
         raise DTDRefused(f"not JUnit XML (the root element is <{name}>, expected <testsuites> "
                          "or <testsuite>)")
     _refuse()
