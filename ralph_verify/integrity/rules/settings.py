@@ -28,7 +28,7 @@ from ralph_verify.integrity.settings import (
     stricter_overall,
     weakenings,
 )
-from ralph_verify.integrity.sources import conftest_settings
+from ralph_verify.integrity.sources import conftest_settings, parse, read_text
 from ralph_verify.records.integrity import FileFacts, Tools
 
 if TYPE_CHECKING:
@@ -148,16 +148,14 @@ def _moved_out(pair: Pair) -> list[Failure]:
         return []
     old, new = pair.before.facts.files, pair.after.facts.files
     inside = effective.measured(pair.root, config, sorted(new))
-    outside = {rel.removeprefix("src/").removesuffix(".py").removesuffix("/__init__")
-               .replace("/", "."): rel for rel in new
+    outside = {effective.module_name(rel): rel for rel in new
                if rel not in old and rel not in inside and is_source(rel)}
     failures = []
     for rel in sorted(inside) if outside else []:
         if old.get(rel, FileFacts("")).sha == new[rel].sha:
             continue
-        try:
-            tree = ast.parse((pair.root / rel).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        tree = parse(read_text(pair.root / rel))
+        if tree is None:
             continue
         for node in ast.walk(tree):
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
