@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity.rules.gaming import is_source
-from ralph_verify.integrity.sources import module_file
+from ralph_verify.integrity.sources import module_file, parse, read_text
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair
@@ -50,9 +50,8 @@ def _stated(path: Path) -> int:
     """Lines of annotated assignments of a call's value (``rates: dict[str, float] =
     json.loads(text)``): the type is stated where an untyped value enters, as a ``cast``
     states it, and mypy checks the code after it."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+    tree = parse(read_text(path))
+    if tree is None:
         return 0
     return sum((node.end_lineno or node.lineno) - node.lineno + 1 for node in ast.walk(tree)
                if isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Call))
