@@ -408,6 +408,11 @@ def module_name(rel: str) -> str:
     return name.removesuffix("/__init__").replace("/", ".")
 
 
+def in_section(module: str, pattern: str) -> bool:
+    """Whether a mypy per-module section's ``pattern`` (``pkg.*``) covers ``module``."""
+    return fnmatch.fnmatch(module, pattern) or fnmatch.fnmatch(module, pattern.removesuffix(".*"))
+
+
 def lost_files(root: Path, then: list[str], now: list[str], changed: list[str],
                tool: str, where: str, keys: tuple[str, ...]) -> list[Narrowing]:
     """Files ``tool`` checked at the start (``then``) that are still there and that it no
@@ -448,8 +453,7 @@ def compare_mypy(root: Path, old: dict[str, Any], new: dict[str, Any],
                       f"mypy no longer reports error code(s) {listed(disabled)}"))
     modules = {module_name(rel) for rel in checked}
     for pattern in sorted(set(new.get("silenced", [])) - set(old.get("silenced", []))):
-        hit = [m for m in modules if fnmatch.fnmatch(m, pattern)
-               or fnmatch.fnmatch(m, pattern.removesuffix(".*"))]
+        hit = [m for m in modules if in_section(m, pattern)]
         if hit:
             found.append(("mypy", where, line_of(root, where, ("module", f"[mypy-{pattern}]",
                                                                "ignore_errors")),

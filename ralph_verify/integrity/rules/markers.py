@@ -9,7 +9,6 @@ applies only to tests the session did not start with, hides none of the start's 
 from __future__ import annotations
 
 import ast
-import fnmatch
 import importlib.util
 import os
 import platform
@@ -378,8 +377,7 @@ def type_checked(root: Path, picture: Picture, path: str) -> bool:
     if config is None:
         return True
     module = effective.module_name(path)
-    if any(fnmatch.fnmatch(module, p) or fnmatch.fnmatch(module, p.removesuffix(".*"))
-           for p in config.get("silenced", [])):
+    if any(effective.in_section(module, p) for p in config.get("silenced", [])):
         return False  # ignore_errors / follow_imports = skip: its errors are never shown
     files = _files(picture)
     checked = effective.checked_files(root, config, files)
