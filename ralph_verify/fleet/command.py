@@ -13,7 +13,6 @@ from ralph_verify.errors import UsageError
 from ralph_verify.exitcode import ExitCode
 from ralph_verify.fleet.executor import ExecutorRegistry
 from ralph_verify.fleet.graph import GraphFleet
-from ralph_verify.fleet.job import _git
 from ralph_verify.fleet.merge import Integration, integration_branch
 from ralph_verify.fleet.outputs import write_outputs
 from ralph_verify.fleet.run import Fleet, make_jobs, resumable
@@ -25,7 +24,7 @@ from ralph_verify.fleet.tasks import (
     shard_of,
 )
 from ralph_verify.proc.signals import cancel_on_signals
-from ralph_verify.project.git import branch_tip, head
+from ralph_verify.project.git import branch_tip, git, head
 from ralph_verify.records.fleet import Totals
 
 if TYPE_CHECKING:
@@ -36,7 +35,7 @@ DEFAULT_RETRIES = 2
 
 
 def repository(start: Path) -> Path:
-    top = _git(start, "rev-parse", "--show-toplevel", check=False).strip()
+    top = git(start, "rev-parse", "--show-toplevel", check=False).strip()
     if not top:
         raise UsageError(f"{start} is not in a git repository: every loop of a fleet works on "
                          "its own branch; run 'git init' and commit first")
@@ -46,7 +45,7 @@ def repository(start: Path) -> Path:
 def _workdir(repo: Path, fleet_id: str) -> Path:
     """``../.REPO.ralph-fleet/ID``, beside the repository: not under ``.git/`` (agents refuse
     to edit there) nor in the home folder (the guard keeps it from agents)."""
-    common = Path(_git(repo, "rev-parse", "--git-common-dir", check=False).strip())
+    common = Path(git(repo, "rev-parse", "--git-common-dir", check=False).strip())
     common = (common if common.is_absolute() else repo / common).resolve()
     checkout = common.parent if common.name == ".git" else common  # a bare repository
     return checkout.parent / f".{checkout.name}.ralph-fleet" / fleet_id
