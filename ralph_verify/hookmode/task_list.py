@@ -50,7 +50,7 @@ class _Waiting(Exception):
 class HookTaskList(TaskListRun):
     """``run --tasks``'s rules, each task a hook-mode session instead of a ``run``."""
 
-    resume_hint = "'ralph-verify start --resume' goes on"
+    resume_command = "'ralph-verify start --resume'"
 
     def __init__(self, config: Config, task_list: TaskList, statedir: StateDir,
                  hook_base: HookRecord, base: dict[str, Any],

@@ -71,7 +71,8 @@ def _said(config: Config, line: str) -> None:
 class TaskListRun(rules.Driver):
     """One ``run --tasks``: the frozen list, its state, one loop session per task."""
 
-    resume_hint = "'run --tasks FILE --resume' goes on"
+    #: The command that takes a stopped list up again, in this driver's words.
+    resume_command = "'run --tasks FILE --resume'"
 
     def __init__(self, config: Config, task_list: TaskList, stream: TextIO | None = None):
         self.config = config
@@ -146,7 +147,7 @@ class TaskListRun(rules.Driver):
             return self._end(state, "agent-error", f"task {task.id}: the agent could not run")
         if outcome == "cancelled":
             return self._end(state, "cancelled", f"task {task.id} was cancelled; "
-                             f"{self.resume_hint}")
+                             f"{self.resume_command} goes on")
         if outcome in ("failed", "blocked"):
             stop = self.failed(task.id, outcome, state.status(), state.set)
             return None if stop is None else self._end(state, "stopped", stop)
@@ -154,7 +155,7 @@ class TaskListRun(rules.Driver):
         if self.config.get("pause_after_task") and \
                 next_ready(self.task_list, readiness(state.tasks)) is not None:
             return self._end(state, "paused", f"task {task.id} {outcome}; "
-                             "'run --tasks FILE --resume' takes the next")
+                             f"{self.resume_command} takes the next")
         return None
 
     def _only(self, task_id: str) -> TaskListResult:
@@ -343,7 +344,7 @@ class TaskListRun(rules.Driver):
         self.config.hook.ralph_report_tasks(config=self.config, tasks=state)
         for row in state.tasks:  # cancelled mid-way: the next --resume goes on with it
             if verdict == "cancelled" and row.status == "cancelled":
-                state.set(row.id, "todo", f"cancelled; {self.resume_hint}")
+                state.set(row.id, "todo", f"cancelled; {self.resume_command} goes on")
         code = {"complete": ExitCode.OK, "paused": ExitCode.OK, "check-error": self.check_error,
                 "cancelled": ExitCode.CANCELLED}.get(verdict, 1)
         return TaskListResult(int(code), verdict, reason)
