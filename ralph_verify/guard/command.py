@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 #: A command line longer than this is refused unread (a hook has a time budget).
 MAX_BYTES = 256 * 1024
 #: Nested scripts (``sh -c``, ``eval``, inline code running a shell) deeper than this.
 MAX_DEPTH = 16
+GLOB = re.compile(r"[*?\[]")  #: a word with these is a pattern (``*.py``, ``[ab]``)
 
 
 #: ``(rule, reason)``: what a rule family finds, before it becomes a Refusal.

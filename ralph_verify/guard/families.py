@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ralph_verify.guard.command import Found, SimpleCommand
+from ralph_verify.guard.command import GLOB, Found, SimpleCommand
 from ralph_verify.guard.policy import (
     Policy,
     current_branch,
@@ -226,7 +226,7 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
 def _glob_refusals(targets: list[str], cwd: Path | None, policy: Policy) -> Iterator[Found]:
     root = real(policy.root)
     for target in targets:
-        if not re.search(r"[*?\[]", target):
+        if not GLOB.search(target):
             continue
         head, _, pattern = target.rpartition("/")
         folder = resolve(head or ".", cwd, policy) if head or not target.startswith("/") \

@@ -18,7 +18,7 @@ from ralph_verify.guard.abuse import (
     reverse_shell,
     served,
 )
-from ralph_verify.guard.command import SimpleCommand
+from ralph_verify.guard.command import GLOB, SimpleCommand
 from ralph_verify.guard.credentials import credentials
 from ralph_verify.guard.effects import (
     SECRET_VAR,
@@ -71,7 +71,6 @@ READERS = frozenset({
 DNS_TOOLS = frozenset({"dig", "host", "nslookup", "drill", "delv", "whois", "getent",
                        "resolvectl", "ping", "ping6", "traceroute"})
 _DEVICES = re.compile(r"^/dev/(null|stdout|stderr|tty|zero|fd/\d+)$")
-_GLOB = re.compile(r"[*?\[]")
 #: Programs that match a quoted pattern against files themselves (archivers, git's
 #: pathspecs, searches, interpreters' scripts); to others ``'*.json'`` names no file.
 _EXPANDS_PATTERNS = INTERPRETERS | SHELLS | {
@@ -87,7 +86,7 @@ _METADATA_VARIABLE = re.compile(r"\$\{?(ECS_CONTAINER_METADATA_URI\w*|AWS_CONTAI
 
 def paths(word: str, cwd: Path | None, policy: Policy) -> list[Path | None]:
     """Where ``word`` lands: each glob match (symlinks followed), or the path itself."""
-    if not _GLOB.search(word) or "$" in word or cwd is None:
+    if not GLOB.search(word) or "$" in word or cwd is None:
         return [resolve(word, cwd, policy)]
     pattern = expand_tilde(word, policy)
     if pattern is None:
@@ -234,7 +233,7 @@ def _secrets(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterat
             if is_secret(path, policy) and (known_reader or (path is not None and (
                     path.exists() or not is_inside(path, policy)))):
                 yield _secret_refusal(word if path is None else
-                                      (word if not _GLOB.search(word) else
+                                      (word if not GLOB.search(word) else
                                        f"{word} (matches {path.name})"))
                 return
 
@@ -261,9 +260,9 @@ def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
     root = real(policy.root)
     git_dir = root / ".git"
     for target in targets:
-        has_glob = bool(_GLOB.search(target))
+        has_glob = bool(GLOB.search(target))
         if has_glob:
-            glob_free = _GLOB.split(target, maxsplit=1)[0]
+            glob_free = GLOB.split(target, maxsplit=1)[0]
             base = (glob_free.rsplit("/", 1)[0] if "/" in glob_free else ".") or "/"
             # the folder (symlinks followed), and what the pattern matches
             found = [resolve(base, cwd, policy), *paths(target, cwd, policy)]
@@ -318,7 +317,7 @@ def _git_refusals(args: list[str], cwd: Path | None, policy: Policy) -> Iterator
         # them would delete at most, judged as that.
         specs = operands([a for a, before in zip(rest, ["", *rest[:-1]], strict=True)
                              if a != "-e" and before != "-e"])
-        inside = bool(specs) and all(not _GLOB.search(p) and not p.startswith(":") and (
+        inside = bool(specs) and all(not GLOB.search(p) and not p.startswith(":") and (
             (found := resolve(p, repo, policy)) is not None and real(policy.root) in found.parents)
             for p in specs)
         if inside and force:

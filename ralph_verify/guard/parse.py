@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from ralph_verify.guard.command import (
+    GLOB,
     MAX_BYTES,
     MAX_DEPTH,
     Parsed,
@@ -18,7 +19,6 @@ from ralph_verify.guard.command import (
 )
 from ralph_verify.guard.words import UNKNOWN_SUBST, ansi_c, brace_expand, static_output, unescape
 
-_GLOB_CHARS = re.compile(r"[*?\[]")
 _QUOTED_BRACES = str.maketrans({"{": "\ue000", "}": "\ue001", ",": "\ue002"})
 _UNQUOTED_BRACES = str.maketrans({"\ue000": "{", "\ue001": "}", "\ue002": ","})
 
@@ -300,8 +300,8 @@ class _Walker:
             node.type == "command_name" and len(node.named_children) == 1 and
             node.named_children[0].type in ("simple_expansion", "expansion")))
         # ``'*.json'``: the program gets the pattern itself, no file names
-        self.quoted_glob = any(q and _GLOB_CHARS.search(p) for p, q in pieces) and not any(
-            not q and _GLOB_CHARS.search(p) for p, q in pieces)
+        self.quoted_glob = any(q and GLOB.search(p) for p, q in pieces) and not any(
+            not q and GLOB.search(p) for p, q in pieces)
         out = []
         for expanded in brace_expand(text):
             restored = expanded.translate(_UNQUOTED_BRACES)

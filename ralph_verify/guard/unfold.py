@@ -10,7 +10,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from ralph_verify.guard.command import SimpleCommand, command_name
+from ralph_verify.guard.command import GLOB, SimpleCommand, command_name
 from ralph_verify.guard.embedded import PROGRAM_VARIABLES, Embedded, from_arguments, variables
 from ralph_verify.guard.inline import INLINE_OPTIONS, analyse, inline_code, interpreter_family
 from ralph_verify.guard.parse import parse
@@ -177,7 +177,7 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         return
     name, args = command.name, command.args
     first = words[0]
-    if "$" in first or first == "" or ("`" in first) or re.search(r"[*?\[]", first):
+    if "$" in first or first == "" or ("`" in first) or GLOB.search(first):
         out.found.append(("unparsable", f"the command name {first!r} is only known when it "
                                         "runs; write the command out"))
         return
