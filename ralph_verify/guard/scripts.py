@@ -9,6 +9,8 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from ralph_verify.guard.words import split_words
+
 DELETE = ("rmtree", "remove", "unlink", "rmdir", "removedirs", "remove_tree", "rm_rf", "rm_r",
           "rm_f", "rm", "rmSync", "rmdirSync", "unlinkSync", "rimraf", "delete", "Remove-Item",
           "emptyDirSync", "removeSync", "file.remove", "rmtree", "unlink_all",
@@ -226,10 +228,7 @@ def _open(literals: list[str], raw: str, effects: CodeEffects) -> None:
 def _powershell(code: str, effects: CodeEffects) -> None:
     """PowerShell's cmdlets, written like shell commands."""
     for statement in re.split(r"[;\n|]", code):
-        try:
-            words = shlex.split(statement)
-        except ValueError:
-            words = statement.split()
+        words = split_words(statement)
         if not words:
             continue
         verb, rest = words[0].lower(), [w for w in words[1:] if not w.startswith("-")]
