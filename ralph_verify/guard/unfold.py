@@ -16,6 +16,7 @@ from ralph_verify.guard.inline import INLINE_OPTIONS, analyse, inline_code, inte
 from ralph_verify.guard.parse import parse
 from ralph_verify.guard.scripts import COMMAND_WORDS, SHELLS, CodeEffects, literal_commands
 from ralph_verify.guard.words import (
+    ASSIGNMENT,
     UNKNOWN_SUBST,
     find_exec,
     parallel,
@@ -80,7 +81,6 @@ RUNNERS = {("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"),
 #: Tools whose ``env`` subcommand manages the project's environments, not ``env(1)``.
 _ENV_MANAGERS = frozenset({"poetry", "pdm", "hatch", "pipenv", "pixi", "rye", "conda",
                            "mamba", "micromamba"})
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 #: Command names that, found among another program's arguments, say it runs them.
 #: Programs whose arguments are data (messages, patterns, packages, names) or run elsewhere
 #: (a container, a remote host: judged by their own rules), never a local command.
@@ -169,7 +169,7 @@ def _embedded(found: Embedded, context: Context, depth: int, out: Unfolded) -> N
 
 def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) -> None:
     assigned = [(w.split("=", 1)[0], w.split("=", 1)[1]) for w in command.words
-                if _ASSIGNMENT.match(w)]
+                if ASSIGNMENT.match(w)]
     words = _strip(command)
     command.words = words
     out.commands.append(command)
@@ -195,7 +195,7 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
     found = from_arguments(name, args, command.stdin_text)
     variables(assigned, found)
     if name in ("make", "gmake"):  # ``make SHELL=CMD``: variables given as arguments
-        assigned += [(a.split("=", 1)[0], a.split("=", 1)[1]) for a in args if _ASSIGNMENT.match(a)]
+        assigned += [(a.split("=", 1)[0], a.split("=", 1)[1]) for a in args if ASSIGNMENT.match(a)]
     found.scripts += _value_commands(assigned) + [(v, name) for v in _option_commands(args)]
     command.redirects.extend((">", w) for w in found.writes)
     command.redirects.extend(("<", r) for r in found.reads)
@@ -324,7 +324,7 @@ def _strip(command: SimpleCommand) -> list[str]:
     """Drop assignments and wrappers (noted in ``command.wrappers``)."""
     words = list(command.words)
     while words:
-        while words and _ASSIGNMENT.match(words[0]):
+        while words and ASSIGNMENT.match(words[0]):
             words.pop(0)
         if not words:
             break

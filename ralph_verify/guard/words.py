@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from ralph_verify.guard.command import SimpleCommand
 
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 UNKNOWN_SUBST = "$(...)"
 
@@ -245,7 +245,7 @@ def skip_options(words: list[str], with_value: frozenset[str], *, assignments: b
         if word == "--":
             index += 1
             break
-        if assignments and _ASSIGNMENT.match(word):
+        if assignments and ASSIGNMENT.match(word):
             index += 1
         elif word.startswith("-") and len(word) > 1:
             index += 2 if word in with_value else 1
