@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ralph_verify.errors import UsageError
 from ralph_verify.proc.process import own_process_group
-from ralph_verify.project.git import NOISE_PARTS, branch_tip
+from ralph_verify.project.git import NOISE_PARTS, GitError, branch_tip
 from ralph_verify.records.files import load
 from ralph_verify.records.fleet import LoopRecord
 from ralph_verify.records.plugin_state import BudgetState
@@ -76,8 +76,7 @@ def _git(cwd: Path | str, *args: str, check: bool = True) -> str:
                           capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL,
                           check=False)
     if check and proc.returncode != 0:
-        raise RuntimeError(f"git {' '.join(args)} failed in {cwd}: "
-                           f"{(proc.stderr or proc.stdout).strip()}")
+        raise GitError(cwd, args, proc.returncode, (proc.stderr or proc.stdout).strip())
     return proc.stdout
 
 

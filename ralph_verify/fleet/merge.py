@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ralph_verify.fleet.job import _git, _identity, _worktree_admin, add_worktree
-from ralph_verify.project.git import branch_tip
+from ralph_verify.project.git import GitError, branch_tip
 
 #: The worktree folder of the integration branch, beside the tasks' worktrees.
 INTEGRATION_DIR = "_integration"
@@ -83,14 +83,13 @@ class Integration:
             try:
                 _git(self.tree, *_identity(self.tree), "merge", "--no-ff", "--no-edit", "-m",
                      message, branch)
-            except RuntimeError as exc:
+            except GitError as exc:
                 conflicts = _git(self.tree, "diff", "--name-only", "--diff-filter=U",
                                  check=False).split()
                 _git(self.tree, "merge", "--abort", check=False)
                 _git(self.tree, "reset", "-q", "--hard", before, check=False)
-                said = str(exc).partition(f"failed in {self.tree}: ")[2]
                 return MergeOutcome(False, conflicts=conflicts or
-                                    [f"(git merge failed: {said[:300]})"])
+                                    [f"(git merge failed: {exc.said[:300]})"])
         result = GateResult(True) if verified else self.verify(gate)
         if not result.passed:
             _git(self.tree, "reset", "-q", "--hard", before)

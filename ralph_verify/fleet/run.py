@@ -20,6 +20,7 @@ from ralph_verify.fleet.job import UNFINISHED, JobResult, LoopJob, _git, state_c
 from ralph_verify.fleet.outputs import FLEET_JSON
 from ralph_verify.fleet.tasks import LoopSpec
 from ralph_verify.proc.signals import every
+from ralph_verify.project.git import GitError
 from ralph_verify.records.files import save
 from ralph_verify.records.fleet import (
     FleetDocument,
@@ -116,7 +117,7 @@ class Fleet:
             with self._lock:
                 _git(self.repo, "fetch", "-q", handle.name,
                      f"+refs/heads/{job.branch}:refs/heads/{job.branch}")
-        except RuntimeError as exc:
+        except GitError as exc:
             record.verdict_note = f"its commits could not be fetched: {exc}"
         finally:
             Path(handle.name).unlink(missing_ok=True)

@@ -77,7 +77,7 @@ def _run(root: Path, *args: str, stdin: str | None = None, check: bool = True,
     proc = _git(root, *args, stdin=stdin, index=index)
     out, err = proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace")
     if check and proc.returncode != 0:
-        raise git.GitError(f"git {' '.join(args)} failed in {root}: {(err or out).strip()}")
+        raise git.GitError(root, args, proc.returncode, (err or out).strip())
     return out
 
 

@@ -44,7 +44,11 @@ def is_noise(path: str) -> bool:
 
 
 class GitError(UsageError):
-    """A git command failed; the message has git's own words."""
+    """A git command failed: ``said`` is git's own words, ``returncode`` its exit status."""
+
+    def __init__(self, root: Path | str, args: Sequence[str], returncode: int, said: str) -> None:
+        super().__init__(f"git {' '.join(args)} failed in {root}: {said}")
+        self.returncode, self.said = returncode, said
 
 
 def git(root: Path, *args: str, check: bool = True, identity: bool = False) -> str:
@@ -57,8 +61,7 @@ def git(root: Path, *args: str, check: bool = True, identity: bool = False) -> s
     proc = subprocess.run([*argv, *args], cwd=root, capture_output=True, text=True,
                           env=git_env(), stdin=subprocess.DEVNULL, check=False)
     if check and proc.returncode != 0:
-        raise GitError(f"git {' '.join(args)} failed in {root}: "
-                       f"{(proc.stderr or proc.stdout).strip()}")
+        raise GitError(root, args, proc.returncode, (proc.stderr or proc.stdout).strip())
     return proc.stdout
 
 
@@ -126,7 +129,7 @@ def exclude(root: Path, pattern: str, why: str) -> None:
 
 def switch_new_branch(root: Path, branch: str) -> None:
     if branch_tip(root, branch):
-        raise GitError(f"branch {branch!r} already exists; choose another --branch-prefix")
+        raise UsageError(f"branch {branch!r} already exists; choose another --branch-prefix")
     git(root, "switch", "-q", "-c", branch)
 
 

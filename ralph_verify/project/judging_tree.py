@@ -25,8 +25,8 @@ def _git(root: Path, *args: str) -> bytes:
     proc = subprocess.run(["git", *args], cwd=root, env=git.git_env(GIT_OPTIONAL_LOCKS="0"),
                           capture_output=True, stdin=subprocess.DEVNULL, check=False)
     if proc.returncode != 0:
-        raise git.GitError(f"git {' '.join(args)} failed in {root}: "
-                           f"{proc.stderr.decode(errors='replace').strip()}")
+        raise git.GitError(root, args, proc.returncode,
+                           proc.stderr.decode(errors="replace").strip())
     return proc.stdout
 
 

@@ -146,9 +146,10 @@ def test_a_bad_base_is_a_clear_error(project: tuple[Path, str]) -> None:
     from ralph_verify.project.git import GitError
 
     root, _ = project
-    with pytest.raises(GitError, match="no-such-commit"), \
+    with pytest.raises(GitError, match="no-such-commit") as info, \
             judging_tree(root, "no-such-commit", keep_now=_is_test):
         pass
+    assert info.value.returncode != 0 and "no-such-commit" in info.value.said
 
 
 def test_a_virtual_environment_git_does_not_ignore_is_one_link(
