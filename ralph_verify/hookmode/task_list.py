@@ -20,7 +20,7 @@ from ralph_verify.loop.frozen import FrozenError, freeze, thaw
 from ralph_verify.loop.opening import new_session_id
 from ralph_verify.loop.records import persisted_settings
 from ralph_verify.loop.state import StateDir
-from ralph_verify.loop.task_list import TaskListRun, _said, status_of
+from ralph_verify.loop.task_list import TaskListRun, status_of
 from ralph_verify.loop.task_steps import trusted
 from ralph_verify.records.codec import decode, encode
 from ralph_verify.records.plugin_state import CheckpointState
@@ -113,7 +113,7 @@ class HookTaskList(TaskListRun):
         if opened.kind in ("passed", "idle"):
             reason = "its checks passed before any work; the agent was not called"
             state.set(task.id, "already", reason, iterations=0)
-            _said(self.config, f"ralph-verify: task {task.id}: already ({reason})")
+            self.say(f"task {task.id}: already ({reason})")
             return "already"
         raise _Waiting(task, opened.message)
 

@@ -64,10 +64,6 @@ class TaskListResult:
     reason: str
 
 
-def _said(config: Config, line: str) -> None:
-    config.hook.ralph_report_line(config=config, line=line)
-
-
 class TaskListRun(rules.Driver):
     """One ``run --tasks``: the frozen list, its state, one loop session per task."""
 
@@ -90,6 +86,10 @@ class TaskListRun(rules.Driver):
         if config.stash.get(REUSE_KEY) is None:
             config.stash[REUSE_KEY] = Reuse()
 
+    def say(self, text: str) -> None:
+        """``ralph-verify: TEXT`` to the terminal (every driver of the list speaks so)."""
+        self.config.hook.ralph_report_line(config=self.config, line=f"ralph-verify: {text}")
+
     def _cli_specs(self) -> list[CheckSpec]:
         try:
             specs, _ = self.config.requested_specs()
@@ -105,7 +105,7 @@ class TaskListRun(rules.Driver):
         gate = rules.gate(self.task_list, task, state.status(), base=base, extra=self.extra)["."]
         gate_text = ",".join(spec.text for spec in gate)
         state.set(task.id, "running", "", gate=gate_text, base=base)
-        _said(self.config, f"ralph-verify: task {task.id} ({task.title}): gate {gate_text}")
+        self.say(f"task {task.id} ({task.title}): gate {gate_text}")
         return gate, gate_text
 
     def run(self) -> TaskListResult:
@@ -135,7 +135,7 @@ class TaskListRun(rules.Driver):
             if edited and note not in state.notes:
                 state.notes.append(note)
                 state.save()
-                _said(self.config, f"ralph-verify: {note}")
+                self.say(note)
 
     def settle(self, state: TasksState, task: Task, outcome: str) -> TaskListResult | None:
         """The rules after a task's session ended (both drivers): the end of the list, or
@@ -303,7 +303,7 @@ class TaskListRun(rules.Driver):
         state.set(task.id, status, reason, iterations=len(result.iterations),
                   cost_usd=round(cost, 6), duration_s=round(result.duration_s, 3),
                   commit=commit)
-        _said(self.config, f"ralph-verify: task {task.id}: {status} ({reason})")
+        self.say(f"task {task.id}: {status} ({reason})")
         return status
 
     def _final(self, state: TasksState) -> TaskListResult:
@@ -339,7 +339,7 @@ class TaskListRun(rules.Driver):
         state.verdict = verdict
         state.save()
         state.log({"event": "end", "verdict": verdict, "reason": reason})
-        _said(self.config, f"ralph-verify: task list {verdict}: {reason}")
+        self.say(f"task list {verdict}: {reason}")
         notify_list(self.config, state, verdict, reason)
         self.config.hook.ralph_report_tasks(config=self.config, tasks=state)
         for row in state.tasks:  # cancelled mid-way: the next --resume goes on with it
