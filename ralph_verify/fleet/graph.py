@@ -16,11 +16,11 @@ from typing import Any
 
 from ralph_verify.config.until import CheckSpec, parse_until
 from ralph_verify.fleet.feed import JobFeed, feeding
-from ralph_verify.fleet.job import JobResult, LoopJob, _git, _worktree_admin
+from ralph_verify.fleet.job import JobResult, LoopJob, worktree_admin
 from ralph_verify.fleet.merge import GateResult, Integration, MergeOutcome
 from ralph_verify.fleet.run import Fleet
 from ralph_verify.fleet.tasks import LoopSpec
-from ralph_verify.project.git import branch_tip
+from ralph_verify.project.git import branch_tip, git
 from ralph_verify.records.fleet import (
     FinalCheck,
     FleetDocument,
@@ -255,10 +255,10 @@ class GraphFleet(Fleet, rules.Driver):
             return
         self.sent_back.add(job.name)
         if job.mode == "worktree" and record.workdir:
-            with _worktree_admin(self.integration.workdir):
-                _git(self.repo, "worktree", "remove", "--force", record.workdir, check=False)
+            with worktree_admin(self.integration.workdir):
+                git(self.repo, "worktree", "remove", "--force", record.workdir, check=False)
         first = f"{job.branch}-try1"
-        _git(self.repo, "branch", "-M", job.branch, first, check=False)
+        git(self.repo, "branch", "-M", job.branch, first, check=False)
         with self._lock:
             record.merge_note, record.first_try = note, first
             self._set(job.name, "running", f"sent back once: {note.splitlines()[0]}")
@@ -269,7 +269,7 @@ class GraphFleet(Fleet, rules.Driver):
         if outcome.conflicts:
             first = []
             for name, commit in self.merged:
-                if _git(self.repo, "merge-base", commit, job.base, check=False).strip() == commit:
+                if git(self.repo, "merge-base", commit, job.base, check=False).strip() == commit:
                     continue  # already in the tree the task started from
                 files = sorted(set(self.integration.touched(commit)) & set(outcome.conflicts))
                 if files:

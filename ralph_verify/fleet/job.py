@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ralph_verify.errors import UsageError
 from ralph_verify.proc.process import own_process_group
-from ralph_verify.project.git import NOISE_PARTS, GitError, branch_tip
+from ralph_verify.project.git import NOISE_PARTS, branch_tip, git
 from ralph_verify.records.files import load
 from ralph_verify.records.fleet import LoopRecord
 from ralph_verify.records.plugin_state import BudgetState
@@ -70,27 +70,11 @@ class JobResult:
     bundle: bytes | None = None
 
 
-def _git(cwd: Path | str, *args: str, check: bool = True) -> str:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    proc = subprocess.run(["git", "-c", "commit.gpgsign=false", *args], cwd=cwd,
-                          capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL,
-                          check=False)
-    if check and proc.returncode != 0:
-        raise GitError(cwd, args, proc.returncode, (proc.stderr or proc.stdout).strip())
-    return proc.stdout
-
-
-def _identity(cwd: Path) -> list[str]:
-    if _git(cwd, "config", "user.email", check=False).strip():
-        return []
-    return ["-c", "user.name=ralph-verify", "-c", "user.email=ralph-verify@localhost"]
-
-
 _WORKTREE_LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
-def _worktree_admin(workdir: Path) -> Iterator[None]:
+def worktree_admin(workdir: Path) -> Iterator[None]:
     """One ``git worktree`` change at a time in a repository: ``worktree prune`` during a
     half-done ``worktree add`` deletes its admin folder ("failed to read .../commondir")."""
     workdir.mkdir(parents=True, exist_ok=True)
@@ -111,9 +95,9 @@ def _prepare_worktree(job: LoopJob) -> Path:
     tree = Path(job.workdir) / job.name
     if job.resume and (tree / ".git").exists():
         return tree
-    with _worktree_admin(Path(job.workdir)):
+    with worktree_admin(Path(job.workdir)):
         if tree.exists():
-            _git(job.source, "worktree", "remove", "--force", str(tree), check=False)
+            git(Path(job.source), "worktree", "remove", "--force", str(tree), check=False)
             shutil.rmtree(tree, ignore_errors=True)
         add_worktree(Path(job.source), tree, job.branch, job.base)
     return tree
@@ -121,12 +105,12 @@ def _prepare_worktree(job: LoopJob) -> Path:
 
 def add_worktree(repo: Path, tree: Path, branch: str, base: str) -> None:
     """``tree`` on ``branch``, made at ``base`` when the repository has no such branch yet."""
-    _git(repo, "worktree", "prune", check=False)
+    git(repo, "worktree", "prune", check=False)
     tree.parent.mkdir(parents=True, exist_ok=True)
     if branch_tip(repo, branch):
-        _git(repo, "worktree", "add", "-q", str(tree), branch)
+        git(repo, "worktree", "add", "-q", str(tree), branch)
     else:
-        _git(repo, "worktree", "add", "-q", "-b", branch, str(tree), base)
+        git(repo, "worktree", "add", "-q", "-b", branch, str(tree), base)
 
 
 def _prepare_clone(job: LoopJob, scratch: Path) -> tuple[Path, str]:
@@ -134,13 +118,13 @@ def _prepare_clone(job: LoopJob, scratch: Path) -> tuple[Path, str]:
     loop goes on from its branch where the source has it (the work of its earlier run came
     back there), so that its new commits build on that work instead of replacing it."""
     tree = scratch / job.name
-    _git(scratch, "clone", "-q", "--no-checkout", job.source, str(tree))
-    base = job.base or _git(tree, "rev-parse", "HEAD").strip()
+    git(scratch, "clone", "-q", "--no-checkout", job.source, str(tree))
+    base = job.base or git(tree, "rev-parse", "HEAD").strip()
     start = base
-    if job.resume and _git(tree, "rev-parse", "--verify", "-q",
+    if job.resume and git(tree, "rev-parse", "--verify", "-q",
                            f"refs/remotes/origin/{job.branch}", check=False).strip():
         start = f"refs/remotes/origin/{job.branch}"
-    _git(tree, "checkout", "-q", "-b", job.branch, start)
+    git(tree, "checkout", "-q", "-b", job.branch, start)
     return tree, base
 
 
@@ -154,10 +138,11 @@ def _commit_leftovers(tree: Path, job: LoopJob, verdict: str) -> None:
     """Commit what the loop left uncommitted (a loop in a sub-folder does not commit), so the
     branch carries all of its work; the loop's own ``.ralph/`` stays out."""
     noise = [f":(exclude,glob)**/{part}/**" for part in sorted({".ralph", *NOISE_PARTS})]
-    _git(tree, "add", "-A", "--", ".", *noise, ":(exclude,glob)**/.coverage*", check=False)
-    if _git(tree, "diff", "--cached", "--name-only", check=False).strip():
-        _git(tree, *_identity(tree), "commit", "-q", "--no-verify", "-m",
-             f"ralph fleet {job.fleet_id}: {job.name} ({verdict})")
+    git(tree, "add", "-A", "--", ".", *noise, ":(exclude,glob)**/.coverage*", check=False,
+        magic=True)
+    if git(tree, "diff", "--cached", "--name-only", check=False).strip():
+        git(tree, "commit", "-q", "--no-verify", "-m",
+            f"ralph fleet {job.fleet_id}: {job.name} ({verdict})", identity=True)
 
 
 def _read(path: Path) -> str | None:
@@ -245,12 +230,12 @@ def run_job(job: LoopJob, *, on_start: Callable[[subprocess.Popen[bytes]], None]
         result.state_json = _read(folder / ".ralph" / "state.json")
         result.report_html = _read(folder / ".ralph" / "report.html")
         _commit_leftovers(tree, job, record.verdict)
-        record.commits = int(_git(tree, "rev-list", "--count", f"{base}..HEAD").strip() or 0)
+        record.commits = int(git(tree, "rev-list", "--count", f"{base}..HEAD").strip() or 0)
         if scratch is not None and record.commits:
             # Against the base the source repository has; a task's own repository gets the
             # whole branch, a bundle that stands alone.
             bundle = scratch / f"{job.name}.bundle"
-            _git(tree, "bundle", "create", "-q", str(bundle),
+            git(tree, "bundle", "create", "-q", str(bundle),
                  f"{base}..{job.branch}" if job.base else job.branch)
             result.bundle = bundle.read_bytes()
     except Exception as exc:

@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ralph_verify.fleet.job import _git, _identity, _worktree_admin, add_worktree
-from ralph_verify.project.git import GitError, branch_tip
+from ralph_verify.fleet.job import add_worktree, worktree_admin
+from ralph_verify.project.git import GitError, branch_tip, git
 
 #: The worktree folder of the integration branch, beside the tasks' worktrees.
 INTEGRATION_DIR = "_integration"
@@ -57,20 +57,20 @@ class Integration:
     def open(self) -> None:
         """The worktree on the integration branch (made at the base, or kept as it was)."""
         if not (self.tree / ".git").exists():
-            with _worktree_admin(self.workdir):
+            with worktree_admin(self.workdir):
                 add_worktree(self.repo, self.tree, self.branch, self.base)
 
     def close(self) -> None:
         """Remove the worktree; the branch stays (it is the fleet's result)."""
-        with _worktree_admin(self.workdir):
-            _git(self.repo, "worktree", "remove", "--force", str(self.tree), check=False)
+        with worktree_admin(self.workdir):
+            git(self.repo, "worktree", "remove", "--force", str(self.tree), check=False)
 
     def tip(self) -> str:
-        return _git(self.tree, "rev-parse", "HEAD").strip()
+        return git(self.tree, "rev-parse", "HEAD").strip()
 
     def touched(self, commit: str) -> list[str]:
         """The files a merge commit brought in (against its first parent)."""
-        return _git(self.tree, "diff", "--name-only", f"{commit}^1", commit,
+        return git(self.tree, "diff", "--name-only", f"{commit}^1", commit,
                     check=False).split()
 
     def merge(self, branch: str, message: str, gate: Mapping[str, Sequence[str]], *,
@@ -81,18 +81,18 @@ class Integration:
         before = self.tip()
         if branch_tip(self.repo, branch):
             try:
-                _git(self.tree, *_identity(self.tree), "merge", "--no-ff", "--no-edit", "-m",
-                     message, branch)
+                git(self.tree, "merge", "--no-ff", "--no-edit", "-m", message, branch,
+                    identity=True)
             except GitError as exc:
-                conflicts = _git(self.tree, "diff", "--name-only", "--diff-filter=U",
+                conflicts = git(self.tree, "diff", "--name-only", "--diff-filter=U",
                                  check=False).split()
-                _git(self.tree, "merge", "--abort", check=False)
-                _git(self.tree, "reset", "-q", "--hard", before, check=False)
+                git(self.tree, "merge", "--abort", check=False)
+                git(self.tree, "reset", "-q", "--hard", before, check=False)
                 return MergeOutcome(False, conflicts=conflicts or
                                     [f"(git merge failed: {exc.said[:300]})"])
         result = GateResult(True) if verified else self.verify(gate)
         if not result.passed:
-            _git(self.tree, "reset", "-q", "--hard", before)
+            git(self.tree, "reset", "-q", "--hard", before)
             return MergeOutcome(False, feedback=result.feedback)
         return MergeOutcome(True, commit=self.tip())
 

@@ -16,11 +16,11 @@ from typing import Any
 
 from ralph_verify.fleet import COST_SHARE_ENV
 from ralph_verify.fleet.feed import JobFeed
-from ralph_verify.fleet.job import UNFINISHED, JobResult, LoopJob, _git, state_cost
+from ralph_verify.fleet.job import UNFINISHED, JobResult, LoopJob, state_cost
 from ralph_verify.fleet.outputs import FLEET_JSON
 from ralph_verify.fleet.tasks import LoopSpec
 from ralph_verify.proc.signals import every
-from ralph_verify.project.git import GitError
+from ralph_verify.project.git import GitError, git
 from ralph_verify.records.files import save
 from ralph_verify.records.fleet import (
     FleetDocument,
@@ -115,7 +115,7 @@ class Fleet:
                 record.bundle = f"loops/{job.name}/{job.name}.bundle"
                 return
             with self._lock:
-                _git(self.repo, "fetch", "-q", handle.name,
+                git(self.repo, "fetch", "-q", handle.name,
                      f"+refs/heads/{job.branch}:refs/heads/{job.branch}")
         except GitError as exc:
             record.verdict_note = f"its commits could not be fetched: {exc}"

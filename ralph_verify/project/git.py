@@ -51,15 +51,18 @@ class GitError(UsageError):
         self.returncode, self.said = returncode, said
 
 
-def git(root: Path, *args: str, check: bool = True, identity: bool = False) -> str:
-    """Run ``git ARGS`` in ``root`` and return stdout; raise :class:`GitError` on failure."""
+def git(root: Path, *args: str, check: bool = True, identity: bool = False,
+        magic: bool = False) -> str:
+    """Run ``git ARGS`` in ``root`` and return stdout; raise :class:`GitError` on failure.
+    ``magic``: the pathspecs are git's patterns (``:(exclude,glob)``), not literal paths."""
     argv = ["git"]
     if identity:
         argv += ["-c", "commit.gpgsign=false"]
         if not _has_identity(root):
             argv += ["-c", "user.name=ralph-verify", "-c", "user.email=ralph-verify@localhost"]
     proc = subprocess.run([*argv, *args], cwd=root, capture_output=True, text=True,
-                          env=git_env(), stdin=subprocess.DEVNULL, check=False)
+                          env=git_env(GIT_LITERAL_PATHSPECS="0" if magic else "1"),
+                          stdin=subprocess.DEVNULL, check=False)
     if check and proc.returncode != 0:
         raise GitError(root, args, proc.returncode, (proc.stderr or proc.stdout).strip())
     return proc.stdout
