@@ -140,8 +140,7 @@ def run_iteration(session: Session, iteration: Iteration) -> None:
     log_path = folder / "agent.log"
     log_path.unlink(missing_ok=True)
     driver.phase("agent", iteration)
-    config.hook.ralph_report_phase(
-        session=session, phase=f"agent {getattr(driver.agent, 'name', 'agent')} running")
+    config.hook.ralph_report_phase(session=session, phase=f"agent {driver.agent.name} running")
     before = driver.snapshot(None)
     request = AgentRequest(prompt=iteration.prompt, prompt_file=iteration.prompt_path,
                            iteration=iteration.number, root=session.root,
