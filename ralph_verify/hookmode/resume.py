@@ -33,6 +33,7 @@ from ralph_verify.records.session import HookRecord, SessionState
 from ralph_verify.state_files import now_iso
 from ralph_verify.tasks.model import TaskList
 from ralph_verify.tasks.order import DONE
+from ralph_verify.tasks.prompt import is_task_text
 
 if TYPE_CHECKING:
     from ralph_verify.config import Config
@@ -148,8 +149,8 @@ def resume_task_list(config: Config, statedir: StateDir, previous: SessionState,
     if state.verdict == "complete":
         raise UsageError(f"the task list {task_list.path.name} is already complete; "
                          "'ralph-verify start --tasks FILE' starts it again")
-    row = next((row for row in state.tasks
-                if (previous.task or "").startswith(f"# Task {row.id}:")), None)
+    row = next((row for row in state.tasks if is_task_text(previous.task or "", row.id)),
+               None)
     going_on = previous.verdict_name != "complete" and row is not None and \
         row.status not in DONE
     if going_on:

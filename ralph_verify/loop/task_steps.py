@@ -17,6 +17,7 @@ from ralph_verify.records.files import CorruptFile, parse
 from ralph_verify.state_files import write_text_atomic
 from ralph_verify.tasks.keys import LIST_NOTIFIER_KEY, put_back, task_commit
 from ralph_verify.tasks.order import DONE, FROM_REASON, ordered
+from ralph_verify.tasks.prompt import is_task_text
 from ralph_verify.tasks.state import TasksState
 
 if TYPE_CHECKING:
@@ -177,7 +178,7 @@ def interrupted(root: Path, task_id: str) -> bool:
     """Whether the one loop's last session is this task's, stopped mid-way (killed, or
     cancelled): ``run --tasks --resume`` then continues it instead of starting again."""
     data = StateDir(root).read_state()
-    if data is None or not (data.task or "").startswith(f"# Task {task_id}:"):
+    if data is None or not is_task_text(data.task or "", task_id):
         return False
     return data.status == "running" or data.verdict_name == "cancelled"
 

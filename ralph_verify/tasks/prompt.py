@@ -71,6 +71,11 @@ def learnings(root: Path, name: str, budget: int = LEARNINGS_BUDGET) -> str:
     return kept.encode()[:budget].decode(errors="ignore").strip()
 
 
+def is_task_text(text: str, task_id: str) -> bool:
+    """Whether a session's task text (:func:`task_body` heads it) is task ``task_id``'s."""
+    return text.startswith(f"# Task {task_id}:")
+
+
 def task_body(task: Task) -> str:
     """The task as the prompt's ``{{task}}``: its title, prompt and notes (the gate, the list
     and the learnings have placeholders of their own)."""
