@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.guard.command import MAX_BYTES, SimpleCommand, Unreadable
-from ralph_verify.guard.effects import grepped, startup_file
+from ralph_verify.guard.effects import grepped
 from ralph_verify.guard.families import write_targets
-from ralph_verify.guard.judge import command_refusals, paths
+from ralph_verify.guard.judge import command_refusals, paths, write_refusals
 from ralph_verify.guard.net import network_findings
 from ralph_verify.guard.policy import (
     DEFAULT_METADATA_HOSTS,
@@ -131,20 +131,8 @@ def _refusals(tool_name: str, tool_input: Mapping[str, Any], policy: Policy,
 
 
 def _write_tool(tool: str, path: Any, cwd: Path, policy: Policy) -> Iterator[Refusal]:
-    if not isinstance(path, str) or not path:
-        return
-    target = resolve(path, cwd, policy)
-    yield from starmap(Refusal, changed([(path, target)], tool, policy))
-    git_dir = policy.root.resolve() / ".git"
-    if target is not None and not is_inside(target, policy) and startup_file(target):
-        yield Refusal("persistence", f"{tool} of {path}: it runs again in later sessions "
-                                     "(a start-up file, a service, cron); leave it to the user")
-    if not writable(target, policy, path):
-        yield Refusal("write-outside", f"{tool} of {path}: it is outside the project "
-                                       f"{policy.root}; work inside the project")
-    elif target is not None and (target == git_dir or git_dir in target.parents):
-        yield Refusal("write-outside", f"{tool} of {path}: it is inside the project's .git "
-                                       "(hooks, config, objects); git itself manages it")
+    if isinstance(path, str) and path:
+        yield from write_refusals(path, resolve(path, cwd, policy), tool, policy)
 
 
 def _strings(value: Any) -> Iterator[str]:

@@ -199,31 +199,21 @@ def _extract_folder(name: str, args: list[str]) -> list[str]:
     return []
 
 
-def command_refusals(command: SimpleCommand, cwd: Path | None,
-                     policy: Policy) -> Iterator[Found]:
-    """What the wider families find in one simple command, run in ``cwd``."""
-    name, args, root = command.name, command.args, real(policy.root)
-    redirected = [t for op, t in command.redirects if op in (">", ">>", ">|", "&>", "&>>")]
-    redirected += operands(args) if name == "tee" else []
-    for target in redirected:
-        path = resolve(target, cwd, policy)
-        if path is not None and (path == root / ".git" or (root / ".git") in path.parents):
-            yield ("write-outside", f"writing {target} changes the project's .git")
-    for target in write_targets(command):
-        if target.startswith("/dev/") and target in ("/dev/null", "/dev/stdout", "/dev/stderr"):
-            continue
-        path = resolve(target, cwd, policy)
-        # ``mv`` to scratch takes the files out of the project: not scratch for it.
-        if path is None or not writable(path, policy, "" if name == "mv" else target) or \
-                path == root / ".git" or \
-                (root / ".git") in path.parents:
-            yield ("write-outside", f"{name} {target} changes {path or target}, outside the "
-                                    f"project {root} (or its .git); work inside the project")
-    if name == "rm":
-        yield from _glob_refusals(operands(args), cwd, policy)
+#: Redirections that write their target; ``>&`` to a number or ``-`` copies a descriptor.
+OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
+#: Devices written without changing a file.
+_DEVICES = re.compile(r"^/dev/(null|stdout|stderr|tty|zero|fd/\d+)$")
 
 
-def _glob_refusals(targets: list[str], cwd: Path | None, policy: Policy) -> Iterator[Found]:
+def written(command: SimpleCommand) -> list[str]:
+    """Every file ``command`` writes: its redirections', tee's and :func:`write_targets`'."""
+    found = [t for op, t in command.redirects if op in OUTPUT_REDIRECTS and not (
+        op == ">&" and (t.isdigit() or t == "-"))]
+    found += operands(command.args) if command.name == "tee" else []
+    return [t for t in [*found, *write_targets(command)] if not _DEVICES.match(t)]
+
+
+def glob_refusals(targets: list[str], cwd: Path | None, policy: Policy) -> Iterator[Found]:
     root = real(policy.root)
     for target in targets:
         if not GLOB.search(target):

@@ -28,13 +28,13 @@ from ralph_verify.guard.effects import (
     reads,
     startup_file,
 )
-from ralph_verify.guard.families import command_refusals as family_refusals
 from ralph_verify.guard.families import (
     flag,
     git_global_options,
     git_history,
+    glob_refusals,
     operands,
-    write_targets,
+    written,
 )
 from ralph_verify.guard.net import NETWORK_COMMANDS, network_findings
 from ralph_verify.guard.policy import (
@@ -56,7 +56,6 @@ from ralph_verify.guard.tamper import cache_read, changed, words_refusals
 from ralph_verify.guard.unfold import DOWNLOADERS, INTERPRETERS
 from ralph_verify.guard.words import FIND_TESTS, UNKNOWN_SUBST, find_starts
 
-OUTPUT_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 ELEVATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0", "runuser"})
 #: Commands that read the files named in their arguments even when the guard cannot see
 #: them exist yet; for any other command a secret is refused only when it exists.
@@ -70,7 +69,6 @@ READERS = frozenset({
 })
 DNS_TOOLS = frozenset({"dig", "host", "nslookup", "drill", "delv", "whois", "getent",
                        "resolvectl", "ping", "ping6", "traceroute"})
-_DEVICES = re.compile(r"^/dev/(null|stdout|stderr|tty|zero|fd/\d+)$")
 #: Programs that match a quoted pattern against files themselves (archivers, git's
 #: pathspecs, searches, interpreters' scripts); to others ``'*.json'`` names no file.
 _EXPANDS_PATTERNS = INTERPRETERS | SHELLS | {
@@ -111,29 +109,22 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
                                        "a file in the project and read it first")
     if name == "rm":
         yield from _deletions(operands(args), cwd, policy, "rm")
+        yield from starmap(Refusal, glob_refusals(operands(args), cwd, policy))
     elif name == "find" and "-delete" in args:  # without a test: all of DIR, DIR included
         yield from _deletions(find_starts(args), cwd, policy, "find -delete",
                               searched=bool(FIND_TESTS & set(args)))
     elif name == "git":
         yield from _git_refusals(args, cwd, policy)
-    yield from _redirects(command, cwd, policy)
-    if name == "tee":
-        for target in operands(args):
-            if not _DEVICES.match(target):
-                path = resolve(target, cwd, policy)
-                if path is None or not writable(path, policy, target):
-                    yield Refusal("write-outside", f"tee to {target}: it is outside the "
-                                                   f"project {policy.root}")
+    for op, target in command.redirects:
+        if op in ("<", "<>"):
+            for path in paths(target, cwd, policy):
+                if is_secret(path, policy):
+                    yield _secret_refusal(target)
     yield from _secrets(command, cwd, policy)
-    written = [*write_targets(command),
-               *(t for op, t in command.redirects if op in OUTPUT_REDIRECTS)]
-    yield from _tamper(command, written, cwd, policy)
-    yield from starmap(Refusal, family_refusals(command, cwd, policy))
-    for target in written:
-        path = resolve(target, cwd, policy)
-        if path is not None and not is_inside(path, policy) and startup_file(path):
-            yield Refusal("persistence", f"{target} runs again in later sessions (a start-up "
-                                         "file, a service, cron); leave it to the user")
+    for target in written(command):  # ``mv`` to scratch takes the files out of the project
+        yield from write_refusals(target, resolve(target, cwd, policy),
+                                  name or "a redirection", policy, scratch=name != "mv")
+    yield from _tamper(command, cwd, policy)
     for rule, reason in (*reverse_shell(command), *miner(command), *disk_fill(command),
                          *administration(command), *container(command, cwd, policy),
                          *served(command, cwd, policy), *foreign_code(command, cwd, policy),
@@ -143,18 +134,33 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
     yield from network(command, policy)
 
 
-def _tamper(command: SimpleCommand, written: list[str], cwd: Path | None,
-            policy: Policy) -> Iterator[Refusal]:
-    """Writes, moves and deletions of the session's own files; reads of ralph-verify's cache."""
+def write_refusals(word: str, path: Path | None, what: str, policy: Policy,
+                   scratch: bool = True) -> Iterator[Refusal]:
+    """What ``what`` writing ``word`` (at ``path``) breaks, by any tool; ``scratch``: a temp
+    folder may be written."""
+    yield from starmap(Refusal, changed([(word, path)], f"{what} writing", policy))
+    if path is not None and not is_inside(path, policy) and startup_file(path):
+        yield Refusal("persistence", f"{what} writing {word}: it runs again in later sessions "
+                                     "(a start-up file, a service, cron); leave it to the user")
+    git_dir = real(policy.root) / ".git"
+    if path is None or not writable(path, policy, word if scratch else ""):
+        yield Refusal("write-outside", f"{what} writing {word}: it is outside the project "
+                                       f"{policy.root}; work inside the project")
+    elif path == git_dir or git_dir in path.parents:
+        yield Refusal("write-outside", f"{what} writing {word}: it is inside the project's "
+                                       ".git (hooks, config, objects); git itself manages it")
+
+
+def _tamper(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator[Refusal]:
+    """Deletions of the session's own files; reads of ralph-verify's cache."""
     name, args = command.name, command.args
-    targets = list(written)
-    if name in ("rm", "unlink", "rmdir", "shred", "tee", "srm", "trash", "trash-put"):
-        targets += operands(args)
+    targets = []
+    if name in ("rm", "unlink", "rmdir", "shred", "srm", "trash", "trash-put"):
+        targets = operands(args)
     elif name == "find" and "-delete" in args:
-        targets += find_starts(args)
-    what = {"rm": "deleting", "find": "deleting"}.get(name, "changing")
-    yield from starmap(Refusal, changed(((t, resolve(t, cwd, policy)) for t in targets), what,
-                                        policy))
+        targets = find_starts(args)
+    yield from starmap(Refusal, changed(((t, resolve(t, cwd, policy)) for t in targets),
+                                        f"{name} deleting", policy))
     for word in reads(command):
         if any(cache_read(p, policy) for p in paths(word, cwd, policy)):
             yield Refusal("tamper", f"{name} {word}: ralph-verify's cache holds the cancel key "
@@ -184,20 +190,6 @@ def network(command: SimpleCommand, policy: Policy) -> Iterator[Refusal]:
         for rule, reason in network_findings(command.words, True, (), False):
             if rule == "metadata":
                 yield Refusal(rule, reason)
-
-
-def _redirects(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator[Refusal]:
-    for op, target in command.redirects:
-        if op in OUTPUT_REDIRECTS and target and not target.isdigit() and target != "-" \
-                and not _DEVICES.match(target):
-            path = resolve(target, cwd, policy)
-            if path is None or not writable(path, policy, target):
-                yield Refusal("write-outside", f"redirecting output to {target}: it is "
-                                               f"outside the project {policy.root}")
-        if op in ("<", "<>"):
-            for path in paths(target, cwd, policy):
-                if is_secret(path, policy):
-                    yield _secret_refusal(target)
 
 
 def _secrets(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator[Refusal]:
