@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ralph_verify.guard.command import GLOB, Found, SimpleCommand
+from ralph_verify.guard.command import Found, SimpleCommand
 from ralph_verify.guard.policy import (
     Policy,
     current_branch,
-    real,
     resolve,
     session_branch,
     writable,
@@ -211,21 +209,6 @@ def written(command: SimpleCommand) -> list[str]:
         op == ">&" and (t.isdigit() or t == "-"))]
     found += operands(command.args) if command.name == "tee" else []
     return [t for t in [*found, *write_targets(command)] if not _DEVICES.match(t)]
-
-
-def glob_refusals(targets: list[str], cwd: Path | None, policy: Policy) -> Iterator[Found]:
-    root = real(policy.root)
-    for target in targets:
-        if not GLOB.search(target):
-            continue
-        head, _, pattern = target.rpartition("/")
-        folder = resolve(head or ".", cwd, policy) if head or not target.startswith("/") \
-            else Path("/")
-        if folder is None:
-            continue
-        if folder == root and (fnmatch.fnmatchcase(".git", pattern) or pattern in ("*", ".*")):
-            yield ("rm-outside", f"rm {target} can match the project's .git or everything in "
-                                 f"the project {root}; delete the files you created by name")
 
 
 def git_history(sub: str, rest: list[str], options: list[tuple[str, str | None]],

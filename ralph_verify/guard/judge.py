@@ -3,6 +3,7 @@ become paths on the real file system (globs matched, symlinks followed)."""
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import re
 from collections.abc import Iterator
@@ -32,7 +33,6 @@ from ralph_verify.guard.families import (
     flag,
     git_global_options,
     git_history,
-    glob_refusals,
     operands,
     written,
 )
@@ -109,7 +109,6 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
                                        "a file in the project and read it first")
     if name == "rm":
         yield from _deletions(operands(args), cwd, policy, "rm")
-        yield from starmap(Refusal, glob_refusals(operands(args), cwd, policy))
     elif name == "find" and "-delete" in args:  # without a test: all of DIR, DIR included
         yield from _deletions(find_starts(args), cwd, policy, "find -delete",
                               searched=bool(FIND_TESTS & set(args)))
@@ -261,6 +260,10 @@ def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
         else:
             follow = target.endswith("/") and target.rstrip("/") != ""
             found = [resolve(target, cwd, policy, follow_last=follow)]
+        # ``rm -rf *``, ``.g*`` in the project's top: all of it, or its .git
+        head, _, last = target.rstrip("/").rpartition("/")
+        whole = has_glob and (last in ("*", ".*") or fnmatch.fnmatchcase(".git", last)) and \
+            resolve(head or ("/" if target.startswith("/") else "."), cwd, policy) == root
         for path in found:
             if path is None:
                 yield Refusal("rm-outside", f"{what} {target}: cannot tell where that is (a "
@@ -268,7 +271,7 @@ def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
                                             "inside the project")
                 break
             in_git = path == git_dir or git_dir in path.parents
-            own = (path == root and not (has_glob or searched)) or in_git
+            own = (path == root and not (has_glob or searched)) or in_git or whole
             if not writable(path, policy, target) or own:
                 yield Refusal("rm-outside", f"{what} {target} deletes {path}, which is outside "
                                             f"the project {policy.root} (or is the project or "
