@@ -86,7 +86,7 @@ def paths(word: str, cwd: Path | None, policy: Policy) -> list[Path | None]:
     """Where ``word`` lands: each glob match (symlinks followed), or the path itself."""
     if not GLOB.search(word) or "$" in word or cwd is None:
         return [resolve(word, cwd, policy)]
-    pattern = expand_tilde(word, policy)
+    pattern = expand_tilde(word.replace("[^", "[!"), policy)  # bash's ``[^.]`` is ``[!.]``
     if pattern is None:
         return [None]
     absolute = pattern if pattern.startswith("/") else str(cwd / pattern)
@@ -262,7 +262,8 @@ def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
             found = [resolve(target, cwd, policy, follow_last=follow)]
         # ``rm -rf *``, ``.g*`` in the project's top: all of it, or its .git
         head, _, last = target.rstrip("/").rpartition("/")
-        whole = has_glob and (last in ("*", ".*") or fnmatch.fnmatchcase(".git", last)) and \
+        whole = has_glob and (last in ("*", ".*") or fnmatch.fnmatchcase(
+            ".git", last.replace("[^", "[!"))) and \
             resolve(head or ("/" if target.startswith("/") else "."), cwd, policy) == root
         for path in found:
             if path is None:
