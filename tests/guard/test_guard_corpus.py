@@ -20,6 +20,7 @@ from ralph_verify.guard.decide import Policy, evaluate
 from tests.guard_corpus import DESTRUCTIVE, ORDINARY, Call, make_project
 from tests.guard_corpus_adversary import ADVERSARY, ADVERSARY_ORDINARY
 from tests.guard_corpus_honest import HONEST_ORDINARY
+from tests.guard_corpus_merges import MERGES, MERGES_ORDINARY
 from tests.guard_corpus_round7 import ROUND7, ROUND7_NEAR, ROUND7_ORDINARY
 from tests.guard_corpus_round8 import ROUND8, ROUND8_ORDINARY
 
@@ -130,6 +131,14 @@ def test_honest_calls_across_ecosystems_are_let_through(policy: Policy) -> None:
     stopped = [(call, evaluate(call[0], call[1], policy)) for call in HONEST_ORDINARY]
     assert len(HONEST_ORDINARY) >= 800
     assert not [(call, r.rule) for call, r in stopped if r is not None]
+
+
+def test_the_edges_of_the_merged_readers_hold(policy: Policy) -> None:
+    """tests/guard_corpus_merges.py: writes and deletions on the seams of the readers that
+    were merged (``>&`` into .git, ``> 2`` written as a file, devices as sinks, ``rm *`` and
+    ``.[^.]*`` in the project's top); every one refused, none of the honest ones."""
+    assert not allowed([call for _, call in MERGES], policy)
+    assert not [call for call in MERGES_ORDINARY if evaluate(call[0], call[1], policy)]
 
 
 def test_refusals_name_the_class_rule(policy: Policy) -> None:
