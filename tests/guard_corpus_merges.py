@@ -27,6 +27,10 @@ tee -a ~/.profile < README.md
 printf '* * * * * sh x\n' | tee /etc/cron.d/job
 mv .env /tmp/leak.env
 tee /tmp/../etc/motd < README.md
+sed -Ei 's/^127/#127/' /etc/hosts
+sed -ni '1d' .git/config
+sed -Ei.bak 's/^/x/' ~/.bashrc
+perl -pi.bak -e 's/a/b/' /etc/hosts
 """
 _DELETES = r"""
 rm -rf */
@@ -64,6 +68,12 @@ rm -rf .pytest_cache .mypy_cache .ruff_cache
 find src/* -name '*.pyc' -delete
 cd src && rm -rf ../build/*
 cd build && rm -rf *
+sed -Ei 's/foo/bar/g' src/app.py
+sed -ni '1,5p' build/x.txt
+sed -Ei 's/a/b/' /tmp/notes.txt
+perl -pi -e 's/a/b/' src/app.py
+perl -Ilib -e 'print 1'
+perl -Ilib t/basic.t
 """
 
 

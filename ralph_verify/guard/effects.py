@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ralph_verify.guard.command import Found, SimpleCommand
 from ralph_verify.guard.embedded import GIT_COMMAND_KEYS, GIT_HIDDEN_KEYS
-from ralph_verify.guard.families import OUTPUT_OPTIONS
+from ralph_verify.guard.families import OUTPUT_OPTIONS, in_place
 
 #: Commands that name files without reading what is in them.
 NON_READERS = frozenset({
@@ -108,7 +108,7 @@ _SED_EDIT = re.compile(r"(\d+|\$|/[^/]*/)?d|s(.)(?:\\.|(?!\2).)*\2(?:\\.|(?!\2).
 
 def _edits_quietly(args: list[str]) -> bool:
     """``sed -i 's/a/b/' .env``: the file is rewritten in place and nothing is printed."""
-    if not any(re.fullmatch(r"-[a-zA-Z]*i.*|--in-place(=.*)?", a) for a in args):
+    if not in_place(args):
         return False
     scripts = [v for a, v in itertools.pairwise(args) if a in ("-e", "--expression")]
     if not scripts and not {"-f", "--file"} & set(args):

@@ -80,10 +80,7 @@ def write_targets(command: SimpleCommand) -> list[str]:
             a in ("--extract", "--get") or re.fullmatch(r"-?[a-zA-Z]*x[a-zA-Z]*", a)
             for a in args[:3]):
         return ["/"]  # ``tar -xPf``: the archive's absolute paths, anywhere
-    if name in ("sed", "gsed", "perl") and any(
-            a.startswith("-i") or a.startswith("--in-place") or (
-                re.fullmatch(r"-[a-zA-Z]+", a) is not None and "i" in a and name == "perl")
-            for a in args):
+    if name in ("sed", "gsed", "perl") and in_place(args):
         positional = operands(args, frozenset({"-e", "-f", "--expression", "--file"}))
         scripted = any(a in ("-e", "-f", "--expression", "--file") for a in args)
         # ``sed -i '' FILE``: the empty script is lost in splitting; a file is not a script.
@@ -151,6 +148,11 @@ def write_targets(command: SimpleCommand) -> list[str]:
                                                    len(arg) > 2 and not arg[2:].isalpha()):
                 found.append(arg.split("=", 1)[1] if "=" in arg else arg[2:])
     return found
+
+
+def in_place(args: list[str]) -> bool:
+    """``sed -i``, ``-Ei``, ``-ni.bak``, ``perl -pi``: the files are rewritten in place."""
+    return any(re.fullmatch(r"-[a-zA-Z]*i.*|--in-place(=.*)?", a) for a in args)
 
 
 def _made(name: str, args: list[str]) -> list[str]:
