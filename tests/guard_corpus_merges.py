@@ -31,6 +31,11 @@ sed -Ei 's/^127/#127/' /etc/hosts
 sed -ni '1d' .git/config
 sed -Ei.bak 's/^/x/' ~/.bashrc
 perl -pi.bak -e 's/a/b/' /etc/hosts
+tee /dev/nvme0n1 < build/x.txt
+echo x >& /dev/sdb
+shred /dev/sdb
+cp build/x.txt /dev/sdc
+pytest &>> /dev/sda
 """
 _DELETES = r"""
 rm -rf */
@@ -74,6 +79,9 @@ sed -Ei 's/a/b/' /tmp/notes.txt
 perl -pi -e 's/a/b/' src/app.py
 perl -Ilib -e 'print 1'
 perl -Ilib t/basic.t
+cp build/x.txt build/disk.img
+tee /dev/null < README.md
+dd if=/dev/zero of=build/blank.img bs=1M count=4
 """
 
 

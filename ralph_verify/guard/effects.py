@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ralph_verify.guard.command import Found, SimpleCommand
 from ralph_verify.guard.embedded import GIT_COMMAND_KEYS, GIT_HIDDEN_KEYS
-from ralph_verify.guard.families import OUTPUT_OPTIONS, in_place
+from ralph_verify.guard.families import OUTPUT_OPTIONS, in_place, written
 
 #: Commands that name files without reading what is in them.
 NON_READERS = frozenset({
@@ -301,20 +301,14 @@ def machine(command: SimpleCommand) -> Iterator[Found]:
     elif name.startswith("mkfs") or name in ("wipefs", "mke2fs", "mkdosfs") or (
             name in _DISK_TOOLS and not ({"-l", "--list", "-p", "--print", "-I"} & set(args))):
         why = f"{name} rewrites a disk or a partition"
-    elif name == "dd" and any(a.startswith("of=") and _DISK.match(a[3:]) for a in args):
-        why = "dd onto a device wipes a disk"
-    elif name in ("shred", "cp", "cat", "tee", "pv") and any(_DISK.match(a) for a in args[1:]
-                                                            if name in ("cp", "tee", "shred")):
-        why = f"{name} onto a device wipes a disk"
+    elif disk := next((t for t in written(command) if _DISK.match(t)), ""):
+        why = f"{name or 'a redirection'} writing {disk} wipes a disk"
     elif name in ("swapoff", "sysctl") and any(a in ("-a", "-w") for a in args):
         why = f"{name} changes the running kernel"
     elif (name in ("mount", "umount") and args) or (
             name in ("iptables", "ip6tables", "nft", "ufw") and not {"-L", "-S", "list",
                                                                    "status"} & set(args)):
         why = f"{name} {' '.join(args)} changes the machine's file systems or firewall"
-    if not why and any(op in (">", ">>", ">|", "&>") and _DISK.match(target)
-                       for op, target in command.redirects):
-        why = "writing onto a device wipes a disk"
     if why:
         yield ("system", f"{why}; leave it to the user")
 
