@@ -13,7 +13,7 @@ from ralph_verify.guard.inline import interpreter_family
 from ralph_verify.guard.net import classify
 from ralph_verify.guard.policy import Policy, holds_secrets, is_inside, is_secret, real, resolve
 from ralph_verify.guard.scripts import SHELLS
-from ralph_verify.guard.unfold import INTERPRETERS, NOT_RUNNERS, PACKAGE_RUNNERS
+from ralph_verify.guard.unfold import INTERPRETERS, NOT_RUNNERS, PACKAGE_RUNNERS, reads_stdin
 
 _NETCATS = frozenset({"nc", "ncat", "netcat", "nc.traditional", "nc.openbsd", "pwncat"})
 _NETCAT_EXEC = re.compile(r"^(-e|-c|--exec|--sh-exec|--lua-exec)(=.*)?$|^-[a-zA-Z]*[ec]$")
@@ -59,17 +59,12 @@ def reverse_shell(command: SimpleCommand) -> Iterator[Found]:
         shell = name in SHELLS or name == "exec"
         if shell or classify(match.group(2)) != "loopback":
             why = why or f"redirecting {name or 'the shell'} to {target} opens a raw socket"
-    if name in SHELLS and _reads_stdin(args) and any(
+    if name in SHELLS and reads_stdin(args) and any(
             op in ("<&", ">&", "<>") and target not in ("0", "1", "2", "-", "/dev/null")
             for op, target in command.redirects):
         why = why or f"{name} reads its commands from another descriptor (a socket)"
     if why:
         yield ("reverse-shell", f"{why}; a remote party would control this machine")
-
-
-def _reads_stdin(args: list[str]) -> bool:
-    return not any(a.startswith("-") and "c" in a[1:] and not a.startswith("--") for a in args)\
-        and not [a for a in args if not a.startswith(("-", "+"))]
 
 
 def miner(command: SimpleCommand) -> Iterator[Found]:

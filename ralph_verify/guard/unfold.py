@@ -200,7 +200,7 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
     command.redirects.extend((">", w) for w in found.writes)
     command.redirects.extend(("<", r) for r in found.reads)
     _embedded(found, context, depth, out)
-    if name in SHELLS and _dash_c(args) is None and _reads_stdin(args) and \
+    if name in SHELLS and _dash_c(args) is None and reads_stdin(args) and \
             command.stdin_text is None and not _sources(command) and \
             interpreter_family(command.inside) in INTERPRETERS | {"awk", "gawk", "mawk"}:
         out.found.append(("inline-code", f"{command.inside} code starts {name}, whose commands "
@@ -224,7 +224,7 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
         script = _dash_c(args)
         if script is not None:
             nested.append((script, name))
-        elif _reads_stdin(args) and (text := _stdin_text(command, name, out)) is not None:
+        elif reads_stdin(args) and (text := _stdin_text(command, name, out)) is not None:
             nested.append((text, name))
     elif name in ("source", "."):
         if args[:1] in (["/dev/stdin"], ["-"], ["/dev/fd/0"], ["/dev/fd/63"]) and (
@@ -268,7 +268,7 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
             code = "\n".join(a for a in args[2:] if not a.startswith("-"))
         code = "\n".join([*([code] if code else []), *(
             a.split(",", 1)[-1] for a in args if a.startswith("data:"))]) or None
-        if code is None and _reads_stdin(args, interpreter=True):
+        if code is None and reads_stdin(args, interpreter=True):
             code = _stdin_text(command, name, out, code=True)
         if code is not None:
             effects = analyse(family, code, " ".join(args))
@@ -280,7 +280,7 @@ def _one(command: SimpleCommand, context: Context, depth: int, out: Unfolded) ->
                 out.found.append(("fork-bomb", f"{name} code forks in a loop"))
     elif name not in SHELLS and name not in NOT_RUNNERS:
         code = _given_code(name, args)
-        if code is None and _reads_stdin(args, interpreter=True):  # ``jshell <<< CODE``
+        if code is None and reads_stdin(args, interpreter=True):  # ``jshell <<< CODE``
             code = command.stdin_text if not command.feeds else static_text(_sources(command))
         if code is not None:
             effects = analyse("code", code)
@@ -429,11 +429,11 @@ def _dash_c(args: list[str]) -> str | None:
     return None
 
 
-def _reads_stdin(args: list[str], interpreter: bool = False) -> bool:
+def reads_stdin(args: list[str], interpreter: bool = False) -> bool:
     """``sh``, ``bash -s``, ``python -``, ``sh /dev/stdin``: the program comes from stdin."""
     if "-s" in args and not interpreter:
         return True
-    positional = [a for a in args if not a.startswith("-") or a == "-"]
+    positional = [a for a in args if not a.startswith(("-", "+")) or a == "-"]  # ``bash +e``
     if interpreter and positional[:1] == ["run"]:  # ``deno run -A -``, ``bun run -``
         positional = positional[1:]
     if interpreter and any(a in ("-m", "-c", "-e", "-E", "-r", "--eval", "-p") for a in args):
