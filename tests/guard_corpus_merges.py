@@ -44,6 +44,11 @@ bash -s x <&3
 bash /dev/stdin <&3
 sh +x <&196 >&196
 """
+_SECRET_NAMES = r"""
+docker run --rm -e DB_PASSWD alpine env
+docker run --rm -e GPG_PRIVATE alpine sh
+podman run -e SSH_AUTH_SOCK alpine sh
+"""
 _DELETES = r"""
 rm -rf */
 cd src && rm -rf ../*
@@ -93,6 +98,8 @@ echo 'echo hi' | bash +x
 bash +x scripts/build.sh
 bash -x scripts/build.sh 2>&1
 bash -c 'echo hi' <&0
+docker run --rm -e DEBUG alpine echo hi
+docker run --rm -e PORT -p 8000:8000 alpine echo hi
 """
 
 
@@ -107,6 +114,7 @@ MERGES: list[tuple[str, Call]] = [
                           "new_string": "b"})),
     *(("delete", call) for call in _bash(_DELETES)),
     *(("shell-forms", call) for call in _bash(_STDIN)),
+    *(("secrets", call) for call in _bash(_SECRET_NAMES)),
 ]
 MERGES_ORDINARY: list[Call] = [
     *_bash(_HONEST),

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ralph_verify.guard.command import Found, SimpleCommand
+from ralph_verify.guard.command import SECRET_NAME, Found, SimpleCommand
 from ralph_verify.guard.credentials import CLOUD_CLIS, CONTAINER_TOOLS, container_command
 from ralph_verify.guard.inline import interpreter_family
 from ralph_verify.guard.net import classify
@@ -98,8 +98,8 @@ def container(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Itera
                 flag[0] == "--device"):
             yield ("container", f"{name} {arg} gives the container the host itself")
             return
-        if (arg in ("-e", "--env") and re.fullmatch(r"[A-Za-z_]\w*", value) and re.search(
-                r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", value, re.IGNORECASE)) or (
+        if (arg in ("-e", "--env") and re.fullmatch(r"[A-Za-z_]\w*", value) and
+                SECRET_NAME.search(value)) or (
                 arg == "--env-file" and is_secret(resolve(value, cwd, policy), policy)):
             yield ("read-secrets", f"{name} {arg} {value} hands a secret of this machine to the "
                                    "container, where it can print or send it")

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ralph_verify.guard.command import Found, SimpleCommand
+from ralph_verify.guard.command import SECRET_NAME, Found, SimpleCommand
 from ralph_verify.guard.embedded import GIT_COMMAND_KEYS, GIT_HIDDEN_KEYS
 from ralph_verify.guard.families import OUTPUT_OPTIONS, in_place, written
 
@@ -38,8 +38,7 @@ _HELD_ELSEWHERE = {"xclip": re.compile(r"(^|\s)-o"),
                    "xsel": re.compile(r"(^|\s)(-o|--output)\b|^$"),
                    "wl-paste": re.compile(""), "pbpaste": re.compile(""),
                    "tmux": re.compile(r"\bcapture-pane\b"), "screen": re.compile(r"hardcopy")}
-SECRET_VAR = re.compile(r"\$\{?[A-Za-z_]*(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|"
-                         r"PRIVATE|AUTH)[A-Za-z0-9_]*", re.IGNORECASE)
+SECRET_VAR = re.compile(rf"\$\{{?[A-Za-z_]*({SECRET_NAME.pattern})", re.IGNORECASE)
 _ENVIRON_FILE = re.compile(r"/proc/[^/\s]+/environ")
 STARTUP_FILES = frozenset({
     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",

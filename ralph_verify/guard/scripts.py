@@ -9,6 +9,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from ralph_verify.guard.command import SECRET_NAME
 from ralph_verify.guard.words import split_words
 
 DELETE = ("rmtree", "remove", "unlink", "rmdir", "removedirs", "remove_tree", "rm_rf", "rm_r",
@@ -55,8 +56,6 @@ _DELETING = re.compile(r"\b(unlink|rmtree|remove_tree|rm_rf|rm_r|rmdir|rmSync|un
 #: ``os.environ['NAME']``, ``$ENV{NAME}``, ``process.env.NAME``, ``ENVIRON["NAME"]`` ...
 _ENV_READ = re.compile(r"(?:environ|ENV|env|getenv|Sys\.getenv|ENVIRON|\$_ENV|getEnv)"
                        r"\s*(?:\[|\{|\.get\s*\(|\(|\.)\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)")
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|AUTH",
-                          re.IGNORECASE)
 _SOCKET = re.compile(r"\bsocket\b|create_connection|TCPSocket|fsockopen|IO::Socket|"
                      r"\bnet\.(connect|Socket|createConnection)|require\(\s*['\"]net['\"]|"
                      r"/inet[46]?/|stream_socket_client|socket\.tcp|Socket\.new|"
@@ -135,7 +134,7 @@ _KILL_PARENT = re.compile(r"\bkill\W+[^;]*\b(getppid|ppid)\b")
 def common(code: str, effects: CodeEffects) -> None:
     """What any language's code is judged by besides its calls."""
     effects.secret_vars += [m.group(1) for m in _ENV_READ.finditer(code)
-                            if _SECRET_NAME.search(m.group(1))]
+                            if SECRET_NAME.search(m.group(1))]
     effects.env_dump = effects.env_dump or bool(ENV_DUMP.search(code))
     effects.reverse = bool(_SOCKET.search(code) and _SPAWN.search(code))
     if _ENDLESS.search(code) and re.search(r"\bfork\b|spawn|exec|system|Popen|popen", code):
