@@ -48,6 +48,9 @@ _SECRET_NAMES = r"""
 docker run --rm -e DB_PASSWD alpine env
 docker run --rm -e GPG_PRIVATE alpine sh
 podman run -e SSH_AUTH_SOCK alpine sh
+cat $(printf '.e\x6ev')
+cat "$(echo -e '.e\x6ev')"
+head "$(printf '%s\n' .env)"
 """
 _DELETES = r"""
 rm -rf */
@@ -100,6 +103,10 @@ bash -x scripts/build.sh 2>&1
 bash -c 'echo hi' <&0
 docker run --rm -e DEBUG alpine echo hi
 docker run --rm -e PORT -p 8000:8000 alpine echo hi
+rm -rf "$(printf 'build\n')"
+ls $(echo src)
+cat "$(printf '%s' README.md)"
+wc -l $(printf 'src/app.py\n')
 """
 
 

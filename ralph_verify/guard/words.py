@@ -34,12 +34,9 @@ def printf(args: Sequence[str]) -> str:
 
 def static_output(commands: Sequence[SimpleCommand]) -> str:
     """What ``$(echo rm)`` / ``$(printf %s x)`` prints; :data:`UNKNOWN_SUBST` otherwise."""
-    if len(commands) == 1 and commands[0].name in ("echo", "printf") \
-            and not commands[0].redirects and not commands[0].upstream:
-        args = [a for a in commands[0].args if not re.fullmatch(r"-[neE]+", a)]
-        text = printf(args) if commands[0].name == "printf" and args else " ".join(args)
-        if "$" not in text and "\\" not in text:
-            return text
+    text = static_text(commands)
+    if text is not None and "$" not in text and "\\" not in text:
+        return text.rstrip("\n")  # as bash drops a substitution's last newlines
     if len(commands) == 1 and commands[0].name == "mktemp" and not any(
             a.startswith(("-p", "--tmpdir")) for a in commands[0].args):
         # A fresh name under the temp folder (``$(mktemp -d)``): scratch, whatever follows.
