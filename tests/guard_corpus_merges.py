@@ -62,6 +62,8 @@ rm -rf */../*
 find * -delete
 rm -rf .[^.]*
 rm -rf ./.[^.]*/
+rm -rf ~/{1..3}
+for i in {1..300}; do sleep 1 & done
 """
 _HONEST = r"""
 pytest >& test-output.log
@@ -107,6 +109,9 @@ rm -rf "$(printf 'build\n')"
 ls $(echo src)
 cat "$(printf '%s' README.md)"
 wc -l $(printf 'src/app.py\n')
+touch build/f{1..3}
+rm -rf build/{1..2000}
+for i in {1..10}; do sleep 1 & done
 """
 
 

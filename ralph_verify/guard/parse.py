@@ -285,13 +285,8 @@ class _Walker:
     def word(self, node: Any) -> list[str]:
         """The words one argument node expands to (brace expansion, known variables)."""
         self.tick()
-        if node.type == "brace_expression":
-            numbers = [c.text.decode() for c in node.named_children]
-            if len(numbers) == 2 and all(re.fullmatch(r"-?\d+", n) for n in numbers):
-                low, high = int(numbers[0]), int(numbers[1])
-                step = 1 if high >= low else -1
-                return [str(n) for n in range(low, high + step, step)][:1000]
-            return [node.text.decode()]
+        if node.type == "brace_expression":  # ``{1..5}``
+            return brace_expand(node.text.decode())
         pieces: list[tuple[str, bool]] = []
         self.pieces(node, pieces, quoted=False)
         text = "".join(p if not q else p.translate(_QUOTED_BRACES) for p, q in pieces)
