@@ -51,6 +51,9 @@ podman run -e SSH_AUTH_SOCK alpine sh
 cat $(printf '.e\x6ev')
 cat "$(echo -e '.e\x6ev')"
 head "$(printf '%s\n' .env)"
+sed -i --expression='1r .env' README.md
+sed -n --expression=p .env
+sed -i -e 's/a/b/w /dev/stdout' .env
 """
 _DELETES = r"""
 rm -rf */
@@ -112,6 +115,9 @@ wc -l $(printf 'src/app.py\n')
 touch build/f{1..3}
 rm -rf build/{1..2000}
 for i in {1..10}; do sleep 1 & done
+sed -i --expression=s/a/b/ src/app.py
+sed -i --expression='s/DEBUG=1/DEBUG=0/' .env
+sed -i -e 's/DEBUG=1/DEBUG=0/' .env
 """
 
 

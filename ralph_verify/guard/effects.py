@@ -3,13 +3,12 @@ printed, changes that outlive the session, the machine itself; each yields ``(ru
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from ralph_verify.guard.command import SECRET_NAME, Found, SimpleCommand
-from ralph_verify.guard.embedded import GIT_COMMAND_KEYS, GIT_HIDDEN_KEYS
+from ralph_verify.guard.embedded import GIT_COMMAND_KEYS, GIT_HIDDEN_KEYS, sed_scripts
 from ralph_verify.guard.families import OUTPUT_OPTIONS, in_place, written
 
 #: Commands that name files without reading what is in them.
@@ -107,13 +106,9 @@ _SED_EDIT = re.compile(r"(\d+|\$|/[^/]*/)?d|s(.)(?:\\.|(?!\2).)*\2(?:\\.|(?!\2).
 
 def _edits_quietly(args: list[str]) -> bool:
     """``sed -i 's/a/b/' .env``: the file is rewritten in place and nothing is printed."""
-    if not in_place(args):
-        return False
-    scripts = [v for a, v in itertools.pairwise(args) if a in ("-e", "--expression")]
-    if not scripts and not {"-f", "--file"} & set(args):
-        scripts = [a for a in args if not a.startswith("-") and a][:1]
-    return bool(scripts) and all(_SED_EDIT.fullmatch(part.strip()) for script in scripts
-                                 for part in script.split(";"))
+    scripts = sed_scripts(args)
+    return in_place(args) and bool(scripts) and all(
+        _SED_EDIT.fullmatch(part.strip()) for script in scripts for part in script.split(";"))
 
 
 def _drop_pattern(args: list[str], pattern_options: tuple[str, ...],

@@ -177,13 +177,18 @@ def _program_path(value: str) -> bool:
         "/usr/", "/bin/", "/sbin/", "/opt/homebrew/", "/snap/", "/nix/"))
 
 
-def _sed(args: list[str], found: Embedded) -> None:
+def sed_scripts(args: list[str]) -> list[str]:
+    """The scripts sed is given: ``-e``'s, or the first operand (a ``-f`` file is unread)."""
     scripts = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-e", "--expression")]
     scripts += [a.split("=", 1)[1] for a in args if a.startswith("--expression=")]
     if not scripts and not any(a in ("-f", "--file") for a in args):
         positional = [a for a in args if not a.startswith("-")]
         scripts = positional[:1]
-    for script in scripts:
+    return scripts
+
+
+def _sed(args: list[str], found: Embedded) -> None:
+    for script in sed_scripts(args):
         rest = script
         for match in _SED_S.finditer(script):
             flags, target = match.group(4), (match.group(5) or "").strip()
