@@ -50,12 +50,14 @@ def main() -> int:
         ROUND6_ORDINARY,
     )
     from tests.guard_corpus_honest import HONEST_ORDINARY
+    from tests.guard_corpus_merges import MERGES, MERGES_ORDINARY
     from tests.guard_corpus_round7 import ROUND7, ROUND7_ORDINARY
     from tests.guard_corpus_round8 import ROUND8, ROUND8_ORDINARY
 
     corpora = {"ours": (DESTRUCTIVE, ORDINARY), "adversary": (ADVERSARY, ADVERSARY_ORDINARY),
                "adversary round 7": (ROUND7, ROUND7_ORDINARY),
-               "adversary round 8": (ROUND8, ROUND8_ORDINARY), "honest": ([], HONEST_ORDINARY)}
+               "adversary round 8": (ROUND8, ROUND8_ORDINARY), "honest": ([], HONEST_ORDINARY),
+               "merged readers' edges": (MERGES, MERGES_ORDINARY)}
     rounds = {"adversary round 6": (ROUND6, ROUND6_ORDINARY)}  # within the adversary's
     calls = [call for destructive, ordinary in corpora.values()
              for call in [*(c for _, c in destructive), *ordinary]]
