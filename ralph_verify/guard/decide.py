@@ -132,7 +132,7 @@ def _refusals(tool_name: str, tool_input: Mapping[str, Any], policy: Policy,
 
 def _write_tool(tool: str, path: Any, cwd: Path, policy: Policy) -> Iterator[Refusal]:
     if isinstance(path, str) and path:
-        yield from write_refusals(path, resolve(path, cwd, policy), tool, policy)
+        yield from write_refusals(path, resolve(path, cwd, policy), f"{tool} of", policy)
 
 
 def _strings(value: Any) -> Iterator[str]:

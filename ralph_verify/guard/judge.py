@@ -122,7 +122,8 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
     yield from _secrets(command, cwd, policy)
     for target in written(command):  # ``mv`` to scratch takes the files out of the project
         yield from write_refusals(target, resolve(target, cwd, policy),
-                                  name or "a redirection", policy, scratch=name != "mv")
+                                  f"{name or 'a redirection'} writing", policy,
+                                  scratch=name != "mv")
     yield from _tamper(command, cwd, policy)
     for rule, reason in (*reverse_shell(command), *miner(command), *disk_fill(command),
                          *administration(command), *container(command, cwd, policy),
@@ -135,18 +136,18 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
 
 def write_refusals(word: str, path: Path | None, what: str, policy: Policy,
                    scratch: bool = True) -> Iterator[Refusal]:
-    """What ``what`` writing ``word`` (at ``path``) breaks, by any tool; ``scratch``: a temp
-    folder may be written."""
-    yield from starmap(Refusal, changed([(word, path)], f"{what} writing", policy))
+    """What writing ``word`` (at ``path``) breaks, by any tool (``what``: ``Write of``, ``tee
+    writing``); ``scratch``: a temp folder may be written."""
+    yield from starmap(Refusal, changed([(word, path)], what, policy))
     if path is not None and not is_inside(path, policy) and startup_file(path):
-        yield Refusal("persistence", f"{what} writing {word}: it runs again in later sessions "
+        yield Refusal("persistence", f"{what} {word}: it runs again in later sessions "
                                      "(a start-up file, a service, cron); leave it to the user")
     git_dir = real(policy.root) / ".git"
     if path is None or not writable(path, policy, word if scratch else ""):
-        yield Refusal("write-outside", f"{what} writing {word}: it is outside the project "
+        yield Refusal("write-outside", f"{what} {word}: it is outside the project "
                                        f"{policy.root}; work inside the project")
     elif path == git_dir or git_dir in path.parents:
-        yield Refusal("write-outside", f"{what} writing {word}: it is inside the project's "
+        yield Refusal("write-outside", f"{what} {word}: it is inside the project's "
                                        ".git (hooks, config, objects); git itself manages it")
 
 
