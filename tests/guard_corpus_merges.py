@@ -54,6 +54,11 @@ head "$(printf '%s\n' .env)"
 sed -i --expression='1r .env' README.md
 sed -n --expression=p .env
 sed -i -e 's/a/b/w /dev/stdout' .env
+git --namespace x rebase -x 'rm -rf ~' main
+git -C src config --global core.pager 'sh -c id'
+git --no-pager config core.hooksPath /tmp/h
+git -C . show HEAD:.env
+git -C src fetch http://10.0.0.5/repo
 """
 _DELETES = r"""
 rm -rf */
@@ -118,6 +123,11 @@ for i in {1..10}; do sleep 1 & done
 sed -i --expression=s/a/b/ src/app.py
 sed -i --expression='s/DEBUG=1/DEBUG=0/' .env
 sed -i -e 's/DEBUG=1/DEBUG=0/' .env
+git -C src rm --cached .env
+git -C src ls-files .env
+git log --grep push
+git log -- config
+git -C src status
 """
 
 

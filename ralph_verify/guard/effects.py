@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ralph_verify.guard.command import SECRET_NAME, Found, SimpleCommand
 from ralph_verify.guard.embedded import GIT_COMMAND_KEYS, GIT_HIDDEN_KEYS, sed_scripts
-from ralph_verify.guard.families import OUTPUT_OPTIONS, in_place, written
+from ralph_verify.guard.families import OUTPUT_OPTIONS, git_sub, in_place, written
 
 #: Commands that name files without reading what is in them.
 NON_READERS = frozenset({
@@ -67,10 +67,9 @@ def reads(command: SimpleCommand) -> list[str]:
     name, args = command.name, command.args
     if name in NON_READERS or not name:
         return []
-    if name == "git":
-        sub = next((a for a in args if not a.startswith("-")), "")
-        if sub in ("check-ignore", "rm", "ls-files", "status", "mv", "restore", "checkout"):
-            return []
+    if name == "git" and git_sub(args)[0] in ("check-ignore", "rm", "ls-files", "status", "mv",
+                                               "restore", "checkout"):
+        return []
     if name in ("cp", "mv", "install", "rsync", "scp"):
         positional = [a for a in args if not a.startswith("-")]
         args = [a for a in args if a != positional[-1]] if len(positional) > 1 else args
@@ -239,10 +238,9 @@ def _git_config(args: list[str]) -> Iterator[Found]:
     for arg in args:
         if arg.startswith("--config-env"):
             yield ("persistence", "git --config-env sets a config value from the environment")
-    subs = [a for a in args if not a.startswith("-")]
-    if "config" not in subs:
+    sub, rest = git_sub(args)
+    if sub != "config":
         return
-    rest = args[args.index("config") + 1:]
     values = [a for a in rest if not a.startswith("-")]
     if values[:1] in (["get"], ["list"]):
         return

@@ -7,6 +7,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from ralph_verify.guard.families import git_sub
 from ralph_verify.guard.words import skip_options
 
 #: Variables whose value is a command line some program runs.
@@ -145,8 +146,7 @@ def _git(args: list[str], found: Embedded) -> None:
             key, value = args[index + 1].split("=", 1)
             git_setting(key, value, found)
     subs = [a for a in args if not a.startswith("-")]
-    sub = next((a for i, a in enumerate(args) if not a.startswith("-") and (
-        i == 0 or args[i - 1] not in ("-c", "-C", "--git-dir", "--work-tree"))), "")
+    sub = git_sub(args)[0]
     for index, arg in enumerate(args):
         options = _GIT_RUNS.get(sub, ())
         value = args[index + 1] if index + 1 < len(args) else ""

@@ -333,3 +333,9 @@ def git_global_options(args: list[str]) -> tuple[list[tuple[str, str | None]], i
             found.append((option, None))
         index += 1
     return found, index
+
+
+def git_sub(args: list[str]) -> tuple[str, list[str]]:
+    """git's subcommand and the arguments after it, past git's own options."""
+    _, index = git_global_options(args)
+    return (args[index], args[index + 1:]) if index < len(args) else ("", [])

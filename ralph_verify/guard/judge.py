@@ -33,6 +33,7 @@ from ralph_verify.guard.families import (
     flag,
     git_global_options,
     git_history,
+    git_sub,
     operands,
     written,
 )
@@ -171,9 +172,8 @@ def _tamper(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterato
 
 def network(command: SimpleCommand, policy: Policy) -> Iterator[Refusal]:
     name = command.name
-    plain = name in NETWORK_COMMANDS or (name == "git" and any(
-        a in ("clone", "fetch", "pull", "push", "ls-remote", "remote", "submodule")
-        for a in command.args))
+    plain = name in NETWORK_COMMANDS or (name == "git" and git_sub(command.args)[0] in (
+        "clone", "fetch", "pull", "push", "ls-remote", "remote", "submodule"))
     words = command.args if name not in ("echo", "printf") else []
     if (plain or name in DNS_TOOLS) and any(SECRET_VAR.search(w) for w in words):
         yield Refusal("read-secrets", f"{name} sends a secret-looking variable to another "
