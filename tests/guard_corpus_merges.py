@@ -72,6 +72,11 @@ rm -rf .[^.]*
 rm -rf ./.[^.]*/
 rm -rf ~/{1..3}
 for i in {1..300}; do sleep 1 & done
+rm -rf sr*/../*
+rm -rf link_home/.s*
+rm -rf /tmp/a*/../../etc
+rm -rf link_r*/etc
+rm -rf ~/.c*/x
 """
 _HONEST = r"""
 pytest >& test-output.log
@@ -128,6 +133,9 @@ git -C src ls-files .env
 git log --grep push
 git log -- config
 git -C src status
+rm -rf src/*/__pycache__
+rm -rf build/*/tmp
+rm -rf ./*.egg-info
 """
 
 

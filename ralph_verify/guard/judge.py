@@ -253,19 +253,16 @@ def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
     git_dir = root / ".git"
     for target in targets:
         has_glob = bool(GLOB.search(target))
-        if has_glob:
-            glob_free = GLOB.split(target, maxsplit=1)[0]
-            base = (glob_free.rsplit("/", 1)[0] if "/" in glob_free else ".") or "/"
-            # the folder (symlinks followed), and what the pattern matches
-            found = [resolve(base, cwd, policy), *paths(target, cwd, policy)]
+        head, _, last = target.rstrip("/").rpartition("/")
+        folder = resolve(head or ("/" if target.startswith("/") else "."), cwd, policy)
+        if has_glob:  # the folder (symlinks followed), and what the pattern matches
+            found = [folder, *paths(target, cwd, policy)]
         else:
             follow = target.endswith("/") and target.rstrip("/") != ""
             found = [resolve(target, cwd, policy, follow_last=follow)]
         # ``rm -rf *``, ``.g*`` in the project's top: all of it, or its .git
-        head, _, last = target.rstrip("/").rpartition("/")
-        whole = has_glob and (last in ("*", ".*") or fnmatch.fnmatchcase(
-            ".git", last.replace("[^", "[!"))) and \
-            resolve(head or ("/" if target.startswith("/") else "."), cwd, policy) == root
+        whole = has_glob and folder == root and (last in ("*", ".*") or fnmatch.fnmatchcase(
+            ".git", last.replace("[^", "[!")))
         for path in found:
             if path is None:
                 yield Refusal("rm-outside", f"{what} {target}: cannot tell where that is (a "
