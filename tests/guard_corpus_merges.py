@@ -80,6 +80,12 @@ rm -rf link_home/.s*
 rm -rf /tmp/a*/../../etc
 rm -rf link_r*/etc
 rm -rf ~/.c*/x
+git clean -fdx .ralph
+git clean -fdx .ralph/
+trash-put ~/notes.txt
+srm -r .ralph
+find .ralph -name '*.json' -delete
+unlink .ralph/state.json
 """
 _HONEST = r"""
 pytest >& test-output.log
@@ -142,6 +148,8 @@ rm -rf ./*.egg-info
 dd if=build/x.txt of=/dev/tty
 cp README.md /dev/tty
 dd if=/dev/urandom of=/dev/null bs=1k count=1 status=none
+trash-put build
+git clean -fdx build/ dist/
 """
 
 

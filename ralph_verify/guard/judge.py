@@ -108,8 +108,8 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
                                 {"eval", "source", "."}):
         yield Refusal("pipe-to-shell", f"{name} output would run as a script; download it to "
                                        "a file in the project and read it first")
-    if name == "rm":
-        yield from _deletions(operands(args), cwd, policy, "rm")
+    if name in ("rm", "srm", "trash", "trash-put"):
+        yield from _deletions(operands(args), cwd, policy, name)
     elif name == "find" and "-delete" in args:  # without a test: all of DIR, DIR included
         yield from _deletions(find_starts(args), cwd, policy, "find -delete",
                               searched=bool(FIND_TESTS & set(args)))
@@ -153,19 +153,11 @@ def write_refusals(word: str, path: Path | None, what: str, policy: Policy,
 
 
 def _tamper(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator[Refusal]:
-    """Deletions of the session's own files; reads of ralph-verify's cache."""
-    name, args = command.name, command.args
-    targets = []
-    if name in ("rm", "unlink", "rmdir", "shred", "srm", "trash", "trash-put"):
-        targets = operands(args)
-    elif name == "find" and "-delete" in args:
-        targets = find_starts(args)
-    yield from starmap(Refusal, changed(((t, resolve(t, cwd, policy)) for t in targets),
-                                        f"{name} deleting", policy))
+    """Reads of ralph-verify's cache; commands naming it or ending the session."""
     for word in reads(command):
         if any(cache_read(p, policy) for p in paths(word, cwd, policy)):
-            yield Refusal("tamper", f"{name} {word}: ralph-verify's cache holds the cancel key "
-                                    "and the session's frozen files; it is the user's")
+            yield Refusal("tamper", f"{command.name} {word}: ralph-verify's cache holds the "
+                                    "cancel key and the session's frozen files; it is the user's")
             break
     yield from starmap(Refusal, words_refusals(command))
 
@@ -260,6 +252,8 @@ def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
         else:
             follow = target.endswith("/") and target.rstrip("/") != ""
             found = [resolve(target, cwd, policy, follow_last=follow)]
+        yield from starmap(Refusal, changed(((target, p) for p in found), f"{what} deleting",
+                                            policy))
         # ``rm -rf *``, ``.g*`` in the project's top: all of it, or its .git
         whole = has_glob and folder == root and (last in ("*", ".*") or fnmatch.fnmatchcase(
             ".git", last.replace("[^", "[!")))
