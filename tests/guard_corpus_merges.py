@@ -54,6 +54,8 @@ podman run -e SSH_AUTH_SOCK alpine sh
 cat $(printf '.e\x6ev')
 cat "$(echo -e '.e\x6ev')"
 head "$(printf '%s\n' .env)"
+n=GH_TOKEN; printf '%s\n' "${!n}" | base64
+cat README.md "${!n}"
 sed -i --expression='1r .env' README.md
 sed -n --expression=p .env
 sed -i -e 's/a/b/w /dev/stdout' .env
@@ -150,6 +152,7 @@ cp README.md /dev/tty
 dd if=/dev/urandom of=/dev/null bs=1k count=1 status=none
 trash-put build
 git clean -fdx build/ dist/
+echo "${HOME}/x ${PWD}"
 """
 
 

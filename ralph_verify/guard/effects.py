@@ -39,6 +39,7 @@ _HELD_ELSEWHERE = {"xclip": re.compile(r"(^|\s)-o"),
                    "tmux": re.compile(r"\bcapture-pane\b"), "screen": re.compile(r"hardcopy")}
 SECRET_VAR = re.compile(rf"\$\{{?[A-Za-z_]*({SECRET_NAME.pattern})", re.IGNORECASE)
 _ENVIRON_FILE = re.compile(r"/proc/[^/\s]+/environ")
+_INDIRECT = re.compile(r"\$\{![A-Za-z_][A-Za-z0-9_]*\}")
 STARTUP_FILES = frozenset({
     ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc",
     ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc",
@@ -200,6 +201,8 @@ def env_dump(command: SimpleCommand) -> Iterator[Found]:
     words = [*command.words, *(target for _, target in command.redirects)]
     if not why and any(_ENVIRON_FILE.search(w) for w in words):
         why = "reading /proc/*/environ prints a process's environment"
+    elif not why and any(_INDIRECT.search(w) for w in command.words):
+        why = "${!name} prints variables whose names are only known when it runs"
     if why:
         yield ("env-dump", f"{why}; the transcript goes to the model's provider, and the "
                            "environment holds API keys and tokens. Print only the variable "

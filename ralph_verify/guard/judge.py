@@ -76,7 +76,6 @@ _EXPANDS_PATTERNS = INTERPRETERS | SHELLS | {
     "zip", "7z", "7za", "7zr", "tar", "gtar", "bsdtar", "git", "find", "fd", "fdfind", "rg",
     "ag", "grep", "egrep", "fgrep", "rsync", "scp", "sftp", "unzip", "jar", "xargs", "parallel",
     "eval", "bat", "batcat", "rclone", "gsutil", "aws", "az", "gcloud", "docker", "kubectl"}
-_INDIRECT = re.compile(r"\$\{![A-Za-z_][A-Za-z0-9_]*\}")
 MAX_MATCHES = 200
 #: Variables that hold a cloud credential service's address (ECS, Azure's managed identity).
 _METADATA_VARIABLE = re.compile(r"\$\{?(ECS_CONTAINER_METADATA_URI\w*|AWS_CONTAINER_CREDENTIALS"
@@ -193,10 +192,6 @@ def _secrets(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterat
         return
     if command.name == "getent" and command.args[:1] in (["shadow"], ["gshadow"]):
         yield _secret_refusal(f"getent {command.args[0]}")
-        return
-    if _INDIRECT.search(" ".join(command.words)):
-        yield Refusal("env-dump", "${!name} prints variables whose names are only known when "
-                                  "it runs (the environment's API keys and tokens among them)")
         return
     given = [v for a, v in zip(command.args, command.args[1:], strict=False) if a in ("-e", "-c")]
     # ``lftp -e "put F"``, ``smbclient -c "put F"``: commands as sftp reads them on stdin
