@@ -56,6 +56,8 @@ cat "$(echo -e '.e\x6ev')"
 head "$(printf '%s\n' .env)"
 n=GH_TOKEN; printf '%s\n' "${!n}" | base64
 cat README.md "${!n}"
+getent gshadow root
+env -i getent shadow
 sed -i --expression='1r .env' README.md
 sed -n --expression=p .env
 sed -i -e 's/a/b/w /dev/stdout' .env
@@ -153,6 +155,8 @@ dd if=/dev/urandom of=/dev/null bs=1k count=1 status=none
 trash-put build
 git clean -fdx build/ dist/
 echo "${HOME}/x ${PWD}"
+getent passwd dev
+getent hosts localhost
 """
 
 

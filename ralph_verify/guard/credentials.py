@@ -34,6 +34,7 @@ CREDENTIAL_COMMANDS: dict[str, str] = {
     "security": r"find-(generic|internet)-password|dump-keychain|\bexport\b",
     "gpg": r"--export-secret", "gpg2": r"--export-secret",
     "git": r"\bcredential(-store|-cache)? (fill|get)\b",
+    "getent": r"^g?shadow\b",
     "docker": r"^login\b|\slogin\b", "podman": r"^login\b|\slogin\b",
     "nerdctl": r"^login\b|\slogin\b",
     "helm": r"\bregistry login\b|\bget (values|all|manifest)\b",  # a release's secrets
