@@ -8,6 +8,7 @@ import fnmatch
 import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
@@ -180,32 +181,53 @@ def test_a_broken_plugin_is_named_with_its_distribution(ralph: Ralph, tmp_path: 
 def test_the_pytest_plugins_are_compiled_once_per_interpreter(ralph: Ralph,
                                                               tmp_path: Path) -> None:
     # Under coverage our pytest plugins run as sourceless .pyc files compiled by the
-    # project's Python: a Python start before pytest's, now once per interpreter.
+    # project's Python: a Python start before pytest's, once per interpreter. The project's
+    # interpreter is a copy of the binary (another interpreter for all we know) that sees
+    # our packages and logs each of its starts.
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--copies", "--without-pip", str(venv)],
+                   check=True)
     log = tmp_path / "started.log"
-    logged = tmp_path / "python"
-    logged.write_text(f'#!/bin/bash\necho "$*" >> {log}\nexec {sys.executable} "$@"\n')
-    logged.chmod(0o755)
+    (site,) = venv.glob("lib/python*/site-packages")
+    (site / "ours.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    (site / "log.pth").write_text(
+        f"import os, sys; open({str(log)!r}, 'a').write(f'{{os.getpid()}} {{sys.argv}}\\n')\n")
+    python = str(venv / "bin" / "python")
     ralph.makepyfile(app="def double(x):\n    return 2 * x\n",
                      test_app="from app import double\n\n\ndef test_double():\n"
-                              "    assert double(2) == 4\n")
-
-    def compiles() -> int:
-        return sum("py_compile" in line for line in log.read_text().splitlines())
-
-    for _ in range(2):
-        result = ralph.run("check", "--until", "tests,coverage>=50", "--python", str(logged))
-        assert result.ret == 0, result
-        result.stdout.fnmatch_lines(["PASSED*coverage*100%*"])
-        assert compiles() == 1
-    # The re-run of a failed test (not under coverage) finds the kept plugins too: two
-    # pytest sessions, not one and a re-run that could not load our plugin.
-    ralph.makepyfile(test_broken="def test_broken():\n    assert False\n",
+                              "    assert double(2) == 4\n",
                      conftest="def pytest_sessionstart(session):\n"
                               "    open('sessions.txt', 'a').write('session\\n')\n")
-    result = ralph.run("check", "--until", "tests,coverage>=0", "--python", str(logged))
+
+    def compiles() -> int:
+        # (a venv's site-packages may be read twice, through lib64: one start, one pid)
+        return len({line for line in log.read_text().splitlines() if "_source.py" in line})
+
+    for _ in range(2):  # --no-cache: pytest runs each time
+        result = ralph.run("check", "--until", "tests,coverage>=50", "--python", python,
+                           "--no-cache")
+        assert result.ret == 0, result
+        result.stdout.fnmatch_lines(["PASSED*coverage*100%*"])
+    assert (ralph.path / "sessions.txt").read_text() == "session\n" * 2
+    assert compiles() == 1
+    # The re-run of a failed test (not under coverage) finds the kept plugins too: two
+    # pytest sessions, not one and a re-run that could not load our plugin.
+    ralph.makepyfile(test_broken="def test_broken():\n    assert False\n")
+    result = ralph.run("check", "--until", "tests,coverage>=0", "--python", python)
     assert result.ret == 1, result
     result.stdout.fnmatch_lines(["FAILED*tests*1 failed, 1 passed*"])
-    assert (ralph.path / "sessions.txt").read_text() == "session\nsession\n"
+    assert (ralph.path / "sessions.txt").read_text() == "session\n" * 4
+    assert compiles() == 1
+    # A damaged kept plugin is found and compiled again, not loaded.
+    (kept,) = Path(ralph.env["RALPH_VERIFY_CACHE_DIR"]).glob(
+        "pytest-plugins/*/ralph_verify_recorder.pyc")
+    kept.write_bytes(kept.read_bytes()[:40])
+    ralph.makepyfile(test_broken="def test_broken():\n    assert True\n")
+    result = ralph.run("check", "--until", "tests,coverage>=50", "--python", python,
+                       "--no-cache")
+    assert result.ret == 0, result
+    result.stdout.fnmatch_lines(["PASSED*tests*2 passed*"])
+    assert compiles() == 2
 
 
 def test_a_command_line_builds_its_commands_parser_alone(
