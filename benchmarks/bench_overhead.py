@@ -8,7 +8,7 @@ Usage::
     python benchmarks/bench_overhead.py --part scale --row 5000:0 --row 20000:100
     python benchmarks/bench_overhead.py --part where --project tabulate
     python benchmarks/bench_overhead.py --json figures.json  # every run's figures kept
-    python benchmarks/bench_overhead.py --ralph-verify ../older-checkout   # before, same hour
+    python benchmarks/bench_overhead.py --ralph-verify ../before --ralph-verify .  # in turns
 
 Run it with the interpreter whose ``ralph-verify``, pytest, ruff and mypy are measured (a
 virtualenv with ralph-verify installed: ``.venv-test/bin/python``). Parts:
@@ -65,11 +65,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_projects import WORK, fetch, prepare  # the modules beside this one
 from bench_scale import suite
 
-#: The real projects (none measured by an earlier benchmark), smallest suite first, and what
-#: mypy is given (what ``check`` gives it: slugify's configuration names its package).
-PROJECTS: dict[str, tuple[str, ...]] = {"python-slugify==9.2.0": (),
+#: The real projects, smallest suite first, and what mypy is given (what ``check`` gives it:
+#: slugify's configuration names its package). The first three are measured by default
+#: (none measured by an earlier benchmark when they were added); the others by ``--project``.
+PROJECTS: dict[str, tuple[str, ...]] = {"xmltodict==1.0.4": ("xmltodict.py",),
+                                        "toolz==1.2.0": ("toolz", "tlz"),
+                                        "semver==3.1.2": ("src/semver",),
+                                        "python-slugify==9.2.0": (),
                                         "tabulate==0.10.0": ("tabulate",),
                                         "idna==3.20": ("idna",)}
+DEFAULT_PROJECTS = 3
 ROWS = ((5_000, 0), (5_000, 1), (5_000, 100), (20_000, 0), (20_000, 1), (20_000, 100))
 PARTS = ("projects", "help", "scale", "where")
 CACHE = WORK / "overhead-ralph-verify-cache"
@@ -136,19 +141,34 @@ def measure(argv: list[str], cwd: Path, env: dict[str, str], limit: float = 1800
     return Run(wall, cpu, proc.returncode, os.getloadavg()[0], stragglers), out or ""
 
 
-#: ``--ralph-verify CHECKOUT``: that checkout's ralph-verify is measured (``python -m
-#: ralph_verify`` with the checkout first on ``PYTHONPATH``), e.g. an older one for before
-#: and after at the same hour; else the installed console script.
-CHECKOUT: list[str] = []
+#: ``--ralph-verify CHECKOUT`` (repeatable): that checkout's ralph-verify is measured
+#: (``python -m ralph_verify`` with the checkout first on ``PYTHONPATH``), e.g. an older one
+#: and a newer one in turns, for before and after at the same hour; else the installed
+#: console script.
+CHECKOUTS: list[str] = []
 
 
 def ralph_verify() -> list[str]:
-    return [sys.executable, "-m", "ralph_verify"] if CHECKOUT else [bin_of("ralph-verify")]
+    return [sys.executable, "-m", "ralph_verify"] if CHECKOUTS else [bin_of("ralph-verify")]
 
 
-def pythonpath() -> str:
-    """The checkout (if any), then what ``PYTHONPATH`` holds (``prepare()`` adds ``src``)."""
-    return os.pathsep.join([*CHECKOUT, *filter(None, [os.environ.get("PYTHONPATH")])])
+def pythonpath(checkout: str | None = None) -> str:
+    """``checkout`` (the first one by default, if any), then what ``PYTHONPATH`` holds
+    (``prepare()`` adds ``src``)."""
+    first = checkout or (CHECKOUTS[0] if CHECKOUTS else None)
+    return os.pathsep.join([*filter(None, [first, os.environ.get("PYTHONPATH")])])
+
+
+Side = tuple[list[str], dict[str, str]]
+
+
+def check_sides(argv: list[str], env: dict[str, str]) -> dict[str, Side]:
+    """``check`` of each checkout (``check NAME``), or of the installed script (``check``):
+    its argv and environment."""
+    if not CHECKOUTS:
+        return {"check": (argv, env)}
+    return {f"check {Path(c).name}": (argv, {**env, "PYTHONPATH": pythonpath(c)})
+            for c in CHECKOUTS}
 
 
 def bin_of(name: str) -> str:
@@ -194,23 +214,25 @@ def loads_of(runs: list[Run]) -> str:
 
 def part_projects(names: list[str], runs: int, env: dict[str, str],
                   figures: dict[str, object]) -> str:
-    lines = ["| project (suite) | tools by hand, CPU s | check, CPU s | check - tools, CPU s "
-             "(paired) | check / tools (paired) | wall s, tools / check | load |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| project (suite) | side | tools by hand, CPU s | check, CPU s | check - tools, "
+             "CPU s (paired) | check / tools (paired) | wall s, tools / check | load |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for requirement in names:
         folder = fetch(requirement)
         python = prepare(folder)
-        env = {**env, "PYTHONPATH": pythonpath()}  # with prepare()'s src/
+        env = {**env, "PYTHONPATH": os.environ.get("PYTHONPATH", "")}  # with prepare()'s src/
         with tempfile.TemporaryDirectory() as tmp:
-            sides = {"check": check_argv(FULL, "--python", python, "--json"),
-                     "tools": by_hand(python, PROJECTS[requirement], Path(tmp) / "junit.xml")}
-            got: dict[str, list[Run]] = {"check": [], "tools": []}
+            sides = {"tools": (by_hand(python, PROJECTS[requirement], Path(tmp) / "junit.xml"),
+                               env),
+                     **check_sides(check_argv(FULL, "--python", python, "--json"), env)}
+            got: dict[str, list[Run]] = {side: [] for side in sides}
             verdict = ""
             for index in range(runs + 1):  # the first round warms every cache, uncounted
-                order = ("check", "tools") if index % 2 else ("tools", "check")
+                order = list(sides)[index % len(sides):] + list(sides)[:index % len(sides)]
                 for side in order:
-                    run, out = measure(sides[side], folder, env, capture=side == "check")
-                    if side == "check":
+                    argv, side_env = sides[side]
+                    run, out = measure(argv, folder, side_env, capture=side != "tools")
+                    if side != "tools":
                         verdict = summary(out, run.code)
                     if index:
                         got[side].append(run)
@@ -221,14 +243,15 @@ def part_projects(names: list[str], runs: int, env: dict[str, str],
         figures[folder.name] = {side: [asdict(r) for r in got[side]] for side in got}
         print(f"  {folder.name}: {verdict}", flush=True)
         tools = [r.cpu for r in got["tools"]]
-        ours = [r.cpu for r in got["check"]]
-        lines.append(
-            f"| {folder.name} | {spread(tools)} | {spread(ours)} | "
-            f"{spread([a - b for a, b in zip(ours, tools, strict=True)], 2)} | "
-            f"{spread([a / b for a, b in zip(ours, tools, strict=True)])} | "
-            f"{statistics.median(r.wall for r in got['tools']):.2f} / "
-            f"{statistics.median(r.wall for r in got['check']):.2f} | "
-            f"{loads_of(got['tools'] + got['check'])} |")
+        for side in [s for s in sides if s != "tools"]:
+            ours = [r.cpu for r in got[side]]
+            lines.append(
+                f"| {folder.name} | {side} | {spread(tools)} | {spread(ours)} | "
+                f"{spread([a - b for a, b in zip(ours, tools, strict=True)], 2)} | "
+                f"{spread([a / b for a, b in zip(ours, tools, strict=True)])} | "
+                f"{statistics.median(r.wall for r in got['tools']):.2f} / "
+                f"{statistics.median(r.wall for r in got[side]):.2f} | "
+                f"{loads_of(got['tools'] + got[side])} |")
     return "\n".join(lines)
 
 
@@ -243,14 +266,21 @@ def summary(out: str, code: int) -> str:
 
 
 def part_help(runs: int, env: dict[str, str], figures: dict[str, object]) -> str:
+    """In turns: ``--help`` of each checkout, and the floor."""
     lines = ["| command | CPU s | wall s | load |", "| --- | --- | --- | --- |"]
-    for label, argv in (("`ralph-verify --help`", [*ralph_verify(), "--help"]),
-                        ("`python -c pass` (the floor)", [sys.executable, "-c", "pass"])):
-        measure(argv, Path.cwd(), env)
-        got = [measure(argv, Path.cwd(), env)[0] for _ in range(runs)]
-        figures[label] = [asdict(r) for r in got]
-        lines.append(f"| {label} | {spread([r.cpu for r in got], 3)} | "
-                     f"{spread([r.wall for r in got], 3)} | {loads_of(got)} |")
+    sides = {f"`ralph-verify --help` ({side})": (argv, side_env) for side, (argv, side_env)
+             in check_sides([*ralph_verify(), "--help"], env).items()}
+    sides["`python -c pass` (the floor)"] = ([sys.executable, "-c", "pass"], env)
+    got: dict[str, list[Run]] = {label: [] for label in sides}
+    for index in range(runs + 1):
+        for label, (argv, side_env) in sides.items():
+            run = measure(argv, Path.cwd(), side_env)[0]
+            if index:  # the first warms the bytecode
+                got[label].append(run)
+    for label in sides:
+        figures[label] = [asdict(r) for r in got[label]]
+        lines.append(f"| {label} | {spread([r.cpu for r in got[label]], 3)} | "
+                     f"{spread([r.wall for r in got[label]], 3)} | {loads_of(got[label])} |")
         print(f"  {label}: {lines[-1]}", flush=True)
     return "\n".join(lines)
 
@@ -446,23 +476,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=float, default=1800.0,
                         help="seconds before one run is killed (default 1800)")
     parser.add_argument("--json", metavar="FILE", help="keep every run's figures in FILE")
-    parser.add_argument("--ralph-verify", metavar="CHECKOUT",
+    parser.add_argument("--ralph-verify", metavar="CHECKOUT", action="append",
                         help="measure the ralph-verify of this checkout (python -m "
-                             "ralph_verify, the checkout first on PYTHONPATH), e.g. an older "
-                             "one for before and after")
+                             "ralph_verify, the checkout first on PYTHONPATH); repeatable: "
+                             "the checkouts in turns (projects, help), e.g. before and after")
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     wanted = args.project or []
-    names = [p for p in PROJECTS if not wanted or p.split("==")[0] in wanted]
+    names = [p for p in PROJECTS if p.split("==")[0] in wanted] if wanted else \
+        list(PROJECTS)[:DEFAULT_PROJECTS]
     if not names:
         parser.error(f"no such project: {', '.join(wanted)}")
     parts = args.part or list(PARTS)
-    if args.ralph_verify:
-        checkout = Path(args.ralph_verify).resolve()
+    for given in args.ralph_verify or []:
+        checkout = Path(given).resolve()
         if not (checkout / "ralph_verify" / "__init__.py").is_file():
             parser.error(f"{checkout} holds no ralph_verify package")
-        CHECKOUT.append(str(checkout))
+        CHECKOUTS.append(str(checkout))
     subreaper()
     env = environment()
     versions = subprocess.run(
@@ -471,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
         capture_output=True, text=True, check=False).stdout.strip()
     head = (f"{platform.machine()}, {os.cpu_count()} cores, Python "
             f"{platform.python_version()}, {versions}; ralph-verify from "
-            f"{CHECKOUT[0] if CHECKOUT else bin_of('ralph-verify')}")
+            f"{', '.join(CHECKOUTS) if CHECKOUTS else bin_of('ralph-verify')}")
     print(f"# {head}; load {os.getloadavg()[0]:.1f} at start", flush=True)
     tables: dict[str, str] = {}
     figures: dict[str, dict[str, object]] = {part: {} for part in parts}

@@ -40,7 +40,9 @@ def fetch(requirement: str) -> Path:
 #: virtualenv, not the tools'): name prefix of the folder -> requirements.
 EXTRAS = {"attrs-": ("hypothesis",), "packaging-": ("hypothesis", "pretend", "tomli-w"),
           "idna-": ("hypothesis",), "tabulate-": ("wcwidth",),
-          "python_slugify-": ("text-unidecode",)}
+          "python_slugify-": ("text-unidecode",),
+          # its pytest configuration adds --cov (pytest-cov brings its own pytest 9.2.0)
+          "semver-": ("pytest-cov",)}
 
 
 def prepare(project: Path) -> str:
