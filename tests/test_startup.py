@@ -39,7 +39,11 @@ HEAVY_FOR_LINT = (*(name for name in HEAVY if name != "tomllib"), "logging",
                   # only an error's traceback needs it
                   "traceback",
                   # a virtual environment's scripts folder is known without it
-                  "sysconfig")
+                  "sysconfig",
+                  # the integrity plugin's records (their dataclasses: some 7 ms), and the
+                  # frozen oracle: a session's
+                  "ralph_verify.records.integrity", "ralph_verify.records.plugin_state",
+                  "ralph_verify.plugins.pytest_run.oracle")
 
 
 def imported(args: list[str], cwd: Path, watched: tuple[str, ...]) -> list[str]:
@@ -256,7 +260,8 @@ def test_a_command_line_builds_its_commands_parser_alone(
 
 #: What a verification never needs before its pytest starts: readers of pytest's output
 #: (and their dataclasses and patterns) are imported once pytest has started.
-BEFORE_PYTEST = ("ralph_verify.junit.read",
+BEFORE_PYTEST = ("ralph_verify.junit.read", "ralph_verify.plugins.pytest_run.oracle",
+                 "ralph_verify.records.integrity", "ralph_verify.records.plugin_state",
                  "ralph_verify.recorder.read", "ralph_verify.checks.fingerprint",
                  "xml.etree.ElementTree", "pydantic", "secrets", "hmac")
 

@@ -23,8 +23,6 @@ from ralph_verify.errors import ConfigError
 from ralph_verify.markers import hookimpl
 from ralph_verify.proc.process import ToolError
 from ralph_verify.records.codec import ShapeError, encode
-from ralph_verify.records.integrity import ConfigCopy, Picture, picture_of
-from ralph_verify.records.plugin_state import IntegrityState, of_json
 from ralph_verify.state_files import write_text_atomic
 
 if TYPE_CHECKING:
@@ -34,6 +32,7 @@ if TYPE_CHECKING:
     from ralph_verify.config.until import CheckSpec
     from ralph_verify.loop.session import Session
     from ralph_verify.loop.verdict import VerdictProposal
+    from ralph_verify.records.integrity import Picture
 
 NAME = "integrity"
 BASELINE_FILE = "integrity-baseline.json"
@@ -93,6 +92,10 @@ def read_baseline(root: Path) -> Picture | None:
     path = baseline_path(root)
     if not path.exists():
         return None
+    # The records' types are imported when a picture is read (a check without integrity
+    # reads none).
+    from ralph_verify.records.integrity import picture_of
+
     try:
         return picture_of(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -166,6 +169,8 @@ class IntegrityCheck(Check):
             ctx.config.stash[_PRECISION_KEY] = _precision(ctx, start=True) or {}
             return self.result(Status.SKIPPED, "the baseline is taken when the session starts; "
                                                "later verifications compare against it")
+        from ralph_verify.records.plugin_state import IntegrityState
+
         state = IntegrityState.of(session.plugin_state) if session is not None else None
         tampering: list[Failure] = []
         if state is not None and state.frozen is not None:
@@ -505,6 +510,7 @@ def _differing(then: dict[str, object], now: dict[str, object], prefix: str = ""
 def _thawed(ref: object) -> Picture:
     """The picture frozen at the session's start; :class:`FrozenError` when it is not one."""
     from ralph_verify.loop.frozen import FrozenError, thaw
+    from ralph_verify.records.integrity import picture_of
 
     try:
         return picture_of(thaw(ref))
@@ -520,6 +526,8 @@ def tampered(root: Path, frozen: Picture) -> list[Failure]:
     try:
         copy = read_baseline(root)
     except ValueError:
+        from ralph_verify.records.integrity import Picture
+
         copy = Picture()  # not a picture: edited
     if copy is None or copy.as_taken() != frozen.as_taken():
         failures.append(Failure(
@@ -544,6 +552,8 @@ def tampered(root: Path, frozen: Picture) -> list[Failure]:
 @hookimpl
 def ralph_session_start(session: Session) -> None:
     from ralph_verify.loop.frozen import freeze
+    from ralph_verify.records.integrity import ConfigCopy
+    from ralph_verify.records.plugin_state import IntegrityState
 
     config = session.config
     picture = take_baseline(config, session)
@@ -565,6 +575,8 @@ def ralph_session_start(session: Session) -> None:
 
 def describe(data: object) -> str:
     """What ``status`` shows after ``integrity:``."""
+    from ralph_verify.records.plugin_state import IntegrityState, of_json
+
     state = of_json(IntegrityState, data)
     return (f"baseline of {state.tests} tests, {state.markers} markers and "
             f"suppressions, {state.settings} gating settings, taken "
