@@ -154,21 +154,27 @@ def _load_entry_point(pm: pluggy.PluginManager, entry_point: EntryPoint) -> None
     """Import one third-party plugin, then register it through pluggy's loader (which records
     its distribution for ``ralph-verify plugins``); a failure names it and how to go on."""
     name = entry_point.name
-    dist = entry_point.dist
-    origin = f" (from {dist.name} {dist.version})" if dist is not None else ""
     try:
         entry_point.load()
     except Exception as exc:
         raise UsageError(
-            f"plugin {name!r}{origin} failed to import: {type(exc).__name__}: {exc}; fix or "
-            f"uninstall it, or run with -p no:{name} (or {DISABLE_AUTOLOAD_ENV}=1 to load no "
-            "third-party plugin)") from None
+            f"plugin {name!r}{_origin(entry_point)} failed to import: {type(exc).__name__}: "
+            f"{exc}; fix or uninstall it, or run with -p no:{name} (or {DISABLE_AUTOLOAD_ENV}=1 "
+            "to load no third-party plugin)") from None
     try:  # imported already: this only registers it
         pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=name)
     except pluggy.PluginValidationError as exc:
-        raise UsageError(f"plugin {name!r}{origin} is invalid: {exc}") from None
+        raise UsageError(f"plugin {name!r}{_origin(entry_point)} is invalid: {exc}") from None
     except ValueError as exc:
-        raise UsageError(f"plugin {name!r}{origin} could not be registered: {exc}") from None
+        raise UsageError(f"plugin {name!r}{_origin(entry_point)} could not be registered: "
+                         f"{exc}") from None
+
+
+def _origin(entry_point: EntryPoint) -> str:
+    """`` (from DIST VERSION)``, for an error only: the name and version are read from the
+    distribution's metadata file, which is parsed as an email message."""
+    dist = entry_point.dist
+    return f" (from {dist.name} {dist.version})" if dist is not None else ""
 
 
 #: Commands that only read a session's records: a broken pyproject.toml does not stop them.

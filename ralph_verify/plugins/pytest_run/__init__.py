@@ -97,7 +97,6 @@ class TestsCheck(Check):
     def _judged(self, ctx: VerifyContext, result: CheckResult) -> CheckResult:
         """``result`` under the frozen oracle: the judging tree's paths shown as the
         project's, the agent's own pass added, the frozen and released files named."""
-        from ralph_verify.plugins.pytest_run.oracle import note, unmap
         from ralph_verify.plugins.pytest_run.shared import (
             EXIT_NO_TESTS,
             read_pytest_report,
@@ -107,6 +106,8 @@ class TestsCheck(Check):
         run = shared_pytest_run(ctx)
         if run.oracle is None:
             return result
+        from ralph_verify.plugins.pytest_run.oracle import note, unmap
+
         tree, root = run.cwd or ctx.root, ctx.root
         result.failures = [replace(f, message=unmap(f.message, tree, root),
                                    detail=unmap(f.detail, tree, root)) for f in result.failures]
