@@ -15,15 +15,18 @@ virtualenv with ralph-verify installed: ``.venv-test/bin/python``). Parts:
 
 * ``projects``: three real projects from PyPI (``bench_projects``: each sdist unpacked once
   under ``~/.cache/ralph-verify-bench/``, its own virtualenv that sees this interpreter's
-  tools and its suite's own test dependencies), each a different size. Two sides, in
-  turns (the order alternating), after one uncounted run of each that warms every tool's
-  cache: ``ralph-verify check --until tests,lint,types --no-cache --json`` (the console
+  tools and its suite's own test dependencies), each a different size (``--project``: any
+  of :data:`PROJECTS`). The sides in turns (the order rotating; with several
+  ``--ralph-verify`` checkouts, each is a side of its own), after one uncounted run of each
+  that warms every tool's cache: ``ralph-verify check --until tests,lint,types --no-cache
+  --json`` (the console
   script in the project's folder, as a user runs it; ``--no-cache``: the verification cache
   neither answers nor stores, the tools really run) against the same three tools started by
   hand, side by side, each in its own session (``sh -c 'setsid -w pytest --junitxml=... &
   setsid -w ruff check & setsid -w mypy PACKAGE & wait'``), with the arguments ``check``
   gives them (pytest's JUnit XML, ruff's and mypy's JSON, mypy on the same files).
-* ``help``: ``ralph-verify --help``, and ``python -c pass`` for the floor.
+* ``help``: ``ralph-verify --help`` (of each checkout, in turns), and ``python -c pass`` for
+  the floor.
 * ``scale``: generated suites (``bench_scale.suite``: files of 100 tests, a given share
   failing) of 5,000 and 20,000 tests, 0%, 1% and 100% failing:
   ``ralph-verify check --until tests --no-cache`` against ``python -m pytest
