@@ -165,9 +165,10 @@ def served(command: SimpleCommand, cwd: Path | None, policy: Policy) -> Iterator
 
 
 _ATTACH = frozenset({"gdb", "strace", "ltrace", "gcore", "perf", "pstack", "lldb"})
-#: Programs that only list or measure what a folder holds.
+#: Programs that only list or measure what a folder holds, or make a fresh name in it.
 _LISTS = frozenset({"du", "tree", "df", "stat", "ls", "file", "realpath", "readlink", "namei",
-                    "exa", "eza", "lsd", "fd", "fdfind", "ncdu", "cd", "test", "dirname"})
+                    "exa", "eza", "lsd", "fd", "fdfind", "ncdu", "cd", "test", "dirname",
+                    "mktemp"})
 
 
 def _host_path(path: Path, policy: Policy) -> bool:

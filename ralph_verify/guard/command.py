@@ -10,6 +10,8 @@ MAX_BYTES = 256 * 1024
 #: Nested scripts (``sh -c``, ``eval``, inline code running a shell) deeper than this.
 MAX_DEPTH = 16
 GLOB = re.compile(r"[*?\[]")  #: a word with these is a pattern (``*.py``, ``[ab]``)
+#: A name only known when the command runs: each file ``find`` or ``ls`` hands to ``xargs``.
+FOUND = "{found}"
 #: What a secret variable's name holds (``API_KEY``, ``GH_TOKEN``, ``DB_PASSWD``).
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|AUTH",
                          re.IGNORECASE)

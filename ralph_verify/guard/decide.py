@@ -286,7 +286,7 @@ def _code_refusals(unfolded: Unfolded, cwd: Path | None,
                                                     f"{name} inline code {kind}", policy))
                 for path in found:  # the first path that breaks a rule says it
                     in_git = path is not None and (path == git_dir or git_dir in path.parents)
-                    if not writable(path, policy, value) or in_git or (
+                    if not writable(path, policy, value, cwd) or in_git or (
                             kind == "deletes" and path == root):
                         yield Refusal("inline-code", f"{name} inline code {kind} {value}, "
                                                      f"outside the project {policy.root} (or "

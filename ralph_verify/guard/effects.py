@@ -10,6 +10,7 @@ from pathlib import Path
 from ralph_verify.guard.command import SECRET_NAME, Found, SimpleCommand
 from ralph_verify.guard.embedded import GIT_COMMAND_KEYS, GIT_HIDDEN_KEYS, sed_scripts
 from ralph_verify.guard.families import OUTPUT_OPTIONS, git_sub, in_place, written
+from ralph_verify.guard.policy import DISK
 
 #: Commands that name files without reading what is in them.
 NON_READERS = frozenset({
@@ -18,6 +19,7 @@ NON_READERS = frozenset({
     "which", "type", "unlink", "shred", "find", "fd", "locate", "cd", "pushd", "popd", "true",
     "false", "exit", "sleep", "export", "unset", "local", "declare", "git-check-ignore",
     "lsof", "fuser", "inotifywait", "watchman", "entr", "ln", "setfacl", "getfacl", "trash", "tee",
+    "df", "findmnt", "lsblk", "blkid",
 })
 #: Commands whose first positional argument is a pattern or program, not a file.
 PATTERN_FIRST = {"grep": ("-e", "-f", "--regexp", "--file"), "egrep": ("-e", "-f"),
@@ -51,8 +53,6 @@ STARTUP_FOLDERS = ("/.config/fish/", "/.config/autostart/", "/.config/systemd/",
                    "/.local/share/systemd/", "/.config/environment.d/", "/etc/profile.d/",
                    "/etc/cron", "/var/spool/cron/", "/Library/LaunchAgents/",
                    "/.config/git/", "/etc/systemd/", "/.ssh/")
-_DISK = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|loop|md|dm-|mapper/|disk/|sr|fd\d|"
-                   r"mem$|kmem$|port$)")
 _DISK_TOOLS = frozenset({"fdisk", "sfdisk", "cfdisk", "parted", "gdisk", "sgdisk", "cgdisk",
                          "blkdiscard", "mkswap", "badblocks", "hdparm", "zpool", "lvremove",
                          "vgremove", "pvremove", "cryptsetup", "mdadm"})
@@ -296,7 +296,7 @@ def machine(command: SimpleCommand) -> Iterator[Found]:
     elif name.startswith("mkfs") or name in ("wipefs", "mke2fs", "mkdosfs") or (
             name in _DISK_TOOLS and not ({"-l", "--list", "-p", "--print", "-I"} & set(args))):
         why = f"{name} rewrites a disk or a partition"
-    elif disk := next((t for t in written(command) if _DISK.match(t)), ""):
+    elif disk := next((t for t in written(command) if DISK.match(t)), ""):
         why = f"{name or 'a redirection'} writing {disk} wipes a disk"
     elif name in ("swapoff", "sysctl") and any(a in ("-a", "-w") for a in args):
         why = f"{name} changes the running kernel"

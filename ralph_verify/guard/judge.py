@@ -19,7 +19,7 @@ from ralph_verify.guard.abuse import (
     reverse_shell,
     served,
 )
-from ralph_verify.guard.command import GLOB, SimpleCommand
+from ralph_verify.guard.command import FOUND, GLOB, SimpleCommand
 from ralph_verify.guard.credentials import credentials
 from ralph_verify.guard.effects import (
     SECRET_VAR,
@@ -55,7 +55,7 @@ from ralph_verify.guard.policy import (
 from ralph_verify.guard.scripts import SHELLS
 from ralph_verify.guard.tamper import cache_read, changed, words_refusals
 from ralph_verify.guard.unfold import DOWNLOADERS, INTERPRETERS
-from ralph_verify.guard.words import FIND_TESTS, UNKNOWN_SUBST, find_starts
+from ralph_verify.guard.words import FIND_TESTS, UNKNOWN_SUBST, find_starts, find_target
 
 ELEVATORS = frozenset({"sudo", "su", "doas", "pkexec", "run0", "runuser"})
 #: Commands that read the files named in their arguments even when the guard cannot see
@@ -110,8 +110,8 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
     if name in ("rm", "srm", "trash", "trash-put"):
         yield from _deletions(operands(args), cwd, policy, name)
     elif name == "find" and "-delete" in args:  # without a test: all of DIR, DIR included
-        yield from _deletions(find_starts(args), cwd, policy, "find -delete",
-                              searched=bool(FIND_TESTS & set(args)))
+        yield from _deletions([find_target(s, args) for s in find_starts(args)], cwd, policy,
+                              "find -delete", searched=bool(FIND_TESTS & set(args)))
     elif name == "git":
         yield from _git_refusals(args, cwd, policy)
     for op, target in command.redirects:
@@ -123,7 +123,7 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
     for target in written(command):  # ``mv`` to scratch takes the files out of the project
         yield from write_refusals(target, resolve(target, cwd, policy),
                                   f"{name or 'a redirection'} writing", policy,
-                                  scratch=name != "mv")
+                                  scratch=name != "mv", cwd=cwd)
     yield from _tamper(command, cwd, policy)
     for rule, reason in (*reverse_shell(command), *miner(command), *disk_fill(command),
                          *administration(command), *container(command, cwd, policy),
@@ -135,15 +135,15 @@ def command_refusals(command: SimpleCommand, cwd: Path | None,
 
 
 def write_refusals(word: str, path: Path | None, what: str, policy: Policy,
-                   scratch: bool = True) -> Iterator[Refusal]:
-    """What writing ``word`` (at ``path``) breaks, by any tool (``what``: ``Write of``, ``tee
-    writing``); ``scratch``: a temp folder may be written."""
+                   scratch: bool = True, cwd: Path | None = None) -> Iterator[Refusal]:
+    """What writing ``word`` (at ``path``, from ``cwd``) breaks, by any tool (``what``: ``Write
+    of``, ``tee writing``); ``scratch``: a temp folder may be written."""
     yield from starmap(Refusal, changed([(word, path)], what, policy))
     if path is not None and not is_inside(path, policy) and startup_file(path):
         yield Refusal("persistence", f"{what} {word}: it runs again in later sessions "
                                      "(a start-up file, a service, cron); leave it to the user")
     git_dir = real(policy.root) / ".git"
-    if path is None or not writable(path, policy, word if scratch else ""):
+    if path is None or not writable(path, policy, word if scratch else "", cwd):
         yield Refusal("write-outside", f"{what} {word}: it is outside the project "
                                        f"{policy.root}; work inside the project")
     elif path == git_dir or git_dir in path.parents:
@@ -239,17 +239,19 @@ def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
         has_glob = bool(GLOB.search(target))
         head, _, last = target.rstrip("/").rpartition("/")
         folder = resolve(head or ("/" if target.startswith("/") else "."), cwd, policy)
-        if has_glob:  # the folder (symlinks followed), and what the pattern matches
-            found = [folder, *paths(target, cwd, policy)]
+        if has_glob:  # any name with its fixed start (``link/*``: in where the link
+            # leads; ``/tmp/pytest-*``: names of its own), and what the pattern matches now
+            start = GLOB.split(target, maxsplit=1)[0] + FOUND
+            found = [(start, resolve(start, cwd, policy)),
+                     *((target, p) for p in paths(target, cwd, policy))]
         else:
             follow = target.endswith("/") and target.rstrip("/") != ""
-            found = [resolve(target, cwd, policy, follow_last=follow)]
-        yield from starmap(Refusal, changed(((target, p) for p in found), f"{what} deleting",
-                                            policy))
+            found = [(target, resolve(target, cwd, policy, follow_last=follow))]
+        yield from starmap(Refusal, changed(found, f"{what} deleting", policy))
         # ``rm -rf *``, ``.g*`` in the project's top: all of it, or its .git
         whole = has_glob and folder == root and (last in ("*", ".*") or fnmatch.fnmatchcase(
             ".git", last.replace("[^", "[!")))
-        for path in found:
+        for word, path in found:
             if path is None:
                 yield Refusal("rm-outside", f"{what} {target}: cannot tell where that is (a "
                                             "variable or an unknown folder); name a path "
@@ -257,7 +259,7 @@ def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
                 break
             in_git = path == git_dir or git_dir in path.parents
             own = (path == root and not (has_glob or searched)) or in_git or whole
-            if not writable(path, policy, target) or own:
+            if not writable(path, policy, word, cwd) or own:
                 yield Refusal("rm-outside", f"{what} {target} deletes {path}, which is outside "
                                             f"the project {policy.root} (or is the project or "
                                             "inside its .git); delete only what you created "

@@ -4,6 +4,7 @@ answers (:class:`Refusal`)."""
 from __future__ import annotations
 
 import fnmatch
+import glob
 import os
 import pwd
 import re
@@ -11,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+
+from ralph_verify.guard.command import FOUND
 
 DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
     ".env", ".env.*", "*.env", ".envrc", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks",
@@ -47,8 +50,12 @@ SYSTEM_SECRETS: tuple[str, ...] = (
     "/root/*", "/proc/*/environ", "/proc/*/mem", "/proc/*/cmdline", "/etc/kubernetes/*",
     "/etc/rancher/*", "/etc/wireguard/*", "/etc/NetworkManager/system-connections/*",
     "/etc/*keytab", "/etc/gitlab-runner/*", "/var/lib/*/secrets/*", "/etc/ssl/private/*",
-    "/etc/ipsec.secrets", "/etc/openvpn/*",
+    "/etc/ipsec.secrets", "/etc/openvpn/*", "/tmp/krb5cc*",
 )
+#: Disks, partitions and memory: read raw, they hold every file and process of the machine,
+#: its secrets and other users' among them.
+DISK = re.compile(r"^/dev/(sd|hd|vd|xvd|nvme|mmcblk|loop|md|dm-|mapper/|disk/|sr|fd\d|"
+                  r"mem$|kmem$|port$)")
 #: The home's own dot-files and dot-folders that hold no credentials (a shell's and an
 #: editor's settings, caches, tool chains); every other one is private to its program.
 HOME_PUBLIC: tuple[str, ...] = (
@@ -198,25 +205,36 @@ def is_inside(path: Path | None, policy: Policy) -> bool:
 
 #: Scratch space every program may use; ``TMPDIR`` is added from the environment.
 TEMP_ROOTS: tuple[str, ...] = ("/tmp", "/var/tmp")
+#: The first name below a temp folder that only the agent's own files can match: a fixed
+#: start that is not only dots (``x``, ``pytest-*``, ``.cache-*``), never ``*``, ``.*``,
+#: ``[a-z]*``, ``?*`` or whatever ``find`` yields: those match anyone's files and sockets.
+_OWN_NAME = re.compile(r"\.*(?!" + re.escape(FOUND) + r")[^./*?\[]")
 
 
-def writable(path: Path | None, policy: Policy, word: str = "") -> bool:
+def writable(path: Path | None, policy: Policy, word: str = "", cwd: Path | None = None) -> bool:
     """Inside the project, or scratch: a ``word`` naming a temp folder (``/tmp/x``,
-    ``$TMPDIR/x``, not the folder itself) that lands below one, away from the home folder
-    and the project's surroundings. A way out through ``..`` or a link is never scratch."""
+    ``$TMPDIR/x``, ``/tmp/pytest-*``, ``x`` in ``cwd`` /tmp; not the folder itself nor a glob
+    that can match any name in it) that lands below one, away from the home folder and the
+    project's surroundings. A way out through ``..`` or a link is never scratch."""
     if is_inside(path, policy):
         return True
-    tmpdir = policy.environ.get("TMPDIR", "")
-    word = re.sub(r"^\$\{?TMPDIR\}?/", tmpdir.rstrip("/") + "/", word) if tmpdir else word
-    if path is None or "/../" in word:
+    if cwd is not None and word and not word.startswith(("/", "~", "$")):
+        word = f"{cwd}/{word}"  # ``cwd`` is real: links on the way to it were followed
+    tmpdir = policy.environ.get("TMPDIR", "").rstrip("/")
+    word = re.sub(r"^\$\{?TMPDIR\}?/", tmpdir + "/", word) if tmpdir else word
+    if path is None or ".." in word.split("/"):
         return False
     home, root = real(policy.home), real(policy.root)
-    # The word as written, no link followed on the way, must be where it lands.
-    lexical = [real(Path(t)) / os.path.normpath(word[len(t.rstrip("/")) + 1:])
-               for t in (*TEMP_ROOTS, tmpdir) if t.startswith("/") and
-               word.startswith(t.rstrip("/") + "/") and word[len(t.rstrip("/")) + 1:]]
-    return path in lexical and not (path == home or home in path.parents or path in
-                                    home.parents or root.parent in path.parents)
+    # Below the deepest temp folder it names (``$TMPDIR`` may lie in /tmp), the word as
+    # written, no link followed on the way, must match where it lands.
+    top = next((t for t in sorted((*TEMP_ROOTS, tmpdir), key=len, reverse=True)
+                if t.startswith("/") and f"{word}/".startswith(t + "/")), "")
+    rest = os.path.normpath(word[len(top) + 1:]) if top else "."
+    pattern = f"{glob.escape(str(real(Path(top or '/'))))}/{rest}".replace(FOUND, "*")
+    return bool(_OWN_NAME.match(rest)) and fnmatch.fnmatchcase(
+        str(path), pattern.replace("[^", "[!")) and not (
+        path == home or home in path.parents or path in home.parents or
+        root.parent in path.parents)
 
 
 def is_secret(path: Path | None, policy: Policy) -> bool:
@@ -226,7 +244,7 @@ def is_secret(path: Path | None, policy: Policy) -> bool:
     public = _patterns(policy.public_patterns)
     if public[0].match(name) or public[1].match(text):
         return False
-    if _patterns(SYSTEM_SECRETS)[1].match(text):
+    if _patterns(SYSTEM_SECRETS)[1].match(text) or DISK.match(text):
         return True
     home = real(policy.home)
     if home in path.parents:

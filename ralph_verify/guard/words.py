@@ -8,7 +8,7 @@ import re
 import shlex
 from collections.abc import Sequence
 
-from ralph_verify.guard.command import SimpleCommand
+from ralph_verify.guard.command import FOUND, SimpleCommand
 
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -37,13 +37,30 @@ def static_output(commands: Sequence[SimpleCommand]) -> str:
     text = static_text(commands)
     if text is not None and "$" not in text and "\\" not in text:
         return text.rstrip("\n")  # as bash drops a substitution's last newlines
-    if len(commands) == 1 and commands[0].name == "mktemp" and not any(
-            a.startswith(("-p", "--tmpdir")) for a in commands[0].args):
-        # A fresh name under the temp folder (``$(mktemp -d)``): scratch, whatever follows.
-        template = next((a for a in commands[0].args if not a.startswith("-")), "tmp.XXXXXXXXXX")
-        if "/" not in template or template.startswith("/tmp/"):
-            return "/tmp/" + template.rsplit("/", 1)[-1]
+    if len(commands) == 1 and commands[0].name == "mktemp":
+        return mktemp(commands[0].args)
     return UNKNOWN_SUBST
+
+
+def mktemp(args: list[str]) -> str:
+    """The fresh name ``mktemp`` prints: its template (``tmp.XXXXXXXXXX`` when none) in
+    ``-p DIR``, in the temp folder (``-t``, ``--tmpdir``, no template; ``/tmp`` stands for
+    ``$TMPDIR``), else where the template says (relative: in the working folder)."""
+    folder, template, rest = "", "", list(args)
+    while rest:
+        arg = rest.pop(0)
+        if re.fullmatch(r"-[dqut]*p.*", arg) or arg.startswith("--tmpdir="):  # '': the default
+            folder = (arg.partition("=")[2] if arg.startswith("--") else (
+                arg[arg.index("p") + 1:] or (rest.pop(0) if rest else ""))) or "/tmp"
+        elif arg == "--tmpdir" or re.fullmatch(r"-[dqu]*t[dqu]*", arg):
+            folder = folder or "/tmp"
+        elif arg == "--suffix" and rest:
+            rest.pop(0)
+        elif not arg.startswith("-"):
+            template = arg
+    if not template:
+        template, folder = "tmp.XXXXXXXXXX", folder or "/tmp"
+    return f"{folder.rstrip('/')}/{template}" if folder else template
 
 
 def unescape(raw: str) -> str:
@@ -141,12 +158,12 @@ def stdin_words(command: SimpleCommand) -> list[str]:
     if producer.name == "find":
         return [find_target(start, producer.args) for start in find_starts(producer.args)]
     if producer.name == "ls":  # the names given (files), and what is in them (folders)
-        return [*(args or ["."]), *(f"{a.rstrip('/') or '/'}/{{found}}" for a in args or ["."])]
+        return [*(args or ["."]), *(f"{a.rstrip('/') or '/'}/{FOUND}" for a in args or ["."])]
     if producer.name in ("fd", "fdfind"):
-        return [f"{a.rstrip('/') or '/'}/{{found}}" for a in args[1:] or args or ["."]]
+        return [f"{a.rstrip('/') or '/'}/{FOUND}" for a in args[1:] or args or ["."]]
     if producer.name == "git" or (producer.name in ("grep", "rg", "egrep") and any(
             a.startswith("-") and "l" in a for a in producer.args)):
-        return ["./{found}"]
+        return [f"./{FOUND}"]
     return ["$(stdin)"]
 
 
@@ -213,7 +230,7 @@ def find_target(start: str, args: list[str]) -> str:
     names = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-name", "-iname")]
     if len(names) == 1:  # ``-name .git``: that one; ``-name '*.pem'``: judged by the pattern
         return f"{start.rstrip('/') or '/'}/{names[0]}"
-    return f"{start.rstrip('/') or '/'}/{{found}}"
+    return f"{start.rstrip('/') or '/'}/{FOUND}"
 
 
 def find_exec(args: list[str]) -> list[list[str]]:
