@@ -324,3 +324,30 @@ def test_scratch_below_a_temp_folder_is_writable(tmp_path: Path) -> None:
     for command in ("rm -rf /tmp", "rm -rf /tmp/*", "echo x > ../x.txt", "find /tmp -delete",
                     f"echo x > {tmp_path}/home/.bashrc", "mv src /tmp/rv-elsewhere"):
         assert evaluate("Bash", {"command": command}, policy) is not None, command
+
+
+def test_scratch_in_tmpdir_is_judged_by_what_its_glob_can_match(tmp_path: Path) -> None:
+    """``$TMPDIR`` (here inside /tmp, as it often is) is a temp folder of its own: a glob
+    with a fixed start names the agent's scratch in it, one that can match any name takes
+    the folder; a match that is a link out of it is not scratch. A ``TMPDIR`` of ``/``
+    makes nothing scratch."""
+    root, tmpdir = tmp_path / "p" / "project", tmp_path / "tmpdir"
+    for folder in (tmpdir / "build-1", root, tmp_path / "home"):
+        folder.mkdir(parents=True)
+    (tmpdir / "link-1").symlink_to(tmp_path / "home")
+    policy = Policy(root=root, cwd=root, home=tmp_path / "home",
+                    environ={"TMPDIR": str(tmpdir)})
+    for command in ("rm -f $TMPDIR/foo*.log", 'rm -f "$TMPDIR"/foo*.log',
+                    "rm -rf $TMPDIR/build-*", "pytest --basetemp=$TMPDIR/pt -q",
+                    'd=$(mktemp -d "$TMPDIR/ci.XXXXXX") && rm -rf "$d"',
+                    f"cd {tmpdir} && rm -rf build-*"):
+        assert evaluate("Bash", {"command": command}, policy) is None, command
+    for command in ("rm -rf $TMPDIR/*", "rm -rf $TMPDIR/.*", "rm -rf $TMPDIR/link-*",
+                    "rm -rf $TMPDIR/link-*/", "rm -rf $TMPDIR/build-*/../..",
+                    "find $TMPDIR -type f -delete", f"cd {tmpdir} && rm -rf *",
+                    f"cd {tmpdir}/link-1 && rm -rf x", "pytest --basetemp=$TMPDIR -q",
+                    'rm -rf "$TMPDIR"', "find $TMPDIR/ -delete"):
+        assert evaluate("Bash", {"command": command}, policy) is not None, command
+    slash = Policy(root=root, cwd=root, home=tmp_path / "home", environ={"TMPDIR": "/"})
+    for command in ("rm -rf /usr/lib", "echo x > /etc/x", "rm -rf $TMPDIR/etc"):
+        assert evaluate("Bash", {"command": command}, slash) is not None, command

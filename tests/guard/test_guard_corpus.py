@@ -23,6 +23,7 @@ from tests.guard_corpus_honest import HONEST_ORDINARY
 from tests.guard_corpus_merges import MERGES, MERGES_ORDINARY
 from tests.guard_corpus_round7 import ROUND7, ROUND7_NEAR, ROUND7_ORDINARY
 from tests.guard_corpus_round8 import ROUND8, ROUND8_ORDINARY
+from tests.guard_corpus_scratch import SCRATCH, SCRATCH_ORDINARY
 
 CLASSES = ("delete", "inline", "secrets", "outside", "machine", "stdin", "network", "history",
            "unreadable", "cloud-creds", "inline-code", "shell-forms", "wrappers",
@@ -139,6 +140,14 @@ def test_the_edges_of_the_merged_readers_hold(policy: Policy) -> None:
     ``.[^.]*`` in the project's top); every one refused, none of the honest ones."""
     assert not allowed([call for _, call in MERGES], policy)
     assert not [call for call in MERGES_ORDINARY if evaluate(call[0], call[1], policy)]
+
+
+def test_scratch_below_a_temp_folder_is_the_agents_own_not_the_folder(policy: Policy) -> None:
+    """tests/guard_corpus_scratch.py: ``/tmp/pytest-*``, ``$(mktemp -d)`` and ``--basetemp``
+    go through; a glob, search or working folder that takes every name in a temp folder, a
+    way out of one through ``..``, and a raw disk read are refused."""
+    assert not allowed([call for _, call in SCRATCH], policy)
+    assert not [call for call in SCRATCH_ORDINARY if evaluate(call[0], call[1], policy)]
 
 
 def test_refusals_name_the_class_rule(policy: Policy) -> None:
