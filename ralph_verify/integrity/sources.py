@@ -76,9 +76,11 @@ def is_test_file(path: str) -> bool:
     return bool(TEST_FILE.search(path))
 
 
-def is_test_side(path: str) -> bool:
+def is_test_code(path: str) -> bool:
     """A test module, a conftest, or a file under a ``tests``/``test``/``testing`` folder:
-    code that runs around the tests, not the product's."""
+    code that runs around the tests, not the product's (the frozen oracle's wider
+    ``is_test_side`` also counts settings, ``.pth`` and ``sitecustomize.py`` files, which
+    integrity judges as product code or settings)."""
     parts = path.split("/")
     return is_test_file(path) or parts[-1] == "conftest.py" \
         or any(p in ("tests", "test", "testing") for p in parts[:-1])

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity.rule import allowed
-from ralph_verify.integrity.sources import is_test_file, is_test_side, parse, source_line
+from ralph_verify.integrity.sources import is_test_code, is_test_file, parse, source_line
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair, Source
@@ -34,8 +34,8 @@ _STACK = {("inspect", "stack"), ("inspect", "currentframe"), ("inspect", "getout
 
 
 def is_source(path: str) -> bool:
-    """A Python file of the product (see :func:`.sources.is_test_side`)."""
-    return path.endswith(".py") and not is_test_side(path)
+    """A Python file of the product (see :func:`.sources.is_test_code`)."""
+    return path.endswith(".py") and not is_test_code(path)
 
 
 def is_literal(value: Any) -> bool:

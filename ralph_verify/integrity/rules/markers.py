@@ -24,7 +24,7 @@ from ralph_verify.integrity import effective
 from ralph_verify.integrity.renames import judge as judge_tests
 from ralph_verify.integrity.renames import test_key
 from ralph_verify.integrity.rules.assertions import OPERATORS
-from ralph_verify.integrity.sources import is_test_file, is_test_side, markers, parse, read_text
+from ralph_verify.integrity.sources import is_test_code, is_test_file, markers, parse, read_text
 from ralph_verify.records.integrity import FileFacts, Picture
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ def compare(pair: Pair) -> list[Failure]:
         if not _read_by_tool(root, after, kind, path):
             continue  # its tool never reads this file (effective settings): nothing hidden
         named = codes(kind, text)
-        if kind == "no cover" and is_test_side(path):
+        if kind == "no cover" and is_test_code(path):
             notes.append(f"{path}:{line}: `{text}` in test code")
             continue
         if not named:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity.rule import allowed, failure
-from ralph_verify.integrity.sources import is_test_file, is_test_side, parse, source_line
+from ralph_verify.integrity.sources import is_test_code, is_test_file, parse, source_line
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair, Source
@@ -189,7 +189,7 @@ def facts(src: Source, out: FileFacts) -> None:
     """The stand-ins a file installs; the project names a test module imports."""
     if src.tree is None:
         return
-    if (src.rel.endswith(".py") and is_test_side(src.rel)) or src.rel in src.plugins:
+    if (src.rel.endswith(".py") and is_test_code(src.rel)) or src.rel in src.plugins:
         whole = src.rel.rsplit("/", 1)[-1] == "conftest.py" or src.rel in src.plugins
         out.standins = [list(f) for f in scan(src.text, set(src.own), whole=whole)]
     if is_test_file(src.rel):
