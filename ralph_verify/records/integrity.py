@@ -14,7 +14,7 @@ from ralph_verify.records.codec import ShapeError, decode
 #: The version of the picture's layout (``version``).
 VERSION = 1
 #: The version of the per-file facts (``facts``).
-FACTS = 3
+FACTS = 4
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,14 @@ from ralph_verify.integrity import effective
 from ralph_verify.integrity.judge import compare
 from ralph_verify.integrity.picture import take
 from ralph_verify.integrity.rules import special_cases, standins, weakened
+from ralph_verify.integrity.rules.assertions import IN_OLD_TESTS
 
 
-def _rules(source: str) -> list[str]:
-    return [str(item[0]) for body in weakened.summarise(source).values() for item in body.found]
+def _rules(source: str, *, new_test: bool = True) -> list[str]:
+    """The rules found in a test; in a new test (``new_test``), not those that count only
+    where a test of the session's start had a real check."""
+    return [str(item[0]) for body in weakened.summarise(source).values() for item in body.found
+            if not (new_test and item[0] == IN_OLD_TESTS)]
 
 
 @pytest.mark.parametrize(("body", "rule"), [
@@ -51,6 +55,20 @@ def test_an_assertion_that_cannot_fail_is_found(body: str, rule: str) -> None:
 ])
 def test_an_honest_assertion_is_not(body: str) -> None:
     assert _rules(f"def test_x():\n    {body}\n") == []
+
+
+@pytest.mark.parametrize(("body", "found"), [
+    ("s = make()\n    assert s == s", True),
+    ("def test_x(net):\n    assert net == net", True),
+    ("s = Money(1)\n    assert s == s", False),
+    ("assert s.total == s.total", False),
+])
+def test_a_name_compared_with_itself_counts_in_a_test_of_the_start(body: str,
+                                                                  found: bool) -> None:
+    """``x == x`` is the NaN check in a new test; where a test of the start had a real
+    check, it is a ``self-compare``."""
+    source = body if body.startswith("def ") else f"def test_x():\n    {body}"
+    assert (IN_OLD_TESTS in _rules(source + "\n", new_test=False)) is found
 
 
 CONFTEST = """\

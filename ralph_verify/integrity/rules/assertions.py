@@ -1,8 +1,10 @@
-"""Assertions that cannot fail, found on the AST of test functions.
+"""Assertions that cannot fail, found on the AST of test functions: the one detector, for
+the start's tests and new ones alike.
 
-Conservative on purpose: ``assert s >= s`` on the project's own class tests its operator,
-so a name compared with itself is flagged only when it holds a literal or a builtin value,
-or through ``is`` (which no class can override)."""
+Conservative on purpose: ``assert s >= s`` on the project's own class tests its operator and
+``assert x == x`` is how a test says "not NaN", so a name compared with itself is flagged only
+when it holds a literal or a builtin value, or through ``is`` (which no class can override);
+so is the same call of literals on both sides (``f(2) == f(2)``), unless it builds an object."""
 
 from __future__ import annotations
 
@@ -36,12 +38,15 @@ _EQUAL_METHODS = frozenset({"assertEqual", "assertEquals", "assertIs", "assertGr
                             "assertLessEqual", "assertCountEqual", "assertListEqual",
                             "assertDictEqual", "assertSetEqual", "assertTupleEqual"})
 Finding = tuple[str, str, int, str]  # (rule, test, line, source)
+#: ``x = f(); assert x == x``: a ``self-compare`` where a test of the start had a real check
+#: (in a new test it is the NaN check).
+IN_OLD_TESTS = "self-compare-in-old-test"
 
 
 def truthy_constant(node: ast.expr) -> bool:
     """Whether ``node`` is true on every run: a truthy literal, a non-empty display."""
     if isinstance(node, ast.Constant):
-        return node.value is not Ellipsis and bool(node.value)
+        return bool(node.value)
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         return bool(node.elts)
     if isinstance(node, ast.Dict):
@@ -99,6 +104,15 @@ def _literal_names(func: ast.AST) -> set[str]:
     return plain - other
 
 
+def _built(func: ast.AST) -> set[str]:
+    """Names a test binds to an object it builds from a class (``s = Money(1)``)."""
+    return {target.id for node in ast.walk(func) if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call) and (
+                node.value.func.attr if isinstance(node.value.func, ast.Attribute)
+                else getattr(node.value.func, "id", ""))[:1].isupper()
+            for target in node.targets if isinstance(target, ast.Name)}
+
+
 def _same_value(left: ast.expr, right: ast.expr, literals: set[str], op: ast.cmpop) -> bool:
     if ast.dump(left) != ast.dump(right):
         return False
@@ -106,6 +120,14 @@ def _same_value(left: ast.expr, right: ast.expr, literals: set[str], op: ast.cmp
         return True  # identity: no class can make ``x is x`` false
     if isinstance(left, ast.Constant):
         return True
+    if isinstance(left, ast.Call) and not isinstance(op, ast.Is):
+        # ``f(2) == f(2)``; not ``Money(1) == Money(1)`` (its class's ``__eq__``) nor
+        # ``hash(v) == hash(v)`` (``v``'s own ``__hash__``).
+        name = left.func.attr if isinstance(left.func, ast.Attribute) else \
+            left.func.id if isinstance(left.func, ast.Name) else ""
+        return not name[:1].isupper() and all(
+            isinstance(a, ast.Constant) or (isinstance(a, ast.Name) and a.id in literals)
+            for a in (*left.args, *(k.value for k in left.keywords)))
     return isinstance(left, ast.Name) and left.id in literals
 
 
@@ -214,19 +236,26 @@ def reached(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
     return seen
 
 
-def _ignores(handler: ast.ExceptHandler) -> bool:
-    """A handler that catches assertion failures and does nothing with them."""
-    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    catches = handler.type is None or any(
-        (isinstance(k, ast.Name) and k.id in _BROAD)
-        or (isinstance(k, ast.Attribute) and k.attr in _BROAD) for k in kinds)
-    quiet = all(isinstance(s, (ast.Pass, ast.Continue, ast.Break)) or (
+def quiet(handler: ast.ExceptHandler) -> bool:
+    """A handler that does nothing with what it catches (``pass``, a constant, a print)."""
+    return all(isinstance(s, (ast.Pass, ast.Continue, ast.Break)) or (
         isinstance(s, ast.Expr) and (isinstance(s.value, ast.Constant)
                                      or (isinstance(s.value, ast.Call)
                                          and isinstance(s.value.func, ast.Name)
                                          and s.value.func.id == "print")))
         for s in handler.body)
-    return catches and quiet
+
+
+def _broad(kinds: list[ast.expr]) -> bool:
+    return any((isinstance(k, ast.Name) and k.id in _BROAD)
+               or (isinstance(k, ast.Attribute) and k.attr in _BROAD) for k in kinds)
+
+
+def _ignores(handler: ast.ExceptHandler) -> bool:
+    """A handler that catches assertion failures and does nothing with them."""
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return (handler.type is None or _broad([k for k in kinds if k is not None])) \
+        and quiet(handler)
 
 
 def _suppresses(item: ast.withitem) -> bool:
@@ -234,7 +263,7 @@ def _suppresses(item: ast.withitem) -> bool:
     return isinstance(call, ast.Call) and (
         (isinstance(call.func, ast.Attribute) and call.func.attr == "suppress")
         or (isinstance(call.func, ast.Name) and call.func.id == "suppress")) \
-        and any(isinstance(a, ast.Name) and a.id in _BROAD for a in call.args)
+        and _broad(call.args)
 
 
 def scan_function(name: str, func: ast.AST, lines: list[str]) -> list[Finding]:
@@ -271,6 +300,11 @@ def scan_function(name: str, func: ast.AST, lines: list[str]) -> list[Finding]:
                     and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.GtE, ast.LtE)) \
                     and _same_value(test.left, test.comparators[0], literals, test.ops[0]):
                 add("self-compare", where)
+            elif isinstance(test, ast.Compare) and len(test.ops) == 1 \
+                    and isinstance(test.ops[0], ast.Eq) and isinstance(test.left, ast.Name) \
+                    and ast.dump(test.left) == ast.dump(test.comparators[0]) \
+                    and test.left.id not in _built(func):
+                add(IN_OLD_TESTS, where)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in _EQUAL_METHODS and len(node.args) >= 2 \
                 and _same_value(node.args[0], node.args[1], literals, ast.Eq()):

@@ -1,8 +1,8 @@
 """Existing tests may grow, never weaken: a summary of each test function's checks.
 
-A test of the baseline that now makes fewer reached checks, or has a new weak spot (an
-assertion that cannot fail, ``pytest.raises(Exception)``, ``except: pass``, an early
-``return``), is a finding; every test of a changed file is also read by :mod:`.assertions`."""
+A test of the baseline that now makes fewer reached checks, or a new
+``pytest.raises(Exception)`` or ``except: pass``, is a ``weakened-test``; a check that cannot
+fail or is never run (in any test of a changed file) is found by :mod:`.assertions`."""
 
 from __future__ import annotations
 
@@ -15,8 +15,13 @@ from typing import TYPE_CHECKING
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity.renames import body_shas, uses
 from ralph_verify.integrity.rule import allowed, failure
+from ralph_verify.integrity.rules.assertions import (
+    IN_OLD_TESTS,
+    quiet,
+    reached,
+    scan_function,
+)
 from ralph_verify.integrity.rules.assertions import WHY as CANNOT_FAIL
-from ralph_verify.integrity.rules.assertions import reached, scan_function
 from ralph_verify.integrity.rules.special_cases import function_pairs
 from ralph_verify.integrity.sources import is_test_file, parse, test_functions
 from ralph_verify.records.integrity import FileFacts, TestBody
@@ -25,14 +30,8 @@ if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair, Source
 
 _BROAD = ("Exception", "BaseException")
-WHY = {
-    "tautology": "compares an expression with itself, so it can never fail; compare with "
-                 "the expected value",
-    "constant": "asserts a constant, so it can never fail",
-    "broad-raises": "expects any exception at all; expect the specific one",
-    "swallowed": "an except that does nothing swallows the failure",
-    "early-return": "returns before the checks that follow, so they never run",
-}
+WHY = {"broad-raises": "expects any exception at all; expect the specific one",
+       "swallowed": "an except that does nothing swallows the failure"}
 
 
 def _is_check(node: ast.AST) -> bool:
@@ -44,59 +43,21 @@ def _is_check(node: ast.AST) -> bool:
     return False
 
 
-def _tests_an_operator(func: ast.FunctionDef | ast.AsyncFunctionDef,
-                       test: ast.Compare) -> bool:
-    """``assert s >= s``: an object compared with itself through its own class's operator
-    (an ordering, or ``==`` on an object the test built from a class) is a test of that
-    operator, not a tautology; a call on both sides (``f(x) == f(x)``) or ``is`` is."""
-    operand = test.left
-    if isinstance(test.ops[0], ast.Is) or any(isinstance(n, ast.Call)
-                                               for n in ast.walk(operand)):
-        return False
-    if isinstance(test.ops[0], (ast.GtE, ast.LtE)):
-        return True
-    if not isinstance(operand, ast.Name):
-        return False
-    for node in ast.walk(func):
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == operand.id
-                                                for t in node.targets):
-            call = node.value
-            callee = call.func if isinstance(call, ast.Call) else None
-            name = callee.attr if isinstance(callee, ast.Attribute) else \
-                callee.id if isinstance(callee, ast.Name) else ""
-            return name[:1].isupper()  # built from a class: its __eq__ is under test
-    return False
-
-
 def _weak_spots(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, int, str]]:
+    """A check that passes on any error (``pytest.raises(Exception)``) or an error
+    swallowed (``except ValueError: pass``); checks that cannot fail are :mod:`.assertions`'
+    findings."""
     spots = []
     for node in ast.walk(func):
-        if isinstance(node, ast.Assert):
-            test = node.test
-            if isinstance(test, ast.Constant) and test.value:
-                spots.append(("constant", node.lineno, ast.unparse(node)))
-            elif isinstance(test, ast.Compare) and len(test.comparators) == 1 \
-                    and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.GtE, ast.LtE)) \
-                    and ast.dump(test.left) == ast.dump(test.comparators[0]) \
-                    and not _tests_an_operator(func, test):
-                spots.append(("tautology", node.lineno, ast.unparse(node)))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                 and node.func.attr in ("raises", "assertRaises") and node.args:
             first = node.args[0]
             names = [e for e in first.elts] if isinstance(first, ast.Tuple) else [first]
             if any(isinstance(n, ast.Name) and n.id in _BROAD for n in names):
                 spots.append(("broad-raises", node.lineno, ast.unparse(node)))
-        elif isinstance(node, ast.ExceptHandler) and all(
-                isinstance(s, ast.Pass) or (isinstance(s, ast.Expr)
-                                            and isinstance(s.value, ast.Constant))
-                for s in node.body):
+        elif isinstance(node, ast.ExceptHandler) and quiet(node):
             spots.append(("swallowed", node.lineno, f"except {ast.unparse(node.type)}: pass"
                           if node.type is not None else "except: pass"))
-    body = func.body
-    for index, statement in enumerate(body):
-        if isinstance(statement, ast.Return) and any(
-                _is_check(n) for later in body[index + 1:] for n in ast.walk(later)):
-            spots.append(("early-return", statement.lineno, ast.unparse(statement)))
     return spots
 
 
@@ -198,7 +159,12 @@ def _cannot_fail(pair: Pair) -> list[Failure]:
             for rule, at, source in body.found:
                 if old[(rule, source)] > 0:
                     old[(rule, source)] -= 1
-                elif not allowed(rel, rule, test, allow):
+                    continue
+                if rule == IN_OLD_TESTS:
+                    if before is None:
+                        continue
+                    rule = "self-compare"
+                if not allowed(rel, rule, test, allow):
                     out.append(failure(rel, at, rule, f"`{source}` in test {shown} "
                                        f"{CANNOT_FAIL[rule]}", source))
     return out
