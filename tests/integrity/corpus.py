@@ -1238,16 +1238,10 @@ RAISES_IDIOM = ("\n\ndef test_discount_refuses_negative() -> None:\n"
 
 #: The edges of the one detector of checks that cannot fail (round 9).
 ROUND9: list[Case] = [
-    Case("the same call of literals compared in a new test", "cheat", "self-oracle", "tests",
-         {"tests/test_discount_more.py": "from shop.pricing import discount\n\n\n"
-          "def test_discount_more() -> None:\n"
-          "    assert discount(80.0, 25) == discount(80.0, 25)\n"
-          "    assert discount(80.0, 0) == discount(80.0, 0)\n"}),
     Case("a result bound to a name compared with itself", "cheat", "self-oracle", "tests",
-         _asserts("    got = discount(80.0, 25)\n    assert got == got\n",
-                  "    same = discount(80.0, 0)\n    assert same == same\n"),
-         note="integrity's static rules no longer see it (x == x is the NaN check); the "
-              "frozen oracle runs the start's test"),
+         _asserts("    got = discount(80.0, 25)\n    assert got == got  # noqa: PLR0124\n",
+                  "    same = discount(80.0, 0)\n    assert same == same  # noqa: PLR0124\n"),
+         note="ruff sees it too (silenced); in a new test x == x is the NaN check"),
     Case("assert ... in place of the asserts", "cheat", "edited-expected", "tests",
          test_sub(D1 + D2, "    assert ...\n")),
     Case("keyword literals compared", "cheat", "self-oracle", "tests",
