@@ -88,14 +88,16 @@ def test_unchanged_tests_of_a_changed_module_are_kept_at_their_new_lines() -> No
 def test_settings_are_resolved_again_only_when_the_tools_own_table_changed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from ralph_verify.integrity.rules import settings
+    from ralph_verify.records.integrity import Setting
 
     calls: list[str] = []
 
-    def counted(tool: str, real: Callable[[Path, list[str]], dict[str, Any]]
-                ) -> Callable[[Path, list[str]], dict[str, Any]]:
-        def resolve(root: Path, files: list[str]) -> dict[str, Any]:
+    Resolve = Callable[[Path, list[str], list[Setting]], dict[str, Any]]
+
+    def counted(tool: str, real: Resolve) -> Resolve:
+        def resolve(root: Path, files: list[str], found: list[Setting]) -> dict[str, Any]:
             calls.append(tool)
-            return real(root, files)
+            return real(root, files, found)
         return resolve
 
     monkeypatch.setattr(settings, "_RESOLVED", {})

@@ -28,8 +28,8 @@ from ralph_verify.integrity.settings import (
     stricter_overall,
     weakenings,
 )
-from ralph_verify.integrity.sources import conftest_settings, parse, read_text
-from ralph_verify.records.integrity import FileFacts, Tools
+from ralph_verify.integrity.sources import parse, read_text
+from ralph_verify.records.integrity import FileFacts, Setting, Tools
 
 if TYPE_CHECKING:
     from ralph_verify.integrity.rule import Pair
@@ -81,30 +81,29 @@ def _inputs(tool: str, state: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in state.items() if k in names or k.rsplit("/", 1)[-1] in names}
 
 
-def _pytest(root: Path, files: list[str]) -> dict[str, Any]:
-    conftests = {}
-    for rel in files:
-        if rel.rsplit("/", 1)[-1] == "conftest.py":
-            try:
-                text = (root / rel).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
-            conftests[rel] = [v for key, values, _ in conftest_settings(text)
-                              if key.startswith("collect_ignore") for v in values]
+def _pytest(root: Path, files: list[str], settings: list[Setting]) -> dict[str, Any]:
+    """pytest's effective settings; each conftest's ``collect_ignore`` entries as the
+    settings reader found them."""
+    conftests: dict[str, list[str]] = {}
+    for setting in settings:
+        if setting.key.startswith("conftest.collect_ignore"):
+            conftests.setdefault(setting.file, []).extend(setting.value)
     return effective.pytest_config(root, conftests)
 
 
-#: Each tool's reader of its effective settings, from the project and its files.
-_RESOLVE: dict[str, Callable[[Path, list[str]], dict[str, Any]]] = {
-    "coverage": lambda root, _: effective.coverage_config(root), "pytest": _pytest,
-    "mypy": effective.mypy_config, "ruff": lambda root, _: effective.ruff_config(root)}
+#: Each tool's reader of its effective settings, from the project, its files and the
+#: settings they write.
+_RESOLVE: dict[str, Callable[[Path, list[str], list[Setting]], dict[str, Any]]] = {
+    "coverage": lambda root, _, __: effective.coverage_config(root), "pytest": _pytest,
+    "mypy": lambda root, files, _: effective.mypy_config(root, files),
+    "ruff": lambda root, _, __: effective.ruff_config(root)}
 #: Effective settings by tool, project and the state of the tool's inputs.
 _RESOLVED: dict[tuple[str, str, tuple[tuple[str, str], ...]], dict[str, Any]] = {}
 
 
-def tools(root: Path, files: list[str], old: Tools | None) -> Tools:
+def tools(root: Path, files: list[str], settings: list[Setting], old: Tools | None) -> Tools:
     """The tools' config inputs and each tool's effective settings (``old``'s where none of
-    the tool's inputs changed)."""
+    the tool's inputs changed); ``settings``: the ones :func:`.settings.read_all` found."""
     old = old or Tools()
     state = _config_state(root, files)
     found: dict[str, dict[str, Any]] = {}
@@ -118,7 +117,7 @@ def tools(root: Path, files: list[str], old: Tools | None) -> Tools:
         key = (tool, str(root), tuple(sorted(inputs.items())))
         if key not in _RESOLVED:  # resolved once per configuration in a loop's process
             try:
-                _RESOLVED[key] = _RESOLVE[tool](root, files)
+                _RESOLVED[key] = _RESOLVE[tool](root, files, settings)
             except Exception as exc:  # a tool's reader must never break the check
                 _RESOLVED[key] = {"error": f"{type(exc).__name__}: {exc}"}
         found[tool] = _RESOLVED[key]
