@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.compat import tomllib
-from ralph_verify.integrity.settings import addopts_items, marker_names
+from ralph_verify.integrity.settings import (
+    ADD_WEAKENS,
+    DROP_WEAKENS,
+    addopts_items,
+    marker_names,
+    option,
+)
 from ralph_verify.integrity.sources import read_text
 
 #: A narrowing: (tool, file, line, message).
@@ -188,9 +194,6 @@ def compare_coverage(root: Path, old: dict[str, Any], new: dict[str, Any],
 
 _DEFAULT_NORECURSE = ["*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv",
                       "{arch}"]
-_NARROWING = ("-k", "-m", "--deselect", "--ignore", "--ignore-glob", "--lf", "--last-failed",
-              "--sw", "--stepwise", "-x", "--exitfirst", "--maxfail")
-_STRICT = ("--strict-markers", "--strict-config", "--strict", "--runxfail")
 
 
 def read_ini(path: Path) -> configparser.RawConfigParser | None:
@@ -297,12 +300,12 @@ def compare_pytest(root: Path, old: dict[str, Any], new: dict[str, Any],
     for item in now:
         if item.startswith("-m ") and marks is not None and not marker_names(item[3:]) & marks:
             continue
-        if item not in then and item.split(" ", 1)[0] in _NARROWING:
+        if item not in then and option(item) in ADD_WEAKENS:
             found.append(("pytest", where, line_of(root, where, ("addopts",)),
                           f"pytest's effective options gained {item!r}, which takes tests "
                           "out of the run"))
     for item in then:
-        if item not in now and (item in _STRICT or item.startswith("-W ")):
+        if item not in now and option(item) in DROP_WEAKENS:
             found.append(("pytest", where, line_of(root, where, ("addopts",)),
                           f"pytest's effective options lost {item!r}"))
     return found

@@ -29,10 +29,12 @@ KINDS: dict[str, str] = {
 }
 _ON_PREFIXES = ("allow_", "ignore_", "implicit_")
 _OFF_PREFIXES = ("strict", "disallow_", "warn_", "no_implicit_")
-#: addopts options that take tests out of a run when added / make it stricter when present.
-_ADD_WEAKENS = ("-k", "-m", "--deselect", "--ignore", "--ignore-glob", "--lf", "--last-failed",
-                "--sw", "--stepwise", "--continue-on-collection-errors")
-_DROP_WEAKENS = ("--strict-markers", "--strict-config", "--strict", "-W", "--runxfail")
+#: addopts options that take tests out of a run when added / make it stricter when present
+#: (as written here, and in pytest's effective options).
+ADD_WEAKENS = ("-k", "-m", "--deselect", "--ignore", "--ignore-glob", "--lf", "--last-failed",
+               "--sw", "--stepwise", "-x", "--exitfirst", "--maxfail",
+               "--continue-on-collection-errors")
+DROP_WEAKENS = ("--strict-markers", "--strict-config", "--strict", "-W", "--runxfail")
 _VALUE_OPTIONS = ("-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-W", "-p", "-o",
                   "--cov-fail-under", "--cov")
 _TOOLS = ("coverage", "ruff", "mypy", "pytest")
@@ -327,17 +329,17 @@ def weakenings(old: Setting | None, new: Setting | None
     return []
 
 
-def _option(item: str) -> str:
+def option(item: str) -> str:
     return item.split(" ", 1)[0]
 
 
 def _opts_changes(then: list[str], now: list[str]) -> list[tuple[str, str]]:
     changes = [(f"added {item!r}", item) for item in now
-               if item not in then and _option(item) in _ADD_WEAKENS]
+               if item not in then and option(item) in ADD_WEAKENS]
     changes += [(f"dropped {item!r}", item) for item in then
-                if item not in now and _option(item) in _DROP_WEAKENS]
-    old_cov = [i for i in then if _option(i) == "--cov-fail-under"]
-    new_cov = [i for i in now if _option(i) == "--cov-fail-under"]
+                if item not in now and option(item) in DROP_WEAKENS]
+    old_cov = [i for i in then if option(i) == "--cov-fail-under"]
+    new_cov = [i for i in now if option(i) == "--cov-fail-under"]
     if old_cov and (not new_cov or _number(new_cov[-1]) < _number(old_cov[-1])):
         changes.append((f"lowered {old_cov[-1]!r} to {new_cov[-1] if new_cov else 'nothing'!r}",
                         new_cov[-1] if new_cov else old_cov[-1]))
