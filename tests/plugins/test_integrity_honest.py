@@ -276,7 +276,7 @@ def test_a_self_comparison_through_an_operator(tmp_path: Path, assertion: str,
     judgement = _judge(tmp_path, {"tests/test_geo.py": TESTS}, {
         "tests/test_geo.py": TESTS.replace("assert area(2, 3) == 6",
                                            f"assert area(2, 3) == 6\n    {assertion}")})
-    assert _codes(judgement) == (["weakened-test"] if weak else [])
+    assert _codes(judgement) == (["self-compare"] if weak else [])
 
 
 def test_a_weak_spot_respelled_is_not_new(tmp_path: Path) -> None:
