@@ -8,7 +8,6 @@ wherever it was written. mypy's settings are read as mypy picks its file, ruff's
 
 from __future__ import annotations
 
-import configparser
 import fnmatch
 import hashlib
 import os
@@ -23,6 +22,7 @@ from ralph_verify.integrity.settings import (
     ADD_WEAKENS,
     DROP_WEAKENS,
     addopts_items,
+    ini_parser,
     marker_names,
     option,
 )
@@ -196,16 +196,6 @@ _DEFAULT_NORECURSE = ["*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_mod
                       "{arch}"]
 
 
-def read_ini(path: Path) -> configparser.RawConfigParser | None:
-    """An INI file (empty when unreadable), ``None`` when it does not parse."""
-    parser = configparser.RawConfigParser(interpolation=None)
-    try:
-        parser.read_string(read_text(path))
-    except configparser.Error:
-        return None
-    return parser
-
-
 def tool_table(path: Path, tool: str) -> Any:
     """``[tool.TOOL]`` of a TOML file, ``None`` when it cannot be read or lacks it."""
     try:
@@ -232,7 +222,7 @@ def _ini(root: Path) -> tuple[str | None, dict[str, Any]]:
 
 
 def _ini_section(path: Path, section: str) -> dict[str, Any] | None:
-    parser = read_ini(path)
+    parser = ini_parser(read_text(path))
     return dict(parser.items(section)) if parser and parser.has_section(section) else None
 
 
@@ -346,7 +336,7 @@ def _mypy_tables(root: Path) -> tuple[str | None, dict[str, Any], dict[str, dict
                 for module in names if isinstance(names, list) else [names]:
                     modules[str(module)] = {k: v for k, v in override.items() if k != "module"}
             return name, {k: v for k, v in data.items() if k != "overrides"}, modules
-        parser = read_ini(path)
+        parser = ini_parser(read_text(path))
         if parser is None or not parser.has_section("mypy"):
             continue
         modules = {}

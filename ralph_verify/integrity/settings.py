@@ -3,6 +3,7 @@ that weakens each (the kinds and files are listed in docs/integrity.md)."""
 
 from __future__ import annotations
 
+import configparser
 import re
 import shlex
 from collections.abc import Iterable, Iterator
@@ -167,38 +168,46 @@ def _ini_section(file: str, section: str) -> str | None:
     return None
 
 
-def _from_ini(rel: str, text: str) -> list[Setting]:
-    lines = text.splitlines()
-    found = []
-    section: str | None = None
-    key: str | None = None
-    value: list[str] = []
-    start = 0
+def ini_parser(text: str) -> configparser.RawConfigParser | None:
+    """An INI file as coverage and mypy read it (configparser), ``None`` when it does not
+    parse: the one reader of INI files, for the settings as written and by effect."""
+    parser = configparser.RawConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    return parser
 
-    def flush() -> None:
-        if section is not None and key is not None:
-            full = f"{section}.{key.strip().replace('-', '_')}"
+
+def _from_ini(rel: str, text: str) -> list[Setting]:
+    parser = ini_parser(text)
+    if parser is None:
+        return []
+    lines = text.splitlines()
+    headers = {match.group(2): number for number, match in (
+        (n, _HEADER.match(line)) for n, line in enumerate(lines, 1)) if match}
+    found = []
+    for section in parser.sections():
+        tool = _ini_section(rel, section.strip())
+        header = headers.get(section.strip())
+        for key, value in parser.items(section) if tool is not None else []:
+            full = f"{tool}.{key.strip().replace('-', '_')}"
             kind = kind_of(full)
             if kind is not None:
-                found.append(_setting(rel, full, kind, "\n".join(value).strip(), start, lines))
-
-    for number, line in enumerate(lines, 1):
-        stripped = line.strip()
-        if not stripped or stripped[0] in "#;":
-            continue
-        if line[0].isspace() and key is not None:
-            value.append(stripped)
-            continue
-        if stripped.startswith("[") and stripped.endswith("]"):
-            flush()
-            section, key = _ini_section(rel, stripped[1:-1].strip()), None
-            continue
-        flush()
-        match = re.match(r"([^=:]+)[=:](.*)", stripped)
-        key, value, start = (match.group(1), [match.group(2).strip()], number) if match \
-            else (None, [], number)
-    flush()
+                line = _key_line(lines, header, key)
+                found.append(_setting(rel, full, kind, value.strip(), line, lines))
     return found
+
+
+def _key_line(lines: list[str], header: int | None, key: str) -> int | None:
+    """The line that sets ``key`` in the section whose header is on line ``header``."""
+    pattern = re.compile(rf"\s*{re.escape(key)}\s*[=:]", re.I)
+    for number in range(header + 1 if header else 1, len(lines) + 1):
+        if _HEADER.match(lines[number - 1]):
+            break
+        if pattern.match(lines[number - 1]):
+            return number
+    return None
 
 
 # --- Normalising -----------------------------------------------------------------------------

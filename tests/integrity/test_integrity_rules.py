@@ -211,3 +211,20 @@ def test_a_test_whose_checks_were_all_removed_is_found(tmp_path: Path) -> None:
     assert [(f.code, f.location) for f in found] == [("checks-removed", "tests/test_a.py:1")]
     before.allow = ["weakened-test", "tests/test_a.py:test_a"]
     assert compare(before, after, tmp_path, {"tests"}) == []
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("[coverage:report]\nFail_Under = 70\n", [("coverage.report.fail_under", 70.0, 2)]),
+    ("[coverage:report]  # ours\nfail_under: 70\n", [("coverage.report.fail_under", 70.0, 2)]),
+    ("[coverage:run]\nomit =\n    a.py\n# b.py\n    c.py\n",
+     [("coverage.run.omit", ["a.py", "c.py"], 2)]),
+    ("[coverage:report]\nfail_under = 80\nfail_under = 10\n", []),
+])
+def test_ini_settings_are_read_as_coverage_and_mypy_read_them(tmp_path: Path, text: str,
+                                                              found: list[object]) -> None:
+    """configparser's reading: keys in any case, a comment after a header; a file with a
+    key twice does not parse (the tool refuses it too)."""
+    from ralph_verify.integrity.settings import read_all
+
+    (tmp_path / "setup.cfg").write_text(text)
+    assert [(s.key, s.value, s.line) for s in read_all(tmp_path, ["setup.cfg"])] == found
