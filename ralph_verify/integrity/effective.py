@@ -18,14 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ralph_verify.compat import tomllib
-from ralph_verify.integrity.settings import (
-    ADD_WEAKENS,
-    DROP_WEAKENS,
-    addopts_items,
-    ini_parser,
-    marker_names,
-    option,
-)
+from ralph_verify.integrity import settings as written
 from ralph_verify.integrity.sources import read_text
 
 #: A narrowing: (tool, file, line, message).
@@ -222,7 +215,7 @@ def _ini(root: Path) -> tuple[str | None, dict[str, Any]]:
 
 
 def _ini_section(path: Path, section: str) -> dict[str, Any] | None:
-    parser = ini_parser(read_text(path))
+    parser = written.ini_parser(read_text(path))
     return dict(parser.items(section)) if parser and parser.has_section(section) else None
 
 
@@ -235,7 +228,7 @@ def _list(value: Any) -> list[str]:
 def pytest_config(root: Path, conftests: dict[str, list[str]]) -> dict[str, Any]:
     """Effective pytest collection settings; ``conftests``: conftest -> its collect_ignore."""
     file, ini = _ini(root)
-    opts = addopts_items(ini.get("addopts", "")) + addopts_items(
+    opts = written.addopts_items(ini.get("addopts", "")) + written.addopts_items(
         os.environ.get("PYTEST_ADDOPTS", ""))
     if str(ini.get("strict", "")).lower() in ("true", "1", "yes"):  # pytest 9: all of them
         opts += [o for o in ("--strict-markers", "--strict-config") if o not in opts]
@@ -288,14 +281,15 @@ def compare_pytest(root: Path, old: dict[str, Any], new: dict[str, Any],
                       f"start ({listed(lost)}): keep them in the run"))
     then, now = old.get("addopts", []), new.get("addopts", [])
     for item in now:
-        if item.startswith("-m ") and marks is not None and not marker_names(item[3:]) & marks:
+        if item.startswith("-m ") and marks is not None \
+                and not written.marker_names(item[3:]) & marks:
             continue
-        if item not in then and option(item) in ADD_WEAKENS:
+        if item not in then and written.option(item) in written.ADD_WEAKENS:
             found.append(("pytest", where, line_of(root, where, ("addopts",)),
                           f"pytest's effective options gained {item!r}, which takes tests "
                           "out of the run"))
     for item in then:
-        if item not in now and option(item) in DROP_WEAKENS:
+        if item not in now and written.option(item) in written.DROP_WEAKENS:
             found.append(("pytest", where, line_of(root, where, ("addopts",)),
                           f"pytest's effective options lost {item!r}"))
     return found
@@ -336,7 +330,7 @@ def _mypy_tables(root: Path) -> tuple[str | None, dict[str, Any], dict[str, dict
                 for module in names if isinstance(names, list) else [names]:
                     modules[str(module)] = {k: v for k, v in override.items() if k != "module"}
             return name, {k: v for k, v in data.items() if k != "overrides"}, modules
-        parser = ini_parser(read_text(path))
+        parser = written.ini_parser(read_text(path))
         if parser is None or not parser.has_section("mypy"):
             continue
         modules = {}

@@ -15,12 +15,7 @@ from typing import TYPE_CHECKING
 from ralph_verify.checks.api import Failure
 from ralph_verify.integrity.renames import body_shas, uses
 from ralph_verify.integrity.rule import allowed, failure
-from ralph_verify.integrity.rules.assertions import (
-    IN_OLD_TESTS,
-    quiet,
-    reached,
-    scan_function,
-)
+from ralph_verify.integrity.rules.assertions import IN_OLD_TESTS, quiet, reached, scan_function
 from ralph_verify.integrity.rules.assertions import WHY as CANNOT_FAIL
 from ralph_verify.integrity.rules.special_cases import function_pairs
 from ralph_verify.integrity.sources import is_test_file, parse, test_functions
