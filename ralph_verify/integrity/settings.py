@@ -13,7 +13,7 @@ from typing import Any
 
 from ralph_verify.compat import tomllib
 from ralph_verify.integrity.sources import conftest_settings
-from ralph_verify.records.integrity import Gate, Setting
+from ralph_verify.records.integrity import Setting
 
 KINDS: dict[str, str] = {
     "fail_under": "min",
@@ -434,17 +434,7 @@ def stricter_overall(old: dict[str, Setting], new: dict[str, Setting]) -> dict[s
     return out
 
 
-#: The check each tool's settings decide; pytest's (and conftest's) decide ``tests``.
-DECIDES = {"ruff": "lint", "mypy": "types", "coverage": "coverage"}
 _STRICT = ("--strict-markers", "--strict-config")
-
-
-def outside_gate(key: str, gate: Gate | None) -> bool:
-    """Whether a setting's tool decides none of this session's checks (a ruff ``ignore``
-    when ``lint`` is not in ``--until``): loosening it hides nothing from this run."""
-    checks = gate.checks if gate is not None else None
-    check = DECIDES.get(key.split(".", 1)[0])
-    return checks is not None and check is not None and check not in checks
 
 
 def pytest_strict(settings: dict[str, Setting]) -> dict[str, Setting]:

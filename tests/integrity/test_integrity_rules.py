@@ -14,6 +14,7 @@ from ralph_verify.integrity.judge import compare
 from ralph_verify.integrity.picture import take
 from ralph_verify.integrity.rules import special_cases, standins, weakened
 from ralph_verify.integrity.rules.assertions import IN_OLD_TESTS
+from ralph_verify.records.integrity import Gate
 
 
 def _rules(source: str, *, new_test: bool = True) -> list[str]:
@@ -228,3 +229,19 @@ def test_ini_settings_are_read_as_coverage_and_mypy_read_them(tmp_path: Path, te
 
     (tmp_path / "setup.cfg").write_text(text)
     assert [(s.key, s.value, s.line) for s in read_all(tmp_path, ["setup.cfg"])] == found
+
+
+@pytest.mark.parametrize(("checks", "found"), [
+    ({"tests"}, []), ({"tests", "lint"}, ["weakened-setting"]),
+    ({"integrity"}, ["weakened-setting"])])
+def test_a_tools_settings_count_when_its_check_decides_or_no_tool_check_runs(
+        tmp_path: Path, checks: set[str], found: list[str]) -> None:
+    """One test of the gate for the settings as written and by effect: a ruff ``ignore``
+    hides nothing from ``--until tests``; with no tool check at all (``--until integrity``)
+    every tool's settings are judged."""
+    root = _project(tmp_path, {"pyproject.toml": "", "src/x.py": "X = 1\n"})
+    before = take(root, protected=[], keep=[])
+    before.gate = Gate(sorted(checks))  # a session's, as its baseline verification ran
+    _project(root, {"pyproject.toml": "[tool.ruff.lint]\nignore = ['F']\n"})
+    after = take(root, protected=[], keep=[], previous=before)
+    assert [f.code for f in compare(before, after, root, checks)] == found

@@ -23,7 +23,6 @@ from ralph_verify.integrity.rules.gaming import is_source
 from ralph_verify.integrity.settings import (
     marker_names,
     merged,
-    outside_gate,
     pytest_strict,
     stricter_overall,
     weakenings,
@@ -216,8 +215,6 @@ def _weakened(pair: Pair) -> list[Failure]:
     marks = set(before.marks or ())
     failures = []
     for ident in sorted(set(old) | set(new)):
-        if outside_gate(ident, before.gate):
-            continue  # its tool decides none of this run's checks
         for message, setting, line in weakenings(old.get(ident), new.get(ident)):
             if message.startswith("added '-m ") and before.marks is not None and not (
                     marker_names(message.split("'")[1][3:]) & marks):
