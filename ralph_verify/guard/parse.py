@@ -117,17 +117,39 @@ class _Walker:
         return self.commands[start:]
 
     def pipeline(self, stages: list[Any], inherited: list[tuple[str, str]] | None,
-                 upstream: list[SimpleCommand] | None = None) -> None:
+                 upstream: list[SimpleCommand] | None = None, tail: Any = None) -> None:
+        """``tail``: a redirected_statement whose redirects belong to the last stage; the
+        others write to the pipe, not to a group's ``{ a | b; } > f``."""
         before = list(upstream or [])
-        for stage in stages:
-            found = self.statement(stage, inherited)
+        piped = [r for r in inherited or [] if r[0] not in (">", ">>", ">|")]
+        for i, stage in enumerate(stages):
+            start = len(self.commands)
+            if i < len(stages) - 1:
+                self.statement(stage, piped)
+            elif tail is not None:
+                self.redirected(tail, inherited, stage)
+            else:
+                self.statement(stage, inherited)
+            found = self.commands[start:]
             if before:
                 for command in found:
                     command.after = "|"
                     command.upstream = before + command.upstream
             before = before + found
 
-    def redirected(self, node: Any, inherited: list[tuple[str, str]] | None) -> None:
+    def redirected(self, node: Any, inherited: list[tuple[str, str]] | None,
+                   body: Any = None) -> None:
+        body = node.child_by_field_name("body") if body is None else body
+        if body is not None and body.type in ("pipeline", "list"):
+            # The grammar hangs ``a | b > f``'s and ``a && b > f``'s redirects on the whole;
+            # bash gives them to the last command, ``b``.
+            if body.type == "pipeline":
+                self.pipeline(body.named_children, inherited, tail=node)
+            else:
+                for child in body.named_children[:-1]:
+                    self.statement(child, inherited)
+                self.redirected(node, inherited, body.named_children[-1])
+            return
         redirects = list(inherited or [])
         stdin_text: str | None = None
         continuation: list[Any] = []
@@ -144,7 +166,6 @@ class _Walker:
                 stdin_text = text
                 redirects.extend(nested)
                 continuation.extend(more)
-        body = node.child_by_field_name("body")
         if body is None:  # ``> /etc/passwd``: a redirection alone still writes
             self.commands.append(SimpleCommand([], redirects))
         found = self.statement(body, redirects) if body is not None else []
