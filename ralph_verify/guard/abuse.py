@@ -182,24 +182,45 @@ def _host_path(path: Path, policy: Policy) -> bool:
 
 
 def disk_fill(command: SimpleCommand) -> Iterator[Found]:
-    """Endless or huge writes: ``yes > f``, ``dd if=/dev/zero of=f`` without a count."""
+    """Endless or huge writes: ``yes > f``, ``yes | tee f``, ``dd if=/dev/zero of=f`` without a
+    count."""
     name, args = command.name, command.args
-    files = [t for op, t in command.redirects if op in (">", ">>", "&>", "&>>", ">|")
-             and not t.startswith("/dev/")]
+    files = [t for op, t in command.redirects if op in (">", ">>", "&>", "&>>", ">|")]
+    files += [a for a in args if name == "tee" and not a.startswith("-")]
+    files += [a[3:] for a in args if name == "dd" and a.startswith("of=")]
     why = ""
     if name == "dd" and any(_GENERATORS.match(a[3:]) for a in args if a.startswith("if=")) \
             and not any(a.startswith(("count=", "iflag=count")) for a in args):
         why = "dd from an endless device without count= writes until the disk is full"
-    elif name == "yes" and files:
-        why = "yes into a file writes until the disk is full"
-    elif name == "cat" and files and any(_GENERATORS.match(a) for a in args):
-        why = "cat of an endless device into a file writes until the disk is full"
+    elif any(not f.startswith("/dev/") for f in files) and _endless(command):
+        why = f"{name} into a file writes until the disk is full: its output never ends"
     elif name in ("fallocate", "head", "truncate") and any(
             _bytes(args[i + 1]) >= 2 ** 30 for i, a in enumerate(args[:-1])
             if a in ("-l", "--length", "-c", "--bytes") or (a == "-s" and name != "truncate")):
         why = f"{name} of a gigabyte or more fills the disk"
     if why:
         yield ("system", f"{why}; leave it to the user")
+
+
+def _endless(command: SimpleCommand) -> bool:
+    """Whether ``command`` prints without end: ``yes``, or a copier (``cat``, ``tee``, ``tr``,
+    ``dd`` without ``count=``) reading an endless device or an endless stage before it."""
+    name, args = command.name, command.args
+    if name == "yes":
+        return True
+    if name not in ("cat", "tee", "tr", "dd") or any(
+            a.startswith(("count=", "iflag=count")) for a in args):
+        return False
+    reads = [a[3:] for a in args if a.startswith("if=")] if name == "dd" else [
+        a for a in args if name == "cat" and (a == "-" or not a.startswith("-"))]
+    if any(_GENERATORS.match(a) for a in reads):
+        return True
+    if reads and "-" not in reads:
+        return False
+    stdin = [t for op, t in command.redirects if op == "<"]
+    if stdin or command.stdin_text is not None:
+        return any(_GENERATORS.match(t) for t in stdin)
+    return bool(command.upstream) and _endless(command.upstream[-1])
 
 
 def _bytes(text: str) -> float:
