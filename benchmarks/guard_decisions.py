@@ -29,6 +29,7 @@ def corpora() -> dict[str, tuple[list[Any], list[Any]]]:
     from tests import guard_corpus_adversary as adversary
     from tests import guard_corpus_honest as honest
     from tests import guard_corpus_merges as merges
+    from tests import guard_corpus_pipes as pipes
     from tests import guard_corpus_round7 as round7
     from tests import guard_corpus_round8 as round8
     from tests import guard_corpus_scratch as scratch
@@ -51,6 +52,7 @@ def corpora() -> dict[str, tuple[list[Any], list[Any]]]:
         "round8": ([c for _, c in round8.ROUND8], round8.ROUND8_ORDINARY),
         "merges": ([c for _, c in merges.MERGES], merges.MERGES_ORDINARY),
         "scratch": ([c for _, c in scratch.SCRATCH], scratch.SCRATCH_ORDINARY),
+        "pipes": ([c for _, c in pipes.PIPES], pipes.PIPES_ORDINARY),
         "fuzz": (fuzzed(fuzz.BASES, fuzz.CASES), fuzzed(harmless, 300)),
         "unit": ([(t, i) for t, i, _ in unit.REFUSED], list(unit.ALLOWED)),
     }

@@ -21,6 +21,7 @@ from tests.guard_corpus import DESTRUCTIVE, ORDINARY, Call, make_project
 from tests.guard_corpus_adversary import ADVERSARY, ADVERSARY_ORDINARY
 from tests.guard_corpus_honest import HONEST_ORDINARY
 from tests.guard_corpus_merges import MERGES, MERGES_ORDINARY
+from tests.guard_corpus_pipes import PIPES, PIPES_ORDINARY
 from tests.guard_corpus_round7 import ROUND7, ROUND7_NEAR, ROUND7_ORDINARY
 from tests.guard_corpus_round8 import ROUND8, ROUND8_ORDINARY
 from tests.guard_corpus_scratch import SCRATCH, SCRATCH_ORDINARY
@@ -148,6 +149,14 @@ def test_scratch_below_a_temp_folder_is_the_agents_own_not_the_folder(policy: Po
     way out of one through ``..``, and a raw disk read are refused."""
     assert not allowed([call for _, call in SCRATCH], policy)
     assert not [call for call in SCRATCH_ORDINARY if evaluate(call[0], call[1], policy)]
+
+
+def test_a_redirection_belongs_to_the_stage_it_is_written_on(policy: Policy) -> None:
+    """tests/guard_corpus_pipes.py: ``yes | head -n 5 > out.txt`` goes through, as its
+    ``> out.txt`` is ``head``'s; ``yes | tee f``, ``yes | cat > f`` and a group's endless
+    member fill the disk, and a write out of the project is refused at any stage."""
+    assert not allowed([call for _, call in PIPES], policy)
+    assert not [call for call in PIPES_ORDINARY if evaluate(call[0], call[1], policy)]
 
 
 def test_refusals_name_the_class_rule(policy: Policy) -> None:
