@@ -28,6 +28,10 @@ _POOL = re.compile(r"stratum[0-9]?\+(tcp|ssl|tls)://|xmrig|minexmr|nicehash|nano
 _HOST_DIRS = ("/etc", "/root", "/var", "/run", "/proc", "/sys", "/dev", "/boot", "/usr",
               "/bin", "/sbin", "/lib", "/home", "/mnt", "/media", "/srv", "/opt", "/snap")
 _GENERATORS = re.compile(r"^/dev/(zero|u?random)$")
+#: Programs that print what they read as they read it, to the end of their input; ``read``:
+#: the loop around it (``yes | while read l; do echo $l; done > f``).
+_FILTERS = frozenset({"cat", "tee", "tr", "dd", "sed", "awk", "gawk", "mawk", "grep", "egrep",
+                      "fgrep", "cut", "rev", "nl", "fold", "base64", "base32", "read"})
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([KMGTPE]?)(i?B)?$", re.IGNORECASE)
 
 
@@ -203,13 +207,14 @@ def disk_fill(command: SimpleCommand) -> Iterator[Found]:
 
 
 def _endless(command: SimpleCommand) -> bool:
-    """Whether ``command`` prints without end: ``yes``, or a copier (``cat``, ``tee``, ``tr``,
-    ``dd`` without ``count=``) reading an endless device or an endless stage before it."""
+    """Whether ``command`` prints without end: ``yes``, or a filter (``cat``, ``tee``, ``dd``
+    without ``count=``, ``grep`` without ``-m`` ...) reading an endless device or an endless
+    stage before it."""
     name, args = command.name, command.args
     if name == "yes":
         return True
-    if name not in ("cat", "tee", "tr", "dd") or any(
-            a.startswith(("count=", "iflag=count")) for a in args):
+    if name not in _FILTERS or any(
+            a.startswith(("count=", "iflag=count", "-m", "--max-count")) for a in args):
         return False
     reads = [a[3:] for a in args if a.startswith("if=")] if name == "dd" else [
         a for a in args if name == "cat" and (a == "-" or not a.startswith("-"))]
