@@ -41,6 +41,13 @@ ls && cat /dev/zero > fill.bin
 { yes | cat; } > fill.txt
 yes > fill.txt | cat
 cat /dev/zero > fill.bin | head -c 1
+yes | sed p > fill.txt
+yes | grep y > fill.txt
+yes | awk 1 >> fill.txt
+cat /dev/urandom | base64 > fill.txt
+yes | rev | cut -c1 > fill.txt
+cat /dev/zero | tee >(cat > fill.bin) > /dev/null
+yes | while read l; do echo "$l"; done > fill.txt
 """
 
 #: Writes out of the project, whichever stage of a pipeline, list or group makes them.
@@ -78,6 +85,12 @@ yes | head -n 1000 | tee lines.txt
 yes | head -n 3 | cat > three.txt
 yes | head -n 5 > out.txt && wc -l out.txt
 yes | head -n 5 >> out.txt
+yes | grep -m 3 y > out.txt
+cat /dev/urandom | base64 | head -c 24 > token.txt
+cat /dev/urandom | tr -dc a-z | fold -w 8 | head -n 1 > id.txt
+cat /dev/urandom | od -An -N4 -tu4 > seed.txt
+cat /dev/urandom | xxd -l 16 -p > key.hex
+xxd -l 16 -p /dev/urandom > key.hex
 yes | head -n 2 2>&1 > out.txt
 yes |& head -n 2 > out.txt
 yes | pip uninstall requests > uninstall.log
