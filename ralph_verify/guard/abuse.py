@@ -210,22 +210,22 @@ def _endless(command: SimpleCommand) -> bool:
     """Whether ``command`` prints without end: ``yes``, or a filter (``cat``, ``tee``, ``dd``
     without ``count=``, ``grep`` without ``-m`` ...) reading an endless device or an endless
     stage before it."""
-    name, args = command.name, command.args
-    if name == "yes":
-        return True
-    if name not in _FILTERS or any(
-            a.startswith(("count=", "iflag=count", "-m", "--max-count")) for a in args):
-        return False
-    reads = [a[3:] for a in args if a.startswith("if=")] if name == "dd" else [
-        a for a in args if name == "cat" and (a == "-" or not a.startswith("-"))]
-    if any(_GENERATORS.match(a) for a in reads):
-        return True
-    if reads and "-" not in reads:
-        return False
-    stdin = [t for op, t in command.redirects if op == "<"]
-    if stdin or command.stdin_text is not None:
-        return any(_GENERATORS.match(t) for t in stdin)
-    return bool(command.upstream) and _endless(command.upstream[-1])
+    while command.name in _FILTERS and not any(
+            a.startswith(("count=", "iflag=count", "-m", "--max-count")) for a in command.args):
+        name, args = command.name, command.args
+        reads = [a[3:] for a in args if a.startswith("if=")] if name == "dd" else [
+            a for a in args if name == "cat" and (a == "-" or not a.startswith("-"))]
+        if any(_GENERATORS.match(a) for a in reads):
+            return True
+        if reads and "-" not in reads:
+            return False
+        stdin = [t for op, t in command.redirects if op == "<"]
+        if stdin or command.stdin_text is not None:
+            return any(_GENERATORS.match(t) for t in stdin)
+        if not command.upstream:
+            return False
+        command = command.upstream[-1]
+    return command.name == "yes"
 
 
 def _bytes(text: str) -> float:
