@@ -53,6 +53,14 @@ def module_hint(ctx: VerifyContext, module: str) -> str:
                 "[tool.ralph-verify]), or install it in the interpreter above")
     if others:
         listed = ", ".join(other.describe(ctx.root) for other in others)
-        return (f"{text}, nor in the others found ({listed}): install it in the "
-                "project's environment, or choose another with --python")
-    return f"{text}: install it there, or choose another interpreter with --python"
+        text = f"{text}, nor in the others found ({listed})"
+    top = module.partition(".")[0]
+    own = [path for folder in (ctx.root, ctx.root / "src")
+           for path in (folder / f"{top}.py", folder / top) if path.exists()]
+    if own:
+        return (f"{text}; the project has {shown_path(str(own[0]), ctx.root)}: install the "
+                "project in that interpreter (pip install -e .) or put its folder on the path")
+    # Most often a module the tests import and nobody has written yet: never 'pip install' it.
+    return (f"{text}, and the project has no {top}.py: if it is the project's own code, it "
+            "is not written yet; if it is a dependency, declare it and install it in the "
+            "project's environment (or choose another interpreter with --python)")

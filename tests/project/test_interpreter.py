@@ -116,7 +116,17 @@ def test_missing_test_dependency_names_the_interpreter_and_the_one_that_has_it(
     nowhere = ralph.run("check", "--until", "tests", "--python", ".tox/py/bin/python")
     nowhere.stdout.fnmatch_lines([
         "*hint: 'not_anywhere_zz' is not installed in .tox/py/bin/python (*), nor in the "
-        "others found (.venv/bin/python (*, project .venv), *ralph-verify's own)*"])
+        "others found (.venv/bin/python (*, project .venv), *ralph-verify's own)), and the "
+        "project has no not_anywhere_zz.py: if it is the project's own code, it is not "
+        "written yet; if it is a dependency, declare it and install it*"])
+    assert "pip install not_anywhere_zz" not in nowhere.out  # a test-first module: never
+
+    # The project has it, but not where the tests' Python looks (a src layout, not installed).
+    ralph.makepyfile(**{"src/not_anywhere_zz/__init__": "VALUE = 1\n"})
+    uninstalled = ralph.run("check", "--until", "tests", "--python", ".tox/py/bin/python")
+    uninstalled.stdout.fnmatch_lines([
+        "*hint: 'not_anywhere_zz' is not installed in *; the project has "
+        "src/not_anywhere_zz: install the project in that interpreter (pip install -e .)*"])
 
 
 def test_the_mypy_probe_is_asked_once_per_environment_until_it_changes(ralph: Ralph) -> None:
