@@ -234,8 +234,27 @@ def pytest_config(root: Path, conftests: dict[str, list[str]]) -> dict[str, Any]
         opts += [o for o in ("--strict-markers", "--strict-config") if o not in opts]
     return {"file": file, "addopts": opts, "testpaths": _list(ini.get("testpaths")),
             "python_files": _list(ini.get("python_files")) or ["test_*.py", "*_test.py"],
+            "python_classes": _list(ini.get("python_classes")) or ["Test"],
+            "python_functions": _list(ini.get("python_functions")) or ["test"],
+            "xfail_strict": _truth(ini.get("xfail_strict")) or _truth(ini.get("strict")),
             "norecursedirs": _list(ini.get("norecursedirs")) or _DEFAULT_NORECURSE,
             "collect_ignore": conftests}
+
+
+def _named(name: str, patterns: list[str]) -> bool:
+    """Whether pytest collects a function or class ``name`` by ``python_functions`` or
+    ``python_classes`` (a glob, or else a prefix)."""
+    return any(fnmatch.fnmatch(name, p) if any(c in p for c in "*?[") else name.startswith(p)
+               for p in patterns)
+
+
+def collected_tests(config: dict[str, Any], tests: dict[str, dict[str, int]]) -> set[str]:
+    """Which of ``tests`` (file -> ``name`` or ``Class.name``) pytest's name patterns take."""
+    functions = config.get("python_functions", ["test"])
+    classes = config.get("python_classes", ["Test"])
+    return {f"{rel}::{name}" for rel, names in tests.items() for name in names
+            if _named(name.rsplit(".", 1)[-1], functions)
+            and ("." not in name or _named(name.split(".", 1)[0], classes))}
 
 
 def collected_files(config: dict[str, Any], files: list[str]) -> set[str]:
@@ -264,12 +283,26 @@ def collected_files(config: dict[str, Any], files: list[str]) -> set[str]:
 
 
 def compare_pytest(root: Path, old: dict[str, Any], new: dict[str, Any],
-                   files: list[str], marks: set[str] | None = None) -> list[Narrowing]:
+                   files: list[str], marks: set[str] | None = None,
+                   tests: dict[str, dict[str, int]] | None = None) -> list[Narrowing]:
     """``marks``: the markers the start's test files carry (a ``-m`` that names none of them
-    takes none of their tests out)."""
+    takes none of their tests out); ``tests``: the start's tests, by file."""
     where = new.get("file") or "pyproject.toml"
     found: list[Narrowing] = []
-    lost = sorted(collected_files(old, files) - collected_files(new, files))
+    now_files = collected_files(new, files)
+    lost = sorted(collected_files(old, files) - now_files)
+    kept = {rel: names for rel, names in (tests or {}).items() if rel in now_files}
+    if "python_functions" in old:  # a baseline taken before the names were recorded: not
+        names = sorted(collected_tests(old, kept) - collected_tests(new, kept))
+        if names:
+            found.append(("pytest", where, line_of(root, where, ("python_functions",
+                                                                "python_classes")),
+                          f"pytest no longer collects {len(names)} test(s) it collected at "
+                          f"the start ({listed(names)}): keep them in the run"))
+    if old.get("xfail_strict") and not new.get("xfail_strict"):
+        found.append(("pytest", where, line_of(root, where, ("xfail_strict", "strict")),
+                      "pytest's xfail_strict was turned off: an xfail that passes no longer "
+                      "fails the run"))
     if lost:
         ignoring = next((c for c, e in new.get("collect_ignore", {}).items()
                          if e and e != old.get("collect_ignore", {}).get(c)), None)
@@ -292,7 +325,24 @@ def compare_pytest(root: Path, old: dict[str, Any], new: dict[str, Any],
         if item not in now and written.option(item) in written.DROP_WEAKENS:
             found.append(("pytest", where, line_of(root, where, ("addopts",)),
                           f"pytest's effective options lost {item!r}"))
+    was, cov = _cov_fail_under(then), _cov_fail_under(now)
+    if was is not None and (cov is None or cov < was):
+        found.append(("pytest", where, line_of(root, where, ("addopts",)),
+                      f"pytest's effective --cov-fail-under went from {was:g} to "
+                      f"{'nothing' if cov is None else format(cov, 'g')}"))
     return found
+
+
+def _cov_fail_under(opts: list[str]) -> float | None:
+    """The last ``--cov-fail-under`` of pytest's options (0 when its value is no number)."""
+    values = [item.split(" ", 1)[-1] for item in opts
+              if written.option(item) == "--cov-fail-under"]
+    if not values:
+        return None
+    try:
+        return float(values[-1])
+    except ValueError:
+        return 0.0
 
 
 # --- mypy --------------------------------------------------------------------------------------
@@ -342,25 +392,71 @@ def _mypy_tables(root: Path) -> tuple[str | None, dict[str, Any], dict[str, dict
     return None, {}, {}
 
 
+def _levels(options: dict[str, Any]) -> dict[str, int]:
+    """How strict each of mypy's options is set (higher: stricter); ``strict`` stands for
+    its flags, ``disable_error_code``/``enable_error_code`` for ``code:NAME`` entries."""
+    options = {k.replace("-", "_"): v for k, v in options.items()}
+    levels = {flag: int(_truth(options["strict"])) for flag in STRICT_FLAGS} \
+        if "strict" in options else {}
+    for key, value in options.items():
+        if key.startswith(_LOOSE):
+            levels[key] = int(not _truth(value))
+        elif key.startswith(_STRICT):
+            levels[key] = int(_truth(value))
+        elif key == "follow_imports":
+            levels[key] = int(str(value).strip() not in ("skip", "silent"))
+    for key, level in (("disable_error_code", -1), ("enable_error_code", 1)):
+        levels.update({f"code:{code}": level for code in _items(options.get(key))})
+    return levels
+
+
+_LOOSE = ("allow_", "ignore_", "implicit_")
+_STRICT = ("disallow_", "warn_", "check_", "strict_", "no_implicit", "extra_checks")
+
+
+def _level(levels: dict[str, int], key: str) -> int:
+    """``key``'s level, or mypy's default (its loosening options are off by default)."""
+    return levels.get(key, int(key.startswith(_LOOSE) or key == "follow_imports"))
+
+
 def mypy_config(root: Path, files: list[str]) -> dict[str, Any]:
     """mypy's settings, and the files it checks with them among ``files``."""
     file, table, modules = _mypy_tables(root)
     table = {k.replace("-", "_"): v for k, v in table.items()}
-    flags = {flag: _truth(table["strict"]) for flag in STRICT_FLAGS} if "strict" in table else {}
-    flags.update({k: _truth(v) for k, v in table.items()
-                  if k.startswith(("disallow_", "warn_", "check_", "strict_", "no_implicit",
-                                   "extra_checks", "ignore_errors"))})
-    silenced = sorted(m for m, opts in modules.items()
-                      if _truth(opts.get("ignore_errors")) or str(opts.get("follow_imports",
-                                                                          "")) == "skip")
-    config = {"file": file, "flags": flags, "files": _items(table.get("files")),
+    config = {"file": file, "files": _items(table.get("files")),
               "exclude": _items(table.get("exclude")) if isinstance(table.get("exclude"), list)
               else [str(table["exclude"]).strip()] if table.get("exclude") else [],
-              "disabled": sorted(set(_items(table.get("disable_error_code")))
-                                 - set(_items(table.get("enable_error_code")))),
-              "silenced": silenced}
+              "levels": {"": _levels(table),
+                         **{pattern: _levels(opts) for pattern, opts in modules.items()}}}
     config["checked"] = sorted(checked_files(root, config, files))
     return config
+
+
+def module_levels(config: dict[str, Any], module: str) -> dict[str, int]:
+    """The levels of mypy's options for ``module``: its global ones, then its sections'
+    (wildcards first, a more specific pattern last)."""
+    levels = config.get("levels", {})
+    out = dict(levels.get("", {}))
+    for pattern in sorted((p for p in levels if p and in_section(module, p)),
+                          key=lambda p: (not p.endswith("*"), len(p))):
+        out.update(levels[pattern])
+    return out
+
+
+def silenced(config: dict[str, Any], module: str) -> bool:
+    """Whether mypy never shows ``module``'s errors (``ignore_errors``, ``follow_imports =
+    skip``; ``silenced``: the sections a baseline of an older version recorded as such)."""
+    levels = module_levels(config, module)
+    return not (_level(levels, "ignore_errors") and _level(levels, "follow_imports")) \
+        or any(in_section(module, p) for p in config.get("silenced", []))
+
+
+def _loosened(key: str, level: int) -> str:
+    if key.startswith("code:"):
+        return f"error code {key[5:]} " + ("disabled" if level < 0 else "no longer enabled")
+    if key == "follow_imports":
+        return "follow_imports = skip"
+    return f"{key} " + ("on" if key.startswith(_LOOSE) else "off")
 
 
 def checked_files(root: Path, config: dict[str, Any], files: list[str]) -> set[str]:
@@ -428,23 +524,24 @@ def compare_mypy(root: Path, old: dict[str, Any], new: dict[str, Any],
                        where, ("files", "exclude"))
     if "checked" not in old:  # a baseline taken before the set was recorded
         found = []
-    then, now = old.get("flags", {}), new.get("flags", {})
-    off = sorted(f for f, on in then.items() if on and not now.get(f, False))
-    if off:
-        found.append(("mypy", where, line_of(root, where, ("strict", *off)),
-                      f"mypy's effective flags turned off: {listed(off)}"))
-    disabled = sorted(set(new.get("disabled", [])) - set(old.get("disabled", [])))
-    if disabled:
-        found.append(("mypy", where, line_of(root, where, ("disable_error_code",
-                                                           "disable-error-code")),
-                      f"mypy no longer reports error code(s) {listed(disabled)}"))
-    modules = {module_name(rel) for rel in checked}
-    for pattern in sorted(set(new.get("silenced", [])) - set(old.get("silenced", []))):
-        hit = [m for m in modules if in_section(m, pattern)]
-        if hit:
-            found.append(("mypy", where, line_of(root, where, ("module", f"[mypy-{pattern}]",
-                                                               "ignore_errors")),
-                          f"mypy now ignores the errors of {pattern} ({listed(sorted(hit))})"))
+    if "levels" not in old:  # a baseline taken before mypy's options were recorded
+        return found
+    modules = sorted({module_name(rel) for rel in checked})
+    by_loss: dict[tuple[str, ...], list[str]] = {}
+    for module in modules:
+        then, now = module_levels(old, module), module_levels(new, module)
+        lost = tuple(_loosened(k, _level(now, k)) for k in sorted({*then, *now})
+                     if _level(now, k) < _level(then, k))
+        if lost:
+            by_loss.setdefault(lost, []).append(module)
+    for lost, hit in sorted(by_loss.items()):
+        keys = tuple(item.split(" ", 1)[0] for item in lost)
+        scope = "" if hit == modules else f" for {listed(hit)}"
+        names = (*keys, *(k.replace("_", "-") for k in keys), "disable_error_code",
+                 "disable-error-code")
+        found.append(("mypy", where, line_of(root, where, names if scope else (*names,
+                                                                               "strict")),
+            f"mypy checks less than at the start{scope}: {listed(list(lost))}"))
     return found
 
 

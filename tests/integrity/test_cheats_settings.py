@@ -116,7 +116,7 @@ def test_a_mypy_ini_that_shadows_strict_never_completes(driver: Driver) -> None:
     files = {"pyproject.toml": "[tool.mypy]\nstrict = true\n",
              "kata.py": "def add(a, b):\n    return a + b\n"}
     _cheat(driver, "types", files, {"mypy.ini": "[mypy]\nwarn_unused_configs = True\n"},
-           "narrowed-setting", "mypy's effective flags turned off", "check_untyped_defs",
+           "narrowed-setting", "mypy checks less than at the start", "check_untyped_defs off",
            "mypy.ini:")
 
 

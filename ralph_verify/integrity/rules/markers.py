@@ -377,8 +377,8 @@ def type_checked(root: Path, picture: Picture, path: str) -> bool:
     if config is None:
         return True
     module = effective.module_name(path)
-    if any(effective.in_section(module, p) for p in config.get("silenced", [])):
-        return False  # ignore_errors / follow_imports = skip: its errors are never shown
+    if effective.silenced(config, module):
+        return False  # its errors are never shown
     files = _files(picture)
     checked = effective.checked_files(root, config, files)
     if path in checked:

@@ -51,6 +51,7 @@ _INPUTS = {"coverage": (".coveragerc", ".coveragerc.toml", "setup.cfg", "tox.ini
 #: Settings files read in sub-folders too (by ruff, and pytest's conftests).
 _NESTED = ("ruff.toml", ".ruff.toml", "pyproject.toml", "conftest.py")
 _MODELLED_PYTEST = ("pytest.addopts", "pytest.testpaths", "pytest.python_files",
+                    "pytest.python_classes", "pytest.python_functions", "pytest.xfail_strict",
                     "pytest.norecursedirs", "conftest.collect_ignore")
 
 
@@ -191,6 +192,8 @@ def _narrowed(pair: Pair) -> tuple[list[Failure], set[str]]:
         if tool == "pytest" and pair.before.marks is not None:  # the start's test files' now
             extra["marks"] = {*pair.before.marks, *(
                 m for rel in pair.before.tests for m in new_files.get(rel, FileFacts("")).marks)}
+        if tool == "pytest":
+            extra["tests"] = pair.before.tests
         if tool in ("ruff", "mypy"):
             was, state = _inputs(tool, then.config), _inputs(tool, now.config)
             extra["changed"] = sorted({key.split("#", 1)[0] for key in {*was, *state}
@@ -239,9 +242,4 @@ def _superseded(failure: Failure, judged: set[str], gate: set[str]) -> bool:
         return True
     if tool not in judged:
         return False
-    if tool == "pytest":
-        return key.startswith(_MODELLED_PYTEST)
-    if tool == "mypy" and "overrides[" in key:
-        return key.rsplit(".", 1)[-1] in ("ignore_errors", "follow_imports",
-                                          "disable_error_code")
-    return True
+    return tool != "pytest" or key.startswith(_MODELLED_PYTEST)
