@@ -352,11 +352,6 @@ STRICT_FLAGS = ("warn_unused_configs", "disallow_any_generics", "disallow_subcla
                 "check_untyped_defs", "disallow_untyped_decorators", "warn_redundant_casts",
                 "warn_unused_ignores", "warn_return_any", "no_implicit_reexport",
                 "strict_equality", "extra_checks")
-#: The tool of a narrowing that hides nothing today (its rules fire nowhere): not a finding
-#: of its own, but the tool's per-file findings are not dropped as a move either.
-QUIET = "quiet"
-
-
 def _truth(value: Any) -> bool:
     return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
 
@@ -451,6 +446,12 @@ def silenced(config: dict[str, Any], module: str) -> bool:
         or any(in_section(module, p) for p in config.get("silenced", []))
 
 
+def _lost(then: dict[str, int], now: dict[str, int]) -> tuple[str, ...]:
+    """The options set looser in ``now`` than in ``then``, as words."""
+    return tuple(_loosened(key, _level(now, key)) for key in sorted({*then, *now})
+                 if _level(now, key) < _level(then, key))
+
+
 def _loosened(key: str, level: int) -> str:
     if key.startswith("code:"):
         return f"error code {key[5:]} " + ("disabled" if level < 0 else "no longer enabled")
@@ -527,16 +528,15 @@ def compare_mypy(root: Path, old: dict[str, Any], new: dict[str, Any],
     if "levels" not in old:  # a baseline taken before mypy's options were recorded
         return found
     modules = sorted({module_name(rel) for rel in checked})
+    everywhere = _lost(old["levels"][""], new["levels"][""])
     by_loss: dict[tuple[str, ...], list[str]] = {}
     for module in modules:
-        then, now = module_levels(old, module), module_levels(new, module)
-        lost = tuple(_loosened(k, _level(now, k)) for k in sorted({*then, *now})
-                     if _level(now, k) < _level(then, k))
+        lost = _lost(module_levels(old, module), module_levels(new, module))
         if lost:
             by_loss.setdefault(lost, []).append(module)
     for lost, hit in sorted(by_loss.items()):
         keys = tuple(item.split(" ", 1)[0] for item in lost)
-        scope = "" if hit == modules else f" for {listed(hit)}"
+        scope = "" if lost == everywhere else f" for {listed(hit)}"
         names = (*keys, *(k.replace("_", "-") for k in keys), "disable_error_code",
                  "disable-error-code")
         found.append(("mypy", where, line_of(root, where, names if scope else (*names,
@@ -601,16 +601,13 @@ def _ignored(per_file: dict[str, list[str]], rel: str) -> set[str]:
 
 
 def _firing(root: Path, codes: list[str], files: list[str]) -> list[str]:
-    """Which of ``codes`` fire in ``files`` once the ignores are lifted (an ignore, or a rule
-    dropped, that hides nothing narrows nothing); all of them when ruff cannot tell."""
+    """Which of ``codes`` fire in ``files`` once the ignores are lifted, to name them first."""
     if not files:
         return []
     out = _ruff(root, "--config", "lint.per-file-ignores = {}", "--config", "lint.ignore = []",
                 "--select", ",".join(codes), "--output-format", "concise", "--exit-zero",
                 "--", *files)
-    if out is None:
-        return list(codes)
-    return sorted({code for code in codes if re.search(rf"\b{code}\b", out)})
+    return sorted({code for code in codes if out and re.search(rf"\b{code}\b", out)})
 
 
 def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
@@ -619,7 +616,6 @@ def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
     """``renamed``: new path -> the old path of a file with the same content; ``changed``:
     the settings files that differ from the start."""
     where = new.get("file") or "pyproject.toml"
-    present = set(files)
     renamed = renamed or {}
     moved = set(renamed.values())
     found = lost_files(root, [f for f in old.get("linted", []) if f not in moved],
@@ -627,13 +623,12 @@ def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
                        ("exclude", "extend-exclude", "extend_exclude", "include"))
     dropped = sorted(set(old.get("rules", [])) - set(new.get("rules", [])))
     if dropped:
-        fire = _firing(root, dropped, sorted(set(new.get("linted", [])) & present))
-        found.append(("ruff" if fire else QUIET, where,
-                      line_of(root, where, ("ignore", "extend-ignore", "select",
-                                            "extend-select")),
+        fire = _firing(root, dropped, sorted(set(new.get("linted", [])) & set(files)))
+        found.append(("ruff", where, line_of(root, where, ("ignore", "extend-ignore", "select",
+                                                           "extend-select")),
                       f"ruff no longer enforces {len(dropped)} rule(s) it enforced at the "
-                      f"start, of which {listed(fire)} fire in the project: fix the code "
-                      "instead"))
+                      f"start ({listed(fire + [c for c in dropped if c not in fire])}, of "
+                      f"which {len(fire)} fire in the project): fix the code instead"))
     enforced = set(new.get("rules", [])) & set(old.get("rules", []))
     extra: dict[str, list[str]] = {}  # file -> codes newly ignored in it
     for rel in new.get("linted", []):
@@ -645,11 +640,9 @@ def compare_ruff(root: Path, old: dict[str, Any], new: dict[str, Any],
     for rel, codes in sorted(extra.items()):
         by_codes.setdefault(tuple(codes), []).append(rel)
     for group, hit in sorted(by_codes.items()):
-        quiet = not _firing(root, list(group), hit)
         pattern = next((p for p, c in new.get("per_file", {}).items() if set(group) & set(c)
                         and any(fnmatch.fnmatch(h, p) for h in hit)), hit[0])
-        found.append((QUIET if quiet else "ruff", where,
-                      line_of(root, where, (f'"{pattern}"', pattern)),
-                      f"ruff now ignores {listed(list(group))} in {listed(hit)}, where they "
-                      "fire: fix the code instead"))
+        found.append(("ruff", where, line_of(root, where, (f'"{pattern}"', pattern)),
+                      f"ruff now ignores {listed(list(group))} in {listed(hit)}: fix the code "
+                      "instead"))
     return found

@@ -86,13 +86,23 @@ def failure(path: str, line: int, rule: str, message: str, detail: str = "") -> 
                    path=path, line=line, detail=detail, code=rule)
 
 
+#: Finding codes merged into another, still accepted in an ``allow`` list: loosened settings
+#: are judged by their effect alone.
+ALIASES = {"weakened-setting": "narrowed-setting"}
+
+
+def _unaliased(allow: list[str]) -> list[str]:
+    return [":".join(ALIASES.get(part, part) for part in entry.split(":")) for entry in allow]
+
+
 def allowed(path: str, rule: str, scope: str, allow: list[str]) -> bool:
     """Whether an ``allow`` entry exempts a finding: the rule, the file, the file and scope."""
-    return any(entry in (rule, path, f"{path}:{scope}", f"{path}:{rule}") for entry in allow)
+    return any(entry in (rule, path, f"{path}:{scope}", f"{path}:{rule}")
+               for entry in _unaliased(allow))
 
 
 def let_pass(failure: Failure, allow: list[str]) -> bool:
     """Whether the frozen ``allow`` option lets ``failure`` pass on purpose: its rule
     (``new-type-ignore``) or its rule and file (``removed-test:tests/test_old.py``)."""
     return failure.code is not None and failure.code != "gaming" and any(
-        entry in (failure.code, f"{failure.code}:{failure.path}") for entry in allow)
+        entry in (failure.code, f"{failure.code}:{failure.path}") for entry in _unaliased(allow))

@@ -117,4 +117,4 @@ def test_settings_are_resolved_again_only_when_the_tools_own_table_changed(
     again = baseline.take(tmp_path, protected=[], keep=[], previous=before)
     assert calls == ["mypy"]
     found = compare(before, again, tmp_path, {"types"})  # the narrowing is on the same line
-    assert [f.code for f in found] == ["weakened-setting"]
+    assert [f.code for f in found] == ["narrowed-setting"]

@@ -178,6 +178,64 @@ def test_coverage_is_resolved_by_its_own_precedence(tmp_path: Path) -> None:
     assert "no longer measures 1 file(s) it measured at the start (kata.py)" in found[0][3]
 
 
+@pytest.mark.parametrize(("then", "now", "expected"), [
+    ('[tool.pytest.ini_options]\naddopts = "--cov-fail-under=90"\n',
+     '[tool.pytest.ini_options]\naddopts = "--cov-fail-under 80"\n',
+     ["pytest's effective --cov-fail-under went from 90 to 80"]),
+    ('[tool.pytest.ini_options]\naddopts = "--cov-fail-under=90"\n', "",
+     ["pytest's effective --cov-fail-under went from 90 to nothing"]),
+    ('[tool.pytest.ini_options]\naddopts = "--cov-fail-under=90"\n',
+     "[pytest]\naddopts = --cov-fail-under=95\n", []),
+    ("[tool.pytest]\nstrict = true\n", "[pytest]\nxfail_strict = false\n",
+     ["pytest's xfail_strict was turned off: an xfail that passes no longer fails the run",
+      "pytest's effective options lost '--strict-markers'",
+      "pytest's effective options lost '--strict-config'"]),
+    ("", "[pytest]\npython_classes = Check\npython_functions = test_a*\n",
+     ["pytest no longer collects 2 test(s) it collected at the start (tests/test_a.py::"
+      "TestA.test_a, tests/test_a.py::test_b): keep them in the run"]),
+    ("", "[pytest]\npython_functions = test_* check_*\ntestpaths = tests\n", []),
+])
+def test_pytest_by_effect(tmp_path: Path, then: str, now: str, expected: list[str]) -> None:
+    """``then`` in pyproject.toml, ``now`` in a pytest.ini that takes over (or nothing)."""
+    root = _project(tmp_path, {"pyproject.toml": then, "tests/test_a.py": ""})
+    files = ["tests/test_a.py"]
+    tests = {"tests/test_a.py": {"test_a": 1, "TestA.test_a": 2, "test_b": 3}}
+    old = effective.pytest_config(root, {})
+    if now.startswith("[pytest]"):
+        (root / "pytest.ini").write_text(now)
+    else:
+        (root / "pyproject.toml").write_text(now)
+    found = effective.compare_pytest(root, old, effective.pytest_config(root, {}), files,
+                                     tests=tests)
+    assert [message for _, _, _, message in found] == expected
+
+
+@pytest.mark.parametrize(("then", "now", "expected"), [
+    ("[mypy]\n", "[mypy]\n[mypy-pkg]\nignore_errors = True\n",
+     ["mypy checks less than at the start for pkg: ignore_errors on"]),
+    ("[mypy]\ndisallow_untyped_defs = True\n",
+     "[mypy]\ndisallow-untyped-defs = True\n[mypy-pkg.a]\ndisallow_untyped_defs = False\n"
+     "disable_error_code = return-value\n",
+     ["mypy checks less than at the start for pkg.a: error code return-value disabled, "
+      "disallow_untyped_defs off"]),
+    ("[mypy]\nstrict = True\n", "[mypy]\nstrict = True\nignore_missing_imports = True\n",
+     ["mypy checks less than at the start: ignore_missing_imports on"]),
+    ("[mypy]\nenable_error_code = ignore-without-code\n", "[mypy]\n",
+     ["mypy checks less than at the start: error code ignore-without-code no longer enabled"]),
+    ("[mypy]\n[mypy-pkg.*]\nfollow_imports = skip\n",
+     "[mypy]\n[mypy-pkg.a]\nfollow_imports = normal\n[mypy-pkg.*]\nfollow_imports = skip\n"
+     "warn_return_any = True\n", []),
+])
+def test_mypy_by_effect_per_module(tmp_path: Path, then: str, now: str,
+                                   expected: list[str]) -> None:
+    files = ["kata.py", "pkg/__init__.py", "pkg/a.py"]
+    root = _project(tmp_path, {"mypy.ini": then, **dict.fromkeys(files, "")})
+    old = effective.mypy_config(root, files)
+    (root / "mypy.ini").write_text(now)
+    found = effective.compare_mypy(root, old, effective.mypy_config(root, files), files)
+    assert [message for _, _, _, message in found] == expected
+
+
 def test_pytest_and_mypy_settings_moved_keep_their_effect(tmp_path: Path) -> None:
     root = _project(tmp_path, {
         "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "--strict-markers"\n'
@@ -232,8 +290,8 @@ def test_ini_settings_are_read_as_coverage_and_mypy_read_them(tmp_path: Path, te
 
 
 @pytest.mark.parametrize(("checks", "found"), [
-    ({"tests"}, []), ({"tests", "lint"}, ["weakened-setting"]),
-    ({"integrity"}, ["weakened-setting"])])
+    ({"tests"}, []), ({"tests", "lint"}, ["narrowed-setting"]),
+    ({"integrity"}, ["narrowed-setting"])])
 def test_a_tools_settings_count_when_its_check_decides_or_no_tool_check_runs(
         tmp_path: Path, checks: set[str], found: list[str]) -> None:
     """One test of the gate for the settings as written and by effect: a ruff ``ignore``
@@ -245,3 +303,17 @@ def test_a_tools_settings_count_when_its_check_decides_or_no_tool_check_runs(
     _project(root, {"pyproject.toml": "[tool.ruff.lint]\nignore = ['F']\n"})
     after = take(root, protected=[], keep=[], previous=before)
     assert [f.code for f in compare(before, after, root, checks)] == found
+
+
+def test_weakened_setting_is_still_accepted_in_allow_as_narrowed_setting() -> None:
+    """The settings as written (``weakened-setting``) merged into their effect: an ``allow``
+    entry naming the old code lets the merged finding pass."""
+    from ralph_verify.checks.api import Failure
+    from ralph_verify.integrity.rule import allowed, let_pass
+
+    assert allowed("pyproject.toml", "narrowed-setting", "ruff", ["weakened-setting"])
+    assert allowed("pyproject.toml", "narrowed-setting", "ruff",
+                   ["pyproject.toml:weakened-setting"])
+    found = Failure(message="m", code="narrowed-setting", path="pyproject.toml")
+    assert let_pass(found, ["weakened-setting:pyproject.toml"])
+    assert not let_pass(found, ["weakened-test"])

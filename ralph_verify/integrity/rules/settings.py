@@ -1,12 +1,9 @@
-"""Loosened tool settings, judged by their effect where it can be resolved.
+"""Loosened tool settings, judged by their effect.
 
 Each tool's effective settings (:mod:`ralph_verify.integrity.effective`) are resolved at the
 start and now, and both are applied to today's tree: a file no longer measured, collected,
-linted or type-checked, a rule no longer enforced, is a ``narrowed-setting`` wherever it was
-written; the same effect from another file is nothing. Each watched setting, compared by what
-it says wherever it is written (:mod:`ralph_verify.integrity.settings`), is a
-``weakened-setting`` when it got looser, unless its tool's effect was compared and the effect
-model covers that setting (a setting moved or made stricter is then not a finding)."""
+linted or type-checked, a test no longer collected, a rule or flag no longer enforced, is a
+``narrowed-setting`` wherever it was written; the same effect from another file is nothing."""
 
 from __future__ import annotations
 
@@ -20,13 +17,6 @@ from ralph_verify.checks.api import Failure
 from ralph_verify.integrity import effective
 from ralph_verify.integrity.rule import allowed, failure
 from ralph_verify.integrity.rules.gaming import is_source
-from ralph_verify.integrity.settings import (
-    marker_names,
-    merged,
-    pytest_strict,
-    stricter_overall,
-    weakenings,
-)
 from ralph_verify.integrity.sources import parse, read_text
 from ralph_verify.records.integrity import FileFacts, Setting, Tools
 
@@ -50,9 +40,6 @@ _INPUTS = {"coverage": (".coveragerc", ".coveragerc.toml", "setup.cfg", "tox.ini
                     ".gitignore", ".ignore")}
 #: Settings files read in sub-folders too (by ruff, and pytest's conftests).
 _NESTED = ("ruff.toml", ".ruff.toml", "pyproject.toml", "conftest.py")
-_MODELLED_PYTEST = ("pytest.addopts", "pytest.testpaths", "pytest.python_files",
-                    "pytest.python_classes", "pytest.python_functions", "pytest.xfail_strict",
-                    "pytest.norecursedirs", "conftest.collect_ignore")
 
 
 def _config_state(root: Path, files: list[str]) -> dict[str, str]:
@@ -132,10 +119,8 @@ def gated_tools(gate: set[str]) -> set[str]:
 
 
 def compare(pair: Pair) -> list[Failure]:
-    """Narrowed effective settings, then the loosened settings their effect does not judge."""
-    found, judged = _narrowed(pair)
-    return [f for f in _weakened(pair) if not _superseded(f, judged, pair.checks)] + found \
-        + _moved_out(pair)
+    """Narrowed effective settings, and code moved out of coverage's sight."""
+    return _narrowed(pair) + _moved_out(pair)
 
 
 def _moved_out(pair: Pair) -> list[Failure]:
@@ -168,21 +153,17 @@ def _moved_out(pair: Pair) -> list[Failure]:
     return failures
 
 
-def _narrowed(pair: Pair) -> tuple[list[Failure], set[str]]:
-    """Narrowings of the effective settings, and the tools whose effective settings were
-    compared and did not narrow."""
+def _narrowed(pair: Pair) -> list[Failure]:
+    """Narrowings of the effective settings of the tools that decide the run's checks."""
     then, now = pair.before.tools, pair.after.tools
     if then is None or now is None or pair.before.facts is None or pair.after.facts is None:
-        return [], set()
+        return []
     old_files, new_files = pair.before.facts.files, pair.after.facts.files
     failures: list[Failure] = []
-    judged: set[str] = set()
     for tool in sorted(gated_tools(pair.checks)):
         a, b = then.effective.get(tool) or {}, now.effective.get(tool) or {}
-        if "error" in a or "error" in b or not a or not b:
-            continue
-        if _inputs(tool, then.config) == _inputs(tool, now.config):
-            judged.add(tool)
+        if "error" in a or "error" in b or not a or not b \
+                or _inputs(tool, then.config) == _inputs(tool, now.config):
             continue
         extra: dict[str, Any] = {}
         if tool == "ruff":  # new path -> old path, for files moved with the same content
@@ -198,48 +179,10 @@ def _narrowed(pair: Pair) -> tuple[list[Failure], set[str]]:
             was, state = _inputs(tool, then.config), _inputs(tool, now.config)
             extra["changed"] = sorted({key.split("#", 1)[0] for key in {*was, *state}
                                        if was.get(key) != state.get(key) and key[0] not in "#$"})
-        narrowings = _COMPARE[tool](pair.root, a, b, sorted(new_files), **extra)
-        if not narrowings:
-            judged.add(tool)  # its per-file findings are a setting moved or made stricter
-        for kind, path, line, message in narrowings:
-            if kind != effective.QUIET and not allowed(path, "narrowed-setting", tool,
-                                                             pair.before.allow):
+        for _, path, line, message in _COMPARE[tool](pair.root, a, b, sorted(new_files),
+                                                        **extra):
+            if not allowed(path, "narrowed-setting", tool, pair.before.allow):
                 failures.append(failure(
                     path, line, "narrowed-setting", f"{message} (allow it on purpose with "
                     f'allow = ["{path}:{tool}"] in [tool.ralph-verify.checks.integrity])'))
-    return failures, judged
-
-
-def _weakened(pair: Pair) -> list[Failure]:
-    """Loosened settings, wherever they are written (see :mod:`ralph_verify.integrity.settings`)."""
-    before = pair.before
-    old = pytest_strict(merged(before.settings))
-    new = stricter_overall(old, pytest_strict(merged(pair.after.settings)))
-    marks = set(before.marks or ())
-    failures = []
-    for ident in sorted(set(old) | set(new)):
-        for message, setting, line in weakenings(old.get(ident), new.get(ident)):
-            if message.startswith("added '-m ") and before.marks is not None and not (
-                    marker_names(message.split("'")[1][3:]) & marks):
-                continue  # deselects a marker no test of the session's start carried
-            where = f"{setting.file}:{line}" if line else setting.file
-            failures.append(Failure(
-                message=f"{message} at {where}: restore it; the session's checks must stay "
-                        "as strict as at its start (weakened-setting)",
-                location=where, path=setting.file, line=line, detail=setting.key,
-                code="weakened-setting"))
     return failures
-
-
-def _superseded(failure: Failure, judged: set[str], gate: set[str]) -> bool:
-    """Whether a ``weakened-setting`` finding is judged by its effect instead: its tool's
-    effective settings were compared (or the tool decides no check of this run)."""
-    key = failure.detail  # the setting's key: ``tool.section.name``
-    if not key.startswith(("coverage.", "ruff.", "mypy.", "pytest.", "conftest.")):
-        return False
-    tool = "pytest" if key.startswith("conftest.") else key.split(".", 1)[0]
-    if tool not in gated_tools(gate):
-        return True
-    if tool not in judged:
-        return False
-    return tool != "pytest" or key.startswith(_MODELLED_PYTEST)
