@@ -1,5 +1,6 @@
-"""Tool settings that gate checks, read with their file and line, and the kind of change
-that weakens each (the kinds and files are listed in docs/integrity.md)."""
+"""The gating tool settings a project writes, by file and key: the baseline keeps them, and
+pytest's ``-p`` plugins and each conftest's ``collect_ignore`` are read from them (a setting
+counts by its effect: :mod:`ralph_verify.integrity.effective`)."""
 
 from __future__ import annotations
 
@@ -86,67 +87,30 @@ def _from_toml(rel: str, text: str, *, prefix: str, into: str = "") -> list[Sett
         data = {tool: data.get("tool", {}).get(tool) for tool in _TOOLS}
     else:
         data = {into.rstrip("."): data}
-    lines = text.splitlines()
-    where = _toml_key_lines(lines)
     found = []
-    for path, index_path, value in _walk(data):
+    for path, value in _walk(data):
         key = ".".join(path)
         kind = kind_of(key)
         if kind is None:
             continue
-        line = where.get(prefix + ".".join(index_path[1:] if into else index_path))
         if key.startswith("pytest.ini_options."):
             key = "pytest." + key.removeprefix("pytest.ini_options.")
-        found.append(_setting(rel, key, kind, value, line, lines))
+        found.append(Setting(rel, key, normalise(kind, value)))
     return found
 
 
-def _walk(data: Any, path: tuple[str, ...] = (),
-          index_path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], tuple[str, ...],
-                                                          Any]]:
+def _walk(data: Any, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
     """Leaves of the tool tables; mypy overrides are named by their module, not index."""
     if isinstance(data, dict) and not (path and kind_of(".".join(path)) == "grow"):
         for key, value in data.items():
-            yield from _walk(value, (*path, str(key)), (*index_path, str(key)))
+            yield from _walk(value, (*path, str(key)))
     elif isinstance(data, list) and data and all(isinstance(d, dict) for d in data):
         for index, table in enumerate(data):
             module = table.get("module", index)
             modules = ",".join(module) if isinstance(module, list) else str(module)
-            yield from _walk(table, (*path[:-1], f"{path[-1]}[{modules}]"),
-                             (*index_path, str(index)))
+            yield from _walk(table, (*path[:-1], f"{path[-1]}[{modules}]"))
     elif data is not None and path:
-        yield path, index_path, data
-
-
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?")
-_PART = r"""(?:[\w-]+|"[^"]*"|'[^']*')"""
-_KEY = re.compile(rf"^\s*({_PART}(?:\s*\.\s*{_PART})*)\s*=")
-
-
-def _split_key(text: str) -> list[str]:
-    return [part.strip().strip("\"'") for part in re.findall(r"""[\w-]+|"[^"]*"|'[^']*'""",
-                                                               text)]
-
-
-def _toml_key_lines(lines: list[str]) -> dict[str, int]:
-    """Dotted key (array-of-table entries by index) -> the line it is set on."""
-    found: dict[str, int] = {}
-    table: list[str] = []
-    arrays: dict[str, int] = {}
-    for number, line in enumerate(lines, 1):
-        header = _HEADER.match(line)
-        if header:
-            table = _split_key(header.group(2))
-            if header.group(1) == "[[":
-                name = ".".join(table)
-                arrays[name] = arrays.get(name, -1) + 1
-                table = [*table, str(arrays[name])]
-            found.setdefault(".".join(table), number)
-            continue
-        key = _KEY.match(line)
-        if key:
-            found.setdefault(".".join([*table, *_split_key(key.group(1))]), number)
-    return found
+        yield path, data
 
 
 # --- INI -------------------------------------------------------------------------------------
@@ -182,46 +146,18 @@ def _from_ini(rel: str, text: str) -> list[Setting]:
     parser = ini_parser(text)
     if parser is None:
         return []
-    lines = text.splitlines()
-    headers = {match.group(2): number for number, match in (
-        (n, _HEADER.match(line)) for n, line in enumerate(lines, 1)) if match}
     found = []
     for section in parser.sections():
         tool = _ini_section(rel, section.strip())
-        header = headers.get(section.strip())
         for key, value in parser.items(section) if tool is not None else []:
             full = f"{tool}.{key.strip().replace('-', '_')}"
             kind = kind_of(full)
             if kind is not None:
-                line = _key_line(lines, header, key)
-                found.append(_setting(rel, full, kind, value.strip(), line, lines))
+                found.append(Setting(rel, full, normalise(kind, value.strip())))
     return found
 
 
-def _key_line(lines: list[str], header: int | None, key: str) -> int | None:
-    """The line that sets ``key`` in the section whose header is on line ``header``."""
-    pattern = re.compile(rf"\s*{re.escape(key)}\s*[=:]", re.I)
-    for number in range(header + 1 if header else 1, len(lines) + 1):
-        if _HEADER.match(lines[number - 1]):
-            break
-        if pattern.match(lines[number - 1]):
-            return number
-    return None
-
-
 # --- Normalising -----------------------------------------------------------------------------
-
-
-def _setting(rel: str, key: str, kind: str, value: Any, line: int | None,
-             lines: list[str]) -> Setting:
-    normal = normalise(kind, value)
-    item_lines = {}
-    if isinstance(normal, list) and line is not None:
-        for item in normal:
-            found = _item_line(lines, line, item.split(": ", 1)[0] if kind == "grow" else item)
-            if found is not None:
-                item_lines[item] = found
-    return Setting(rel, key, normal, line, item_lines)
 
 
 def normalise(kind: str, value: Any) -> Any:
@@ -269,19 +205,6 @@ def addopts_items(value: Any) -> list[str]:
             items.append(token)
         index += 1
     return items
-
-
-def _item_line(lines: list[str], start: int, item: str) -> int | None:
-    """The line (from ``start`` on, within its value) where ``item`` is written, quoted first."""
-    end = min(len(lines), start + 200)
-    for needles in ((f'"{item}"', f"'{item}'"), (item,)):
-        for number in range(start, end + 1):
-            line = lines[number - 1]
-            if number > start and _HEADER.match(line):
-                break
-            if item and any(needle in line for needle in needles):
-                return number
-    return None
 
 
 def option(item: str) -> str:

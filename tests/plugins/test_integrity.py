@@ -287,16 +287,16 @@ def test_settings_from_ini_files_and_ruff_toml(ralph: Ralph) -> None:
     ralph.makefile(".coveragerc", "[run]\nbranch = true\n")
     ralph.makefile("mypy.ini", "[mypy]\nwarn_unused_ignores = True\n")
     ralph.makefile("ruff.toml", "[lint.per-file-ignores]\n\"tests/*\" = [\"S101\"]\n")
-    found = {(s.file, s.key): (s.value, s.line)
+    found = {(s.file, s.key): s.value
              for s in read_all(ralph.path, ["setup.cfg", ".coveragerc", "mypy.ini", "ruff.toml"])}
     assert found == {
-        ("setup.cfg", "coverage.report.fail_under"): (80.0, 2),
-        ("setup.cfg", "coverage.report.omit"): (["src/legacy.py", "src/gen/*"], 3),
-        ("setup.cfg", "mypy.overrides[app.vendored.*].ignore_errors"): (True, 8),
-        ("setup.cfg", "pytest.testpaths"): (["tests"], 11),
-        (".coveragerc", "coverage.run.branch"): (True, 2),
-        ("mypy.ini", "mypy.warn_unused_ignores"): (True, 2),
-        ("ruff.toml", "ruff.lint.per-file-ignores"): (["tests/*: S101"], 1),
+        ("setup.cfg", "coverage.report.fail_under"): 80.0,
+        ("setup.cfg", "coverage.report.omit"): ["src/legacy.py", "src/gen/*"],
+        ("setup.cfg", "mypy.overrides[app.vendored.*].ignore_errors"): True,
+        ("setup.cfg", "pytest.testpaths"): ["tests"],
+        (".coveragerc", "coverage.run.branch"): True,
+        ("mypy.ini", "mypy.warn_unused_ignores"): True,
+        ("ruff.toml", "ruff.lint.per-file-ignores"): ["tests/*: S101"],
     }
 
 
