@@ -66,7 +66,42 @@ def check(root: Path, code: Path | None, until: str, *extra: str) -> dict[str, o
     }
 
 
-def play(case: Case, code: Path | None, gate: bool) -> dict[str, object]:
+def session(root: Path, code: Path | None, case: Case) -> dict[str, object]:
+    """One `run` iteration whose agent writes the case's edit: the loop's verdict."""
+    script = root.parent / f"{root.name}-agent.py"
+    script.write_text(
+        "import json, pathlib, sys\n"
+        f"edit = json.loads({json.dumps(json.dumps([case.files, list(case.removed)]))})\n"
+        "for rel, text in edit[0].items():\n"
+        "    path = pathlib.Path(rel)\n"
+        "    path.parent.mkdir(parents=True, exist_ok=True)\n"
+        "    path.write_text(text)\n"
+        "for rel in edit[1]:\n"
+        "    pathlib.Path(rel).unlink()\n")
+    env = {**os.environ, "RALPH_VERIFY_SANDBOX": "off"}
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
+    done = subprocess.run(
+        ["nice", "-n", "10", sys.executable, "-m", "ralph_verify", "run", "--agent",
+         f"cmd:{sys.executable} {script}", "--until", case.until, "--max-iterations", "1",
+         "--no-cache", "--json", "--root", str(root), "make the checks pass"],
+        capture_output=True, text=True, env=env, timeout=900, cwd=root)
+    script.unlink()
+    try:
+        state = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        return {"ret": done.returncode, "error": (done.stderr or done.stdout)[-600:]}
+    row: dict[str, object] = {"ret": done.returncode, "verdict": state.get("verdict")}
+    record = root / ".ralph/iterations/001/verification.json"
+    if record.exists():
+        checks = json.loads(record.read_text())["checks"]
+        row["failed"] = sorted(c["name"] for c in checks if c["status"] != "passed")
+        row["codes"] = sorted({str(f.get("code")) for c in checks if c["name"] == "integrity"
+                               for f in c.get("failures", [])})
+    return row
+
+
+def play(case: Case, code: Path | None, gate: bool, loop: bool = False) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="rt-") as tmp:
         root = Path(tmp)
         start(root)
@@ -74,7 +109,12 @@ def play(case: Case, code: Path | None, gate: bool) -> dict[str, object]:
         row: dict[str, object] = {"name": case.name, "kind": case.kind}
         if gate:
             row["gate"] = check(root, code, case.until)
-        row["integrity_run"] = check(root, code, case.until, "--baseline", "HEAD")
+        if loop:
+            subprocess.run(["git", "-C", str(root), "checkout", "-q", "--", "."], check=True)
+            subprocess.run(["git", "-C", str(root), "clean", "-qfd"], check=True)
+            row["session"] = session(root, code, case)
+        else:
+            row["integrity_run"] = check(root, code, case.until, "--baseline", "HEAD")
         return row
 
 
@@ -96,6 +136,7 @@ def main() -> None:
     parser.add_argument("--only", default="")
     parser.add_argument("--no-gate", action="store_true")
     parser.add_argument("--faults", action="store_true")
+    parser.add_argument("--session", action="store_true", help="a one-iteration `run` instead")
     args = parser.parse_args()
     env = {**os.environ, **({"PYTHONPATH": str(args.code)} if args.code else {})}
     probe = "import ralph_verify; print(ralph_verify.__file__)"
@@ -109,7 +150,7 @@ def main() -> None:
     only = set(filter(None, args.only.split(",")))
     for case in CASES:
         if not only or case.name in only:
-            print(json.dumps(play(case, args.code, not args.no_gate)), flush=True)
+            print(json.dumps(play(case, args.code, not args.no_gate, args.session)), flush=True)
 
 
 if __name__ == "__main__":
