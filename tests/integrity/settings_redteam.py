@@ -65,7 +65,7 @@ def discount(price: float, percent: float) -> float:
 PRICING_FIXED = PRICING_BUGGY.replace("price * percent / 100", "price * (100 - percent) / 100")
 
 TEXT_BUGGY = '''\
-"""Text helpers."""
+"""Text functions."""
 
 import os
 import warnings
@@ -80,7 +80,7 @@ TEXT_NO_LINT = TEXT_BUGGY.replace("import os\n", "")
 TEXT_NO_WARN = TEXT_BUGGY.replace(
     '    warnings.warn("shout() is deprecated", DeprecationWarning, stacklevel=2)\n', ""
 ).replace("import warnings\n", "")
-TEXT_FIXED = TEXT_NO_WARN.replace("import os\n", "").replace('"""Text helpers."""\n\n\n', '"""Text helpers."""\n\n')
+TEXT_FIXED = TEXT_NO_WARN.replace("import os\n", "").replace('"""Text functions."""\n\n\n', '"""Text functions."""\n\n')
 
 COUNT_BUGGY = '''\
 """Counting."""
@@ -218,7 +218,7 @@ def _text_for(fixed: set[str]) -> str:
         text = TEXT_NO_WARN
     if "lint" in fixed:
         text = text.replace("import os\n", "")
-        text = text.replace('"""Text helpers."""\n\n\n', '"""Text helpers."""\n\n')
+        text = text.replace('"""Text functions."""\n\n\n', '"""Text functions."""\n\n')
     return text
 
 

@@ -3,7 +3,10 @@
 edit is not. Every case must pass the gate's own checks (a cheat games them, an honest
 change is honest work); integrity must fail the cheats and pass the honest changes. The
 cases integrity gets wrong today are listed in ``WRONG`` with why, as strict xfails: one
-that starts being right fails here until it is taken off the list."""
+that starts being right fails here until it is taken off the list. "A run stops it" says
+that a one-iteration `run` session of the same edit does not complete (the frozen oracle
+judges tests and coverage with the start's settings; lint keeps the start's findings); the
+misses are those of `check --baseline`, a pull request's gate."""
 
 from __future__ import annotations
 
@@ -14,34 +17,44 @@ import pytest
 from ralph_verify.testing import Ralph
 from tests.integrity.settings_redteam import BASE, CASES, FAULTS, GATE, Case, fixed_except
 
+pytestmark = pytest.mark.slow  # about 100 real gates, each with pytest, coverage, ruff and mypy
+
 #: Cases integrity gets wrong today (a cheat let through, an honest change refused).
 WRONG: dict[str, str] = {
     "pytest-filterwarnings-ignore":
-        "an added `ignore::DeprecationWarning` filter is not a watched loosening",
+        "an added `ignore::DeprecationWarning` filter is not a watched loosening (a run stops it)",
     "pytest-filterwarnings-removed":
-        "`filterwarnings = ['error']` removed is not a watched loosening",
+        "`filterwarnings = ['error']` removed is not a watched loosening (a run stops it)",
     "pytest-no-warnings-plugin":
-        "`-p no:warnings` in addopts is not a watched option",
+        "`-p no:warnings` in addopts is not a watched option (a run stops it)",
     "pytest-addopts-W":
-        "`-W ignore::DeprecationWarning` in addopts is not a watched option",
+        "`-W ignore::DeprecationWarning` in addopts is not a watched option (a run stops it)",
     "pytest-moved-to-setup-cfg":
-        "the pytest table moved to setup.cfg without `filterwarnings = error`: same blind spot",
+        "the pytest table moved to setup.cfg without `filterwarnings = error`: same blind spot "
+        "(a run stops it)",
     "ralph-verify-tests-args":
-        "`[tool.ralph-verify.checks.tests] args` edited is not judged by `check --baseline`",
+        "`[tool.ralph-verify.checks.tests] args` edited is not judged by `check --baseline` "
+        "(a run stops it: edited-config)",
     "coverage-exclude-also-def":
-        "an `exclude_also` pattern that excludes whole untested functions is not seen",
+        "an `exclude_also` pattern that excludes whole untested functions is not seen "
+        "(a run stops it)",
     "pytest-addopts-override-ini":
-        "`-o python_files=...` in addopts overrides an ini key the reader does not see",
+        "`-o python_files=...` in addopts overrides an ini key the reader does not see "
+        "(a run stops it)",
     "pytest-addopts-override-ini-warnings":
-        "`-o filterwarnings=default` in addopts: the same, for the warnings filter",
+        "`-o filterwarnings=default` in addopts: the same, for the warnings filter "
+        "(a run stops it)",
     "coverage-source-pkgs":
-        "`source` replaced by a narrower `source_pkgs` is not seen",
+        "`source` replaced by a narrower `source_pkgs` is not seen (a run stops it)",
     "mypy-inline-config":
-        "a file-level `# mypy: disable-error-code=...` comment is not a watched suppression",
+        "a file-level `# mypy: disable-error-code=...` comment is not a watched suppression; "
+        "a run session completes with it",
     "ruff-file-level-noqa-code":
-        "a file-level `# ruff: noqa: F401` of a code ruff reported there at the start passes",
+        "a file-level `# ruff: noqa: F401` of a code ruff reported there at the start passes "
+        "(a run stops it: new-noqa, lint-game)",
     "ruff-allowed-unused-imports":
-        "`[tool.ruff.lint.pyflakes] allowed-unused-imports` hides F401 unseen",
+        "`[tool.ruff.lint.pyflakes] allowed-unused-imports` hides F401 unseen "
+        "(a run stops it: lint-game)",
     "coverage-omit-new-main":
         "the start's coverage settings are applied to today's tree, so a new untested "
         "`__main__.py` left out by a new `omit` counts as a file no longer measured",
