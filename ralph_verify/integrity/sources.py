@@ -28,7 +28,11 @@ COMMENT_MARKERS: tuple[tuple[str, re.Pattern[str]], ...] = (
                         r"(?::\s*[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*)?")),
     ("type: ignore", re.compile(r"#\s*type:\s*ignore\b(?:\[[^\]]*\])?")),
     ("type: ignore", re.compile(r"#\s*pyright:\s*ignore\b(?:\[[^\]]*\])?")),
-    ("type: ignore", re.compile(r"#\s*mypy:\s*ignore-errors\b")),
+    # mypy's inline configuration, when it loosens: ``ignore-errors``, ``disable-error-code``,
+    # ``allow-*``, ``implicit-*``, ``no-*``, ``follow-imports``, ``always-*``, ``X=False``.
+    ("type: ignore", re.compile(r"#\s*mypy:(?:[^#\n]*,)?\s*(?:disable[-_]error[-_]code"
+                                r"|(?:allow|ignore|implicit|no|always)[-_][\w-]+"
+                                r"|follow[-_]imports|[\w-]+\s*=\s*(?i:false)\b)")),
     ("no cover", re.compile(r"pragma:\s*no\s*(?:cover|branch)\b")),
 )
 TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*|[^/]*_test)\.py$")

@@ -46,9 +46,6 @@ WRONG: dict[str, str] = {
         "(a run stops it)",
     "coverage-source-pkgs":
         "`source` replaced by a narrower `source_pkgs` is not seen (a run stops it)",
-    "mypy-inline-config":
-        "a file-level `# mypy: disable-error-code=...` comment is not a watched suppression; "
-        "a run session completes with it",
     "ruff-file-level-noqa-code":
         "a file-level `# ruff: noqa: F401` of a code ruff reported there at the start passes "
         "(a run stops it: new-noqa, lint-game)",
