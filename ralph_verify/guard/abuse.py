@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ralph_verify.guard.command import SECRET_NAME, Found, SimpleCommand
 from ralph_verify.guard.credentials import CLOUD_CLIS, CONTAINER_TOOLS, container_command
+from ralph_verify.guard.families import written
 from ralph_verify.guard.inline import interpreter_family
 from ralph_verify.guard.net import classify
 from ralph_verify.guard.policy import Policy, holds_secrets, is_inside, is_secret, real, resolve
@@ -189,9 +190,7 @@ def disk_fill(command: SimpleCommand) -> Iterator[Found]:
     """Endless or huge writes: ``yes > f``, ``yes | tee f``, ``dd if=/dev/zero of=f`` without a
     count."""
     name, args = command.name, command.args
-    files = [t for op, t in command.redirects if op in (">", ">>", "&>", "&>>", ">|")]
-    files += [a for a in args if name == "tee" and not a.startswith("-")]
-    files += [a[3:] for a in args if name == "dd" and a.startswith("of=")]
+    files = written(command)
     why = ""
     if name == "dd" and any(_GENERATORS.match(a[3:]) for a in args if a.startswith("if=")) \
             and not any(a.startswith(("count=", "iflag=count")) for a in args):
