@@ -10,6 +10,13 @@ MAX_BYTES = 256 * 1024
 #: Nested scripts (``sh -c``, ``eval``, inline code running a shell) deeper than this.
 MAX_DEPTH = 16
 GLOB = re.compile(r"[*?\[]")  #: a word with these is a pattern (``*.py``, ``[ab]``)
+
+
+def as_fnmatch(pattern: str) -> str:
+    """A shell glob as :mod:`fnmatch` reads it: bash's ``[^.]`` is ``[!.]``."""
+    return pattern.replace("[^", "[!")
+
+
 #: A name only known when the command runs: each file ``find`` or ``ls`` hands to ``xargs``.
 FOUND = "{found}"
 #: What a secret variable's name holds (``API_KEY``, ``GH_TOKEN``, ``DB_PASSWD``).

@@ -19,7 +19,7 @@ from ralph_verify.guard.abuse import (
     reverse_shell,
     served,
 )
-from ralph_verify.guard.command import FOUND, GLOB, SimpleCommand
+from ralph_verify.guard.command import FOUND, GLOB, SimpleCommand, as_fnmatch
 from ralph_verify.guard.credentials import credentials
 from ralph_verify.guard.effects import (
     SECRET_VAR,
@@ -86,7 +86,7 @@ def paths(word: str, cwd: Path | None, policy: Policy) -> list[Path | None]:
     """Where ``word`` lands: each glob match (symlinks followed), or the path itself."""
     if not GLOB.search(word) or "$" in word or cwd is None:
         return [resolve(word, cwd, policy)]
-    pattern = expand_tilde(word.replace("[^", "[!"), policy)  # bash's ``[^.]`` is ``[!.]``
+    pattern = expand_tilde(as_fnmatch(word), policy)
     if pattern is None:
         return [None]
     absolute = pattern if pattern.startswith("/") else str(cwd / pattern)
@@ -250,7 +250,7 @@ def _deletions(targets: list[str], cwd: Path | None, policy: Policy, what: str,
         yield from starmap(Refusal, changed(found, f"{what} deleting", policy))
         # ``rm -rf *``, ``.g*`` in the project's top: all of it, or its .git
         whole = has_glob and folder == root and (last in ("*", ".*") or fnmatch.fnmatchcase(
-            ".git", last.replace("[^", "[!")))
+            ".git", as_fnmatch(last)))
         for word, path in found:
             if path is None:
                 yield Refusal("rm-outside", f"{what} {target}: cannot tell where that is (a "

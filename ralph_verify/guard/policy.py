@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from ralph_verify.guard.command import FOUND
+from ralph_verify.guard.command import FOUND, as_fnmatch
 
 DEFAULT_SECRET_PATTERNS: tuple[str, ...] = (
     ".env", ".env.*", "*.env", ".envrc", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks",
@@ -232,7 +232,7 @@ def writable(path: Path | None, policy: Policy, word: str = "", cwd: Path | None
     rest = os.path.normpath(word[len(top) + 1:]) if top else "."
     pattern = f"{glob.escape(str(real(Path(top or '/'))))}/{rest}".replace(FOUND, "*")
     return bool(_OWN_NAME.match(rest)) and fnmatch.fnmatchcase(
-        str(path), pattern.replace("[^", "[!")) and not (
+        str(path), as_fnmatch(pattern)) and not (
         path == home or home in path.parents or path in home.parents or
         root.parent in path.parents)
 
